@@ -1,0 +1,22 @@
+# The two commands of the README are `make demo` and `make test`.
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup demo test test-fast lint
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(BIN)/logitgeom --version
+	$(BIN)/logitgeom demo
+
+test: setup
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: setup
+	$(BIN)/python -m ruff check .

@@ -1,0 +1,1 @@
+"""Command line interface: thin modules that parse, call the API and print."""

@@ -1,0 +1,252 @@
+"""The solver registry: the only module of the engine that names a conic solver.
+
+Preference order: MOSEK when a licence is actually usable, else CLARABEL, else SCS.
+MOSEK is never picked just because it is installed: with ``mosek`` installed and no
+licence, CVXPY's own default ``solve()`` picks MOSEK and fails with
+``err_missing_license_file`` (code 1008), so every solve here passes ``solver=``
+explicitly.  Installation is checked without importing native code
+(:func:`importlib.util.find_spec`); the MOSEK licence check runs once per process.
+
+Examples
+--------
+>>> import cvxpy as cp
+>>> x = cp.Variable()
+>>> prob = cp.Problem(cp.Minimize((x - 1) ** 2))
+>>> report = solve(prob)
+>>> report.solver in {"CLARABEL", "SCS", "MOSEK"}, round(float(x.value), 4)
+(True, 1.0)
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib.util
+import os
+import time
+from dataclasses import dataclass
+
+import cvxpy as cp
+
+from engine.errors import (
+    InexactResult,
+    Infeasible,
+    InvalidInput,
+    SolverFailed,
+    SolverUnavailable,
+)
+
+__all__ = [
+    "Solver",
+    "SolveReport",
+    "available_solvers",
+    "default_solver",
+    "is_installed",
+    "mosek_licensed",
+    "resolve_solver",
+    "solve",
+]
+
+
+class Solver(enum.Enum):
+    """Conic solvers the engine knows, with the module that provides each."""
+
+    CLARABEL = "clarabel"
+    SCS = "scs"
+    MOSEK = "mosek"
+
+    @property
+    def needs_licence(self) -> bool:
+        return self is Solver.MOSEK
+
+
+#: Free solvers in preference order; MOSEK goes first only when licensed.
+PREFERENCE: tuple[Solver, ...] = (Solver.CLARABEL, Solver.SCS)
+
+_STATUS_OK = {cp.OPTIMAL}
+_STATUS_INEXACT = {cp.OPTIMAL_INACCURATE, cp.INFEASIBLE_INACCURATE, cp.UNBOUNDED_INACCURATE}
+_STATUS_INFEASIBLE = {cp.INFEASIBLE, cp.UNBOUNDED}
+
+
+def is_installed(solver: Solver) -> bool:
+    """Whether the solver's Python package is importable (without importing it)."""
+    return importlib.util.find_spec(solver.value) is not None
+
+
+@functools.cache
+def mosek_licensed() -> bool:
+    """Whether a MOSEK licence is usable here (checked once per process, then cached).
+
+    Returns False when ``mosek`` is not installed, or when checking out a licence
+    fails (no ``MOSEKLM_LICENSE_FILE``, no ``~/mosek/mosek.lic``, expired, ...).
+    """
+    if not is_installed(Solver.MOSEK):
+        return False
+    try:
+        import mosek
+
+        with mosek.Env() as env:
+            env.checkoutlicense(mosek.feature.pts)
+        return True
+    except Exception:  # noqa: BLE001 - any failure means "not usable"
+        return False
+
+
+def _usable(solver: Solver) -> bool:
+    if not is_installed(solver):
+        return False
+    if solver.needs_licence:
+        return mosek_licensed()
+    return solver.name in cp.installed_solvers()
+
+
+def available_solvers() -> list[str]:
+    """Names of the usable solvers in the order the engine would try them.
+
+    Examples
+    --------
+    >>> "CLARABEL" in available_solvers()
+    True
+    """
+    order = (Solver.MOSEK, *PREFERENCE)
+    return [s.name for s in order if _usable(s)]
+
+
+def default_solver() -> str:
+    """The solver used when none is asked for: MOSEK if licensed, else CLARABEL, else SCS."""
+    names = available_solvers()
+    if not names:
+        raise SolverUnavailable(
+            "no conic solver is usable: install clarabel or scs (pip install clarabel scs)"
+        )
+    return names[0]
+
+
+def _licence_hint() -> str:
+    env = os.environ.get("MOSEKLM_LICENSE_FILE")
+    where = (f"MOSEKLM_LICENSE_FILE={env}" if env
+             else "~/mosek/mosek.lic (MOSEKLM_LICENSE_FILE unset)")
+    return (
+        f"MOSEK was requested but no usable licence was found at {where}; "
+        "put a licence file there (free academic licences: mosek.com) "
+        "or omit solver= to use CLARABEL"
+    )
+
+
+def resolve_solver(solver: str | Solver | None) -> str:
+    """Validate a user's solver choice and return the CVXPY solver name.
+
+    Parameters
+    ----------
+    solver : str, Solver or None
+        None picks :func:`default_solver`.  Names are case-insensitive.
+
+    Raises
+    ------
+    InvalidInput
+        Unknown solver name.
+    SolverUnavailable
+        Not installed, or MOSEK without a usable licence.
+
+    Examples
+    --------
+    >>> resolve_solver("clarabel")
+    'CLARABEL'
+    >>> resolve_solver("gurobi")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: unknown solver 'gurobi'; choose one of CLARABEL, SCS, MOSEK
+    """
+    if solver is None:
+        return default_solver()
+    if isinstance(solver, Solver):
+        s = solver
+    else:
+        try:
+            s = Solver[str(solver).upper()]
+        except KeyError:
+            names = ", ".join(x.name for x in Solver)
+            raise InvalidInput(f"unknown solver {solver!r}; choose one of {names}") from None
+    if not is_installed(s):
+        raise SolverUnavailable(
+            f"{s.name} was requested but the '{s.value}' package is not installed; "
+            f"pip install {s.value}, or omit solver= to use the default"
+        )
+    if s.needs_licence and not mosek_licensed():
+        raise SolverUnavailable(_licence_hint())
+    return s.name
+
+
+@dataclass(frozen=True)
+class SolveReport:
+    """What happened in one solve: solver name, CVXPY status, objective, wall time."""
+
+    solver: str
+    status: str
+    value: float
+    seconds: float
+
+
+def _check_status(prob: cp.Problem, name: str) -> None:
+    st = prob.status
+    if st in _STATUS_OK:
+        return
+    if st in _STATUS_INEXACT:
+        raise InexactResult(
+            f"{name} returned status '{st}', which is not optimal; try another solver "
+            "(solver='SCS' / 'CLARABEL') or rescale the problem"
+        )
+    if st in _STATUS_INFEASIBLE:
+        raise Infeasible(f"{name} reported the problem '{st}'")
+    raise SolverFailed(f"{name} returned status '{st}'")
+
+
+def solve(
+    prob: cp.Problem,
+    solver: str | Solver | None = None,
+    *,
+    verbose: bool = False,
+    **options,
+) -> SolveReport:
+    """Solve a CVXPY problem with an explicit solver; non-optimal status is an error.
+
+    When no solver is named, the preferred usable solver runs; if it errors out or
+    returns a non-optimal status, the next one (SCS) is tried.  A solver named by
+    the user is used alone.
+
+    Parameters
+    ----------
+    prob : cvxpy.Problem
+    solver : str, Solver or None
+    verbose : bool
+    **options
+        Passed to ``prob.solve``.
+
+    Returns
+    -------
+    SolveReport
+
+    Raises
+    ------
+    SolverUnavailable, InexactResult, Infeasible, SolverFailed
+    """
+    if solver is not None:
+        candidates = [resolve_solver(solver)]
+    else:
+        candidates = available_solvers()
+        if not candidates:
+            default_solver()  # raises SolverUnavailable with the install hint
+    last: Exception | None = None
+    for name in candidates:
+        t0 = time.perf_counter()
+        try:
+            prob.solve(solver=name, verbose=verbose, **options)
+            _check_status(prob, name)
+        except (cp.error.SolverError, SolverFailed) as exc:
+            last = exc if isinstance(exc, SolverFailed) else SolverFailed(f"{name} failed: {exc}")
+            if isinstance(exc, Infeasible):
+                raise
+            continue
+        return SolveReport(name, str(prob.status), float(prob.value), time.perf_counter() - t0)
+    assert last is not None
+    raise last

@@ -1,0 +1,51 @@
+"""The one exception hierarchy of :mod:`engine`.
+
+Every error the engine raises on purpose is an :class:`EngineError`; messages say
+what was wrong and what to do about it.
+
+Examples
+--------
+>>> from engine.errors import EngineError, InvalidInput
+>>> issubclass(InvalidInput, EngineError) and issubclass(InvalidInput, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EngineError",
+    "InvalidInput",
+    "SolverUnavailable",
+    "SolverFailed",
+    "Infeasible",
+    "InexactResult",
+    "TooLarge",
+]
+
+
+class EngineError(Exception):
+    """Base class of every error raised by :mod:`engine`."""
+
+
+class InvalidInput(EngineError, ValueError):
+    """The input is malformed: wrong shape, NaN/inf, negative probability, ..."""
+
+
+class SolverUnavailable(EngineError, RuntimeError):
+    """A solver was requested that is not installed or not licensed."""
+
+
+class SolverFailed(EngineError, RuntimeError):
+    """A solver ran but did not return an optimal solution."""
+
+
+class Infeasible(SolverFailed):
+    """The solver reported the problem infeasible or unbounded."""
+
+
+class InexactResult(SolverFailed):
+    """The solver returned a result flagged inaccurate (e.g. ``optimal_inaccurate``)."""
+
+
+class TooLarge(EngineError, RuntimeError):
+    """The work exceeds a limit the user set (the message names the exact size)."""

@@ -1,0 +1,45 @@
+"""CLI skeleton: help, version, and the set-up smoke command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import engine
+from engine.cli.main import main
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert engine.__version__ in capsys.readouterr().out
+
+
+def test_help_lists_commands(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "logitgeom" in out and "solvers" in out
+
+
+def test_console_script_runs():
+    out = subprocess.run([sys.executable, "-m", "engine", "--version"], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == f"logitgeom {engine.__version__}"
+
+
+def test_demo_runs(capsys):
+    assert main(["demo"]) == 0
+    assert "status=optimal" in capsys.readouterr().out
+
+
+def test_exact_arithmetic_available():
+    from fractions import Fraction
+
+    import cdd.gmp
+
+    m = cdd.gmp.matrix_from_array([[1, -1], [0, 1]])
+    assert isinstance(m.array[0][0], Fraction)
