@@ -1,0 +1,86 @@
+"""The dual lower bound of the logit-level program (MATH.md section 1).
+
+``min_{||Z||_* <= rho} J(Z) = max_{A column-stochastic} sum_j Ent(A[:, j]) - rho sigma_max(A - Y)``.
+Any feasible Z gives the upper bound J(Z); any column-stochastic A gives a lower bound;
+at the optimum ``A = softmax(Z*)``.  These are float figures (no rigorous rounding
+control): a numerical optimality check, not an exact certificate.
+
+Examples
+--------
+>>> import numpy as np
+>>> Y = np.array([[0.9, 0.2], [0.1, 0.8]])
+>>> b = dual_bound(np.zeros((2, 2)), Y, 1.0)
+>>> b.upper >= b.lower, round(b.upper, 6) == round(2 * np.log(2), 6)
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.convex._loss import cross_entropy, entropy, softmax
+from engine.errors import InvalidInput
+
+__all__ = ["DualBound", "dual_bound", "dual_value"]
+
+
+@dataclass(frozen=True)
+class DualBound:
+    """``upper = J(Z)``, ``lower`` = dual value at ``A``, ``gap = upper - lower``."""
+
+    upper: float
+    lower: float
+    gap: float
+    A: np.ndarray
+
+
+def dual_value(A: np.ndarray, Y: np.ndarray, rho: float) -> float:
+    """``sum_j Ent(A[:, j]) - rho * sigma_max(A - Y)`` for a column-stochastic A.
+
+    Raises
+    ------
+    InvalidInput
+        A has negative entries or a column not summing to 1 (within 1e-9), or shapes differ.
+
+    Examples
+    --------
+    >>> dual_value(np.eye(2), np.eye(2), 3.0)
+    0.0
+    """
+    A = np.asarray(A, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    if A.shape != Y.shape:
+        raise InvalidInput(f"A has shape {A.shape} but Y has shape {Y.shape}")
+    if np.any(A < 0) or np.any(np.abs(A.sum(axis=0) - 1) > 1e-9):
+        raise InvalidInput("A must be column-stochastic (non-negative, columns summing to 1)")
+    return entropy(A) - float(rho) * float(np.linalg.norm(A - Y, 2))
+
+
+def dual_bound(Z: np.ndarray, Y: np.ndarray, rho: float) -> DualBound:
+    """Primal value at Z, dual value at ``A = softmax(Z)`` and their gap.
+
+    Parameters
+    ----------
+    Z : numpy.ndarray
+        Feasible logits (``||Z||_* <= rho``), m x n.
+    Y : numpy.ndarray
+        Target, m x n.
+    rho : float
+        Radius ``sqrt(E_W E_H)``.
+
+    Returns
+    -------
+    DualBound
+
+    Examples
+    --------
+    >>> Y = np.array([[0.5, 0.5], [0.5, 0.5]])
+    >>> dual_bound(np.zeros((2, 2)), Y, 1.0).gap
+    0.0
+    """
+    A = softmax(Z)
+    upper = cross_entropy(Z, Y)
+    lower = dual_value(A, Y, rho)
+    return DualBound(upper=upper, lower=lower, gap=upper - lower, A=A)

@@ -1,0 +1,124 @@
+"""Factors W*, H* and Gram matrices from an optimal logit matrix Z* (MATH.md section 1).
+
+For ``Z = U S V^T`` (thin SVD, numerical rank r) and ``c = (E_W/E_H)^(1/4)``:
+``W = c U S^(1/2)``, ``H = c^(-1) S^(1/2) V^T``, zero-padded to width d, so
+``||W||_F^2 = sqrt(E_W/E_H) ||Z||_*`` and ``||H||_F^2 = sqrt(E_H/E_W) ||Z||_*``: both
+budgets hold whenever ``||Z||_* <= sqrt(E_W E_H)``.  If d < r the factors come from
+the best rank-d truncation and no longer reproduce Z (``tight`` is False).
+
+Examples
+--------
+>>> import numpy as np
+>>> Z = np.array([[2.0, 0.0], [0.0, -1.0]])
+>>> f = recover_factors(Z, 4.0, 1.0)
+>>> f.rank, f.tight, bool(np.allclose(f.W @ f.H, Z))
+(2, True, True)
+>>> round(float(np.sum(f.W ** 2)), 12)   # sqrt(E_W/E_H) ||Z||_* = 2 * 3
+6.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Factors", "numerical_rank", "recover_factors", "gram_matrices"]
+
+#: default relative tolerance of :func:`numerical_rank`
+RANK_TOL = 1e-6
+
+
+def numerical_rank(s: np.ndarray, tol: float = RANK_TOL) -> int:
+    """Number of singular values above ``tol * max(s)`` (a float diagnostic, not a proof).
+
+    Parameters
+    ----------
+    s : numpy.ndarray
+        Singular values, in any order.
+    tol : float
+        Relative threshold.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> numerical_rank(np.array([3.0, 1.0, 1e-12]))
+    2
+    """
+    s = np.asarray(s, dtype=float)
+    if s.size == 0 or float(np.max(s)) <= 0.0:
+        return 0
+    return int(np.sum(s > tol * float(np.max(s))))
+
+
+@dataclass(frozen=True)
+class Factors:
+    """Recovered factors: ``W`` (m x d), ``H`` (d x n), their Grams, rank and tightness."""
+
+    W: np.ndarray
+    H: np.ndarray
+    WWt: np.ndarray
+    HtH: np.ndarray
+    singular_values: np.ndarray
+    rank: int
+    d: int
+    tight: bool
+
+
+def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
+                    rank_tol: float = RANK_TOL) -> Factors:
+    """Balanced factors of Z meeting the budgets (see module docstring).
+
+    Parameters
+    ----------
+    Z : numpy.ndarray
+        m x n logits with ``||Z||_* <= sqrt(E_W E_H)``.
+    E_W, E_H : float
+        Squared Frobenius budgets (> 0).
+    d : int or None
+        Hidden width; None means ``min(m, n)``.
+    rank_tol : float
+        Relative tolerance of :func:`numerical_rank`.
+
+    Returns
+    -------
+    Factors
+
+    Examples
+    --------
+    >>> f = recover_factors(np.ones((2, 3)), 1.0, 1.0, d=1)
+    >>> f.W.shape, f.H.shape, f.rank, f.tight
+    ((2, 1), (1, 3), 1, True)
+    """
+    Z = np.asarray(Z, dtype=float)
+    m, n = Z.shape
+    width = min(m, n) if d is None else int(d)
+    U, s, Vt = np.linalg.svd(Z, full_matrices=False)
+    r = numerical_rank(s, rank_tol)
+    k = min(r, width)
+    c = (float(E_W) / float(E_H)) ** 0.25
+    root = np.sqrt(s[:k])
+    W = np.zeros((m, width))
+    H = np.zeros((width, n))
+    W[:, :k] = c * U[:, :k] * root
+    H[:k, :] = (root[:, None] * Vt[:k, :]) / c
+    return Factors(W=W, H=H, WWt=W @ W.T, HtH=H.T @ H, singular_values=s, rank=r,
+                   d=width, tight=width >= r)
+
+
+def gram_matrices(Z: np.ndarray, E_W: float, E_H: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(sqrt(E_W/E_H) (Z Z^T)^(1/2), sqrt(E_H/E_W) (Z^T Z)^(1/2))`` (MATH.md section 1).
+
+    Examples
+    --------
+    >>> G, K = gram_matrices(np.diag([4.0, 1.0]), 1.0, 1.0)
+    >>> np.diag(G).tolist(), np.diag(K).tolist()
+    ([4.0, 1.0], [4.0, 1.0])
+    """
+    Z = np.asarray(Z, dtype=float)
+    U, s, Vt = np.linalg.svd(Z, full_matrices=False)
+    a = np.sqrt(float(E_W) / float(E_H))
+    return a * (U * s) @ U.T, (Vt.T * s) @ Vt / a
