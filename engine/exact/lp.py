@@ -1,0 +1,245 @@
+"""Strict feasibility of homogeneous systems, decided exactly on ``cdd.gmp``.
+
+The question is whether the open cone {x : r . x > 0 for every row r} is non-empty.
+The answer is always backed by a certificate that integer arithmetic re-checks:
+
+* feasible: a rational witness x with r . x > 0 for every row;
+* infeasible: Gordan multipliers y >= 0, y != 0 with sum_i y_i r_i = 0.  The multipliers
+  are a *vertex* of {y >= 0, sum y = 1, R^T y = 0}, so their support is a circuit of the
+  rows (a minimal dependent set, at most rank + 1 nonzeros).
+
+Both LPs run in exact GMP rational arithmetic (``cdd.gmp``); every certificate is checked
+in exact arithmetic before it is returned.  :func:`propose` is the float twin (``cdd``
+float LP): it only *proposes* (a float point, or ``None``) and decides nothing.
+
+Examples
+--------
+>>> decide([[1, 0], [0, 1]])
+(True, (Fraction(1, 1), Fraction(1, 1)))
+>>> decide([[1, 0], [-1, 0]])
+(False, (Fraction(1, 2), Fraction(1, 2)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import cdd
+import cdd.gmp
+
+from engine.errors import InvalidInput, SolverFailed
+
+__all__ = ["decide", "strictly_feasible", "gordan_multipliers", "check_witness",
+           "check_gordan", "propose"]
+
+Number = int | Fraction
+
+
+def _rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int]:
+    R = [[Fraction(v) for v in r] for r in rows]
+    if not R:
+        raise InvalidInput("the system has no rows; give at least one row r (meaning r . x > 0)")
+    d = len(R[0])
+    for i, r in enumerate(R):
+        if len(r) != d:
+            raise InvalidInput(f"rows are ragged: row 0 has {d} entries but row {i} has {len(r)}")
+    if d == 0:
+        raise InvalidInput("rows have no entries (dimension 0)")
+    return R, d
+
+
+def _strict_lp(R: list[list[Fraction]], d: int, module) -> tuple[object, list]:
+    # variables (x_1..x_d, t); cdd rows [b, a] mean b + a . z >= 0.
+    A = [[0, *r, -1] for r in R]
+    A.append([1] + [0] * d + [-1])  # t <= 1
+    for i in range(d):  # -1 <= x_i <= 1
+        e = [0] * d
+        e[i] = 1
+        A.append([1, *e, 0])
+        e[i] = -1
+        A.append([1, *e, 0])
+    m = module.matrix_from_array(A, rep_type=cdd.RepType.INEQUALITY)
+    m.obj_type = cdd.LPObjType.MAX
+    m.obj_func = [0] * (d + 1) + [1]
+    lp = module.linprog_from_matrix(m)
+    module.linprog_solve(lp)
+    return lp.status, lp
+
+
+def check_witness(rows: Sequence[Sequence[Number]], x: Sequence[Number]) -> bool:
+    """Exactly check r . x > 0 for every row (rational arithmetic).
+
+    Examples
+    --------
+    >>> check_witness([[1, -1]], [2, 1]), check_witness([[1, -1]], [1, 1])
+    (True, False)
+    """
+    return all(sum(Fraction(a) * Fraction(b) for a, b in zip(r, x, strict=True)) > 0
+               for r in rows)
+
+
+def check_gordan(rows: Sequence[Sequence[Number]], y: Sequence[Number]) -> bool:
+    """Exactly check Gordan multipliers: y >= 0, y != 0 and sum_i y_i r_i = 0.
+
+    Examples
+    --------
+    >>> check_gordan([[1, 0], [-2, 0]], [2, 1]), check_gordan([[1, 0], [-2, 0]], [1, 1])
+    (True, False)
+    """
+    if len(y) != len(rows) or any(Fraction(v) < 0 for v in y) or all(v == 0 for v in y):
+        return False
+    d = len(rows[0])
+    return all(sum(Fraction(yi) * Fraction(r[j]) for yi, r in zip(y, rows, strict=True)) == 0
+               for j in range(d))
+
+
+def strictly_feasible(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...] | None:
+    """An exact witness x with r . x > 0 for all rows, or ``None`` if there is none.
+
+    Parameters
+    ----------
+    rows : sequence of sequences of int or Fraction
+        The rows r_i (all of one length d >= 1).
+
+    Returns
+    -------
+    tuple of Fraction or None
+        A witness in the box [-1, 1]^d (checked exactly), or ``None`` when the open cone is
+        empty (decided by an exact LP whose optimum is 0).
+
+    Raises
+    ------
+    InvalidInput
+        No rows, ragged rows.
+    SolverFailed
+        cdd did not report an optimum (never expected: the LP is bounded and feasible).
+
+    Examples
+    --------
+    >>> strictly_feasible([[1, 1], [1, -1]])
+    (Fraction(1, 1), Fraction(0, 1))
+    >>> strictly_feasible([[1, 1], [-1, -1]]) is None
+    True
+    """
+    R, d = _rows(rows)
+    status, lp = _strict_lp(R, d, cdd.gmp)
+    if status != cdd.LPStatusType.OPTIMAL:
+        raise SolverFailed(f"exact cdd LP ended with status {status.name}, not OPTIMAL")
+    if lp.obj_value <= 0:
+        return None
+    x = tuple(Fraction(v) for v in lp.primal_solution[:d])
+    if not check_witness(R, x):  # pragma: no cover - cdd.gmp is exact
+        raise SolverFailed("exact cdd LP returned a witness that fails the exact check")
+    return x
+
+
+def gordan_multipliers(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...] | None:
+    """Exact Gordan multipliers with circuit support, or ``None`` if the system is feasible.
+
+    Solves the exact LP  y >= 0, sum y = 1, sum_i y_i r_i = 0  and returns a basic
+    (vertex) solution: its support is a circuit of the rows, at most rank + 1 nonzeros.
+
+    Parameters
+    ----------
+    rows : sequence of sequences of int or Fraction
+
+    Returns
+    -------
+    tuple of Fraction or None
+        y (length = number of rows), checked exactly, or ``None`` when no such y exists
+        (then the open cone {r . x > 0} is non-empty, by Gordan's theorem).
+
+    Raises
+    ------
+    InvalidInput
+        No rows, ragged rows.
+    SolverFailed
+        cdd reported neither an optimum nor infeasibility.
+
+    Examples
+    --------
+    >>> gordan_multipliers([[1, 0], [0, 1], [-1, -1]])
+    (Fraction(1, 3), Fraction(1, 3), Fraction(1, 3))
+    >>> gordan_multipliers([[1, 0]]) is None
+    True
+    """
+    R, d = _rows(rows)
+    k = len(R)
+    # variables y_1..y_k; equalities sum y = 1 and R^T y = 0 (lin_set), y >= 0.
+    A = [[-1] + [1] * k]
+    A += [[0] + [R[i][j] for i in range(k)] for j in range(d)]
+    lin = set(range(len(A)))
+    for i in range(k):
+        e = [0] * k
+        e[i] = 1
+        A.append([0, *e])
+    m = cdd.gmp.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
+    m.obj_type = cdd.LPObjType.MIN
+    m.obj_func = [0] * (k + 1)
+    lp = cdd.gmp.linprog_from_matrix(m)
+    cdd.gmp.linprog_solve(lp)
+    if lp.status in (cdd.LPStatusType.INCONSISTENT, cdd.LPStatusType.STRUC_INCONSISTENT):
+        return None
+    if lp.status != cdd.LPStatusType.OPTIMAL:
+        raise SolverFailed(f"exact cdd LP ended with status {lp.status.name}, not OPTIMAL")
+    y = tuple(Fraction(v) for v in lp.primal_solution)
+    if not check_gordan(R, y):  # pragma: no cover - cdd.gmp is exact
+        raise SolverFailed("exact cdd LP returned Gordan multipliers that fail the exact check")
+    return y
+
+
+def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]]:
+    """Decide strict feasibility of {x : r . x > 0 for all rows} with a certificate.
+
+    Parameters
+    ----------
+    rows : sequence of sequences of int or Fraction
+
+    Returns
+    -------
+    (True, x) or (False, y)
+        x: an exact witness (r . x > 0 for every row); y: exact Gordan multipliers
+        (y >= 0, y != 0, sum_i y_i r_i = 0) whose support is a circuit (<= rank + 1
+        nonzeros).  Both are verified exactly before they are returned.
+
+    Raises
+    ------
+    InvalidInput
+        No rows, ragged rows.
+    SolverFailed
+        The two exact LPs disagree (never expected) or cdd failed.
+
+    Examples
+    --------
+    >>> decide([[1, 2], [3, -1]])[0]
+    True
+    >>> decide([[1, 1], [-2, -2], [0, 1]])
+    (False, (Fraction(2, 3), Fraction(1, 3), Fraction(0, 1)))
+    """
+    x = strictly_feasible(rows)
+    if x is not None:
+        return True, x
+    y = gordan_multipliers(rows)
+    if y is None:  # pragma: no cover - Gordan's theorem
+        raise SolverFailed("exact LPs disagree: no witness and no Gordan multipliers")
+    return False, y
+
+
+def propose(rows: Sequence[Sequence[float]]) -> tuple[float, ...] | None:
+    """Float twin of :func:`strictly_feasible` (``cdd`` float LP): proposes only.
+
+    Returns a float point with apparently positive margin, or ``None``.  Nothing is
+    decided by this function; callers re-check any point exactly.
+
+    Examples
+    --------
+    >>> propose([[1.0, 0.0], [0.0, 1.0]])
+    (1.0, 1.0)
+    """
+    R = [[float(v) for v in r] for r in rows]
+    d = len(R[0])
+    status, lp = _strict_lp(R, d, cdd)
+    if status != cdd.LPStatusType.OPTIMAL or lp.obj_value <= 0:
+        return None
+    return tuple(float(v) for v in lp.primal_solution[:d])
