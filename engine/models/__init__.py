@@ -1,0 +1,50 @@
+"""Geometry of real models: local LM heads and tokenizers, delta diagnostics, context
+embeddings, cosine audits.
+
+Nothing here downloads: every path is a local file or folder.  torch and transformers
+(the ``models`` extra) are imported only by :func:`context_embeddings` and when a PyTorch
+state dict is read.
+"""
+
+from engine.models.context import ContextResult, context_embeddings, fill_template
+from engine.models.diagnostics import (
+    GeometryDiagnostics,
+    centre_and_scale,
+    delta_circ,
+    delta_etf,
+    delta_group,
+    diagnose,
+    nearest_circulant,
+    nearest_etf,
+    nearest_invariant,
+    normalized_gram,
+    orbitals,
+    simplex_etf_gram,
+)
+from engine.models.loaders import LMHead, list_tensors, load_lm_head
+from engine.models.tokens import TokenSet, load_tokenizer, parse_token_list, resolve_tokens
+
+__all__ = [
+    "ContextResult",
+    "GeometryDiagnostics",
+    "LMHead",
+    "TokenSet",
+    "centre_and_scale",
+    "context_embeddings",
+    "delta_circ",
+    "delta_etf",
+    "delta_group",
+    "diagnose",
+    "fill_template",
+    "list_tensors",
+    "load_lm_head",
+    "load_tokenizer",
+    "nearest_circulant",
+    "nearest_etf",
+    "nearest_invariant",
+    "normalized_gram",
+    "orbitals",
+    "parse_token_list",
+    "resolve_tokens",
+    "simplex_etf_gram",
+]

@@ -1,0 +1,457 @@
+"""Load an LM head (unembedding matrix) from local weight files; never downloads.
+
+Sources: a ``.safetensors`` file; a folder holding one or several ``*.safetensors``
+shards (with ``model.safetensors.index.json`` when sharded); ``.npz`` / ``.npy``; a
+PyTorch state dict (``.bin``, ``.pt``, ``.pth``, ``.ckpt``, or a folder with
+``pytorch_model.bin`` / ``pytorch_model.bin.index.json``) when torch is installed.
+
+The head is found by name: the first of :data:`HEAD_NAMES` present (an untied
+``lm_head.weight`` wins over tied input embeddings such as ``model.embed_tokens.weight`` or
+``transformer.wte.weight``), else a unique tensor whose name ends in one of them, else
+the name the user gives.  Rows are tokens: the head has shape (vocab, d).  Values are
+returned as float64; bf16/f16/f32 widen exactly, so they are the numbers on disk.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import numpy as np
+>>> p = os.path.join(tempfile.mkdtemp(), "head.npz")
+>>> np.savez(p, **{"lm_head.weight": np.arange(6.0).reshape(3, 2)})
+>>> head = load_lm_head(p, rows=[2, 0])
+>>> head.tensor, head.vocab_size, head.weight.tolist()
+('lm_head.weight', 3, [[4.0, 5.0], [0.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import InvalidInput, TooLarge
+from engine.models._safetensors import SafetensorsFile
+
+__all__ = ["HEAD_NAMES", "BIAS_NAMES", "LMHead", "list_tensors", "load_lm_head"]
+
+#: Output-projection names, in order of preference (untied heads first, then tied embeddings).
+HEAD_NAMES: tuple[str, ...] = (
+    "lm_head.weight",
+    "embed_out.weight",
+    "output.weight",
+    "W_U",
+    "unembedding",
+    "model.embed_tokens.weight",
+    "transformer.wte.weight",
+    "model.decoder.embed_tokens.weight",
+    "gpt_neox.embed_in.weight",
+    "transformer.word_embeddings.weight",
+    "tok_embeddings.weight",
+    "embed_tokens.weight",
+    "wte.weight",
+    "shared.weight",
+    "W",
+)
+#: Names that are input embeddings (a head found under them is tied).
+_TIED = {
+    "model.embed_tokens.weight", "transformer.wte.weight", "model.decoder.embed_tokens.weight",
+    "gpt_neox.embed_in.weight", "transformer.word_embeddings.weight", "tok_embeddings.weight",
+    "embed_tokens.weight", "wte.weight", "shared.weight",
+}
+#: Output-bias names looked for when ``bias="auto"``.
+BIAS_NAMES: tuple[str, ...] = ("lm_head.bias", "embed_out.bias", "output.bias",
+                               "final_logits_bias", "b_U")
+#: Refuse to materialise more than this many float64 entries without ``rows``.
+MAX_ENTRIES = 1 << 28
+
+
+@dataclass(frozen=True)
+class LMHead:
+    """An LM head read from disk.
+
+    Attributes
+    ----------
+    weight : numpy.ndarray
+        float64, shape (len(rows), d), or (vocab, d) when all rows were read.
+    bias : numpy.ndarray or None
+        float64 output bias for the same rows, or None.
+    tensor, bias_tensor : str, str or None
+        The tensor names used.
+    tied : bool
+        True when the head is an input embedding (tied weights).
+    vocab_size : int
+        Rows of the full tensor on disk.
+    rows : tuple of int or None
+        The token ids read, in order; None when all rows were read.
+    source : str
+        The path loaded.
+    """
+
+    weight: np.ndarray
+    bias: np.ndarray | None
+    tensor: str
+    bias_tensor: str | None
+    tied: bool
+    vocab_size: int
+    rows: tuple[int, ...] | None
+    source: str
+
+    @property
+    def d(self) -> int:
+        """Hidden width."""
+        return int(self.weight.shape[1])
+
+
+# --------------------------------------------------------------------------- stores
+
+
+class _Store:
+    """Tensors of a checkpoint by name: ``shapes`` and ``read(name, rows)``."""
+
+    source: Path
+    shapes: dict[str, tuple[int, ...]]
+
+    def read(self, name: str, rows: np.ndarray | None) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+
+class _SafetensorsStore(_Store):
+    def __init__(self, source: Path, files: list[Path]):
+        self.source = source
+        self.files = [SafetensorsFile(f) for f in files]
+        self.where: dict[str, SafetensorsFile] = {}
+        self.shapes = {}
+        for f in self.files:
+            for name in f.names():
+                if name in self.where:
+                    raise InvalidInput(
+                        f"tensor {name!r} appears in both {self.where[name].path.name} and "
+                        f"{f.path.name}; give one file or add model.safetensors.index.json"
+                    )
+                self.where[name] = f
+                self.shapes[name] = f.shape(name)
+
+    def read(self, name, rows):
+        return self.where[name].read(name, rows)
+
+
+class _ArrayStore(_Store):
+    def __init__(self, source: Path, arrays: dict[str, np.ndarray]):
+        self.source = source
+        self.arrays = arrays
+        self.shapes = {k: tuple(int(s) for s in v.shape) for k, v in arrays.items()}
+
+    def read(self, name, rows):
+        a = self.arrays[name]
+        if rows is not None:
+            a = a[rows]
+        if not np.issubdtype(a.dtype, np.number) or np.issubdtype(a.dtype, np.complexfloating):
+            raise InvalidInput(f"{self.source}: tensor {name!r} has non-real dtype {a.dtype}")
+        return np.array(a, dtype=np.float64)
+
+
+class _TorchStore(_Store):
+    def __init__(self, source: Path, files: list[Path]):
+        try:
+            import torch
+        except ImportError as exc:
+            raise InvalidInput(
+                f"{source} is a PyTorch checkpoint but torch is not installed; install the "
+                "'models' extra or convert the head to .safetensors / .npz"
+            ) from exc
+        self.source = source
+        self.tensors: dict[str, object] = {}
+        for f in files:
+            try:
+                sd = torch.load(f, map_location="cpu", weights_only=True, mmap=True)
+            except RuntimeError:
+                sd = torch.load(f, map_location="cpu", weights_only=True)
+            except Exception as exc:
+                raise InvalidInput(f"{f} is not a readable PyTorch state dict: {exc}") from exc
+            for key in ("state_dict", "model", "module"):
+                if isinstance(sd, dict) and isinstance(sd.get(key), dict) and len(sd) <= 4:
+                    sd = sd[key]
+            if not isinstance(sd, dict):
+                raise InvalidInput(f"{f} does not hold a state dict (got {type(sd).__name__})")
+            for k, v in sd.items():
+                if isinstance(v, torch.Tensor):
+                    self.tensors[str(k)] = v
+        self.shapes = {k: tuple(int(s) for s in v.shape) for k, v in self.tensors.items()}
+
+    def read(self, name, rows):
+        import torch
+
+        t = self.tensors[name]
+        if rows is not None:
+            t = t[torch.as_tensor(rows, dtype=torch.long)]
+        if t.is_complex() or t.dtype == torch.bool:
+            raise InvalidInput(f"{self.source}: tensor {name!r} has non-real dtype {t.dtype}")
+        return t.detach().to(torch.float64).numpy().copy()
+
+
+_TORCH_SUFFIXES = {".bin", ".pt", ".pth", ".ckpt"}
+
+
+def _index_files(index: Path) -> list[Path]:
+    try:
+        data = json.loads(index.read_text())
+        files = sorted(set(data["weight_map"].values()))
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInput(f"{index} is not a valid shard index (needs 'weight_map')") from exc
+    paths = [index.parent / f for f in files]
+    missing = [p.name for p in paths if not p.is_file()]
+    if missing:
+        raise InvalidInput(f"{index.name} names shard(s) missing from {index.parent}: {missing}")
+    return paths
+
+
+def _open(source: str | Path) -> _Store:
+    p = Path(source).expanduser()
+    if not p.exists():
+        raise InvalidInput(
+            f"model file or folder not found: {p} (logitgeom never downloads; give a local "
+            ".safetensors / .npz / .npy / .bin file or a folder holding one)"
+        )
+    if p.is_dir():
+        for index, kind in (("model.safetensors.index.json", "st"),
+                            ("pytorch_model.bin.index.json", "pt")):
+            if (p / index).is_file():
+                files = _index_files(p / index)
+                return _SafetensorsStore(p, files) if kind == "st" else _TorchStore(p, files)
+        st = sorted(p.glob("*.safetensors"))
+        if st:
+            return _SafetensorsStore(p, st)
+        pt = sorted(f for f in p.iterdir() if f.suffix in _TORCH_SUFFIXES and f.is_file())
+        if len(pt) == 1:
+            return _TorchStore(p, pt)
+        arrays = sorted(f for f in p.iterdir() if f.suffix in {".npz", ".npy"})
+        if len(arrays) == 1:
+            return _open(arrays[0])
+        raise InvalidInput(
+            f"{p} holds no unambiguous weight file: expected *.safetensors (with "
+            "model.safetensors.index.json when sharded), one PyTorch file, or one .npz/.npy; "
+            f"found {sorted(f.name for f in p.iterdir())[:20]}"
+        )
+    suffix = p.suffix.lower()
+    if suffix == ".safetensors":
+        return _SafetensorsStore(p, [p])
+    if suffix == ".json" and p.name.endswith(".index.json"):
+        files = _index_files(p)
+        if all(f.suffix == ".safetensors" for f in files):
+            return _SafetensorsStore(p, files)
+        return _TorchStore(p, files)
+    if suffix == ".npy":
+        try:
+            arr = np.load(p, allow_pickle=False, mmap_mode="r")
+        except ValueError as exc:
+            raise InvalidInput(f"{p} is not a readable .npy array: {exc}") from exc
+        return _ArrayStore(p, {"": arr})
+    if suffix == ".npz":
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except (ValueError, OSError) as exc:
+            raise InvalidInput(f"{p} is not a readable .npz archive: {exc}") from exc
+        return _ArrayStore(p, arrays)
+    if suffix in _TORCH_SUFFIXES:
+        return _TorchStore(p, [p])
+    raise InvalidInput(
+        f"{p}: unsupported weight file type {suffix!r} "
+        "(use .safetensors, .npz, .npy, .bin/.pt/.pth, or a model folder)"
+    )
+
+
+# --------------------------------------------------------------------------- public
+
+
+def list_tensors(source: str | Path) -> dict[str, tuple[int, ...]]:
+    """Names and shapes of the tensors in a local checkpoint (no data is read).
+
+    Parameters
+    ----------
+    source : str or Path
+        A weight file or model folder (see the module docstring).
+
+    Returns
+    -------
+    dict
+        ``{name: shape}`` sorted by name; a ``.npy`` file has the single name ``""``.
+
+    Raises
+    ------
+    InvalidInput
+        Missing path, unsupported or corrupt file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> p = os.path.join(tempfile.mkdtemp(), "W.npy")
+    >>> np.save(p, np.zeros((5, 3)))
+    >>> list_tensors(p)
+    {'': (5, 3)}
+    """
+    store = _open(source)
+    return {k: store.shapes[k] for k in sorted(store.shapes)}
+
+
+def _find_head(store: _Store, tensor: str | None) -> str:
+    names = store.shapes
+    if tensor is not None:
+        if tensor not in names:
+            close = sorted(n for n in names if tensor.split(".")[-1] in n)[:10]
+            raise InvalidInput(
+                f"no tensor named {tensor!r} in {store.source}"
+                + (f"; similar names: {close}" if close else f"; it has {len(names)} tensors")
+                + " (see `list_tensors`)"
+            )
+        return tensor
+    if list(names) == [""]:
+        return ""
+    for name in HEAD_NAMES:
+        if name in names:
+            return name
+    for name in HEAD_NAMES:
+        if "." not in name:
+            continue
+        hits = sorted(n for n in names if n.endswith("." + name))
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise InvalidInput(f"several candidate heads in {store.source}: {hits}; pick one "
+                               "with tensor=NAME (--tensor)")
+    two_d = sorted(n for n, s in names.items() if len(s) == 2)
+    if len(two_d) == 1 and len(names) == 1:
+        return two_d[0]
+    raise InvalidInput(
+        f"no LM head found in {store.source} under the usual names ({', '.join(HEAD_NAMES[:6])}, "
+        f"...); give tensor=NAME (--tensor); 2-D tensors present: {two_d[:15]}"
+    )
+
+
+def _find_bias(store: _Store, bias: str | bool | None, head: str) -> str | None:
+    if bias is None or bias is False:
+        return None
+    if isinstance(bias, str) and bias != "auto":
+        if bias not in store.shapes:
+            raise InvalidInput(f"no bias tensor named {bias!r} in {store.source}")
+        return bias
+    prefix = head.rsplit(".", 1)[0] if "." in head else None
+    candidates = ([f"{prefix}.bias"] if prefix else []) + list(BIAS_NAMES)
+    for name in candidates:
+        if name in store.shapes and name != head:
+            return name
+    if bias is True:
+        raise InvalidInput(f"no output bias found in {store.source} (looked for {candidates})")
+    return None
+
+
+def _rows_array(rows: Sequence[int] | None, vocab: int) -> np.ndarray | None:
+    if rows is None:
+        return None
+    out = []
+    for r in rows:
+        if isinstance(r, bool) or not isinstance(r, int | np.integer):
+            raise InvalidInput(f"row/token ids must be integers; got {r!r}")
+        if not 0 <= int(r) < vocab:
+            raise InvalidInput(f"token id {int(r)} is out of range for a head with {vocab} rows")
+        out.append(int(r))
+    if not out:
+        raise InvalidInput("rows is empty: give at least one token id")
+    return np.array(out, dtype=np.int64)
+
+
+def load_lm_head(
+    source: str | Path,
+    *,
+    tensor: str | None = None,
+    bias: str | bool | None = "auto",
+    rows: Sequence[int] | None = None,
+    transpose: bool = False,
+) -> LMHead:
+    """Read an LM head (vocab x d) from a local checkpoint.
+
+    Parameters
+    ----------
+    source : str or Path
+        A ``.safetensors`` / ``.npz`` / ``.npy`` / PyTorch file, a shard index, or a folder.
+    tensor : str, optional
+        Tensor name of the head; by default the first of :data:`HEAD_NAMES` present.
+    bias : "auto", str, True, False or None
+        ``"auto"`` uses an output bias when one is present under a usual name;
+        a string names the bias tensor; True requires one; False/None ignores biases.
+    rows : sequence of int, optional
+        Token ids to read (in this order); by default every row.  Give rows for large heads.
+    transpose : bool
+        The tensor is stored as (d, vocab) (e.g. TransformerLens ``W_U``).
+
+    Returns
+    -------
+    LMHead
+
+    Raises
+    ------
+    InvalidInput
+        Missing file, unknown tensor or bias name, head not 2-D, bias length different from
+        the vocabulary, token id out of range, NaN/inf entries in the rows read.
+    TooLarge
+        More than 2**28 entries requested without ``rows``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> p = os.path.join(tempfile.mkdtemp(), "W.npy")
+    >>> np.save(p, np.eye(3, dtype=np.float32))
+    >>> load_lm_head(p, rows=[1]).weight.tolist()
+    [[0.0, 1.0, 0.0]]
+    >>> load_lm_head(p, tensor="lm_head.weight")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: no tensor named 'lm_head.weight' in ... (see `list_tensors`)
+    """
+    store = _open(source)
+    name = _find_head(store, tensor)
+    shape = store.shapes[name]
+    if len(shape) != 2:
+        raise InvalidInput(f"tensor {name!r} has shape {shape}; an LM head must be 2-D (vocab, d)")
+    vocab, d = (shape[1], shape[0]) if transpose else shape
+    idx = _rows_array(rows, vocab)
+    if idx is None and vocab * d > MAX_ENTRIES:
+        raise TooLarge(
+            f"head {name!r} has {vocab} x {d} = {vocab * d} entries; pass rows=[token ids] "
+            f"(--tokens) to read only the rows you need (limit {MAX_ENTRIES})"
+        )
+    if transpose:
+        full = store.read(name, None)
+        W = full.T[idx] if idx is not None else full.T.copy()
+    else:
+        W = store.read(name, idx)
+    bname = _find_bias(store, bias, name)
+    b = None
+    if bname is not None:
+        bshape = store.shapes[bname]
+        flat = int(np.prod(bshape)) if bshape else 1
+        if flat != vocab or (len(bshape) == 2 and 1 not in bshape) or len(bshape) > 2:
+            raise InvalidInput(
+                f"bias {bname!r} has shape {bshape} but the head {name!r} has {vocab} rows; "
+                "they must match (or pass bias=False / --bias none)"
+            )
+        bvec = store.read(bname, None).reshape(-1)
+        b = bvec[idx] if idx is not None else bvec
+    for arr, what in ((W, f"head {name!r}"), (b, f"bias {bname!r}")):
+        if arr is not None and not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))[0].tolist()
+            raise InvalidInput(f"{what} has a NaN or infinite entry at (row position) {bad}")
+    return LMHead(
+        weight=W,
+        bias=b,
+        tensor=name,
+        bias_tensor=bname,
+        tied=name in _TIED or any(name.endswith("." + t) for t in _TIED),
+        vocab_size=int(vocab),
+        rows=None if idx is None else tuple(int(i) for i in idx),
+        source=str(Path(source)),
+    )
