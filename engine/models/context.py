@@ -180,28 +180,45 @@ def context_embeddings(
     except ImportError as exc:
         raise InvalidInput("context embeddings need torch and transformers; install the "
                            "'models' extra") from exc
+    from transformers.utils import logging as hf_logging
+
+    show = _progress_enabled(progress)
+    bars_were_on = hf_logging.is_progress_bar_enabled()
+    if not show:
+        hf_logging.disable_progress_bar()
     try:
         model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"cannot load a causal LM from {path}: {exc}") from exc
+    finally:
+        if bars_were_on and not show:
+            hf_logging.enable_progress_bar()
     model.eval()
+    n_in = model.get_input_embeddings().weight.shape[0]
+    out_emb = model.get_output_embeddings()
+    n_out = out_emb.weight.shape[0] if out_emb is not None else n_in
+    if max(tset.ids) >= n_out:
+        raise InvalidInput(
+            f"token id {max(tset.ids)} is beyond the model's {n_out} output rows; "
+            "the tokenizer does not belong to this model"
+        )
     ids = torch.as_tensor(tset.ids, dtype=torch.long)
     cols_h, cols_z, mass = [], [], []
     from tqdm.auto import tqdm
 
     with torch.no_grad():
-        for prompt in tqdm(prompts, desc="contexts", disable=not _progress_enabled(progress)):
+        for prompt in tqdm(prompts, desc="contexts", disable=not show):
             enc = tok.encode(prompt)
             if not enc.ids:
                 raise InvalidInput(f"prompt {prompt!r} encodes to no tokens")
+            if max(enc.ids) >= n_in:
+                raise InvalidInput(
+                    f"prompt {prompt!r} has token id {max(enc.ids)} but the model embeds only "
+                    f"{n_in} tokens; the tokenizer does not belong to this model"
+                )
             inp = torch.as_tensor([enc.ids], dtype=torch.long)
             out = model(input_ids=inp, output_hidden_states=True)
             logits = out.logits[0, -1].to(torch.float64)
-            if int(ids.max()) >= logits.shape[0]:
-                raise InvalidInput(
-                    f"token id {int(ids.max())} is beyond the model's {logits.shape[0]} logits; "
-                    "the tokenizer does not belong to this model"
-                )
             cols_h.append(out.hidden_states[-1][0, -1].to(torch.float64).numpy().copy())
             full = torch.softmax(logits, dim=0)
             cols_z.append(logits[ids].numpy().copy())
