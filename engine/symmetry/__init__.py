@@ -1,0 +1,50 @@
+"""Groups acting on labels and contexts: actions, constructors, detection, predictions.
+
+Examples
+--------
+>>> from engine.symmetry import detect_symmetry, orbit_targets, symmetric
+>>> T = orbit_targets(symmetric(3), ["1/2", "1/3", "1/6"])
+>>> detect_symmetry(T.Y).order
+6
+"""
+
+from engine.symmetry.constructors import (
+    OrbitTargets,
+    affine_line,
+    cyclic,
+    direct_product,
+    direct_sum,
+    orbit_targets,
+    symmetric,
+    wreath,
+)
+from engine.symmetry.detect import DetectedSymmetry, detect_symmetry
+from engine.symmetry.group import GroupAction
+from engine.symmetry.predict import (
+    GramCheck,
+    GramStructure,
+    direct_product_form,
+    direct_sum_form,
+    predicted_gram_structure,
+    wreath_form,
+)
+
+__all__ = [
+    "DetectedSymmetry",
+    "GramCheck",
+    "GramStructure",
+    "GroupAction",
+    "OrbitTargets",
+    "affine_line",
+    "cyclic",
+    "detect_symmetry",
+    "direct_product",
+    "direct_product_form",
+    "direct_sum",
+    "direct_sum_form",
+    "orbit_targets",
+    "predicted_gram_structure",
+    "symmetric",
+    "wreath",
+    "wreath_form",
+]
