@@ -1,0 +1,606 @@
+"""Intersection lattices of hyperplane arrangements and exact region counts (Zaslavsky).
+
+Input rows are exact (``int`` or :class:`~fractions.Fraction`); nothing here uses floats.
+
+Semantics (shared with :mod:`engine.geometry`):
+
+* Central arrangement of a ``k x d`` matrix ``W``: hyperplanes ``{x : w_i . x = 0}``.
+  Affine (``bias=b``): ``{x : w_i . x + b_i = 0}``.
+* A row that is constant (``w_i = 0``) is *not* a hyperplane and is ignored; repeated and
+  parallel rows define one hyperplane.
+* Rankings: the hyperplanes ``{(w_i - w_j) . x + (b_i - b_j) = 0}``; labels with identical
+  rows (and biases) are tied and count once.
+
+Counting uses Zaslavsky's theorem, ``#regions = (-1)^d chi(-1)`` with
+``chi(t) = sum_S (-1)^|S| t^(d - rank S)`` over the subsets ``S`` of hyperplanes (with a
+non-empty intersection in the affine case).  Two structural shortcuts keep it fast:
+
+* Sign patterns: a depth-first search over subsets that prunes every branch in which a
+  hyperplane still to be decided lies in the span of the chosen ones (its terms cancel in
+  pairs), so the leaves are exactly the no-broken-circuit sets.
+* Rankings: the rank of an edge set depends only on its connected components, and the
+  signed number of connected graphs on a block of size ``m`` is ``(-1)^(m-1) (m-1)!``, so
+  ``chi(t) = sum_pi prod_B (-1)^(|B|-1) (|B|-1)! t^(d - r(pi))`` over set partitions
+  ``pi`` of the labels.  Partitions are built label by label; once the rank is one below
+  its maximum the remaining placements are summed in closed form.
+
+Examples
+--------
+>>> count_regions_exact([[1, 0], [0, 1], [1, 1]])
+6
+>>> count_rankings_exact([[1, 0], [0, 1], [1, 1]])
+6
+>>> count_regions_exact([[1], [2]], bias=[0, -2])
+3
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from engine.errors import InvalidInput, TooLarge
+from engine.exact.linalg import EchelonBasis, primitive_integer_row
+
+__all__ = [
+    "Flat",
+    "hyperplane_vectors",
+    "characteristic_polynomial",
+    "count_regions_exact",
+    "ranking_characteristic_polynomial",
+    "count_rankings_exact",
+    "tie_classes",
+    "closure",
+    "flats",
+    "ranking_flats",
+    "evaluate",
+]
+
+Number = int | Fraction
+
+
+# ----------------------------------------------------------------------------- input
+
+
+def _rows_and_bias(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None
+) -> tuple[list[list[Fraction]], list[Fraction] | None, int]:
+    rows = [list(r) for r in rows]
+    if not rows:
+        raise InvalidInput("the matrix is empty: it needs at least one row")
+    d = len(rows[0])
+    for i, r in enumerate(rows):
+        if len(r) != d:
+            raise InvalidInput(
+                f"the matrix is ragged: row 0 has {d} entries but row {i} has {len(r)}"
+            )
+    if d == 0:
+        raise InvalidInput("the matrix has no columns: each row needs at least one entry")
+    b = None
+    if bias is not None:
+        b = [Fraction(x) for x in bias]
+        if len(b) != len(rows):
+            raise InvalidInput(f"bias has length {len(b)} but the matrix has {len(rows)} rows")
+    return [[Fraction(x) for x in r] for r in rows], b, d
+
+
+def _canon_direction(v: tuple[int, ...]) -> tuple[int, ...]:
+    for x in v:
+        if x:
+            return v if x > 0 else tuple(-y for y in v)
+    return v
+
+
+def hyperplane_vectors(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
+) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """The distinct hyperplanes of an arrangement as primitive integer normals.
+
+    Central: one primitive normal per parallel class of non-zero rows.  Affine: the
+    homogenised normals ``(b_i, w_i)`` of the rows with ``w_i != 0`` together with
+    ``e_0`` (the hyperplane at infinity of the cone), in dimension ``d + 1``.  The
+    order is deterministic (sorted).
+
+    Returns
+    -------
+    (vectors, dim)
+
+    Examples
+    --------
+    >>> hyperplane_vectors([[2, 0], [-1, 0], [0, 0], [1, 1]])
+    (((1, 0), (1, 1)), 2)
+    >>> hyperplane_vectors([[1], [0]], bias=[3, 1])
+    (((1, 0), (3, 1)), 2)
+    """
+    R, b, d = _rows_and_bias(rows, bias)
+    vecs = set()
+    for i, r in enumerate(R):
+        if not any(r):
+            continue
+        v = r if b is None else [b[i], *r]
+        vecs.add(_canon_direction(primitive_integer_row(v)))
+    dim = d
+    if b is not None:
+        vecs.add((1,) + (0,) * d)
+        dim = d + 1
+    return tuple(sorted(vecs)), dim
+
+
+# ----------------------------------------------------------------------------- sign patterns
+
+
+def _reduce_one(v: tuple[int, ...], piv: int, r: tuple[int, ...]) -> tuple[int, ...]:
+    vp = v[piv]
+    if not vp:
+        return v
+    rp = r[piv]
+    out = [rp * a - vp * c for a, c in zip(v, r, strict=True)]
+    g = 0
+    for x in out:
+        if x:
+            g = math.gcd(g, x)
+            if g == 1:
+                break
+    if g > 1:
+        out = [x // g for x in out]
+    return tuple(out)
+
+
+def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
+    """chi(t) coefficients (index = power of t) of the central arrangement ``vecs``.
+
+    Depth-first search over no-broken-circuit sets.  The node state is the list of the
+    not-yet-decided hyperplanes with their normals projected modulo the span of the chosen
+    ones (primitive, sign-normalised); a hyperplane may be chosen only if no later
+    hyperplane is parallel to it modulo the span (else its terms cancel).
+    """
+    coeffs = [0] * (dim + 1)
+    stack = [(tuple(_canon_direction(tuple(v)) for v in vecs), 0, 0)]
+    while stack:
+        rem, size, rk = stack.pop()
+        coeffs[dim - rk] += -1 if size & 1 else 1
+        n = len(rem)
+        seen: set[tuple[int, ...]] = set()
+        valid = [False] * n
+        for q in range(n - 1, -1, -1):
+            key = rem[q]
+            if key not in seen:
+                valid[q] = True
+                seen.add(key)
+        for q in range(n):
+            if not valid[q]:
+                continue
+            r = rem[q]
+            piv = next(i for i, x in enumerate(r) if x)
+            child = tuple(_canon_direction(_reduce_one(v, piv, r)) for v in rem[q + 1 :])
+            stack.append((child, size + 1, rk + 1))
+    return coeffs
+
+
+def evaluate(coeffs: Sequence[int], t: int) -> int:
+    """Evaluate a polynomial given by coefficients (index = power).
+
+    Examples
+    --------
+    >>> evaluate([1, -3, 2], -1)
+    6
+    """
+    return sum(c * t**i for i, c in enumerate(coeffs))
+
+
+def _poly_div_t_minus_1(coeffs: list[int]) -> list[int]:
+    # synthetic division by (t - 1); exact for cones of affine arrangements
+    n = len(coeffs) - 1
+    out = [0] * n
+    carry = 0
+    for i in range(n, 0, -1):
+        carry = coeffs[i] + carry
+        out[i - 1] = carry
+    if coeffs[0] + carry != 0:  # pragma: no cover - mathematical invariant
+        raise AssertionError("characteristic polynomial of a cone is not divisible by t - 1")
+    return out
+
+
+def characteristic_polynomial(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
+) -> tuple[int, ...]:
+    """Characteristic polynomial of the (central or affine) arrangement of the rows.
+
+    Returns
+    -------
+    tuple of int
+        Coefficients ``c[i]`` of ``t**i``, ``i = 0..d``.
+
+    Examples
+    --------
+    >>> characteristic_polynomial([[1, 0], [0, 1], [1, 1]])   # t^2 - 3t + 2
+    (2, -3, 1)
+    >>> characteristic_polynomial([[1], [1]], bias=[0, 1])    # two points on a line: t - 2
+    (-2, 1)
+    """
+    vecs, dim = hyperplane_vectors(rows, bias)
+    coeffs = _chi_central(vecs, dim)
+    if bias is not None:
+        coeffs = _poly_div_t_minus_1(coeffs)
+    return tuple(coeffs)
+
+
+def count_regions_exact(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
+) -> int:
+    """Exact number of regions (topes) of the arrangement of the rows, by Zaslavsky.
+
+    Parameters
+    ----------
+    rows : k x d exact matrix (int or Fraction entries)
+    bias : length-k exact vector, optional
+        Affine arrangement ``{x : w_i . x + b_i = 0}``.
+
+    Returns
+    -------
+    int
+        Number of sign vectors in ``{-1, +1}`` on the non-constant rows realised by
+        ``W x (+ b)``; constant rows are ignored (they have a fixed sign).
+
+    Raises
+    ------
+    InvalidInput
+        Empty or ragged matrix, wrong bias length.
+
+    Examples
+    --------
+    >>> count_regions_exact([[1, 0], [0, 1], [1, 1], [1, -1]])
+    8
+    >>> count_regions_exact([[1, 0], [0, 0]])
+    2
+    """
+    vecs, dim = hyperplane_vectors(rows, bias)
+    total = abs(evaluate(_chi_central(vecs, dim), -1))
+    return total // 2 if bias is not None else total
+
+
+# ----------------------------------------------------------------------------- rankings
+
+
+def tie_classes(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
+) -> tuple[tuple[int, ...], ...]:
+    """Classes of labels with identical rows (and identical biases): always tied.
+
+    Returns every class (singletons included), each sorted, ordered by smallest label.
+
+    Examples
+    --------
+    >>> tie_classes([[1, 0], [0, 1], [1, 0]])
+    ((0, 2), (1,))
+    >>> tie_classes([[1, 0], [1, 0]], bias=[0, 1])
+    ((0,), (1,))
+    """
+    R, b, _ = _rows_and_bias(rows, bias)
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(R):
+        key = (tuple(r), None if b is None else b[i])
+        groups.setdefault(key, []).append(i)
+    return tuple(sorted(tuple(g) for g in groups.values()))
+
+
+def _label_vectors(rows, bias) -> tuple[list[tuple[int, ...]], int, bool]:
+    """One common-denominator integer vector per tie class (augmented by the bias)."""
+    R, b, d = _rows_and_bias(rows, bias)
+    classes = tie_classes(R, b)
+    den = 1
+    for r in R:
+        for x in r:
+            den = den * x.denominator // math.gcd(den, x.denominator)
+    if b is not None:
+        for x in b:
+            den = den * x.denominator // math.gcd(den, x.denominator)
+    vecs = []
+    for c in classes:
+        i = c[0]
+        v = [int(x * den) for x in R[i]]
+        if b is not None:
+            v.append(int(b[i] * den))
+        vecs.append(tuple(v))
+    return vecs, d, b is not None
+
+
+def _max_rank(vecs: list[tuple[int, ...]], dim: int) -> int:
+    if len(vecs) < 2:
+        return 0
+    B = EchelonBasis.empty(dim)
+    for v in vecs[1:]:
+        B, _ = B.add([a - c for a, c in zip(v, vecs[0], strict=True)])
+    return B.rank
+
+
+def _eliminate(res: list[tuple[int, ...]], delta: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Project every residual modulo the new direction ``delta`` (one common scale)."""
+    piv = next(i for i, x in enumerate(delta) if x)
+    dp = delta[piv]
+    out = []
+    for v in res:
+        vp = v[piv]
+        out.append(
+            tuple(dp * a - vp * c for a, c in zip(v, delta, strict=True))
+            if vp
+            else tuple(dp * a for a in v)
+        )
+    g = 0
+    for v in out:
+        for x in v:
+            if x:
+                g = math.gcd(g, x)
+        if g == 1:
+            break
+    if g > 1:
+        out = [tuple(x // g for x in v) for v in out]
+    return out
+
+
+def _stay_weight(res: list[tuple[int, ...]], p: int) -> int:
+    """Weight of completions whose blocks stay inside classes of equal residual."""
+    placed: dict[tuple[int, ...], int] = {}
+    for j in range(p):
+        placed[res[j]] = placed.get(res[j], 0) + 1
+    w = 1
+    for j in range(p, len(res)):
+        m = placed.get(res[j], 0)
+        w *= 1 - m
+        if not w:
+            return 0
+        placed[res[j]] = m + 1
+    return w
+
+
+def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
+    k = len(vecs)
+    coeffs = [0] * (d + 1)
+    if k <= 1:
+        coeffs[d] = 1
+        return coeffs
+    lin = [v[:d] for v in vecs]
+    rmax = _max_rank(lin, d)
+    dim = len(vecs[0])
+    # Affine: residuals live in R^(d+1); e_last tracks consistency (in span <=> inconsistent).
+    e_last = (0,) * d + (1,) if affine else None
+    tot_from = [1] * (k + 1)  # tot_from[p] = prod_{j=p}^{k-1} (1 - j)
+    for p in range(k - 1, -1, -1):
+        tot_from[p] = tot_from[p + 1] * (1 - p)
+    # state: (p labels placed, block representatives, block sizes, weight, rank, residuals)
+    res0 = list(vecs) + ([e_last] if affine else [])
+    stack = [(1, (0,), (1,), 1, 0, res0)]
+    while stack:
+        p, reps, sizes, w, rk, res = stack.pop()
+        if p == k:
+            coeffs[d - rk] += w
+            continue
+        if not affine:
+            if rk == rmax:
+                coeffs[d - rk] += w * tot_from[p]
+                continue
+            if rk == rmax - 1:
+                stay = _stay_weight(res, p)
+                coeffs[d - rk] += w * stay
+                coeffs[d - rk - 1] += w * (tot_from[p] - stay)
+                continue
+        elif rk == rmax:
+            coeffs[d - rk] += w * _stay_weight(res[:k], p)
+            continue
+        # new block
+        stack.append((p + 1, reps + (p,), sizes + (1,), w, rk, res))
+        rp = res[p]
+        for bi, rep in enumerate(reps):
+            s = sizes[bi]
+            nsizes = sizes[:bi] + (s + 1,) + sizes[bi + 1 :]
+            delta = tuple(a - c for a, c in zip(rp, res[rep], strict=True))
+            if not any(delta):
+                stack.append((p + 1, reps, nsizes, -s * w, rk, res))
+                continue
+            nres = _eliminate(res, delta)
+            if affine and not any(nres[k]):
+                continue  # inconsistent: every completion is inconsistent too
+            stack.append((p + 1, reps, nsizes, -s * w, rk + 1, nres))
+    del dim
+    return coeffs
+
+
+def ranking_characteristic_polynomial(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
+) -> tuple[int, ...]:
+    """Characteristic polynomial of the ranking arrangement ``{(w_i - w_j) . x (+ b_i - b_j) = 0}``.
+
+    Tied labels (identical rows and biases) count once.
+
+    Examples
+    --------
+    >>> ranking_characteristic_polynomial([[1, 0], [0, 1], [0, 0]])  # 3 lines through 0
+    (2, -3, 1)
+    """
+    vecs, d, affine = _label_vectors(rows, bias)
+    return tuple(_chi_rankings(vecs, d, affine))
+
+
+def count_rankings_exact(
+    rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
+) -> int:
+    """Exact number of rankings ``|R(W)|`` (regions of the arrangement of ``B W``), by Zaslavsky.
+
+    Labels with identical rows (and biases) are tied; the count is the number of orders
+    of the tie classes that some ``x`` realises strictly.
+
+    Parameters
+    ----------
+    rows : k x d exact matrix (int or Fraction entries)
+    bias : length-k exact vector, optional
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInput
+        Empty or ragged matrix, wrong bias length.
+
+    Examples
+    --------
+    >>> count_rankings_exact([[1, 0, 0], [0, 1, 0], [0, 0, 1]])   # all 3! orders
+    6
+    >>> count_rankings_exact([[1], [2], [3]])                     # a line: 2 orders
+    2
+    >>> count_rankings_exact([[1], [2], [3]], bias=[0, 0, 1])      # affine on a line
+    4
+    """
+    vecs, d, affine = _label_vectors(rows, bias)
+    return abs(evaluate(_chi_rankings(vecs, d, affine), -1))
+
+
+# ----------------------------------------------------------------------------- flats
+
+
+@dataclass(frozen=True, order=True)
+class Flat:
+    """A flat of the intersection lattice.
+
+    Attributes
+    ----------
+    rank : int
+        Codimension of the intersection.
+    hyperplanes : tuple of int
+        Sorted indices (into the given rows) of every hyperplane containing it.
+    mobius : int
+        The Moebius function ``mu(bottom, X)``; ``#regions = sum |mu|``.
+    """
+
+    rank: int
+    hyperplanes: tuple[int, ...]
+    mobius: int
+
+
+def _aug_rows(rows, bias) -> tuple[list[tuple[int, ...] | None], int, bool]:
+    R, b, d = _rows_and_bias(rows, bias)
+    out: list[tuple[int, ...] | None] = []
+    for i, r in enumerate(R):
+        if not any(r):
+            out.append(None)
+        else:
+            out.append(primitive_integer_row(r + ([b[i]] if b is not None else [])))
+    return out, d, b is not None
+
+
+def _closure_of(aug, dim, affine, S) -> tuple[frozenset[int], int] | None:
+    B = EchelonBasis.empty(dim)
+    for i in S:
+        if aug[i] is None:
+            raise InvalidInput(f"row {i} is constant: it is not a hyperplane")
+        B, _ = B.add(aug[i])
+    if affine and B.contains((0,) * (dim - 1) + (1,)):
+        return None
+    cl = frozenset(i for i, v in enumerate(aug) if v is not None and B.contains(v))
+    return cl, B.rank
+
+
+def closure(
+    rows: Sequence[Sequence[Number]], S: Sequence[int], bias: Sequence[Number] | None = None
+) -> frozenset[int] | None:
+    """All hyperplanes containing the intersection of the hyperplanes ``S``.
+
+    Returns ``None`` when the intersection is empty (possible only with a bias).
+
+    Examples
+    --------
+    >>> sorted(closure([[1, 0], [2, 0], [0, 1]], [0]))
+    [0, 1]
+    >>> closure([[1], [1]], [0, 1], bias=[0, 1]) is None
+    True
+    """
+    aug, d, affine = _aug_rows(rows, bias)
+    r = _closure_of(aug, d + (1 if affine else 0), affine, S)
+    return None if r is None else r[0]
+
+
+def flats(
+    rows: Sequence[Sequence[Number]],
+    bias: Sequence[Number] | None = None,
+    *,
+    max_flats: int = 100_000,
+) -> tuple[Flat, ...]:
+    """Every flat of the intersection lattice, with rank and Moebius value.
+
+    Meant for small arrangements (certificates): the work is quadratic in the number of
+    flats.  Sorted by (rank, hyperplanes).  The bottom flat (the whole space) has no
+    hyperplanes, rank 0 and Moebius value 1.
+
+    Raises
+    ------
+    TooLarge
+        More than ``max_flats`` flats.
+
+    Examples
+    --------
+    >>> [(f.rank, f.hyperplanes, f.mobius) for f in flats([[1, 0], [0, 1], [1, 1]])]
+    [(0, (), 1), (1, (0,), -1), (1, (1,), -1), (1, (2,), -1), (2, (0, 1, 2), 2)]
+    >>> sum(abs(f.mobius) for f in flats([[1, 0], [0, 1], [1, 1]]))
+    6
+    """
+    aug, d, affine = _aug_rows(rows, bias)
+    dim = d + (1 if affine else 0)
+    hyper = [i for i, v in enumerate(aug) if v is not None]
+    levels: list[dict[frozenset[int], int]] = [{frozenset(): 0}]
+    total = 1
+    while True:
+        nxt: dict[frozenset[int], int] = {}
+        for F in levels[-1]:
+            for h in hyper:
+                if h in F:
+                    continue
+                c = _closure_of(aug, dim, affine, sorted(F | {h}))
+                if c is None or c[0] in nxt:
+                    continue
+                nxt[c[0]] = c[1]
+                total += 1
+                if total > max_flats:
+                    raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
+        if not nxt:
+            break
+        levels.append(nxt)
+    mobius: dict[frozenset[int], int] = {}
+    out = []
+    below: list[frozenset[int]] = []
+    for r, level in enumerate(levels):
+        for F in sorted(level, key=lambda s: tuple(sorted(s))):
+            mu = 1 if r == 0 else -sum(mobius[G] for G in below if G < F)
+            mobius[F] = mu
+            out.append(Flat(r, tuple(sorted(F)), mu))
+        below.extend(level)
+    return tuple(out)
+
+
+def ranking_flats(
+    rows: Sequence[Sequence[Number]],
+    bias: Sequence[Number] | None = None,
+    *,
+    max_flats: int = 100_000,
+) -> tuple[Flat, ...]:
+    """The flats of the ranking arrangement: hyperplane ``m`` is the ``m``-th pair ``(i, j)``,
+    ``i < j``, in lexicographic order (the rows of ``difference_matrix(k) @ W``).
+
+    Examples
+    --------
+    >>> fl = ranking_flats([[1, 0], [0, 1], [0, 0]])
+    >>> len(fl), sum(abs(f.mobius) for f in fl)
+    (5, 6)
+    """
+    R, b, d = _rows_and_bias(rows, bias)
+    k = len(R)
+    BW = []
+    bb = [] if b is not None else None
+    for i in range(k):
+        for j in range(i + 1, k):
+            BW.append([x - y for x, y in zip(R[i], R[j], strict=True)])
+            if b is not None:
+                bb.append(b[i] - b[j])
+    return flats(BW, bb, max_flats=max_flats)
