@@ -15,6 +15,21 @@ from engine.errors import (
     SolverUnavailable,
     TooLarge,
 )
+from engine.symmetry import (
+    DetectedSymmetry,
+    GramStructure,
+    GroupAction,
+    OrbitTargets,
+    affine_line,
+    cyclic,
+    detect_symmetry,
+    direct_product,
+    direct_sum,
+    orbit_targets,
+    predicted_gram_structure,
+    symmetric,
+    wreath,
+)
 
 __all__ = [
     "__version__",
@@ -25,4 +40,18 @@ __all__ = [
     "SolverFailed",
     "SolverUnavailable",
     "TooLarge",
+    # engine.symmetry
+    "DetectedSymmetry",
+    "GramStructure",
+    "GroupAction",
+    "OrbitTargets",
+    "affine_line",
+    "cyclic",
+    "detect_symmetry",
+    "direct_product",
+    "direct_sum",
+    "orbit_targets",
+    "predicted_gram_structure",
+    "symmetric",
+    "wreath",
 ]
