@@ -1,0 +1,654 @@
+"""The trusted checker of logitgeom certificates (format ``logitgeom-certificate``, v1).
+
+Standard library only; imports nothing from ``engine``, numpy, cvxpy or cdd.  Every claim
+is re-derived from the data in the file (W, signs, rankings) in exact rational arithmetic;
+derived data in the file (chain rows, B W, minors, closures) is never trusted.  The format
+is specified in ``certificates/SPEC.md``.  Usage::
+
+    python -m certificates.check FILE... [--explain] [--latex]
+
+Exit code 0: every file valid; 1: some file invalid; 2: some file unreadable or of an
+unsupported format/version/kind.
+
+Examples
+--------
+>>> cert = {"format": "logitgeom-certificate", "version": 1, "kind": "sign-feasible",
+...         "W": [["1", "0"], ["0", "1"]], "signs": [1, -1], "witness": ["1", "-1/2"]}
+>>> check(cert)
+Verdict(ok=True, kind='sign-feasible', failed_check=None, location=None, message='valid')
+>>> check(dict(cert, witness=["1", "1"])).failed_check
+'witness'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations
+
+__all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "Verdict", "check", "check_file", "main"]
+
+FORMAT = "logitgeom-certificate"
+VERSION = 1
+KINDS = ("sign-feasible", "sign-infeasible", "ranking-feasible", "ranking-infeasible",
+         "translation", "cosine-equal", "same-chirotope", "pattern-complete",
+         "pattern-differs", "theorem")
+THEOREMS = ("translation-cosine", "centred-cosine-ranking", "cosine-not-ranking",
+            "sign-not-ranking", "cosine-determines-sign", "difference-cosine-determines-ranking",
+            "patterns-equal")
+#: Failed checks that mean "unreadable or unsupported" (exit code 2) rather than "invalid".
+UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The checker's answer for one certificate.
+
+    ``failed_check`` is a short identifier from SPEC.md (None when ``ok``); ``location`` is
+    a JSON-pointer-like path to the offending entry.
+    """
+
+    ok: bool
+    kind: str | None
+    failed_check: str | None
+    location: str | None
+    message: str
+
+    @property
+    def exit_code(self) -> int:
+        """0 valid, 1 invalid, 2 unreadable or unsupported."""
+        return 0 if self.ok else (2 if self.failed_check in UNREADABLE else 1)
+
+
+class Fail(Exception):
+    """One failed check: identifier, location, message."""
+
+    def __init__(self, check: str, location: str, message: str):
+        super().__init__(message)
+        self.check, self.location, self.message = check, location, message
+
+
+# ----------------------------------------------------------------------------- reading
+def _get(obj, key, loc):
+    if not isinstance(obj, dict):
+        raise Fail("schema", loc, "expected a JSON object")
+    if key not in obj:
+        raise Fail("schema", f"{loc}/{key}", f"missing field '{key}'")
+    return obj[key]
+
+
+def _num(s, loc) -> Fraction:
+    if not isinstance(s, str):
+        raise Fail("number", loc, f"numbers are canonical strings 'p/q'; got {type(s).__name__}"
+                   f" {s!r}")
+    try:
+        q = Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        raise Fail("number", loc, f"{s!r} is not a rational 'p/q'") from None
+    if str(q) != s:
+        raise Fail("number", loc, f"{s!r} is not canonical; write {str(q)!r}")
+    return q
+
+
+def _int(v, loc, lo=None, hi=None) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise Fail("schema", loc, f"expected a JSON integer, got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise Fail("schema", loc, f"integer {v} out of range [{lo}, {hi}]")
+    return v
+
+
+def _list(v, loc, n=None) -> list:
+    if not isinstance(v, list):
+        raise Fail("schema", loc, f"expected a list, got {type(v).__name__}")
+    if n is not None and len(v) != n:
+        raise Fail("shape", loc, f"expected {n} entries, got {len(v)}")
+    return v
+
+
+def _vec(v, loc, n=None) -> tuple:
+    return tuple(_num(x, f"{loc}/{i}") for i, x in enumerate(_list(v, loc, n)))
+
+
+def _mat(M, loc, cols=None) -> tuple:
+    rows = _list(M, loc)
+    if not rows:
+        raise Fail("shape", loc, "a matrix needs at least one row")
+    d = len(_list(rows[0], f"{loc}/0")) if cols is None else cols
+    if d == 0:
+        raise Fail("shape", loc, "a matrix needs at least one column")
+    return tuple(_vec(r, f"{loc}/{i}", d) for i, r in enumerate(rows))
+
+
+def _model(obj, loc, wkey="W", bkey="bias"):
+    """(W, b, has_bias): b is all zeros when the certificate has no bias."""
+    W = _mat(_get(obj, wkey, loc), f"{loc}/{wkey}")
+    has_bias = obj.get(bkey) is not None
+    b = _vec(obj[bkey], f"{loc}/{bkey}", len(W)) if has_bias else (Fraction(0),) * len(W)
+    return W, b, has_bias
+
+
+def _labels(v, loc, k, full=False) -> tuple:
+    labels = tuple(_int(x, f"{loc}/{i}", 0, k - 1) for i, x in enumerate(_list(v, loc)))
+    if not labels or len(set(labels)) != len(labels):
+        raise Fail("schema", loc, "a ranking is a non-empty list of distinct labels")
+    if full and len(labels) != k:
+        raise Fail("shape", loc, f"a full ranking lists all {k} labels, got {len(labels)}")
+    return labels
+
+
+# -------------------------------------------------------------------------- arithmetic
+def _dot(a, b) -> Fraction:
+    return sum((x * y for x, y in zip(a, b, strict=True)), Fraction(0))
+
+
+def _sgn(q) -> int:
+    return (q > 0) - (q < 0)
+
+
+def _echelon(rows) -> list:
+    """Row-echelon basis (list of (pivot, row)) of the span of ``rows``."""
+    basis = []
+    for r in rows:
+        r = _reduce(basis, r)
+        p = next((i for i, x in enumerate(r) if x), None)
+        if p is not None:
+            basis.append((p, tuple(x / r[p] for x in r)))
+    return basis
+
+
+def _reduce(basis, r) -> tuple:
+    r = list(r)
+    for p, e in basis:
+        if r[p]:
+            f = r[p]
+            r = [x - f * y for x, y in zip(r, e, strict=True)]
+    return tuple(r)
+
+
+def _rank(rows) -> int:
+    return len(_echelon(rows))
+
+
+def _det_sign(M) -> int:
+    """Sign of det M by fraction-free (Bareiss) elimination on integer rows."""
+    A = []
+    for r in M:  # scaling a row by a positive integer keeps the sign of the determinant
+        den = 1
+        for x in r:
+            den = den * x.denominator // _gcd(den, x.denominator)
+        A.append([int(x * den) for x in r])
+    n, sign, prev = len(A), 1, 1
+    for c in range(n):
+        p = next((i for i in range(c, n) if A[i][c]), None)
+        if p is None:
+            return 0
+        if p != c:
+            A[c], A[p], sign = A[p], A[c], -sign
+        for i in range(c + 1, n):
+            for j in range(c + 1, n):
+                A[i][j] = (A[i][j] * A[c][c] - A[i][c] * A[c][j]) // prev
+        prev = A[c][c]
+    return sign * _sgn(A[n - 1][n - 1])
+
+
+def _gcd(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+# ---------------------------------------------------------------------- linear systems
+def _sign_rows(W, b, signs, loc):
+    """Rows s_i (w_i, b_i) that must be > 0; sign 0 only on identically zero rows."""
+    rows = []
+    for i, s in enumerate(signs):
+        zero = not any(W[i]) and not b[i]
+        if (s == 0) != zero:
+            raise Fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if zero else 'not '}identically"
+                       f" zero, so its sign must be {'0' if zero else '+1 or -1'} (topes only)")
+        rows.append(None if s == 0 else (tuple(s * x for x in W[i]), s * b[i]))
+    return rows
+
+
+def _pairs(k, ranking):
+    """The pairs (a, b) 'a above b' that a ranking or top-t prefix requires (SPEC.md)."""
+    t = len(ranking)
+    pairs = [(ranking[i], ranking[i + 1]) for i in range(t - 1)]
+    if t < k:
+        pairs += [(ranking[-1], j) for j in range(k) if j not in ranking]
+    return pairs
+
+
+def _ranking_rows(W, b, ranking, loc):
+    """Rows (w_a - w_b, b_a - b_b) > 0; a tied pair (equal rows and biases) listed in
+    increasing label order is always satisfied and gives None; in decreasing order it is
+    kept as a zero row, which can never be > 0."""
+    rows = []
+    for a, c in _pairs(len(W), ranking):
+        row = (tuple(x - y for x, y in zip(W[a], W[c], strict=True)), b[a] - b[c])
+        rows.append(None if a < c and not any(row[0]) and not row[1] else row)
+    return rows
+
+
+def _check_witness(rows, x, loc, what="row"):
+    for i, r in enumerate(rows):
+        if r is not None and _dot(r[0], x) + r[1] <= 0:
+            raise Fail("witness", loc, f"{what} {i} is not strictly positive at the witness")
+
+
+def _check_gordan(rows, y, d, loc):
+    """y >= 0 on rows, 0 on dropped rows, some y_i > 0, sum y_i a_i = 0, sum y_i c_i <= 0."""
+    if any(q < 0 for q in y):
+        raise Fail("gordan-nonnegative", loc, "a multiplier is negative")
+    for i, r in enumerate(rows):
+        if r is None and y[i]:
+            raise Fail("gordan-support", f"{loc}/{i}", "multiplier on a row that is not a"
+                       " constraint (sign 0 or a tied pair) must be 0")
+    if not any(y):
+        raise Fail("gordan-nonzero", loc, "all multipliers are zero")
+    live = [(q, r) for q, r in zip(y, rows, strict=True) if r is not None]
+    for j in range(d):
+        if sum((q * r[0][j] for q, r in live), Fraction(0)):
+            raise Fail("gordan-combination", loc, f"coordinate {j} of sum y_i a_i is not 0")
+    if sum((q * r[1] for q, r in live), Fraction(0)) > 0:
+        raise Fail("gordan-combination", loc, "sum y_i c_i (bias part) is positive")
+
+
+def _signs(v, loc, k):
+    return tuple(_int(s, f"{loc}/{i}", -1, 1) for i, s in enumerate(_list(v, loc, k)))
+
+
+def _pattern_rows(obj, loc, pkey, W, b):
+    """(rows, value) for a sign vector or ranking (prefix) under key ``pkey``."""
+    ptype = _get(obj, "pattern", loc)
+    if ptype == "sign":
+        value = _signs(_get(obj, pkey, loc), f"{loc}/{pkey}", len(W))
+        return _sign_rows(W, b, value, f"{loc}/{pkey}"), value
+    if ptype == "ranking":
+        value = _labels(_get(obj, pkey, loc), f"{loc}/{pkey}", len(W))
+        return _ranking_rows(W, b, value, f"{loc}/{pkey}"), value
+    raise Fail("schema", f"{loc}/pattern", f"pattern must be 'sign' or 'ranking', got {ptype!r}")
+
+
+# ---------------------------------------------------------------------- kind checkers
+def _feasible(obj, loc, ranking):
+    W, b, _ = _model(obj, loc)
+    if ranking:
+        rows = _ranking_rows(W, b, _labels(_get(obj, "ranking", loc), f"{loc}/ranking", len(W)),
+                             f"{loc}/ranking")
+    else:
+        rows = _sign_rows(W, b, _signs(_get(obj, "signs", loc), f"{loc}/signs", len(W)),
+                          f"{loc}/signs")
+    x = _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W[0]))
+    _check_witness(rows, x, f"{loc}/witness", "chain row" if ranking else "row")
+
+
+def _infeasible(obj, loc, ranking):
+    W, b, _ = _model(obj, loc)
+    if ranking:
+        rows = _ranking_rows(W, b, _labels(_get(obj, "ranking", loc), f"{loc}/ranking", len(W)),
+                             f"{loc}/ranking")
+    else:
+        rows = _sign_rows(W, b, _signs(_get(obj, "signs", loc), f"{loc}/signs", len(W)),
+                          f"{loc}/signs")
+    y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows))
+    _check_gordan(rows, y, len(W[0]), f"{loc}/multipliers")
+
+
+def _translation(obj, loc):
+    W, _, _ = _model(obj, loc)
+    v = _vec(_get(obj, "v", loc), f"{loc}/v", len(W[0]))
+    Wt = _mat(_get(obj, "W_translated", loc), f"{loc}/W_translated", len(W[0]))
+    if len(Wt) != len(W):
+        raise Fail("shape", f"{loc}/W_translated", f"expected {len(W)} rows, got {len(Wt)}")
+    for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
+        if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
+            raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
+    labels = _labels(_get(obj, "labels", loc), f"{loc}/labels", len(W))
+    if len(labels) != 2:
+        raise Fail("schema", f"{loc}/labels", "labels must be two distinct labels")
+    i, j = labels
+    target = _int(_get(obj, "target", loc), f"{loc}/target", -1, 1)
+    if target == 0:
+        raise Fail("schema", f"{loc}/target", "target must be +1 or -1")
+    a, c = Wt[i], Wt[j]
+    if not any(a) or not any(c):
+        raise Fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
+    p = next(n for n, x in enumerate(c) if x)
+    t = a[p] / c[p]
+    if any(x != t * y for x, y in zip(a, c, strict=True)):
+        raise Fail("not-parallel", f"{loc}/W_translated", f"rows {i} and {j} are not parallel")
+    if _sgn(t) != target:
+        raise Fail("cosine-sign", f"{loc}/target", f"cosine is {_sgn(t)}, not {target}")
+
+
+def _cosine_equal(obj, loc):
+    W1, W2 = _mat(_get(obj, "W1", loc), f"{loc}/W1"), _mat(_get(obj, "W2", loc), f"{loc}/W2")
+    if len(W1) != len(W2):
+        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    for name, M in (("W1", W1), ("W2", W2)):
+        for i, r in enumerate(M):
+            if not any(r):
+                raise Fail("zero-row", f"{loc}/{name}/{i}", "cosine of a zero row is undefined")
+    for i, j in combinations(range(len(W1)), 2):
+        g, h = _dot(W1[i], W1[j]), _dot(W2[i], W2[j])
+        if _sgn(g) != _sgn(h):
+            raise Fail("cosine-sign", f"{loc}", f"signs of <w_{i},w_{j}> differ")
+        if g * g * _dot(W2[i], W2[i]) * _dot(W2[j], W2[j]) != \
+                h * h * _dot(W1[i], W1[i]) * _dot(W1[j], W1[j]):
+            raise Fail("cosine-magnitude", f"{loc}", f"|cos(w_{i}, w_{j})| differ")
+
+
+def _chirotope(obj, loc):
+    W1, W2 = _mat(_get(obj, "W1", loc), f"{loc}/W1"), _mat(_get(obj, "W2", loc), f"{loc}/W2")
+    k, d = len(W1), len(W1[0])
+    if (len(W2), len(W2[0])) != (k, d) or d > k:
+        raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
+    sigma = None
+    for S in combinations(range(k), d):
+        s1 = _det_sign([W1[i] for i in S])
+        s2 = _det_sign([W2[i] for i in S])
+        if sigma is None and s1:
+            sigma = s1 * s2
+        if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
+            raise Fail("chirotope-sign", f"{loc}", f"minor on rows {list(S)}: signs {s1}, {s2}"
+                       " do not agree up to one global sign")
+    if not sigma:
+        raise Fail("rank", loc, f"rank is below d = {d}: every maximal minor is 0")
+
+
+def _arrangement(W, b, ptype):
+    """Rows (a, c) of the arrangement: W (sign) or B W with bias differences (ranking)."""
+    if ptype == "sign":
+        return list(zip(W, b, strict=True))
+    return [(tuple(x - y for x, y in zip(W[i], W[j], strict=True)), b[i] - b[j])
+            for i, j in combinations(range(len(W)), 2)]
+
+
+def _closure(H, idx, aug_basis):
+    return frozenset(i for i in idx if not any(_reduce(aug_basis, H[i][0] + (H[i][1],))))
+
+
+def _zaslavsky(H, lattice, loc) -> int:
+    """Verify the listed intersection lattice of the non-constant rows of H; return the
+    number of regions sum |mu(0, X)| (Zaslavsky)."""
+    idx = [i for i, (a, _) in enumerate(H) if any(a)]
+    flats = {}
+    for n, f in enumerate(_list(lattice, loc)):
+        fl = f"{loc}/{n}"
+        hs = tuple(_int(h, f"{fl}/hyperplanes/{m}", 0, len(H) - 1)
+                   for m, h in enumerate(_list(_get(f, "hyperplanes", fl), f"{fl}/hyperplanes")))
+        if list(hs) != sorted(set(hs)) or any(not any(H[h][0]) for h in hs):
+            raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
+                       " of non-constant rows")
+        rank = _int(_get(f, "rank", fl), f"{fl}/rank", 0)
+        basis = _echelon([H[h][0] + (H[h][1],) for h in hs])
+        if _rank([H[h][0] for h in hs]) != len(basis):
+            raise Fail("flat-empty", fl, "these hyperplanes have an empty intersection")
+        if len(basis) != rank:
+            raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
+        if _closure(H, idx, basis) != frozenset(hs):
+            raise Fail("flat-closed", fl, "not closed: another hyperplane contains this flat")
+        if frozenset(hs) in flats:
+            raise Fail("flat-duplicate", fl, "flat listed twice")
+        flats[frozenset(hs)] = (rank, basis)
+    if frozenset() not in flats:
+        raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
+    for X, (_, basis) in flats.items():
+        for h in idx:
+            if h in X:
+                continue
+            aug = basis + _echelon([_reduce(basis, H[h][0] + (H[h][1],))])
+            if _rank([H[i][0] for i in X] + [H[h][0]]) != len(aug):
+                continue  # empty intersection (affine case)
+            if _closure(H, idx, aug) not in flats:
+                raise Fail("lattice-incomplete", loc, f"closure of flat {sorted(X)} and"
+                           f" hyperplane {h} is not listed")
+    mu = {}
+    for X in sorted(flats, key=lambda F: (flats[F][0], sorted(F))):
+        mu[X] = 1 if not X else -sum(m for Y, m in mu.items() if Y < X)
+    return sum(abs(m) for m in mu.values())
+
+
+def _pattern_complete(obj, loc):
+    """Returns (ptype, W, b, frozenset of patterns) for use by theorems."""
+    W, b, _ = _model(obj, loc)
+    ptype = _get(obj, "pattern", loc)
+    if ptype not in ("sign", "ranking"):
+        raise Fail("schema", f"{loc}/pattern", "pattern must be 'sign' or 'ranking'")
+    if obj.get("top") is not None and (ptype != "ranking" or
+                                       _int(obj["top"], f"{loc}/top", 1, len(W)) is None):
+        raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
+    seen = set()
+    for n, p in enumerate(_list(_get(obj, "patterns", loc), f"{loc}/patterns")):
+        pl = f"{loc}/patterns/{n}"
+        if ptype == "sign":
+            value = _signs(_get(p, "pattern", pl), f"{pl}/pattern", len(W))
+            rows = _sign_rows(W, b, value, f"{pl}/pattern")
+        else:
+            value = _labels(_get(p, "pattern", pl), f"{pl}/pattern", len(W), full=True)
+            rows = _ranking_rows(W, b, value, f"{pl}/pattern")
+        _check_witness(rows, _vec(_get(p, "witness", pl), f"{pl}/witness", len(W[0])),
+                       f"{pl}/witness")
+        if value in seen:
+            raise Fail("duplicate-pattern", pl, "pattern listed twice")
+        seen.add(value)
+    count = _zaslavsky(_arrangement(W, b, ptype), _get(obj, "lattice", loc), f"{loc}/lattice")
+    if count != len(seen):
+        raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
+                   f" arrangement has {count} regions")
+    return ptype, W, b, frozenset(seen)
+
+
+def _pattern_differs(obj, loc):
+    W1, b1, _ = _model(obj, loc, "W1", "bias1")
+    W2, b2, _ = _model(obj, loc, "W2", "bias2")
+    if len(W1) != len(W2):
+        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    rows1, value = _pattern_rows(obj, loc, "value", W1, b1)
+    rows2, _ = _pattern_rows(obj, loc, "value", W2, b2)
+    _check_witness(rows1, _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W1[0])),
+                   f"{loc}/witness")
+    y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows2))
+    _check_gordan(rows2, y, len(W2[0]), f"{loc}/multipliers")
+
+
+def _mats(obj, loc, *keys):
+    return [_mat(_get(obj, key, loc), f"{loc}/{key}") for key in keys]
+
+
+def _theorem(obj, loc):
+    name = _get(obj, "theorem", loc)
+    if name not in THEOREMS:
+        raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
+    parts = _list(_get(obj, "parts", loc), f"{loc}/parts")
+    for n, p in enumerate(parts):
+        _dispatch(p, f"{loc}/parts/{n}")
+    kinds = [p["kind"] for p in parts]
+
+    def need(*want):
+        if tuple(kinds[:len(want)]) != want or (want[-1] != "pattern-differs"
+                                                  and len(kinds) != len(want)):
+            raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs parts {list(want)}")
+
+    def same(cond, what):
+        if not cond:
+            raise Fail("theorem-mismatch", f"{loc}/parts", what)
+
+    if name == "translation-cosine":
+        need("translation", "translation")
+        p, q = parts
+        same(_mats(p, loc, "W") == _mats(q, loc, "W") and p["labels"] == q["labels"],
+             "both translations must start from the same W and labels")
+        same(p["target"] == -1 and q["target"] == 1, "targets must be -1 then +1")
+    elif name == "centred-cosine-ranking":
+        need("ranking-feasible")
+        p = parts[0]
+        same(p.get("bias") is None, "the model has no bias")
+        (W,) = _mats(p, loc, "W")
+        prm = _get(obj, "parameters", loc)
+        i, j = _labels(_get(prm, "labels", loc), f"{loc}/parameters/labels", len(W))
+        c = _num(_get(prm, "cosine_at_least", loc), f"{loc}/parameters/cosine_at_least")
+        same(all(sum(col) == 0 for col in zip(*W, strict=True)), "W is not centred")
+        g = _dot(W[i], W[j])
+        same(c > 0 and g > 0 and g * g >= c * c * _dot(W[i], W[i]) * _dot(W[j], W[j]),
+             f"cos(w_{i}, w_{j}) >= {c} does not hold")
+        same(len(p["ranking"]) == len(W) and p["ranking"][0] == i and p["ranking"][-1] == j,
+             f"the ranking must be full, with label {i} first and label {j} last")
+    elif name in ("cosine-not-ranking", "sign-not-ranking"):
+        first = "cosine-equal" if name == "cosine-not-ranking" else "same-chirotope"
+        need(first, "pattern-differs")
+        pair = _mats(parts[0], loc, "W1", "W2")
+        for p in parts[1:]:
+            same(p["kind"] == "pattern-differs" and p["pattern"] == "ranking"
+                 and p.get("bias1") is None and p.get("bias2") is None
+                 and _mats(p, loc, "W1", "W2") in (pair, pair[::-1]),
+                 "every further part must be a ranking pattern-differs between W1 and W2")
+    elif name == "patterns-equal":
+        need("pattern-complete", "pattern-complete")
+        p, q = (_pattern_complete(x, loc) for x in parts)
+        same(p[0] == q[0], "both parts must be of the same pattern type")
+        same(p[3] == q[3], "the two pattern sets differ")
+    else:  # Lemma 5.3 / Thm 5.6 on an instance: S(G) = S(W) or R(W) with G = M M^T
+        need("pattern-complete", "pattern-complete")
+        p, q = (_pattern_complete(x, loc) for x in parts)
+        ranking = name == "difference-cosine-determines-ranking"
+        same(p[0] == ("ranking" if ranking else "sign") and q[0] == "sign"
+             and not any(p[2]) and not any(q[2]), "parts must be (pattern of W, sign of G),"
+             " without bias")
+        M = [a for a, _ in _arrangement(p[1], p[2], p[0])]
+        same(q[1] == tuple(tuple(_dot(r, s) for s in M) for r in M),
+             "the second matrix is not G = M M^T")
+        if ranking:
+            k = len(p[1])
+            mapped = set()
+            for r in p[3]:
+                pos = {a: n for n, a in enumerate(r)}
+                mapped.add(tuple(0 if not any(M[n]) else (1 if pos[a] < pos[c] else -1)
+                                 for n, (a, c) in enumerate(combinations(range(k), 2))))
+            same(frozenset(mapped) == q[3], "sign patterns of G differ from R(W)")
+        else:
+            same(p[3] == q[3], "sign patterns of G differ from S(W)")
+
+
+_CHECKERS = {
+    "sign-feasible": lambda o, loc: _feasible(o, loc, False),
+    "sign-infeasible": lambda o, loc: _infeasible(o, loc, False),
+    "ranking-feasible": lambda o, loc: _feasible(o, loc, True),
+    "ranking-infeasible": lambda o, loc: _infeasible(o, loc, True),
+    "translation": _translation,
+    "cosine-equal": _cosine_equal,
+    "same-chirotope": _chirotope,
+    "pattern-complete": _pattern_complete,
+    "pattern-differs": _pattern_differs,
+    "theorem": _theorem,
+}
+
+
+def _dispatch(obj, loc):
+    if not isinstance(obj, dict):
+        raise Fail("schema", loc or "/", "a certificate is a JSON object")
+    if obj.get("format") != FORMAT:
+        raise Fail("unsupported-format", f"{loc}/format", f"format must be {FORMAT!r}")
+    if obj.get("version") != VERSION or isinstance(obj.get("version"), bool):
+        raise Fail("unsupported-version", f"{loc}/version",
+                   f"version {obj.get('version')!r} is not supported (this checker: {VERSION})")
+    kind = obj.get("kind")
+    if kind not in _CHECKERS:
+        raise Fail("unsupported-kind", f"{loc}/kind", f"unknown kind {kind!r}")
+    _CHECKERS[kind](obj, loc)
+
+
+def check(obj) -> Verdict:
+    """Check one parsed certificate (a dict); never raises on bad input.
+
+    Parameters
+    ----------
+    obj : dict
+        The certificate, as parsed by :func:`json.loads` (numbers as ``"p/q"`` strings).
+
+    Returns
+    -------
+    Verdict
+    """
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    try:
+        _dispatch(obj, "")
+    except Fail as f:
+        return Verdict(False, kind, f.check, f.location or "/", f.message)
+    except (TypeError, KeyError, ValueError, IndexError) as exc:  # malformed beyond the schema
+        return Verdict(False, kind, "schema", "/", f"malformed certificate: {exc!r}")
+    return Verdict(True, kind, None, None, "valid")
+
+
+def _no_float(s):
+    raise Fail("number", "/", f"JSON number {s} is not allowed; write numbers as 'p/q' strings")
+
+
+def load(path):
+    """Parse a certificate file; JSON floats and NaN/Infinity raise :class:`Fail`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh, parse_float=_no_float, parse_constant=_no_float)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise Fail("unreadable", "/", f"cannot read {path}: {exc}") from None
+
+
+def check_file(path) -> Verdict:
+    """Read and check one certificate file.
+
+    Returns
+    -------
+    Verdict
+        ``failed_check`` is ``'unreadable'`` when the file is not JSON.
+    """
+    try:
+        obj = load(path)
+    except Fail as f:
+        return Verdict(False, None, f.check, f.location, f.message)
+    return check(obj)
+
+
+def main(argv=None) -> int:
+    """Command line: one verdict line per file; exit 0 / 1 / 2 (see module docstring)."""
+    ap = argparse.ArgumentParser(prog="python -m certificates.check",
+                                 description="Check logitgeom certificates (stdlib only).")
+    ap.add_argument("files", nargs="+", metavar="FILE")
+    ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
+    ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    args = ap.parse_args(argv)
+    code = 0
+    for path in args.files:
+        v = check_file(path)
+        if v.ok:
+            print(f"{path}: OK {v.kind}")
+        else:
+            print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
+                  f"location={v.location}: {v.message}")
+        code = max(code, v.exit_code)
+        if v.ok and (args.explain or args.latex):
+            render = _renderer()
+            obj = load(path)
+            print(render.explain(obj) if args.explain else "", end="")
+            print(render.latex(obj) if args.latex else "", end="")
+    return code
+
+
+def _renderer():
+    """certificates/_render.py (untrusted presentation, stdlib only), found next to this file."""
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_render.py")
+    spec = importlib.util.spec_from_file_location("_logitgeom_render", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

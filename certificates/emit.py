@@ -1,0 +1,548 @@
+"""Emitters: build certificates (plain dicts, see ``certificates/SPEC.md``) from exact data.
+
+The emitter may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
+Feasibility is decided exactly (``engine.exact.lp.decide`` when available, otherwise a
+``cdd.gmp`` exact LP); intersection lattices are built here from the same row definitions
+the checker uses.  Output is deterministic: same input, byte-identical :func:`dumps`.
+
+Examples
+--------
+>>> c = sign_certificate([[1, 0], [0, 1], [1, 1]], [1, 1, -1])
+>>> c["kind"], c["multipliers"]
+('sign-infeasible', ['1/3', '1/3', '1/3'])
+>>> from certificates.check import check
+>>> check(c).ok
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import contextmanager
+from fractions import Fraction
+from itertools import combinations
+
+from certificates import check as _chk
+from engine.errors import InvalidInput
+from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+
+__all__ = [
+    "dumps",
+    "header",
+    "decide",
+    "pinned_lp",
+    "sign_certificate",
+    "ranking_certificate",
+    "translation_certificate",
+    "cosine_equal_certificate",
+    "chirotope_certificate",
+    "lattice",
+    "complete_certificate",
+    "pattern_certificate",
+    "differs_certificate",
+    "theorem_certificate",
+]
+
+
+# ----------------------------------------------------------------------- serialisation
+def _scalar(o) -> bool:
+    return not isinstance(o, dict | list)
+
+
+def _dump(o, ind: int) -> str:
+    pad, pad1 = " " * ind, " " * (ind + 1)
+    if isinstance(o, dict):
+        if not o:
+            return "{}"
+        items = [f"{pad1}{json.dumps(k)}: {_dump(v, ind + 1)}" for k, v in o.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(o, list):
+        if all(_scalar(x) for x in o):
+            return json.dumps(o)
+        if all(isinstance(x, list) and all(_scalar(y) for y in x) for x in o):
+            return "[\n" + ",\n".join(pad1 + json.dumps(x) for x in o) + "\n" + pad + "]"
+        return "[\n" + ",\n".join(pad1 + _dump(x, ind + 1) for x in o) + "\n" + pad + "]"
+    return json.dumps(o)
+
+
+def dumps(cert: dict) -> str:
+    """Canonical text of a certificate (deterministic; vectors and matrix rows on one line).
+
+    Examples
+    --------
+    >>> print(dumps({"a": [["1", "2"]], "b": 1}), end="")
+    {
+     "a": [
+      ["1", "2"]
+     ],
+     "b": 1
+    }
+    """
+    return _dump(cert, 0) + "\n"
+
+
+def header(kind: str, statement: str | None = None, provenance: dict | None = None) -> dict:
+    """The common header: format, version, kind, then optional statement and provenance.
+
+    Examples
+    --------
+    >>> header("translation")["format"]
+    'logitgeom-certificate'
+    """
+    out = {"format": _chk.FORMAT, "version": _chk.VERSION, "kind": kind}
+    if statement:
+        out["statement"] = statement
+    if provenance:
+        out["provenance"] = dict(provenance)
+    return out
+
+
+# ---------------------------------------------------------------------- exact deciding
+def _cdd_decide(rows: list[tuple]) -> tuple[bool, tuple]:
+    """Exact strict feasibility of a_i . x > 0 with cdd.gmp: (True, x) or (False, y)."""
+    import cdd.gmp as g
+
+    n = len(rows[0])
+    # maximise t s.t. a_i.x - t >= 0, 1 - t >= 0, -1 <= x_j <= 1; variables (x, t).
+    arr = [[0, *a, -1] for a in rows] + [[1, *([0] * n), -1]]
+    arr += [[1, *(1 if m == j else 0 for m in range(n)), 0] for j in range(n)]
+    arr += [[1, *(-1 if m == j else 0 for m in range(n)), 0] for j in range(n)]
+    arr.append([0, *([0] * n), 1])  # objective row
+    lp = g.linprog_from_array(arr, g.LPObjType.MAX)
+    g.linprog_solve(lp)
+    if lp.status == g.LPStatusType.OPTIMAL and lp.obj_value > 0:
+        return True, tuple(Fraction(v) for v in lp.primal_solution[:n])
+    # Gordan: y >= 0, sum y = 1, sum y_i a_i = 0 (feasible by the alternative theorem).
+    m = len(rows)
+    arr = [[0, *(1 if i == j else 0 for i in range(m))] for j in range(m)]
+    arr += [[-1, *([1] * m)], [1, *([-1] * m)]]
+    for c in range(n):
+        col = [a[c] for a in rows]
+        arr += [[0, *col], [0, *(-x for x in col)]]
+    arr.append([0, *([0] * m)])
+    lp = g.linprog_from_array(arr, g.LPObjType.MIN)
+    g.linprog_solve(lp)
+    if lp.status != g.LPStatusType.OPTIMAL:  # pragma: no cover - excluded by Gordan's theorem
+        raise RuntimeError("exact LP found neither a witness nor Gordan multipliers")
+    return False, tuple(Fraction(v) for v in lp.primal_solution)
+
+
+_PINNED: list[bool] = []
+
+
+@contextmanager
+def pinned_lp():
+    """Use this module's own cdd.gmp LP (not the engine's) inside the block, so that files
+    such as ``certificates/paper/*.json`` do not change when the engine's LP evolves."""
+    _PINNED.append(True)
+    try:
+        yield
+    finally:
+        _PINNED.pop()
+
+
+def decide(rows: Sequence[tuple]) -> tuple[bool, tuple]:
+    """Decide strict feasibility of the rows (a, c): a . x + c > 0, exactly.
+
+    Parameters
+    ----------
+    rows : sequence of (vector a, constant c) or None
+        ``None`` marks a row that is not a constraint (it gets multiplier 0).
+
+    Returns
+    -------
+    (True, x) with a rational witness x, or (False, y) with Gordan multipliers y >= 0
+    (one per row) such that sum y_i a_i = 0 and sum y_i c_i <= 0.
+
+    Examples
+    --------
+    >>> F = Fraction
+    >>> decide([((F(1),), F(0)), ((F(-1),), F(0))])[0]
+    False
+    >>> decide([((F(1), F(0)), F(0)), None])
+    (True, (Fraction(1, 1), Fraction(-1, 1)))
+    """
+    live = [r for r in rows if r is not None]
+    if not live:
+        raise InvalidInput("nothing to decide: every row is trivially satisfied")
+    d = len(live[0][0])
+    homog = [(c, *a) for a, c in live] + [(Fraction(1),) + (Fraction(0),) * d]
+    engine_decide = _cdd_decide
+    if not _PINNED:  # the engine's exact LP; the pinned cdd.gmp LP keeps paper files stable
+        from engine.exact.lp import decide as engine_decide
+    ok, z = engine_decide([tuple(Fraction(v) for v in r) for r in homog])
+    z = tuple(Fraction(v) for v in z)
+    if ok:
+        return True, tuple(v / z[0] for v in z[1:])
+    it = iter(z[:-1])
+    return False, tuple(Fraction(0) if r is None else next(it) for r in rows)
+
+
+def _decide_or_raise(rows, what):
+    ok, z = decide(rows)
+    if not ok:
+        raise InvalidInput(f"{what} is infeasible; no witness exists")
+    return z
+
+
+# ---------------------------------------------------------------------- single claims
+def _exact_model(W, bias):
+    Wq = to_matrix(W)
+    b = to_vector(bias, what="bias", length=len(Wq)) if bias is not None else None
+    return Wq, b, (b if b is not None else (Fraction(0),) * len(Wq))
+
+
+def _model_fields(Wq, b, w="W", bk="bias") -> dict:
+    out = {w: matrix_to_str(Wq)}
+    if b is not None:
+        out[bk] = vector_to_str(b)
+    return out
+
+
+def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) -> dict:
+    """A ``sign-feasible`` or ``sign-infeasible`` certificate for one sign vector.
+
+    Parameters
+    ----------
+    W : array_like, k x d
+    signs : sequence of -1, 0, +1 (0 only on identically zero rows)
+    bias : array_like, optional
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    InvalidInput
+        Wrong length or a sign 0 on a non-zero row (topes only).
+
+    Examples
+    --------
+    >>> sign_certificate([[1], [2]], [1, 1])["witness"]
+    ['1']
+    """
+    Wq, b, bz = _exact_model(W, bias)
+    s = tuple(int(v) for v in signs)
+    if len(s) != len(Wq) or any(v not in (-1, 0, 1) for v in s):
+        raise InvalidInput(f"signs must be {len(Wq)} entries in {{-1, 0, 1}}; got {list(signs)}")
+    try:
+        rows = _chk._sign_rows(Wq, bz, s, "signs")
+    except _chk.Fail as f:
+        raise InvalidInput(f"signs: {f.message}") from None
+    ok, z = decide(rows) if any(r is not None for r in rows) else (True, (0,) * len(Wq[0]))
+    out = header("sign-feasible" if ok else "sign-infeasible", statement, provenance)
+    out.update(_model_fields(Wq, b))
+    out["signs"] = list(s)
+    out["witness" if ok else "multipliers"] = vector_to_str(z)
+    return out
+
+
+def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=None) -> dict:
+    """A ``ranking-feasible`` or ``ranking-infeasible`` certificate (full ranking or prefix).
+
+    Examples
+    --------
+    >>> ranking_certificate([[1, 0], [0, 1], [-1, 0]], [2, 1, 0])["kind"]
+    'ranking-feasible'
+    """
+    Wq, b, bz = _exact_model(W, bias)
+    r = tuple(int(a) for a in ranking)
+    if not r or len(set(r)) != len(r) or any(not 0 <= a < len(Wq) for a in r):
+        raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
+    rows = _chk._ranking_rows(Wq, bz, r, "ranking")
+    ok, z = decide(rows) if any(x is not None for x in rows) else (True, (0,) * len(Wq[0]))
+    out = header("ranking-feasible" if ok else "ranking-infeasible", statement, provenance)
+    out.update(_model_fields(Wq, b))
+    out["ranking"] = list(r)
+    out["witness" if ok else "multipliers"] = vector_to_str(z)
+    return out
+
+
+def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement=None,
+                            provenance=None) -> dict:
+    """A ``translation`` certificate: W' = W + 1 v^T with cos(w'_i, w'_j) = target.
+
+    ``v`` defaults to the constructions of MATH.md section 6 (t = 2 for target +1).
+
+    Raises
+    ------
+    InvalidInput
+        Equal rows i and j, or a bad label/target.
+
+    Examples
+    --------
+    >>> translation_certificate([[1, 0], [0, 1]], 0, 1, -1)["v"]
+    ['-1/2', '-1/2']
+    """
+    Wq = to_matrix(W)
+    k = len(Wq)
+    if not (0 <= i < k and 0 <= j < k) or i == j or target not in (-1, 1):
+        raise InvalidInput(f"need distinct labels in 0..{k - 1} and target +1 or -1; got "
+                           f"{i}, {j}, {target}")
+    a, c = Wq[i], Wq[j]
+    if a == c:
+        raise InvalidInput(f"rows {i} and {j} are equal: no translation changes their cosine")
+    if v is not None:
+        vq = to_vector(v, what="v", length=len(a))
+    elif target == -1:
+        vq = tuple(-(x + y) / 2 for x, y in zip(a, c, strict=True))
+    else:  # a + v = t (c + v) with t = 2: v = (t c - a) / (1 - t) = a - 2 c
+        vq = tuple(x - 2 * y for x, y in zip(a, c, strict=True))
+    out = header("translation", statement, provenance)
+    out["W"] = matrix_to_str(Wq)
+    out["v"] = vector_to_str(vq)
+    out["W_translated"] = matrix_to_str(tuple(tuple(x + y for x, y in zip(r, vq, strict=True))
+                                              for r in Wq))
+    out["labels"] = [i, j]
+    out["target"] = target
+    return out
+
+
+def cosine_equal_certificate(W1, W2, *, statement=None, provenance=None) -> dict:
+    """A ``cosine-equal`` certificate (the checker decides C(W1) = C(W2)).
+
+    Examples
+    --------
+    >>> cosine_equal_certificate([[1, 0], [0, 1]], [[2, 0], [0, 3]])["kind"]
+    'cosine-equal'
+    """
+    out = header("cosine-equal", statement, provenance)
+    out["W1"], out["W2"] = matrix_to_str(to_matrix(W1, what="W1")), matrix_to_str(
+        to_matrix(W2, what="W2"))
+    return out
+
+
+def chirotope_certificate(W1, W2, *, statement=None, provenance=None) -> dict:
+    """A ``same-chirotope`` certificate (the checker computes every maximal minor).
+
+    Examples
+    --------
+    >>> chirotope_certificate([[1, 0], [0, 1]], [[2, 0], [0, 3]])["kind"]
+    'same-chirotope'
+    """
+    out = header("same-chirotope", statement, provenance)
+    out["W1"], out["W2"] = matrix_to_str(to_matrix(W1, what="W1")), matrix_to_str(
+        to_matrix(W2, what="W2"))
+    return out
+
+
+# ------------------------------------------------------------------ complete patterns
+def lattice(H: Sequence[tuple]) -> list[dict]:
+    """The intersection lattice of the non-constant rows (a, c) of H, as the checker wants it.
+
+    Flats are closed sets of row indices (every row vanishing on the flat is listed),
+    sorted by (rank, indices); only non-empty intersections (affine case).
+
+    Examples
+    --------
+    >>> F = Fraction
+    >>> [f["hyperplanes"] for f in lattice([((F(1), F(0)), F(0)), ((F(2), F(0)), F(0))])]
+    [[], [0, 1]]
+    """
+    H = [(tuple(a), c) for a, c in H]
+    idx = [i for i, (a, _) in enumerate(H) if any(a)]
+    flats = {frozenset(): []}
+    todo = [frozenset()]
+    while todo:
+        X = todo.pop()
+        basis = flats[X]
+        for h in idx:
+            if h in X:
+                continue
+            aug = basis + _chk._echelon([_chk._reduce(basis, H[h][0] + (H[h][1],))])
+            if _chk._rank([H[i][0] for i in X] + [H[h][0]]) != len(aug):
+                continue
+            T = _chk._closure(H, idx, aug)
+            if T not in flats:
+                flats[T] = aug
+                todo.append(T)
+    return [{"hyperplanes": sorted(X), "rank": len(flats[X])}
+            for X in sorted(flats, key=lambda F: (len(flats[F]), sorted(F)))]
+
+
+def _regions(H: Sequence[tuple]) -> list[tuple]:
+    """Witness points of every region of the non-constant rows of H (incremental, exact)."""
+    idx = [i for i, (a, _) in enumerate(H) if any(a)]
+    d = len(H[0][0])
+    regions: list[tuple[tuple, tuple]] = [((), (Fraction(0),) * d)]  # (signs on idx, witness)
+    for h in idx:
+        nxt = []
+        for signs, _ in regions:
+            rows = [(tuple(s * x for x in H[i][0]), s * H[i][1]) for s, i in zip(signs, idx, strict=False)]
+            for s in (1, -1):
+                trial = rows + [(tuple(s * x for x in H[h][0]), s * H[h][1])]
+                ok, z = decide(trial)
+                if ok:
+                    nxt.append(((*signs, s), z))
+        regions = nxt
+    return [z for _, z in regions]
+
+
+def _patterns_of(Wq, bz, ptype):
+    """The sign vectors or rankings of every region (deterministic, sorted)."""
+    H = _chk._arrangement(Wq, bz, ptype)
+    out = set()
+    for x in _regions(H):
+        z = [sum((p * q for p, q in zip(w, x, strict=True)), Fraction(0)) + c
+             for w, c in zip(Wq, bz, strict=True)]
+        if ptype == "sign":
+            out.add(tuple((v > 0) - (v < 0) for v in z))
+        else:
+            out.add(tuple(sorted(range(len(Wq)), key=lambda a: (-z[a], a))))
+    return sorted(out)
+
+
+def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, witnesses=None,
+                         top: int | None = None, statement=None, provenance=None) -> dict:
+    """A ``pattern-complete`` certificate for S(W) (``pattern="sign"``) or R(W).
+
+    Parameters
+    ----------
+    W : array_like, k x d
+    pattern : {"sign", "ranking"}
+    bias : array_like, optional
+    patterns, witnesses : sequences, optional
+        A complete enumeration (e.g. from ``engine.geometry``); computed here when omitted.
+        Witnesses are re-derived by exact LP when omitted.
+    top : int, optional
+        Also state the top-t prefixes (derived from the complete full rankings).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    InvalidInput
+        A bad pattern type, or listed patterns that do not match W.
+
+    Examples
+    --------
+    >>> c = complete_certificate([[1, 0], [0, 1]], "sign")
+    >>> [p["pattern"] for p in c["patterns"]]
+    [[-1, -1], [-1, 1], [1, -1], [1, 1]]
+    """
+    if pattern not in ("sign", "ranking"):
+        raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
+    Wq, b, bz = _exact_model(W, bias)
+    pats = [tuple(int(v) for v in p) for p in patterns] if patterns is not None else \
+        _patterns_of(Wq, bz, pattern)
+    items = []
+    for n, p in enumerate(pats):
+        if witnesses is not None:
+            x = to_vector(witnesses[n], what=f"witness {n}", length=len(Wq[0]))
+        else:
+            rows = (_chk._sign_rows(Wq, bz, p, "p") if pattern == "sign"
+                    else _chk._ranking_rows(Wq, bz, p, "p"))
+            x = (_decide_or_raise(rows, f"pattern {p}") if any(r is not None for r in rows)
+                 else (Fraction(0),) * len(Wq[0]))
+        items.append({"pattern": list(p), "witness": vector_to_str(x)})
+    out = header("pattern-complete", statement, provenance)
+    out.update(_model_fields(Wq, b))
+    out["pattern"] = pattern
+    if top is not None:
+        out["top"] = int(top)
+    out["patterns"] = items
+    out["lattice"] = lattice(_chk._arrangement(Wq, bz, pattern))
+    return out
+
+
+def pattern_certificate(result) -> dict:
+    """The certificate of an ``engine.geometry`` pattern result (its ``.certificate()``).
+
+    A complete sign or ranking enumeration becomes ``pattern-complete``; a top-t result is
+    certified through the complete full rankings (field ``top``).
+
+    Raises
+    ------
+    InvalidInput
+        The result is not complete (nothing to certify as complete).
+    """
+    if not getattr(result, "complete", True):
+        raise InvalidInput("this enumeration is not complete (max_regions reached?); only a "
+                           "complete enumeration can be certified")
+    kind = getattr(result, "kind", "sign")
+    kind = getattr(kind, "value", kind)
+    ptype = "sign" if str(kind).lower().endswith("sign") else "ranking"
+    top = getattr(result, "top", None)
+    prov = {"generator": "certificates.emit.pattern_certificate"}
+    if ptype == "ranking" and top is not None:
+        return complete_certificate(result.W, "ranking", bias=result.bias, top=top,
+                                    provenance=prov)
+    return complete_certificate(result.W, ptype, bias=result.bias, patterns=result.patterns,
+                                witnesses=result.witnesses, provenance=prov)
+
+
+def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None,
+                        provenance=None) -> dict:
+    """Decide whether P(W1) = P(W2) (P = S, or R with ``ranking``) and certify the answer.
+
+    Returns a ``pattern-differs`` certificate (a pattern of W1 absent from W2, or, when only
+    W2 has an extra pattern, with W1 and W2 swapped, said in the statement) or a
+    ``theorem`` ``patterns-equal`` bundling two complete enumerations.
+
+    Examples
+    --------
+    >>> differs_certificate([[1, 0], [0, 1]], [[1, 0], [1, 0]])["kind"]
+    'pattern-differs'
+    """
+    ptype = "ranking" if ranking else "sign"
+    P = "R" if ranking else "S"
+    A = _exact_model(W1, bias1)
+    B = _exact_model(W2, bias2)
+    if len(A[0]) != len(B[0]):
+        raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
+    pa, pb = _patterns_of(A[0], A[2], ptype), _patterns_of(B[0], B[2], ptype)
+    for (X, Y, px, py, swapped) in ((A, B, pa, pb, False), (B, A, pb, pa, True)):
+        extra = sorted(set(px) - set(py))
+        if extra:
+            p = extra[0]
+            fx = _chk._sign_rows if ptype == "sign" else _chk._ranking_rows
+            x = _decide_or_raise(fx(X[0], X[2], p, "p"), f"pattern {p}")
+            ok, y = decide(fx(Y[0], Y[2], p, "p"))
+            assert not ok
+            note = " (the given W2 is W1 here, and vice versa)" if swapped else ""
+            out = header("pattern-differs", f"{P}(W1) != {P}(W2){note}", provenance)
+            out.update(_model_fields(X[0], X[1], "W1", "bias1"))
+            out.update(_model_fields(Y[0], Y[1], "W2", "bias2"))
+            out.update({"pattern": ptype, "value": list(p), "witness": vector_to_str(x),
+                        "multipliers": vector_to_str(y)})
+            return out
+    parts = [complete_certificate(M[0], ptype, bias=M[1], patterns=pp)
+             for M, pp in ((A, pa), (B, pb))]
+    return theorem_certificate("patterns-equal", parts, f"{P}(W1) = {P}(W2)",
+                               provenance=provenance)
+
+
+def theorem_certificate(name: str, parts: list[dict], statement: str, *, parameters=None,
+                        provenance=None) -> dict:
+    """A ``theorem`` certificate bundling sub-certificates (see SPEC.md for each name).
+
+    Examples
+    --------
+    >>> t = theorem_certificate("translation-cosine", [], "demo")
+    >>> t["theorem"], t["parts"]
+    ('translation-cosine', [])
+    """
+    if name not in _chk.THEOREMS:
+        raise InvalidInput(f"unknown theorem {name!r}; known: {', '.join(_chk.THEOREMS)}")
+    out = header("theorem", statement, provenance)
+    out["theorem"] = name
+    if parameters is not None:
+        out["parameters"] = parameters
+    out["parts"] = list(parts)
+    return out
+
+
+def _gram(M) -> tuple:
+    return tuple(tuple(sum((p * q for p, q in zip(r, s, strict=True)), Fraction(0)) for s in M)
+                 for r in M)
+
+
+def difference_rows(W) -> tuple:
+    """Rows of B W: w_i - w_j for i < j, lexicographic (as the checker builds them)."""
+    Wq = to_matrix(W)
+    return tuple(tuple(x - y for x, y in zip(Wq[i], Wq[j], strict=True))
+                 for i, j in combinations(range(len(Wq)), 2))
