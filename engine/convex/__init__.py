@@ -1,5 +1,46 @@
-"""The float side: the layer-peeled program and its reductions, via CVXPY."""
+"""The float side: the layer-peeled program and its reductions, via CVXPY.
 
+Examples
+--------
+>>> from engine.convex import LayerPeeled, cyclic_orbit
+>>> LayerPeeled(cyclic_orbit([0.5, 0.5, 0.0]), 1, 1).select().name
+'circulant'
+"""
+
+from engine.convex.dual import DualBound, dual_bound, dual_value
+from engine.convex.predict import PredictedGeometry, predicted_geometry
+from engine.convex.problem import LayerPeeled, LayerPeeledSolution, solve_layer_peeled
+from engine.convex.recovery import Factors, gram_matrices, recover_factors
 from engine.convex.solvers import available_solvers, default_solver, resolve_solver, solve
+from engine.convex.targets import (
+    affine_group,
+    concat_blocks,
+    cyclic_group,
+    cyclic_orbit,
+    group_orbit,
+    symmetric_group,
+)
 
-__all__ = ["available_solvers", "default_solver", "resolve_solver", "solve"]
+__all__ = [
+    "DualBound",
+    "Factors",
+    "LayerPeeled",
+    "LayerPeeledSolution",
+    "PredictedGeometry",
+    "affine_group",
+    "available_solvers",
+    "concat_blocks",
+    "cyclic_group",
+    "cyclic_orbit",
+    "default_solver",
+    "dual_bound",
+    "dual_value",
+    "gram_matrices",
+    "group_orbit",
+    "predicted_geometry",
+    "recover_factors",
+    "resolve_solver",
+    "solve",
+    "solve_layer_peeled",
+    "symmetric_group",
+]

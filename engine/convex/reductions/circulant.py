@@ -1,0 +1,152 @@
+"""The DFT program for cyclic targets (MATH.md section 2; seed 003 Thms 1 and 5).
+
+Applies when the multiset of columns of Y is invariant under the cyclic shift
+``(P y)_i = y_{i-1 mod m}``, i.e. Y is, up to a column permutation, a union of cyclic
+orbits ``[y, P y, ..., P^{m-1} y]`` (several blocks, repeats and periodic y allowed).
+One variable ``z_i`` per orbit class; with ``w_i = c_i p_i / m`` (c_i copies of the
+p_i distinct rotations) the program is
+
+    min sum_i w_i m CE(z_i; y_i)  s.t.  sum_k ||(sqrt(w_i) zhat_{i,k})_i||_2 <= rho,
+    1^T z_i = 0,
+
+one second-order cone per frequency pair (k, m - k); ``invert`` puts ``P^j z_i`` in
+every column equal to ``P^j y_i``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from engine.convex.problem import LayerPeeled
+>>> from engine.convex.targets import cyclic_orbit
+>>> Y = cyclic_orbit([0.5, 0.3, 0.2, 0.0])
+>>> sol = LayerPeeled(Y, 1.0, 1.0).solve("circulant")
+>>> sol.method, bool(np.allclose(sol.Z[:, 1], np.roll(sol.Z[:, 0], 1), atol=1e-7))
+('circulant', True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from engine.convex._loss import cross_entropy_expr
+from engine.convex.reductions._structure import column_counts, shift
+from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
+
+__all__ = ["CirculantReduction", "cyclic_classes", "dft_rows"]
+
+
+def cyclic_classes(keys: list[tuple]) -> tuple[list[dict] | None, str]:
+    """Split columns into cyclic orbit classes, or say why the multiset is not cyclic.
+
+    Returns
+    -------
+    (classes, reason)
+        ``classes[i]`` has ``key`` (the representative y_i: the first column of its
+        class), ``period`` p, ``copies`` c, ``columns`` (column indices) and ``shifts``
+        (for each of those columns the j with column = P^j y_i).  None when not cyclic.
+
+    Examples
+    --------
+    >>> cls, _ = cyclic_classes([(1, 0), (0, 1), (1, 0), (0, 1)])
+    >>> [(c["period"], c["copies"]) for c in cls]
+    [(2, 2)]
+    >>> cyclic_classes([(1, 0, 0), (0, 1, 0)])[1]
+    'the column [0, 0, 1] (a cyclic shift of column 0) appears 0 time(s) but column 0 appears 1'
+    """
+    counts = column_counts(keys)
+    first: dict[tuple, int] = {}
+    for j, k in enumerate(keys):
+        first.setdefault(k, j)
+    owner: dict[tuple, tuple[int, int]] = {}
+    classes: list[dict] = []
+    for j, k in enumerate(keys):
+        if k in owner:
+            continue
+        m = len(k)
+        rots = [k]
+        for s in range(1, m):
+            r = shift(k, s)
+            if r == k:
+                break
+            rots.append(r)
+        c = counts[k]
+        for s, r in enumerate(rots):
+            if counts.get(r, 0) != c:
+                return None, (f"the column {_show(r)} (a cyclic shift of column {j}) appears "
+                              f"{counts.get(r, 0)} time(s) but column {j} appears {c}")
+            owner[r] = (len(classes), s)
+        classes.append({"key": k, "period": len(rots), "copies": c, "columns": [],
+                        "shifts": []})
+    for j, k in enumerate(keys):
+        i, s = owner[k]
+        classes[i]["columns"].append(j)
+        classes[i]["shifts"].append(s)
+    return classes, ""
+
+
+def dft_rows(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cos and sin rows of the frequencies k = 1..floor(m/2), and their multiplicities.
+
+    ``|zhat_k| = ||(C[k] . z, S[k] . z)||``; frequency k stands for k and m - k (weight 2)
+    except k = m/2 (weight 1).
+
+    Examples
+    --------
+    >>> C, S, mult = dft_rows(4)
+    >>> C.shape, mult.tolist()
+    ((2, 4), [2.0, 1.0])
+    """
+    ks = np.arange(1, m // 2 + 1)
+    ang = 2 * np.pi * np.outer(ks, np.arange(m)) / m
+    mult = np.where(2 * ks == m, 1.0, 2.0)
+    return np.cos(ang), np.sin(ang), mult
+
+
+class CirculantReduction(Reduction):
+    """Cyclic orbit targets -> one m-vector per orbit class, one SOC per frequency pair."""
+
+    name = "circulant"
+
+    def accepts(self, problem: Any, **options: Any) -> Acceptance:
+        """Whether the column multiset of Y is invariant under the cyclic label shift."""
+        classes, reason = cyclic_classes(problem.column_keys())
+        if classes is None:
+            return Acceptance(False, "Y is not a union of cyclic orbits "
+                                     f"(even after permuting columns): {reason}")
+        return Acceptance(True)
+
+    def apply(self, problem: Any, **options: Any) -> ReducedProblem:
+        """Build the DFT program (module docstring)."""
+        classes, reason = cyclic_classes(problem.column_keys())
+        if classes is None:
+            raise ValueError(reason)  # accepts() said no; apply must not be called
+        m = problem.m
+        b = len(classes)
+        Yb = np.stack([problem.Y[:, c["columns"][c["shifts"].index(0)]] for c in classes], 1)
+        w = np.array([c["copies"] * c["period"] / m for c in classes])
+        Zb = cp.Variable((m, b))
+        obj = cross_entropy_expr(Zb, Yb, weights=m * w)
+        cons = [cp.sum(Zb, axis=0) == 0]
+        if m >= 2:
+            C, S, mult = dft_rows(m)
+            sw = np.sqrt(w)
+            M = cp.hstack([C @ Zb @ np.diag(sw), S @ Zb @ np.diag(sw)])
+            cons.append(mult @ cp.norm(M, 2, axis=1) <= problem.rho)
+        prob = cp.Problem(cp.Minimize(obj), cons)
+        return ReducedProblem(prob, {"Z": Zb, "classes": classes, "shape": problem.shape},
+                              {"blocks": b, "weights": w.tolist(), "variables": m * b})
+
+    def invert(self, reduced: ReducedProblem) -> np.ndarray:
+        """Full-size Z: ``P^j z_i`` in each column equal to ``P^j y_i``."""
+        Zb = np.asarray(reduced.inverse_data["Z"].value, dtype=float)
+        Z = np.empty(reduced.inverse_data["shape"])
+        for i, c in enumerate(reduced.inverse_data["classes"]):
+            for col, s in zip(c["columns"], c["shifts"], strict=True):
+                Z[:, col] = np.roll(Zb[:, i], s)
+        return Z
+
+
+def _show(key: tuple) -> str:
+    return "[" + ", ".join(str(x) for x in key) + "]"
