@@ -54,4 +54,26 @@ __all__ = [
     "predicted_gram_structure",
     "symmetric",
     "wreath",
+    # engine.convex (imported lazily: it loads cvxpy)
+    "LayerPeeled",
+    "LayerPeeledSolution",
+    "PredictedGeometry",
+    "concat_blocks",
+    "cyclic_orbit",
+    "group_orbit",
+    "predicted_geometry",
+    "solve_layer_peeled",
 ]
+
+_LAZY_CONVEX = frozenset({
+    "LayerPeeled", "LayerPeeledSolution", "PredictedGeometry", "concat_blocks", "cyclic_orbit",
+    "group_orbit", "predicted_geometry", "solve_layer_peeled",
+})
+
+
+def __getattr__(name: str):  # PEP 562: engine.convex (and cvxpy) load on first use
+    if name in _LAZY_CONVEX:
+        import engine.convex
+
+        return getattr(engine.convex, name)
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")

@@ -3,7 +3,7 @@
 Examples
 --------
 >>> from engine.convex import LayerPeeled, cyclic_orbit
->>> LayerPeeled(cyclic_orbit([0.5, 0.5, 0.0]), 1, 1).select().name
+>>> LayerPeeled(cyclic_orbit([0.5, 0.3, 0.2, 0.0]), 1, 1).select().name
 'circulant'
 """
 

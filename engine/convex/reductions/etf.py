@@ -49,7 +49,7 @@ def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
 
     Parameters
     ----------
-    group : None, sympy PermutationGroup, or sequence of permutations
+    group : None, GroupAction, sympy PermutationGroup, or sequence of permutations
         A permutation is a sequence ``g`` with ``g[i]`` the image of label i.
     m : int
         Number of labels.
@@ -68,7 +68,11 @@ def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
         if m < 2:
             return []
         return [(1, 0, *range(2, m)), (*range(1, m), 0)]
-    if hasattr(group, "generators") and hasattr(group, "degree"):
+    if hasattr(group, "row_generators") and hasattr(group, "m"):  # engine.symmetry.GroupAction
+        if group.m != m:
+            raise InvalidInput(f"group acts on {group.m} labels but Y has m = {m} rows")
+        perms = [tuple(int(x) for x in g) for g in group.row_generators]
+    elif hasattr(group, "generators") and hasattr(group, "degree"):
         if group.degree != m:
             raise InvalidInput(f"group acts on {group.degree} points but Y has m = {m} rows")
         perms = [tuple(int(x) for x in g.array_form) for g in group.generators]
