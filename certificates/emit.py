@@ -53,6 +53,9 @@ def _scalar(o) -> bool:
 def _dump(o, ind: int) -> str:
     pad, pad1 = " " * ind, " " * (ind + 1)
     if isinstance(o, dict):
+        if all(_scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))
+               for v in o.values()) and ind > 1:
+            return json.dumps(o)  # small records (a flat, a pattern with its witness): one line
         if not o:
             return "{}"
         items = [f"{pad1}{json.dumps(k)}: {_dump(v, ind + 1)}" for k, v in o.items()]
@@ -370,7 +373,8 @@ def _regions(H: Sequence[tuple]) -> list[tuple]:
     for h in idx:
         nxt = []
         for signs, _ in regions:
-            rows = [(tuple(s * x for x in H[i][0]), s * H[i][1]) for s, i in zip(signs, idx, strict=False)]
+            rows = [(tuple(s * x for x in H[i][0]), s * H[i][1])
+                    for s, i in zip(signs, idx, strict=False)]
             for s in (1, -1):
                 trial = rows + [(tuple(s * x for x in H[h][0]), s * H[h][1])]
                 ok, z = decide(trial)
@@ -392,6 +396,22 @@ def _patterns_of(Wq, bz, ptype):
         else:
             out.add(tuple(sorted(range(len(Wq)), key=lambda a: (-z[a], a))))
     return sorted(out)
+
+
+def _enumerate(Wq, b, bz, ptype):
+    """(patterns, witnesses or None): the engine's enumeration when it is available and
+    not pinned (see :func:`pinned_lp`), else this module's small incremental one."""
+    if not _PINNED:
+        try:
+            from engine.geometry import ranking_pattern, sign_pattern
+
+            f = sign_pattern if ptype == "sign" else ranking_pattern
+            res = f(Wq, bias=b, progress=False)
+            if res.complete:
+                return list(res.patterns), list(res.witnesses)
+        except (ImportError, NotImplementedError):
+            pass
+    return _patterns_of(Wq, bz, ptype), None
 
 
 def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, witnesses=None,
@@ -427,8 +447,9 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
     if pattern not in ("sign", "ranking"):
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
     Wq, b, bz = _exact_model(W, bias)
-    pats = [tuple(int(v) for v in p) for p in patterns] if patterns is not None else \
-        _patterns_of(Wq, bz, pattern)
+    if patterns is None:
+        patterns, witnesses = _enumerate(Wq, b, bz, pattern)
+    pats = [tuple(int(v) for v in p) for p in patterns]
     items = []
     for n, p in enumerate(pats):
         if witnesses is not None:

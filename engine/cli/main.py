@@ -17,6 +17,7 @@ from engine.errors import EngineError
 #: Command-group modules, in the order they appear in ``--help``.
 COMMAND_MODULES: list[str] = [
     "engine.cli.info",
+    "engine.cli.certify",
 ]
 
 
