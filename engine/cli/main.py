@@ -18,6 +18,8 @@ from engine.errors import EngineError
 COMMAND_MODULES: list[str] = [
     "engine.cli.info",
     "engine.cli.certify",
+    "engine.cli.solve",
+    "engine.cli.inspect",
 ]
 
 

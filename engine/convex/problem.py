@@ -187,7 +187,8 @@ class LayerPeeled:
         solver : str or None
             Conic solver (see :mod:`engine.convex.solvers`); unused by "etf".
         solver_options : dict, optional
-            Passed to the conic solver.
+            Passed to the conic solver (on top of the registry's tight tolerances,
+            ``engine.convex.solvers.ACCURATE_OPTIONS``).
         rank_tol : float
             Relative threshold of the numerical rank.
         **options
@@ -224,7 +225,8 @@ class LayerPeeled:
             if reduced.problem is None:
                 solver_name, status = reduced.info.get("solver", red.name), "optimal"
             else:
-                rep = conic_solve(reduced.problem, solver, **(solver_options or {}))
+                rep = conic_solve(reduced.problem, solver, accurate=True,
+                                  **(solver_options or {}))
                 solver_name, status = rep.solver, rep.status
             Z = red.invert(reduced)
             if Z is None or not np.all(np.isfinite(Z)):

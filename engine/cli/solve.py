@@ -1,0 +1,49 @@
+"""``logitgeom solve``: the layer-peeled program on a target matrix file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "solve",
+        help="solve the layer-peeled program min J(WH) s.t. ||W||^2<=E_W, ||H||^2<=E_H",
+        description="Solve the layer-peeled program for a target Y (m x n, columns are "
+                    "probability vectors) at the logit level, with an exact-structure "
+                    "reduction when one applies.",
+    )
+    p.add_argument("Y", help="target matrix file (.csv, .npy or .json)")
+    p.add_argument("--ew", default="1", help="budget E_W on ||W||_F^2 (default 1)")
+    p.add_argument("--eh", default="1", help="budget E_H on ||H||_F^2 (default 1)")
+    p.add_argument("--d", type=int, default=None, help="hidden width (default min(m, n))")
+    p.add_argument("--method", default="auto",
+                   help="auto, full, circulant, etf or orbit (default auto)")
+    p.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK (default: registry)")
+    p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                   help="write the full solution as JSON to OUT ('-' for stdout)")
+    p.set_defaults(func=_solve)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from engine.convex.problem import LayerPeeled
+    from engine.io import read_raw
+
+    problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d)
+    sol = problem.solve(method=args.method, solver=args.solver)
+    if args.json_out == "-":
+        sys.stdout.write(sol.to_json(indent=1) + "\n")
+        return 0
+    m, n = sol.Z.shape
+    print(f"Y: {m} x {n}   rho = sqrt(E_W E_H) = {sol.rho:.10g}   d = {sol.d}")
+    print(f"method: {sol.method}   solver: {sol.solver}   status: {sol.status}   "
+          f"time: {sol.solve_time:.3f} s")
+    print(f"loss: {sol.loss:.12g}   dual bound: {sol.dual_bound:.12g}   gap: {sol.gap:.3g}")
+    print(f"budget active: {sol.budget_active}   rank: {sol.rank}   tight: {sol.tight}   "
+          f"||Z||_*: {sol.nuclear_norm:.10g}")
+    if args.json_out:
+        Path(args.json_out).write_text(sol.to_json(indent=1) + "\n")
+        print(f"solution written to {args.json_out}")
+    return 0
