@@ -149,12 +149,10 @@ def detect_symmetry(
     """
     if isinstance(max_order, bool) or not isinstance(max_order, int) or max_order < 1:
         raise InvalidInput(f"max_order must be a positive integer; got {max_order!r}")
-    if not exact:
-        try:
-            Y = np.asarray(Y, dtype=float)
-        except (TypeError, ValueError):
-            raise InvalidInput("Y must be a 2-D matrix of numbers") from None
-    codes, _ = value_codes(Y)
+    codes, values = value_codes(Y)
+    if not exact:  # merge exact values that round to the same float
+        _, recode = np.unique(np.array([float(v) for v in values]), return_inverse=True)
+        codes = recode.ravel()[codes]
     m, n = codes.shape
     uniq, inverse, counts = np.unique(codes, axis=1, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()

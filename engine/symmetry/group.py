@@ -154,7 +154,8 @@ class GroupAction:
                                     and isinstance(g[0], Sequence | np.ndarray | Permutation)):
                 r, c = g, ()
             else:
-                if not (isinstance(g, tuple | list) and len(g) == 2):
+                if not (isinstance(g, tuple | list) and len(g) == 2
+                        and all(isinstance(x, Sequence | np.ndarray | Permutation) for x in g)):
                     raise InvalidInput(
                         f"generator {k} must be a pair (row_perm, col_perm) when n = {self.n}"
                     )

@@ -1,0 +1,161 @@
+"""The orbit reduction (MATH.md section 4) against an independent full nuclear-norm program,
+and the predicted Gram structure / block forms of every App. F example."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from engine.convex.problem import LayerPeeled
+from engine.convex.reductions.orbit import OrbitReduction, orbit_program
+from engine.convex.solvers import solve
+from engine.errors import InvalidInput
+from engine.symmetry import (
+    GroupAction,
+    cyclic,
+    detect_symmetry,
+    orbit_targets,
+    predicted_gram_structure,
+    symmetric,
+)
+from engine.symmetry.examples import app_f_examples
+
+EW, EH = 1.0, 4.0  # rho = 2
+
+
+def reference_value(Y: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
+    """min J(Z) s.t. ||Z||_* <= rho, written here independently of engine.convex.
+
+    Joint (m+n) SDP via cp.normNuc when small, else the split form (one LMI per column).
+    """
+    m, n = Y.shape
+    Z = cp.Variable((m, n))
+    loss = cp.sum(cp.log_sum_exp(Z, axis=0)) - cp.sum(cp.multiply(Y, Z))
+    if n <= 24:
+        cons = [cp.normNuc(Z) <= rho]
+    else:
+        P = cp.Variable((m, m), symmetric=True)
+        t = cp.Variable(n)
+        cons = [cp.bmat([[P, Z[:, [j]]], [Z[:, [j]].T, cp.reshape(t[j], (1, 1), order="F")]]) >> 0
+                for j in range(n)]
+        cons.append(0.5 * (cp.trace(P) + cp.sum(t)) <= rho)
+    prob = cp.Problem(cp.Minimize(loss), cons)
+    solve(prob)
+    return float(prob.value), np.asarray(Z.value)
+
+
+def _sqrt_psd(A: np.ndarray) -> np.ndarray:
+    w, V = np.linalg.eigh((A + A.T) / 2)
+    return (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+
+
+EXAMPLES = app_f_examples()
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_app_f_orbit_matches_full_and_predicted_gram(name):
+    ex = EXAMPLES[name]
+    T = orbit_targets(ex.group, ex.y)
+    assert T.Y.shape[1] == ex.group.order
+    lp = LayerPeeled(T.exact_Y(), EW, EH)
+    assert lp.budget_active
+    sol = lp.solve("orbit", group=T.action)
+    ref, Zref = reference_value(T.Y, lp.rho)
+    assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
+    assert sol.info["lmis"] == 1 and sol.info["lmi_size"] == ex.group.m + 1
+    pred = predicted_gram_structure(ex.group)
+    # the MATH.md block form and the orbitals are the same pattern (factors 2-transitive)
+    assert pred.same_pattern(ex.form)
+    # the orbit solution is invariant by construction; the full one to solver accuracy
+    assert pred.check(sol.WWt).relative < 1e-9
+    assert ex.form.check(sol.WWt).relative < 1e-9
+    # the full program's optimum is flat along some directions: its Z is accurate to
+    # about 1e-4 relative although its value agrees to 1e-9, hence the looser bounds
+    assert pred.check(Zref @ Zref.T).relative < 2e-3
+    gram_full = _sqrt_psd(Zref @ Zref.T)
+    # W W^T = sqrt(E_W/E_H) (Z Z^T)^{1/2} agrees between the two programs
+    gram_orbit = sol.WWt / np.sqrt(EW / EH)
+    assert np.max(np.abs(gram_orbit - gram_full)) < 1e-2 * np.max(np.abs(gram_full))
+
+
+def test_orbit_value_is_independent_of_reading_of_product_target():
+    a = EXAMPLES["direct_product_S2_S3"]
+    b = EXAMPLES["direct_product_S3_S2"]
+    vals = []
+    for ex in (a, b):
+        T = orbit_targets(ex.group, ex.y)
+        vals.append(LayerPeeled(T.Y, EW, EH).solve("orbit", group=T.action).loss)
+    assert abs(vals[0] - vals[1]) <= 1e-6 * abs(vals[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_groups_multi_block(seed):
+    rng = np.random.default_rng(seed)
+    m = 4
+    gens = [rng.permutation(m).tolist() for _ in range(int(rng.integers(1, 3)))]
+    G = GroupAction(gens, m=m, name="random")
+    ys = rng.dirichlet(np.ones(m), size=2)
+    ys[1, int(rng.integers(m))] = 0.0
+    ys[1] /= ys[1].sum()
+    ys = [[float(x) for x in v] for v in ys]
+    ys = [v[:-1] + [1 - sum(v[:-1])] for v in ys]
+    T = orbit_targets(G, ys, check_probability=False)
+    lp = LayerPeeled(T.Y, EW, EH)
+    sol = lp.solve("orbit", group=T.action)
+    ref, _ = reference_value(T.Y, lp.rho)
+    assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
+    assert sol.info["lmis"] == 2
+    assert predicted_gram_structure(G).check(sol.WWt).relative < 1e-9
+
+
+def test_explicit_non_regular_action_and_detected_group():
+    # S3 acting simultaneously on rows and columns; column stabilisers are non-trivial
+    Y = np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]])
+    Y = np.hstack([Y, np.full((3, 1), 1 / 3)])  # a fixed column: a second column orbit
+    G = GroupAction([([1, 0, 2], [1, 0, 2, 3]), ([1, 2, 0], [1, 2, 0, 3])], m=3, n=4)
+    assert G.order == 6 and len(G.column_orbits()) == 2
+    lp = LayerPeeled(Y, 0.25, 0.25)
+    assert lp.budget_active
+    sol = lp.solve("orbit", group=G)
+    ref, _ = reference_value(Y, lp.rho)
+    assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
+    assert sol.info["variables"] == 3  # (diag, off-diag) of orbit 1, one value of orbit 2
+    det = detect_symmetry(Y)
+    assert det.order == 6
+    sol2 = lp.solve("orbit", group=det.action)
+    assert abs(sol2.loss - sol.loss) <= 1e-7 * abs(sol.loss)
+
+
+def test_trivial_group_is_the_split_form():
+    rng = np.random.default_rng(5)
+    Y = rng.dirichlet(np.ones(3), size=5).T
+    lp = LayerPeeled(Y, 0.25, 0.25)
+    assert lp.budget_active
+    G = GroupAction([], m=3, n=5)
+    sol = lp.solve("orbit", group=G)
+    ref, _ = reference_value(Y, lp.rho)
+    assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
+    assert sol.info["lmis"] == 5 and sol.info["orbitals"] == 6
+
+
+def test_orbit_rejects_groups_that_do_not_preserve_y():
+    T = orbit_targets(cyclic(4), ["1/2", "1/4", "1/8", "1/8"])
+    other = orbit_targets(symmetric(3), ["1/2", "1/3", "1/6"])
+    lp = LayerPeeled(T.Y, EW, EH)
+    with pytest.raises(InvalidInput, match="does not apply"):
+        lp.solve("orbit", group=other.action)  # wrong degrees
+    verdict = OrbitReduction().accepts(lp)
+    assert not verdict and "group=" in verdict.reason
+    bad = GroupAction([([1, 0, 2, 3], [1, 0, 2, 3])], m=4, n=4)
+    with pytest.raises(InvalidInput, match="does not preserve Y"):
+        lp.solve("orbit", group=bad)
+    with pytest.raises(InvalidInput, match="rho"):
+        orbit_program(T.Y, -1.0, T.action)
+
+
+def test_auto_uses_orbit_when_a_group_is_given():
+    ex = EXAMPLES["wreath_S3_S2"]
+    T = orbit_targets(ex.group, ex.y)
+    sol = LayerPeeled(T.Y, EW, EH).solve("auto", group=T.action)
+    assert sol.method == "orbit"
