@@ -132,11 +132,14 @@ def hyperplane_vectors(
 
 
 def _reduce_one(v: tuple[int, ...], piv: int, r: tuple[int, ...]) -> tuple[int, ...]:
+    """``v`` modulo ``r`` with the pivot coordinate dropped, primitive and sign-normalised."""
     vp = v[piv]
-    if not vp:
-        return v
     rp = r[piv]
-    out = [rp * a - vp * c for a, c in zip(v, r, strict=True)]
+    vr = v[:piv] + v[piv + 1 :]
+    if vp:
+        out = [rp * a - vp * c for a, c in zip(vr, r[:piv] + r[piv + 1 :], strict=True)]
+    else:
+        out = list(vr)
     g = 0
     for x in out:
         if x:
@@ -145,6 +148,11 @@ def _reduce_one(v: tuple[int, ...], piv: int, r: tuple[int, ...]) -> tuple[int, 
                 break
     if g > 1:
         out = [x // g for x in out]
+    for x in out:
+        if x:
+            if x < 0:
+                out = [-y for y in out]
+            break
     return tuple(out)
 
 
@@ -153,14 +161,21 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
 
     Depth-first search over no-broken-circuit sets.  The node state is the list of the
     not-yet-decided hyperplanes with their normals projected modulo the span of the chosen
-    ones (primitive, sign-normalised); a hyperplane may be chosen only if no later
-    hyperplane is parallel to it modulo the span (else its terms cancel).
+    ones (primitive, sign-normalised, pivot coordinates dropped); a hyperplane may be
+    chosen only if no later hyperplane is parallel to it modulo the span (else its terms
+    cancel in pairs).  Every remaining normal is non-zero modulo the span.
     """
     coeffs = [0] * (dim + 1)
-    stack = [(tuple(_canon_direction(tuple(v)) for v in vecs), 0, 0)]
+    stack = [(tuple(_canon_direction(tuple(v)) for v in vecs), 1, 0)]
     while stack:
-        rem, size, rk = stack.pop()
-        coeffs[dim - rk] += -1 if size & 1 else 1
+        rem, sgn, rk = stack.pop()
+        coeffs[dim - rk] += sgn
+        if not rem:
+            continue
+        if len(rem[0]) == 1:
+            # one dimension left: all remaining normals are parallel, only the last counts
+            coeffs[dim - rk - 1] -= sgn
+            continue
         n = len(rem)
         seen: set[tuple[int, ...]] = set()
         valid = [False] * n
@@ -174,8 +189,8 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
                 continue
             r = rem[q]
             piv = next(i for i, x in enumerate(r) if x)
-            child = tuple(_canon_direction(_reduce_one(v, piv, r)) for v in rem[q + 1 :])
-            stack.append((child, size + 1, rk + 1))
+            child = tuple([_reduce_one(v, piv, r) for v in rem[q + 1 :]])
+            stack.append((child, -sgn, rk + 1))
     return coeffs
 
 
@@ -316,94 +331,125 @@ def _max_rank(vecs: list[tuple[int, ...]], dim: int) -> int:
     return B.rank
 
 
-def _eliminate(res: list[tuple[int, ...]], delta: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Project every residual modulo the new direction ``delta`` (one common scale)."""
+def _eliminate(res: list, delta: tuple[int, ...], live: list[int], normalise: bool = True) -> list:
+    """Project the live residuals modulo the new direction ``delta`` (one common scale).
+
+    The pivot coordinate (the first non-zero one of ``delta``) becomes zero for every
+    vector and is dropped, so residuals shrink by one coordinate per rank.  Entries not in
+    ``live`` (placed labels that are not block representatives) are left stale.  The map
+    is linear with kernel ``<delta>``: equal outputs mean residuals that differ by a
+    multiple of ``delta``.
+    """
     piv = next(i for i, x in enumerate(delta) if x)
     dp = delta[piv]
-    out = []
-    for v in res:
-        vp = v[piv]
-        out.append(
-            tuple(dp * a - vp * c for a, c in zip(v, delta, strict=True))
-            if vp
-            else tuple(dp * a for a in v)
-        )
-    g = 0
-    for v in out:
-        for x in v:
-            if x:
-                g = math.gcd(g, x)
-        if g == 1:
-            break
-    if g > 1:
-        out = [tuple(x // g for x in v) for v in out]
+    rest = delta[:piv] + delta[piv + 1 :]
+    out = list(res)
+    if len(rest) == 1:
+        r0 = rest[0]
+        for i in live:
+            v = res[i]
+            out[i] = (dp * v[1 - piv] - v[piv] * r0,)
+    else:
+        for i in live:
+            v = res[i]
+            vp = v[piv]
+            vr = v[:piv] + v[piv + 1 :]
+            out[i] = (
+                tuple([dp * a - vp * c for a, c in zip(vr, rest, strict=True)])
+                if vp
+                else (tuple([dp * a for a in vr]))
+            )
+    if normalise:
+        g = 0
+        for i in live:
+            for x in out[i]:
+                if x:
+                    g = math.gcd(g, x)
+            if g == 1:
+                return out
+        if g > 1:
+            for i in live:
+                out[i] = tuple([x // g for x in out[i]])
     return out
 
 
-def _stay_weight(res: list[tuple[int, ...]], p: int) -> int:
-    """Weight of completions whose blocks stay inside classes of equal residual."""
+def _stay_weight(res: list, reps: tuple[int, ...], sizes: tuple[int, ...], p: int, k: int) -> int:
+    """Weight of the completions whose new blocks stay inside classes of equal residual.
+
+    Placing a label of class ``c`` contributes ``1 - (labels of class c placed so far)``:
+    a new block (weight 1) or joining a block of size ``s`` of its class (weight ``-s``).
+    """
     placed: dict[tuple[int, ...], int] = {}
-    for j in range(p):
-        placed[res[j]] = placed.get(res[j], 0) + 1
+    for r, s in zip(reps, sizes, strict=True):
+        key = res[r]
+        placed[key] = placed.get(key, 0) + s
     w = 1
-    for j in range(p, len(res)):
-        m = placed.get(res[j], 0)
-        w *= 1 - m
-        if not w:
+    for j in range(p, k):
+        key = res[j]
+        m = placed.get(key, 0)
+        if m == 1:
             return 0
-        placed[res[j]] = m + 1
+        w *= 1 - m
+        placed[key] = m + 1
     return w
 
 
 def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
+    """chi(t) of the ranking arrangement by a DFS over set partitions of the labels.
+
+    Node state: ``p`` labels placed, block representatives and sizes, weight
+    ``prod_B (-1)^(|B|-1) (|B|-1)!``, rank ``r`` of the span ``V`` of within-block
+    differences, and the residuals of the representatives and unplaced labels modulo
+    ``V`` (common integer scale).  Central: at ``r = rmax`` every completion has rank
+    ``rmax`` (total weight ``prod_j (1 - j)``); at ``r = rmax - 1`` the completions of
+    rank ``r`` are those whose blocks stay inside residual classes, the rest have rank
+    ``rmax``.  Affine: residuals carry the bias coordinate and ``e_last`` (a zero residual
+    of ``e_last`` means no common point: the partition and all its completions drop
+    out); at ``r = rmax`` the consistent completions are the class-preserving ones.
+    """
     k = len(vecs)
     coeffs = [0] * (d + 1)
     if k <= 1:
         coeffs[d] = 1
         return coeffs
-    lin = [v[:d] for v in vecs]
-    rmax = _max_rank(lin, d)
-    dim = len(vecs[0])
-    # Affine: residuals live in R^(d+1); e_last tracks consistency (in span <=> inconsistent).
-    e_last = (0,) * d + (1,) if affine else None
+    rmax = _max_rank([v[:d] for v in vecs], d)
     tot_from = [1] * (k + 1)  # tot_from[p] = prod_{j=p}^{k-1} (1 - j)
     for p in range(k - 1, -1, -1):
         tot_from[p] = tot_from[p + 1] * (1 - p)
-    # state: (p labels placed, block representatives, block sizes, weight, rank, residuals)
-    res0 = list(vecs) + ([e_last] if affine else [])
+    res0 = list(vecs)
+    if affine:
+        res0.append((0,) * d + (1,))  # index k: e_last (after the bias coordinate)
     stack = [(1, (0,), (1,), 1, 0, res0)]
     while stack:
         p, reps, sizes, w, rk, res = stack.pop()
         if p == k:
             coeffs[d - rk] += w
             continue
-        if not affine:
-            if rk == rmax:
-                coeffs[d - rk] += w * tot_from[p]
-                continue
-            if rk == rmax - 1:
-                stay = _stay_weight(res, p)
-                coeffs[d - rk] += w * stay
-                coeffs[d - rk - 1] += w * (tot_from[p] - stay)
-                continue
-        elif rk == rmax:
-            coeffs[d - rk] += w * _stay_weight(res[:k], p)
+        if rk == rmax:
+            coeffs[d - rk] += w * (_stay_weight(res, reps, sizes, p, k) if affine else tot_from[p])
             continue
-        # new block
-        stack.append((p + 1, reps + (p,), sizes + (1,), w, rk, res))
         rp = res[p]
+        live = [*reps, *range(p + 1, len(res))]
+        nreps = (*reps, p)
+        stack.append((p + 1, nreps, (*sizes, 1), w, rk, res))
         for bi, rep in enumerate(reps):
             s = sizes[bi]
-            nsizes = sizes[:bi] + (s + 1,) + sizes[bi + 1 :]
+            nsizes = (*sizes[:bi], s + 1, *sizes[bi + 1 :])
             delta = tuple(a - c for a, c in zip(rp, res[rep], strict=True))
             if not any(delta):
                 stack.append((p + 1, reps, nsizes, -s * w, rk, res))
                 continue
-            nres = _eliminate(res, delta)
+            if not affine and rk + 1 == rmax - 1:
+                # closed form right away: rank rmax - 1 now, rmax for the rest
+                keys = _eliminate(res, delta, live, normalise=False)
+                stay = _stay_weight(keys, reps, nsizes, p + 1, k)
+                coeffs[d - rk - 1] += -s * w * stay
+                coeffs[d - rk - 2] += -s * w * (tot_from[p + 1] - stay)
+                continue
+            nres = _eliminate(res, delta, live)
             if affine and not any(nres[k]):
-                continue  # inconsistent: every completion is inconsistent too
+                continue  # no common point: every completion is empty too
             stack.append((p + 1, reps, nsizes, -s * w, rk + 1, nres))
-    del dim
     return coeffs
 
 
