@@ -15,6 +15,15 @@ from engine.errors import (
     SolverUnavailable,
     TooLarge,
 )
+from engine.models.diagnostics import (
+    delta_circ,
+    delta_etf,
+    delta_group,
+    nearest_circulant,
+    nearest_etf,
+    nearest_invariant,
+    normalized_gram,
+)
 from engine.symmetry import (
     DetectedSymmetry,
     GramStructure,
@@ -54,6 +63,14 @@ __all__ = [
     "predicted_gram_structure",
     "symmetric",
     "wreath",
+    # engine.models (geometry diagnostics of real models)
+    "delta_circ",
+    "delta_etf",
+    "delta_group",
+    "nearest_circulant",
+    "nearest_etf",
+    "nearest_invariant",
+    "normalized_gram",
     # engine.convex (imported lazily: it loads cvxpy)
     "LayerPeeled",
     "LayerPeeledSolution",

@@ -18,6 +18,7 @@ from engine.models import (  # noqa: E402
     delta_circ,
     delta_etf,
     diagnose,
+    double_centre,
     load_lm_head,
 )
 
@@ -44,8 +45,8 @@ def test_logits_are_head_times_last_state(result):
 
 def test_reported_diagnostics_are_the_definitions(result):
     assert result.h_diagnostics.delta_circ == diagnose(result.H.T).delta_circ
-    assert result.p_delta_circ == delta_circ(result.P)
-    assert result.p_delta_etf == delta_etf(result.P)
+    assert result.p_delta_circ == delta_circ(double_centre(result.P))
+    assert result.p_delta_etf == delta_etf(double_centre(result.P))
     assert result.as_dict()["P_delta_circ"] == result.p_delta_circ
 
 

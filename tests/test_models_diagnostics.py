@@ -14,6 +14,7 @@ from engine.models import (
     delta_etf,
     delta_group,
     diagnose,
+    double_centre,
     load_lm_head,
     nearest_circulant,
     nearest_invariant,
@@ -90,6 +91,15 @@ def test_invariant_to_scaling_and_common_translation(X, shift, scale):
     G = a.gram
     assert delta_etf(7.5 * G) == pytest.approx(delta_etf(G), abs=1e-12)
     assert delta_circ(0.3 * G) == pytest.approx(delta_circ(G), abs=1e-12)
+
+
+def test_probability_matrices_are_double_centred_first():
+    m = 7
+    shift = np.roll(np.eye(m), 1, axis=0) * 0.6 + 0.4 / m  # next day gets the mass
+    exch = 0.5 * np.eye(m) + 0.5 / m                          # exchangeable
+    assert delta_circ(double_centre(shift)) < 1e-12
+    assert delta_etf(double_centre(exch)) < 1e-12
+    assert delta_etf(double_centre(shift)) > 0.5
 
 
 @pytest.mark.parametrize(

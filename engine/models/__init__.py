@@ -6,6 +6,13 @@ Nothing here downloads: every path is a local file or folder.  torch and transfo
 state dict is read.
 """
 
+from engine.models.audit import (
+    CosineAudit,
+    Projection,
+    ProjectionAudit,
+    cosine_audit,
+    exact_projection,
+)
 from engine.models.context import ContextResult, context_embeddings, fill_template
 from engine.models.diagnostics import (
     GeometryDiagnostics,
@@ -14,6 +21,7 @@ from engine.models.diagnostics import (
     delta_etf,
     delta_group,
     diagnose,
+    double_centre,
     nearest_circulant,
     nearest_etf,
     nearest_invariant,
@@ -22,10 +30,22 @@ from engine.models.diagnostics import (
     simplex_etf_gram,
 )
 from engine.models.loaders import LMHead, list_tensors, load_lm_head
+from engine.models.plots import Panel, save_heatmaps
+from engine.models.report import InspectReport, find_tokenizer, inspect_model
 from engine.models.tokens import TokenSet, load_tokenizer, parse_token_list, resolve_tokens
 
 __all__ = [
     "ContextResult",
+    "CosineAudit",
+    "InspectReport",
+    "Panel",
+    "Projection",
+    "ProjectionAudit",
+    "cosine_audit",
+    "exact_projection",
+    "find_tokenizer",
+    "inspect_model",
+    "save_heatmaps",
     "GeometryDiagnostics",
     "LMHead",
     "TokenSet",
@@ -35,6 +55,7 @@ __all__ = [
     "delta_etf",
     "delta_group",
     "diagnose",
+    "double_centre",
     "fill_template",
     "list_tensors",
     "load_lm_head",

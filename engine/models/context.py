@@ -10,7 +10,10 @@ full-vocabulary probability the set receives in context j.
 
 Diagnostics: ``delta_circ`` / ``delta_etf`` of the normalised Gram of the columns of H
 (:func:`engine.models.diagnostics.diagnose` on ``H.T``), and of the square matrix ``P``
-itself (no centring: a probability matrix that shifts forward by one day is circulant).
+after double centring (:func:`engine.models.diagnostics.double_centre`, the analogue of
+mean-centring vectors; it removes the constant ``J/m`` every probability matrix shares).
+A distribution that shifts forward by one day gives a circulant P (delta_circ = 0); an
+exchangeable one, ``P = a I + b J``, gives delta_etf = 0.
 
 Needs ``torch`` and ``transformers`` (the ``models`` extra); imports them only when called.
 Prompts are tokenised with the model folder's ``tokenizer.json`` (``tokenizers``; special
@@ -33,7 +36,13 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import InvalidInput
-from engine.models.diagnostics import GeometryDiagnostics, delta_circ, delta_etf, diagnose
+from engine.models.diagnostics import (
+    GeometryDiagnostics,
+    delta_circ,
+    delta_etf,
+    diagnose,
+    double_centre,
+)
 from engine.models.tokens import TokenSet, load_tokenizer, resolve_tokens
 
 __all__ = ["DEFAULT_TEMPLATE", "ContextResult", "fill_template", "context_embeddings"]
@@ -82,7 +91,7 @@ class ContextResult:
     h_diagnostics : GeometryDiagnostics
         Of the columns of H.
     p_delta_circ, p_delta_etf : float or None
-        Of P itself when it is square (n = m), else None.
+        Of the double-centred P when it is square (n = m), else None.
     """
 
     tokens: TokenSet
@@ -237,6 +246,6 @@ def context_embeddings(
         P=P,
         mass=np.array(mass),
         h_diagnostics=diagnose(H.T),
-        p_delta_circ=delta_circ(P) if square else None,
-        p_delta_etf=delta_etf(P) if square else None,
+        p_delta_circ=delta_circ(double_centre(P)) if square else None,
+        p_delta_etf=delta_etf(double_centre(P)) if square else None,
     )

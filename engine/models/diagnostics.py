@@ -39,6 +39,7 @@ from engine.errors import InvalidInput
 
 __all__ = [
     "centre_and_scale",
+    "double_centre",
     "normalized_gram",
     "simplex_etf_gram",
     "nearest_etf",
@@ -112,6 +113,23 @@ def normalized_gram(X) -> np.ndarray:
     C = centre_and_scale(X)
     G = C @ C.T
     return (G + G.T) / 2.0
+
+
+def double_centre(A) -> np.ndarray:
+    """Subtract row means and column means of a square matrix (add back the grand mean).
+
+    The Gram of mean-centred vectors is the double-centred Gram, so this is how a square
+    matrix that is not a Gram (a next-token probability matrix) is prepared for
+    :func:`delta_etf` / :func:`delta_circ`: it removes the constant part ``J/m`` that every
+    column-stochastic matrix shares and that would otherwise deflate the residuals.
+
+    Examples
+    --------
+    >>> double_centre([[0.75, 0.25], [0.25, 0.75]]).tolist()
+    [[0.25, -0.25], [-0.25, 0.25]]
+    """
+    M = _float_matrix(A, "A", square=True)
+    return M - M.mean(axis=0, keepdims=True) - M.mean(axis=1, keepdims=True) + M.mean()
 
 
 def simplex_etf_gram(m: int) -> np.ndarray:

@@ -1,0 +1,88 @@
+"""Heatmaps of normalised Grams and probability matrices, as seed 003's figures show them.
+
+One panel per matrix, token labels on both axes, the diagnostic in the title, a shared
+diverging colour scale centred at 0 for Grams and a sequential one for probabilities.
+Uses matplotlib's object API with the Agg canvas: no pyplot, no global backend switch.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import numpy as np
+>>> p = os.path.join(tempfile.mkdtemp(), "g.png")
+>>> save_heatmaps([Panel("W W^T", np.eye(3) - 1/3, ("a", "b", "c"), ("a", "b", "c"))], p)
+>>> os.path.getsize(p) > 0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import InvalidInput
+
+__all__ = ["Panel", "save_heatmaps"]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One heatmap: title, matrix, row labels, column labels, and ``kind``.
+
+    ``kind`` is ``"gram"`` (diverging colours centred at 0) or ``"prob"`` (0 to max).
+    """
+
+    title: str
+    matrix: np.ndarray
+    row_labels: Sequence[str]
+    col_labels: Sequence[str]
+    kind: str = "gram"
+
+
+def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int = 120) -> None:
+    """Draw the panels side by side and save them to ``path`` (format from the suffix).
+
+    Parameters
+    ----------
+    panels : sequence of Panel
+    path : str or Path
+        ``.png``, ``.pdf`` or ``.svg``.
+    dpi : int
+
+    Raises
+    ------
+    InvalidInput
+        No panels, a label count that does not match the matrix, or an unwritable path.
+    """
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - matplotlib is in the notebooks extra
+        raise InvalidInput("plots need matplotlib (the 'notebooks' extra)") from exc
+    if not panels:
+        raise InvalidInput("nothing to plot")
+    fig = Figure(figsize=(4.2 * len(panels), 4.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, p in zip(axes, panels, strict=True):
+        A = np.asarray(p.matrix, dtype=float)
+        if A.shape != (len(p.row_labels), len(p.col_labels)):
+            raise InvalidInput(f"panel {p.title!r}: matrix shape {A.shape} does not match "
+                               f"{len(p.row_labels)} x {len(p.col_labels)} labels")
+        if p.kind == "prob":
+            im = ax.imshow(A, cmap="viridis", vmin=0.0, vmax=max(float(A.max()), 1e-12))
+        else:
+            v = max(float(np.abs(A).max()), 1e-12)
+            im = ax.imshow(A, cmap="RdBu_r", vmin=-v, vmax=v)
+        ax.set_xticks(range(A.shape[1]), labels=list(p.col_labels), rotation=60, ha="right",
+                      fontsize=8)
+        ax.set_yticks(range(A.shape[0]), labels=list(p.row_labels), fontsize=8)
+        ax.set_title(p.title, fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    out = Path(path)
+    try:
+        fig.savefig(out, dpi=dpi, metadata={"Software": None} if out.suffix == ".png" else None)
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"cannot write the plot to {out}: {exc}") from exc

@@ -1,0 +1,215 @@
+"""One call for ``logitgeom inspect``: load, resolve tokens, diagnose, audit, summarise.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import numpy as np
+>>> p = os.path.join(tempfile.mkdtemp(), "W.npy")
+>>> t = 2 * np.pi * np.arange(5) / 5
+>>> np.save(p, np.c_[np.cos(t), np.sin(t), np.zeros(5)])
+>>> r = inspect_model(p, ["0", "1", "2", "3", "4"])
+>>> r.head_diagnostics.delta_circ < 1e-12
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import InvalidInput
+from engine.models.audit import CosineAudit, cosine_audit
+from engine.models.context import ContextResult, context_embeddings
+from engine.models.diagnostics import GeometryDiagnostics, diagnose
+from engine.models.loaders import LMHead, load_lm_head
+from engine.models.plots import Panel, save_heatmaps
+from engine.models.tokens import TokenSet, load_tokenizer, resolve_tokens
+
+__all__ = ["InspectReport", "find_tokenizer", "inspect_model"]
+
+
+def find_tokenizer(model: str | Path, tokenizer: str | Path | None = None) -> Path | None:
+    """The tokenizer.json to use: the one given, else next to / inside the model path.
+
+    Examples
+    --------
+    >>> find_tokenizer("/nonexistent/model.safetensors") is None
+    True
+    """
+    if tokenizer is not None:
+        p = Path(tokenizer)
+        return p / "tokenizer.json" if p.is_dir() else p
+    m = Path(model)
+    for cand in (m / "tokenizer.json", m.parent / "tokenizer.json"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+@dataclass(frozen=True)
+class InspectReport:
+    """Everything ``logitgeom inspect`` prints, saves as JSON and plots."""
+
+    head: LMHead
+    tokens: TokenSet | None
+    labels: tuple[str, ...]
+    head_diagnostics: GeometryDiagnostics
+    audit: CosineAudit
+    context: ContextResult | None
+
+    def as_dict(self) -> dict:
+        h = self.head
+        return {
+            "model": {"source": h.source, "tensor": h.tensor, "tied": h.tied,
+                      "bias_tensor": h.bias_tensor, "vocab_size": h.vocab_size, "d": h.d},
+            "tokens": None if self.tokens is None else self.tokens.as_dict(),
+            "token_ids": list(h.rows or ()),
+            "labels": list(self.labels),
+            "unembedding_gram": self.head_diagnostics.as_dict(),
+            "cosine_audit": self.audit.as_dict(),
+            "context": None if self.context is None else self.context.as_dict(),
+        }
+
+    def summary(self) -> list[str]:
+        """Human-readable lines (the CLI prints them)."""
+        h, d = self.head, self.head_diagnostics
+        out = [
+            f"model: {h.source}  head: {h.tensor} ({h.vocab_size} x {h.d})"
+            + ("  [tied to the input embedding]" if h.tied else "")
+            + (f"  bias: {h.bias_tensor}" if h.bias_tensor else ""),
+        ]
+        if self.tokens is not None:
+            out.append("tokens: " + ", ".join(
+                f"{w}={i} ({s!r})" for w, i, s in
+                zip(self.tokens.words, self.tokens.ids, self.tokens.spellings, strict=True)))
+        else:
+            out.append("token ids: " + ", ".join(self.labels))
+        out.append(f"unembedding Gram W W^T: delta_ETF = {d.delta_etf:.4f}  "
+                   f"delta_circ = {d.delta_circ:.4f}")
+        if self.context is not None:
+            c = self.context
+            out.append(f"context Gram H^T H ({len(c.prompts)} prompts, e.g. {c.prompts[0]!r}): "
+                       f"delta_ETF = {c.h_diagnostics.delta_etf:.4f}  "
+                       f"delta_circ = {c.h_diagnostics.delta_circ:.4f}")
+            if c.p_delta_circ is not None:
+                out.append(f"next-token probabilities P (restricted to the set, double-centred): "
+                           f"delta_ETF = {c.p_delta_etf:.4f}  delta_circ = {c.p_delta_circ:.4f}"
+                           f"  (set mass {min(c.mass):.3g}..{max(c.mass):.3g})")
+        a = self.audit
+        i, j = a.pair
+        out.append(f"cosine audit: cos({a.labels[i]}, {a.labels[j]}) = {a.cosine[i, j]:.4f}; "
+                   "translated heads with identical probabilities give cos = -1 and +1 "
+                   f"(certificate {'verified' if a.verified else 'REJECTED'})")
+        if a.projection is not None:
+            p = a.projection
+            arg = [a.labels[k] for k, ok in enumerate(p.argmaxable) if ok]
+            out.append(f"contexts in {p.projection.dim} rounded principal directions: "
+                       f"{len(arg)}/{len(a.labels)} tokens argmaxable ({', '.join(arg)}); "
+                       f"{len(p.rankings)} rankings realisable"
+                       + ("" if p.complete is None else
+                          f" ({'certified complete' if p.complete else 'not certified'})"))
+        return out
+
+    def panels(self) -> list[Panel]:
+        """Heatmap panels: W W^T, then H^T H and P when contexts were run."""
+        L = self.labels
+        out = [Panel(f"unembedding Gram $W W^T$\nδETF={self.head_diagnostics.delta_etf:.3f}, "
+                     f"δcirc={self.head_diagnostics.delta_circ:.3f}",
+                     self.head_diagnostics.gram, L, L)]
+        if self.context is not None:
+            c = self.context
+            cl = c.context_words
+            out.append(Panel(f"context Gram $H^T H$\nδETF={c.h_diagnostics.delta_etf:.3f}, "
+                             f"δcirc={c.h_diagnostics.delta_circ:.3f}",
+                             c.h_diagnostics.gram, cl, cl))
+            title = "next-token probabilities P (rows: next token)"
+            if c.p_delta_circ is not None:
+                title += f"\nδETF={c.p_delta_etf:.3f}, δcirc={c.p_delta_circ:.3f}"
+            out.append(Panel(title, c.P, L, cl, kind="prob"))
+        return out
+
+    def save_plot(self, path: str | Path) -> None:
+        """Save the heatmaps (see :mod:`engine.models.plots`)."""
+        save_heatmaps(self.panels(), path)
+
+
+def inspect_model(
+    model: str | Path,
+    words: Sequence[str],
+    *,
+    tensor: str | None = None,
+    bias: str | bool | None = "auto",
+    tokenizer: str | Path | None = None,
+    space: str = "auto",
+    prompt: str | None = None,
+    dim: int | None = None,
+    pair: tuple[int, int] = (0, 1),
+    transpose: bool = False,
+    progress: bool | None = None,
+) -> InspectReport:
+    """Load the head rows of a token set and compute every diagnostic of issue 7.
+
+    Parameters
+    ----------
+    model : str or Path
+        Weight file or model folder (see :func:`engine.models.loaders.load_lm_head`).
+    words : sequence of str
+        Words (resolved with the tokenizer) or, without a tokenizer, integer token ids.
+    tensor, bias, transpose
+        Passed to :func:`~engine.models.loaders.load_lm_head`.
+    tokenizer : str or Path, optional
+        ``tokenizer.json``; by default the one in / next to ``model``.
+    space : {"auto", "leading", "none"}
+        Spelling policy (:func:`~engine.models.tokens.resolve_tokens`).
+    prompt : str, optional
+        Template with ``{TOKEN}``: run the model (a transformers folder) on it.
+    dim : int, optional
+        Projection dimension of the exact ranking audit.
+    pair : (int, int)
+        Positions (in ``words``) of the two tokens of the translation audit.
+    progress : bool, optional
+
+    Returns
+    -------
+    InspectReport
+
+    Raises
+    ------
+    InvalidInput
+        Any bad input (see the functions named above); words that are not integers when no
+        tokenizer is available.
+    """
+    words = list(words)
+    if not Path(model).expanduser().exists():
+        raise InvalidInput(f"model file or folder not found: {model} (logitgeom never "
+                           "downloads; give a local path)")
+    tok_path = find_tokenizer(model, tokenizer)
+    tset = None
+    if tok_path is not None:
+        tset = resolve_tokens(words, load_tokenizer(tok_path), space=space)
+        ids = list(tset.ids)
+    else:
+        try:
+            ids = [int(w) for w in words]
+        except ValueError:
+            raise InvalidInput(
+                f"no tokenizer.json in or next to {model}; give --tokenizer PATH, or give token "
+                "ids (integers) instead of words"
+            ) from None
+    head = load_lm_head(model, tensor=tensor, bias=bias, rows=ids, transpose=transpose)
+    labels = tuple(words)
+    context = None
+    if prompt is not None:
+        if tset is None:
+            raise InvalidInput("--prompt needs a tokenizer.json (to encode the prompts)")
+        context = context_embeddings(model, tset, prompt, tokenizer=tok_path, progress=progress)
+    return InspectReport(
+        head=head,
+        tokens=tset,
+        labels=labels,
+        head_diagnostics=diagnose(head.weight),
+        audit=cosine_audit(head.weight, labels, pair=pair, bias=head.bias, dim=dim,
+                           progress=progress),
+        context=context,
+    )
