@@ -145,7 +145,7 @@ def test_orbit_rejects_groups_that_do_not_preserve_y():
     lp = LayerPeeled(T.Y, EW, EH)
     with pytest.raises(InvalidInput, match="does not apply"):
         lp.solve("orbit", group=other.action)  # wrong degrees
-    verdict = OrbitReduction().accepts(lp)
+    verdict = OrbitReduction().accepts(lp, detect=False)
     assert not verdict and "group=" in verdict.reason
     bad = GroupAction([([1, 0, 2, 3], [1, 0, 2, 3])], m=4, n=4)
     with pytest.raises(InvalidInput, match="does not preserve Y"):
@@ -159,3 +159,17 @@ def test_auto_uses_orbit_when_a_group_is_given():
     T = orbit_targets(ex.group, ex.y)
     sol = LayerPeeled(T.Y, EW, EH).solve("auto", group=T.action)
     assert sol.method == "orbit"
+
+
+def test_auto_detects_a_group_when_none_is_given():
+    ex = EXAMPLES["wreath_S2_S3"]
+    T = orbit_targets(ex.group, ex.y)
+    lp = LayerPeeled(T.exact_Y(), EW, EH)
+    sol = lp.solve("auto")
+    assert sol.method == "orbit" and sol.info["group_source"] == "detected"
+    given = lp.solve("orbit", group=T.action)
+    assert abs(sol.loss - given.loss) <= 1e-7 * abs(given.loss)
+    rng = np.random.default_rng(1)
+    generic = LayerPeeled(rng.dirichlet(np.ones(3), size=4).T, 0.25, 0.25)
+    assert not OrbitReduction().accepts(generic)
+    assert "no symmetry" in OrbitReduction().accepts(generic).reason

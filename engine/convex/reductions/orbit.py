@@ -39,9 +39,13 @@ from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 from engine.errors import InvalidInput
 from engine.symmetry._values import value_codes
 from engine.symmetry.constructors import OrbitTargets, _orbit_matrix
+from engine.symmetry.detect import detect_symmetry
 from engine.symmetry.group import GroupAction
 
-__all__ = ["OrbitReduction", "orbit_program"]
+__all__ = ["DETECT_MAX_ENTRIES", "OrbitReduction", "orbit_program"]
+
+#: Largest Y (m * n entries) on which the reduction looks for a group by itself.
+DETECT_MAX_ENTRIES = 20_000
 
 
 def _rep_labels(action: GroupAction, reps: np.ndarray) -> np.ndarray:
@@ -146,7 +150,14 @@ def orbit_program(
 class OrbitReduction(Reduction):
     """Orbit reduction for any finite permutation group preserving Y (``method="orbit"``).
 
-    Options: ``group`` (a :class:`~engine.symmetry.GroupAction` on Y's rows and columns).
+    Options
+    -------
+    group : GroupAction, optional
+        Acting on Y's rows and columns.  When omitted, :func:`detect_symmetry` looks for
+        one (only if ``detect`` is True and Y has at most :data:`DETECT_MAX_ENTRIES`
+        entries); the reduction accepts when a non-trivial group was found completely.
+    detect : bool
+        Allow detection when no group is given (default True).
 
     Examples
     --------
@@ -156,43 +167,76 @@ class OrbitReduction(Reduction):
     ...     Y, rho = T.Y, 1.0
     >>> bool(OrbitReduction().accepts(_P(), group=T.action))
     True
-    >>> OrbitReduction().accepts(_P()).reason
-    'the orbit reduction needs group=<GroupAction>'
+    >>> OrbitReduction().accepts(_P(), detect=False).reason
+    'the orbit reduction needs group=<GroupAction> (or detect=True)'
     """
 
     name = "orbit"
 
+    def __init__(self) -> None:
+        self._verified: tuple[int, int] | None = None
+        self._detected: tuple[int, GroupAction] | None = None
+
     @staticmethod
-    def _data(problem: Any) -> tuple[Any, float]:
-        Y = getattr(problem, "entries", None)  # LayerPeeled: exact entries
-        if Y is None:
-            Y = getattr(problem, "Y", None)
+    def _data(problem: Any) -> tuple[Any, np.ndarray, float]:
+        exact = getattr(problem, "entries", None)  # LayerPeeled: exact entries
+        Y = getattr(problem, "Y", None)
         rho = getattr(problem, "rho", None)
         if Y is None or rho is None:
             raise InvalidInput("the orbit reduction needs a problem with attributes Y and rho")
-        return Y, float(rho)
+        return (Y if exact is None else exact), np.asarray(Y, dtype=float), float(rho)
 
-    def accepts(self, problem: Any, group: GroupAction | None = None, **options: Any
-                ) -> Acceptance:
-        if group is None:
-            return Acceptance(False, "the orbit reduction needs group=<GroupAction>")
-        if not isinstance(group, GroupAction):
-            return Acceptance(False, f"group must be a GroupAction, not {type(group).__name__}")
+    def _group(self, problem: Any, group: Any, detect: bool) -> GroupAction | Acceptance:
+        if group is not None:
+            if not isinstance(group, GroupAction):
+                return Acceptance(False, "group must be an engine.symmetry.GroupAction, not "
+                                         f"{type(group).__name__}")
+            return group
+        if self._detected is not None and self._detected[0] == id(problem):
+            return self._detected[1]
+        if not detect:
+            return Acceptance(False, "the orbit reduction needs group=<GroupAction> "
+                                     "(or detect=True)")
+        exact, Yf, _ = self._data(problem)
+        if Yf.size > DETECT_MAX_ENTRIES:
+            return Acceptance(False, f"no group given and Y has {Yf.size} entries (> "
+                                     f"{DETECT_MAX_ENTRIES}, the automatic detection limit); "
+                                     "pass group= (see engine.symmetry.detect_symmetry)")
+        found = detect_symmetry(exact)
+        if not found.complete or found.is_trivial:
+            return Acceptance(False, f"no group given; detection: {found}")
+        self._detected = (id(problem), found.action)
+        self._verified = (id(problem), id(found.action))
+        return found.action
+
+    def accepts(self, problem: Any, group: GroupAction | None = None, detect: bool = True,
+                **options: Any) -> Acceptance:
         try:
-            Y, _ = self._data(problem)
-            codes, _ = value_codes(Y)
-            group.check_preserves(codes)
+            G = self._group(problem, group, detect)
+            if isinstance(G, Acceptance):
+                return G
+            if self._verified == (id(problem), id(G)):
+                return Acceptance(True)
+            exact, _, _ = self._data(problem)
+            codes, _ = value_codes(exact)
+            G.check_preserves(codes)
         except InvalidInput as exc:
             return Acceptance(False, str(exc))
+        self._verified = (id(problem), id(G))
         return Acceptance(True)
 
-    def apply(self, problem: Any, group: GroupAction | None = None, **options: Any
-              ) -> ReducedProblem:
-        if group is None:
-            raise InvalidInput("the orbit reduction needs group=<GroupAction> "
-                               "(see engine.symmetry.detect_symmetry)")
-        Y, rho = self._data(problem)
-        return orbit_program(Y, rho, group)
+    def apply(self, problem: Any, group: GroupAction | None = None, detect: bool = True,
+              **options: Any) -> ReducedProblem:
+        G = self._group(problem, group, detect)
+        if isinstance(G, Acceptance):
+            raise InvalidInput(G.reason)
+        exact, Yf, rho = self._data(problem)
+        if self._verified == (id(problem), id(G)):
+            red = orbit_program(Yf, rho, G, check=False)  # accepts() checked exactly
+        else:
+            red = orbit_program(exact, rho, G)
+        red.info["group_source"] = "given" if group is not None else "detected"
+        return red
 
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         d = reduced.inverse_data
