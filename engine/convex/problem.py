@@ -252,8 +252,8 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
         neg = np.argwhere(F < 0)
         if neg.size:
             i, j = neg[0]
-            raise InvalidInput(f"Y[{i},{j}] = {F[i, j]!r} is negative; Y holds probabilities "
-                               f"({len(neg)} negative entries)")
+            raise InvalidInput(f"Y[{i},{j}] = {float(F[i, j])!r} is negative; Y holds "
+                               f"probabilities ({len(neg)} negative entries)")
         sums = F.sum(axis=0)
         _check_sums([Fraction(float(s)) for s in sums], sums)
         return F, F
