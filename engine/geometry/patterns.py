@@ -1,25 +1,499 @@
-"""Sign patterns, ranking patterns and argmaxable labels (placeholder during development)."""
+"""Sign patterns, ranking patterns and argmaxable labels, exactly and completely.
+
+Semantics (shared with :mod:`engine.exact.lattice`):
+
+* ``sign_pattern(W)``: the topes of the central arrangement {w_i . x = 0}; with ``bias=b``
+  the regions of the affine arrangement {w_i . x + b_i = 0}.  A pattern is the tuple
+  sign(W x (+ b)) in {-1, 0, +1}^k.  A constant row (w_i = 0) is not a hyperplane: its
+  entry is 0 (central, or b_i = 0) or sign(b_i) in every pattern.  Parallel and repeated
+  rows are one hyperplane; rank(W) < d, d = 1 and k = 1 are fine.
+* ``ranking_pattern(W)``: R(W) = S(BW), B = difference matrix.  A ranking is a tuple of
+  0-based labels from most to least likely (largest logit first).  Labels with identical
+  rows (and identical biases) are always tied: the result lists their classes in ``ties``
+  and every ranking lists the members of a class adjacently in increasing label order;
+  ``count`` counts orders of the tie classes.
+* ``ranking_pattern(W, top=t)``: the distinct first-t-label prefixes of R(W).
+* Witnesses are exact rational points x (length d) that reproduce the pattern exactly.
+
+How it is computed: deletion-restriction on the arrangement (no LP, exact integer
+arithmetic; see :mod:`engine.geometry._arrangement`), with the affine case homogenised
+(rows (b_i, w_i) and x_0 > 0).  Completeness holds by construction and is also certified
+by the Zaslavsky count of :mod:`engine.exact.lattice` (``completeness == "zaslavsky"``).
+Top-t prefixes are found by prefix search, each candidate decided by an exact LP
+(``completeness == "exact-lp"``).
+
+Examples
+--------
+>>> r = sign_pattern([[1, 0], [0, 1], [1, 1]])
+>>> r.count, r.complete, str(r.completeness)
+(6, True, 'zaslavsky')
+>>> r.patterns[0], r.witnesses[0]
+((-1, -1, -1), (Fraction(-1, 1), Fraction(-1, 1)))
+>>> ranking_pattern([[1, 0], [0, 1], [1, 1]]).patterns
+((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+"""
 
 from __future__ import annotations
 
-__all__ = ["ArgmaxResult", "PatternResult", "argmaxable", "ranking_pattern", "sign_pattern"]
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+from engine.errors import EngineError, InvalidInput, TooLarge
+from engine.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
+from engine.exact.lp import decide
+from engine.exact.numbers import (
+    ExactMatrix,
+    ExactVector,
+    fraction_to_str,
+    matrix_to_str,
+    to_matrix,
+    to_vector,
+    vector_to_str,
+)
+from engine.geometry import search
+
+__all__ = [
+    "PatternKind",
+    "Completeness",
+    "PatternResult",
+    "ArgmaxResult",
+    "sign_pattern",
+    "ranking_pattern",
+    "argmaxable",
+]
 
 
-class PatternResult:  # replaced by the real implementation shortly
-    pass
+class PatternKind(StrEnum):
+    """What a :class:`PatternResult` enumerates."""
+
+    SIGN = "sign"
+    RANKING = "ranking"
+    RANKING_TOP = "ranking-top"
 
 
+class Completeness(StrEnum):
+    """How completeness of an enumeration was established (all exact)."""
+
+    #: the witnessed count equals the exact Zaslavsky count of the intersection lattice
+    ZASLAVSKY = "zaslavsky"
+    #: every candidate was decided by an exact LP (a witness or Gordan multipliers)
+    EXACT_LP = "exact-lp"
+
+
+@dataclass(frozen=True)
+class PatternResult:
+    """An exact, complete enumeration of sign patterns, rankings or top-t prefixes.
+
+    Attributes
+    ----------
+    W : tuple of tuple of Fraction
+        The k x d input matrix (exact).
+    bias : tuple of Fraction or None
+    kind : PatternKind
+        ``"sign"``, ``"ranking"`` or ``"ranking-top"``.
+    top : int or None
+        t for ``"ranking-top"``.
+    patterns : tuple of tuple of int
+        Sorted.  Sign vectors (entries -1, 0, 1) or label tuples (0-based, most likely
+        first).
+    witnesses : tuple of tuple of Fraction
+        Aligned with ``patterns``: a point x in Q^d reproducing the pattern exactly.
+    count : int
+        ``len(patterns)``.
+    complete : bool
+    completeness : Completeness
+    ties : tuple of tuple of int
+        Tie classes of size >= 2 (rankings only; empty for sign patterns).
+    exact_count : int or None
+        The Zaslavsky count the enumeration was checked against (None for prefixes).
+    """
+
+    W: ExactMatrix
+    bias: ExactVector | None
+    kind: PatternKind
+    top: int | None
+    patterns: tuple[tuple[int, ...], ...]
+    witnesses: tuple[tuple[Fraction, ...], ...] = field(repr=False)
+    count: int
+    complete: bool
+    completeness: Completeness
+    ties: tuple[tuple[int, ...], ...] = ()
+    exact_count: int | None = None
+
+    @property
+    def k(self) -> int:
+        """Number of labels (rows of W)."""
+        return len(self.W)
+
+    @property
+    def d(self) -> int:
+        """Dimension (columns of W)."""
+        return len(self.W[0])
+
+    def to_json(self) -> dict[str, Any]:
+        """A deterministic JSON-ready dict; every number is a ``"p/q"`` string.
+
+        Examples
+        --------
+        >>> sign_pattern([[1]]).to_json()["witnesses"]
+        [['-1'], ['1']]
+        """
+        return {
+            "kind": str(self.kind),
+            "k": self.k,
+            "d": self.d,
+            "W": matrix_to_str(self.W),
+            "bias": None if self.bias is None else vector_to_str(self.bias),
+            "top": self.top,
+            "count": self.count,
+            "exact_count": self.exact_count,
+            "complete": self.complete,
+            "completeness": str(self.completeness),
+            "ties": [list(t) for t in self.ties],
+            "patterns": [list(p) for p in self.patterns],
+            "witnesses": [vector_to_str(x) for x in self.witnesses],
+        }
+
+    def certificate(self) -> dict[str, Any]:
+        """The certificate of this result (built by :mod:`certificates.emit`)."""
+        from certificates.emit import pattern_certificate
+
+        return pattern_certificate(self)
+
+
+@dataclass(frozen=True)
 class ArgmaxResult:
-    pass
+    """Which labels some input ranks first, with a certificate for every label.
+
+    Attributes
+    ----------
+    W, bias
+        The exact input.
+    labels : tuple of int
+        The argmaxable labels (sorted).  A label in a tie class counts as argmaxable when
+        its class can be ranked first (tied labels are always tied).
+    witnesses : tuple
+        Per label (index = label): a point x in Q^d where the label's logit strictly
+        exceeds every logit outside its tie class, or ``None``.
+    multipliers : tuple
+        Per label: ``None`` if argmaxable, else Gordan multipliers as sorted pairs
+        (j, y_j) with y_j > 0 such that sum_j y_j (w_i - w_j) = 0 and
+        sum_j y_j (b_i - b_j) <= 0 (so sum_j y_j (logit_i - logit_j) <= 0 everywhere).
+    ties : tuple of tuple of int
+        Tie classes of size >= 2.
+    """
+
+    W: ExactMatrix
+    bias: ExactVector | None
+    labels: tuple[int, ...]
+    witnesses: tuple[tuple[Fraction, ...] | None, ...] = field(repr=False)
+    multipliers: tuple[tuple[tuple[int, Fraction], ...] | None, ...] = field(repr=False)
+    ties: tuple[tuple[int, ...], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A deterministic JSON-ready dict; numbers as ``"p/q"`` strings.
+
+        Examples
+        --------
+        >>> argmaxable([[1], [0], [-1]]).to_json()["labels"]
+        [0, 2]
+        """
+        return {
+            "kind": "argmax",
+            "k": len(self.W),
+            "d": len(self.W[0]),
+            "W": matrix_to_str(self.W),
+            "bias": None if self.bias is None else vector_to_str(self.bias),
+            "labels": list(self.labels),
+            "ties": [list(t) for t in self.ties],
+            "witnesses": [None if x is None else vector_to_str(x) for x in self.witnesses],
+            "multipliers": [None if m is None else [[j, fraction_to_str(y)] for j, y in m]
+                            for m in self.multipliers],
+        }
 
 
-def sign_pattern(W, *, bias=None, executor=None, max_regions=None, progress=None):
-    raise NotImplementedError("sign_pattern is being implemented")
+# ----------------------------------------------------------------------------- helpers
 
 
-def ranking_pattern(W, *, bias=None, top=None, executor=None, max_regions=None, progress=None):
-    raise NotImplementedError("ranking_pattern is being implemented")
+def _inputs(W: object, bias: object) -> tuple[ExactMatrix, ExactVector | None]:
+    Wm = to_matrix(W, what="W")
+    b = None if bias is None else to_vector(bias, what="bias", length=len(Wm))
+    return Wm, b
 
 
-def argmaxable(W, bias=None):
-    raise NotImplementedError("argmaxable is being implemented")
+def _check_limit(count: int, max_regions: int | None, what: str) -> None:
+    if max_regions is not None and count > max_regions:
+        raise TooLarge(
+            f"the exact {what} count is {count}, above max_regions={max_regions}; "
+            "raise max_regions (or omit it) to enumerate them all"
+        )
+
+
+def _run_topes(rows, executor, progress, expected):
+    own = executor is None
+    ex = search.default_executor(expected) if own else executor
+    try:
+        return search.topes(rows, executor=ex, progress=progress, expected=expected)
+    finally:
+        if own and ex is not None:
+            ex.shutdown()
+
+
+def _homogenise(W: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
+    if b is None:
+        return [list(r) for r in W]
+    return [[bi, *r] for r, bi in zip(W, b, strict=True)]
+
+
+def _certify(found: int, exact: int, what: str) -> None:
+    if found != exact:  # pragma: no cover - would be a bug in the enumeration
+        raise EngineError(
+            f"internal error: {found} {what} witnessed but the exact Zaslavsky count is "
+            f"{exact}; please report this input"
+        )
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def sign_pattern(
+    W: object,
+    *,
+    bias: object = None,
+    executor: Executor | None = None,
+    max_regions: int | None = None,
+    progress: bool | None = None,
+) -> PatternResult:
+    """All sign patterns sign(W x (+ b)) of full-dimensional regions, with exact witnesses.
+
+    Parameters
+    ----------
+    W : k x d matrix
+        Anything :func:`engine.exact.numbers.to_matrix` accepts (floats are their exact
+        binary rationals).
+    bias : length-k vector, optional
+        Affine arrangement {x : w_i . x + b_i = 0}.
+    executor : concurrent.futures.Executor, optional
+        Runs the independent chunks; default: a process pool when the exact count exceeds
+        :data:`engine.geometry.search.PARALLEL_THRESHOLD`, else serial.  The result is the
+        same whatever the executor.
+    max_regions : int, optional
+        Raise :class:`~engine.errors.TooLarge` (naming the exact count) before enumerating
+        if the exact count is larger.
+    progress : bool, optional
+        Progress bar; default only on a terminal for big runs.
+
+    Returns
+    -------
+    PatternResult
+        ``kind == "sign"``; sorted patterns, aligned exact witnesses, certified complete.
+
+    Raises
+    ------
+    InvalidInput
+        NaN/inf, ragged or empty W, wrong bias length.
+    TooLarge
+        The exact count exceeds ``max_regions``.
+
+    Examples
+    --------
+    >>> r = sign_pattern([[1, 0], [0, 1], [2, 0]])
+    >>> r.patterns
+    ((-1, -1, -1), (-1, 1, -1), (1, -1, 1), (1, 1, 1))
+    >>> sign_pattern([[1], [0]], bias=[0, -3]).patterns
+    ((-1, -1), (1, -1))
+    """
+    Wm, b = _inputs(W, bias)
+    d = len(Wm[0])
+    expected = count_regions_exact(Wm, b)
+    _check_limit(expected, max_regions, "region")
+    rows = _homogenise(Wm, b)
+    if b is not None:
+        rows.append([Fraction(1)] + [Fraction(0)] * d)
+    pats, wits = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
+    out: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+    for p, z in zip(pats, wits, strict=True):
+        if b is None:
+            out[p] = z
+        elif p[-1] > 0:
+            out[p[:-1]] = tuple(v / z[0] for v in z[1:])
+    keys = sorted(out)
+    _certify(len(keys), expected, "sign patterns")
+    return PatternResult(
+        W=Wm, bias=b, kind=PatternKind.SIGN, top=None, patterns=tuple(keys),
+        witnesses=tuple(out[p] for p in keys), count=len(keys), complete=True,
+        completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected,
+    )
+
+
+def _logits(W: ExactMatrix, b: ExactVector | None, x: tuple[Fraction, ...]) -> list[Fraction]:
+    return [sum((wi * xi for wi, xi in zip(w, x, strict=True)), Fraction(0))
+            + (b[i] if b is not None else 0) for i, w in enumerate(W)]
+
+
+def _ranking_of(logits: list[Fraction]) -> tuple[int, ...]:
+    return tuple(sorted(range(len(logits)), key=lambda i: (-logits[i], i)))
+
+
+def ranking_pattern(
+    W: object,
+    *,
+    bias: object = None,
+    top: int | None = None,
+    executor: Executor | None = None,
+    max_regions: int | None = None,
+    progress: bool | None = None,
+) -> PatternResult:
+    """All rankings of the labels a softmax head W (+ b) produces; or their top-t prefixes.
+
+    Parameters
+    ----------
+    W : k x d matrix
+        Row i is the unembedding of label i (exact conversion as in :func:`sign_pattern`).
+    bias : length-k vector, optional
+        Output bias: logits W x + b.
+    top : int, optional
+        Return the distinct feasible prefixes of length t (1 <= t <= k) instead.
+    executor, max_regions, progress
+        As in :func:`sign_pattern` (``max_regions`` bounds the number of full rankings,
+        checked against the exact count before any work).
+
+    Returns
+    -------
+    PatternResult
+        ``kind == "ranking"`` (or ``"ranking-top"``); rankings are tuples of 0-based labels
+        from most to least likely; tied labels adjacent in increasing order (see ``ties``).
+
+    Raises
+    ------
+    InvalidInput
+        Bad W or bias, ``top`` not an integer in 1..k.
+    TooLarge
+        The exact ranking count exceeds ``max_regions``.
+
+    Examples
+    --------
+    >>> ranking_pattern([[1], [2], [3]]).patterns
+    ((0, 1, 2), (2, 1, 0))
+    >>> ranking_pattern([[1, 0], [0, 1], [1, 0]]).ties
+    ((0, 2),)
+    >>> ranking_pattern([[1, 0], [0, 1], [-1, -1]], top=1).patterns
+    ((0,), (1,), (2,))
+    """
+    Wm, b = _inputs(W, bias)
+    k, d = len(Wm), len(Wm[0])
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int)
+                            or not 1 <= top <= k):
+        raise InvalidInput(f"top must be an integer between 1 and k = {k}; got {top!r}")
+    classes = tie_classes(Wm, b)
+    ties = tuple(c for c in classes if len(c) > 1)
+    expected = count_rankings_exact(Wm, b)
+    _check_limit(expected, max_regions, "ranking")
+    if top is not None and len(classes) > 2:
+        return _ranking_top(Wm, b, top, classes, ties, progress)
+    # label-insertion order of the pair rows (i < j): a good deletion-restriction order.
+    H = _homogenise(Wm, b)
+    rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]
+            for j in range(k) for i in range(j)]
+    if b is not None:
+        rows.append([Fraction(1)] + [Fraction(0)] * d)
+    if not rows:
+        rows = [[Fraction(0)] * len(H[0])]
+    _, wits = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
+    out: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+    for z in wits:
+        if b is not None:
+            if z[0] <= 0:
+                continue
+            z = tuple(v / z[0] for v in z[1:])
+        out.setdefault(_ranking_of(_logits(Wm, b, z)), z)
+    keys = sorted(out)
+    _certify(len(keys), expected, "rankings")
+    kind, t = PatternKind.RANKING, None
+    if top is not None:  # at most two classes: prefixes of the full rankings
+        pref: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        for key in keys:
+            pref.setdefault(key[:top], out[key])
+        out, keys, kind, t = pref, sorted(pref), PatternKind.RANKING_TOP, top
+    return PatternResult(
+        W=Wm, bias=b, kind=kind, top=t, patterns=tuple(keys),
+        witnesses=tuple(out[p] for p in keys), count=len(keys), complete=True,
+        completeness=Completeness.ZASLAVSKY, ties=ties,
+        exact_count=expected if t is None else None,
+    )
+
+
+def _ranking_top(Wm, b, top, classes, ties, progress) -> PatternResult:
+    d = len(Wm[0])
+    H = _homogenise(Wm, b)
+    extra = [[Fraction(1)] + [Fraction(0)] * d] if b is not None else []
+    prefixes, zs = search.prefix_search(H, classes, top, extra=extra, progress=progress)
+    out = {}
+    for p, z in zip(prefixes, zs, strict=True):
+        out[p] = z if b is None else tuple(v / z[0] for v in z[1:])
+    keys = sorted(out)
+    return PatternResult(
+        W=Wm, bias=b, kind=PatternKind.RANKING_TOP, top=top, patterns=tuple(keys),
+        witnesses=tuple(out[p] for p in keys), count=len(keys), complete=True,
+        completeness=Completeness.EXACT_LP, ties=ties, exact_count=None,
+    )
+
+
+def argmaxable(W: object, bias: object = None) -> ArgmaxResult:
+    """Which labels some input ranks first; a witness or Gordan multipliers for each.
+
+    Parameters
+    ----------
+    W : k x d matrix
+    bias : length-k vector, optional
+
+    Returns
+    -------
+    ArgmaxResult
+        Every label is decided by an exact LP: a rational witness where its logit strictly
+        exceeds all logits outside its tie class, or Gordan multipliers proving that no
+        input does (the label is "never the argmax").
+
+    Raises
+    ------
+    InvalidInput
+        Bad W or bias.
+
+    Examples
+    --------
+    >>> r = argmaxable([[1, 0], [-1, 0], [0, 0]])
+    >>> r.labels
+    (0, 1)
+    >>> r.multipliers[2]
+    ((0, Fraction(1, 2)), (1, Fraction(1, 2)))
+    """
+    Wm, b = _inputs(W, bias)
+    k, d = len(Wm), len(Wm[0])
+    classes = tie_classes(Wm, b)
+    cls_of = {i: c for c in classes for i in c}
+    H = _homogenise(Wm, b)
+    wits: list[tuple[Fraction, ...] | None] = []
+    mults: list[tuple[tuple[int, Fraction], ...] | None] = []
+    for i in range(k):
+        others = [j for j in range(k) if j not in cls_of[i]]
+        rows = [[x - y for x, y in zip(H[i], H[j], strict=True)] for j in others]
+        if b is not None:
+            rows.append([Fraction(1)] + [Fraction(0)] * d)
+        if not rows:
+            wits.append(tuple(Fraction(0) for _ in range(d)))
+            mults.append(None)
+            continue
+        ok, z = decide(rows)
+        if ok:
+            wits.append(z if b is None else tuple(v / z[0] for v in z[1:]))
+            mults.append(None)
+        else:
+            wits.append(None)
+            mults.append(tuple((j, y) for j, y in zip(others, z, strict=False) if y != 0))
+    labels = tuple(i for i in range(k) if wits[i] is not None)
+    return ArgmaxResult(W=Wm, bias=b, labels=labels, witnesses=tuple(wits),
+                        multipliers=tuple(mults),
+                        ties=tuple(c for c in classes if len(c) > 1))

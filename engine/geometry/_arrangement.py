@@ -1,0 +1,262 @@
+"""Regions of a central hyperplane arrangement by deletion-restriction, without any LP.
+
+The arrangement is given by *distinct* hyperplanes: primitive integer normals, no two
+parallel, spanning R^D (callers reduce to a column basis first).  With A_j the first j
+hyperplanes, Zaslavsky's deletion-restriction r(A_j) = r(A_{j-1}) + r(A_{j-1}^{H_j}) gives
+a union formula for the regions:
+
+    every region of A is, for some j, a side of a region of A_{j-1} cut by H_j, and each
+    such cut region contains y +- eps h_j, where y lies in a region of the restriction
+    A_{j-1}^{H_j} (computed recursively in H_j, of dimension D - 1) and eps is so small that
+    no sign of A_{j-1} at y changes.
+
+A region created at the last step that cut it is never cut again, so its point lies off
+every hyperplane of A; collecting the 2 (r(A) - 1) points of all steps, dropping points
+on a hyperplane and de-duplicating by sign vector gives every region exactly once.
+The chunks j = 0..n-1 are independent (this is what an Executor parallelises).
+
+Two arithmetics share the algorithm:
+
+* exact: points are Python-int vectors (numpy object arrays); eps is 1/M with the integer
+  M = max_i floor(|r_i . h| / |r_i . y|) + 1, so x = M y +- h.  Complete by construction.
+* float: points are float64 and only *propose*; callers verify them exactly (a rational
+  point determines its own region) and certify completeness by the Zaslavsky count.
+
+The hyperplane bookkeeping (restrictions, de-duplication) is exact in both.
+Base cases: no hyperplanes (one region), D = 1 (two rays), D = 2 (sectors by exact angle
+sort).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cmp_to_key
+
+import numpy as np
+
+__all__: list[str] = []
+
+Rows = tuple[tuple[int, ...], ...]
+
+
+def canonical(v) -> tuple[tuple[int, ...], int]:
+    """Primitive integer normal with first nonzero entry positive, and the sign used."""
+    g = 0
+    for a in v:
+        g = math.gcd(g, int(a))
+    if g == 0:
+        return tuple(0 for _ in v), 0
+    first = next(int(a) for a in v if a != 0)
+    s = 1 if first > 0 else -1
+    return tuple(s * int(a) // g for a in v), s
+
+
+def basis(h: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """An integer basis of h^perp as the D - 1 columns h_p e_q - h_q e_p (q != p)."""
+    D = len(h)
+    p = min((i for i in range(D) if h[i] != 0), key=lambda i: (abs(h[i]), i))
+    cols = []
+    for q in range(D):
+        if q == p:
+            continue
+        c = [0] * D
+        c[q] = h[p]
+        c[p] = -h[q]
+        cols.append(tuple(c))
+    return tuple(cols)
+
+
+def restrict(rows: Rows, cols: tuple[tuple[int, ...], ...]) -> Rows:
+    """Distinct hyperplanes of the restriction, in coordinates of the basis ``cols``.
+
+    Keeps the order of first occurrence; rows parallel to the restricting hyperplane
+    (zero after restriction) are dropped.
+    """
+    seen: dict[tuple[int, ...], None] = {}
+    for r in rows:
+        v = [sum(a * b for a, b in zip(r, c, strict=True)) for c in cols]
+        key, s = canonical(v)
+        if s != 0 and key not in seen:
+            seen[key] = None
+    return tuple(seen)
+
+
+def _ray_cmp(u, w) -> int:
+    hu = 0 if (u[1] > 0 or (u[1] == 0 and u[0] > 0)) else 1
+    hw = 0 if (w[1] > 0 or (w[1] == 0 and w[0] > 0)) else 1
+    if hu != hw:
+        return hu - hw
+    cross = u[0] * w[1] - u[1] * w[0]
+    return -1 if cross > 0 else (1 if cross < 0 else 0)
+
+
+def _planar(rows: Rows, exact: bool) -> np.ndarray:
+    """The 2m sectors of m distinct lines through the origin of R^2."""
+    if len(rows) == 1:
+        r = rows[0]
+        P = [r, tuple(-a for a in r)]
+        return np.array(P, dtype=object) if exact else _unit(np.array(P, dtype=float))
+    rays = []
+    for r in rows:
+        rays.append((-r[1], r[0]))
+        rays.append((r[1], -r[0]))
+    if exact:
+        rays.sort(key=cmp_to_key(_ray_cmp))
+        m = len(rays)
+        P = [(rays[i][0] + rays[(i + 1) % m][0], rays[i][1] + rays[(i + 1) % m][1])
+             for i in range(m)]
+        return np.array(P, dtype=object)
+    R = _unit(np.array(rays, dtype=float))
+    R = R[np.argsort(np.arctan2(R[:, 1], R[:, 0]), kind="stable")]
+    return _unit(R + np.roll(R, -1, axis=0))
+
+
+def _unit(P: np.ndarray) -> np.ndarray:
+    nrm = np.linalg.norm(P, axis=1, keepdims=True)
+    nrm[nrm == 0] = 1.0
+    return P / nrm
+
+
+def _array(rows: Rows, exact: bool, D: int | None = None) -> np.ndarray:
+    D = len(rows[0]) if D is None else D
+    if exact:
+        A = np.zeros((len(rows), D), dtype=object)
+        A[:] = 0
+        if rows:
+            A[:] = np.array(rows, dtype=object)
+        return A
+    return _unit(np.array(rows, dtype=float).reshape(len(rows), D))
+
+
+_LIMIT = 1 << 62
+
+
+def _maxabs(X: np.ndarray) -> int:
+    return int(np.abs(X).max()) if X.size else 0
+
+
+def fit(X: np.ndarray) -> np.ndarray:
+    """An exact integer array as int64 when every entry is below 2^62, else object."""
+    if X.dtype == object and _maxabs(X) < _LIMIT:
+        return X.astype(np.int64)
+    return X
+
+
+def matmul(P: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Exact P @ A.T: int64 when a bound proves no overflow, Python ints otherwise."""
+    if P.dtype == np.int64 and A.dtype == np.int64:
+        l1 = int(np.abs(A).sum(axis=1).max()) if A.size else 0
+        if _maxabs(P) * l1 < _LIMIT:
+            return P @ A.T
+    return P.astype(object) @ A.astype(object).T
+
+
+def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Signs of P A^T as int8 (exact for integer arrays).
+
+    Integer points too large for one int64 product are split as P = 2^31 P_hi + P_lo
+    (0 <= P_lo < 2^31); with U = P_hi A^T and L = P_lo A^T (both int64, bounds checked),
+    P A^T = 2^31 (U + (L >> 31)) + (L mod 2^31), whose sign is read off exactly.
+    """
+    if P.dtype == float:
+        V = P @ A.T
+        return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
+    l1 = int(np.abs(A.astype(object)).sum(axis=1).max()) if A.size else 0
+    big = _maxabs(P)
+    if A.dtype == np.int64 and l1 < (1 << 30) and (big >> 31) * l1 < _LIMIT:
+        if P.dtype == np.int64 and big * l1 < _LIMIT:
+            V = P @ A.T
+            return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
+        Po = P.astype(object)
+        hi = (Po >> 31).astype(np.int64)
+        lo = (Po & ((1 << 31) - 1)).astype(np.int64)
+        L = lo @ A.T
+        T = hi @ A.T + (L >> 31)
+        R = L & ((1 << 31) - 1)
+        return (T > 0).astype(np.int8) - (T < 0).astype(np.int8) + (
+            (T == 0) & (R > 0)).astype(np.int8)
+    V = P.astype(object) @ A.astype(object).T
+    return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
+
+
+def dedupe(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep points off every hyperplane, one per sign vector (first occurrence)."""
+    if P.shape[0] == 0:
+        return P, np.zeros((0, A.shape[0]), dtype=np.int8)
+    S = sign_matrix(P, A)
+    ok = np.flatnonzero(np.all(S != 0, axis=1))
+    S = S[ok]
+    packed = np.ascontiguousarray(np.packbits(S > 0, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    first = np.sort(first)
+    return P[ok[first]], S[first]
+
+
+def chunk(rows: Rows, j: int, exact: bool) -> np.ndarray:
+    """The two points y +- eps h_j for every region y of A_{j-1}^{H_j} (ambient coords)."""
+    D = len(rows[0])
+    h = rows[j]
+    dt = object if exact else float
+    if j == 0:
+        Y = np.zeros((1, D), dtype=dt)
+        if exact:
+            Y[:] = 0
+    else:
+        cols = basis(h)
+        sub = restrict(rows[:j], cols)
+        Z = regions(sub, D - 1, exact)
+        if exact:
+            Y = matmul(fit(Z), fit(np.array(cols, dtype=object).T))
+        else:
+            Y = Z @ np.array(cols, dtype=float)
+    A = _array(rows[:j], exact, D)
+    if exact:
+        Y = fit(Y)
+        hv = fit(np.array([h], dtype=object))
+        if j == 0:
+            M = np.ones((Y.shape[0], 1), dtype=np.int64)
+        else:
+            A = fit(A)
+            vals = np.abs(matmul(Y, A))
+            hn = np.abs(matmul(hv, A))
+            M = (hn // vals).max(axis=1).reshape(-1, 1) + 1
+        if _maxabs(M) * _maxabs(Y) + _maxabs(hv) >= _LIMIT or Y.dtype == object:
+            M, Y, hv = M.astype(object), Y.astype(object), hv.astype(object)
+        X = np.concatenate([M * Y + hv, M * Y - hv])
+        g = np.gcd.reduce(X, axis=1).reshape(-1, 1)
+        return fit(X // g)
+    hv = np.array(h, dtype=float)
+    hv /= np.linalg.norm(hv)
+    Y = _unit(Y)
+    if j == 0:
+        eps = np.ones((1, 1))
+    else:
+        vals = np.abs(Y @ A.T)
+        hn = np.abs(A @ hv)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(hn[None, :] > 0, vals / hn[None, :], np.inf).min(axis=1)
+        eps = np.where(np.isfinite(t), 0.5 * t, 1.0).reshape(-1, 1)
+    return _unit(np.concatenate([Y + eps * hv, Y - eps * hv]))
+
+
+def regions(rows: Rows, D: int, exact: bool) -> np.ndarray:
+    """One point per region (exact), or candidate points (float); shape (m, D)."""
+    dt = object if exact else float
+    if len(rows) == 0:
+        P = np.zeros((1, D), dtype=dt)
+        if exact:
+            P[:] = 0
+        if D:
+            P[0, 0] = 1
+        return P
+    if D == 1:
+        return np.array([[1], [-1]], dtype=dt)
+    if D == 2:
+        return _planar(rows, exact)
+    parts = [chunk(rows, j, exact) for j in range(len(rows))]
+    if exact and any(p.dtype == object for p in parts):
+        parts = [p.astype(object) for p in parts]
+    P = np.concatenate(parts)
+    A = _array(rows, exact)
+    return dedupe(P, fit(A) if exact else A)[0]

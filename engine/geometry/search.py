@@ -1,0 +1,256 @@
+"""Drivers of the exact searches: topes of an arrangement in chunks, and prefix search.
+
+:func:`topes` splits the deletion-restriction enumeration of
+:mod:`engine.geometry._arrangement` into independent chunks (one per inserted hyperplane)
+and runs them serially or on any :class:`concurrent.futures.Executor`; the merge is in
+chunk order, so the result is the same whatever the executor.  :func:`prefix_search`
+extends feasible label prefixes one class at a time, deciding each candidate by an exact
+LP (:func:`engine.exact.lp.decide`).
+
+Examples
+--------
+>>> from fractions import Fraction as F
+>>> signs, pts = topes([[1, 0], [0, 1]])
+>>> sorted(signs)
+[(-1, -1), (-1, 1), (1, -1), (1, 1)]
+>>> sorted(prefix_search([[1, 0], [0, 1], [-1, -1]], [(0,), (1,), (2,)], 1)[0])
+[(0,), (1,), (2,)]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from fractions import Fraction
+
+import numpy as np
+from tqdm import tqdm
+
+from engine.exact.lp import decide
+from engine.geometry import _arrangement as ar
+
+__all__ = ["topes", "prefix_search", "default_executor", "PARALLEL_THRESHOLD"]
+
+#: Expected region counts above which the default executor is a process pool.
+PARALLEL_THRESHOLD = 100_000
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1
+
+
+def default_executor(expected: int | None) -> Executor | None:
+    """A process pool over the available cores when the work is big, else ``None`` (serial)."""
+    n = _cpus()
+    if expected is not None and expected > PARALLEL_THRESHOLD and n > 1:
+        return ProcessPoolExecutor(max_workers=n)
+    return None
+
+
+def _show(progress: bool | None, size: int | None) -> bool:
+    if progress is False:
+        return False
+    if not sys.stderr.isatty():
+        return False
+    return bool(progress) or (size is not None and size > 20_000)
+
+
+def _integer_row(r: Sequence[Fraction]) -> tuple[int, ...]:
+    den = 1
+    for v in r:
+        den = math.lcm(den, Fraction(v).denominator)
+    ints = [int(Fraction(v) * den) for v in r]
+    g = 0
+    for v in ints:
+        g = math.gcd(g, v)
+    return tuple(v // g for v in ints) if g else tuple(ints)
+
+
+def _column_basis(rows: Sequence[Sequence[int]], D: int) -> list[int]:
+    """Indices of a column basis (exact elimination over Q, greedy left to right)."""
+    basis_rows: list[tuple[int, list[Fraction]]] = []  # (pivot column, row)
+    cols = []
+    # rank via row echelon on the transpose: column c is new iff independent of earlier ones.
+    vecs: list[tuple[int, list[Fraction]]] = []
+    for c in range(D):
+        v = [Fraction(r[c]) for r in rows]
+        for p, b in vecs:
+            if v[p] != 0:
+                f = v[p] / b[p]
+                v = [a - f * bb for a, bb in zip(v, b, strict=True)]
+        piv = next((i for i, a in enumerate(v) if a != 0), None)
+        if piv is not None:
+            vecs.append((piv, v))
+            cols.append(c)
+    del basis_rows
+    return cols
+
+
+def _chunk_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
+    rows, j = args
+    P = ar.chunk(rows, j, True)
+    A = ar.fit(np.array(rows, dtype=object))
+    return ar.dedupe(P, A)
+
+
+def topes(
+    rows: Sequence[Sequence[Fraction | int]],
+    *,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+    expected: int | None = None,
+) -> tuple[list[tuple[int, ...]], list[tuple[Fraction, ...]]]:
+    """Topes (full-dimensional regions) of the central arrangement with the given normals.
+
+    Parameters
+    ----------
+    rows : k x D rational matrix
+        Normals; zero rows have sign 0 in every pattern, parallel rows are one hyperplane.
+    executor : Executor, optional
+        Runs the independent chunks; ``None`` runs them serially.
+    progress : bool, optional
+        Progress bar (``None``: only on a TTY for big runs).
+    expected : int, optional
+        The exact count, if known (sizes the progress bar).
+
+    Returns
+    -------
+    (patterns, witnesses)
+        Sign vectors (tuples in {-1, 0, 1}, length k) in the order found, and one exact
+        witness each (tuple of Fraction, length D) with sign(rows . x) = pattern.
+
+    Examples
+    --------
+    >>> topes([[1], [2], [0]])
+    ([(1, 1, 0), (-1, -1, 0)], [(Fraction(1, 1),), (Fraction(-1, 1),)])
+    """
+    k = len(rows)
+    D = len(rows[0])
+    ints = [_integer_row(r) for r in rows]
+    classes: dict[tuple[int, ...], int] = {}
+    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
+    for r in ints:
+        key, s = ar.canonical(r)
+        if s == 0:
+            where.append((-1, 0))
+            continue
+        if key not in classes:
+            classes[key] = len(classes)
+        where.append((classes[key], s))
+    H = list(classes)
+    if not H:
+        return [tuple(0 for _ in range(k))], [tuple(Fraction(0) for _ in range(D))]
+    cols = _column_basis(H, D)
+    Hc = tuple(_integer_row([h[c] for c in cols]) for h in H)
+    r = len(cols)
+    if r <= 2:
+        P = ar.regions(Hc, r, True)
+        P, S = ar.dedupe(ar.fit(P.astype(object)), ar.fit(np.array(Hc, dtype=object)))
+    else:
+        jobs = [(Hc, j) for j in range(len(Hc))]
+        if executor is None:
+            results = map(_chunk_job, jobs)
+        else:
+            results = executor.map(_chunk_job, jobs)
+        seen: set[bytes] = set()
+        Ps, Ss = [], []
+        bar = tqdm(total=len(jobs), desc="regions", unit="chunk",
+                   disable=not _show(progress, expected), leave=False)
+        for Pj, Sj in results:
+            bar.update(1)
+            packed = np.packbits(Sj > 0, axis=1)
+            keep = []
+            for i in range(packed.shape[0]):
+                b = packed[i].tobytes()
+                if b not in seen:
+                    seen.add(b)
+                    keep.append(i)
+            Ps.append(Pj[keep].astype(object))
+            Ss.append(Sj[keep])
+        bar.close()
+        P = np.concatenate(Ps)
+        S = np.concatenate(Ss)
+    patterns = []
+    for srow in S.tolist():
+        patterns.append(tuple(0 if c < 0 else o * srow[c] for c, o in where))
+    witnesses = []
+    for p in P.tolist():
+        x = [Fraction(0)] * D
+        for c, v in zip(cols, p, strict=True):
+            x[c] = Fraction(int(v))
+        witnesses.append(tuple(x))
+    return patterns, witnesses
+
+
+def prefix_search(
+    rows: Sequence[Sequence[Fraction | int]],
+    classes: Sequence[Sequence[int]],
+    t: int,
+    *,
+    extra: Sequence[Sequence[Fraction | int]] = (),
+    progress: bool | None = None,
+) -> tuple[list[tuple[int, ...]], list[tuple[Fraction, ...]]]:
+    """Feasible top-t prefixes of class orders, each decided by an exact LP.
+
+    ``rows[i]`` is the (homogenised) logit vector of label i: the logit at a point z is
+    ``rows[i] . z``.  ``classes`` are the tie classes (every label in exactly one; a class
+    stands for its members listed in increasing order).  A sequence of classes
+    c_1, ..., c_l is feasible iff some z has logit(c_1) > ... > logit(c_l) > logit(c) for
+    every other class c (``extra`` rows r must also satisfy r . z > 0).  Prefixes are
+    extended class by class (a prefix of a feasible sequence is feasible), until the listed
+    labels number at least ``t``; the label prefixes (first t labels) are returned with one
+    exact witness z each.
+
+    Returns
+    -------
+    (prefixes, witnesses)
+        Distinct label prefixes (tuples of length t), in the order found.
+
+    Examples
+    --------
+    >>> sorted(prefix_search([[1, 0], [0, 1], [0, 1]], [(0,), (1, 2)], 2)[0])
+    [(0, 1), (1, 2)]
+    """
+    reps = [c[0] for c in classes]
+    R = [[Fraction(v) for v in r] for r in rows]
+    E = [[Fraction(v) for v in r] for r in extra]
+
+    def diff(a: int, b: int) -> list[Fraction]:
+        return [x - y for x, y in zip(R[a], R[b], strict=True)]
+
+    out: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+    frontier: list[tuple[int, ...]] = [()]
+    bar = tqdm(desc="prefixes", unit="LP", disable=not _show(progress, None), leave=False)
+    while frontier:
+        nxt = []
+        for pre in frontier:
+            rest = [c for c in range(len(classes)) if c not in pre]
+            for c in rest:
+                seq = (*pre, c)
+                others = [o for o in rest if o != c]
+                sys_rows = [diff(reps[a], reps[b]) for a, b in zip(seq, seq[1:])]
+                sys_rows += [diff(reps[c], reps[o]) for o in others]
+                sys_rows += E
+                bar.update(1)
+                if sys_rows:
+                    ok, z = decide(sys_rows)
+                else:
+                    ok, z = True, tuple(Fraction(0) for _ in R[0])
+                if not ok:
+                    continue
+                labels = [lab for cc in seq for lab in classes[cc]]
+                if len(labels) >= t or not others:
+                    key = tuple(labels[:t])
+                    if key not in out:
+                        out[key] = z
+                else:
+                    nxt.append(seq)
+        frontier = nxt
+    bar.close()
+    return list(out), list(out.values())
