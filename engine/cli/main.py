@@ -20,6 +20,7 @@ COMMAND_MODULES: list[str] = [
     "engine.cli.certify",
     "engine.cli.solve",
     "engine.cli.inspect",
+    "engine.cli.patterns",
 ]
 
 

@@ -234,7 +234,7 @@ def prefix_search(
             for c in rest:
                 seq = (*pre, c)
                 others = [o for o in rest if o != c]
-                sys_rows = [diff(reps[a], reps[b]) for a, b in zip(seq, seq[1:])]
+                sys_rows = [diff(reps[a], reps[b]) for a, b in zip(seq, seq[1:], strict=False)]
                 sys_rows += [diff(reps[c], reps[o]) for o in others]
                 sys_rows += E
                 bar.update(1)
