@@ -15,6 +15,15 @@ from engine.errors import (
     SolverUnavailable,
     TooLarge,
 )
+from engine.geometry import (
+    ArgmaxResult,
+    Completeness,
+    PatternKind,
+    PatternResult,
+    argmaxable,
+    ranking_pattern,
+    sign_pattern,
+)
 from engine.models.diagnostics import (
     delta_circ,
     delta_etf,
@@ -49,6 +58,14 @@ __all__ = [
     "SolverFailed",
     "SolverUnavailable",
     "TooLarge",
+    # engine.geometry (patterns)
+    "ArgmaxResult",
+    "Completeness",
+    "PatternKind",
+    "PatternResult",
+    "argmaxable",
+    "ranking_pattern",
+    "sign_pattern",
     # engine.symmetry
     "DetectedSymmetry",
     "GramStructure",

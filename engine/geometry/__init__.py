@@ -5,6 +5,8 @@ Exact throughout: floats may propose candidate regions, rational arithmetic deci
 
 from engine.geometry.patterns import (
     ArgmaxResult,
+    Completeness,
+    PatternKind,
     PatternResult,
     argmaxable,
     ranking_pattern,
@@ -13,6 +15,8 @@ from engine.geometry.patterns import (
 
 __all__ = [
     "ArgmaxResult",
+    "Completeness",
+    "PatternKind",
     "PatternResult",
     "argmaxable",
     "ranking_pattern",
