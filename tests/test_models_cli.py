@@ -20,12 +20,13 @@ def test_planted_circulant_head(capsys, tmp_path):
     out_json = tmp_path / "r.json"
     rc = main(["inspect", str(T.planted_head("circulant")), "--tokenizer",
                str(T.tokenizer_path()), "--tokens", DAYS, "--json", str(out_json),
-               "--no-progress"])
+               "--group", "cyclic", "--no-progress"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "delta_circ = 0.0000" in text and "head: lm_head.weight" in text
     rep = json.loads(out_json.read_text())
     assert rep["unembedding_gram"]["delta_circ"] < 1e-12
+    assert rep["unembedding_gram"]["delta_group"] < 1e-12
     assert rep["model"]["bias_tensor"] == "lm_head.bias"
     assert rep["tokens"]["spellings"][0] == " Monday"
 
@@ -63,6 +64,7 @@ def test_tiny_lm_with_prompt_plot_certificate_and_determinism(capsys, tmp_path):
         (["TINY", "--tokens", DAYS, "--tensor", "nope.weight"], "no tensor named 'nope.weight'"),
         (["TINY", "--tokens", "Monday,Tuesday", "--pair", "0"], "--pair must be"),
         (["HEAD", "--tokens", "Monday,Tuesday"], "no tokenizer.json"),
+        (["TINY", "--tokens", "Monday,Tuesday", "--group", "dihedral"], "use 'cyclic'"),
     ],
 )
 def test_errors_exit_2_with_a_message(capsys, extra, match):

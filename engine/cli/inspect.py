@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dim", type=int, help="project to D dimensions for the exact ranking audit")
     p.add_argument("--pair", default="0,1",
                    help="positions i,j in --tokens of the translation audit (default 0,1)")
+    p.add_argument("--group",
+                   help="also report delta_group for 'cyclic', 'symmetric' or a .json list of "
+                        "permutations of the tokens")
     p.add_argument("--json", dest="json_out", help="write the full report as JSON here")
     p.add_argument("--cert", help="write the translation certificate (checkable) here")
     p.add_argument("--plot", help="save heatmaps of the Grams here (.png/.pdf/.svg)")
@@ -71,6 +74,7 @@ def _inspect(args: argparse.Namespace) -> int:
         dim=args.dim,
         pair=_pair(args.pair),
         transpose=args.transpose,
+        group=args.group,
         progress=False if args.no_progress else None,
     )
     for line in report.summary():

@@ -31,7 +31,7 @@ from engine.models.diagnostics import (
 )
 from engine.models.loaders import LMHead, list_tensors, load_lm_head
 from engine.models.plots import Panel, save_heatmaps
-from engine.models.report import InspectReport, find_tokenizer, inspect_model
+from engine.models.report import InspectReport, find_tokenizer, group_from_spec, inspect_model
 from engine.models.tokens import TokenSet, load_tokenizer, parse_token_list, resolve_tokens
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "cosine_audit",
     "exact_projection",
     "find_tokenizer",
+    "group_from_spec",
     "inspect_model",
     "save_heatmaps",
     "GeometryDiagnostics",

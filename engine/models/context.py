@@ -132,6 +132,7 @@ def context_embeddings(
     context_words: Sequence[str] | None = None,
     tokenizer: str | Path | None = None,
     space: str = "auto",
+    group=None,
     progress: bool | None = None,
 ) -> ContextResult:
     """Run a local causal LM on the filled-in prompts and collect H, Z and P.
@@ -151,6 +152,8 @@ def context_embeddings(
         ``tokenizer.json`` or its folder; by default ``model_path``.
     space : {"auto", "leading", "none"}
         Spelling policy of :func:`engine.models.tokens.resolve_tokens`.
+    group : optional
+        Permutations of the contexts (or a GroupAction) for ``delta_group`` of the H Gram.
     progress : bool, optional
         Progress bar; by default on when stderr is a terminal.
 
@@ -245,7 +248,7 @@ def context_embeddings(
         Z=Z,
         P=P,
         mass=np.array(mass),
-        h_diagnostics=diagnose(H.T),
+        h_diagnostics=diagnose(H.T, group),
         p_delta_circ=delta_circ(double_centre(P)) if square else None,
         p_delta_etf=delta_etf(double_centre(P)) if square else None,
     )

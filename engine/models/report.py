@@ -26,7 +26,7 @@ from engine.models.loaders import LMHead, load_lm_head
 from engine.models.plots import Panel, save_heatmaps
 from engine.models.tokens import TokenSet, load_tokenizer, resolve_tokens
 
-__all__ = ["InspectReport", "find_tokenizer", "inspect_model"]
+__all__ = ["InspectReport", "find_tokenizer", "group_from_spec", "inspect_model"]
 
 
 def find_tokenizer(model: str | Path, tokenizer: str | Path | None = None) -> Path | None:
@@ -45,6 +45,37 @@ def find_tokenizer(model: str | Path, tokenizer: str | Path | None = None) -> Pa
         if cand.is_file():
             return cand
     return None
+
+
+def group_from_spec(spec, m: int):
+    """A label group for ``delta_group``: ``"cyclic"``, ``"symmetric"``, a JSON file holding a
+    list of permutations, or a group / permutation list passed through.
+
+    Examples
+    --------
+    >>> group_from_spec("cyclic", 4).row_generators
+    ((1, 2, 3, 0),)
+    """
+    if spec is None or not isinstance(spec, str | Path):
+        return spec
+    name = str(spec).lower()
+    if name in {"cyclic", "symmetric"}:
+        from engine import symmetry
+
+        return symmetry.cyclic(m) if name == "cyclic" else symmetry.symmetric(m)
+    p = Path(spec)
+    if p.suffix.lower() == ".json" and p.is_file():
+        import json
+
+        try:
+            perms = json.loads(p.read_text())
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{p} is not valid JSON: {exc}") from exc
+        if not isinstance(perms, list):
+            raise InvalidInput(f"{p} must hold a list of permutations (lists of 0..{m - 1})")
+        return perms
+    raise InvalidInput(f"group {spec!r}: use 'cyclic', 'symmetric' or a .json file holding a "
+                       "list of permutations")
 
 
 @dataclass(frozen=True)
@@ -86,12 +117,15 @@ class InspectReport:
         else:
             out.append("token ids: " + ", ".join(self.labels))
         out.append(f"unembedding Gram W W^T: delta_ETF = {d.delta_etf:.4f}  "
-                   f"delta_circ = {d.delta_circ:.4f}")
+                   f"delta_circ = {d.delta_circ:.4f}"
+                   + ("" if d.delta_group is None else f"  delta_group = {d.delta_group:.4f}"))
         if self.context is not None:
             c = self.context
             out.append(f"context Gram H^T H ({len(c.prompts)} prompts, e.g. {c.prompts[0]!r}): "
                        f"delta_ETF = {c.h_diagnostics.delta_etf:.4f}  "
-                       f"delta_circ = {c.h_diagnostics.delta_circ:.4f}")
+                       f"delta_circ = {c.h_diagnostics.delta_circ:.4f}"
+                       + ("" if c.h_diagnostics.delta_group is None
+                          else f"  delta_group = {c.h_diagnostics.delta_group:.4f}"))
             if c.p_delta_circ is not None:
                 out.append(f"next-token probabilities P (restricted to the set, double-centred): "
                            f"delta_ETF = {c.p_delta_etf:.4f}  delta_circ = {c.p_delta_circ:.4f}"
@@ -146,6 +180,7 @@ def inspect_model(
     dim: int | None = None,
     pair: tuple[int, int] = (0, 1),
     transpose: bool = False,
+    group=None,
     progress: bool | None = None,
 ) -> InspectReport:
     """Load the head rows of a token set and compute every diagnostic of issue 7.
@@ -168,6 +203,9 @@ def inspect_model(
         Projection dimension of the exact ranking audit.
     pair : (int, int)
         Positions (in ``words``) of the two tokens of the translation audit.
+    group : optional
+        ``"cyclic"``, ``"symmetric"``, a .json list of permutations, a permutation list or a
+        GroupAction acting on the tokens (and on the contexts): adds ``delta_group``.
     progress : bool, optional
 
     Returns
@@ -198,17 +236,19 @@ def inspect_model(
                 "ids (integers) instead of words"
             ) from None
     head = load_lm_head(model, tensor=tensor, bias=bias, rows=ids, transpose=transpose)
+    grp = group_from_spec(group, len(ids))
     labels = tuple(words)
     context = None
     if prompt is not None:
         if tset is None:
             raise InvalidInput("--prompt needs a tokenizer.json (to encode the prompts)")
-        context = context_embeddings(model, tset, prompt, tokenizer=tok_path, progress=progress)
+        context = context_embeddings(model, tset, prompt, tokenizer=tok_path, group=grp,
+                                     progress=progress)
     return InspectReport(
         head=head,
         tokens=tset,
         labels=labels,
-        head_diagnostics=diagnose(head.weight),
+        head_diagnostics=diagnose(head.weight, grp),
         audit=cosine_audit(head.weight, labels, pair=pair, bias=head.bias, dim=dim,
                            progress=progress),
         context=context,
