@@ -3,6 +3,23 @@
 Exact throughout: floats may propose candidate regions, rational arithmetic decides.
 """
 
+from engine.geometry.cosine import (
+    cosine_equal,
+    cosine_matrix,
+    difference_matrix,
+    difference_pairs,
+    gram_exact,
+    translate,
+    translation_for_cosine,
+)
+from engine.geometry.counting import (
+    affine_generic_count,
+    count_rankings,
+    count_regions,
+    cover_count,
+    ranking_count_generic,
+    ranking_count_generic_affine,
+)
 from engine.geometry.patterns import (
     ArgmaxResult,
     Completeness,
@@ -14,6 +31,19 @@ from engine.geometry.patterns import (
 )
 
 __all__ = [
+    "cosine_equal",
+    "cosine_matrix",
+    "difference_matrix",
+    "difference_pairs",
+    "gram_exact",
+    "translate",
+    "translation_for_cosine",
+    "affine_generic_count",
+    "count_rankings",
+    "count_regions",
+    "cover_count",
+    "ranking_count_generic",
+    "ranking_count_generic_affine",
     "ArgmaxResult",
     "Completeness",
     "PatternKind",

@@ -1,0 +1,213 @@
+"""Exact counts of sign patterns and ranking patterns, and the generic-position formulas.
+
+:func:`count_regions` and :func:`count_rankings` are exact for *every* input (no LP, no
+floats): they evaluate the characteristic polynomial of the intersection lattice
+(Zaslavsky's theorem) in :mod:`engine.exact.lattice`.  The closed formulas
+(:func:`cover_count`, :func:`affine_generic_count`, :func:`ranking_count_generic`,
+:func:`ranking_count_generic_affine`) hold only for inputs in general position;
+small-integer matrices are often *not* in general position, so compare enumerations
+with the exact counts, not with the formulas.
+
+Degenerate input (shared semantics of :mod:`engine.geometry`):
+
+* a constant row (``w_i = 0``, with ``b_i = 0`` or no bias: sign 0 everywhere; with
+  ``b_i != 0``: sign of ``b_i`` everywhere) is not a hyperplane; the count is the number
+  of regions of the remaining rows;
+* repeated or parallel rows define one hyperplane;
+* tied labels (identical rows, and identical biases with a bias) are always tied in a
+  ranking; :func:`count_rankings` counts the orders of the tie classes;
+* ``rank(W) < d``, ``d = 1`` and ``k = 1`` need no special care.
+
+Examples
+--------
+>>> count_regions([[1, 0], [0, 1], [1, 1]]), cover_count(3, 2)
+(6, 6)
+>>> count_rankings([[0, 0], [1, 0], [0, 1], [3, 5], [-2, 7]]), ranking_count_generic(5, 2)
+(20, 20)
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from engine.errors import InvalidInput
+from engine.exact.lattice import count_rankings_exact, count_regions_exact
+from engine.exact.numbers import to_matrix, to_vector
+
+__all__ = [
+    "count_regions",
+    "count_rankings",
+    "cover_count",
+    "affine_generic_count",
+    "ranking_count_generic",
+    "ranking_count_generic_affine",
+    "stirling_first",
+]
+
+
+def _exact_input(W: object, bias: object) -> tuple:
+    M = to_matrix(W, what="W")
+    b = None if bias is None else to_vector(bias, what="bias", length=len(M))
+    return M, b
+
+
+def count_regions(W: object, *, bias: object = None) -> int:
+    """Exact number of sign patterns ``|S(W)|`` of ``sign(W x)`` (or ``sign(W x + b)``).
+
+    Parameters
+    ----------
+    W : array_like, k x d
+        Anything :func:`engine.exact.numbers.to_matrix` accepts (floats are their exact
+        binary rationals).
+    bias : array_like of length k, optional
+        Count the regions of the affine arrangement ``{x : w_i . x + b_i = 0}``.
+
+    Returns
+    -------
+    int
+        The number of regions of the arrangement of the non-constant rows; every region
+        is one strict sign vector on those rows (constant rows keep their constant sign).
+
+    Raises
+    ------
+    InvalidInput
+        NaN/inf, ragged or empty matrix, wrong bias length.
+
+    Examples
+    --------
+    >>> count_regions([[1, 0], [0, 1], [1, 1], [2, 2]])    # the repeated direction counts once
+    6
+    >>> count_regions([[1], [1], [1]], bias=[0, -1, -2])    # three points on a line
+    4
+    >>> count_regions([[0, 0], [1, 0]])                    # a zero row is not a hyperplane
+    2
+    """
+    M, b = _exact_input(W, bias)
+    return count_regions_exact(M, b)
+
+
+def count_rankings(W: object, *, bias: object = None) -> int:
+    """Exact number of rankings ``|R(W)| = |S(B W)|`` a softmax head can produce.
+
+    Parameters
+    ----------
+    W : array_like, k x d
+    bias : array_like of length k, optional
+        Logits ``W x + b``.
+
+    Returns
+    -------
+    int
+        Number of strict orders of the tie classes (labels with identical rows, and
+        identical biases) realised by some ``x``.
+
+    Raises
+    ------
+    InvalidInput
+        NaN/inf, ragged or empty matrix, wrong bias length.
+
+    Examples
+    --------
+    >>> count_rankings([[1, 0], [0, 1], [1, 0]])     # labels 0 and 2 are tied
+    2
+    >>> count_rankings([[1], [2], [3]], bias=[0, 0, 1])
+    4
+    """
+    M, b = _exact_input(W, bias)
+    return count_rankings_exact(M, b)
+
+
+def _check_kd(k: object, d: object) -> tuple[int, int]:
+    for name, v in (("k", k), ("d", d)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InvalidInput(f"{name} must be an integer; got {v!r}")
+    if k < 1:
+        raise InvalidInput(f"k must be at least 1 (number of rows/labels); got {k}")
+    if d < 1:
+        raise InvalidInput(f"d must be at least 1 (dimension); got {d}")
+    return k, d
+
+
+def cover_count(k: int, d: int) -> int:
+    """Regions of ``k`` central hyperplanes in general position in ``R^d`` (Cover 1965).
+
+    ``2 * sum_{i < d} C(k - 1, i)``.
+
+    Examples
+    --------
+    >>> cover_count(20, 5), cover_count(3, 5)
+    (10072, 8)
+    """
+    k, d = _check_kd(k, d)
+    return 2 * sum(comb(k - 1, i) for i in range(d))
+
+
+def affine_generic_count(k: int, d: int) -> int:
+    """Regions of ``k`` affine hyperplanes in general position in ``R^d``: ``sum_{i<=d} C(k, i)``.
+
+    Examples
+    --------
+    >>> affine_generic_count(3, 2), affine_generic_count(20, 5)
+    (7, 21700)
+    """
+    k, d = _check_kd(k, d)
+    return sum(comb(k, i) for i in range(d + 1))
+
+
+def stirling_first(n: int, m: int) -> int:
+    """Unsigned Stirling number of the first kind ``c(n, m)`` (permutations of n with m cycles).
+
+    Examples
+    --------
+    >>> [stirling_first(4, m) for m in range(5)]
+    [0, 6, 11, 6, 1]
+    """
+    if n < 0 or m < 0:
+        return 0
+    row = [1]  # c(0, 0) = 1
+    for i in range(n):
+        new = [0] * (len(row) + 1)
+        for j, c in enumerate(row):
+            new[j + 1] += c
+            new[j] += i * c
+        row = new
+    return row[m] if m < len(row) else 0
+
+
+def ranking_count_generic(k: int, d: int) -> int:
+    """Rankings of ``k`` labels with unembeddings in general position in ``R^d``.
+
+    Cover (1967) / Good and Tideman: ``Q(n, d) = Q(n-1, d) + (n-1) Q(n-1, d-1)`` with
+    ``Q(1, d) = 1`` and ``Q(n, 1) = 2`` for ``n >= 2``; equals ``k!`` when ``d >= k - 1``.
+
+    Examples
+    --------
+    >>> [ranking_count_generic(5, d) for d in (2, 3, 4)]
+    [20, 72, 120]
+    >>> ranking_count_generic(10, 3), ranking_count_generic(10, 6)
+    (1742, 557640)
+    """
+    k, d = _check_kd(k, d)
+    # table Q[n][e] for n = 1..k, e = 1..d
+    prev = [0] + [1] * d  # n = 1
+    for n in range(2, k + 1):
+        cur = [0] * (d + 1)
+        cur[1] = 2
+        for e in range(2, d + 1):
+            cur[e] = prev[e] + (n - 1) * prev[e - 1]
+        prev = cur
+    return prev[d]
+
+
+def ranking_count_generic_affine(k: int, d: int) -> int:
+    """Rankings of ``k`` labels of a head with a generic bias, unembeddings generic in ``R^d``.
+
+    ``sum_{i <= d} c(k, k - i)`` (``c``: unsigned Stirling numbers of the first kind).
+
+    Examples
+    --------
+    >>> ranking_count_generic_affine(3, 1), ranking_count_generic_affine(10, 6)
+    (4, 1066644)
+    """
+    k, d = _check_kd(k, d)
+    return sum(stirling_first(k, k - i) for i in range(min(d, k - 1) + 1))
