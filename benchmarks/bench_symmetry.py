@@ -1,0 +1,146 @@
+"""Benchmark of engine.symmetry and the orbit reduction (issue 6).
+
+1. S_m orbit targets, m = 5..9 (n = m! up to 362,880 columns): the orbit method
+   (build the reduced program, solve, rebuild the full Z) against the ETF closed form
+   (C's "etf" reduction) and, where it finishes, the full program (split form; the joint
+   (m+n) SDP with ``--joint``).  Goal: orbit <= 2 s at m = 9, values equal to 1e-6.
+2. Wreath products S3 wr S3 (n = 1,296) and S4 wr S2 (n = 1,152): orbit vs full.
+3. detect_symmetry on each App. F target.
+
+Run:  .venv/bin/python benchmarks/bench_symmetry.py [--quick] [--no-full] [--joint]
+
+All values are J(Z) computed on the full-size Z by the same function, so the methods are
+compared on the original problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.special import logsumexp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.convex.problem import LayerPeeled  # noqa: E402
+from engine.convex.reductions import get_reduction  # noqa: E402
+from engine.convex.reductions.orbit import OrbitReduction, orbit_program  # noqa: E402
+from engine.convex.solvers import solve  # noqa: E402
+from engine.symmetry import detect_symmetry, orbit_targets, symmetric, wreath  # noqa: E402
+from engine.symmetry.examples import app_f_examples  # noqa: E402
+
+E_W, E_H = 1.0, 4.0
+
+
+def J(Z: np.ndarray, Y: np.ndarray) -> float:
+    return float(np.sum(logsumexp(Z, axis=0)) - np.sum(Y * Z))
+
+
+def nuc(Z: np.ndarray) -> float:
+    return float(np.linalg.svd(Z, compute_uv=False).sum())
+
+
+def run_orbit(T, rho):
+    t0 = time.perf_counter()
+    red = orbit_program(T, rho, T.action)
+    rep = solve(red.problem)
+    Z = OrbitReduction().invert(red)
+    return Z, time.perf_counter() - t0, rep.solver, red.info
+
+
+def run_etf(lp):
+    t0 = time.perf_counter()
+    red = get_reduction("etf")
+    if not red.accepts(lp):
+        return None, math.nan
+    reduced = red.apply(lp)
+    Z = red.invert(reduced)
+    return Z, time.perf_counter() - t0
+
+
+def run_full(lp, form):
+    t0 = time.perf_counter()
+    red = get_reduction("full")
+    reduced = red.apply(lp, form=form)
+    solve(reduced.problem)
+    Z = red.invert(reduced)
+    return Z, time.perf_counter() - t0
+
+
+def symmetric_section(ms, full_upto, joint):
+    print("== S_m orbit targets: y_i = i / (m(m+1)/2) ==")
+    print(f"{'m':>2} {'n':>7} {'build s':>8} {'orbit s':>8} {'etf s':>7} {'J orbit':>14} "
+          f"{'rel vs etf':>10} {'full s':>8} {'rel vs full':>11}")
+    for m in ms:
+        y = [f"{k}/{m * (m + 1) // 2}" for k in range(1, m + 1)]
+        t0 = time.perf_counter()
+        T = orbit_targets(symmetric(m), y)
+        build = time.perf_counter() - t0
+        lp = LayerPeeled(T.Y, E_W, E_H)
+        Zo, t_orbit, _, info = run_orbit(T, lp.rho)
+        jo = J(Zo, T.Y)
+        Ze, t_etf = run_etf(lp)
+        rel_e = abs(jo - J(Ze, T.Y)) / abs(J(Ze, T.Y)) if Ze is not None else math.nan
+        t_full, rel_f = math.nan, math.nan
+        if m <= full_upto:
+            Zf, t_full = run_full(lp, "joint" if joint else "split")
+            rel_f = abs(jo - J(Zf, T.Y)) / abs(J(Zf, T.Y))
+        print(f"{m:>2} {T.Y.shape[1]:>7} {build:8.3f} {t_orbit:8.3f} {t_etf:7.3f} {jo:14.6f} "
+              f"{rel_e:10.2e} {t_full:8.2f} {rel_f:11.2e}   (||Z||_*={nuc(Zo):.6f}, "
+              f"rho={lp.rho}, LMIs={info['lmis']})")
+
+
+def wreath_section(full: bool):
+    print("== wreath products: orbit vs full (split form) ==")
+    cases = [
+        ("S3 wr S3", wreath(symmetric(3), symmetric(3)),
+         ["1/12", "1/4", "1/6", "0", "1/6", "1/12", "1/24", "1/8", "1/12"]),
+        ("S4 wr S2", wreath(symmetric(4), symmetric(2)),
+         ["1/12", "1/4", "1/6", "0", "1/6", "1/12", "1/8", "1/8"]),
+    ]
+    for name, G, y in cases:
+        T = orbit_targets(G, y)
+        lp = LayerPeeled(T.Y, E_W, E_H)
+        Zo, t_orbit, _, info = run_orbit(T, lp.rho)
+        jo = J(Zo, T.Y)
+        line = (f"{name}: m={G.m} n={T.Y.shape[1]} orbit {t_orbit:.3f} s J={jo:.8f} "
+                f"(LMIs={info['lmis']}, orbitals={info['orbitals']})")
+        if full:
+            Zf, t_full = run_full(lp, "split")
+            jf = J(Zf, T.Y)
+            line += f"; full {t_full:.2f} s J={jf:.8f} rel diff {abs(jo - jf) / abs(jf):.2e}"
+        print(line)
+
+
+def detection_section():
+    print("== detect_symmetry on the App. F targets ==")
+    for name, ex in app_f_examples().items():
+        T = orbit_targets(ex.group, ex.y)
+        Y = T.exact_Y()
+        t0 = time.perf_counter()
+        r = detect_symmetry(Y)
+        dt = time.perf_counter() - t0
+        print(f"{name:22s} {T.Y.shape[0]}x{T.Y.shape[1]:<3} |G|={ex.group.order:<3} "
+              f"row order={r.row_order:<3} full order={r.order:<14} {dt:6.3f} s")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="m = 5..7 only, no wreath full")
+    ap.add_argument("--no-full", action="store_true", help="skip every full program")
+    ap.add_argument("--joint", action="store_true",
+                    help="use the joint (m+n) SDP for the full S_5 program (slow: minutes, GBs)")
+    args = ap.parse_args(argv)
+    ms = range(5, 8) if args.quick else range(5, 10)
+    symmetric_section(ms, 0 if args.no_full else (5 if args.joint else 6), args.joint)
+    wreath_section(full=not (args.no_full or args.quick))
+    detection_section()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
