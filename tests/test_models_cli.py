@@ -20,7 +20,7 @@ def test_planted_circulant_head(capsys, tmp_path):
     out_json = tmp_path / "r.json"
     rc = main(["inspect", str(T.planted_head("circulant")), "--tokenizer",
                str(T.tokenizer_path()), "--tokens", DAYS, "--json", str(out_json),
-               "--group", "cyclic", "--no-progress"])
+               "--group", "cyclic", "--dim", "2", "--no-progress"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "delta_circ = 0.0000" in text and "head: lm_head.weight" in text
@@ -29,6 +29,9 @@ def test_planted_circulant_head(capsys, tmp_path):
     assert rep["unembedding_gram"]["delta_group"] < 1e-12
     assert rep["model"]["bias_tensor"] == "lm_head.bias"
     assert rep["tokens"]["spellings"][0] == " Monday"
+    proj = rep["cosine_audit"]["projection"]
+    assert proj["dim"] == 2 and proj["argmaxable"] == T.DAYS  # a heptagon in the plane
+    assert proj["rankings_complete"] is True and proj["n_rankings"] == len(proj["rankings"])
 
 
 def test_tiny_lm_with_prompt_plot_certificate_and_determinism(capsys, tmp_path):

@@ -123,12 +123,15 @@ class ProjectionAudit:
         Every total order (most to least likely) some context in the subspace realises.
     complete : bool or None
         Whether the ranking enumeration is certified complete (as reported by the engine).
+    ties : tuple of tuple of int
+        Tokens whose projected rows coincide (always tied; adjacent in every ranking).
     """
 
     projection: Projection
     argmaxable: tuple[bool, ...]
     rankings: tuple[tuple[int, ...], ...]
     complete: bool | None
+    ties: tuple[tuple[int, ...], ...] = ()
 
     def as_dict(self, labels: Sequence[str]) -> dict:
         return {
@@ -140,6 +143,7 @@ class ProjectionAudit:
             "n_rankings": len(self.rankings),
             "rankings": [[labels[i] for i in r] for r in self.rankings],
             "rankings_complete": self.complete,
+            "ties": [[labels[i] for i in t] for t in self.ties],
         }
 
 
@@ -306,28 +310,10 @@ def _projection_audit(Wq: ExactMatrix, bq, dim: int, progress: bool | None) -> P
     P = exact_projection(Wq, dim)
     arg = argmaxable(P.projected, bias=bq)
     rp = ranking_pattern(P.projected, bias=bq, progress=_progress(progress))
-    flags = tuple(bool(x) for x in _argmax_flags(arg, len(Wq)))
-    rankings = tuple(sorted(tuple(int(t) for t in r) for r in _rankings_of(rp)))
-    return ProjectionAudit(projection=P, argmaxable=flags, rankings=rankings,
-                           complete=getattr(rp, "complete", None))
-
-
-def _argmax_flags(res, m: int) -> list[bool]:
-    """Per-token flags from an ``argmaxable`` result (labels list or flags)."""
-    for attr in ("flags", "argmaxable", "labels", "feasible"):
-        val = getattr(res, attr, None)
-        if val is not None:
-            val = list(val)
-            if len(val) == m and all(isinstance(x, bool | np.bool_) for x in val):
-                return [bool(x) for x in val]
-            return [k in set(int(x) for x in val) for k in range(m)]
-    raise TypeError(f"unexpected argmaxable result {type(res).__name__}")
-
-
-def _rankings_of(res) -> list:
-    for attr in ("rankings", "patterns", "regions"):
-        val = getattr(res, attr, None)
-        if val is not None:
-            return list(val)
-    raise TypeError(f"unexpected ranking_pattern result {type(res).__name__}")
-
+    return ProjectionAudit(
+        projection=P,
+        argmaxable=tuple(k in set(arg.labels) for k in range(len(Wq))),
+        rankings=tuple(tuple(int(t) for t in r) for r in rp.patterns),
+        complete=bool(rp.complete),
+        ties=tuple(tuple(t) for t in rp.ties),
+    )
