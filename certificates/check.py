@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -131,12 +132,10 @@ def _model(obj, loc, wkey="W", bkey="bias"):
     return W, b, has_bias
 
 
-def _labels(v, loc, k, full=False) -> tuple:
+def _labels(v, loc, k) -> tuple:
     labels = tuple(_int(x, f"{loc}/{i}", 0, k - 1) for i, x in enumerate(_list(v, loc)))
     if not labels or len(set(labels)) != len(labels):
         raise Fail("schema", loc, "a ranking is a non-empty list of distinct labels")
-    if full and len(labels) != k:
-        raise Fail("shape", loc, f"a full ranking lists all {k} labels, got {len(labels)}")
     return labels
 
 
@@ -177,9 +176,7 @@ def _det_sign(M) -> int:
     """Sign of det M by fraction-free (Bareiss) elimination on integer rows."""
     A = []
     for r in M:  # scaling a row by a positive integer keeps the sign of the determinant
-        den = 1
-        for x in r:
-            den = den * x.denominator // _gcd(den, x.denominator)
+        den = math.lcm(*(x.denominator for x in r))
         A.append([int(x * den) for x in r])
     n, sign, prev = len(A), 1, 1
     for c in range(n):
@@ -193,12 +190,6 @@ def _det_sign(M) -> int:
                 A[i][j] = (A[i][j] * A[c][c] - A[i][c] * A[c][j]) // prev
         prev = A[c][c]
     return sign * _sgn(A[n - 1][n - 1])
-
-
-def _gcd(a, b):
-    while b:
-        a, b = b, a % b
-    return a
 
 
 # ---------------------------------------------------------------------- linear systems
@@ -262,41 +253,33 @@ def _signs(v, loc, k):
     return tuple(_int(s, f"{loc}/{i}", -1, 1) for i, s in enumerate(_list(v, loc, k)))
 
 
-def _pattern_rows(obj, loc, pkey, W, b):
-    """(rows, value) for a sign vector or ranking (prefix) under key ``pkey``."""
+def _claim_rows(obj, loc, key, ranking, W, b):
+    """(constraint rows, value) of the sign vector or ranking (prefix) at ``obj[key]``."""
+    if ranking:
+        value = _labels(_get(obj, key, loc), f"{loc}/{key}", len(W))
+        return _ranking_rows(W, b, value, f"{loc}/{key}"), value
+    value = _signs(_get(obj, key, loc), f"{loc}/{key}", len(W))
+    return _sign_rows(W, b, value, f"{loc}/{key}"), value
+
+
+def _pattern_type(obj, loc):
     ptype = _get(obj, "pattern", loc)
-    if ptype == "sign":
-        value = _signs(_get(obj, pkey, loc), f"{loc}/{pkey}", len(W))
-        return _sign_rows(W, b, value, f"{loc}/{pkey}"), value
-    if ptype == "ranking":
-        value = _labels(_get(obj, pkey, loc), f"{loc}/{pkey}", len(W))
-        return _ranking_rows(W, b, value, f"{loc}/{pkey}"), value
-    raise Fail("schema", f"{loc}/pattern", f"pattern must be 'sign' or 'ranking', got {ptype!r}")
+    if ptype not in ("sign", "ranking"):
+        raise Fail("schema", f"{loc}/pattern", f"pattern must be 'sign' or 'ranking': {ptype!r}")
+    return ptype
 
 
 # ---------------------------------------------------------------------- kind checkers
-def _feasible(obj, loc, ranking):
+def _single(obj, loc, ranking, feasible):
+    """sign-/ranking-feasible (witness) and -infeasible (Gordan multipliers)."""
     W, b, _ = _model(obj, loc)
-    if ranking:
-        rows = _ranking_rows(W, b, _labels(_get(obj, "ranking", loc), f"{loc}/ranking", len(W)),
-                             f"{loc}/ranking")
+    rows, _ = _claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
+    if feasible:
+        x = _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W[0]))
+        _check_witness(rows, x, f"{loc}/witness", "chain row" if ranking else "row")
     else:
-        rows = _sign_rows(W, b, _signs(_get(obj, "signs", loc), f"{loc}/signs", len(W)),
-                          f"{loc}/signs")
-    x = _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W[0]))
-    _check_witness(rows, x, f"{loc}/witness", "chain row" if ranking else "row")
-
-
-def _infeasible(obj, loc, ranking):
-    W, b, _ = _model(obj, loc)
-    if ranking:
-        rows = _ranking_rows(W, b, _labels(_get(obj, "ranking", loc), f"{loc}/ranking", len(W)),
-                             f"{loc}/ranking")
-    else:
-        rows = _sign_rows(W, b, _signs(_get(obj, "signs", loc), f"{loc}/signs", len(W)),
-                          f"{loc}/signs")
-    y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows))
-    _check_gordan(rows, y, len(W[0]), f"{loc}/multipliers")
+        y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows))
+        _check_gordan(rows, y, len(W[0]), f"{loc}/multipliers")
 
 
 def _translation(obj, loc):
@@ -417,21 +400,16 @@ def _zaslavsky(H, lattice, loc) -> int:
 def _pattern_complete(obj, loc):
     """Returns (ptype, W, b, frozenset of patterns) for use by theorems."""
     W, b, _ = _model(obj, loc)
-    ptype = _get(obj, "pattern", loc)
-    if ptype not in ("sign", "ranking"):
-        raise Fail("schema", f"{loc}/pattern", "pattern must be 'sign' or 'ranking'")
+    ptype = _pattern_type(obj, loc)
     if obj.get("top") is not None and (ptype != "ranking" or
                                        _int(obj["top"], f"{loc}/top", 1, len(W)) is None):
         raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
     seen = set()
     for n, p in enumerate(_list(_get(obj, "patterns", loc), f"{loc}/patterns")):
         pl = f"{loc}/patterns/{n}"
-        if ptype == "sign":
-            value = _signs(_get(p, "pattern", pl), f"{pl}/pattern", len(W))
-            rows = _sign_rows(W, b, value, f"{pl}/pattern")
-        else:
-            value = _labels(_get(p, "pattern", pl), f"{pl}/pattern", len(W), full=True)
-            rows = _ranking_rows(W, b, value, f"{pl}/pattern")
+        rows, value = _claim_rows(p, pl, "pattern", ptype == "ranking", W, b)
+        if ptype == "ranking" and len(value) != len(W):
+            raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
         _check_witness(rows, _vec(_get(p, "witness", pl), f"{pl}/witness", len(W[0])),
                        f"{pl}/witness")
         if value in seen:
@@ -449,10 +427,16 @@ def _pattern_differs(obj, loc):
     W2, b2, _ = _model(obj, loc, "W2", "bias2")
     if len(W1) != len(W2):
         raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
-    rows1, value = _pattern_rows(obj, loc, "value", W1, b1)
-    rows2, _ = _pattern_rows(obj, loc, "value", W2, b2)
+    ranking = _pattern_type(obj, loc) == "ranking"
+    rows1, _ = _claim_rows(obj, loc, "value", ranking, W1, b1)
     _check_witness(rows1, _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W1[0])),
                    f"{loc}/witness")
+    try:
+        rows2, _ = _claim_rows(obj, loc, "value", ranking, W2, b2)
+    except Fail as f:  # the sign vector's zeros do not match W2's zero rows: not a tope of W2
+        if f.check == "face-sign":
+            return
+        raise
     y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows2))
     _check_gordan(rows2, y, len(W2[0]), f"{loc}/multipliers")
 
@@ -536,10 +520,10 @@ def _theorem(obj, loc):
 
 
 _CHECKERS = {
-    "sign-feasible": lambda o, loc: _feasible(o, loc, False),
-    "sign-infeasible": lambda o, loc: _infeasible(o, loc, False),
-    "ranking-feasible": lambda o, loc: _feasible(o, loc, True),
-    "ranking-infeasible": lambda o, loc: _infeasible(o, loc, True),
+    "sign-feasible": lambda o, loc: _single(o, loc, False, True),
+    "sign-infeasible": lambda o, loc: _single(o, loc, False, False),
+    "ranking-feasible": lambda o, loc: _single(o, loc, True, True),
+    "ranking-infeasible": lambda o, loc: _single(o, loc, True, False),
     "translation": _translation,
     "cosine-equal": _cosine_equal,
     "same-chirotope": _chirotope,
@@ -580,7 +564,8 @@ def check(obj) -> Verdict:
         _dispatch(obj, "")
     except Fail as f:
         return Verdict(False, kind, f.check, f.location or "/", f.message)
-    except (TypeError, KeyError, ValueError, IndexError) as exc:  # malformed beyond the schema
+    except (TypeError, KeyError, ValueError, IndexError, AttributeError, ZeroDivisionError,
+            RecursionError) as exc:  # malformed beyond the schema
         return Verdict(False, kind, "schema", "/", f"malformed certificate: {exc!r}")
     return Verdict(True, kind, None, None, "valid")
 

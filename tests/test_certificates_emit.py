@@ -211,3 +211,10 @@ def test_accepted_implies_true(data):
     m = _mutate(data.draw, c)
     if check(m).ok:
         assert claim_true(m), m
+
+
+def test_differs_when_zero_rows_differ():
+    c = emit.differs_certificate([[1, 0], [0, 0]], [[1, 0], [0, 1]])
+    assert c["multipliers"] == [] and check(c).ok and claim_true(c)
+    bad = dict(c, W2=[["1", "0"], ["0", "0"]])  # now value (.., 0) is a tope of W2 too
+    assert not check(bad).ok
