@@ -106,3 +106,14 @@ def test_projected_rankings_and_argmax():
     assert len(p.rankings) == 2 and p.rankings[0] == p.rankings[1][::-1]
     assert sorted(k for k, ok in enumerate(p.argmaxable) if ok) == sorted(
         {p.rankings[0][0], p.rankings[1][0]})
+
+
+def test_zero_rows_give_undefined_cosines_not_errors():
+    import json
+
+    a = cosine_audit([[0, 0], [1, 0], [1, 0], [0, 2]], pair=(0, 1))
+    assert a.verified and np.isnan(a.cosine[0, 1]) and a.cosine[1, 2] == 1.0
+    k = a.difference_pairs.index((1, 2))  # w_1 = w_2: zero difference
+    assert np.all(np.isnan(a.difference_cosine[k]))
+    out = json.loads(json.dumps(a.as_dict(), allow_nan=False))
+    assert out["pair_cosine"] is None

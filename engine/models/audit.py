@@ -155,11 +155,12 @@ class CosineAudit:
     ----------
     labels : tuple of str
     cosine : numpy.ndarray, shape (m, m)
-        C(W), floats (display only).
+        C(W), floats (display only; ``engine.geometry.cosine.cosine_matrix``); NaN rows for
+        zero rows.
     difference_pairs : tuple of (int, int)
         Row order of B: (i, j) for i < j.
     difference_cosine : numpy.ndarray, shape (m(m-1)/2, m(m-1)/2)
-        C(BW), floats; rows with w_i = w_j are reported as NaN.
+        C(BW), floats; rows with w_i = w_j (zero differences) are NaN.
     pair : (int, int)
     certificate : dict
         ``theorem`` certificate ``translation-cosine`` with the two translations.
@@ -185,15 +186,14 @@ class CosineAudit:
     def as_dict(self) -> dict:
         i, j = self.pair
         neg, pos = self.translations
-        nan_free = np.where(np.isnan(self.difference_cosine), None, self.difference_cosine)
         return {
             "labels": list(self.labels),
-            "cosine": self.cosine.tolist(),
+            "cosine": _json_floats(self.cosine),
             "difference_pairs": [[self.labels[a], self.labels[b]]
                                  for a, b in self.difference_pairs],
-            "difference_cosine": nan_free.tolist(),
+            "difference_cosine": _json_floats(self.difference_cosine),
             "pair": [self.labels[i], self.labels[j]],
-            "pair_cosine": float(self.cosine[i, j]),
+            "pair_cosine": _json_floats(self.cosine[i, j]),
             "translation_to_minus_one": {"v": neg["v"]},
             "translation_to_plus_one": {"v": pos["v"]},
             "certificate_verified": self.verified,
@@ -202,13 +202,21 @@ class CosineAudit:
         }
 
 
-def _float_cosines(M: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(M, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        C = (M @ M.T) / np.outer(n, n)
-    C[n == 0, :] = np.nan
-    C[:, n == 0] = np.nan
-    return np.clip(C, -1.0, 1.0)
+def _json_floats(A):
+    """Floats (array or scalar) as JSON-ready lists, NaN (undefined cosine) as None."""
+    arr = np.asarray(A, dtype=float)
+    return np.where(np.isnan(arr), None, arr).tolist()
+
+
+def _cosines_nan_for_zero(M: np.ndarray) -> np.ndarray:
+    """``cosine_matrix`` of the rows, with NaN rows/columns for zero rows (undefined)."""
+    from engine.geometry.cosine import cosine_matrix
+
+    nz = np.flatnonzero(np.any(M != 0, axis=1))
+    C = np.full((M.shape[0], M.shape[0]), np.nan)
+    if len(nz):
+        C[np.ix_(nz, nz)] = cosine_matrix(M[nz])
+    return C
 
 
 def _progress(progress: bool | None) -> bool:
@@ -275,14 +283,17 @@ def cosine_audit(
 
     from certificates.check import check
     from certificates.emit import theorem_certificate, translation_certificate
+    from engine.geometry.cosine import difference_pairs, translation_for_cosine
 
     Wf = np.array([[float(x) for x in r] for r in Wq])
-    pairs = tuple((a, b) for a in range(m) for b in range(a + 1, m))
+    pairs = difference_pairs(m)
     BW = np.array([Wf[a] - Wf[b] for a, b in pairs])
     prov = {"labels": list(labels), "pair": [labels[i], labels[j]]}
+    parts = [translation_certificate(Wq, i, j, t, v=translation_for_cosine(Wq, i, j, t))
+             for t in (-1, 1)]
     cert = theorem_certificate(
         "translation-cosine",
-        [translation_certificate(Wq, i, j, -1), translation_certificate(Wq, i, j, 1)],
+        parts,
         f"W + 1 v^T has the same softmax probabilities as W for every input; the translated "
         f"unembeddings of {labels[i]!r} and {labels[j]!r} have cosine -1 (first part) and "
         "+1 (second part)",
@@ -294,9 +305,9 @@ def cosine_audit(
         proj = _projection_audit(Wq, bq, dim, progress)
     return CosineAudit(
         labels=labels,
-        cosine=_float_cosines(Wf),
+        cosine=_cosines_nan_for_zero(Wf),
         difference_pairs=pairs,
-        difference_cosine=_float_cosines(BW),
+        difference_cosine=_cosines_nan_for_zero(BW),
         pair=(i, j),
         certificate=cert,
         verified=bool(verdict.ok),
