@@ -80,8 +80,8 @@ def _inspect(args: argparse.Namespace) -> int:
     for line in report.summary():
         print(line)
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps(report.as_dict(), indent=1, sort_keys=True, allow_nan=False)
-                                       + "\n")
+        text = json.dumps(report.as_dict(), indent=1, sort_keys=True, allow_nan=False)
+        Path(args.json_out).write_text(text + "\n")
         print(f"report written to {args.json_out}")
     if args.cert:
         Path(args.cert).write_text(dumps(report.audit.certificate))
