@@ -24,7 +24,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from certificates import check as _chk
-from engine.errors import InvalidInput
+from engine.errors import EngineError, InvalidInput
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
 
 __all__ = [
@@ -480,6 +480,16 @@ def pattern_certificate(result) -> dict:
     ------
     InvalidInput
         The result is not complete (nothing to certify as complete).
+    EngineError
+        A top-t result whose prefixes disagree with the complete enumeration.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> res = NS(W=((1,),), bias=None, kind="sign", top=None, complete=True,
+    ...          patterns=((-1,), (1,)), witnesses=((-1,), (1,)))
+    >>> pattern_certificate(res)["kind"]
+    'pattern-complete'
     """
     if not getattr(result, "complete", True):
         raise InvalidInput("this enumeration is not complete (max_regions reached?); only a "
@@ -490,8 +500,14 @@ def pattern_certificate(result) -> dict:
     top = getattr(result, "top", None)
     prov = {"generator": "certificates.emit.pattern_certificate"}
     if ptype == "ranking" and top is not None:
-        return complete_certificate(result.W, "ranking", bias=result.bias, top=top,
+        cert = complete_certificate(result.W, "ranking", bias=result.bias, top=top,
                                     provenance=prov)
+        prefixes = {tuple(p["pattern"][:top]) for p in cert["patterns"]}
+        if prefixes != {tuple(int(a) for a in p) for p in result.patterns}:
+            raise EngineError(f"the result's {len(result.patterns)} top-{top} prefixes differ "
+                              f"from the {len(prefixes)} prefixes of the complete R(W); "
+                              "please report this as a bug")
+        return cert
     return complete_certificate(result.W, ptype, bias=result.bias, patterns=result.patterns,
                                 witnesses=result.witnesses, provenance=prov)
 

@@ -112,6 +112,9 @@ def test_checker_runs_on_stdlib_alone():
                           str(EXAMPLES / "invalid-count.json"), "--latex"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "failed_check=count" in run.stdout, run.stderr
+    run = subprocess.run([sys.executable, "-m", "certificates.check", str(VALID[0])], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
 
 
 def test_checker_source_imports_only_stdlib():

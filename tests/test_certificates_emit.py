@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from certificates import emit
 from certificates.check import check, check_file
 from engine.cli.main import main
-from engine.errors import InvalidInput
+from engine.errors import EngineError, InvalidInput
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _cert_oracle import claim_true  # noqa: E402
@@ -107,6 +107,16 @@ def test_engine_results_certify_when_available():
         pytest.skip("engine.geometry.sign_pattern not implemented yet")
     c = res.certificate() if hasattr(res, "certificate") else emit.pattern_certificate(res)
     assert check(c).ok and len(c["patterns"]) == 6
+    from engine.geometry import ranking_pattern
+
+    W, b = [[1, 0], [1, 0], [0, 1], [0, 0]], [0, 0, 1, 2]  # a tie and a constant row
+    for top in (None, 1, 2):
+        c = ranking_pattern(W, bias=b, top=top).certificate()
+        assert check(c).ok and claim_true(c)
+    wrong = SimpleNamespace(W=W, bias=b, kind="ranking", top=1, complete=True,
+                            patterns=((3,),), witnesses=None)
+    with pytest.raises(EngineError, match="prefixes differ"):
+        emit.pattern_certificate(wrong)
 
 
 def test_cli_certify_commands(tmp_path, capsys):
