@@ -15,6 +15,7 @@ from engine.symmetry.constructors import (
     direct_product,
     direct_sum,
     orbit_targets,
+    parse_group,
     symmetric,
     wreath,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "direct_sum",
     "direct_sum_form",
     "orbit_targets",
+    "parse_group",
     "predicted_gram_structure",
     "symmetric",
     "wreath",

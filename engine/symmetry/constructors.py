@@ -47,6 +47,7 @@ __all__ = [
     "direct_product",
     "direct_sum",
     "orbit_targets",
+    "parse_group",
     "symmetric",
     "wreath",
 ]
@@ -331,3 +332,80 @@ def orbit_targets(
     floats = np.array([[float(to_fraction(x)) for x in v] for v in base], dtype=float)
     Y = _orbit_matrix(action.row_elements(), floats)
     return OrbitTargets(tuple(base), action, Y)
+
+
+def parse_group(spec: str) -> GroupAction:
+    """A group on labels from a short text: ``S3``, ``C7``, ``AGL5``, ``S2+S3`` (direct sum),
+    ``S2xS3`` (direct product on vec(P)), ``S3wrS2`` (wreath), with parentheses.
+
+    Precedence, loosest first: ``+``, ``x``, ``wr``; ``x`` and ``wr`` group to the left.
+    Spaces are ignored.
+
+    Raises
+    ------
+    InvalidInput
+        A malformed spec (the position is named).
+
+    Examples
+    --------
+    >>> parse_group("S3 wr S2").order, parse_group("S2+S3+S2").m, parse_group("(S2xS3)").m
+    (72, 7, 6)
+    >>> parse_group("S3 wr")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p> or ( at position 4
+    """
+    import re
+
+    text = str(spec).replace(" ", "")
+    pos = 0
+
+    def fail(what: str) -> InvalidInput:
+        return InvalidInput(f"group spec {text!r}: expected {what} at position {pos}")
+
+    def atom() -> GroupAction:
+        nonlocal pos
+        if text.startswith("(", pos):
+            pos += 1
+            g = total()
+            if not text.startswith(")", pos):
+                raise fail(")")
+            pos += 1
+            return g
+        mt = re.compile(r"(AGL|S|C)(\d+)").match(text, pos)
+        if not mt:
+            raise fail("S<k>, C<k>, AGL<p> or (")
+        pos = mt.end()
+        k = int(mt.group(2))
+        return {"S": symmetric, "C": cyclic, "AGL": affine_line}[mt.group(1)](k)
+
+    def wr() -> GroupAction:
+        nonlocal pos
+        g = atom()
+        while text.startswith("wr", pos):
+            pos += 2
+            g = wreath(g, atom())
+        return g
+
+    def prod() -> GroupAction:
+        nonlocal pos
+        g = wr()
+        while text.startswith("x", pos):
+            pos += 1
+            g = direct_product(g, wr())
+        return g
+
+    def total() -> GroupAction:
+        nonlocal pos
+        parts = [prod()]
+        while text.startswith("+", pos):
+            pos += 1
+            parts.append(prod())
+        return parts[0] if len(parts) == 1 else direct_sum(*parts)
+
+    if not text:
+        raise InvalidInput("group spec is empty; e.g. 'S3', 'S2+S3', 'S2xS3', 'S3wrS2'")
+    g = total()
+    if pos != len(text):
+        raise fail("end of spec")
+    return g

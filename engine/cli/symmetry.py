@@ -1,0 +1,86 @@
+"""``logitgeom symmetry``: detect the symmetry of a target, build orbit targets, show the
+predicted Gram pattern.  Thin: parsing and printing only (the work is engine.symmetry)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("symmetry", help="permutation symmetries of targets (detect, orbit "
+                                        "targets, predicted Gram pattern)")
+    ss = p.add_subparsers(dest="symmetry_command", metavar="ACTION")
+    d = ss.add_parser("detect", help="the group of (row, column) permutations preserving Y")
+    d.add_argument("Y", help="target matrix file (.csv, .npy or .json)")
+    d.add_argument("--max-order", type=int, default=10_000,
+                   help="stop after this many automorphisms (default 10000)")
+    d.add_argument("--json", action="store_true", help="print JSON (sorted keys)")
+    d.set_defaults(func=_detect)
+    t = ss.add_parser("target", help="orbit target Y = [g o y : g in G] as CSV of p/q values")
+    t.add_argument("group", help="e.g. S3, C7, AGL5, S2+S3, S2xS3, S3wrS2")
+    t.add_argument("y", nargs="+", help="base vector entries (p/q); a '|' argument starts "
+                                        "another base vector (multi-block Y)")
+    t.add_argument("--out", default="-", help="output CSV path ('-': stdout)")
+    t.set_defaults(func=_target)
+    g = ss.add_parser("gram", help="predicted pattern of W W^T (symmetrised orbitals)")
+    g.add_argument("group", help="e.g. S3, S2+S3, S2xS3, S3wrS2")
+    g.set_defaults(func=_gram)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from engine.io import read_raw
+    from engine.symmetry import detect_symmetry
+
+    r = detect_symmetry(read_raw(args.Y), max_order=args.max_order)
+    if args.json:
+        out = {"order": r.order, "row_order": r.row_order, "complete": r.complete,
+               "trivial": r.is_trivial, "summary": str(r),
+               "generators": [{"rows": list(a), "columns": list(b)}
+                              for a, b in r.action.generators],
+               "duplicate_column_classes": [list(c) for c in r.column_classes if len(c) > 1]}
+        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        return 0
+    print(r)
+    print(f"order: {r.order}   order on rows: {r.row_order}   complete: {r.complete}")
+    for a, b in r.action.generators:
+        print(f"generator: rows {list(a)} columns {list(b)}")
+    return 0
+
+
+def _target(args: argparse.Namespace) -> int:
+    from engine.exact.numbers import fraction_to_str
+    from engine.symmetry import orbit_targets, parse_group
+
+    blocks, cur = [], []
+    for tok in args.y:
+        if tok == "|":
+            blocks.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    blocks.append(cur)
+    T = orbit_targets(parse_group(args.group), blocks)
+    lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
+    text = "\n".join(lines) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w") as fh:
+            fh.write(text)
+        print(f"{T.Y.shape[0]} x {T.Y.shape[1]} orbit target of {T.action.name} "
+              f"(|G| = {T.action.order}) written to {args.out}")
+    return 0
+
+
+def _gram(args: argparse.Namespace) -> int:
+    from engine.symmetry import parse_group, predicted_gram_structure
+
+    G = parse_group(args.group)
+    S = predicted_gram_structure(G)
+    print(f"{G.name}: |G| = {G.order}, m = {G.m}, {S.n_classes} classes of equal entries")
+    for row in S.labels.tolist():
+        print(" ".join(f"{x:>2}" for x in row))
+    return 0
