@@ -46,7 +46,7 @@ class PredictedGeometry:
     WWt_exact: sympy.Matrix | None
     WWt_form: sympy.Matrix | None
     WWt: np.ndarray
-    HtH: np.ndarray
+    HtH: np.ndarray | None
     Z: np.ndarray
     deviation: dict[str, float]
     details: dict[str, Any] = field(default_factory=dict)
@@ -78,6 +78,17 @@ def circulant_form(m: int, name: str = "c") -> sympy.Matrix:
     """
     c = sympy.symbols(f"{name}0:{m // 2 + 1}")
     return sympy.Matrix(m, m, lambda i, j: c[min((i - j) % m, (j - i) % m)])
+
+
+#: above this many columns the n x n Gram H^T H is neither predicted nor compared
+MAX_N_GRAM = 2000
+
+
+def _gram_devs(solution: Any, G_W: np.ndarray, G_H: np.ndarray | None) -> dict[str, float]:
+    dev = {"WWt": _rel(solution.WWt, G_W)}
+    if G_H is not None:
+        dev["HtH"] = _rel(solution.HtH, G_H)
+    return dev
 
 
 def _rel(X: np.ndarray, P: np.ndarray) -> float:
@@ -118,10 +129,16 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
     P = solution.problem
     Z, Y = solution.Z, P.Y
     m = P.m
-    G_W, G_H = gram_matrices(Z, P.E_W, P.E_H)
+    big = Z.shape[1] > MAX_N_GRAM
+    if big:  # only the m x m Gram: (Z Z^T)^(1/2) from the eigen-decomposition of Z Z^T
+        ev, U = np.linalg.eigh(Z @ Z.T)
+        G_W = np.sqrt(P.E_W / P.E_H) * (U * np.sqrt(np.clip(ev, 0, None))) @ U.T
+        G_H = None
+    else:
+        G_W, G_H = gram_matrices(Z, P.E_W, P.E_H)
     dev = {}
     if not solution.budget_active:
-        dev = {"WWt": _rel(solution.WWt, G_W), "HtH": _rel(solution.HtH, G_H)}
+        dev = _gram_devs(solution, G_W, G_H)
         return PredictedGeometry("inactive", None, None, G_W, G_H, Z, dev,
                                  {"note": "budget inactive: Z* = centred log Y"})
     etf = ETFReduction()
@@ -143,7 +160,7 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
                    "classes": red.info["classes"]}
         return PredictedGeometry("etf", exact, exact, Wp, G_H, Zp, dev, details)
     classes, _ = cyclic_classes(P.column_keys())
-    if classes is not None and m >= 2:
+    if classes is not None and m >= 2 and not big:
         q = _column_shift_perm(P.column_keys(), classes)
         Zp = np.zeros_like(Z)
         Hp = np.zeros_like(solution.HtH)
@@ -160,5 +177,5 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
         first = Wp[:, 0]
         return PredictedGeometry("circulant", None, circulant_form(m), Wp, Hp, Zp, dev,
                                  {"first_column": first.tolist(), "blocks": len(classes)})
-    dev = {"WWt": _rel(solution.WWt, G_W), "HtH": _rel(solution.HtH, G_H)}
+    dev = _gram_devs(solution, G_W, G_H)
     return PredictedGeometry("general", None, None, G_W, G_H, Z, dev, {})

@@ -37,6 +37,9 @@ from engine.exact.numbers import to_fraction, to_matrix
 
 __all__ = ["LayerPeeled", "LayerPeeledSolution", "solve_layer_peeled", "SUM_TOL"]
 
+#: ``to_json`` writes ``HtH`` (n x n) only up to this n (else null; ``H`` is always there)
+JSON_MAX_N_GRAM = 2000
+
 #: tolerance on each column sum of Y (the contract: "columns sum to 1 within 1e-9")
 SUM_TOL = 1e-9
 
@@ -282,18 +285,18 @@ class LayerPeeledSolution:
     """Everything one solve produces, all computed on the full-size Z*.
 
     ``loss`` is J(Z) at the returned (feasible) Z; ``dual_bound`` the dual value at
-    ``A = softmax(Z)``; ``gap = loss - dual_bound``.  ``rank`` is numerical (relative
-    threshold ``rank_tol``); ``tight`` is ``d >= rank``: then (W, H) attain ``loss`` and the
-    convex value is the nonconvex one.  When the budget is inactive, Z is the centred
-    ``log Y``, ``status == "budget_inactive"``, ``solver is None`` and the loss is the
-    total entropy of Y.
+    ``A = softmax(Z)``; ``gap = loss - dual_bound``.  ``HtH`` is computed on access, and
+    ``to_json`` writes it only for n <= ``JSON_MAX_N_GRAM`` (null otherwise).
+    ``rank`` is numerical (relative threshold ``rank_tol``); ``tight`` is ``d >= rank``:
+    then (W, H) attain ``loss`` and the convex value is the nonconvex one.  When the
+    budget is inactive, Z is the centred ``log Y``, ``status == "budget_inactive"``,
+    ``solver is None`` and the loss is the total entropy of Y.
     """
 
     Z: np.ndarray
     W: np.ndarray
     H: np.ndarray
     WWt: np.ndarray
-    HtH: np.ndarray
     loss: float
     probabilities: np.ndarray
     budget_active: bool
@@ -313,6 +316,11 @@ class LayerPeeledSolution:
     singular_values: np.ndarray
     info: dict = field(default_factory=dict)
     problem: LayerPeeled | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def HtH(self) -> np.ndarray:
+        """``H^T H`` (n x n), computed on access (n = 40,320 would need 13 GB)."""
+        return self.H.T @ self.H
 
     def to_dict(self, *, include_timing: bool = False) -> dict:
         """Plain-JSON data (floats and nested lists), keys sorted by :meth:`to_json`."""
@@ -342,7 +350,7 @@ class LayerPeeledSolution:
             "W": self.W.tolist(),
             "H": self.H.tolist(),
             "WWt": self.WWt.tolist(),
-            "HtH": self.HtH.tolist(),
+            "HtH": self.HtH.tolist() if self.Z.shape[1] <= JSON_MAX_N_GRAM else None,
             "probabilities": self.probabilities.tolist(),
         }
         if include_timing:
@@ -375,7 +383,7 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     bound = dual_bound(Z, problem.Y, problem.rho)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol)
     return LayerPeeledSolution(
-        Z=Z, W=f.W, H=f.H, WWt=f.WWt, HtH=f.HtH, loss=bound.upper,
+        Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
         probabilities=softmax(Z), budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,

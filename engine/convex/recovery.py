@@ -56,16 +56,23 @@ def numerical_rank(s: np.ndarray, tol: float = RANK_TOL) -> int:
 
 @dataclass(frozen=True)
 class Factors:
-    """Recovered factors: ``W`` (m x d), ``H`` (d x n), their Grams, rank and tightness."""
+    """Recovered factors: ``W`` (m x d), ``H`` (d x n), their Grams, rank and tightness.
+
+    ``HtH`` (n x n) is computed on access: for n = 40,320 it would need 13 GB.
+    """
 
     W: np.ndarray
     H: np.ndarray
     WWt: np.ndarray
-    HtH: np.ndarray
     singular_values: np.ndarray
     rank: int
     d: int
     tight: bool
+
+    @property
+    def HtH(self) -> np.ndarray:
+        """``H^T H`` (n x n)."""
+        return self.H.T @ self.H
 
 
 def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
@@ -105,7 +112,7 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     H = np.zeros((width, n))
     W[:, :k] = c * U[:, :k] * root
     H[:k, :] = (root[:, None] * Vt[:k, :]) / c
-    return Factors(W=W, H=H, WWt=W @ W.T, HtH=H.T @ H, singular_values=s, rank=r,
+    return Factors(W=W, H=H, WWt=W @ W.T, singular_values=s, rank=r,
                    d=width, tight=width >= r)
 
 
