@@ -60,3 +60,15 @@ def test_rectangular_contexts_and_errors(tmp_path):
         context_embeddings(tmp_path / "nope", T.DAYS)
     with pytest.raises(InvalidInput, match="not a single token"):
         context_embeddings(T.tiny_lm(), ["Zebrafish"], progress=False)
+
+
+def test_tokenizer_of_another_model_is_a_shape_error(tmp_path):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "Today": 1, "is": 2, "Monday": 5000, "Tuesday": 5001}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(tmp_path / "tokenizer.json"))
+    with pytest.raises(InvalidInput, match=f"token id 5001 is beyond the model.s {T.vocab_size()} output rows"):
+        context_embeddings(T.tiny_lm(), ["Monday", "Tuesday"], "Today is {TOKEN}",
+                           tokenizer=tmp_path, progress=False)
