@@ -148,28 +148,39 @@ def _sgn(q) -> int:
     return (q > 0) - (q < 0)
 
 
-def _echelon(rows) -> list:
-    """Row-echelon basis (list of (pivot, row)) of the span of ``rows``."""
+def _prim(v) -> tuple:
+    """The primitive integer multiple of v with first non-zero entry > 0; () when v = 0."""
+    g = 0
+    for x in v:
+        g = math.gcd(g, x)
+    if not g:
+        return ()
+    g = g if next(x for x in v if x) > 0 else -g
+    return tuple(x // g for x in v)
+
+
+def _int_row(a, c) -> tuple:
+    """The affine function (a | c) as a primitive integer row (positive scaling keeps spans)."""
+    r = (*a, c)
+    den = math.lcm(*(x.denominator for x in r))
+    return _prim([int(x * den) for x in r])
+
+
+def _ireduce(basis, v) -> tuple:
+    """Fraction-free reduction of v by an echelon basis [(pivot, row)], made primitive."""
+    for p, e in basis:
+        if v[p]:
+            v = [e[p] * x - v[p] * y for x, y in zip(v, e, strict=True)]
+    return _prim(v)
+
+
+def _ibasis(rows) -> list:
     basis = []
     for r in rows:
-        r = _reduce(basis, r)
-        p = next((i for i, x in enumerate(r) if x), None)
-        if p is not None:
-            basis.append((p, tuple(x / r[p] for x in r)))
+        r = _ireduce(basis, r)
+        if r:
+            basis.append((next(i for i, x in enumerate(r) if x), r))
     return basis
-
-
-def _reduce(basis, r) -> tuple:
-    r = list(r)
-    for p, e in basis:
-        if r[p]:
-            f = r[p]
-            r = [x - f * y for x, y in zip(r, e, strict=True)]
-    return tuple(r)
-
-
-def _rank(rows) -> int:
-    return len(_echelon(rows))
 
 
 def _det_sign(M) -> int:
@@ -352,45 +363,53 @@ def _arrangement(W, b, ptype):
             for i, j in combinations(range(len(W)), 2)]
 
 
-def _closure(H, idx, aug_basis):
-    return frozenset(i for i in idx if not any(_reduce(aug_basis, H[i][0] + (H[i][1],))))
+def _covers(R, X, basis, E):
+    """Rows outside the flat X (echelon basis of its functions) reduced modulo X, grouped by
+    direction: row j is in the closure of X + h iff its reduction is parallel to h's.
+    Returns (rows in the span of X, {direction: rows}, direction of the constant E)."""
+    zero, groups = [], {}
+    for j, r in R.items():
+        if j not in X:
+            r = _ireduce(basis, r)
+            if r:
+                groups.setdefault(r, []).append(j)
+            else:
+                zero.append(j)
+    return zero, groups, _ireduce(basis, E)
 
 
 def _zaslavsky(H, lattice, loc) -> int:
     """Verify the listed intersection lattice of the non-constant rows of H; return the
     number of regions sum |mu(0, X)| (Zaslavsky)."""
-    idx = [i for i, (a, _) in enumerate(H) if any(a)]
+    R = {i: _int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
+    E = (0,) * len(H[0][0]) + (1,)
     flats = {}
     for n, f in enumerate(_list(lattice, loc)):
         fl = f"{loc}/{n}"
         hs = tuple(_int(h, f"{fl}/hyperplanes/{m}", 0, len(H) - 1)
                    for m, h in enumerate(_list(_get(f, "hyperplanes", fl), f"{fl}/hyperplanes")))
-        if list(hs) != sorted(set(hs)) or any(not any(H[h][0]) for h in hs):
+        if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                        " of non-constant rows")
         rank = _int(_get(f, "rank", fl), f"{fl}/rank", 0)
-        basis = _echelon([H[h][0] + (H[h][1],) for h in hs])
-        if _rank([H[h][0] for h in hs]) != len(basis):
+        X, basis = frozenset(hs), _ibasis([R[h] for h in hs])
+        zero, groups, e = _covers(R, X, basis, E)
+        if not e:
             raise Fail("flat-empty", fl, "these hyperplanes have an empty intersection")
         if len(basis) != rank:
             raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
-        if _closure(H, idx, basis) != frozenset(hs):
-            raise Fail("flat-closed", fl, "not closed: another hyperplane contains this flat")
-        if frozenset(hs) in flats:
+        if zero:
+            raise Fail("flat-closed", fl, f"not closed: hyperplane {zero[0]} contains this flat")
+        if X in flats:
             raise Fail("flat-duplicate", fl, "flat listed twice")
-        flats[frozenset(hs)] = (rank, basis)
+        flats[X] = (rank, [X | frozenset(g) for r, g in groups.items() if r != e])
     if frozenset() not in flats:
         raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
-    for X, (_, basis) in flats.items():
-        for h in idx:
-            if h in X:
-                continue
-            aug = basis + _echelon([_reduce(basis, H[h][0] + (H[h][1],))])
-            if _rank([H[i][0] for i in X] + [H[h][0]]) != len(aug):
-                continue  # empty intersection (affine case)
-            if _closure(H, idx, aug) not in flats:
+    for X, (_, covers) in flats.items():
+        for T in covers:  # the closure of X and one more hyperplane (non-empty intersections)
+            if T not in flats:
                 raise Fail("lattice-incomplete", loc, f"closure of flat {sorted(X)} and"
-                           f" hyperplane {h} is not listed")
+                           f" hyperplane {min(T - X)} is not listed")
     mu = {}
     for X in sorted(flats, key=lambda F: (flats[F][0], sorted(F))):
         mu[X] = 1 if not X else -sum(m for Y, m in mu.items() if Y < X)

@@ -344,22 +344,17 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
     >>> [f["hyperplanes"] for f in lattice([((F(1), F(0)), F(0)), ((F(2), F(0)), F(0))])]
     [[], [0, 1]]
     """
-    H = [(tuple(a), c) for a, c in H]
-    idx = [i for i, (a, _) in enumerate(H) if any(a)]
+    R = {i: _chk._int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
+    E = (0,) * len(H[0][0]) + (1,)
     flats = {frozenset(): []}
     todo = [frozenset()]
     while todo:
         X = todo.pop()
-        basis = flats[X]
-        for h in idx:
-            if h in X:
-                continue
-            aug = basis + _chk._echelon([_chk._reduce(basis, H[h][0] + (H[h][1],))])
-            if _chk._rank([H[i][0] for i in X] + [H[h][0]]) != len(aug):
-                continue
-            T = _chk._closure(H, idx, aug)
-            if T not in flats:
-                flats[T] = aug
+        _, groups, e = _chk._covers(R, X, flats[X], E)
+        for r, g in groups.items():
+            T = X | frozenset(g)
+            if r != e and T not in flats:
+                flats[T] = _chk._ibasis([R[h] for h in sorted(T)])
                 todo.append(T)
     return [{"hyperplanes": sorted(X), "rank": len(flats[X])}
             for X in sorted(flats, key=lambda F: (len(flats[F]), sorted(F)))]
