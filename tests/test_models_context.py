@@ -69,6 +69,7 @@ def test_tokenizer_of_another_model_is_a_shape_error(tmp_path):
     tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.save(str(tmp_path / "tokenizer.json"))
-    with pytest.raises(InvalidInput, match=f"token id 5001 is beyond the model.s {T.vocab_size()} output rows"):
+    msg = f"token id 5001 is beyond the model's {T.vocab_size()} output rows"
+    with pytest.raises(InvalidInput, match=msg):
         context_embeddings(T.tiny_lm(), ["Monday", "Tuesday"], "Today is {TOKEN}",
                            tokenizer=tmp_path, progress=False)
