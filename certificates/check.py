@@ -469,8 +469,7 @@ def _theorem(obj, loc):
     if name not in THEOREMS:
         raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     parts = _list(_get(obj, "parts", loc), f"{loc}/parts")
-    for n, p in enumerate(parts):
-        _dispatch(p, f"{loc}/parts/{n}")
+    results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
     kinds = [p["kind"] for p in parts]
 
     def need(*want):
@@ -513,12 +512,12 @@ def _theorem(obj, loc):
                  "every further part must be a ranking pattern-differs between W1 and W2")
     elif name == "patterns-equal":
         need("pattern-complete", "pattern-complete")
-        p, q = (_pattern_complete(x, loc) for x in parts)
+        p, q = results
         same(p[0] == q[0], "both parts must be of the same pattern type")
         same(p[3] == q[3], "the two pattern sets differ")
     else:  # Lemma 5.3 / Thm 5.6 on an instance: S(G) = S(W) or R(W) with G = M M^T
         need("pattern-complete", "pattern-complete")
-        p, q = (_pattern_complete(x, loc) for x in parts)
+        p, q = results
         ranking = name == "difference-cosine-determines-ranking"
         same(p[0] == ("ranking" if ranking else "sign") and q[0] == "sign"
              and not any(p[2]) and not any(q[2]), "parts must be (pattern of W, sign of G),"
@@ -563,7 +562,7 @@ def _dispatch(obj, loc):
     kind = obj.get("kind")
     if kind not in _CHECKERS:
         raise Fail("unsupported-kind", f"{loc}/kind", f"unknown kind {kind!r}")
-    _CHECKERS[kind](obj, loc)
+    return _CHECKERS[kind](obj, loc)
 
 
 def check(obj) -> Verdict:
@@ -643,15 +642,12 @@ def main(argv=None) -> int:
 
 
 def _renderer():
-    """certificates/_render.py (untrusted presentation, stdlib only), found next to this file."""
-    import importlib.util
-    import os
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_render.py")
-    spec = importlib.util.spec_from_file_location("_logitgeom_render", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """certificates/_render.py: untrusted presentation (stdlib only), next to this file."""
+    try:
+        from certificates import _render
+    except ImportError:  # run as a plain script: this file's folder is on sys.path
+        import _render
+    return _render
 
 
 if __name__ == "__main__":  # pragma: no cover
