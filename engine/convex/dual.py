@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.convex._loss import cross_entropy, entropy, softmax
+from engine.convex.recovery import thin_svd
 from engine.errors import InvalidInput
 
 __all__ = ["DualBound", "dual_bound", "dual_value"]
@@ -55,7 +56,7 @@ def dual_value(A: np.ndarray, Y: np.ndarray, rho: float) -> float:
         raise InvalidInput(f"A has shape {A.shape} but Y has shape {Y.shape}")
     if np.any(A < 0) or np.any(np.abs(A.sum(axis=0) - 1) > 1e-9):
         raise InvalidInput("A must be column-stochastic (non-negative, columns summing to 1)")
-    return entropy(A) - float(rho) * float(np.linalg.norm(A - Y, 2))
+    return entropy(A) - float(rho) * float(thin_svd(A - Y)[1][0])
 
 
 def dual_bound(Z: np.ndarray, Y: np.ndarray, rho: float) -> DualBound:

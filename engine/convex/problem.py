@@ -29,7 +29,7 @@ import numpy as np
 
 from engine.convex._loss import entropy, softmax
 from engine.convex.dual import dual_bound
-from engine.convex.recovery import RANK_TOL, recover_factors
+from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
 from engine.convex.solvers import solve as conic_solve
 from engine.errors import InvalidInput, SolverFailed
@@ -95,6 +95,7 @@ class LayerPeeled:
             d = int(d)
         self.d = d
         self._keys: list[tuple] | None = None
+        self._codes: np.ndarray | None = None
         self._free_radius: float | None = None
 
     # -- facts about the target ------------------------------------------------------
@@ -118,6 +119,25 @@ class LayerPeeled:
         return self._keys
 
     @property
+    def codes(self) -> np.ndarray:
+        """m x n integer matrix: equal codes exactly when the exact entries are equal (cached).
+
+        Examples
+        --------
+        >>> LayerPeeled([["1/2", 1], ["1/2", 0]], 1, 1).codes.tolist()
+        [[1, 2], [1, 0]]
+        """
+        if self._codes is None:
+            if self.entries.dtype == object:
+                flat = self.entries.ravel().tolist()
+                rank = {q: i for i, q in enumerate(sorted(set(flat)))}
+                codes = np.array([rank[q] for q in flat], dtype=np.int64)
+            else:
+                codes = np.unique(self.entries, return_inverse=True)[1].astype(np.int64)
+            self._codes = codes.reshape(self.shape)
+        return self._codes
+
+    @property
     def free_radius(self) -> float:
         """``min_c ||log Y + 1 c^T||_*`` (inf when Y has a zero entry).
 
@@ -130,7 +150,7 @@ class LayerPeeled:
             else:
                 L = np.log(self.Y)
                 L = L - L.mean(axis=0, keepdims=True)
-                self._free_radius = float(np.linalg.svd(L, compute_uv=False).sum())
+                self._free_radius = float(thin_svd(L)[1].sum())
         return self._free_radius
 
     @property
@@ -376,7 +396,7 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
-    nuc = float(np.linalg.svd(Z, compute_uv=False).sum())
+    nuc = float(thin_svd(Z)[1].sum())
     if nuc > problem.rho:  # solver tolerance: scale back into the ball, so loss is an upper bound
         Z = Z * (problem.rho / nuc)
         nuc = problem.rho

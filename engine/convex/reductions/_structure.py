@@ -18,7 +18,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["act", "column_counts", "invariant_under_all", "pair_transitive", "shift"]
+import numpy as np
+
+__all__ = ["act", "column_counts", "invariant_under_all", "invariant_codes", "pair_transitive",
+           "shift"]
 
 
 def act(g: Sequence[int], key: tuple) -> tuple:
@@ -54,6 +57,36 @@ def invariant_under_all(counts: Counter, gens: Sequence[Sequence[int]]) -> tuple
             if ci != c:
                 return False, (f"the column {_short(key)} appears {c} time(s) but its image "
                                f"under the permutation {list(g)} appears {ci} time(s)")
+    return True, ""
+
+
+def _sorted_columns(C: np.ndarray) -> np.ndarray:
+    return C[:, np.lexsort(C[::-1])]
+
+
+def invariant_codes(codes: np.ndarray, gens: Sequence[Sequence[int]]) -> tuple[bool, str]:
+    """Vectorised :func:`invariant_under_all` on an integer code matrix (m x n).
+
+    The column multiset is invariant under g iff the lexicographically sorted columns of
+    ``codes`` and of ``g o codes`` coincide.
+
+    Examples
+    --------
+    >>> C = np.array([[0, 1], [1, 0]])
+    >>> invariant_codes(C, [(1, 0)])[0], invariant_codes(np.array([[0], [1]]), [(1, 0)])[0]
+    (True, False)
+    """
+    base = _sorted_columns(codes)
+    for g in gens:
+        moved = np.empty_like(codes)
+        moved[list(g), :] = codes
+        img = _sorted_columns(moved)
+        if not np.array_equal(base, img):
+            j = int(np.argmax(np.any(base != img, axis=0)))
+            return False, (f"the permutation {list(g)} does not permute the columns among "
+                           f"themselves (entry codes of the first mismatch: "
+                           f"{_short(tuple(base[:, j].tolist()))} vs "
+                           f"{_short(tuple(img[:, j].tolist()))})")
     return True, ""
 
 

@@ -33,11 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import lambertw
 
-from engine.convex.reductions._structure import (
-    column_counts,
-    invariant_under_all,
-    pair_transitive,
-)
+from engine.convex.reductions._structure import invariant_codes, pair_transitive
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 from engine.errors import InvalidInput, SolverFailed
 
@@ -139,15 +135,16 @@ def alpha_of(y: np.ndarray, kappa: float) -> tuple[np.ndarray, float]:
     return lambertw_exp(lk + kappa * y + mu) / kappa, mu
 
 
-def _classes(problem: Any) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
+def _classes(problem: Any) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Column classes by multiset of entries: representative (sorted) y, counts, columns."""
-    groups: dict[tuple, list[int]] = {}
-    for j, k in enumerate(problem.column_keys()):
-        groups.setdefault(tuple(sorted(k)), []).append(j)
-    keys = sorted(groups, key=lambda k: groups[k][0])
-    ys = np.array([[float(x) for x in k] for k in keys], dtype=float)
-    counts = np.array([len(groups[k]) for k in keys], dtype=float)
-    return ys, counts, [groups[k] for k in keys]
+    keys = np.sort(problem.codes, axis=0)
+    _, first, inverse, counts = np.unique(keys, axis=1, return_index=True,
+                                          return_inverse=True, return_counts=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    order = np.argsort(first, kind="stable")  # classes in order of first appearance
+    ys = np.sort(problem.Y[:, first[order]], axis=0).T
+    cols = [np.flatnonzero(inverse == k) for k in order]
+    return ys, counts[order].astype(float), cols
 
 
 class ETFReduction(Reduction):
@@ -161,7 +158,7 @@ class ETFReduction(Reduction):
         gens = group_generators(group, m)
         if not pair_transitive(gens, m):
             return Acceptance(False, "the given group is not 2-transitive on the labels")
-        ok, reason = invariant_under_all(column_counts(problem.column_keys()), gens)
+        ok, reason = invariant_codes(problem.codes, gens)
         if not ok:
             which = "S_m" if group is None else "the given group"
             return Acceptance(False, f"Y is not a union of orbits of {which}: {reason}")
