@@ -378,11 +378,11 @@ def _covers(R, X, basis, E):
     return zero, groups, _ireduce(basis, E)
 
 
-def _zaslavsky(H, lattice, loc) -> int:
+def _zaslavsky(H, lattice, loc, d) -> int:
     """Verify the listed intersection lattice of the non-constant rows of H; return the
     number of regions sum |mu(0, X)| (Zaslavsky)."""
     R = {i: _int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
-    E = (0,) * len(H[0][0]) + (1,)
+    E = (0,) * d + (1,)
     flats = {}
     for n, f in enumerate(_list(lattice, loc)):
         fl = f"{loc}/{n}"
@@ -434,7 +434,8 @@ def _pattern_complete(obj, loc):
         if value in seen:
             raise Fail("duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
-    count = _zaslavsky(_arrangement(W, b, ptype), _get(obj, "lattice", loc), f"{loc}/lattice")
+    count = _zaslavsky(_arrangement(W, b, ptype), _get(obj, "lattice", loc), f"{loc}/lattice",
+                       len(W[0]))
     if count != len(seen):
         raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
                    f" arrangement has {count} regions")

@@ -145,13 +145,15 @@ def pinned_lp():
         _PINNED.pop()
 
 
-def decide(rows: Sequence[tuple]) -> tuple[bool, tuple]:
+def decide(rows: Sequence[tuple], d: int | None = None) -> tuple[bool, tuple]:
     """Decide strict feasibility of the rows (a, c): a . x + c > 0, exactly.
 
     Parameters
     ----------
     rows : sequence of (vector a, constant c) or None
         ``None`` marks a row that is not a constraint (it gets multiplier 0).
+    d : int, optional
+        Dimension of x, needed only when every row is ``None`` (then x = 0 is a witness).
 
     Returns
     -------
@@ -168,7 +170,9 @@ def decide(rows: Sequence[tuple]) -> tuple[bool, tuple]:
     """
     live = [r for r in rows if r is not None]
     if not live:
-        raise InvalidInput("nothing to decide: every row is trivially satisfied")
+        if d is None:
+            raise InvalidInput("nothing to decide and no dimension d given")
+        return True, (Fraction(0),) * d
     d = len(live[0][0])
     homog = [(c, *a) for a, c in live] + [(Fraction(1),) + (Fraction(0),) * d]
     engine_decide = _cdd_decide
@@ -182,8 +186,8 @@ def decide(rows: Sequence[tuple]) -> tuple[bool, tuple]:
     return False, tuple(Fraction(0) if r is None else next(it) for r in rows)
 
 
-def _decide_or_raise(rows, what):
-    ok, z = decide(rows)
+def _decide_or_raise(rows, what, d):
+    ok, z = decide(rows, d)
     if not ok:
         raise InvalidInput(f"{what} is infeasible; no witness exists")
     return z
@@ -234,7 +238,7 @@ def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) ->
         rows = _chk._sign_rows(Wq, bz, s, "signs")
     except _chk.Fail as f:
         raise InvalidInput(f"signs: {f.message}") from None
-    ok, z = decide(rows) if any(r is not None for r in rows) else (True, (0,) * len(Wq[0]))
+    ok, z = decide(rows, len(Wq[0]))
     out = header("sign-feasible" if ok else "sign-infeasible", statement, provenance)
     out.update(_model_fields(Wq, b))
     out["signs"] = list(s)
@@ -255,7 +259,7 @@ def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=Non
     if not r or len(set(r)) != len(r) or any(not 0 <= a < len(Wq) for a in r):
         raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
     rows = _chk._ranking_rows(Wq, bz, r, "ranking")
-    ok, z = decide(rows) if any(x is not None for x in rows) else (True, (0,) * len(Wq[0]))
+    ok, z = decide(rows, len(Wq[0]))
     out = header("ranking-feasible" if ok else "ranking-infeasible", statement, provenance)
     out.update(_model_fields(Wq, b))
     out["ranking"] = list(r)
@@ -332,7 +336,7 @@ def chirotope_certificate(W1, W2, *, statement=None, provenance=None) -> dict:
 
 
 # ------------------------------------------------------------------ complete patterns
-def lattice(H: Sequence[tuple]) -> list[dict]:
+def lattice(H: Sequence[tuple], d: int | None = None) -> list[dict]:
     """The intersection lattice of the non-constant rows (a, c) of H, as the checker wants it.
 
     Flats are closed sets of row indices (every row vanishing on the flat is listed),
@@ -345,7 +349,7 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
     [[], [0, 1]]
     """
     R = {i: _chk._int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
-    E = (0,) * len(H[0][0]) + (1,)
+    E = (0,) * (len(H[0][0]) if d is None else d) + (1,)
     flats = {frozenset(): []}
     todo = [frozenset()]
     while todo:
@@ -360,10 +364,9 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
             for X in sorted(flats, key=lambda F: (len(flats[F]), sorted(F)))]
 
 
-def _regions(H: Sequence[tuple]) -> list[tuple]:
+def _regions(H: Sequence[tuple], d: int) -> list[tuple]:
     """Witness points of every region of the non-constant rows of H (incremental, exact)."""
     idx = [i for i, (a, _) in enumerate(H) if any(a)]
-    d = len(H[0][0])
     regions: list[tuple[tuple, tuple]] = [((), (Fraction(0),) * d)]  # (signs on idx, witness)
     for h in idx:
         nxt = []
@@ -383,7 +386,7 @@ def _patterns_of(Wq, bz, ptype):
     """The sign vectors or rankings of every region (deterministic, sorted)."""
     H = _chk._arrangement(Wq, bz, ptype)
     out = set()
-    for x in _regions(H):
+    for x in _regions(H, len(Wq[0])):
         z = [sum((p * q for p, q in zip(w, x, strict=True)), Fraction(0)) + c
              for w, c in zip(Wq, bz, strict=True)]
         if ptype == "sign":
@@ -452,8 +455,7 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
         else:
             rows = (_chk._sign_rows(Wq, bz, p, "p") if pattern == "sign"
                     else _chk._ranking_rows(Wq, bz, p, "p"))
-            x = (_decide_or_raise(rows, f"pattern {p}") if any(r is not None for r in rows)
-                 else (Fraction(0),) * len(Wq[0]))
+            x = _decide_or_raise(rows, f"pattern {p}", len(Wq[0]))
         items.append({"pattern": list(p), "witness": vector_to_str(x)})
     out = header("pattern-complete", statement, provenance)
     out.update(_model_fields(Wq, b))
@@ -461,7 +463,7 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
     if top is not None:
         out["top"] = int(top)
     out["patterns"] = items
-    out["lattice"] = lattice(_chk._arrangement(Wq, bz, pattern))
+    out["lattice"] = lattice(_chk._arrangement(Wq, bz, pattern), len(Wq[0]))
     return out
 
 
@@ -526,15 +528,16 @@ def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None
     B = _exact_model(W2, bias2)
     if len(A[0]) != len(B[0]):
         raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
-    pa, pb = _patterns_of(A[0], A[2], ptype), _patterns_of(B[0], B[2], ptype)
+    pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], M[2], ptype)[0])
+              for M in (A, B))
     for (X, Y, px, py, swapped) in ((A, B, pa, pb, False), (B, A, pb, pa, True)):
         extra = sorted(set(px) - set(py))
         if extra:
             p = extra[0]
             fx = _chk._sign_rows if ptype == "sign" else _chk._ranking_rows
-            x = _decide_or_raise(fx(X[0], X[2], p, "p"), f"pattern {p}")
+            x = _decide_or_raise(fx(X[0], X[2], p, "p"), f"pattern {p}", len(X[0][0]))
             try:
-                ok, y = decide(fx(Y[0], Y[2], p, "p"))
+                ok, y = decide(fx(Y[0], Y[2], p, "p"), len(Y[0][0]))
                 assert not ok
             except _chk.Fail:  # zeros of p do not match Y's zero rows: no multipliers needed
                 y = ()

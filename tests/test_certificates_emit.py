@@ -213,6 +213,29 @@ def _mutate(draw, c):
 
 
 @given(st.data())
+def test_two_matrix_claims_decided_exactly(data):
+    """cosine-equal and same-chirotope: the checker accepts exactly the true claims."""
+    W, _ = data.draw(models())
+    scale = [data.draw(st.sampled_from([1, 2, 3])) for _ in W]
+    W2 = [[s * x for x in r] for s, r in zip(scale, W, strict=True)]
+    if data.draw(st.booleans()):
+        i, j = data.draw(st.integers(0, len(W) - 1)), data.draw(st.integers(0, len(W[0]) - 1))
+        W2[i][j] += data.draw(st.sampled_from([-1, 1]))
+    for c in (emit.cosine_equal_certificate(W, W2), emit.chirotope_certificate(W, W2)):
+        if len(W[0]) > len(W) and c["kind"] == "same-chirotope":
+            continue
+        assert check(c).ok == claim_true(c), c
+
+
+@given(st.data())
+def test_differs_certificates_valid_and_true(data):
+    W1, b1 = data.draw(models())
+    W2 = [[data.draw(small) for _ in W1[0]] for _ in W1]
+    c = emit.differs_certificate(W1, W2, ranking=data.draw(st.booleans()), bias1=b1)
+    assert check(c).ok and claim_true(c), c
+
+
+@given(st.data())
 def test_accepted_implies_true(data):
     W, bias = data.draw(models())
     c = _random_certificate(data.draw, W, bias)
