@@ -593,12 +593,20 @@ def _no_float(s):
     raise Fail("number", "/", f"JSON number {s} is not allowed; write numbers as 'p/q' strings")
 
 
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise Fail("schema", "/", f"duplicate keys in one object: {sorted(keys)}")
+    return dict(pairs)
+
+
 def load(path):
-    """Parse a certificate file; JSON floats and NaN/Infinity raise :class:`Fail`."""
+    """Parse a certificate file; JSON floats, NaN/Infinity and duplicate keys raise Fail."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh, parse_float=_no_float, parse_constant=_no_float)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return json.load(fh, parse_float=_no_float, parse_constant=_no_float,
+                             object_pairs_hook=_no_duplicates)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise Fail("unreadable", "/", f"cannot read {path}: {exc}") from None
 
 

@@ -142,3 +142,14 @@ def test_explain_and_latex_render(path):
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0
+
+
+def test_duplicate_keys_and_deep_nesting_rejected(tmp_path):
+    text = (EXAMPLES / "valid-sign-feasible.json").read_text()
+    dup = tmp_path / "dup.json"
+    dup.write_text(text.replace('"signs":', '"witness": ["5", "5"],\n "signs":'))
+    assert check_file(dup).failed_check == "schema"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    assert check_file(deep).failed_check in ("unreadable", "schema")
+
