@@ -9,7 +9,7 @@ Two equivalent conic forms (MATH.md sections 1 and 4):
     ``[[P, z_j], [z_j^T, t_j]] >= 0`` per column (or per row on ``Z^T`` when m > n).
     Much cheaper when one side is much longer than the other.
 
-``form="auto"`` (default) picks the form with fewer semidefinite entries.
+``form="auto"`` (default) picks by shape (:func:`choose_form`).
 
 Examples
 --------
@@ -38,17 +38,19 @@ FORMS = ("auto", "joint", "split")
 
 
 def choose_form(m: int, n: int) -> str:
-    """``"split"`` when its semidefinite blocks hold fewer entries than the joint block.
+    """``"split"`` when one side is at least 8 times the other, else ``"joint"``.
+
+    Measured with CLARABEL: S_5 targets (5 x 120) solve in 0.2 s split and minutes joint;
+    five cyclic blocks (12 x 60) take 5.5 s joint and 15 s split (the shared P couples
+    every LMI).
 
     Examples
     --------
-    >>> choose_form(3, 3), choose_form(4, 120)
-    ('joint', 'split')
+    >>> choose_form(3, 3), choose_form(4, 120), choose_form(12, 60)
+    ('joint', 'split', 'joint')
     """
     short, long_ = min(m, n), max(m, n)
-    split = long_ * (short + 1) * (short + 2) // 2
-    joint = (m + n) * (m + n + 1) // 2
-    return "split" if split < joint else "joint"
+    return "split" if long_ >= 8 * short else "joint"
 
 
 def nuclear_ball_constraints(Z: cp.Expression, rho: float, form: str = "auto") -> list:
