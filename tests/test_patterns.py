@@ -377,3 +377,17 @@ def test_cli_json_deterministic(tmp_path, capsys):
     assert main(["patterns", "ranking", str(path), "--top", "2"]) == 0
     assert main(["patterns", "sign", str(path), "--max-regions", "3"]) == 2
     assert "count is 20" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_and_float_passes_agree(seed):
+    from engine.geometry.search import topes_arrays
+
+    rng = np.random.default_rng(seed)
+    W = rng.integers(-2, 3, size=(9, 4)).tolist()  # small integers: degenerate
+    rows = [[W[i][c] - W[j][c] for c in range(4)] for j in range(9) for i in range(j)]
+    exact = topes_arrays(rows, exact=True)
+    assert len(exact.points) == count_rankings_exact(W)  # complete by construction
+    flt = topes_arrays(rows, exact=False)
+    assert set(flt.patterns()) <= set(exact.patterns())  # float pass only ever proposes
+    assert ranking_pattern(W).count == len(exact.points)

@@ -15,10 +15,13 @@ Semantics (shared with :mod:`engine.exact.lattice`):
 * ``ranking_pattern(W, top=t)``: the distinct first-t-label prefixes of R(W).
 * Witnesses are exact rational points x (length d) that reproduce the pattern exactly.
 
-How it is computed: deletion-restriction on the arrangement (no LP, exact integer
-arithmetic; see :mod:`engine.geometry._arrangement`), with the affine case homogenised
-(rows (b_i, w_i) and x_0 > 0).  Completeness holds by construction and is also certified
-by the Zaslavsky count of :mod:`engine.exact.lattice` (``completeness == "zaslavsky"``).
+How it is computed: deletion-restriction on the arrangement (no LP; see
+:mod:`engine.geometry._arrangement`), with the affine case homogenised (rows (b_i, w_i)
+and x_0 > 0).  A fast float pass proposes one point per region; each point is rounded to
+an integer point whose region is then computed exactly.  If the distinct regions found
+number exactly the Zaslavsky count of :mod:`engine.exact.lattice`, the enumeration is
+complete (``completeness == "zaslavsky"``); otherwise the same algorithm runs in exact
+integer arithmetic, which is complete by construction (and checked against the count).
 Top-t prefixes are found by prefix search, each candidate decided by an exact LP
 (``completeness == "exact-lp"``).
 
@@ -35,11 +38,14 @@ Examples
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from engine.errors import EngineError, InvalidInput, TooLarge
 from engine.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
@@ -53,6 +59,7 @@ from engine.exact.numbers import (
     to_vector,
     vector_to_str,
 )
+from engine.geometry import _arrangement as ar
 from engine.geometry import search
 
 __all__ = [
@@ -232,14 +239,27 @@ def _check_limit(count: int, max_regions: int | None, what: str) -> None:
         )
 
 
-def _run_topes(rows, executor, progress, expected):
+def _run_topes(rows, executor, progress, expected) -> search.Topes:
+    """Float proposals verified exactly; if they miss a region, the exact algorithm."""
     own = executor is None
     ex = search.default_executor(expected) if own else executor
     try:
-        return search.topes(rows, executor=ex, progress=progress, expected=expected)
+        t = search.topes_arrays(rows, executor=ex, progress=progress, expected=expected,
+                                exact=False)
+        if len(t.points) != expected:
+            t = search.topes_arrays(rows, executor=ex, progress=progress, expected=expected,
+                                    exact=True)
+        return t
     finally:
         if own and ex is not None:
             ex.shutdown()
+
+
+def _points(X: np.ndarray, affine: bool) -> list[tuple[Fraction, ...]]:
+    """Integer points as exact witnesses; homogeneous (x_0 > 0) ones dehomogenised."""
+    if not affine:
+        return [tuple(Fraction(int(v)) for v in r) for r in X.tolist()]
+    return [tuple(Fraction(int(v), int(r[0])) for v in r[1:]) for r in X.tolist()]
 
 
 def _homogenise(W: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
@@ -313,13 +333,12 @@ def sign_pattern(
     rows = _homogenise(Wm, b)
     if b is not None:
         rows.append([Fraction(1)] + [Fraction(0)] * d)
-    pats, wits = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
-    out: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
-    for p, z in zip(pats, wits, strict=True):
-        if b is None:
-            out[p] = z
-        elif p[-1] > 0:
-            out[p[:-1]] = tuple(v / z[0] for v in z[1:])
+    t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
+    pats, X = t.patterns(), t.lifted()
+    if b is not None:
+        keep = [i for i, p in enumerate(pats) if p[-1] > 0]
+        pats, X = [pats[i][:-1] for i in keep], X[keep]
+    out = dict(zip(pats, _points(X, b is not None), strict=True))
     keys = sorted(out)
     _certify(len(keys), expected, "sign patterns")
     return PatternResult(
@@ -402,14 +421,18 @@ def ranking_pattern(
         rows.append([Fraction(1)] + [Fraction(0)] * d)
     if not rows:
         rows = [[Fraction(0)] * len(H[0])]
-    _, wits = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
-    out: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
-    for z in wits:
-        if b is not None:
-            if z[0] <= 0:
-                continue
-            z = tuple(v / z[0] for v in z[1:])
-        out.setdefault(_ranking_of(_logits(Wm, b, z)), z)
+    t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
+    X = t.lifted()
+    if b is not None:
+        X = X[np.flatnonzero(X[:, 0] > 0)]
+    den = 1
+    for r in H:
+        for v in r:
+            den = math.lcm(den, v.denominator)
+    Hint = ar.fit(np.array([[int(v * den) for v in r] for r in H], dtype=object))
+    L = ar.matmul(X, Hint)  # exact integer logits (positive multiples of the true ones)
+    order = np.argsort(-L, axis=1, kind="stable")  # ties (equal logits) by label
+    out = dict(zip(map(tuple, order.tolist()), _points(X, b is not None), strict=True))
     keys = sorted(out)
     _certify(len(keys), expected, "rankings")
     kind, t = PatternKind.RANKING, None

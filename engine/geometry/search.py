@@ -24,6 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -32,7 +33,8 @@ from tqdm import tqdm
 from engine.exact.lp import decide
 from engine.geometry import _arrangement as ar
 
-__all__ = ["topes", "prefix_search", "default_executor", "PARALLEL_THRESHOLD"]
+__all__ = ["Topes", "topes", "topes_arrays", "prefix_search", "default_executor",
+           "PARALLEL_THRESHOLD"]
 
 #: Expected region counts above which the default executor is a process pool.
 PARALLEL_THRESHOLD = 100_000
@@ -93,10 +95,122 @@ def _column_basis(rows: Sequence[Sequence[int]], D: int) -> list[int]:
 
 
 def _chunk_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
-    rows, j = args
-    P = ar.chunk(rows, j, True)
+    rows, j, exact = args
+    P = ar.chunk(rows, j, exact)
+    if not exact:  # float proposals -> exact integer points (rounded on a 2^52 grid)
+        P = np.rint(P * 2.0**52).astype(np.int64)
     A = ar.fit(np.array(rows, dtype=object))
     return ar.dedupe(P, A)
+
+
+@dataclass(frozen=True)
+class Topes:
+    """Raw result of :func:`topes_arrays` (one row per region, in the order found).
+
+    ``points`` are integer vectors in the coordinates ``cols`` of a column basis (int64 or
+    Python-int object array); ``signs`` (int8) are the signs on the distinct hyperplanes;
+    ``where[i] = (c, o)`` maps input row i to hyperplane c with orientation o (c = -1: a
+    zero row).  A point z lifts to x in Q^D by x[cols] = z, zero elsewhere.
+    """
+
+    points: np.ndarray
+    signs: np.ndarray
+    where: tuple[tuple[int, int], ...]
+    cols: tuple[int, ...]
+    D: int
+
+    def patterns(self) -> list[tuple[int, ...]]:
+        """Sign vectors on the input rows (0 for zero rows)."""
+        idx = np.array([max(c, 0) for c, _ in self.where], dtype=np.intp)
+        ori = np.array([o for _, o in self.where], dtype=np.int8)
+        if self.signs.shape[1] == 0:
+            full = np.zeros((self.signs.shape[0], len(self.where)), dtype=np.int8)
+        else:
+            full = self.signs[:, idx] * ori
+        return [tuple(r) for r in full.tolist()]
+
+    def lifted(self) -> np.ndarray:
+        """Points in all D coordinates (same dtype as ``points``)."""
+        X = np.zeros((self.points.shape[0], self.D), dtype=self.points.dtype)
+        if X.dtype == object:
+            X[:] = 0
+        X[:, list(self.cols)] = self.points
+        return X
+
+    def witnesses(self) -> list[tuple[Fraction, ...]]:
+        """Exact witnesses as tuples of Fraction (length D)."""
+        return [tuple(Fraction(int(v)) for v in r) for r in self.lifted().tolist()]
+
+
+def topes_arrays(
+    rows: Sequence[Sequence[Fraction | int]],
+    *,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+    expected: int | None = None,
+    exact: bool = True,
+) -> Topes:
+    """Topes of the central arrangement with the given normals, as arrays (see :func:`topes`).
+
+    With ``exact=False`` the points are proposed in float arithmetic and rounded to
+    integers; their sign vectors are still computed exactly (so every returned region is
+    real), but regions may be missing: compare ``len(points)`` with an exact count.
+
+    Examples
+    --------
+    >>> t = topes_arrays([[1, 0], [2, 0], [0, 0]])
+    >>> t.patterns(), t.cols
+    ([(1, 1, 0), (-1, -1, 0)], (0,))
+    """
+    D = len(rows[0])
+    ints = [_integer_row(r) for r in rows]
+    classes: dict[tuple[int, ...], int] = {}
+    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
+    for r in ints:
+        key, s = ar.canonical(r)
+        if s == 0:
+            where.append((-1, 0))
+            continue
+        if key not in classes:
+            classes[key] = len(classes)
+        where.append((classes[key], s))
+    H = list(classes)
+    if not H:
+        return Topes(np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int8),
+                     tuple(where), (), D)
+    cols = _column_basis(H, D)
+    Hc = tuple(_integer_row([h[c] for c in cols]) for h in H)
+    r = len(cols)
+    if r <= 2:
+        P = ar.regions(Hc, r, True)  # planar: exact and cheap
+        P, S = ar.dedupe(ar.fit(P.astype(object)), ar.fit(np.array(Hc, dtype=object)))
+    else:
+        jobs = [(Hc, j, exact) for j in range(len(Hc))]
+        if executor is None:
+            results = map(_chunk_job, jobs)
+        else:
+            results = executor.map(_chunk_job, jobs)
+        seen: set[bytes] = set()
+        Ps, Ss = [], []
+        bar = tqdm(total=len(jobs), desc="regions", unit="chunk",
+                   disable=not _show(progress, expected), leave=False)
+        for Pj, Sj in results:
+            bar.update(1)
+            packed = np.packbits(Sj > 0, axis=1)
+            keep = []
+            for i, row in enumerate(packed):
+                b = row.tobytes()
+                if b not in seen:
+                    seen.add(b)
+                    keep.append(i)
+            Ps.append(Pj[keep])
+            Ss.append(Sj[keep])
+        bar.close()
+        if any(p.dtype == object for p in Ps):
+            Ps = [p.astype(object) for p in Ps]
+        P = np.concatenate(Ps)
+        S = np.concatenate(Ss)
+    return Topes(ar.fit(P), S, tuple(where), tuple(cols), D)
 
 
 def topes(
@@ -130,62 +244,8 @@ def topes(
     >>> topes([[1], [2], [0]])
     ([(1, 1, 0), (-1, -1, 0)], [(Fraction(1, 1),), (Fraction(-1, 1),)])
     """
-    k = len(rows)
-    D = len(rows[0])
-    ints = [_integer_row(r) for r in rows]
-    classes: dict[tuple[int, ...], int] = {}
-    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
-    for r in ints:
-        key, s = ar.canonical(r)
-        if s == 0:
-            where.append((-1, 0))
-            continue
-        if key not in classes:
-            classes[key] = len(classes)
-        where.append((classes[key], s))
-    H = list(classes)
-    if not H:
-        return [tuple(0 for _ in range(k))], [tuple(Fraction(0) for _ in range(D))]
-    cols = _column_basis(H, D)
-    Hc = tuple(_integer_row([h[c] for c in cols]) for h in H)
-    r = len(cols)
-    if r <= 2:
-        P = ar.regions(Hc, r, True)
-        P, S = ar.dedupe(ar.fit(P.astype(object)), ar.fit(np.array(Hc, dtype=object)))
-    else:
-        jobs = [(Hc, j) for j in range(len(Hc))]
-        if executor is None:
-            results = map(_chunk_job, jobs)
-        else:
-            results = executor.map(_chunk_job, jobs)
-        seen: set[bytes] = set()
-        Ps, Ss = [], []
-        bar = tqdm(total=len(jobs), desc="regions", unit="chunk",
-                   disable=not _show(progress, expected), leave=False)
-        for Pj, Sj in results:
-            bar.update(1)
-            packed = np.packbits(Sj > 0, axis=1)
-            keep = []
-            for i in range(packed.shape[0]):
-                b = packed[i].tobytes()
-                if b not in seen:
-                    seen.add(b)
-                    keep.append(i)
-            Ps.append(Pj[keep].astype(object))
-            Ss.append(Sj[keep])
-        bar.close()
-        P = np.concatenate(Ps)
-        S = np.concatenate(Ss)
-    patterns = []
-    for srow in S.tolist():
-        patterns.append(tuple(0 if c < 0 else o * srow[c] for c, o in where))
-    witnesses = []
-    for p in P.tolist():
-        x = [Fraction(0)] * D
-        for c, v in zip(cols, p, strict=True):
-            x[c] = Fraction(int(v))
-        witnesses.append(tuple(x))
-    return patterns, witnesses
+    t = topes_arrays(rows, executor=executor, progress=progress, expected=expected)
+    return t.patterns(), t.witnesses()
 
 
 def prefix_search(
