@@ -39,7 +39,7 @@ KINDS = ("sign-feasible", "sign-infeasible", "ranking-feasible", "ranking-infeas
          "pattern-differs", "theorem")
 THEOREMS = ("translation-cosine", "centred-cosine-ranking", "cosine-not-ranking",
             "sign-not-ranking", "cosine-determines-sign", "difference-cosine-determines-ranking",
-            "patterns-equal")
+            "patterns-equal", "argmaxable-labels")
 #: Failed checks that mean "unreadable or unsupported" (exit code 2) rather than "invalid".
 UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind")
 
@@ -511,6 +511,22 @@ def _theorem(obj, loc):
                  and p.get("bias1") is None and p.get("bias2") is None
                  and _mats(p, loc, "W1", "W2") in (pair, pair[::-1]),
                  "every further part must be a ranking pattern-differs between W1 and W2")
+    elif name == "argmaxable-labels":
+        if not parts or any(k not in ("ranking-feasible", "ranking-infeasible") for k in kinds):
+            raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs ranking parts")
+        W, b, _ = _model(parts[0], loc)
+        same(all(_model(p, loc)[:2] == (W, b) for p in parts), "all parts must share W, bias")
+        classes = [tuple(p["ranking"]) for p in parts]
+        same(sorted(a for c in classes for a in c) == list(range(len(W))),
+             "the parts' prefixes must partition the labels")
+        same(all(list(c) == sorted(c) and all((W[a], b[a]) == (W[c[0]], b[c[0]]) for a in c)
+                 for c in classes), "each prefix must be tied labels in increasing order")
+        same(len({(W[c[0]], b[c[0]]) for c in classes}) == len(classes),
+             "tied labels must be in the same prefix (whole tie classes)")
+        labels = sorted(a for c, k in zip(classes, kinds, strict=True)
+                        if k == "ranking-feasible" for a in c)
+        same(_get(_get(obj, "parameters", loc), "labels", loc) == labels,
+             f"the argmaxable labels are {labels}")
     elif name == "patterns-equal":
         need("pattern-complete", "pattern-complete")
         p, q = results

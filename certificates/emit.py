@@ -40,6 +40,7 @@ __all__ = [
     "lattice",
     "complete_certificate",
     "pattern_certificate",
+    "argmax_certificate",
     "differs_certificate",
     "theorem_certificate",
 ]
@@ -507,6 +508,43 @@ def pattern_certificate(result) -> dict:
         return cert
     return complete_certificate(result.W, ptype, bias=result.bias, patterns=result.patterns,
                                 witnesses=result.witnesses, provenance=prov)
+
+
+def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
+    """A ``theorem`` ``argmaxable-labels``: exactly which labels some input ranks first.
+
+    One part per tie class C (labels with identical rows and biases, increasing): the prefix
+    C is ``ranking-feasible`` (the class can be ranked first) or ``ranking-infeasible``.
+
+    Parameters
+    ----------
+    W : array_like, k x d
+    bias : array_like, optional
+    result : ArgmaxResult, optional
+        An ``engine.geometry.argmaxable`` result to cross-check (its ``labels``).
+
+    Raises
+    ------
+    EngineError
+        The result's labels disagree with the certified ones.
+
+    Examples
+    --------
+    >>> argmax_certificate([[1], [0], [-1]])["parameters"]
+    {'labels': [0, 2]}
+    """
+    Wq, b, bz = _exact_model(W, bias)
+    classes: dict[tuple, list[int]] = {}
+    for a, (w, c) in enumerate(zip(Wq, bz, strict=True)):
+        classes.setdefault((w, c), []).append(a)
+    parts = [ranking_certificate(Wq, cl, bias=b) for cl in sorted(classes.values())]
+    labels = sorted(a for p in parts if p["kind"] == "ranking-feasible" for a in p["ranking"])
+    if result is not None and list(result.labels) != labels:
+        raise EngineError(f"argmaxable labels {list(result.labels)} of the result differ from "
+                          f"the certified {labels}; please report this as a bug")
+    return theorem_certificate("argmaxable-labels", parts,
+                               f"the labels some input ranks first are exactly {labels}",
+                               parameters={"labels": labels}, provenance=provenance)
 
 
 def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None,

@@ -153,6 +153,11 @@ def _theorem_extra(c) -> bool:
             p["kind"] == "pattern-differs" and p["pattern"] == "ranking"
             and p.get("bias1") is None and p.get("bias2") is None
             and (_m(p["W1"]), _m(p["W2"])) in (pair, pair[::-1]) for p in parts[1:])
+    if name == "argmaxable-labels":
+        W, b = _model(parts[0])
+        truth = [a for a in range(len(W)) if ranking_in(W, b, sorted(
+            j for j in range(len(W)) if W[j] == W[a] and b[j] == b[a]))]
+        return all(_model(p) == (W, b) for p in parts) and c["parameters"]["labels"] == truth
     sets = [_pattern_set(p) for p in parts] if kinds == ["pattern-complete"] * 2 else None
     if not sets or None in sets:
         return False

@@ -126,7 +126,8 @@ def test_cli_certify_commands(tmp_path, capsys):
     W2.write_text("1,0\n0,1\n-1,1\n")
     b = tmp_path / "b.csv"
     b.write_text("0,1/2,-1\n")
-    out = {n: tmp_path / f"{n}.json" for n in ("s", "r", "t", "b", "d", "e", "tr")}
+    out = {n: tmp_path / f"{n}.json" for n in ("s", "r", "t", "b", "d", "e", "tr", "a")}
+    assert main(["certify", "argmax", str(W), "--bias", str(b), "-o", str(out["a"])]) == 0
     assert main(["certify", "pattern", str(W), "-o", str(out["s"])]) == 0
     assert main(["certify", "pattern", str(W), "--ranking", "-o", str(out["r"])]) == 0
     assert main(["certify", "pattern", str(W), "--top", "1", "-o", str(out["t"])]) == 0
@@ -163,7 +164,9 @@ def models(draw):
 def _random_certificate(draw, W, bias):
     k = len(W)
     what = draw(st.sampled_from(["sign", "ranking", "complete-sign", "complete-ranking",
-                                 "translation"]))
+                                 "translation", "argmax"]))
+    if what == "argmax":
+        return emit.argmax_certificate(W, bias=bias)
     if what == "sign":
         s = [0 if not any(W[i]) and not (bias and bias[i]) else draw(st.sampled_from([-1, 1]))
              for i in range(k)]
@@ -187,7 +190,8 @@ def _mutate(draw, c):
     def walk(o, path):
         if isinstance(o, dict):
             for key, v in o.items():
-                if key not in ("format", "version", "kind", "pattern", "provenance"):
+                if key not in ("format", "version", "kind", "pattern", "provenance",
+                               "statement", "theorem"):
                     walk(v, (*path, key))
                 elif key == "pattern" and isinstance(v, list):
                     walk(v, (*path, key))
@@ -244,6 +248,22 @@ def test_accepted_implies_true(data):
     m = _mutate(data.draw, c)
     if check(m).ok:
         assert claim_true(m), m
+
+
+def test_argmax_certificate_matches_engine():
+    from engine.geometry import argmaxable
+
+    for W, b in (([[1], [0], [-1]], None), ([[1, 0], [1, 0], [0, 1], [0, 0]], [0, 0, 1, 2]),
+                 ([[5, 0], [4, 4], [0, 2], [-4, 4], [-5, 0]], None)):
+        res = argmaxable(W, bias=b)
+        c = emit.argmax_certificate(W, bias=b, result=res)
+        assert check(c).ok and claim_true(c)
+        assert c["parameters"]["labels"] == list(res.labels)
+        bad = copy.deepcopy(c)
+        bad["parameters"]["labels"] = c["parameters"]["labels"][1:]
+        assert check(bad).failed_check == "theorem-mismatch"
+    with pytest.raises(EngineError, match="differ"):
+        emit.argmax_certificate([[1], [0], [-1]], result=SimpleNamespace(labels=(0, 1, 2)))
 
 
 def test_differs_when_zero_rows_differ():

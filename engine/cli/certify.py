@@ -38,6 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     _out(q)
     q.set_defaults(func=_translation)
 
+    q = cs.add_parser("argmax", help="exactly which labels some input ranks first")
+    q.add_argument("W")
+    q.add_argument("--bias", help="bias vector file")
+    _out(q)
+    q.set_defaults(func=_argmax)
+
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
     q.add_argument("--out", required=True, metavar="DIR", help="output directory")
     q.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -115,6 +121,15 @@ def _translation(args: argparse.Namespace) -> int:
     W = read_matrix(args.W, what="W")
     i, j = args.labels
     return _emit(emit.translation_certificate(W, i, j, args.cos, provenance=_prov(args)), args)
+
+
+def _argmax(args: argparse.Namespace) -> int:
+    from certificates import emit
+    from engine.io import read_matrix, read_vector
+
+    W = read_matrix(args.W, what="W")
+    bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
+    return _emit(emit.argmax_certificate(W, bias=bias, provenance=_prov(args)), args)
 
 
 def _paper(args: argparse.Namespace) -> int:
