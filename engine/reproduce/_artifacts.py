@@ -1,0 +1,123 @@
+"""Writing a run's artifacts deterministically: certificates, JSON results, PNG figures.
+
+Layout of the output directory: certificates at the top level (``DIR/*.json``, so
+``logitgeom check DIR/*.json`` checks them all), solutions in ``DIR/solutions/``, other
+results in ``DIR/results/``, figures in ``DIR/figures/``.  JSON has sorted keys, floats
+rounded to 10 significant digits (tiny values below 1e-11 in magnitude become 0) and no
+timings, so two runs write byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from contextlib import contextmanager
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.exact.numbers import fraction_to_str
+
+__all__ = ["Context", "clean_json", "SIG_DIGITS", "ZERO_BELOW"]
+
+#: significant digits kept for floats in JSON artifacts
+SIG_DIGITS = 10
+#: floats smaller than this in magnitude are written as 0 (solver noise)
+ZERO_BELOW = 1e-11
+
+
+def _float(x: float) -> float | None:
+    if not math.isfinite(x):
+        return None
+    if abs(x) < ZERO_BELOW:
+        return 0.0
+    return float(f"{x:.{SIG_DIGITS}g}")
+
+
+def clean_json(obj: Any) -> Any:
+    """A JSON-ready copy: floats rounded, Fractions as ``"p/q"``, arrays as lists.
+
+    Examples
+    --------
+    >>> clean_json({"a": np.array([1/3, 1e-15]), "b": Fraction(1, 2), "c": (1, 2)})
+    {'a': [0.3333333333, 0.0], 'b': '1/2', 'c': [1, 2]}
+    """
+    if isinstance(obj, dict):
+        return {str(k): clean_json(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [clean_json(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return clean_json(obj.tolist())
+    if isinstance(obj, bool | np.bool_):
+        return bool(obj)
+    if isinstance(obj, Fraction):
+        return fraction_to_str(obj)
+    if isinstance(obj, int | np.integer):
+        return int(obj)
+    if isinstance(obj, float | np.floating):
+        return _float(float(obj))
+    return obj
+
+
+class Context:
+    """Where a claim writes its artifacts; remembers what was written.
+
+    Parameters
+    ----------
+    out : path
+        The output directory (created if missing).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> ctx = Context(tempfile.mkdtemp())
+    >>> ctx.write_json("results/x.json", {"b": 0.1 + 0.2, "a": 1})
+    'results/x.json'
+    >>> (ctx.out / "results/x.json").read_text()
+    '{\\n "a": 1,\\n "b": 0.3\\n}\\n'
+    """
+
+    def __init__(self, out: str | Path) -> None:
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        #: certificate paths written (relative to ``out``), in order
+        self.certificates: list[str] = []
+        #: data claims share within one run (e.g. Grams for a summary figure)
+        self.shared: dict = {}
+
+    def _path(self, rel: str) -> Path:
+        p = self.out / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        return p
+
+    def write_json(self, rel: str, obj: Any) -> str:
+        """Write ``obj`` (cleaned by :func:`clean_json`) as sorted, indented JSON."""
+        text = json.dumps(clean_json(obj), sort_keys=True, indent=1, allow_nan=False)
+        self._path(rel).write_text(text + "\n", encoding="utf-8")
+        return rel
+
+    def write_certificate(self, name: str, cert: dict) -> str:
+        """Write a certificate (``certificates.emit.dumps``) at the top level of ``out``."""
+        from certificates.emit import dumps
+
+        if "/" in name or not name.endswith(".json"):
+            raise ValueError(f"certificate names are top-level *.json files; got {name!r}")
+        self._path(name).write_text(dumps(cert), encoding="utf-8")
+        self.certificates.append(name)
+        return name
+
+    @contextmanager
+    def figure(self, rel: str, *, figsize: tuple[float, float] = (8, 4), **kw: Any):
+        """Yield a matplotlib figure and save it as a PNG at ``rel`` when the block ends.
+
+        The figure is drawn on its own Agg canvas (no pyplot, no global backend change).
+        """
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=figsize, **kw)
+        FigureCanvasAgg(fig)
+        yield fig
+        fig.savefig(self._path(rel), dpi=100, metadata={"Software": None})

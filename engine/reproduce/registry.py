@@ -1,0 +1,145 @@
+"""The claims registry: one small function per claim of the source papers, each returning a row.
+
+A claim function takes a :class:`~engine.reproduce._artifacts.Context` (where to write
+artifacts) and returns a :class:`Row`.  Claims register themselves with :func:`claim` in
+the order the papers state them; the runner (:mod:`engine.reproduce.runner`) runs them.
+
+Examples
+--------
+>>> r = Row("Lemma 3.1", "W 3 x 2", "exact", "B W' = B W", ("a.json",), Status.PASS)
+>>> r.ok, r.markdown_cells()[-1]
+(True, 'PASS')
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.errors import InvalidInput
+
+__all__ = ["Status", "Row", "Claim", "CLAIMS", "claim", "select_claims"]
+
+
+class Status(StrEnum):
+    """Outcome of one claim."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of ``SUMMARY.md``.
+
+    Attributes
+    ----------
+    claim : str
+        The paper's name for the claim ("Thm 3.4", "App. F").
+    instance : str
+        The concrete instance it was run on.
+    method : str
+        How it was decided (exact rational arithmetic, which program, which checker).
+    result : str
+        What was found, in a few words with the key numbers.
+    artifacts : tuple of str
+        Paths of the written files, relative to the output directory.
+    status : Status
+    """
+
+    claim: str
+    instance: str
+    method: str
+    result: str
+    artifacts: tuple[str, ...]
+    status: Status
+
+    @property
+    def ok(self) -> bool:
+        """Whether the claim passed."""
+        return self.status is Status.PASS
+
+    def markdown_cells(self) -> list[str]:
+        """The table cells (pipes escaped)."""
+        art = "<br>".join(f"`{a}`" for a in self.artifacts) or "-"
+        cells = [self.claim, self.instance, self.method, self.result, art, str(self.status)]
+        return [c.replace("|", "\\|").replace("\n", " ") for c in cells]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered claim: a key (for ``--only``), the paper it comes from, a function."""
+
+    key: str
+    paper: str
+    func: Callable
+
+
+#: Registered claims, in the order the runner executes them (filled by the claim modules).
+CLAIMS: dict[str, Claim] = {}
+
+
+def claim(key: str, paper: str) -> Callable[[Callable], Callable]:
+    """Register a claim function under ``key`` (decorator).
+
+    Parameters
+    ----------
+    key : str
+        Unique, lower-case, e.g. ``"s000-thm-3.4"``; ``--only`` patterns match it.
+    paper : str
+        ``"000"`` or ``"003"`` (the seed paper).
+
+    Raises
+    ------
+    InvalidInput
+        The key is already registered.
+    """
+
+    def deco(func: Callable) -> Callable:
+        if key in CLAIMS:
+            raise InvalidInput(f"claim {key!r} is registered twice")
+        CLAIMS[key] = Claim(key, paper, func)
+        return func
+
+    return deco
+
+
+def select_claims(only: str | None = None) -> list[Claim]:
+    """The registered claims matching ``only`` (comma-separated globs or prefixes).
+
+    Parameters
+    ----------
+    only : str or None
+        E.g. ``"s000-thm-3.4,s003-app-f*"``; None selects every claim.  A pattern
+        without ``*`` matches keys that start with it.
+
+    Returns
+    -------
+    list of Claim
+        In registration order.
+
+    Raises
+    ------
+    InvalidInput
+        A pattern matches no claim (the known keys are listed).
+
+    Examples
+    --------
+    >>> import engine.reproduce
+    >>> [c.key for c in select_claims("s000-thm-3.4")]
+    ['s000-thm-3.4']
+    """
+    if only is None:
+        return list(CLAIMS.values())
+    pats = [p.strip().lower() for p in only.split(",") if p.strip()]
+    out = []
+    for p in pats:
+        glob = p if "*" in p or "?" in p else p + "*"
+        hit = [k for k in CLAIMS if fnmatch.fnmatchcase(k, glob)]
+        if not hit:
+            raise InvalidInput(f"--only pattern {p!r} matches no claim; known claims: "
+                               + ", ".join(CLAIMS))
+        out += [k for k in hit if k not in out]
+    return [CLAIMS[k] for k in CLAIMS if k in out]

@@ -1,0 +1,118 @@
+"""The main job: ``logitgeom reproduce`` passes every claim, its certificates check with the
+stdlib checker, tampering is reported, and a second run is byte-identical."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli.main import main as cli
+from engine.errors import InvalidInput
+from engine.reproduce import CLAIMS, reproduce, select_claims
+
+SUBSET = ("s000-thm-3.4,s000-app-h.2,s000-lemma-5.3-grid-n5,s000-thm-5.6-grid-n3,"
+          "s003-thm-1,s003-thm-4,s003-app-f-wreath-s3-s2")
+
+
+@pytest.fixture(scope="session")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduction")
+    return reproduce(out, progress=False)
+
+
+def _check(*paths) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "certificates.check", *map(str, paths)],
+                          capture_output=True, text=True, check=False)
+
+
+def test_every_claim_passes(run):
+    bad = [r for r in run.rows if not r.ok]
+    assert not bad, bad
+    assert run.ok and run.exit_code == 0
+    assert len(run.rows) == len(CLAIMS)
+    claims = {r.claim for r in run.rows}
+    for name in ("Lemma 3.1", "Lemma 3.2", "Lemma 3.3", "Thm 3.4 (App. C.1, Fig. 1)",
+                 "App. C.2 (centred)", "App. C.3 (centred, length 1)", "Lemma 5.3 (grid)",
+                 "Thm 5.6 (grid)", "Thm 5.5", "App. H.2", "Thm 1 (cyclic)",
+                 "Thms 2-3 (S_m, ETF)", "Thm 4 (2-transitive)", "Thm 5 (multi-block cyclic)",
+                 "Thm 6 (multi-block S_m)", "App. F (composite)"):
+        assert name in claims
+
+
+def test_artifacts_exist_and_summary_lists_them(run):
+    summary = (run.out / "SUMMARY.md").read_text()
+    assert summary.count("| PASS |") == len(run.rows) and "FAIL" not in summary
+    for r in run.rows:
+        for a in r.artifacts:
+            assert (run.out / a).is_file(), a
+            assert f"`{a}`" in summary
+    pngs = sorted((run.out / "figures").glob("*.png"))
+    assert len(pngs) >= 8
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    sol = json.loads((run.out / "solutions/thm-1-weekdays-circulant.json").read_text())
+    assert sol["method"] == "circulant" and sol["budget_active"] is True
+
+
+def test_every_certificate_checks(run):
+    certs = sorted(run.out.glob("*.json"))
+    assert len(certs) == run.certificates_checked >= 15
+    proc = _check(*certs)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.count(": OK ") == len(certs)
+
+
+def test_corrupted_or_deleted_certificate_is_reported(run, tmp_path, capsys):
+    d = tmp_path / "copy"
+    shutil.copytree(run.out, d)
+    cert = d / "thm-5.5-cosine-ranking.json"
+    text = cert.read_text()
+    # change one number of W2 (label 2's vector): the cosine-equal part no longer holds
+    obj = json.loads(text)
+    obj["parts"][0]["W2"][2] = ["0", "3"]
+    cert.write_text(json.dumps(obj))
+    files = sorted(str(p) for p in d.glob("*.json"))
+    assert cli(["check", *files]) == 1
+    assert "INVALID" in capsys.readouterr().out
+    cert.write_text(text[: len(text) // 2])  # truncated: unreadable
+    assert cli(["check", *files]) == 2
+    cert.unlink()  # deleted: the path is unreadable
+    assert cli(["check", *files]) == 2
+    assert "unreadable" in capsys.readouterr().out
+
+
+def test_second_run_is_byte_identical(run, tmp_path):
+    out = tmp_path / "again"
+    proc = subprocess.run([sys.executable, "-m", "engine", "reproduce", "--out", str(out),
+                           "--only", SUBSET, "--no-progress"], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    files = [p for p in sorted(out.rglob("*.json"))]
+    assert len(files) >= 10
+    for p in files:
+        rel = p.relative_to(out)
+        assert p.read_bytes() == (run.out / rel).read_bytes(), rel
+    assert "| PASS |" in (out / "SUMMARY.md").read_text()
+
+
+def test_only_filter_and_bad_pattern():
+    assert [c.key for c in select_claims("s003-thm-1")] == ["s003-thm-1-cyclic"]
+    assert len(select_claims("s003-app-f-*")) == 8
+    with pytest.raises(InvalidInput, match="matches no claim"):
+        select_claims("no-such-claim")
+
+
+def test_failing_claim_gives_fail_row_and_exit_code(tmp_path, monkeypatch):
+    from engine.reproduce import registry
+
+    def broken(ctx):
+        raise InvalidInput("planted failure")
+
+    monkeypatch.setitem(registry.CLAIMS, "zz-broken", registry.Claim("zz-broken", "000", broken))
+    rep = reproduce(tmp_path, only="zz-broken", progress=False)
+    assert rep.exit_code == 1 and "planted failure" in rep.rows[0].result
+    assert "FAIL" in (Path(tmp_path) / "SUMMARY.md").read_text()
