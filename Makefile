@@ -9,7 +9,7 @@ setup:
 
 demo: setup
 	$(BIN)/logitgeom --version
-	$(BIN)/logitgeom demo
+	$(BIN)/logitgeom reproduce
 
 test: setup
 	$(BIN)/python -m ruff check .
