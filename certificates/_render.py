@@ -33,8 +33,14 @@ def _m(M) -> str:
     return "\n".join("    [" + "  ".join(x.rjust(width) for x in r) + "]" for r in M)
 
 
-def _model(c, w="W", b="bias") -> str:
-    out = f"  {w} =\n{_m(c[w])}\n"
+def _model_text(c, w="W", b="bias", seen=None) -> str:
+    key = str(c[w])
+    if seen is not None and key in seen:
+        out = f"  {w} = the matrix {seen[key]} above\n"
+    else:
+        out = f"  {w} =\n{_m(c[w])}\n"
+        if seen is not None:
+            seen[key] = w
     if c.get(b) is not None:
         out += f"  {b} = [{', '.join(c[b])}]\n"
     return out
@@ -67,14 +73,22 @@ def _claim(c) -> str:
         return (f"{_PREDICTED[p]}(W) has exactly {len(c['patterns'])} elements, all listed "
                 f"(Zaslavsky count of the intersection lattice).")
     if k == "pattern-differs":
-        v = _sv(c["value"]) if c["pattern"] == "sign" else _rk(c["value"])
         P = _PREDICTED[c["pattern"]]
+        if c["pattern"] == "ranking" and len(c["value"]) < len(c["W1"]):
+            v = _rk(c["value"])
+            return (f"some ranking in R(W1) starts {v} > ..., no ranking in R(W2) does, so "
+                    "R(W1) != R(W2).")
+        v = _sv(c["value"]) if c["pattern"] == "sign" else _rk(c["value"])
         return f"{v} is in {P}(W1) but not in {P}(W2), so {P}(W1) != {P}(W2)."
     return c.get("statement") or f"theorem {c['theorem']}"
 
 
-def _body(c) -> str:
+def _body(c, seen=None) -> str:
     k = c["kind"]
+
+    def _model(c, w="W", b="bias"):
+        return _model_text(c, w, b, seen)
+
     if k in ("sign-feasible", "ranking-feasible"):
         return _model(c) + f"  witness x = [{', '.join(c['witness'])}]\n"
     if k in ("sign-infeasible", "ranking-infeasible"):
@@ -91,7 +105,9 @@ def _body(c) -> str:
         return (_model(c, "W1", "bias1") + _model(c, "W2", "bias2")
                 + f"  witness for W1 x = [{', '.join(c['witness'])}]\n"
                 + f"  Gordan multipliers for W2 y = [{', '.join(c['multipliers'])}]\n")
-    return "".join(f"  part {n}: {_claim(p)}\n{_body(p)}" for n, p in enumerate(c["parts"]))
+    seen: dict = {}
+    return "".join(f"  part {n}: {_claim(p)}\n{_body(p, seen)}" for n, p in
+                   enumerate(c["parts"]))
 
 
 def explain(c) -> str:
