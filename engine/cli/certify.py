@@ -81,8 +81,14 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 
 def _emit(cert: dict, args: argparse.Namespace) -> int:
+    from certificates.check import check
     from certificates.emit import dumps
 
+    verdict = check(cert)  # never write a certificate the trusted checker rejects
+    if not verdict.ok:
+        print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
+              f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
+        return 1
     text = dumps(cert)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
