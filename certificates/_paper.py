@@ -133,11 +133,23 @@ def paper_certificates(progress: bool | None = None) -> dict[str, dict]:
 
 
 def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
-    """Write every paper certificate into ``outdir``; returns the paths written."""
+    """Write every paper certificate into ``outdir`` (each checked first); returns the paths.
+
+    Raises
+    ------
+    VerificationFailed
+        A certificate the trusted checker rejects (an emitter bug; nothing is written for it).
+    """
+    from certificates.check import check
+    from certificates.errors import VerificationFailed
+
     d = Path(outdir)
     d.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, cert in paper_certificates(progress).items():
+        v = check(cert)
+        if not v.ok:  # pragma: no cover - would be an emitter bug
+            raise VerificationFailed(f"{name}: {v.failed_check} at {v.location}: {v.message}")
         p = d / name
         p.write_text(emit.dumps(cert), encoding="utf-8")
         paths.append(p)
