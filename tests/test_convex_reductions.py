@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine import InvalidInput
 from engine.convex import (
     LayerPeeled,
     affine_group,
@@ -120,7 +121,7 @@ def test_etf_agrees_with_full_and_gives_a_simplex_etf(name):
 def test_agl_is_not_the_symmetric_group_but_etf_applies_with_the_group():
     Y = group_orbit(_dirichlet(5), affine_group(5))
     P = LayerPeeled(Y, 1.0, 1.0)
-    with pytest.raises(Exception, match="not a union of orbits of S_m"):
+    with pytest.raises(InvalidInput, match="not a union of orbits of S_m"):
         P.solve("etf")
     assert P.select("auto", group=affine_group(5)).name == "etf"
 

@@ -372,6 +372,7 @@ class LayerPeeledSolution:
             "WWt": self.WWt.tolist(),
             "HtH": self.HtH.tolist() if self.Z.shape[1] <= JSON_MAX_N_GRAM else None,
             "probabilities": self.probabilities.tolist(),
+            "info": _plain(self.info),
         }
         if include_timing:
             out["solve_time"] = self.solve_time
@@ -389,6 +390,21 @@ class LayerPeeledSolution:
         """
         return json.dumps(self.to_dict(include_timing=include_timing), sort_keys=True,
                           indent=indent, allow_nan=False)
+
+
+def _plain(x: Any) -> Any:
+    """JSON-ready copy of reduction info (numpy scalars/arrays to Python, unknowns to str)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    if x is None or isinstance(x, bool | int | float | str):
+        return x
+    return str(x)
 
 
 def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None,
