@@ -43,6 +43,7 @@ __all__ = [
     "argmax_certificate",
     "differs_certificate",
     "theorem_certificate",
+    "difference_rows",
 ]
 
 
@@ -138,7 +139,14 @@ _PINNED: list[bool] = []
 @contextmanager
 def pinned_lp():
     """Use this module's own cdd.gmp LP (not the engine's) inside the block, so that files
-    such as ``certificates/paper/*.json`` do not change when the engine's LP evolves."""
+    such as ``certificates/paper/*.json`` do not change when the engine's LP evolves.
+
+    Examples
+    --------
+    >>> with pinned_lp():
+    ...     ranking_certificate([[1], [2]], [1, 0])["witness"]
+    ['1']
+    """
     _PINNED.append(True)
     try:
         yield
@@ -618,7 +626,13 @@ def _gram(M) -> tuple:
 
 
 def difference_rows(W) -> tuple:
-    """Rows of B W: w_i - w_j for i < j, lexicographic (as the checker builds them)."""
+    """Rows of B W: w_i - w_j for i < j, lexicographic (as the checker builds them).
+
+    Examples
+    --------
+    >>> [[str(x) for x in r] for r in difference_rows([[1, 0], [0, 1], [0, 0]])]
+    [['1', '-1'], ['1', '0'], ['0', '1']]
+    """
     Wq = to_matrix(W)
     return tuple(tuple(x - y for x, y in zip(Wq[i], Wq[j], strict=True))
                  for i, j in combinations(range(len(Wq)), 2))
