@@ -413,7 +413,7 @@ def _enumerate(Wq, b, bz, ptype):
             from engine.geometry import ranking_pattern, sign_pattern
 
             f = sign_pattern if ptype == "sign" else ranking_pattern
-            res = f(Wq, bias=b, progress=False)
+            res = f(Wq, bias=b, progress=None)
             if res.complete:
                 return list(res.patterns), list(res.witnesses)
         except (ImportError, NotImplementedError):
