@@ -18,10 +18,13 @@ from engine.errors import (
 from engine.geometry import (
     ArgmaxResult,
     Completeness,
+    GridCell,
+    GridResult,
     PatternKind,
     PatternResult,
     affine_generic_count,
     argmaxable,
+    check_cell,
     cosine_equal,
     cosine_matrix,
     count_rankings,
@@ -30,12 +33,14 @@ from engine.geometry import (
     difference_matrix,
     difference_pairs,
     gram_exact,
+    random_head,
     ranking_count_generic,
     ranking_count_generic_affine,
     ranking_pattern,
     sign_pattern,
     translate,
     translation_for_cosine,
+    verify_grid,
 )
 from engine.models.diagnostics import (
     delta_circ,
@@ -71,6 +76,12 @@ __all__ = [
     "SolverFailed",
     "SolverUnavailable",
     "TooLarge",
+    # engine.geometry (verification grid)
+    "GridCell",
+    "GridResult",
+    "check_cell",
+    "random_head",
+    "verify_grid",
     # engine.geometry (counting, cosine)
     "affine_generic_count",
     "count_rankings",

@@ -21,6 +21,7 @@ COMMAND_MODULES: list[str] = [
     "engine.cli.solve",
     "engine.cli.inspect",
     "engine.cli.patterns",
+    "engine.cli.count",
     "engine.cli.reproduce",
     "engine.cli.symmetry",
 ]

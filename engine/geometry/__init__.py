@@ -20,6 +20,13 @@ from engine.geometry.counting import (
     ranking_count_generic,
     ranking_count_generic_affine,
 )
+from engine.geometry.grid import (
+    GridCell,
+    GridResult,
+    check_cell,
+    random_head,
+    verify_grid,
+)
 from engine.geometry.patterns import (
     ArgmaxResult,
     Completeness,
@@ -31,6 +38,11 @@ from engine.geometry.patterns import (
 )
 
 __all__ = [
+    "GridCell",
+    "GridResult",
+    "check_cell",
+    "random_head",
+    "verify_grid",
     "cosine_equal",
     "cosine_matrix",
     "difference_matrix",

@@ -1,0 +1,362 @@
+"""The seed's verification grid, exactly: Lemma 5.3 and Theorem 5.6 by complete enumeration.
+
+Seed 000 checked numerically, for random heads ``W`` (``n`` labels, width ``d``), that
+
+* Lemma 5.3: ``S(W) == S(C(W))`` (cosine matrix of the rows determines the sign pattern);
+* Theorem 5.6: ``R(W) == S(C(B W))`` (cosines of the row differences determine the
+  ranking pattern), meaningful for ``d < n``.
+
+Here both sides are enumerated exactly and completely (every region with a rational
+witness, the count certified by Zaslavsky's theorem) with
+:func:`engine.geometry.sign_pattern` and :func:`engine.geometry.ranking_pattern`, and the
+two sets are compared.
+
+``C(W) = D^-1 W W^T D^-1`` (``D`` = row norms) is irrational in general.  Scaling a row
+by a positive number does not change any sign, so ``S(D G D) = S(G)`` for every positive
+diagonal ``D``: we enumerate ``S(W W^T)`` and ``S((B W)(B W)^T)`` (exact rationals)
+instead of the cosine matrices.  A ``k x k`` Gram matrix of rank ``r`` is first reduced to
+``r`` of its columns spanning its column space (the sign pattern of a matrix depends only
+on its column space).  Heads are seeded random small integers, deterministic across runs
+and platforms; rows are non-zero and pairwise distinct (so ``B W`` has no zero row and
+the cosine matrices are defined).
+
+Examples
+--------
+>>> W = random_head(4, 2, seed=0)
+>>> len(W), len(W[0])
+(4, 2)
+>>> cell = check_cell(W)
+>>> cell.sign_equal, cell.ranking_equal, cell.passed
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from tqdm import tqdm
+
+from engine.errors import InvalidInput
+from engine.exact.linalg import column_basis
+from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
+from engine.geometry.cosine import difference_pairs, gram_exact
+from engine.geometry.patterns import ranking_pattern, sign_pattern
+
+__all__ = [
+    "GridCell",
+    "GridResult",
+    "random_head",
+    "check_cell",
+    "verify_grid",
+    "gram_column_basis",
+    "ranking_to_signs",
+]
+
+#: Text printed with every grid: what was compared and why it is the same statement.
+GRID_NOTE = (
+    "S(C(W)) is computed as S(W W^T) and S(C(BW)) as S((BW)(BW)^T): C = D^-1 G D^-1 with "
+    "D > 0 diagonal, and positive row scaling leaves every sign unchanged; each k x k Gram "
+    "matrix is reduced to a column basis of its column space.  Every set is enumerated "
+    "exactly and completely (rational witnesses, Zaslavsky-certified counts)."
+)
+
+
+def random_head(n: int, d: int, seed: int, *, low: int = -5, high: int = 5) -> ExactMatrix:
+    """A deterministic random ``n x d`` integer head with non-zero, pairwise distinct rows.
+
+    Entries are uniform in ``low..high``; draws with a zero row or a repeated row are
+    redrawn.  The generator is seeded by the string ``"logitgeom-grid/n/d/seed"``, so the
+    head is the same on every run and platform.
+
+    Raises
+    ------
+    InvalidInput
+        ``n < 1``, ``d < 1``, ``low > high``, or a range too small for ``n`` distinct
+        non-zero rows.
+
+    Examples
+    --------
+    >>> [[int(x) for x in r] for r in random_head(3, 2, seed=1)] == \
+[[int(x) for x in r] for r in random_head(3, 2, seed=1)]
+    True
+    """
+    for name, v in (("n", n), ("d", d), ("seed", seed), ("low", low), ("high", high)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InvalidInput(f"{name} must be an integer; got {v!r}")
+    if n < 1 or d < 1:
+        raise InvalidInput(f"n and d must be at least 1; got n = {n}, d = {d}")
+    if low > high:
+        raise InvalidInput(f"low = {low} is larger than high = {high}")
+    if (high - low + 1) ** d - (1 if low <= 0 <= high else 0) < n:
+        raise InvalidInput(
+            f"only {(high - low + 1) ** d} integer rows in {low}..{high}^{d}: "
+            f"cannot draw {n} distinct non-zero rows"
+        )
+    rng = random.Random(f"logitgeom-grid/{n}/{d}/{seed}")
+    while True:
+        rows = [tuple(rng.randint(low, high) for _ in range(d)) for _ in range(n)]
+        if all(any(r) for r in rows) and len(set(rows)) == n:
+            return tuple(tuple(Fraction(x) for x in r) for r in rows)
+
+
+def gram_column_basis(M: object) -> ExactMatrix:
+    """``(M M^T)[:, cols]`` for the first columns ``cols`` spanning the column space of ``M M^T``.
+
+    Has the same sign pattern as ``M M^T`` and as the cosine matrix of ``M``'s rows.
+
+    Examples
+    --------
+    >>> [[int(x) for x in r] for r in gram_column_basis([[1, 0], [2, 0], [0, 1]])]
+    [[1, 0], [2, 0], [0, 1]]
+    """
+    G = gram_exact(M)
+    cols = column_basis(G)
+    if not cols:
+        raise InvalidInput("the Gram matrix is zero: every row is zero")
+    return tuple(tuple(r[c] for c in cols) for r in G)
+
+
+def ranking_to_signs(ranking: Sequence[int], k: int) -> tuple[int, ...]:
+    """The sign vector of ``B z`` for logits ordered as ``ranking`` (pairs i < j, lexicographic).
+
+    Entry ``(i, j)`` is ``+1`` when label ``i`` is ranked above label ``j``.
+
+    Examples
+    --------
+    >>> ranking_to_signs((2, 0, 1), 3)   # pairs (0, 1), (0, 2), (1, 2)
+    (1, -1, -1)
+    """
+    pos = [0] * k
+    for p, lab in enumerate(ranking):
+        pos[lab] = p
+    return tuple(1 if pos[i] < pos[j] else -1 for i, j in difference_pairs(k))
+
+
+@dataclass(frozen=True)
+class GridCell:
+    """One head of the grid and the outcome of both checks.
+
+    Attributes
+    ----------
+    n, d, seed : int
+        Size and seed (``seed`` is -1 for a head given by the user).
+    W : tuple of tuple of Fraction
+    sign_count : int
+        ``|S(W)|`` (equal to ``|S(W W^T)|`` when ``sign_equal``).
+    sign_equal : bool
+        ``S(W) == S(W W^T)`` (Lemma 5.3).
+    ranking_count : int or None
+        ``|R(W)|``; None when ``d >= n`` (Theorem 5.6 not checked).
+    ranking_equal : bool or None
+        ``R(W) == S((BW)(BW)^T)`` (Theorem 5.6), with rankings written as sign vectors.
+    seconds : float
+        Wall time (not part of :meth:`to_json` unless asked, so reports are reproducible).
+    """
+
+    n: int
+    d: int
+    seed: int
+    W: ExactMatrix = field(repr=False)
+    sign_count: int
+    sign_equal: bool
+    ranking_count: int | None
+    ranking_equal: bool | None
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        """Both checks that apply hold."""
+        return self.sign_equal and self.ranking_equal is not False
+
+    def to_json(self, *, timings: bool = False) -> dict[str, Any]:
+        out = {
+            "n": self.n,
+            "d": self.d,
+            "seed": self.seed,
+            "W": matrix_to_str(self.W),
+            "sign_count": self.sign_count,
+            "lemma_5_3": self.sign_equal,
+            "ranking_count": self.ranking_count,
+            "theorem_5_6": self.ranking_equal,
+            "passed": self.passed,
+        }
+        if timings:
+            out["seconds"] = round(self.seconds, 3)
+        return out
+
+
+@dataclass(frozen=True)
+class GridResult:
+    """All cells of a verification grid."""
+
+    cells: tuple[GridCell, ...]
+
+    @property
+    def passed(self) -> bool:
+        """Every cell passed."""
+        return all(c.passed for c in self.cells)
+
+    def to_json(self, *, timings: bool = False) -> dict[str, Any]:
+        """A JSON-ready report; byte-identical across runs unless ``timings=True``."""
+        return {
+            "kind": "verification-grid",
+            "note": GRID_NOTE,
+            "passed": self.passed,
+            "cells": [c.to_json(timings=timings) for c in self.cells],
+        }
+
+    def table(self, *, timings: bool = False) -> str:
+        """A text table: one line per (n, d) with the counts and outcomes over the seeds."""
+        groups: dict[tuple[int, int], list[GridCell]] = {}
+        for c in self.cells:
+            groups.setdefault((c.n, c.d), []).append(c)
+        head = f"{'n':>3} {'d':>2} {'seeds':>5}  {'|S(W)|':>18}  {'Lemma 5.3':>9}  "
+        head += f"{'|R(W)|':>26}  {'Thm 5.6':>7}"
+        if timings:
+            head += f"  {'time':>8}"
+        lines = [head, "-" * len(head)]
+        for (n, d), cs in groups.items():
+            sc = ",".join(str(c.sign_count) for c in cs)
+            rc = "-" if cs[0].ranking_count is None else ",".join(str(c.ranking_count) for c in cs)
+            ok53 = "ok" if all(c.sign_equal for c in cs) else "FAIL"
+            ok56 = (
+                "n/a"
+                if cs[0].ranking_equal is None
+                else ("ok" if all(c.ranking_equal for c in cs) else "FAIL")
+            )
+            line = f"{n:>3} {d:>2} {len(cs):>5}  {sc:>18}  {ok53:>9}  {rc:>26}  {ok56:>7}"
+            if timings:
+                line += f"  {sum(c.seconds for c in cs):>7.2f}s"
+            lines.append(line)
+        lines.append(f"all passed: {self.passed}")
+        return "\n".join(lines)
+
+
+def check_cell(
+    W: object,
+    *,
+    n_seed: int = -1,
+    executor: Executor | None = None,
+    ranking: bool | None = None,
+) -> GridCell:
+    """Check Lemma 5.3 (and Theorem 5.6 when ``d < n``) for one head, exactly.
+
+    Parameters
+    ----------
+    W : array_like, n x d
+        Non-zero rows; for Theorem 5.6 also pairwise distinct rows.
+    n_seed : int
+        Seed recorded in the cell (-1: given by the user).
+    executor : Executor, optional
+        Passed to the enumerations.
+    ranking : bool, optional
+        Force (True) or skip (False) Theorem 5.6; default: check it when ``d < n``.
+
+    Returns
+    -------
+    GridCell
+
+    Raises
+    ------
+    InvalidInput
+        A zero row (its cosine is undefined), or tied rows when Theorem 5.6 is checked.
+
+    Examples
+    --------
+    >>> check_cell([[1, 0], [0, 1], [1, 1]]).sign_count
+    6
+    """
+    t0 = time.perf_counter()
+    M = to_matrix(W, what="W")
+    n, d = len(M), len(M[0])
+    zero = [i for i, r in enumerate(M) if not any(r)]
+    if zero:
+        raise InvalidInput(f"W has zero rows {zero}: their cosine similarity is undefined")
+    S1 = sign_pattern(M, executor=executor, progress=False)
+    S2 = sign_pattern(gram_column_basis(M), executor=executor, progress=False)
+    if not (S1.complete and S2.complete):  # pragma: no cover - enumeration is certified
+        raise AssertionError("an enumeration was not certified complete")
+    sign_equal = S1.patterns == S2.patterns
+    do_rank = d < n if ranking is None else ranking
+    rcount = requal = None
+    if do_rank:
+        if len(set(M)) < n:
+            raise InvalidInput("W has repeated rows: B W has a zero row, C(BW) is undefined")
+        R = ranking_pattern(M, executor=executor, progress=False)
+        BW = tuple(
+            tuple(a - b for a, b in zip(M[i], M[j], strict=True)) for i, j in difference_pairs(n)
+        )
+        S3 = sign_pattern(gram_column_basis(BW), executor=executor, progress=False)
+        if not (R.complete and S3.complete):  # pragma: no cover
+            raise AssertionError("an enumeration was not certified complete")
+        as_signs = tuple(sorted(ranking_to_signs(r, n) for r in R.patterns))
+        rcount, requal = R.count, as_signs == S3.patterns
+    return GridCell(
+        n=n,
+        d=d,
+        seed=n_seed,
+        W=M,
+        sign_count=S1.count,
+        sign_equal=sign_equal,
+        ranking_count=rcount,
+        ranking_equal=requal,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def verify_grid(
+    ns: Sequence[int] = (3, 5, 10),
+    seeds: int = 5,
+    *,
+    d_min: int = 2,
+    d_max: int = 6,
+    low: int = -5,
+    high: int = 5,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+) -> GridResult:
+    """The seed's verification grid, exactly: every ``n`` in ``ns``, ``d = d_min..min(d_max, n)``.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Numbers of labels (seed 000: 3, 5, 10).
+    seeds : int
+        Heads per (n, d), seeds ``0..seeds-1`` (seed 000: 5).
+    d_min, d_max : int
+        Range of widths (capped at ``n``); Theorem 5.6 is checked for ``d < n``.
+    low, high : int
+        Entry range of the random integer heads.
+    executor : Executor, optional
+        Passed to the enumerations.
+    progress : bool, optional
+        Progress bar over the cells (default: only on a terminal).
+
+    Returns
+    -------
+    GridResult
+
+    Examples
+    --------
+    >>> r = verify_grid(ns=(3,), seeds=1, progress=False)
+    >>> [(c.n, c.d, c.passed) for c in r.cells]
+    [(3, 2, True), (3, 3, True)]
+    """
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise InvalidInput(f"seeds must be a positive integer; got {seeds!r}")
+    jobs = [(n, d, s) for n in ns for d in range(d_min, min(d_max, n) + 1) for s in range(seeds)]
+    if not jobs:
+        raise InvalidInput(f"the grid is empty: ns = {list(ns)}, d = {d_min}..{d_max}")
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    cells = []
+    for n, d, s in tqdm(jobs, desc="grid", unit="head", disable=not show, leave=False):
+        W = random_head(n, d, s, low=low, high=high)
+        cells.append(check_cell(W, n_seed=s, executor=executor))
+    return GridResult(tuple(cells))
