@@ -151,3 +151,14 @@ def test_cyclic_detection_is_exact_and_permutation_blind(y, blocks, rnd):
             assert cols[col] == tuple(np.roll(c["key"], s))
     if len(set(cols)) > 1:  # dropping one column breaks the orbit structure
         assert cyclic_classes(cols[1:])[0] is None
+
+
+def test_partial_periodic_orbit_and_exact_input():
+    # two columns: y and P y with P^2 y = y (half of circ(y)); weights w = c p / m = 1/2
+    Y = np.array([[0.5, 0.0], [0.0, 0.5], [0.5, 0.0], [0.0, 0.5]])
+    _agree(Y, "circulant")
+    # exact entries keep exact structure detection (object array of Fractions)
+    Yx = cyclic_orbit(["1/2", "1/3", "1/6", "0"], exact=True)
+    P = LayerPeeled(Yx, 1, 1)
+    assert P.entries.dtype == object and P.select().name == "circulant"
+    _agree(Yx, "circulant")
