@@ -80,7 +80,29 @@ def _claim(c) -> str:
                     "R(W1) != R(W2).")
         v = _sv(c["value"]) if c["pattern"] == "sign" else _rk(c["value"])
         return f"{v} is in {P}(W1) but not in {P}(W2), so {P}(W1) != {P}(W2)."
-    return c.get("statement") or f"theorem {c['theorem']}"
+    claim = _THEOREMS.get(c["theorem"], c["theorem"])
+    if c["theorem"] == "argmaxable-labels":
+        claim += f" {c['parameters']['labels']}"
+    elif c["theorem"] == "centred-cosine-ranking":
+        i, j = c["parameters"]["labels"]
+        claim = claim.format(i=i, j=j, c=c["parameters"]["cosine_at_least"])
+    note = f" (Statement: {c['statement']})" if c.get("statement") else ""
+    return claim + "." + note
+
+
+#: What the checker proves for each theorem name (the file's own statement is only shown).
+_THEOREMS = {
+    "translation-cosine": "W, W' = W + 1 v'^T and W'' = W + 1 v''^T give identical softmax "
+    "probabilities for every input, with cos -1 (W') and cos +1 (W'') between the two labels",
+    "centred-cosine-ranking": "W is centred and cos(w_{i}, w_{j}) >= {c}, yet some input ranks "
+    "label {i} first and label {j} last",
+    "cosine-not-ranking": "C(W1) = C(W2) but R(W1) != R(W2)",
+    "sign-not-ranking": "S(W1) = S(W2) but R(W1) != R(W2)",
+    "cosine-determines-sign": "S(C(W)) = S(W W^T) = S(W) for this W",
+    "difference-cosine-determines-ranking": "S(C(BW)) = S(BW (BW)^T) = R(W) for this W",
+    "patterns-equal": "the two complete pattern sets are equal",
+    "argmaxable-labels": "the labels some input ranks first are exactly",
+}
 
 
 def _body(c, seen=None) -> str:
@@ -130,13 +152,23 @@ def _lm(M) -> str:
     return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
 
 
+def _tex(text: str) -> str:
+    """Plain text made safe for LaTeX text mode."""
+    for a, b in (("\\", "\\textbackslash{}"), ("{", "\\{"), ("}", "\\}"), ("_", "\\_"),
+                 ("^", "\\^{}"), ("#", "\\#"), ("&", "\\&"), ("%", "\\%"), ("$", "\\$"),
+                 ("~", "\\~{}"), (">=", "$\\geq$"), ("!=", "$\\neq$"), (" > ", " $>$ "),
+                 (" < ", " $<$ ")):
+        text = text.replace(a, b)
+    return text
+
+
 def latex(c) -> str:
     """A LaTeX snippet (matrices, witnesses, the claim) a paper can include."""
-    out = [f"% logitgeom certificate: {c['kind']}", f"\\paragraph{{Claim.}} {_claim(c)}"]
+    out = [f"% logitgeom certificate: {c['kind']}", f"\\paragraph{{Claim.}} {_tex(_claim(c))}"]
     items = [p for p in ([c] if c["kind"] != "theorem" else c["parts"])]
     for p in items:
         if p is not c:
-            out.append(f"\\paragraph{{Part ({p['kind']}).}} {_claim(p)}")
+            out.append(f"\\paragraph{{Part ({p['kind']}).}} {_tex(_claim(p))}")
         for key in ("W", "bias", "W1", "bias1", "W2", "bias2", "v", "W_translated",
                     "witness", "multipliers"):
             if p.get(key) is not None:
