@@ -66,16 +66,21 @@ def basis(h: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(cols)
 
 
-def restrict(rows: Rows, cols: tuple[tuple[int, ...], ...]) -> Rows:
-    """Distinct hyperplanes of the restriction, in coordinates of the basis ``cols``.
+def restrict(rows: Rows, h: tuple[int, ...]) -> Rows:
+    """Distinct hyperplanes of the restriction to h^perp, in the coordinates of ``basis(h)``.
 
-    Keeps the order of first occurrence; rows parallel to the restricting hyperplane
-    (zero after restriction) are dropped.
+    With the basis columns h_p e_q - h_q e_p, a row r restricts to (h_p r_q - h_q r_p)_q.
+    Keeps the order of first occurrence; rows parallel to h (zero after restriction) are
+    dropped.
     """
+    D = len(h)
+    p = min((i for i in range(D) if h[i] != 0), key=lambda i: (abs(h[i]), i))
+    hp = h[p]
+    others = [q for q in range(D) if q != p]
     seen: dict[tuple[int, ...], None] = {}
     for r in rows:
-        v = [sum(a * b for a, b in zip(r, c, strict=True)) for c in cols]
-        key, s = canonical(v)
+        rp = r[p]
+        key, s = canonical([hp * r[q] - h[q] * rp for q in others])
         if s != 0 and key not in seen:
             seen[key] = None
     return tuple(seen)
@@ -112,7 +117,7 @@ def _planar(rows: Rows, exact: bool) -> np.ndarray:
 
 
 def _unit(P: np.ndarray) -> np.ndarray:
-    nrm = np.linalg.norm(P, axis=1, keepdims=True)
+    nrm = np.sqrt(np.einsum("ij,ij->i", P, P)).reshape(-1, 1)
     nrm[nrm == 0] = 1.0
     return P / nrm
 
@@ -162,14 +167,17 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
         V = P @ A.T
         return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
     l1 = int(np.abs(A.astype(object)).sum(axis=1).max()) if A.size else 0
-    big = _maxabs(P)
+    big = _maxabs(P.astype(object)) if P.dtype == np.int64 and P.size else _maxabs(P)
     if A.dtype == np.int64 and l1 < (1 << 30) and (big >> 31) * l1 < _LIMIT:
         if P.dtype == np.int64 and big * l1 < _LIMIT:
             V = P @ A.T
             return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
-        Po = P.astype(object)
-        hi = (Po >> 31).astype(np.int64)
-        lo = (Po & ((1 << 31) - 1)).astype(np.int64)
+        if P.dtype == np.int64:  # arithmetic shift: floor division, lo in [0, 2^31)
+            hi, lo = P >> 31, P & ((1 << 31) - 1)
+        else:
+            Po = P.astype(object)
+            hi = (Po >> 31).astype(np.int64)
+            lo = (Po & ((1 << 31) - 1)).astype(np.int64)
         L = lo @ A.T
         T = hi @ A.T + (L >> 31)
         R = L & ((1 << 31) - 1)
@@ -204,7 +212,7 @@ def chunk(rows: Rows, j: int, exact: bool) -> np.ndarray:
             Y[:] = 0
     else:
         cols = basis(h)
-        sub = restrict(rows[:j], cols)
+        sub = restrict(rows[:j], h)
         Z = regions(sub, D - 1, exact)
         if exact:
             Y = matmul(fit(Z), fit(np.array(cols, dtype=object).T))

@@ -38,7 +38,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -59,7 +58,6 @@ from engine.exact.numbers import (
     to_vector,
     vector_to_str,
 )
-from engine.geometry import _arrangement as ar
 from engine.geometry import search
 
 __all__ = [
@@ -258,7 +256,7 @@ def _run_topes(rows, executor, progress, expected) -> search.Topes:
 def _points(X: np.ndarray, affine: bool) -> list[tuple[Fraction, ...]]:
     """Integer points as exact witnesses; homogeneous (x_0 > 0) ones dehomogenised."""
     if not affine:
-        return [tuple(Fraction(int(v)) for v in r) for r in X.tolist()]
+        return [tuple(map(Fraction, r)) for r in X.tolist()]
     return [tuple(Fraction(int(v), int(r[0])) for v in r[1:]) for r in X.tolist()]
 
 
@@ -423,15 +421,20 @@ def ranking_pattern(
         rows = [[Fraction(0)] * len(H[0])]
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
     X = t.lifted()
+    pats = t.pattern_array()
     if b is not None:
-        X = X[np.flatnonzero(X[:, 0] > 0)]
-    den = 1
-    for r in H:
-        for v in r:
-            den = math.lcm(den, v.denominator)
-    Hint = ar.fit(np.array([[int(v * den) for v in r] for r in H], dtype=object))
-    L = ar.matmul(X, Hint)  # exact integer logits (positive multiples of the true ones)
-    order = np.argsort(-L, axis=1, kind="stable")  # ties (equal logits) by label
+        keep = np.flatnonzero(pats[:, -1] > 0)
+        X, pats = X[keep], pats[keep, :-1]
+    # wins of label i = number of labels it beats (exact signs of the pair rows); tied
+    # labels have equal wins and are listed in increasing order (stable sort).
+    wins = np.zeros((len(X), k), dtype=np.int64)
+    col = 0
+    for j in range(k):
+        for i in range(j):
+            wins[:, i] += pats[:, col] > 0
+            wins[:, j] += pats[:, col] < 0
+            col += 1
+    order = np.argsort(-wins, axis=1, kind="stable")
     out = dict(zip(map(tuple, order.tolist()), _points(X, b is not None), strict=True))
     keys = sorted(out)
     _certify(len(keys), expected, "rankings")

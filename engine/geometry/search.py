@@ -119,15 +119,17 @@ class Topes:
     cols: tuple[int, ...]
     D: int
 
-    def patterns(self) -> list[tuple[int, ...]]:
-        """Sign vectors on the input rows (0 for zero rows)."""
+    def pattern_array(self) -> np.ndarray:
+        """Sign vectors on the input rows as an int8 array (0 for zero rows)."""
         idx = np.array([max(c, 0) for c, _ in self.where], dtype=np.intp)
         ori = np.array([o for _, o in self.where], dtype=np.int8)
         if self.signs.shape[1] == 0:
-            full = np.zeros((self.signs.shape[0], len(self.where)), dtype=np.int8)
-        else:
-            full = self.signs[:, idx] * ori
-        return [tuple(r) for r in full.tolist()]
+            return np.zeros((self.signs.shape[0], len(self.where)), dtype=np.int8)
+        return self.signs[:, idx] * ori
+
+    def patterns(self) -> list[tuple[int, ...]]:
+        """Sign vectors on the input rows (0 for zero rows)."""
+        return [tuple(r) for r in self.pattern_array().tolist()]
 
     def lifted(self) -> np.ndarray:
         """Points in all D coordinates (same dtype as ``points``)."""
@@ -190,26 +192,24 @@ def topes_arrays(
             results = map(_chunk_job, jobs)
         else:
             results = executor.map(_chunk_job, jobs)
-        seen: set[bytes] = set()
         Ps, Ss = [], []
         bar = tqdm(total=len(jobs), desc="regions", unit="chunk",
                    disable=not _show(progress, expected), leave=False)
         for Pj, Sj in results:
             bar.update(1)
-            packed = np.packbits(Sj > 0, axis=1)
-            keep = []
-            for i, row in enumerate(packed):
-                b = row.tobytes()
-                if b not in seen:
-                    seen.add(b)
-                    keep.append(i)
-            Ps.append(Pj[keep])
-            Ss.append(Sj[keep])
+            Ps.append(Pj)
+            Ss.append(Sj)
         bar.close()
         if any(p.dtype == object for p in Ps):
             Ps = [p.astype(object) for p in Ps]
         P = np.concatenate(Ps)
         S = np.concatenate(Ss)
+        del Ps, Ss
+        packed = np.ascontiguousarray(np.packbits(S > 0, axis=1))
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        _, first = np.unique(keys, return_index=True)
+        first = np.sort(first)  # first occurrence, in chunk order: executor-independent
+        P, S = P[first], S[first]
     return Topes(ar.fit(P), S, tuple(where), tuple(cols), D)
 
 
