@@ -1,0 +1,64 @@
+"""Every notebook in notebooks/ runs top to bottom (nbclient) with this interpreter's kernel,
+and the committed notebooks are clean (no outputs) and match notebooks/build.py."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="session")
+def kernel_env(tmp_path_factory, monkeypatch_session=None):
+    """A 'python3' kernelspec pointing at sys.executable, first on JUPYTER_PATH."""
+    import os
+
+    from ipykernel.kernelspec import install
+
+    prefix = tmp_path_factory.mktemp("kernel")
+    install(prefix=str(prefix), kernel_name="python3", display_name="Python 3 (logitgeom)")
+    old = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(prefix / "share" / "jupyter")] + ([old] if old else []))
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert Path(spec.argv[0]).resolve() == Path(sys.executable).resolve(), spec.argv
+    yield
+    if old is None:
+        os.environ.pop("JUPYTER_PATH", None)
+    else:
+        os.environ["JUPYTER_PATH"] = old
+
+
+def test_there_are_seven_and_they_match_the_generator():
+    assert len(NOTEBOOKS) == 7
+    proc = subprocess.run([sys.executable, str(ROOT / "notebooks" / "build.py"), "--check"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout
+    for p in NOTEBOOKS:
+        nb = nbformat.read(p, as_version=4)
+        assert all(not c.get("outputs") and c.get("execution_count") is None
+                   for c in nb.cells if c.cell_type == "code"), p.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, kernel_env):
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=300,
+                                     resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert not errors
+    images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code"
+                 for o in c.get("outputs", []))
+    assert images >= 1, f"{path.name} draws no figure"
