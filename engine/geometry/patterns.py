@@ -238,12 +238,13 @@ def _check_limit(count: int, max_regions: int | None, what: str) -> None:
 
 
 def _run_topes(rows, executor, progress, expected) -> search.Topes:
-    """Float proposals verified exactly; if they miss a region, the exact algorithm."""
+    """Float proposals verified exactly (or the exact pass directly, for small integers);
+    if the float pass misses a region, the exact algorithm (complete by construction)."""
     own = executor is None
     ex = search.default_executor(expected) if own else executor
     try:
         t = search.topes_arrays(rows, executor=ex, progress=progress, expected=expected,
-                                exact=False)
+                                exact=None)
         if len(t.points) != expected:
             t = search.topes_arrays(rows, executor=ex, progress=progress, expected=expected,
                                     exact=True)

@@ -34,7 +34,7 @@ from engine.exact.lp import decide
 from engine.geometry import _arrangement as ar
 
 __all__ = ["Topes", "topes", "topes_arrays", "prefix_search", "default_executor",
-           "PARALLEL_THRESHOLD"]
+           "prefer_exact", "PARALLEL_THRESHOLD"]
 
 #: Expected region counts above which the default executor is a process pool.
 PARALLEL_THRESHOLD = 100_000
@@ -94,6 +94,21 @@ def _column_basis(rows: Sequence[Sequence[int]], D: int) -> list[int]:
     return cols
 
 
+def prefer_exact(rows: Sequence[Sequence[int]]) -> bool:
+    """Whether the exact pass is likely the faster one (small integers stay in int64).
+
+    A speed heuristic only: entries of at most b bits in dimension r give witnesses of
+    roughly b * r bits or more.
+
+    Examples
+    --------
+    >>> prefer_exact([[1, -2, 3]]), prefer_exact([[10**6, -2, 3], [1, 1, 1]])
+    (True, False)
+    """
+    bits = max((abs(v).bit_length() for r in rows for v in r), default=0)
+    return bits * len(rows[0]) <= 30
+
+
 def _chunk_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
     rows, j, exact = args
     P = ar.chunk(rows, j, exact)
@@ -150,13 +165,15 @@ def topes_arrays(
     executor: Executor | None = None,
     progress: bool | None = None,
     expected: int | None = None,
-    exact: bool = True,
+    exact: bool | None = True,
 ) -> Topes:
     """Topes of the central arrangement with the given normals, as arrays (see :func:`topes`).
 
     With ``exact=False`` the points are proposed in float arithmetic and rounded to
     integers; their sign vectors are still computed exactly (so every returned region is
     real), but regions may be missing: compare ``len(points)`` with an exact count.
+    ``exact=None`` picks by :func:`prefer_exact` (speed only; both are exact about what
+    they return).
 
     Examples
     --------
@@ -183,6 +200,8 @@ def topes_arrays(
     cols = _column_basis(H, D)
     Hc = tuple(_integer_row([h[c] for c in cols]) for h in H)
     r = len(cols)
+    if exact is None:
+        exact = prefer_exact(Hc)
     if r <= 2:
         P = ar.regions(Hc, r, True)  # planar: exact and cheap
         P, S = ar.dedupe(ar.fit(P.astype(object)), ar.fit(np.array(Hc, dtype=object)))
