@@ -135,3 +135,12 @@ def test_cli_solve(tmp_path, capsys):
     assert data["method"] == "etf" and data["budget_active"] and data["rank"] == 2
     assert main(["solve", str(path), "--method", "nope"]) == 2
     assert "unknown method" in capsys.readouterr().err
+
+
+def test_shape_mismatches_are_named():
+    P = LayerPeeled(cyclic_orbit([0.5, 0.3, 0.2]), 1, 1)
+    with pytest.raises(InvalidInput, match=r"group element 0 = \[1, 0\] is not a permutation"):
+        P.solve("etf", group=[(1, 0)])
+    from engine.convex import dual_value
+    with pytest.raises(InvalidInput, match="A has shape"):
+        dual_value(np.eye(2), np.eye(3), 1.0)
