@@ -277,8 +277,10 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
             i, j = neg[0]
             raise InvalidInput(f"Y[{i},{j}] = {float(F[i, j])!r} is negative; Y holds "
                                f"probabilities ({len(neg)} negative entries)")
-        sums = F.sum(axis=0)
-        _check_sums([Fraction(float(s)) for s in sums], sums)
+        sums = F.sum(axis=0)  # rounding error ~ m * 1e-16, far below the 1e-9 tolerance
+        bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOL)
+        if bad.size:
+            _check_sums([Fraction(float(sums[bad[0]]))], {0: sums[bad[0]]}, [int(bad[0])])
         return F, F
     exact = to_matrix(Y, what="Y")
     E = np.empty((len(exact), len(exact[0])), dtype=object)
@@ -293,10 +295,12 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
     return E, F
 
 
-def _check_sums(exact_sums: list[Fraction], float_sums: Any) -> None:
-    for j, s in enumerate(exact_sums):
+def _check_sums(exact_sums: list[Fraction], float_sums: Any,
+                columns: list[int] | None = None) -> None:
+    for k, s in enumerate(exact_sums):
         if abs(s - 1) > SUM_TOL:
-            raise InvalidInput(f"Y column {j} sums to {float(float_sums[j]):.12g}, not 1 "
+            j = k if columns is None else columns[k]
+            raise InvalidInput(f"Y column {j} sums to {float(float_sums[k]):.12g}, not 1 "
                                f"(tolerance {SUM_TOL:g})")
 
 
