@@ -84,3 +84,19 @@ def test_bad_input():
         detect_symmetry([[1]], max_order=0)
     with pytest.raises(InvalidInput, match="ragged"):
         detect_symmetry([[1, 2], [3]])
+
+
+def test_networkx_fallback_gives_the_same_groups(monkeypatch):
+    import engine.symmetry.detect as det
+
+    monkeypatch.setattr(det, "IR_BUDGET", 1)  # every non-trivial search goes to VF2
+    for name in ("direct_product_S3_S3", "wreath_S2_S3"):
+        ex = app_f_examples()[name]
+        r = detect_symmetry(orbit_targets(ex.group, ex.y).Y)
+        assert r.complete and r.row_order == ex.group.order
+
+
+def test_larger_symmetric_orbit_is_fast_enough():
+    T = orbit_targets(symmetric(6), [f"{k}/21" for k in range(1, 7)])
+    r = detect_symmetry(T.Y)
+    assert r.order == 720 and r.complete
