@@ -363,7 +363,7 @@ print("log a_i + kappa (a_i - y_i) - mean log a =", (lhs - np.log(alpha).mean())
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for ax, M, t in zip(axes, [sol.WWt, sol.Z], ["W W^T: a simplex ETF", "Z* = -kappa (A - Y), 24 contexts"]):
     v = np.abs(M).max(); im = ax.imshow(M, cmap="RdBu_r", vmin=-v, vmax=v, aspect="auto")
-    ax.set_title(t); fig.colorbar(im, ax=ax)
+    ax.set_yticks(range(4)); ax.set_title(t); fig.colorbar(im, ax=ax)
 plt.tight_layout()"""),
     ("md", """\
 **Not only $S_m$** (Theorem 4): the affine group AGL(1,5) = $\\{x\\mapsto ax+b \\bmod 5\\}$ has
