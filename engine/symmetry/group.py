@@ -305,19 +305,37 @@ class GroupAction:
     # ----------------------------------------------------------------- orbits
     @functools.cache  # noqa: B019
     def row_orbits(self) -> list[list[int]]:
-        """Orbits of G on the rows, each sorted, ordered by smallest element."""
+        """Orbits of G on the rows, each sorted, ordered by smallest element.
+
+        Examples
+        --------
+        >>> GroupAction([[1, 0, 2, 3], [0, 1, 3, 2]], m=4).row_orbits()
+        [[0, 1], [2, 3]]
+        """
         return _groups(orbit_labels(self.m, [np.array(r) for r in self._row_gens]))
 
     @functools.cache  # noqa: B019
     def column_orbit_labels(self) -> np.ndarray:
-        """Orbit label of every column (numbered by smallest column)."""
+        """Orbit label of every column (numbered by smallest column).
+
+        Examples
+        --------
+        >>> GroupAction([([1, 0], [0, 2, 1])], m=2, n=3).column_orbit_labels().tolist()
+        [0, 1, 1]
+        """
         if self.is_regular:
             per = self.n // max(self._blocks, 1)
             return np.repeat(np.arange(self._blocks, dtype=np.int64), per)
         return orbit_labels(self.n, [np.array(c) for c in self._col_gens])
 
     def column_orbits(self) -> list[list[int]]:
-        """Orbits of G on the columns, each sorted, ordered by smallest element."""
+        """Orbits of G on the columns, each sorted, ordered by smallest element.
+
+        Examples
+        --------
+        >>> GroupAction([([1, 0], [0, 2, 1])], m=2, n=3).column_orbits()
+        [[0], [1, 2]]
+        """
         return _groups(self.column_orbit_labels())
 
     def column_orbit_representatives(self) -> tuple[np.ndarray, np.ndarray]:
@@ -337,7 +355,13 @@ class GroupAction:
     def pair_orbit_labels(self) -> np.ndarray:
         """Orbit labels of G on [m] x [n], an m x n integer matrix (numbered by first entry
         in row-major order).  For regular actions the label of (i, (b, k)) is
-        ``b * m + g_k^{-1}(i)``; no n-sized Python loop is run."""
+        ``b * m + g_k^{-1}(i)``; no n-sized Python loop is run.
+
+        Examples
+        --------
+        >>> GroupAction([([1, 0], [1, 0])], m=2, n=2).pair_orbit_labels().tolist()
+        [[0, 1], [1, 0]]
+        """
         m, n = self.m, self.n
         if self.is_regular:
             els = self.row_elements()
@@ -356,7 +380,13 @@ class GroupAction:
         return flat.reshape(m, n)
 
     def pair_orbits(self) -> list[list[tuple[int, int]]]:
-        """Orbits of G on [m] x [n] as sorted lists of (row, column) pairs."""
+        """Orbits of G on [m] x [n] as sorted lists of (row, column) pairs.
+
+        Examples
+        --------
+        >>> GroupAction([([1, 0], [1, 0])], m=2, n=2).pair_orbits()
+        [[(0, 0), (1, 1)], [(0, 1), (1, 0)]]
+        """
         lab = self.pair_orbit_labels()
         return [[(int(k) // self.n, int(k) % self.n) for k in g] for g in _groups(lab.ravel())]
 
@@ -391,6 +421,12 @@ class GroupAction:
         ------
         InvalidInput
             Wrong degrees or not permutations.
+
+        Examples
+        --------
+        >>> G = GroupAction([([1, 0], [1, 0, 2])], m=2, n=3)
+        >>> G.contains([1, 0], [1, 0, 2]), G.contains([1, 0], [0, 1, 2])
+        (True, False)
         """
         r = _check_perm(row_perm, self.m, "row permutation")
         c = _check_perm(col_perm, self.n, "column permutation")

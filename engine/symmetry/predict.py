@@ -102,11 +102,25 @@ class GramStructure:
         return int(self.labels.max()) + 1
 
     def same_pattern(self, other: GramStructure) -> bool:
-        """Whether both structures put the same pairs of entries in one class (exact)."""
+        """Whether both structures put the same pairs of entries in one class (exact).
+
+        Examples
+        --------
+        >>> GramStructure(np.array([[0, 1], [1, 0]])).same_pattern(
+        ...     GramStructure(np.array([[5, 2], [2, 5]])))
+        True
+        """
         return bool(np.array_equal(_canonical(self.labels), _canonical(other.labels)))
 
     def refines(self, other: GramStructure) -> bool:
-        """Whether every class of ``self`` lies inside a class of ``other``."""
+        """Whether every class of ``self`` lies inside a class of ``other``.
+
+        Examples
+        --------
+        >>> fine, coarse = direct_sum_form([2, 2]), wreath_form(2, 2)
+        >>> fine.refines(coarse), coarse.refines(fine)
+        (True, False)
+        """
         a, b = self.labels.ravel(), other.labels.ravel()
         seen: dict[int, int] = {}
         for x, y in zip(a.tolist(), b.tolist(), strict=True):
@@ -115,7 +129,14 @@ class GramStructure:
         return True
 
     def project(self, G: object) -> np.ndarray:
-        """G averaged over each class (the nearest matrix with this pattern, Frobenius)."""
+        """G averaged over each class (the nearest matrix with this pattern, Frobenius).
+
+        Examples
+        --------
+        >>> GramStructure(np.array([[0, 1], [1, 0]])).project([[1.0, 0.0], [0.0, 3.0]])
+        array([[2., 0.],
+               [0., 2.]])
+        """
         A = self._matrix(G)
         lab = self.labels.ravel()
         sums = np.bincount(lab, weights=A.ravel(), minlength=self.n_classes)
