@@ -6,6 +6,9 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import logsumexp
 
 from engine.convex.problem import LayerPeeled
 from engine.convex.reductions.orbit import OrbitReduction, orbit_program
@@ -173,3 +176,23 @@ def test_auto_detects_a_group_when_none_is_given():
     generic = LayerPeeled(rng.dirichlet(np.ones(3), size=4).T, 0.25, 0.25)
     assert not OrbitReduction().accepts(generic)
     assert "no symmetry" in OrbitReduction().accepts(generic).reason
+
+
+@settings(max_examples=15)
+@given(st.lists(st.permutations(range(4)), min_size=0, max_size=2), st.integers(0, 2**16),
+       st.booleans())
+def test_law_invert_gives_invariant_z_with_the_reduced_loss(gens, seed, explicit):
+    """For any orbit variables, invert() is G-invariant and J(Z) = n * reduced objective."""
+    rng = np.random.default_rng(seed)
+    G = GroupAction([list(g) for g in gens], m=4)
+    T = orbit_targets(G, [["1/2", "1/4", "1/8", "1/8"], [0, "1/3", "1/3", "1/3"]])
+    action = GroupAction(T.action.generators, m=4, n=T.Y.shape[1]) if explicit else T.action
+    red = orbit_program(T.Y, 1.0, action)
+    x = red.inverse_data["x"]
+    x.value = rng.normal(size=x.shape)
+    Z = OrbitReduction().invert(red)
+    for r, c in action.generators:
+        assert np.array_equal(Z[np.ix_(list(r), list(c))], Z)
+    J = float(np.sum(logsumexp(Z, axis=0)) - np.sum(T.Y * Z))
+    loss = red.problem.objective.value * red.info["objective_scale"]
+    assert abs(J - loss) <= 1e-9 * max(1.0, abs(J))
