@@ -23,7 +23,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -207,18 +207,23 @@ def topes_arrays(
         P, S = ar.dedupe(ar.fit(P.astype(object)), ar.fit(np.array(Hc, dtype=object)))
     else:
         jobs = [(Hc, j, exact) for j in range(len(Hc))]
-        if executor is None:
-            results = map(_chunk_job, jobs)
-        else:
-            results = executor.map(_chunk_job, jobs)
-        Ps, Ss = [], []
         bar = tqdm(total=len(jobs), desc="regions", unit="chunk",
                    disable=not _show(progress, expected), leave=False)
-        for Pj, Sj in results:
-            bar.update(1)
-            Ps.append(Pj)
-            Ss.append(Sj)
+        out: list = [None] * len(jobs)
+        if executor is None:
+            for j, job in enumerate(jobs):
+                out[j] = _chunk_job(job)
+                bar.update(1)
+        else:  # biggest chunks (last hyperplanes) first for balance; merged in chunk order
+            futs = {executor.submit(_chunk_job, job): j for j, job in reversed(list(
+                enumerate(jobs)))}
+            for f in as_completed(futs):
+                out[futs[f]] = f.result()
+                bar.update(1)
         bar.close()
+        Ps = [o[0] for o in out]
+        Ss = [o[1] for o in out]
+        del out
         if any(p.dtype == object for p in Ps):
             Ps = [p.astype(object) for p in Ps]
         P = np.concatenate(Ps)
