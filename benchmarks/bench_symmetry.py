@@ -34,6 +34,7 @@ from engine.symmetry import detect_symmetry, orbit_targets, symmetric, wreath  #
 from engine.symmetry.examples import app_f_examples  # noqa: E402
 
 E_W, E_H = 1.0, 4.0
+ACCURATE = True  # the tolerance tiers LayerPeeled.solve uses
 
 
 def J(Z: np.ndarray, Y: np.ndarray) -> float:
@@ -47,7 +48,7 @@ def nuc(Z: np.ndarray) -> float:
 def run_orbit(T, rho):
     t0 = time.perf_counter()
     red = orbit_program(T, rho, T.action)
-    rep = solve(red.problem)
+    rep = solve(red.problem, accurate=ACCURATE)
     Z = OrbitReduction().invert(red)
     return Z, time.perf_counter() - t0, rep.solver, red.info
 
@@ -66,7 +67,7 @@ def run_full(lp, form):
     t0 = time.perf_counter()
     red = get_reduction("full")
     reduced = red.apply(lp, form=form)
-    solve(reduced.problem)
+    solve(reduced.problem, accurate=ACCURATE)
     Z = red.invert(reduced)
     return Z, time.perf_counter() - t0
 
@@ -126,6 +127,15 @@ def detection_section():
         dt = time.perf_counter() - t0
         print(f"{name:22s} {T.Y.shape[0]}x{T.Y.shape[1]:<3} |G|={ex.group.order:<3} "
               f"row order={r.row_order:<3} full order={r.order:<14} {dt:6.3f} s")
+    for name, G, y in [("S6 orbit", symmetric(6), [f"{k}/21" for k in range(1, 7)]),
+                       ("S3 wr S3 orbit", wreath(symmetric(3), symmetric(3)),
+                        ["1/12", "1/4", "1/6", "0", "1/6", "1/12", "1/24", "1/8", "1/12"])]:
+        T = orbit_targets(G, y)
+        t0 = time.perf_counter()
+        r = detect_symmetry(T.Y)
+        dt = time.perf_counter() - t0
+        print(f"{name:22s} {T.Y.shape[0]}x{T.Y.shape[1]:<5} |G|={G.order:<5} "
+              f"row order={r.row_order:<5} full order={r.order:<10} {dt:6.3f} s")
 
 
 def main(argv=None) -> int:
