@@ -411,7 +411,7 @@ for name, ex in examples.items():
 grams = {}
 for name, ex in examples.items():
     T = orbit_targets(ex.group, ex.y)
-    sol = LayerPeeled(T.exact_Y(), 1, 4).solve("orbit", group=T.action)
+    sol = LayerPeeled(T.exact_Y(), 4, 16).solve("orbit", group=T.action)   # rho = 8
     pred = predicted_gram_structure(ex.group)
     det = detect_symmetry(T.Y)
     grams[name] = sol.WWt
