@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -98,6 +99,18 @@ def orbit_labels(n_points: int, generators: Sequence[np.ndarray]) -> np.ndarray:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[lab].astype(np.int64)
+
+
+def _sorted_unique_rows(A: np.ndarray, base: int) -> np.ndarray:
+    """Distinct rows of an integer matrix with entries < base, lexicographically sorted
+    (via one int64 key per row when base**cols fits, else numpy's row-wise unique)."""
+    if A.shape[1] * math.log2(max(base, 2)) < 62:
+        key = np.zeros(len(A), dtype=np.int64)
+        for col in range(A.shape[1]):
+            key = key * base + A[:, col]
+        _, idx = np.unique(key, return_index=True)  # sorted keys = lexicographic rows
+        return A[idx]
+    return np.unique(A, axis=0)
 
 
 def _groups(labels: np.ndarray) -> list[list[int]]:
@@ -278,7 +291,7 @@ class GroupAction:
                 # {t o h}: (t o h)[i] = t[h[i]]  (left_first) or {h o t}
                 prod = T[:, cur] if left_first else cur[:, T]
                 cur = prod.reshape(-1, self.m)
-            uniq = np.unique(cur, axis=0)
+            uniq = _sorted_unique_rows(cur, self.m)
             if len(uniq) == order:
                 els = uniq
                 break
