@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import sympy
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_vector
@@ -115,6 +114,8 @@ def affine_line(p: int) -> GroupAction:
     ...
     engine.errors.InvalidInput: affine_line(p) needs a prime p; got 6
     """
+    import sympy  # on first use: importing sympy costs ~0.4 s
+
     p = _check_m(p, 2)
     if not sympy.isprime(p):
         raise InvalidInput(f"affine_line(p) needs a prime p; got {p}")

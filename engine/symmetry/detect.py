@@ -34,9 +34,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
-from networkx.algorithms.isomorphism import GraphMatcher
 from tqdm.auto import tqdm
 
 from engine.errors import InvalidInput
@@ -195,6 +193,9 @@ class _Search:
 
     def _vf2(self, ca: np.ndarray, cb: np.ndarray) -> np.ndarray | None:
         """networkx VF2 on the two coloured graphs (used when refinement stalls)."""
+        import networkx as nx
+        from networkx.algorithms.isomorphism import GraphMatcher
+
         g1, g2 = nx.Graph(), nx.Graph()
         for g, col in ((g1, ca), (g2, cb)):
             g.add_nodes_from((k, {"c": int(col[k])}) for k in range(self.m + self.u))

@@ -32,13 +32,16 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from sympy.combinatorics import Permutation, PermutationGroup
 
 from engine.errors import InvalidInput, TooLarge
+
+if TYPE_CHECKING:  # sympy is imported on first use (it costs ~0.4 s)
+    from sympy.combinatorics import PermutationGroup
 
 __all__ = ["GroupAction", "orbit_labels"]
 
@@ -46,8 +49,12 @@ __all__ = ["GroupAction", "orbit_labels"]
 MAX_ELEMENTS = 5_000_000
 
 
+def _is_perm_like(x: object) -> bool:
+    return isinstance(x, Sequence | np.ndarray) or hasattr(x, "array_form")
+
+
 def _check_perm(p: object, size: int, what: str) -> tuple[int, ...]:
-    if isinstance(p, Permutation):
+    if hasattr(p, "array_form"):  # a sympy Permutation
         p = p.array_form
     try:
         arr = [int(x) for x in p]  # type: ignore[union-attr]
@@ -164,11 +171,11 @@ class GroupAction:
         rows, cols = [], []
         for k, g in enumerate(generators):
             if self.n == 0 and not (isinstance(g, tuple | list) and len(g) == 2
-                                    and isinstance(g[0], Sequence | np.ndarray | Permutation)):
+                                    and _is_perm_like(g[0])):
                 r, c = g, ()
             else:
                 if not (isinstance(g, tuple | list) and len(g) == 2
-                        and all(isinstance(x, Sequence | np.ndarray | Permutation) for x in g)):
+                        and all(_is_perm_like(x) for x in g)):
                     raise InvalidInput(
                         f"generator {k} must be a pair (row_perm, col_perm) when n = {self.n}"
                     )
@@ -226,12 +233,16 @@ class GroupAction:
     @functools.cached_property
     def row_group(self) -> PermutationGroup:
         """The image of G in S_m (a sympy PermutationGroup of degree m)."""
+        from sympy.combinatorics import Permutation, PermutationGroup
+
         gens = [Permutation(list(r)) for r in self._row_gens] or [Permutation(list(range(self.m)))]
         return PermutationGroup(gens)
 
     @functools.cached_property
     def group(self) -> PermutationGroup:
         """G as a sympy PermutationGroup on the m + n points (rows first, then columns)."""
+        from sympy.combinatorics import Permutation, PermutationGroup
+
         N = self.m + self.n
         gens = [Permutation(list(r) + [self.m + x for x in c])
                 for r, c in zip(self._row_gens, self.column_generators, strict=True)]
@@ -441,6 +452,8 @@ class GroupAction:
         >>> G.contains([1, 0], [1, 0, 2]), G.contains([1, 0], [0, 1, 2])
         (True, False)
         """
+        from sympy.combinatorics import Permutation
+
         r = _check_perm(row_perm, self.m, "row permutation")
         c = _check_perm(col_perm, self.n, "column permutation")
         if self.n == 0:
