@@ -196,3 +196,14 @@ def test_law_invert_gives_invariant_z_with_the_reduced_loss(gens, seed, explicit
     J = float(np.sum(logsumexp(Z, axis=0)) - np.sum(T.Y * Z))
     loss = red.problem.objective.value * red.info["objective_scale"]
     assert abs(J - loss) <= 1e-9 * max(1.0, abs(J))
+
+
+def test_cyclic_c7_matches_full_and_circulant_gram():
+    """Non-symmetric orbitals (C_7): P is taken in the symmetric part of the commutant."""
+    T = orbit_targets(cyclic(7), [f"{k}/28" for k in range(1, 8)])
+    lp = LayerPeeled(T.exact_Y(), EW, EH)
+    sol = lp.solve("orbit", group=T.action)
+    ref, _ = reference_value(T.Y, lp.rho)
+    assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
+    assert sol.info["orbitals"] == 4  # distances 0, 1, 2, 3 around the cycle
+    assert predicted_gram_structure(cyclic(7)).check(sol.WWt).relative < 1e-9
