@@ -49,6 +49,23 @@ __all__ = ["GroupAction", "orbit_labels"]
 MAX_ELEMENTS = 5_000_000
 
 
+def _memo(method):
+    """Cache a method's results on the instance (freed with it, unlike functools.cache)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        store = self.__dict__.setdefault("_memo_store", {})
+        key = (method.__name__, args, tuple(sorted(kwargs.items())))
+        if key not in store:
+            out = method(self, *args, **kwargs)
+            if isinstance(out, np.ndarray):
+                out.flags.writeable = False  # shared: callers must copy to modify
+            store[key] = out
+        return store[key]
+
+    return wrapper
+
+
 def _is_perm_like(x: object) -> bool:
     return isinstance(x, Sequence | np.ndarray) or hasattr(x, "array_form")
 
@@ -266,7 +283,7 @@ class GroupAction:
         return f"GroupAction({nm}order={self.order}, m={self.m}, n={self.n}{kind})"
 
     # ----------------------------------------------------------------- elements
-    @functools.cache  # noqa: B019 - per-instance cache of an immutable object
+    @_memo
     def row_elements(self) -> np.ndarray:
         """All elements of the row group, array form, sorted lexicographically.
 
@@ -327,7 +344,7 @@ class GroupAction:
         return out
 
     # ----------------------------------------------------------------- orbits
-    @functools.cache  # noqa: B019
+    @_memo
     def row_orbits(self) -> list[list[int]]:
         """Orbits of G on the rows, each sorted, ordered by smallest element.
 
@@ -338,7 +355,7 @@ class GroupAction:
         """
         return _groups(orbit_labels(self.m, [np.array(r) for r in self._row_gens]))
 
-    @functools.cache  # noqa: B019
+    @_memo
     def column_orbit_labels(self) -> np.ndarray:
         """Orbit label of every column (numbered by smallest column).
 
@@ -375,7 +392,7 @@ class GroupAction:
         sizes = np.bincount(lab)
         return reps.astype(np.int64), sizes.astype(np.int64)
 
-    @functools.cache  # noqa: B019
+    @_memo
     def pair_orbit_labels(self) -> np.ndarray:
         """Orbit labels of G on [m] x [n], an m x n integer matrix (numbered by first entry
         in row-major order).  For regular actions the label of (i, (b, k)) is
@@ -414,7 +431,7 @@ class GroupAction:
         lab = self.pair_orbit_labels()
         return [[(int(k) // self.n, int(k) % self.n) for k in g] for g in _groups(lab.ravel())]
 
-    @functools.cache  # noqa: B019
+    @_memo
     def orbitals(self, symmetrized: bool = False) -> np.ndarray:
         """Orbitals of G on rows x rows: an m x m label matrix.
 
