@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (cell sources are notebook code; the notebooks are excluded from ruff too)
 """Write the seven teaching notebooks (without outputs) from the cell lists below.
 
 Run ``.venv/bin/python notebooks/build.py`` after editing; the test suite

@@ -17,7 +17,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 @pytest.fixture(scope="session")
-def kernel_env(tmp_path_factory, monkeypatch_session=None):
+def kernel_env(tmp_path_factory):
     """A 'python3' kernelspec pointing at sys.executable, first on JUPYTER_PATH."""
     import os
 

@@ -53,6 +53,8 @@ def test_artifacts_exist_and_summary_lists_them(run):
             assert f"`{a}`" in summary
     pngs = sorted((run.out / "figures").glob("*.png"))
     assert len(pngs) >= 8
+    assert "## Figures" in summary
+    assert all(f"- `figures/{p.name}`: " in summary for p in pngs)  # each has a caption
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     sol = json.loads((run.out / "solutions/thm-1-weekdays-circulant.json").read_text())
     assert sol["method"] == "circulant" and sol["budget_active"] is True

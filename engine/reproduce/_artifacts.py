@@ -72,11 +72,13 @@ class Context:
     Examples
     --------
     >>> import tempfile
-    >>> ctx = Context(tempfile.mkdtemp())
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> ctx = Context(tmp.name)
     >>> ctx.write_json("results/x.json", {"b": 0.1 + 0.2, "a": 1})
     'results/x.json'
     >>> (ctx.out / "results/x.json").read_text()
     '{\\n "a": 1,\\n "b": 0.3\\n}\\n'
+    >>> tmp.cleanup()
     """
 
     def __init__(self, out: str | Path) -> None:
@@ -86,6 +88,8 @@ class Context:
         self.certificates: list[str] = []
         #: data claims share within one run (e.g. Grams for a summary figure)
         self.shared: dict = {}
+        #: figure path -> caption (listed in SUMMARY.md)
+        self.captions: dict[str, str] = {}
 
     def _path(self, rel: str) -> Path:
         p = self.out / rel
@@ -109,8 +113,11 @@ class Context:
         return name
 
     @contextmanager
-    def figure(self, rel: str, *, figsize: tuple[float, float] = (8, 4), **kw: Any):
+    def figure(self, rel: str, caption: str, *, figsize: tuple[float, float] = (8, 4),
+               **kw: Any):
         """Yield a matplotlib figure and save it as a PNG at ``rel`` when the block ends.
+
+        ``caption`` says what the picture shows (listed under "Figures" in SUMMARY.md).
 
         The figure is drawn on its own Agg canvas (no pyplot, no global backend change).
         """
@@ -121,3 +128,4 @@ class Context:
         FigureCanvasAgg(fig)
         yield fig
         fig.savefig(self._path(rel), dpi=100, metadata={"Software": None})
+        self.captions[rel] = caption

@@ -61,7 +61,8 @@ def _summary(red, full, dev_red: float, dev_full: float) -> tuple[bool, str]:
 
 
 def _gram_figure(ctx: Context, rel: str, sol, title: str) -> str:
-    with ctx.figure(rel, figsize=(12, 3.6)) as f:
+    with ctx.figure(rel, title + ": heatmaps of Z* = W* H*, W* W*^T and H*^T H* (reduction's "
+                    "solution).", figsize=(12, 3.6)) as f:
         _plots.heatmaps(f, [sol.Z, sol.WWt, sol.HtH],
                         ["Z* = W* H* (logits)", "W* W*^T (label Gram)", "H*^T H* (context Gram)"],
                         suptitle=title)
@@ -213,7 +214,10 @@ def _register() -> None:
             mats.append(np.asarray(G))
             titles.append(name.replace("_", " ").replace("direct ", ""))
         rel = "figures/app-f-gram-blocks.png"
-        with ctx.figure(rel, figsize=(14, 7)) as f:
+        with ctx.figure(rel, "App. F: W* W*^T for the seven composite-group targets (rho = 8); "
+                        "equal colours are the entries the group forces equal: alpha I + beta "
+                        "(J - I) diagonal blocks and constant off-diagonal blocks (direct sums), "
+                        "Kronecker-type patterns (products, wreaths).", figsize=(14, 7)) as f:
             _plots.heatmaps(f, mats, titles, ncols=4,
                             suptitle="App. F: W* W*^T of the composite-group targets "
                                      "(equal colours = entries the group forces equal)")

@@ -3,9 +3,11 @@
 Examples
 --------
 >>> import tempfile
->>> rep = reproduce(tempfile.mkdtemp(), only="s000-lemma-3.2", progress=False)
+>>> tmp = tempfile.TemporaryDirectory()
+>>> rep = reproduce(tmp.name, only="s000-lemma-3.2", progress=False)
 >>> rep.ok, [r.status.value for r in rep.rows], rep.certificates_checked
 (True, ['PASS'], 3)
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Report:
     rows: tuple[Row, ...]
     certificates_checked: int
     certificates_invalid: tuple[str, ...]
+    captions: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -99,6 +102,10 @@ def summary_markdown(rep: Report) -> str:
     lines += ["", f"**{n_ok}/{len(rep.rows)} claims pass; {rep.certificates_checked} "
               f"certificates checked by the stdlib checker, "
               f"{len(rep.certificates_invalid)} invalid.**", ""]
+    if rep.captions:
+        lines += ["## Figures", ""]
+        lines += [f"- `{rel}`: {cap}" for rel, cap in rep.captions]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -153,6 +160,6 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         rows[i] = Row(r.claim, r.instance, r.method,
                       r.result + f"; CERTIFICATE {n} REJECTED: {verdicts[n]}", r.artifacts,
                       Status.FAIL)
-    rep = Report(ctx.out, tuple(rows), len(verdicts), bad)
+    rep = Report(ctx.out, tuple(rows), len(verdicts), bad, tuple(ctx.captions.items()))
     (ctx.out / "SUMMARY.md").write_text(summary_markdown(rep), encoding="utf-8")
     return rep
