@@ -192,6 +192,11 @@ def gordan_multipliers(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...]
 def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]]:
     """Decide strict feasibility of {x : r . x > 0 for all rows} with a certificate.
 
+    Float LPs (``cdd``) first *propose* a witness, or the support of Gordan multipliers;
+    a proposed witness is accepted only after an exact check, a proposed support only
+    after an exact LP on those rows returns multipliers that check exactly on the whole
+    system.  Otherwise the exact LPs on all rows decide.
+
     Parameters
     ----------
     rows : sequence of sequences of int or Fraction
@@ -217,13 +222,51 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
     >>> decide([[1, 1], [-2, -2], [0, 1]])
     (False, (Fraction(2, 3), Fraction(1, 3), Fraction(0, 1)))
     """
-    x = strictly_feasible(rows)
+    R, d = _rows(rows)
+    xf = propose([[float(v) for v in r] for r in R])
+    if xf is not None:
+        x = tuple(Fraction(v) for v in xf)
+        if check_witness(R, x):
+            return True, x
+    else:
+        support = _propose_support([[float(v) for v in r] for r in R])
+        if support:
+            ys = gordan_multipliers([R[i] for i in support])
+            if ys is not None:
+                y = [Fraction(0)] * len(R)
+                for i, v in zip(support, ys, strict=True):
+                    y[i] = v
+                if check_gordan(R, y):
+                    return False, tuple(y)
+    x = strictly_feasible(R)
     if x is not None:
         return True, x
-    y = gordan_multipliers(rows)
+    y = gordan_multipliers(R)
     if y is None:  # pragma: no cover - Gordan's theorem
         raise SolverFailed("exact LPs disagree: no witness and no Gordan multipliers")
     return False, y
+
+
+def _propose_support(R: list[list[float]]) -> list[int]:
+    """Float LP for Gordan multipliers; the indices of the clearly nonzero ones (a guess)."""
+    k, d = len(R), len(R[0])
+    A = [[-1.0] + [1.0] * k]
+    A += [[0.0] + [R[i][j] for i in range(k)] for j in range(d)]
+    lin = set(range(len(A)))
+    for i in range(k):
+        e = [0.0] * k
+        e[i] = 1.0
+        A.append([0.0, *e])
+    m = cdd.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
+    m.obj_type = cdd.LPObjType.MIN
+    m.obj_func = [0.0] * (k + 1)
+    lp = cdd.linprog_from_matrix(m)
+    cdd.linprog_solve(lp)
+    if lp.status != cdd.LPStatusType.OPTIMAL:
+        return []
+    y = list(lp.primal_solution)
+    top = max(y, default=0.0)
+    return [i for i, v in enumerate(y) if v > 1e-9 * top] if top > 0 else []
 
 
 def propose(rows: Sequence[Sequence[float]]) -> tuple[float, ...] | None:

@@ -377,7 +377,9 @@ def ranking_pattern(
         Return the distinct feasible prefixes of length t (1 <= t <= k) instead.
     executor, max_regions, progress
         As in :func:`sign_pattern` (``max_regions`` bounds the number of full rankings,
-        checked against the exact count before any work).
+        checked against the exact count before any work; with ``top`` the full count is
+        computed only when ``max_regions`` is given, and the prefixes are found by exact
+        LPs, one per candidate, without an executor).
 
     Returns
     -------
@@ -408,10 +410,12 @@ def ranking_pattern(
         raise InvalidInput(f"top must be an integer between 1 and k = {k}; got {top!r}")
     classes = tie_classes(Wm, b)
     ties = tuple(c for c in classes if len(c) > 1)
+    if top is not None and len(classes) > 2:
+        if max_regions is not None:  # bounds the full rankings; counted only when asked
+            _check_limit(count_rankings_exact(Wm, b), max_regions, "ranking")
+        return _ranking_top(Wm, b, top, classes, ties, progress)
     expected = count_rankings_exact(Wm, b)
     _check_limit(expected, max_regions, "ranking")
-    if top is not None and len(classes) > 2:
-        return _ranking_top(Wm, b, top, classes, ties, progress)
     # label-insertion order of the pair rows (i < j): a good deletion-restriction order.
     H = _homogenise(Wm, b)
     rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]

@@ -310,7 +310,8 @@ def prefix_search(
 
     out: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
     frontier: list[tuple[int, ...]] = [()]
-    bar = tqdm(desc="prefixes", unit="LP", disable=not _show(progress, None), leave=False)
+    size = len(classes) ** min(t, 4)
+    bar = tqdm(desc="prefixes", unit="LP", disable=not _show(progress, size // 10), leave=False)
     while frontier:
         nxt = []
         for pre in frontier:
