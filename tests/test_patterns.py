@@ -303,9 +303,10 @@ def test_argmaxable_certificates():
 # ----------------------------------------------------------------------------- executors
 
 
-def test_executors_give_identical_results():
+@pytest.mark.parametrize("scale", [9, 10**6])  # small: exact pass; large: float pass
+def test_executors_give_identical_results(scale):
     rng = np.random.default_rng(7)
-    W = rng.integers(-9, 10, size=(7, 4)).tolist()
+    W = rng.integers(-scale, scale + 1, size=(7, 4)).tolist()
     base = ranking_pattern(W, executor=None).to_json()
     with ThreadPoolExecutor(3) as ex:
         assert ranking_pattern(W, executor=ex).to_json() == base
@@ -313,6 +314,19 @@ def test_executors_give_identical_results():
         assert ranking_pattern(W, executor=ex).to_json() == base
         assert sign_pattern(W, bias=[1, 2, 3, 4, 5, 6, 7], executor=ex).to_json() == \
             sign_pattern(W, bias=[1, 2, 3, 4, 5, 6, 7]).to_json()
+
+
+@settings(max_examples=10, deadline=None)
+@given(small_W(kmax=5, dmax=3), st.data())
+def test_affine_against_oracle(W, data):
+    b = [data.draw(st.integers(-3, 3)) for _ in W]
+    res = sign_pattern(W, bias=b)
+    assert set(res.patterns) == oracle_signs(W, b)
+    assert_witnessed(res)
+    rk = ranking_pattern(W, bias=b)
+    assert_witnessed(rk)
+    if not rk.ties:
+        assert set(rk.patterns) == oracle_rankings(W, b)
 
 
 def test_float_input_is_exact_binary():
