@@ -163,7 +163,9 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
     not-yet-decided hyperplanes with their normals projected modulo the span of the chosen
     ones (primitive, sign-normalised, pivot coordinates dropped); a hyperplane may be
     chosen only if no later hyperplane is parallel to it modulo the span (else its terms
-    cancel in pairs).  Every remaining normal is non-zero modulo the span.
+    cancel in pairs).  Every remaining normal is non-zero modulo the span.  When two
+    dimensions are left the subtree is closed: m distinct lines in a plane contribute
+    ``t^2 - m t + (m - 1)``.
     """
     coeffs = [0] * (dim + 1)
     stack = [(tuple(_canon_direction(tuple(v)) for v in vecs), 1, 0)]
@@ -175,6 +177,12 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
         if len(rem[0]) == 1:
             # one dimension left: all remaining normals are parallel, only the last counts
             coeffs[dim - rk - 1] -= sgn
+            continue
+        if len(rem[0]) == 2:
+            # a plane left: m distinct lines through 0 have chi = t^2 - m t + (m - 1)
+            m = len(set(rem))
+            coeffs[dim - rk - 1] -= m * sgn
+            coeffs[dim - rk - 2] += (m - 1) * sgn
             continue
         n = len(rem)
         seen: set[tuple[int, ...]] = set()
