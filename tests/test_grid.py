@@ -97,5 +97,33 @@ def test_cli_count_and_grid(tmp_path, capsys):
     assert main(["verify-grid", "--n", "3", "--seeds", "1", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "all passed: True" in text and "S(W W^T)" in text
+    assert main(["verify-grid", "--n", "3", "--seeds", "1", "--method", "transport"]) == 0
     assert main(["verify-grid", "--n", "3,x"]) == 2
     assert main(["count", "sign", str(tmp_path / "missing.csv")]) == 2
+
+
+def test_transport_method_agrees_and_detects_a_difference():
+    from engine.geometry._grid_sets import ranking_sign_array, transported_gram_patterns
+
+    r1 = verify_grid(ns=(3, 5), seeds=2, progress=False, method="transport")
+    r2 = verify_grid(ns=(3, 5), seeds=2, progress=False)
+    assert r1.passed and r1.to_json()["cells"] == r2.to_json()["cells"]
+    assert r1.to_json()["method"] == "transport"
+    # App. H.2: R(W1) != R(W2); transporting W1's rankings onto C(B W2) must fail
+    R1 = ranking_pattern(W1)
+    M1 = [[Fraction(x) for x in r] for r in W1]
+    M2 = [[Fraction(x) for x in r] for r in W2]
+    BW1, BW2 = (
+        [
+            [a - b for a, b in zip(M[i], M[j], strict=True)]
+            for i in range(5)
+            for j in range(i + 1, 5)
+        ]
+        for M in (M1, M2)
+    )
+    signs = ranking_sign_array(R1.patterns, 5)
+    assert transported_gram_patterns(BW1, gram_column_basis(BW1), signs, R1.witnesses)[0]
+    ok, total = transported_gram_patterns(BW1, gram_column_basis(BW2), signs, R1.witnesses)
+    assert not ok and total == 14
+    with pytest.raises(InvalidInput, match="method"):
+        check_cell([[1, 0], [0, 1]], method="guess")

@@ -53,6 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="OUT",
         help="write the report as JSON to OUT ('-' for stdout)",
     )
+    g.add_argument(
+        "--method",
+        choices=("enumerate", "transport"),
+        default="enumerate",
+        help="Gram side: enumerate it independently (default) or transport witnesses "
+        "and decide each exactly (faster; same exact verdict)",
+    )
     g.add_argument("--timings", action="store_true", help="show (and write) wall times")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g.set_defaults(func=_grid)
@@ -109,7 +116,11 @@ def _grid(args: argparse.Namespace) -> int:
             f"--n must be a comma-separated list of integers; got {args.n!r}"
         ) from exc
     res = verify_grid(
-        ns, args.seeds, d_max=args.d_max, progress=False if args.no_progress else None
+        ns,
+        args.seeds,
+        d_max=args.d_max,
+        progress=False if args.no_progress else None,
+        method=args.method,
     )
     if _emit(res.to_json(timings=args.timings), args.json_out):
         return 0 if res.passed else 1

@@ -46,6 +46,12 @@ from tqdm import tqdm
 from engine.errors import InvalidInput
 from engine.exact.linalg import column_basis
 from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
+from engine.geometry._grid_sets import (
+    pattern_array,
+    ranking_sign_array,
+    same_sets,
+    transported_gram_patterns,
+)
 from engine.geometry.cosine import difference_pairs, gram_exact
 from engine.geometry.patterns import ranking_pattern, sign_pattern
 
@@ -64,7 +70,9 @@ GRID_NOTE = (
     "S(C(W)) is computed as S(W W^T) and S(C(BW)) as S((BW)(BW)^T): C = D^-1 G D^-1 with "
     "D > 0 diagonal, and positive row scaling leaves every sign unchanged; each k x k Gram "
     "matrix is reduced to a column basis of its column space.  Every set is enumerated "
-    "exactly and completely (rational witnesses, Zaslavsky-certified counts)."
+    "exactly and completely (rational witnesses, Zaslavsky-certified counts); with method "
+    "'transport' the Gram side's witnesses are proposed through its column-space map and "
+    "each is decided exactly."
 )
 
 
@@ -197,6 +205,7 @@ class GridResult:
     """All cells of a verification grid."""
 
     cells: tuple[GridCell, ...]
+    method: str = "enumerate"
 
     @property
     def passed(self) -> bool:
@@ -207,6 +216,7 @@ class GridResult:
         """A JSON-ready report; byte-identical across runs unless ``timings=True``."""
         return {
             "kind": "verification-grid",
+            "method": self.method,
             "note": GRID_NOTE,
             "passed": self.passed,
             "cells": [c.to_json(timings=timings) for c in self.cells],
@@ -245,6 +255,7 @@ def check_cell(
     n_seed: int = -1,
     executor: Executor | None = None,
     ranking: bool | None = None,
+    method: str = "enumerate",
 ) -> GridCell:
     """Check Lemma 5.3 (and Theorem 5.6 when ``d < n``) for one head, exactly.
 
@@ -258,6 +269,14 @@ def check_cell(
         Passed to the enumerations.
     ranking : bool, optional
         Force (True) or skip (False) Theorem 5.6; default: check it when ``d < n``.
+    method : {"enumerate", "transport"}
+        ``"enumerate"``: both sides enumerated independently by :func:`sign_pattern` /
+        :func:`ranking_pattern`.  ``"transport"``: ``S(W)`` and ``R(W)`` are enumerated;
+        the Gram side is enumerated by proposing one point per pattern through the
+        column-space map (``G_c y = A x``), deciding each exactly on the Gram rows, and
+        certifying completeness by the Gram arrangement's own Zaslavsky count (if a point
+        fails, the Gram side is enumerated after all).  Both are exact and complete;
+        "transport" usually needs one enumeration instead of two.
 
     Returns
     -------
@@ -266,47 +285,66 @@ def check_cell(
     Raises
     ------
     InvalidInput
-        A zero row (its cosine is undefined), or tied rows when Theorem 5.6 is checked.
+        A zero row (its cosine is undefined), tied rows when Theorem 5.6 is checked, an
+        unknown ``method``.
 
     Examples
     --------
     >>> check_cell([[1, 0], [0, 1], [1, 1]]).sign_count
     6
+    >>> check_cell([[1, 0], [0, 1], [1, 1]], method="transport").passed
+    True
     """
+    if method not in ("enumerate", "transport"):
+        raise InvalidInput(f"method must be 'enumerate' or 'transport'; got {method!r}")
     t0 = time.perf_counter()
     M = to_matrix(W, what="W")
     n, d = len(M), len(M[0])
     zero = [i for i, r in enumerate(M) if not any(r)]
     if zero:
         raise InvalidInput(f"W has zero rows {zero}: their cosine similarity is undefined")
-    S1 = sign_pattern(M, executor=executor, progress=False)
-    S2 = sign_pattern(gram_column_basis(M), executor=executor, progress=False)
-    if not (S1.complete and S2.complete):  # pragma: no cover - enumeration is certified
-        raise AssertionError("an enumeration was not certified complete")
-    sign_equal = S1.patterns == S2.patterns
     do_rank = d < n if ranking is None else ranking
+    if do_rank and len(set(M)) < n:
+        raise InvalidInput("W has repeated rows: B W has a zero row, C(BW) is undefined")
+    S1 = sign_pattern(M, executor=executor, progress=False)
+    S1a = pattern_array(S1.patterns, n)
+    Gc = gram_column_basis(M)
+    if method == "enumerate":
+        S2 = sign_pattern(Gc, executor=executor, progress=False)
+        sign_equal = S1.complete and S2.complete and same_sets(S1a, pattern_array(S2.patterns, n))
+    else:
+        sign_equal, total = transported_gram_patterns(M, Gc, S1a, S1.witnesses)
+        if not sign_equal and total == S1.count:  # not proven: decide by enumeration
+            S2 = sign_pattern(Gc, executor=executor, progress=False)
+            sign_equal = same_sets(S1a, pattern_array(S2.patterns, n))
     rcount = requal = None
     if do_rank:
-        if len(set(M)) < n:
-            raise InvalidInput("W has repeated rows: B W has a zero row, C(BW) is undefined")
         R = ranking_pattern(M, executor=executor, progress=False)
         BW = tuple(
             tuple(a - b for a, b in zip(M[i], M[j], strict=True)) for i, j in difference_pairs(n)
         )
-        S3 = sign_pattern(gram_column_basis(BW), executor=executor, progress=False)
-        if not (R.complete and S3.complete):  # pragma: no cover
-            raise AssertionError("an enumeration was not certified complete")
-        as_signs = tuple(sorted(ranking_to_signs(r, n) for r in R.patterns))
-        rcount, requal = R.count, as_signs == S3.patterns
+        Ra = ranking_sign_array(R.patterns, n)
+        G2c = gram_column_basis(BW)
+        if method == "enumerate":
+            S3 = sign_pattern(G2c, executor=executor, progress=False)
+            requal = (
+                R.complete and S3.complete and same_sets(Ra, pattern_array(S3.patterns, len(BW)))
+            )
+        else:
+            requal, total = transported_gram_patterns(BW, G2c, Ra, R.witnesses)
+            if not requal and total == R.count:  # not proven: decide by enumeration
+                S3 = sign_pattern(G2c, executor=executor, progress=False)
+                requal = same_sets(Ra, pattern_array(S3.patterns, len(BW)))
+        rcount = R.count
     return GridCell(
         n=n,
         d=d,
         seed=n_seed,
         W=M,
         sign_count=S1.count,
-        sign_equal=sign_equal,
+        sign_equal=bool(sign_equal),
         ranking_count=rcount,
-        ranking_equal=requal,
+        ranking_equal=None if requal is None else bool(requal),
         seconds=time.perf_counter() - t0,
     )
 
@@ -321,6 +359,7 @@ def verify_grid(
     high: int = 5,
     executor: Executor | None = None,
     progress: bool | None = None,
+    method: str = "enumerate",
 ) -> GridResult:
     """The seed's verification grid, exactly: every ``n`` in ``ns``, ``d = d_min..min(d_max, n)``.
 
@@ -338,6 +377,8 @@ def verify_grid(
         Passed to the enumerations.
     progress : bool, optional
         Progress bar over the cells (default: only on a terminal).
+    method : {"enumerate", "transport"}
+        How the Gram side is enumerated (see :func:`check_cell`).
 
     Returns
     -------
@@ -358,5 +399,5 @@ def verify_grid(
     cells = []
     for n, d, s in tqdm(jobs, desc="grid", unit="head", disable=not show, leave=False):
         W = random_head(n, d, s, low=low, high=high)
-        cells.append(check_cell(W, n_seed=s, executor=executor))
-    return GridResult(tuple(cells))
+        cells.append(check_cell(W, n_seed=s, executor=executor, method=method))
+    return GridResult(tuple(cells), method)
