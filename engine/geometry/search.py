@@ -234,7 +234,26 @@ def topes_arrays(
         _, first = np.unique(keys, return_index=True)
         first = np.sort(first)  # first occurrence, in chunk order: executor-independent
         P, S = P[first], S[first]
-    return Topes(ar.fit(P), S, tuple(where), tuple(cols), D)
+    P = ar.fit(P)
+    if P.dtype == np.int64:
+        P = _shrink(P, S, ar.fit(np.array(Hc, dtype=object)))
+    return Topes(P, S, tuple(where), tuple(cols), D)
+
+
+def _shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Smaller witnesses: round(P / 2^s) for the largest tried s whose exact signs still
+    equal S (row by row; rows that shrink at no s are kept), then divide by the gcd."""
+    P = P.copy()
+    todo = np.arange(P.shape[0])
+    for s in (48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4):
+        if todo.size == 0:
+            break
+        Q = (P[todo] + (1 << (s - 1))) >> s
+        ok = np.all(ar.sign_matrix(Q, A) == S[todo], axis=1)
+        P[todo[ok]] = Q[ok]
+        todo = todo[~ok]
+    g = np.gcd.reduce(P, axis=1).reshape(-1, 1)
+    return P // np.maximum(g, 1)
 
 
 def topes(
