@@ -410,7 +410,7 @@ def ranking_pattern(
         raise InvalidInput(f"top must be an integer between 1 and k = {k}; got {top!r}")
     classes = tie_classes(Wm, b)
     ties = tuple(c for c in classes if len(c) > 1)
-    if top is not None and len(classes) > 2:
+    if top is not None and len(classes) > 2 and top < k - 1:  # else: truncate R(W)
         if max_regions is not None:  # bounds the full rankings; counted only when asked
             _check_limit(count_rankings_exact(Wm, b), max_regions, "ranking")
         return _ranking_top(Wm, b, top, classes, ties, progress)
@@ -444,7 +444,7 @@ def ranking_pattern(
     keys = sorted(out)
     _certify(len(keys), expected, "rankings")
     kind, t = PatternKind.RANKING, None
-    if top is not None:  # at most two classes: prefixes of the full rankings
+    if top is not None:  # prefixes of the full rankings
         pref: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         for key in keys:
             pref.setdefault(key[:top], out[key])
