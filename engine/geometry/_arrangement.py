@@ -262,9 +262,97 @@ def regions(rows: Rows, D: int, exact: bool) -> np.ndarray:
         return np.array([[1], [-1]], dtype=dt)
     if D == 2:
         return _planar(rows, exact)
+    if D == 3 and exact:
+        return regions3(rows)
     parts = [chunk(rows, j, exact) for j in range(len(rows))]
     if exact and any(p.dtype == object for p in parts):
         parts = [p.astype(object) for p in parts]
     P = np.concatenate(parts)
     A = _array(rows, exact)
     return dedupe(P, fit(A) if exact else A)[0]
+
+
+def _obj(X: np.ndarray) -> np.ndarray:
+    return X.astype(object) if X.dtype != object else X
+
+
+def _cross(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Exact row-wise cross products of integer 3-vectors (int64 when bounded)."""
+    if U.dtype == np.int64 and V.dtype == np.int64 and _maxabs(U) * _maxabs(V) < (1 << 61):
+        return np.cross(U, V)
+    U, V = _obj(U), _obj(V)
+    return np.stack([U[:, 1] * V[:, 2] - U[:, 2] * V[:, 1],
+                     U[:, 2] * V[:, 0] - U[:, 0] * V[:, 2],
+                     U[:, 0] * V[:, 1] - U[:, 1] * V[:, 0]], axis=1)
+
+
+def regions3(rows: Rows) -> np.ndarray:
+    """Exact regions of distinct planes through the origin of R^3, vectorised over chunks.
+
+    The same union formula as :func:`chunk`, with the restriction to H_j computed in one
+    go: its lines are the rays +-(n_i x n_j), i < j; its sectors lie between angularly
+    consecutive rays (sorted by a float angle, then the order is *verified* exactly pair
+    by pair and re-sorted exactly where the check fails), and u + w is a point of the
+    sector between rays u and w.
+    """
+    n = len(rows)
+    A = fit(np.array(rows, dtype=object).reshape(n, 3))
+    pts_j: list[int] = [0, 0]
+    pts: list = [rows[0], tuple(-a for a in rows[0])]  # chunk 0: +-h_0
+    rays_by_j: list[list[tuple[int, ...]]] = []
+    if n > 1:
+        I, J = np.triu_indices(n, k=1)  # pairs i < j
+        C = _cross(A[I], A[J])
+        rays_by_j = [[] for _ in range(n - 1)]
+        for j, v in zip(J.tolist(), C.tolist(), strict=True):
+            rays_by_j[j - 1].append(tuple(int(a) for a in v))
+    Ys: list[tuple[int, ...]] = []
+    for j in range(1, n):
+        h = rows[j]
+        seen: dict[tuple[int, ...], None] = {}
+        for v in rays_by_j[j - 1]:
+            key, sg = canonical(v)
+            if sg:
+                seen[key] = None
+        lines = list(seen)
+        if len(lines) == 1:
+            v = lines[0]
+            w = (h[1] * v[2] - h[2] * v[1], h[2] * v[0] - h[0] * v[2], h[0] * v[1] - h[1] * v[0])
+            Ys += [w, tuple(-a for a in w)]
+            pts_j += [j, j]
+            continue
+        p = min((i for i in range(3) if h[i] != 0), key=lambda i: (abs(h[i]), i))
+        q1, q2 = [q for q in range(3) if q != p]
+        rays = lines + [tuple(-a for a in v) for v in lines]
+        sgn = 1 if h[p] > 0 else -1  # keep the 2-D picture's orientation fixed
+        flat = [(sgn * v[q1], sgn * v[q2]) for v in rays]
+        ang = np.arctan2([f[1] for f in flat], [f[0] for f in flat])
+        ang = np.where(ang < 0, ang + 2 * np.pi, ang)  # [0, 2 pi), as in _ray_cmp
+        order = np.argsort(ang, kind="stable").tolist()
+        if not all(_ray_cmp(flat[a], flat[b]) < 0 for a, b in zip(order, order[1:],
+                                                                    strict=False)):
+            order = sorted(range(len(rays)), key=cmp_to_key(
+                lambda a, b, f=flat: _ray_cmp(f[a], f[b])))
+        m = len(order)
+        for t in range(m):
+            u, w = rays[order[t]], rays[order[(t + 1) % m]]
+            Ys.append((u[0] + w[0], u[1] + w[1], u[2] + w[2]))
+            pts_j.append(j)
+    if Ys:
+        Y = fit(np.array(Ys, dtype=object).reshape(-1, 3))
+        jv = np.array(pts_j[2:], dtype=np.intp)
+        V = np.abs(_obj(matmul(Y, A)))  # |y . n_i| for all i
+        HN = np.abs(_obj(matmul(A, A)))  # |n_i . n_j|
+        mask = np.arange(n)[None, :] < jv[:, None]
+        Vs = np.where(mask, V, 1)
+        R = np.where(mask, HN[jv] // Vs, 0)
+        M = (R.max(axis=1) + 1).reshape(-1, 1)
+        Hj = _obj(A)[jv]
+        Yo = _obj(Y)
+        X = np.concatenate([M * Yo + Hj, M * Yo - Hj])
+        X = np.concatenate([np.array(pts, dtype=object).reshape(-1, 3), X])
+    else:
+        X = np.array(pts, dtype=object).reshape(-1, 3)
+    g = np.gcd.reduce(X, axis=1).reshape(-1, 1)
+    X = fit(X // g)
+    return dedupe(X, A)[0]

@@ -241,17 +241,25 @@ def topes_arrays(
 
 
 def _shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
-    """Smaller witnesses: round(P / 2^s) for the largest tried s whose exact signs still
-    equal S (row by row; rows that shrink at no s are kept), then divide by the gcd."""
-    P = P.copy()
-    todo = np.arange(P.shape[0])
-    for s in (48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4):
-        if todo.size == 0:
+    """Smaller witnesses: round(P / 2^s) with s found per row by a binary search, accepted
+    only where the exact signs still equal S; then divide each row by its gcd."""
+    if P.size == 0:
+        return P
+    big = np.abs(P).max(axis=1)
+    lo = np.zeros(P.shape[0], dtype=np.int64)  # s = lo is known to work (lo = 0: P itself)
+    hi = np.maximum(np.floor(np.log2(np.maximum(big, 1))).astype(np.int64) - 1, 0)
+    while True:
+        act = np.flatnonzero(lo < hi)
+        if act.size == 0:
             break
-        Q = (P[todo] + (1 << (s - 1))) >> s
-        ok = np.all(ar.sign_matrix(Q, A) == S[todo], axis=1)
-        P[todo[ok]] = Q[ok]
-        todo = todo[~ok]
+        mid = (lo[act] + hi[act] + 1) // 2
+        Q = (P[act] + (np.int64(1) << (mid - 1))[:, None]) >> mid[:, None]
+        ok = np.all(ar.sign_matrix(Q, A) == S[act], axis=1)
+        lo[act[ok]] = mid[ok]
+        hi[act[~ok]] = mid[~ok] - 1
+    sh = lo[:, None]
+    half = np.where(sh > 0, np.int64(1) << np.maximum(sh - 1, 0), 0)
+    P = (P + half) >> sh
     g = np.gcd.reduce(P, axis=1).reshape(-1, 1)
     return P // np.maximum(g, 1)
 
