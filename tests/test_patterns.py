@@ -405,3 +405,27 @@ def test_exact_and_float_passes_agree(seed):
     flt = topes_arrays(rows, exact=False)
     assert set(flt.patterns()) <= set(exact.patterns())  # float pass only ever proposes
     assert ranking_pattern(W).count == len(exact.points)
+
+
+def test_vectorised_base_case_in_r3_matches_generic_recursion():
+    from engine.geometry import _arrangement as ar
+
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        n, lo = int(rng.integers(1, 10)), int(rng.choice([1, 2, 50]))
+        seen = {}
+        for r in rng.integers(-lo, lo + 1, size=(n, 3)).tolist():
+            key, s = ar.canonical(r)
+            if s:
+                seen.setdefault(key, None)
+        rows = tuple(seen)
+        if not rows:
+            continue
+        A = ar.fit(np.array(rows, dtype=object))
+        generic = np.concatenate([ar.chunk(rows, j, True).astype(object)
+                                  for j in range(len(rows))])
+        old = {tuple(r) for r in ar.dedupe(ar.fit(generic), A)[1].tolist()}
+        pts = ar.regions3(rows)
+        new = ar.dedupe(pts, A)[1]
+        assert len(new) == len(pts) and {tuple(r) for r in new.tolist()} == old
+        assert len(old) == count_regions_exact(rows)
