@@ -262,8 +262,8 @@ def regions(rows: Rows, D: int, exact: bool) -> np.ndarray:
         return np.array([[1], [-1]], dtype=dt)
     if D == 2:
         return _planar(rows, exact)
-    if D == 3 and exact:
-        return regions3(rows)
+    if D == 3:
+        return regions3(rows, exact)
     parts = [chunk(rows, j, exact) for j in range(len(rows))]
     if exact and any(p.dtype == object for p in parts):
         parts = [p.astype(object) for p in parts]
@@ -286,14 +286,15 @@ def _cross(U: np.ndarray, V: np.ndarray) -> np.ndarray:
                      U[:, 0] * V[:, 1] - U[:, 1] * V[:, 0]], axis=1)
 
 
-def regions3(rows: Rows) -> np.ndarray:
+def regions3(rows: Rows, exact: bool = True) -> np.ndarray:
     """Exact regions of distinct planes through the origin of R^3, vectorised over chunks.
 
     The same union formula as :func:`chunk`, with the restriction to H_j computed in one
     go: its lines are the rays +-(n_i x n_j), i < j; its sectors lie between angularly
     consecutive rays (sorted by a float angle, then the order is *verified* exactly pair
     by pair and re-sorted exactly where the check fails), and u + w is a point of the
-    sector between rays u and w.
+    sector between rays u and w.  The rays and their order are exact in both
+    arithmetics; with ``exact=False`` the points y +- eps h_j are float proposals.
     """
     n = len(rows)
     A = fit(np.array(rows, dtype=object).reshape(n, 3))
@@ -326,7 +327,9 @@ def regions3(rows: Rows) -> np.ndarray:
         rays = lines + [tuple(-a for a in v) for v in lines]
         sgn = 1 if h[p] > 0 else -1  # keep the 2-D picture's orientation fixed
         flat = [(sgn * v[q1], sgn * v[q2]) for v in rays]
-        ang = np.arctan2([f[1] for f in flat], [f[0] for f in flat])
+        sh = max(0, max(abs(c).bit_length() for f in flat for c in f) - 60)
+        ang = np.arctan2(np.array([float(f[1] >> sh) for f in flat]),
+                         np.array([float(f[0] >> sh) for f in flat]))  # only proposes
         ang = np.where(ang < 0, ang + 2 * np.pi, ang)  # [0, 2 pi), as in _ray_cmp
         order = np.argsort(ang, kind="stable").tolist()
         if not all(_ray_cmp(flat[a], flat[b]) < 0 for a, b in zip(order, order[1:],
@@ -336,8 +339,15 @@ def regions3(rows: Rows) -> np.ndarray:
         m = len(order)
         for t in range(m):
             u, w = rays[order[t]], rays[order[(t + 1) % m]]
-            Ys.append((u[0] + w[0], u[1] + w[1], u[2] + w[2]))
+            if exact:
+                Ys.append((u[0] + w[0], u[1] + w[1], u[2] + w[2]))
+            else:  # unit rays: the sum bisects the sector
+                nu, nw = math.hypot(*map(float, u)), math.hypot(*map(float, w))
+                Ys.append(tuple(float(a) / nu + float(b) / nw for a, b in zip(u, w,
+                                                                             strict=True)))
             pts_j.append(j)
+    if not exact:
+        return _regions3_float(rows, pts, pts_j, Ys)
     if Ys:
         Y = fit(np.array(Ys, dtype=object).reshape(-1, 3))
         jv = np.array(pts_j[2:], dtype=np.intp)
@@ -356,3 +366,23 @@ def regions3(rows: Rows) -> np.ndarray:
     g = np.gcd.reduce(X, axis=1).reshape(-1, 1)
     X = fit(X // g)
     return dedupe(X, A)[0]
+
+
+def _regions3_float(rows: Rows, pts: list, pts_j: list[int], Ys: list) -> np.ndarray:
+    """Float points y +- eps h_j for the exact sector directions of :func:`regions3`."""
+    A = _array(rows, False)
+    X0 = _unit(np.array(pts, dtype=float).reshape(-1, 3))
+    if not Ys:
+        return X0
+    Y = _unit(np.array(Ys, dtype=float).reshape(-1, 3))
+    jv = np.array(pts_j[2:], dtype=np.intp)
+    n = len(rows)
+    mask = np.arange(n)[None, :] < jv[:, None]
+    V = np.abs(Y @ A.T)
+    HN = np.abs(A @ A.T)[jv]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        T = np.where(mask & (HN > 0), V / HN, np.inf).min(axis=1)
+    eps = np.where(np.isfinite(T), 0.5 * T, 1.0).reshape(-1, 1)
+    Hj = A[jv]
+    P = _unit(np.concatenate([X0, Y + eps * Hj, Y - eps * Hj]))
+    return dedupe(P, A)[0]
