@@ -20,6 +20,7 @@ Examples
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -50,6 +51,8 @@ def _cpus() -> int:
 def default_executor(expected: int | None) -> Executor | None:
     """A process pool over the available cores when the work is big, else ``None`` (serial)."""
     n = _cpus()
+    if multiprocessing.current_process().daemon:  # daemonic workers may not have children
+        return None
     if expected is not None and expected > PARALLEL_THRESHOLD and n > 1:
         return ProcessPoolExecutor(max_workers=n)
     return None
