@@ -301,6 +301,12 @@ def regions3(rows: Rows, exact: bool = True) -> np.ndarray:
     pts_j: list[int] = [0, 0]
     pts: list = [rows[0], tuple(-a for a in rows[0])]  # chunk 0: +-h_0
     rays_by_j: list[list[tuple[int, ...]]] = []
+    fast = _sectors_fast(A, exact) if n > 1 else None
+    if fast is not None:
+        Yf, jf = fast
+        if not exact:
+            return _regions3_float(rows, pts, pts_j + jf.tolist(), Yf)
+        return _regions3_exact(A, pts, pts_j + jf.tolist(), Yf)
     if n > 1:
         I, J = np.triu_indices(n, k=1)  # pairs i < j
         C = _cross(A[I], A[J])
@@ -348,8 +354,13 @@ def regions3(rows: Rows, exact: bool = True) -> np.ndarray:
             pts_j.append(j)
     if not exact:
         return _regions3_float(rows, pts, pts_j, Ys)
-    if Ys:
-        Y = fit(np.array(Ys, dtype=object).reshape(-1, 3))
+    return _regions3_exact(A, pts, pts_j, fit(np.array(Ys, dtype=object).reshape(-1, 3)))
+
+
+def _regions3_exact(A: np.ndarray, pts: list, pts_j: list[int], Y: np.ndarray) -> np.ndarray:
+    """Exact points M y +- h_j (M = max_i floor(|n_i . h_j| / |n_i . y|) + 1, i < j)."""
+    n = A.shape[0]
+    if Y.shape[0]:
         jv = np.array(pts_j[2:], dtype=np.intp)
         V = np.abs(_obj(matmul(Y, A)))  # |y . n_i| for all i
         HN = np.abs(_obj(matmul(A, A)))  # |n_i . n_j|
@@ -368,11 +379,11 @@ def regions3(rows: Rows, exact: bool = True) -> np.ndarray:
     return dedupe(X, A)[0]
 
 
-def _regions3_float(rows: Rows, pts: list, pts_j: list[int], Ys: list) -> np.ndarray:
+def _regions3_float(rows: Rows, pts: list, pts_j: list[int], Ys) -> np.ndarray:
     """Float points y +- eps h_j for the exact sector directions of :func:`regions3`."""
     A = _array(rows, False)
     X0 = _unit(np.array(pts, dtype=float).reshape(-1, 3))
-    if not Ys:
+    if len(Ys) == 0:
         return X0
     Y = _unit(np.array(Ys, dtype=float).reshape(-1, 3))
     jv = np.array(pts_j[2:], dtype=np.intp)
@@ -386,3 +397,74 @@ def _regions3_float(rows: Rows, pts: list, pts_j: list[int], Ys: list) -> np.nda
     Hj = A[jv]
     P = _unit(np.concatenate([X0, Y + eps * Hj, Y - eps * Hj]))
     return dedupe(P, A)[0]
+
+
+def _sectors_fast(A: np.ndarray, exact: bool):
+    """Vectorised sector points of every restriction A_{j-1}^{H_j} (j >= 1), or ``None``.
+
+    Returns ``None`` (callers then use the per-j loop of :func:`regions3`) when the float
+    angle order fails the exact pairwise order check for some j, or floats overflow.
+    """
+    n = A.shape[0]
+    small = A.dtype == np.int64 and _maxabs(A) < (1 << 14)
+    I, J = np.triu_indices(n, k=1)
+    C = np.cross(A[I], A[J]) if small else _cross(_obj(A)[I], _obj(A)[J])
+    g = np.gcd.reduce(C, axis=1).reshape(-1, 1)
+    C = C // g
+    first = np.take_along_axis(C, np.argmax(C != 0, axis=1).reshape(-1, 1), axis=1)
+    C = C * np.where(first > 0, 1, -1)
+    if small:
+        _, idx = np.unique(np.column_stack([J, C]), axis=0, return_index=True)
+        idx = np.sort(idx)
+    else:
+        seen: dict = {}
+        for t, key in enumerate(zip(J.tolist(), map(tuple, C.tolist()), strict=True)):
+            seen.setdefault(key, t)
+        idx = np.array(list(seen.values()), dtype=np.intp)
+    L, LJ = C[idx], J[idx]  # distinct lines of each restriction
+    H = A[LJ]
+    Hf = np.abs(H.astype(float)) if H.dtype == object else np.abs(H).astype(float)
+    p = np.argmin(np.where(H != 0, Hf, np.inf), axis=1)  # a nonzero pivot (any works)
+    q1 = np.where(p == 0, 1, 0)
+    q2 = np.where(p == 2, 1, 2)
+    hp = H[np.arange(len(H)), p]
+    sg = np.where(hp > 0, 1, -1)
+    R = np.concatenate([L, -L])
+    RJ = np.concatenate([LJ, LJ])
+    Q1, Q2, SG = np.concatenate([q1, q1]), np.concatenate([q2, q2]), np.concatenate([sg, sg])
+    rr = np.arange(len(R))
+    fx, fy = SG * R[rr, Q1], SG * R[rr, Q2]
+    try:
+        ang = np.arctan2(fy.astype(float), fx.astype(float))  # only proposes the order
+    except OverflowError:
+        return None
+    ang = np.where(ang < 0, ang + 2 * np.pi, ang)
+    order = np.lexsort((ang, RJ))
+    R, RJ, fx, fy = R[order], RJ[order], fx[order], fy[order]
+    counts = np.bincount(RJ, minlength=n)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    pos = np.arange(len(R))
+    nxt = pos + 1
+    last = pos == (start[RJ] + counts[RJ] - 1)
+    nxt[last] = start[RJ][last]
+    half = np.where((fy > 0) | ((fy == 0) & (fx > 0)), 0, 1)
+    cross = fx * fy[nxt] - fy * fx[nxt]
+    ok = np.where(half[nxt] != half, half[nxt] > half, cross > 0)
+    if not np.all(ok[~last]):  # exact check that the order is the angular order
+        return None
+    single = counts[RJ] == 2  # one line: the two half-planes +-(h_j x v)
+    if exact:
+        Y = _obj(R + R[nxt])
+        if np.any(single):
+            Y[single] = _cross(_obj(A)[RJ[single]], _obj(R[single]))
+        return fit(Y), RJ
+    try:
+        Rf = R.astype(float)
+        U = Rf / np.linalg.norm(Rf, axis=1, keepdims=True)
+        Y = U + U[nxt]
+        if np.any(single):
+            W = _cross(_obj(A)[RJ[single]], _obj(R[single])).astype(float)
+            Y[single] = W / np.linalg.norm(W, axis=1, keepdims=True)
+    except OverflowError:
+        return None
+    return Y, RJ
