@@ -24,7 +24,10 @@ Two arithmetics share the algorithm:
 
 The hyperplane bookkeeping (restrictions, de-duplication) is exact in both.
 Base cases: no hyperplanes (one region), D = 1 (two rays), D = 2 (sectors by exact angle
-sort).
+sort), D = 3 (:func:`regions3`: all restrictions at once, rays from cross products).
+
+Integer arithmetic is int64 wherever a bound proves no overflow (signs of too-large
+products are read off an exact two-limb split), Python ints otherwise.
 """
 
 from __future__ import annotations
