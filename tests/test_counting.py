@@ -177,3 +177,23 @@ def test_bad_input(call, match):
     with pytest.raises(Exception, match=match) as info:
         call()
     assert isinstance(info.value, InvalidInput) or type(info.value).__name__ == "TooLarge"
+
+
+def test_partition_search_falls_back_on_degenerate_heads(monkeypatch):
+    import engine.exact.lattice as L
+
+    # 14 affinely collinear labels: Bell-number many low-rank partitions
+    W = [[i, 2 * i, 3 * i, 4 * i + 1] for i in range(14)] + [[1, -3, 2, 0], [0, 5, -1, 2]]
+    BW = [
+        [a - b for a, b in zip(W[i], W[j], strict=True)]
+        for i in range(16)
+        for j in range(i + 1, 16)
+    ]
+    assert count_rankings(W) == count_regions(BW)
+    monkeypatch.setattr(L, "_PARTITION_BUDGET", 3)
+    rng = random.Random(5)
+    for _ in range(10):
+        k, d = rng.randint(2, 5), rng.randint(1, 3)
+        W = [[rng.randint(-2, 2) for _ in range(d)] for _ in range(k)]
+        b = [rng.randint(-2, 2) for _ in range(k)] if rng.random() < 0.5 else None
+        assert count_rankings_exact(W, b) == brute_rankings(W, b)

@@ -402,6 +402,28 @@ def _stay_weight(res: list, reps: tuple[int, ...], sizes: tuple[int, ...], p: in
     return w
 
 
+#: Nodes of the set-partition search before falling back to the no-broken-circuit search
+#: on the rows of B W (output-sensitive): labels that are affinely dependent in large
+#: groups make the number of low-rank partitions explode (Bell numbers).
+_PARTITION_BUDGET = 150_000
+
+
+class _TooManyPartitions(Exception):
+    pass
+
+
+def _chi_rankings_nbc(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
+    """chi(t) of the ranking arrangement from the arrangement of the pair rows."""
+    k = len(vecs)
+    rows = [
+        [a - c for a, c in zip(vecs[i][:d], vecs[j][:d], strict=True)]
+        for i in range(k)
+        for j in range(i + 1, k)
+    ]
+    bias = [vecs[i][d] - vecs[j][d] for i in range(k) for j in range(i + 1, k)] if affine else None
+    return list(characteristic_polynomial(rows, bias))
+
+
 def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
     """chi(t) of the ranking arrangement by a DFS over set partitions of the labels.
 
@@ -428,7 +450,11 @@ def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int
     if affine:
         res0.append((0,) * d + (1,))  # index k: e_last (after the bias coordinate)
     stack = [(1, (0,), (1,), 1, 0, res0)]
+    budget = _PARTITION_BUDGET
     while stack:
+        budget -= 1
+        if not budget:
+            raise _TooManyPartitions
         p, reps, sizes, w, rk, res = stack.pop()
         if p == k:
             coeffs[d - rk] += w
@@ -461,6 +487,15 @@ def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int
     return coeffs
 
 
+def _chi_rankings_any(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
+    if len(vecs) <= 1:
+        return _chi_rankings(vecs, d, affine)
+    try:
+        return _chi_rankings(vecs, d, affine)
+    except _TooManyPartitions:
+        return _chi_rankings_nbc(vecs, d, affine)
+
+
 def ranking_characteristic_polynomial(
     rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
 ) -> tuple[int, ...]:
@@ -474,7 +509,7 @@ def ranking_characteristic_polynomial(
     (2, -3, 1)
     """
     vecs, d, affine = _label_vectors(rows, bias)
-    return tuple(_chi_rankings(vecs, d, affine))
+    return tuple(_chi_rankings_any(vecs, d, affine))
 
 
 def count_rankings_exact(
@@ -509,7 +544,7 @@ def count_rankings_exact(
     4
     """
     vecs, d, affine = _label_vectors(rows, bias)
-    return abs(evaluate(_chi_rankings(vecs, d, affine), -1))
+    return abs(evaluate(_chi_rankings_any(vecs, d, affine), -1))
 
 
 # ----------------------------------------------------------------------------- flats
