@@ -73,3 +73,31 @@ def test_inaccurate_is_not_optimal():
         # one SCS iteration cannot reach optimality; CVXPY reports optimal_inaccurate
         # or the registry maps the unfinished status to an error
         solvers._check_status(type("P", (), {"status": cp.OPTIMAL_INACCURATE})(), "SCS")
+
+
+def test_failed_tiers_do_not_leak_solver_warnings():
+    # every tier is capped at one iteration, so each reaches at best "optimal_inaccurate"
+    # (CLARABEL warns "Solution may be inaccurate"); the outcome is the error alone
+    import warnings
+
+    from engine.errors import SolverFailed
+
+    x, prob = _tiny()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SolverFailed):
+            solvers.solve(prob, solver="CLARABEL", accurate=True, max_iter=1)
+    # a tight tier that stops early ("optimal_inaccurate" + warning) and then a tier that
+    # succeeds: the warning of the failed tier is not passed on (CVXPY keeps max_iter
+    # between solves of one problem, hence a fresh one)
+    x, prob = _tiny()
+    tiers = ({"max_iter": 4}, {"max_iter": 200})
+    old = solvers.ACCURATE_OPTIONS[solvers.Solver.CLARABEL]
+    solvers.ACCURATE_OPTIONS[solvers.Solver.CLARABEL] = tiers
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            rep = solvers.solve(prob, solver="CLARABEL", accurate=True)
+    finally:
+        solvers.ACCURATE_OPTIONS[solvers.Solver.CLARABEL] = old
+    assert rep.status == cp.OPTIMAL

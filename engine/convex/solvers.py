@@ -238,7 +238,9 @@ def solve(
     verbose : bool
     accurate : bool
         Try the solver's tolerance tiers of :data:`ACCURATE_OPTIONS` in turn, tightest
-        first, until one reaches "optimal" (explicit ``options`` win over a tier).
+        first, until one reaches "optimal" (explicit ``options`` win over a tier).  The
+        warnings of failed tiers are swallowed; the final outcome is the result or the
+        error.
     **options
         Passed to ``prob.solve``.
 
@@ -263,19 +265,23 @@ def solve(
         tries = ([{**tier, **options} for tier in ACCURATE_OPTIONS[Solver[name]]]
                  if accurate else [options])
         t0 = time.perf_counter()
-        for k, opts in enumerate(tries):
-            try:
-                with warnings.catch_warnings():
-                    if k + 1 < len(tries):
-                        warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate"
+        for opts in tries:
+            # A failed try is retried (next tier / next solver) or raised as an error, so
+            # its warnings ("Solution may be inaccurate") are captured, not leaked; only
+            # the warnings of the try that succeeds are passed on.
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
                     prob.solve(solver=name, verbose=verbose, **opts)
-                _check_status(prob, name)
-            except (cp.error.SolverError, SolverFailed) as exc:
-                last = (exc if isinstance(exc, SolverFailed)
-                        else SolverFailed(f"{name} failed: {exc}"))
-                if isinstance(exc, Infeasible):
-                    raise
-                continue
+                    _check_status(prob, name)
+                except (cp.error.SolverError, SolverFailed) as exc:
+                    last = (exc if isinstance(exc, SolverFailed)
+                            else SolverFailed(f"{name} failed: {exc}"))
+                    if isinstance(exc, Infeasible):
+                        raise
+                    continue
+            for w in caught:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             return SolveReport(name, str(prob.status), float(prob.value),
                                time.perf_counter() - t0)
     assert last is not None
