@@ -37,9 +37,16 @@ VERSION = 1
 KINDS = ("sign-feasible", "sign-infeasible", "ranking-feasible", "ranking-infeasible",
          "translation", "cosine-equal", "same-chirotope", "pattern-complete",
          "pattern-differs", "theorem")
-THEOREMS = ("translation-cosine", "centred-cosine-ranking", "cosine-not-ranking",
-            "sign-not-ranking", "cosine-determines-sign", "difference-cosine-determines-ranking",
-            "patterns-equal", "argmaxable-labels")
+_PC = ("pattern-complete", "pattern-complete")
+#: Theorem -> (kinds of its first parts, kinds allowed for any further parts).
+_PARTS = {"translation-cosine": (("translation", "translation"), ()),
+          "centred-cosine-ranking": (("ranking-feasible",), ()),
+          "cosine-not-ranking": (("cosine-equal", "pattern-differs"), ("pattern-differs",)),
+          "sign-not-ranking": (("same-chirotope", "pattern-differs"), ("pattern-differs",)),
+          "cosine-determines-sign": (_PC, ()), "difference-cosine-determines-ranking": (_PC, ()),
+          "patterns-equal": (_PC, ()),
+          "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
+THEOREMS = tuple(_PARTS)
 #: Failed checks that mean "unreadable or unsupported" (exit code 2) rather than "invalid".
 UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind")
 
@@ -124,12 +131,25 @@ def _mat(M, loc, cols=None) -> tuple:
     return tuple(_vec(r, f"{loc}/{i}", d) for i, r in enumerate(rows))
 
 
+def _field(read, obj, key, loc, *args):
+    """``read`` (_vec, _mat, _labels, ...) applied to the field ``obj[key]``."""
+    return read(_get(obj, key, loc), f"{loc}/{key}", *args)
+
+
 def _model(obj, loc, wkey="W", bkey="bias"):
-    """(W, b, has_bias): b is all zeros when the certificate has no bias."""
-    W = _mat(_get(obj, wkey, loc), f"{loc}/{wkey}")
-    has_bias = obj.get(bkey) is not None
-    b = _vec(obj[bkey], f"{loc}/{bkey}", len(W)) if has_bias else (Fraction(0),) * len(W)
-    return W, b, has_bias
+    """(W, b): b is all zeros when the certificate has no bias."""
+    W = _field(_mat, obj, wkey, loc)
+    if obj.get(bkey) is None:
+        return W, (Fraction(0),) * len(W)
+    return W, _vec(obj[bkey], f"{loc}/{bkey}", len(W))
+
+
+def _pair(obj, loc):
+    """W1 and W2 with the same number of rows."""
+    W1, W2 = _field(_mat, obj, "W1", loc), _field(_mat, obj, "W2", loc)
+    if len(W1) != len(W2):
+        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    return W1, W2
 
 
 def _labels(v, loc, k) -> tuple:
@@ -159,11 +179,15 @@ def _prim(v) -> tuple:
     return tuple(x // g for x in v)
 
 
+def _ints(r) -> list:
+    """r times the lcm of its denominators: integers, same direction (a positive scaling)."""
+    den = math.lcm(*(x.denominator for x in r))
+    return [int(x * den) for x in r]
+
+
 def _int_row(a, c) -> tuple:
     """The affine function (a | c) as a primitive integer row (positive scaling keeps spans)."""
-    r = (*a, c)
-    den = math.lcm(*(x.denominator for x in r))
-    return _prim([int(x * den) for x in r])
+    return _prim(_ints((*a, c)))
 
 
 def _ireduce(basis, v) -> tuple:
@@ -185,10 +209,7 @@ def _ibasis(rows) -> list:
 
 def _det_sign(M) -> int:
     """Sign of det M by fraction-free (Bareiss) elimination on integer rows."""
-    A = []
-    for r in M:  # scaling a row by a positive integer keeps the sign of the determinant
-        den = math.lcm(*(x.denominator for x in r))
-        A.append([int(x * den) for x in r])
+    A = [_ints(r) for r in M]  # positive row scalings keep the sign of the determinant
     n, sign, prev = len(A), 1, 1
     for c in range(n):
         p = next((i for i in range(c, n) if A[i][c]), None)
@@ -216,34 +237,34 @@ def _sign_rows(W, b, signs, loc):
     return rows
 
 
-def _pairs(k, ranking):
-    """The pairs (a, b) 'a above b' that a ranking or top-t prefix requires (SPEC.md)."""
-    t = len(ranking)
-    pairs = [(ranking[i], ranking[i + 1]) for i in range(t - 1)]
-    if t < k:
-        pairs += [(ranking[-1], j) for j in range(k) if j not in ranking]
-    return pairs
-
-
 def _ranking_rows(W, b, ranking, loc):
-    """Rows (w_a - w_b, b_a - b_b) > 0; a tied pair (equal rows and biases) listed in
-    increasing label order is always satisfied and gives None; in decreasing order it is
-    kept as a zero row, which can never be > 0."""
+    """Rows (w_a - w_b, b_a - b_b) > 0 for the pairs 'a above b' of a ranking or top-t prefix
+    (consecutive labels, then the last label above every unlisted one; SPEC.md).  A tied pair
+    (equal rows and biases) in increasing label order always holds and gives None; in
+    decreasing order it is kept as a zero row, which can never be > 0."""
+    pairs = list(zip(ranking, ranking[1:], strict=False))
+    pairs += [(ranking[-1], j) for j in range(len(W)) if j not in ranking]
     rows = []
-    for a, c in _pairs(len(W), ranking):
+    for a, c in pairs:
         row = (tuple(x - y for x, y in zip(W[a], W[c], strict=True)), b[a] - b[c])
         rows.append(None if a < c and not any(row[0]) and not row[1] else row)
     return rows
 
 
-def _check_witness(rows, x, loc, what="row"):
+def _check_witness(rows, obj, loc, d, what="row"):
+    """The witness x = obj["witness"] makes every row (a, c) strictly positive: a.x + c > 0."""
+    x = _field(_vec, obj, "witness", loc, d)
     for i, r in enumerate(rows):
         if r is not None and _dot(r[0], x) + r[1] <= 0:
-            raise Fail("witness", loc, f"{what} {i} is not strictly positive at the witness")
+            raise Fail("witness", f"{loc}/witness", f"{what} {i} is not strictly positive at"
+                       " the witness")
 
 
-def _check_gordan(rows, y, d, loc):
-    """y >= 0 on rows, 0 on dropped rows, some y_i > 0, sum y_i a_i = 0, sum y_i c_i <= 0."""
+def _check_gordan(rows, obj, loc, d):
+    """Multipliers y = obj["multipliers"]: y >= 0 on rows, 0 on dropped rows, some y_i > 0,
+    sum y_i a_i = 0, sum y_i c_i <= 0."""
+    y = _field(_vec, obj, "multipliers", loc, len(rows))
+    loc = f"{loc}/multipliers"
     if any(q < 0 for q in y):
         raise Fail("gordan-nonnegative", loc, "a multiplier is negative")
     for i, r in enumerate(rows):
@@ -260,17 +281,12 @@ def _check_gordan(rows, y, d, loc):
         raise Fail("gordan-combination", loc, "sum y_i c_i (bias part) is positive")
 
 
-def _signs(v, loc, k):
-    return tuple(_int(s, f"{loc}/{i}", -1, 1) for i, s in enumerate(_list(v, loc, k)))
-
-
 def _claim_rows(obj, loc, key, ranking, W, b):
     """(constraint rows, value) of the sign vector or ranking (prefix) at ``obj[key]``."""
-    if ranking:
-        value = _labels(_get(obj, key, loc), f"{loc}/{key}", len(W))
-        return _ranking_rows(W, b, value, f"{loc}/{key}"), value
-    value = _signs(_get(obj, key, loc), f"{loc}/{key}", len(W))
-    return _sign_rows(W, b, value, f"{loc}/{key}"), value
+    v, vloc = _get(obj, key, loc), f"{loc}/{key}"
+    value = (_labels(v, vloc, len(W)) if ranking else
+             tuple(_int(s, f"{vloc}/{i}", -1, 1) for i, s in enumerate(_list(v, vloc, len(W)))))
+    return (_ranking_rows if ranking else _sign_rows)(W, b, value, f"{loc}/{key}"), value
 
 
 def _pattern_type(obj, loc):
@@ -281,28 +297,27 @@ def _pattern_type(obj, loc):
 
 
 # ---------------------------------------------------------------------- kind checkers
-def _single(obj, loc, ranking, feasible):
+def _single(obj, loc):
     """sign-/ranking-feasible (witness) and -infeasible (Gordan multipliers)."""
-    W, b, _ = _model(obj, loc)
+    ranking, feasible = obj["kind"].startswith("ranking"), obj["kind"].endswith("-feasible")
+    W, b = _model(obj, loc)
     rows, _ = _claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
     if feasible:
-        x = _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W[0]))
-        _check_witness(rows, x, f"{loc}/witness", "chain row" if ranking else "row")
+        _check_witness(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
     else:
-        y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows))
-        _check_gordan(rows, y, len(W[0]), f"{loc}/multipliers")
+        _check_gordan(rows, obj, loc, len(W[0]))
 
 
 def _translation(obj, loc):
-    W, _, _ = _model(obj, loc)
-    v = _vec(_get(obj, "v", loc), f"{loc}/v", len(W[0]))
-    Wt = _mat(_get(obj, "W_translated", loc), f"{loc}/W_translated", len(W[0]))
+    W, _ = _model(obj, loc)
+    v = _field(_vec, obj, "v", loc, len(W[0]))
+    Wt = _field(_mat, obj, "W_translated", loc, len(W[0]))
     if len(Wt) != len(W):
         raise Fail("shape", f"{loc}/W_translated", f"expected {len(W)} rows, got {len(Wt)}")
     for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
         if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
             raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
-    labels = _labels(_get(obj, "labels", loc), f"{loc}/labels", len(W))
+    labels = _field(_labels, obj, "labels", loc, len(W))
     if len(labels) != 2:
         raise Fail("schema", f"{loc}/labels", "labels must be two distinct labels")
     i, j = labels
@@ -312,18 +327,15 @@ def _translation(obj, loc):
     a, c = Wt[i], Wt[j]
     if not any(a) or not any(c):
         raise Fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
-    p = next(n for n, x in enumerate(c) if x)
-    t = a[p] / c[p]
-    if any(x != t * y for x, y in zip(a, c, strict=True)):
+    g = _dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
+    if g * g != _dot(a, a) * _dot(c, c):
         raise Fail("not-parallel", f"{loc}/W_translated", f"rows {i} and {j} are not parallel")
-    if _sgn(t) != target:
-        raise Fail("cosine-sign", f"{loc}/target", f"cosine is {_sgn(t)}, not {target}")
+    if _sgn(g) != target:
+        raise Fail("cosine-sign", f"{loc}/target", f"cosine is {_sgn(g)}, not {target}")
 
 
 def _cosine_equal(obj, loc):
-    W1, W2 = _mat(_get(obj, "W1", loc), f"{loc}/W1"), _mat(_get(obj, "W2", loc), f"{loc}/W2")
-    if len(W1) != len(W2):
-        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    W1, W2 = _pair(obj, loc)
     for name, M in (("W1", W1), ("W2", W2)):
         for i, r in enumerate(M):
             if not any(r):
@@ -338,9 +350,9 @@ def _cosine_equal(obj, loc):
 
 
 def _chirotope(obj, loc):
-    W1, W2 = _mat(_get(obj, "W1", loc), f"{loc}/W1"), _mat(_get(obj, "W2", loc), f"{loc}/W2")
+    W1, W2 = _pair(obj, loc)
     k, d = len(W1), len(W1[0])
-    if (len(W2), len(W2[0])) != (k, d) or d > k:
+    if len(W2[0]) != d or d > k:
         raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
     sigma = None
     for S in combinations(range(k), d):
@@ -418,7 +430,7 @@ def _zaslavsky(H, lattice, loc, d) -> int:
 
 def _pattern_complete(obj, loc):
     """Returns (ptype, W, b, frozenset of patterns) for use by theorems."""
-    W, b, _ = _model(obj, loc)
+    W, b = _model(obj, loc)
     ptype = _pattern_type(obj, loc)
     if obj.get("top") is not None and (ptype != "ranking" or
                                        _int(obj["top"], f"{loc}/top", 1, len(W)) is None):
@@ -429,8 +441,7 @@ def _pattern_complete(obj, loc):
         rows, value = _claim_rows(p, pl, "pattern", ptype == "ranking", W, b)
         if ptype == "ranking" and len(value) != len(W):
             raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
-        _check_witness(rows, _vec(_get(p, "witness", pl), f"{pl}/witness", len(W[0])),
-                       f"{pl}/witness")
+        _check_witness(rows, p, pl, len(W[0]))
         if value in seen:
             raise Fail("duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
@@ -443,59 +454,52 @@ def _pattern_complete(obj, loc):
 
 
 def _pattern_differs(obj, loc):
-    W1, b1, _ = _model(obj, loc, "W1", "bias1")
-    W2, b2, _ = _model(obj, loc, "W2", "bias2")
+    W1, b1 = _model(obj, loc, "W1", "bias1")
+    W2, b2 = _model(obj, loc, "W2", "bias2")
     if len(W1) != len(W2):
         raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
     ranking = _pattern_type(obj, loc) == "ranking"
-    rows1, _ = _claim_rows(obj, loc, "value", ranking, W1, b1)
-    _check_witness(rows1, _vec(_get(obj, "witness", loc), f"{loc}/witness", len(W1[0])),
-                   f"{loc}/witness")
+    _check_witness(_claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
     try:
         rows2, _ = _claim_rows(obj, loc, "value", ranking, W2, b2)
     except Fail as f:  # the sign vector's zeros do not match W2's zero rows: not a tope of W2
         if f.check == "face-sign":
             return
         raise
-    y = _vec(_get(obj, "multipliers", loc), f"{loc}/multipliers", len(rows2))
-    _check_gordan(rows2, y, len(W2[0]), f"{loc}/multipliers")
+    _check_gordan(rows2, obj, loc, len(W2[0]))
 
 
 def _mats(obj, loc, *keys):
-    return [_mat(_get(obj, key, loc), f"{loc}/{key}") for key in keys]
+    return [_field(_mat, obj, key, loc) for key in keys]
 
 
 def _theorem(obj, loc):
     name = _get(obj, "theorem", loc)
-    if name not in THEOREMS:
+    if name not in _PARTS:
         raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
-    parts = _list(_get(obj, "parts", loc), f"{loc}/parts")
+    parts = _field(_list, obj, "parts", loc)
     results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
-    kinds = [p["kind"] for p in parts]
-
-    def need(*want):
-        if tuple(kinds[:len(want)]) != want or (want[-1] != "pattern-differs"
-                                                  and len(kinds) != len(want)):
-            raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs parts {list(want)}")
+    kinds, (first, more) = [p["kind"] for p in parts], _PARTS[name]
+    if not kinds or tuple(kinds[:len(first)]) != first or set(kinds[len(first):]) - set(more):
+        raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs parts {list(first)}"
+                   + (f", then any number of {' / '.join(more)}" if more else ""))
 
     def same(cond, what):
         if not cond:
             raise Fail("theorem-mismatch", f"{loc}/parts", what)
 
     if name == "translation-cosine":
-        need("translation", "translation")
         p, q = parts
         same(_mats(p, loc, "W") == _mats(q, loc, "W") and p["labels"] == q["labels"],
              "both translations must start from the same W and labels")
         same(p["target"] == -1 and q["target"] == 1, "targets must be -1 then +1")
     elif name == "centred-cosine-ranking":
-        need("ranking-feasible")
         p = parts[0]
         same(p.get("bias") is None, "the model has no bias")
         (W,) = _mats(p, loc, "W")
         prm = _get(obj, "parameters", loc)
-        i, j = _labels(_get(prm, "labels", loc), f"{loc}/parameters/labels", len(W))
-        c = _num(_get(prm, "cosine_at_least", loc), f"{loc}/parameters/cosine_at_least")
+        i, j = _field(_labels, prm, "labels", f"{loc}/parameters", len(W))
+        c = _field(_num, prm, "cosine_at_least", f"{loc}/parameters")
         same(all(sum(col) == 0 for col in zip(*W, strict=True)), "W is not centred")
         g = _dot(W[i], W[j])
         same(c > 0 and g > 0 and g * g >= c * c * _dot(W[i], W[i]) * _dot(W[j], W[j]),
@@ -503,19 +507,15 @@ def _theorem(obj, loc):
         same(len(p["ranking"]) == len(W) and p["ranking"][0] == i and p["ranking"][-1] == j,
              f"the ranking must be full, with label {i} first and label {j} last")
     elif name in ("cosine-not-ranking", "sign-not-ranking"):
-        first = "cosine-equal" if name == "cosine-not-ranking" else "same-chirotope"
-        need(first, "pattern-differs")
         pair = _mats(parts[0], loc, "W1", "W2")
         for p in parts[1:]:
-            same(p["kind"] == "pattern-differs" and p["pattern"] == "ranking"
+            same(p["pattern"] == "ranking"
                  and p.get("bias1") is None and p.get("bias2") is None
                  and _mats(p, loc, "W1", "W2") in (pair, pair[::-1]),
                  "every further part must be a ranking pattern-differs between W1 and W2")
     elif name == "argmaxable-labels":
-        if not parts or any(k not in ("ranking-feasible", "ranking-infeasible") for k in kinds):
-            raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs ranking parts")
-        W, b, _ = _model(parts[0], loc)
-        same(all(_model(p, loc)[:2] == (W, b) for p in parts), "all parts must share W, bias")
+        W, b = _model(parts[0], loc)
+        same(all(_model(p, loc) == (W, b) for p in parts), "all parts must share W, bias")
         classes = [tuple(p["ranking"]) for p in parts]
         same(sorted(a for c in classes for a in c) == list(range(len(W))),
              "the parts' prefixes must partition the labels")
@@ -528,12 +528,10 @@ def _theorem(obj, loc):
         same(_get(_get(obj, "parameters", loc), "labels", loc) == labels,
              f"the argmaxable labels are {labels}")
     elif name == "patterns-equal":
-        need("pattern-complete", "pattern-complete")
         p, q = results
         same(p[0] == q[0], "both parts must be of the same pattern type")
         same(p[3] == q[3], "the two pattern sets differ")
     else:  # Lemma 5.3 / Thm 5.6 on an instance: S(G) = S(W) or R(W) with G = M M^T
-        need("pattern-complete", "pattern-complete")
         p, q = results
         ranking = name == "difference-cosine-determines-ranking"
         same(p[0] == ("ranking" if ranking else "sign") and q[0] == "sign"
@@ -555,10 +553,7 @@ def _theorem(obj, loc):
 
 
 _CHECKERS = {
-    "sign-feasible": lambda o, loc: _single(o, loc, False, True),
-    "sign-infeasible": lambda o, loc: _single(o, loc, False, False),
-    "ranking-feasible": lambda o, loc: _single(o, loc, True, True),
-    "ranking-infeasible": lambda o, loc: _single(o, loc, True, False),
+    **dict.fromkeys(KINDS[:4], _single),
     "translation": _translation,
     "cosine-equal": _cosine_equal,
     "same-chirotope": _chirotope,
@@ -605,19 +600,17 @@ def check(obj) -> Verdict:
     return Verdict(True, kind, None, None, "valid")
 
 
-def _no_float(s):
-    raise Fail("number", "/", f"JSON number {s} is not allowed; write numbers as 'p/q' strings")
-
-
-def _no_duplicates(pairs):
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise Fail("schema", "/", f"duplicate keys in one object: {sorted(keys)}")
-    return dict(pairs)
-
-
 def load(path):
     """Parse a certificate file; JSON floats, NaN/Infinity and duplicate keys raise Fail."""
+    def _no_float(s):
+        raise Fail("number", "/", f"JSON number {s} is not allowed; write numbers as 'p/q'")
+
+    def _no_duplicates(pairs):
+        keys = [k for k, _ in pairs]
+        if len(set(keys)) != len(keys):
+            raise Fail("schema", "/", f"duplicate keys in one object: {sorted(keys)}")
+        return dict(pairs)
+
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh, parse_float=_no_float, parse_constant=_no_float,
@@ -658,21 +651,15 @@ def main(argv=None) -> int:
             print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
                   f"location={v.location}: {v.message}")
         code = max(code, v.exit_code)
-        if v.ok and (args.explain or args.latex):
-            render = _renderer()
+        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
+            try:
+                from certificates import _render
+            except ImportError:  # run as a plain script: this file's folder is on sys.path
+                import _render
             obj = load(path)
-            print(render.explain(obj) if args.explain else "", end="")
-            print(render.latex(obj) if args.latex else "", end="")
+            print(_render.explain(obj) if args.explain else "", end="")
+            print(_render.latex(obj) if args.latex else "", end="")
     return code
-
-
-def _renderer():
-    """certificates/_render.py: untrusted presentation (stdlib only), next to this file."""
-    try:
-        from certificates import _render
-    except ImportError:  # run as a plain script: this file's folder is on sys.path
-        import _render
-    return _render
 
 
 if __name__ == "__main__":  # pragma: no cover
