@@ -49,6 +49,25 @@ def _rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int]:
     return R, d
 
 
+def _float_rows(R: list[list[Fraction]]) -> list[list[float]]:
+    """Rows as floats for the float LPs (proposals only), each row scaled by a power of two.
+
+    Positive row scaling changes neither the open cone nor the supports of Gordan
+    multipliers; it keeps huge rationals (beyond 1e308, or with 2^1000 denominators) from
+    overflowing ``float`` and tiny ones from underflowing to zero.
+    """
+    out = []
+    for r in R:
+        e = max((abs(v.numerator).bit_length() - v.denominator.bit_length() for v in r
+                 if v), default=0)
+        e = e if abs(e) > 256 else 0  # moderate rows as they are (same float LPs as ever)
+        if e >= 0:
+            out.append([v.numerator / (v.denominator << e) for v in r])
+        else:
+            out.append([(v.numerator << -e) / v.denominator for v in r])
+    return out
+
+
 def _strict_lp(R: list[list[Fraction]], d: int, module) -> tuple[object, list]:
     # variables (x_1..x_d, t); cdd rows [b, a] mean b + a . z >= 0.
     A = [[0, *r, -1] for r in R]
@@ -223,13 +242,14 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
     (False, (Fraction(2, 3), Fraction(1, 3), Fraction(0, 1)))
     """
     R, d = _rows(rows)
-    xf = propose([[float(v) for v in r] for r in R])
+    F = _float_rows(R)
+    xf = propose(F)
     if xf is not None:
         x = tuple(Fraction(v) for v in xf)
         if check_witness(R, x):
             return True, x
     else:
-        support = _propose_support([[float(v) for v in r] for r in R])
+        support = _propose_support(F)
         if support:
             ys = gordan_multipliers([R[i] for i in support])
             if ys is not None:

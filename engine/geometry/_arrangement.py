@@ -98,12 +98,47 @@ def _ray_cmp(u, w) -> int:
     return -1 if cross > 0 else (1 if cross < 0 else 0)
 
 
+_FBITS = 60  # scaled integers keep at most this many bits before becoming floats
+
+
+def floats(X, *, per_row: bool = True) -> np.ndarray:
+    """A float64 copy of an exact integer matrix that never overflows (proposals only).
+
+    ``float(huge_int)`` raises ``OverflowError`` above 2^1024, and even representable
+    entries near 1e300 overflow once squared.  Each row (``per_row``; for direction-only
+    uses, where rows are normalised afterwards) or the whole matrix is first scaled by
+    one power of two 2^-s so that its largest entry has at most 60 bits; every entry is
+    then the correctly rounded float of the scaled exact value (Python's int true
+    division).  int64 and float arrays are converted directly.
+    """
+    A = X if isinstance(X, np.ndarray) else np.array(X, dtype=object)
+    if A.dtype != object:
+        return A.astype(float)
+    A = A.reshape(A.shape[0], -1) if A.ndim != 2 else A
+    out = np.zeros(A.shape, dtype=float)
+    if A.size == 0:
+        return out
+    rows = A.tolist()
+    if per_row:
+        shifts = [max(0, max(abs(int(v)).bit_length() for v in r) - _FBITS) for r in rows]
+    else:
+        s = max(0, max(abs(int(v)).bit_length() for r in rows for v in r) - _FBITS)
+        shifts = [s] * len(rows)
+    for i, (r, s) in enumerate(zip(rows, shifts, strict=True)):
+        if s:
+            q = 1 << s
+            out[i] = [int(v) / q for v in r]
+        else:
+            out[i] = [float(int(v)) for v in r]
+    return out
+
+
 def _planar(rows: Rows, exact: bool) -> np.ndarray:
     """The 2m sectors of m distinct lines through the origin of R^2."""
     if len(rows) == 1:
         r = rows[0]
         P = [r, tuple(-a for a in r)]
-        return np.array(P, dtype=object) if exact else _unit(np.array(P, dtype=float))
+        return np.array(P, dtype=object) if exact else _unit(floats(P))
     rays = []
     for r in rows:
         rays.append((-r[1], r[0]))
@@ -114,7 +149,7 @@ def _planar(rows: Rows, exact: bool) -> np.ndarray:
         P = [(rays[i][0] + rays[(i + 1) % m][0], rays[i][1] + rays[(i + 1) % m][1])
              for i in range(m)]
         return np.array(P, dtype=object)
-    R = _unit(np.array(rays, dtype=float))
+    R = _unit(floats(rays))
     R = R[np.argsort(np.arctan2(R[:, 1], R[:, 0]), kind="stable")]
     return _unit(R + np.roll(R, -1, axis=0))
 
@@ -133,7 +168,9 @@ def _array(rows: Rows, exact: bool, D: int | None = None) -> np.ndarray:
         if rows:
             A[:] = np.array(rows, dtype=object)
         return A
-    return _unit(np.array(rows, dtype=float).reshape(len(rows), D))
+    if not rows:
+        return np.zeros((0, D), dtype=float)
+    return _unit(floats(rows).reshape(len(rows), D))
 
 
 _LIMIT = 1 << 62
@@ -220,7 +257,7 @@ def chunk(rows: Rows, j: int, exact: bool) -> np.ndarray:
         if exact:
             Y = matmul(fit(Z), fit(np.array(cols, dtype=object).T))
         else:
-            Y = Z @ np.array(cols, dtype=float)
+            Y = Z @ floats(cols, per_row=False)  # one common scale: Y keeps its direction
     A = _array(rows[:j], exact, D)
     if exact:
         Y = fit(Y)
@@ -237,7 +274,7 @@ def chunk(rows: Rows, j: int, exact: bool) -> np.ndarray:
         X = np.concatenate([M * Y + hv, M * Y - hv])
         g = np.gcd.reduce(X, axis=1).reshape(-1, 1)
         return fit(X // g)
-    hv = np.array(h, dtype=float)
+    hv = floats([h])[0]
     hv /= np.linalg.norm(hv)
     Y = _unit(Y)
     if j == 0:
@@ -328,6 +365,8 @@ def regions3(rows: Rows, exact: bool = True) -> np.ndarray:
         if len(lines) == 1:
             v = lines[0]
             w = (h[1] * v[2] - h[2] * v[1], h[2] * v[0] - h[0] * v[2], h[0] * v[1] - h[1] * v[0])
+            if not exact:  # scaled floats: huge integers do not fit a float
+                w = tuple(floats([w])[0].tolist())
             Ys += [w, tuple(-a for a in w)]
             pts_j += [j, j]
             continue
@@ -351,8 +390,9 @@ def regions3(rows: Rows, exact: bool = True) -> np.ndarray:
             if exact:
                 Ys.append((u[0] + w[0], u[1] + w[1], u[2] + w[2]))
             else:  # unit rays: the sum bisects the sector
-                nu, nw = math.hypot(*map(float, u)), math.hypot(*map(float, w))
-                Ys.append(tuple(float(a) / nu + float(b) / nw for a, b in zip(u, w,
+                fu, fw = floats([u, w])  # each ray scaled by its own power of two
+                nu, nw = math.hypot(*fu), math.hypot(*fw)
+                Ys.append(tuple(float(a) / nu + float(b) / nw for a, b in zip(fu, fw,
                                                                              strict=True)))
             pts_j.append(j)
     if not exact:
@@ -385,10 +425,10 @@ def _regions3_exact(A: np.ndarray, pts: list, pts_j: list[int], Y: np.ndarray) -
 def _regions3_float(rows: Rows, pts: list, pts_j: list[int], Ys) -> np.ndarray:
     """Float points y +- eps h_j for the exact sector directions of :func:`regions3`."""
     A = _array(rows, False)
-    X0 = _unit(np.array(pts, dtype=float).reshape(-1, 3))
+    X0 = _unit(floats(pts).reshape(-1, 3))
     if len(Ys) == 0:
         return X0
-    Y = _unit(np.array(Ys, dtype=float).reshape(-1, 3))
+    Y = _unit(np.asarray(Ys, dtype=float).reshape(-1, 3))  # already floats
     jv = np.array(pts_j[2:], dtype=np.intp)
     n = len(rows)
     mask = np.arange(n)[None, :] < jv[:, None]
@@ -406,7 +446,7 @@ def _sectors_fast(A: np.ndarray, exact: bool):
     """Vectorised sector points of every restriction A_{j-1}^{H_j} (j >= 1), or ``None``.
 
     Returns ``None`` (callers then use the per-j loop of :func:`regions3`) when the float
-    angle order fails the exact pairwise order check for some j, or floats overflow.
+    angle order fails the exact pairwise order check for some j.
     """
     n = A.shape[0]
     small = A.dtype == np.int64 and _maxabs(A) < (1 << 14)
@@ -426,8 +466,12 @@ def _sectors_fast(A: np.ndarray, exact: bool):
         idx = np.array(list(seen.values()), dtype=np.intp)
     L, LJ = C[idx], J[idx]  # distinct lines of each restriction
     H = A[LJ]
-    Hf = np.abs(H.astype(float)) if H.dtype == object else np.abs(H).astype(float)
-    p = np.argmin(np.where(H != 0, Hf, np.inf), axis=1)  # a nonzero pivot (any works)
+    if H.dtype == object:  # exact magnitudes (huge integers do not fit a float)
+        Ha = np.abs(H)
+        p = np.argmin(np.where(H != 0, Ha, _maxabs(Ha) + 1), axis=1)
+    else:
+        p = np.argmin(np.where(H != 0, np.abs(H).astype(float), np.inf), axis=1)
+    # (p: a nonzero pivot; any works)
     q1 = np.where(p == 0, 1, 0)
     q2 = np.where(p == 2, 1, 2)
     hp = H[np.arange(len(H)), p]
@@ -437,10 +481,8 @@ def _sectors_fast(A: np.ndarray, exact: bool):
     Q1, Q2, SG = np.concatenate([q1, q1]), np.concatenate([q2, q2]), np.concatenate([sg, sg])
     rr = np.arange(len(R))
     fx, fy = SG * R[rr, Q1], SG * R[rr, Q2]
-    try:
-        ang = np.arctan2(fy.astype(float), fx.astype(float))  # only proposes the order
-    except OverflowError:
-        return None
+    F = floats(np.stack([fx, fy], axis=1))  # scaled per ray: the angle is unchanged
+    ang = np.arctan2(F[:, 1], F[:, 0])  # only proposes the order
     ang = np.where(ang < 0, ang + 2 * np.pi, ang)
     order = np.lexsort((ang, RJ))
     R, RJ, fx, fy = R[order], RJ[order], fx[order], fy[order]
@@ -461,13 +503,10 @@ def _sectors_fast(A: np.ndarray, exact: bool):
         if np.any(single):
             Y[single] = _cross(_obj(A)[RJ[single]], _obj(R[single]))
         return fit(Y), RJ
-    try:
-        Rf = R.astype(float)
-        U = Rf / np.linalg.norm(Rf, axis=1, keepdims=True)
-        Y = U + U[nxt]
-        if np.any(single):
-            W = _cross(_obj(A)[RJ[single]], _obj(R[single])).astype(float)
-            Y[single] = W / np.linalg.norm(W, axis=1, keepdims=True)
-    except OverflowError:
-        return None
+    Rf = floats(R)  # each ray scaled by its own power of two (huge integers)
+    U = Rf / np.linalg.norm(Rf, axis=1, keepdims=True)
+    Y = U + U[nxt]
+    if np.any(single):
+        W = floats(_cross(_obj(A)[RJ[single]], _obj(R[single])))
+        Y[single] = W / np.linalg.norm(W, axis=1, keepdims=True)
     return Y, RJ

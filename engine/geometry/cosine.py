@@ -45,6 +45,14 @@ def _zero_rows_error(rows: list[int], what: str) -> InvalidInput:
     )
 
 
+def _binary_scaled(r: ExactVector) -> ExactVector:
+    """The row times the power of two that brings its largest entry into [1/2, 2)."""
+    e = max((abs(v.numerator).bit_length() - v.denominator.bit_length() for v in r if v),
+            default=0)
+    f = Fraction(1, 1 << e) if e >= 0 else Fraction(1 << -e)
+    return tuple(v * f for v in r)
+
+
 def cosine_matrix(W: object) -> np.ndarray:
     """Cosine similarities of the rows of ``W`` (float64, for display and diagnostics).
 
@@ -87,13 +95,19 @@ is undefined; drop those rows or translate W first
             i, j = bad[0]
             raise InvalidInput(f"W[{i},{j}] is {W[i, j]}; every entry must be a finite number")
         A = W.astype(np.float64)
+        zero = [int(i) for i in np.flatnonzero(~np.any(A != 0, axis=1))]
+        # each row times a power of two (exact; cosines unchanged): no overflow of the
+        # squares near 1e300, no underflow to a "zero" norm near 1e-300
+        _, e = np.frexp(np.abs(A).max(axis=1))
+        A = np.ldexp(A, -e.reshape(-1, 1))
         G = A @ A.T
         norms = np.sqrt(np.einsum("ij,ij->i", A, A))
     else:
-        G_exact = gram_exact(W)
+        M = to_matrix(W, what="W")
+        zero = [i for i, r in enumerate(M) if not any(r)]
+        G_exact = gram_exact(tuple(_binary_scaled(r) for r in M))
         G = np.array([[float(x) for x in r] for r in G_exact], dtype=np.float64)
         norms = np.sqrt(np.array([float(G_exact[i][i]) for i in range(len(G_exact))]))
-    zero = [int(i) for i in np.flatnonzero(norms == 0)]
     if zero:
         raise _zero_rows_error(zero, "W")
     C = G / np.outer(norms, norms)
