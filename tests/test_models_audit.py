@@ -84,19 +84,7 @@ def test_projection_is_exact_centred_rows_times_rational_basis(seed):
     assert all(b.denominator <= 1024 for row in P.basis for b in row)
 
 
-def _patterns_ready() -> bool:
-    from engine.geometry import patterns
-
-    try:
-        patterns.argmaxable([[1, 0], [0, 1]])
-    except NotImplementedError:
-        return False
-    return True
-
-
 def test_projected_rankings_and_argmax():
-    if not _patterns_ready():
-        pytest.skip("engine.geometry.patterns not implemented yet")
     square = [[1, 0], [0, 1], [-1, 0], [0, -1]]
     a = cosine_audit(square, list("ENWS"), dim=2, progress=False)
     assert all(a.projection.argmaxable)
