@@ -145,11 +145,11 @@ def _model(obj, loc, wkey="W", bkey="bias"):
 
 
 def _pair(obj, loc):
-    """W1 and W2 with the same number of rows."""
-    W1, W2 = _field(_mat, obj, "W1", loc), _field(_mat, obj, "W2", loc)
+    """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
+    (W1, b1), (W2, b2) = _model(obj, loc, "W1", "bias1"), _model(obj, loc, "W2", "bias2")
     if len(W1) != len(W2):
         raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
-    return W1, W2
+    return (W1, b1), (W2, b2)
 
 
 def _labels(v, loc, k) -> tuple:
@@ -335,7 +335,7 @@ def _translation(obj, loc):
 
 
 def _cosine_equal(obj, loc):
-    W1, W2 = _pair(obj, loc)
+    (W1, _), (W2, _) = _pair(obj, loc)
     for name, M in (("W1", W1), ("W2", W2)):
         for i, r in enumerate(M):
             if not any(r):
@@ -350,7 +350,7 @@ def _cosine_equal(obj, loc):
 
 
 def _chirotope(obj, loc):
-    W1, W2 = _pair(obj, loc)
+    (W1, _), (W2, _) = _pair(obj, loc)
     k, d = len(W1), len(W1[0])
     if len(W2[0]) != d or d > k:
         raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
@@ -454,10 +454,7 @@ def _pattern_complete(obj, loc):
 
 
 def _pattern_differs(obj, loc):
-    W1, b1 = _model(obj, loc, "W1", "bias1")
-    W2, b2 = _model(obj, loc, "W2", "bias2")
-    if len(W1) != len(W2):
-        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    (W1, b1), (W2, b2) = _pair(obj, loc)
     ranking = _pattern_type(obj, loc) == "ranking"
     _check_witness(_claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
     try:
