@@ -176,8 +176,35 @@ def _array(rows: Rows, exact: bool, D: int | None = None) -> np.ndarray:
 _LIMIT = 1 << 62
 
 
+_EXACT_FLOAT = 1 << 53  # integers below this are exact in float64, and so are their sums
+
+
 def _maxabs(X: np.ndarray) -> int:
-    return int(np.abs(X).max()) if X.size else 0
+    if not X.size:
+        return 0
+    if X.dtype == np.int64:  # no object copy, no overflow of abs(-2^63)
+        return max(int(X.max()), -int(X.min()))
+    return int(np.abs(X).max())
+
+
+def _l1(A: np.ndarray) -> int:
+    """The largest l1 norm of a row of the integer array A (exact)."""
+    if not A.size:
+        return 0
+    if A.dtype == np.int64 and _maxabs(A) * A.shape[1] < _LIMIT:
+        return int(np.abs(A).sum(axis=1).max())
+    return int(np.abs(A.astype(object)).sum(axis=1).max())
+
+
+def _dot(P: np.ndarray, A: np.ndarray, bound: int) -> np.ndarray:
+    """P @ A.T for int64 arrays with every |partial sum| <= bound < 2^62 (caller's proof).
+
+    Below 2^53 every product and partial sum is an integer that float64 represents
+    exactly, so the (much faster) float BLAS product is exact; otherwise int64.
+    """
+    if bound < _EXACT_FLOAT and P.shape[0] * A.shape[0] > 20_000:  # small: int64 is faster
+        return P.astype(float) @ A.astype(float).T
+    return P @ A.T
 
 
 def fit(X: np.ndarray) -> np.ndarray:
@@ -190,9 +217,10 @@ def fit(X: np.ndarray) -> np.ndarray:
 def matmul(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     """Exact P @ A.T: int64 when a bound proves no overflow, Python ints otherwise."""
     if P.dtype == np.int64 and A.dtype == np.int64:
-        l1 = int(np.abs(A).sum(axis=1).max()) if A.size else 0
-        if _maxabs(P) * l1 < _LIMIT:
-            return P @ A.T
+        bound = _maxabs(P) * _l1(A)
+        if bound < _LIMIT:
+            V = _dot(P, A, bound)
+            return V.astype(np.int64) if V.dtype != np.int64 else V
     return P.astype(object) @ A.astype(object).T
 
 
@@ -206,11 +234,11 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     if P.dtype == float:
         V = P @ A.T
         return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
-    l1 = int(np.abs(A.astype(object)).sum(axis=1).max()) if A.size else 0
-    big = _maxabs(P.astype(object)) if P.dtype == np.int64 and P.size else _maxabs(P)
+    l1 = _l1(A)
+    big = _maxabs(P)
     if A.dtype == np.int64 and l1 < (1 << 30) and (big >> 31) * l1 < _LIMIT:
         if P.dtype == np.int64 and big * l1 < _LIMIT:
-            V = P @ A.T
+            V = _dot(P, A, big * l1)
             return (V > 0).astype(np.int8) - (V < 0).astype(np.int8)
         if P.dtype == np.int64:  # arithmetic shift: floor division, lo in [0, 2^31)
             hi, lo = P >> 31, P & ((1 << 31) - 1)
@@ -218,8 +246,11 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
             Po = P.astype(object)
             hi = (Po >> 31).astype(np.int64)
             lo = (Po & ((1 << 31) - 1)).astype(np.int64)
-        L = lo @ A.T
-        T = hi @ A.T + (L >> 31)
+        L = _dot(lo, A, (1 << 31) * l1)
+        if L.dtype != np.int64:
+            L = L.astype(np.int64)
+        H = _dot(hi, A, (_maxabs(hi) + 1) * l1)
+        T = (H.astype(np.int64) if H.dtype != np.int64 else H) + (L >> 31)
         R = L & ((1 << 31) - 1)
         return (T > 0).astype(np.int8) - (T < 0).astype(np.int8) + (
             (T == 0) & (R > 0)).astype(np.int8)

@@ -42,6 +42,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -105,7 +106,10 @@ class PatternResult:
         Sorted.  Sign vectors (entries -1, 0, 1) or label tuples (0-based, most likely
         first).
     witnesses : tuple of tuple of Fraction
-        Aligned with ``patterns``: a point x in Q^d reproducing the pattern exactly.
+        Aligned with ``patterns``: a point x in Q^d reproducing the pattern exactly
+        (a cached property, built from ``witness_source`` on first access).
+    witness_source
+        The witnesses, or the exact integer points they are built from.
     count : int
         ``len(patterns)``.
     complete : bool
@@ -114,6 +118,8 @@ class PatternResult:
         Tie classes of size >= 2 (rankings only; empty for sign patterns).
     exact_count : int or None
         The Zaslavsky count the enumeration was checked against (None for prefixes).
+    array : numpy.ndarray or None
+        The sorted patterns as an array (see :meth:`pattern_array`), when built.
     """
 
     W: ExactMatrix
@@ -121,12 +127,55 @@ class PatternResult:
     kind: PatternKind
     top: int | None
     patterns: tuple[tuple[int, ...], ...]
-    witnesses: tuple[tuple[Fraction, ...], ...] = field(repr=False)
+    #: the witnesses, or a :class:`_Witnesses` that builds them on first access
+    witness_source: Any = field(repr=False, compare=False)
     count: int
     complete: bool
     completeness: Completeness
     ties: tuple[tuple[int, ...], ...] = ()
     exact_count: int | None = None
+    #: the sorted patterns as an array (``int8`` signs or ``int64`` labels), if built
+    array: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def witnesses(self) -> tuple[tuple[Fraction, ...], ...]:
+        """Aligned with ``patterns``: exact points reproducing each pattern.
+
+        Built on first access (and cached) from the exact integer points of the
+        enumeration; callers that only need the patterns never pay for Fractions.
+        """
+        src = self.witness_source
+        return src.build() if isinstance(src, _Witnesses) else tuple(src)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PatternResult):
+            return NotImplemented
+        return (self.W, self.bias, self.kind, self.top, self.patterns, self.count,
+                self.complete, self.completeness, self.ties, self.exact_count,
+                self.witnesses) == (other.W, other.bias, other.kind, other.top,
+                                    other.patterns, other.count, other.complete,
+                                    other.completeness, other.ties, other.exact_count,
+                                    other.witnesses)
+
+    def __hash__(self) -> int:
+        return hash((self.W, self.bias, self.kind, self.top, self.patterns))
+
+    def pattern_array(self) -> np.ndarray:
+        """The sorted patterns as a numpy array, one row per pattern.
+
+        ``int8`` sign vectors for ``kind == "sign"``, ``int64`` label tuples for rankings
+        and prefixes (a copy; cheaper than the tuples for big enumerations).
+
+        Examples
+        --------
+        >>> sign_pattern([[1, 0], [0, 1]]).pattern_array().tolist()
+        [[-1, -1], [-1, 1], [1, -1], [1, 1]]
+        """
+        if self.array is not None:
+            return self.array.copy()
+        dt = np.int8 if self.kind == PatternKind.SIGN else np.int64
+        width = self.k if self.kind != PatternKind.RANKING_TOP else (self.top or 0)
+        return np.array(self.patterns, dtype=dt).reshape(len(self.patterns), width)
 
     @property
     def k(self) -> int:
@@ -239,19 +288,38 @@ def _check_limit(count: int, max_regions: int | None, what: str) -> None:
 
 def _run_topes(rows, executor, progress, expected) -> search.Topes:
     """Float proposals verified exactly (or the exact pass directly, for small integers);
-    if the float pass misses a region, the exact algorithm (complete by construction)."""
+    if the float pass misses a region, the exact algorithm (complete by construction).
+    Witnesses are not shrunk here (see :class:`_Witnesses`)."""
     own = executor is None
     ex = search.default_executor(expected) if own else executor
     try:
         t = search.topes_arrays(rows, executor=ex, progress=progress, expected=expected,
-                                exact=None)
+                                exact=None, shrink=False)
         if len(t.points) != expected:
             t = search.topes_arrays(rows, executor=ex, progress=progress, expected=expected,
-                                    exact=True)
+                                    exact=True, shrink=False)
         return t
     finally:
         if own and ex is not None:
             ex.shutdown()
+
+
+class _Witnesses:
+    """Exact witnesses on demand: integer points (shrunk when first needed) -> Fractions."""
+
+    def __init__(self, topes: search.Topes, rows: np.ndarray, affine: bool) -> None:
+        self.topes, self.rows, self.affine = topes, rows, affine
+
+    def build(self) -> tuple[tuple[Fraction, ...], ...]:
+        X = self.topes.shrunk().lifted()[self.rows]
+        return tuple(_points(X, self.affine))
+
+
+def _sorted_rows(P: np.ndarray) -> np.ndarray:
+    """Row indices of P in lexicographic order of the rows (as tuples sort)."""
+    if P.shape[0] == 0 or P.shape[1] == 0:
+        return np.arange(P.shape[0])
+    return np.lexsort(P.T[::-1])
 
 
 def _points(X: np.ndarray, affine: bool) -> list[tuple[Fraction, ...]]:
@@ -333,17 +401,21 @@ def sign_pattern(
     if b is not None:
         rows.append([Fraction(1)] + [Fraction(0)] * d)
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
-    pats, X = t.patterns(), t.lifted()
+    pats = t.pattern_array()
+    keep = np.arange(len(pats))
     if b is not None:
-        keep = [i for i, p in enumerate(pats) if p[-1] > 0]
-        pats, X = [pats[i][:-1] for i in keep], X[keep]
-    out = dict(zip(pats, _points(X, b is not None), strict=True))
-    keys = sorted(out)
-    _certify(len(keys), expected, "sign patterns")
+        keep = np.flatnonzero(pats[:, -1] > 0)
+        pats = pats[keep, :-1]
+    order = _sorted_rows(pats)
+    pats, keep = pats[order], keep[order]
+    if len(pats) > 1 and np.any(np.all(pats[1:] == pats[:-1], axis=1)):  # pragma: no cover
+        raise EngineError("internal error: a sign pattern was found twice; please report")
+    _certify(len(pats), expected, "sign patterns")
     return PatternResult(
-        W=Wm, bias=b, kind=PatternKind.SIGN, top=None, patterns=tuple(keys),
-        witnesses=tuple(out[p] for p in keys), count=len(keys), complete=True,
-        completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected,
+        W=Wm, bias=b, kind=PatternKind.SIGN, top=None,
+        patterns=tuple(map(tuple, pats.tolist())),
+        witness_source=_Witnesses(t, keep, b is not None), count=len(pats), complete=True,
+        completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected, array=pats,
     )
 
 
@@ -425,35 +497,36 @@ def ranking_pattern(
     if not rows:
         rows = [[Fraction(0)] * len(H[0])]
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
-    X = t.lifted()
     pats = t.pattern_array()
+    keep = np.arange(len(pats))
     if b is not None:
         keep = np.flatnonzero(pats[:, -1] > 0)
-        X, pats = X[keep], pats[keep, :-1]
+        pats = pats[keep, :-1]
     # wins of label i = number of labels it beats (exact signs of the pair rows); tied
     # labels have equal wins and are listed in increasing order (stable sort).
-    wins = np.zeros((len(X), k), dtype=np.int64)
+    wins = np.zeros((len(pats), k), dtype=np.int64)
     col = 0
     for j in range(k):
         for i in range(j):
             wins[:, i] += pats[:, col] > 0
             wins[:, j] += pats[:, col] < 0
             col += 1
-    order = np.argsort(-wins, axis=1, kind="stable")
-    out = dict(zip(map(tuple, order.tolist()), _points(X, b is not None), strict=True))
-    keys = sorted(out)
-    _certify(len(keys), expected, "rankings")
-    kind, t = PatternKind.RANKING, None
-    if top is not None:  # prefixes of the full rankings
-        pref: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
-        for key in keys:
-            pref.setdefault(key[:top], out[key])
-        out, keys, kind, t = pref, sorted(pref), PatternKind.RANKING_TOP, top
+    ranks = np.argsort(-wins, axis=1, kind="stable")
+    order = _sorted_rows(ranks)
+    ranks, keep = ranks[order], keep[order]
+    if len(ranks) > 1 and np.any(np.all(ranks[1:] == ranks[:-1], axis=1)):  # pragma: no cover
+        raise EngineError("internal error: a ranking was found twice; please report")
+    _certify(len(ranks), expected, "rankings")
+    kind, tt = PatternKind.RANKING, None
+    if top is not None:  # prefixes of the full rankings (first, in sorted order, of each)
+        pre = ranks[:, :top]
+        first = np.concatenate([[True], np.any(pre[1:] != pre[:-1], axis=1)])
+        ranks, keep, kind, tt = pre[first], keep[first], PatternKind.RANKING_TOP, top
     return PatternResult(
-        W=Wm, bias=b, kind=kind, top=t, patterns=tuple(keys),
-        witnesses=tuple(out[p] for p in keys), count=len(keys), complete=True,
+        W=Wm, bias=b, kind=kind, top=tt, patterns=tuple(map(tuple, ranks.tolist())),
+        witness_source=_Witnesses(t, keep, b is not None), count=len(ranks), complete=True,
         completeness=Completeness.ZASLAVSKY, ties=ties,
-        exact_count=expected if t is None else None,
+        exact_count=expected if tt is None else None, array=ranks,
     )
 
 
@@ -468,7 +541,7 @@ def _ranking_top(Wm, b, top, classes, ties, progress) -> PatternResult:
     keys = sorted(out)
     return PatternResult(
         W=Wm, bias=b, kind=PatternKind.RANKING_TOP, top=top, patterns=tuple(keys),
-        witnesses=tuple(out[p] for p in keys), count=len(keys), complete=True,
+        witness_source=tuple(out[p] for p in keys), count=len(keys), complete=True,
         completeness=Completeness.EXACT_LP, ties=ties, exact_count=None,
     )
 

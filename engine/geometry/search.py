@@ -136,6 +136,10 @@ class Topes:
     where: tuple[tuple[int, int], ...]
     cols: tuple[int, ...]
     D: int
+    #: the distinct hyperplanes in the coordinates ``cols`` (for :meth:`shrunk`), if kept
+    hyperplanes: np.ndarray | None = None
+    #: whether :meth:`shrunk` has nothing left to do
+    small: bool = True
 
     def pattern_array(self) -> np.ndarray:
         """Sign vectors on the input rows as an int8 array (0 for zero rows)."""
@@ -157,6 +161,13 @@ class Topes:
         X[:, list(self.cols)] = self.points
         return X
 
+    def shrunk(self) -> Topes:
+        """The same regions with the smaller witnesses of the default ``shrink=True``."""
+        if self.small or self.hyperplanes is None:
+            return self
+        return Topes(_shrink(self.points, self.signs, self.hyperplanes), self.signs,
+                     self.where, self.cols, self.D, self.hyperplanes, True)
+
     def witnesses(self) -> list[tuple[Fraction, ...]]:
         """Exact witnesses as tuples of Fraction (length D)."""
         return [tuple(Fraction(int(v)) for v in r) for r in self.lifted().tolist()]
@@ -169,6 +180,7 @@ def topes_arrays(
     progress: bool | None = None,
     expected: int | None = None,
     exact: bool | None = True,
+    shrink: bool = True,
 ) -> Topes:
     """Topes of the central arrangement with the given normals, as arrays (see :func:`topes`).
 
@@ -176,7 +188,8 @@ def topes_arrays(
     integers; their sign vectors are still computed exactly (so every returned region is
     real), but regions may be missing: compare ``len(points)`` with an exact count.
     ``exact=None`` picks by :func:`prefer_exact` (speed only; both are exact about what
-    they return).
+    they return).  ``shrink=False`` skips the witness shrink (same regions; call
+    :meth:`Topes.shrunk` later for the same points as with ``shrink=True``).
 
     Examples
     --------
@@ -238,9 +251,11 @@ def topes_arrays(
         first = np.sort(first)  # first occurrence, in chunk order: executor-independent
         P, S = P[first], S[first]
     P = ar.fit(P)
-    if P.dtype == np.int64:
-        P = _shrink(P, S, ar.fit(np.array(Hc, dtype=object)))
-    return Topes(P, S, tuple(where), tuple(cols), D)
+    A = ar.fit(np.array(Hc, dtype=object))
+    if P.dtype != np.int64:
+        return Topes(P, S, tuple(where), tuple(cols), D, A, True)
+    t = Topes(P, S, tuple(where), tuple(cols), D, A, False)
+    return t.shrunk() if shrink else t
 
 
 def _shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
