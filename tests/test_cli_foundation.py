@@ -43,3 +43,22 @@ def test_exact_arithmetic_available():
 
     m = cdd.gmp.matrix_from_array([[1, -1], [0, 1]])
     assert isinstance(m.array[0][0], Fraction)
+
+
+def test_closed_pipe_exits_quietly(tmp_path):
+    # `logitgeom ... | head`: the reader has gone; exit code 1, no traceback
+    import os
+    import subprocess
+    import sys
+
+    W = tmp_path / "W.csv"
+    W.write_text("1,0\n0,1\n1,1\n")
+    r, w = os.pipe()
+    os.close(r)  # every write to w now fails with EPIPE
+    try:
+        run = subprocess.run([sys.executable, "-m", "engine", "patterns", "sign", str(W),
+                              "--no-progress"], stdout=w, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(w)
+    err = run.stderr.decode()
+    assert run.returncode == 1 and "Traceback" not in err and "BrokenPipe" not in err, err
