@@ -118,3 +118,22 @@ def test_failing_claim_gives_fail_row_and_exit_code(tmp_path, monkeypatch):
     rep = reproduce(tmp_path, only="zz-broken", progress=False)
     assert rep.exit_code == 1 and "planted failure" in rep.rows[0].result
     assert "FAIL" in (Path(tmp_path) / "SUMMARY.md").read_text()
+
+
+def test_deleted_certificate_is_reported_after_the_shell_glob(run, tmp_path, capsys):
+    # `logitgeom check DIR/*.json` after a deletion: the glob no longer names the file, so
+    # only the run's CERTIFICATES.sha256 can report it; an edited statement is reported too
+    d = tmp_path / "copy2"
+    shutil.copytree(run.out, d)
+    assert cli(["check", *map(str, sorted(d.glob("*.json")))]) == 0
+    capsys.readouterr()
+    (d / "thm-5.5-cosine-ranking.json").unlink()
+    assert cli(["check", *map(str, sorted(d.glob("*.json")))]) == 2
+    assert "thm-5.5-cosine-ranking.json: MISSING" in capsys.readouterr().out
+    shutil.copy(run.out / "thm-5.5-cosine-ranking.json", d)
+    cert = d / "thm-3.4-translation.json"
+    obj = json.loads(cert.read_text())
+    obj["statement"] = "something else"  # still a valid certificate, but not the run's file
+    cert.write_text(json.dumps(obj))
+    assert cli(["check", *map(str, sorted(d.glob("*.json")))]) == 1
+    assert "thm-3.4-translation.json: CHANGED" in capsys.readouterr().out

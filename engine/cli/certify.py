@@ -150,6 +150,12 @@ def _paper(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from certificates.check import main as check_main
 
+    from engine.reproduce.manifest import MANIFEST, verify_manifests
+
     argv = list(args.files) + (["--explain"] if args.explain else []) + \
         (["--latex"] if args.latex else [])
-    return check_main(argv)
+    code = check_main(argv)
+    for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
+        print(f"{path}: {problem} (listed in {path.parent / MANIFEST})")
+        code = max(code, c)
+    return code
