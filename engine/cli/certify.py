@@ -149,7 +149,6 @@ def _paper(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from certificates.check import main as check_main
-
     from engine.reproduce.manifest import MANIFEST, verify_manifests
 
     argv = list(args.files) + (["--explain"] if args.explain else []) + \
