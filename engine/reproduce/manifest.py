@@ -21,6 +21,7 @@ Examples
 >>> (d / "a.json").unlink()
 >>> [(p.name, problem, code) for p, problem, code in verify_manifests([d / "b.json"])]
 [('a.json', 'MISSING', 2)]
+>>> import shutil; shutil.rmtree(d)
 """
 
 from __future__ import annotations
