@@ -79,6 +79,7 @@ ACCURATE_OPTIONS: dict[Solver, tuple[dict, ...]] = {
     Solver.MOSEK: ({},),
 }
 
+_WARNED: dict = {}  # warnings registry for solver warnings passed on by solve()
 _STATUS_OK = {cp.OPTIMAL}
 _STATUS_INEXACT = {cp.OPTIMAL_INACCURATE, cp.INFEASIBLE_INACCURATE, cp.UNBOUNDED_INACCURATE}
 _STATUS_INFEASIBLE = {cp.INFEASIBLE, cp.UNBOUNDED}
@@ -280,8 +281,9 @@ def solve(
                     if isinstance(exc, Infeasible):
                         raise
                     continue
-            for w in caught:
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            for w in caught:  # a shared registry keeps the "once per location" default
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                                       registry=_WARNED)
             return SolveReport(name, str(prob.status), float(prob.value),
                                time.perf_counter() - t0)
     assert last is not None
