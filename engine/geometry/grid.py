@@ -32,11 +32,12 @@ Examples
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -46,8 +47,8 @@ from tqdm import tqdm
 from engine.errors import InvalidInput
 from engine.exact.linalg import column_basis
 from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
+from engine.geometry import search
 from engine.geometry._grid_sets import (
-    pattern_array,
     ranking_sign_array,
     same_sets,
     transported_gram_patterns,
@@ -307,34 +308,34 @@ def check_cell(
     if do_rank and len(set(M)) < n:
         raise InvalidInput("W has repeated rows: B W has a zero row, C(BW) is undefined")
     S1 = sign_pattern(M, executor=executor, progress=False)
-    S1a = pattern_array(S1.patterns, n)
+    S1a = S1.pattern_array()
     Gc = gram_column_basis(M)
     if method == "enumerate":
         S2 = sign_pattern(Gc, executor=executor, progress=False)
-        sign_equal = S1.complete and S2.complete and same_sets(S1a, pattern_array(S2.patterns, n))
+        sign_equal = S1.complete and S2.complete and same_sets(S1a, S2.pattern_array())
     else:
-        sign_equal, total = transported_gram_patterns(M, Gc, S1a, S1.witnesses)
+        sign_equal, total = transported_gram_patterns(M, Gc, S1a)
         if not sign_equal and total == S1.count:  # not proven: decide by enumeration
             S2 = sign_pattern(Gc, executor=executor, progress=False)
-            sign_equal = same_sets(S1a, pattern_array(S2.patterns, n))
+            sign_equal = same_sets(S1a, S2.pattern_array())
     rcount = requal = None
     if do_rank:
         R = ranking_pattern(M, executor=executor, progress=False)
         BW = tuple(
             tuple(a - b for a, b in zip(M[i], M[j], strict=True)) for i, j in difference_pairs(n)
         )
-        Ra = ranking_sign_array(R.patterns, n)
+        Ra = ranking_sign_array(R.pattern_array(), n)
         G2c = gram_column_basis(BW)
         if method == "enumerate":
             S3 = sign_pattern(G2c, executor=executor, progress=False)
             requal = (
-                R.complete and S3.complete and same_sets(Ra, pattern_array(S3.patterns, len(BW)))
+                R.complete and S3.complete and same_sets(Ra, S3.pattern_array())
             )
         else:
-            requal, total = transported_gram_patterns(BW, G2c, Ra, R.witnesses)
+            requal, total = transported_gram_patterns(BW, G2c, Ra)
             if not requal and total == R.count:  # not proven: decide by enumeration
                 S3 = sign_pattern(G2c, executor=executor, progress=False)
-                requal = same_sets(Ra, pattern_array(S3.patterns, len(BW)))
+                requal = same_sets(Ra, S3.pattern_array())
         rcount = R.count
     return GridCell(
         n=n,
@@ -360,6 +361,7 @@ def verify_grid(
     executor: Executor | None = None,
     progress: bool | None = None,
     method: str = "enumerate",
+    workers: int | None = None,
 ) -> GridResult:
     """The seed's verification grid, exactly: every ``n`` in ``ns``, ``d = d_min..min(d_max, n)``.
 
@@ -374,11 +376,15 @@ def verify_grid(
     low, high : int
         Entry range of the random integer heads.
     executor : Executor, optional
-        Passed to the enumerations.
+        Passed to the enumerations (the cells then run one after another here).
     progress : bool, optional
         Progress bar over the cells (default: only on a terminal).
     method : {"enumerate", "transport"}
         How the Gram side is enumerated (see :func:`check_cell`).
+    workers : int, optional
+        Cells run in this many processes (1: in this process).  Default: one per available
+        core when the grid has a cell with ``n >= 10``, else 1.  The result is the same
+        whatever the number of workers (cells are independent and kept in grid order).
 
     Returns
     -------
@@ -395,9 +401,35 @@ def verify_grid(
     jobs = [(n, d, s) for n in ns for d in range(d_min, min(d_max, n) + 1) for s in range(seeds)]
     if not jobs:
         raise InvalidInput(f"the grid is empty: ns = {list(ns)}, d = {d_min}..{d_max}")
+    if method not in ("enumerate", "transport"):
+        raise InvalidInput(f"method must be 'enumerate' or 'transport'; got {method!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise InvalidInput(f"workers must be a positive integer; got {workers!r}")
     show = sys.stderr.isatty() if progress is None else bool(progress)
-    cells = []
-    for n, d, s in tqdm(jobs, desc="grid", unit="head", disable=not show, leave=False):
-        W = random_head(n, d, s, low=low, high=high)
-        cells.append(check_cell(W, n_seed=s, executor=executor, method=method))
-    return GridResult(tuple(cells), method)
+    if workers is None:
+        workers = search._cpus() if max(n for n, _, _ in jobs) >= 10 else 1
+    if multiprocessing.current_process().daemon:  # no nested pools
+        workers = 1
+    args = [(n, d, s, low, high, method) for n, d, s in jobs]
+    cells: list[GridCell | None] = [None] * len(jobs)
+    bar = tqdm(total=len(jobs), desc="grid", unit="head", disable=not show, leave=False)
+    if executor is not None or workers == 1 or len(jobs) == 1:
+        for i, a in enumerate(args):
+            cells[i] = _grid_job(a, executor)
+            bar.update(1)
+    else:  # biggest cells first (balance); results kept in grid order
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            order = sorted(range(len(jobs)), key=lambda i: (-jobs[i][0], -jobs[i][1], i))
+            futs = {pool.submit(_grid_job, args[i]): i for i in order}
+            for f in as_completed(futs):
+                cells[futs[f]] = f.result()
+                bar.update(1)
+    bar.close()
+    return GridResult(tuple(c for c in cells if c is not None), method)
+
+
+def _grid_job(a: tuple, executor: Executor | None = None) -> GridCell:
+    n, d, s, low, high, method = a
+    W = random_head(n, d, s, low=low, high=high)
+    return check_cell(W, n_seed=s, executor=executor, method=method)
