@@ -265,11 +265,22 @@ def dedupe(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     S = sign_matrix(P, A)
     ok = np.flatnonzero(np.all(S != 0, axis=1))
     S = S[ok]
-    packed = np.ascontiguousarray(np.packbits(S > 0, axis=1))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first = np.unique(keys, return_index=True)
-    first = np.sort(first)
+    first = first_rows(S)
     return P[ok[first]], S[first]
+
+
+def first_rows(S: np.ndarray) -> np.ndarray:
+    """Indices (increasing) of the first occurrence of each distinct row of a +-1 array."""
+    packed = np.packbits(S > 0, axis=1)
+    if packed.shape[1] <= 8:  # one uint64 key per row: a much faster sort than bytes
+        wide = np.zeros((packed.shape[0], 8), dtype=np.uint8)
+        wide[:, :packed.shape[1]] = packed
+        keys = wide.view(np.uint64).ravel()
+    else:
+        packed = np.ascontiguousarray(packed)
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    return np.sort(first)
 
 
 def chunk(rows: Rows, j: int, exact: bool) -> np.ndarray:
@@ -436,16 +447,19 @@ def _regions3_exact(A: np.ndarray, pts: list, pts_j: list[int], Y: np.ndarray) -
     n = A.shape[0]
     if Y.shape[0]:
         jv = np.array(pts_j[2:], dtype=np.intp)
-        V = np.abs(_obj(matmul(Y, A)))  # |y . n_i| for all i
-        HN = np.abs(_obj(matmul(A, A)))  # |n_i . n_j|
+        V = np.abs(matmul(Y, A))  # |y . n_i| for all i (int64 when bounded)
+        HN = np.abs(matmul(A, A))  # |n_i . n_j|
         mask = np.arange(n)[None, :] < jv[:, None]
         Vs = np.where(mask, V, 1)
         R = np.where(mask, HN[jv] // Vs, 0)
         M = (R.max(axis=1) + 1).reshape(-1, 1)
-        Hj = _obj(A)[jv]
-        Yo = _obj(Y)
-        X = np.concatenate([M * Yo + Hj, M * Yo - Hj])
-        X = np.concatenate([np.array(pts, dtype=object).reshape(-1, 3), X])
+        P0 = fit(np.array(pts, dtype=object).reshape(-1, 3))
+        if (M.dtype == Y.dtype == A.dtype == P0.dtype == np.int64
+                and _maxabs(M) * _maxabs(Y) + _maxabs(A) < _LIMIT):  # int64: no overflow
+            X = np.concatenate([P0, M * Y + A[jv], M * Y - A[jv]])
+        else:
+            M, Hj, Yo = _obj(M), _obj(A)[jv], _obj(Y)
+            X = np.concatenate([_obj(P0), M * Yo + Hj, M * Yo - Hj])
     else:
         X = np.array(pts, dtype=object).reshape(-1, 3)
     g = np.gcd.reduce(X, axis=1).reshape(-1, 1)

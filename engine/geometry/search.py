@@ -245,10 +245,7 @@ def topes_arrays(
         P = np.concatenate(Ps)
         S = np.concatenate(Ss)
         del Ps, Ss
-        packed = np.ascontiguousarray(np.packbits(S > 0, axis=1))
-        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-        _, first = np.unique(keys, return_index=True)
-        first = np.sort(first)  # first occurrence, in chunk order: executor-independent
+        first = ar.first_rows(S)  # first occurrence, in chunk order: executor-independent
         P, S = P[first], S[first]
     P = ar.fit(P)
     A = ar.fit(np.array(Hc, dtype=object))
