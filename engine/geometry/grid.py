@@ -72,8 +72,9 @@ GRID_NOTE = (
     "D > 0 diagonal, and positive row scaling leaves every sign unchanged; each k x k Gram "
     "matrix is reduced to a column basis of its column space.  Every set is enumerated "
     "exactly and completely (rational witnesses, Zaslavsky-certified counts); with method "
-    "'transport' the Gram side's witnesses are proposed through its column-space map and "
-    "each is decided exactly."
+    "'transport' the Gram side's witnesses are y = N x for an integer matrix N with "
+    "G_c N = c A (c > 0), an identity checked exactly, and its count is certified by its own "
+    "Zaslavsky count."
 )
 
 
@@ -273,10 +274,11 @@ def check_cell(
     method : {"enumerate", "transport"}
         ``"enumerate"``: both sides enumerated independently by :func:`sign_pattern` /
         :func:`ranking_pattern`.  ``"transport"``: ``S(W)`` and ``R(W)`` are enumerated;
-        the Gram side is enumerated by proposing one point per pattern through the
-        column-space map (``G_c y = A x``), deciding each exactly on the Gram rows, and
-        certifying completeness by the Gram arrangement's own Zaslavsky count (if a point
-        fails, the Gram side is enumerated after all).  Both are exact and complete;
+        the Gram side gets the witness ``y = N x`` for every pattern, where the integer
+        matrix ``N`` satisfies ``G_c N = c A`` (``c > 0``; the identity is checked
+        exactly, so ``sign(G_c y) = sign(A x)``), and completeness is certified by the
+        Gram arrangement's own Zaslavsky count (if either fails, the Gram side is
+        enumerated after all).  Both are exact and complete;
         "transport" usually needs one enumeration instead of two.
 
     Returns
