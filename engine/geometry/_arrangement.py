@@ -99,6 +99,7 @@ def _ray_cmp(u, w) -> int:
 
 
 _FBITS = 60  # scaled integers keep at most this many bits before becoming floats
+_FAST = 2.0**400  # below this, floats of the raw integers: products cannot overflow
 
 
 def floats(X, *, per_row: bool = True) -> np.ndarray:
@@ -109,12 +110,19 @@ def floats(X, *, per_row: bool = True) -> np.ndarray:
     uses, where rows are normalised afterwards) or the whole matrix is first scaled by
     one power of two 2^-s so that its largest entry has at most 60 bits; every entry is
     then the correctly rounded float of the scaled exact value (Python's int true
-    division).  int64 and float arrays are converted directly.
+    division).  int64 and float arrays, and integer arrays whose entries are all below
+    2^400 (no later overflow possible), are converted directly.
     """
     A = X if isinstance(X, np.ndarray) else np.array(X, dtype=object)
     if A.dtype != object:
         return A.astype(float)
     A = A.reshape(A.shape[0], -1) if A.ndim != 2 else A
+    try:  # fast path (C conversion, correctly rounded) when nothing can overflow later
+        F = A.astype(float)
+        if not F.size or np.abs(F).max() < _FAST:
+            return F
+    except OverflowError:
+        pass
     out = np.zeros(A.shape, dtype=float)
     if A.size == 0:
         return out
