@@ -60,6 +60,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="Gram side: enumerate it independently (default) or transport witnesses "
         "and decide each exactly (faster; same exact verdict)",
     )
+    g.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes for the grid's cells (default: all cores when n >= 10; same result)",
+    )
     g.add_argument("--timings", action="store_true", help="show (and write) wall times")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g.set_defaults(func=_grid)
@@ -121,6 +127,7 @@ def _grid(args: argparse.Namespace) -> int:
         d_max=args.d_max,
         progress=False if args.no_progress else None,
         method=args.method,
+        workers=args.workers,
     )
     if _emit(res.to_json(timings=args.timings), args.json_out):
         return 0 if res.passed else 1
