@@ -620,6 +620,32 @@ def theorem_certificate(name: str, parts: list[dict], statement: str, *, paramet
     return out
 
 
+def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=None) -> dict:
+    """A ``theorem`` certificate of one verification-grid head (seed 000).
+
+    ``claim="lemma-5.3"``: S(C(W)) = S(W) via ``cosine-determines-sign`` (complete S(W) and
+    complete S(W W^T); S(D G D) = S(G) for the positive diagonal D of inverse row norms).
+    ``claim="thm-5.6"``: S(C(BW)) = R(W) via ``difference-cosine-determines-ranking``
+    (complete R(W) and complete S((BW)(BW)^T)).
+
+    Examples
+    --------
+    >>> from certificates.check import check
+    >>> check(grid_certificate([[1, 0], [0, 1], [1, 1]], "thm-5.6")).ok
+    True
+    """
+    if claim == "lemma-5.3":
+        parts = [complete_certificate(W, "sign"), complete_certificate(_gram(to_matrix(W)), "sign")]
+        name, stmt = "cosine-determines-sign", "S(C(W)) = S(W W^T) = S(W)"
+    elif claim == "thm-5.6":
+        parts = [complete_certificate(W, "ranking"),
+                 complete_certificate(_gram(difference_rows(W)), "sign")]
+        name, stmt = "difference-cosine-determines-ranking", "S(C(BW)) = S(BW (BW)^T) = R(W)"
+    else:
+        raise InvalidInput(f"claim must be 'lemma-5.3' or 'thm-5.6'; got {claim!r}")
+    return theorem_certificate(name, parts, statement or stmt, provenance=provenance)
+
+
 def _gram(M) -> tuple:
     return tuple(tuple(sum((p * q for p, q in zip(r, s, strict=True)), Fraction(0)) for s in M)
                  for r in M)

@@ -185,6 +185,32 @@ class GridCell:
         """Both checks that apply hold."""
         return self.sign_equal and self.ranking_equal is not False
 
+    def certificate(self, claim: str | None = None) -> dict[str, Any]:
+        """A ``theorem`` certificate of this head (built by :mod:`certificates.emit`).
+
+        ``claim`` is ``"lemma-5.3"`` (S(W) = S(C(W))) or ``"thm-5.6"`` (R(W) = S(C(BW)),
+        only for d < n); default: Thm 5.6 when it was checked, else Lemma 5.3.  The file
+        holds both complete enumerations with their intersection lattices, so it is large
+        for big heads (n = 10, d = 6: hundreds of thousands of rankings).
+
+        Examples
+        --------
+        >>> from certificates.check import check
+        >>> cell = check_cell([[1, 0], [0, 1], [1, 1]])
+        >>> check(cell.certificate()).ok, check(cell.certificate("lemma-5.3")).ok
+        (True, True)
+        """
+        from certificates.emit import grid_certificate
+
+        if claim is None:
+            claim = "thm-5.6" if self.ranking_count is not None else "lemma-5.3"
+        if claim == "thm-5.6" and self.ranking_count is None:
+            raise InvalidInput(f"Thm 5.6 is checked only for d < n (here n = {self.n}, "
+                               f"d = {self.d})")
+        return grid_certificate(self.W, claim, statement=(
+            f"{'Lemma 5.3' if claim == 'lemma-5.3' else 'Thm 5.6'} on grid head n = {self.n}, "
+            f"d = {self.d}, seed {self.seed}"))
+
     def to_json(self, *, timings: bool = False) -> dict[str, Any]:
         out = {
             "n": self.n,

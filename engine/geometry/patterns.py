@@ -247,6 +247,19 @@ class ArgmaxResult:
     multipliers: tuple[tuple[tuple[int, Fraction], ...] | None, ...] = field(repr=False)
     ties: tuple[tuple[int, ...], ...] = ()
 
+    def certificate(self) -> dict[str, Any]:
+        """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`certificates.emit`).
+
+        Examples
+        --------
+        >>> from certificates.check import check
+        >>> check(argmaxable([[1], [0], [-1]]).certificate()).ok
+        True
+        """
+        from certificates.emit import argmax_certificate
+
+        return argmax_certificate(self.W, bias=self.bias, result=self)
+
     def to_json(self) -> dict[str, Any]:
         """A deterministic JSON-ready dict; numbers as ``"p/q"`` strings.
 
