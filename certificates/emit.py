@@ -324,10 +324,7 @@ def cosine_equal_certificate(W1, W2, *, statement=None, provenance=None) -> dict
     >>> cosine_equal_certificate([[1, 0], [0, 1]], [[2, 0], [0, 3]])["kind"]
     'cosine-equal'
     """
-    out = header("cosine-equal", statement, provenance)
-    out["W1"], out["W2"] = matrix_to_str(to_matrix(W1, what="W1")), matrix_to_str(
-        to_matrix(W2, what="W2"))
-    return out
+    return _pair_certificate("cosine-equal", W1, W2, statement, provenance)
 
 
 def chirotope_certificate(W1, W2, *, statement=None, provenance=None) -> dict:
@@ -338,9 +335,14 @@ def chirotope_certificate(W1, W2, *, statement=None, provenance=None) -> dict:
     >>> chirotope_certificate([[1, 0], [0, 1]], [[2, 0], [0, 3]])["kind"]
     'same-chirotope'
     """
-    out = header("same-chirotope", statement, provenance)
-    out["W1"], out["W2"] = matrix_to_str(to_matrix(W1, what="W1")), matrix_to_str(
-        to_matrix(W2, what="W2"))
+    return _pair_certificate("same-chirotope", W1, W2, statement, provenance)
+
+
+def _pair_certificate(kind: str, W1, W2, statement, provenance) -> dict:
+    """A two-matrix claim the checker decides from W1 and W2 alone."""
+    out = header(kind, statement, provenance)
+    out["W1"] = matrix_to_str(to_matrix(W1, what="W1"))
+    out["W2"] = matrix_to_str(to_matrix(W2, what="W2"))
     return out
 
 
