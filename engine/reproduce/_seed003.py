@@ -72,19 +72,28 @@ def _gram_figure(ctx: Context, rel: str, sol, title: str) -> str:
 @claim("s003-thm-1-cyclic", "003")
 def thm_1(ctx: Context) -> Row:
     """Thm 1: a cyclic orbit target has a circulant optimum (DFT program = full program)."""
-    from engine.convex import cyclic_orbit, predicted_geometry
+    from engine.convex import cyclic_orbit
 
-    Y = cyclic_orbit(WEEKDAY_Y, exact=True)
-    _, red, full, arts = _pair(ctx, "thm-1-weekdays", Y, "circulant")
+    return _circulant_row(
+        ctx, "thm-1-weekdays", cyclic_orbit(WEEKDAY_Y, exact=True),
+        "figures/thm-1-weekdays-circulant.png",
+        "Thm 1, weekdays (m = 7): Z*, W W^T and H^T H are circulant",
+        ("Thm 1 (cyclic)", "weekdays m = 7, y = (0, 1/2, 1/4, ..., 1/32), n = 7",
+         "DFT-reduced program vs full nuclear-norm program (CLARABEL)"),
+        "; Z*, W W^T, H^T H circulant")
+
+
+def _circulant_row(ctx: Context, stem: str, Y, figure: str, title: str,
+                   labels: tuple[str, str, str], suffix: str) -> Row:
+    """Solve a cyclic target by the DFT program and the full program; compare; draw."""
+    from engine.convex import predicted_geometry
+
+    _, red, full, arts = _pair(ctx, stem, Y, "circulant")
     dr = max(predicted_geometry(red).deviation.values())
     df = max(predicted_geometry(full).deviation.values())
     ok, text = _summary(red, full, dr, df)
-    fig = _gram_figure(ctx, "figures/thm-1-weekdays-circulant.png", red,
-                       "Thm 1, weekdays (m = 7): Z*, W W^T and H^T H are circulant")
-    return Row("Thm 1 (cyclic)", "weekdays m = 7, y = (0, 1/2, 1/4, ..., 1/32), n = 7",
-               "DFT-reduced program vs full nuclear-norm program (CLARABEL)",
-               text + "; Z*, W W^T, H^T H circulant", (*arts, fig), Status.PASS if ok else
-               Status.FAIL)
+    fig = _gram_figure(ctx, figure, red, title)
+    return Row(*labels, text + suffix, (*arts, fig), Status.PASS if ok else Status.FAIL)
 
 
 def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row:
@@ -131,20 +140,17 @@ def thm_4(ctx: Context) -> Row:
 @claim("s003-thm-5-multiblock-cyclic", "003")
 def thm_5(ctx: Context) -> Row:
     """Thm 5: several cyclic orbits share one DFT basis."""
-    from engine.convex import concat_blocks, cyclic_orbit, predicted_geometry
+    from engine.convex import concat_blocks, cyclic_orbit
 
     ys = [["1/2", "1/4", "1/4", "0", "0"], ["0", "1/3", "1/3", "1/3", "0"],
           ["1/5", "1/5", "1/5", "1/5", "1/5"]]
-    Y = concat_blocks(*[cyclic_orbit(y, exact=True) for y in ys])
-    _, red, full, arts = _pair(ctx, "thm-5-multiblock-cyclic", Y, "circulant")
-    dr = max(predicted_geometry(red).deviation.values())
-    df = max(predicted_geometry(full).deviation.values())
-    ok, text = _summary(red, full, dr, df)
-    fig = _gram_figure(ctx, "figures/thm-5-multiblock-cyclic.png", red,
-                       "Thm 5, three cyclic blocks (m = 5, n = 15): circulant structure")
-    return Row("Thm 5 (multi-block cyclic)", "3 cyclic orbits, m = 5, n = 15",
-               "multi-block DFT program vs full program (CLARABEL)",
-               text + "; W W^T circulant", (*arts, fig), Status.PASS if ok else Status.FAIL)
+    return _circulant_row(
+        ctx, "thm-5-multiblock-cyclic", concat_blocks(*[cyclic_orbit(y, exact=True) for y in ys]),
+        "figures/thm-5-multiblock-cyclic.png",
+        "Thm 5, three cyclic blocks (m = 5, n = 15): circulant structure",
+        ("Thm 5 (multi-block cyclic)", "3 cyclic orbits, m = 5, n = 15",
+         "multi-block DFT program vs full program (CLARABEL)"),
+        "; W W^T circulant")
 
 
 @claim("s003-thm-6-multiblock-etf", "003")
