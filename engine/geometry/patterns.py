@@ -16,7 +16,7 @@ Semantics (shared with :mod:`engine.exact.lattice`):
 * Witnesses are exact rational points x (length d) that reproduce the pattern exactly.
 
 How it is computed: deletion-restriction on the arrangement (no LP; see
-:mod:`engine.geometry._arrangement`), with the affine case homogenised (rows (b_i, w_i)
+:mod:`engine.geometry.arrangement`), with the affine case homogenised (rows (b_i, w_i)
 and x_0 > 0).  A fast float pass proposes one point per region; each point is rounded to
 an integer point whose region is then computed exactly.  If the distinct regions found
 number exactly the Zaslavsky count of :mod:`engine.exact.lattice`, the enumeration is
