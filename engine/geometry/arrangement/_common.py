@@ -145,7 +145,7 @@ def floats(X, *, per_row: bool = True) -> np.ndarray:
     Examples
     --------
     >>> floats([[2**2000, 1]]).tolist()
-    [[1.152921504606847e+18, 0.0]]
+    [[5.764607523034235e+17, 0.0]]
     """
     A = X if isinstance(X, np.ndarray) else np.array(X, dtype=object)
     if A.dtype != object:
