@@ -348,6 +348,50 @@ def _homogenise(W: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
     return [[bi, *r] for r, bi in zip(W, b, strict=True)]
 
 
+def rankings_from_pairs(pats: np.ndarray, k: int) -> np.ndarray:
+    """Rankings (label arrays, most likely first) from signs on the pair rows w_i - w_j.
+
+    The pair rows are ordered (0,1), (0,2), (1,2), (0,3), ... (i < j, by j then i), as
+    :func:`arrangement_rows` builds them.  The wins of label i are the labels it beats;
+    tied labels have equal wins and are listed in increasing order (stable sort).
+
+    Examples
+    --------
+    >>> rankings_from_pairs(np.array([[1, -1, -1]]), 3).tolist()
+    [[2, 0, 1]]
+    """
+    wins = np.zeros((len(pats), k), dtype=np.int64)
+    col = 0
+    for j in range(k):
+        for i in range(j):
+            wins[:, i] += pats[:, col] > 0
+            wins[:, j] += pats[:, col] < 0
+            col += 1
+    return np.argsort(-wins, axis=1, kind="stable")
+
+
+def arrangement_rows(kind: str, Wm: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
+    """The rows whose topes are enumerated for ``kind`` ``"sign"`` or ``"ranking"``.
+
+    Sign: the rows of W (homogenised as (b_i, w_i) with the extra row e_0 for x_0 > 0
+    when there is a bias).  Ranking: the pair rows w_i - w_j (i < j, by j then i), same
+    homogenisation.  With a bias, only topes with x_0 > 0 (last row positive) count.
+    """
+    d = len(Wm[0])
+    H = _homogenise(Wm, b)
+    if kind == "sign":
+        rows = [list(r) for r in H]
+    else:
+        k = len(Wm)
+        rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]
+                for j in range(k) for i in range(j)]
+    if b is not None:
+        rows.append([Fraction(1)] + [Fraction(0)] * d)
+    if not rows:
+        rows = [[Fraction(0)] * len(H[0])]
+    return rows
+
+
 def _certify(found: int, exact: int, what: str) -> None:
     if found != exact:  # pragma: no cover - would be a bug in the enumeration
         raise EngineError(
@@ -407,12 +451,9 @@ def sign_pattern(
     ((-1, -1), (1, -1))
     """
     Wm, b = _inputs(W, bias)
-    d = len(Wm[0])
     expected = count_regions_exact(Wm, b)
     _check_limit(expected, max_regions, "region")
-    rows = _homogenise(Wm, b)
-    if b is not None:
-        rows.append([Fraction(1)] + [Fraction(0)] * d)
+    rows = arrangement_rows("sign", Wm, b)
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
     pats = t.pattern_array()
     keep = np.arange(len(pats))
@@ -489,7 +530,7 @@ def ranking_pattern(
     ((0,), (1,), (2,))
     """
     Wm, b = _inputs(W, bias)
-    k, d = len(Wm), len(Wm[0])
+    k = len(Wm)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int)
                             or not 1 <= top <= k):
         raise InvalidInput(f"top must be an integer between 1 and k = {k}; got {top!r}")
@@ -502,29 +543,14 @@ def ranking_pattern(
     expected = count_rankings_exact(Wm, b)
     _check_limit(expected, max_regions, "ranking")
     # label-insertion order of the pair rows (i < j): a good deletion-restriction order.
-    H = _homogenise(Wm, b)
-    rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]
-            for j in range(k) for i in range(j)]
-    if b is not None:
-        rows.append([Fraction(1)] + [Fraction(0)] * d)
-    if not rows:
-        rows = [[Fraction(0)] * len(H[0])]
+    rows = arrangement_rows("ranking", Wm, b)
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
     pats = t.pattern_array()
     keep = np.arange(len(pats))
     if b is not None:
         keep = np.flatnonzero(pats[:, -1] > 0)
         pats = pats[keep, :-1]
-    # wins of label i = number of labels it beats (exact signs of the pair rows); tied
-    # labels have equal wins and are listed in increasing order (stable sort).
-    wins = np.zeros((len(pats), k), dtype=np.int64)
-    col = 0
-    for j in range(k):
-        for i in range(j):
-            wins[:, i] += pats[:, col] > 0
-            wins[:, j] += pats[:, col] < 0
-            col += 1
-    ranks = np.argsort(-wins, axis=1, kind="stable")
+    ranks = rankings_from_pairs(pats, k)
     order = _sorted_rows(ranks)
     ranks, keep = ranks[order], keep[order]
     if len(ranks) > 1 and np.any(np.all(ranks[1:] == ranks[:-1], axis=1)):  # pragma: no cover

@@ -39,7 +39,8 @@ from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import float_ as fl
 from engine.run.executor import run_units
 
-__all__ = ["Topes", "topes", "topes_arrays", "prefix_search", "default_executor",
+__all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_points", "shrink",
+           "generic_bound", "topes", "topes_arrays", "prefix_search", "default_executor",
            "prefer_exact", "PARALLEL_THRESHOLD"]
 
 #: Expected region counts above which the default executor is a process pool.
@@ -173,6 +174,47 @@ def plan_units(rows: ar.Rows, target: int = 1) -> list[tuple[int, ...]]:
 
 
 @dataclass(frozen=True)
+class Reduced:
+    """An arrangement reduced to distinct hyperplanes in the coordinates of a column basis.
+
+    ``where[i] = (c, o)``: input row i is hyperplane c with orientation o (c = -1: a zero
+    row); ``hyperplanes`` are primitive integer normals in the coordinates ``cols`` (a
+    column basis of the input, so they span R^len(cols)); ``D`` is the input dimension.
+    """
+
+    where: tuple[tuple[int, int], ...]
+    cols: tuple[int, ...]
+    hyperplanes: ar.Rows
+    D: int
+
+
+def reduce_rows(rows: Sequence[Sequence[Fraction | int]]) -> Reduced:
+    """Distinct hyperplanes of a rational matrix, in a column basis (exact).
+
+    Examples
+    --------
+    >>> r = reduce_rows([[1, 0], [2, 0], [0, 0]])
+    >>> r.where, r.cols, r.hyperplanes
+    (((0, 1), (0, 1), (-1, 0)), (0,), ((1,),))
+    """
+    D = len(rows[0])
+    classes: dict[tuple[int, ...], int] = {}
+    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
+    for r in rows:
+        key, s = ar.canonical(primitive_integer_row(r))
+        if s == 0:
+            where.append((-1, 0))
+            continue
+        where.append((classes.setdefault(key, len(classes)), s))
+    H = list(classes)
+    if not H:
+        return Reduced(tuple(where), (), (), D)
+    cols = column_basis(H)
+    Hc = tuple(primitive_integer_row([h[c] for c in cols]) for h in H)
+    return Reduced(tuple(where), tuple(cols), Hc, D)
+
+
+@dataclass(frozen=True)
 class Topes:
     """Raw result of :func:`topes_arrays` (one row per region, in the order found).
 
@@ -216,7 +258,7 @@ class Topes:
         """The same regions with the smaller witnesses of the default ``shrink=True``."""
         if self.small or self.hyperplanes is None:
             return self
-        return Topes(_shrink(self.points, self.signs, self.hyperplanes), self.signs,
+        return Topes(shrink(self.points, self.signs, self.hyperplanes), self.signs,
                      self.where, self.cols, self.D, self.hyperplanes, True)
 
     def witnesses(self) -> list[tuple[Fraction, ...]]:
@@ -248,24 +290,11 @@ def topes_arrays(
     >>> t.patterns(), t.cols
     ([(1, 1, 0), (-1, -1, 0)], (0,))
     """
-    D = len(rows[0])
-    ints = [primitive_integer_row(r) for r in rows]
-    classes: dict[tuple[int, ...], int] = {}
-    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
-    for r in ints:
-        key, s = ar.canonical(r)
-        if s == 0:
-            where.append((-1, 0))
-            continue
-        if key not in classes:
-            classes[key] = len(classes)
-        where.append((classes[key], s))
-    H = list(classes)
-    if not H:
+    red = reduce_rows(rows)
+    where, cols, Hc, D = red.where, list(red.cols), red.hyperplanes, red.D
+    if not Hc:
         return Topes(np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int8),
                      tuple(where), (), D)
-    cols = list(column_basis(H))
-    Hc = tuple(primitive_integer_row([h[c] for c in cols]) for h in H)
     r = len(cols)
     if exact is None:
         exact = prefer_exact(Hc)
@@ -298,7 +327,7 @@ def topes_arrays(
     return t.shrunk() if shrink else t
 
 
-def _shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
+def shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
     """Smaller witnesses: round(P / 2^s) with s found per row by a binary search, accepted
     only where the exact signs still equal S; then divide each row by its gcd."""
     if P.size == 0:

@@ -8,11 +8,11 @@ proposals.
 
 from __future__ import annotations
 
+import math
 from functools import cmp_to_key
 
 import numpy as np
 
-from engine.exact.linalg import primitive_integer_row
 from engine.geometry.arrangement._overflow import cross, maxabs
 
 __all__ = ["Rows", "Constraints", "canonical", "basis", "restrict", "restrict_map",
@@ -40,12 +40,13 @@ def canonical(v) -> tuple[tuple[int, ...], int]:
     >>> canonical([0, -2, 4])
     ((0, 1, -2), -1)
     """
-    prim = primitive_integer_row(int(a) for a in v)
-    first = next((a for a in prim if a != 0), 0)
-    if first == 0:
-        return prim, 0
-    s = 1 if first > 0 else -1
-    return (prim if s > 0 else tuple(-a for a in prim)), s
+    v = [int(a) for a in v]
+    g = math.gcd(*v)  # integer rows: the primitive row is v / gcd (rational rows go
+    if g == 0:        # through engine.exact.linalg.primitive_integer_row first)
+        return tuple(v), 0
+    first = next(a for a in v if a != 0)
+    g = g if first > 0 else -g
+    return tuple(a // g for a in v), (1 if g > 0 else -1)
 
 
 def _pivot(h: tuple[int, ...]) -> int:
