@@ -94,6 +94,7 @@ FLOAT_GRID_BITS = 52
 def unit_points(rows: ar.Rows, path: tuple[int, ...], exact: bool) -> np.ndarray:
     """Candidate points of one work unit (a path j_1, j_2, ... into the recursion).
 
+    ``()`` is the whole arrangement (used when it spans at most R^2).
     ``(j,)`` is chunk j of :mod:`engine.geometry.arrangement` (points y +- eps h_j for the
     regions y of A_{j-1}^{H_j}); ``(j, *rest)`` replaces the regions of the restriction by
     the points of its own unit ``rest``, taken off the restriction's hyperplanes and
@@ -104,6 +105,8 @@ def unit_points(rows: ar.Rows, path: tuple[int, ...], exact: bool) -> np.ndarray
     proposals.
     """
     tw = ex if exact else fl
+    if not path:  # the whole arrangement as one unit (planar ones: exact and cheap)
+        return ex.regions(rows, len(rows[0]))
     if len(path) == 1:
         return tw.chunk(rows, path[0])
     j = path[0]
@@ -117,8 +120,10 @@ def _unit_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
     """Exact points and exact sign vectors of one unit, de-duplicated within it."""
     rows, path, exact = args
     P = unit_points(rows, path, exact)
-    if not exact:  # float proposals -> exact integer points (rounded on a 2^52 grid)
+    if not exact and path:  # float proposals -> exact integer points (2^52 grid)
         P = np.rint(P * 2.0**FLOAT_GRID_BITS).astype(np.int64)
+    else:
+        P = ex.fit(P.astype(object) if P.dtype != np.int64 else P)
     A = ex.fit(np.array(rows, dtype=object))
     return ex.dedupe(P, A)
 
@@ -152,6 +157,8 @@ def plan_units(rows: ar.Rows, target: int = 1) -> list[tuple[int, ...]]:
     [(0,), (1,), (2,), (3,), (4,)]
     """
     D = len(rows[0])
+    if D <= 2:
+        return [()]
     heap: list[tuple[int, tuple[int, ...], ar.Rows, int]] = []
     done: list[tuple[int, ...]] = []
 
