@@ -118,7 +118,11 @@ def unit_points(rows: ar.Rows, path: tuple[int, ...], exact: bool) -> np.ndarray
 
 def _unit_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
     """Exact points and exact sign vectors of one unit, de-duplicated within it."""
-    rows, path, exact = args
+    return _unit_job_inner(*args)
+
+
+def _unit_job_inner(rows: ar.Rows, path: tuple[int, ...], exact: bool
+                    ) -> tuple[np.ndarray, np.ndarray]:
     P = unit_points(rows, path, exact)
     if not exact and path:  # float proposals -> exact integer points (2^52 grid)
         P = np.rint(P * 2.0**FLOAT_GRID_BITS).astype(np.int64)

@@ -87,6 +87,8 @@ MAX_DEFAULT_UNITS = 4096
 #: the manifest is rewritten at most this often while units finish (and at the end)
 MANIFEST_INTERVAL = 2.0
 MANIFEST = "manifest.json"
+#: rows checked at once by the streamed certification
+CERTIFY_BLOCK = 1 << 15
 
 
 def default_units(expected: int) -> int:
@@ -411,7 +413,7 @@ def enumerate_to_dir(
         raise EngineError(f"internal error: {rows} regions written but the exact "
                           f"Zaslavsky count is {st.expected}; please report this input")
     res = StoredResult(root, man)
-    verdict = res.certify(progress=progress)
+    verdict = res._certify(st, progress)
     man["completeness"] = "zaslavsky" if verdict["ok"] else None
     man["complete"] = bool(verdict["ok"])
     man["certification"] = verdict
@@ -671,12 +673,14 @@ class StoredResult:
             ``ok``, ``rows``, ``exact_count``, ``shards`` and, on failure, ``failed``
             (which check, which shard).
         """
-        from tqdm import tqdm
-
         doc = self.manifest["input"]
         W = [[Fraction(v) for v in r] for r in doc["W"]]
         b = None if doc["bias"] is None else [Fraction(v) for v in doc["bias"]]
-        st = _setup(doc["kind"], W, b)
+        return self._certify(_setup(doc["kind"], W, b), progress)
+
+    def _certify(self, st: _Setup, progress: bool | None) -> dict[str, Any]:
+        from tqdm import tqdm
+
         out: dict[str, Any] = {"ok": False, "rows": 0, "exact_count": st.expected,
                                "shards": self.manifest["buckets"]}
         if _input_hash(_input_doc(st.kind, st.Wm, st.b)) != self.manifest["input_sha256"]:
@@ -708,14 +712,17 @@ class StoredResult:
                 inc = anyd & (K[1:][r, firstdiff] > K[:-1][r, firstdiff])
                 if not np.all(inc):
                     return {**out, "failed": f"rows not strictly increasing in {path.name}"}
-            if len(red.hyperplanes):
-                S = ex.sign_matrix(ex.fit(X), A)
-                if np.any(S == 0) or np.any(pack_signs(S) != K):
-                    return {**out, "failed": f"a witness misses its sign vector in {path.name}"}
-            if st.keep is not None:
-                c, o = st.keep
-                if np.any(_unpack(K, len(red.hyperplanes))[:, c] * o <= 0):
-                    return {**out, "failed": f"a row with x_0 <= 0 in {path.name}"}
+            for lo in range(0, n, CERTIFY_BLOCK):  # bounded memory: one block of rows
+                Kb, Xb = K[lo:lo + CERTIFY_BLOCK], X[lo:lo + CERTIFY_BLOCK]
+                if len(red.hyperplanes):
+                    S = ex.sign_matrix(ex.fit(Xb), A)
+                    if np.any(S == 0) or np.any(pack_signs(S) != Kb):
+                        return {**out, "failed": f"a witness misses its sign vector in "
+                                                 f"{path.name}"}
+                if st.keep is not None:
+                    c, o = st.keep
+                    if np.any(_unpack(Kb, len(red.hyperplanes))[:, c] * o <= 0):
+                        return {**out, "failed": f"a row with x_0 <= 0 in {path.name}"}
         out["rows"] = rows
         if rows != st.expected:
             return {**out, "failed": f"{rows} rows but the exact Zaslavsky count is "

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LIMIT", "EXACT_FLOAT", "CROSS_LIMIT", "SPLIT_BITS", "BLAS_MIN_ENTRIES",
+__all__ = ["LIMIT", "EXACT_FLOAT", "CROSS_LIMIT", "SPLIT_BITS", "BLAS_MIN_ENTRIES", "SIGN_BLOCK",
            "maxabs", "l1", "fit", "matmul", "sign_matrix", "cross"]
 
 #: int64 fast paths need every exact partial sum below this (2^62 < 2^63 - 1).
@@ -43,6 +43,8 @@ EXACT_FLOAT = 1 << 53
 CROSS_LIMIT = 1 << 61
 #: limb width of the two-limb sign computation.
 SPLIT_BITS = 31
+#: rows of P per block of :func:`sign_matrix` (bounds its temporary memory)
+SIGN_BLOCK = 1 << 15
 #: below this many entries of the product the int64 loop beats a float BLAS call.
 BLAS_MIN_ENTRIES = 20_000
 
@@ -94,7 +96,20 @@ def _signs(V: np.ndarray) -> np.ndarray:
 
 
 def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
-    """Exact signs of P A^T as int8 for integer arrays (see the module notes)."""
+    """Exact signs of P A^T as int8 for integer arrays (see the module notes).
+
+    Computed in blocks of :data:`SIGN_BLOCK` rows, so the wide intermediate products
+    never hold more than one block (the int8 result is the only full-size array).
+    """
+    if P.shape[0] > SIGN_BLOCK:
+        out = np.empty((P.shape[0], A.shape[0]), dtype=np.int8)
+        for lo in range(0, P.shape[0], SIGN_BLOCK):
+            out[lo:lo + SIGN_BLOCK] = _sign_block(P[lo:lo + SIGN_BLOCK], A)
+        return out
+    return _sign_block(P, A)
+
+
+def _sign_block(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     l = l1(A)
     big = maxabs(P)
     if A.dtype == np.int64 and l < (1 << 30) and (big >> SPLIT_BITS) * l < LIMIT:
