@@ -567,7 +567,7 @@ class StoredResult:
     def _read(self, path: Path) -> tuple[np.ndarray, np.ndarray]:
         import pyarrow.parquet as pq
 
-        t = pq.read_table(path)
+        t = pq.ParquetFile(path).read(use_threads=False)  # no dataset layer: less memory
         n = t.num_rows
         s = t.column("signs").combine_chunks()
         K = s.values.to_numpy().reshape(n, -1) if n else np.zeros((0, 1), np.uint64)
