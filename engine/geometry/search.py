@@ -39,7 +39,8 @@ from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import float_ as fl
 from engine.run.executor import run_units
 
-__all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_points", "shrink",
+__all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",
+           "shrink",
            "generic_bound", "topes", "topes_arrays", "prefix_search", "default_executor",
            "prefer_exact", "PARALLEL_THRESHOLD"]
 
@@ -143,6 +144,20 @@ def generic_bound(m: int, D: int) -> int:
     if m == 0:
         return 1
     return 2 * sum(math.comb(m - 1, i) for i in range(D))
+
+
+def unit_estimate(rows: ar.Rows, path: tuple[int, ...]) -> int:
+    """The generic bound of a unit's restriction: ranks units by size (largest first).
+
+    Examples
+    --------
+    >>> unit_estimate(((1, 0, 0), (0, 1, 0), (0, 0, 1)), (2,))
+    4
+    """
+    rs, dim = rows, len(rows[0])
+    for j in path:
+        rs, dim = ar.restrict(rs[:j], rs[j]), dim - 1
+    return generic_bound(len(rs), dim)
 
 
 def plan_units(rows: ar.Rows, target: int = 1) -> list[tuple[int, ...]]:

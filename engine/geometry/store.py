@@ -173,8 +173,9 @@ def _unit_dir(work: str | Path, index: int) -> Path:
     return Path(work) / f"u{index:06d}"
 
 
-def _run_unit(task: _UnitTask) -> int:
-    """Phase 1 of one unit; returns the rows written.  Runs on any worker."""
+def _run_unit(task: _UnitTask) -> tuple[int, float]:
+    """Phase 1 of one unit; returns the rows written and the CPU seconds.  Any worker."""
+    t0 = time.process_time()
     if task.rows:
         P, S = search._unit_job((task.rows, task.path, task.exact))
     else:  # no hyperplane: one region, the origin witnesses it
@@ -199,7 +200,7 @@ def _run_unit(task: _UnitTask) -> int:
     if final.exists():  # a finished copy the manifest did not record: replace it
         shutil.rmtree(final)
     os.rename(tmp, final)  # the commit point of the unit
-    return int(len(P))
+    return int(len(P)), time.process_time() - t0
 
 
 @dataclass(frozen=True)
@@ -216,8 +217,9 @@ def _shard_path(shards: str | Path, bucket: int) -> Path:
     return Path(shards) / f"part-{bucket:05d}.parquet"
 
 
-def _run_bucket(task: _BucketTask) -> int:
+def _run_bucket(task: _BucketTask) -> tuple[int, float]:
     """Phase 2 of one bucket: first occurrence of each sign vector, sorted, one shard."""
+    t0 = time.process_time()
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -265,7 +267,7 @@ def _run_bucket(task: _BucketTask) -> int:
     tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, final)  # the commit point of the shard
-    return int(len(K))
+    return int(len(K)), time.process_time() - t0
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -436,16 +438,19 @@ def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
             shutil.rmtree(work / name, ignore_errors=True)
     tasks = [_UnitTask(i, tuple(p), Hc, exact, st.keep, man["buckets"], str(work))
              for i, p in enumerate(man["units"]) if str(i) not in done]
+    if executor is not None:  # biggest first (by the generic bound): shorter tail
+        tasks.sort(key=lambda t: -search.unit_estimate(Hc, t.path) if t.path else 0)
     found = [sum(v["rows"] for v in done.values())]
 
-    def post(n: int) -> dict:
-        found[0] += n
-        return {"rows": found[0]}
+    def post(v: tuple[int, float]) -> dict:
+        found[0] += v[0]
+        return {"regions": found[0]}  # witnessed rows so far (before the global de-dup)
 
     last = time.monotonic()
     for r in run_units(_run_unit, tasks, executor=executor, progress=progress,
                        desc="units", postfix=post):
-        done[str(tasks[r.index].index)] = {"rows": r.value, "seconds": round(r.seconds, 6),
+        done[str(tasks[r.index].index)] = {"rows": r.value[0], "seconds": round(r.seconds, 6),
+                                           "cpu": round(r.value[1], 6),
                                            "path": list(tasks[r.index].path)}
         if time.monotonic() - last > MANIFEST_INTERVAL:
             _atomic_json(root / MANIFEST, man)
@@ -465,14 +470,15 @@ def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
              for p in range(man["buckets"]) if str(p) not in done]
     found = [sum(v["rows"] for v in done.values())]
 
-    def post(n: int) -> dict:
-        found[0] += n
+    def post(v: tuple[int, float]) -> dict:
+        found[0] += v[0]
         return {"regions": found[0]}
 
     last = time.monotonic()
     for r in run_units(_run_bucket, tasks, executor=executor, progress=progress,
                        desc="shards", postfix=post):
-        done[str(tasks[r.index].bucket)] = {"rows": r.value, "seconds": round(r.seconds, 6)}
+        done[str(tasks[r.index].bucket)] = {"rows": r.value[0], "seconds": round(r.seconds, 6),
+                                            "cpu": round(r.value[1], 6)}
         if time.monotonic() - last > MANIFEST_INTERVAL:
             _atomic_json(root / MANIFEST, man)
             last = time.monotonic()
