@@ -224,3 +224,15 @@ def test_cli_out(tmp_path):
                                     "--out", str(tmp_path / "p")],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "--top" in bad.stderr
+
+
+def test_in_memory_results_are_compact():
+    W = resonance(5)
+    r = sign_pattern(W)
+    assert "patterns" not in vars(r) and "witnesses" not in vars(r)  # nothing built yet
+    assert r.pattern_source.nbytes / r.count <= 64  # 8: one uint64 word per region
+    assert r.witness_source.words.nbytes / r.count <= 8
+    assert r.pattern_array().shape == (11292, 31) and len(r.patterns) == r.count
+    rk = ranking_pattern(np.eye(6, dtype=int).tolist())
+    assert rk.pattern_source.labels.dtype == np.uint8 and rk.count == 720
+    assert rk.patterns[0] == (0, 1, 2, 3, 4, 5)

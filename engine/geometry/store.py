@@ -69,7 +69,7 @@ from engine.exact.lattice import count_rankings_exact, count_regions_exact
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
 from engine.geometry import search
 from engine.geometry.arrangement import exact as ex
-from engine.geometry.arrangement import pack_signs
+from engine.geometry.arrangement import pack_signs, unpack_signs
 from engine.geometry.patterns import arrangement_rows, rankings_from_pairs
 from engine.run.executor import run_units
 
@@ -140,13 +140,6 @@ def _key_order(K: np.ndarray) -> np.ndarray:
     if K.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)
     return np.lexsort(K.T[::-1])
-
-
-def _unpack(K: np.ndarray, m: int) -> np.ndarray:
-    """+-1 sign vectors (int8, n x m) from packed words (inverse of ``pack_signs``)."""
-    bits = np.unpackbits(np.ascontiguousarray(K).view(np.uint8).reshape(K.shape[0], -1),
-                         axis=1, bitorder="little")[:, :m]
-    return (2 * bits.astype(np.int8) - 1).astype(np.int8)
 
 
 # ----------------------------------------------------------------------------- files
@@ -554,7 +547,7 @@ class StoredResult:
 
     # -- conversion ------------------------------------------------------------------
     def _patterns(self, K: np.ndarray) -> np.ndarray:
-        S = _unpack(K, len(self._H)) if self._H else np.zeros((len(K), 0), dtype=np.int8)
+        S = unpack_signs(K, len(self._H)) if self._H else np.zeros((len(K), 0), dtype=np.int8)
         idx = np.array([max(c, 0) for c, _ in self._where], dtype=np.intp)
         ori = np.array([o for _, o in self._where], dtype=np.int8)
         pats = S[:, idx] * ori if S.shape[1] else np.zeros((len(K), len(idx)), np.int8)
@@ -727,7 +720,7 @@ class StoredResult:
                                                  f"{path.name}"}
                 if st.keep is not None:
                     c, o = st.keep
-                    if np.any(_unpack(Kb, len(red.hyperplanes))[:, c] * o <= 0):
+                    if np.any(unpack_signs(Kb, len(red.hyperplanes))[:, c] * o <= 0):
                         return {**out, "failed": f"a row with x_0 <= 0 in {path.name}"}
         out["rows"] = rows
         if rows != st.expected:

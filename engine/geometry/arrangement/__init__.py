@@ -41,6 +41,7 @@ from engine.geometry.arrangement._common import (
     restrict,
     restrict_map,
     sub_constraints,
+    unpack_signs,
 )
 from engine.geometry.arrangement._overflow import (
     CROSS_LIMIT,
@@ -52,5 +53,5 @@ from engine.geometry.arrangement._overflow import (
 )
 
 __all__ = ["exact", "float_", "Rows", "Constraints", "canonical", "restrict", "restrict_map",
-           "sub_constraints", "floats", "first_rows", "pack_signs", "fit", "matmul",
+           "sub_constraints", "floats", "first_rows", "pack_signs", "unpack_signs", "fit", "matmul",
            "sign_matrix", "LIMIT", "EXACT_FLOAT", "CROSS_LIMIT", "_overflow"]

@@ -16,7 +16,8 @@ import numpy as np
 from engine.geometry.arrangement._overflow import cross, maxabs
 
 __all__ = ["Rows", "Constraints", "canonical", "basis", "restrict", "restrict_map",
-           "sub_constraints", "ray_cmp", "floats", "first_rows", "pack_signs", "FBITS",
+           "sub_constraints", "ray_cmp", "floats", "first_rows", "pack_signs", "unpack_signs",
+           "FBITS",
            "FAST_FLOAT", "sectors3", "sectors3_slow", "SMALL_R3"]
 
 Rows = tuple[tuple[int, ...], ...]
@@ -193,6 +194,21 @@ def pack_signs(S: np.ndarray) -> np.ndarray:
     bits[:, :m] = S > 0
     packed = np.packbits(bits, axis=1, bitorder="little")
     return np.ascontiguousarray(packed).view("<u8").reshape(n, words)
+
+
+def unpack_signs(K: np.ndarray, m: int) -> np.ndarray:
+    """+-1 sign vectors (int8, n x m) from packed words: the inverse of :func:`pack_signs`.
+
+    Examples
+    --------
+    >>> unpack_signs(np.array([[5]], dtype=np.uint64), 3).tolist()
+    [[1, -1, 1]]
+    """
+    if m == 0:
+        return np.zeros((K.shape[0], 0), dtype=np.int8)
+    b = np.ascontiguousarray(K, dtype="<u8").view(np.uint8).reshape(K.shape[0], -1)
+    bits = np.unpackbits(b, axis=1, bitorder="little")[:, :m]
+    return (2 * bits.astype(np.int8) - 1).astype(np.int8)
 
 
 def first_rows(S: np.ndarray) -> np.ndarray:
