@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates import emit  # noqa: E402
-from certificates._paper import write_paper  # noqa: E402
+from engine.certify import emit  # noqa: E402
+from engine.certify.paper import write_paper  # noqa: E402
 from certificates.check import check, check_file  # noqa: E402
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates import emit  # noqa: E402
 from certificates.check import check  # noqa: E402
+from engine.certify import emit  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 H = emit.header

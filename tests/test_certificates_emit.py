@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certificates import emit
 from certificates.check import check, check_file
+from engine.certify import emit
 from engine.cli.main import main
 from engine.errors import EngineError, InvalidInput
 

@@ -103,8 +103,8 @@ class Context:
         return rel
 
     def write_certificate(self, name: str, cert: dict) -> str:
-        """Write a certificate (``certificates.emit.dumps``) at the top level of ``out``."""
-        from certificates.emit import dumps
+        """Write a certificate (``engine.certify.emit.dumps``) at the top level of ``out``."""
+        from engine.certify.emit import dumps
 
         if "/" in name or not name.endswith(".json"):
             raise ValueError(f"certificate names are top-level *.json files; got {name!r}")

@@ -35,7 +35,7 @@ CERT_MAX_N = 5
 
 
 def _certificate(ctx: Context, W, n: int, d: int, lemma: bool) -> str:
-    from certificates import emit
+    from engine.certify import emit
 
     tag = "lemma-5.3" if lemma else "thm-5.6"
     stmt = ("S(C(W)) = S(W W^T) = S(W)" if lemma else "S(C(BW)) = S(BW (BW)^T) = R(W)")

@@ -24,6 +24,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from certificates import check as _chk
+from certificates import semantics as sm
 from engine.errors import EngineError, InvalidInput
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
 
@@ -244,8 +245,8 @@ def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) ->
     if len(s) != len(Wq) or any(v not in (-1, 0, 1) for v in s):
         raise InvalidInput(f"signs must be {len(Wq)} entries in {{-1, 0, 1}}; got {list(signs)}")
     try:
-        rows = _chk._sign_rows(Wq, bz, s, "signs")
-    except _chk.Fail as f:
+        rows = sm.sign_rows(Wq, bz, s, "signs")
+    except sm.Fail as f:
         raise InvalidInput(f"signs: {f.message}") from None
     ok, z = decide(rows, len(Wq[0]))
     out = header("sign-feasible" if ok else "sign-infeasible", statement, provenance)
@@ -267,7 +268,7 @@ def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=Non
     r = tuple(int(a) for a in ranking)
     if not r or len(set(r)) != len(r) or any(not 0 <= a < len(Wq) for a in r):
         raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
-    rows = _chk._ranking_rows(Wq, bz, r, "ranking")
+    rows = sm.ranking_rows(Wq, bz, r, "ranking")
     ok, z = decide(rows, len(Wq[0]))
     out = header("ranking-feasible" if ok else "ranking-infeasible", statement, provenance)
     out.update(_model_fields(Wq, b))
@@ -359,17 +360,17 @@ def lattice(H: Sequence[tuple], d: int | None = None) -> list[dict]:
     >>> [f["hyperplanes"] for f in lattice([((F(1), F(0)), F(0)), ((F(2), F(0)), F(0))])]
     [[], [0, 1]]
     """
-    R = {i: _chk._int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
+    R = {i: sm.int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
     E = (0,) * (len(H[0][0]) if d is None else d) + (1,)
     flats = {frozenset(): []}
     todo = [frozenset()]
     while todo:
         X = todo.pop()
-        _, groups, e = _chk._covers(R, X, flats[X], E)
+        _, groups, e = sm.covers(R, X, flats[X], E)
         for r, g in groups.items():
             T = X | frozenset(g)
             if r != e and T not in flats:
-                flats[T] = _chk._ibasis([R[h] for h in sorted(T)])
+                flats[T] = sm.echelon([R[h] for h in sorted(T)])
                 todo.append(T)
     return [{"hyperplanes": sorted(X), "rank": len(flats[X])}
             for X in sorted(flats, key=lambda F: (len(flats[F]), sorted(F)))]
@@ -395,7 +396,7 @@ def _regions(H: Sequence[tuple], d: int) -> list[tuple]:
 
 def _patterns_of(Wq, bz, ptype):
     """The sign vectors or rankings of every region (deterministic, sorted)."""
-    H = _chk._arrangement(Wq, bz, ptype)
+    H = sm.arrangement(Wq, bz, ptype)
     out = set()
     for x in _regions(H, len(Wq[0])):
         z = [sum((p * q for p, q in zip(w, x, strict=True)), Fraction(0)) + c
@@ -464,8 +465,8 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
         if witnesses is not None:
             x = to_vector(witnesses[n], what=f"witness {n}", length=len(Wq[0]))
         else:
-            rows = (_chk._sign_rows(Wq, bz, p, "p") if pattern == "sign"
-                    else _chk._ranking_rows(Wq, bz, p, "p"))
+            rows = (sm.sign_rows(Wq, bz, p, "p") if pattern == "sign"
+                    else sm.ranking_rows(Wq, bz, p, "p"))
             x = _decide_or_raise(rows, f"pattern {p}", len(Wq[0]))
         items.append({"pattern": list(p), "witness": vector_to_str(x)})
     out = header("pattern-complete", statement, provenance)
@@ -474,7 +475,7 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
     if top is not None:
         out["top"] = int(top)
     out["patterns"] = items
-    out["lattice"] = lattice(_chk._arrangement(Wq, bz, pattern), len(Wq[0]))
+    out["lattice"] = lattice(sm.arrangement(Wq, bz, pattern), len(Wq[0]))
     return out
 
 
@@ -506,7 +507,7 @@ def pattern_certificate(result) -> dict:
     kind = getattr(kind, "value", kind)
     ptype = "sign" if str(kind).lower().endswith("sign") else "ranking"
     top = getattr(result, "top", None)
-    prov = {"generator": "certificates.emit.pattern_certificate"}
+    prov = {"generator": "engine.certify.emit.pattern_certificate"}
     if ptype == "ranking" and top is not None:
         cert = complete_certificate(result.W, "ranking", bias=result.bias, top=top,
                                     provenance=prov)
@@ -582,12 +583,12 @@ def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None
         extra = sorted(set(px) - set(py))
         if extra:
             p = extra[0]
-            fx = _chk._sign_rows if ptype == "sign" else _chk._ranking_rows
+            fx = sm.sign_rows if ptype == "sign" else sm.ranking_rows
             x = _decide_or_raise(fx(X[0], X[2], p, "p"), f"pattern {p}", len(X[0][0]))
             try:
                 ok, y = decide(fx(Y[0], Y[2], p, "p"), len(Y[0][0]))
                 assert not ok
-            except _chk.Fail:  # zeros of p do not match Y's zero rows: no multipliers needed
+            except sm.Fail:  # zeros of p do not match Y's zero rows: no multipliers needed
                 y = ()
             note = " (the given W2 is W1 here, and vice versa)" if swapped else ""
             out = header("pattern-differs", f"{P}(W1) != {P}(W2){note}", provenance)

@@ -1,7 +1,7 @@
 """The papers' results (seed 000) as certificates: what ``logitgeom certify paper`` writes.
 
-Every certificate is built from the exact data below by :mod:`certificates.emit` with the
-exact LP fallback of :func:`certificates.emit.decide`, so regenerating the set is
+Every certificate is built from the exact data below by :mod:`engine.certify.emit` with the
+exact LP fallback of :func:`engine.certify.emit.decide`, so regenerating the set is
 byte-identical.  Labels are 0-based (the seed's labels are 1-based).
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from certificates import emit
+from engine.certify import emit
 
 __all__ = ["THM_3_4_W", "APP_C2_W", "THM_5_5_W1", "THM_5_5_W2", "APP_H2_W1", "APP_H2_W2",
            "APP_H2_RANKINGS", "GRID", "paper_certificates", "write_paper"]
 
-_PROV = {"generator": "certificates.emit", "command": "logitgeom certify paper"}
+_PROV = {"generator": "engine.certify.emit", "command": "logitgeom certify paper"}
 
 #: Thm 3.4 / Fig. 1 style model: three labels in the plane; labels 0 and 1 get cos -1 / +1.
 THM_3_4_W = [[2, 1], [1, 3], [-1, -2]]
@@ -137,11 +137,11 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
 
     Raises
     ------
-    VerificationFailed
+    EngineError
         A certificate the trusted checker rejects (an emitter bug; nothing is written for it).
     """
     from certificates.check import check
-    from certificates.errors import VerificationFailed
+    from engine.errors import EngineError
 
     d = Path(outdir)
     d.mkdir(parents=True, exist_ok=True)
@@ -149,7 +149,7 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
     for name, cert in paper_certificates(progress).items():
         v = check(cert)
         if not v.ok:  # pragma: no cover - would be an emitter bug
-            raise VerificationFailed(f"{name}: {v.failed_check} at {v.location}: {v.message}")
+            raise EngineError(f"{name}: {v.failed_check} at {v.location}: {v.message}")
         p = d / name
         p.write_text(emit.dumps(cert), encoding="utf-8")
         paths.append(p)
