@@ -48,8 +48,10 @@ __all__ = [
     "pattern_certificate",
     "argmax_certificate",
     "differs_certificate",
+    "pattern_differs_certificate",
     "theorem_certificate",
     "difference_rows",
+    "grid_certificate",
 ]
 
 
@@ -499,27 +501,66 @@ def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None
     for (X, Y, px, py, swapped) in ((A, B, pa, pb, False), (B, A, pb, pa, True)):
         extra = sorted(set(px) - set(py))
         if extra:
-            p = extra[0]
-            fx = sm.sign_rows if ptype == "sign" else sm.ranking_rows
-            x = _decide_or_raise(fx(X[0], X[2], p, "p"), f"pattern {p}", len(X[0][0]))
-            try:
-                ok, y = decide(fx(Y[0], Y[2], p, "p"), len(Y[0][0]))
-            except sm.Fail:  # zeros of p do not match Y's zero rows: no multipliers needed
-                ok, y = False, ()
-            if ok:
-                raise EngineError(f"pattern {list(p)} is feasible for both matrices although the"
-                                  " enumerations differ; please report this as a bug")
             note = " (the given W2 is W1 here, and vice versa)" if swapped else ""
-            out = header("pattern-differs", f"{P}(W1) != {P}(W2){note}", provenance)
-            out.update(_model_fields(X[0], X[1], "W1", "bias1"))
-            out.update(_model_fields(Y[0], Y[1], "W2", "bias2"))
-            out.update({"pattern": ptype, "value": list(p), "witness": vector_to_str(x),
-                        "multipliers": vector_to_str(y)})
-            return out
+            try:
+                return pattern_differs_certificate(
+                    X[0], Y[0], extra[0], ranking=ranking, bias1=X[1], bias2=Y[1],
+                    statement=f"{P}(W1) != {P}(W2){note}", provenance=provenance)
+            except InvalidInput as exc:  # the enumerations and the LPs disagree
+                raise EngineError(f"{exc}, although the enumerations say otherwise; please "
+                                  "report this as a bug") from None
     parts = [complete_certificate(M[0], ptype, bias=M[1], patterns=pp)
              for M, pp in ((A, pa), (B, pb))]
     return theorem_certificate("patterns-equal", parts, f"{P}(W1) = {P}(W2)",
                                provenance=provenance)
+
+
+def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=None,
+                                bias2=None, statement=None, provenance=None) -> dict:
+    """A ``pattern-differs`` certificate: ``value`` is a pattern of W1 but not of W2.
+
+    Parameters
+    ----------
+    W1, W2 : array_like, k x d1 and k x d2
+    value : sequence
+        A sign vector (``ranking=False``) or a ranking / top-t prefix.
+    ranking : bool
+    bias1, bias2 : array_like, optional
+
+    Raises
+    ------
+    InvalidInput
+        ``value`` is not a pattern of W1, or is also a pattern of W2.
+
+    Examples
+    --------
+    >>> c = pattern_differs_certificate([[1, 0], [0, 1]], [[1, 0], [1, 0]], [1, -1])
+    >>> c["witness"], c["multipliers"]
+    (['1', '-1'], ['1', '1'])
+    """
+    ptype = "ranking" if ranking else "sign"
+    X, Y = _exact_model(W1, bias1), _exact_model(W2, bias2)
+    if len(X[0]) != len(Y[0]):
+        raise InvalidInput(f"W1 has {len(X[0])} rows but W2 has {len(Y[0])}")
+    p = tuple(int(v) for v in value)
+    rows_of = sm.sign_rows if ptype == "sign" else sm.ranking_rows
+    try:
+        x = _decide_or_raise(rows_of(X[0], X[2], p, "value"), f"pattern {list(p)} of W1",
+                             len(X[0][0]))
+    except sm.Fail as f:
+        raise InvalidInput(f"pattern {list(p)} of W1: {f.message}") from None
+    try:
+        ok, y = decide(rows_of(Y[0], Y[2], p, "value"), len(Y[0][0]))
+    except sm.Fail:  # zeros of p do not match W2's zero rows: no multipliers needed
+        ok, y = False, ()
+    if ok:
+        raise InvalidInput(f"pattern {list(p)} is also a pattern of W2")
+    out = header("pattern-differs", statement, provenance)
+    out.update(_model_fields(X[0], X[1], "W1", "bias1"))
+    out.update(_model_fields(Y[0], Y[1], "W2", "bias2"))
+    out.update({"pattern": ptype, "value": list(p), "witness": vector_to_str(x),
+                "multipliers": vector_to_str(y)})
+    return out
 
 
 def theorem_certificate(name: str, parts: list[dict], statement: str, *, parameters=None,

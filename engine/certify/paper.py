@@ -70,13 +70,7 @@ def _thm_5_5() -> dict:
 
 
 def _differs(W1, W2, ranking) -> dict:
-    a = emit.ranking_certificate(W1, ranking)
-    b = emit.ranking_certificate(W2, ranking)
-    assert a["kind"] == "ranking-feasible" and b["kind"] == "ranking-infeasible", ranking
-    out = emit.header("pattern-differs")
-    out.update({"W1": a["W"], "W2": b["W"], "pattern": "ranking", "value": list(ranking),
-                "witness": a["witness"], "multipliers": b["multipliers"]})
-    return out
+    return emit.pattern_differs_certificate(W1, W2, ranking, ranking=True)
 
 
 def _app_h2() -> dict:
@@ -92,19 +86,11 @@ def _app_h2() -> dict:
 
 
 def _grid(name: str, W) -> dict[str, dict]:
-    M = emit.difference_rows(W)
-    G = emit._gram(emit.to_matrix(W))
-    G2 = emit._gram(M)
-    s53 = emit.theorem_certificate(
-        "cosine-determines-sign",
-        [emit.complete_certificate(W, "sign"), emit.complete_certificate(G, "sign")],
-        f"Lemma 5.3 on grid instance {name} (n = 5, d = 3): S(C(W)) = S(W W^T) = S(W).",
-        provenance=_PROV)
-    t56 = emit.theorem_certificate(
-        "difference-cosine-determines-ranking",
-        [emit.complete_certificate(W, "ranking"), emit.complete_certificate(G2, "sign")],
-        f"Thm 5.6 on grid instance {name} (n = 5, d = 3): S(C(BW)) = S(BW (BW)^T) = R(W).",
-        provenance=_PROV)
+    where = f"grid instance {name} (n = 5, d = 3)"
+    s53 = emit.grid_certificate(W, "lemma-5.3", provenance=_PROV, statement=(
+        f"Lemma 5.3 on {where}: S(C(W)) = S(W W^T) = S(W)."))
+    t56 = emit.grid_certificate(W, "thm-5.6", provenance=_PROV, statement=(
+        f"Thm 5.6 on {where}: S(C(BW)) = S(BW (BW)^T) = R(W)."))
     return {f"grid-5x3-{name}-lemma-5.3.json": s53, f"grid-5x3-{name}-thm-5.6.json": t56}
 
 
