@@ -108,7 +108,7 @@ def test_good_tideman_numbers():
     assert ranking_count_generic(1, 3) == 1 and ranking_count_generic(4, 1) == 2
     for k in range(1, 9):
         for d in range(1, 8):
-            # MATH.md: Q(k, d) = 2 sum_i c(k, k - d + 1 + 2i); k! once d >= k - 1
+            # docs/geometry.md: Q(k, d) = 2 sum_i c(k, k - d + 1 + 2i); k! once d >= k - 1
             alt = 2 * sum(stirling_first(k, k - d + 1 + 2 * i) for i in range(k + d))
             q = ranking_count_generic(k, d)
             assert q == (alt if k > 1 else 1)

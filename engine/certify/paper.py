@@ -1,8 +1,8 @@
-"""The papers' results (seed 000) as certificates: what ``logitgeom certify paper`` writes.
+"""The papers' results (the cosine paper) as certificates: what ``logitgeom certify paper`` writes.
 
 Every certificate is built from the exact data below by :mod:`engine.certify.emit` with the
 exact LP fallback of :func:`engine.certify.emit.decide`, so regenerating the set is
-byte-identical.  Labels are 0-based (the seed's labels are 1-based).
+byte-identical.  Labels are 0-based (the cosine paper's labels are 1-based).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ THM_5_5_W2 = [[5, 0], [4, 4], [0, 2], [-4, 4], [-5, 0], [-4, -4], [4, -4]]
 #: App. H.2 (Bjorner et al. 1999, Sec. 1.10): point configurations W = [1 | P].
 APP_H2_W1 = [[1, "-4/5", 1], [1, "4/5", 1], [1, "11/20", "-1/2"], [1, -1, -1], [1, 1, -1]]
 APP_H2_W2 = [[1, -1, 1], [1, 1, 1], [1, "7/20", "-1/2"], [1, "-4/5", -1], [1, "4/5", -1]]
-#: The seed's rankings 41325, 52314 (W1 only) and 14352, 25341 (W2 only), 0-based.
+#: The cosine paper's rankings 41325, 52314 (W1 only) and 14352, 25341 (W2 only), 0-based.
 APP_H2_RANKINGS = {"W1": [(3, 0, 2, 1, 4), (4, 1, 2, 0, 3)],
                    "W2": [(0, 3, 2, 4, 1), (1, 4, 2, 3, 0)]}
-#: Instances of the seed's verification grid with n = 5 labels, d = 3: a generic matrix, one
+#: Instances of the cosine paper's verification grid with n = 5 labels, d = 3: a generic matrix, one
 #: with parallel rows (row 4 = 2 row 0), one with two identical rows (labels 1 and 3 tied).
 GRID = {
     "a": [[2, -1, 0], [1, 3, -2], [-3, 1, 1], [0, -2, 3], [1, 2, 1]],
@@ -65,7 +65,7 @@ def _thm_5_5() -> dict:
     parts = [emit.cosine_equal_certificate(W1, W2), _differs(W1, W2, (2,))]
     return emit.theorem_certificate(
         "cosine-not-ranking", parts,
-        "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 of the seed) can be "
+        "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 of the paper) can be "
         "ranked first under W1 but never under W2.", provenance=_PROV)
 
 

@@ -1,9 +1,9 @@
-"""Claims of seed 000 ("What cosine similarity of label representations can and cannot tell
+"""Claims of the cosine paper ("What cosine similarity of label representations can and cannot tell
 us"), Sections 3 and 5 and Appendices C and H, each decided in exact rational arithmetic.
 
-Labels are 0-based (the seed's are 1-based).  Certificates come from
-:mod:`engine.certify.emit` (the seed's named results: :mod:`engine.certify.paper`, so they are
-the committed ``certificates/paper`` files); figures are drawn from the same exact data.
+Labels are 0-based (the cosine paper's are 1-based).  Certificates come from
+:mod:`engine.certify.emit` (the cosine paper's named results: :mod:`engine.certify.paper`,
+so they are the committed ``certificates/paper`` files); figures are drawn from the same exact data.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def thm_5_5(ctx: Context) -> Row:
                     figsize=(10, 4.8)) as f:
         _plots.argmax_regions(f, [np.array(W1, float), np.array(W2, float)],
                               ["W (seven vectors)", "W' = D W (label 2 shortened)"])
-    return Row("Thm 5.5", "seven vectors in R^2; W' = D W shortens label 2 (seed's 3)",
+    return Row("Thm 5.5", "seven vectors in R^2; W' = D W shortens label 2 (the paper's 3)",
                EXACT + "; cosine-equal + pattern-differs certificate",
                f"C(W) = C(W'); argmaxable labels {list(a1)} vs {list(a2)}: R(W) != R(W')",
                (art, fig), _status(ok))

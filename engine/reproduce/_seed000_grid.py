@@ -1,4 +1,4 @@
-"""Lemma 5.3 and Thm 5.6 of seed 000 on the verification grid, via
+"""Lemma 5.3 and Thm 5.6 of the cosine paper on the verification grid, via
 :func:`engine.geometry.grid.verify_grid` (exact, complete enumeration of both sides).
 
 The grid is issue 3's: n in {3, 5, 10} labels, d in {2, ..., min(6, n)}, five random heads
@@ -20,7 +20,7 @@ __all__ = ["GRID", "SEEDS"]
 
 #: the grid: n -> the d values checked (Thm 5.6 only for d < n)
 GRID = {n: list(range(2, min(6, n) + 1)) for n in (3, 5, 10)}
-#: heads per cell (the seed's five)
+#: heads per cell (the cosine paper's five)
 SEEDS = 5
 _CELLS: dict[int, tuple[GridCell, ...]] = {}
 
