@@ -93,6 +93,23 @@ def _strict_lp(R: list[list[Fraction]], d: int, module) -> tuple[object, list]:
     return lp.status, lp
 
 
+def _gordan_lp(R: list[list], module) -> object:
+    """Solve {y >= 0, sum y = 1, R^T y = 0} with ``module`` (``cdd.gmp`` exact, ``cdd`` float);
+    a basic solution, so its support is a circuit of the rows."""
+    k, d = len(R), len(R[0])
+    # variables y_1..y_k; equalities sum y = 1 and R^T y = 0 (lin_set), y >= 0.
+    A = [[-1] + [1] * k]
+    A += [[0] + [R[i][j] for i in range(k)] for j in range(d)]
+    lin = set(range(len(A)))
+    A += [[0] + [1 if j == i else 0 for j in range(k)] for i in range(k)]
+    m = module.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
+    m.obj_type = cdd.LPObjType.MIN
+    m.obj_func = [0] * (k + 1)
+    lp = module.linprog_from_matrix(m)
+    module.linprog_solve(lp)
+    return lp
+
+
 def check_witness(rows: Sequence[Sequence[Number]], x: Sequence[Number]) -> bool:
     """Exactly check r . x > 0 for every row (rational arithmetic).
 
@@ -190,21 +207,8 @@ def gordan_multipliers(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...]
     >>> gordan_multipliers([[1, 0]]) is None
     True
     """
-    R, d = _rows(rows)
-    k = len(R)
-    # variables y_1..y_k; equalities sum y = 1 and R^T y = 0 (lin_set), y >= 0.
-    A = [[-1] + [1] * k]
-    A += [[0] + [R[i][j] for i in range(k)] for j in range(d)]
-    lin = set(range(len(A)))
-    for i in range(k):
-        e = [0] * k
-        e[i] = 1
-        A.append([0, *e])
-    m = cdd.gmp.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
-    m.obj_type = cdd.LPObjType.MIN
-    m.obj_func = [0] * (k + 1)
-    lp = cdd.gmp.linprog_from_matrix(m)
-    cdd.gmp.linprog_solve(lp)
+    R, _ = _rows(rows)
+    lp = _gordan_lp(R, cdd.gmp)
     if lp.status in (cdd.LPStatusType.INCONSISTENT, cdd.LPStatusType.STRUC_INCONSISTENT):
         return None
     if lp.status != cdd.LPStatusType.OPTIMAL:
@@ -337,19 +341,7 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
 
 def _propose_support(R: list[list[float]]) -> list[int]:
     """Float LP for Gordan multipliers; the indices of the clearly nonzero ones (a guess)."""
-    k, d = len(R), len(R[0])
-    A = [[-1.0] + [1.0] * k]
-    A += [[0.0] + [R[i][j] for i in range(k)] for j in range(d)]
-    lin = set(range(len(A)))
-    for i in range(k):
-        e = [0.0] * k
-        e[i] = 1.0
-        A.append([0.0, *e])
-    m = cdd.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
-    m.obj_type = cdd.LPObjType.MIN
-    m.obj_func = [0.0] * (k + 1)
-    lp = cdd.linprog_from_matrix(m)
-    cdd.linprog_solve(lp)
+    lp = _gordan_lp(R, cdd)
     if lp.status != cdd.LPStatusType.OPTIMAL:
         return []
     y = list(lp.primal_solution)
