@@ -8,11 +8,11 @@ proposals.
 
 from __future__ import annotations
 
-import math
 from functools import cmp_to_key
 
 import numpy as np
 
+from engine.exact.linalg import canonical_direction
 from engine.geometry.arrangement._overflow import cross, maxabs
 
 __all__ = ["Rows", "Constraints", "canonical", "basis", "restrict", "restrict_map",
@@ -42,12 +42,8 @@ def canonical(v) -> tuple[tuple[int, ...], int]:
     ((0, 1, -2), -1)
     """
     v = [int(a) for a in v]
-    g = math.gcd(*v)  # integer rows: the primitive row is v / gcd (rational rows go
-    if g == 0:        # through engine.exact.linalg.primitive_integer_row first)
-        return tuple(v), 0
-    first = next(a for a in v if a != 0)
-    g = g if first > 0 else -g
-    return tuple(a // g for a in v), (1 if g > 0 else -1)
+    first = next((a for a in v if a != 0), 0)
+    return canonical_direction(v), (first > 0) - (first < 0)
 
 
 def _pivot(h: tuple[int, ...]) -> int:
