@@ -111,6 +111,7 @@ def simulate(units: list[float], buckets: list[float], workers: int) -> dict:
     span = list_schedule(u, workers) + list_schedule(b, workers)
     work = sum(units) + sum(buckets)
     crit = (max(units) if units else 0) + (max(buckets) if buckets else 0)
+    span, work, crit = float(span), float(work), float(crit)
     return {"workers": workers, "makespan_s": round(span, 2), "critical_path_s": round(crit, 2),
             "ideal_s": round(work / workers, 2),
             "imbalance": round(span / (work / workers), 3),
