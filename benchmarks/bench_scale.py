@@ -8,15 +8,17 @@ Cases (each run in its own subprocess, so peak RSS is per case; CPU includes wor
   3,628,800 chambers), exact with witnesses (goal <= 1 GB peak RSS);
 * ``resonance-6-w2``: resonance-6 on 2 local worker processes (scaling table);
 * the scaling simulation: list scheduling of the recorded per-unit CPU times on 64 and
-  256 workers (makespan, critical path, imbalance, efficiency) for perm-9 and
-  resonance-6, and for resonance-7 (347,326,352 chambers, too big to run here) from a
-  measured sample of its units, with durations predicted by a fit on the generic bound.
+  256 workers (makespan, critical path, imbalance, efficiency) from a run's manifest, and
+  ``predict``: perm-9 and resonance-7 (347,326,352 chambers, too big to run here) split
+  into ~16,000 units, a stratified sample of units timed (CPU), every unit's duration
+  predicted by a fit on its generic bound, then simulated.
 
 Usage::
 
     python benchmarks/bench_scale.py                 # all cases (long: perm-9 ~ minutes)
     python benchmarks/bench_scale.py resonance-6     # one case
-    python benchmarks/bench_scale.py simulate DIR    # simulate from a kept manifest
+    python benchmarks/bench_scale.py simulate DIR/manifest.json   # from a kept manifest
+    python benchmarks/bench_scale.py predict [perm-9] [resonance-7] # sampled units
 
 The machine these figures come from is shared (2 cores, 7 concurrent sessions): CPU
 seconds are the meaningful figure, wall times are inflated.
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import math
 import os
 import resource
 import subprocess
@@ -51,7 +52,7 @@ CASES = {
     # name: (W, kind, units, workers)
     "resonance-6": (lambda: resonance(6), "sign", None, 1),
     "resonance-6-w2": (lambda: resonance(6), "sign", None, 2),
-    "perm-9": (lambda: identity(10), "ranking", 4096, 1),
+    "perm-9": (lambda: identity(10), "ranking", None, 1),
 }
 
 
@@ -125,45 +126,58 @@ def simulate_manifest(path: str, workers=(1, 2, 64, 256)) -> list[dict]:
     return [simulate(units, buckets, w) for w in workers]
 
 
-def resonance7_prediction(sample: int = 24, target: int = 16384, seed: int = 0) -> dict:
-    """Plan resonance-7 into units, time a random sample of them (CPU), fit duration ~
-    a * bound^p on the generic bound of each unit's restriction, predict every unit and
-    simulate.  Also returns the plan's shape for the paper plan in the docs."""
+def _rows(name: str):
+    from engine.exact.numbers import to_matrix
+    from engine.geometry import search
+    from engine.geometry.patterns import arrangement_rows
+
+    if name == "resonance-7":
+        return search.reduce_rows(resonance(7)).hyperplanes
+    if name == "perm-9":
+        return search.reduce_rows(arrangement_rows("ranking", to_matrix(identity(10)),
+                                                   None)).hyperplanes
+    raise SystemExit(f"no prediction for {name}")
+
+
+def prediction(name: str, target: int = 16384, quantiles=(0.05, 0.25, 0.5, 0.75, 0.9, 0.97,
+                                                           0.995, 1.0)) -> dict:
+    """Plan ``name`` into about ``target`` units, time a stratified sample of them (CPU,
+    by quantile of the units' generic bounds), fit CPU ~ a * bound^p, predict every unit
+    and simulate 64 and 256 workers (phase 1; phase 2 is about 1/10 of it here)."""
     import numpy as np
 
     from engine.geometry import search
 
-    rows = search.reduce_rows(resonance(7)).hyperplanes
+    rows = _rows(name)
     t = time.process_time()
     plan = search.plan_units(rows, target)
     plan_cpu = time.process_time() - t
-    est = [search.unit_estimate(rows, p) for p in plan]
-    rng = np.random.default_rng(seed)
+    est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
     order = np.argsort(est)
-    # stratified sample over the size range
-    pick = sorted({int(order[int(q)]) for q in np.linspace(0, len(plan) - 1, sample)})
     xs, ys, ns = [], [], []
-    for i in pick:
+    for q in quantiles:
+        i = int(order[min(int(q * (len(plan) - 1)), len(plan) - 1)])
         c0 = time.process_time()
         P, _ = search._unit_job((rows, plan[i], True))
         ys.append(time.process_time() - c0)
         xs.append(est[i])
         ns.append(len(P))
-    lx, ly = np.log(np.maximum(xs, 1)), np.log(np.maximum(ys, 1e-4))
-    p, loga = np.polyfit(lx, ly, 1)
-    pred = [math.exp(loga) * max(e, 1) ** p for e in est]
-    lr, ln = np.log(np.maximum(xs, 1)), np.log(np.maximum(ns, 1))
-    q, logb = np.polyfit(lr, ln, 1)
-    rows_pred = sum(math.exp(logb) * max(e, 1) ** q for e in est)
-    del rng
-    return {"units": len(plan), "plan_cpu_s": round(plan_cpu, 1),
-            "depths": {str(k): sum(1 for x in plan if len(x) == k) for k in range(1, 5)},
-            "sample": len(pick), "fit_exponent": round(float(p), 3),
-            "sample_cpu_s": round(sum(ys), 2),
-            "predicted_total_cpu_h": round(sum(pred) / 3600, 2),
-            "predicted_rows_emitted": int(rows_pred),
-            "largest_predicted_unit_s": round(max(pred), 2),
-            "simulation": [simulate(pred, [], w) for w in (64, 256)]}
+    xs_, ys_, ns_ = np.array(xs), np.array(ys), np.array(ns)
+    m = ys_ > 0.01
+    p, loga = np.polyfit(np.log(xs_[m]), np.log(ys_[m]), 1)
+    pred = np.exp(loga) * np.maximum(est, 1) ** p
+    k = ns_ > 0
+    q_, logb = np.polyfit(np.log(xs_[k]), np.log(ns_[k]), 1)
+    emitted = float((np.exp(logb) * np.maximum(est, 1) ** q_).sum())
+    return {"case": name, "units": len(plan), "plan_cpu_s": round(plan_cpu, 1),
+            "depths": {str(d): sum(1 for x in plan if len(x) == d) for d in range(1, 5)},
+            "sample": [{"bound": float(x), "cpu_s": round(y, 3), "rows": int(n)}
+                       for x, y, n in zip(xs, ys, ns, strict=True)],
+            "fit_exponent": round(float(p), 3),
+            "predicted_total_cpu_h": round(float(pred.sum()) / 3600, 2),
+            "predicted_rows_emitted": f"{emitted:.3g}",
+            "largest_predicted_unit_s": round(float(pred.max()), 2),
+            "simulation": [simulate(list(pred), [], w) for w in (64, 256)]}
 
 
 def main(argv: list[str]) -> int:
@@ -174,8 +188,9 @@ def main(argv: list[str]) -> int:
         for row in simulate_manifest(argv[1]):
             print(row)
         return 0
-    if argv[:1] == ["resonance-7"]:
-        print(json.dumps(resonance7_prediction(), indent=1))
+    if argv[:1] == ["predict"]:
+        for name in argv[1:] or ["perm-9", "resonance-7"]:
+            print(json.dumps(prediction(name), indent=1))
         return 0
     names = argv or list(CASES)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -192,7 +207,8 @@ def main(argv: list[str]) -> int:
         for sim in simulate_manifest(row["manifest"]):
             print("   simulated", sim)
     if not argv:
-        print(json.dumps(resonance7_prediction(), indent=1))
+        for name in ("perm-9", "resonance-7"):
+            print(json.dumps(prediction(name), indent=1))
     return 0
 
 
