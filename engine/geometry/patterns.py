@@ -677,7 +677,7 @@ def argmaxable(W: object, bias: object = None) -> ArgmaxResult:
     >>> r.labels
     (0, 1)
     >>> r.multipliers[2]
-    ((0, Fraction(1, 2)), (1, Fraction(1, 2)))
+    ((0, Fraction(1, 1)), (1, Fraction(1, 1)))
     """
     Wm, b = _inputs(W, bias)
     k, d = len(Wm), len(Wm[0])
