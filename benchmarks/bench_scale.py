@@ -139,8 +139,13 @@ def _rows(name: str):
     raise SystemExit(f"no prediction for {name}")
 
 
-def prediction(name: str, target: int = 16384, quantiles=(0.05, 0.25, 0.5, 0.75, 0.9, 0.97,
-                                                           0.995, 1.0)) -> dict:
+#: units planned for the predictions (about 16 per worker at 256 workers, more for the
+#: bigger arrangement)
+PREDICT_UNITS = {"perm-9": 4096, "resonance-7": 16384}
+QUANTILES = (0.05, 0.25, 0.4, 0.5, 0.6, 0.75, 0.85, 0.9, 0.95, 0.97, 0.99, 0.995, 1.0)
+
+
+def prediction(name: str, target: int | None = None, quantiles=QUANTILES) -> dict:
     """Plan ``name`` into about ``target`` units, time a stratified sample of them (CPU,
     by quantile of the units' generic bounds), fit CPU ~ a * bound^p, predict every unit
     and simulate 64 and 256 workers (phase 1; phase 2 is about 1/10 of it here)."""
@@ -150,7 +155,7 @@ def prediction(name: str, target: int = 16384, quantiles=(0.05, 0.25, 0.5, 0.75,
 
     rows = _rows(name)
     t = time.process_time()
-    plan = search.plan_units(rows, target)
+    plan = search.plan_units(rows, target or PREDICT_UNITS[name])
     plan_cpu = time.process_time() - t
     est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
     order = np.argsort(est)
