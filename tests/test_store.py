@@ -142,7 +142,7 @@ def uninterrupted(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_killed_run_resumes_to_the_same_result(tmp_path, sig, uninterrupted):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
