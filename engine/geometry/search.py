@@ -332,8 +332,14 @@ def topes_arrays(
         out: list = [None] * len(jobs)
         # biggest chunks (last hyperplanes) first for balance; merged in chunk order
         order = list(range(len(jobs)))[::-1] if executor is not None else list(range(len(jobs)))
+        found = [0]
+
+        def post(v: tuple[np.ndarray, np.ndarray]) -> dict:
+            found[0] += len(v[0])
+            return {"regions": found[0]}  # witnessed so far, before the global de-dup
+
         for r in run_units(_unit_job, [jobs[i] for i in order], executor=executor,
-                           progress=_show(progress, expected), desc="regions"):
+                           progress=_show(progress, expected), desc="regions", postfix=post):
             out[order[r.index]] = r.value
         Ps = [o[0] for o in out]
         Ss = [o[1] for o in out]
