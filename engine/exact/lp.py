@@ -242,14 +242,20 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
     (False, (Fraction(2, 3), Fraction(1, 3), Fraction(0, 1)))
     """
     R, d = _rows(rows)
-    F = _float_rows(R)
-    xf = propose(F)
-    if xf is not None:
-        x = tuple(Fraction(v) for v in xf)
+    try:  # float proposals decide nothing: any failure means "no proposal"
+        F = _float_rows(R)
+        xf = propose(F)
+        x = None if xf is None else tuple(Fraction(v) for v in xf)
+    except (RuntimeError, ValueError, ArithmeticError):
+        F, xf, x = None, None, None
+    if x is not None:
         if check_witness(R, x):
             return True, x
-    else:
-        support = _propose_support(F)
+    elif F is not None:
+        try:
+            support = _propose_support(F)
+        except (RuntimeError, ValueError, ArithmeticError):
+            support = []
         if support:
             ys = gordan_multipliers([R[i] for i in support])
             if ys is not None:
