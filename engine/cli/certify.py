@@ -6,9 +6,11 @@ Thin: parse, call :mod:`certificates.emit` / :mod:`certificates.check`, write or
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from engine._version import __version__
+from engine.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=_argmax)
 
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
-    q.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    q.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
+    q.add_argument("--force", action="store_true",
+                   help="overwrite certificates already in DIR")
     q.add_argument("--no-progress", action="store_true", help="no progress bar")
     q.set_defaults(func=_paper)
 
@@ -53,11 +57,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument("--explain", action="store_true", help="state the proven claim in words")
     c.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    _output.add_output(c, what="the verdicts as JSON", json_flag=False)
+    c.add_argument("--json", dest="json_out", action="store_const", const="-", default=None,
+                   help="the verdicts as JSON (one object per file, with the run listings' "
+                   "problems), on stdout or in -o PATH")
     c.set_defaults(func=_check)
 
 
 def _out(q: argparse.ArgumentParser) -> None:
-    q.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    _output.add_output(q, what="the certificate", json_flag=False, dest="output",
+                       aliases=("--output",))
 
 
 def _prov(args: argparse.Namespace) -> dict:
@@ -66,7 +75,7 @@ def _prov(args: argparse.Namespace) -> dict:
 
 
 def _argv(args: argparse.Namespace) -> list[str]:
-    skip = {"func", "certify_command", "command", "output", "no_progress"}
+    skip = {"func", "certify_command", "command", "output", "no_progress", "force"}
     words = [args.certify_command]
     for k, v in sorted(vars(args).items()):
         if k in skip or v is None or v is False:
@@ -84,15 +93,15 @@ def _emit(cert: dict, args: argparse.Namespace) -> int:
     from certificates.check import check
     from certificates.emit import dumps
 
+    _output.prepare(args, args.output)
     verdict = check(cert)  # never write a certificate the trusted checker rejects
     if not verdict.ok:
         print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
               f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
         return 1
     text = dumps(cert)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    if args.output and args.output != "-":
+        _output.write(args, args.output, text)
         print(f"wrote {args.output} ({cert['kind']})")
     else:
         sys.stdout.write(text)
@@ -151,10 +160,42 @@ def _check(args: argparse.Namespace) -> int:
     from certificates.check import main as check_main
     from engine.reproduce.manifest import MANIFEST, verify_manifests
 
+    target = _output.json_target(args)
+    if target is not None:
+        return _check_json(args, target)
+    _output.prepare(args, args.out)
     argv = list(args.files) + (["--explain"] if args.explain else []) + \
         (["--latex"] if args.latex else [])
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
-        print(f"{path}: {problem} (listed in {path.parent / MANIFEST})")
+        listed = problem in ("MISSING", "CHANGED")
+        where = f" (listed in {path.parent / MANIFEST})" if listed else ""
+        print(f"{path}: {problem}{where}")
         code = max(code, c)
+    return code
+
+
+def _check_json(args: argparse.Namespace, target: str) -> int:
+    """``check --json``: one object per file, plus the run listings' problems."""
+    from certificates.check import check_file
+    from engine.reproduce.manifest import verify_manifests
+
+    _output.prepare(args, target)
+    files = []
+    code = 0
+    for path in args.files:
+        v = check_file(path)
+        files.append({"path": str(path), "ok": v.ok, "kind": v.kind,
+                      "failed_check": v.failed_check, "location": v.location,
+                      "message": v.message, "exit_code": v.exit_code})
+        code = max(code, v.exit_code)
+    listings = []
+    for path, problem, c in verify_manifests(args.files):
+        listings.append({"path": str(path), "problem": problem, "exit_code": c})
+        code = max(code, c)
+    obj = {"exit_code": code, "files": files, "listings": listings,
+           "valid": sum(f["ok"] for f in files), "invalid": sum(not f["ok"] for f in files)}
+    _output.write(args, target, json.dumps(obj, indent=1, sort_keys=True) + "\n")
+    if target != "-":
+        print(f"{obj['valid']} valid, {obj['invalid']} not valid; verdicts written to {target}")
     return code

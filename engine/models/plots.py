@@ -83,6 +83,13 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int = 120) 
         fig.colorbar(im, ax=ax, shrink=0.8)
     out = Path(path)
     try:
-        fig.savefig(out, dpi=dpi, metadata={"Software": None} if out.suffix == ".png" else None)
+        import io
+
+        from engine._fsio import write_atomic
+
+        buf = io.BytesIO()
+        fig.savefig(buf, format=out.suffix.lstrip(".").lower() or "png", dpi=dpi,
+                    metadata={"Software": None} if out.suffix == ".png" else None)
+        write_atomic(out, buf.getvalue())  # never a truncated image
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"cannot write the plot to {out}: {exc}") from exc

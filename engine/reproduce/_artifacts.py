@@ -9,6 +9,7 @@ timings, so two runs write byte-identical files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from engine._fsio import OutputError, write_atomic
 from engine.exact.numbers import fraction_to_str
 
 __all__ = ["Context", "clean_json", "SIG_DIGITS", "ZERO_BELOW"]
@@ -90,16 +92,40 @@ class Context:
         self.shared: dict = {}
         #: figure path -> caption (listed in SUMMARY.md)
         self.captions: dict[str, str] = {}
+        #: files an earlier logitgeom run wrote here -> their SHA-256 then (None: unknown);
+        #: they may be replaced while unchanged
+        self.owned: dict[str, str | None] = {}
+        #: replace any existing file (``--force``)
+        self.force = True
+        #: every file written by this context (relative to ``out``)
+        self.written: set[str] = set()
+
+    def check_overwrite(self, rel: str) -> None:
+        """Refuse (OutputError) to replace a file that no logitgeom run wrote, unless forced."""
+        p = self.out / rel
+        if p.is_dir():
+            raise OutputError(f"cannot write {p}: it is a directory")
+        if not p.exists() or self.force or rel in self.written:
+            return
+        if rel not in self.owned:
+            raise OutputError(f"{p} exists and was not written by a logitgeom run; move it "
+                              "away or pass --force to overwrite it")
+        want = self.owned[rel]
+        if want is not None and hashlib.sha256(p.read_bytes()).hexdigest() != want:
+            raise OutputError(f"{p} was changed since a logitgeom run wrote it; move it away "
+                              "or pass --force to overwrite it")
 
     def _path(self, rel: str) -> Path:
+        self.check_overwrite(rel)
         p = self.out / rel
         p.parent.mkdir(parents=True, exist_ok=True)
+        self.written.add(rel)
         return p
 
     def write_json(self, rel: str, obj: Any) -> str:
         """Write ``obj`` (cleaned by :func:`clean_json`) as sorted, indented JSON."""
         text = json.dumps(clean_json(obj), sort_keys=True, indent=1, allow_nan=False)
-        self._path(rel).write_text(text + "\n", encoding="utf-8")
+        write_atomic(self._path(rel), text + "\n")
         return rel
 
     def write_certificate(self, name: str, cert: dict) -> str:
@@ -108,7 +134,7 @@ class Context:
 
         if "/" in name or not name.endswith(".json"):
             raise ValueError(f"certificate names are top-level *.json files; got {name!r}")
-        self._path(name).write_text(dumps(cert), encoding="utf-8")
+        write_atomic(self._path(name), dumps(cert))
         self.certificates.append(name)
         return name
 
@@ -127,5 +153,10 @@ class Context:
         fig = Figure(figsize=figsize, **kw)
         FigureCanvasAgg(fig)
         yield fig
-        fig.savefig(self._path(rel), dpi=100, metadata={"Software": None})
+        import io
+
+        buf = io.BytesIO()
+        fig.savefig(buf, format=Path(rel).suffix.lstrip(".") or "png", dpi=100,
+                    metadata={"Software": None})
+        write_atomic(self._path(rel), buf.getvalue())
         self.captions[rel] = caption
