@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--bias", default=None, metavar="B", help="bias vector file (length k), affine case"
         )
         _output.add_output(q)
+        q.add_argument("--max-regions", type=int, default=None, metavar="N",
+                       help="refuse at once when the general-position bound on the count "
+                       "exceeds N (default 50,000,000: a few minutes of exact work)")
         q.set_defaults(func=_count)
 
     g = sub.add_parser(
@@ -69,11 +72,14 @@ def _emit(obj: dict, args: argparse.Namespace) -> bool:
 
 def _count(args: argparse.Namespace) -> int:
     from engine.geometry import count_rankings, count_regions
+    from engine.geometry.counting import DEFAULT_MAX_COUNT, check_region_bound
     from engine.io import read_matrix, read_vector
 
     _output.prepare(args, _output.json_target(args))
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
+    limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
+    check_region_bound(W, bias=b, ranking=args.count_kind == "ranking", limit=limit)
     fn = count_regions if args.count_kind == "sign" else count_rankings
     n = fn(W, bias=b)
     obj = {

@@ -29,9 +29,39 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="only the distinct top-T prefixes")
         _output.add_output(q, what="the result (patterns and witnesses) as JSON")
         q.add_argument("--max-regions", type=int, default=None, metavar="N",
-                       help="refuse (before any work) if the exact count exceeds N")
+                       help="refuse (before any enumeration) if the count exceeds N; "
+                       "without N, heads that may have more than 2,000,000 regions "
+                       "(general-position bound) are refused at once")
         q.add_argument("--no-progress", action="store_true", help="no progress bar")
         q.set_defaults(func=_run)
+
+
+def _size_check(W, b, args: argparse.Namespace) -> None:
+    """Refuse huge heads at once, from the general-position bound (no exact work)."""
+    from engine.geometry.counting import (
+        DEFAULT_MAX_COUNT,
+        DEFAULT_MAX_PATTERNS,
+        check_region_bound,
+    )
+
+    ranking = args.patterns_kind == "ranking"
+    if ranking and args.top is not None:  # at most k (k-1) ... (k-T+1) prefixes
+        import math
+
+        from engine.errors import TooLarge
+
+        bound = math.perm(len(W), max(0, min(args.top, len(W))))
+        limit = DEFAULT_MAX_PATTERNS if args.max_regions is None else args.max_regions
+        if bound > max(limit, DEFAULT_MAX_PATTERNS if args.max_regions is None else 0):
+            raise TooLarge(f"a {len(W)}-label head may have up to {bound:,} top-{args.top} "
+                           f"prefixes, above the limit {limit:,}; raise --max-regions or "
+                           "lower --top (see docs/limits.md)")
+        return
+    if args.max_regions is None:
+        check_region_bound(W, bias=b, ranking=ranking, limit=DEFAULT_MAX_PATTERNS)
+    else:  # the exact count decides against N, as long as counting itself is affordable
+        check_region_bound(W, bias=b, ranking=ranking,
+                           limit=max(args.max_regions, DEFAULT_MAX_COUNT))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -43,6 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     progress = False if args.no_progress else None
+    _size_check(W, b, args)
     if args.patterns_kind == "sign":
         res = sign_pattern(W, bias=b, max_regions=args.max_regions, progress=progress)
     else:
