@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from engine.cli import _output
 
@@ -79,7 +80,10 @@ def _count(args: argparse.Namespace) -> int:
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
-    check_region_bound(W, bias=b, ranking=args.count_kind == "ranking", limit=limit)
+    bound = check_region_bound(W, bias=b, ranking=args.count_kind == "ranking", limit=limit)
+    if bound > 1_000_000 and sys.stderr.isatty():  # the exact count walks ~1 node per region
+        print(f"counting exactly: at most {bound:,} regions (general-position bound); about "
+              f"{bound / 200_000:.0f} s at most ...", file=sys.stderr, flush=True)
     fn = count_regions if args.count_kind == "sign" else count_rankings
     n = fn(W, bias=b)
     obj = {

@@ -93,7 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         print("logitgeom: error: out of memory; the input is too large for this machine "
               "(see docs/limits.md)", file=sys.stderr)
         return 2
-    except (ValueError, OverflowError) as exc:  # a limit or check outside engine.errors
+    except OverflowError as exc:  # an exact number too large for the float (solver) side
+        print(f"logitgeom: error: a number is beyond the float range (|x| > 1.8e308) that "
+              f"the float side (solvers, plots) can use ({_one_line(exc)})", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a limit or check outside engine.errors
         print(f"logitgeom: error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 2
 
