@@ -8,7 +8,7 @@ certificate that is gone is MISSING (exit code 2), one whose bytes changed is CH
 (exit code 1), even when the changed file is still a valid certificate (e.g. an edited
 ``statement``).  The trusted checker ``python -m certificates.check`` is unaffected.
 
-A run also keeps ``DIR/.logitgeom-run.json`` (:data:`RUN_RECORD`): its status
+A run also keeps ``DIR/.logitgeom-run`` (:data:`RUN_RECORD`): its status
 (``"incomplete"`` from the start of a run until it has finished, then ``"complete"``),
 the files logitgeom runs wrote there (only those may be replaced without ``--force``) and
 the rows of ``SUMMARY.md`` by claim key (so ``reproduce --only`` merges into the summary
@@ -46,7 +46,7 @@ __all__ = ["MANIFEST", "RUN_RECORD", "verify_manifests", "write_manifest", "read
 #: File name of the listing, at the top level of a reproduction directory.
 MANIFEST = "CERTIFICATES.sha256"
 #: File name of the run record (status, files written, summary rows), hidden from ``*.json``.
-RUN_RECORD = ".logitgeom-run.json"
+RUN_RECORD = ".logitgeom-run"
 
 
 def read_run_record(out: str | Path) -> dict | None:

@@ -187,6 +187,13 @@ def _owned_files(out: Path, force: bool) -> dict[str, str | None]:
     return {}
 
 
+def _remember(out: Path, record: dict, ctx: Context, hashed: set[str]) -> None:
+    """Add the files written so far (with their digests) to the run record, on disk."""
+    record["files"].update({rel: _digest(out / rel) for rel in ctx.written if rel not in hashed})
+    hashed |= ctx.written
+    write_run_record(out, record)
+
+
 def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
               progress: bool | None = None, force: bool = False) -> Report:
     """Run every claim of both papers (or those matching ``only``) and write the artifacts.
@@ -219,7 +226,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
 
     Notes
     -----
-    Every file is written atomically; ``out/.logitgeom-run.json`` says ``"incomplete"``
+    Every file is written atomically; ``out/.logitgeom-run`` says ``"incomplete"``
     from the start until the run has finished (``logitgeom check`` reports it).
     """
     from tqdm import tqdm
@@ -249,19 +256,20 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         try:
             row = c.func(ctx)
         except OutputError:
+            _remember(out, record, ctx, hashed)
             raise  # a file that may not be overwritten: stop the run, say which
         except Exception as exc:  # a failing claim is a FAIL row, never a crash of the run
             if show:
                 traceback.print_exc()
             row = _failed(c.key, exc)
+        except BaseException:  # Ctrl-C: the run stays incomplete but knows what it wrote
+            _remember(out, record, ctx, hashed)
+            raise
         for name in ctx.certificates[before:]:
             owner[name] = len(rows)
         rows.append(row)
         keys.append(c.key)
-        record["files"].update({rel: _digest(out / rel) for rel in ctx.written
-                                if rel not in hashed})
-        hashed |= ctx.written
-        write_run_record(out, record)  # an interrupted run still knows what it wrote
+        _remember(out, record, ctx, hashed)  # an interrupted run still knows what it wrote
     verdicts = check_certificates(ctx.out, ctx.certificates)
     bad = tuple(sorted(n for n, v in verdicts.items() if v != "OK"))
     for n in bad:
