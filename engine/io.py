@@ -167,9 +167,13 @@ def _read_table(p: Path) -> _Table:
     for n, cells in parsed:
         if drop_first_column:
             cells = cells[1:]
-        for col, c in cells:
+        for j, (col, c) in enumerate(cells):
             if c == "":
                 raise InvalidInput(f"{p}, line {n}, column {col}: empty entry")
+            try:  # text checked here, so every reader's error has a line and column
+                check_number_text(c, what=f"entry [{len(table.rows)},{j}]")
+            except InvalidInput as exc:
+                raise InvalidInput(f"{p}, line {n}, column {col}: {exc}") from None
         table.rows.append([c for _, c in cells])
         table.where.append([(n, col) for col, _ in cells] or [(n, 1)])
     return table
@@ -338,7 +342,7 @@ def read_matrix(path: str | Path, *, what: str | None = None) -> ExactMatrix:
     >>> read_matrix(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: ...W.csv, line 3, column 3: W.csv[1,1] = 'z' is not a number ...
+    engine.errors.InvalidInput: ...W.csv, line 3, column 3: entry [1,1] = 'z' is not a number ...
     """
     name = what or Path(path).name
     raw = _exact_rows(path, name)
