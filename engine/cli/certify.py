@@ -57,6 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument("--explain", action="store_true", help="state the proven claim in words")
     c.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    c.add_argument("--max-work", type=int, default=None, metavar="N",
+                   help="refuse (not checked) a certificate whose estimated exact work "
+                   "exceeds N units (default: the checker's, 20,000,000; docs/limits.md)")
     _output.add_output(c, what="the verdicts as JSON", json_flag=False)
     c.add_argument("--json", dest="json_out", action="store_const", const="-", default=None,
                    help="the verdicts as JSON (one object per file, with the run listings' "
@@ -164,8 +167,9 @@ def _check(args: argparse.Namespace) -> int:
     if target is not None:
         return _check_json(args, target)
     _output.prepare(args, args.out)
-    argv = list(args.files) + (["--explain"] if args.explain else []) + \
-        (["--latex"] if args.latex else [])
+    argv = (["--explain"] if args.explain else []) + (["--latex"] if args.latex else []) + \
+        ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
+        ["--", *args.files]  # a file named like an option stays a file
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
         listed = problem in ("MISSING", "CHANGED")
@@ -184,7 +188,7 @@ def _check_json(args: argparse.Namespace, target: str) -> int:
     files = []
     code = 0
     for path in args.files:
-        v = check_file(path)
+        v = check_file(path) if args.max_work is None else check_file(path, args.max_work)
         files.append({"path": str(path), "ok": v.ok, "kind": v.kind,
                       "failed_check": v.failed_check, "location": v.location,
                       "message": v.message, "exit_code": v.exit_code})
