@@ -10,6 +10,7 @@ import time
 import warnings
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,3 +88,106 @@ def test_number_text_is_fast_exact_or_a_clear_error(text):
         assert Fraction(text.strip()) == q
         assert abs(q.numerator).bit_length() < 4 * (MAX_DIGITS + MAX_EXPONENT)
     assert time.perf_counter() - t0 < 0.5
+
+
+# ---------------------------------------------------------------- the trusted checker
+
+
+def _valid(name):
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return json.loads((root / "certificates" / "examples" / name).read_text())
+
+
+@pytest.mark.parametrize("key", ["bi\u0430s", "bias1", "bias2", "witnesses", "W "])
+def test_look_alike_keys_are_rejected(key):
+    from certificates.check import check
+
+    c = _valid("valid-sign-feasible-affine.json")
+    c[key] = c["bias"] if "bias" in c else ["0", "0", "0"]
+    if key == "bi\u0430s":
+        del c["bias"]
+    v = check(c)
+    assert not v.ok and v.failed_check == "schema" and "unknown field" in v.message
+
+
+def test_nested_unknown_keys_are_rejected():
+    from certificates.check import check
+
+    c = _valid("valid-pattern-complete.json")
+    c["patterns"][0]["witness2"] = c["patterns"][0]["witness"]
+    assert check(c).failed_check == "schema"
+    t = _valid("valid-theorem.json")
+    t["parameters"] = {"labels": [0, 1]}
+    assert check(t).failed_check == "schema"
+
+
+@pytest.mark.parametrize("text", ["1e100000000", "9" * 5000, "1/" + "3" * 5000, "0x10",
+                                  "+1", "1.5", " 1", "\u0661"])
+def test_checker_number_text_bounded_and_canonical(text):
+    from certificates.check import check
+
+    c = _valid("valid-sign-feasible.json")
+    c["witness"][0] = text
+    t0 = time.perf_counter()
+    v = check(c)
+    assert v.failed_check == "number" and time.perf_counter() - t0 < 0.5
+
+
+def test_work_budget_refuses_never_valid_never_hangs():
+    from certificates.check import check
+
+    W = [[str((3 * i + 7 * j) % 11 - 5) for j in range(10)] for i in range(20)]
+    c = {"format": "logitgeom-certificate", "version": 1, "kind": "same-chirotope",
+         "W1": W, "W2": W}
+    t0 = time.perf_counter()
+    v = check(c)
+    assert not v.ok and v.failed_check == "work-budget" and v.exit_code == 2
+    assert "NOT CHECKED" in v.message and time.perf_counter() - t0 < 1
+    small = {**c, "W1": W[:6], "W2": W[:6]}
+    assert check(small).failed_check != "work-budget"
+
+
+def test_checker_files_bounded(tmp_path):
+    from certificates.check import check_file, main
+
+    (tmp_path / "big.json").write_text('{"version": ' + "1" * 5000 + "}")
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    for p in ("/dev/zero", tmp_path / "big.json", tmp_path / "deep.json", tmp_path):
+        v = check_file(p)
+        assert not v.ok and v.exit_code in (1, 2)
+    valid = str(tmp_path / "v.json")
+    import json
+
+    (tmp_path / "v.json").write_text(json.dumps(_valid("valid-sign-feasible.json")))
+    assert main([str(tmp_path / "big.json"), valid]) == 1  # the batch goes on
+
+
+def test_explain_escapes_the_files_words(capsys, tmp_path):
+    import json
+
+    from certificates.check import main
+
+    c = _valid("valid-theorem.json")
+    c["statement"] = "\x1b[2J\x1b]0;owned\x07 fine"
+    (tmp_path / "t.json").write_text(json.dumps(c))
+    assert main(["--explain", str(tmp_path / "t.json")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "not checked" in out and "\\x1b[2J" in out
+
+
+def test_cosine_determines_sign_needs_nonzero_rows():
+    from engine.certify.emit import complete_certificate, theorem_certificate
+
+    from certificates.check import check
+
+    W = [[1, 0], [0, 0], [1, 1]]
+    G = [[sum(a * b for a, b in zip(r, s, strict=True)) for s in W] for r in W]
+    cert = theorem_certificate("cosine-determines-sign",
+                               [complete_certificate(W, "sign"), complete_certificate(G, "sign")],
+                               "S(C(W)) = S(W)")
+    v = check(cert)
+    assert not v.ok and "zero row" in v.message
