@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
 
-from certificates import check as _chk
 from certificates import semantics as sm
+from certificates.check import FORMAT, THEOREMS, VERSION
 from engine.errors import EngineError, InvalidInput
 from engine.exact import lp
 from engine.exact.lattice import flats
@@ -104,7 +104,7 @@ def header(kind: str, statement: str | None = None, provenance: dict | None = No
     >>> header("translation")["format"]
     'logitgeom-certificate'
     """
-    out = {"format": _chk.FORMAT, "version": _chk.VERSION, "kind": kind}
+    out = {"format": FORMAT, "version": VERSION, "kind": kind}
     if statement:
         out["statement"] = statement
     if provenance:
@@ -572,8 +572,8 @@ def theorem_certificate(name: str, parts: list[dict], statement: str, *, paramet
     >>> t["theorem"], t["parts"]
     ('translation-cosine', [])
     """
-    if name not in _chk.THEOREMS:
-        raise InvalidInput(f"unknown theorem {name!r}; known: {', '.join(_chk.THEOREMS)}")
+    if name not in THEOREMS:
+        raise InvalidInput(f"unknown theorem {name!r}; known: {', '.join(THEOREMS)}")
     out = header("theorem", statement, provenance)
     out["theorem"] = name
     if parameters is not None:
