@@ -131,6 +131,14 @@ def _code_lines(path: Path) -> int:
                if line.strip() and not line.strip().startswith("#"))
 
 
+def test_checker_runs_as_a_script_by_path(tmp_path):
+    """`python -I path/to/certificates/check.py FILE` (no package on sys.path, any cwd)."""
+    run = subprocess.run([sys.executable, "-I", str(ROOT / "certificates" / "check.py"),
+                          str(VALID[0])], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
+
+
 def test_trusted_base_stays_small():
     """Budget of the code a reviewer reads to trust a verdict (stdlib only: see
     tests/test_import_graph.py)."""
