@@ -338,7 +338,7 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
         return [{"hyperplanes": [], "rank": 0}]
     bias = [c for _, c in H] if any(c for _, c in H) else None
     return [{"hyperplanes": list(f.hyperplanes), "rank": f.rank}
-            for f in flats([a for a, _ in H], bias)]
+            for f in flats([a for a, _ in H], bias, mobius=False)]
 
 
 def _enumerate(Wq, b, ptype):
