@@ -86,8 +86,15 @@ def _claim(c) -> str:
     elif c["theorem"] == "centred-cosine-ranking":
         i, j = c["parameters"]["labels"]
         claim = claim.format(i=i, j=j, c=c["parameters"]["cosine_at_least"])
-    note = f" (Statement: {c['statement']})" if c.get("statement") else ""
+    note = (f" (The file's own statement, not checked: \"{_words(c['statement'])}\")"
+            if c.get("statement") else "")
     return claim + "." + note
+
+
+def _words(text) -> str:
+    """The file's words, safe for a terminal: control characters (escape codes) escaped."""
+    text = str(text)[:2000]
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
 
 
 #: What the checker proves for each theorem name (the file's own statement is only shown).

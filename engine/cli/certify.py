@@ -97,11 +97,18 @@ def _emit(cert: dict, args: argparse.Namespace) -> int:
     from engine.certify.emit import dumps
 
     _output.prepare(args, args.output)
-    verdict = check(cert)  # never write a certificate the trusted checker rejects
+    from certificates.work import DEFAULT_MAX_WORK, estimate
+
+    verdict = check(cert, None)  # never write a certificate the trusted checker rejects
     if not verdict.ok:
         print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
               f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
         return 1
+    work = estimate(cert)
+    if work > DEFAULT_MAX_WORK:
+        print(f"note: checking this certificate takes about {work:,} units of work; check it "
+              f"with --max-work {work} (the default budget is {DEFAULT_MAX_WORK:,})",
+              file=sys.stderr)
     text = dumps(cert)
     if args.output and args.output != "-":
         _output.write(args, args.output, text)
@@ -151,11 +158,34 @@ def _argmax(args: argparse.Namespace) -> int:
 
 
 def _paper(args: argparse.Namespace) -> int:
-    from engine.certify.paper import write_paper
+    """Every paper certificate, checked, then written atomically; nothing is written when a
+    file in DIR would be replaced by different bytes without --force."""
+    from pathlib import Path
 
-    paths = write_paper(args.out, progress=False if args.no_progress else None)
-    for p in paths:
-        print(f"wrote {p}")
+    from certificates.check import check
+    from engine._fsio import OutputError, write_atomic
+    from engine.certify.emit import dumps
+    from engine.certify.paper import paper_certificates
+    from engine.errors import EngineError
+
+    d = Path(args.out)
+    if d.exists() and not d.is_dir():
+        raise OutputError(f"cannot write into {d}: it is not a directory")
+    texts = {}
+    for name, cert in paper_certificates(False if args.no_progress else None).items():
+        v = check(cert, None)
+        if not v.ok:  # pragma: no cover - would be an emitter bug
+            raise EngineError(f"{name}: {v.failed_check} at {v.location}: {v.message}")
+        texts[name] = dumps(cert)
+    for name, text in texts.items():
+        p = d / name
+        if p.exists() and not args.force and p.read_bytes() != text.encode("utf-8"):
+            raise OutputError(f"{p} exists with different content; pass --force to overwrite "
+                              "it (nothing was written)")
+    d.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        write_atomic(d / name, text)
+        print(f"wrote {d / name}")
     return 0
 
 
