@@ -8,9 +8,11 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv
 
-# 1. System packages. pycddlib has no Linux wheel; it compiles against these.
+# 1. System packages. pycddlib has no Linux wheel; it compiles against these.  pdflatex
+# (texlive-latex-base; amsmath/longtable from texlive-latex-recommended) compiles the output
+# of `logitgeom check --latex` in the tests.
 missing=()
-for pkg in libcdd-dev libgmp-dev gcc; do
+for pkg in libcdd-dev libgmp-dev gcc texlive-latex-base texlive-latex-recommended; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ! "$PY" -c "import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"; then
@@ -21,7 +23,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
 fi
 
 # 2. Virtual environment.
