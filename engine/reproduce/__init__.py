@@ -13,7 +13,7 @@ Examples
 True
 """
 
-from engine.reproduce import _seed000, _seed000_grid, _seed003  # noqa: F401  (registers claims)
+from engine.reproduce import _seed000, _seed000_grid, _seed003, trained  # noqa: F401  (claims)
 from engine.reproduce.registry import CLAIMS, Claim, Row, Status, claim, select_claims
 from engine.reproduce.runner import Report, check_certificates, reproduce, summary_markdown
 

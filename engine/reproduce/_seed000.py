@@ -135,9 +135,9 @@ def thm_3_4(ctx: Context) -> Row:
     cos_ok = g[0] < 0 < g[1] and g[0] ** 2 == n[0] and g[1] ** 2 == n[1]  # cos = -1, +1
     fig = "figures/fig1-equivalent-models.png"
     with ctx.figure(fig, "Fig. 1 style (Thm 3.4): W, W' and W'' = W + 1 v^T drawn as arrows "
-                    "with cos(w_0, w_1) = 0.707, -1, +1; their softmax probabilities over inputs "
-                    "on the unit circle coincide (solid, dashed, dotted curves overlap).",
-                    figsize=(13, 3.6)) as f:
+                    "(labels 1-based) with cos(w_1, w_2) = 0.71, -1, +1; their softmax "
+                    "probabilities over inputs on the unit circle coincide (solid, dashed and "
+                    "dotted curves overlap).", figsize=(3.3, 3.3)) as f:
         _plots.equivalent_models(f, [np.array(W, float) for W in Ws])
     return Row("Thm 3.4 (App. C.1, Fig. 1)", "W = [[2,1],[1,3],[-1,-2]], labels 0, 1",
                EXACT + "; theorem certificate (two translations)",
@@ -195,12 +195,12 @@ def thm_5_5(ctx: Context) -> Row:
     a1, a2 = argmaxable(W1).labels, argmaxable(W2).labels
     ok = is_dw and cosine_equal(W1, W2) and 2 in a1 and 2 not in a2
     fig = "figures/thm-5.5-argmax-regions.png"
-    with ctx.figure(fig, "Thm 5.5: the seven unembeddings of W and of W' = D W (label 2 "
-                    "shortened) with the region where each label is the argmax shaded; label 2 "
-                    "has a region under W and none under W', although C(W) = C(W').",
-                    figsize=(10, 4.8)) as f:
+    with ctx.figure(fig, "Thm 5.5: the seven unembeddings of W and of W' = D W (labels "
+                    "1-based; label 3 shortened, label 2 in the 0-based JSON) with the region "
+                    "where each label is the argmax shaded; label 3 has a region under W and "
+                    "none under W', although C(W) = C(W').", figsize=(3.3, 2.0)) as f:
         _plots.argmax_regions(f, [np.array(W1, float), np.array(W2, float)],
-                              ["W (seven vectors)", "W' = D W (label 2 shortened)"])
+                              ["W", "W' = D W"])
     return Row("Thm 5.5", "seven vectors in R^2; W' = D W shortens label 2 (seed's 3)",
                EXACT + "; cosine-equal + pattern-differs certificate",
                f"C(W) = C(W'); argmaxable labels {list(a1)} vs {list(a2)}: R(W) != R(W')",
@@ -226,9 +226,13 @@ def app_h2(ctx: Context) -> Row:
         "sign_count": s1.count, "ranking_counts": [len(r1), len(r2)],
         "only_W1": sorted(r1 - r2), "only_W2": sorted(r2 - r1)})
     fig = "figures/app-h.2-point-configurations.png"
-    with ctx.figure(fig, "App. H.2: the two 5-point configurations (W = [1 | P]) with equal "
-                    "sign patterns; grey arrows are directions whose order of the points is a "
-                    "ranking possible only for that configuration.", figsize=(10, 4.6)) as f:
+    with ctx.figure(fig, "App. H.2 (labels 1-based): top, the two 5-point configurations "
+                    "(W = [1 | P]) with equal sign patterns; grey arrows are directions u whose "
+                    "order of the points (by u . p, largest first) is a ranking possible only "
+                    "for that configuration.  Bottom, the feature plane of directions u cut "
+                    "into the rankings it realises (one sector per ranking, as in the cosine "
+                    "paper's figure); shaded sectors are the rankings the other configuration "
+                    "lacks.", figsize=(3.3, 3.5)) as f:
         only = [sorted(r1 - r2), sorted(r2 - r1)]
         _plots.point_configurations(f, [np.array(to_matrix(W), float)[:, 1:]
                                         for W in (APP_H2_W1, APP_H2_W2)], only,
