@@ -1,7 +1,9 @@
 # ruff: noqa: E501  (cell sources are notebook code; the notebooks are excluded from ruff too)
 """Write the seven teaching notebooks (without outputs) from the cell lists below.
 
-Run ``.venv/bin/python notebooks/build.py`` after editing; the test suite
+Run ``.venv/bin/python notebooks/build.py`` after editing; ``build.py --execute DIR`` writes
+executed copies with outputs (``make demo`` puts them in ``reproduction/notebooks/``); the test
+suite
 (``tests/test_notebooks.py``) executes every notebook top to bottom and checks that the
 committed files match this script.
 """
@@ -23,6 +25,8 @@ warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm in a ke
 import numpy as np
 import matplotlib.pyplot as plt
 from fractions import Fraction
+from engine import plotstyle
+plotstyle.use()  # the figure style of `logitgeom reproduce` and `inspect` (text >= 7 pt)
 
 def show(M):
     \"\"\"Print an exact matrix with p/q entries.\"\"\"
@@ -37,7 +41,8 @@ NB["01_cosine_is_not_probability"] = [
 
 A softmax classifier turns a hidden state $h$ into probabilities $\\mathrm{softmax}(W h)$;
 row $w_i$ of $W$ is the *unembedding* of label $i$. People often read the cosine between two
-unembeddings as "these labels are likely together". Seed 000 shows why that reading fails:
+unembeddings as "these labels are likely together". The cosine paper ("What Cosine Similarity
+of Label Representations Can and Cannot Tell us") shows why that reading fails:
 
 * **Lemma 3.1**: adding one vector $v$ to every unembedding ($W \\to W + \\mathbf 1 v^\\top$)
   adds $v\\cdot h$ to every logit, so **no probability changes, for any input**;
@@ -68,7 +73,7 @@ def row_differences(M):
     return [[a - b for a, b in zip(M[i], M[j])] for i, j in difference_pairs(len(M))]
 
 print(row_differences(W) == row_differences(W_minus) == row_differences(W_plus))"""),
-    ("md", "A picture in the spirit of the seed's Fig. 1: three different-looking heads, one "
+    ("md", "A picture in the spirit of the cosine paper's Fig. 1: three different-looking heads, one "
            "set of probability curves (inputs on the unit circle)."),
     ("code", """\
 fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
@@ -107,7 +112,7 @@ print(check(cert))
 tampered = dict(cert, v=["1", "0"])
 print(check(tampered))"""),
     ("md", """\
-The seed's Theorem 3.4 itself is a committed certificate (`certificates/paper/`);
+The cosine paper's Theorem 3.4 itself is a committed certificate (`certificates/paper/`);
 `logitgeom check FILE --explain` states what it proves:"""),
     ("code", """\
 import certificates
@@ -188,12 +193,13 @@ for k, d in [(4, 2), (5, 3), (6, 3), (7, 4)]:
 parallel = [[1, 0], [2, 0], [0, 1]]            # rows 0 and 1 are one hyperplane
 print("with parallel rows:", count_regions(parallel), "regions, generic formula", cover_count(3, 2))"""),
     ("md", """\
-## The seed's verification grid, one cell
+## The cosine paper's verification grid, one cell
 
 Lemma 5.3 says the cosine matrix $C(W)$ determines $S(W)$; Theorem 5.6 says the cosines of
 the *differences* $C(BW)$ determine $R(W)$. Since $C = D^{-1} G D^{-1}$ with $G = W W^\\top$ and
 a positive diagonal $D$, $S(C) = S(G)$, which is rational. One grid cell, exactly
-(`logitgeom reproduce` runs the whole grid $n\\in\\{3,5,10\\}$, $d\\le\\min(6, n-1)$):"""),
+(`logitgeom reproduce` runs the whole grid $n\\in\\{3,5,10\\}$, $2 \\le d\\le\\min(6, n)$; the paper's text says $\\min(6, n-1)$, the tool
+also runs $d = n$ for Lemma 5.3, and Theorem 5.6 only for $d < n$):"""),
     ("code", """\
 from engine import gram_exact
 
@@ -278,7 +284,8 @@ NB["04_cyclic_symmetry"] = [
     ("md", """\
 # 4. Cyclic symmetry: weekdays and months
 
-Seed 003 models next-token targets with the **layer-peeled program**
+The symmetry paper ("Uncovering Symmetry Transfer in Large Language Models via
+Layer-Peeled Optimization", Du, He and Su) models next-token targets with the **layer-peeled program**
 $\\min_{W,H} \\sum_j \\mathrm{CE}(\\mathrm{softmax}(WH)_{:,j}, Y_{:,j})$ with
 $\\|W\\|_F^2\\le E_W$, $\\|H\\|_F^2\\le E_H$. At the logit level $Z = WH$ it is convex:
 $\\min_Z J(Z)$ s.t. $\\|Z\\|_* \\le \\sqrt{E_W E_H}$.
@@ -328,6 +335,26 @@ two = concat_blocks(months, cyclic_orbit(["1/2"] + ["0"] * 10 + ["1/2"], exact=T
 m_sol = LayerPeeled(two, 1, 4).solve()
 print(m_sol.method, m_sol.info.get("blocks"), "blocks, loss", round(m_sol.loss, 6))
 heatmaps([m_sol.WWt, m_sol.HtH], ["W W^T (months)", "H^T H (24 contexts)"])"""),
+    ("md", """\
+## Symmetry transfer in a trained model
+
+The theorem is about the optimum of the convex program. Does *training* find it? We train a
+small network with torch on CPU (a few seconds): each of the 7 contexts "today is <day>" is a
+token, an embedding and a two-layer MLP give its feature $h_j \\in \\mathbb R^7$, a head $W$ gives
+the logits $W h_j$, and the loss is the cross-entropy against the rotated weekday target
+$y_j = P^j y$ plus weight decay $\\lambda_W\\|W\\|_F^2 + \\lambda_H\\|H\\|_F^2$ on the head and the
+features. A minimiser of that loss minimises $J$ under the budgets it ends with,
+$E_W = \\|W\\|_F^2$, $E_H = \\|H\\|_F^2$, so at every checkpoint we solve the layer-peeled program
+for those budgets and measure the distance (this is the `reproduce` row
+"Symmetry transfer in a trained model")."""),
+    ("code", """\
+from engine.reproduce.trained import train_cyclic
+
+trace = train_cyclic()          # deterministic: seed 0, one thread, float64
+for r in trace.rows:
+    print(f"step {r['step']:5d}  J - J* = {r['loss_gap']:+.1e}  dist(WW^T) = {r['dist_WWt']:.1e}  "
+          f"dist(H^T H) = {r['dist_HtH']:.1e}  delta_circ(WW^T) = {r['delta_circ']:.1e}")
+heatmaps([trace.WWt, trace.WWt_star], ["trained W W^T", "optimum W* W*^T (same budgets)"])"""),
 ]
 
 NB["05_permutation_symmetry"] = [
@@ -336,7 +363,7 @@ NB["05_permutation_symmetry"] = [
 
 Exchangeable alternatives ({fork, knife, plate, cup, glass}) give targets that are orbits of
 a **2-transitive** group $G$ (e.g. all permutations $S_m$): $Y = [g\\circ y : g\\in G]$.
-Theorems 2-4 of seed 003: then $W^*W^{*\\top} = \\frac{E_W}{m-1}(I - \\tfrac1m J)$, a simplex
+Theorems 2-4 of the symmetry paper: then $W^*W^{*\\top} = \\frac{E_W}{m-1}(I - \\tfrac1m J)$, a simplex
 equiangular tight frame, whatever $y$ is; and $Z^* = -\\kappa (A - Y)$ where the columns of $A$
 are $g\\circ\\alpha$ and $\\alpha$ solves a scalar stationarity system
 $\\log\\alpha_i + \\kappa(\\alpha_i - y_i) = \\frac1m\\sum_r \\log\\alpha_r$."""),
@@ -377,7 +404,7 @@ Y5 = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_group(5), exact=True)
 s5 = LayerPeeled(Y5, 1, 4).solve("etf", group=affine_line(5))
 print(Y5.shape, s5.method, "W W^T * (m-1)/E_W ="); print((s5.WWt * 4).round(6))"""),
     ("md", """\
-**Multi-block** (Theorem 6): the seed's animals example stacks the orbit of a one-hot
+**Multi-block** (Theorem 6): the symmetry paper's animals example stacks the orbit of a one-hot
 target and a uniform one; each block gets its own $\\alpha_i$, one $\\kappa$ is shared, the
 label Gram is still the ETF."""),
     ("code", """\
@@ -392,7 +419,7 @@ print("full program agrees:", round(LayerPeeled(Ym, 1, 4).solve("full").loss, 8)
 
 NB["06_composite_groups"] = [
     ("md", """\
-# 6. Composite groups (seed 003, App. F)
+# 6. Composite groups (the symmetry paper, App. F)
 
 Real label sets carry richer symmetries: several exchangeable families side by side (a
 **direct sum** $S_2\\oplus S_3$), a grid of attributes permuted independently (a **direct
@@ -451,7 +478,7 @@ NB["07_model_geometry"] = [
 dict; never downloads), resolves words to token ids with the model's `tokenizer.json`, and
 reports for a token set: $\\delta_{\\mathrm{circ}}$, $\\delta_{\\mathrm{ETF}}$ (how far the
 centred Gram of their unembeddings is from circulant / simplex-ETF structure; 0 = exact),
-$\\delta_G$ for a group, and the cosine audit of seed 000 (a translated head with the same
+$\\delta_G$ for a group, and the cosine audit of the cosine paper (a translated head with the same
 probabilities where a pair has cosine -1 / +1, with a certificate).
 
 Here we build a tiny model ourselves: a tokenizer trained on weekday sentences and a head
@@ -512,7 +539,7 @@ logitgeom inspect /path/to/model --tokens "fork,knife,plate,cup,glass" --plot ut
 logitgeom inspect /path/to/model --tokens "Monday,...,Sunday" --prompt "Today is {TOKEN}. Tomorrow is"
 ```
 
-The seed reports $\\delta_{\\mathrm{circ}} \\approx 0.2$ for weekdays and
+The symmetry paper reports $\\delta_{\\mathrm{circ}} \\approx 0.2$ for weekdays and
 $\\delta_{\\mathrm{ETF}} \\approx 0.2$ for the utensils on GPT-OSS-20B. Words that split
 into several tokens are reported, never silently truncated."""),
 ]
@@ -528,6 +555,27 @@ def build(name: str, cells: list[tuple[str, str]]):
         cell["id"] = f"{name[:2]}-{i:02d}"  # deterministic ids (nbformat >= 4.5)
         nb.cells.append(cell)
     return nb
+
+
+def execute(out: Path, timeout: int = 600) -> list[Path]:
+    """Run every notebook top to bottom and write the executed copies (with outputs) to ``out``.
+
+    ``make demo`` calls this (``build.py --execute reproduction/notebooks``) so the notebooks
+    can be read with their outputs without running them.  The kernel is this interpreter.
+    """
+    import nbclient
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, cells in NB.items():
+        nb = build(name, cells)
+        nbclient.NotebookClient(nb, kernel_name="python3", timeout=timeout,
+                                resources={"metadata": {"path": str(HERE)}}).execute()
+        path = out / f"{name}.ipynb"
+        nbformat.write(nb, path)
+        written.append(path)
+        print("executed", path)
+    return written
 
 
 def main(check: bool = False) -> int:
@@ -547,4 +595,8 @@ def main(check: bool = False) -> int:
 
 
 if __name__ == "__main__":
+    if "--execute" in sys.argv:
+        i = sys.argv.index("--execute")
+        execute(Path(sys.argv[i + 1]) if len(sys.argv) > i + 1 else Path("reproduction/notebooks"))
+        sys.exit(0)
     sys.exit(main(check="--check" in sys.argv))
