@@ -557,7 +557,7 @@ def build(name: str, cells: list[tuple[str, str]]):
     return nb
 
 
-def execute(out: Path, timeout: int = 600) -> list[Path]:
+def execute(out: Path, timeout: int = 600, names=None) -> list[Path]:
     """Run every notebook top to bottom and write the executed copies (with outputs) to ``out``.
 
     ``make demo`` calls this (``build.py --execute reproduction/notebooks``) so the notebooks
@@ -568,6 +568,8 @@ def execute(out: Path, timeout: int = 600) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, cells in NB.items():
+        if names is not None and name not in names:
+            continue
         nb = build(name, cells)
         nbclient.NotebookClient(nb, kernel_name="python3", timeout=timeout,
                                 resources={"metadata": {"path": str(HERE)}}).execute()
