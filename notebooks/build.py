@@ -150,6 +150,11 @@ for p, x in list(zip(S.patterns, S.witnesses))[:3]:
     print(p, "witness x =", [str(v) for v in x])
 R = ranking_pattern(W)
 print(R.count, "rankings (most likely label first), e.g.", R.patterns[:4])"""),
+    ("md", "A result shows itself briefly (counts and the first rows, never all of them); "
+           "`to_dataframe()` has the whole table (column `rank 1` is the most likely label)."),
+    ("code", """\
+print(repr(R))
+R.to_dataframe().head()"""),
     ("md", """\
 In the plane a ranking changes exactly when $x$ crosses a line $(w_i - w_j)\\cdot x = 0$.
 Below: those lines, and each region labelled by its ranking. Twelve of the $4! = 24$
