@@ -41,8 +41,7 @@ NB["01_cosine_is_not_probability"] = [
 
 A softmax classifier turns a hidden state $h$ into probabilities $\\mathrm{softmax}(W h)$;
 row $w_i$ of $W$ is the *unembedding* of label $i$. People often read the cosine between two
-unembeddings as "these labels are likely together". The cosine paper ("What Cosine Similarity
-of Label Representations Can and Cannot Tell us") shows why that reading fails:
+unembeddings as "these labels are likely together". The cosine paper shows why that reading fails:
 
 * **Lemma 3.1**: adding one vector $v$ to every unembedding ($W \\to W + \\mathbf 1 v^\\top$)
   adds $v\\cdot h$ to every logit, so **no probability changes, for any input**;
@@ -73,7 +72,7 @@ def row_differences(M):
     return [[a - b for a, b in zip(M[i], M[j])] for i, j in difference_pairs(len(M))]
 
 print(row_differences(W) == row_differences(W_minus) == row_differences(W_plus))"""),
-    ("md", "A picture in the spirit of the cosine paper's Fig. 1: three different-looking heads, one "
+    ("md", "A picture in the spirit of Fig. 1 of the cosine paper: three different-looking heads, one "
            "set of probability curves (inputs on the unit circle)."),
     ("code", """\
 fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
@@ -103,7 +102,7 @@ small JSON file (numbers as `"p/q"` strings) that the trusted checker
 `certificates/check.py` verifies with the Python standard library alone. Tampering with any
 number is caught."""),
     ("code", """\
-from certificates import emit
+from engine.certify import emit
 from certificates.check import check
 
 cert = emit.translation_certificate(W, 0, 1, -1)
@@ -235,7 +234,7 @@ NB["03_counterexamples"] = [
 Both are decided exactly and shipped as certificates."""),
     ("code", SETUP),
     ("code", """\
-from certificates._paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
+from engine.certify.paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
 from engine import argmaxable, cosine_equal, ranking_pattern, sign_pattern
 
 print("C(W) == C(W'):", cosine_equal(THM_5_5_W1, THM_5_5_W2))
@@ -289,8 +288,7 @@ NB["04_cyclic_symmetry"] = [
     ("md", """\
 # 4. Cyclic symmetry: weekdays and months
 
-The symmetry paper ("Uncovering Symmetry Transfer in Large Language Models via
-Layer-Peeled Optimization", Du, He and Su) models next-token targets with the **layer-peeled program**
+The symmetry paper models next-token targets with the **layer-peeled program**
 $\\min_{W,H} \\sum_j \\mathrm{CE}(\\mathrm{softmax}(WH)_{:,j}, Y_{:,j})$ with
 $\\|W\\|_F^2\\le E_W$, $\\|H\\|_F^2\\le E_H$. At the logit level $Z = WH$ it is convex:
 $\\min_Z J(Z)$ s.t. $\\|Z\\|_* \\le \\sqrt{E_W E_H}$.

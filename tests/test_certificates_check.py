@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import certificates._paper
 import certificates._render
 import certificates.check
-import certificates.emit
+import engine.certify.emit
+import engine.certify.paper
 from certificates.check import check, check_file, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,15 +117,34 @@ def test_checker_runs_on_stdlib_alone():
     assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
 
 
-def test_checker_source_imports_only_stdlib():
-    src = (ROOT / "certificates" / "check.py").read_text()
-    imports = set(re.findall(r"^\s*(?:from|import) ([a-z_.]+)", src, flags=re.M))
-    assert imports <= {"__future__", "argparse", "json", "math", "sys", "dataclasses", "fractions",
-                       "itertools", "certificates", "_render"}, imports  # _render: stdlib only
-    render = (ROOT / "certificates" / "_render.py").read_text()
-    assert set(re.findall(r"^\s*(?:from|import) ([a-z_.]+)", render, flags=re.M)) <= {
-        "__future__"}
-    assert len(src.splitlines()) < 665
+#: The trusted base a reviewer reads to trust a verdict: the dispatch (check.py), the meaning
+#: of the data (semantics.py) and the error type (errors.py).  Kinds in check_<kind>.py
+#: modules are budgeted by their owners.  About 680 code lines today; the budget leaves room
+#: for hardening but fails if the base doubles.
+TRUSTED_BASE = ("check.py", "semantics.py", "errors.py")
+TRUSTED_BUDGET = 900
+
+
+def _code_lines(path: Path) -> int:
+    """Non-blank, non-comment lines (docstrings count: they are read too)."""
+    return sum(1 for line in path.read_text().splitlines()
+               if line.strip() and not line.strip().startswith("#"))
+
+
+def test_checker_runs_as_a_script_by_path(tmp_path):
+    """`python -I path/to/certificates/check.py FILE` (no package on sys.path, any cwd)."""
+    run = subprocess.run([sys.executable, "-I", str(ROOT / "certificates" / "check.py"),
+                          str(VALID[0])], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
+
+
+def test_trusted_base_stays_small():
+    """Budget of the code a reviewer reads to trust a verdict (stdlib only: see
+    tests/test_import_graph.py)."""
+    pkg = ROOT / "certificates"
+    size = sum(_code_lines(pkg / name) for name in TRUSTED_BASE)
+    assert size <= TRUSTED_BUDGET, f"trusted base is {size} code lines > {TRUSTED_BUDGET}"
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
@@ -137,8 +156,8 @@ def test_explain_and_latex_render(path):
     assert "\\begin{pmatrix}" in tex and "\\paragraph{Claim.}" in tex
 
 
-@pytest.mark.parametrize("mod", [certificates.check, certificates._render, certificates.emit,
-                                 certificates._paper], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("mod", [certificates.check, certificates._render, engine.certify.emit,
+                                 engine.certify.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0
@@ -153,3 +172,33 @@ def test_duplicate_keys_and_deep_nesting_rejected(tmp_path):
     deep.write_text("[" * 100000 + "]" * 100000)
     assert check_file(deep).failed_check in ("unreadable", "schema")
 
+
+
+def test_semantics_moebius_and_count_agree_with_the_engine():
+    """The checker's Zaslavsky count (its own Moebius values) against the engine's lattice."""
+    import random
+    from fractions import Fraction
+
+    from certificates import semantics as sm
+    from engine.exact.lattice import count_rankings_exact, count_regions_exact, flats
+
+    rng = random.Random(5)
+    for _ in range(25):
+        k, d = rng.randint(1, 6), rng.randint(1, 3)
+        W = tuple(tuple(Fraction(rng.randint(-2, 2)) for _ in range(d)) for _ in range(k))
+        b = tuple(Fraction(rng.randint(-1, 1)) for _ in range(k))
+        for bias in (None, b):
+            bz = bias or (Fraction(0),) * k
+            fl = flats(W, bias) if any(any(r) for r in W) else ()
+            lattice = [{"hyperplanes": list(f.hyperplanes), "rank": f.rank} for f in fl]
+            if fl:
+                got = sm._moebius([frozenset(f.hyperplanes) for f in fl])
+                assert got == [f.mobius for f in fl]
+                assert sm.zaslavsky(sm.arrangement(W, bz, "sign"), lattice, "", d) == \
+                    count_regions_exact(W, bias)
+        if k > 1:
+            H = sm.arrangement(W, (Fraction(0),) * k, "ranking")
+            if any(any(a) for a, _ in H):
+                fl = flats([a for a, _ in H])
+                lattice = [{"hyperplanes": list(f.hyperplanes), "rank": f.rank} for f in fl]
+                assert sm.zaslavsky(H, lattice, "", d) == count_rankings_exact(W)

@@ -13,7 +13,7 @@ import pytest
 import certificates
 from certificates import _render
 from certificates.check import check
-from certificates.emit import ranking_certificate, theorem_certificate
+from engine.certify.emit import ranking_certificate, theorem_certificate
 
 ROOT = Path(certificates.__file__).parent
 FILES = sorted((ROOT / "examples").glob("valid-*.json")) + sorted((ROOT / "paper").glob("*.json"))

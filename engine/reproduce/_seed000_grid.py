@@ -20,7 +20,7 @@ __all__ = ["GRID", "SEEDS"]
 
 #: the grid: n -> the d values checked (Thm 5.6 only for d < n)
 GRID = {n: list(range(2, min(6, n) + 1)) for n in (3, 5, 10)}
-#: heads per cell (the seed's five)
+#: heads per cell (the cosine paper's five)
 SEEDS = 5
 _CELLS: dict[int, tuple[GridCell, ...]] = {}
 
@@ -37,7 +37,7 @@ THM_5_6_CERT_MAX_D = {10: 3}
 
 
 def _certificate(ctx: Context, W, n: int, d: int, lemma: bool) -> str:
-    from certificates import emit
+    from engine.certify import emit
 
     tag = "lemma-5.3" if lemma else "thm-5.6"
     stmt = ("S(C(W)) = S(W W^T) = S(W)" if lemma else "S(C(BW)) = S(BW (BW)^T) = R(W)")
