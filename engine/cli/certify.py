@@ -57,6 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument("--explain", action="store_true", help="state the proven claim in words")
     c.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    c.add_argument("--one-based", action="store_true",
+                   help="--explain/--latex: print labels from 1, as the papers do")
     c.add_argument("--max-work", type=int, default=None, metavar="N",
                    help="refuse (not checked) a certificate whose estimated exact work "
                    "exceeds N units (default: the checker's, 20,000,000; docs/limits.md)")
@@ -198,6 +200,7 @@ def _check(args: argparse.Namespace) -> int:
         return _check_json(args, target)
     _output.prepare(args, args.out)
     argv = (["--explain"] if args.explain else []) + (["--latex"] if args.latex else []) + \
+        (["--one-based"] if args.one_based else []) + \
         ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
         ["--", *args.files]  # a file named like an option stays a file
     code = check_main(argv)

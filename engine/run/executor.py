@@ -175,7 +175,8 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:  # pragma: no cover - dask is a core dependency
-            raise InvalidInput("--scheduler needs Dask distributed: pip install distributed") from exc
+            raise InvalidInput("--scheduler needs Dask distributed: pip install distributed") \
+                from exc
         if scheduler == "local":
             n = workers or cpu_count()
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
