@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--bias", help="bias vector file (affine model W x + b)")
     q.add_argument("--ranking", action="store_true", help="R(W) instead of S(W)")
     q.add_argument("--top", type=int, help="also state the top-T prefixes (implies --ranking)")
+    _max_regions(q)
     _out(q)
     q.set_defaults(func=_pattern)
 
@@ -29,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("W1")
     q.add_argument("W2")
     q.add_argument("--ranking", action="store_true", help="compare R instead of S")
+    _max_regions(q)
     _out(q)
     q.set_defaults(func=_differs)
 
@@ -67,6 +69,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the verdicts as JSON (one object per file, with the run listings' "
                    "problems), on stdout or in -o PATH")
     c.set_defaults(func=_check)
+
+
+def _max_regions(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--max-regions", type=int, default=None, metavar="N",
+                   help="refuse at once a head whose general-position bound on the number of "
+                   "patterns exceeds N (default 2,000,000; see docs/limits.md)")
+
+
+def _size_check(W, bias, ranking: bool, args: argparse.Namespace) -> None:
+    """A complete pattern list is enumerated: refuse huge heads before any work."""
+    from engine.geometry.counting import DEFAULT_MAX_PATTERNS, check_region_bound
+
+    limit = DEFAULT_MAX_PATTERNS if args.max_regions is None else args.max_regions
+    check_region_bound(W, bias=bias, ranking=ranking, limit=limit)
 
 
 def _out(q: argparse.ArgumentParser) -> None:
@@ -127,6 +143,7 @@ def _pattern(args: argparse.Namespace) -> int:
     W = read_matrix(args.W, what="W")
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     ptype = "ranking" if (args.ranking or args.top) else "sign"
+    _size_check(W, bias, ptype == "ranking", args)
     cert = emit.complete_certificate(W, ptype, bias=bias, top=args.top,
                                      provenance=_prov(args))
     return _emit(cert, args)
@@ -137,6 +154,8 @@ def _differs(args: argparse.Namespace) -> int:
     from engine.io import read_matrix
 
     W1, W2 = read_matrix(args.W1, what="W1"), read_matrix(args.W2, what="W2")
+    for W in (W1, W2):
+        _size_check(W, None, args.ranking, args)
     return _emit(emit.differs_certificate(W1, W2, ranking=args.ranking, provenance=_prov(args)),
                  args)
 

@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         _output.add_output(q)
         q.add_argument("--max-regions", type=int, default=None, metavar="N",
                        help="refuse at once when the general-position bound on the count "
-                       "exceeds N (default 50,000,000: a few minutes of exact work)")
+                       "exceeds N (default 10,000,000: about a minute of exact work)")
         q.set_defaults(func=_count)
 
     g = sub.add_parser(

@@ -54,8 +54,8 @@ __all__ = [
 ]
 
 #: Default limit of ``logitgeom count`` on the general-position bound (the exact count
-#: visits about one node per region: ~2e5 regions/s, so this is a few minutes at most).
-DEFAULT_MAX_COUNT = 50_000_000
+#: visits about one node per region: ~2e5 regions/s, so this is about a minute at most).
+DEFAULT_MAX_COUNT = 10_000_000
 #: Default limit of ``logitgeom patterns`` (every region is stored with a witness).
 DEFAULT_MAX_PATTERNS = 2_000_000
 
