@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import heapq
 import math
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -37,7 +36,7 @@ from engine.exact.lp import decide
 from engine.geometry import arrangement as ar
 from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import float_ as fl
-from engine.run.executor import run_units
+from engine.run.executor import in_worker, process_pool, run_units
 
 __all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",
            "shrink",
@@ -58,10 +57,10 @@ def _cpus() -> int:
 def default_executor(expected: int | None) -> Executor | None:
     """A process pool over the available cores when the work is big, else ``None`` (serial)."""
     n = _cpus()
-    if multiprocessing.current_process().daemon:  # daemonic workers may not have children
+    if in_worker():  # workers may not have pools of their own
         return None
     if expected is not None and expected > PARALLEL_THRESHOLD and n > 1:
-        return ProcessPoolExecutor(max_workers=n)
+        return process_pool(n)
     return None
 
 
