@@ -25,10 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
+
+try:
+    from certificates import check_audit as _audit
+except ImportError:  # run as a plain script: this file's folder is on sys.path
+    import check_audit as _audit
 
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "Verdict", "check", "check_file", "main"]
 
@@ -36,7 +42,7 @@ FORMAT = "logitgeom-certificate"
 VERSION = 1
 KINDS = ("sign-feasible", "sign-infeasible", "ranking-feasible", "ranking-infeasible",
          "translation", "cosine-equal", "same-chirotope", "pattern-complete",
-         "pattern-differs", "theorem")
+         "pattern-differs", "theorem", "argmax-audit")
 _PC = ("pattern-complete", "pattern-complete")
 #: Theorem -> (kinds of its first parts, kinds allowed for any further parts).
 _PARTS = {"translation-cosine": (("translation", "translation"), ()),
@@ -557,6 +563,7 @@ _CHECKERS = {
     "pattern-complete": _pattern_complete,
     "pattern-differs": _pattern_differs,
     "theorem": _theorem,
+    "argmax-audit": lambda obj, loc: _audit.check_audit(obj, loc, Fail),
 }
 
 
@@ -628,7 +635,8 @@ def check_file(path) -> Verdict:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message)
-    return check(obj)
+    with _audit.base_dir(os.path.dirname(os.path.abspath(path))):
+        return check(obj)
 
 
 def main(argv=None) -> int:

@@ -15,6 +15,7 @@ from engine.errors import (
     SolverUnavailable,
     TooLarge,
 )
+from engine.audit import AuditResult, audit_argmax
 from engine.geometry import (
     ArgmaxResult,
     Completeness,
@@ -104,6 +105,9 @@ __all__ = [
     "PatternResult",
     "argmaxable",
     "ranking_pattern",
+    # engine.audit (argmax audit at vocabulary scale)
+    "AuditResult",
+    "audit_argmax",
     "sign_pattern",
     # engine.symmetry
     "DetectedSymmetry",
