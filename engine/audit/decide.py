@@ -61,8 +61,8 @@ class Options:
     domains: tuple[str, ...] = ("all",)
     center: tuple[float, ...] | None = None
     ascent_steps: int = 8
-    lp_rows: int = 384
-    lp_add: int = 256
+    lp_rows: int = 1024
+    lp_add: int = 512
     lp_rounds: int = 60
     stats: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
@@ -172,8 +172,9 @@ def confirm_witness(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = No
 
 
 def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
+    """Float margins for proposals (fast product; decisions use :func:`confirm_witness`)."""
     if s is None:
-        s = head.matmul(x[:, None])[:, 0]
+        s = head.propose_matvec(x)
     b = head.bias if head.bias is not None else 0.0
     m = (s[k] + (b[k] if head.bias is not None else 0.0)) - (s + b)
     m[k] = np.inf
@@ -226,7 +227,10 @@ def _fit_box(x: np.ndarray, radius: Fraction | None, homogeneous: bool
 
 # ------------------------------------------------------------------------ LPs
 def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float | None):
-    """Max-margin LP on the active rows; returns (x or None, s*)."""
+    """Max-margin LP on the active rows (dual simplex: basic duals).
+
+    Returns (x or None, s*, lam) with lam the duals of the active rows (Gordan proposals
+    when s* <= 0)."""
     from scipy.optimize import linprog
 
     A = head.rows(active)
@@ -242,20 +246,20 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
         bounds = [(-radius, radius)] * d + [(None, 1.0)]
         c = np.zeros(d + 1)
         c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
         if res.status != 0:
-            return None, -np.inf
-        return res.x[:d], float(res.x[-1])
+            return None, -np.inf, None
+        return res.x[:d], float(res.x[-1]), _duals(res, len(active))
     if bias is None:
         A_ub = np.hstack([-D, np.ones((len(active), 1))])
         b_ub = np.zeros(len(active))
         bounds = [(-1.0, 1.0)] * d + [(None, 1.0)]
         c = np.zeros(d + 1)
         c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
         if res.status != 0:
-            return None, -np.inf
-        return res.x[:d], float(res.x[-1])
+            return None, -np.inf, None
+        return res.x[:d], float(res.x[-1]), _duals(res, len(active))
     db = bias[k] - bias[active]
     # vars [x, t, s]: -(D x) - db t + s <= 0; -t + s <= 0
     A_ub = np.vstack([np.hstack([-D, -db[:, None], np.ones((len(active), 1))]),
@@ -264,14 +268,22 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
     bounds = [(-1.0, 1.0)] * d + [(0.0, 1.0), (None, 1.0)]
     c = np.zeros(d + 2)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
     if res.status != 0:
-        return None, -np.inf
+        return None, -np.inf, None
     t = float(res.x[d])
     s = float(res.x[-1])
+    lam = _duals(res, len(active))
     if t <= 0:
-        return None, min(s, 0.0)
-    return res.x[:d] / t, s
+        return None, min(s, 0.0), lam
+    return res.x[:d] / t, s, lam
+
+
+def _duals(res, n: int) -> np.ndarray | None:
+    marg = getattr(getattr(res, "ineqlin", None), "marginals", None)
+    if marg is None:
+        return None
+    return np.maximum(-np.asarray(marg[:n], dtype=np.float64), 0.0)
 
 
 def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float | None):
@@ -368,13 +380,24 @@ def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
 
 
 def _gordan(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
-            stats: dict) -> dict | None:
+            stats: dict, lam: np.ndarray | None = None) -> dict | None:
+    """Gordan multipliers for label k from the duals ``lam`` of the last max-margin LP, else
+    from a hull LP on the active rows; confirmed exactly or None."""
+    if lam is not None and np.max(lam, initial=0.0) > 0:
+        rec = _gordan_from(head, k, active, box, opts, stats, lam)
+        if rec is not None:
+            return rec
     t0 = time.perf_counter()
     radius_f = float(opts.radius) if box else None
     lam = _lp_gordan(head, k, active, box, radius_f)
     stats["lp"] = stats.get("lp", 0.0) + time.perf_counter() - t0
     if lam is None:
         return None
+    return _gordan_from(head, k, active, box, opts, stats, lam)
+
+
+def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
+                 stats: dict, lam: np.ndarray) -> dict | None:
     t0 = time.perf_counter()
     try:
         mx = float(np.max(lam))
@@ -400,6 +423,8 @@ def _gordan(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
             if not pos:
                 continue
             rows = [i for i, _ in pos]
+            if len(rows) > head.d + (2 if head.bias is not None else 1):
+                continue  # not a basic solution: the certificate format wants <= d + 1(2)
             cand = _primitive([q for _, q in pos])
             if check_multipliers(head, k, rows, cand, radius):
                 return _never(rows, cand, "lp")
@@ -465,10 +490,10 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     active = np.sort(order[: min(opts.lp_rows, head.k - 1)])
     for _ in range(opts.lp_rounds):
         t0 = time.perf_counter()
-        x, s = _lp_witness(head, k, active, box, radius_f)
+        x, s, lam = _lp_witness(head, k, active, box, radius_f)
         stats["lp"] = stats.get("lp", 0.0) + time.perf_counter() - t0
         if x is None or not s > 0:
-            rec = _gordan(head, k, active, box, opts, stats)
+            rec = _gordan(head, k, active, box, opts, stats, lam)
             return rec if rec is not None else {"verdict": "undecided",
                                                 "reason": "LP margin <= 0 but Gordan "
                                                           "multipliers not confirmed",

@@ -217,6 +217,19 @@ class Head:
         self._checked_finite = True
         return out
 
+    def propose_matvec(self, x: np.ndarray) -> np.ndarray:
+        """``W @ x`` for proposals only (float32 arithmetic on float32 storage: no widening
+        pass over the matrix); never used to decide anything."""
+        if self._raw.dtype == np.float32:
+            x32 = np.asarray(x, dtype=np.float32)
+            out = np.empty(self.k, dtype=np.float64)
+            step = max(1, CHUNK_BYTES // (4 * self.d))
+            for r0 in range(0, self.k, step):
+                r1 = min(self.k, r0 + step)
+                out[r0:r1] = self._raw[r0:r1] @ x32
+            return out
+        return self.matmul(np.asarray(x, dtype=np.float64)[:, None])[:, 0]
+
     def norms(self) -> np.ndarray:
         """Upper bounds of the Euclidean row norms (float64, inflated for rounding)."""
         if self._norms is None:

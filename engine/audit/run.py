@@ -118,9 +118,12 @@ class _Source:
 
 def _npy_data_range(path: Path) -> tuple[int, int]:
     with open(path, "rb") as fh:
-        version = np.lib.format.read_magic(fh)
-        np.lib.format._read_array_header(fh, version)  # noqa: SLF001 - header length only
-        off = fh.tell()
+        magic = fh.read(8)
+        if magic[:6] != b"\x93NUMPY":
+            raise InvalidInput(f"{path} is not a .npy file")
+        n = 2 if magic[6] == 1 else 4
+        hl = int.from_bytes(fh.read(n), "little")
+    off = 8 + n + hl
     return off, path.stat().st_size - off
 
 
