@@ -34,6 +34,7 @@ def _m(M) -> str:
 
 
 def _model_text(c, w="W", b="bias", seen=None) -> str:
+    c = dict(c, W=c["head"]["W"]) if c.get("kind") == "argmax-audit" else c
     key = str(c[w])
     if seen is not None and key in seen:
         out = f"  {w} = the matrix {seen[key]} above\n"
@@ -80,6 +81,11 @@ def _claim(c) -> str:
                     "R(W1) != R(W2).")
         v = _sv(c["value"]) if c["pattern"] == "sign" else _rk(c["value"])
         return f"{v} is in {P}(W1) but not in {P}(W2), so {P}(W1) != {P}(W2)."
+    if k == "argmax-audit":
+        return "; ".join(
+            f"over {'all x' if d == 'all' else 'max_j |x_j| <= ' + c['radius']}: "
+            + ", ".join(f"{n} labels {v}" for v, n in c["counts"][d].items())
+            for d in c["domains"]) + f" (strict argmax of W x{aff}; undecided: no claim)."
     claim = _THEOREMS.get(c["theorem"], c["theorem"])
     if c["theorem"] == "argmaxable-labels":
         claim += f" {c['parameters']['labels']}"
@@ -127,6 +133,9 @@ def _body(c, seen=None) -> str:
         return (_model(c, "W1", "bias1") + _model(c, "W2", "bias2")
                 + f"  witness for W1 x = [{', '.join(c['witness'])}]\n"
                 + f"  Gordan multipliers for W2 y = [{', '.join(c['multipliers'])}]\n")
+    if k == "argmax-audit":
+        head = _model(c) if "W" in c["head"] else f"  W = {c['head']}\n"
+        return head + "  witnesses and Gordan multipliers per label: see records/shards\n"
     seen: dict = {}
     return "".join(f"  part {n}: {_claim(p)}\n{_body(p, seen)}" for n, p in
                    enumerate(c["parts"]))

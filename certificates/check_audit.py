@@ -52,7 +52,7 @@ import sys
 from array import array
 from fractions import Fraction
 
-__all__ = ["check_audit", "base_dir", "main", "VERDICTS"]
+__all__ = ["check_audit", "run", "check_file", "base_dir", "main", "VERDICTS"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
@@ -127,6 +127,10 @@ def _resolve(F, name, loc) -> str:
     if os.path.isabs(name):
         return name
     base = _BASE.get()
+    if base is None and not os.path.exists(name):
+        raise F("file", loc, f"{name!r} not found relative to the current folder; "
+                             "certificates.check resolves relative paths there, "
+                             "certificates.check_audit FILE against the certificate's folder")
     return os.path.join(base, name) if base else name
 
 
@@ -456,6 +460,25 @@ def check_audit(obj, loc, fail) -> None:
                                           f"{counts}")
 
 
+run = check_audit
+
+
+def check_file(path, labels=None):
+    """``certificates.check.check_file`` with file references resolved against the
+    certificate's folder and, optionally, only the proofs of ``labels`` re-checked."""
+    try:
+        from certificates import check as _check
+    except ImportError:  # run as a plain script
+        import check as _check
+    t1 = _BASE.set(os.path.dirname(os.path.abspath(path)))
+    t2 = _ONLY.set(None if labels is None else frozenset(labels))
+    try:
+        return _check.check_file(path)
+    finally:
+        _ONLY.reset(t2)
+        _BASE.reset(t1)
+
+
 # ----------------------------------------------------------------------------- CLI
 def _parse_labels(text: str) -> set[int]:
     out: set[int] = set()
@@ -494,11 +517,7 @@ def main(argv=None) -> int:
         only = (only or set()) | set(random.Random(args.seed).sample(labs,
                                                                      min(args.sample,
                                                                          len(labs))))
-    token = _ONLY.set(None if only is None else frozenset(only))
-    try:
-        v = _check.check_file(args.file)
-    finally:
-        _ONLY.reset(token)
+    v = check_file(args.file, only)
     scope = "all labels" if only is None else f"{len(only)} labels' proofs"
     if v.ok:
         print(f"{args.file}: OK {v.kind} ({scope}; structure and counts of every record)")

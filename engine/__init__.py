@@ -6,6 +6,7 @@ Public names are re-exported here explicitly, grouped by topic; see
 """
 
 from engine._version import __version__
+from engine.audit import AuditResult, audit_argmax
 from engine.errors import (
     EngineError,
     InexactResult,
@@ -15,7 +16,6 @@ from engine.errors import (
     SolverUnavailable,
     TooLarge,
 )
-from engine.audit import AuditResult, audit_argmax
 from engine.geometry import (
     ArgmaxResult,
     Completeness,

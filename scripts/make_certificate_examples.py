@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from certificates import emit  # noqa: E402
 from certificates.check import check  # noqa: E402
+from engine.audit import examples as audit_examples  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 H = emit.header
@@ -45,6 +46,7 @@ def valid() -> dict[str, dict]:
                 "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
                 "cos(w''_0, w''_1) = +1"),
         }
+    v["argmax-audit"] = audit_examples.valid_certificate()  # its invalid ones: argmax-audit/
     return v
 
 
@@ -153,6 +155,7 @@ def main() -> int:
     for name, (c, _) in invalid(v).items():
         text = c if isinstance(c, str) else emit.dumps(c)
         (OUT / f"invalid-{name}.json").write_text(text, encoding="utf-8")
+    audit_examples.write_examples(OUT)
     return 0
 
 

@@ -7,14 +7,14 @@ import json
 import struct
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
 from certificates import check_audit
-from certificates.check import check, check_file
+from certificates.check import check
+from certificates.check_audit import check_file
 from engine.audit import audit_argmax
 from engine.audit.decide import Options, confirm_witness, rounding_bound
 from engine.audit.head import HeadSpec, open_head
