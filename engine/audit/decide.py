@@ -387,10 +387,10 @@ def _gordan(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
         rec = _gordan_from(head, k, active, box, opts, stats, lam)
         if rec is not None:
             return rec
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     radius_f = float(opts.radius) if box else None
     lam = _lp_gordan(head, k, active, box, radius_f)
-    stats["lp"] = stats.get("lp", 0.0) + time.perf_counter() - t0
+    stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
     if lam is None:
         return None
     return _gordan_from(head, k, active, box, opts, stats, lam)
@@ -398,7 +398,7 @@ def _gordan(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
 
 def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
                  stats: dict, lam: np.ndarray) -> dict | None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         mx = float(np.max(lam))
         if mx <= 0:
@@ -430,7 +430,7 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                 return _never(rows, cand, "lp")
         return None
     finally:
-        stats["gordan"] = stats.get("gordan", 0.0) + time.perf_counter() - t0
+        stats["gordan"] = stats.get("gordan", 0.0) + time.process_time() - t0
 
 
 def _never(rows: list[int], c: list[int], stage: str) -> dict:
@@ -476,22 +476,22 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
         if Fraction(radius_f) > opts.radius:
             radius_f = float(np.nextafter(radius_f, 0.0))
         x0 = np.clip(x0, -radius_f, radius_f)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     x, m = _relax(head, k, x0.copy(), opts.ascent_steps, box, radius_f, stats)
-    stats["ascent"] = stats.get("ascent", 0.0) + time.perf_counter() - t0
+    stats["ascent"] = stats.get("ascent", 0.0) + time.process_time() - t0
     if np.all(m > 0) and (not box or _in_box(x, opts.radius)):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         ok = confirm_witness(head, k, x, stats=stats)
-        stats["exact"] = stats.get("exact", 0.0) + time.perf_counter() - t0
+        stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
         if ok:
             return _witness_record(x, None, "ascent")
     order = np.argsort(m, kind="stable")
     order = order[order != k]
     active = np.sort(order[: min(opts.lp_rows, head.k - 1)])
     for _ in range(opts.lp_rounds):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         x, s, lam = _lp_witness(head, k, active, box, radius_f)
-        stats["lp"] = stats.get("lp", 0.0) + time.perf_counter() - t0
+        stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
         if x is None or not s > 0:
             rec = _gordan(head, k, active, box, opts, stats, lam)
             return rec if rec is not None else {"verdict": "undecided",
@@ -504,9 +504,9 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
         bad = np.flatnonzero(m <= 0)
         bad = bad[~np.isin(bad, active)]
         if bad.size == 0:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             ok = confirm_witness(head, k, x, stats=stats)
-            stats["exact"] = stats.get("exact", 0.0) + time.perf_counter() - t0
+            stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
             if ok:
                 return _witness_record(x, None, "lp")
             rec = _gordan(head, k, active, box, opts, stats)
@@ -532,14 +532,14 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     labels = tuple(int(k) for k in labels)
     b = head.bias
     homogeneous = b is None
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     X = head.rows(list(labels)).T
     S = head.matmul(X)
-    stats["screen"] = time.perf_counter() - t0
+    stats["screen"] = time.process_time() - t0
     out: dict[int, dict] = {k: {"label": k} for k in labels}
     pending: dict[int, set[str]] = {}
     for j, k in enumerate(labels):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         col = S[:, j]
         g = col[k] - col
         g[k] = np.inf
@@ -556,13 +556,13 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     if fit is not None:
                         out[k]["box"] = _witness_record(fit[0], t * fit[1], "row")
                         done.add("box")
-        stats["screen"] += time.perf_counter() - t0
+        stats["screen"] += time.process_time() - t0
         rest = set(opts.domains) - done
         if rest:
             pending[k] = rest
     # screen 2: x = t (w_k - c), on the labels still open
     if pending and opts.center is not None:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         ks = sorted(pending)
         c = np.asarray(opts.center, dtype=np.float64)
         Xc = head.rows(ks).T - c[:, None]
@@ -585,7 +585,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                 if fit is not None:
                     out[k]["box"] = _witness_record(fit[0], None, "center")
                     pending[k].discard("box")
-        stats["screen"] += time.perf_counter() - t0
+        stats["screen"] += time.process_time() - t0
     # the rest: relaxation, cutting-plane LP, Gordan
     for k in sorted(pending):
         doms = pending[k]

@@ -57,7 +57,8 @@ class AuditResult:
     certificate_path : Path or None
         ``audit.json`` when ``out`` was given.
     stage_seconds : dict
-        Wall seconds summed over blocks per pipeline stage (screen, ascent, lp, gordan, exact).
+        CPU seconds (all threads of the worker) summed over blocks per pipeline stage
+        (screen, ascent, lp, gordan, exact) and the number of exactly decided pairs.
     records : list of dict or None
         The per-label records (kept in memory only without ``out``).
     """
