@@ -300,3 +300,29 @@ def test_bad_inputs():
         audit_argmax(np.array([[1.0, np.nan], [0.0, 1.0]]), progress=False)
     r = audit_argmax(W, tokens="0,2", progress=False, options=Options(ascent_steps=0))
     assert r.labels == (0, 2) and r.counts["all"]["argmaxable"] == 2
+
+
+def test_model_folder_with_tokenizer_names_the_tokens(tmp_path):
+    pytest.importorskip("tokenizers")
+    import shutil
+
+    from _tiny_models import day_ids, tokenizer_path, vocab_size
+    from tokenizers import Tokenizer
+
+    V, d = vocab_size(), 40
+    rng = np.random.default_rng(11)
+    W = (np.round(rng.standard_normal((V, d)) * 256) / 256).astype(np.float32)
+    monday, tuesday, wednesday = day_ids()[:3]
+    W[monday] = (W[tuesday] + W[wednesday]) / 2
+    model = tmp_path / "model"
+    model.mkdir()
+    header = {"lm_head.weight": {"dtype": "F32", "shape": [V, d],
+                                 "data_offsets": [0, V * d * 4]}}
+    hb = json.dumps(header).encode()
+    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(hb)) + hb + W.tobytes())
+    shutil.copy(tokenizer_path(), model / "tokenizer.json")
+    r = audit_argmax(model, tokens="Monday,Tuesday", progress=False)
+    assert monday in r.never() and tuesday not in r.never()
+    piece = Tokenizer.from_file(str(tokenizer_path())).id_to_token(monday)
+    assert r.names[monday] == piece and repr(piece) in "\n".join(r.summary())
+    assert check(r.certificate()).ok
