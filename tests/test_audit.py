@@ -326,3 +326,12 @@ def test_model_folder_with_tokenizer_names_the_tokens(tmp_path):
     piece = Tokenizer.from_file(str(tokenizer_path())).id_to_token(monday)
     assert r.names[monday] == piece and repr(piece) in "\n".join(r.summary())
     assert check(r.certificate()).ok
+
+
+def test_bias_auto_needs_a_model(tmp_path):
+    np.save(tmp_path / "W.npy", np.eye(3, dtype=np.float32))
+    with pytest.raises(InvalidInput, match="bias 'auto'"):
+        audit_argmax(tmp_path / "W.npy", bias="auto", progress=False)
+    (tmp_path / "b.csv").write_text("0\n0\n1\n")
+    r = audit_argmax(tmp_path / "W.npy", bias=tmp_path / "b.csv", progress=False)
+    assert r.counts["all"]["argmaxable"] == 3

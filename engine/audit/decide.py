@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -64,7 +64,6 @@ class Options:
     lp_rows: int = 1024
     lp_add: int = 512
     lp_rounds: int = 60
-    stats: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 def rounding_bound(d: int) -> float:

@@ -156,6 +156,12 @@ def _find_tokenizer(path: Path, tokenizer) -> object | None:
 
 
 def _open_source(source, bias, tensor, transpose, tokenizer, work: Path) -> _Source:
+    is_model = isinstance(source, str | Path) and (Path(source).is_dir() or Path(
+        source).suffix.lower() in {".safetensors", ".npz", ".bin", ".pt", ".pth", ".ckpt"})
+    if isinstance(bias, str) and bias == "auto" and not is_model:
+        raise InvalidInput("bias 'auto' (--bias without a value) looks for the bias tensor of "
+                           "a model folder or weight file; for a matrix give a vector or a "
+                           "vector file")
     if not isinstance(source, str | Path):
         arr = source
         if isinstance(arr, np.ndarray) and arr.dtype.kind == "f" and arr.size > _SPEC_INLINE_LIMIT:
@@ -334,7 +340,10 @@ def audit_argmax(
         an LP); both verdicts are reported.
     out : path, optional
         Output folder: shards, ``run.json`` (resume state), ``audit.json`` (certificate),
-        ``summary.json``.  A rerun with the same inputs resumes.
+        ``summary.json``.  A rerun with the same inputs resumes.  Without it the records
+        stay in memory (``result.certificate()``); an in-memory array of more than 2^20
+        entries is then mapped from a temporary file that is removed at the end, so give
+        ``out`` to keep a checkable certificate of such a head.
     executor : None, concurrent.futures.Executor or distributed.Client
         Where label blocks run (see :mod:`engine.run.executor`).
     progress : bool, optional
