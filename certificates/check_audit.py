@@ -228,8 +228,8 @@ def _head_from_file(F, ref, k, d, loc) -> _FileRows:
 
 def _common_den(rows) -> int:
     dens = set()
-    for i in range(len(rows)):
-        dens.update(v.as_integer_ratio()[1] for v in rows[i])
+    for r in rows:
+        dens.update(v.as_integer_ratio()[1] for v in r)
     return math.lcm(*dens) if dens else 1
 
 
@@ -293,13 +293,14 @@ def _records(F, obj, loc):
 
 
 class _Model:
+    """Exact rows on demand: row i as integers over its own denominator L_i."""
+
     #: Integer rows are cached when the head has at most this many entries.
     CACHE = 1 << 22
 
     def __init__(self, F, W, bias, k, d):
         self.F, self.k, self.d = F, k, d
         self.W = W
-        self.L = _common_den(W)
         self._cache = {} if k * d <= self.CACHE else None
         if bias is None:
             self.IB, self.LB = None, 1
@@ -307,40 +308,48 @@ class _Model:
             IB, self.LB = _int_matrix([bias])
             self.IB = IB[0]
 
-    def row(self, i) -> list[int]:
+    def row(self, i) -> tuple[list[int], int]:
         if self._cache is not None and i in self._cache:
             return self._cache[i]
-        r = _ints(self.W[i], self.L)
+        r = self.W[i]
+        L = _common_den([r])
+        out = (_ints(r, L), L)
         if self._cache is not None:
-            self._cache[i] = r
-        return r
+            self._cache[i] = out
+        return out
 
     def margins_positive(self, k, x: list[Fraction], loc):
         F = self.F
         IX, LX = _int_matrix([x])
         IX = IX[0]
-        wk = self.row(k)
+        wk, Lk = self.row(k)
         dk = sum(map(int.__mul__, wk, IX))
-        scale = self.L * LX
         for i in range(self.k):
             if i == k:
                 continue
-            dot = dk - sum(map(int.__mul__, self.row(i), IX))
-            val = dot * self.LB + (0 if self.IB is None else (self.IB[k] - self.IB[i]) * scale)
+            wi, Li = self.row(i)
+            di = sum(map(int.__mul__, wi, IX))
+            # margin = (dk / Lk - di / Li) / LX + (b_k - b_i) / LB, times Lk Li LX LB > 0
+            val = (dk * Li - di * Lk) * self.LB
+            if self.IB is not None:
+                val += (self.IB[k] - self.IB[i]) * Lk * Li * LX
             if val <= 0:
                 raise F("witness", f"{loc}", f"label {k}: margin against label {i} is not "
                                              "positive at the witness")
 
     def gordan(self, k, rows, c, radius, loc):
         F = self.F
-        wk = self.row(k)
+        R = [self.row(i) for i in (k, *rows)]
+        L = math.lcm(*(Li for _, Li in R))
+        wk = [v * (L // R[0][1]) for v in R[0][0]]
         v = [0] * self.d
         beta = 0
-        for i, ci in zip(rows, c, strict=True):
-            wi = self.row(i)
+        for (wi, Li), i, ci in zip(R[1:], rows, c, strict=True):
+            f = L // Li
             for j in range(self.d):
-                if wk[j] != wi[j]:
-                    v[j] += ci * (wk[j] - wi[j])
+                t = wk[j] - wi[j] * f
+                if t:
+                    v[j] += ci * t
             if self.IB is not None:
                 beta += ci * (self.IB[k] - self.IB[i])
         if radius is None:
@@ -348,7 +357,7 @@ class _Model:
                 raise F("gordan-combination", loc, f"label {k}: sum c_i (w_k - w_i) != 0 or "
                                                    "sum c_i (b_k - b_i) > 0")
         else:
-            total = Fraction(beta, self.LB) + radius * Fraction(sum(map(abs, v)), self.L)
+            total = Fraction(beta, self.LB) + radius * Fraction(sum(map(abs, v)), L)
             if total > 0:
                 raise F("gordan-combination", loc, f"label {k}: sum c_i (b_k - b_i) + R "
                                                    "||sum c_i (w_k - w_i)||_1 > 0")
@@ -400,7 +409,8 @@ def _check_entry(F, M: _Model, k, e, dom, radius, loc, do_math):
 
 
 def M_row(M: _Model, k):
-    return [Fraction(v, M.L) for v in M.row(k)]
+    r, L = M.row(k)
+    return [Fraction(v, L) for v in r]
 
 
 def check_audit(obj, loc, fail) -> None:
