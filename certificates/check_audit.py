@@ -311,9 +311,9 @@ class _Model:
     def row(self, i) -> tuple[list[int], int]:
         if self._cache is not None and i in self._cache:
             return self._cache[i]
-        r = self.W[i]
-        L = _common_den([r])
-        out = (_ints(r, L), L)
+        pq = [v.as_integer_ratio() for v in self.W[i]]
+        L = math.lcm(*{q for _, q in pq})
+        out = ([p * (L // q) for p, q in pq], L)
         if self._cache is not None:
             self._cache[i] = out
         return out
