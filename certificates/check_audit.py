@@ -425,15 +425,16 @@ def check_argmax_audit(obj, loc) -> None:
 def check_file(path, labels=None):
     """``certificates.check.check_file`` with file references resolved against the
     certificate's folder and, optionally, only the proofs of ``labels`` re-checked."""
+    import certificates.check_audit as mod  # the module check.py dispatches to (not __main__)
     from certificates import check as _check
 
-    t1 = _BASE.set(os.path.dirname(os.path.abspath(path)))
-    t2 = _ONLY.set(None if labels is None else frozenset(labels))
+    t1 = mod._BASE.set(os.path.dirname(os.path.abspath(path)))
+    t2 = mod._ONLY.set(None if labels is None else frozenset(labels))
     try:
         return _check.check_file(path)
     finally:
-        _ONLY.reset(t2)
-        _BASE.reset(t1)
+        mod._ONLY.reset(t2)
+        mod._BASE.reset(t1)
 
 
 # ----------------------------------------------------------------------------- CLI

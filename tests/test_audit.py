@@ -343,3 +343,21 @@ def test_checker_module_budget():
     docstrings included, as tests/test_certificates_check.py counts them)."""
     src = Path(check_audit.__file__).read_text().splitlines()
     assert sum(1 for line in src if line.strip() and not line.strip().startswith("#")) <= 450
+
+
+def test_check_audit_as_a_module_resolves_files(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    import engine.audit.run as run_mod
+
+    monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
+    W, _ = planted_head(k=200, d=4, seed=12)
+    np.save(tmp_path / "W.npy", W)
+    audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-m", "certificates.check_audit",
+                          str(tmp_path / "o" / "audit.json"), "--sample", "2"],
+                         cwd=tmp_path.parent, capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0 and ": OK argmax-audit" in run.stdout, run.stdout + run.stderr
