@@ -100,7 +100,7 @@ def main(argv=None) -> int:
                     help="random non-planted labels whose proofs the stdlib checker re-checks")
     args = ap.parse_args(argv)
 
-    from certificates import check_audit
+    from certificates import check, check_audit  # noqa: F401 - loaded now, used at the end
     from engine.audit import audit_argmax
     from engine.run.executor import make_executor
 
