@@ -146,6 +146,7 @@ class _FileRows:
 
 def _head_from_file(ref, k, d, loc) -> _FileRows:
     fmt = get(ref, "format", loc)
+    _only(ref, {"format", "file", "sha256", "tensor", "transpose"}, loc)
     path = _resolve(get(ref, "file", loc), f"{loc}/file")
     sha = get(ref, "sha256", loc)
     transpose = ref.get("transpose", False)
@@ -228,6 +229,7 @@ def _records(obj, loc):
     shards = read_list(get(obj, "shards", loc), f"{loc}/shards")
     for s, sh in enumerate(shards):
         sloc = f"{loc}/shards/{s}"
+        _only(sh, {"file", "sha256"}, sloc)
         path = _resolve(get(sh, "file", sloc), f"{sloc}/file")
         try:
             with open(path, "rb") as fh:
@@ -319,15 +321,30 @@ class _Model:
                                                    "||sum c_i (w_k - w_i)||_1 > 0")
 
 
+#: Fields of an entry per verdict (``stage`` and ``reason`` are notes, never checked).
+_ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
+          "never": {"verdict", "rows", "multipliers", "stage"},
+          "undecided": {"verdict", "reason", "stage"}}
+
+
+def _only(obj, allowed, loc):
+    """Reject unknown keys (a look-alike key must not change what is checked)."""
+    extra = sorted(set(obj) - set(allowed), key=str) if isinstance(obj, dict) else []
+    if extra:
+        raise Fail("schema", loc, f"unknown field {ascii(extra[0])[:60]} (allowed: "
+                                  f"{', '.join(sorted(allowed))})")
+
+
 def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
     verdict = get(e, "verdict", loc)
     if verdict not in VERDICTS:
         raise Fail("schema", f"{loc}/verdict", f"unknown verdict {verdict!r}")
+    _only(e, _ENTRY[verdict], loc)
     if verdict == "undecided":
         return verdict
     if verdict == "argmaxable":
         w = get(e, "witness", loc)
-        if not isinstance(w, dict) or len(set(w) & {"x", "scale"}) != 1:
+        if not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1:
             raise Fail("schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
         if "scale" in w:
             t = read_number(w["scale"], f"{loc}/witness/scale")
@@ -375,6 +392,7 @@ def check_argmax_audit(obj, loc) -> None:
     d = read_int(get(obj, "cols", loc), f"{loc}/cols", 1)
     head = get(obj, "head", loc)
     if isinstance(head, dict) and "W" in head:
+        _only(head, {"W"}, f"{loc}/head")
         rows = read_list(head["W"], f"{loc}/head/W", k)
         W = [[read_number(s, f"{loc}/head/W/{i}/{j}")
               for j, s in enumerate(read_list(r, f"{loc}/head/W/{i}", d))]
@@ -402,6 +420,7 @@ def check_argmax_audit(obj, loc) -> None:
     seen: list[int] = []
     for rloc, rec in _records(obj, loc):
         lab = read_int(get(rec, "label", rloc), f"{rloc}/label", 0, k - 1)
+        _only(rec, {"label", *domains}, rloc)
         if seen and lab <= seen[-1]:
             raise Fail("schema", f"{rloc}/label", "records must be in increasing label order, "
                                                "each label once")
@@ -422,16 +441,19 @@ def check_argmax_audit(obj, loc) -> None:
                                           f"{counts}")
 
 
-def check_file(path, labels=None):
+def check_file(path, labels=None, max_work="default"):
     """``certificates.check.check_file`` with file references resolved against the
-    certificate's folder and, optionally, only the proofs of ``labels`` re-checked."""
+    certificate's folder and, optionally, only the proofs of ``labels`` re-checked (then no
+    work budget applies unless ``max_work`` is given: the caller chose the sample)."""
     import certificates.check_audit as mod  # the module check.py dispatches to (not __main__)
     from certificates import check as _check
 
+    if max_work == "default":
+        max_work = None if labels is not None else _check.DEFAULT_MAX_WORK
     t1 = mod._BASE.set(os.path.dirname(os.path.abspath(path)))
     t2 = mod._ONLY.set(None if labels is None else frozenset(labels))
     try:
-        return _check.check_file(path)
+        return _check.check_file(path, max_work)
     finally:
         mod._ONLY.reset(t2)
         mod._BASE.reset(t1)
@@ -463,6 +485,8 @@ def main(argv=None) -> int:
     ap.add_argument("--labels", help="check the proofs of these labels only ('0,5,9-12')")
     ap.add_argument("--sample", type=int, help="check the proofs of N random labels only")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    ap.add_argument("--max-work", type=int, help="work budget of a full check (default: the "
+                                                  "checker's); none with --labels/--sample")
     args = ap.parse_args(argv)
     only = None
     if args.labels:
@@ -473,7 +497,7 @@ def main(argv=None) -> int:
         only = (only or set()) | set(random.Random(args.seed).sample(labs,
                                                                      min(args.sample,
                                                                          len(labs))))
-    v = check_file(args.file, only)
+    v = check_file(args.file, only, args.max_work if args.max_work is not None else "default")
     scope = "all labels" if only is None else f"{len(only)} labels' proofs"
     if v.ok:
         print(f"{args.file}: OK {v.kind} ({scope}; structure and counts of every record)")

@@ -361,3 +361,24 @@ def test_check_audit_as_a_module_resolves_files(tmp_path, monkeypatch):
                          cwd=tmp_path.parent, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0 and ": OK argmax-audit" in run.stdout, run.stdout + run.stderr
+
+
+def test_unknown_fields_and_work_budget(tmp_path, monkeypatch):
+    cert = _cert()
+    assert check(cert).ok
+    bad = json.loads(json.dumps(cert))
+    bad["records"][0]["all"]["witnes"] = bad["records"][0]["all"].get("witness")
+    assert check(bad).failed_check == "schema"
+    bad = json.loads(json.dumps(cert))
+    bad["radius_"] = "1"
+    assert check(bad).failed_check == "schema"
+    # a full check of a big head is refused by the budget; a chosen sample is checked
+    import engine.audit.run as run_mod
+
+    monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
+    W, _ = planted_head(k=300, d=4, seed=13)
+    np.save(tmp_path / "W.npy", W)
+    audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
+    path = tmp_path / "o" / "audit.json"
+    assert check_file(path, max_work=1000).failed_check == "work-budget"
+    assert check_file(path, labels=[0, 299]).ok
