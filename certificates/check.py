@@ -30,6 +30,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
+try:  # the layer-peeled brackets (docs/certified-optima.md); stdlib only as well
+    from certificates import check_bracket as _bracket
+except ImportError:  # run as a plain script: this file's folder is on sys.path
+    import check_bracket as _bracket
+
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "Verdict", "check", "check_file", "main"]
 
 FORMAT = "logitgeom-certificate"
@@ -558,6 +563,8 @@ _CHECKERS = {
     "pattern-differs": _pattern_differs,
     "theorem": _theorem,
 }
+_CHECKERS.update(_bracket.register(Fail, lambda obj, loc: _dispatch(obj, loc)))
+KINDS += _bracket.KINDS
 
 
 def _dispatch(obj, loc):
