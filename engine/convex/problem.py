@@ -346,6 +346,23 @@ class LayerPeeledSolution:
         """``H^T H`` (n x n), computed on access (n = 40,320 would need 13 GB)."""
         return self.H.T @ self.H
 
+    def certificate(self, eps: Any = None, **kw: Any) -> dict:
+        """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
+
+        Thin wrapper of :func:`engine.convex.certify.solution_certificate` (keywords:
+        ``eps_mode``, ``generators``, ``claims``, ``precision``); see
+        docs/certified-optima.md.
+
+        Examples
+        --------
+        >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve()
+        >>> sol.certificate(eps="1/1000000")["kind"]
+        'layer-peeled-bracket'
+        """
+        from engine.convex.certify import solution_certificate
+
+        return solution_certificate(self, eps=eps, **kw)
+
     def to_dict(self, *, include_timing: bool = False) -> dict:
         """Plain-JSON data (floats and nested lists), keys sorted by :meth:`to_json`."""
         fr = self.free_radius
