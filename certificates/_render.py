@@ -171,7 +171,11 @@ def _tex(text: str) -> str:
 def latex(c) -> str:
     """A LaTeX snippet (matrices, witnesses, the claim) a paper can include."""
     if c["kind"].startswith("layer-peeled-"):
-        return "% " + explain(c).replace("\n", "\n% ").rstrip("% ") + "\n"
+        try:
+            from certificates.check_bracket import latex as bracket_latex
+        except ImportError:  # run as a plain script
+            from check_bracket import latex as bracket_latex
+        return bracket_latex(c)
     out = [f"% logitgeom certificate: {c['kind']}", f"\\paragraph{{Claim.}} {_tex(_claim(c))}"]
     items = [p for p in ([c] if c["kind"] != "theorem" else c["parts"])]
     for p in items:

@@ -39,7 +39,7 @@ import decimal
 from collections import Counter
 from fractions import Fraction
 
-__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "bounds", "explain", "register"]
+__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "bounds", "explain", "latex", "register"]
 
 KINDS = ("layer-peeled-bracket", "layer-peeled-theorem")
 #: theorem -> (structure claims its part must carry, what the generators must do)
@@ -117,13 +117,18 @@ def _dec(q: Fraction, ctx, up: bool) -> decimal.Decimal:
 
 
 def exp_up(q: Fraction, ctx) -> Fraction:
-    """A rational >= exp(q): exp is increasing, round q up, widen the result by one ulp."""
+    """A rational >= exp(q): exp is increasing, round q up, widen the result by one ulp.
+    Below -300 the bound 10^-100 > exp(-300) is used (no huge denominators)."""
+    if q < -300:
+        return Fraction(1, 10 ** 100)
     return Fraction(ctx.next_plus(ctx.exp(_dec(q, ctx, True))))
 
 
 def log_up(q: Fraction, ctx) -> Fraction:
-    """A rational >= log(q) for q > 0 (log is increasing; same rounding argument)."""
-    return Fraction(ctx.next_plus(ctx.ln(_dec(q, ctx, True))))
+    """A rational >= log(q) for q > 0 (log is increasing; same rounding argument).  A zero
+    result is exact (ln is 0 only at 1), so it is not widened to the tiniest decimal."""
+    r = ctx.ln(_dec(q, ctx, True))
+    return Fraction(ctx.next_plus(r) if r else r)
 
 
 def _context(prec: int):
@@ -360,6 +365,8 @@ def register(fail_cls, dispatch) -> dict:
                 return fn(obj, loc, *extra)
             except Fail as f:
                 raise fail_cls(f.check, f.location, f.message) from None
+            except ArithmeticError as exc:  # decimal overflow on absurd numbers, ...
+                raise fail_cls("number", loc or "/", f"arithmetic failed: {exc!r}") from None
         return run
 
     return {KINDS[0]: wrap(check), KINDS[1]: wrap(check_theorem, dispatch)}
@@ -367,7 +374,7 @@ def register(fail_cls, dispatch) -> dict:
 
 # -------------------------------------------------------------------------- explanation
 def _short(q: Fraction) -> str:
-    return f"{float(q):.12g}"
+    return f"{float(q):.15g}"
 
 
 def explain(c) -> str:
@@ -377,7 +384,8 @@ def explain(c) -> str:
         what = {"cyclic-circulant": "W W^T circulant (cyclic target)",
                 "transitive-etf": "W W^T a simplex ETF (2-transitive target)",
                 "group-block-form": "W W^T constant on the orbitals of the group (block form)"}
-        return (f"Theorem ({c['theorem']}{', ' + c['label'] if c.get('label') else ''}): a "
+        label = f" ({c['label']})" if c.get("label") else ""
+        return (f"Claim: theorem {c['theorem']}{label}: a "
                 f"solution with {what[c['theorem']]} is within the proven bracket of the "
                 "optimum.\n" + explain(part))
     Y, W = c["Y"], c["W"]
@@ -414,3 +422,20 @@ def explain(c) -> str:
 
 def _gram_entry(W, i, j) -> Fraction:
     return sum((Fraction(a) * Fraction(b) for a, b in zip(W[i], W[j], strict=True)), Fraction(0))
+
+
+def latex(c) -> str:
+    """A LaTeX snippet: the claim in words and the target Y (presentation only)."""
+    part = c["parts"][0] if c["kind"] == KINDS[1] else c
+    lo, up = Fraction(part["lower"]), Fraction(part["upper"])
+
+    def frac(x):
+        q = Fraction(x)
+        return str(q) if q.denominator == 1 else f"\\frac{{{q.numerator}}}{{{q.denominator}}}"
+
+    rows = " \\\\ ".join(" & ".join(frac(x) for x in r) for r in part["Y"])
+    return (f"% logitgeom certificate: {c['kind']}\n\\paragraph{{Claim.}} The layer-peeled "
+            f"optimum $J^*$ for the target below with $E_W = {part['E_W']}$, $E_H = "
+            f"{part['E_H']}$ lies in $[{_short(lo)}, {_short(up)}]$ (proven; the upper end is "
+            f"attained by the certificate's $W, H$).\n\\[ Y = \\begin{{pmatrix}} {rows} "
+            f"\\end{{pmatrix}} \\]\n")

@@ -14,6 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from make_bracket_examples import invalid as bracket_invalid  # noqa: E402
+from make_bracket_examples import valid as bracket_valid  # noqa: E402
+
 from certificates import emit  # noqa: E402
 from certificates.check import check  # noqa: E402
 
@@ -45,7 +48,7 @@ def valid() -> dict[str, dict]:
                 "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
                 "cos(w''_0, w''_1) = +1"),
         }
-    return v
+    return v | bracket_valid()
 
 
 def _set(c, path, value):
@@ -116,6 +119,7 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict | str, str]]:
                           "a part is missing"),
         "theorem-mismatch": (mut("theorem", ["parts"], v["theorem"]["parts"][::-1]),
                              "targets in the wrong order"),
+        **bracket_invalid(v),
     }
 
 
