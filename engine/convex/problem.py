@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from engine.convex._loss import entropy, softmax
+from engine.convex._loss import cross_entropy, entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
+from engine.convex.solvers import full_size_gap
 from engine.convex.solvers import solve as conic_solve
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
@@ -248,9 +249,12 @@ class LayerPeeled:
             if reduced.problem is None:
                 solver_name, status = reduced.info.get("solver", red.name), "optimal"
             else:
-                rep = conic_solve(reduced.problem, solver, accurate=True,
+                rep = conic_solve(reduced.problem, solver, accurate=True,  # best tier by gap
+                                  score=lambda: full_size_gap(self, red.invert(reduced)),
                                   **(solver_options or {}))
                 solver_name, status = rep.solver, rep.status
+                if rep.note:
+                    info["solver_note"] = rep.note
             Z = red.invert(reduced)
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
@@ -439,6 +443,12 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         nuc = problem.rho
     bound = dual_bound(Z, problem.Y, problem.rho)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol)
+    if not f.tight:  # d < rank: the convex value is a lower bound the factors do not reach
+        info["factors_loss"] = cross_entropy(f.W @ f.H, problem.Y)
+        info["bound_attained"] = False
+        info["note"] = (f"d = {f.d} < rank {f.rank}: loss {bound.upper:.10g} is the convex "
+                        f"lower bound, NOT attained by the returned factors (their loss "
+                        f"J(W H) = {info['factors_loss']:.10g})")
     return LayerPeeledSolution(
         Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
         probabilities=softmax(Z), budget_active=problem.budget_active, rank=f.rank,
