@@ -41,7 +41,7 @@ from fractions import Fraction
 
 __all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "bounds", "explain", "latex", "register"]
 
-KINDS = ("layer-peeled-bracket", "layer-peeled-theorem")
+KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bracket")
 #: theorem -> (structure claims its part must carry, what the generators must do)
 THEOREMS = {"cyclic-circulant": ("circulant", "the cyclic shift"),
             "transitive-etf": ("simplex-etf", "a 2-transitive group"),
@@ -311,6 +311,174 @@ def check(obj, loc="") -> None:
     _structure(obj, loc, Y, EW, W, P, s)
 
 
+# ----------------------------------------------------------- orbit brackets (implicit Y)
+def _mul(a, b) -> tuple:
+    """(a o b)(i) = a[b[i]]."""
+    return tuple(a[i] for i in b)
+
+
+def _inv(a) -> tuple:
+    r = [0] * len(a)
+    for i, x in enumerate(a):
+        r[x] = i
+    return tuple(r)
+
+
+def group_order(gens, n) -> int:
+    """|<gens>| by the deterministic Schreier-Sims algorithm: levels (base point, strong
+    generators fixing the earlier base points, transversal), grown until every Schreier
+    generator of every level sifts to the identity through the levels below it (Sims'
+    criterion); the order is the product of the basic orbit lengths."""
+    e = tuple(range(n))
+    base, strong = [], []  # strong[k]: generators added at level k
+
+    def orbit(k):
+        gs = [g for lv in strong[k:] for g in lv]
+        t, todo = {base[k]: e}, [base[k]]
+        while todo:
+            x = todo.pop()
+            for g in gs:
+                if g[x] not in t:
+                    t[g[x]] = _mul(g, t[x])
+                    todo.append(g[x])
+        return gs, t
+
+    def sift(g, k):
+        while k < len(base):
+            t = orbit(k)[1]
+            if g[base[k]] not in t:
+                return g, k
+            g, k = _mul(_inv(t[g[base[k]]]), g), k + 1
+        return g, k
+
+    def add(h, j):
+        if j == len(base):
+            base.append(next(i for i in range(n) if h[i] != i))
+            strong.append([])
+        strong[j].append(h)
+
+    for g in gens:
+        h, j = sift(tuple(g), 0)
+        if h != e:
+            add(h, j)
+    changed = True
+    while changed:
+        changed = False
+        for k in reversed(range(len(base))):
+            gs, t = orbit(k)
+            for x, u in t.items():
+                for g in gs:
+                    h, j = sift(_mul(_inv(t[g[x]]), _mul(g, u)), k + 1)
+                    if h != e:
+                        add(h, j)
+                        changed = True
+                        break
+                if changed:
+                    break
+            if changed:
+                break
+    order = 1
+    for k in range(len(base)):
+        order *= len(orbit(k)[1])
+    return order
+
+
+def _orbital_mean(M, gens) -> list:
+    """The group average (1/|G|) sum_g P_g M P_g^T: the mean of M over each orbital (orbit of
+    the group on pairs (i, j)), found by union-find with the generators alone."""
+    m = len(M)
+    parent = list(range(m * m))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for g in gens:
+        for i in range(m):
+            for j in range(m):
+                a, b = find(i * m + j), find(g[i] * m + g[j])
+                if a != b:
+                    parent[a] = b
+    sums, counts = {}, {}
+    for k in range(m * m):
+        r = find(k)
+        sums[r] = sums.get(r, 0) + M[k // m][k % m]
+        counts[r] = counts.get(r, 0) + 1
+    return [[sums[find(i * m + j)] / counts[find(i * m + j)] for j in range(m)]
+            for i in range(m)]  # Fraction / int: exact
+
+
+def check_orbit(obj, loc="") -> None:
+    """Verify a ``layer-peeled-orbit-bracket``: Y = [P_g y_b : g in G, b] is never built.
+
+    With W (m x m) invariant (W[g i][g j] = W[i][j] for every generator) and H's columns
+    P_g h_b, column (g, b) of W H is P_g (W h_b); every column sum is |G| times a sum over the
+    bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
+    """
+    Yb = _mat(obj, "bases", loc)
+    m = len(Yb[0])
+    Y = [list(c) for c in zip(*Yb, strict=True)]  # m x B, one column per base
+    _stochastic(Y, "target", f"{loc}/bases")
+    gens = _get(obj, "generators", loc)
+    if not isinstance(gens, list) or not gens:
+        raise Fail("schema", f"{loc}/generators", "a non-empty list of permutations")
+    gens = [tuple(_perm(g, f"{loc}/generators/{r}", m)) for r, g in enumerate(gens)]
+    N = group_order(gens, m)
+    if _get(obj, "group_order", loc) != N:
+        raise Fail("group-order", f"{loc}/group_order", f"the generators generate a group of"
+                   f" order {N}")
+    EW, EH = _scalar(obj, "E_W", loc), _scalar(obj, "E_H", loc)
+    if EW <= 0 or EH <= 0:
+        raise Fail("budget", f"{loc}/E_W", "budgets must be > 0")
+    W = _mat(obj, "W", loc, rows=m, cols=m)
+    for r, g in enumerate(gens):
+        if any(W[g[i]][g[j]] != W[i][j] for i in range(m) for j in range(m)):
+            raise Fail("structure-invariant", f"{loc}/generators/{r}",
+                       f"W is not invariant under generator {r}")
+    Hb = _mat(obj, "H_bases", loc, rows=len(Yb), cols=m)
+    Pb = _mat(obj, "P_bases", loc, rows=len(Yb), cols=m)
+    prec = _get(obj, "precision", loc)
+    if not isinstance(prec, int) or isinstance(prec, bool) or not \
+            PRECISION[0] <= prec <= PRECISION[1]:
+        raise Fail("precision", f"{loc}/precision", f"precision must be an integer in {PRECISION}")
+    ctx = _context(prec)
+    if _sq_frob(W) > EW:
+        raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
+    if N * _sq_frob(Hb) > EH:
+        raise Fail("budget", f"{loc}/H_bases", "|G| sum_b ||h_b||^2 > E_H")
+    upper, lower = _scalar(obj, "upper", loc), _scalar(obj, "lower", loc)
+    if N * _upper(Y, W, [list(c) for c in zip(*Hb, strict=True)], ctx) > upper:
+        raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
+    P = [list(c) for c in zip(*Pb, strict=True)]
+    _stochastic(P, "dual-stochastic", f"{loc}/P_bases")
+    rho, s = _scalar(obj, "rho_up", loc), _scalar(obj, "s", loc)
+    if rho < 0 or rho * rho < EW * EH:
+        raise Fail("radius", f"{loc}/rho_up", "rho_up^2 < E_W E_H (or rho_up < 0)")
+    V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
+    M = [[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)] for i in range(m)]
+    M = _orbital_mean(M, gens)
+    if s < 0 or _psd_fails([[s * s * (i == j) - N * M[i][j] for j in range(m)]
+                            for i in range(m)]) is not None:
+        raise Fail("spectral", f"{loc}/s", "s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD")
+    if N * _entropy_lower(P, ctx) - rho * s < lower:
+        raise Fail("lower", f"{loc}/lower", "Ent(P) - rho_up s may be below the stated lower"
+                   " bound")
+    eps, mode = _scalar(obj, "eps", loc), _get(obj, "eps_mode", loc)
+    if mode not in ("absolute", "relative"):
+        raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
+    if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
+        raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    claims = _get(obj, "structure", loc)
+    if not isinstance(claims, list) or any(not isinstance(c, dict) or c.get("claim") not in
+                                           ("circulant", "simplex-etf", "span-I-J")
+                                           for c in claims):
+        raise Fail("schema", f"{loc}/structure", "orbit brackets claim circulant, simplex-etf"
+                   " or span-I-J (invariance is built in)")
+    _structure(obj, loc, Y, EW, W, P, s)
+
+
 def _two_transitive(gens, m) -> bool:
     """Whether the group generated by ``gens`` is transitive on ordered pairs of labels."""
     if m < 2:
@@ -350,7 +518,7 @@ def check_theorem(obj, loc="", dispatch=None) -> None:
                    " 2-transitively on the labels")
 
 
-CHECKERS = {KINDS[0]: check, KINDS[1]: check_theorem}
+CHECKERS = {KINDS[0]: check, KINDS[1]: check_theorem, KINDS[2]: check_orbit}
 
 
 def register(fail_cls, dispatch) -> dict:
@@ -369,7 +537,8 @@ def register(fail_cls, dispatch) -> dict:
                 raise fail_cls("number", loc or "/", f"arithmetic failed: {exc!r}") from None
         return run
 
-    return {KINDS[0]: wrap(check), KINDS[1]: wrap(check_theorem, dispatch)}
+    return {KINDS[0]: wrap(check), KINDS[1]: wrap(check_theorem, dispatch),
+            KINDS[2]: wrap(check_orbit)}
 
 
 # -------------------------------------------------------------------------- explanation
@@ -388,8 +557,11 @@ def explain(c) -> str:
         return (f"Claim: theorem {c['theorem']}{label}: a "
                 f"solution with {what[c['theorem']]} is within the proven bracket of the "
                 "optimum.\n" + explain(part))
-    Y, W = c["Y"], c["W"]
-    m, n, d = len(Y), len(Y[0]), len(W[0])
+    orbit = c["kind"] == KINDS[2]
+    W = c["W"]
+    Y = c["Y"] if not orbit else [list(r) for r in zip(*c["bases"], strict=True)]
+    m, d = len(Y), len(W[0])
+    n = len(Y[0]) * (c["group_order"] if orbit else 1)
     lo, up = Fraction(c["lower"]), Fraction(c["upper"])
     rel = (up - lo) / up if up else Fraction(0)
     out = [f"Claim: the layer-peeled optimum J* = min J(W H) s.t. ||W||_F^2 <= {c['E_W']}, "
@@ -400,6 +572,11 @@ def explain(c) -> str:
            "(so it holds for every d' >= d);",
            "  the lower bound holds for every d (Fenchel dual at P, ||P - Y||_2 <= s).",
            f"  Decimal precision {c['precision']} digits, every result widened by one ulp."]
+    if orbit:
+        out.append(f"  Y = [P_g y_b : g in G, b] for {len(c['bases'])} base column(s) and the "
+                   f"group G of order {c['group_order']} generated by {len(c['generators'])} "
+                   "permutation(s), never materialised; W commutes with G, H's columns are "
+                   "P_g h_b, P's columns P_g p_b.")
     for cl in c["structure"]:
         k = cl["claim"]
         if k == "circulant":
@@ -428,12 +605,13 @@ def latex(c) -> str:
     """A LaTeX snippet: the claim in words and the target Y (presentation only)."""
     part = c["parts"][0] if c["kind"] == KINDS[1] else c
     lo, up = Fraction(part["lower"]), Fraction(part["upper"])
+    Y = part["Y"] if "Y" in part else [list(r) for r in zip(*part["bases"], strict=True)]
 
     def frac(x):
         q = Fraction(x)
         return str(q) if q.denominator == 1 else f"\\frac{{{q.numerator}}}{{{q.denominator}}}"
 
-    rows = " \\\\ ".join(" & ".join(frac(x) for x in r) for r in part["Y"])
+    rows = " \\\\ ".join(" & ".join(frac(x) for x in r) for r in Y)
     return (f"% logitgeom certificate: {c['kind']}\n\\paragraph{{Claim.}} The layer-peeled "
             f"optimum $J^*$ for the target below with $E_W = {part['E_W']}$, $E_H = "
             f"{part['E_H']}$ lies in $[{_short(lo)}, {_short(up)}]$ (proven; the upper end is "

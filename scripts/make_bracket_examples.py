@@ -67,7 +67,26 @@ def valid() -> dict[str, dict]:
            "theorem": "transitive-etf", "label": "Thm 2 at m = 2",
            "statement": "For the S_2 orbit target Y = I_2 a simplex-ETF solution is within "
                         "eps of the optimum.", "parts": [b]}
-    return {"layer-peeled-bracket": b, "layer-peeled-theorem": thm}
+    return {"layer-peeled-bracket": b, "layer-peeled-theorem": thm,
+            "layer-peeled-orbit-bracket": _orbit()}
+
+
+def _orbit() -> dict:
+    """The same instance as an orbit bracket: base y = (1, 0), G = S_2 (|G| = 2), invariant
+    W = c [[1, -1], [-1, 1]], h = c (1, -1) with c = 4999/10000, p = (p, 1 - p)."""
+    c = Fraction(4999, 10000)
+    o = {"format": "logitgeom-certificate", "version": 1, "kind": "layer-peeled-orbit-bracket",
+         "statement": "Y = [P_g (1, 0)^T : g in S_2] = I_2 given implicitly; E_W = E_H = 1.",
+         "bases": [["1", "0"]], "generators": S2, "group_order": 2, "E_W": "1", "E_H": "1",
+         "W": _s([[c, -c], [-c, c]]), "H_bases": _s([[c, -c]]), "P_bases": _s([[p, 1 - p]]),
+         "s": str(2 * (1 - p)), "rho_up": "1", "precision": 40}
+    ctx = cb._context(40)
+    up = 2 * cb._upper([[F(1)], [F(0)]], [[c, -c], [-c, c]], [[c], [-c]], ctx)
+    lo = 2 * cb._entropy_lower([[p], [1 - p]], ctx) - 2 * (1 - p)
+    o["lower"] = str(Fraction(math.floor(lo * _GRID), _GRID))
+    o["upper"] = str(Fraction(math.ceil(up * _GRID), _GRID))
+    o.update({"eps": "1/1000", "eps_mode": "absolute", "structure": [{"claim": "simplex-etf"}]})
+    return o
 
 
 def _set(c, path, value):
@@ -117,4 +136,6 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict, str]]:
                       "a generator that is not a permutation"),
         "transitivity": (t | {"parts": [etf3]}, "ETF on m = 3 with only the identity as "
                          "generator: not 2-transitive"),
+        "group-order": (v["layer-peeled-orbit-bracket"] | {"group_order": 3},
+                        "|G| = 3 stated for S_2"),
     }

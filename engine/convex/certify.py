@@ -43,6 +43,7 @@ from certificates import check_bracket as cb
 from engine.errors import InexactResult, InvalidInput
 
 __all__ = ["bracket_certificate", "theorem_certificate", "solution_certificate",
+           "orbit_bracket_certificate",
            "cyclic_shift", "orbital_average", "DEFAULT_PRECISION"]
 
 #: decimal digits the checker uses for exp/log (each result widened by one ulp)
@@ -286,16 +287,7 @@ def bracket_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: st
     upper = Fraction(math.ceil(up * _DIGITS), _DIGITS)
     lower = Fraction(math.floor(lo * _DIGITS), _DIGITS)
     width = (upper - lower) / (abs(upper) if eps_mode == "relative" else 1)
-    if eps is None:
-        e = Fraction(float(f"{float(width) * (1 + 1e-9):.1e}")) if width > 0 else Fraction(0)
-        eps_q = e if e >= width else width
-    else:
-        eps_q = Fraction(eps) if not isinstance(eps, float) else Fraction(eps)
-        if eps_q < 0:
-            raise InvalidInput(f"eps must be >= 0; got {eps!r}")
-        if width > eps_q:
-            raise InexactResult(f"the certified {eps_mode} width is {float(width):.3g} > eps = "
-                                f"{float(eps_q):.3g}; solve more accurately or relax eps")
+    eps_q = _eps(eps, width, eps_mode)
     cert.update({"lower": str(lower), "upper": str(upper), "eps": str(eps_q),
                  "eps_mode": eps_mode, "structure": structure})
     try:
@@ -347,3 +339,142 @@ def solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
         generators = [[1, 0, *range(2, m)], cyclic_shift(m)]
     return bracket_certificate(sol.problem, sol.Z, eps=eps, eps_mode=eps_mode,
                                generators=generators, claims=tuple(claims), **kw)
+
+
+def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
+                              eps: Any = None, eps_mode: str = "relative", claims=(),
+                              precision: int = DEFAULT_PRECISION,
+                              statement: str | None = None) -> dict:
+    """A ``layer-peeled-orbit-bracket``: the target ``Y = [P_g y_b : g in G, b]`` is given by
+    its base columns and the generators of G, never materialised (S_9: 362,880 columns).
+
+    Parameters
+    ----------
+    bases : list of sequences
+        The base columns y_b (exact probability vectors, "p/q" strings or numbers).
+    generators : list of permutations
+        Image form; G is the group they generate (its order is computed exactly).
+    E_W, E_H : number
+        Budgets.
+    z_bases : array_like
+        m x B float logits of the base columns of a (near-)optimal invariant Z.
+
+    Returns
+    -------
+    dict
+        A certificate the stdlib checker accepts.
+
+    Examples
+    --------
+    >>> c = orbit_bracket_certificate([["1/2", "1/2", "0"]], [[1, 0, 2], [1, 2, 0]], 1, 1,
+    ...                               [[0.2], [0.2], [-0.4]])
+    >>> from certificates.check import check
+    >>> check(c).ok, c["group_order"]
+    (True, 6)
+    """
+    from engine.exact.numbers import to_fraction
+
+    if eps_mode not in ("relative", "absolute"):
+        raise InvalidInput(f"eps_mode must be 'relative' or 'absolute'; got {eps_mode!r}")
+    Yb = [[to_fraction(x, what="base entry") for x in b] for b in bases]
+    m, B = len(Yb[0]), len(Yb)
+    for k, b in enumerate(Yb):
+        if len(b) != m or sum(b) != 1 or min(b) < 0:
+            raise InvalidInput(f"base {k} is not an exact probability vector of length {m}")
+    gens = [list(map(int, g)) for g in generators]
+    for g in gens:
+        if sorted(g) != list(range(m)):
+            raise InvalidInput(f"generator {g} is not a permutation of 0..{m - 1}")
+    N = cb.group_order([tuple(g) for g in gens], m)
+    EW, EH = to_fraction(E_W, what="E_W"), to_fraction(E_H, what="E_H")
+    zb = np.asarray(z_bases, dtype=float).reshape(m, B)
+    Yf = np.array([[float(x) for x in b] for b in Yb]).T           # m x B
+    zb = zb - zb.mean(axis=0, keepdims=True)
+    # Z Z^T = N * orbital mean of sum_b z_b z_b^T; W = a (Z Z^T)^(1/4) is invariant
+    M = cb._orbital_mean([[float(x) for x in r] for r in zb @ zb.T], gens)
+    lam, U = np.linalg.eigh(N * np.array(M, dtype=float))
+    lam = np.clip(lam, 0, None)
+    a = (float(EW) / float(EH)) ** 0.25
+    W = orbital_average(_qmat(a * (U * lam ** 0.25) @ U.T), gens)
+    cm = [sum(c, Fraction(0)) / m for c in zip(*W, strict=True)]
+    W = [[x - c for x, c in zip(r, cm, strict=True)] for r in W]
+    Wn = np.array([[float(x) for x in r] for r in W])
+    Hb = _qmat(np.linalg.lstsq(Wn, zb, rcond=None)[0].T)           # B x m
+    nw = sum((x * x for r in W for x in r), Fraction(0))
+    nh = N * sum((x * x for r in Hb for x in r), Fraction(0))
+    fw, fh = _sqrt_down(EW / nw), _sqrt_down(EH / nh)
+    W = [[x * fw for x in r] for r in W]
+    Hb = [[x * fh for x in r] for r in Hb]
+    Zq = np.array([[float(x) for x in r] for r in W]) @ np.array(
+        [[float(x) for x in r] for r in Hb]).T                     # m x B
+    E = np.exp(Zq - Zq.max(axis=0, keepdims=True))
+    P0 = E / E.sum(axis=0, keepdims=True)
+    rho = float(np.sqrt(float(EW) * float(EH)))
+
+    def flat(P, r):  # the flattening of _flatten, applied through the m x m Gram
+        V = P - Yf
+        G = N * np.array(cb._orbital_mean([[float(x) for x in row] for row in V @ V.T], gens))
+        lam, U = np.linalg.eigh(G)
+        sig = np.sqrt(np.clip(lam[::-1], 0, None))
+        U = U[:, ::-1]
+        f = sig.copy()
+        f[:r] = sig[r - 1]
+        T = (U * np.divide(f, sig, out=np.ones_like(f), where=sig > 0)) @ U.T
+        Q = np.maximum(Yf + T @ V, 0)
+        return Q / Q.sum(axis=0, keepdims=True)
+
+    def dual(P):
+        V = P - Yf
+        G = N * np.array(cb._orbital_mean([[float(x) for x in row] for row in V @ V.T], gens))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ent = -np.sum(np.where(P > 0, P * np.log(np.where(P > 0, P, 1)), 0.0))
+        return N * ent - rho * float(np.sqrt(max(np.linalg.eigvalsh(G)[-1], 0)))
+
+    P = _qstochastic(max([P0] + [flat(P0, r) for r in range(2, m + 1)], key=dual))
+    Pb = [list(c) for c in zip(*P, strict=True)]
+    V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
+    Mv = cb._orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
+                           for i in range(m)], gens)
+    sf = float(np.sqrt(max(np.linalg.eigvalsh(N * np.array(Mv, dtype=float))[-1], 0)))
+    for k in range(40, 0, -4):
+        s = Fraction(math.ceil(sf * (1 + 2.0 ** -k) * 2 ** 60) + 1, 2 ** 60)
+        if cb._psd_fails([[s * s * (i == j) - N * Mv[i][j] for j in range(m)]
+                          for i in range(m)]) is None:
+            break
+    else:
+        raise InexactResult("could not verify a spectral bound (please report this)")
+    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.KINDS[2]}
+    if statement:
+        cert["statement"] = statement
+    cert.update({"bases": _s(Yb), "generators": gens, "group_order": N, "E_W": str(EW),
+                 "E_H": str(EH), "W": _s(W), "H_bases": _s(Hb), "P_bases": _s(Pb),
+                 "s": str(s), "rho_up": str(_sqrt_up(EW * EH)), "precision": int(precision)})
+    ctx = cb._context(int(precision))
+    up = N * cb._upper([list(c) for c in zip(*Yb, strict=True)], W,
+                       [list(c) for c in zip(*Hb, strict=True)], ctx)
+    lo = N * cb._entropy_lower(P, ctx) - Fraction(cert["rho_up"]) * s
+    upper = Fraction(math.ceil(up * _DIGITS), _DIGITS)
+    lower = Fraction(math.floor(lo * _DIGITS), _DIGITS)
+    width = (upper - lower) / (abs(upper) if eps_mode == "relative" else 1)
+    eps_q = _eps(eps, width, eps_mode)
+    cert.update({"lower": str(lower), "upper": str(upper), "eps": str(eps_q),
+                 "eps_mode": eps_mode, "structure": [{"claim": c} for c in claims]})
+    try:
+        cb.check_orbit(cert)
+    except cb.Fail as f:
+        raise InexactResult(f"the emitted certificate fails '{f.check}' at {f.location}: "
+                            f"{f.message}") from None
+    return cert
+
+
+def _eps(eps: Any, width: Fraction, eps_mode: str) -> Fraction:
+    if eps is None:
+        e = Fraction(float(f"{float(width) * (1 + 1e-9):.1e}")) if width > 0 else Fraction(0)
+        return e if e >= width else width
+    eps_q = Fraction(eps)
+    if eps_q < 0:
+        raise InvalidInput(f"eps must be >= 0; got {eps!r}")
+    if width > eps_q:
+        raise InexactResult(f"the certified {eps_mode} width is {float(width):.3g} > eps = "
+                            f"{float(eps_q):.3g}; solve more accurately or relax eps")
+    return eps_q
