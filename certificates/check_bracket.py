@@ -500,12 +500,15 @@ def check_theorem(obj, loc="", dispatch=None) -> None:
         raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     parts = _get(obj, "parts", loc)
     if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) \
-            or parts[0].get("kind") != KINDS[0]:
-        raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs one {KINDS[0]} part")
-    (dispatch or (lambda p, q: check(p, q)))(parts[0], f"{loc}/parts/0")
-    part, m = parts[0], len(parts[0]["Y"])
+            or parts[0].get("kind") not in (KINDS[0], KINDS[2]):
+        raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs one {KINDS[0]} or "
+                   f"{KINDS[2]} part")
+    (dispatch or CHECKERS[parts[0]["kind"]])(parts[0], f"{loc}/parts/0")
+    part = parts[0]
     claims = {c["claim"]: c for c in part["structure"]}
-    need = THEOREMS[name][0]
+    if part["kind"] == KINDS[2]:  # an orbit bracket is invariant under its group by design
+        claims["invariant"] = {"generators": part["generators"]}
+    m, need = len(part["W"]), THEOREMS[name][0]
     if need not in claims or "invariant" not in claims:
         raise Fail("theorem-mismatch", f"{loc}/parts/0/structure",
                    f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
@@ -615,5 +618,6 @@ def latex(c) -> str:
     return (f"% logitgeom certificate: {c['kind']}\n\\paragraph{{Claim.}} The layer-peeled "
             f"optimum $J^*$ for the target below with $E_W = {part['E_W']}$, $E_H = "
             f"{part['E_H']}$ lies in $[{_short(lo)}, {_short(up)}]$ (proven; the upper end is "
-            f"attained by the certificate's $W, H$).\n\\[ Y = \\begin{{pmatrix}} {rows} "
+            f"attained by the certificate's $W, H$).\n\\[ {'Y' if 'Y' in part else 'y_b'} = "
+            f"\\begin{{pmatrix}} {rows} "
             f"\\end{{pmatrix}} \\]\n")

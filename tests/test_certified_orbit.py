@@ -162,3 +162,14 @@ def _alpha(y, kappa):
 
     mu = brentq(lambda mu: a_of(mu).sum() - 1, -50, 50, xtol=1e-15)
     return a_of(mu)
+
+
+def test_orbit_part_in_a_theorem(s4):
+    from engine.convex.certify import theorem_certificate
+
+    thm = theorem_certificate("transitive-etf", s4, label="Thms 2-3, implicit S_4 orbit")
+    assert check(thm).ok
+    c = copy.deepcopy(s4)
+    c["generators"], c["group_order"] = [[1, 2, 3, 0]], 4  # C_4: not 2-transitive
+    bad = theorem_certificate("transitive-etf", c)
+    assert check(bad).failed_check in ("transitivity", "lower")
