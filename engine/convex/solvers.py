@@ -316,7 +316,8 @@ def solve(
         "optimal_inaccurate"), on the problem's current variable values; lower is better
         (the layer-peeled solve passes the full-size duality gap).  Once a tier is
         "optimal", the best point seen is restored, so a tight tier that ends "inaccurate"
-        but is better than a looser "optimal" one is kept (``SolveReport.note`` says so).
+        but is better than a looser "optimal" one is kept (the status stays "optimal", the
+        status of the run; ``SolveReport.note`` names the kept tier and its own status).
     **options
         Passed to ``prob.solve``.
 
@@ -364,19 +365,17 @@ def solve(
                     if isinstance(exc, Infeasible):
                         raise
                     continue
-            note = ""
+            note, status, value = "", str(prob.status), float(prob.value)
             if kept:  # the best point by the caller's score, not merely the last tier's
                 best = min(kept, key=lambda t: (t[0], t[1]))
-                if best[1] != k:
+                if best[1] != k:  # status stays this tier's "optimal"; the note says why
                     for v, val in best[4].items():
                         v.value = val
                     caught = best[5]
-                    note = (f"kept the point of tolerance tier {best[1]} (status "
-                            f"{best[2]}): better score {best[0]:.3g} than the last tier's "
-                            f"{kept[-1][0]:.3g}")
-                status, value = best[2], best[3]
-            else:
-                status, value = str(prob.status), float(prob.value)
+                    value = best[3]
+                    note = (f"kept the point of tolerance tier {best[1]} (its status: "
+                            f"{best[2]}): better score {best[0]:.3g} than the point of the "
+                            f"'optimal' tier {k} ({kept[-1][0]:.3g})")
             for w in caught:  # a shared registry keeps the "once per location" default
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
                                        registry=_WARNED)
