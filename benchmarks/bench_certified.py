@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from certificates.check import check  # noqa: E402
-from certificates.emit import dumps  # noqa: E402
+from engine.certify.emit import dumps  # noqa: E402
 from engine.convex import (  # noqa: E402
     LayerPeeled,
     affine_group,

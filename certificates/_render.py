@@ -135,10 +135,8 @@ def _body(c, seen=None) -> str:
 def explain(c) -> str:
     """The proven claim in words, with the matrices."""
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
-        try:
-            from certificates.check_bracket import explain as bracket_explain
-        except ImportError:  # run as a plain script
-            from check_bracket import explain as bracket_explain
+        from certificates.check_bracket import explain as bracket_explain
+
         return bracket_explain(c)
     return f"Claim: {_claim(c)}\n{_body(c)}"
 
@@ -171,10 +169,8 @@ def _tex(text: str) -> str:
 def latex(c) -> str:
     """A LaTeX snippet (matrices, witnesses, the claim) a paper can include."""
     if c["kind"].startswith("layer-peeled-"):
-        try:
-            from certificates.check_bracket import latex as bracket_latex
-        except ImportError:  # run as a plain script
-            from check_bracket import latex as bracket_latex
+        from certificates.check_bracket import latex as bracket_latex
+
         return bracket_latex(c)
     out = [f"% logitgeom certificate: {c['kind']}", f"\\paragraph{{Claim.}} {_tex(_claim(c))}"]
     items = [p for p in ([c] if c["kind"] != "theorem" else c["parts"])]

@@ -39,7 +39,10 @@ import decimal
 from collections import Counter
 from fractions import Fraction
 
-__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "bounds", "explain", "latex", "register"]
+from certificates.errors import Fail
+
+__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "check_orbit", "check_theorem", "bounds",
+           "explain", "latex", "group_order"]
 
 KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bracket")
 #: theorem -> (structure claims its part must carry, what the generators must do)
@@ -50,12 +53,15 @@ STRUCTURES = ("circulant", "simplex-etf", "span-I-J", "invariant", "budget-inact
 PRECISION = (20, 200)  # allowed decimal precision (significant digits)
 
 
-class Fail(Exception):
-    """One failed check; replaced by the host checker's class in :func:`register`."""
-
-    def __init__(self, check: str, location: str, message: str):
-        super().__init__(message)
-        self.check, self.location, self.message = check, location, message
+def _guarded(fn):
+    """Arithmetic that fails on absurd numbers (decimal overflow, ...) is a failed check."""
+    def run(obj, loc="", *args):
+        try:
+            return fn(obj, loc, *args)
+        except ArithmeticError as exc:
+            raise Fail("number", loc or "/", f"arithmetic failed: {exc!r}") from None
+    run.__doc__, run.__name__ = fn.__doc__, fn.__name__
+    return run
 
 
 # ------------------------------------------------------------------------------ reading
@@ -276,6 +282,7 @@ def _structure(obj, loc, Y, EW, W, P, s) -> list:
     return claims
 
 
+@_guarded
 def check(obj, loc="") -> None:
     """Verify a ``layer-peeled-bracket`` certificate; raise :class:`Fail` on the first failure."""
     Y, EW, EH, W, H, P, prec = _read(obj, loc)
@@ -410,6 +417,7 @@ def _orbital_mean(M, gens) -> list:
             for i in range(m)]  # Fraction / int: exact
 
 
+@_guarded
 def check_orbit(obj, loc="") -> None:
     """Verify a ``layer-peeled-orbit-bracket``: Y = [P_g y_b : g in G, b] is never built.
 
@@ -493,6 +501,7 @@ def _two_transitive(gens, m) -> bool:
     return len(seen) == m * (m - 1)
 
 
+@_guarded
 def check_theorem(obj, loc="", dispatch=None) -> None:
     """Verify a ``layer-peeled-theorem``: its part is a valid bracket with the right claims."""
     name = _get(obj, "theorem", loc)
@@ -522,26 +531,6 @@ def check_theorem(obj, loc="", dispatch=None) -> None:
 
 
 CHECKERS = {KINDS[0]: check, KINDS[1]: check_theorem, KINDS[2]: check_orbit}
-
-
-def register(fail_cls, dispatch) -> dict:
-    """Hook into the host checker: failures are re-raised as its ``fail_cls``, and theorem
-    parts go through its ``dispatch`` (format, version, kind).
-
-    Returns the kind -> checker table to merge into the host's dispatch table.
-    """
-    def wrap(fn, *extra):
-        def run(obj, loc):
-            try:
-                return fn(obj, loc, *extra)
-            except Fail as f:
-                raise fail_cls(f.check, f.location, f.message) from None
-            except ArithmeticError as exc:  # decimal overflow on absurd numbers, ...
-                raise fail_cls("number", loc or "/", f"arithmetic failed: {exc!r}") from None
-        return run
-
-    return {KINDS[0]: wrap(check), KINDS[1]: wrap(check_theorem, dispatch),
-            KINDS[2]: wrap(check_orbit)}
 
 
 # -------------------------------------------------------------------------- explanation

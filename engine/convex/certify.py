@@ -16,7 +16,7 @@ Steps, each exact once rationals appear:
    LDL^T accepts; ``rho_up``: a dyadic ceiling of ``sqrt(E_W E_H)``;
 4. ``upper`` / ``lower``: the checker's own rigorous bounds, rounded outwards to 30 digits.
 
-In the budget-inactive case (MATH: the unconstrained optimum ``log Y + 1 c^T`` is feasible)
+In the budget-inactive case (the unconstrained optimum ``log Y + 1 c^T`` is feasible)
 the proof is ``P = Y``, ``s = 0``: ``lower`` is the entropy sum and ``upper`` the loss of
 the (slack) centred ``log Y`` factors.
 

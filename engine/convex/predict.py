@@ -1,7 +1,8 @@
 """The geometry the symmetry theorems predict, and how far a solution is from it.
 
-* 2-transitive orbit targets (MATH.md section 3, active budget): ``W W^T = E_W/(m-1) (I -
-  J/m)`` exactly (a simplex ETF; a sympy matrix of rationals when E_W is rational),
+* 2-transitive orbit targets (docs/layer-peeled.md, section 4, active budget):
+  ``W W^T = E_W/(m-1) (I - J/m)`` exactly (a simplex ETF; a sympy matrix of rationals when
+  E_W is rational),
   ``softmax(Z*)`` columns ``alpha(y_j)`` from the stationarity system, ``Z* = -kappa (A - Y)``.
 * cyclic targets (section 2): ``Z*``, ``W W^T`` and ``H^T H`` are invariant under the cyclic
   shift; ``W W^T`` is a symmetric circulant, given symbolically by its first column

@@ -1,4 +1,4 @@
-"""The layer-peeled program at the logit level (MATH.md section 1) and its solution.
+"""The layer-peeled program at the logit level (docs/layer-peeled.md) and its solution.
 
 ``LayerPeeled(Y, E_W, E_H, d)`` holds a validated target; ``.solve(method=...)`` picks a
 reduction from :mod:`engine.convex.reductions`, solves it, maps it back to the full-size

@@ -1,4 +1,4 @@
-"""The composite-group examples of seed 003 App. F (targets of MATH.md section 4).
+"""The composite-group examples of the symmetry paper App. F (targets of docs/symmetry.md).
 
 Readings chosen where the extracted text is ambiguous (each target sums to exactly 1):
 
@@ -45,7 +45,7 @@ __all__ = ["AppFExample", "app_f_examples", "vec"]
 
 @dataclass(frozen=True, eq=False)
 class AppFExample:
-    """One App. F example: the group on labels, the base vector, the MATH.md block form."""
+    """One App. F example: the labels' group, the base vector, its block form (docs/symmetry.md)."""
 
     name: str
     group: GroupAction
@@ -71,7 +71,7 @@ _W6 = ["1/12", "1/4", "1/4", "0", "1/6", "1/4"]
 
 
 def app_f_examples() -> dict[str, AppFExample]:
-    """The seven App. F examples, keyed by name, in the order of the seed's figures."""
+    """The seven App. F examples, keyed by name, in the order of the symmetry paper's figures."""
     S = symmetric
     P32 = [list(r) for r in zip(*_P23, strict=True)]
     raw = [

@@ -1,4 +1,5 @@
-"""The DFT program for cyclic targets (MATH.md section 2; seed 003 Thms 1 and 5).
+"""The DFT program for cyclic targets (docs/layer-peeled.md, section 3; Thms 1 and 5 of the
+symmetry paper).
 
 Applies when the multiset of columns of Y is invariant under the cyclic shift
 ``(P y)_i = y_{i-1 mod m}``, i.e. Y is, up to a column permutation, a union of cyclic

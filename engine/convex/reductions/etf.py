@@ -1,4 +1,4 @@
-"""2-transitive orbit targets: the scalar stationarity system (MATH.md section 3).
+"""2-transitive orbit targets: the scalar stationarity system (docs/layer-peeled.md, section 4).
 
 Applies when the multiset of columns of Y is invariant under a 2-transitive group G of
 label permutations (default: the symmetric group S_m; ``group=`` gives another, as

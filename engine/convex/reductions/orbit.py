@@ -1,4 +1,4 @@
-"""The orbit reduction of MATH.md section 4: any finite permutation symmetry of Y.
+"""The orbit reduction of docs/symmetry.md: any finite permutation symmetry of Y.
 
 If a group G acts on rows and columns with ``P_g Y Q_g^T = Y``, some optimal Z is
 invariant, so Z has one variable per orbit of G on [m] x [n] and the loss is
@@ -9,7 +9,7 @@ The nuclear-norm ball becomes, with P in the (symmetric) commutant of the row ac
     [[P, sqrt|O| z_O], [sqrt|O| z_O^T, s_O]] >= 0  for each column orbit O,
     (1/2) (tr P + sum_O s_O) <= rho
 
-(``s_O = |O| t_O`` of MATH.md, rescaled by the congruence diag(1, sqrt|O|) so that the
+(``s_O = |O| t_O`` of docs/symmetry.md, rescaled by the congruence diag(1, sqrt|O|) so that the
 program is well scaled when |O| is huge).  One (m+1) x (m+1) LMI per column orbit,
 whatever |G| is.  The trivial group gives the split form (one LMI per column, P free).
 The objective is divided by n for conditioning (``info["objective_scale"] = n``).
