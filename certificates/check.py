@@ -47,6 +47,7 @@ from certificates.semantics import (  # noqa: E402
     det_sign,
     dot,
     get,
+    integer_model,
     read_field,
     read_int,
     read_labels,
@@ -178,17 +179,17 @@ def _pattern_complete(obj, loc):
     if obj.get("top") is not None and (ptype != "ranking" or
                                        read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
         raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
-    seen = set()
+    seen, (Wi, bi) = set(), integer_model(W, b)  # one positive scaling: same claims
     for n, p in enumerate(read_list(get(obj, "patterns", loc), f"{loc}/patterns")):
         pl = f"{loc}/patterns/{n}"
-        rows, value = claim_rows(p, pl, "pattern", ptype == "ranking", W, b)
+        rows, value = claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
         if ptype == "ranking" and len(value) != len(W):
             raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
         check_witness(rows, p, pl, len(W[0]))
         if value in seen:
             raise Fail("duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
-    count = zaslavsky(arrangement(W, b, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
+    count = zaslavsky(arrangement(Wi, bi, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
                        len(W[0]))
     if count != len(seen):
         raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
