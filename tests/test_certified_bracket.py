@@ -380,3 +380,28 @@ def test_cli_certify_solve(tmp_path, capsys):
     assert check(c).ok and c["eps"] == "1/100000000"
     assert main(["check", str(out), "--explain"]) == 0
     assert "invariant under the group" in capsys.readouterr().out
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(0, 10 ** 6))
+def test_structure_claims_accepted_implies_true(seed, tseed):
+    """Cyclic targets with the circulant claim; tampering W or Y must not sneak through."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3, 5))
+    w = rng.integers(0, 5, size=m)
+    w[0] += 1
+    Y = cyclic_orbit([str(Fraction(int(x), int(w.sum()))) for x in w], exact=True)
+    lp = LayerPeeled(Y, 1, 2)
+    c = bracket_certificate(lp, rng.standard_normal((m, m)), claims=("circulant",))
+    assert check(c).ok and claim_true(c) in (True, None)
+    r = random.Random(tseed)
+    for _ in range(3):
+        t = copy.deepcopy(c)
+        key = r.choice(["W", "Y"])
+        i, j = r.randrange(m), r.randrange(len(t[key][0]))
+        t[key][i][j] = str(Fraction(t[key][i][j]) + Fraction(r.choice([-1, 1]), 10 ** 6))
+        if key == "Y":
+            k = (i + 1) % m
+            t[key][k][j] = str(Fraction(t[key][k][j]) - Fraction(r.choice([-1, 1]), 10 ** 6))
+        if check(t).ok:
+            assert claim_true(t) is not False, key
