@@ -10,7 +10,7 @@ A new kind is a module ``certificates/check_<kind>.py`` with a function ``(obj, 
 raises :class:`certificates.errors.Fail`, registered by one line in ``_CHECKERS`` below.
 Usage::
 
-    python -m certificates.check FILE... [--explain] [--latex]
+    python -m certificates.check FILE... [--explain] [--latex] [--one-based]
 
 Exit code 0: every file valid; 1: some file invalid; 2: some file unreadable or of an
 unsupported format/version/kind.
@@ -391,6 +391,7 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
     ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
     args = ap.parse_args(argv)
     code = 0
     for path in args.files:
@@ -404,8 +405,8 @@ def main(argv=None) -> int:
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
             obj = load(path)
-            print(_render.explain(obj) if args.explain else "", end="")
-            print(_render.latex(obj) if args.latex else "", end="")
+            print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
+            print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
     return code
 
 

@@ -259,7 +259,7 @@ def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement
     Raises
     ------
     InvalidInput
-        Equal rows i and j, or a bad label/target.
+        Equal rows i and j with target -1, or a bad label/target.
 
     Examples
     --------
@@ -272,14 +272,14 @@ def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement
         raise InvalidInput(f"need distinct labels in 0..{k - 1} and target +1 or -1; got "
                            f"{i}, {j}, {target}")
     a, c = Wq[i], Wq[j]
-    if a == c:
-        raise InvalidInput(f"rows {i} and {j} are equal: no translation changes their cosine")
+    if a == c and target == -1:
+        raise InvalidInput(f"rows {i} and {j} are equal: no translation makes their cosine -1")
     if v is not None:
         vq = to_vector(v, what="v", length=len(a))
-    elif target == -1:
-        vq = tuple(-(x + y) / 2 for x, y in zip(a, c, strict=True))
-    else:  # a + v = t (c + v) with t = 2: v = (t c - a) / (1 - t) = a - 2 c
-        vq = tuple(x - 2 * y for x, y in zip(a, c, strict=True))
+    else:  # Lemmas 3.2/3.3, including a = b (see engine.geometry.cosine)
+        from engine.geometry.cosine import translation_for_cosine
+
+        vq = translation_for_cosine(Wq, i, j, target)
     out = header("translation", statement, provenance)
     out["W"] = matrix_to_str(Wq)
     out["v"] = vector_to_str(vq)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import _display
 from engine.convex._loss import cross_entropy, entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
@@ -344,6 +345,12 @@ class LayerPeeledSolution:
     singular_values: np.ndarray
     info: dict = field(default_factory=dict)
     problem: LayerPeeled | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return _display.short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.html(self)
 
     @property
     def HtH(self) -> np.ndarray:
