@@ -188,7 +188,31 @@ def _sq_frob(M) -> Fraction:
 
 
 # --------------------------------------------------------------------------- the bounds
+_COMMON = {"format", "version", "kind", "statement", "provenance"}
+_NUMBERS = {"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps", "eps_mode",
+            "structure"}
+FIELDS = {"layer-peeled-bracket": _COMMON | _NUMBERS | {"Y", "H", "P"},
+          "layer-peeled-orbit-bracket": _COMMON | _NUMBERS | {"bases", "generators",
+                                                              "group_order", "H_bases",
+                                                              "P_bases"},
+          "layer-peeled-theorem": _COMMON | {"theorem", "label", "parts"}}
+
+
+def _fields(obj, loc):
+    """Unknown fields are rejected: a look-alike key must not change the claim."""
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    extra = sorted(set(obj) - FIELDS[kind], key=str) if kind in FIELDS else []
+    if extra:
+        raise Fail("schema", f"{loc}/{ascii(extra[0])[1:-1][:60]}", f"unknown field "
+                   f"{ascii(extra[0])[:60]} in a {kind} certificate")
+    for n, c in enumerate(obj.get("structure") or []):
+        if isinstance(c, dict) and set(c) - {"claim", "generators"}:
+            raise Fail("schema", f"{loc}/structure/{n}", "a structure claim has the fields "
+                       "'claim' and (for 'invariant') 'generators' only")
+
+
 def _read(obj, loc=""):
+    _fields(obj, loc)
     Y = _mat(obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     _stochastic(Y, "target", f"{loc}/Y")
@@ -425,6 +449,7 @@ def check_orbit(obj, loc="") -> None:
     P_g h_b, column (g, b) of W H is P_g (W h_b); every column sum is |G| times a sum over the
     bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
     """
+    _fields(obj, loc)
     Yb = _mat(obj, "bases", loc)
     m = len(Yb[0])
     Y = [list(c) for c in zip(*Yb, strict=True)]  # m x B, one column per base
@@ -504,6 +529,7 @@ def _two_transitive(gens, m) -> bool:
 @_guarded
 def check_theorem(obj, loc="", dispatch=None) -> None:
     """Verify a ``layer-peeled-theorem``: its part is a valid bracket with the right claims."""
+    _fields(obj, loc)
     name = _get(obj, "theorem", loc)
     if name not in THEOREMS:
         raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")

@@ -405,3 +405,13 @@ def test_structure_claims_accepted_implies_true(seed, tseed):
             t[key][k][j] = str(Fraction(t[key][k][j]) - Fraction(r.choice([-1, 1]), 10 ** 6))
         if check(t).ok:
             assert claim_true(t) is not False, key
+
+
+def test_unknown_fields_and_work_budget(weekday):
+    from certificates.work import estimate
+
+    assert check({**weekday, "Upper": "0"}).failed_check == "schema"
+    bad = copy.deepcopy(weekday)
+    bad["structure"][0]["note"] = "x"
+    assert check(bad).failed_check == "schema"
+    assert 0 < estimate(weekday) < estimate({**weekday, "Y": weekday["Y"] * 1000})

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+
+from engine.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", default="auto",
                    help="auto, full, circulant, etf or orbit (default auto)")
     p.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK (default: registry)")
-    p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
-                   help="write the full solution as JSON to OUT ('-' for stdout)")
+    _output.add_output(p, what="the full solution as JSON")
     p.set_defaults(func=_solve)
 
 
@@ -31,10 +30,12 @@ def _solve(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.io import read_raw
 
+    target = _output.json_target(args)
+    _output.prepare(args, target)
     problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d)
     sol = problem.solve(method=args.method, solver=args.solver)
-    if args.json_out == "-":
-        sys.stdout.write(sol.to_json(indent=1) + "\n")
+    if target == "-":
+        _output.write(args, "-", sol.to_json(indent=1) + "\n")
         return 0
     m, n = sol.Z.shape
     print(f"Y: {m} x {n}   rho = sqrt(E_W E_H) = {sol.rho:.10g}   d = {sol.d}")
@@ -46,7 +47,7 @@ def _solve(args: argparse.Namespace) -> int:
     for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
         if key in sol.info:
             print(f"note: {sol.info[key]}")
-    if args.json_out:
-        Path(args.json_out).write_text(sol.to_json(indent=1) + "\n")
-        print(f"solution written to {args.json_out}")
+    if target:
+        _output.write(args, target, sol.to_json(indent=1) + "\n")
+        print(f"solution written to {target}")
     return 0
