@@ -1,4 +1,4 @@
-"""Checker of ``argmax-audit`` batch certificates (certificates/SPEC.md, section 8).
+"""Checker of ``argmax-audit`` batch certificates (certificates/SPEC.md, section 9).
 
 Standard library only, like ``certificates/check.py`` (which dispatches the kind here).  A
 batch certificate states, per audited label k and per domain, one of

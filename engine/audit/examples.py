@@ -1,4 +1,4 @@
-"""The SPEC examples of the ``argmax-audit`` certificate kind (certificates/SPEC.md, 8).
+"""The SPEC examples of the ``argmax-audit`` certificate kind (certificates/SPEC.md, 9).
 
 :func:`valid_certificate` is ``certificates/examples/valid-argmax-audit.json``;
 :func:`invalid_certificates` are the files ``certificates/examples/argmax-audit/
