@@ -112,6 +112,9 @@ def _preferred(c, part: int | None, theorem: str | None) -> dict[str, tuple[str,
 def _roles(c, names: _Names, part: int | None, theorem: str | None) -> dict[str, str]:
     pref = _preferred(c, part, theorem)
     out = {}
+    if c.get("kind") == "argmax-audit":  # the head is inline under head/W, or a file
+        W = c["head"].get("W") if isinstance(c.get("head"), dict) else None
+        return {"W": names.get(W, "W", c.get("bias"))} if W is not None else {}
     for key in _MODEL_KEYS:
         if c.get(key) is not None:
             b = _BIAS_OF[key]
@@ -124,6 +127,12 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     W = roles.get("W", "W")
     Wn = st.name(W)
     aff = " + b" if c.get("bias") is not None else ""
+    if k == "argmax-audit":  # counts per domain; the per-label proofs are in the records
+        doms = [("all inputs" if d == "all" else f"inputs with max_j |x_j| <= {c['radius']}")
+                + ": " + ", ".join(f"{n} {v}" for v, n in c["counts"][d].items())
+                for d in c["domains"]]
+        return (f"strict argmax of {m(f'{Wn} x{aff}')} over " + "; ".join(doms)
+                + " (undecided: no claim; witnesses and multipliers per label in the records).")
     if k == "sign-feasible":
         s = st.sv(c["signs"])
         sign = "\\operatorname{sign}" if st.tex else "sign"
@@ -303,6 +312,10 @@ def _walk(c, st: _Style):
 
 def explain(c, *, one_based: bool = False) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
+    if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
+        from certificates.check_bracket import explain as bracket_explain
+
+        return bracket_explain(c)
     st = _Style(False, one_based)
     head, parts, names = _walk(c, st)
     lines = []
@@ -371,6 +384,10 @@ def latex(c, *, one_based: bool = False) -> str:
 
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
+    if c["kind"].startswith("layer-peeled-"):
+        from certificates.check_bracket import latex as bracket_latex
+
+        return bracket_latex(c)
     st = _Style(True, one_based)
     head, parts, names = _walk(c, st)
     base = "1-based" if one_based else "0-based"

@@ -51,7 +51,11 @@ def _units(obj, depth=0) -> int:
     if not isinstance(obj, dict) or depth > 64:
         return 1
     kind = obj.get("kind")
-    if kind == "theorem":
+    if kind in ("layer-peeled-bracket", "layer-peeled-orbit-bracket"):  # check_bracket.py
+        m, n = _shape(obj.get("Y")) if "Y" in obj else _shape(obj.get("bases"))[::-1]
+        d = _shape(obj.get("W"))[1]
+        return m * n * (d + 200) + m * m * n + m ** 3 + 1  # an exp / log ~ 200 units
+    if kind in ("theorem", "layer-peeled-theorem"):
         parts = obj.get("parts")
         return 1 + sum(_units(p, depth + 1) for p in parts) if isinstance(parts, list) else 1
     if kind in ("same-chirotope", "cosine-equal", "pattern-differs"):
@@ -63,6 +67,14 @@ def _units(obj, depth=0) -> int:
         if kind == "cosine-equal":
             return max(k, k2) ** 2 * (3 * d + 8)
         return (max(k, k2) ** 2 + 1) * (d + 1) * 2
+    if kind == "argmax-audit":  # a witness: n - 1 margins of d + 1 terms per label and domain
+        n, d, runs = obj.get("rows"), obj.get("cols"), obj.get("labels")
+        if not (isinstance(n, int) and isinstance(d, int) and isinstance(runs, list)):
+            return 1
+        labels = sum(r[1] - r[0] + 1 for r in runs
+                     if isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) for v in r))
+        doms = obj.get("domains")
+        return max(1, labels) * (len(doms) if isinstance(doms, list) else 1) * n * (d + 1)
     k, d = _shape(obj.get("W"))
     if kind == "pattern-complete":
         ranking = obj.get("pattern") == "ranking"
