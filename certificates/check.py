@@ -40,6 +40,8 @@ if not __package__:  # run as a script (python path/to/certificates/check.py): f
 
 from certificates import check_bracket  # noqa: E402  (layer-peeled brackets, own module)
 from certificates.check_audit import check_argmax_audit  # noqa: E402
+from certificates.check_stream import base_dir as _stream_base  # noqa: E402
+from certificates.check_stream import check_stream  # noqa: E402
 from certificates.errors import Fail  # noqa: E402
 from certificates.semantics import (  # noqa: E402
     arrangement,
@@ -107,6 +109,7 @@ FIELDS = {
     "theorem": {"theorem", "parts", "parameters"},
     "argmax-audit": {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
                      "records", "shards"},
+    "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"},
 }
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
 _NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
@@ -345,6 +348,7 @@ _CHECKERS = {
     "layer-peeled-orbit-bracket": check_bracket.check_orbit,
     "layer-peeled-theorem": lambda obj, loc: check_bracket.check_theorem(obj, loc, _dispatch),
     "argmax-audit": check_argmax_audit,
+    "pattern-complete-stream": check_stream,  # check_stream.py: shards of a result directory
 }
 KINDS = tuple(_CHECKERS)
 
@@ -497,7 +501,8 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message)
-    return check(obj, max_work)
+    with _stream_base(os.path.dirname(os.path.abspath(path))):  # shard files beside it
+        return check(obj, max_work)
 
 
 def main(argv=None) -> int:

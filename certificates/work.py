@@ -76,6 +76,13 @@ def _units(obj, depth=0) -> int:
         doms = obj.get("domains")
         return max(1, labels) * (len(doms) if isinstance(doms, list) else 1) * n * (d + 1)
     k, d = _shape(obj.get("W"))
+    if kind == "pattern-complete-stream":  # rows are capped by the stated counts
+        n = k * (k - 1) // 2 if obj.get("pattern") == "ranking" else k
+        sh, lat = obj.get("shards"), obj.get("lattice")
+        P = sum(s["rows"] for s in sh if isinstance(s, dict) and isinstance(s.get("rows"), int)
+                and s["rows"] > 0) if isinstance(sh, list) else 0
+        L = len(lat) if isinstance(lat, list) else 0
+        return P * n * (d + 1) + L * n * (d + 1) ** 2 + L * L // 64 + 1
     if kind == "pattern-complete":
         ranking = obj.get("pattern") == "ranking"
         n = k * (k - 1) // 2 if ranking else k

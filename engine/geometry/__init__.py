@@ -36,6 +36,7 @@ from engine.geometry.patterns import (
     ranking_pattern,
     sign_pattern,
 )
+from engine.geometry.store import StoredResult, enumerate_to_dir, open_result
 
 __all__ = [
     "GridCell",
@@ -63,4 +64,7 @@ __all__ = [
     "argmaxable",
     "ranking_pattern",
     "sign_pattern",
+    "StoredResult",
+    "enumerate_to_dir",
+    "open_result",
 ]

@@ -657,6 +657,85 @@ class StoredResult:
         hit = np.flatnonzero(np.all(K == key, axis=1))
         return self._witness(X[hit[0]].tolist()) if len(hit) else None
 
+    def write_twins(self, folder: str | os.PathLike, buckets: int | None = None
+                    ) -> list[dict[str, Any]]:
+        """Write the rows as stdlib-readable shards for ``certificates.check_stream``.
+
+        Each shard ``folder/part-NNNNN.jsonl.gz`` (gzip, mtime 0: same rows, same bytes)
+        holds lines ``{"pattern": [...], "witness": ["p/q", ...]}``: the pattern as the
+        user sees it (sign vector or ranking) and its exact witness.  A pattern goes to shard
+        ``crc32(its JSON list) mod buckets`` and each shard is sorted by pattern, so the
+        stdlib checker proves distinctness one line at a time (see
+        docs/enumeration-at-scale.md).  Memory: one shard's lines at a time.
+
+        Parameters
+        ----------
+        folder : path
+            Created if missing; existing twin shards are replaced (atomic renames).
+        buckets : int, optional
+            Number of twin shards (default: the directory's number of Parquet shards).
+
+        Returns
+        -------
+        list of dict
+            ``{"file": absolute path, "sha256": ..., "rows": ...}`` per shard.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> d = tempfile.mkdtemp()
+        >>> r = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
+        >>> [s["rows"] for s in r.write_twins(d + "/twin", buckets=2)]
+        [1, 3]
+        """
+        import gzip
+        import zlib
+
+        from certificates.check_stream import pattern_key
+
+        B = int(buckets or self.manifest["buckets"])
+        if B < 1:
+            raise InvalidInput(f"buckets must be >= 1, got {B}")
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".spill-{uuid.uuid4().hex}"
+        tmp.mkdir()
+        out: list[dict[str, Any]] = []
+        try:
+            fhs = [open(tmp / f"{p:05d}.txt", "w", encoding="ascii") for p in range(B)]
+            try:
+                for pats, X in self.batches():
+                    for p, x in zip(pats.tolist(), X.tolist(), strict=True):
+                        key = pattern_key(p)
+                        w = json.dumps([str(v) for v in self._witness(x)], separators=(",", ":"))
+                        fhs[zlib.crc32(key) % B].write(f"{key.decode()}\t{w}\n")
+            finally:
+                for fh in fhs:
+                    fh.close()
+            for p in range(B):
+                rows = []
+                with open(tmp / f"{p:05d}.txt", encoding="ascii") as fh:
+                    for line in fh:
+                        key, w = line.rstrip("\n").split("\t")
+                        rows.append((tuple(json.loads(key)), key, w))
+                rows.sort()
+                final = folder / f"part-{p:05d}.jsonl.gz"
+                part = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
+                with open(part, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                                             mtime=0) as gz:
+                    for _, key, w in rows:
+                        gz.write(f'{{"pattern":{key},"witness":{w}}}\n'.encode("ascii"))
+                h = hashlib.sha256()
+                with open(part, "rb") as fh:
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(chunk)
+                os.replace(part, final)
+                out.append({"file": str(final.resolve()), "sha256": h.hexdigest(),
+                            "rows": len(rows)})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return out
+
     def certify(self, progress: bool | None = False) -> dict[str, Any]:
         """Streamed completeness check, one shard in memory at a time (all exact).
 

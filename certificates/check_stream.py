@@ -1,0 +1,190 @@
+"""Checker of ``pattern-complete-stream`` certificates (streamed completeness; stdlib only).
+
+A ``pattern-complete`` certificate lists every pattern inline, which stops at a few hundred
+thousand regions (the checker reads files up to 64 MB).  A ``pattern-complete-stream``
+certificate makes the same claim, "these are all the sign patterns (rankings) of W, each
+with an exact witness", but its patterns live in gzip'd JSON-lines shard files referenced by
+SHA-256 (written by ``logitgeom certify pattern --from DIR``, next to a result directory of
+``engine.geometry.store``).  The check reads one line at a time and holds one line plus the
+previous one in memory:
+
+1. every shard's SHA-256 equals the certificate's (hashed while it is decompressed);
+2. every line ``{"pattern": ..., "witness": [...]}`` is checked exactly as an entry of a
+   ``pattern-complete`` certificate (integer rows, every constraint strictly positive);
+3. distinctness without a global set: a line whose pattern is the JSON list ``L`` (no
+   spaces) belongs to shard ``crc32(L) mod buckets``; within a shard the patterns are
+   strictly increasing (lexicographic order of the integer tuples).  A pattern thus has one
+   possible shard and appears there at most once;
+4. the number of lines equals each shard's stated ``rows`` (reading stops beyond it) and
+   their sum equals the exact Zaslavsky count recomputed from the inlined lattice.
+
+Paths are resolved against the certificate's folder (``check_file``) or the current folder.
+See certificates/SPEC.md section 10 and docs/enumeration-at-scale.md.
+
+Examples
+--------
+>>> from certificates.check_stream import shard_of
+>>> shard_of((1, -1), 4), shard_of((1, -1), 1)
+(0, 0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import gzip
+import hashlib
+import json
+import os
+import zlib
+
+from certificates.errors import Fail
+from certificates.semantics import (
+    arrangement,
+    check_witness,
+    claim_rows,
+    get,
+    integer_model,
+    read_int,
+    read_list,
+    read_model,
+    read_pattern_type,
+    zaslavsky,
+)
+
+__all__ = ["check_stream", "shard_of", "pattern_key", "base_dir", "MAX_BUCKETS"]
+
+#: Most shards a certificate may reference.
+MAX_BUCKETS = 1 << 16
+#: Longest line read from a shard (bytes); longer lines are rejected, not buffered.
+MAX_LINE = 1 << 20
+
+_BASE: contextvars.ContextVar = contextvars.ContextVar("stream_base", default=None)
+
+
+@contextlib.contextmanager
+def base_dir(path):
+    """Resolve the certificate's shard files against ``path`` (the certificate's folder)."""
+    token = _BASE.set(path)
+    try:
+        yield
+    finally:
+        _BASE.reset(token)
+
+
+def pattern_key(value) -> bytes:
+    """The canonical bytes of a pattern: its JSON list without spaces."""
+    return json.dumps([int(v) for v in value], separators=(",", ":")).encode("ascii")
+
+
+def shard_of(value, buckets: int) -> int:
+    """The shard a pattern must be in: ``crc32(pattern_key) mod buckets``."""
+    return zlib.crc32(pattern_key(value)) % buckets
+
+
+class _Hashing:
+    """A binary reader that hashes every byte it hands out (one pass, bounded memory)."""
+
+    def __init__(self, fh):
+        self.fh, self.h = fh, hashlib.sha256()
+
+    def read(self, n=-1):
+        data = self.fh.read(n)
+        self.h.update(data)
+        return data
+
+    def finish(self) -> str:
+        while self.read(1 << 20):
+            pass
+        return self.h.hexdigest()
+
+
+def _resolve(name, loc) -> str:
+    if not isinstance(name, str) or not name:
+        raise Fail("schema", loc, "expected a file name")
+    base = _BASE.get()
+    return name if os.path.isabs(name) or not base else os.path.join(base, name)
+
+
+def _no_float(s):
+    raise ValueError(f"JSON number {s} is not allowed; write numbers as 'p/q'")
+
+
+def _lines(path, sloc, limit):
+    """(location, record) per line of a gzip'd JSON-lines shard; then the file's SHA-256."""
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise Fail("file", sloc, f"cannot read shard {path}: {exc}") from None
+    with fh:
+        hr = _Hashing(fh)
+        n = 0
+        try:
+            with gzip.GzipFile(fileobj=hr, mode="rb") as gz:
+                while True:
+                    line = gz.readline(MAX_LINE + 1)
+                    if not line:
+                        break
+                    if len(line) > MAX_LINE:
+                        raise Fail("schema", f"{sloc}:{n + 1}", "line too long")
+                    n += 1
+                    if n > limit:
+                        raise Fail("count", sloc, f"more than the stated {limit} rows")
+                    try:
+                        rec = json.loads(line, parse_float=_no_float, parse_constant=_no_float)
+                    except ValueError as exc:
+                        raise Fail("schema", f"{sloc}:{n}", f"not JSON: {exc}") from None
+                    yield f"{sloc}:{n}", rec
+        except (OSError, EOFError, zlib.error) as exc:
+            raise Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
+        yield None, (n, hr.finish())
+
+
+def check_stream(obj, loc):
+    """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`."""
+    W, b = read_model(obj, loc)
+    ptype = read_pattern_type(obj, loc)
+    ranking = ptype == "ranking"
+    Wi, bi = integer_model(W, b)
+    d = len(W[0])
+    buckets = read_int(get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
+    shards = read_list(get(obj, "shards", loc), f"{loc}/shards")
+    if len(shards) != buckets:
+        raise Fail("shape", f"{loc}/shards", f"{len(shards)} shards for {buckets} buckets")
+    total = 0
+    for s, sh in enumerate(shards):
+        sloc = f"{loc}/shards/{s}"
+        if not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}:
+            raise Fail("schema", sloc, "a shard is {file, sha256, rows}")
+        rows = read_int(sh["rows"], f"{sloc}/rows", 0, None)
+        path = _resolve(sh["file"], f"{sloc}/file")
+        prev = None
+        for rloc, rec in _lines(path, sloc, rows):
+            if rloc is None:
+                n, digest = rec
+                break
+            if not isinstance(rec, dict) or set(rec) != {"pattern", "witness"}:
+                raise Fail("schema", rloc, "a line is {pattern, witness}")
+            crow, value = claim_rows(rec, rloc, "pattern", ranking, Wi, bi)
+            if ranking and len(value) != len(W):
+                raise Fail("shape", f"{rloc}/pattern", f"a full ranking lists all {len(W)} "
+                           "labels")
+            check_witness(crow, rec, rloc, d)
+            if shard_of(value, buckets) != s:
+                raise Fail("shard", rloc, f"pattern belongs to shard "
+                           f"{shard_of(value, buckets)}, not {s}")
+            if prev is not None and not prev < value:
+                raise Fail("duplicate-pattern" if prev == value else "order", rloc,
+                           "patterns of a shard must be strictly increasing")
+            prev = value
+        if digest != sh["sha256"]:
+            raise Fail("file-hash", sloc, f"SHA-256 of shard {path} differs from the "
+                       "certificate")
+        if n != rows:
+            raise Fail("count", sloc, f"{n} rows, the certificate states {rows}")
+        total += n
+    count = zaslavsky(arrangement(Wi, bi, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
+                      d)
+    if count != total:
+        raise Fail("count", f"{loc}/shards", f"{total} witnessed patterns but the arrangement"
+                   f" has {count} regions")
