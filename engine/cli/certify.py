@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from engine._version import __version__
 from engine.cli import _output
+from engine.errors import InvalidInput
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     cs = p.add_subparsers(dest="certify_command", metavar="CLAIM", required=True)
 
     q = cs.add_parser("pattern", help="complete sign pattern S(W) or ranking pattern R(W)")
-    q.add_argument("W", help="matrix file (.csv, .npy, .json)")
+    q.add_argument("W", nargs="?", help="matrix file (.csv, .npy, .json)")
+    q.add_argument("--from", dest="from_dir", metavar="DIR",
+                   help="certify a result directory (patterns --out DIR) streamed: writes "
+                   "twin shards DIR/twin/*.jsonl.gz that the certificate references by hash")
     q.add_argument("--bias", help="bias vector file (affine model W x + b)")
     q.add_argument("--ranking", action="store_true", help="R(W) instead of S(W)")
     q.add_argument("--top", type=int, help="also state the top-T prefixes (implies --ranking)")
@@ -120,7 +125,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
         elif v is True:
             words.append(f"--{k}")
         else:
-            words.append(f"--{k} " + (" ".join(map(str, v)) if isinstance(v, list) else str(v)))
+            words.append(f"--{'from' if k == 'from_dir' else k} " + (" ".join(map(str, v)) if isinstance(v, list) else str(v)))
     return words
 
 
@@ -154,6 +159,11 @@ def _pattern(args: argparse.Namespace) -> int:
     from engine.certify import emit
     from engine.io import read_matrix, read_vector
 
+    if args.from_dir is not None:
+        return _pattern_stream(args)
+    if args.W is None:
+        raise InvalidInput("certify pattern needs a matrix file W or --from DIR")
+
     W = read_matrix(args.W, what="W")
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     ptype = "ranking" if (args.ranking or args.top) else "sign"
@@ -161,6 +171,30 @@ def _pattern(args: argparse.Namespace) -> int:
     cert = emit.complete_certificate(W, ptype, bias=bias, top=args.top,
                                      provenance=_prov(args))
     return _emit(cert, args)
+
+
+def _pattern_stream(args: argparse.Namespace) -> int:
+    """``certify pattern --from DIR -o CERT``: a streamed certificate of a result directory."""
+    from certificates.check import check_file
+    from engine.certify import emit
+
+    if args.W is not None or args.bias or args.ranking or args.top:
+        raise InvalidInput("--from DIR takes W, bias and pattern type from DIR/manifest.json; "
+                           "do not also give W, --bias, --ranking or --top")
+    if not args.output or args.output == "-":
+        raise InvalidInput("--from DIR needs -o CERT (shard paths are relative to its folder)")
+    _output.prepare(args, args.output)
+    cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args))
+    _output.write(args, args.output, emit.dumps(cert))
+    verdict = check_file(args.output, None)  # never leave a certificate the checker rejects
+    if not verdict.ok:
+        os.remove(args.output)
+        print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
+              f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output} (pattern-complete-stream, "
+          f"{sum(s['rows'] for s in cert['shards'])} rows in {len(cert['shards'])} shards)")
+    return 0
 
 
 def _differs(args: argparse.Namespace) -> int:
