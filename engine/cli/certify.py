@@ -125,7 +125,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
         elif v is True:
             words.append(f"--{k}")
         else:
-            words.append(f"--{'from' if k == 'from_dir' else k} " + (" ".join(map(str, v)) if isinstance(v, list) else str(v)))
+            name = "from" if k == "from_dir" else k
+            words.append(f"--{name} " + (" ".join(map(str, v)) if isinstance(v, list) else str(v)))
     return words
 
 

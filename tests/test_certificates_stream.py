@@ -1,0 +1,126 @@
+"""pattern-complete-stream: streamed completeness certificates of result directories.
+
+The stdlib checker verifies every twin shard line by line; tampered shards, hashes,
+orders, buckets and counts are rejected."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+
+import pytest
+
+from certificates.check import check, check_file
+from certificates.check_stream import shard_of
+from engine.certify.emit import dumps, stream_certificate
+from engine.cli.main import main as cli
+from engine.geometry import enumerate_to_dir, ranking_pattern, sign_pattern
+
+W = [[1, 0], [0, 1], [1, 1], [2, -1]]
+B = [0, 1, -1, 2]
+
+
+def _cert(tmp_path, kind="sign", bias=None, buckets=3):
+    d = tmp_path / "R"
+    enumerate_to_dir(W, d, kind=kind, bias=bias, progress=False)
+    out = tmp_path / "cert.json"
+    c = stream_certificate(d, out, buckets=buckets)
+    out.write_text(dumps(c))
+    return c, out
+
+
+def _lines(path):
+    with gzip.open(path, "rt") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def _rewrite(tmp_path, c, s, lines, fix_hash=True):
+    path = tmp_path / c["shards"][s]["file"]
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                                mtime=0) as gz:
+        for r in lines:
+            gz.write((json.dumps(r, separators=(",", ":")) + "\n").encode())
+    if fix_hash:
+        c["shards"][s]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        c["shards"][s]["rows"] = len(lines)
+    out = tmp_path / "cert.json"
+    out.write_text(dumps(c))
+    return check_file(out)
+
+
+@pytest.mark.parametrize("kind,bias", [("sign", None), ("sign", B), ("ranking", None),
+                                       ("ranking", B)])
+def test_valid_and_same_set_as_in_memory(tmp_path, kind, bias):
+    c, out = _cert(tmp_path, kind, bias)
+    v = check_file(out)
+    assert v.ok, v
+    got = {tuple(r["pattern"]) for s in c["shards"] for r in _lines(tmp_path / s["file"])}
+    ref = (sign_pattern if kind == "sign" else ranking_pattern)(W, bias=bias, progress=None)
+    assert got == set(ref.patterns)
+
+
+def test_byte_identical(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    c1, o1 = _cert(tmp_path / "a")
+    c2, o2 = _cert(tmp_path / "b")
+    assert o1.read_bytes() == o2.read_bytes()
+    assert [(tmp_path / "a" / s["file"]).read_bytes() for s in c1["shards"]] == \
+        [(tmp_path / "b" / s["file"]).read_bytes() for s in c2["shards"]]
+
+
+def test_tampered(tmp_path):
+    c, out = _cert(tmp_path)
+    s = next(i for i, sh in enumerate(c["shards"]) if sh["rows"] >= 2)
+    lines = _lines(tmp_path / c["shards"][s]["file"])
+    # a changed witness, hash not updated: rejected (witness or file hash)
+    bad = [dict(lines[0], witness=["1", "1"])] + lines[1:]
+    assert not _rewrite(tmp_path, json.loads(json.dumps(c)), s, bad, fix_hash=False).ok
+    # a wrong witness with a consistent hash
+    v = _rewrite(tmp_path, json.loads(json.dumps(c)), s,
+                 [dict(lines[0], witness=["0", "0"])] + lines[1:])
+    assert v.failed_check == "witness"
+    # a duplicated line
+    v = _rewrite(tmp_path, json.loads(json.dumps(c)), s, [lines[0]] + lines)
+    assert v.failed_check == "duplicate-pattern"
+    # out of order
+    v = _rewrite(tmp_path, json.loads(json.dumps(c)), s, lines[::-1])
+    assert v.failed_check == "order"
+    # a dropped line: the count no longer matches the Zaslavsky count
+    v = _rewrite(tmp_path, json.loads(json.dumps(c)), s, lines[1:])
+    assert v.failed_check == "count"
+    # a line moved to another shard
+    t = (s + 1) % len(c["shards"])
+    other = _lines(tmp_path / c["shards"][t]["file"])
+    assert shard_of(lines[0]["pattern"], len(c["shards"])) == s
+    c2 = json.loads(json.dumps(c))
+    _rewrite(tmp_path, c2, s, lines[1:])
+    v = _rewrite(tmp_path, c2, t, sorted(other + [lines[0]],
+                                         key=lambda r: tuple(r["pattern"])))
+    assert v.failed_check == "shard"
+    # fewer rows stated than the (untouched) shard holds
+    (tmp_path / "f").mkdir()
+    c3, out3 = _cert(tmp_path / "f")
+    c3["shards"][0]["rows"] -= 1
+    out3.write_text(dumps(c3))
+    assert check_file(out3).failed_check == "count"
+
+
+def test_missing_shard_and_schema(tmp_path):
+    c, out = _cert(tmp_path)
+    os.remove(tmp_path / c["shards"][0]["file"])
+    assert check_file(out).failed_check == "file"
+    assert check(dict(c, buckets=2)).failed_check == "shape"
+    assert check(dict(c, extra=1)).failed_check == "schema"
+
+
+def test_cli_from_dir(tmp_path):
+    wf = tmp_path / "W.csv"
+    wf.write_text("\n".join(",".join(map(str, r)) for r in W) + "\n")
+    assert cli(["patterns", "ranking", str(wf), "--out", str(tmp_path / "R")]) == 0
+    cert = tmp_path / "c.json"
+    assert cli(["certify", "pattern", "--from", str(tmp_path / "R"), "-o", str(cert)]) == 0
+    assert check_file(cert).ok
+    assert cli(["check", str(cert)]) == 0
