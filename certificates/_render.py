@@ -172,6 +172,13 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
         what = "sign patterns" if c["pattern"] == "sign" else "rankings"
         return (f"{m(f'{P}({Wn})')} has exactly {len(c['patterns'])} elements ({what}), all "
                 "listed (Zaslavsky count of the intersection lattice).")
+    if k == "pattern-complete-stream":
+        P = _PREDICTED[c["pattern"]]
+        what = "sign patterns" if c["pattern"] == "sign" else "rankings"
+        n = sum(sh["rows"] for sh in c["shards"])
+        return (f"{m(f'{P}({Wn})')} has exactly {n} elements ({what}), all listed in "
+                f"{len(c['shards'])} hashed shard files (Zaslavsky count of the intersection "
+                "lattice).")
     if k == "pattern-differs":
         P = _PREDICTED[c["pattern"]]
         neq = r"\neq" if st.tex else "!="
