@@ -25,7 +25,7 @@ Examples
 --------
 >>> from certificates.check_stream import shard_of
 >>> shard_of((1, -1), 4), shard_of((1, -1), 1)
-(0, 0)
+(3, 0)
 """
 
 from __future__ import annotations

@@ -116,6 +116,8 @@ class PatternResult:
     count : int
         ``len(patterns)``.
     complete : bool
+        Read-only: True exactly when ``completeness`` records how completeness was proven
+        (every constructor in this module proves it or raises, so results are complete).
     completeness : Completeness
     ties : tuple of tuple of int
         Tie classes of size >= 2 (rankings only; empty for sign patterns).
@@ -134,10 +136,14 @@ class PatternResult:
     #: the witnesses, or a :class:`_Witnesses` that builds them on first access
     witness_source: Any = field(repr=False, compare=False)
     count: int
-    complete: bool
     completeness: Completeness
     ties: tuple[tuple[int, ...], ...] = ()
     exact_count: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """True when a completeness proof is recorded (``completeness`` is set)."""
+        return self.completeness is not None
 
     @cached_property
     def patterns(self) -> tuple[tuple[int, ...], ...]:
@@ -169,9 +175,9 @@ class PatternResult:
         if not isinstance(other, PatternResult):
             return NotImplemented
         return (self.W, self.bias, self.kind, self.top, self.patterns, self.count,
-                self.complete, self.completeness, self.ties, self.exact_count,
+                self.completeness, self.ties, self.exact_count,
                 self.witnesses) == (other.W, other.bias, other.kind, other.top,
-                                    other.patterns, other.count, other.complete,
+                                    other.patterns, other.count,
                                     other.completeness, other.ties, other.exact_count,
                                     other.witnesses)
 
@@ -555,7 +561,7 @@ def sign_pattern(
     return PatternResult(
         W=Wm, bias=b, kind=PatternKind.SIGN, top=None, pattern_source=src,
         witness_source=_Witnesses(t, keep, b is not None, words), count=len(pats),
-        complete=True, completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected,
+        completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected,
     )
 
 
@@ -650,7 +656,7 @@ def ranking_pattern(
     return PatternResult(
         W=Wm, bias=b, kind=kind, top=tt,
         pattern_source=_Patterns(kind, labels=_small_labels(ranks)),
-        witness_source=_Witnesses(t, keep, b is not None), count=len(ranks), complete=True,
+        witness_source=_Witnesses(t, keep, b is not None), count=len(ranks),
         completeness=Completeness.ZASLAVSKY, ties=ties,
         exact_count=expected if tt is None else None,
     )
@@ -667,7 +673,7 @@ def _ranking_top(Wm, b, top, classes, ties, progress) -> PatternResult:
     keys = sorted(out)
     return PatternResult(
         W=Wm, bias=b, kind=PatternKind.RANKING_TOP, top=top, pattern_source=tuple(keys),
-        witness_source=tuple(out[p] for p in keys), count=len(keys), complete=True,
+        witness_source=tuple(out[p] for p in keys), count=len(keys),
         completeness=Completeness.EXACT_LP, ties=ties, exact_count=None,
     )
 
