@@ -167,7 +167,18 @@ def _unit_dir(work: str | Path, index: int) -> Path:
 
 
 def _run_unit(task: _UnitTask) -> tuple[int, float]:
-    """Phase 1 of one unit; returns the rows written and the CPU seconds.  Any worker."""
+    """Phase 1 of one unit; returns the rows written and the CPU seconds.  Any worker.
+
+    BLAS runs on one thread inside a unit: the products are small (points x up to 64
+    normals), parallelism comes from the units, and OpenBLAS's spinning helper threads
+    otherwise cost about a third more CPU (resonance-6, docs/enumeration-at-scale.md)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _run_unit_body(task)
+
+
+def _run_unit_body(task: _UnitTask) -> tuple[int, float]:
     t0 = time.process_time()
     if task.rows:
         P, S = search._unit_job((task.rows, task.path, task.exact))
@@ -350,6 +361,15 @@ def enumerate_to_dir(
     InvalidInput
         Bad input, or ``out`` holds a result of another input.
     """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # small products: see _run_unit
+        return _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
+                                 resume, keep_work)
+
+
+def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress, resume,
+                      keep_work) -> StoredResult:
     st = _setup(kind, W, bias)
     if isinstance(shard_rows, bool) or not isinstance(shard_rows, int) or shard_rows < 1:
         raise InvalidInput(f"shard_rows must be a positive integer; got {shard_rows!r}")
@@ -757,6 +777,12 @@ class StoredResult:
         return self._certify(_setup(doc["kind"], W, b), progress)
 
     def _certify(self, st: _Setup, progress: bool | None) -> dict[str, Any]:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):  # small products (see _run_unit)
+            return self._certify_body(st, progress)
+
+    def _certify_body(self, st: _Setup, progress: bool | None) -> dict[str, Any]:
         from tqdm import tqdm
 
         out: dict[str, Any] = {"ok": False, "rows": 0, "exact_count": st.expected,
