@@ -20,7 +20,7 @@ from engine.symmetry.constructors import (
     wreath,
 )
 from engine.symmetry.detect import DetectedSymmetry, detect_symmetry
-from engine.symmetry.group import GroupAction
+from engine.symmetry.group import GroupAction, as_group, column_action
 from engine.symmetry.predict import (
     GramCheck,
     GramStructure,
@@ -37,6 +37,8 @@ __all__ = [
     "GroupAction",
     "OrbitTargets",
     "affine_line",
+    "as_group",
+    "column_action",
     "cyclic",
     "detect_symmetry",
     "direct_product",
