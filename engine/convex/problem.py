@@ -31,11 +31,12 @@ from engine.convex._loss import entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
-from engine.convex.solvers import solve as conic_solve
+from engine.convex.reductions.base import ReducedProblem, Status
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
+from engine.symmetry.group import GroupAction
 
-__all__ = ["LayerPeeled", "LayerPeeledSolution", "solve_layer_peeled", "SUM_TOL"]
+__all__ = ["LayerPeeled", "LayerPeeledSolution", "Status", "solve_layer_peeled", "SUM_TOL"]
 
 #: ``to_json`` writes ``HtH`` (n x n) only up to this n (else null; ``H`` is always there)
 JSON_MAX_N_GRAM = 2000
@@ -65,12 +66,20 @@ class LayerPeeled:
         Budgets (> 0).  The radius is ``rho = sqrt(E_W E_H)``.
     d : int or None
         Hidden width (>= 1); None means ``min(m, n)`` (always tight).
+    normalize : bool
+        Divide every column by its sum (exactly for exact input) instead of requiring
+        sums of 1.  Without it, a float64 column must sum to 1 within ``SUM_TOL`` (1e-9)
+        and is kept as it is; a lower-precision float column (float32 softmax outputs)
+        must sum to 1 within :func:`float_sum_tol` (``m`` units in the last place of
+        its dtype, at least 1e-9) and is then divided by its sum in float64
+        (``normalized`` says so).
 
     Raises
     ------
     InvalidInput
         Not a 2-D matrix, NaN/inf, negative entries, a column not summing to 1 within
-        1e-9 (the column is named), a budget <= 0, d not a positive integer.
+        the tolerance (the column and the tolerance are named, and ``normalize=True``
+        offered), a budget <= 0, d not a positive integer.
 
     Examples
     --------
@@ -79,11 +88,16 @@ class LayerPeeled:
     >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09)
+    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09); pass normalize=True to divide each column by its sum
+    >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1, normalize=True).Y[:, 1].round(4).tolist()
+    [0.4545, 0.5455]
+    >>> LayerPeeled(np.array([[0.3, 0.6], [0.7, 0.4]], dtype=np.float32), 1, 1).normalized
+    True
     """
 
-    def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None) -> None:
-        self.entries, self.Y = _read_target(Y)
+    def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
+                 normalize: bool = False) -> None:
+        self.entries, self.Y, self.normalized = _read_target(Y, bool(normalize))
         self.E_W_exact = _budget(E_W, "E_W")
         self.E_H_exact = _budget(E_H, "E_H")
         self.E_W = float(self.E_W_exact)
@@ -173,30 +187,71 @@ class LayerPeeled:
 
     # -- solving ---------------------------------------------------------------------
     def select(self, method: str = "auto", **options: Any):
-        """The reduction ``solve`` would use (``method="auto"``: first that accepts).
+        """The reduction ``solve`` would use (the first of :meth:`choose`).
+
+        Examples
+        --------
+        >>> LayerPeeled(np.array([[0.7, 0.3], [0.3, 0.7]]), 1, 1).select().name
+        'etf'
+        """
+        return self.choose(method, **options)[0]
+
+    def choose(self, method: str = "auto", **options: Any):
+        """The reduction ``solve`` would use and its acceptance (what it found).
+
+        ``"auto"`` asks the reductions of :data:`AUTO_ORDER` in turn; when the orbit
+        reduction accepts with a group it *detected*, the ETF closed form is tried with
+        that group (it applies when the group is 2-homogeneous on the labels).
+
+        Returns
+        -------
+        (Reduction, Acceptance)
+            The reduction and its acceptance (the plan ``apply`` builds from).
 
         Raises
         ------
         InvalidInput
-            Unknown method, or a named method that does not apply to this Y (with why).
+            Unknown method, an option no candidate understands, or a named method that
+            does not apply to this Y (with why).
+
+        Examples
+        --------
+        >>> Y = np.array([[0.7, 0.3], [0.3, 0.7]])
+        >>> red, acc = LayerPeeled(Y, 1, 1).choose()
+        >>> red.name, type(acc.plan).__name__
+        ('etf', 'ETFPlan')
         """
         name = str(method).lower()
         if name == "auto":
+            cands = []
             for cand in AUTO_ORDER:
                 if cand not in REGISTRY:
                     continue
                 try:
-                    red = get_reduction(cand)
+                    cands.append(get_reduction(cand))
                 except InvalidInput:
                     continue  # registered but not present in this build
-                if red.accepts(self, **options):
-                    return red
+            _check_options(options, cands, "auto")
+            for red in cands:
+                verdict = red.accepts(self, **_only(options, red))
+                if not verdict:
+                    continue
+                plan = verdict.plan
+                if red.name == "orbit" and getattr(plan, "source", "") == "detected" \
+                        and "etf" in REGISTRY and plan.tol == 0:
+                    etf = get_reduction("etf")
+                    rows = GroupAction(plan.group.row_generators, m=self.m)
+                    v2 = etf.accepts(self, group=rows)
+                    if v2:
+                        return etf, v2
+                return red, verdict
             raise InvalidInput("no reduction accepts this problem (the 'full' one always should)")
         red = get_reduction(name)
+        _check_options(options, [red], name)
         verdict = red.accepts(self, **options)
         if not verdict:
             raise InvalidInput(f"method {name!r} does not apply to this Y: {verdict.reason}")
-        return red
+        return red, verdict
 
     def solve(self, method: str = "auto", solver: str | None = None, *,
               solver_options: dict | None = None, rank_tol: float = RANK_TOL,
@@ -205,7 +260,7 @@ class LayerPeeled:
 
         Parameters
         ----------
-        method : {"auto", "full", "circulant", "etf", ...}
+        method : {"auto", "full", "circulant", "etf", "orbit"}
             A name in :data:`engine.convex.reductions.REGISTRY`, or "auto".
         solver : str or None
             Conic solver (see :mod:`engine.convex.solvers`); unused by "etf".
@@ -215,8 +270,9 @@ class LayerPeeled:
         rank_tol : float
             Relative threshold of the numerical rank.
         **options
-            Passed to the reduction's ``accepts`` and ``apply`` (e.g. ``form=`` for
-            "full", ``group=`` for "etf").
+            Options of the reduction (each reduction lists its ``options``): ``form=``
+            for "full", ``group=`` for "etf" and "orbit", ``detect=``, ``tol=`` and
+            ``blocks=`` for "orbit".  Unknown names are rejected.
 
         Returns
         -------
@@ -225,7 +281,7 @@ class LayerPeeled:
         Raises
         ------
         InvalidInput
-            Unknown method or one that does not apply.
+            Unknown method or option, or a method that does not apply.
         SolverFailed
             The solver's status is not optimal (or it returned no values).
 
@@ -233,34 +289,59 @@ class LayerPeeled:
         --------
         >>> Y = np.array([[0.6, 0.3], [0.4, 0.7]])
         >>> sol = LayerPeeled(Y, 100.0, 100.0).solve("full")
-        >>> sol.budget_active, sol.status
+        >>> sol.budget_active, str(sol.status)
         (False, 'budget_inactive')
+        >>> LayerPeeled(Y, 1, 1).solve(grup="S2")
+        Traceback (most recent call last):
+        ...
+        engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, detect, form, group, tol
         """
-        red = self.select(method, **options)
+        red, verdict = self.choose(method, **options)
         t0 = time.perf_counter()
         info: dict[str, Any] = {}
+        reduction = None
         if not self.budget_active:
             Z = self.unconstrained_optimum()
-            solver_name, status = None, "budget_inactive"
+            solver_name, status = None, Status.BUDGET_INACTIVE
         else:
-            reduced = red.apply(self, **options)
+            reduced = red.apply(self, verdict, **_only(options, red))
             info.update(reduced.info)
-            if reduced.problem is None:
-                solver_name, status = reduced.info.get("solver", red.name), "optimal"
-            else:
-                rep = conic_solve(reduced.problem, solver, accurate=True,
-                                  **(solver_options or {}))
-                solver_name, status = rep.solver, rep.status
-            Z = red.invert(reduced)
+            done = red.solve(reduced, solver, solver_options)
+            Z, solver_name, status = done.Z, done.solver, done.status
+            reduction = reduced
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
         elapsed = time.perf_counter() - t0
         return _finish(self, np.asarray(Z, dtype=float), red.name, solver_name, status,
-                       elapsed, info, rank_tol)
+                       elapsed, info, rank_tol, reduction)
 
 
-def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(exact entries: float array or object array of Fraction, float64 array)."""
+def _only(options: dict, red: Any) -> dict:
+    return {k: v for k, v in options.items() if k in red.options}
+
+
+def _check_options(options: dict, reductions: list, method: str) -> None:
+    known = set().union(*(r.options for r in reductions)) if reductions else set()
+    for key in options:
+        if key not in known:
+            raise InvalidInput(f"unknown option {key!r} for method {method!r}; known: "
+                               f"{', '.join(sorted(known)) or 'none'}")
+
+
+def float_sum_tol(dtype: Any, m: int) -> float:
+    """Tolerance on a column sum of float input: ``max(SUM_TOL, m * eps(dtype))``.
+
+    Examples
+    --------
+    >>> float_sum_tol(np.float64, 10), float_sum_tol(np.float32, 10) > 1e-6
+    (1e-09, True)
+    """
+    return max(SUM_TOL, m * float(np.finfo(dtype).eps))
+
+
+def _read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(exact entries: float array or object array of Fraction, float64 array, whether the
+    columns were divided by their sums)."""
     if isinstance(Y, np.ndarray) and Y.dtype.kind in "fiu":
         if Y.ndim != 2:
             raise InvalidInput(f"Y must be a 2-D matrix; got an array of shape {Y.shape}")
@@ -278,10 +359,24 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
             raise InvalidInput(f"Y[{i},{j}] = {float(F[i, j])!r} is negative; Y holds "
                                f"probabilities ({len(neg)} negative entries)")
         sums = F.sum(axis=0)  # rounding error ~ m * 1e-16, far below the 1e-9 tolerance
-        bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOL)
-        if bad.size:
-            _check_sums([Fraction(float(sums[bad[0]]))], {0: sums[bad[0]]}, [int(bad[0])])
-        return F, F
+        low = Y.dtype.kind == "f" and np.finfo(Y.dtype).eps > np.finfo(np.float64).eps
+        tol = float_sum_tol(Y.dtype, F.shape[0]) if low else SUM_TOL
+        if normalize or low:
+            zero = np.flatnonzero(sums <= 0)
+            if zero.size:
+                raise InvalidInput(f"Y column {int(zero[0])} sums to 0; cannot normalise it")
+        if not normalize:
+            bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
+            if bad.size:
+                j = int(bad[0])
+                kind = f"{Y.dtype} input" if Y.dtype.kind == "f" else "integer input"
+                raise InvalidInput(f"Y column {j} sums to {float(sums[j]):.12g}, not 1 "
+                                   f"(tolerance {tol:g} for {kind}); pass normalize=True to "
+                                   "divide each column by its sum")
+        if normalize or low:
+            F = F / sums[None, :]
+            return F, F, True
+        return F, F, False
     exact = to_matrix(Y, what="Y")
     E = np.empty((len(exact), len(exact[0])), dtype=object)
     for i, row in enumerate(exact):
@@ -290,18 +385,19 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
                 raise InvalidInput(f"Y[{i},{j}] = {q} is negative; Y holds probabilities")
             E[i, j] = q
     sums = [sum(E[:, j], Fraction(0)) for j in range(E.shape[1])]
-    F = np.array([[float(q) for q in row] for row in exact], dtype=float)
-    _check_sums(sums, [float(s) for s in sums])
-    return E, F
-
-
-def _check_sums(exact_sums: list[Fraction], float_sums: Any,
-                columns: list[int] | None = None) -> None:
-    for k, s in enumerate(exact_sums):
-        if abs(s - 1) > SUM_TOL:
-            j = k if columns is None else columns[k]
-            raise InvalidInput(f"Y column {j} sums to {float(float_sums[k]):.12g}, not 1 "
-                               f"(tolerance {SUM_TOL:g})")
+    if normalize:
+        for j, tot in enumerate(sums):
+            if tot == 0:
+                raise InvalidInput(f"Y column {j} sums to 0; cannot normalise it")
+            E[:, j] = [q / tot for q in E[:, j]]
+    else:
+        for j, tot in enumerate(sums):
+            if abs(tot - 1) > SUM_TOL:
+                raise InvalidInput(f"Y column {j} sums to {float(tot):.12g}, not 1 (tolerance "
+                                   f"{SUM_TOL:g}); pass normalize=True to divide each column "
+                                   "by its sum")
+    F = np.array([[float(q) for q in row] for row in E.tolist()], dtype=float)
+    return E, F, normalize
 
 
 @dataclass(frozen=True)
@@ -328,7 +424,7 @@ class LayerPeeledSolution:
     tight: bool
     method: str
     solver: str | None
-    status: str
+    status: Status
     solve_time: float
     dual_bound: float
     gap: float
@@ -340,6 +436,9 @@ class LayerPeeledSolution:
     singular_values: np.ndarray
     info: dict = field(default_factory=dict)
     problem: LayerPeeled | None = field(default=None, repr=False, compare=False)
+    #: the reduced problem that was solved (its ``plan`` and ``inverse``: what the
+    #: reduction found and solved), None when the budget is inactive
+    reduction: ReducedProblem | None = field(default=None, repr=False, compare=False)
 
     @property
     def HtH(self) -> np.ndarray:
@@ -359,7 +458,7 @@ class LayerPeeledSolution:
             "d": self.d,
             "method": self.method,
             "solver": self.solver,
-            "status": self.status,
+            "status": str(self.status),
             "budget_active": self.budget_active,
             "free_radius": None if math.isinf(fr) else fr,
             "loss": self.loss,
@@ -412,7 +511,8 @@ def _plain(x: Any) -> Any:
 
 
 def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None,
-            status: str, elapsed: float, info: dict, rank_tol: float) -> LayerPeeledSolution:
+            status: Status, elapsed: float, info: dict, rank_tol: float,
+            reduction: ReducedProblem | None = None) -> LayerPeeledSolution:
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
@@ -428,7 +528,7 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,
         free_radius=problem.free_radius, entropy=entropy(problem.Y),
-        singular_values=f.singular_values, info=info, problem=problem)
+        singular_values=f.singular_values, info=info, problem=problem, reduction=reduction)
 
 
 def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None,

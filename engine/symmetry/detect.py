@@ -26,6 +26,9 @@ Examples
 5
 >>> print(detect_symmetry([[1, 0], ["1/3", "2/3"]]))
 no symmetry: only the identity preserves Y (2 x 2)
+>>> noisy = T.Y + 1e-15 * np.arange(25).reshape(5, 5)
+>>> detect_symmetry(noisy).order, detect_symmetry(noisy, tol=1e-12).order
+(1, 5)
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from engine.errors import InvalidInput
-from engine.symmetry._values import value_codes
+from engine.symmetry._values import tolerant_codes, value_codes
 from engine.symmetry.group import GroupAction
 
 __all__ = ["DetectedSymmetry", "detect_symmetry"]
@@ -70,6 +73,8 @@ class DetectedSymmetry:
     column_classes: tuple[tuple[int, ...], ...]
     complete: bool
     max_order: int
+    deviation: float = 0.0
+    tol: float = 0.0
 
     @property
     def row_order(self) -> int:
@@ -93,7 +98,8 @@ class DetectedSymmetry:
             return (f"search cut off after max_order={self.max_order} automorphisms: found a "
                     f"subgroup of order {self.order} acting on Y ({m} x {n}){extra}; raise "
                     "max_order for the full group")
-        return f"group of order {self.order} preserves Y ({m} x {n}){extra}"
+        approx = (f" to within {self.deviation:.2e} (tol {self.tol:g})" if self.tol > 0 else "")
+        return f"group of order {self.order} preserves Y{approx} ({m} x {n}){extra}"
 
 
 def _refine_pair(U: np.ndarray, cols_a: tuple[np.ndarray, np.ndarray],
@@ -233,6 +239,7 @@ def detect_symmetry(
     *,
     max_order: int = 10**12,
     exact: bool = True,
+    tol: float = 0.0,
     progress: bool | None = None,
 ) -> DetectedSymmetry:
     """The group of (row, column) permutation pairs preserving Y.
@@ -246,6 +253,12 @@ def detect_symmetry(
     exact : bool
         True (default): entries are compared as exact Fractions.  False: exact values
         that round to the same float64 are treated as equal (documented, use with care).
+    tol : float
+        Approximate symmetry (data with noise, e.g. float32 softmax outputs): entries
+        closer than ``tol`` (chained along the sorted values) count as equal in the
+        search; the group found is then verified on Y itself and ``deviation`` reports
+        the largest ``|Y[g(i), g(j)] - Y[i, j]|`` over its generators (at most ``tol`` or
+        the result says so: ``complete`` stays, ``deviation`` tells).  0 (default): exact.
     progress : bool or None
         A progress bar over the isomorphism searches; None: only on a terminal.
 
@@ -268,7 +281,13 @@ def detect_symmetry(
     """
     if isinstance(max_order, bool) or not isinstance(max_order, int) or max_order < 1:
         raise InvalidInput(f"max_order must be a positive integer; got {max_order!r}")
+    if not (isinstance(tol, int | float) and not isinstance(tol, bool) and tol >= 0):
+        raise InvalidInput(f"tol must be a number >= 0; got {tol!r}")
     codes, values = value_codes(Y)
+    if tol > 0:
+        vals = np.array([float(v) for v in values])
+        Yf = vals[codes]
+        codes = tolerant_codes(Yf, float(tol))
     if not exact:  # merge exact values that round to the same float
         _, recode = np.unique(np.array([float(v) for v in values]), return_inverse=True)
         codes = recode.ravel()[codes]
@@ -332,4 +351,9 @@ def detect_symmetry(
                 pairs.append((ident_r, c))
     order = merged_order * math.prod(math.factorial(k) for k in mult)
     action = GroupAction(pairs, m=m, n=n, name="Aut(Y)" if complete else "subgroup of Aut(Y)")
-    return DetectedSymmetry(action, int(order), int(merged_order), classes, complete, max_order)
+    dev = 0.0
+    if tol > 0:
+        for r, c in pairs:
+            dev = max(dev, float(np.max(np.abs(Yf[np.ix_(r, c)] - Yf))))
+    return DetectedSymmetry(action, int(order), int(merged_order), classes, complete, max_order,
+                            dev, float(tol))
