@@ -34,6 +34,7 @@ from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
 from engine.convex.reductions.base import ReducedProblem, Status
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
+from engine.symmetry.constructors import OrbitTargets
 from engine.symmetry.group import GroupAction
 
 __all__ = ["LayerPeeled", "LayerPeeledSolution", "Status", "solve_layer_peeled", "SUM_TOL"]
@@ -57,8 +58,10 @@ class LayerPeeled:
 
     Parameters
     ----------
-    Y : array_like
-        m x n target; columns are probability vectors.  A float numpy array is taken as
+    Y : array_like or OrbitTargets
+        m x n target; columns are probability vectors.  An
+        :class:`engine.symmetry.OrbitTargets` brings its exact codes and its group
+        (``symmetry``), which the orbit reduction then uses without a search.  A float numpy array is taken as
         the exact binary rationals it holds; anything else (lists of ints, ``Fraction``,
         ``"p/q"`` strings) goes through :func:`engine.exact.numbers.to_matrix`.  Structure
         detection (cyclic, 2-transitive orbits) compares entries exactly.
@@ -97,7 +100,17 @@ class LayerPeeled:
 
     def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
                  normalize: bool = False) -> None:
+        #: the group a target built by engine.symmetry.orbit_targets carries (else None)
+        self.symmetry: GroupAction | None = None
+        self._codes: np.ndarray | None = None
+        if isinstance(Y, OrbitTargets):
+            # exact codes and the group come with the target: no n-sized sort, no search
+            self.symmetry = Y.action
+            self._codes = Y.codes()
+            Y = Y.Y
         self.entries, self.Y, self.normalized = _read_target(Y, bool(normalize))
+        if self.normalized:
+            self.symmetry, self._codes = None, None
         self.E_W_exact = _budget(E_W, "E_W")
         self.E_H_exact = _budget(E_H, "E_H")
         self.E_W = float(self.E_W_exact)
@@ -109,7 +122,6 @@ class LayerPeeled:
             d = int(d)
         self.d = d
         self._keys: list[tuple] | None = None
-        self._codes: np.ndarray | None = None
         self._free_radius: float | None = None
 
     # -- facts about the target ------------------------------------------------------

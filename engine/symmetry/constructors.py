@@ -45,6 +45,7 @@ __all__ = [
     "cyclic",
     "direct_product",
     "direct_sum",
+    "float_sum_tol",
     "orbit_targets",
     "parse_group",
     "symmetric",
@@ -255,6 +256,7 @@ def orbit_targets(
     *,
     max_columns: int = 5_000_000,
     check_probability: bool = True,
+    normalize: bool = False,
 ) -> OrbitTargets:
     """The orbit target of one or several base vectors under a group of label permutations.
 
@@ -272,7 +274,12 @@ def orbit_targets(
     max_columns : int
         Refuse (``TooLarge``) if b |G| exceeds this.
     check_probability : bool
-        Require every base vector to be a probability vector (entries >= 0, exact sum 1).
+        Require every base vector to be a probability vector: entries >= 0 and sum 1,
+        exactly for exact input (ints, Fractions, "p/q" strings); for float input
+        (Python or numpy floats, whose binary values rarely sum to exactly 1) within
+        :func:`float_sum_tol` (``m`` units in the last place of the float type).
+    normalize : bool
+        Divide each base vector by its exact sum first (any input; the sum must be > 0).
 
     Returns
     -------
@@ -291,6 +298,10 @@ def orbit_targets(
     >>> T = orbit_targets(symmetric(3), [["1/2", "1/3", "1/6"], [1, 0, 0]])
     >>> T.Y.shape, T.action.column_orbits()[1][:2]
     ((3, 12), [6, 7])
+    >>> orbit_targets(cyclic(3), [1/2, 1/3, 1/6]).Y.shape  # floats: sum within 3 ulps
+    (3, 3)
+    >>> orbit_targets(cyclic(3), [2, 1, 1], normalize=True).base[0]
+    (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
     >>> orbit_targets(symmetric(3), [1, 0])
     Traceback (most recent call last):
     ...
@@ -315,14 +326,27 @@ def orbit_targets(
             raise InvalidInput(f"base vector {c} has length {len(vv)} but the group "
                                f"{G.name or ''} acts on {G.m} labels".replace("  ", " "))
         ex = to_vector(vv, what=f"base vector {c}")
+        if normalize:
+            tot = sum(ex, Fraction(0))
+            if tot <= 0:
+                raise InvalidInput(f"base vector {c} sums to {tot}; cannot normalise it")
+            ex = tuple(x / tot for x in ex)
         if check_probability:
             for i, x in enumerate(ex):
                 if x < 0:
                     raise InvalidInput(f"base vector {c} has a negative probability at "
                                        f"entry {i}: {x}")
             tot = sum(ex, Fraction(0))
-            if tot != 1:
-                raise InvalidInput(f"base vector {c} sums to {tot}, not exactly 1")
+            tol = float_sum_tol(vv)
+            if tol == 0 and tot != 1:
+                raise InvalidInput(f"base vector {c} sums to {tot}, not exactly 1 (exact "
+                                   "input must sum to exactly 1); pass normalize=True to "
+                                   "divide it by its sum")
+            if tol > 0 and abs(tot - 1) > tol:
+                raise InvalidInput(f"base vector {c} sums to {float(tot):.17g}, not 1 within "
+                                   f"{float(tol):.3g} (the tolerance for float input: m units in "
+                                   "the last place); pass normalize=True to divide it by its "
+                                   "sum")
         base.append(ex)
     order = G.order
     n = order * len(base)
@@ -333,6 +357,24 @@ def orbit_targets(
     floats = np.array([[float(to_fraction(x)) for x in v] for v in base], dtype=float)
     Y = _orbit_matrix(action.row_elements(), floats)
     return OrbitTargets(tuple(base), action, Y)
+
+
+def float_sum_tol(v: object) -> Fraction:
+    """Tolerance on the sum of a base vector: 0 for exact input; ``len(v)`` units in the
+    last place of the widest-epsilon float type among its entries for float input.
+
+    Examples
+    --------
+    >>> float_sum_tol(["1/2", "1/2"]), float(float_sum_tol([0.5, 0.5]))
+    (Fraction(0, 1), 4.440892098500626e-16)
+    """
+    eps = 0.0
+    items = list(v)  # a numpy array yields numpy scalars, which keep their dtype
+    for x in items:
+        if isinstance(x, float | np.floating):
+            eps = max(eps, float(np.finfo(type(x) if isinstance(x, np.floating)
+                                          else np.float64).eps))
+    return Fraction(len(items) * eps) if eps else Fraction(0)
 
 
 def parse_group(spec: str) -> GroupAction:

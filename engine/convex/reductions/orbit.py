@@ -69,7 +69,8 @@ class OrbitPlan:
     """What :meth:`OrbitReduction.accepts` found.
 
     ``group`` acts on Y's rows and columns (verified: exactly, or to ``tol`` with the
-    largest deviation ``deviation``); ``source`` is "given" or "detected"; ``target`` is
+    largest deviation ``deviation``); ``source`` is "given", "detected" or "target" (the
+    group an :class:`OrbitTargets` was built from); ``target`` is
     the target the reduced program uses (Y itself, or its average over the pair orbits
     when the symmetry is approximate); ``decomposition`` the verified isotypic
     decomposition of the row action (None: undecomposed program).
@@ -326,6 +327,8 @@ class OrbitReduction(Reduction):
             if group is not None:
                 G = as_group(group, m=problem.m, Y=codes)
                 source = "given"
+            elif getattr(problem, "symmetry", None) is not None and tol == 0:
+                G, source = problem.symmetry, "target"  # Y was built as its orbit target
             else:
                 if not detect:
                     return Acceptance(False, "the orbit reduction needs group= (a "
