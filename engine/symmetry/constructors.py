@@ -46,6 +46,7 @@ __all__ = [
     "direct_product",
     "direct_sum",
     "float_sum_tol",
+    "frobenius",
     "orbit_targets",
     "parse_group",
     "symmetric",
@@ -125,6 +126,37 @@ def affine_line(p: int) -> GroupAction:
         r = int(sympy.primitive_root(p))
         gens.append([(r * x) % p for x in range(p)])
     return GroupAction(gens, m=p, name=f"AGL(1,{p})")
+
+
+def frobenius(p: int, k: int) -> GroupAction:
+    """The maps ``x -> a x + b`` on Z/p with ``a`` in the subgroup of order k of (Z/p)^*.
+
+    ``frobenius(7, 3)`` is F21 (order 21): transitive on unordered pairs of labels
+    (2-homogeneous) but not on ordered ones; for p = 3 mod 4 and k = (p - 1)/2 this holds
+    in general (see docs/symmetry-reduction.md).
+
+    Raises
+    ------
+    InvalidInput
+        p not prime, or k not a divisor of p - 1.
+
+    Examples
+    --------
+    >>> frobenius(7, 3).order, frobenius(7, 6).order
+    (21, 42)
+    """
+    import sympy
+
+    p = _check_m(p, 2)
+    k = _check_m(k)
+    if not sympy.isprime(p) or (p - 1) % k:
+        raise InvalidInput(f"frobenius(p, k) needs a prime p and k dividing p - 1; got p={p}, "
+                           f"k={k}")
+    gens = [[(x + 1) % p for x in range(p)]]
+    a = pow(int(sympy.primitive_root(p)), (p - 1) // k, p) if p > 2 else 1
+    if a != 1:
+        gens.append([(a * x) % p for x in range(p)])
+    return GroupAction(gens, m=p, name=f"F{p * k}" if k < p - 1 else f"AGL(1,{p})")
 
 
 def direct_sum(*groups: GroupAction) -> GroupAction:
