@@ -67,7 +67,7 @@ def test_app_f_orbit_matches_full_and_predicted_gram(name):
     ref, Zref = reference_value(T.Y, lp.rho)
     assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
     # block-diagonal: the blocks' dimensions add up to m, each block smaller than m + 1
-    assert sum(d * k for d, k, _ in sol.info["blocks"]) == ex.group.m
+    assert sum(d * k for d, k, _ in sol.info["isotypic_blocks"]) == ex.group.m
     assert sol.info["largest_block"] < ex.group.m
     # the undecomposed program (one (m+1) LMI) agrees
     und = lp.solve("orbit", group=T.action, blocks="none")
@@ -114,7 +114,7 @@ def test_random_groups_multi_block(seed):
     sol = lp.solve("orbit", group=T.action)
     ref, _ = reference_value(T.Y, lp.rho)
     assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
-    assert sum(d * k for d, k, _ in sol.info["blocks"]) == m
+    assert sum(d * k for d, k, _ in sol.info["isotypic_blocks"]) == m
     und = lp.solve("orbit", group=T.action, blocks="none")
     assert und.info["lmis"] == 2 and abs(und.loss - sol.loss) <= 1e-7 * abs(ref)
     assert predicted_gram_structure(G).check(sol.WWt).relative < 1e-9
@@ -147,7 +147,7 @@ def test_trivial_group_is_the_split_form():
     sol = lp.solve("orbit", group=G)
     ref, _ = reference_value(Y, lp.rho)
     assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
-    assert sol.info["blocks"] == [[1, 3, "real"]] and sol.info["orbitals"] == 6
+    assert sol.info["isotypic_blocks"] == [[1, 3, "real"]] and sol.info["orbitals"] == 6
 
 
 def test_orbit_rejects_groups_that_do_not_preserve_y():

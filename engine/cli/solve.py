@@ -39,10 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _solve(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.io import read_raw
-
     from engine.symmetry import parse_group
 
-    problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d, normalize=args.normalize)
+    problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d,
+                          normalize=args.normalize)
     options = {}
     if args.group is not None:
         options["group"] = parse_group(args.group)
@@ -59,9 +59,9 @@ def _solve(args: argparse.Namespace) -> int:
     print(f"loss: {sol.loss:.12g}   dual bound: {sol.dual_bound:.12g}   gap: {sol.gap:.3g}")
     print(f"budget active: {sol.budget_active}   rank: {sol.rank}   tight: {sol.tight}   "
           f"||Z||_*: {sol.nuclear_norm:.10g}")
-    if "blocks" in sol.info:
+    if "isotypic_blocks" in sol.info:
         blocks = ", ".join(f"{k}x{d}{'' if kind == 'real' else kind[0]}"
-                           for d, k, kind in sol.info["blocks"])
+                           for d, k, kind in sol.info["isotypic_blocks"])
         print(f"group: order {sol.info['group_order']} ({sol.info['group_source']})   "
               f"isotypic blocks (multiplicity x dimension): {blocks}")
     if "symmetry_deviation" in sol.info:

@@ -61,8 +61,8 @@ class LayerPeeled:
     Y : array_like or OrbitTargets
         m x n target; columns are probability vectors.  An
         :class:`engine.symmetry.OrbitTargets` brings its exact codes and its group
-        (``symmetry``), which the orbit reduction then uses without a search.  A float numpy array is taken as
-        the exact binary rationals it holds; anything else (lists of ints, ``Fraction``,
+        (``symmetry``), which the orbit reduction then uses without a search.  A float
+        numpy array is taken as the exact binary rationals it holds; anything else (lists of ints, ``Fraction``,
         ``"p/q"`` strings) goes through :func:`engine.exact.numbers.to_matrix`.  Structure
         detection (cyclic, 2-transitive orbits) compares entries exactly.
     E_W, E_H : number
@@ -91,7 +91,7 @@ class LayerPeeled:
     >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09); pass normalize=True to divide each column by its sum
+    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09); pass ...
     >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1, normalize=True).Y[:, 1].round(4).tolist()
     [0.4545, 0.5455]
     >>> LayerPeeled(np.array([[0.3, 0.6], [0.7, 0.4]], dtype=np.float32), 1, 1).normalized
@@ -244,18 +244,19 @@ class LayerPeeled:
                 except InvalidInput:
                     continue  # registered but not present in this build
             _check_options(options, cands, "auto")
+            if options.get("group") is not None:
+                from engine.symmetry.group import as_group
+
+                as_group(options["group"], m=self.m, Y=self.codes)  # a bad group is an error
             for red in cands:
                 verdict = red.accepts(self, **_only(options, red))
                 if not verdict:
                     continue
-                plan = verdict.plan
-                if red.name == "orbit" and getattr(plan, "source", "") == "detected" \
-                        and "etf" in REGISTRY and plan.tol == 0:
-                    etf = get_reduction("etf")
-                    rows = GroupAction(plan.group.row_generators, m=self.m)
-                    v2 = etf.accepts(self, group=rows)
-                    if v2:
-                        return etf, v2
+                if red.name in ("circulant", "orbit") and "group" not in options \
+                        and not options.get("tol"):
+                    better = self._etf_by_detection(verdict.plan if red.name == "orbit" else None)
+                    if better is not None:
+                        return better
                 return red, verdict
             raise InvalidInput("no reduction accepts this problem (the 'full' one always should)")
         red = get_reduction(name)
@@ -264,6 +265,21 @@ class LayerPeeled:
         if not verdict:
             raise InvalidInput(f"method {name!r} does not apply to this Y: {verdict.reason}")
         return red, verdict
+
+    def _etf_by_detection(self, plan: Any) -> tuple | None:
+        """(etf, acceptance) when the group detected on Y is 2-homogeneous, else None."""
+        if plan is None:  # circulant accepted: look for a larger group (cheap under the limit)
+            from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES
+
+            if self.Y.size > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
+                return None
+            verdict = get_reduction("orbit").accepts(self, blocks="none")
+            plan = verdict.plan if verdict else None
+        if plan is None or plan.source != "detected" or plan.tol != 0:
+            return None
+        etf = get_reduction("etf")
+        verdict = etf.accepts(self, group=GroupAction(plan.group.row_generators, m=self.m))
+        return (etf, verdict) if verdict else None
 
     def solve(self, method: str = "auto", solver: str | None = None, *,
               solver_options: dict | None = None, rank_tol: float = RANK_TOL,
@@ -306,7 +322,7 @@ class LayerPeeled:
         >>> LayerPeeled(Y, 1, 1).solve(grup="S2")
         Traceback (most recent call last):
         ...
-        engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, detect, form, group, tol
+        engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
         """
         red, verdict = self.choose(method, **options)
         t0 = time.perf_counter()

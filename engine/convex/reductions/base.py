@@ -39,16 +39,13 @@ import numpy as np
 __all__ = ["Acceptance", "ReducedProblem", "Reduction", "Solved", "Status"]
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """How a solve ended (a ``str`` enum: ``Status.OPTIMAL == "optimal"``)."""
 
     #: the conic solver (or the closed form) returned an optimal point
     OPTIMAL = "optimal"
     #: the budget is not active: Z* is the centred log Y, nothing was solved
     BUDGET_INACTIVE = "budget_inactive"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ Examples
 >>> Z = OrbitReduction().invert(red)
 >>> Z.shape, round(float(np.linalg.svd(Z, compute_uv=False).sum()), 4)
 ((3, 6), 2.0)
->>> red.info["blocks"]
+>>> red.info["isotypic_blocks"]
 [[1, 1, 'real'], [2, 1, 'real']]
 """
 
@@ -265,7 +265,7 @@ def orbit_program(
             dec = None
     if blocks == "auto" and dec is not None:
         cons, sizes_ = _block_constraints(Zs, dec, float(rho), G)
-        info.update({"blocks": sizes_, "commutant_dim": dec.orbitals,
+        info.update({"isotypic_blocks": sizes_, "commutant_dim": dec.orbitals,
                      "orbitals": int(G.orbitals(symmetrized=True).max()) + 1,
                      "largest_block": max(k for _, k, _ in sizes_),
                      "decomposition_deviation": dec.deviation})
@@ -305,8 +305,8 @@ class OrbitReduction(Reduction):
     >>> P = LayerPeeled(T.Y, 1, 1)
     >>> OrbitReduction().accepts(P, group=cyclic(3)).plan.group.n
     3
-    >>> OrbitReduction().accepts(P, detect=False).reason
-    'the orbit reduction needs group= (a GroupAction, a spec such as "S3", a sympy group or generators) or detect=True'
+    >>> OrbitReduction().accepts(P, detect=False).reason.startswith("the orbit reduction needs")
+    True
     """
 
     name = "orbit"
