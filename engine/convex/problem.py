@@ -62,9 +62,10 @@ class LayerPeeled:
         m x n target; columns are probability vectors.  An
         :class:`engine.symmetry.OrbitTargets` brings its exact codes and its group
         (``symmetry``), which the orbit reduction then uses without a search.  A float
-        numpy array is taken as the exact binary rationals it holds; anything else (lists of ints, ``Fraction``,
-        ``"p/q"`` strings) goes through :func:`engine.exact.numbers.to_matrix`.  Structure
-        detection (cyclic, 2-transitive orbits) compares entries exactly.
+        numpy array is taken as the exact binary rationals it holds; anything else (lists
+        of ints, ``Fraction``, ``"p/q"`` strings) goes through
+        :func:`engine.exact.numbers.to_matrix`.  Structure detection (cyclic,
+        2-homogeneous orbits, groups) compares entries exactly.
     E_W, E_H : number
         Budgets (> 0).  The radius is ``rho = sqrt(E_W E_H)``.
     d : int or None
