@@ -1,4 +1,5 @@
-"""The layer-peeled program at the logit level (MATH.md section 1) and its solution.
+"""The layer-peeled program at the logit level and its solution
+(docs/symmetry-reduction.md, section 1).
 
 ``LayerPeeled(Y, E_W, E_H, d)`` holds a validated target; ``.solve(method=...)`` picks a
 reduction from :mod:`engine.convex.reductions`, solves it, maps it back to the full-size

@@ -1,4 +1,5 @@
-"""The composite-group examples of seed 003 App. F (targets of MATH.md section 4).
+"""The composite-group examples of App. F of the symmetry paper ("Uncovering Symmetry Transfer
+in Large Language Models via Layer-Peeled Optimization"; see docs/symmetry-reduction.md).
 
 Readings chosen where the extracted text is ambiguous (each target sums to exactly 1):
 
@@ -46,7 +47,7 @@ __all__ = ["AppFExample", "app_f_examples", "vec"]
 
 @dataclass(frozen=True, eq=False)
 class AppFExample:
-    """One App. F example: the group on labels, the base vector, the MATH.md block form."""
+    """One App. F example: the group on labels, the base vector, the predicted block form."""
 
     name: str
     group: GroupAction
@@ -72,7 +73,7 @@ _W6 = ["1/12", "1/4", "1/4", "0", "1/6", "1/4"]
 
 
 def app_f_examples() -> dict[str, AppFExample]:
-    """The seven App. F examples, keyed by name, in the order of the seed's figures."""
+    """The seven App. F examples, keyed by name, in the order of the paper's figures."""
     S = symmetric
     P32 = [list(r) for r in zip(*_P23, strict=True)]
     raw = [
