@@ -377,7 +377,10 @@ def _read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarra
             raise InvalidInput(f"Y must be a 2-D matrix; got an array of shape {Y.shape}")
         if Y.size == 0:
             raise InvalidInput(f"Y is empty (shape {Y.shape})")
-        F = np.array(Y, dtype=float)
+        F = np.asarray(Y, dtype=float)  # float64 input is not copied: taken read-only
+        if F is Y or F.base is Y:
+            F = F.view()
+            F.flags.writeable = False
         if Y.dtype.kind == "f":
             bad = np.argwhere(~np.isfinite(F))
             if bad.size:
@@ -546,12 +549,15 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
-    nuc = float(thin_svd(Z)[1].sum())
+    U, s, Vt = thin_svd(Z)
+    nuc = float(s.sum())
     if nuc > problem.rho:  # solver tolerance: scale back into the ball, so loss is an upper bound
-        Z = Z * (problem.rho / nuc)
+        scale = problem.rho / nuc
+        Z = Z * scale
+        s = s * scale
         nuc = problem.rho
     bound = dual_bound(Z, problem.Y, problem.rho)
-    f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol)
+    f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt))
     return LayerPeeledSolution(
         Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
         probabilities=softmax(Z), budget_active=problem.budget_active, rank=f.rank,

@@ -107,7 +107,7 @@ class Factors:
 
 
 def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
-                    rank_tol: float = RANK_TOL) -> Factors:
+                    rank_tol: float = RANK_TOL, *, svd: tuple | None = None) -> Factors:
     """Balanced factors of Z meeting the budgets (see module docstring).
 
     Parameters
@@ -120,6 +120,8 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
         Hidden width; None means ``min(m, n)``.
     rank_tol : float
         Relative tolerance of :func:`numerical_rank`.
+    svd : (U, s, Vt), optional
+        :func:`thin_svd` of Z when the caller has it already.
 
     Returns
     -------
@@ -134,7 +136,7 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     Z = np.asarray(Z, dtype=float)
     m, n = Z.shape
     width = min(m, n) if d is None else int(d)
-    U, s, Vt = thin_svd(Z)
+    U, s, Vt = thin_svd(Z) if svd is None else svd
     r = numerical_rank(s, rank_tol)
     k = min(r, width)
     c = (float(E_W) / float(E_H)) ** 0.25

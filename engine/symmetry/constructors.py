@@ -265,20 +265,23 @@ class OrbitTargets:
 def _codes_cached(T: OrbitTargets) -> np.ndarray:
     values = sorted({x for v in T.base for x in v})
     pos = {x: k for k, x in enumerate(values)}
-    base_codes = np.array([[pos[x] for x in v] for v in T.base], dtype=np.int64)
-    return _orbit_matrix(T.action.row_elements(), base_codes)
+    base_codes = np.array([[pos[x] for x in v] for v in T.base],
+                          dtype=np.min_scalar_type(max(len(values) - 1, 0)))
+    return _orbit_matrix(T.action.row_elements(), base_codes, T.action.inverse_elements())
 
 
-def _orbit_matrix(els: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """Columns ``g_k o y_b`` for every element k and block b: out[g_k[i], b|G| + k] = y_b[i]."""
+def _orbit_matrix(els: np.ndarray, base: np.ndarray,
+                  inverse: np.ndarray | None = None) -> np.ndarray:
+    """Columns ``g_k o y_b`` for every element k and block b: out[g_k[i], b|G| + k] = y_b[i],
+    i.e. ``out[i, b|G| + k] = y_b[g_k^{-1}(i)]`` (a gather with the inverse elements)."""
     order, m = els.shape
+    if inverse is None:
+        inverse = np.empty_like(els)
+        np.put_along_axis(inverse, els, np.arange(m, dtype=els.dtype)[None, :], axis=1)
     b = base.shape[0]
     out = np.empty((m, b * order), dtype=base.dtype)
-    cols = np.arange(order)
     for blk in range(b):
-        block = np.empty((m, order), dtype=base.dtype)
-        block[els, cols[:, None]] = base[blk][None, :]
-        out[:, blk * order:(blk + 1) * order] = block
+        out[:, blk * order:(blk + 1) * order] = base[blk][inverse.T]  # row-major writes
     return out
 
 
@@ -387,7 +390,7 @@ def orbit_targets(
                        f"{order}); max_columns={max_columns}")
     action = GroupAction._regular(G, len(base), G.name)
     floats = np.array([[float(to_fraction(x)) for x in v] for v in base], dtype=float)
-    Y = _orbit_matrix(action.row_elements(), floats)
+    Y = _orbit_matrix(action.row_elements(), floats, action.inverse_elements())
     return OrbitTargets(tuple(base), action, Y)
 
 

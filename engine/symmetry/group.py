@@ -328,6 +328,20 @@ class GroupAction:
                               f"({order} expected); please report this with the generators")
         return els  # np.unique sorts lexicographically; the identity comes first
 
+    @_memo
+    def inverse_elements(self) -> np.ndarray:
+        """``inv[k] = g_k^{-1}`` (array form) for the elements of :meth:`row_elements`.
+
+        Examples
+        --------
+        >>> GroupAction([[1, 2, 0]], m=3).inverse_elements().tolist()
+        [[0, 1, 2], [2, 0, 1], [1, 2, 0]]
+        """
+        els = self.row_elements()
+        inv = np.empty(els.shape, dtype=np.min_scalar_type(self.m - 1))  # int8 up to m = 256
+        np.put_along_axis(inv, els, np.arange(self.m, dtype=inv.dtype)[None, :], axis=1)
+        return inv
+
     def _element_index(self) -> dict[bytes, int]:
         els = np.ascontiguousarray(self.row_elements())
         return {els[k].tobytes(): k for k in range(len(els))}
@@ -406,13 +420,11 @@ class GroupAction:
         """
         m, n = self.m, self.n
         if self.is_regular:
-            els = self.row_elements()
-            order = len(els)
-            inv = np.empty_like(els)
-            inv[np.arange(order)[:, None], els] = np.arange(m)[None, :]
+            inv = self.inverse_elements()
+            order = len(inv)
             lab = np.empty((m, n), dtype=np.int64)
             for b in range(self._blocks):
-                lab[:, b * order:(b + 1) * order] = inv.T + b * m
+                lab[:, b * order:(b + 1) * order] = inv.T.astype(np.int64) + b * m
             return lab
         gens = []
         for r, c in zip(self._row_gens, self._col_gens, strict=True):

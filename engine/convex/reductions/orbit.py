@@ -380,7 +380,7 @@ class OrbitReduction(Reduction):
         xval = np.asarray(d.x.value, dtype=float)
         if G.is_regular:
             base = xval.reshape(G.blocks, d.m)  # label b*m + i -> variable index (sorted)
-            return _orbit_matrix(G.row_elements(), base)
+            return _orbit_matrix(G.row_elements(), base, G.inverse_elements())
         L = G.pair_orbit_labels()
         lut = np.zeros(int(L.max()) + 1, dtype=np.int64)
         for lab, v in d.var_of_pair_label.items():
