@@ -42,7 +42,7 @@ from tqdm.auto import tqdm
 
 from engine.errors import InvalidInput
 from engine.symmetry._values import tolerant_codes, value_codes
-from engine.symmetry.group import GroupAction
+from engine.symmetry.group import GroupAction, orbit_labels
 
 __all__ = ["DetectedSymmetry", "detect_symmetry"]
 
@@ -223,15 +223,10 @@ class _Search:
 
 
 def _orbit(point: int, gens: list[np.ndarray]) -> set[int]:
-    seen, todo = {point}, [point]
-    while todo:
-        x = todo.pop()
-        for g in gens:
-            y = int(g[x])
-            if y not in seen:
-                seen.add(y)
-                todo.append(y)
-    return seen
+    """The orbit of ``point`` under the generated group (the one orbit computation:
+    :func:`engine.symmetry.group.orbit_labels`)."""
+    lab = orbit_labels(len(gens[0]), gens)
+    return set(np.flatnonzero(lab == lab[point]).tolist())
 
 
 def detect_symmetry(
