@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.convex._loss import entropy, softmax
+from engine.convex._loss import entropy
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
@@ -175,6 +175,11 @@ class LayerPeeled:
         if self._free_radius is None:
             if np.any(self.Y <= 0):
                 self._free_radius = math.inf
+            elif self.n >= 8 * self.m:  # wide: the m x m Gram of the centred log Y
+                L = np.log(self.Y)
+                C = np.eye(self.m) - 1.0 / self.m
+                ev = np.linalg.eigvalsh(C @ (L @ L.T) @ C)
+                self._free_radius = float(np.sqrt(np.clip(ev, 0, None)).sum())
             else:
                 L = np.log(self.Y)
                 L = L - L.mean(axis=0, keepdims=True)
@@ -560,7 +565,7 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt))
     return LayerPeeledSolution(
         Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
-        probabilities=softmax(Z), budget_active=problem.budget_active, rank=f.rank,
+        probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,
         free_radius=problem.free_radius, entropy=entropy(problem.Y),

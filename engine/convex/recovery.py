@@ -52,12 +52,17 @@ def thin_svd(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if n < 8 * m:
         return np.linalg.svd(Z, full_matrices=False)
     _, U = np.linalg.eigh(Z @ Z.T)
+    order = np.arange(m)[::-1]  # eigh: ascending eigenvalues of Z Z^T
+    U = np.ascontiguousarray(U[:, order])
     B = U.T @ Z
-    s = np.linalg.norm(B, axis=1)
+    s = np.sqrt(np.einsum("ij,ij->i", B, B))  # row norms (accurate; one pass)
     order = np.argsort(-s, kind="stable")
-    U, B, s = U[:, order], B[order], s[order]
-    Vt = np.divide(B, s[:, None], out=np.zeros_like(B), where=s[:, None] > 0)
-    return U, s, Vt
+    if not np.array_equal(order, np.arange(m)):
+        U, B, s = U[:, order], B[order], s[order]
+    pos = s > 0
+    B[pos] /= s[pos, None]  # B becomes Vt in place
+    B[~pos] = 0.0
+    return U, s, B
 
 
 def numerical_rank(s: np.ndarray, tol: float = RANK_TOL) -> int:
