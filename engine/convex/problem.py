@@ -572,9 +572,9 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         singular_values=f.singular_values, info=info, problem=problem, reduction=reduction)
 
 
-def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None,
-                       **kw: Any) -> LayerPeeledSolution:
-    """``LayerPeeled(Y, E_W, E_H, d).solve(**kw)`` in one call.
+def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
+                       normalize: bool = False, **kw: Any) -> LayerPeeledSolution:
+    """``LayerPeeled(Y, E_W, E_H, d, normalize=normalize).solve(**kw)`` in one call.
 
     Examples
     --------
@@ -582,4 +582,4 @@ def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None,
     >>> sol.budget_active, round(sol.nuclear_norm, 6)
     (True, 1.0)
     """
-    return LayerPeeled(Y, E_W, E_H, d).solve(**kw)
+    return LayerPeeled(Y, E_W, E_H, d, normalize=normalize).solve(**kw)
