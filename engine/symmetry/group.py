@@ -292,7 +292,7 @@ class GroupAction:
 
         Returns
         -------
-        numpy.ndarray of int64, shape (|G_rows|, m)
+        numpy.ndarray of the smallest unsigned integer type holding m - 1, shape (|G|, m)
 
         Raises
         ------
@@ -323,6 +323,8 @@ class GroupAction:
             if len(uniq) == order:
                 els = uniq
                 break
+        if els is not None:  # the smallest integer type (int8 up to m = 128): S_10 -> 36 MB
+            els = els.astype(np.min_scalar_type(self.m - 1), copy=False)
         if els is None:  # pragma: no cover - sympy convention changed
             raise EngineError("could not list the group elements from sympy's transversals "
                               f"({order} expected); please report this with the generators")
@@ -352,7 +354,7 @@ class GroupAction:
         order = len(els)
         out = []
         for r in self._row_gens:
-            h = np.asarray(r, dtype=np.int64)
+            h = np.asarray(r, dtype=els.dtype)
             prod = np.ascontiguousarray(h[els])  # h o g_k
             perm = np.array([idx[prod[k].tobytes()] for k in range(order)], dtype=np.int64)
             out.append(np.concatenate([perm + b * order for b in range(self._blocks)]))
@@ -491,8 +493,8 @@ class GroupAction:
         if self.is_regular:
             if not self.row_group.contains(Permutation(list(r))):
                 return False
-            h = np.asarray(r)
             els = self.row_elements()
+            h = np.asarray(r, dtype=els.dtype)
             idx = self._element_index()
             prod = np.ascontiguousarray(h[els])
             order = len(els)
