@@ -234,3 +234,32 @@ def test_detection_limit_warns_and_says_how_to_pass_the_group(monkeypatch):
     sol2 = LayerPeeled(T, EW, EH).solve()
     assert sol2.method == "orbit" and sol2.info["group_source"] == "target"
     assert abs(sol2.loss - sol.loss) <= 1e-9 * abs(sol.loss)
+
+
+def test_reduction_contract_plans_and_reuse():
+    from engine.convex import predicted_geometry
+    from engine.convex.reductions import get_reduction
+    from engine.convex.reductions.etf import ETFPlan
+
+    G, T = _target(GROUPS["A4"], seed=2)
+    lp = LayerPeeled(T.Y, EW, EH)
+    red, acc = lp.choose("etf", group=G)
+    assert isinstance(acc.plan, ETFPlan) and red.closed_form
+    sol = lp.solve("etf", group=G)
+    assert sol.status == "optimal" and sol.reduction.plan is not None
+    assert '"status": "optimal"' in sol.to_json()
+    # predicted_geometry reuses the closed form of the solve (same kappa, no new root find)
+    g = predicted_geometry(sol)
+    assert g.kind == "etf" and g.details["kappa"] == sol.reduction.inverse.kappa
+    # plans belong to their problem: two problems, two acceptances, no shared state
+    orbit = get_reduction("orbit")
+    _, T2 = _target(GROUPS["D5"], seed=5)
+    lp2 = LayerPeeled(T2.Y, EW, EH)
+    a1, a2 = orbit.accepts(lp, group=G), orbit.accepts(lp2, group=GROUPS["D5"])
+    r2, r1 = orbit.apply(lp2, a2), orbit.apply(lp, a1)
+    assert r1.inverse.m == 4 and r2.inverse.m == 5
+    with pytest.raises(AttributeError):
+        r1.plan = None  # frozen
+    # every constructor takes every spelling
+    assert orbit_targets("S3", ["1/2", "1/3", "1/6"]).Y.shape == (3, 6)
+    assert orbit_targets([[1, 2, 0]], ["1/2", "1/3", "1/6"]).Y.shape == (3, 3)

@@ -56,7 +56,12 @@ __all__ = [
 
 def _row_action(G: object, what: str) -> GroupAction:
     if not isinstance(G, GroupAction):
-        raise InvalidInput(f"{what} must be a GroupAction; got {type(G).__name__}")
+        from engine.symmetry.group import as_group
+
+        try:
+            G = as_group(G)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{what}: {exc}") from None
     if G.n != 0:
         raise InvalidInput(f"{what} acts on {G.n} columns already; the constructors combine "
                            "actions on labels only (n = 0)")
@@ -301,8 +306,9 @@ def orbit_targets(
 
     Parameters
     ----------
-    group : GroupAction
-        A row action (n = 0) on m labels, e.g. from :func:`symmetric` or :func:`wreath`.
+    group : GroupAction or any spelling of :func:`engine.symmetry.as_group`
+        A row action (n = 0) on m labels, e.g. from :func:`symmetric` or :func:`wreath`,
+        a spec string ("S3wrS2"), a sympy group or generators.
     y : array_like
         One base vector of length m, or a sequence of base vectors (rows of a 2-D array).
         Entries become exact Fractions (floats: their exact binary value).
