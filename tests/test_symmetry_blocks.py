@@ -221,8 +221,14 @@ def test_float32_columns_and_normalize():
 def test_detection_limit_warns_and_says_how_to_pass_the_group(monkeypatch):
     G = parse_group("S2wrS5")
     T = orbit_targets(G, [f"{k}/55" for k in range(1, 11)])
-    monkeypatch.setattr(orbit_mod, "DETECT_MAX_ENTRIES", 1000)
+    # row action first: the S2 wr S5 target (10 x 3,840) is settled on a 10 x 20 summary
     lp = LayerPeeled(T.Y, EW, EH)
+    found = orbit_mod.OrbitReduction().accepts(lp)
+    assert found.plan.source == "detected" and found.plan.group.order == 3840
+    sol0 = lp.solve()
+    assert sol0.method == "orbit" and sol0.info["group_source"] == "detected"
+    monkeypatch.setattr(orbit_mod, "DETECT_MAX_ENTRIES", 1000)
+    monkeypatch.setattr(orbit_mod, "LABEL_FIRST_MAX", 1000)
     with pytest.warns(UserWarning, match="pass group="):
         verdict = orbit_mod.OrbitReduction().accepts(lp)
     assert not verdict
@@ -230,6 +236,7 @@ def test_detection_limit_warns_and_says_how_to_pass_the_group(monkeypatch):
         warnings.simplefilter("error")
         sol = lp.solve("orbit", group="S2wrS5")
     assert sol.info["largest_block"] == 1 and sol.info["column_orbits"] == 1
+    assert abs(sol0.loss - sol.loss) <= 1e-9 * abs(sol.loss)
     # an OrbitTargets brings its group: no search, no warning
     sol2 = LayerPeeled(T, EW, EH).solve()
     assert sol2.method == "orbit" and sol2.info["group_source"] == "target"

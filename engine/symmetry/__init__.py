@@ -20,7 +20,7 @@ from engine.symmetry.constructors import (
     symmetric,
     wreath,
 )
-from engine.symmetry.detect import DetectedSymmetry, detect_symmetry
+from engine.symmetry.detect import DetectedSymmetry, detect_label_symmetry, detect_symmetry
 from engine.symmetry.group import GroupAction, as_group, column_action
 from engine.symmetry.predict import (
     GramCheck,
@@ -41,6 +41,7 @@ __all__ = [
     "as_group",
     "column_action",
     "cyclic",
+    "detect_label_symmetry",
     "detect_symmetry",
     "direct_product",
     "direct_product_form",

@@ -44,7 +44,7 @@ from engine.errors import InvalidInput
 from engine.symmetry._values import tolerant_codes, value_codes
 from engine.symmetry.group import GroupAction, orbit_labels
 
-__all__ = ["DetectedSymmetry", "detect_symmetry"]
+__all__ = ["DetectedSymmetry", "detect_symmetry", "detect_label_symmetry"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -352,3 +352,79 @@ def detect_symmetry(
             dev = max(dev, float(np.max(np.abs(Yf[np.ix_(r, c)] - Yf))))
     return DetectedSymmetry(action, int(order), int(merged_order), classes, complete, max_order,
                             dev, float(tol))
+
+
+def _pair_colours(codes: np.ndarray) -> np.ndarray:
+    """m x m exact colours: colour (i, k) is the multiset of value pairs (Y[i, j], Y[k, j])
+    over the columns j, so every label permutation preserving Y's column multiset
+    preserves the colours."""
+    m, _ = codes.shape
+    V = int(codes.max()) + 1
+    K = codes.astype(np.int64)
+    intern: dict[tuple, int] = {}
+    C = np.empty((m, m), dtype=np.int64)
+    for i in range(m):
+        for k in range(m):
+            vals, cnt = np.unique(K[i] * V + K[k], return_counts=True)
+            key = (vals.tobytes(), cnt.tobytes())
+            C[i, k] = intern.setdefault(key, len(intern))
+    return C
+
+
+def detect_label_symmetry(Y: object) -> DetectedSymmetry | None:
+    """Row action first: the label permutations preserving Y's column multiset, found on an
+    m x 2m summary of Y and verified on Y itself (exact), with the column action derived
+    from Y; None when the summary's group does not verify (then use
+    :func:`detect_symmetry`).
+
+    Every label permutation preserving the column multiset preserves the colours of
+    :func:`_pair_colours`, so the group found on the summary contains the true one; when
+    each of its generators permutes Y's columns (checked exactly), the two are equal.  The
+    cost is m^2 sorts of n pair codes plus a search on an m x 2m matrix, instead of a
+    search on the m x n target: an S2 wr S5 orbit target (10 x 3,840) takes well under a
+    second.
+
+    Examples
+    --------
+    >>> from engine.symmetry import orbit_targets, parse_group
+    >>> T = orbit_targets(parse_group("S2wrS3"), ["1/12", "1/4", "1/4", "0", "1/6", "1/4"])
+    >>> r = detect_label_symmetry(T.Y)
+    >>> r.row_order, r.action.n
+    (48, 48)
+    """
+    from engine.symmetry.group import column_action
+
+    codes, _ = value_codes(Y)
+    m, n = codes.shape
+    C = _pair_colours(codes)
+    top = int(C.max()) + 1
+    M = np.hstack([C, np.where(np.eye(m, dtype=bool), top, top + 1)])
+    summary = detect_symmetry(M, progress=False)
+    if not summary.complete:
+        return None
+    rows = GroupAction([r for r, _ in summary.action.generators], m=m)
+    try:
+        derived = column_action(rows, codes)
+    except InvalidInput:
+        return None
+    # identical columns: their permutations are symmetries too (as in detect_symmetry)
+    _, inverse, counts = np.unique(codes, axis=1, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    pairs = list(derived.generators)
+    classes = []
+    ident = list(range(m))
+    for q in np.flatnonzero(counts >= 2).tolist():
+        cl = np.flatnonzero(inverse == q).tolist()
+        classes.append(tuple(cl))
+        c = list(range(n))
+        c[cl[0]], c[cl[1]] = cl[1], cl[0]
+        pairs.append((ident, c))
+        if len(cl) >= 3:
+            c = list(range(n))
+            for t, j in enumerate(cl):
+                c[j] = cl[(t + 1) % len(cl)]
+            pairs.append((ident, c))
+    action = GroupAction(pairs, m=m, n=n, name="Aut(Y)")
+    order = int(rows.order) * math.prod(math.factorial(int(k)) for k in counts)
+    return DetectedSymmetry(action, order, int(rows.order), tuple(classes), True,
+                            int(summary.max_order))

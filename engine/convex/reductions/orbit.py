@@ -50,16 +50,21 @@ from engine.convex.reductions.full import nuclear_epigraph
 from engine.errors import InexactResult, InvalidInput
 from engine.symmetry._values import tolerant_codes, value_codes
 from engine.symmetry.constructors import OrbitTargets, _orbit_matrix
-from engine.symmetry.detect import detect_symmetry
+from engine.symmetry.detect import detect_label_symmetry, detect_symmetry
 from engine.symmetry.group import GroupAction, as_group
 from engine.symmetry.isotypic import IsotypicDecomposition, isotypic_decomposition
 
-__all__ = ["DETECT_MAX_ENTRIES", "OrbitInverse", "OrbitPlan", "OrbitReduction",
+__all__ = ["DETECT_MAX_ENTRIES", "LABEL_FIRST_MAX", "OrbitInverse", "OrbitPlan", "OrbitReduction",
            "orbit_program", "symmetrized_target"]
 
-#: Largest Y (m * n entries) on which the reduction looks for a group by itself; above
-#: it, ``accepts`` says no *and warns* with how to pass ``group=``.
+#: Largest Y (m * n entries) on which the reduction runs the full search by itself; above
+#: it (and when the row-action-first search does not settle it), ``accepts`` says no *and
+#: warns* with how to pass ``group=``.
 DETECT_MAX_ENTRIES = 200_000
+
+#: Largest m * m * n for the row-action-first search (:func:`detect_label_symmetry`:
+#: m^2 sorts of n pair codes, then a search on an m x 2m summary, verified on Y).
+LABEL_FIRST_MAX = 50_000_000
 
 BLOCKS = ("auto", "none")
 
@@ -283,10 +288,11 @@ class OrbitReduction(Reduction):
     Options
     -------
     group : any spelling of :func:`engine.symmetry.as_group`, optional
-        When omitted, :func:`detect_symmetry` looks for one (only if ``detect`` is True
-        and Y has at most :data:`DETECT_MAX_ENTRIES` entries; above that ``accepts``
-        warns and says how to pass the group); the reduction accepts when a non-trivial
-        group was found completely.
+        When omitted (and ``detect`` is True) the group is detected: row action first
+        (:func:`detect_label_symmetry`, when m^2 n <= :data:`LABEL_FIRST_MAX`), else the
+        full search :func:`detect_symmetry` when Y has at most :data:`DETECT_MAX_ENTRIES`
+        entries; otherwise ``accepts`` warns and says how to pass the group.  The
+        reduction accepts when a non-trivial group was found completely.
     detect : bool
         Allow detection when no group is given (default True).
     tol : float
@@ -334,14 +340,20 @@ class OrbitReduction(Reduction):
                     return Acceptance(False, "the orbit reduction needs group= (a "
                                              "GroupAction, a spec such as \"S3\", a sympy "
                                              "group or generators) or detect=True")
-                if Yf.size > DETECT_MAX_ENTRIES:
-                    msg = (f"no group given and Y has {Yf.size} entries (> "
-                           f"{DETECT_MAX_ENTRIES}, the automatic detection limit): pass "
-                           "group= (e.g. group=\"S2wrS5\", a GroupAction or generators on "
-                           "the labels) or call engine.symmetry.detect_symmetry(Y) yourself")
-                    warnings.warn(msg, stacklevel=3)
-                    return Acceptance(False, msg)
-                found = detect_symmetry(codes)
+                found = None
+                m, n = Yf.shape
+                if m * m * n <= LABEL_FIRST_MAX:  # row action first: a search on m x 2m
+                    found = detect_label_symmetry(codes)
+                if found is None:
+                    if Yf.size > DETECT_MAX_ENTRIES:
+                        msg = (f"no group given and Y has {Yf.size} entries (> "
+                               f"{DETECT_MAX_ENTRIES}, the automatic detection limit): pass "
+                               "group= (e.g. group=\"S2wrS5\", a GroupAction or generators "
+                               "on the labels) or call engine.symmetry.detect_symmetry(Y) "
+                               "yourself")
+                        warnings.warn(msg, stacklevel=3)
+                        return Acceptance(False, msg)
+                    found = detect_symmetry(codes)
                 if not found.complete or found.is_trivial:
                     return Acceptance(False, f"no group given; detection: {found}")
                 G, source = found.action, "detected"
