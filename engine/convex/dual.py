@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.convex._loss import cross_entropy, entropy, softmax
+from engine.convex._loss import CHUNK, cross_entropy, entropy, softmax
 from engine.convex.recovery import thin_svd
 from engine.errors import InvalidInput
 
@@ -56,7 +56,20 @@ def dual_value(A: np.ndarray, Y: np.ndarray, rho: float) -> float:
         raise InvalidInput(f"A has shape {A.shape} but Y has shape {Y.shape}")
     if np.any(A < 0) or np.any(np.abs(A.sum(axis=0) - 1) > 1e-9):
         raise InvalidInput("A must be column-stochastic (non-negative, columns summing to 1)")
-    return entropy(A) - float(rho) * float(thin_svd(A - Y)[1][0])
+    return entropy(A) - float(rho) * _sigma_max(A, Y)
+
+
+def _sigma_max(A: np.ndarray, Y: np.ndarray) -> float:
+    """Largest singular value of ``A - Y``; for wide matrices from the m x m Gram,
+    accumulated over column chunks (no n-sized temporary beyond one chunk)."""
+    m, n = A.shape
+    if n < 8 * m:
+        return float(thin_svd(A - Y)[1][0])
+    G = np.zeros((m, m))
+    for a in range(0, n, CHUNK):
+        D = A[:, a:a + CHUNK] - Y[:, a:a + CHUNK]
+        G += D @ D.T
+    return float(np.sqrt(max(float(np.linalg.eigvalsh(G)[-1]), 0.0)))
 
 
 def dual_bound(Z: np.ndarray, Y: np.ndarray, rho: float) -> DualBound:

@@ -126,7 +126,8 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     rank_tol : float
         Relative tolerance of :func:`numerical_rank`.
     svd : (U, s, Vt), optional
-        :func:`thin_svd` of Z when the caller has it already.
+        :func:`thin_svd` of Z when the caller has it already; its ``Vt`` is then reused
+        (scaled in place) as H when the shapes allow.
 
     Returns
     -------
@@ -147,9 +148,14 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     c = (float(E_W) / float(E_H)) ** 0.25
     root = np.sqrt(s[:k])
     W = np.zeros((m, width))
-    H = np.zeros((width, n))
     W[:, :k] = c * U[:, :k] * root
-    H[:k, :] = (root[:, None] * Vt[:k, :]) / c
+    if svd is not None and Vt.shape[0] == width and Vt.flags.writeable:
+        H = Vt  # the caller's Vt is scaled in place into H (no second n-sized array)
+        H[:k] *= (root / c)[:, None]
+        H[k:] = 0.0
+    else:
+        H = np.zeros((width, n))
+        H[:k, :] = (root[:, None] * Vt[:k, :]) / c
     return Factors(W=W, H=H, WWt=W @ W.T, singular_values=s, rank=r,
                    d=width, tight=width >= r)
 
