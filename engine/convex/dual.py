@@ -34,7 +34,7 @@ class DualBound:
     upper: float
     lower: float
     gap: float
-    A: np.ndarray
+    A: np.ndarray | None
 
 
 def dual_value(A: np.ndarray, Y: np.ndarray, rho: float) -> float:
@@ -72,8 +72,12 @@ def _sigma_max(A: np.ndarray, Y: np.ndarray) -> float:
     return float(np.sqrt(max(float(np.linalg.eigvalsh(G)[-1]), 0.0)))
 
 
-def dual_bound(Z: np.ndarray, Y: np.ndarray, rho: float) -> DualBound:
+def dual_bound(Z: np.ndarray, Y: np.ndarray, rho: float, *, keep_A: bool = True) -> DualBound:
     """Primal value at Z, dual value at ``A = softmax(Z)`` and their gap.
+
+    For wide matrices (n >= 8 m) the work runs over column chunks and ``sigma_max(A - Y)``
+    comes from the m x m Gram, so with ``keep_A=False`` no n-sized array is allocated
+    beyond one chunk (``A`` is then None).
 
     Parameters
     ----------
@@ -94,7 +98,24 @@ def dual_bound(Z: np.ndarray, Y: np.ndarray, rho: float) -> DualBound:
     >>> dual_bound(np.zeros((2, 2)), Y, 1.0).gap
     0.0
     """
-    A = softmax(Z)
-    upper = cross_entropy(Z, Y)
-    lower = dual_value(A, Y, rho)
+    Z = np.asarray(Z, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    m, n = Z.shape
+    if n < 8 * m:
+        A = softmax(Z)
+        upper = cross_entropy(Z, Y)
+        lower = dual_value(A, Y, rho)
+        return DualBound(upper=upper, lower=lower, gap=upper - lower, A=A if keep_A else None)
+    A = np.empty_like(Z) if keep_A else None
+    upper, ent, G = 0.0, 0.0, np.zeros((m, m))
+    for a in range(0, n, CHUNK):
+        z, y = Z[:, a:a + CHUNK], Y[:, a:a + CHUNK]
+        upper += cross_entropy(z, y)
+        t = softmax(z)
+        ent += entropy(t)
+        D = t - y
+        G += D @ D.T
+        if A is not None:
+            A[:, a:a + CHUNK] = t
+    lower = ent - float(rho) * float(np.sqrt(max(float(np.linalg.eigvalsh(G)[-1]), 0.0)))
     return DualBound(upper=upper, lower=lower, gap=upper - lower, A=A)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.convex._loss import entropy
+from engine.convex._loss import entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
@@ -42,6 +42,9 @@ __all__ = ["LayerPeeled", "LayerPeeledSolution", "Status", "solve_layer_peeled",
 
 #: ``to_json`` writes ``HtH`` (n x n) only up to this n (else null; ``H`` is always there)
 JSON_MAX_N_GRAM = 2000
+
+#: softmax(Z) is stored in the solution up to this many entries (else computed on access)
+KEEP_PROBABILITIES = 4_000_000
 
 #: tolerance on each column sum of Y (the contract: "columns sum to 1 within 1e-9")
 SUM_TOL = 1e-9
@@ -456,7 +459,6 @@ class LayerPeeledSolution:
     H: np.ndarray
     WWt: np.ndarray
     loss: float
-    probabilities: np.ndarray
     budget_active: bool
     rank: int
     tight: bool
@@ -477,6 +479,15 @@ class LayerPeeledSolution:
     #: the reduced problem that was solved (its ``plan`` and ``inverse``: what the
     #: reduction found and solved), None when the budget is inactive
     reduction: ReducedProblem | None = field(default=None, repr=False, compare=False)
+    #: softmax(Z), kept when Z has at most ``KEEP_PROBABILITIES`` entries
+    stored_probabilities: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """``softmax(Z)`` column by column (kept, or computed on access for huge Z)."""
+        if self.stored_probabilities is not None:
+            return self.stored_probabilities
+        return softmax(self.Z)
 
     @property
     def HtH(self) -> np.ndarray:
@@ -558,14 +569,14 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     nuc = float(s.sum())
     if nuc > problem.rho:  # solver tolerance: scale back into the ball, so loss is an upper bound
         scale = problem.rho / nuc
-        Z = Z * scale
+        Z = np.multiply(Z, scale, out=Z if Z.flags.writeable else None)  # no second copy
         s = s * scale
         nuc = problem.rho
-    bound = dual_bound(Z, problem.Y, problem.rho)
+    bound = dual_bound(Z, problem.Y, problem.rho, keep_A=Z.size <= KEEP_PROBABILITIES)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt))
     return LayerPeeledSolution(
         Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
-        probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
+        stored_probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,
         free_radius=problem.free_radius, entropy=entropy(problem.Y),

@@ -310,11 +310,12 @@ class GroupAction:
             raise TooLarge(f"the group has {order} elements; listing more than {MAX_ELEMENTS} "
                            "is refused")
         G.schreier_sims()
-        transversals = [np.array(sorted(p.array_form for p in t.values()), dtype=np.int64)
+        dt = np.min_scalar_type(self.m - 1)  # uint8 up to m = 256: S_10 elements in 36 MB
+        transversals = [np.array(sorted(p.array_form for p in t.values()), dtype=dt)
                         for t in G.basic_transversals]
         els = None
         for left_first in (True, False):
-            cur = np.arange(self.m, dtype=np.int64)[None, :]
+            cur = np.arange(self.m, dtype=dt)[None, :]
             for T in transversals[::-1]:
                 # {t o h}: (t o h)[i] = t[h[i]]  (left_first) or {h o t}
                 prod = T[:, cur] if left_first else cur[:, T]
@@ -323,8 +324,6 @@ class GroupAction:
             if len(uniq) == order:
                 els = uniq
                 break
-        if els is not None:  # the smallest integer type (int8 up to m = 128): S_10 -> 36 MB
-            els = els.astype(np.min_scalar_type(self.m - 1), copy=False)
         if els is None:  # pragma: no cover - sympy convention changed
             raise EngineError("could not list the group elements from sympy's transversals "
                               f"({order} expected); please report this with the generators")
