@@ -58,11 +58,31 @@ def thin_svd(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s = np.sqrt(np.einsum("ij,ij->i", B, B))  # row norms (accurate; one pass)
     order = np.argsort(-s, kind="stable")
     if not np.array_equal(order, np.arange(m)):
-        U, B, s = U[:, order], B[order], s[order]
+        U, s = U[:, order], s[order]
+        _permute_rows(B, order)
     pos = s > 0
     B[pos] /= s[pos, None]  # B becomes Vt in place
     B[~pos] = 0.0
     return U, s, B
+
+
+def _permute_rows(B: np.ndarray, order: np.ndarray) -> None:
+    """``B[:] = B[order]`` in place, one row of scratch (rows may be n-sized)."""
+    done = np.zeros(len(order), dtype=bool)
+    for start in range(len(order)):
+        if done[start] or order[start] == start:
+            done[start] = True
+            continue
+        tmp = B[start].copy()
+        i = start
+        while True:
+            j = int(order[i])
+            done[i] = True
+            if j == start:
+                B[i] = tmp
+                break
+            B[i] = B[j]
+            i = j
 
 
 def numerical_rank(s: np.ndarray, tol: float = RANK_TOL) -> int:

@@ -285,8 +285,8 @@ def _orbit_matrix(els: np.ndarray, base: np.ndarray,
         np.put_along_axis(inverse, els, np.arange(m, dtype=els.dtype)[None, :], axis=1)
     b = base.shape[0]
     out = np.empty((m, b * order), dtype=base.dtype)
-    for blk in range(b):
-        out[:, blk * order:(blk + 1) * order] = base[blk][inverse.T]  # row-major writes
+    for blk in range(b):  # gather straight into the output (no n-sized temporary)
+        np.take(base[blk], inverse.T, out=out[:, blk * order:(blk + 1) * order])
     return out
 
 
