@@ -200,7 +200,7 @@ def goals_section(s10: bool, undecomposed: bool):
             continue
         runs = ["auto"] + (["none"] if undecomposed and name != "s10" else [])
         for blocks in runs:
-            r = _run_case(name, blocks, timeout=300 if blocks == "none" else 600)
+            r = _run_case(name, blocks, timeout=150 if blocks == "none" else 600)
             print(f"{r[0]:9s} {r[1]:6s} {r[2]:>8} {r[3]:>8} {r[4]:>8} {r[5]:>7} {r[6]:>20} "
                   f"{r[7]:>9} {r[8]:>5}", flush=True)
 

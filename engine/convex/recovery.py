@@ -61,8 +61,9 @@ def thin_svd(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         U, s = U[:, order], s[order]
         _permute_rows(B, order)
     pos = s > 0
-    B[pos] /= s[pos, None]  # B becomes Vt in place
-    B[~pos] = 0.0
+    B /= np.where(pos, s, 1.0)[:, None]  # B becomes Vt in place
+    if not pos.all():
+        B[np.flatnonzero(~pos)] = 0.0
     return U, s, B
 
 

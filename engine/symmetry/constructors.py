@@ -285,8 +285,11 @@ def _orbit_matrix(els: np.ndarray, base: np.ndarray,
         np.put_along_axis(inverse, els, np.arange(m, dtype=els.dtype)[None, :], axis=1)
     b = base.shape[0]
     out = np.empty((m, b * order), dtype=base.dtype)
-    for blk in range(b):  # gather straight into the output (no n-sized temporary)
-        np.take(base[blk], inverse.T, out=out[:, blk * order:(blk + 1) * order])
+    step = 1 << 16  # column chunks: the gather's index temporaries stay small
+    for blk in range(b):
+        for a in range(0, order, step):
+            e = min(a + step, order)
+            out[:, blk * order + a:blk * order + e] = base[blk][inverse[a:e].T]
     return out
 
 
