@@ -1,7 +1,8 @@
 """Benchmark of certificates: emitting and checking the papers' results and complete patterns.
 
 Times (wall clock, one run each, this machine):
-  * regenerating ``certificates/paper`` (pinned exact LP) and checking every file;
+  * regenerating ``certificates/paper`` (the engine's exact LP and enumeration) and checking
+    every file;
   * emitting and checking ``pattern-complete`` certificates for random integer W (entries in
     -5..5, seeded) with k labels in d = 3: S(W) and R(W), using the engine's enumeration.
 
@@ -20,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates import emit  # noqa: E402
-from certificates._paper import write_paper  # noqa: E402
 from certificates.check import check, check_file  # noqa: E402
+from engine.certify import emit  # noqa: E402
+from engine.certify.paper import write_paper  # noqa: E402
 
 
 def _t(f):

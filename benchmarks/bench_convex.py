@@ -35,8 +35,7 @@ from engine.convex import (  # noqa: E402
 
 
 def _with_zero(y):
-    """One zero entry: the budget is then active for every radius
-    (docs/symmetry-reduction.md, section 1)."""
+    """One zero entry: the budget is then active for every radius (docs/layer-peeled.md)."""
     y = y.copy()
     y[-1] = 0.0
     return y / y.sum()

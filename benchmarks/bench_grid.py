@@ -1,4 +1,4 @@
-"""The seed's verification grid: exact complete enumeration vs the seed's float approach.
+"""The cosine paper's verification grid: exact complete enumeration vs the paper's float approach.
 
 Run:  .venv/bin/python benchmarks/bench_grid.py [--n 3,5,10] [--seeds 5] [--method both]
       [--workers N] [--baseline-budget 300000]
@@ -11,7 +11,7 @@ integer identity G_c N = c A, certified by its own Zaslavsky count).  The grid's
 on ``--workers`` processes (default: all available cores); the reported total is the wall
 time of the whole grid, and each cell's own time is listed.
 
-Baseline: a re-implementation of the seed's float check on the *same* heads: an equal sign
+Baseline: a re-implementation of the paper's float check on the *same* heads: an equal sign
 pattern is read off equal oriented matroids, i.e. the float64 signs of all d x d minors
 (``np.linalg.det`` in a Python loop over ``itertools.combinations``, |det| < 1e-10 counted
 as 0) of W vs of a rank-d factor of C(W) (top singular directions, seed App. E.2), equal up
@@ -68,7 +68,7 @@ def _same_om(A1, A2, d, limit):
 
 
 def baseline_cell(W, budget: int) -> tuple[float, bool | None, bool]:
-    """(seconds, verdict or None if extrapolated, extrapolated?) of the seed's float check."""
+    """(seconds, verdict or None if extrapolated, extrapolated?) of the paper's float check."""
     A = np.array([[float(x) for x in r] for r in W])
     n, d = A.shape
     jobs = [(A, _factor(_cos(A), d))]

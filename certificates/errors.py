@@ -1,32 +1,28 @@
-"""The one exception hierarchy of :mod:`certificates` (standard library only).
+"""The one error vocabulary of :mod:`certificates` (standard library only).
+
+Every check of the trusted checker that fails raises :class:`Fail`, which carries the
+identifier of the failed check (listed in ``certificates/SPEC.md``), a JSON-pointer-like
+location and a message; :func:`certificates.check.check` turns it into a ``Verdict``.
 
 Examples
 --------
->>> issubclass(VerificationFailed, CertificateError)
-True
+>>> f = Fail("witness", "/witness", "row 0 is not strictly positive at the witness")
+>>> isinstance(f, CertificateError), f.check, f.location
+(True, 'witness', '/witness')
 """
 
 from __future__ import annotations
 
-__all__ = [
-    "CertificateError",
-    "MalformedCertificate",
-    "UnsupportedVersion",
-    "VerificationFailed",
-]
+__all__ = ["CertificateError", "Fail"]
 
 
 class CertificateError(Exception):
     """Base class of every certificate error."""
 
 
-class MalformedCertificate(CertificateError, ValueError):
-    """The file is not a well-formed certificate (bad JSON, missing field, bad number)."""
+class Fail(CertificateError):
+    """One failed check: identifier (see SPEC.md), location and message."""
 
-
-class UnsupportedVersion(CertificateError):
-    """The certificate's format name or version is not one this checker knows."""
-
-
-class VerificationFailed(CertificateError):
-    """The certificate is well formed but one of its checks fails."""
+    def __init__(self, check: str, location: str, message: str):
+        super().__init__(message)
+        self.check, self.location, self.message = check, location, message

@@ -37,7 +37,7 @@ NB["01_cosine_is_not_probability"] = [
 
 A softmax classifier turns a hidden state $h$ into probabilities $\\mathrm{softmax}(W h)$;
 row $w_i$ of $W$ is the *unembedding* of label $i$. People often read the cosine between two
-unembeddings as "these labels are likely together". Seed 000 shows why that reading fails:
+unembeddings as "these labels are likely together". The cosine paper shows why that reading fails:
 
 * **Lemma 3.1**: adding one vector $v$ to every unembedding ($W \\to W + \\mathbf 1 v^\\top$)
   adds $v\\cdot h$ to every logit, so **no probability changes, for any input**;
@@ -68,7 +68,7 @@ def row_differences(M):
     return [[a - b for a, b in zip(M[i], M[j])] for i, j in difference_pairs(len(M))]
 
 print(row_differences(W) == row_differences(W_minus) == row_differences(W_plus))"""),
-    ("md", "A picture in the spirit of the seed's Fig. 1: three different-looking heads, one "
+    ("md", "A picture in the spirit of Fig. 1 of the cosine paper: three different-looking heads, one "
            "set of probability curves (inputs on the unit circle)."),
     ("code", """\
 fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
@@ -98,7 +98,7 @@ small JSON file (numbers as `"p/q"` strings) that the trusted checker
 `certificates/check.py` verifies with the Python standard library alone. Tampering with any
 number is caught."""),
     ("code", """\
-from certificates import emit
+from engine.certify import emit
 from certificates.check import check
 
 cert = emit.translation_certificate(W, 0, 1, -1)
@@ -107,7 +107,7 @@ print(check(cert))
 tampered = dict(cert, v=["1", "0"])
 print(check(tampered))"""),
     ("md", """\
-The seed's Theorem 3.4 itself is a committed certificate (`certificates/paper/`);
+The cosine paper's Theorem 3.4 itself is a committed certificate (`certificates/paper/`);
 `logitgeom check FILE --explain` states what it proves:"""),
     ("code", """\
 import certificates
@@ -188,7 +188,7 @@ for k, d in [(4, 2), (5, 3), (6, 3), (7, 4)]:
 parallel = [[1, 0], [2, 0], [0, 1]]            # rows 0 and 1 are one hyperplane
 print("with parallel rows:", count_regions(parallel), "regions, generic formula", cover_count(3, 2))"""),
     ("md", """\
-## The seed's verification grid, one cell
+## The cosine paper's verification grid, one cell
 
 Lemma 5.3 says the cosine matrix $C(W)$ determines $S(W)$; Theorem 5.6 says the cosines of
 the *differences* $C(BW)$ determine $R(W)$. Since $C = D^{-1} G D^{-1}$ with $G = W W^\\top$ and
@@ -224,7 +224,7 @@ NB["03_counterexamples"] = [
 Both are decided exactly and shipped as certificates."""),
     ("code", SETUP),
     ("code", """\
-from certificates._paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
+from engine.certify.paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
 from engine import argmaxable, cosine_equal, ranking_pattern, sign_pattern
 
 print("C(W) == C(W'):", cosine_equal(THM_5_5_W1, THM_5_5_W2))
@@ -278,7 +278,7 @@ NB["04_cyclic_symmetry"] = [
     ("md", """\
 # 4. Cyclic symmetry: weekdays and months
 
-Seed 003 models next-token targets with the **layer-peeled program**
+The symmetry paper models next-token targets with the **layer-peeled program**
 $\\min_{W,H} \\sum_j \\mathrm{CE}(\\mathrm{softmax}(WH)_{:,j}, Y_{:,j})$ with
 $\\|W\\|_F^2\\le E_W$, $\\|H\\|_F^2\\le E_H$. At the logit level $Z = WH$ it is convex:
 $\\min_Z J(Z)$ s.t. $\\|Z\\|_* \\le \\sqrt{E_W E_H}$.
@@ -336,7 +336,7 @@ NB["05_permutation_symmetry"] = [
 
 Exchangeable alternatives ({fork, knife, plate, cup, glass}) give targets that are orbits of
 a **2-transitive** group $G$ (e.g. all permutations $S_m$): $Y = [g\\circ y : g\\in G]$.
-Theorems 2-4 of seed 003: then $W^*W^{*\\top} = \\frac{E_W}{m-1}(I - \\tfrac1m J)$, a simplex
+Theorems 2-4 of the symmetry paper: then $W^*W^{*\\top} = \\frac{E_W}{m-1}(I - \\tfrac1m J)$, a simplex
 equiangular tight frame, whatever $y$ is; and $Z^* = -\\kappa (A - Y)$ where the columns of $A$
 are $g\\circ\\alpha$ and $\\alpha$ solves a scalar stationarity system
 $\\log\\alpha_i + \\kappa(\\alpha_i - y_i) = \\frac1m\\sum_r \\log\\alpha_r$."""),
@@ -377,7 +377,7 @@ Y5 = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_group(5), exact=True)
 s5 = LayerPeeled(Y5, 1, 4).solve("etf", group=affine_line(5))
 print(Y5.shape, s5.method, "W W^T * (m-1)/E_W ="); print((s5.WWt * 4).round(6))"""),
     ("md", """\
-**Multi-block** (Theorem 6): the seed's animals example stacks the orbit of a one-hot
+**Multi-block** (Theorem 6): the symmetry paper's animals example stacks the orbit of a one-hot
 target and a uniform one; each block gets its own $\\alpha_i$, one $\\kappa$ is shared, the
 label Gram is still the ETF."""),
     ("code", """\
@@ -392,7 +392,7 @@ print("full program agrees:", round(LayerPeeled(Ym, 1, 4).solve("full").loss, 8)
 
 NB["06_composite_groups"] = [
     ("md", """\
-# 6. Composite groups (seed 003, App. F)
+# 6. Composite groups (the symmetry paper, App. F)
 
 Real label sets carry richer symmetries: several exchangeable families side by side (a
 **direct sum** $S_2\\oplus S_3$), a grid of attributes permuted independently (a **direct
@@ -451,7 +451,7 @@ NB["07_model_geometry"] = [
 dict; never downloads), resolves words to token ids with the model's `tokenizer.json`, and
 reports for a token set: $\\delta_{\\mathrm{circ}}$, $\\delta_{\\mathrm{ETF}}$ (how far the
 centred Gram of their unembeddings is from circulant / simplex-ETF structure; 0 = exact),
-$\\delta_G$ for a group, and the cosine audit of seed 000 (a translated head with the same
+$\\delta_G$ for a group, and the cosine audit of the cosine paper (a translated head with the same
 probabilities where a pair has cosine -1 / +1, with a certificate).
 
 Here we build a tiny model ourselves: a tokenizer trained on weekday sentences and a head
@@ -512,7 +512,7 @@ logitgeom inspect /path/to/model --tokens "fork,knife,plate,cup,glass" --plot ut
 logitgeom inspect /path/to/model --tokens "Monday,...,Sunday" --prompt "Today is {TOKEN}. Tomorrow is"
 ```
 
-The seed reports $\\delta_{\\mathrm{circ}} \\approx 0.2$ for weekdays and
+The symmetry paper reports $\\delta_{\\mathrm{circ}} \\approx 0.2$ for weekdays and
 $\\delta_{\\mathrm{ETF}} \\approx 0.2$ for the utensils on GPT-OSS-20B. Words that split
 into several tokens are reported, never silently truncated."""),
 ]

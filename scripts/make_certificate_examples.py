@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates import emit  # noqa: E402
 from certificates.check import check  # noqa: E402
+from engine.certify import emit  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 H = emit.header
@@ -23,28 +23,27 @@ H = emit.header
 
 def valid() -> dict[str, dict]:
     W = [[1, 0], [0, 1], [1, 1]]
-    with emit.pinned_lp():
-        v = {
-            "sign-feasible": emit.sign_certificate(W, [1, -1, 1]),
-            "sign-feasible-affine": emit.sign_certificate(W, [-1, -1, 1], bias=[1, 1, -1]),
-            "sign-infeasible": emit.sign_certificate(W, [1, 1, -1]),
-            "ranking-feasible": emit.ranking_certificate(W, [2, 0, 1]),
-            "ranking-feasible-top": emit.ranking_certificate(W, [1]),
-            "ranking-infeasible": emit.ranking_certificate([[1, 0], [0, 1], [-1, -1], [1, 1]],
-                                                           [2, 3]),
-            "translation": emit.translation_certificate(W, 0, 1, -1),
-            "cosine-equal": emit.cosine_equal_certificate([[1, 0], [1, 1], [0, 1]],
-                                                          [[2, 0], [3, 3], [0, 1]]),
-            "same-chirotope": emit.chirotope_certificate(W, [[2, 0], [0, 3], [1, 2]]),
-            "pattern-complete": emit.complete_certificate(W, "sign"),
-            "pattern-complete-ranking": emit.complete_certificate(W, "ranking"),
-            "pattern-differs": emit.differs_certificate([[1, 0], [0, 1], [1, 1]],
-                                                        [[1, 0], [0, 1], [-1, 1]]),
-            "theorem": emit.theorem_certificate(
-                "translation-cosine", [emit.translation_certificate(W, 0, 1, t) for t in (-1, 1)],
-                "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
-                "cos(w''_0, w''_1) = +1"),
-        }
+    v = {
+        "sign-feasible": emit.sign_certificate(W, [1, -1, 1]),
+        "sign-feasible-affine": emit.sign_certificate(W, [-1, -1, 1], bias=[1, 1, 3]),
+        "sign-infeasible": emit.sign_certificate(W, [1, 1, -1]),
+        "ranking-feasible": emit.ranking_certificate(W, [2, 0, 1]),
+        "ranking-feasible-top": emit.ranking_certificate(W, [1]),
+        "ranking-infeasible": emit.ranking_certificate([[1, 0], [0, 1], [-1, -1], [1, 1]],
+                                                       [2, 3]),
+        "translation": emit.translation_certificate(W, 0, 1, -1),
+        "cosine-equal": emit.cosine_equal_certificate([[1, 0], [1, 1], [0, 1]],
+                                                      [[2, 0], [3, 3], [0, 1]]),
+        "same-chirotope": emit.chirotope_certificate(W, [[2, 0], [0, 3], [1, 2]]),
+        "pattern-complete": emit.complete_certificate(W, "sign"),
+        "pattern-complete-ranking": emit.complete_certificate(W, "ranking"),
+        "pattern-differs": emit.differs_certificate([[1, 0], [0, 1], [1, 1]],
+                                                    [[1, 0], [0, 1], [-1, 1]]),
+        "theorem": emit.theorem_certificate(
+            "translation-cosine", [emit.translation_certificate(W, 0, 1, t) for t in (-1, 1)],
+            "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
+            "cos(w''_0, w''_1) = +1"),
+    }
     return v
 
 
@@ -121,8 +120,7 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict | str, str]]:
 
 def _support_example() -> dict:
     # labels 0 and 1 are tied; the pair (0, 1) is not a constraint, its multiplier must be 0
-    with emit.pinned_lp():
-        c = emit.ranking_certificate([[1], [1], [2], [-1]], [0, 1, 2, 3])
+    c = emit.ranking_certificate([[1], [1], [2], [-1]], [0, 1, 2, 3])
     assert c["kind"] == "ranking-infeasible"
     c["multipliers"] = ["1", "3", "1"]
     return c
@@ -136,8 +134,7 @@ def _not_parallel(v) -> dict:
 
 
 def _affine_lattice_example() -> dict:
-    with emit.pinned_lp():
-        c = emit.complete_certificate([[1, 0], [1, 0]], "sign", bias=[0, -1])
+    c = emit.complete_certificate([[1, 0], [1, 0]], "sign", bias=[0, -1])
     c["lattice"].append({"hyperplanes": [0, 1], "rank": 1})
     return c
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import certificates._paper
 import certificates._render
 import certificates.check
-import certificates.emit
+import engine.certify.emit
+import engine.certify.paper
 from certificates.check import check, check_file, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,15 +117,26 @@ def test_checker_runs_on_stdlib_alone():
     assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
 
 
-def test_checker_source_imports_only_stdlib():
-    src = (ROOT / "certificates" / "check.py").read_text()
-    imports = set(re.findall(r"^\s*(?:from|import) ([a-z_.]+)", src, flags=re.M))
-    assert imports <= {"__future__", "argparse", "json", "math", "sys", "dataclasses", "fractions",
-                       "itertools", "certificates", "_render"}, imports  # _render: stdlib only
-    render = (ROOT / "certificates" / "_render.py").read_text()
-    assert set(re.findall(r"^\s*(?:from|import) ([a-z_.]+)", render, flags=re.M)) <= {
-        "__future__"}
-    assert len(src.splitlines()) < 665
+#: The trusted base a reviewer reads to trust a verdict: the dispatch (check.py), the meaning
+#: of the data (semantics.py) and the error type (errors.py).  Kinds in check_<kind>.py
+#: modules are budgeted by their owners.  About 640 code lines today; the budget leaves room
+#: for hardening but fails if the base doubles.
+TRUSTED_BASE = ("check.py", "semantics.py", "errors.py")
+TRUSTED_BUDGET = 900
+
+
+def _code_lines(path: Path) -> int:
+    """Non-blank, non-comment lines (docstrings count: they are read too)."""
+    return sum(1 for line in path.read_text().splitlines()
+               if line.strip() and not line.strip().startswith("#"))
+
+
+def test_trusted_base_stays_small():
+    """Budget of the code a reviewer reads to trust a verdict (stdlib only: see
+    tests/test_import_graph.py)."""
+    pkg = ROOT / "certificates"
+    size = sum(_code_lines(pkg / name) for name in TRUSTED_BASE)
+    assert size <= TRUSTED_BUDGET, f"trusted base is {size} code lines > {TRUSTED_BUDGET}"
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
@@ -137,8 +148,8 @@ def test_explain_and_latex_render(path):
     assert "\\begin{pmatrix}" in tex and "\\paragraph{Claim.}" in tex
 
 
-@pytest.mark.parametrize("mod", [certificates.check, certificates._render, certificates.emit,
-                                 certificates._paper], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("mod", [certificates.check, certificates._render, engine.certify.emit,
+                                 engine.certify.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certificates import emit
 from certificates.check import check, check_file
+from engine.certify import emit
 from engine.cli.main import main
 from engine.errors import EngineError, InvalidInput
 
@@ -82,7 +82,7 @@ def test_differs_and_equal():
 
 
 def test_pattern_certificate_from_a_result_object():
-    res = SimpleNamespace(W=((1, 0), (0, 1)), bias=None, kind="sign", top=None, complete=True,
+    res = SimpleNamespace(W=((1, 0), (0, 1)), bias=None, kind="sign", top=None,
                           patterns=((-1, -1), (-1, 1), (1, -1), (1, 1)),
                           witnesses=((-1, -1), (-1, 1), (1, -1), (1, 1)))
     c = emit.pattern_certificate(res)
@@ -92,8 +92,6 @@ def test_pattern_certificate_from_a_result_object():
     c = emit.pattern_certificate(top)
     assert check(c).ok and c["top"] == 1
     assert {p["pattern"][0] for p in c["patterns"]} == {0, 1, 2}
-    with pytest.raises(InvalidInput, match="not complete"):
-        emit.pattern_certificate(SimpleNamespace(**{**vars(res), "complete": False}))
     missing = SimpleNamespace(**{**vars(res), "patterns": res.patterns[:3],
                                  "witnesses": res.witnesses[:3]})
     assert check(emit.pattern_certificate(missing)).failed_check == "count"

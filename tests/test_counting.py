@@ -13,13 +13,11 @@ from _brute_geometry import brute_rankings, brute_regions
 from engine.errors import InvalidInput
 from engine.exact.lattice import (
     characteristic_polynomial,
-    closure,
     count_rankings_exact,
     count_regions_exact,
     evaluate,
     flats,
     ranking_characteristic_polynomial,
-    ranking_flats,
     tie_classes,
 )
 from engine.geometry import (
@@ -110,7 +108,7 @@ def test_good_tideman_numbers():
     assert ranking_count_generic(1, 3) == 1 and ranking_count_generic(4, 1) == 2
     for k in range(1, 9):
         for d in range(1, 8):
-            # MATH.md: Q(k, d) = 2 sum_i c(k, k - d + 1 + 2i); k! once d >= k - 1
+            # docs/geometry.md: Q(k, d) = 2 sum_i c(k, k - d + 1 + 2i); k! once d >= k - 1
             alt = 2 * sum(stirling_first(k, k - d + 1 + 2 * i) for i in range(k + d))
             q = ranking_count_generic(k, d)
             assert q == (alt if k > 1 else 1)
@@ -132,6 +130,24 @@ def test_app_h2_pair():
     assert count_rankings(W1) == count_rankings(W2) == 14
 
 
+def _brute_flats(W, b):
+    """Closures of every subset of hyperplanes with a non-empty intersection (brute force)."""
+    from itertools import combinations
+
+    from engine.exact.linalg import EchelonBasis
+
+    aug = {i: [*r, *([b[i]] if b else [])] for i, r in enumerate(W) if any(r)}
+    dim = len(W[0]) + (1 if b else 0)
+    out = set()
+    for n in range(len(aug) + 1):
+        for S in combinations(sorted(aug), n):
+            B = EchelonBasis.spanning([aug[i] for i in S], dim)
+            if b and B.contains([0] * (dim - 1) + [1]):
+                continue  # empty intersection
+            out.add((B.rank, tuple(i for i in sorted(aug) if B.contains(aug[i]))))
+    return out
+
+
 def test_flats_and_mobius_agree_with_dfs():
     rng = random.Random(11)
     for _ in range(8):
@@ -139,15 +155,18 @@ def test_flats_and_mobius_agree_with_dfs():
         W = [[rng.randint(-2, 2) for _ in range(d)] for _ in range(k)]
         b = [rng.randint(-1, 1) for _ in range(k)] if rng.random() < 0.5 else None
         fl = flats(W, b)
+        assert {(f.rank, f.hyperplanes) for f in fl} == _brute_flats(W, b)
+        assert list(fl) == sorted(fl)
         chi = [0] * (d + 1)
         for f in fl:
             chi[d - f.rank] += f.mobius
-            assert closure(W, f.hyperplanes, bias=b) == frozenset(f.hyperplanes)
         assert tuple(chi) == characteristic_polynomial(W, b)
         assert sum(abs(f.mobius) for f in fl) == count_regions_exact(W, b)
-    # k = 5 generic rankings: 10 hyperplanes, every flat listed
+    # k = 5 generic rankings: the 10 rows w_i - w_j (i < j), every flat listed
     W = [[0, 0], [1, 0], [0, 1], [3, 5], [-2, 7]]
-    rf = ranking_flats(W)
+    BW = [[x - y for x, y in zip(W[i], W[j], strict=True)]
+          for i in range(5) for j in range(i + 1, 5)]
+    rf = flats(BW)
     assert sum(abs(f.mobius) for f in rf) == count_rankings(W) == 20
     assert abs(evaluate(ranking_characteristic_polynomial(W), -1)) == 20
 

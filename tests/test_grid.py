@@ -39,7 +39,7 @@ def test_check_cell_on_the_h2_pair_and_a_negative_control():
     for W in (W1, W2):
         c = check_cell(W)
         assert c.passed and c.sign_count == 20 and c.ranking_count == 14
-    # S(W1) == S(W2) but R(W1) != R(W2): the comparison is sensitive (seed 000, App. H.2)
+    # S(W1) == S(W2) but R(W1) != R(W2): the comparison is sensitive (the cosine paper, App. H.2)
     assert sign_pattern(W1).patterns == sign_pattern(W2).patterns
     R1 = {tuple(i + 1 for i in p) for p in ranking_pattern(W1).patterns}
     R2 = {tuple(i + 1 for i in p) for p in ranking_pattern(W2).patterns}

@@ -1,4 +1,4 @@
-"""Cosine audit (seed 000): translations with a certificate, C(W) vs C(BW), projections."""
+"""Cosine audit (the cosine paper): translations with a certificate, C(W) vs C(BW), projections."""
 
 from __future__ import annotations
 

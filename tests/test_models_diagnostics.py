@@ -1,4 +1,5 @@
-"""delta_ETF / delta_circ / delta_group (MATH.md section 5): planted geometry, invariances."""
+"""delta_ETF / delta_circ / delta_group (docs/symmetry.md, section 5): planted geometry,
+invariances."""
 
 from __future__ import annotations
 

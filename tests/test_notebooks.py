@@ -50,6 +50,7 @@ def test_there_are_seven_and_they_match_the_generator():
                    for c in nb.cells if c.cell_type == "code"), p.name
 
 
+@pytest.mark.slow  # a Jupyter kernel runs each notebook top to bottom
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, kernel_env):
     nb = nbformat.read(path, as_version=4)

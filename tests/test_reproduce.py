@@ -30,6 +30,7 @@ def _check(*paths) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_every_claim_passes(run):
     bad = [r for r in run.rows if not r.ok]
     assert not bad, bad
@@ -44,6 +45,7 @@ def test_every_claim_passes(run):
         assert name in claims
 
 
+@pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_artifacts_exist_and_summary_lists_them(run):
     summary = (run.out / "SUMMARY.md").read_text()
     assert summary.count("| PASS |") == len(run.rows) and "FAIL" not in summary
@@ -60,6 +62,7 @@ def test_artifacts_exist_and_summary_lists_them(run):
     assert sol["method"] == "circulant" and sol["budget_active"] is True
 
 
+@pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_every_certificate_checks(run):
     certs = sorted(run.out.glob("*.json"))
     assert len(certs) == run.certificates_checked >= 15
@@ -68,6 +71,7 @@ def test_every_certificate_checks(run):
     assert proc.stdout.count(": OK ") == len(certs)
 
 
+@pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_corrupted_or_deleted_certificate_is_reported(run, tmp_path, capsys):
     d = tmp_path / "copy"
     shutil.copytree(run.out, d)
@@ -87,6 +91,7 @@ def test_corrupted_or_deleted_certificate_is_reported(run, tmp_path, capsys):
     assert "unreadable" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_second_run_is_byte_identical(run, tmp_path):
     out = tmp_path / "again"
     proc = subprocess.run([sys.executable, "-m", "engine", "reproduce", "--out", str(out),
@@ -120,6 +125,7 @@ def test_failing_claim_gives_fail_row_and_exit_code(tmp_path, monkeypatch):
     assert "FAIL" in (Path(tmp_path) / "SUMMARY.md").read_text()
 
 
+@pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_deleted_certificate_is_reported_after_the_shell_glob(run, tmp_path, capsys):
     # `logitgeom check DIR/*.json` after a deletion: the glob no longer names the file, so
     # only the run's CERTIFICATES.sha256 can report it; an edited statement is reported too

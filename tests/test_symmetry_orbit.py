@@ -1,4 +1,4 @@
-"""The orbit reduction (MATH.md section 4) against an independent full nuclear-norm program,
+"""The orbit reduction (docs/symmetry.md) against an independent full nuclear-norm program,
 and the predicted Gram structure / block forms of every App. F example."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_app_f_orbit_matches_full_and_predicted_gram(name):
     assert und.info["lmis"] == 1 and und.info["lmi_size"] == ex.group.m + 1
     assert abs(und.loss - sol.loss) <= 1e-8 * abs(und.loss)
     pred = predicted_gram_structure(ex.group)
-    # the MATH.md block form and the orbitals are the same pattern (factors 2-transitive)
+    # the block form (docs/symmetry.md) and the orbitals are the same pattern (2-transitive factors)
     assert pred.same_pattern(ex.form)
     # the orbit solution is invariant by construction; the full one to solver accuracy
     assert pred.check(sol.WWt).relative < 1e-9

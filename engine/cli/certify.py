@@ -1,6 +1,6 @@
 """``logitgeom certify ...`` (emit certificates) and ``logitgeom check FILE...`` (verify them).
 
-Thin: parse, call :mod:`certificates.emit` / :mod:`certificates.check`, write or print.
+Thin: parse, call :mod:`engine.certify.emit` / :mod:`certificates.check`, write or print.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 def _emit(cert: dict, args: argparse.Namespace) -> int:
     from certificates.check import check
-    from certificates.emit import dumps
+    from engine.certify.emit import dumps
 
     verdict = check(cert)  # never write a certificate the trusted checker rejects
     if not verdict.ok:
@@ -100,7 +100,7 @@ def _emit(cert: dict, args: argparse.Namespace) -> int:
 
 
 def _pattern(args: argparse.Namespace) -> int:
-    from certificates import emit
+    from engine.certify import emit
     from engine.io import read_matrix, read_vector
 
     W = read_matrix(args.W, what="W")
@@ -112,7 +112,7 @@ def _pattern(args: argparse.Namespace) -> int:
 
 
 def _differs(args: argparse.Namespace) -> int:
-    from certificates import emit
+    from engine.certify import emit
     from engine.io import read_matrix
 
     W1, W2 = read_matrix(args.W1, what="W1"), read_matrix(args.W2, what="W2")
@@ -121,7 +121,7 @@ def _differs(args: argparse.Namespace) -> int:
 
 
 def _translation(args: argparse.Namespace) -> int:
-    from certificates import emit
+    from engine.certify import emit
     from engine.io import read_matrix
 
     W = read_matrix(args.W, what="W")
@@ -130,7 +130,7 @@ def _translation(args: argparse.Namespace) -> int:
 
 
 def _argmax(args: argparse.Namespace) -> int:
-    from certificates import emit
+    from engine.certify import emit
     from engine.io import read_matrix, read_vector
 
     W = read_matrix(args.W, what="W")
@@ -139,7 +139,7 @@ def _argmax(args: argparse.Namespace) -> int:
 
 
 def _paper(args: argparse.Namespace) -> int:
-    from certificates._paper import write_paper
+    from engine.certify.paper import write_paper
 
     paths = write_paper(args.out, progress=False if args.no_progress else None)
     for p in paths:

@@ -1,4 +1,5 @@
-"""``logitgeom count sign|ranking`` and ``logitgeom verify-grid``: exact counts, the seed's grid."""
+"""``logitgeom count sign|ranking`` and ``logitgeom verify-grid``: exact counts, and the
+cosine paper's verification grid."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     g = sub.add_parser(
         "verify-grid",
-        help="the seed's verification grid (Lemma 5.3, Thm 5.6), exactly",
+        help="the cosine paper's verification grid (Lemma 5.3, Thm 5.6), exactly",
         description="For random integer heads W (n labels, d = 2..min(6, n), seeds 0..S-1) "
         "check S(W) == S(C(W)) and, for d < n, R(W) == S(C(BW)) by complete exact "
         "enumeration of both sides.",

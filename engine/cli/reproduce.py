@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "reproduce",
         help="reproduce every claim of the two papers (certificates, solutions, figures)",
-        description="Run every claim of seeds 000 and 003 on concrete instances; write "
+        description="Run every claim of the two papers on concrete instances; write "
                     "certificates (checked by the stdlib checker), solutions (JSON), figures "
                     "(PNG) and SUMMARY.md into DIR. Exit code 1 if any claim fails.",
     )

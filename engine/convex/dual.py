@@ -1,4 +1,4 @@
-"""The dual lower bound of the logit-level program (docs/symmetry-reduction.md, section 1).
+"""The dual lower bound of the logit-level program (docs/layer-peeled.md).
 
 ``min_{||Z||_* <= rho} J(Z) = max_{A column-stochastic} sum_j Ent(A[:, j]) - rho sigma_max(A - Y)``.
 Any feasible Z gives the upper bound J(Z); any column-stochastic A gives a lower bound;

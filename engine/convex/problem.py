@@ -1,5 +1,4 @@
-"""The layer-peeled program at the logit level and its solution
-(docs/symmetry-reduction.md, section 1).
+"""The layer-peeled program at the logit level (docs/layer-peeled.md) and its solution.
 
 ``LayerPeeled(Y, E_W, E_H, d)`` holds a validated target; ``.solve(method=...)`` picks a
 reduction from :mod:`engine.convex.reductions`, solves it, maps it back to the full-size

@@ -1,5 +1,4 @@
-"""Factors W*, H* and Gram matrices from an optimal logit matrix Z*
-(docs/symmetry-reduction.md, section 1).
+"""Factors W*, H* and Gram matrices from an optimal logit matrix Z* (docs/layer-peeled.md).
 
 For ``Z = U S V^T`` (thin SVD, numerical rank r) and ``c = (E_W/E_H)^(1/4)``:
 ``W = c U S^(1/2)``, ``H = c^(-1) S^(1/2) V^T``, zero-padded to width d, so
@@ -182,8 +181,7 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
 
 
 def gram_matrices(Z: np.ndarray, E_W: float, E_H: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(sqrt(E_W/E_H) (Z Z^T)^(1/2), sqrt(E_H/E_W) (Z^T Z)^(1/2))``
-    (docs/symmetry-reduction.md, section 1).
+    """``(sqrt(E_W/E_H) (Z Z^T)^(1/2), sqrt(E_H/E_W) (Z^T Z)^(1/2))`` (docs/layer-peeled.md).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Constructors of symmetric targets: cyclic orbits, group orbits, multi-block Y.
 
 A permutation ``g`` (``g[i]`` = image of label i) acts by ``(g o y)[g[i]] = y[i]``
-(docs/symmetry-reduction.md).  Entries given as ``Fraction``/``"p/q"`` stay exact with
+(docs/layer-peeled.md, section 4).  Entries given as ``Fraction``/``"p/q"`` stay exact with
 ``exact=True`` (an object array of ``Fraction``); otherwise a float64 array.
 
 Examples

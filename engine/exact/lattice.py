@@ -42,7 +42,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from engine.errors import InvalidInput, TooLarge
-from engine.exact.linalg import EchelonBasis, primitive_integer_row
+from engine.exact.linalg import (
+    EchelonBasis,
+    canonical_direction,
+    integer_rows_common,
+    primitive_integer_row,
+)
 
 __all__ = [
     "Flat",
@@ -52,9 +57,7 @@ __all__ = [
     "ranking_characteristic_polynomial",
     "count_rankings_exact",
     "tie_classes",
-    "closure",
     "flats",
-    "ranking_flats",
     "evaluate",
 ]
 
@@ -86,13 +89,6 @@ def _rows_and_bias(
     return [[Fraction(x) for x in r] for r in rows], b, d
 
 
-def _canon_direction(v: tuple[int, ...]) -> tuple[int, ...]:
-    for x in v:
-        if x:
-            return v if x > 0 else tuple(-y for y in v)
-    return v
-
-
 def hyperplane_vectors(
     rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None = None
 ) -> tuple[tuple[tuple[int, ...], ...], int]:
@@ -120,7 +116,7 @@ def hyperplane_vectors(
         if not any(r):
             continue
         v = r if b is None else [b[i], *r]
-        vecs.add(_canon_direction(primitive_integer_row(v)))
+        vecs.add(canonical_direction(v))
     dim = d
     if b is not None:
         vecs.add((1,) + (0,) * d)
@@ -140,20 +136,7 @@ def _reduce_one(v: tuple[int, ...], piv: int, r: tuple[int, ...]) -> tuple[int, 
         out = [rp * a - vp * c for a, c in zip(vr, r[:piv] + r[piv + 1 :], strict=True)]
     else:
         out = list(vr)
-    g = 0
-    for x in out:
-        if x:
-            g = math.gcd(g, x)
-            if g == 1:
-                break
-    if g > 1:
-        out = [x // g for x in out]
-    for x in out:
-        if x:
-            if x < 0:
-                out = [-y for y in out]
-            break
-    return tuple(out)
+    return canonical_direction(out)
 
 
 def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
@@ -168,7 +151,7 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
     ``t^2 - m t + (m - 1)``.
     """
     coeffs = [0] * (dim + 1)
-    stack = [(tuple(_canon_direction(tuple(v)) for v in vecs), 1, 0)]
+    stack = [(tuple(canonical_direction(v) for v in vecs), 1, 0)]
     while stack:
         rem, sgn, rk = stack.pop()
         coeffs[dim - rk] += sgn
@@ -312,22 +295,8 @@ def tie_classes(
 def _label_vectors(rows, bias) -> tuple[list[tuple[int, ...]], int, bool]:
     """One common-denominator integer vector per tie class (augmented by the bias)."""
     R, b, d = _rows_and_bias(rows, bias)
-    classes = tie_classes(R, b)
-    den = 1
-    for r in R:
-        for x in r:
-            den = den * x.denominator // math.gcd(den, x.denominator)
-    if b is not None:
-        for x in b:
-            den = den * x.denominator // math.gcd(den, x.denominator)
-    vecs = []
-    for c in classes:
-        i = c[0]
-        v = [int(x * den) for x in R[i]]
-        if b is not None:
-            v.append(int(b[i] * den))
-        vecs.append(tuple(v))
-    return vecs, d, b is not None
+    N, _ = integer_rows_common([r + ([b[i]] if b is not None else []) for i, r in enumerate(R)])
+    return [N[c[0]] for c in tie_classes(R, b)], d, b is not None
 
 
 def _max_rank(vecs: list[tuple[int, ...]], dim: int) -> int:
@@ -580,37 +549,6 @@ def _aug_rows(rows, bias) -> tuple[list[tuple[int, ...] | None], int, bool]:
     return out, d, b is not None
 
 
-def _closure_of(aug, dim, affine, S) -> tuple[frozenset[int], int] | None:
-    B = EchelonBasis.empty(dim)
-    for i in S:
-        if aug[i] is None:
-            raise InvalidInput(f"row {i} is constant: it is not a hyperplane")
-        B, _ = B.add(aug[i])
-    if affine and B.contains((0,) * (dim - 1) + (1,)):
-        return None
-    cl = frozenset(i for i, v in enumerate(aug) if v is not None and B.contains(v))
-    return cl, B.rank
-
-
-def closure(
-    rows: Sequence[Sequence[Number]], S: Sequence[int], bias: Sequence[Number] | None = None
-) -> frozenset[int] | None:
-    """All hyperplanes containing the intersection of the hyperplanes ``S``.
-
-    Returns ``None`` when the intersection is empty (possible only with a bias).
-
-    Examples
-    --------
-    >>> sorted(closure([[1, 0], [2, 0], [0, 1]], [0]))
-    [0, 1]
-    >>> closure([[1], [1]], [0, 1], bias=[0, 1]) is None
-    True
-    """
-    aug, d, affine = _aug_rows(rows, bias)
-    r = _closure_of(aug, d + (1 if affine else 0), affine, S)
-    return None if r is None else r[0]
-
-
 def flats(
     rows: Sequence[Sequence[Number]],
     bias: Sequence[Number] | None = None,
@@ -619,9 +557,15 @@ def flats(
 ) -> tuple[Flat, ...]:
     """Every flat of the intersection lattice, with rank and Moebius value.
 
-    Meant for small arrangements (certificates): the work is quadratic in the number of
-    flats.  Sorted by (rank, hyperplanes).  The bottom flat (the whole space) has no
-    hyperplanes, rank 0 and Moebius value 1.
+    This is the lattice a ``pattern-complete`` certificate carries (its ``hyperplanes`` and
+    ``rank``; see docs/certificates.md).  A flat is the set of indices of every hyperplane
+    containing an intersection (constant rows are no hyperplanes and never listed); with a
+    bias only non-empty intersections count.  Built upwards from the whole space: the flats
+    covering X are found by reducing every other hyperplane modulo the span of X and grouping
+    the residuals by direction (one group, one cover); in the affine case the group parallel
+    to the residual of the constant function would make the intersection empty and is
+    skipped.  Meant for small arrangements (certificates): the Moebius values take time
+    quadratic in the number of flats.  Sorted by (rank, hyperplanes).
 
     Raises
     ------
@@ -634,62 +578,32 @@ def flats(
     [(0, (), 1), (1, (0,), -1), (1, (1,), -1), (1, (2,), -1), (2, (0, 1, 2), 2)]
     >>> sum(abs(f.mobius) for f in flats([[1, 0], [0, 1], [1, 1]]))
     6
+    >>> [f.hyperplanes for f in flats([[1], [1]], bias=[0, 1])]  # parallel lines: no meet
+    [(), (0,), (1,)]
     """
     aug, d, affine = _aug_rows(rows, bias)
     dim = d + (1 if affine else 0)
     hyper = [i for i, v in enumerate(aug) if v is not None]
-    levels: list[dict[frozenset[int], int]] = [{frozenset(): 0}]
-    total = 1
-    while True:
-        nxt: dict[frozenset[int], int] = {}
-        for F in levels[-1]:
-            for h in hyper:
-                if h in F:
-                    continue
-                c = _closure_of(aug, dim, affine, sorted(F | {h}))
-                if c is None or c[0] in nxt:
-                    continue
-                nxt[c[0]] = c[1]
-                total += 1
-                if total > max_flats:
+    const = (0,) * d + (1,)
+    bases: dict[frozenset[int], EchelonBasis] = {frozenset(): EchelonBasis.empty(dim)}
+    todo = [frozenset()]
+    while todo:
+        X = todo.pop()
+        B = bases[X]
+        empty = canonical_direction(B.residual(const)) if affine else None
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for h in hyper:
+            if h not in X:
+                groups.setdefault(canonical_direction(B.residual(aug[h])), []).append(h)
+        for r, g in groups.items():
+            T = X | frozenset(g)
+            if r != empty and T not in bases:
+                bases[T] = B.add(aug[g[0]])[0]
+                todo.append(T)
+                if len(bases) > max_flats:
                     raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
-        if not nxt:
-            break
-        levels.append(nxt)
+    order = sorted(bases, key=lambda F: (bases[F].rank, sorted(F)))
     mobius: dict[frozenset[int], int] = {}
-    out = []
-    below: list[frozenset[int]] = []
-    for r, level in enumerate(levels):
-        for F in sorted(level, key=lambda s: tuple(sorted(s))):
-            mu = 1 if r == 0 else -sum(mobius[G] for G in below if G < F)
-            mobius[F] = mu
-            out.append(Flat(r, tuple(sorted(F)), mu))
-        below.extend(level)
-    return tuple(out)
-
-
-def ranking_flats(
-    rows: Sequence[Sequence[Number]],
-    bias: Sequence[Number] | None = None,
-    *,
-    max_flats: int = 100_000,
-) -> tuple[Flat, ...]:
-    """The flats of the ranking arrangement: hyperplane ``m`` is the ``m``-th pair ``(i, j)``,
-    ``i < j``, in lexicographic order (the rows of ``difference_matrix(k) @ W``).
-
-    Examples
-    --------
-    >>> fl = ranking_flats([[1, 0], [0, 1], [0, 0]])
-    >>> len(fl), sum(abs(f.mobius) for f in fl)
-    (5, 6)
-    """
-    R, b, d = _rows_and_bias(rows, bias)
-    k = len(R)
-    BW = []
-    bb = [] if b is not None else None
-    for i in range(k):
-        for j in range(i + 1, k):
-            BW.append([x - y for x, y in zip(R[i], R[j], strict=True)])
-            if b is not None:
-                bb.append(b[i] - b[j])
-    return flats(BW, bb, max_flats=max_flats)
+    for F in order:
+        mobius[F] = 1 if not F else -sum(m for G, m in mobius.items() if G < F)
+    return tuple(Flat(bases[F].rank, tuple(sorted(F)), mobius[F]) for F in order)

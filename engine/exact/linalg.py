@@ -32,6 +32,7 @@ from engine.errors import InvalidInput
 __all__ = [
     "EchelonBasis",
     "primitive_integer_row",
+    "canonical_direction",
     "integer_rows",
     "integer_rows_common",
     "rank",
@@ -82,6 +83,9 @@ def primitive_integer_row(v: Iterable[Number]) -> tuple[int, ...]:
     >>> primitive_integer_row([0, 0])
     (0, 0)
     """
+    v = list(v)
+    if all(type(x) is int for x in v):
+        return _primitive(v)
     v = [Fraction(x) for x in v]
     den = 1
     for x in v:
@@ -93,6 +97,25 @@ def primitive_integer_row(v: Iterable[Number]) -> tuple[int, ...]:
     if g > 1:
         ints = [x // g for x in ints]
     return tuple(ints)
+
+
+def canonical_direction(v: Iterable[Number]) -> tuple[int, ...]:
+    """The canonical integer normal of the line through ``v``: primitive, first non-zero
+    entry positive (so ``v`` and ``-v`` give the same key).  The zero vector stays zero.
+
+    The one key for "same hyperplane" used by the exact side (lattices, counting) and the
+    enumerator; the sign of ``v`` relative to it is the sign of its first non-zero entry.
+
+    Examples
+    --------
+    >>> canonical_direction([-2, 4, 0]), canonical_direction([1, -2, 0])
+    ((1, -2, 0), (1, -2, 0))
+    """
+    r = primitive_integer_row(v)
+    for x in r:
+        if x:
+            return r if x > 0 else tuple(-y for y in r)
+    return r
 
 
 def integer_rows(M: Sequence[Sequence[Number]]) -> tuple[tuple[int, ...], ...]:

@@ -8,6 +8,11 @@ The answer is always backed by a certificate that integer arithmetic re-checks:
   are a *vertex* of {y >= 0, sum y = 1, R^T y = 0}, so their support is a circuit of the
   rows (a minimal dependent set, at most rank + 1 nonzeros).
 
+:func:`decide` returns both in a canonical, printable form: the witness is a small
+primitive integer vector (a float interior point of the cone, scaled and rounded, accepted
+only after an exact check: :func:`small_integer_point`), the multipliers are the primitive
+integer vector of their circuit (unique up to scaling).  Both are deterministic.
+
 Both LPs run in exact GMP rational arithmetic (``cdd.gmp``); every certificate is checked
 in exact arithmetic before it is returned.  :func:`propose` is the float twin (``cdd``
 float LP): it only *proposes* (a float point, or ``None``) and decides nothing.
@@ -17,11 +22,12 @@ Examples
 >>> decide([[1, 0], [0, 1]])
 (True, (Fraction(1, 1), Fraction(1, 1)))
 >>> decide([[1, 0], [-1, 0]])
-(False, (Fraction(1, 2), Fraction(1, 2)))
+(False, (Fraction(1, 1), Fraction(1, 1)))
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -29,9 +35,10 @@ import cdd
 import cdd.gmp
 
 from engine.errors import InvalidInput, SolverFailed
+from engine.exact.linalg import primitive_integer_row
 
 __all__ = ["decide", "strictly_feasible", "gordan_multipliers", "check_witness",
-           "check_gordan", "propose"]
+           "check_gordan", "small_integer_point", "propose"]
 
 Number = int | Fraction
 
@@ -84,6 +91,23 @@ def _strict_lp(R: list[list[Fraction]], d: int, module) -> tuple[object, list]:
     lp = module.linprog_from_matrix(m)
     module.linprog_solve(lp)
     return lp.status, lp
+
+
+def _gordan_lp(R: list[list], module) -> object:
+    """Solve {y >= 0, sum y = 1, R^T y = 0} with ``module`` (``cdd.gmp`` exact, ``cdd`` float);
+    a basic solution, so its support is a circuit of the rows."""
+    k, d = len(R), len(R[0])
+    # variables y_1..y_k; equalities sum y = 1 and R^T y = 0 (lin_set), y >= 0.
+    A = [[-1] + [1] * k]
+    A += [[0] + [R[i][j] for i in range(k)] for j in range(d)]
+    lin = set(range(len(A)))
+    A += [[0] + [1 if j == i else 0 for j in range(k)] for i in range(k)]
+    m = module.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
+    m.obj_type = cdd.LPObjType.MIN
+    m.obj_func = [0] * (k + 1)
+    lp = module.linprog_from_matrix(m)
+    module.linprog_solve(lp)
+    return lp
 
 
 def check_witness(rows: Sequence[Sequence[Number]], x: Sequence[Number]) -> bool:
@@ -183,21 +207,8 @@ def gordan_multipliers(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...]
     >>> gordan_multipliers([[1, 0]]) is None
     True
     """
-    R, d = _rows(rows)
-    k = len(R)
-    # variables y_1..y_k; equalities sum y = 1 and R^T y = 0 (lin_set), y >= 0.
-    A = [[-1] + [1] * k]
-    A += [[0] + [R[i][j] for i in range(k)] for j in range(d)]
-    lin = set(range(len(A)))
-    for i in range(k):
-        e = [0] * k
-        e[i] = 1
-        A.append([0, *e])
-    m = cdd.gmp.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
-    m.obj_type = cdd.LPObjType.MIN
-    m.obj_func = [0] * (k + 1)
-    lp = cdd.gmp.linprog_from_matrix(m)
-    cdd.gmp.linprog_solve(lp)
+    R, _ = _rows(rows)
+    lp = _gordan_lp(R, cdd.gmp)
     if lp.status in (cdd.LPStatusType.INCONSISTENT, cdd.LPStatusType.STRUC_INCONSISTENT):
         return None
     if lp.status != cdd.LPStatusType.OPTIMAL:
@@ -206,6 +217,65 @@ def gordan_multipliers(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...]
     if not check_gordan(R, y):  # pragma: no cover - cdd.gmp is exact
         raise SolverFailed("exact cdd LP returned Gordan multipliers that fail the exact check")
     return y
+
+
+def small_integer_point(rows: Sequence[Sequence[int]], center: Sequence[Number | float],
+                        ) -> tuple[int, ...] | None:
+    """A small integer point strictly inside the open cone {x : r . x > 0}, near a ray.
+
+    Tries ``round(m * center / max|center|)`` for m = 1, 2, ..., 32, then 64, 128, ...,
+    2^40, takes the first that satisfies every row exactly, moves each entry in turn as
+    close to 0 as the cone allows, and divides by the gcd of the entries (the cone is
+    homogeneous, so that keeps it inside).  ``center`` only
+    proposes (a float interior point is fine); the returned point is checked exactly.
+
+    Parameters
+    ----------
+    rows : sequence of sequences of int
+        Integer rows (scale rational rows by positive factors first; the cone is the same).
+    center : sequence of float, int or Fraction
+        A point inside or near the cone.
+
+    Returns
+    -------
+    tuple of int or None
+        ``None`` when no candidate lies strictly inside (e.g. a thin cone and a poor center).
+
+    Examples
+    --------
+    >>> small_integer_point([[1, 1], [1, -1]], [0.9, 0.1])
+    (1, 0)
+    >>> small_integer_point([[1000, -999], [-1000, 1001]], [1.0, 0.0]) is None  # poor center
+    True
+    """
+    c = [Fraction(v) for v in center]
+    top = max((abs(v) for v in c), default=Fraction(0))
+    if not top:
+        return None
+    def inside(z):
+        return all(sum(a * b for a, b in zip(r, z, strict=True)) > 0 for r in rows)
+
+    for m in [*range(1, 33), *(2 ** e for e in range(6, 41))]:
+        z = [round(m * v / top) for v in c]
+        if inside(z):
+            break
+    else:
+        return None
+    for j, v in enumerate(z):  # then each entry as close to 0 as the cone allows
+        for u in sorted(range(-abs(v) + 1, abs(v)), key=lambda u: (abs(u), -u))[:64]:
+            if inside(z[:j] + [u] + z[j + 1:]):
+                z[j] = u
+                break
+    return primitive_integer_row(z)
+
+
+def _unit_rows(R: list[list[Fraction]]) -> list[list[float]]:
+    """Float rows of unit Euclidean length: the margin LP then finds a well-centred ray."""
+    out = []
+    for r in _float_rows(R):
+        n = math.sqrt(sum(v * v for v in r))
+        out.append([v / n for v in r] if n > 0 else r)
+    return out
 
 
 def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]]:
@@ -223,9 +293,10 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
     Returns
     -------
     (True, x) or (False, y)
-        x: an exact witness (r . x > 0 for every row); y: exact Gordan multipliers
-        (y >= 0, y != 0, sum_i y_i r_i = 0) whose support is a circuit (<= rank + 1
-        nonzeros).  Both are verified exactly before they are returned.
+        x: a witness (r . x > 0 for every row), a small primitive integer vector;
+        y: Gordan multipliers (y >= 0, y != 0, sum_i y_i r_i = 0) whose support is a
+        circuit (<= rank + 1 nonzeros), as primitive integers.  Entries are
+        :class:`~fractions.Fraction` (with denominator 1); both are verified exactly.
 
     Raises
     ------
@@ -236,20 +307,20 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
 
     Examples
     --------
-    >>> decide([[1, 2], [3, -1]])[0]
-    True
+    >>> decide([[1, 2], [3, -1]])
+    (True, (Fraction(1, 1), Fraction(0, 1)))
     >>> decide([[1, 1], [-2, -2], [0, 1]])
-    (False, (Fraction(2, 3), Fraction(1, 3), Fraction(0, 1)))
+    (False, (Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)))
     """
     R, d = _rows(rows)
-    F = _float_rows(R)
-    xf = propose(F)
+    Ri = [primitive_integer_row(r) for r in R]  # positive row scalings: the same cone
+    xf = propose(_unit_rows(R))
     if xf is not None:
-        x = tuple(Fraction(v) for v in xf)
-        if check_witness(R, x):
-            return True, x
+        z = small_integer_point(Ri, xf)
+        if z is not None:
+            return True, tuple(Fraction(v) for v in z)
     else:
-        support = _propose_support(F)
+        support = _propose_support(_float_rows(R))
         if support:
             ys = gordan_multipliers([R[i] for i in support])
             if ys is not None:
@@ -257,31 +328,20 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
                 for i, v in zip(support, ys, strict=True):
                     y[i] = v
                 if check_gordan(R, y):
-                    return False, tuple(y)
+                    return False, tuple(Fraction(v) for v in primitive_integer_row(y))
     x = strictly_feasible(R)
     if x is not None:
-        return True, x
+        z = small_integer_point(Ri, x) or primitive_integer_row(x)
+        return True, tuple(Fraction(v) for v in z)
     y = gordan_multipliers(R)
     if y is None:  # pragma: no cover - Gordan's theorem
         raise SolverFailed("exact LPs disagree: no witness and no Gordan multipliers")
-    return False, y
+    return False, tuple(Fraction(v) for v in primitive_integer_row(y))
 
 
 def _propose_support(R: list[list[float]]) -> list[int]:
     """Float LP for Gordan multipliers; the indices of the clearly nonzero ones (a guess)."""
-    k, d = len(R), len(R[0])
-    A = [[-1.0] + [1.0] * k]
-    A += [[0.0] + [R[i][j] for i in range(k)] for j in range(d)]
-    lin = set(range(len(A)))
-    for i in range(k):
-        e = [0.0] * k
-        e[i] = 1.0
-        A.append([0.0, *e])
-    m = cdd.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
-    m.obj_type = cdd.LPObjType.MIN
-    m.obj_func = [0.0] * (k + 1)
-    lp = cdd.linprog_from_matrix(m)
-    cdd.linprog_solve(lp)
+    lp = _gordan_lp(R, cdd)
     if lp.status != cdd.LPStatusType.OPTIMAL:
         return []
     y = list(lp.primal_solution)

@@ -2,7 +2,7 @@
 
 Softmax is invariant under ``W -> W + 1 v^T`` (every logit moves by ``v . x``), yet the
 cosine similarity of two rows can be driven to -1 or +1 by such a translation
-(seed 000, Lemmas 3.1-3.3, Thm 3.4).  Everything here is exact except
+(the cosine paper, Lemmas 3.1-3.3, Thm 3.4).  Everything here is exact except
 :func:`cosine_matrix`, which is a float matrix for display.
 
 Examples

@@ -1,6 +1,6 @@
-"""The seed's verification grid, exactly: Lemma 5.3 and Theorem 5.6 by complete enumeration.
+"""The cosine paper's verification grid, exactly: Lemma 5.3 and Theorem 5.6 by complete enumeration.
 
-Seed 000 checked numerically, for random heads ``W`` (``n`` labels, width ``d``), that
+The cosine paper checked numerically, for random heads ``W`` (``n`` labels, width ``d``), that
 
 * Lemma 5.3: ``S(W) == S(C(W))`` (cosine matrix of the rows determines the sign pattern);
 * Theorem 5.6: ``R(W) == S(C(B W))`` (cosines of the row differences determine the
@@ -186,7 +186,7 @@ class GridCell:
         return self.sign_equal and self.ranking_equal is not False
 
     def certificate(self, claim: str | None = None) -> dict[str, Any]:
-        """A ``theorem`` certificate of this head (built by :mod:`certificates.emit`).
+        """A ``theorem`` certificate of this head (built by :mod:`engine.certify.emit`).
 
         ``claim`` is ``"lemma-5.3"`` (S(W) = S(C(W))) or ``"thm-5.6"`` (R(W) = S(C(BW)),
         only for d < n); default: Thm 5.6 when it was checked, else Lemma 5.3.  The file
@@ -200,7 +200,7 @@ class GridCell:
         >>> check(cell.certificate()).ok, check(cell.certificate("lemma-5.3")).ok
         (True, True)
         """
-        from certificates.emit import grid_certificate
+        from engine.certify.emit import grid_certificate
 
         if claim is None:
             claim = "thm-5.6" if self.ranking_count is not None else "lemma-5.3"
@@ -391,14 +391,15 @@ def verify_grid(
     method: str = "enumerate",
     workers: int | None = None,
 ) -> GridResult:
-    """The seed's verification grid, exactly: every ``n`` in ``ns``, ``d = d_min..min(d_max, n)``.
+    """The cosine paper's verification grid, exactly: every ``n`` in ``ns``,
+    ``d = d_min..min(d_max, n)``.
 
     Parameters
     ----------
     ns : sequence of int
-        Numbers of labels (seed 000: 3, 5, 10).
+        Numbers of labels (the cosine paper: 3, 5, 10).
     seeds : int
-        Heads per (n, d), seeds ``0..seeds-1`` (seed 000: 5).
+        Heads per (n, d), seeds ``0..seeds-1`` (the cosine paper: 5).
     d_min, d_max : int
         Range of widths (capped at ``n``); Theorem 5.6 is checked for ``d < n``.
     low, high : int

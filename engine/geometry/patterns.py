@@ -212,8 +212,8 @@ class PatternResult:
         }
 
     def certificate(self) -> dict[str, Any]:
-        """The certificate of this result (built by :mod:`certificates.emit`)."""
-        from certificates.emit import pattern_certificate
+        """The certificate of this result (built by :mod:`engine.certify.emit`)."""
+        from engine.certify.emit import pattern_certificate
 
         return pattern_certificate(self)
 
@@ -248,7 +248,7 @@ class ArgmaxResult:
     ties: tuple[tuple[int, ...], ...] = ()
 
     def certificate(self) -> dict[str, Any]:
-        """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`certificates.emit`).
+        """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`engine.certify.emit`).
 
         Examples
         --------
@@ -256,7 +256,7 @@ class ArgmaxResult:
         >>> check(argmaxable([[1], [0], [-1]]).certificate()).ok
         True
         """
-        from certificates.emit import argmax_certificate
+        from engine.certify.emit import argmax_certificate
 
         return argmax_certificate(self.W, bias=self.bias, result=self)
 

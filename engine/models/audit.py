@@ -1,4 +1,4 @@
-"""Cosine audit of a token set (seed 000): what cosine similarity of unembeddings can and
+"""Cosine audit of a token set (the cosine paper): what cosine similarity of unembeddings can and
 cannot tell.
 
 For the rows W (m x d) of a token set, :func:`cosine_audit` reports
@@ -6,7 +6,7 @@ For the rows W (m x d) of a token set, :func:`cosine_audit` reports
 * ``C(W)``, the cosine matrix of the rows, and ``C(BW)``, the cosine matrix of all
   differences ``w_i - w_j`` (i < j, lexicographic): C(W) determines the sigmoid sign
   pattern but not the softmax ranking pattern; C(BW) determines the ranking pattern
-  (seed 000, Lemma 5.3 and Thm 5.6);
+  (the cosine paper, Lemma 5.3 and Thm 5.6);
 * two translated heads ``W + 1 v^T`` with exactly the same softmax probabilities for every
   input, in which a chosen pair of tokens has cosine exactly -1 and exactly +1, as one
   ``theorem`` certificate (``translation-cosine``, checked by ``certificates.check``);
@@ -282,7 +282,7 @@ def cosine_audit(
     bq = None if bias is None else to_vector(bias, what="bias", length=m)
 
     from certificates.check import check
-    from certificates.emit import theorem_certificate, translation_certificate
+    from engine.certify.emit import theorem_certificate, translation_certificate
     from engine.geometry.cosine import difference_pairs, translation_for_cosine
 
     Wf = np.array([[float(x) for x in r] for r in Wq])

@@ -1,4 +1,5 @@
-"""Context embeddings and next-token probabilities of a local causal LM (seed 003 Sec. 5.2).
+"""Context embeddings and next-token probabilities of a local causal LM (the symmetry paper,
+Sec. 5.2).
 
 For each word of a set the prompt template (``"Today is {TOKEN}. Tomorrow is"``) is filled
 in, the model is run once (offline: ``local_files_only=True``), and the last-layer state

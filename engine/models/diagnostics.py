@@ -1,8 +1,8 @@
 """Distances of a Gram matrix to simplex-ETF, circulant and group-invariant geometry.
 
-MATH.md section 5 (seed 003 Sec. 5 / App. D).  Vectors (rows of ``X``) are mean-centred
-(the coordinate-wise mean over the set is subtracted) and rescaled by one common factor so
-that their mean l2 norm is 1; ``G = X X^T``.  With ``M = (m/(m-1)) (I - 11^T/m)``:
+docs/symmetry.md, section 5 (the symmetry paper, Sec. 5 / App. D).  Vectors (rows of ``X``)
+are mean-centred (the coordinate-wise mean over the set is subtracted) and rescaled by one
+common factor so that their mean l2 norm is 1; ``G = X X^T``.  With ``M = (m/(m-1)) (I - 11^T/m)``:
 
 * ``delta_etf(G) = ||G - c M||_F / ||G||_F`` with ``c = <G, M> / <M, M>``;
 * ``delta_circ(G) = ||G - Pi_circ(G)||_F / ||G||_F``, ``Pi_circ`` averaging each cyclic
@@ -103,7 +103,8 @@ def centre_and_scale(X) -> np.ndarray:
 
 
 def normalized_gram(X) -> np.ndarray:
-    """Gram matrix of the mean-centred, commonly rescaled rows of ``X`` (MATH.md section 5).
+    """Gram matrix of the mean-centred, commonly rescaled rows of ``X`` (docs/symmetry.md,
+    section 5).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Heatmaps of normalised Grams and probability matrices, as seed 003's figures show them.
+"""Heatmaps of normalised Grams and probability matrices, as the symmetry paper's figures show them.
 
 One panel per matrix, token labels on both axes, the diagnostic in the title, a shared
 diverging colour scale centred at 0 for Grams and a sequential one for probabilities.

@@ -1,10 +1,10 @@
 """The main job: regenerate every claim of the two source papers with checkable artifacts.
 
 ``logitgeom reproduce [--out DIR]`` runs :func:`reproduce`: one small function per claim
-(:mod:`engine.reproduce.registry`), seed 000 (cosine, sign and ranking patterns) decided in
-exact arithmetic with certificates, seed 003 (symmetry transfer) solved by each reduction and
-by the full program; every certificate is verified by the stdlib checker in a subprocess
-before the run reports success; ``DIR/SUMMARY.md`` tabulates the rows.
+(:mod:`engine.reproduce.registry`), the cosine paper (cosine, sign and ranking patterns)
+decided in exact arithmetic with certificates, the symmetry paper (symmetry transfer) solved
+by each reduction and by the full program; every certificate is verified by the stdlib
+checker in a subprocess before the run reports success; ``DIR/SUMMARY.md`` tabulates the rows.
 
 Examples
 --------

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import InvalidInput
 from engine.exact.numbers import fraction_to_str
 
 __all__ = ["Context", "clean_json", "SIG_DIGITS", "ZERO_BELOW"]
@@ -103,11 +104,17 @@ class Context:
         return rel
 
     def write_certificate(self, name: str, cert: dict) -> str:
-        """Write a certificate (``certificates.emit.dumps``) at the top level of ``out``."""
-        from certificates.emit import dumps
+        """Write a certificate (``engine.certify.emit.dumps``) at the top level of ``out``.
+
+        Raises
+        ------
+        InvalidInput
+            ``name`` is not a top-level ``*.json`` file name.
+        """
+        from engine.certify.emit import dumps
 
         if "/" in name or not name.endswith(".json"):
-            raise ValueError(f"certificate names are top-level *.json files; got {name!r}")
+            raise InvalidInput(f"certificate names are top-level *.json files; got {name!r}")
         self._path(name).write_text(dumps(cert), encoding="utf-8")
         self.certificates.append(name)
         return name

@@ -1,4 +1,4 @@
-"""Lemma 5.3 and Thm 5.6 of seed 000 on the verification grid, via
+"""Lemma 5.3 and Thm 5.6 of the cosine paper on the verification grid, via
 :func:`engine.geometry.grid.verify_grid` (exact, complete enumeration of both sides).
 
 The grid is issue 3's: n in {3, 5, 10} labels, d in {2, ..., min(6, n)}, five random heads
@@ -20,7 +20,7 @@ __all__ = ["GRID", "SEEDS"]
 
 #: the grid: n -> the d values checked (Thm 5.6 only for d < n)
 GRID = {n: list(range(2, min(6, n) + 1)) for n in (3, 5, 10)}
-#: heads per cell (the seed's five)
+#: heads per cell (the cosine paper's five)
 SEEDS = 5
 _CELLS: dict[int, tuple[GridCell, ...]] = {}
 
@@ -35,7 +35,7 @@ CERT_MAX_N = 5
 
 
 def _certificate(ctx: Context, W, n: int, d: int, lemma: bool) -> str:
-    from certificates import emit
+    from engine.certify import emit
 
     tag = "lemma-5.3" if lemma else "thm-5.6"
     stmt = ("S(C(W)) = S(W W^T) = S(W)" if lemma else "S(C(BW)) = S(BW (BW)^T) = R(W)")

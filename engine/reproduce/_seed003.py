@@ -1,12 +1,12 @@
-"""Claims of seed 003 ("Uncovering symmetry transfer in LLMs via layer-peeled optimization"):
-each symmetry theorem on a concrete target, solved by its reduction and by the full
-nuclear-norm program (both via :mod:`engine.convex`), values compared, the predicted geometry
-checked, solutions written as JSON and the Grams drawn.
+"""Claims of the symmetry paper ("Uncovering Symmetry Transfer in Large Language Models via
+Layer-Peeled Optimization"): each symmetry theorem on a concrete target, solved by its
+reduction and by the full nuclear-norm program (both via :mod:`engine.convex`), values
+compared, the predicted geometry checked, solutions written as JSON and the Grams drawn.
 
 Budgets: E_W = 1, E_H = 4 (rho = sqrt(E_W E_H) = 2) for Thms 1-6; E_W = 4, E_H = 16 (rho = 8)
 for App. F, because at rho = 2 the optimum of the direct sum S2+S3+S2 is rank 1 and spends
 the whole budget on its first block (true, but it hides the block forms).  Every target
-has a zero entry, so the budget is active (MATH.md section 1) and the theorems apply.
+has a zero entry, so the budget is active (docs/layer-peeled.md) and the theorems apply.
 Float claims are decided with stated tolerances: values of reduction and full program
 agree to 1e-6 relative, the reduction's dual gap is below 1e-5 relative (the full
 program's below 1e-4), the reduction's Grams match the predicted structure to 1e-6
@@ -170,7 +170,7 @@ def thm_5(ctx: Context) -> Row:
 
 @claim("s003-thm-6-multiblock-etf", "003")
 def thm_6(ctx: Context) -> Row:
-    """Thm 6: several S_m orbits (the seed's animals example: one-hot and uniform)."""
+    """Thm 6: several S_m orbits (the symmetry paper's animals example: one-hot and uniform)."""
     from engine.convex import concat_blocks, group_orbit, symmetric_group
 
     S3 = symmetric_group(3)
@@ -200,7 +200,7 @@ def _app_f_row(ctx: Context, name: str) -> Row:
     det = detect_symmetry(T.Y)
     ok &= same_form and det.complete and det.row_order == ex.group.order
     text += (f"; W W^T has the block form ({pred.n_classes} distinct entries"
-             f"{', = MATH.md form' if same_form else ', NOT the MATH.md form'}); "
+             f"{', = the predicted form' if same_form else ', NOT the predicted form'}); "
              f"detected |G| = {det.row_order}")
     ctx.shared.setdefault("app_f_grams", {})[name] = red.WWt
     inst = f"{ex.name.replace('_', ' ')}, |G| = {ex.group.order}, m = {ex.group.m}, n = {n}"

@@ -89,7 +89,7 @@ def claim(key: str, paper: str) -> Callable[[Callable], Callable]:
     key : str
         Unique, lower-case, e.g. ``"s000-thm-3.4"``; ``--only`` patterns match it.
     paper : str
-        ``"000"`` or ``"003"`` (the seed paper).
+        ``"000"`` (the cosine paper) or ``"003"`` (the symmetry paper).
 
     Raises
     ------

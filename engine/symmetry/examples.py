@@ -1,5 +1,4 @@
-"""The composite-group examples of App. F of the symmetry paper ("Uncovering Symmetry Transfer
-in Large Language Models via Layer-Peeled Optimization"; see docs/symmetry-reduction.md).
+"""The composite-group examples of the symmetry paper App. F (targets of docs/symmetry.md).
 
 Readings chosen where the extracted text is ambiguous (each target sums to exactly 1):
 
@@ -47,7 +46,7 @@ __all__ = ["AppFExample", "app_f_examples", "vec"]
 
 @dataclass(frozen=True, eq=False)
 class AppFExample:
-    """One App. F example: the group on labels, the base vector, the predicted block form."""
+    """One App. F example: the labels' group, the base vector, its block form (docs/symmetry.md)."""
 
     name: str
     group: GroupAction
@@ -73,7 +72,7 @@ _W6 = ["1/12", "1/4", "1/4", "0", "1/6", "1/4"]
 
 
 def app_f_examples() -> dict[str, AppFExample]:
-    """The seven App. F examples, keyed by name, in the order of the paper's figures."""
+    """The seven App. F examples, keyed by name, in the order of the symmetry paper's figures."""
     S = symmetric
     P32 = [list(r) for r in zip(*_P23, strict=True)]
     raw = [

@@ -5,7 +5,7 @@ If G preserves Y, an optimal Z can be taken invariant, and then ``W W^T`` (a fun
 ``(g(i), g(j))`` are equal, and so are ``(i, j)`` and ``(j, i)`` (symmetry).  The classes
 of equal entries are the *symmetrised orbitals* of G on rows x rows.
 
-The block forms of the symmetry paper's App. F (for factors acting 2-transitively, e.g. S_k):
+The block forms of docs/symmetry.md (for factors acting 2-transitively, e.g. S_k):
 
 * direct sums: diagonal blocks ``alpha_i I + beta_i (J - I)``, off-diagonal blocks
   ``kappa_ij 1 1^T`` (:func:`direct_sum_form`);

@@ -3,7 +3,7 @@
 Columns are compared as exact keys (``LayerPeeled.column_keys``): tuples of floats
 (each float is the exact binary rational it denotes) or of ``Fraction``.  A label
 permutation ``g`` (a tuple with ``g[i]`` the image of label i) acts on a column by
-``(g o y)[g[i]] = y[i]``, i.e. ``(g o y)_i = y_{g^{-1}(i)}`` (docs/symmetry-reduction.md).
+``(g o y)[g[i]] = y[i]``, i.e. ``(g o y)_i = y_{g^{-1}(i)}`` (docs/layer-peeled.md, section 4).
 
 Examples
 --------

@@ -1,6 +1,5 @@
-"""The DFT program for cyclic targets (docs/symmetry-reduction.md; Thms 1 and 5 of the
-symmetry paper, "Uncovering Symmetry Transfer in Large Language Models via Layer-Peeled
-Optimization" by Du, He and Su).
+"""The DFT program for cyclic targets (docs/layer-peeled.md, section 3; Thms 1 and 5 of the
+symmetry paper).
 
 Applies when the multiset of columns of Y is invariant under the cyclic shift
 ``(P y)_i = y_{i-1 mod m}``, i.e. Y is, up to a column permutation, a union of cyclic

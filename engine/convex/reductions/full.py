@@ -1,6 +1,6 @@
 """The general program: ``min_Z J(Z) s.t. ||Z||_* <= rho`` on the whole target.
 
-Two equivalent conic forms (docs/symmetry-reduction.md):
+Two equivalent conic forms (docs/layer-peeled.md and docs/symmetry.md):
 
 ``"joint"``
     ``cp.normNuc(Z) <= rho``: one (m + n) x (m + n) semidefinite block.

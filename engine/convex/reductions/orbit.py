@@ -1,4 +1,5 @@
-"""The orbit reduction: any finite permutation symmetry of Y, block-diagonalised.
+"""The orbit reduction: any finite permutation symmetry of Y, block-diagonalised
+(docs/symmetry.md, docs/symmetry-reduction.md).
 
 If a group G acts on rows and columns with ``P_g Y Q_g^T = Y``, some optimal Z is
 invariant, so Z has one variable per orbit of G on [m] x [n] and the loss is

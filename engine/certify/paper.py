@@ -1,20 +1,20 @@
-"""The papers' results (seed 000) as certificates: what ``logitgeom certify paper`` writes.
+"""The papers' results (the cosine paper) as certificates: what ``logitgeom certify paper`` writes.
 
-Every certificate is built from the exact data below by :mod:`certificates.emit` with the
-exact LP fallback of :func:`certificates.emit.decide`, so regenerating the set is
-byte-identical.  Labels are 0-based (the seed's labels are 1-based).
+Every certificate is built from the exact data below by :mod:`engine.certify.emit` with the
+exact LP fallback of :func:`engine.certify.emit.decide`, so regenerating the set is
+byte-identical.  Labels are 0-based (the cosine paper's labels are 1-based).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from certificates import emit
+from engine.certify import emit
 
 __all__ = ["THM_3_4_W", "APP_C2_W", "THM_5_5_W1", "THM_5_5_W2", "APP_H2_W1", "APP_H2_W2",
            "APP_H2_RANKINGS", "GRID", "paper_certificates", "write_paper"]
 
-_PROV = {"generator": "certificates.emit", "command": "logitgeom certify paper"}
+_PROV = {"generator": "engine.certify.emit", "command": "logitgeom certify paper"}
 
 #: Thm 3.4 / Fig. 1 style model: three labels in the plane; labels 0 and 1 get cos -1 / +1.
 THM_3_4_W = [[2, 1], [1, 3], [-1, -2]]
@@ -28,10 +28,10 @@ THM_5_5_W2 = [[5, 0], [4, 4], [0, 2], [-4, 4], [-5, 0], [-4, -4], [4, -4]]
 #: App. H.2 (Bjorner et al. 1999, Sec. 1.10): point configurations W = [1 | P].
 APP_H2_W1 = [[1, "-4/5", 1], [1, "4/5", 1], [1, "11/20", "-1/2"], [1, -1, -1], [1, 1, -1]]
 APP_H2_W2 = [[1, -1, 1], [1, 1, 1], [1, "7/20", "-1/2"], [1, "-4/5", -1], [1, "4/5", -1]]
-#: The seed's rankings 41325, 52314 (W1 only) and 14352, 25341 (W2 only), 0-based.
+#: The cosine paper's rankings 41325, 52314 (W1 only) and 14352, 25341 (W2 only), 0-based.
 APP_H2_RANKINGS = {"W1": [(3, 0, 2, 1, 4), (4, 1, 2, 0, 3)],
                    "W2": [(0, 3, 2, 4, 1), (1, 4, 2, 3, 0)]}
-#: Instances of the seed's verification grid with n = 5 labels, d = 3: a generic matrix, one
+#: Instances of the cosine paper's verification grid with n = 5 labels, d = 3: a generic matrix, one
 #: with parallel rows (row 4 = 2 row 0), one with two identical rows (labels 1 and 3 tied).
 GRID = {
     "a": [[2, -1, 0], [1, 3, -2], [-3, 1, 1], [0, -2, 3], [1, 2, 1]],
@@ -65,18 +65,12 @@ def _thm_5_5() -> dict:
     parts = [emit.cosine_equal_certificate(W1, W2), _differs(W1, W2, (2,))]
     return emit.theorem_certificate(
         "cosine-not-ranking", parts,
-        "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 of the seed) can be "
+        "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 of the paper) can be "
         "ranked first under W1 but never under W2.", provenance=_PROV)
 
 
 def _differs(W1, W2, ranking) -> dict:
-    a = emit.ranking_certificate(W1, ranking)
-    b = emit.ranking_certificate(W2, ranking)
-    assert a["kind"] == "ranking-feasible" and b["kind"] == "ranking-infeasible", ranking
-    out = emit.header("pattern-differs")
-    out.update({"W1": a["W"], "W2": b["W"], "pattern": "ranking", "value": list(ranking),
-                "witness": a["witness"], "multipliers": b["multipliers"]})
-    return out
+    return emit.pattern_differs_certificate(W1, W2, ranking, ranking=True)
 
 
 def _app_h2() -> dict:
@@ -92,19 +86,11 @@ def _app_h2() -> dict:
 
 
 def _grid(name: str, W) -> dict[str, dict]:
-    M = emit.difference_rows(W)
-    G = emit._gram(emit.to_matrix(W))
-    G2 = emit._gram(M)
-    s53 = emit.theorem_certificate(
-        "cosine-determines-sign",
-        [emit.complete_certificate(W, "sign"), emit.complete_certificate(G, "sign")],
-        f"Lemma 5.3 on grid instance {name} (n = 5, d = 3): S(C(W)) = S(W W^T) = S(W).",
-        provenance=_PROV)
-    t56 = emit.theorem_certificate(
-        "difference-cosine-determines-ranking",
-        [emit.complete_certificate(W, "ranking"), emit.complete_certificate(G2, "sign")],
-        f"Thm 5.6 on grid instance {name} (n = 5, d = 3): S(C(BW)) = S(BW (BW)^T) = R(W).",
-        provenance=_PROV)
+    where = f"grid instance {name} (n = 5, d = 3)"
+    s53 = emit.grid_certificate(W, "lemma-5.3", provenance=_PROV, statement=(
+        f"Lemma 5.3 on {where}: S(C(W)) = S(W W^T) = S(W)."))
+    t56 = emit.grid_certificate(W, "thm-5.6", provenance=_PROV, statement=(
+        f"Thm 5.6 on {where}: S(C(BW)) = S(BW (BW)^T) = R(W)."))
     return {f"grid-5x3-{name}-lemma-5.3.json": s53, f"grid-5x3-{name}-thm-5.6.json": t56}
 
 
@@ -126,8 +112,7 @@ def paper_certificates(progress: bool | None = None) -> dict[str, dict]:
 
     show = sys.stderr.isatty() if progress is None else progress
     for name, job in tqdm(jobs, desc="paper certificates", disable=not show):
-        with emit.pinned_lp():
-            res = job()
+        res = job()
         out.update(res if name.startswith("grid-") else {name: res})
     return dict(sorted(out.items()))
 
@@ -137,11 +122,11 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
 
     Raises
     ------
-    VerificationFailed
+    EngineError
         A certificate the trusted checker rejects (an emitter bug; nothing is written for it).
     """
     from certificates.check import check
-    from certificates.errors import VerificationFailed
+    from engine.errors import EngineError
 
     d = Path(outdir)
     d.mkdir(parents=True, exist_ok=True)
@@ -149,7 +134,7 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
     for name, cert in paper_certificates(progress).items():
         v = check(cert)
         if not v.ok:  # pragma: no cover - would be an emitter bug
-            raise VerificationFailed(f"{name}: {v.failed_check} at {v.location}: {v.message}")
+            raise EngineError(f"{name}: {v.failed_check} at {v.location}: {v.message}")
         p = d / name
         p.write_text(emit.dumps(cert), encoding="utf-8")
         paths.append(p)

@@ -1,15 +1,19 @@
 """Emitters: build certificates (plain dicts, see ``certificates/SPEC.md``) from exact data.
 
 The emitter may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
-Feasibility is decided exactly (``engine.exact.lp.decide`` when available, otherwise a
-``cdd.gmp`` exact LP); intersection lattices are built here from the same row definitions
-the checker uses.  Output is deterministic: same input, byte-identical :func:`dumps`.
+Everything here runs on the engine's one exact kernel: feasibility by
+:func:`engine.exact.lp.decide`, complete enumerations by :func:`engine.geometry.sign_pattern`
+and :func:`engine.geometry.ranking_pattern`, intersection lattices by
+:func:`engine.exact.lattice.flats`.  The constraint rows of a claim are the checker's own
+definitions (:mod:`certificates.semantics`).  Witnesses are canonical small vectors (integers
+for models without bias) and Gordan multipliers primitive integers of circuit support, so
+output is deterministic and printable: same input, byte-identical :func:`dumps`.
 
 Examples
 --------
 >>> c = sign_certificate([[1, 0], [0, 1], [1, 1]], [1, 1, -1])
 >>> c["kind"], c["multipliers"]
-('sign-infeasible', ['1/3', '1/3', '1/3'])
+('sign-infeasible', ['1', '1', '1'])
 >>> from certificates.check import check
 >>> check(c).ok
 True
@@ -19,19 +23,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import contextmanager
 from fractions import Fraction
 from itertools import combinations
 
 from certificates import check as _chk
+from certificates import semantics as sm
 from engine.errors import EngineError, InvalidInput
+from engine.exact import lp
+from engine.exact.lattice import flats
+from engine.exact.linalg import primitive_integer_row
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
 
 __all__ = [
     "dumps",
     "header",
     "decide",
-    "pinned_lp",
     "sign_certificate",
     "ranking_certificate",
     "translation_certificate",
@@ -42,8 +48,10 @@ __all__ = [
     "pattern_certificate",
     "argmax_certificate",
     "differs_certificate",
+    "pattern_differs_certificate",
     "theorem_certificate",
     "difference_rows",
+    "grid_certificate",
 ]
 
 
@@ -104,54 +112,19 @@ def header(kind: str, statement: str | None = None, provenance: dict | None = No
 
 
 # ---------------------------------------------------------------------- exact deciding
-def _cdd_decide(rows: list[tuple]) -> tuple[bool, tuple]:
-    """Exact strict feasibility of a_i . x > 0 with cdd.gmp: (True, x) or (False, y)."""
-    import cdd.gmp as g
-
-    n = len(rows[0])
-    # maximise t s.t. a_i.x - t >= 0, 1 - t >= 0, -1 <= x_j <= 1; variables (x, t).
-    arr = [[0, *a, -1] for a in rows] + [[1, *([0] * n), -1]]
-    arr += [[1, *(1 if m == j else 0 for m in range(n)), 0] for j in range(n)]
-    arr += [[1, *(-1 if m == j else 0 for m in range(n)), 0] for j in range(n)]
-    arr.append([0, *([0] * n), 1])  # objective row
-    lp = g.linprog_from_array(arr, g.LPObjType.MAX)
-    g.linprog_solve(lp)
-    if lp.status == g.LPStatusType.OPTIMAL and lp.obj_value > 0:
-        return True, tuple(Fraction(v) for v in lp.primal_solution[:n])
-    # Gordan: y >= 0, sum y = 1, sum y_i a_i = 0 (feasible by the alternative theorem).
-    m = len(rows)
-    arr = [[0, *(1 if i == j else 0 for i in range(m))] for j in range(m)]
-    arr += [[-1, *([1] * m)], [1, *([-1] * m)]]
-    for c in range(n):
-        col = [a[c] for a in rows]
-        arr += [[0, *col], [0, *(-x for x in col)]]
-    arr.append([0, *([0] * m)])
-    lp = g.linprog_from_array(arr, g.LPObjType.MIN)
-    g.linprog_solve(lp)
-    if lp.status != g.LPStatusType.OPTIMAL:  # pragma: no cover - excluded by Gordan's theorem
-        raise RuntimeError("exact LP found neither a witness nor Gordan multipliers")
-    return False, tuple(Fraction(v) for v in lp.primal_solution)
+def _system(live: list[tuple]) -> tuple[bool, list[tuple]]:
+    """(homogeneous?, rows): rows (a, c) as the cone a . x > 0 when every c is 0, else
+    homogenised to (c, a) . (t, x) > 0 with the extra row t > 0."""
+    if all(c == 0 for _, c in live):
+        return True, [tuple(a) for a, _ in live]
+    d = len(live[0][0])
+    return False, [(c, *a) for a, c in live] + [(1,) + (0,) * d]
 
 
-_PINNED: list[bool] = []
-
-
-@contextmanager
-def pinned_lp():
-    """Use this module's own cdd.gmp LP (not the engine's) inside the block, so that files
-    such as ``certificates/paper/*.json`` do not change when the engine's LP evolves.
-
-    Examples
-    --------
-    >>> with pinned_lp():
-    ...     ranking_certificate([[1], [2]], [1, 0])["witness"]
-    ['1']
-    """
-    _PINNED.append(True)
-    try:
-        yield
-    finally:
-        _PINNED.pop()
+def _point(homogeneous: bool, z) -> tuple[Fraction, ...]:
+    """The witness x of a point z of the (homogenised) cone: x = z, or z[1:] / z[0]."""
+    z = tuple(Fraction(v) for v in z)
+    return z if homogeneous else tuple(v / z[0] for v in z[1:])
 
 
 def decide(rows: Sequence[tuple], d: int | None = None) -> tuple[bool, tuple]:
@@ -166,32 +139,31 @@ def decide(rows: Sequence[tuple], d: int | None = None) -> tuple[bool, tuple]:
 
     Returns
     -------
-    (True, x) with a rational witness x, or (False, y) with Gordan multipliers y >= 0
-    (one per row) such that sum y_i a_i = 0 and sum y_i c_i <= 0.
+    (True, x) with a canonical witness x (a small integer vector when every c is 0), or
+    (False, y) with Gordan multipliers y >= 0, primitive integers of circuit support (one
+    per row) such that sum y_i a_i = 0 and sum y_i c_i <= 0.
 
     Examples
     --------
     >>> F = Fraction
-    >>> decide([((F(1),), F(0)), ((F(-1),), F(0))])[0]
-    False
+    >>> decide([((F(1),), F(0)), ((F(-1),), F(0))])
+    (False, (Fraction(1, 1), Fraction(1, 1)))
     >>> decide([((F(1), F(0)), F(0)), None])
-    (True, (Fraction(1, 1), Fraction(-1, 1)))
+    (True, (Fraction(1, 1), Fraction(0, 1)))
+    >>> decide([((F(1),), F(-5, 2))])[1]  # x > 5/2
+    (Fraction(3, 1),)
     """
     live = [r for r in rows if r is not None]
     if not live:
         if d is None:
             raise InvalidInput("nothing to decide and no dimension d given")
         return True, (Fraction(0),) * d
-    d = len(live[0][0])
-    homog = [(c, *a) for a, c in live] + [(Fraction(1),) + (Fraction(0),) * d]
-    engine_decide = _cdd_decide
-    if not _PINNED:  # the engine's exact LP; the pinned cdd.gmp LP keeps paper files stable
-        from engine.exact.lp import decide as engine_decide
-    ok, z = engine_decide([tuple(Fraction(v) for v in r) for r in homog])
-    z = tuple(Fraction(v) for v in z)
+    homogeneous, R = _system(live)
+    ok, z = lp.decide(R)
     if ok:
-        return True, tuple(v / z[0] for v in z[1:])
-    it = iter(z[:-1])
+        return True, _point(homogeneous, z)
+    y = z if homogeneous else tuple(Fraction(v) for v in primitive_integer_row(z[:-1]))
+    it = iter(y)
     return False, tuple(Fraction(0) if r is None else next(it) for r in rows)
 
 
@@ -244,8 +216,8 @@ def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) ->
     if len(s) != len(Wq) or any(v not in (-1, 0, 1) for v in s):
         raise InvalidInput(f"signs must be {len(Wq)} entries in {{-1, 0, 1}}; got {list(signs)}")
     try:
-        rows = _chk._sign_rows(Wq, bz, s, "signs")
-    except _chk.Fail as f:
+        rows = sm.sign_rows(Wq, bz, s, "signs")
+    except sm.Fail as f:
         raise InvalidInput(f"signs: {f.message}") from None
     ok, z = decide(rows, len(Wq[0]))
     out = header("sign-feasible" if ok else "sign-infeasible", statement, provenance)
@@ -267,7 +239,7 @@ def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=Non
     r = tuple(int(a) for a in ranking)
     if not r or len(set(r)) != len(r) or any(not 0 <= a < len(Wq) for a in r):
         raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
-    rows = _chk._ranking_rows(Wq, bz, r, "ranking")
+    rows = sm.ranking_rows(Wq, bz, r, "ranking")
     ok, z = decide(rows, len(Wq[0]))
     out = header("ranking-feasible" if ok else "ranking-infeasible", statement, provenance)
     out.update(_model_fields(Wq, b))
@@ -280,7 +252,8 @@ def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement
                             provenance=None) -> dict:
     """A ``translation`` certificate: W' = W + 1 v^T with cos(w'_i, w'_j) = target.
 
-    ``v`` defaults to the constructions of MATH.md section 6 (t = 2 for target +1).
+    ``v`` defaults to the constructions of docs/geometry.md (Translations; t = 2 for
+    target +1).
 
     Raises
     ------
@@ -347,11 +320,12 @@ def _pair_certificate(kind: str, W1, W2, statement, provenance) -> dict:
 
 
 # ------------------------------------------------------------------ complete patterns
-def lattice(H: Sequence[tuple], d: int | None = None) -> list[dict]:
-    """The intersection lattice of the non-constant rows (a, c) of H, as the checker wants it.
+def lattice(H: Sequence[tuple]) -> list[dict]:
+    """The intersection lattice of the non-constant rows (a, c) of H, as certificates carry it.
 
-    Flats are closed sets of row indices (every row vanishing on the flat is listed),
-    sorted by (rank, indices); only non-empty intersections (affine case).
+    Flats are closed sets of row indices (every row vanishing on the flat is listed) with
+    their rank, sorted by (rank, indices); only non-empty intersections (affine case).
+    Built by :func:`engine.exact.lattice.flats`.
 
     Examples
     --------
@@ -359,71 +333,22 @@ def lattice(H: Sequence[tuple], d: int | None = None) -> list[dict]:
     >>> [f["hyperplanes"] for f in lattice([((F(1), F(0)), F(0)), ((F(2), F(0)), F(0))])]
     [[], [0, 1]]
     """
-    R = {i: _chk._int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
-    E = (0,) * (len(H[0][0]) if d is None else d) + (1,)
-    flats = {frozenset(): []}
-    todo = [frozenset()]
-    while todo:
-        X = todo.pop()
-        _, groups, e = _chk._covers(R, X, flats[X], E)
-        for r, g in groups.items():
-            T = X | frozenset(g)
-            if r != e and T not in flats:
-                flats[T] = _chk._ibasis([R[h] for h in sorted(T)])
-                todo.append(T)
-    return [{"hyperplanes": sorted(X), "rank": len(flats[X])}
-            for X in sorted(flats, key=lambda F: (len(flats[F]), sorted(F)))]
+    if not H:  # one label: no pairs, the whole space is the only flat
+        return [{"hyperplanes": [], "rank": 0}]
+    bias = [c for _, c in H] if any(c for _, c in H) else None
+    return [{"hyperplanes": list(f.hyperplanes), "rank": f.rank}
+            for f in flats([a for a, _ in H], bias)]
 
 
-def _regions(H: Sequence[tuple], d: int) -> list[tuple]:
-    """Witness points of every region of the non-constant rows of H (incremental, exact)."""
-    idx = [i for i, (a, _) in enumerate(H) if any(a)]
-    regions: list[tuple[tuple, tuple]] = [((), (Fraction(0),) * d)]  # (signs on idx, witness)
-    for h in idx:
-        nxt = []
-        for signs, _ in regions:
-            rows = [(tuple(s * x for x in H[i][0]), s * H[i][1])
-                    for s, i in zip(signs, idx, strict=False)]
-            for s in (1, -1):
-                trial = rows + [(tuple(s * x for x in H[h][0]), s * H[h][1])]
-                ok, z = decide(trial)
-                if ok:
-                    nxt.append(((*signs, s), z))
-        regions = nxt
-    return [z for _, z in regions]
+def _enumerate(Wq, b, ptype):
+    """The patterns of the engine's complete enumeration of S(W) or R(W)."""
+    from engine.geometry import ranking_pattern, sign_pattern
+
+    res = (sign_pattern if ptype == "sign" else ranking_pattern)(Wq, bias=b, progress=None)
+    return list(res.patterns)
 
 
-def _patterns_of(Wq, bz, ptype):
-    """The sign vectors or rankings of every region (deterministic, sorted)."""
-    H = _chk._arrangement(Wq, bz, ptype)
-    out = set()
-    for x in _regions(H, len(Wq[0])):
-        z = [sum((p * q for p, q in zip(w, x, strict=True)), Fraction(0)) + c
-             for w, c in zip(Wq, bz, strict=True)]
-        if ptype == "sign":
-            out.add(tuple((v > 0) - (v < 0) for v in z))
-        else:
-            out.add(tuple(sorted(range(len(Wq)), key=lambda a: (-z[a], a))))
-    return sorted(out)
-
-
-def _enumerate(Wq, b, bz, ptype):
-    """(patterns, witnesses or None): the engine's enumeration when it is available and
-    not pinned (see :func:`pinned_lp`), else this module's small incremental one."""
-    if not _PINNED:
-        try:
-            from engine.geometry import ranking_pattern, sign_pattern
-
-            f = sign_pattern if ptype == "sign" else ranking_pattern
-            res = f(Wq, bias=b, progress=None)
-            if res.complete:
-                return list(res.patterns), list(res.witnesses)
-        except (ImportError, NotImplementedError):
-            pass
-    return _patterns_of(Wq, bz, ptype), None
-
-
-def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, witnesses=None,
+def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
                          top: int | None = None, statement=None, provenance=None) -> dict:
     """A ``pattern-complete`` certificate for S(W) (``pattern="sign"``) or R(W).
 
@@ -432,9 +357,9 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
     W : array_like, k x d
     pattern : {"sign", "ranking"}
     bias : array_like, optional
-    patterns, witnesses : sequences, optional
-        A complete enumeration (e.g. from ``engine.geometry``); computed here when omitted.
-        Witnesses are re-derived by exact LP when omitted.
+    patterns : sequence, optional
+        A complete enumeration (e.g. from ``engine.geometry``); computed by the engine when
+        omitted.  Each pattern's witness is the canonical small one (see :func:`decide`).
     top : int, optional
         Also state the top-t prefixes (derived from the complete full rankings).
 
@@ -457,16 +382,16 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
     Wq, b, bz = _exact_model(W, bias)
     if patterns is None:
-        patterns, witnesses = _enumerate(Wq, b, bz, pattern)
+        patterns = _enumerate(Wq, b, pattern)
     pats = [tuple(int(v) for v in p) for p in patterns]
+    rows_of = sm.sign_rows if pattern == "sign" else sm.ranking_rows
     items = []
-    for n, p in enumerate(pats):
-        if witnesses is not None:
-            x = to_vector(witnesses[n], what=f"witness {n}", length=len(Wq[0]))
-        else:
-            rows = (_chk._sign_rows(Wq, bz, p, "p") if pattern == "sign"
-                    else _chk._ranking_rows(Wq, bz, p, "p"))
-            x = _decide_or_raise(rows, f"pattern {p}", len(Wq[0]))
+    for p in pats:
+        try:
+            rows = rows_of(Wq, bz, p, "pattern")
+        except sm.Fail as f:
+            raise InvalidInput(f"pattern {list(p)}: {f.message}") from None
+        x = _decide_or_raise(rows, f"pattern {list(p)}", len(Wq[0]))
         items.append({"pattern": list(p), "witness": vector_to_str(x)})
     out = header("pattern-complete", statement, provenance)
     out.update(_model_fields(Wq, b))
@@ -474,7 +399,7 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None, 
     if top is not None:
         out["top"] = int(top)
     out["patterns"] = items
-    out["lattice"] = lattice(_chk._arrangement(Wq, bz, pattern), len(Wq[0]))
+    out["lattice"] = lattice(sm.arrangement(Wq, bz, pattern))
     return out
 
 
@@ -486,27 +411,22 @@ def pattern_certificate(result) -> dict:
 
     Raises
     ------
-    InvalidInput
-        The result is not complete (nothing to certify as complete).
     EngineError
         A top-t result whose prefixes disagree with the complete enumeration.
 
     Examples
     --------
     >>> from types import SimpleNamespace as NS
-    >>> res = NS(W=((1,),), bias=None, kind="sign", top=None, complete=True,
+    >>> res = NS(W=((1,),), bias=None, kind="sign", top=None,
     ...          patterns=((-1,), (1,)), witnesses=((-1,), (1,)))
     >>> pattern_certificate(res)["kind"]
     'pattern-complete'
     """
-    if not getattr(result, "complete", True):
-        raise InvalidInput("this enumeration is not complete (max_regions reached?); only a "
-                           "complete enumeration can be certified")
     kind = getattr(result, "kind", "sign")
     kind = getattr(kind, "value", kind)
     ptype = "sign" if str(kind).lower().endswith("sign") else "ranking"
     top = getattr(result, "top", None)
-    prov = {"generator": "certificates.emit.pattern_certificate"}
+    prov = {"generator": "engine.certify.emit.pattern_certificate"}
     if ptype == "ranking" and top is not None:
         cert = complete_certificate(result.W, "ranking", bias=result.bias, top=top,
                                     provenance=prov)
@@ -517,7 +437,7 @@ def pattern_certificate(result) -> dict:
                               "please report this as a bug")
         return cert
     return complete_certificate(result.W, ptype, bias=result.bias, patterns=result.patterns,
-                                witnesses=result.witnesses, provenance=prov)
+                                provenance=prov)
 
 
 def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
@@ -576,30 +496,71 @@ def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None
     B = _exact_model(W2, bias2)
     if len(A[0]) != len(B[0]):
         raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
-    pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], M[2], ptype)[0])
+    pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], ptype))
               for M in (A, B))
     for (X, Y, px, py, swapped) in ((A, B, pa, pb, False), (B, A, pb, pa, True)):
         extra = sorted(set(px) - set(py))
         if extra:
-            p = extra[0]
-            fx = _chk._sign_rows if ptype == "sign" else _chk._ranking_rows
-            x = _decide_or_raise(fx(X[0], X[2], p, "p"), f"pattern {p}", len(X[0][0]))
-            try:
-                ok, y = decide(fx(Y[0], Y[2], p, "p"), len(Y[0][0]))
-                assert not ok
-            except _chk.Fail:  # zeros of p do not match Y's zero rows: no multipliers needed
-                y = ()
             note = " (the given W2 is W1 here, and vice versa)" if swapped else ""
-            out = header("pattern-differs", f"{P}(W1) != {P}(W2){note}", provenance)
-            out.update(_model_fields(X[0], X[1], "W1", "bias1"))
-            out.update(_model_fields(Y[0], Y[1], "W2", "bias2"))
-            out.update({"pattern": ptype, "value": list(p), "witness": vector_to_str(x),
-                        "multipliers": vector_to_str(y)})
-            return out
+            try:
+                return pattern_differs_certificate(
+                    X[0], Y[0], extra[0], ranking=ranking, bias1=X[1], bias2=Y[1],
+                    statement=f"{P}(W1) != {P}(W2){note}", provenance=provenance)
+            except InvalidInput as exc:  # the enumerations and the LPs disagree
+                raise EngineError(f"{exc}, although the enumerations say otherwise; please "
+                                  "report this as a bug") from None
     parts = [complete_certificate(M[0], ptype, bias=M[1], patterns=pp)
              for M, pp in ((A, pa), (B, pb))]
     return theorem_certificate("patterns-equal", parts, f"{P}(W1) = {P}(W2)",
                                provenance=provenance)
+
+
+def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=None,
+                                bias2=None, statement=None, provenance=None) -> dict:
+    """A ``pattern-differs`` certificate: ``value`` is a pattern of W1 but not of W2.
+
+    Parameters
+    ----------
+    W1, W2 : array_like, k x d1 and k x d2
+    value : sequence
+        A sign vector (``ranking=False``) or a ranking / top-t prefix.
+    ranking : bool
+    bias1, bias2 : array_like, optional
+
+    Raises
+    ------
+    InvalidInput
+        ``value`` is not a pattern of W1, or is also a pattern of W2.
+
+    Examples
+    --------
+    >>> c = pattern_differs_certificate([[1, 0], [0, 1]], [[1, 0], [1, 0]], [1, -1])
+    >>> c["witness"], c["multipliers"]
+    (['1', '-1'], ['1', '1'])
+    """
+    ptype = "ranking" if ranking else "sign"
+    X, Y = _exact_model(W1, bias1), _exact_model(W2, bias2)
+    if len(X[0]) != len(Y[0]):
+        raise InvalidInput(f"W1 has {len(X[0])} rows but W2 has {len(Y[0])}")
+    p = tuple(int(v) for v in value)
+    rows_of = sm.sign_rows if ptype == "sign" else sm.ranking_rows
+    try:
+        x = _decide_or_raise(rows_of(X[0], X[2], p, "value"), f"pattern {list(p)} of W1",
+                             len(X[0][0]))
+    except sm.Fail as f:
+        raise InvalidInput(f"pattern {list(p)} of W1: {f.message}") from None
+    try:
+        ok, y = decide(rows_of(Y[0], Y[2], p, "value"), len(Y[0][0]))
+    except sm.Fail:  # zeros of p do not match W2's zero rows: no multipliers needed
+        ok, y = False, ()
+    if ok:
+        raise InvalidInput(f"pattern {list(p)} is also a pattern of W2")
+    out = header("pattern-differs", statement, provenance)
+    out.update(_model_fields(X[0], X[1], "W1", "bias1"))
+    out.update(_model_fields(Y[0], Y[1], "W2", "bias2"))
+    out.update({"pattern": ptype, "value": list(p), "witness": vector_to_str(x),
+                "multipliers": vector_to_str(y)})
+    return out
 
 
 def theorem_certificate(name: str, parts: list[dict], statement: str, *, parameters=None,
@@ -623,7 +584,7 @@ def theorem_certificate(name: str, parts: list[dict], statement: str, *, paramet
 
 
 def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=None) -> dict:
-    """A ``theorem`` certificate of one verification-grid head (seed 000).
+    """A ``theorem`` certificate of one verification-grid head (the cosine paper).
 
     ``claim="lemma-5.3"``: S(C(W)) = S(W) via ``cosine-determines-sign`` (complete S(W) and
     complete S(W W^T); S(D G D) = S(G) for the positive diagonal D of inverse row norms).
