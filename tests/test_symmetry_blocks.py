@@ -270,3 +270,21 @@ def test_reduction_contract_plans_and_reuse():
     # every constructor takes every spelling
     assert orbit_targets("S3", ["1/2", "1/3", "1/6"]).Y.shape == (3, 6)
     assert orbit_targets([[1, 2, 0]], ["1/2", "1/3", "1/6"]).Y.shape == (3, 3)
+
+
+def test_huge_solutions_keep_no_n_sized_extras(monkeypatch):
+    """Above KEEP_PROBABILITIES entries H and softmax(Z) are rebuilt on access, equal in
+    meaning to the stored ones (W H = Z within the budgets; the same probabilities)."""
+    from engine.convex import problem as problem_mod
+
+    T = orbit_targets(symmetric(5), [f"{k}/15" for k in range(1, 6)])
+    kept = LayerPeeled(T, EW, EH).solve("orbit")
+    monkeypatch.setattr(problem_mod, "KEEP_PROBABILITIES", 10)
+    lazy = LayerPeeled(T, EW, EH).solve("orbit")
+    assert lazy.stored_H is None and lazy.stored_probabilities is None
+    assert kept.stored_H is not None
+    assert np.allclose(lazy.W @ lazy.H, lazy.Z, atol=1e-12)
+    assert np.sum(lazy.H ** 2) <= EH * (1 + 1e-9)
+    assert np.allclose(lazy.probabilities, kept.probabilities, atol=1e-12)
+    assert np.allclose(lazy.HtH, kept.HtH, atol=1e-9)
+    assert abs(lazy.gap - kept.gap) <= 1e-9 and lazy.loss == kept.loss

@@ -29,7 +29,7 @@ import numpy as np
 
 from engine.convex._loss import entropy, softmax
 from engine.convex.dual import dual_bound
-from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
+from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd, thin_svd_left
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
 from engine.convex.reductions.base import ReducedProblem, Status
 from engine.errors import InvalidInput, SolverFailed
@@ -42,7 +42,8 @@ __all__ = ["LayerPeeled", "LayerPeeledSolution", "Status", "solve_layer_peeled",
 #: ``to_json`` writes ``HtH`` (n x n) only up to this n (else null; ``H`` is always there)
 JSON_MAX_N_GRAM = 2000
 
-#: softmax(Z) is stored in the solution up to this many entries (else computed on access)
+#: softmax(Z) and H are stored in the solution up to this many entries of Z (else computed
+#: on access: an S_10 orbit target then stays under 1 GB)
 KEEP_PROBABILITIES = 4_000_000
 
 #: tolerance on each column sum of Y (the contract: "columns sum to 1 within 1e-9")
@@ -455,7 +456,6 @@ class LayerPeeledSolution:
 
     Z: np.ndarray
     W: np.ndarray
-    H: np.ndarray
     WWt: np.ndarray
     loss: float
     budget_active: bool
@@ -480,7 +480,21 @@ class LayerPeeledSolution:
     reduction: ReducedProblem | None = field(default=None, repr=False, compare=False)
     #: softmax(Z), kept when Z has at most ``KEEP_PROBABILITIES`` entries
     stored_probabilities: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: H, kept when Z has at most ``KEEP_PROBABILITIES`` entries (else rebuilt on access)
+    stored_H: np.ndarray | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def H(self) -> np.ndarray:
+        """The context factor (d x n): kept, or for huge Z rebuilt on access from W and Z
+        (``H = diag(1 / (c^2 s_i)) W_i^T Z`` on the top ``k = min(rank, d)`` rows, c^2 =
+        sqrt(E_W/E_H), zero rows below: the same H as :func:`recover_factors`)."""
+        if self.stored_H is not None:
+            return self.stored_H
+        k = min(self.rank, self.d)
+        c2 = math.sqrt(self.problem.E_W / self.problem.E_H)
+        H = np.zeros((self.d, self.Z.shape[1]))
+        H[:k] = (self.W[:, :k].T @ self.Z) / (c2 * self.singular_values[:k])[:, None]
+        return H
     @property
     def probabilities(self) -> np.ndarray:
         """``softmax(Z)`` column by column (kept, or computed on access for huge Z)."""
@@ -564,17 +578,23 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
-    U, s, Vt = thin_svd(Z)
+    keep = Z.size <= KEEP_PROBABILITIES
+    if keep or Z.shape[1] < 8 * Z.shape[0]:
+        U, s, Vt = thin_svd(Z)
+    else:  # huge and wide: H is rebuilt on access, so no n-sized Vt is made
+        (U, s), Vt = thin_svd_left(Z), None
     nuc = float(s.sum())
     if nuc > problem.rho:  # solver tolerance: scale back into the ball, so loss is an upper bound
         scale = problem.rho / nuc
         Z = np.multiply(Z, scale, out=Z if Z.flags.writeable else None)  # no second copy
         s = s * scale
         nuc = problem.rho
-    bound = dual_bound(Z, problem.Y, problem.rho, keep_A=Z.size <= KEEP_PROBABILITIES)
-    f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt))
+    bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
+    f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
+                        want_H=keep)
+    del U, Vt
     return LayerPeeledSolution(
-        Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
+        Z=Z, W=f.W, stored_H=f.H, WWt=f.WWt, loss=bound.upper,
         stored_probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,

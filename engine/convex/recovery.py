@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Factors", "numerical_rank", "recover_factors", "gram_matrices", "thin_svd"]
+__all__ = ["Factors", "gram_matrices", "numerical_rank", "recover_factors", "thin_svd",
+           "thin_svd_left"]
 
 #: default relative tolerance of :func:`numerical_rank`
 RANK_TOL = 1e-6
@@ -64,6 +65,30 @@ def thin_svd(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not pos.all():
         B[np.flatnonzero(~pos)] = 0.0
     return U, s, B
+
+
+def thin_svd_left(Z: np.ndarray, chunk: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
+    """``U, s`` of :func:`thin_svd` for a wide Z without any n-sized array: ``U`` from the
+    m x m Gram, ``s`` as the row norms of ``U^T Z`` accumulated over column chunks (as
+    accurate as :func:`thin_svd`'s).
+
+    Examples
+    --------
+    >>> Z = np.random.default_rng(1).standard_normal((3, 50))
+    >>> U, s = thin_svd_left(Z, chunk=7)
+    >>> bool(np.allclose(s, np.linalg.svd(Z)[1]))
+    True
+    """
+    Z = np.asarray(Z, dtype=float)
+    m, n = Z.shape
+    _, U = np.linalg.eigh(Z @ Z.T)
+    sq = np.zeros(m)
+    for a in range(0, n, chunk):
+        B = U.T @ Z[:, a:a + chunk]
+        sq += np.einsum("ij,ij->i", B, B)
+    s = np.sqrt(sq)
+    order = np.argsort(-s, kind="stable")
+    return np.ascontiguousarray(U[:, order]), s[order]
 
 
 def _permute_rows(B: np.ndarray, order: np.ndarray) -> None:
@@ -118,7 +143,7 @@ class Factors:
     """
 
     W: np.ndarray
-    H: np.ndarray
+    H: np.ndarray | None
     WWt: np.ndarray
     singular_values: np.ndarray
     rank: int
@@ -132,7 +157,8 @@ class Factors:
 
 
 def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
-                    rank_tol: float = RANK_TOL, *, svd: tuple | None = None) -> Factors:
+                    rank_tol: float = RANK_TOL, *, svd: tuple | None = None,
+                    want_H: bool = True) -> Factors:
     """Balanced factors of Z meeting the budgets (see module docstring).
 
     Parameters
@@ -148,6 +174,8 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     svd : (U, s, Vt), optional
         :func:`thin_svd` of Z when the caller has it already; its ``Vt`` is then reused
         (scaled in place) as H when the shapes allow.
+    want_H : bool
+        False: ``H`` is None (the caller rebuilds it on demand; no n-sized array).
 
     Returns
     -------
@@ -169,7 +197,9 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     root = np.sqrt(s[:k])
     W = np.zeros((m, width))
     W[:, :k] = c * U[:, :k] * root
-    if svd is not None and Vt.shape[0] == width and Vt.flags.writeable:
+    if not want_H:
+        H = None
+    elif svd is not None and Vt.shape[0] == width and Vt.flags.writeable:
         H = Vt  # the caller's Vt is scaled in place into H (no second n-sized array)
         H[:k] *= (root / c)[:, None]
         H[k:] = 0.0
