@@ -210,7 +210,7 @@ def agreement_section():
     program), on small instances; and the predicted Gram structure on the reduced solution."""
     from engine.symmetry import as_group, frobenius, parse_group, predicted_gram_structure
 
-    print("== block-diagonal orbit program vs full program (joint SDP), same solver ==")
+    print("== block-diagonal orbit program vs the full program (solve(\"full\")), same solver ==")
     print(f"{'group':10s} {'m':>3} {'n':>5} {'blocks':>22} {'orbit s':>8} {'full s':>8} "
           f"{'rel vs full':>11} {'rel vs none':>11} {'Gram dev':>9}")
     cases = [
@@ -235,7 +235,7 @@ def agreement_section():
         t_red = time.perf_counter() - t0
         none = lp.solve("orbit", group=G, blocks="none")
         t0 = time.perf_counter()
-        full = lp.solve("full", form="joint")
+        full = lp.solve("full")  # the full nuclear-norm program (joint or split form by shape)
         t_full = time.perf_counter() - t0
         dev = predicted_gram_structure(G).check(red.WWt).relative
         blocks = ",".join(f"{k}x{d}{'' if kd == 'real' else kd[0]}"
