@@ -10,6 +10,7 @@ setup:
 demo: setup
 	$(BIN)/logitgeom --version
 	$(BIN)/logitgeom reproduce
+	$(BIN)/python notebooks/build.py --execute reproduction/notebooks
 
 test: setup
 	$(BIN)/python -m ruff check .

@@ -1,7 +1,14 @@
 """Words and LaTeX for a *valid* certificate (presentation only; standard library only).
 
 Not part of the trusted checker: call it only after :func:`certificates.check.check`
-returned ``ok``.  Labels are printed 0-based, as in the file.
+returned ``ok``.  Labels are printed 0-based, as in the file, unless ``one_based=True``
+(both source papers count labels from 1).
+
+Every matrix is printed once, under a name (``W``, ``W_1``, ``W'``, ``G``); the claims of a
+theorem's parts refer to those names.  Rankings list labels from most to least likely;
+labels whose rows (and biases) are identical are always tied and are joined by ``~``
+(``\\sim`` in LaTeX) instead of ``>`` (``\\succ``).  The LaTeX is mathematics in math
+mode, for a document loading ``amsmath`` and ``longtable`` (see docs/paper-output.md).
 
 Examples
 --------
@@ -11,133 +18,212 @@ Examples
 Claim: the sign vector (+,-) is in S(W): some input x gives sign(W x) = (+,-).
 >>> "\\\\begin{pmatrix}" in latex(cert)
 True
+>>> r = {"format": "logitgeom-certificate", "version": 1, "kind": "ranking-feasible",
+...      "W": [["1", "0"], ["1", "0"], ["0", "1"]], "ranking": [0, 1, 2], "witness": ["1", "0"]}
+>>> print(explain(r, one_based=True).splitlines()[0])
+Claim: 1 ~ 2 > 3 is realisable: some input x orders the logits W x that way.
+>>> r"$0 \\sim 1 \\succ 2$" in latex(r)
+True
 """
 
 from __future__ import annotations
 
-__all__ = ["explain", "latex"]
+__all__ = ["explain", "latex", "LATEX_PACKAGES"]
+
+#: what a document needs to \\input the LaTeX (also written as a comment at its top)
+LATEX_PACKAGES = ("amsmath", "amssymb", "longtable")
 
 _PREDICTED = {"sign": "S", "ranking": "R"}
+_MODEL_KEYS = ("W", "W1", "W2", "W_translated")
+_BIAS_OF = {"W": "bias", "W1": "bias1", "W2": "bias2", "W_translated": None}
 
 
-def _sv(signs) -> str:
-    return "(" + ",".join({1: "+", -1: "-", 0: "0"}[s] for s in signs) + ")"
+class _Style:
+    """One output dialect: plain text (``tex = False``) or LaTeX math."""
+
+    def __init__(self, tex: bool, one_based: bool) -> None:
+        self.tex, self.base = tex, 1 if one_based else 0
+
+    def lab(self, i: int) -> str:
+        return str(i + self.base)
+
+    def m(self, s: str) -> str:
+        """Inline mathematics."""
+        return f"${s}$" if self.tex else s
+
+    def name(self, n: str) -> str:
+        """A matrix name: ``W_1`` in LaTeX, ``W1`` in text."""
+        if self.tex:
+            return n
+        return n.replace("_", "").replace("\\top", "T")
+
+    def rank(self, r, W=None, b=None) -> str:
+        out = self.lab(r[0])
+        for a, c in zip(r, r[1:], strict=False):
+            tied = W is not None and W[a] == W[c] and (b is None or b[a] == b[c])
+            op = ("\\sim" if tied else "\\succ") if self.tex else ("~" if tied else ">")
+            out += f" {op} {self.lab(c)}"
+        return out
+
+    def sv(self, signs) -> str:
+        return "(" + ",".join({1: "+", -1: "-", 0: "0"}[s] for s in signs) + ")"
+
+    def cos(self, a: str, i: int, j: int) -> str:
+        if self.tex:
+            return f"\\cos({a}_{{{self.lab(i)}}}, {a}_{{{self.lab(j)}}})"
+        return f"cos({a}_{self.lab(i)}, {a}_{self.lab(j)})"
 
 
-def _rk(r) -> str:
-    return " > ".join(str(a) for a in r)
+class _Names:
+    """Names for the matrices of a certificate: each distinct matrix gets one name."""
+
+    def __init__(self) -> None:
+        self.by_value: dict[str, str] = {}
+        self.used: set[str] = set()
+        self.order: list[tuple[str, list, list | None, str]] = []  # name, M, bias, note
+
+    def get(self, M, prefer: str, bias=None, note: str = "") -> str:
+        key = repr((M, bias))
+        if key in self.by_value:
+            return self.by_value[key]
+        name, n = prefer, 2
+        while name in self.used:
+            name = f"{prefer}^{{({n})}}" if "_" not in prefer else f"{prefer}{n}"
+            n += 1
+        self.by_value[key] = name
+        self.used.add(name)
+        self.order.append((name, M, bias, note))
+        return name
 
 
-def _m(M) -> str:
-    width = max(len(x) for r in M for x in r)
-    return "\n".join("    [" + "  ".join(x.rjust(width) for x in r) + "]" for r in M)
+def _preferred(c, part: int | None, theorem: str | None) -> dict[str, tuple[str, str]]:
+    """role -> (preferred name, note) for one certificate (or one part of a theorem)."""
+    pref = {"W": ("W", ""), "W1": ("W_1", ""), "W2": ("W_2", ""),
+            "W_translated": ("W'", "")}
+    if theorem == "translation-cosine":
+        pref["W_translated"] = ("W'", "") if part == 0 else ("W''", "")
+    if theorem in ("cosine-determines-sign", "difference-cosine-determines-ranking"):
+        if part == 1:
+            what = "gram-w" if theorem == "cosine-determines-sign" else "gram-bw"
+            pref["W"] = ("G", what)
+    return pref
 
 
-def _model_text(c, w="W", b="bias", seen=None) -> str:
-    key = str(c[w])
-    if seen is not None and key in seen:
-        out = f"  {w} = the matrix {seen[key]} above\n"
-    else:
-        out = f"  {w} =\n{_m(c[w])}\n"
-        if seen is not None:
-            seen[key] = w
-    if c.get(b) is not None:
-        out += f"  {b} = [{', '.join(c[b])}]\n"
+def _roles(c, names: _Names, part: int | None, theorem: str | None) -> dict[str, str]:
+    pref = _preferred(c, part, theorem)
+    out = {}
+    for key in _MODEL_KEYS:
+        if c.get(key) is not None:
+            b = _BIAS_OF[key]
+            out[key] = names.get(c[key], pref[key][0], c.get(b) if b else None, pref[key][1])
     return out
 
 
-def _claim(c) -> str:
-    k = c["kind"]
+def _claim(c, st: _Style, roles: dict[str, str]) -> str:
+    k, m = c["kind"], st.m
+    W = roles.get("W", "W")
+    Wn = st.name(W)
     aff = " + b" if c.get("bias") is not None else ""
     if k == "sign-feasible":
-        return (f"the sign vector {_sv(c['signs'])} is in S(W): some input x gives "
-                f"sign(W x{aff}) = {_sv(c['signs'])}.")
+        s = st.sv(c["signs"])
+        sign = "\\operatorname{sign}" if st.tex else "sign"
+        return (f"the sign vector {m(s)} is in {m(f'S({Wn})')}: some input {m('x')} gives "
+                f"{m(f'{sign}({Wn} x{aff}) = {s}')}.")
     if k == "sign-infeasible":
-        return f"the sign vector {_sv(c['signs'])} is NOT in S(W): no input x gives it."
+        s = st.sv(c["signs"])
+        return f"the sign vector {m(s)} is NOT in {m(f'S({Wn})')}: no input {m('x')} gives it."
     if k in ("ranking-feasible", "ranking-infeasible"):
-        pre = "" if len(c["ranking"]) == len(c["W"]) else f"the top-{len(c['ranking'])} prefix "
-        neg = "" if k == "ranking-feasible" else "NO "
-        return (f"{pre}{_rk(c['ranking'])} is {'' if not neg else 'NOT '}realisable: "
-                f"{neg or 'some '}input x orders the logits W x{aff} that way.")
+        r = st.rank(c["ranking"], c["W"], c.get("bias"))
+        full = len(c["ranking"]) == len(c["W"])
+        pre = "" if full else f"the top-{len(c['ranking'])} prefix "
+        if st.tex:
+            pre = "The ranking " if full else f"The top-{len(c['ranking'])} prefix "
+        if k == "ranking-feasible":
+            return (f"{pre}{m(r)} is realisable: some input {m('x')} orders the logits "
+                    f"{m(f'{Wn} x{aff}')} that way.")
+        return (f"{pre}{m(r)} is NOT realisable: no input {m('x')} orders the logits "
+                f"{m(f'{Wn} x{aff}')} that way.")
     if k == "translation":
         i, j = c["labels"]
-        return (f"W' = W + 1 v^T gives every input the same softmax probabilities as W, and "
-                f"cos(w'_{i}, w'_{j}) = {c['target']:+d}.")
+        Wt = st.name(roles["W_translated"])
+        vs = roles.get("_v", "v")
+        tr = rf"{Wt} = {Wn} + \mathbf{{1}} {vs}^\top" if st.tex else f"{Wt} = {Wn} + 1 {vs}^T"
+        a = "w'" if "''" not in Wt else "w''"
+        return (f"{m(tr)} gives every input the same softmax probabilities as {m(Wn)}, and "
+                f"{m(st.cos(a, i, j) + ' = ' + format(c['target'], '+d'))}.")
+    W1, W2 = st.name(roles.get("W1", "W_1")), st.name(roles.get("W2", "W_2"))
     if k == "cosine-equal":
-        return "C(W1) = C(W2): every pairwise cosine of rows of W1 equals that of W2."
+        return (f"{m(f'C({W1}) = C({W2})')}: every pairwise cosine of rows of {m(W1)} equals "
+                f"that of {m(W2)}.")
     if k == "same-chirotope":
-        return ("W1 and W2 have the same chirotope (signs of all maximal minors, up to one "
-                "global sign), hence S(W1) = S(W2).")
+        return (f"{m(W1)} and {m(W2)} have the same chirotope (signs of all maximal minors, up "
+                f"to one global sign), hence {m(f'S({W1}) = S({W2})')}.")
     if k == "pattern-complete":
-        p = c["pattern"]
-        return (f"{_PREDICTED[p]}(W) has exactly {len(c['patterns'])} elements, all listed "
-                f"(Zaslavsky count of the intersection lattice).")
+        P = _PREDICTED[c["pattern"]]
+        what = "sign patterns" if c["pattern"] == "sign" else "rankings"
+        return (f"{m(f'{P}({Wn})')} has exactly {len(c['patterns'])} elements ({what}), all "
+                "listed (Zaslavsky count of the intersection lattice).")
     if k == "pattern-differs":
         P = _PREDICTED[c["pattern"]]
-        if c["pattern"] == "ranking" and len(c["value"]) < len(c["W1"]):
-            v = _rk(c["value"])
-            return (f"some ranking in R(W1) starts {v} > ..., no ranking in R(W2) does, so "
-                    "R(W1) != R(W2).")
-        v = _sv(c["value"]) if c["pattern"] == "sign" else _rk(c["value"])
-        return f"{v} is in {P}(W1) but not in {P}(W2), so {P}(W1) != {P}(W2)."
-    claim = _THEOREMS.get(c["theorem"], c["theorem"])
-    if c["theorem"] == "argmaxable-labels":
-        claim += f" {c['parameters']['labels']}"
-    elif c["theorem"] == "centred-cosine-ranking":
-        i, j = c["parameters"]["labels"]
-        claim = claim.format(i=i, j=j, c=c["parameters"]["cosine_at_least"])
-    note = f" (Statement: {c['statement']})" if c.get("statement") else ""
-    return claim + "." + note
+        neq = r"\neq" if st.tex else "!="
+        if c["pattern"] == "ranking":
+            v = st.rank(c["value"], c["W1"], c.get("bias1"))
+            if len(c["value"]) < len(c["W1"]):
+                dots = r"\succ \cdots" if st.tex else "> ..."
+                return (f"some ranking in {m(f'R({W1})')} starts {m(f'{v} {dots}')}, no ranking "
+                        f"in {m(f'R({W2})')} does, so {m(f'R({W1}) {neq} R({W2})')}.")
+        else:
+            v = st.sv(c["value"])
+        if st.tex:
+            return (f"${v} \\in {P}({W1})$ but ${v} \\notin {P}({W2})$, so "
+                    f"${P}({W1}) \\neq {P}({W2})$.")
+        return f"{v} is in {P}({W1}) but not in {P}({W2}), so {P}({W1}) != {P}({W2})."
+    raise KeyError(k)
 
 
 #: What the checker proves for each theorem name (the file's own statement is only shown).
 _THEOREMS = {
-    "translation-cosine": "W, W' = W + 1 v'^T and W'' = W + 1 v''^T give identical softmax "
-    "probabilities for every input, with cos -1 (W') and cos +1 (W'') between the two labels",
-    "centred-cosine-ranking": "W is centred and cos(w_{i}, w_{j}) >= {c}, yet some input ranks "
-    "label {i} first and label {j} last",
-    "cosine-not-ranking": "C(W1) = C(W2) but R(W1) != R(W2)",
-    "sign-not-ranking": "S(W1) = S(W2) but R(W1) != R(W2)",
-    "cosine-determines-sign": "S(C(W)) = S(W W^T) = S(W) for this W",
-    "difference-cosine-determines-ranking": "S(C(BW)) = S(BW (BW)^T) = R(W) for this W",
+    "translation-cosine": ("{W}, {W1} = {W} + 1 v'^T and {W2} = {W} + 1 v''^T give identical "
+                           "softmax probabilities for every input, with cos -1 ({W1}) and "
+                           "cos +1 ({W2}) between the two labels"),
+    "centred-cosine-ranking": ("{W} is centred and {cos} >= {c}, yet some input ranks label {i} "
+                               "first and label {j} last"),
+    "cosine-not-ranking": "C({W1}) = C({W2}) but R({W1}) != R({W2})",
+    "sign-not-ranking": "S({W1}) = S({W2}) but R({W1}) != R({W2})",
+    "cosine-determines-sign": "S(C({W})) = S({G}) = S({W}) for this {W}, with {G} = {W} {W}^T",
+    "difference-cosine-determines-ranking": ("S(C(B{W})) = S({G}) = R({W}) for this {W}, with "
+                                             "{G} = (B{W})(B{W})^T and B the difference matrix"),
     "patterns-equal": "the two complete pattern sets are equal",
-    "argmaxable-labels": "the labels some input ranks first are exactly",
+    "argmaxable-labels": "the labels some input ranks first are exactly {labels}",
+}
+_THEOREMS_TEX = {
+    "translation-cosine": (r"${W}$, ${W1} = {W} + \mathbf{{1}} v'^\top$ and ${W2} = {W} + "
+                           r"\mathbf{{1}} v''^\top$ give identical softmax probabilities for "
+                           r"every input, with cosine $-1$ in ${W1}$ and $+1$ in ${W2}$ "
+                           "between the two labels"),
+    "centred-cosine-ranking": (r"${W}$ is centred and ${cos} \geq {c}$, yet some input ranks "
+                               r"label ${i}$ first and label ${j}$ last"),
+    "cosine-not-ranking": r"$C({W1}) = C({W2})$ but $R({W1}) \neq R({W2})$",
+    "sign-not-ranking": r"$S({W1}) = S({W2})$ but $R({W1}) \neq R({W2})$",
+    "cosine-determines-sign": (r"$S(C({W})) = S({G}) = S({W})$ for this ${W}$, with ${G} = "
+                               r"{W} {W}^\top$"),
+    "difference-cosine-determines-ranking": (r"$S(C(B{W})) = S({G}) = R({W})$ for this ${W}$, "
+                                             r"with ${G} = (B{W})(B{W})^\top$ and $B$ the "
+                                             "difference matrix"),
+    "patterns-equal": "the two complete pattern sets are equal",
+    "argmaxable-labels": "the labels some input ranks first are exactly ${labels}$",
 }
 
 
-def _body(c, seen=None) -> str:
-    k = c["kind"]
-
-    def _model(c, w="W", b="bias"):
-        return _model_text(c, w, b, seen)
-
-    if k in ("sign-feasible", "ranking-feasible"):
-        return _model(c) + f"  witness x = [{', '.join(c['witness'])}]\n"
-    if k in ("sign-infeasible", "ranking-infeasible"):
-        return _model(c) + f"  Gordan multipliers y = [{', '.join(c['multipliers'])}]\n"
-    if k == "translation":
-        return _model(c) + f"  v = [{', '.join(c['v'])}]\n" + _model(c, "W_translated")
-    if k in ("cosine-equal", "same-chirotope"):
-        return _model(c, "W1") + _model(c, "W2")
-    if k == "pattern-complete":
-        rows = [_sv(p["pattern"]) if c["pattern"] == "sign" else _rk(p["pattern"])
-                for p in c["patterns"]]
-        return _model(c) + "".join(f"    {r}\n" for r in rows)
-    if k == "pattern-differs":
-        return (_model(c, "W1", "bias1") + _model(c, "W2", "bias2")
-                + f"  witness for W1 x = [{', '.join(c['witness'])}]\n"
-                + f"  Gordan multipliers for W2 y = [{', '.join(c['multipliers'])}]\n")
-    seen: dict = {}
-    return "".join(f"  part {n}: {_claim(p)}\n{_body(p, seen)}" for n, p in
-                   enumerate(c["parts"]))
+#: notes on named matrices (text, LaTeX)
+_NOTES = {"gram-w": "the Gram matrix G = W W^T",
+          "gram-bw": "the Gram matrix G = (BW)(BW)^T of the label differences"}
+_NOTES_TEX = {"gram-w": "the Gram matrix $G = W W^\\top$",
+              "gram-bw": "the Gram matrix $G = (BW)(BW)^\\top$ of the label differences"}
 
 
-def explain(c) -> str:
-    """The proven claim in words, with the matrices."""
-    return f"Claim: {_claim(c)}\n{_body(c)}"
-
-
-def _frac(s: str) -> str:
+def _frac_tex(s: str) -> str:
+    s = str(s)
     if "/" not in s:
         return s
     p, q = s.split("/")
@@ -145,33 +231,166 @@ def _frac(s: str) -> str:
     return f"{sign}\\tfrac{{{p.lstrip('-')}}}{{{q}}}"
 
 
-def _lm(M) -> str:
-    if M and not isinstance(M[0], list):
-        M = [[x] for x in M]
-    body = " \\\\ ".join(" & ".join(_frac(x) for x in r) for r in M)
+def _theorem_claim(c, st: _Style, names: dict[str, str]) -> str:
+    th = c["theorem"]
+    tpl = (_THEOREMS_TEX if st.tex else _THEOREMS).get(th, th)
+    prm = c.get("parameters") or {}
+    fill = {k: st.name(v) for k, v in names.items()}
+    fill.setdefault("W", "W")
+    fill.setdefault("G", "G")
+    fill.setdefault("W1", "W_1" if st.tex else "W1")
+    fill.setdefault("W2", "W_2" if st.tex else "W2")
+    if th == "argmaxable-labels":
+        fill["labels"] = "\\{" + ", ".join(st.lab(i) for i in prm["labels"]) + "\\}" \
+            if st.tex else "{" + ", ".join(st.lab(i) for i in prm["labels"]) + "}"
+    if th == "centred-cosine-ranking":
+        i, j = prm["labels"]
+        fill.update(i=st.lab(i), j=st.lab(j), cos=st.cos("w", i, j),
+                    c=_frac_tex(prm["cosine_at_least"]) if st.tex else prm["cosine_at_least"])
+    return tpl.format(**fill)
+
+
+def _vec_text(v) -> str:
+    return "[" + ", ".join(str(x) for x in v) + "]"
+
+
+def _mat_text(M) -> str:
+    width = max(len(x) for r in M for x in r)
+    return "\n".join("    [" + "  ".join(x.rjust(width) for x in r) + "]" for r in M)
+
+
+def _walk(c, st: _Style):
+    """(header claim, [(part claim, vectors, pattern rows)], matrices in order)."""
+    names = _Names()
+    theorem = c.get("theorem") if c["kind"] == "theorem" else None
+    parts = c["parts"] if theorem else [c]
+    out = []
+    for n, p in enumerate(parts):
+        roles = _roles(p, names, n if theorem else None, theorem)
+        vecs = []
+        if p.get("v") is not None:
+            roles["_v"] = "v" if not theorem else ("v'" if n == 0 else "v''")
+            vecs.append((roles["_v"], p["v"], "translation"))
+        if p.get("witness") is not None:
+            who = f" for {st.m(st.name(roles['W1']))}" if "W1" in roles else ""
+            vecs.append(("x", p["witness"], f"witness{who}"))
+        if p.get("multipliers") is not None:
+            who = f" for {st.m(st.name(roles['W2']))}" if "W2" in roles else ""
+            vecs.append(("y", p["multipliers"], f"Gordan multipliers{who}"))
+        out.append((_claim(p, st, roles), vecs, p, roles))
+    head = None
+    if theorem:
+        top = {}
+        for _, _, _p, roles in out:
+            for key, nm in roles.items():
+                if key.startswith("_"):
+                    continue
+                if key == "W_translated":
+                    top["W1" if "W1" not in top else "W2"] = nm
+                elif nm == "G":
+                    top["G"] = nm
+                else:
+                    top.setdefault(key, nm)
+        head = _theorem_claim(c, st, top)
+    return head, out, names
+
+
+def explain(c, *, one_based: bool = False) -> str:
+    """The proven claim in words, each matrix once (by name), with witnesses and tables."""
+    st = _Style(False, one_based)
+    head, parts, names = _walk(c, st)
+    lines = []
+    note = f" (Statement: {c['statement']})" if c.get("statement") else ""
+    if head is not None:
+        lines.append(f"Claim: {head}.{note}")
+    printed: set[str] = set()
+    for n, (claim, vecs, p, roles) in enumerate(parts):
+        lines.append(f"  part {n + st.base}: {claim}" if head is not None
+                     else f"Claim: {claim}{note}")
+        for nm, M, bias, what in names.order:
+            if nm in roles.values() and nm not in printed:
+                printed.add(nm)
+                lines.append(f"  {st.name(nm)} =" + (f"  ({_NOTES[what]})" if what else ""))
+                lines.append(_mat_text(M))
+                if bias is not None:
+                    lines.append(f"  bias of {st.name(nm)} = {_vec_text(bias)}")
+        for sym, v, what in vecs:
+            lines.append(f"  {what}: {sym} = {_vec_text(v)}")
+        if p["kind"] == "pattern-complete":
+            W, b = p["W"], p.get("bias")
+            for q in p["patterns"]:
+                pat = st.sv(q["pattern"]) if p["pattern"] == "sign" else st.rank(q["pattern"], W, b)
+                wit = f"   x = {_vec_text(q['witness'])}" if q.get("witness") else ""
+                lines.append(f"    {pat}{wit}")
+    return "\n".join(lines) + "\n"
+
+
+def _tex_matrix(M) -> str:
+    rows = [M] if M and not isinstance(M[0], list) else M
+    body = " \\\\ ".join(" & ".join(_frac_tex(x) for x in r) for r in rows)
     return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
 
 
-def _tex(text: str) -> str:
-    """Plain text made safe for LaTeX text mode."""
-    for a, b in (("\\", "\\textbackslash{}"), ("{", "\\{"), ("}", "\\}"), ("_", "\\_"),
-                 ("^", "\\^{}"), ("#", "\\#"), ("&", "\\&"), ("%", "\\%"), ("$", "\\$"),
-                 ("~", "\\~{}"), (">=", "$\\geq$"), ("!=", "$\\neq$"), (" > ", " $>$ "),
-                 (" < ", " $<$ ")):
-        text = text.replace(a, b)
-    return text
+def _tex_vector(v) -> str:
+    """A vector as a transposed row (fits a line even when long)."""
+    return "(" + ",\\ ".join(_frac_tex(x) for x in v) + ")^\\top"
 
 
-def latex(c) -> str:
-    """A LaTeX snippet (matrices, witnesses, the claim) a paper can include."""
-    out = [f"% logitgeom certificate: {c['kind']}", f"\\paragraph{{Claim.}} {_tex(_claim(c))}"]
-    items = [p for p in ([c] if c["kind"] != "theorem" else c["parts"])]
-    for p in items:
-        if p is not c:
-            out.append(f"\\paragraph{{Part ({p['kind']}).}} {_tex(_claim(p))}")
-        for key in ("W", "bias", "W1", "bias1", "W2", "bias2", "v", "W_translated",
-                    "witness", "multipliers"):
-            if p.get(key) is not None:
-                name = {"W_translated": "W'", "witness": "x", "multipliers": "y"}.get(key, key)
-                out.append(f"\\[ {name} = {_lm(p[key])} \\]")
+def _maxcols(M) -> int:
+    return max((len(r) for r in M), default=1) if M and isinstance(M[0], list) else len(M)
+
+
+def _pattern_table(p, st: _Style) -> list[str]:
+    W, b = p["W"], p.get("bias")
+    sign = p["pattern"] == "sign"
+    head = ("sign vector" if sign else "ranking (most likely first)")
+    has_w = any(q.get("witness") for q in p["patterns"])
+    cols = "r l" + (" l" if has_w else "")
+    out = [f"\\begin{{longtable}}{{{cols}}}",
+           f"\\# & {head}" + (" & witness $x$" if has_w else "") + " \\\\ \\hline \\endhead"]
+    for n, q in enumerate(p["patterns"]):
+        pat = st.sv(q["pattern"]) if sign else st.rank(q["pattern"], W, b)
+        row = f"{n + 1} & ${pat}$"
+        if has_w:
+            row += f" & ${_tex_vector(q['witness'])}$" if q.get("witness") else " & "
+        out.append(row + " \\\\")
+    out.append("\\end{longtable}")
+    return out
+
+
+def latex(c, *, one_based: bool = False) -> str:
+    """A LaTeX snippet a paper can ``\\input``: the claim as mathematics, each matrix once
+    (named), witnesses and multipliers, and a longtable of every complete pattern set.
+
+    Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
+    """
+    st = _Style(True, one_based)
+    head, parts, names = _walk(c, st)
+    base = "1-based" if one_based else "0-based"
+    out = [f"% logitgeom certificate: {c['kind']}; labels {base}; "
+           f"needs \\usepackage{{{','.join(LATEX_PACKAGES)}}}"]
+    if head is not None:
+        out.append(f"\\paragraph{{Claim.}} {head}.")
+    printed: set[str] = set()
+    for n, (claim, vecs, p, roles) in enumerate(parts):
+        claim = claim[0].upper() + claim[1:]
+        if head is not None:
+            out.append(f"\\paragraph{{Part {n + st.base}.}} {claim}")
+        else:
+            out.append(f"\\paragraph{{Claim.}} {claim}")
+        for nm, M, bias, what in names.order:
+            if nm in roles.values() and nm not in printed:
+                printed.add(nm)
+                wide = _maxcols(M)
+                if wide > 10:
+                    out.append(f"\\setcounter{{MaxMatrixCols}}{{{wide}}}")
+                if what:
+                    out.append(f"Here ${nm}$ is {_NOTES_TEX[what]}.")
+                out.append(f"\\[ {nm} = {_tex_matrix(M)} \\]")
+                if bias is not None:
+                    out.append(f"\\[ b_{{{nm}}} = {_tex_vector(bias)} \\]")
+        for sym, v, what in vecs:
+            out.append(f"\\[ {sym} = {_tex_vector(v)} \\quad \\text{{({what})}} \\]")
+        if p["kind"] == "pattern-complete":
+            out += _pattern_table(p, st)
     return "\n".join(out) + "\n"

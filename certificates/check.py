@@ -10,7 +10,7 @@ A new kind is a module ``certificates/check_<kind>.py`` with a function ``(obj, 
 raises :class:`certificates.errors.Fail`, registered by one line in ``_CHECKERS`` below.
 Usage::
 
-    python -m certificates.check FILE... [--explain] [--latex]
+    python -m certificates.check FILE... [--explain] [--latex] [--one-based]
 
 Exit code 0: every file valid; 1: some file invalid; 2: some file unreadable or of an
 unsupported format/version/kind.
@@ -46,6 +46,7 @@ from certificates.semantics import (  # noqa: E402
     det_sign,
     dot,
     get,
+    integer_model,
     read_field,
     read_int,
     read_labels,
@@ -177,17 +178,17 @@ def _pattern_complete(obj, loc):
     if obj.get("top") is not None and (ptype != "ranking" or
                                        read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
         raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
-    seen = set()
+    seen, (Wi, bi) = set(), integer_model(W, b)  # one positive scaling: same claims
     for n, p in enumerate(read_list(get(obj, "patterns", loc), f"{loc}/patterns")):
         pl = f"{loc}/patterns/{n}"
-        rows, value = claim_rows(p, pl, "pattern", ptype == "ranking", W, b)
+        rows, value = claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
         if ptype == "ranking" and len(value) != len(W):
             raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
         check_witness(rows, p, pl, len(W[0]))
         if value in seen:
             raise Fail("duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
-    count = zaslavsky(arrangement(W, b, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
+    count = zaslavsky(arrangement(Wi, bi, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
                        len(W[0]))
     if count != len(seen):
         raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
@@ -386,6 +387,7 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
     ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
     args = ap.parse_args(argv)
     code = 0
     for path in args.files:
@@ -399,8 +401,8 @@ def main(argv=None) -> int:
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
             obj = load(path)
-            print(_render.explain(obj) if args.explain else "", end="")
-            print(_render.latex(obj) if args.latex else "", end="")
+            print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
+            print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
     return code
 
 

@@ -43,7 +43,8 @@ __all__ = [
     "Fail", "get", "read_number", "read_int", "read_list", "read_vector", "read_matrix",
     "read_field", "read_model", "read_pair", "read_labels", "read_pattern_type", "dot", "sgn",
     "primitive", "integer_multiple", "int_row", "reduce_row", "echelon", "det_sign",
-    "sign_rows", "ranking_rows", "claim_rows", "check_witness", "check_gordan", "arrangement",
+    "integer_model", "sign_rows", "ranking_rows", "claim_rows", "check_witness", "check_gordan",
+    "arrangement",
     "covers", "zaslavsky",
 ]
 
@@ -248,11 +249,24 @@ def claim_rows(obj, loc, key, ranking, W, b):
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
 
 
+def integer_model(W, b):
+    """(W, b) times one positive integer, the lcm of all their denominators.
+
+    A common positive scaling of every logit changes no sign vector, ranking, witness or
+    Gordan claim, and integer rows make the checks of many patterns fast."""
+    den = math.lcm(*(x.denominator for r in W for x in r), *(x.denominator for x in b))
+    return (tuple(tuple(int(x * den) for x in r) for r in W),
+            tuple(int(x * den) for x in b))
+
+
 def check_witness(rows, obj, loc, d, what="row"):
-    """The witness x = obj["witness"] makes every row (a, c) strictly positive: a.x + c > 0."""
+    """The witness x = obj["witness"] makes every row (a, c) strictly positive: a.x + c > 0
+    (decided as a.p + c q > 0 for x = p / q with integers p and q > 0)."""
     x = read_field(read_vector, obj, "witness", loc, d)
+    q = math.lcm(*(v.denominator for v in x))
+    p = [int(v * q) for v in x]
     for i, r in enumerate(rows):
-        if r is not None and dot(r[0], x) + r[1] <= 0:
+        if r is not None and sum(a * v for a, v in zip(r[0], p, strict=True)) + r[1] * q <= 0:
             raise Fail("witness", f"{loc}/witness", f"{what} {i} is not strictly positive at"
                        " the witness")
 
@@ -335,7 +349,28 @@ def zaslavsky(H, lattice, loc, d) -> int:
             if T not in flats:
                 raise Fail("lattice-incomplete", loc, f"closure of flat {sorted(X)} and"
                            f" hyperplane {min(T - X)} is not listed")
-    mu = {}
-    for X in sorted(flats, key=lambda F: (flats[F][0], sorted(F))):
-        mu[X] = 1 if not X else -sum(m for Y, m in mu.items() if Y < X)
-    return sum(abs(m) for m in mu.values())
+    return sum(abs(m) for m in _moebius(sorted(flats, key=lambda F: (flats[F][0], sorted(F)))))
+
+
+def _moebius(order) -> list:
+    """mu(0, X) = -sum of mu(0, Y) over the flats Y strictly below X, for closed flats sorted
+    by rank (a flat strictly below X is a proper subset of X's hyperplanes, so it comes
+    earlier).  The flats below X are the earlier ones containing no hyperplane outside X:
+    found with one bit per flat (bit n of inside[h]: flat n contains hyperplane h)."""
+    inside = {}
+    for n, X in enumerate(order):
+        for h in X:
+            inside[h] = inside.get(h, 0) | 1 << n
+    mu = []
+    for n, X in enumerate(order):
+        outside = 0
+        for h, bits in inside.items():
+            if h not in X:
+                outside |= bits
+        below, total = ((1 << n) - 1) & ~outside, 0
+        while below:
+            low = below & -below
+            total += mu[low.bit_length() - 1]
+            below ^= low
+        mu.append(-total if X else 1)
+    return mu

@@ -1,7 +1,9 @@
 # ruff: noqa: E501  (cell sources are notebook code; the notebooks are excluded from ruff too)
 """Write the seven teaching notebooks (without outputs) from the cell lists below.
 
-Run ``.venv/bin/python notebooks/build.py`` after editing; the test suite
+Run ``.venv/bin/python notebooks/build.py`` after editing; ``build.py --execute DIR`` writes
+executed copies with outputs (``make demo`` puts them in ``reproduction/notebooks/``); the test
+suite
 (``tests/test_notebooks.py``) executes every notebook top to bottom and checks that the
 committed files match this script.
 """
@@ -23,6 +25,8 @@ warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm in a ke
 import numpy as np
 import matplotlib.pyplot as plt
 from fractions import Fraction
+from engine import plotstyle
+plotstyle.use()  # the figure style of `logitgeom reproduce` and `inspect` (text >= 7 pt)
 
 def show(M):
     \"\"\"Print an exact matrix with p/q entries.\"\"\"
@@ -145,6 +149,11 @@ for p, x in list(zip(S.patterns, S.witnesses))[:3]:
     print(p, "witness x =", [str(v) for v in x])
 R = ranking_pattern(W)
 print(R.count, "rankings (most likely label first), e.g.", R.patterns[:4])"""),
+    ("md", "A result shows itself briefly (counts and the first rows, never all of them); "
+           "`to_dataframe()` has the whole table (column `rank 1` is the most likely label)."),
+    ("code", """\
+print(repr(R))
+R.to_dataframe().head()"""),
     ("md", """\
 In the plane a ranking changes exactly when $x$ crosses a line $(w_i - w_j)\\cdot x = 0$.
 Below: those lines, and each region labelled by its ranking. Twelve of the $4! = 24$
@@ -193,7 +202,8 @@ print("with parallel rows:", count_regions(parallel), "regions, generic formula"
 Lemma 5.3 says the cosine matrix $C(W)$ determines $S(W)$; Theorem 5.6 says the cosines of
 the *differences* $C(BW)$ determine $R(W)$. Since $C = D^{-1} G D^{-1}$ with $G = W W^\\top$ and
 a positive diagonal $D$, $S(C) = S(G)$, which is rational. One grid cell, exactly
-(`logitgeom reproduce` runs the whole grid $n\\in\\{3,5,10\\}$, $d\\le\\min(6, n-1)$):"""),
+(`logitgeom reproduce` runs the whole grid $n\\in\\{3,5,10\\}$, $2 \\le d\\le\\min(6, n)$; the paper's text says $\\min(6, n-1)$, the tool
+also runs $d = n$ for Lemma 5.3, and Theorem 5.6 only for $d < n$):"""),
     ("code", """\
 from engine import gram_exact
 
@@ -328,6 +338,26 @@ two = concat_blocks(months, cyclic_orbit(["1/2"] + ["0"] * 10 + ["1/2"], exact=T
 m_sol = LayerPeeled(two, 1, 4).solve()
 print(m_sol.method, m_sol.info.get("blocks"), "blocks, loss", round(m_sol.loss, 6))
 heatmaps([m_sol.WWt, m_sol.HtH], ["W W^T (months)", "H^T H (24 contexts)"])"""),
+    ("md", """\
+## Symmetry transfer in a trained model
+
+The theorem is about the optimum of the convex program. Does *training* find it? We train a
+small network with torch on CPU (a few seconds): each of the 7 contexts "today is <day>" is a
+token, an embedding and a two-layer MLP give its feature $h_j \\in \\mathbb R^7$, a head $W$ gives
+the logits $W h_j$, and the loss is the cross-entropy against the rotated weekday target
+$y_j = P^j y$ plus weight decay $\\lambda_W\\|W\\|_F^2 + \\lambda_H\\|H\\|_F^2$ on the head and the
+features. A minimiser of that loss minimises $J$ under the budgets it ends with,
+$E_W = \\|W\\|_F^2$, $E_H = \\|H\\|_F^2$, so at every checkpoint we solve the layer-peeled program
+for those budgets and measure the distance (this is the `reproduce` row
+"Symmetry transfer in a trained model")."""),
+    ("code", """\
+from engine.reproduce.trained import train_cyclic
+
+trace = train_cyclic()          # deterministic: seed 0, one thread, float64
+for r in trace.rows:
+    print(f"step {r['step']:5d}  J - J* = {r['loss_gap']:+.1e}  dist(WW^T) = {r['dist_WWt']:.1e}  "
+          f"dist(H^T H) = {r['dist_HtH']:.1e}  delta_circ(WW^T) = {r['delta_circ']:.1e}")
+heatmaps([trace.WWt, trace.WWt_star], ["trained W W^T", "optimum W* W*^T (same budgets)"])"""),
 ]
 
 NB["05_permutation_symmetry"] = [
@@ -530,6 +560,29 @@ def build(name: str, cells: list[tuple[str, str]]):
     return nb
 
 
+def execute(out: Path, timeout: int = 600, names=None) -> list[Path]:
+    """Run every notebook top to bottom and write the executed copies (with outputs) to ``out``.
+
+    ``make demo`` calls this (``build.py --execute reproduction/notebooks``) so the notebooks
+    can be read with their outputs without running them.  The kernel is this interpreter.
+    """
+    import nbclient
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, cells in NB.items():
+        if names is not None and name not in names:
+            continue
+        nb = build(name, cells)
+        nbclient.NotebookClient(nb, kernel_name="python3", timeout=timeout,
+                                resources={"metadata": {"path": str(HERE)}}).execute()
+        path = out / f"{name}.ipynb"
+        nbformat.write(nb, path)
+        written.append(path)
+        print("executed", path)
+    return written
+
+
 def main(check: bool = False) -> int:
     """Write (or with ``--check``, compare) every notebook; returns an exit code."""
     stale = []
@@ -547,4 +600,8 @@ def main(check: bool = False) -> int:
 
 
 if __name__ == "__main__":
+    if "--execute" in sys.argv:
+        i = sys.argv.index("--execute")
+        execute(Path(sys.argv[i + 1]) if len(sys.argv) > i + 1 else Path("reproduction/notebooks"))
+        sys.exit(0)
     sys.exit(main(check="--check" in sys.argv))

@@ -8,9 +8,11 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv
 
-# 1. System packages. pycddlib has no Linux wheel; it compiles against these.
+# 1. System packages. pycddlib has no Linux wheel; it compiles against these.  pdflatex
+# (texlive-latex-base; amsmath/longtable from texlive-latex-recommended) compiles the output
+# of `logitgeom check --latex` in the tests.
 missing=()
-for pkg in libcdd-dev libgmp-dev gcc; do
+for pkg in libcdd-dev libgmp-dev gcc texlive-latex-base texlive-latex-recommended; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ! "$PY" -c "import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"; then

@@ -61,8 +61,11 @@ def test_translation_certificate():
     for t in (-1, 1):
         c = emit.translation_certificate([[2, 1], [1, 3], [0, 0]], 0, 2, t)
         assert check(c).ok and claim_true(c)
-    with pytest.raises(InvalidInput, match="equal"):
-        emit.translation_certificate([[1, 1], [1, 1]], 0, 1, 1)
+    # Lemma 3.3 holds for any a, b: equal rows already have cosine +1 (v = 0) ...
+    c = emit.translation_certificate([[1, 1], [1, 1]], 0, 1, 1)
+    assert check(c).ok and claim_true(c) and c["v"] == ["0", "0"]
+    with pytest.raises(InvalidInput, match="equal"):  # ... but never -1
+        emit.translation_certificate([[1, 1], [1, 1]], 0, 1, -1)
 
 
 def test_differs_and_equal():

@@ -130,3 +130,44 @@ def test_difference_matrix():
 def test_bad_input(call, match):
     with pytest.raises(InvalidInput, match=match):
         call()
+
+
+def _parallel_with_sign(a, b):
+    """Exactly: a, b non-zero and a = t b for a rational t; returns sign(t) or None."""
+    if not any(a) or not any(b):
+        return None
+    g = sum(x * y for x, y in zip(a, b, strict=True))
+    if g * g != sum(x * x for x in a) * sum(y * y for y in b):
+        return None
+    return 1 if g > 0 else -1
+
+
+@pytest.mark.parametrize(
+    "W",
+    [
+        [[2, -1, 3], [2, -1, 3], [0, 1, 0]],   # a = b (non-zero): v = 0 already works
+        [[0, 0, 0], [0, 0, 0], [1, 2, 3]],     # a = b = 0: v = e_1
+        [[0, 0, 0], [1, -2, 5], [1, 1, 1]],    # a = 0
+        [[1, -2, 5], [-1, 2, -5], [1, 1, 1]],  # a = -b
+        [[1, 0, 0], [0, 1, 0], [0, 0, 1]],     # generic
+    ],
+    ids=["a=b", "a=b=0", "a=0", "a=-b", "generic"],
+)
+def test_lemma_3_3_any_a_b(W):
+    """Lemma 3.3 holds for any a, b: some translation gives cos(w'_0, w'_1) = +1, exactly,
+    and the stdlib checker accepts the translation certificate."""
+    from certificates.check import check
+    from engine.certify.emit import translation_certificate
+
+    Wt = translate(W, translation_for_cosine(W, 0, 1, 1))
+    assert _parallel_with_sign(Wt[0], Wt[1]) == 1
+    assert check(translation_certificate(W, 0, 1, 1)).ok
+    if W[0] != W[1]:  # Lemma 3.2 needs a != b
+        Wm = translate(W, translation_for_cosine(W, 0, 1, -1))
+        assert _parallel_with_sign(Wm[0], Wm[1]) == -1
+        assert check(translation_certificate(W, 0, 1, -1)).ok
+    else:
+        with pytest.raises(InvalidInput, match="equal"):
+            translation_for_cosine(W, 0, 1, -1)
+        with pytest.raises(InvalidInput, match="-1"):
+            translation_certificate(W, 0, 1, -1)

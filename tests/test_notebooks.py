@@ -63,3 +63,34 @@ def test_notebook_runs(path, kernel_env):
     images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code"
                  for o in c.get("outputs", []))
     assert images >= 1, f"{path.name} draws no figure"
+
+
+def test_executed_copies_have_outputs(tmp_path, kernel_env):
+    """``build.py --execute`` (what ``make demo`` runs) writes notebooks with their outputs."""
+    sys.path.insert(0, str(ROOT / "notebooks"))
+    try:
+        import build
+    finally:
+        sys.path.pop(0)
+    (path,) = build.execute(tmp_path, names=["01_cosine_is_not_probability"])
+    nb = nbformat.read(path, as_version=4)
+    outs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert outs and not [o for o in outs if o.get("output_type") == "error"]
+    assert any(o.get("output_type") == "display_data" for o in outs)  # the figure
+    assert "build.py --execute reproduction/notebooks" in (ROOT / "Makefile").read_text()
+
+
+def test_the_notebooks_extra_has_jupyterlab_and_pandas():
+    text = (ROOT / "pyproject.toml").read_text()
+    extra = text.split("notebooks = [", 1)[1].split("]", 1)[0]
+    assert '"jupyterlab' in extra and '"pandas' in extra
+
+
+def test_notebook_text_matches_reproduce():
+    """The grid range the notebooks state is the one reproduce runs."""
+    from engine.reproduce._seed000_grid import GRID
+
+    text = (ROOT / "notebooks" / "build.py").read_text()
+    assert all(GRID[n][-1] == min(6, n) for n in GRID)
+    assert "\\\\min(6, n)$" in text and "d\\\\le\\\\min(6, n-1)" not in text
+    assert "seed 000" not in text.lower() and "seed 003" not in text.lower()

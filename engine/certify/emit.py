@@ -26,13 +26,14 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
 
-from certificates import check as _chk
 from certificates import semantics as sm
+from certificates.check import FORMAT, THEOREMS, VERSION
 from engine.errors import EngineError, InvalidInput
 from engine.exact import lp
 from engine.exact.lattice import flats
 from engine.exact.linalg import primitive_integer_row
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from engine.geometry import gram_exact, ranking_pattern, sign_pattern
 
 __all__ = [
     "dumps",
@@ -103,7 +104,7 @@ def header(kind: str, statement: str | None = None, provenance: dict | None = No
     >>> header("translation")["format"]
     'logitgeom-certificate'
     """
-    out = {"format": _chk.FORMAT, "version": _chk.VERSION, "kind": kind}
+    out = {"format": FORMAT, "version": VERSION, "kind": kind}
     if statement:
         out["statement"] = statement
     if provenance:
@@ -258,7 +259,7 @@ def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement
     Raises
     ------
     InvalidInput
-        Equal rows i and j, or a bad label/target.
+        Equal rows i and j with target -1, or a bad label/target.
 
     Examples
     --------
@@ -271,14 +272,14 @@ def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement
         raise InvalidInput(f"need distinct labels in 0..{k - 1} and target +1 or -1; got "
                            f"{i}, {j}, {target}")
     a, c = Wq[i], Wq[j]
-    if a == c:
-        raise InvalidInput(f"rows {i} and {j} are equal: no translation changes their cosine")
+    if a == c and target == -1:
+        raise InvalidInput(f"rows {i} and {j} are equal: no translation makes their cosine -1")
     if v is not None:
         vq = to_vector(v, what="v", length=len(a))
-    elif target == -1:
-        vq = tuple(-(x + y) / 2 for x, y in zip(a, c, strict=True))
-    else:  # a + v = t (c + v) with t = 2: v = (t c - a) / (1 - t) = a - 2 c
-        vq = tuple(x - 2 * y for x, y in zip(a, c, strict=True))
+    else:  # Lemmas 3.2/3.3, including a = b (see engine.geometry.cosine)
+        from engine.geometry.cosine import translation_for_cosine
+
+        vq = translation_for_cosine(Wq, i, j, target)
     out = header("translation", statement, provenance)
     out["W"] = matrix_to_str(Wq)
     out["v"] = vector_to_str(vq)
@@ -337,13 +338,11 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
         return [{"hyperplanes": [], "rank": 0}]
     bias = [c for _, c in H] if any(c for _, c in H) else None
     return [{"hyperplanes": list(f.hyperplanes), "rank": f.rank}
-            for f in flats([a for a, _ in H], bias)]
+            for f in flats([a for a, _ in H], bias, mobius=False)]
 
 
 def _enumerate(Wq, b, ptype):
     """The patterns of the engine's complete enumeration of S(W) or R(W)."""
-    from engine.geometry import ranking_pattern, sign_pattern
-
     res = (sign_pattern if ptype == "sign" else ranking_pattern)(Wq, bias=b, progress=None)
     return list(res.patterns)
 
@@ -573,8 +572,8 @@ def theorem_certificate(name: str, parts: list[dict], statement: str, *, paramet
     >>> t["theorem"], t["parts"]
     ('translation-cosine', [])
     """
-    if name not in _chk.THEOREMS:
-        raise InvalidInput(f"unknown theorem {name!r}; known: {', '.join(_chk.THEOREMS)}")
+    if name not in THEOREMS:
+        raise InvalidInput(f"unknown theorem {name!r}; known: {', '.join(THEOREMS)}")
     out = header("theorem", statement, provenance)
     out["theorem"] = name
     if parameters is not None:
@@ -598,20 +597,15 @@ def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=
     True
     """
     if claim == "lemma-5.3":
-        parts = [complete_certificate(W, "sign"), complete_certificate(_gram(to_matrix(W)), "sign")]
+        parts = [complete_certificate(W, "sign"), complete_certificate(gram_exact(W), "sign")]
         name, stmt = "cosine-determines-sign", "S(C(W)) = S(W W^T) = S(W)"
     elif claim == "thm-5.6":
         parts = [complete_certificate(W, "ranking"),
-                 complete_certificate(_gram(difference_rows(W)), "sign")]
+                 complete_certificate(gram_exact(difference_rows(W)), "sign")]
         name, stmt = "difference-cosine-determines-ranking", "S(C(BW)) = S(BW (BW)^T) = R(W)"
     else:
         raise InvalidInput(f"claim must be 'lemma-5.3' or 'thm-5.6'; got {claim!r}")
     return theorem_certificate(name, parts, statement or stmt, provenance=provenance)
-
-
-def _gram(M) -> tuple:
-    return tuple(tuple(sum((p * q for p, q in zip(r, s, strict=True)), Fraction(0)) for s in M)
-                 for r in M)
 
 
 def difference_rows(W) -> tuple:

@@ -65,7 +65,7 @@ def _thm_5_5() -> dict:
     parts = [emit.cosine_equal_certificate(W1, W2), _differs(W1, W2, (2,))]
     return emit.theorem_certificate(
         "cosine-not-ranking", parts,
-        "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 of the paper) can be "
+        "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 in the paper) can be "
         "ranked first under W1 but never under W2.", provenance=_PROV)
 
 

@@ -53,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument("--explain", action="store_true", help="state the proven claim in words")
     c.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    c.add_argument("--one-based", action="store_true",
+                   help="--explain/--latex: print labels from 1, as the papers do")
     c.set_defaults(func=_check)
 
 
@@ -152,7 +154,7 @@ def _check(args: argparse.Namespace) -> int:
     from engine.reproduce.manifest import MANIFEST, verify_manifests
 
     argv = list(args.files) + (["--explain"] if args.explain else []) + \
-        (["--latex"] if args.latex else [])
+        (["--latex"] if args.latex else []) + (["--one-based"] if args.one_based else [])
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
         print(f"{path}: {problem} (listed in {path.parent / MANIFEST})")

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import _display
 from engine.convex._loss import entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd, thin_svd_left
@@ -501,6 +502,12 @@ class LayerPeeledSolution:
         if self.stored_probabilities is not None:
             return self.stored_probabilities
         return softmax(self.Z)
+
+    def __repr__(self) -> str:
+        return _display.short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.html(self)
 
     @property
     def HtH(self) -> np.ndarray:

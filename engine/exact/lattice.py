@@ -529,13 +529,14 @@ class Flat:
         Codimension of the intersection.
     hyperplanes : tuple of int
         Sorted indices (into the given rows) of every hyperplane containing it.
-    mobius : int
-        The Moebius function ``mu(bottom, X)``; ``#regions = sum |mu|``.
+    mobius : int or None
+        The Moebius function ``mu(bottom, X)``; ``#regions = sum |mu|``.  ``None`` when
+        :func:`flats` was asked not to compute it.
     """
 
     rank: int
     hyperplanes: tuple[int, ...]
-    mobius: int
+    mobius: int | None
 
 
 def _aug_rows(rows, bias) -> tuple[list[tuple[int, ...] | None], int, bool]:
@@ -554,6 +555,7 @@ def flats(
     bias: Sequence[Number] | None = None,
     *,
     max_flats: int = 100_000,
+    mobius: bool = True,
 ) -> tuple[Flat, ...]:
     """Every flat of the intersection lattice, with rank and Moebius value.
 
@@ -564,8 +566,9 @@ def flats(
     covering X are found by reducing every other hyperplane modulo the span of X and grouping
     the residuals by direction (one group, one cover); in the affine case the group parallel
     to the residual of the constant function would make the intersection empty and is
-    skipped.  Meant for small arrangements (certificates): the Moebius values take time
-    quadratic in the number of flats.  Sorted by (rank, hyperplanes).
+    skipped.  Sorted by (rank, hyperplanes).  The Moebius values take time quadratic in the
+    number of flats; ``mobius=False`` skips them (certificates carry only hyperplanes and
+    ranks).
 
     Raises
     ------
@@ -603,7 +606,8 @@ def flats(
                 if len(bases) > max_flats:
                     raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
     order = sorted(bases, key=lambda F: (bases[F].rank, sorted(F)))
-    mobius: dict[frozenset[int], int] = {}
+    mu: dict[frozenset[int], int | None] = {}
     for F in order:
-        mobius[F] = 1 if not F else -sum(m for G, m in mobius.items() if G < F)
-    return tuple(Flat(bases[F].rank, tuple(sorted(F)), mobius[F]) for F in order)
+        mu[F] = None if not mobius else (
+            1 if not F else -sum(m for G, m in mu.items() if G < F))
+    return tuple(Flat(bases[F].rank, tuple(sorted(F)), mu[F]) for F in order)

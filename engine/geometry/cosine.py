@@ -2,8 +2,9 @@
 
 Softmax is invariant under ``W -> W + 1 v^T`` (every logit moves by ``v . x``), yet the
 cosine similarity of two rows can be driven to -1 or +1 by such a translation
-(the cosine paper, Lemmas 3.1-3.3, Thm 3.4).  Everything here is exact except
-:func:`cosine_matrix`, which is a float matrix for display.
+(the cosine paper, "What Cosine Similarity of Label Representations Can and Cannot Tell
+us", Lemmas 3.1-3.3, Thm 3.4; see docs/paper-output.md for the Lemma 3.3 edge cases).
+Everything here is exact except :func:`cosine_matrix`, which is a float matrix for display.
 
 Examples
 --------
@@ -176,10 +177,13 @@ def translation_for_cosine(W: object, i: int, j: int, target: int, *, t: object 
     With ``a = w_i``, ``b = w_j``:
 
     * ``target = -1``: ``v = -(a + b)/2`` gives ``a + v = (a - b)/2 = -(b + v)``;
-    * ``target = +1``: ``v = (t b - a)/(1 - t)`` for a rational ``t > 0``, ``t != 1``
-      (default 2, so ``v = a - 2 b``) gives ``a + v = t (b + v)``.
-
-    Both translated rows are non-zero because ``a != b``.
+    * ``target = +1``, ``a != b``: ``v = (t b - a)/(1 - t)`` for a rational ``t > 0``,
+      ``t != 1`` (default 2, so ``v = a - 2 b``) gives ``a + v = t (b + v)``; both translated
+      rows are non-zero because ``b + v = (b - a)/(1 - t)``.  This covers ``a = 0`` and
+      ``a = -b``.
+    * ``target = +1``, ``a = b`` (Lemma 3.3 holds for any ``a, b``): the rows stay equal under
+      every translation, so ``v = 0`` already gives cosine 1 when ``a != 0``; when
+      ``a = b = 0``, ``v = e_1`` makes both rows ``e_1``.
 
     Parameters
     ----------
@@ -198,14 +202,16 @@ def translation_for_cosine(W: object, i: int, j: int, target: int, *, t: object 
     ------
     InvalidInput
         ``i == j``, an index out of range, ``target`` not -1 or 1, ``t <= 0`` or
-        ``t == 1``, or ``w_i == w_j`` (then every translation keeps the rows equal: their
-        cosine is 1 whenever it is defined, and -1 is impossible).
+        ``t == 1``, or ``target = -1`` with ``w_i == w_j`` (every translation keeps the rows
+        equal: their cosine is 1 whenever it is defined, and -1 is impossible).
 
     Examples
     --------
     >>> W = [[1, 0], [0, 1]]
     >>> [str(x) for x in translation_for_cosine(W, 0, 1, 1)]
     ['1', '-2']
+    >>> [str(x) for x in translation_for_cosine([[1, 1], [1, 1]], 0, 1, 1)]  # a = b: v = 0
+    ['0', '0']
     >>> translation_for_cosine([[1, 1], [1, 1]], 0, 1, -1)
     Traceback (most recent call last):
     ...
@@ -224,16 +230,22 @@ so their cosine stays 1 (or undefined at 0): no translation reaches -1
     if isinstance(target, bool) or target not in (-1, 1):
         raise InvalidInput(f"target must be -1 or 1; got {target!r}")
     a, b = M[i], M[j]
+    if target == 1:
+        tq = to_fraction(t, what="t")
+        if tq <= 0 or tq == 1:
+            raise InvalidInput(f"t must be a positive rational other than 1; got {tq}")
     if a == b:
-        raise InvalidInput(
-            f"rows {i} and {j} of W are equal; a translation keeps them equal, so their "
-            f"cosine stays 1 (or undefined at 0): no translation reaches {target}"
-        )
+        if target == -1:
+            raise InvalidInput(
+                f"rows {i} and {j} of W are equal; a translation keeps them equal, so their "
+                "cosine stays 1 (or undefined at 0): no translation reaches -1"
+            )
+        zero = Fraction(0)
+        if any(a):  # equal non-zero rows already have cosine 1
+            return tuple(zero for _ in a)
+        return (Fraction(1),) + tuple(zero for _ in a[1:])  # both rows become e_1
     if target == -1:
         return tuple(-(x + y) / 2 for x, y in zip(a, b, strict=True))
-    tq = to_fraction(t, what="t")
-    if tq <= 0 or tq == 1:
-        raise InvalidInput(f"t must be a positive rational other than 1; got {tq}")
     return tuple((tq * y - x) / (1 - tq) for x, y in zip(a, b, strict=True))
 
 

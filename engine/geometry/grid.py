@@ -44,6 +44,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine import _display
 from engine.errors import InvalidInput
 from engine.exact.linalg import column_basis
 from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
@@ -180,6 +181,12 @@ class GridCell:
     ranking_equal: bool | None
     seconds: float = field(default=0.0, compare=False)
 
+    def __repr__(self) -> str:
+        return _display.short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.html(self)
+
     @property
     def passed(self) -> bool:
         """Both checks that apply hold."""
@@ -234,6 +241,16 @@ class GridResult:
 
     cells: tuple[GridCell, ...]
     method: str = "enumerate"
+
+    def __repr__(self) -> str:
+        return _display.short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.html(self)
+
+    def to_dataframe(self):
+        """One row per head (see :mod:`engine._display`)."""
+        return _display.dataframe(self)
 
     @property
     def passed(self) -> bool:

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import _display
 from engine.errors import EngineError, InvalidInput, TooLarge
 from engine.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
 from engine.exact.lp import decide
@@ -136,6 +137,16 @@ class PatternResult:
     exact_count: int | None = None
     #: the sorted patterns as an array (``int8`` signs or ``int64`` labels), if built
     array: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return _display.short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.html(self)
+
+    def to_dataframe(self):
+        """The table of this result as a pandas DataFrame (see :mod:`engine._display`)."""
+        return _display.dataframe(self)
 
     @cached_property
     def witnesses(self) -> tuple[tuple[Fraction, ...], ...]:
@@ -246,6 +257,16 @@ class ArgmaxResult:
     witnesses: tuple[tuple[Fraction, ...] | None, ...] = field(repr=False)
     multipliers: tuple[tuple[tuple[int, Fraction], ...] | None, ...] = field(repr=False)
     ties: tuple[tuple[int, ...], ...] = ()
+
+    def __repr__(self) -> str:
+        return _display.short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return _display.html(self)
+
+    def to_dataframe(self):
+        """One row per label: argmaxable or not, and its witness (see :mod:`engine._display`)."""
+        return _display.dataframe(self)
 
     def certificate(self) -> dict[str, Any]:
         """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`engine.certify.emit`).

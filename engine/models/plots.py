@@ -1,8 +1,10 @@
-"""Heatmaps of normalised Grams and probability matrices, as the symmetry paper's figures show them.
+"""Heatmaps of normalised Grams and probability matrices, as the symmetry paper shows them.
 
 One panel per matrix, token labels on both axes, the diagnostic in the title, a shared
 diverging colour scale centred at 0 for Grams and a sequential one for probabilities.
-Uses matplotlib's object API with the Agg canvas: no pyplot, no global backend switch.
+Drawn in the shared style of :mod:`engine.plotstyle` (the one ``reproduce`` and the
+notebooks use: column width per panel, text >= 7 pt, 300 dpi) with matplotlib's object API
+on the Agg canvas: no pyplot, no global backend switch.
 
 Examples
 --------
@@ -41,7 +43,7 @@ class Panel:
     kind: str = "gram"
 
 
-def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int = 120) -> None:
+def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int | None = None) -> None:
     """Draw the panels side by side and save them to ``path`` (format from the suffix).
 
     Parameters
@@ -49,40 +51,45 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int = 120) 
     panels : sequence of Panel
     path : str or Path
         ``.png``, ``.pdf`` or ``.svg``.
-    dpi : int
+    dpi : int, optional
+        Default :data:`engine.plotstyle.DPI`.
 
     Raises
     ------
     InvalidInput
         No panels, a label count that does not match the matrix, or an unwritable path.
     """
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:  # pragma: no cover - matplotlib is in the notebooks extra
-        raise InvalidInput("plots need matplotlib (the 'notebooks' extra)") from exc
+    from engine import plotstyle
+
     if not panels:
         raise InvalidInput("nothing to plot")
-    fig = Figure(figsize=(4.2 * len(panels), 4.0), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, len(panels), squeeze=False)[0]
-    for ax, p in zip(axes, panels, strict=True):
-        A = np.asarray(p.matrix, dtype=float)
-        if A.shape != (len(p.row_labels), len(p.col_labels)):
-            raise InvalidInput(f"panel {p.title!r}: matrix shape {A.shape} does not match "
-                               f"{len(p.row_labels)} x {len(p.col_labels)} labels")
-        if p.kind == "prob":
-            im = ax.imshow(A, cmap="viridis", vmin=0.0, vmax=max(float(A.max()), 1e-12))
-        else:
-            v = max(float(np.abs(A).max()), 1e-12)
-            im = ax.imshow(A, cmap="RdBu_r", vmin=-v, vmax=v)
-        ax.set_xticks(range(A.shape[1]), labels=list(p.col_labels), rotation=60, ha="right",
-                      fontsize=8)
-        ax.set_yticks(range(A.shape[0]), labels=list(p.row_labels), fontsize=8)
-        ax.set_title(p.title, fontsize=9)
-        fig.colorbar(im, ax=ax, shrink=0.8)
-    out = Path(path)
     try:
-        fig.savefig(out, dpi=dpi, metadata={"Software": None} if out.suffix == ".png" else None)
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"cannot write the plot to {out}: {exc}") from exc
+        import matplotlib  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - matplotlib is in the notebooks extra
+        raise InvalidInput("plots need matplotlib (the 'notebooks' extra)") from exc
+    with plotstyle.style():
+        fig = plotstyle.figure(plotstyle.COLUMN_WIDTH * len(panels), 3.2)
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        for ax, p in zip(axes, panels, strict=True):
+            A = np.asarray(p.matrix, dtype=float)
+            if A.shape != (len(p.row_labels), len(p.col_labels)):
+                raise InvalidInput(f"panel {p.title!r}: matrix shape {A.shape} does not match "
+                                   f"{len(p.row_labels)} x {len(p.col_labels)} labels")
+            if p.kind == "prob":
+                im = ax.imshow(A, cmap="viridis", vmin=0.0, vmax=max(float(A.max()), 1e-12))
+            else:
+                v = max(float(np.abs(A).max()), 1e-12)
+                im = ax.imshow(A, cmap="RdBu_r", vmin=-v, vmax=v)
+            ax.set_xticks(range(A.shape[1]), labels=list(p.col_labels), rotation=60,
+                          ha="right")
+            ax.set_yticks(range(A.shape[0]), labels=list(p.row_labels))
+            ax.set_title(p.title)
+            fig.colorbar(im, ax=ax, shrink=0.8)
+        out = Path(path)
+        plotstyle.check_legible(fig)
+        meta = {"png": {"Software": None},
+                "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
+        try:
+            fig.savefig(out, dpi=dpi or plotstyle.DPI, metadata=meta.get(out.suffix[1:]))
+        except (OSError, ValueError) as exc:
+            raise InvalidInput(f"cannot write the plot to {out}: {exc}") from exc

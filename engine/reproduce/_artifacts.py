@@ -1,10 +1,10 @@
-"""Writing a run's artifacts deterministically: certificates, JSON results, PNG figures.
+"""Writing a run's artifacts deterministically: certificates, JSON results, figures.
 
 Layout of the output directory: certificates at the top level (``DIR/*.json``, so
 ``logitgeom check DIR/*.json`` checks them all), solutions in ``DIR/solutions/``, other
-results in ``DIR/results/``, figures in ``DIR/figures/``.  JSON has sorted keys, floats
-rounded to 10 significant digits (tiny values below 1e-11 in magnitude become 0) and no
-timings, so two runs write byte-identical files.
+results in ``DIR/results/``, figures in ``DIR/figures/`` (each as PNG and PDF).  JSON has
+sorted keys, floats rounded to 10 significant digits (tiny values below 1e-11 in magnitude
+become 0) and no timings, so two runs write byte-identical files.
 """
 
 from __future__ import annotations
@@ -120,19 +120,20 @@ class Context:
         return name
 
     @contextmanager
-    def figure(self, rel: str, caption: str, *, figsize: tuple[float, float] = (8, 4),
+    def figure(self, rel: str, caption: str, *, figsize: tuple[float, float] | None = None,
                **kw: Any):
-        """Yield a matplotlib figure and save it as a PNG at ``rel`` when the block ends.
+        """Yield a matplotlib figure; save it as PNG at ``rel`` and as PDF next to it.
 
         ``caption`` says what the picture shows (listed under "Figures" in SUMMARY.md).
-
-        The figure is drawn on its own Agg canvas (no pyplot, no global backend change).
+        The figure is drawn in the shared style (:mod:`engine.plotstyle`: 3.3 in wide unless
+        ``figsize`` says otherwise, text >= 7 pt, PNG at 300 dpi, PDF vector) on its own
+        Agg canvas (no pyplot, no global backend change).
         """
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from engine import plotstyle
 
-        fig = Figure(figsize=figsize, **kw)
-        FigureCanvasAgg(fig)
-        yield fig
-        fig.savefig(self._path(rel), dpi=100, metadata={"Software": None})
+        w, h = figsize or (plotstyle.COLUMN_WIDTH, 2.4)
+        with plotstyle.style():
+            fig = plotstyle.figure(w, h, **kw)
+            yield fig
+            plotstyle.save(fig, self._path(rel))
         self.captions[rel] = caption

@@ -1,9 +1,10 @@
-"""Claims of the cosine paper ("What cosine similarity of label representations can and cannot tell
-us"), Sections 3 and 5 and Appendices C and H, each decided in exact rational arithmetic.
+"""Claims of the cosine paper ("What Cosine Similarity of Label Representations Can and Cannot
+Tell us"), Sections 3 and 5 and Appendices C and H, each decided in exact rational arithmetic.
 
-Labels are 0-based (the cosine paper's are 1-based).  Certificates come from
-:mod:`engine.certify.emit` (the cosine paper's named results: :mod:`engine.certify.paper`,
-so they are the committed ``certificates/paper`` files); figures are drawn from the same exact data.
+Labels are 0-based (the paper's are 1-based; the figures are 1-based).  Certificates come
+from :mod:`engine.certify.emit` (the paper's named results: :mod:`engine.certify.paper`, so
+they are the committed ``certificates/paper`` files); figures are drawn from the same exact
+data.
 """
 
 from __future__ import annotations
@@ -135,13 +136,15 @@ def thm_3_4(ctx: Context) -> Row:
     cos_ok = g[0] < 0 < g[1] and g[0] ** 2 == n[0] and g[1] ** 2 == n[1]  # cos = -1, +1
     fig = "figures/fig1-equivalent-models.png"
     with ctx.figure(fig, "Fig. 1 style (Thm 3.4): W, W' and W'' = W + 1 v^T drawn as arrows "
-                    "with cos(w_0, w_1) = 0.707, -1, +1; their softmax probabilities over inputs "
-                    "on the unit circle coincide (solid, dashed, dotted curves overlap).",
-                    figsize=(13, 3.6)) as f:
+                    "(labels 1-based) with cos(w_1, w_2) = 0.71, -1, +1; their softmax "
+                    "probabilities over inputs on the unit circle coincide (solid, dashed and "
+                    "dotted curves overlap).", figsize=(3.3, 3.3)) as f:
         _plots.equivalent_models(f, [np.array(W, float) for W in Ws])
     return Row("Thm 3.4 (App. C.1, Fig. 1)", "W = [[2,1],[1,3],[-1,-2]], labels 0, 1",
                EXACT + "; theorem certificate (two translations)",
-               "W, W' (cos -1), W'' (cos +1) give identical probabilities for every input",
+               "W, W' (cos -1), W'' (cos +1) give identical probabilities for every input. "
+               "Deviation: the instance is the tool's own (the paper draws its Fig. 1 without "
+               "printing W)",
                (art, fig), _status(same and cos_ok))
 
 
@@ -152,7 +155,8 @@ def app_c2(ctx: Context) -> Row:
                                 _paper()["app-c.2-centred-cosine.json"])
     return Row("App. C.2 (centred)", "W = [[5,1],[5,-1],[-10,0]] (column sums 0)",
                EXACT + "; theorem certificate (ranking witness)",
-               "cos(w_0, w_1) = 12/13 >= 9/10, yet ranking (0, 2, 1): label 0 first, 1 last",
+               "cos(w_0, w_1) = 12/13 >= 9/10, yet ranking (0, 2, 1): label 0 first, 1 last. "
+               "Deviation: the instance is the tool's own (App. C's text is partly lost)",
                (art,), Status.PASS)
 
 
@@ -175,7 +179,9 @@ def app_c3(ctx: Context) -> Row:
     return Row("App. C.3 (centred, length 1)", "W: 4 rational unit vectors in R^3, centred",
                EXACT + "; theorem certificate (ranking witness)",
                f"|w_i| = 1 exactly, cos(w_0, w_1) = {cos01} >= 9/10, yet ranking "
-               f"{APP_C3_RANKING} is realised", (art,), _status(ok))
+               f"{APP_C3_RANKING} is realised. Deviation: the instance is the tool's own "
+               "(rational points on the unit circle, so the lengths are exactly 1)",
+               (art,), _status(ok))
 
 
 @claim("s000-thm-5.5", "000")
@@ -195,15 +201,19 @@ def thm_5_5(ctx: Context) -> Row:
     a1, a2 = argmaxable(W1).labels, argmaxable(W2).labels
     ok = is_dw and cosine_equal(W1, W2) and 2 in a1 and 2 not in a2
     fig = "figures/thm-5.5-argmax-regions.png"
-    with ctx.figure(fig, "Thm 5.5: the seven unembeddings of W and of W' = D W (label 2 "
-                    "shortened) with the region where each label is the argmax shaded; label 2 "
-                    "has a region under W and none under W', although C(W) = C(W').",
-                    figsize=(10, 4.8)) as f:
+    with ctx.figure(fig, "Thm 5.5: the seven unembeddings of W and of W' = D W (labels "
+                    "1-based; label 3 shortened, label 2 in the 0-based JSON) with the region "
+                    "where each label is the argmax shaded; label 3 has a region under W and "
+                    "none under W', although C(W) = C(W').", figsize=(3.3, 2.0)) as f:
         _plots.argmax_regions(f, [np.array(W1, float), np.array(W2, float)],
-                              ["W (seven vectors)", "W' = D W (label 2 shortened)"])
-    return Row("Thm 5.5", "seven vectors in R^2; W' = D W shortens label 2 (the paper's 3)",
+                              ["W", "W' = D W"])
+    return Row("Thm 5.5", "seven vectors in R^2 at angles k pi/4 (k != 6); W' = D W shortens "
+               "label 2 (the paper's label 3)",
                EXACT + "; cosine-equal + pattern-differs certificate",
-               f"C(W) = C(W'); argmaxable labels {list(a1)} vs {list(a2)}: R(W) != R(W')",
+               f"C(W) = C(W'); argmaxable labels {list(a1)} vs {list(a2)}: R(W) != R(W'). "
+               "Deviation: the diagonal rows are (+-4, +-4), of length 4 sqrt 2, not 5 as in "
+               "the paper (whose rows (5/sqrt 2, 5/sqrt 2) are irrational); cosines depend on "
+               "directions only, so C(W) is the paper's",
                (art, fig), _status(ok))
 
 
@@ -226,18 +236,29 @@ def app_h2(ctx: Context) -> Row:
         "sign_count": s1.count, "ranking_counts": [len(r1), len(r2)],
         "only_W1": sorted(r1 - r2), "only_W2": sorted(r2 - r1)})
     fig = "figures/app-h.2-point-configurations.png"
-    with ctx.figure(fig, "App. H.2: the two 5-point configurations (W = [1 | P]) with equal "
-                    "sign patterns; grey arrows are directions whose order of the points is a "
-                    "ranking possible only for that configuration.", figsize=(10, 4.6)) as f:
+    with ctx.figure(fig, "App. H.2 (labels 1-based): top, the two 5-point configurations "
+                    "(W = [1 | P]) with equal sign patterns; grey arrows are directions u whose "
+                    "order of the points (by u . p, largest first) is a ranking possible only "
+                    "for that configuration.  Bottom, the feature plane of directions u cut "
+                    "into the rankings it realises (one sector per ranking, as in the cosine "
+                    "paper's figure); shaded sectors are the rankings the other configuration "
+                    "lacks.", figsize=(3.3, 3.5)) as f:
         only = [sorted(r1 - r2), sorted(r2 - r1)]
         _plots.point_configurations(f, [np.array(to_matrix(W), float)[:, 1:]
                                         for W in (APP_H2_W1, APP_H2_W2)], only,
                                     [[[float(x) for x in wit[n][r][1:]] for r in only[n]]
                                      for n in range(2)])
+    def one(rs) -> str:
+        return ", ".join("".join(str(i + 1) for i in r) for r in rs)
+
     return Row("App. H.2", "5 points in the plane, W = [1 | P] (Bjorner et al. 1.10)",
                EXACT + "; same-chirotope + pattern-differs certificate",
-               f"S equal ({s1.count} sign patterns); |R| = {len(r1)} vs {len(r2)}, "
-               f"{len(r1 - r2)} rankings only under W1", (art, res, fig), _status(ok))
+               f"S equal ({s1.count} sign patterns); |R| = {len(r1)} vs {len(r2)}. Rankings "
+               f"only under W1 (1-based): paper {one(APP_H2_RANKINGS['W1'])}, tool "
+               f"{one(sorted(r1 - r2))}; only under W2: paper {one(APP_H2_RANKINGS['W2'])}, "
+               f"tool {one(sorted(r2 - r1))}. Deviation: the coordinates are reconstructed "
+               "(the paper shows the configurations as a figure); they reproduce its "
+               "exclusive rankings", (art, res, fig), _status(ok))
 
 
 @claim("s000-paper-set", "000")

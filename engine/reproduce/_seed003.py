@@ -29,6 +29,8 @@ APP_F_BUDGETS = (4, 16)
 #: "Today is Monday. Tomorrow is ...": mass on the next days, none on today (m = 7)
 WEEKDAY_Y = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
 VALUE_TOL, GAP_TOL, RED_TOL, FULL_TOL = 1e-6, 1e-5, 1e-6, 2e-3
+#: the weekday labels (and contexts) of Thm 1's figure
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def _rel(a: float, b: float) -> float:
@@ -60,12 +62,15 @@ def _summary(red, full, dev_red: float, dev_full: float) -> tuple[bool, str]:
     return bool(ok), text
 
 
-def _gram_figure(ctx: Context, rel: str, sol, title: str) -> str:
-    with ctx.figure(rel, title + ": heatmaps of Z* = W* H*, W* W*^T and H*^T H* (reduction's "
-                    "solution).", figsize=(12, 3.6)) as f:
+def _gram_figure(ctx: Context, rel: str, sol, title: str, names=None, note: str = "") -> str:
+    """Z* (top), W* W*^T and H*^T H* (bottom); labels 1-based or ``names`` (rows, columns)."""
+    with ctx.figure(rel, title + ": heatmaps of Z* = W* H* (labels x contexts), W* W*^T and "
+                    "H*^T H* (reduction's solution; labels and contexts 1-based)." + note,
+                    figsize=(3.3, 3.7)) as f:
+        nm = names or (None, None)
         _plots.heatmaps(f, [sol.Z, sol.WWt, sol.HtH],
-                        ["Z* = W* H* (logits)", "W* W*^T (label Gram)", "H*^T H* (context Gram)"],
-                        suptitle=title)
+                        ["Z* = W* H* (logits)", "W* W*^T (labels)", "H*^T H* (contexts)"],
+                        names=[nm, (nm[0], nm[0]), (nm[1], nm[1])])
     return rel
 
 
@@ -80,11 +85,11 @@ def thm_1(ctx: Context) -> Row:
         "Thm 1, weekdays (m = 7): Z*, W W^T and H^T H are circulant",
         ("Thm 1 (cyclic)", "weekdays m = 7, y = (0, 1/2, 1/4, ..., 1/32), n = 7",
          "DFT-reduced program vs full nuclear-norm program (CLARABEL)"),
-        "; Z*, W W^T, H^T H circulant")
+        "; Z*, W W^T, H^T H circulant", names=(DAYS, DAYS))
 
 
 def _circulant_row(ctx: Context, stem: str, Y, figure: str, title: str,
-                   labels: tuple[str, str, str], suffix: str) -> Row:
+                   labels: tuple[str, str, str], suffix: str, names=None, note: str = "") -> Row:
     """Solve a cyclic target by the DFT program and the full program; compare; draw."""
     from engine.convex import predicted_geometry
 
@@ -92,7 +97,7 @@ def _circulant_row(ctx: Context, stem: str, Y, figure: str, title: str,
     dr = max(predicted_geometry(red).deviation.values())
     df = max(predicted_geometry(full).deviation.values())
     ok, text = _summary(red, full, dr, df)
-    fig = _gram_figure(ctx, figure, red, title)
+    fig = _gram_figure(ctx, figure, red, title, names, note)
     return Row(*labels, text + suffix, (*arts, fig), Status.PASS if ok else Status.FAIL)
 
 
@@ -109,8 +114,10 @@ def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row
     m = Y.shape[0]
     text += (f"; W W^T = E_W/(m-1) (I - J/m) (simplex ETF), Z* = -kappa (A - Y) with kappa = "
              f"{g.details['kappa']:.6g}, stationarity residual {res:.0e}")
+    note = (" The uniform block (1/3, 1/3, 1/3) has zero logits: its columns of Z* are 0 "
+            "(hatched)." if stem.startswith("thm-6") else "")
     fig = _gram_figure(ctx, f"figures/{stem}-etf.png", red,
-                       f"{name}: W W^T is a simplex ETF (m = {m})")
+                       f"{name}: W W^T is a simplex ETF (m = {m})", note=note)
     return Row(name, instance, "scalar stationarity system (etf) vs full program (CLARABEL)",
                text, (*arts, fig), Status.PASS if ok else Status.FAIL)
 
@@ -165,7 +172,9 @@ def thm_5(ctx: Context) -> Row:
         "Thm 5, three cyclic blocks (m = 5, n = 15): circulant structure",
         ("Thm 5 (multi-block cyclic)", "3 cyclic orbits, m = 5, n = 15",
          "multi-block DFT program vs full program (CLARABEL)"),
-        "; W W^T circulant")
+        "; W W^T circulant",
+        note=" The third block (uniform target y = (1/5, ..., 1/5)) has zero logits: its "
+             "columns of Z* are 0 (hatched), and its contexts' features are 0 in H*^T H*.")
 
 
 @claim("s003-thm-6-multiblock-etf", "003")
@@ -238,10 +247,9 @@ def _register() -> None:
         with ctx.figure(rel, "App. F: W* W*^T for the seven composite-group targets (rho = 8); "
                         "equal colours are the entries the group forces equal: alpha I + beta "
                         "(J - I) diagonal blocks and constant off-diagonal blocks (direct sums), "
-                        "Kronecker-type patterns (products, wreaths).", figsize=(14, 7)) as f:
-            _plots.heatmaps(f, mats, titles, ncols=4,
-                            suptitle="App. F: W* W*^T of the composite-group targets "
-                                     "(equal colours = entries the group forces equal)")
+                        "Kronecker-type patterns (products, wreaths); labels 1-based.",
+                        figsize=(3.3, 6.2)) as f:
+            _plots.heatmaps(f, mats, titles, ncols=2, first_full_width=False)
         return Row("App. F (figure)", f"{len(mats)} composite groups", "orbit reduction",
                    "W W^T heatmaps: block forms alpha I + beta (J - I), constant off-diagonal "
                    "blocks (sums), Kronecker forms (products)", (rel,), Status.PASS)

@@ -1,0 +1,118 @@
+"""``check --latex`` writes mathematics that compiles; ``--explain`` names matrices once."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import certificates
+from certificates import _render
+from certificates.check import check
+from engine.certify.emit import ranking_certificate, theorem_certificate
+
+ROOT = Path(certificates.__file__).parent
+FILES = sorted((ROOT / "examples").glob("valid-*.json")) + sorted((ROOT / "paper").glob("*.json"))
+
+
+def _load(p: Path) -> dict:
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+def _tied() -> dict:
+    """Labels 0 and 1 have identical rows: always tied."""
+    c = ranking_certificate([[1, 0], [1, 0], [0, 1]], (2, 0, 1))
+    assert check(c).ok
+    return c
+
+
+def test_latex_is_mathematics_not_escaped_prose():
+    th = _load(ROOT / "paper" / "thm-3.4-translation.json")
+    tex = _render.latex(th)
+    assert r"$W' = W + \mathbf{1} v'^\top$" in tex
+    assert r"\cos(w''_{0}, w''_{1}) = +1" in tex
+    for bad in (r"\^{}", r"\_", r"$>$", "1 v'"):
+        assert bad not in tex
+    tied = _render.latex(_tied())
+    assert r"$2 \succ 0 \sim 1$" in tied
+    assert r"$3 \succ 1 \sim 2$" in _render.latex(_tied(), one_based=True)
+    assert "3 > 1 ~ 2" in _render.explain(_tied(), one_based=True)
+
+
+def test_each_matrix_once_with_a_name():
+    h2 = _load(ROOT / "paper" / "app-h.2-sign-ranking.json")
+    tex = _render.latex(h2, one_based=True)
+    assert tex.count(r"\[ W_1 = \begin{pmatrix}") == 1
+    assert tex.count(r"\[ W_2 = \begin{pmatrix}") == 1
+    assert "the matrix" not in _render.explain(h2)
+    # parts 3-4 hold the pair in the other order: the claim names them plainly
+    assert re.search(r"\\in R\(W_2\)\$ but .* \\notin R\(W_1\)", tex)
+    text = _render.explain(h2)
+    assert text.count("W1 =") == 1 and text.count("W2 =") == 1
+
+
+def test_gram_matrix_is_called_a_gram_matrix():
+    grid = _load(ROOT / "paper" / "grid-5x3-a-thm-5.6.json")
+    text = _render.explain(grid)
+    assert "G =  (the Gram matrix G = (BW)(BW)^T" in text
+    assert "S(G) has exactly" in text
+    tex = _render.latex(grid)
+    assert r"\begin{longtable}" in tex and r"\[ G = \begin{pmatrix}" in tex
+
+
+def test_complete_patterns_are_tabulated():
+    c = _load(ROOT / "examples" / "valid-pattern-complete-ranking.json")
+    tex = _render.latex(c, one_based=True)
+    assert tex.count(r" \\" + "\n") >= len(c["patterns"])
+    assert r"1 & $1 \succ 2 \succ 3$" in tex
+
+
+def test_argmaxable_and_theorem_render():
+    from engine.geometry import argmaxable
+
+    cert = argmaxable([[2, 0], [0, 2], [1, 1]]).certificate()
+    assert "exactly {0, 1}" in _render.explain(cert)
+    assert r"exactly $\{1, 2\}$" in _render.latex(cert, one_based=True)
+    part = ranking_certificate([[5, 1], [5, -1], [-10, 0]], (0, 2, 1))
+    th = theorem_certificate("centred-cosine-ranking", [part], "App. C.2",
+                             parameters={"labels": [0, 1], "cosine_at_least": "9/10"})
+    assert r"\cos(w_{1}, w_{2}) \geq \tfrac{9}{10}" in _render.latex(th, one_based=True)
+
+
+def _document(snippets: list[str]) -> str:
+    pk = ",".join(_render.LATEX_PACKAGES)
+    return ("\\documentclass{article}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
+            f"\\usepackage{{{pk}}}\n\\begin{{document}}\n" + "\n".join(snippets)
+            + "\n\\end{document}\n")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None,
+                    reason="pdflatex is not installed (scripts/setup.sh installs "
+                           "texlive-latex-base and texlive-latex-recommended)")
+def test_latex_compiles_with_pdflatex(tmp_path):
+    snippets = []
+    for p in FILES:
+        c = _load(p)
+        assert check(c).ok, p
+        snippets += [_render.latex(c), _render.latex(c, one_based=True)]
+    snippets.append(_render.latex(_tied(), one_based=True))
+    (tmp_path / "all.tex").write_text(_document(snippets), encoding="utf-8")
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "all.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert (tmp_path / "all.pdf").stat().st_size > 1000
+    log = (tmp_path / "all.log").read_text(errors="replace")
+    assert "Missing $" not in log and "Undefined control sequence" not in log
+
+
+def test_check_cli_one_based(capsys):
+    from certificates.check import main
+
+    assert main([str(ROOT / "paper" / "app-h.2-sign-ranking.json"), "--explain",
+                 "--one-based"]) == 0
+    out = capsys.readouterr().out
+    assert "4 > 1 > 3 > 2 > 5 is in R(W1)" in out
