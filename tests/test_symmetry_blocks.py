@@ -73,6 +73,8 @@ GROUPS = {
     "S2wrS2": [list(g) for g in parse_group("S2wrS2").row_generators],
     "S3_twice": _diagonal([[1, 0, 2], [1, 2, 0]], 2),  # real type, multiplicity 2, dim 2
     "C3_twice": _diagonal([[1, 2, 0]], 2),  # complex type, multiplicity 2
+    "C5_thrice": _diagonal([[1, 2, 3, 4, 0]], 3),  # complex type, multiplicity 3
+    "F21_twice": _diagonal([list(g) for g in frobenius(7, 3).row_generators], 2),  # 6-dim
     "Q8": _quaternion_group(),  # a quaternionic-type component
 }
 

@@ -52,8 +52,10 @@ class IrreducibleType:
     """One isotypic component: ``multiplicity`` copies of an irreducible of dimension ``dim``.
 
     ``basis`` (m x multiplicity*dim) has orthonormal columns spanning the component; for
-    ``kind == "real"`` (or multiplicity 1) column ``i * dim + k`` is coordinate k of copy i
-    and G acts by the same matrices on every copy.
+    ``kind`` "real" or "complex" column ``i * dim + k`` is coordinate k of copy i and G acts
+    by the same matrices on every copy; for "complex" with multiplicity > 1 the first half
+    of a copy's coordinates are real parts and the second half imaginary parts of its
+    complex coordinates (docs/symmetry-reduction.md, section 3).
     """
 
     dim: int
@@ -169,9 +171,11 @@ def isotypic_decomposition(group: GroupAction, *, tol: float = DEFAULT_TOL,
             raise InexactResult(f"isotypic decomposition: a component has a commutant of "
                                 f"dimension {e} (expected 1, 2 or 4)")
         kind = _KINDS[e]
+        if kind == "complex" and len(members) > 1:
+            Q1 = Q1 @ _complex_basis(Q1.T @ C @ Q1, rng)  # columns e_1..e_c, J e_1..J e_c
         copies = [Q1]
-        if kind == "real":
-            for i in members[1:]:
+        if kind in ("real", "complex"):
+            for i in members[1:]:  # align: the intertwiners are scaled orthogonal maps
                 T = spaces[i].T @ C @ Q1
                 T = T / np.sqrt(np.trace(T.T @ T) / d)
                 copies.append(spaces[i] @ T)
@@ -191,6 +195,23 @@ def isotypic_decomposition(group: GroupAction, *, tol: float = DEFAULT_TOL,
     return IsotypicDecomposition(m, tuple(types), n_orb, dev, tol)
 
 
+def _complex_basis(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Orthogonal R (d x d) whose columns are e_1..e_c, J e_1..J e_c for the complex
+    structure J of one copy (J from the non-scalar part of a commutant element X), so that
+    the copy's coordinates read as c complex numbers (first half real, second imaginary)."""
+    d = X.shape[0]
+    Jp = X - np.trace(X) / d * np.eye(d)
+    Jp = (Jp - Jp.T) / 2  # the non-scalar part of an element of span{I, J} is antisymmetric
+    J = Jp / np.sqrt(np.trace(Jp.T @ Jp) / d)
+    es: list[np.ndarray] = []
+    for _ in range(d // 2):
+        v = rng.standard_normal(d)
+        for e in es:
+            v -= (e @ v) * e + ((J @ e) @ v) * (J @ e)
+        es.append(v / np.linalg.norm(v))
+    return np.column_stack(es + [J @ e for e in es])
+
+
 def _verify(group: GroupAction, types: list[IrreducibleType]) -> float:
     """Largest residual: orthonormality of the whole basis, block-diagonal generators,
     identical action on aligned copies of real-type components."""
@@ -206,7 +227,7 @@ def _verify(group: GroupAction, types: list[IrreducibleType]) -> float:
             lo, hi = bounds[a], bounds[a + 1]
             off = np.abs(np.delete(G[lo:hi], np.s_[lo:hi], axis=1))
             dev = max(dev, float(off.max()) if off.size else 0.0)
-            if t.kind == "real" and t.multiplicity > 1:
+            if t.kind in ("real", "complex") and t.multiplicity > 1:
                 d = t.dim
                 B = G[lo:hi, lo:hi]
                 R1 = B[:d, :d]

@@ -12,9 +12,10 @@ commutant of the row action; in the symmetry-adapted basis of
     sum_rho t_rho <= rho,
     t_rho >= sqrt(d_rho) ||M_rho||_F          (multiplicity 1: one second-order cone)
     t_rho >= sqrt(d_rho) ||M_rho||_*          (real type, multiplicity k > 1: k x d K)
+    t_rho >= sqrt(d_rho) ||W_rho||_*          (complex type, k > 1: W complex k x (d/2) K)
 
 with ``M_rho`` the rho-coordinates of ``sqrt|O| z_O`` (copy index by row, coordinate and
-orbit by column).  Components of complex or quaternionic type with multiplicity > 1 keep
+orbit by column).  Components of quaternionic type with multiplicity > 1 keep
 one LMI ``[[P_rho, x_O], [x_O^T, s_O]] >= 0`` per orbit on their own isotypic block (P
 in the commutant).  When the decomposition cannot be verified (it always could so far)
 the undecomposed program is used: one (m+1) x (m+1) LMI per column orbit
@@ -141,6 +142,15 @@ def _block_constraints(Zs: cp.Expression, dec: IsotypicDecomposition, rho: float
         elif typ.kind == "real":
             M = cp.hstack([X[q::d, :] for q in range(d)])  # k x (d K)
             cons += nuclear_epigraph(M, t[r] / math.sqrt(d))
+            sizes.append([d, k, typ.kind])
+        elif typ.kind == "complex":
+            # coordinates l < c of each copy are real parts, c + l imaginary parts: the
+            # k x (c K) complex matrix W, realified [[Re, -Im], [Im, Re]] (nuclear norm 2x)
+            c = d // 2
+            Re = cp.hstack([X[q::d, :] for q in range(c)])
+            Im = cp.hstack([X[c + q::d, :] for q in range(c)])
+            R = cp.bmat([[Re, -Im], [Im, Re]])
+            cons += nuclear_epigraph(R, 2 * t[r] / math.sqrt(d))
             sizes.append([d, k, typ.kind])
         else:
             if a is None:
