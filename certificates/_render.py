@@ -181,6 +181,12 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     raise KeyError(k)
 
 
+def _words(text) -> str:
+    """The file's words, safe for a terminal: control characters (escape codes) escaped."""
+    text = str(text)[:2000]
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+
+
 #: What the checker proves for each theorem name (the file's own statement is only shown).
 _THEOREMS = {
     "translation-cosine": ("{W}, {W1} = {W} + 1 v'^T and {W2} = {W} + 1 v''^T give identical "
@@ -300,7 +306,8 @@ def explain(c, *, one_based: bool = False) -> str:
     st = _Style(False, one_based)
     head, parts, names = _walk(c, st)
     lines = []
-    note = f" (Statement: {c['statement']})" if c.get("statement") else ""
+    note = (f" (The file's own statement, not checked: \"{_words(c['statement'])}\")"
+            if c.get("statement") else "")
     if head is not None:
         lines.append(f"Claim: {head}.{note}")
     printed: set[str] = set()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from itertools import combinations
@@ -60,6 +61,7 @@ from certificates.semantics import (  # noqa: E402
     sgn,
     zaslavsky,
 )
+from certificates.work import DEFAULT_MAX_WORK, estimate  # noqa: E402
 
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
            "check_file", "load", "main"]
@@ -76,8 +78,36 @@ _PARTS = {"translation-cosine": (("translation", "translation"), ()),
           "patterns-equal": (_PC, ()),
           "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
 THEOREMS = tuple(_PARTS)
-#: Failed checks that mean "unreadable or unsupported" (exit code 2) rather than "invalid".
-UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind")
+#: Failed checks that mean "unreadable, unsupported or not checked" (exit code 2) rather
+#: than "invalid"; ``work-budget``: the estimated work exceeds ``--max-work`` (not checked).
+UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind",
+              "work-budget")
+#: Largest certificate file read (bytes), and deepest JSON nesting accepted.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64
+#: Fields every certificate (and every part) may carry, besides those of its kind.
+_COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
+#: The fields of each kind (SPEC.md section 3); any other field is rejected (``schema``),
+#: so a look-alike key ("bias1" where none is defined, a Cyrillic "bias") cannot make a
+#: claim be checked as a different one.  Kinds registered without an entry are not
+#: restricted.
+FIELDS = {
+    "sign-feasible": {"W", "bias", "signs", "witness"},
+    "sign-infeasible": {"W", "bias", "signs", "multipliers"},
+    "ranking-feasible": {"W", "bias", "ranking", "witness"},
+    "ranking-infeasible": {"W", "bias", "ranking", "multipliers"},
+    "translation": {"W", "v", "W_translated", "labels", "target"},
+    "cosine-equal": {"W1", "W2"},
+    "same-chirotope": {"W1", "W2"},
+    "pattern-complete": {"W", "bias", "pattern", "top", "patterns", "lattice"},
+    "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
+                        "multipliers"},
+    "theorem": {"theorem", "parts", "parameters"},
+}
+#: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
+_NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
+_PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
+               "argmaxable-labels": {"labels"}}
 
 
 @dataclass(frozen=True)
@@ -274,6 +304,8 @@ def _theorem(obj, loc):
     else:  # Lemma 5.3 / Thm 5.6 on an instance: S(G) = S(W) or R(W) with G = M M^T
         p, q = results
         ranking = name == "difference-cosine-determines-ranking"
+        same(ranking or all(any(r) for r in p[1]), "W has a zero row, so C(W) is undefined:"
+             " S(C(W)) = S(W) cannot be stated")
         same(p[0] == ("ranking" if ranking else "sign") and q[0] == "sign"
              and not any(p[2]) and not any(q[2]), "parts must be (pattern of W, sign of G),"
              " without bias")
@@ -309,6 +341,30 @@ _CHECKERS = {
 KINDS = tuple(_CHECKERS)
 
 
+def _known_fields(obj, allowed, loc, what):
+    extra = sorted(set(obj) - set(allowed), key=str)
+    if extra:
+        shown = ascii(extra[0])[:60]
+        raise Fail("schema", f"{loc}/{ascii(extra[0])[1:-1][:60]}",
+                   f"unknown field {shown} in {what} (allowed: {', '.join(sorted(allowed))});"
+                   " a look-alike key would change the claim, so it is rejected")
+
+
+def _check_fields(obj, kind, loc):
+    if kind not in FIELDS:
+        return
+    _known_fields(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
+    for key, allowed in _NESTED.items():
+        if kind == "pattern-complete" and isinstance(obj.get(key), list):
+            for n, item in enumerate(obj[key]):
+                if isinstance(item, dict):
+                    _known_fields(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
+    if kind == "theorem" and isinstance(obj.get("parameters"), dict):
+        allowed = _PARAMETERS.get(obj.get("theorem"), set())
+        _known_fields(obj["parameters"], allowed, f"{loc}/parameters",
+                      f"the parameters of {obj.get('theorem')!r}")
+
+
 def _dispatch(obj, loc):
     if not isinstance(obj, dict):
         raise Fail("schema", loc or "/", "a certificate is a JSON object")
@@ -318,31 +374,44 @@ def _dispatch(obj, loc):
         raise Fail("unsupported-version", f"{loc}/version",
                    f"version {obj.get('version')!r} is not supported (this checker: {VERSION})")
     kind = obj.get("kind")
-    if kind not in _CHECKERS:
-        raise Fail("unsupported-kind", f"{loc}/kind", f"unknown kind {kind!r}")
+    if not isinstance(kind, str) or kind not in _CHECKERS:
+        raise Fail("unsupported-kind", f"{loc}/kind", f"unknown kind {ascii(kind)[:60]}")
+    _check_fields(obj, kind, loc)
     return _CHECKERS[kind](obj, loc)
 
 
-def check(obj) -> Verdict:
+def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
     """Check one parsed certificate (a dict); never raises on bad input.
 
     Parameters
     ----------
     obj : dict
         The certificate, as parsed by :func:`json.loads` (numbers as ``"p/q"`` strings).
+    max_work : int or None
+        Budget (see :mod:`certificates.work`): a certificate whose estimated work exceeds
+        it is not checked (verdict ``work-budget``, never valid).  None: no budget.
 
     Returns
     -------
     Verdict
     """
     kind = obj.get("kind") if isinstance(obj, dict) else None
+    kind = kind if isinstance(kind, str) else None
+    if max_work is not None:
+        work = estimate(obj)
+        if work > max_work:
+            return Verdict(False, kind, "work-budget", "/",
+                           f"checking needs about {work:,} units of exact work, above the "
+                           f"budget {max_work:,} (--max-work); NOT CHECKED (see "
+                           "docs/limits.md)")
     try:
         _dispatch(obj, "")
     except Fail as f:
         return Verdict(False, kind, f.check, f.location or "/", f.message)
-    except (TypeError, KeyError, ValueError, IndexError, AttributeError, ZeroDivisionError,
-            RecursionError) as exc:  # malformed beyond the schema
-        return Verdict(False, kind, "schema", "/", f"malformed certificate: {exc!r}")
+    except (TypeError, KeyError, ValueError, IndexError, AttributeError, ArithmeticError,
+            RecursionError, MemoryError) as exc:  # malformed beyond the schema
+        return Verdict(False, kind, "schema", "/",
+                       f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
     return Verdict(True, kind, None, None, "valid")
 
 
@@ -357,27 +426,70 @@ def load(path):
             raise Fail("schema", "/", f"duplicate keys in one object: {sorted(keys)}")
         return dict(pairs)
 
+    def _int(s):
+        if len(s.lstrip("-")) > 20:
+            raise Fail("number", "/", f"a JSON integer of {len(s.lstrip('-'))} digits; JSON "
+                       "integers are counts, indices and signs (numbers are 'p/q' strings)")
+        return int(s)
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh, parse_float=_no_float, parse_constant=_no_float,
-                             object_pairs_hook=_no_duplicates)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise Fail("unreadable", "/", f"cannot read {path}: {exc}") from None
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise Fail("unreadable", "/", f"cannot read {path}: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise Fail("unreadable", "/", f"{path} has {info.st_size} bytes; certificates are "
+                       f"read up to {MAX_FILE_BYTES} bytes")
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_FILE_BYTES + 1).decode("utf-8")
+        if _depth(text) > MAX_DEPTH:
+            raise Fail("unreadable", "/", f"cannot read {path}: JSON nested deeper than "
+                       f"{MAX_DEPTH} levels")
+        return json.loads(text, parse_float=_no_float, parse_constant=_no_float,
+                          parse_int=_int, object_pairs_hook=_no_duplicates)
+    except (OSError, ValueError, RecursionError) as exc:  # JSON, UTF-8, I/O
+        msg = " ".join(str(exc).split())[:200]
+        raise Fail("unreadable", "/", f"cannot read {path}: {msg}") from None
 
 
-def check_file(path) -> Verdict:
-    """Read and check one certificate file.
+def _depth(text: str) -> int:
+    """Deepest bracket nesting outside strings (linear time, no recursion)."""
+    depth = best = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > MAX_DEPTH:
+                    return best
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
+    """Read and check one certificate file (bounded: see :func:`load`, :func:`check`).
 
     Returns
     -------
     Verdict
-        ``failed_check`` is ``'unreadable'`` when the file is not JSON.
+        ``failed_check`` is ``'unreadable'`` when the file is not JSON (or not a regular
+        file, too large, too deeply nested).
     """
     try:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message)
-    return check(obj)
+    return check(obj, max_work)
 
 
 def main(argv=None) -> int:
@@ -387,11 +499,14 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
     ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    ap.add_argument("--max-work", type=int, default=DEFAULT_MAX_WORK, metavar="N",
+                    help="refuse (not checked, exit 2) a certificate whose estimated work "
+                    f"exceeds N units (default {DEFAULT_MAX_WORK:,}; see docs/limits.md)")
     ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
     args = ap.parse_args(argv)
     code = 0
     for path in args.files:
-        v = check_file(path)
+        v = check_file(path, args.max_work)
         if v.ok:
             print(f"{path}: OK {v.kind}")
         else:

@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from itertools import combinations
 
@@ -47,6 +48,12 @@ __all__ = [
     "arrangement",
     "covers", "zaslavsky",
 ]
+
+
+#: Most digits in p or in q of one number; the text is checked before it is parsed, so a
+#: short string such as "1e100000000" or a 100,000-digit number costs nothing (docs/limits.md).
+MAX_DIGITS = 4000
+_CANONICAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?", re.ASCII)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -64,10 +71,15 @@ def read_number(s, loc) -> Fraction:
     if not isinstance(s, str):
         raise Fail("number", loc, f"numbers are canonical strings 'p/q'; got {type(s).__name__}"
                    f" {s!r}")
-    try:
-        q = Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        raise Fail("number", loc, f"{s!r} is not a rational 'p/q'") from None
+    parts = s.lstrip("-").split("/") if len(s) <= 2 * MAX_DIGITS + 2 else [s]
+    if any(len(p) > MAX_DIGITS for p in parts):
+        raise Fail("number", loc, f"a number of {len(s)} characters: p and q may have at most "
+                   f"{MAX_DIGITS} digits each")
+    if not _CANONICAL.fullmatch(s):
+        shown = s if len(s) <= 40 else s[:37] + "..."
+        raise Fail("number", loc, f"{shown!r} is not a canonical rational 'p/q' (digits, "
+                   "optional '-', no exponent)")
+    q = Fraction(s)
     if str(q) != s:
         raise Fail("number", loc, f"{s!r} is not canonical; write {str(q)!r}")
     return q

@@ -133,7 +133,13 @@ def save(fig, path: str | Path, *, formats: Sequence[str] = ("png", "pdf")) -> l
                 {"Creator": None, "Producer": None, "CreationDate": None} if fmt == "pdf"
                 else None)
         try:
-            fig.savefig(q, dpi=DPI, metadata=meta)
+            import io
+
+            from engine._fsio import write_atomic
+
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
+            write_atomic(q, buf.getvalue())  # never a truncated figure
         except (OSError, ValueError) as exc:
             raise InvalidInput(f"cannot write the figure to {q}: {exc}") from exc
         out.append(str(q))

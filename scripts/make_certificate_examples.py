@@ -115,7 +115,14 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict | str, str]]:
                           "a part is missing"),
         "theorem-mismatch": (mut("theorem", ["parts"], v["theorem"]["parts"][::-1]),
                              "targets in the wrong order"),
+        "work-budget": (mut("same-chirotope", ["W1"], _big()) | {"W2": _big()},
+                        "20 x 10: C(20, 10) determinants, above the default --max-work"),
     }
+
+
+def _big() -> list[list[str]]:
+    # distinct rows of small integers; refused from its size before any determinant
+    return [[str((3 * i + 7 * j) % 11 - 5) for j in range(10)] for i in range(20)]
 
 
 def _support_example() -> dict:

@@ -141,8 +141,9 @@ def test_cli_certify_commands(tmp_path, capsys):
     prov = json.loads(out["s"].read_text())["provenance"]
     assert prov["command"] == f"logitgeom certify pattern {W}"
     text1 = out["s"].read_bytes()
-    assert main(["certify", "pattern", str(W), "-o", str(out["s"])]) == 0
-    assert out["s"].read_bytes() == text1  # deterministic
+    assert main(["certify", "pattern", str(W), "-o", str(out["s"])]) == 2  # exists: refused
+    assert main(["certify", "pattern", str(W), "-o", str(out["s"]), "--force"]) == 0
+    assert out["s"].read_bytes() == text1  # deterministic, and --force is not in provenance
     capsys.readouterr()
     assert main(["certify", "translation", str(W), "--labels", "0", "0", "--cos", "1"]) == 2
     assert "InvalidInput" in capsys.readouterr().err

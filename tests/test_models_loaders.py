@@ -157,3 +157,55 @@ def test_unknown_word_and_collisions():
         load_tokenizer("/no/such/folder")
     with pytest.raises(InvalidInput, match="empty entry"):
         parse_token_list("Monday,,Tuesday")
+
+
+# ---------------------------------------------------------------------------- hostile files
+
+
+def _st(path, header, data=b""):
+    import struct
+
+    h = header if isinstance(header, str) else json.dumps(header)
+    path.write_bytes(struct.pack("<Q", len(h.encode())) + h.encode() + data)
+    return path
+
+
+_E = {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}
+
+
+@pytest.mark.parametrize("header, data, match", [
+    ({"lm_head.weight": {**_E, "data_offsets": [-16, 0]}}, b"\0" * 16, "not inside"),
+    ({"lm_head.weight": _E}, b"\0" * 8, "not inside"),
+    ({"lm_head.weight": {**_E, "data_offsets": [0, 12]}}, b"\0" * 16, "needs 16"),
+    ({"a": _E, "lm_head.weight": {**_E, "data_offsets": [8, 24]}}, b"\0" * 24, "overlap"),
+    ({"lm_head.weight": {**_E, "shape": [-2, -2]}}, b"\0" * 16, "non-negative"),
+    ({"lm_head.weight": {**_E, "shape": "x"}}, b"\0" * 16, "non-negative"),
+    ({"lm_head.weight": {**_E, "dtype": "F31"}}, b"\0" * 16, "unknown dtype"),
+    ({"lm_head.weight": {**_E, "data_offsets": [0.0, 16]}}, b"\0" * 16, "pair of integers"),
+    ({"lm_head.weight": [1]}, b"\0" * 16, "not an object"),
+    ({"__metadata__": [1]}, b"", "__metadata__"),
+    ('{"a": {"dtype": "F32", "shape": [' + "9" * 5000 + '], "data_offsets": [0, 16]}}', b"",
+     "unreadable"),
+    ("[" * 50_000 + "]" * 50_000, b"", "unreadable|not a JSON object"),
+])
+def test_malformed_safetensors_is_one_clear_error(tmp_path, header, data, match):
+    p = _st(tmp_path / "m.safetensors", header, data)
+    with pytest.raises(InvalidInput, match=match):
+        load_lm_head(p)
+    with pytest.raises(InvalidInput):
+        list_tensors(p)
+
+
+def test_legacy_and_foreign_pickles(tmp_path):
+    torch = pytest.importorskip("torch")
+    import pickle
+
+    torch.save({"lm_head.weight": torch.eye(3)}, tmp_path / "legacy.bin",
+               _use_new_zipfile_serialization=False)
+    assert load_lm_head(tmp_path / "legacy.bin").weight.tolist() == np.eye(3).tolist()
+    (tmp_path / "plain.bin").write_bytes(pickle.dumps(object()))
+    with pytest.raises(InvalidInput, match="plain.bin is not a readable PyTorch state dict"):
+        load_lm_head(tmp_path / "plain.bin")
+    (tmp_path / "junk.pt").write_bytes(b"\x80\x04garbage")
+    with pytest.raises(InvalidInput, match="junk.pt"):
+        load_lm_head(tmp_path / "junk.pt")

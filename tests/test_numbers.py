@@ -109,3 +109,42 @@ def test_float_nonfinite_via_math():
     assert math.isinf(float("inf"))
     with pytest.raises(InvalidInput):
         to_matrix([[1, math.inf]])
+
+
+# ---------------------------------------------------------------- bounded text
+
+
+@pytest.mark.parametrize("text, limit", [
+    ("1e100000000", "exponent"),
+    ("-1E-99999999999999999999", "exponent"),
+    ("1" * 1001, "1001 digits"),
+    ("1/" + "3" * 1001, "1001 digits"),
+    ("0." + "0" * 1000 + "1", "digits"),
+    ("9" * 100_000, "characters"),
+])
+def test_number_text_is_bounded_before_parsing(text, limit):
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidInput, match=limit):
+        to_fraction(text)
+    assert time.perf_counter() - t0 < 0.5
+
+
+def test_limits_are_inclusive():
+    from engine.exact.numbers import MAX_DIGITS, MAX_EXPONENT
+
+    assert to_fraction(f"1e{MAX_EXPONENT}") == 10**MAX_EXPONENT
+    assert to_fraction(f"1e-{MAX_EXPONENT}") == Fraction(1, 10**MAX_EXPONENT)
+    assert to_fraction("9" * MAX_DIGITS) == 10**MAX_DIGITS - 1
+
+
+@pytest.mark.parametrize("bad", ["0x10", "1_000", "\u0663", "+5/-3", "1/0", "", " ", "."])
+def test_only_plain_number_text(bad):
+    with pytest.raises(InvalidInput):
+        to_fraction(bad)
+
+
+def test_huge_rational_is_not_a_float():
+    with pytest.raises(InvalidInput, match="float range"):
+        to_float_array(((Fraction(10**400),),))

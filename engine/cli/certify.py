@@ -6,9 +6,11 @@ Thin: parse, call :mod:`engine.certify.emit` / :mod:`certificates.check`, write 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from engine._version import __version__
+from engine.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--bias", help="bias vector file (affine model W x + b)")
     q.add_argument("--ranking", action="store_true", help="R(W) instead of S(W)")
     q.add_argument("--top", type=int, help="also state the top-T prefixes (implies --ranking)")
+    _max_regions(q)
     _out(q)
     q.set_defaults(func=_pattern)
 
@@ -27,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("W1")
     q.add_argument("W2")
     q.add_argument("--ranking", action="store_true", help="compare R instead of S")
+    _max_regions(q)
     _out(q)
     q.set_defaults(func=_differs)
 
@@ -45,7 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=_argmax)
 
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
-    q.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    q.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
+    q.add_argument("--force", action="store_true",
+                   help="overwrite certificates already in DIR")
     q.add_argument("--no-progress", action="store_true", help="no progress bar")
     q.set_defaults(func=_paper)
 
@@ -55,11 +61,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
     c.add_argument("--one-based", action="store_true",
                    help="--explain/--latex: print labels from 1, as the papers do")
+    c.add_argument("--max-work", type=int, default=None, metavar="N",
+                   help="refuse (not checked) a certificate whose estimated exact work "
+                   "exceeds N units (default: the checker's, 20,000,000; docs/limits.md)")
+    _output.add_output(c, what="the verdicts as JSON", json_flag=False)
+    c.add_argument("--json", dest="json_out", action="store_const", const="-", default=None,
+                   help="the verdicts as JSON (one object per file, with the run listings' "
+                   "problems), on stdout or in -o PATH")
     c.set_defaults(func=_check)
 
 
+def _max_regions(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--max-regions", type=int, default=None, metavar="N",
+                   help="refuse at once a head whose general-position bound on the number of "
+                   "patterns exceeds N (default 2,000,000; see docs/limits.md)")
+
+
+def _size_check(W, bias, ranking: bool, args: argparse.Namespace) -> None:
+    """A complete pattern list is enumerated: refuse huge heads before any work."""
+    from engine.geometry.counting import DEFAULT_MAX_PATTERNS, check_region_bound
+
+    limit = DEFAULT_MAX_PATTERNS if args.max_regions is None else args.max_regions
+    check_region_bound(W, bias=bias, ranking=ranking, limit=limit)
+
+
 def _out(q: argparse.ArgumentParser) -> None:
-    q.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    _output.add_output(q, what="the certificate", json_flag=False, dest="output",
+                       aliases=("--output",))
 
 
 def _prov(args: argparse.Namespace) -> dict:
@@ -68,7 +96,7 @@ def _prov(args: argparse.Namespace) -> dict:
 
 
 def _argv(args: argparse.Namespace) -> list[str]:
-    skip = {"func", "certify_command", "command", "output", "no_progress"}
+    skip = {"func", "certify_command", "command", "output", "no_progress", "force"}
     words = [args.certify_command]
     for k, v in sorted(vars(args).items()):
         if k in skip or v is None or v is False:
@@ -86,15 +114,22 @@ def _emit(cert: dict, args: argparse.Namespace) -> int:
     from certificates.check import check
     from engine.certify.emit import dumps
 
-    verdict = check(cert)  # never write a certificate the trusted checker rejects
+    _output.prepare(args, args.output)
+    from certificates.work import DEFAULT_MAX_WORK, estimate
+
+    verdict = check(cert, None)  # never write a certificate the trusted checker rejects
     if not verdict.ok:
         print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
               f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
         return 1
+    work = estimate(cert)
+    if work > DEFAULT_MAX_WORK:
+        print(f"note: checking this certificate takes about {work:,} units of work; check it "
+              f"with --max-work {work} (the default budget is {DEFAULT_MAX_WORK:,})",
+              file=sys.stderr)
     text = dumps(cert)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    if args.output and args.output != "-":
+        _output.write(args, args.output, text)
         print(f"wrote {args.output} ({cert['kind']})")
     else:
         sys.stdout.write(text)
@@ -108,6 +143,7 @@ def _pattern(args: argparse.Namespace) -> int:
     W = read_matrix(args.W, what="W")
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     ptype = "ranking" if (args.ranking or args.top) else "sign"
+    _size_check(W, bias, ptype == "ranking", args)
     cert = emit.complete_certificate(W, ptype, bias=bias, top=args.top,
                                      provenance=_prov(args))
     return _emit(cert, args)
@@ -118,6 +154,8 @@ def _differs(args: argparse.Namespace) -> int:
     from engine.io import read_matrix
 
     W1, W2 = read_matrix(args.W1, what="W1"), read_matrix(args.W2, what="W2")
+    for W in (W1, W2):
+        _size_check(W, None, args.ranking, args)
     return _emit(emit.differs_certificate(W1, W2, ranking=args.ranking, provenance=_prov(args)),
                  args)
 
@@ -141,11 +179,34 @@ def _argmax(args: argparse.Namespace) -> int:
 
 
 def _paper(args: argparse.Namespace) -> int:
-    from engine.certify.paper import write_paper
+    """Every paper certificate, checked, then written atomically; nothing is written when a
+    file in DIR would be replaced by different bytes without --force."""
+    from pathlib import Path
 
-    paths = write_paper(args.out, progress=False if args.no_progress else None)
-    for p in paths:
-        print(f"wrote {p}")
+    from certificates.check import check
+    from engine._fsio import OutputError, write_atomic
+    from engine.certify.emit import dumps
+    from engine.certify.paper import paper_certificates
+    from engine.errors import EngineError
+
+    d = Path(args.out)
+    if d.exists() and not d.is_dir():
+        raise OutputError(f"cannot write into {d}: it is not a directory")
+    texts = {}
+    for name, cert in paper_certificates(False if args.no_progress else None).items():
+        v = check(cert, None)
+        if not v.ok:  # pragma: no cover - would be an emitter bug
+            raise EngineError(f"{name}: {v.failed_check} at {v.location}: {v.message}")
+        texts[name] = dumps(cert)
+    for name, text in texts.items():
+        p = d / name
+        if p.exists() and not args.force and p.read_bytes() != text.encode("utf-8"):
+            raise OutputError(f"{p} exists with different content; pass --force to overwrite "
+                              "it (nothing was written)")
+    d.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        write_atomic(d / name, text)
+        print(f"wrote {d / name}")
     return 0
 
 
@@ -153,10 +214,44 @@ def _check(args: argparse.Namespace) -> int:
     from certificates.check import main as check_main
     from engine.reproduce.manifest import MANIFEST, verify_manifests
 
-    argv = list(args.files) + (["--explain"] if args.explain else []) + \
-        (["--latex"] if args.latex else []) + (["--one-based"] if args.one_based else [])
+    target = _output.json_target(args)
+    if target is not None:
+        return _check_json(args, target)
+    _output.prepare(args, args.out)
+    argv = (["--explain"] if args.explain else []) + (["--latex"] if args.latex else []) + \
+        (["--one-based"] if args.one_based else []) + \
+        ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
+        ["--", *args.files]  # a file named like an option stays a file
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
-        print(f"{path}: {problem} (listed in {path.parent / MANIFEST})")
+        listed = problem in ("MISSING", "CHANGED")
+        where = f" (listed in {path.parent / MANIFEST})" if listed else ""
+        print(f"{path}: {problem}{where}")
         code = max(code, c)
+    return code
+
+
+def _check_json(args: argparse.Namespace, target: str) -> int:
+    """``check --json``: one object per file, plus the run listings' problems."""
+    from certificates.check import check_file
+    from engine.reproduce.manifest import verify_manifests
+
+    _output.prepare(args, target)
+    files = []
+    code = 0
+    for path in args.files:
+        v = check_file(path) if args.max_work is None else check_file(path, args.max_work)
+        files.append({"path": str(path), "ok": v.ok, "kind": v.kind,
+                      "failed_check": v.failed_check, "location": v.location,
+                      "message": v.message, "exit_code": v.exit_code})
+        code = max(code, v.exit_code)
+    listings = []
+    for path, problem, c in verify_manifests(args.files):
+        listings.append({"path": str(path), "problem": problem, "exit_code": c})
+        code = max(code, c)
+    obj = {"exit_code": code, "files": files, "listings": listings,
+           "valid": sum(f["ok"] for f in files), "invalid": sum(not f["ok"] for f in files)}
+    _output.write(args, target, json.dumps(obj, indent=1, sort_keys=True) + "\n")
+    if target != "-":
+        print(f"{obj['valid']} valid, {obj['invalid']} not valid; verdicts written to {target}")
     return code

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+
+from engine.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,13 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument(
             "--bias", default=None, metavar="B", help="bias vector file (length k), affine case"
         )
-        q.add_argument(
-            "--json",
-            dest="json_out",
-            default=None,
-            metavar="OUT",
-            help="write the result as JSON to OUT ('-' for stdout)",
-        )
+        _output.add_output(q)
+        q.add_argument("--max-regions", type=int, default=None, metavar="N",
+                       help="refuse at once when the general-position bound on the count "
+                       "exceeds N (default 10,000,000: about a minute of exact work)")
         q.set_defaults(func=_count)
 
     g = sub.add_parser(
@@ -47,13 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g.add_argument("--seeds", type=int, default=5, help="heads per (n, d) (default 5)")
     g.add_argument("--d-max", type=int, default=6, help="largest width d (default 6)")
-    g.add_argument(
-        "--json",
-        dest="json_out",
-        default=None,
-        metavar="OUT",
-        help="write the report as JSON to OUT ('-' for stdout)",
-    )
+    _output.add_output(g, what="the report as JSON")
     g.add_argument(
         "--method",
         choices=("enumerate", "transport"),
@@ -72,24 +64,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.set_defaults(func=_grid)
 
 
-def _emit(obj: dict, out: str | None) -> bool:
+def _emit(obj: dict, args: argparse.Namespace) -> bool:
     """Write JSON; True when it went to stdout (then nothing else may be printed)."""
+    out = _output.json_target(args)
     if out is None:
         return False
-    text = json.dumps(obj, indent=1, sort_keys=True) + "\n"
-    if out == "-":
-        sys.stdout.write(text)
-        return True
-    Path(out).write_text(text)
-    return False
+    return _output.write(args, out, json.dumps(obj, indent=1, sort_keys=True) + "\n")
 
 
 def _count(args: argparse.Namespace) -> int:
     from engine.geometry import count_rankings, count_regions
+    from engine.geometry.counting import DEFAULT_MAX_COUNT, check_region_bound
     from engine.io import read_matrix, read_vector
 
+    _output.prepare(args, _output.json_target(args))
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
+    limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
+    bound = check_region_bound(W, bias=b, ranking=args.count_kind == "ranking", limit=limit)
+    if bound > 1_000_000 and sys.stderr.isatty():  # the exact count walks ~1 node per region
+        print(f"counting exactly: at most {bound:,} regions (general-position bound); about "
+              f"{bound / 200_000:.0f} s at most ...", file=sys.stderr, flush=True)
     fn = count_regions if args.count_kind == "sign" else count_rankings
     n = fn(W, bias=b)
     obj = {
@@ -100,15 +95,15 @@ def _count(args: argparse.Namespace) -> int:
         "count": n,
         "method": "zaslavsky",
     }
-    if _emit(obj, args.json_out):
+    if _emit(obj, args):
         return 0
     what = "sign patterns" if args.count_kind == "sign" else "rankings"
     print(
         f"{n} {what} (k = {len(W)}, d = {len(W[0])}{', affine' if b is not None else ''}; "
         "exact, Zaslavsky)"
     )
-    if args.json_out:
-        print(f"written to {args.json_out}")
+    if _output.json_target(args):
+        print(f"written to {_output.json_target(args)}")
     return 0
 
 
@@ -116,6 +111,7 @@ def _grid(args: argparse.Namespace) -> int:
     from engine.errors import InvalidInput
     from engine.geometry.grid import GRID_NOTE, verify_grid
 
+    _output.prepare(args, _output.json_target(args))
     try:
         ns = tuple(int(x) for x in args.n.split(",") if x.strip())
     except ValueError as exc:
@@ -130,10 +126,10 @@ def _grid(args: argparse.Namespace) -> int:
         method=args.method,
         workers=args.workers,
     )
-    if _emit(res.to_json(timings=args.timings), args.json_out):
+    if _emit(res.to_json(timings=args.timings), args):
         return 0 if res.passed else 1
     print(res.table(timings=args.timings))
     print(GRID_NOTE)
-    if args.json_out:
-        print(f"written to {args.json_out}")
+    if _output.json_target(args):
+        print(f"written to {_output.json_target(args)}")
     return 0 if res.passed else 1

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+import sys
 
+from engine.cli import _output
 from engine.errors import InvalidInput
 
 
@@ -42,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group",
                    help="also report delta_group for 'cyclic', 'symmetric' or a .json list of "
                         "permutations of the tokens")
-    p.add_argument("--json", dest="json_out", help="write the full report as JSON here")
+    _output.add_output(p, what="the full report as JSON")
     p.add_argument("--cert", help="write the translation certificate (checkable) here")
     p.add_argument("--plot", help="save heatmaps of the Grams here (.png/.pdf/.svg)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -62,6 +63,8 @@ def _inspect(args: argparse.Namespace) -> int:
     from engine.models.report import inspect_model
     from engine.models.tokens import parse_token_list
 
+    target = _output.json_target(args)
+    _output.prepare(args, target, args.cert, args.plot)
     bias = None if args.bias.lower() in {"none", "no", "false"} else args.bias
     report = inspect_model(
         args.model,
@@ -77,16 +80,20 @@ def _inspect(args: argparse.Namespace) -> int:
         group=args.group,
         progress=False if args.no_progress else None,
     )
-    for line in report.summary():
-        print(line)
-    if args.json_out:
-        text = json.dumps(report.as_dict(), indent=1, sort_keys=True, allow_nan=False)
-        Path(args.json_out).write_text(text + "\n")
-        print(f"report written to {args.json_out}")
+    text = json.dumps(report.as_dict(), indent=1, sort_keys=True, allow_nan=False) + "\n"
+    if target == "-":
+        _output.write(args, "-", text)
+    else:
+        for line in report.summary():
+            print(line)
+    say = print if target != "-" else (lambda m: print(m, file=sys.stderr))
+    if target and target != "-":
+        _output.write(args, target, text)
+        say(f"report written to {target}")
     if args.cert:
-        Path(args.cert).write_text(dumps(report.audit.certificate))
-        print(f"certificate written to {args.cert} (check: python -m certificates.check FILE)")
+        _output.write(args, args.cert, dumps(report.audit.certificate))
+        say(f"certificate written to {args.cert} (check: python -m certificates.check FILE)")
     if args.plot:
         report.save_plot(args.plot)
-        print(f"heatmaps saved to {args.plot}")
+        say(f"heatmaps saved to {args.plot}")
     return 0

@@ -43,7 +43,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 2000 else text[:2000] + " ..."
+
+
+def _os_error(exc: OSError) -> str:
+    what = exc.strerror or _one_line(exc) or type(exc).__name__
+    names = [n for n in (exc.filename, exc.filename2) if n is not None]
+    return f"{what}: {' -> '.join(map(str, names))}" if names else what
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and an exit code.
+
+    Exit codes: 0 success, 1 a claim or check failed, 2 an error (bad input, over a limit,
+    a file that cannot be read or written), 130 interrupted (Ctrl-C).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -54,11 +70,36 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe (`| head`) surfaces here, not at interpreter exit
         return code
     except EngineError as exc:
-        print(f"logitgeom: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"logitgeom: error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader stopped early: exit quietly, no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:
+        print("logitgeom: interrupted (Ctrl-C); pending work cancelled, workers stopped",
+              file=sys.stderr)
+        return 130
+    except UnicodeError as exc:
+        print(f"logitgeom: error: text that is not UTF-8: {_one_line(exc)[:300]}",
+              file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"logitgeom: error: {_os_error(exc)}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("logitgeom: error: input nested too deeply to process", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("logitgeom: error: out of memory; the input is too large for this machine "
+              "(see docs/limits.md)", file=sys.stderr)
+        return 2
+    except OverflowError as exc:  # an exact number too large for the float (solver) side
+        print(f"logitgeom: error: a number is beyond the float range (|x| > 1.8e308) that "
+              f"the float side (solvers, plots) can use ({_one_line(exc)})", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a limit or check outside engine.errors
+        print(f"logitgeom: error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
+
+from engine.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,29 +27,61 @@ def register(sub: argparse._SubParsersAction) -> None:
         if kind == "ranking":
             q.add_argument("--top", type=int, default=None, metavar="T",
                            help="only the distinct top-T prefixes")
-        q.add_argument("--json", dest="json_out", default=None, metavar="OUT",
-                       help="write the result as JSON to OUT ('-' for stdout)")
+        _output.add_output(q, what="the result (patterns and witnesses) as JSON")
         q.add_argument("--max-regions", type=int, default=None, metavar="N",
-                       help="refuse (before any work) if the exact count exceeds N")
+                       help="refuse (before any enumeration) if the count exceeds N; "
+                       "without N, heads that may have more than 2,000,000 regions "
+                       "(general-position bound) are refused at once")
         q.add_argument("--no-progress", action="store_true", help="no progress bar")
         q.set_defaults(func=_run)
+
+
+def _size_check(W, b, args: argparse.Namespace) -> None:
+    """Refuse huge heads at once, from the general-position bound (no exact work)."""
+    from engine.geometry.counting import (
+        DEFAULT_MAX_COUNT,
+        DEFAULT_MAX_PATTERNS,
+        check_region_bound,
+    )
+
+    ranking = args.patterns_kind == "ranking"
+    if ranking and args.top is not None:  # at most k (k-1) ... (k-T+1) prefixes
+        import math
+
+        from engine.errors import TooLarge
+
+        bound = math.perm(len(W), max(0, min(args.top, len(W))))
+        limit = DEFAULT_MAX_PATTERNS if args.max_regions is None else args.max_regions
+        if bound > max(limit, DEFAULT_MAX_PATTERNS if args.max_regions is None else 0):
+            raise TooLarge(f"a {len(W)}-label head may have up to {bound:,} top-{args.top} "
+                           f"prefixes, above the limit {limit:,}; raise --max-regions or "
+                           "lower --top (see docs/limits.md)")
+        return
+    if args.max_regions is None:
+        check_region_bound(W, bias=b, ranking=ranking, limit=DEFAULT_MAX_PATTERNS)
+    else:  # the exact count decides against N, as long as counting itself is affordable
+        check_region_bound(W, bias=b, ranking=ranking,
+                           limit=max(args.max_regions, DEFAULT_MAX_COUNT))
 
 
 def _run(args: argparse.Namespace) -> int:
     from engine.geometry import ranking_pattern, sign_pattern
     from engine.io import read_matrix, read_vector
 
+    target = _output.json_target(args)
+    _output.prepare(args, target)
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     progress = False if args.no_progress else None
+    _size_check(W, b, args)
     if args.patterns_kind == "sign":
         res = sign_pattern(W, bias=b, max_regions=args.max_regions, progress=progress)
     else:
         res = ranking_pattern(W, bias=b, top=args.top, max_regions=args.max_regions,
                               progress=progress)
     text = json.dumps(res.to_json(), indent=1, sort_keys=True) + "\n"
-    if args.json_out == "-":
-        sys.stdout.write(text)
+    if target == "-":
+        _output.write(args, "-", text)
         return 0
     print(f"{res.kind}: k = {res.k}, d = {res.d}{'' if res.bias is None else ', affine'}"
           f"{'' if res.top is None else f', top {res.top}'}")
@@ -64,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
         print("  " + s)
     if res.count > len(shown):
         print(f"  ... ({res.count - len(shown)} more; use --json for all and the witnesses)")
-    if args.json_out:
-        Path(args.json_out).write_text(text)
-        print(f"written to {args.json_out}")
+    if target:
+        _output.write(args, target, text)
+        print(f"written to {target}")
     return 0

@@ -16,8 +16,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "certificates (checked by the stdlib checker), solutions (JSON), figures "
                     "(PNG) and SUMMARY.md into DIR. Exit code 1 if any claim fails.",
     )
-    p.add_argument("--out", default="reproduction", metavar="DIR",
+    p.add_argument("-o", "--out", default="reproduction", metavar="DIR",
                    help="output directory (default ./reproduction)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files in DIR that no logitgeom run wrote (never by default)")
     p.add_argument("--only", default=None, metavar="KEYS",
                    help="comma-separated claim keys or globs (prefixes match), e.g. "
                         "'s000-thm-3.4,s003-app-f*'; see --list")
@@ -33,7 +35,8 @@ def _reproduce(args: argparse.Namespace) -> int:
         for c in select_claims(args.only):
             print(f"{c.key}  (seed {c.paper})")
         return 0
-    rep = reproduce(args.out, only=args.only, progress=False if args.no_progress else None)
+    rep = reproduce(args.out, only=args.only, progress=False if args.no_progress else None,
+                    force=args.force)
     print(summary_markdown(rep), end="")
     print(f"artifacts in {rep.out}/ (summary: {rep.out / 'SUMMARY.md'})")
     return rep.exit_code

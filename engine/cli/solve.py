@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+
+from engine.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,8 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--normalize", action="store_true",
                    help="divide each column of Y by its sum instead of requiring sums of 1")
     p.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK (default: registry)")
-    p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
-                   help="write the full solution as JSON to OUT ('-' for stdout)")
+    _output.add_output(p, what="the full solution as JSON")
     p.set_defaults(func=_solve)
 
 
@@ -41,6 +40,8 @@ def _solve(args: argparse.Namespace) -> int:
     from engine.io import read_raw
     from engine.symmetry import parse_group
 
+    target = _output.json_target(args)
+    _output.prepare(args, target)
     problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d,
                           normalize=args.normalize)
     options = {}
@@ -49,8 +50,8 @@ def _solve(args: argparse.Namespace) -> int:
     if args.tol is not None:
         options["tol"] = args.tol
     sol = problem.solve(method=args.method, solver=args.solver, **options)
-    if args.json_out == "-":
-        sys.stdout.write(sol.to_json(indent=1) + "\n")
+    if target == "-":
+        _output.write(args, "-", sol.to_json(indent=1) + "\n")
         return 0
     m, n = sol.Z.shape
     print(f"Y: {m} x {n}   rho = sqrt(E_W E_H) = {sol.rho:.10g}   d = {sol.d}")
@@ -67,7 +68,7 @@ def _solve(args: argparse.Namespace) -> int:
     if "symmetry_deviation" in sol.info:
         print(f"approximate symmetry: Y deviates from the group average by "
               f"{sol.info['symmetry_deviation']:.3g} (tol {args.tol:g})")
-    if args.json_out:
-        Path(args.json_out).write_text(sol.to_json(indent=1) + "\n")
-        print(f"solution written to {args.json_out}")
+    if target:
+        _output.write(args, target, sol.to_json(indent=1) + "\n")
+        print(f"solution written to {target}")
     return 0

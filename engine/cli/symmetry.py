@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,12 +19,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="approximate symmetry: entries closer than TOL count as equal; the "
                         "group found is verified on Y and its largest deviation reported")
     d.add_argument("--json", action="store_true", help="print JSON (sorted keys)")
+    d.add_argument("-o", "--out", default=None, metavar="PATH",
+                   help="write the JSON to PATH (implies --json)")
+    d.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
     d.set_defaults(func=_detect)
     t = ss.add_parser("target", help="orbit target Y = [g o y : g in G] as CSV of p/q values")
     t.add_argument("group", help="e.g. S3, C7, AGL5, S2+S3, S2xS3, S3wrS2")
     t.add_argument("y", nargs="+", help="base vector entries (p/q); a '|' argument starts "
                                         "another base vector (multi-block Y)")
-    t.add_argument("--out", default="-", help="output CSV path ('-': stdout)")
+    t.add_argument("-o", "--out", default="-", metavar="PATH",
+                   help="output CSV path ('-': stdout)")
+    t.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
     t.set_defaults(func=_target)
     g = ss.add_parser("gram", help="predicted pattern of W W^T (symmetrised orbitals)")
     g.add_argument("group", help="e.g. S3, S2+S3, S2xS3, S3wrS2")
@@ -34,18 +38,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
+    from engine.cli import _output
     from engine.io import read_raw
     from engine.symmetry import detect_symmetry
 
+    _output.prepare(args, args.out)
     r = detect_symmetry(read_raw(args.Y), max_order=args.max_order, tol=args.tol)
-    if args.json:
+    if args.json or args.out:
         out = {"order": r.order, "row_order": r.row_order, "complete": r.complete,
                "tol": r.tol, "deviation": r.deviation,
                "trivial": r.is_trivial, "summary": str(r),
                "generators": [{"rows": list(a), "columns": list(b)}
                               for a, b in r.action.generators],
                "duplicate_column_classes": [list(c) for c in r.column_classes if len(c) > 1]}
-        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        _output.write(args, args.out or "-", json.dumps(out, sort_keys=True) + "\n")
         return 0
     print(r)
     print(f"order: {r.order}   order on rows: {r.row_order}   complete: {r.complete}")
@@ -55,9 +61,11 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _target(args: argparse.Namespace) -> int:
+    from engine.cli import _output
     from engine.exact.numbers import fraction_to_str
     from engine.symmetry import orbit_targets, parse_group
 
+    _output.prepare(args, args.out)
     blocks, cur = [], []
     for tok in args.y:
         if tok == "|":
@@ -69,11 +77,7 @@ def _target(args: argparse.Namespace) -> int:
     T = orbit_targets(parse_group(args.group), blocks)
     lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
     text = "\n".join(lines) + "\n"
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.out, "w") as fh:
-            fh.write(text)
+    if not _output.write(args, args.out, text):
         print(f"{T.Y.shape[0]} x {T.Y.shape[1]} orbit target of {T.action.name} "
               f"(|G| = {T.action.order}) written to {args.out}")
     return 0

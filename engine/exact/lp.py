@@ -278,6 +278,10 @@ def _unit_rows(R: list[list[Fraction]]) -> list[list[float]]:
     return out
 
 
+#: What a failed float proposal may raise; it then means "no proposal" (the exact LP decides).
+_PROPOSAL_FAILURES = (RuntimeError, ValueError, ArithmeticError)
+
+
 def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]]:
     """Decide strict feasibility of {x : r . x > 0 for all rows} with a certificate.
 
@@ -314,13 +318,23 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
     """
     R, d = _rows(rows)
     Ri = [primitive_integer_row(r) for r in R]  # positive row scalings: the same cone
-    xf = propose(_unit_rows(R))
+    failed = False
+    try:  # float proposals decide nothing: any failure means "no proposal"
+        xf = propose(_unit_rows(R))
+    except _PROPOSAL_FAILURES:  # e.g. cdd's "LP cycling" on badly scaled rows
+        xf, failed = None, True
     if xf is not None:
-        z = small_integer_point(Ri, xf)
+        try:
+            z = small_integer_point(Ri, xf)
+        except _PROPOSAL_FAILURES:
+            z = None
         if z is not None:
             return True, tuple(Fraction(v) for v in z)
-    else:
-        support = _propose_support(_float_rows(R))
+    elif not failed:
+        try:
+            support = _propose_support(_float_rows(R))
+        except _PROPOSAL_FAILURES:
+            support = []
         if support:
             ys = gordan_multipliers([R[i] for i in support])
             if ys is not None:
@@ -331,7 +345,11 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
                     return False, tuple(Fraction(v) for v in primitive_integer_row(y))
     x = strictly_feasible(R)
     if x is not None:
-        z = small_integer_point(Ri, x) or primitive_integer_row(x)
+        try:  # a smaller integer point is a nicety: any float trouble keeps x itself
+            z = small_integer_point(Ri, x)
+        except _PROPOSAL_FAILURES:
+            z = None
+        z = z or primitive_integer_row(x)
         return True, tuple(Fraction(v) for v in z)
     y = gordan_multipliers(R)
     if y is None:  # pragma: no cover - Gordan's theorem

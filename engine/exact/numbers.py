@@ -5,6 +5,12 @@ Every matrix that reaches the exact side passes through :func:`to_fraction`,
 rational it denotes (``0.1`` is ``3602879701896397/36028797018963968``), never a
 rounded decimal; NaN and infinities are :class:`~engine.errors.InvalidInput`.
 
+Text is checked *before* it is parsed: a string must be an integer, a decimal (with an
+optional exponent) or ``p/q``, with at most :data:`MAX_DIGITS` digits in each part and an
+exponent of at most :data:`MAX_EXPONENT` in absolute value, so that no short string (such
+as ``"1e100000000"``) can cost unbounded time or memory.  The limits are stated in
+``docs/limits.md``.
+
 Exact matrices are tuples of tuples of :class:`fractions.Fraction` (immutable,
 hashable, usable as cache keys).
 
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from fractions import Fraction
@@ -34,6 +41,9 @@ from engine.errors import InvalidInput
 __all__ = [
     "ExactMatrix",
     "ExactVector",
+    "MAX_DIGITS",
+    "MAX_EXPONENT",
+    "check_number_text",
     "to_fraction",
     "to_vector",
     "to_matrix",
@@ -46,6 +56,76 @@ __all__ = [
 
 ExactVector = tuple[Fraction, ...]
 ExactMatrix = tuple[ExactVector, ...]
+
+#: Most digits accepted in one part of a number written as text (integer part plus
+#: fraction digits of a decimal, or each of p and q of ``p/q``).
+MAX_DIGITS = 1000
+#: Largest absolute decimal exponent accepted in text (``1e1000`` is accepted, ``1e1001`` not).
+MAX_EXPONENT = 1000
+
+_DECIMAL = re.compile(r"[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?",
+                      re.ASCII)
+_RATIO = re.compile(r"[+-]?(?P<num>\d+)/(?P<den>\d+)", re.ASCII)
+
+
+def _limit_error(what: str, text: str, detail: str) -> InvalidInput:
+    shown = text if len(text) <= 40 else text[:20] + "..." + text[-10:]
+    return InvalidInput(
+        f"{what} = {shown!r} is too large to read: {detail} (limits: {MAX_DIGITS} digits, "
+        f"exponent {MAX_EXPONENT}; see docs/limits.md)"
+    )
+
+
+def check_number_text(text: str, *, what: str = "value") -> str:
+    """Check the textual form of a number before it is parsed; return it stripped.
+
+    Accepted: an integer, a decimal with optional exponent (``-1.5e-3``) or ``p/q``; each
+    part has at most :data:`MAX_DIGITS` digits and the exponent is at most
+    :data:`MAX_EXPONENT` in absolute value.  Costs time linear in the text, whatever it is.
+
+    Raises
+    ------
+    InvalidInput
+        Not a number (the message says what is accepted) or over a limit (the message names
+        the limit).
+
+    Examples
+    --------
+    >>> check_number_text(" 3/4 ")
+    '3/4'
+    >>> check_number_text("1e100000000")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: value = '1e100000000' is too large to read: exponent ...
+    """
+    s = text.strip()
+    if len(s) > 2 * MAX_DIGITS + 40:
+        raise _limit_error(what, s, f"{len(s)} characters")
+    m = _RATIO.fullmatch(s)
+    if m:
+        for part in ("num", "den"):
+            if len(m[part]) > MAX_DIGITS:
+                raise _limit_error(what, s, f"{len(m[part])} digits")
+        return s
+    m = _DECIMAL.fullmatch(s)
+    if not m or not (m["int"] or m["frac"]):
+        low = s.lower()
+        if low in {"nan", "+nan", "-nan"}:
+            raise InvalidInput(f"{what} is NaN; every entry must be a finite number")
+        if low.lstrip("+-") in {"inf", "infinity"}:
+            raise InvalidInput(f"{what} is {s}; every entry must be a finite number")
+        shown = s if len(s) <= 40 else s[:37] + "..."
+        raise InvalidInput(f"{what} = {shown!r} is not a number (use an integer, a decimal or "
+                           "'p/q')")
+    digits = len(m["int"] or "") + len(m["frac"] or "")
+    if digits > MAX_DIGITS:
+        raise _limit_error(what, s, f"{digits} digits")
+    if m["exp"] is not None:
+        e = m["exp"].lstrip("+-").lstrip("0")
+        if len(e) > len(str(MAX_EXPONENT)) or int(e or 0) > MAX_EXPONENT:
+            shown = e if len(e) <= 20 else e[:10] + "..."
+            raise _limit_error(what, s, f"exponent {shown} exceeds {MAX_EXPONENT}")
+    return s
 
 
 def to_fraction(x: object, *, what: str = "value") -> Fraction:
@@ -95,19 +175,23 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
     if isinstance(x, Decimal):
         if not x.is_finite():
             raise InvalidInput(f"{what} is {x}; every entry must be a finite number")
+        t = x.as_tuple()
+        if len(t.digits) > MAX_DIGITS or abs(int(t.exponent)) > MAX_EXPONENT + MAX_DIGITS:
+            raise _limit_error(what, str(x), "too many digits or too large an exponent")
         return Fraction(x)
+    if isinstance(x, bytes):
+        try:
+            x = x.decode("ascii")
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{what} is not text a number can be read from") from None
     if isinstance(x, str):
-        s = x.strip()
+        s = check_number_text(x, what=what)
         try:
             q = Fraction(s)
         except (ValueError, ZeroDivisionError) as exc:
-            low = s.lower()
-            if low in {"nan", "+nan", "-nan"}:
-                raise InvalidInput(f"{what} is NaN; every entry must be a finite number") from None
-            if low.lstrip("+-") in {"inf", "infinity"}:
-                raise InvalidInput(f"{what} is {s}; every entry must be a finite number") from None
             raise InvalidInput(
-                f"{what} = {x!r} is not a number (use an integer, a decimal or 'p/q')"
+                f"{what} = {s!r} is not a number (a zero denominator?); use an integer, a "
+                "decimal or 'p/q' with q != 0"
             ) from exc
         return q
     if isinstance(x, numbers.Rational):
@@ -232,8 +316,20 @@ def matrix_to_str(M: Sequence[Sequence[Fraction]]) -> list[list[str]]:
 
 
 def to_float(q: Fraction) -> float:
-    """The nearest float to an exact rational (for display and float search only)."""
-    return float(q)
+    """The nearest float to an exact rational (for display and float search only).
+
+    Raises
+    ------
+    InvalidInput
+        ``|q|`` is beyond the largest float (about 1.8e308).
+    """
+    try:
+        return float(q)
+    except OverflowError:
+        raise InvalidInput(
+            f"{fraction_to_str(q)[:30]}... is beyond the float range (|x| > 1.8e308); the "
+            "float side cannot use it"
+        ) from None
 
 
 def to_float_array(M: Sequence[Sequence[Fraction]] | Sequence[Fraction]) -> np.ndarray:
@@ -244,5 +340,5 @@ def to_float_array(M: Sequence[Sequence[Fraction]] | Sequence[Fraction]) -> np.n
     >>> to_float_array(((Fraction(1, 2), Fraction(3)),)).tolist()
     [[0.5, 3.0]]
     """
-    return np.array([[float(x) for x in r] if isinstance(r, Sequence) else float(r) for r in M],
-                    dtype=float)
+    return np.array([[to_float(x) for x in r] if isinstance(r, Sequence) else to_float(r)
+                     for r in M], dtype=float)

@@ -30,8 +30,13 @@ from __future__ import annotations
 
 from math import comb
 
-from engine.errors import InvalidInput
-from engine.exact.lattice import count_rankings_exact, count_regions_exact
+from engine.errors import InvalidInput, TooLarge
+from engine.exact.lattice import (
+    count_rankings_exact,
+    count_regions_exact,
+    hyperplane_vectors,
+    tie_classes,
+)
 from engine.exact.numbers import to_matrix, to_vector
 
 __all__ = [
@@ -42,13 +47,84 @@ __all__ = [
     "ranking_count_generic",
     "ranking_count_generic_affine",
     "stirling_first",
+    "region_upper_bound",
+    "check_region_bound",
+    "DEFAULT_MAX_COUNT",
+    "DEFAULT_MAX_PATTERNS",
 ]
+
+#: Default limit of ``logitgeom count`` on the general-position bound (the exact count
+#: visits about one node per region: ~2e5 regions/s, so this is about a minute at most).
+DEFAULT_MAX_COUNT = 10_000_000
+#: Default limit of ``logitgeom patterns`` (every region is stored with a witness).
+DEFAULT_MAX_PATTERNS = 2_000_000
 
 
 def _exact_input(W: object, bias: object) -> tuple:
     M = to_matrix(W, what="W")
     b = None if bias is None else to_vector(bias, what="bias", length=len(M))
     return M, b
+
+
+def region_upper_bound(W: object, *, bias: object = None, ranking: bool = False) -> int:
+    """A cheap upper bound on ``|S(W)|`` (or ``|R(W)|``): the general-position count.
+
+    The number of regions of an arrangement never exceeds that of an arrangement of as
+    many hyperplanes in general position (each region of the former contains an open ball,
+    which keeps its sign vector under a small perturbation into general position).  Sign
+    patterns: Cover's count of the distinct hyperplanes (affine: ``sum_{i<=d} C(n, i)``);
+    rankings: the generic ranking count of the tie classes (at most ``m!``).  Costs
+    ``O(k d)`` exact operations, whatever the count (see docs/limits.md).
+
+    Examples
+    --------
+    >>> region_upper_bound([[1, 0], [0, 1], [2, 0]])   # two distinct lines: at most 4
+    4
+    >>> region_upper_bound([[1, 0], [0, 1], [1, 1]], ranking=True)
+    6
+    """
+    M, b = _exact_input(W, bias)
+    d = len(M[0])
+    if ranking:
+        m = len(tie_classes(M, b))
+        if m <= 1:
+            return 1
+        return (ranking_count_generic(m, d) if b is None
+                else ranking_count_generic_affine(m, d))
+    vecs, dim = hyperplane_vectors(M, b)
+    if b is None:
+        n = len(vecs)
+        return cover_count(n, min(d, n)) if n else 1
+    n = len(vecs) - 1  # hyperplane_vectors adds the hyperplane at infinity
+    return sum(comb(n, i) for i in range(min(d, n) + 1))
+
+
+def check_region_bound(W: object, *, bias: object = None, ranking: bool = False,
+                       limit: int, what: str = "--max-regions") -> int:
+    """Refuse, before any enumeration, a head whose region bound exceeds ``limit``.
+
+    Returns the bound when it is at most ``limit``.
+
+    Raises
+    ------
+    TooLarge
+        The general-position bound exceeds ``limit`` (the message gives the bound).
+
+    Examples
+    --------
+    >>> check_region_bound([[1, 0], [0, 1]], limit=10)
+    4
+    """
+    bound = region_upper_bound(W, bias=bias, ranking=ranking)
+    if bound > limit:
+        M = to_matrix(W, what="W")
+        kind = "rankings" if ranking else "sign patterns"
+        raise TooLarge(
+            f"this {len(M)} x {len(M[0])} head may have up to {bound:,} {kind} (the "
+            f"general-position bound), above the limit {limit:,}; the exact work grows with "
+            f"that number. Raise {what} to at least {bound:,} to try anyway, or use a "
+            "smaller head (see docs/limits.md)")
+    return bound
 
 
 def count_regions(W: object, *, bias: object = None) -> int:

@@ -32,12 +32,11 @@ Examples
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -56,6 +55,7 @@ from engine.geometry._grid_sets import (
 )
 from engine.geometry.cosine import difference_pairs, gram_exact
 from engine.geometry.patterns import ranking_pattern, sign_pattern
+from engine.run.executor import in_worker, process_pool
 
 __all__ = [
     "GridCell",
@@ -455,7 +455,7 @@ def verify_grid(
     show = sys.stderr.isatty() if progress is None else bool(progress)
     if workers is None:
         workers = search._cpus() if max(n for n, _, _ in jobs) >= 10 else 1
-    if multiprocessing.current_process().daemon:  # no nested pools
+    if in_worker():  # no nested pools
         workers = 1
     args = [(n, d, s, low, high, method) for n, d, s in jobs]
     cells: list[GridCell | None] = [None] * len(jobs)
@@ -465,7 +465,7 @@ def verify_grid(
             cells[i] = _grid_job(a, executor)
             bar.update(1)
     else:  # biggest cells first (balance); results kept in grid order
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        with process_pool(min(workers, len(jobs))) as pool:  # Ctrl-C: workers end at once
             order = sorted(range(len(jobs)), key=lambda i: (-jobs[i][0], -jobs[i][1], i))
             futs = {pool.submit(_grid_job, args[i]): i for i in order}
             for f in as_completed(futs):

@@ -20,11 +20,10 @@ Examples
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -33,6 +32,7 @@ from tqdm import tqdm
 
 from engine.exact.lp import decide
 from engine.geometry import _arrangement as ar
+from engine.run.executor import in_worker, process_pool
 
 __all__ = ["Topes", "topes", "topes_arrays", "prefix_search", "default_executor",
            "prefer_exact", "PARALLEL_THRESHOLD"]
@@ -51,10 +51,10 @@ def _cpus() -> int:
 def default_executor(expected: int | None) -> Executor | None:
     """A process pool over the available cores when the work is big, else ``None`` (serial)."""
     n = _cpus()
-    if multiprocessing.current_process().daemon:  # daemonic workers may not have children
+    if in_worker():  # workers may not have pools of their own
         return None
     if expected is not None and expected > PARALLEL_THRESHOLD and n > 1:
-        return ProcessPoolExecutor(max_workers=n)
+        return process_pool(n)
     return None
 
 

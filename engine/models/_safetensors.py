@@ -31,6 +31,56 @@ _DTYPES: dict[str, str] = {
     "U8": "u1",
 }
 _MAX_HEADER = 100_000_000
+#: Bytes per element of every dtype the format defines (validation needs the sizes even
+#: of dtypes that cannot be read here).
+_ITEMSIZE: dict[str, int] = {
+    "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
+    "U64": 8, "U32": 4, "U16": 2, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1,
+    "C64": 8, "C128": 16,
+}
+
+
+def _validate(path: Path, header: dict, data_size: int) -> None:
+    """Check every tensor entry: dtype, shape, offsets inside the data area, no overlap.
+
+    Raises InvalidInput naming the first bad entry, so a malformed header is one clear
+    error and never a read of the header's own bytes (or of nothing) as weights.
+    """
+    spans = []
+    for name, e in header.items():
+        bad = f"{path}: tensor {name[:80]!r}"
+        if not isinstance(e, dict):
+            raise InvalidInput(f"{bad}: header entry is not an object; the file is corrupt")
+        extra = sorted(set(e) - {"dtype", "shape", "data_offsets"})
+        if extra:
+            raise InvalidInput(f"{bad}: unknown header field(s) {extra[:5]}; the file is corrupt")
+        dt, shape, offs = e.get("dtype"), e.get("shape"), e.get("data_offsets")
+        if not isinstance(dt, str) or dt not in _ITEMSIZE:
+            raise InvalidInput(f"{bad}: unknown dtype {dt!r}; the file is corrupt")
+        if (not isinstance(shape, list) or len(shape) > 16
+                or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in shape)):
+            raise InvalidInput(f"{bad}: shape {shape!r} is not a list of non-negative integers")
+        if (not isinstance(offs, list) or len(offs) != 2
+                or any(isinstance(o, bool) or not isinstance(o, int) for o in offs)):
+            raise InvalidInput(f"{bad}: data_offsets {offs!r} is not a pair of integers")
+        begin, end = offs
+        count = 1
+        for s in shape:
+            count *= s
+        if not 0 <= begin <= end <= data_size:
+            raise InvalidInput(
+                f"{bad}: data_offsets [{begin}, {end}] are not inside the data area "
+                f"[0, {data_size}]; the file is truncated or corrupt")
+        if end - begin != count * _ITEMSIZE[dt]:
+            raise InvalidInput(
+                f"{bad}: data_offsets [{begin}, {end}] hold {end - begin} bytes but shape "
+                f"{tuple(shape)} of {dt} needs {count * _ITEMSIZE[dt]}; the file is corrupt")
+        spans.append((begin, end, name))
+    spans.sort()
+    for (b0, e0, n0), (b1, e1, n1) in zip(spans, spans[1:], strict=False):
+        if b1 < e0 and b1 < e1:
+            raise InvalidInput(f"{path}: tensors {n0[:80]!r} and {n1[:80]!r} overlap "
+                               f"([{b0}, {e0}] and [{b1}, {e1}]); the file is corrupt")
 
 
 class SafetensorsFile:
@@ -52,13 +102,18 @@ class SafetensorsFile:
                 )
             try:
                 header = json.loads(fh.read(n))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise InvalidInput(f"{self.path}: unreadable safetensors header: {exc}") from exc
+            except (ValueError, RecursionError) as exc:  # JSON, UTF-8, huge integers
+                msg = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                raise InvalidInput(f"{self.path}: unreadable safetensors header: {msg}") from None
         if not isinstance(header, dict):
             raise InvalidInput(f"{self.path}: safetensors header is not a JSON object")
         self._data_start = 8 + n
         self._size = size
-        self.metadata = header.pop("__metadata__", None) or {}
+        meta = header.pop("__metadata__", None) or {}
+        if not isinstance(meta, dict):
+            raise InvalidInput(f"{self.path}: safetensors __metadata__ is not a JSON object")
+        _validate(self.path, header, size - self._data_start)
+        self.metadata = meta
         self.header: dict[str, dict] = header
 
     def names(self) -> list[str]:

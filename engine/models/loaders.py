@@ -25,6 +25,8 @@ Examples
 from __future__ import annotations
 
 import json
+import warnings
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,12 +166,7 @@ class _TorchStore(_Store):
         self.source = source
         self.tensors: dict[str, object] = {}
         for f in files:
-            try:
-                sd = torch.load(f, map_location="cpu", weights_only=True, mmap=True)
-            except RuntimeError:
-                sd = torch.load(f, map_location="cpu", weights_only=True)
-            except Exception as exc:
-                raise InvalidInput(f"{f} is not a readable PyTorch state dict: {exc}") from exc
+            sd = _torch_load(torch, f)
             for key in ("state_dict", "model", "module"):
                 if isinstance(sd, dict) and isinstance(sd.get(key), dict) and len(sd) <= 4:
                     sd = sd[key]
@@ -192,6 +189,27 @@ class _TorchStore(_Store):
 
 
 _TORCH_SUFFIXES = {".bin", ".pt", ".pth", ".ckpt"}
+
+
+def _torch_load(torch, f: Path):
+    """``torch.load`` with ``weights_only=True`` (no code runs), memory-mapped when the file
+    is a zip checkpoint; a legacy (non-zip) pickle is loaded without mmap.  Every failure,
+    including the legacy pickle's own errors, is one :class:`InvalidInput`."""
+    if not f.is_file():
+        raise InvalidInput(f"{f} is not a regular file")
+    try:
+        with warnings.catch_warnings():  # torch's pickle-protocol notes are not the user's
+            warnings.simplefilter("ignore", UserWarning)
+            if zipfile.is_zipfile(f):
+                return torch.load(f, map_location="cpu", weights_only=True, mmap=True)
+            return torch.load(f, map_location="cpu", weights_only=True)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:  # unpickling raises many types; all mean "unreadable"
+        msg = str(exc).strip().splitlines()[0].split(". ")[0][:160] if str(exc).strip() else ""
+        raise InvalidInput(f"{f} is not a readable PyTorch state dict ({type(exc).__name__}"
+                           f"{': ' + msg if msg else ''}); only tensors are loaded "
+                           "(weights_only), convert other checkpoints to .safetensors") from None
 
 
 def _index_files(index: Path) -> list[Path]:

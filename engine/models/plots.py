@@ -90,6 +90,13 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int | None 
         meta = {"png": {"Software": None},
                 "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
         try:
-            fig.savefig(out, dpi=dpi or plotstyle.DPI, metadata=meta.get(out.suffix[1:]))
+            import io
+
+            from engine._fsio import write_atomic
+
+            buf = io.BytesIO()
+            fig.savefig(buf, format=out.suffix.lstrip(".").lower() or "png",
+                        dpi=dpi or plotstyle.DPI, metadata=meta.get(out.suffix[1:]))
+            write_atomic(out, buf.getvalue())  # never a truncated image
         except (OSError, ValueError) as exc:
             raise InvalidInput(f"cannot write the plot to {out}: {exc}") from exc

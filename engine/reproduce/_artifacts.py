@@ -9,6 +9,7 @@ become 0) and no timings, so two runs write byte-identical files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from engine._fsio import OutputError, write_atomic
 from engine.errors import InvalidInput
 from engine.exact.numbers import fraction_to_str
 
@@ -91,16 +93,40 @@ class Context:
         self.shared: dict = {}
         #: figure path -> caption (listed in SUMMARY.md)
         self.captions: dict[str, str] = {}
+        #: files an earlier logitgeom run wrote here -> their SHA-256 then (None: unknown);
+        #: they may be replaced while unchanged
+        self.owned: dict[str, str | None] = {}
+        #: replace any existing file (``--force``)
+        self.force = True
+        #: every file written by this context (relative to ``out``)
+        self.written: set[str] = set()
+
+    def check_overwrite(self, rel: str) -> None:
+        """Refuse (OutputError) to replace a file that no logitgeom run wrote, unless forced."""
+        p = self.out / rel
+        if p.is_dir():
+            raise OutputError(f"cannot write {p}: it is a directory")
+        if not p.exists() or self.force or rel in self.written:
+            return
+        if rel not in self.owned:
+            raise OutputError(f"{p} exists and was not written by a logitgeom run; move it "
+                              "away or pass --force to overwrite it")
+        want = self.owned[rel]
+        if want is not None and hashlib.sha256(p.read_bytes()).hexdigest() != want:
+            raise OutputError(f"{p} was changed since a logitgeom run wrote it; move it away "
+                              "or pass --force to overwrite it")
 
     def _path(self, rel: str) -> Path:
+        self.check_overwrite(rel)
         p = self.out / rel
         p.parent.mkdir(parents=True, exist_ok=True)
+        self.written.add(rel)
         return p
 
     def write_json(self, rel: str, obj: Any) -> str:
         """Write ``obj`` (cleaned by :func:`clean_json`) as sorted, indented JSON."""
         text = json.dumps(clean_json(obj), sort_keys=True, indent=1, allow_nan=False)
-        self._path(rel).write_text(text + "\n", encoding="utf-8")
+        write_atomic(self._path(rel), text + "\n")
         return rel
 
     def write_certificate(self, name: str, cert: dict) -> str:
@@ -115,7 +141,7 @@ class Context:
 
         if "/" in name or not name.endswith(".json"):
             raise InvalidInput(f"certificate names are top-level *.json files; got {name!r}")
-        self._path(name).write_text(dumps(cert), encoding="utf-8")
+        write_atomic(self._path(name), dumps(cert))
         self.certificates.append(name)
         return name
 
@@ -135,5 +161,7 @@ class Context:
         with plotstyle.style():
             fig = plotstyle.figure(w, h, **kw)
             yield fig
-            plotstyle.save(fig, self._path(rel))
+            png = self._path(rel)
+            self._path(str(Path(rel).with_suffix(".pdf")))  # the PDF twin: same rules
+            plotstyle.save(fig, png)
         self.captions[rel] = caption

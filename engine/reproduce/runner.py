@@ -12,16 +12,24 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine._fsio import OutputError, write_atomic
 from engine._version import __version__
 from engine.reproduce._artifacts import Context
-from engine.reproduce.manifest import write_manifest
-from engine.reproduce.registry import Row, Status, select_claims
+from engine.reproduce.manifest import (
+    MANIFEST,
+    RUN_RECORD,
+    read_run_record,
+    write_manifest,
+    write_run_record,
+)
+from engine.reproduce.registry import CLAIMS, Row, Status, select_claims
 
 __all__ = ["Report", "reproduce", "check_certificates", "summary_markdown"]
 
@@ -59,11 +67,33 @@ class Report:
         return 0 if self.ok else 1
 
 
+#: Work budget of the checker on a run's own certificates (see docs/limits.md).
+_RUN_MAX_WORK = 10**11
+
+
+def checker_command() -> list[str]:
+    """The command line of the trusted checker, isolated from the current directory.
+
+    ``python -I`` (no current directory or script folder on ``sys.path``, no
+    ``PYTHON*`` environment variables, no user site) imports ``certificates`` from the
+    folder this installation's package lives in, named explicitly, so a ``certificates/``
+    package planted in the output directory (or anywhere else) cannot run instead.
+    """
+    import certificates
+
+    root = str(Path(certificates.__file__).resolve().parent.parent)
+    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+            "from certificates.check import main; sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-I", "-c", code, root]
+
+
 def check_certificates(out: str | Path, names: list[str]) -> dict[str, str]:
     """Verdicts of the trusted checker on ``names`` (relative to ``out``), run in a subprocess.
 
-    The checker is ``python -m certificates.check`` (standard library only), so the
-    verdicts do not depend on anything the engine computed in this process.
+    The checker is ``certificates.check`` (standard library only) run by
+    :func:`checker_command` (isolated: ``python -I``, explicit package folder), so the
+    verdicts depend neither on anything the engine computed in this process nor on files
+    in ``out``.
 
     Returns
     -------
@@ -72,12 +102,15 @@ def check_certificates(out: str | Path, names: list[str]) -> dict[str, str]:
     """
     if not names:
         return {}
-    proc = subprocess.run([sys.executable, "-m", "certificates.check", *names], cwd=out,
+    # the engine's own certificates: a generous budget (the run was asked for; it ends)
+    proc = subprocess.run([*checker_command(), f"--max-work={_RUN_MAX_WORK}", "--", *names],
+                          cwd=out,
                           capture_output=True, text=True, check=False)
     verdicts = {}
     for line in proc.stdout.splitlines():
         path, _, rest = line.partition(": ")
-        verdicts[path] = "OK" if rest.startswith("OK") else rest
+        if path in names:
+            verdicts[path] = "OK" if rest.startswith("OK") else rest
     for n in names:
         verdicts.setdefault(n, f"no verdict (checker exit {proc.returncode}: "
                                f"{proc.stderr.strip()[-200:]})")
@@ -116,8 +149,63 @@ def summary_markdown(rep: Report) -> str:
     return "\n".join(lines)
 
 
+def _row_to_json(row: Row) -> dict:
+    return {"claim": row.claim, "instance": row.instance, "method": row.method,
+            "result": row.result, "artifacts": list(row.artifacts), "status": row.status.value}
+
+
+def _row_from_json(d: dict) -> Row | None:
+    try:
+        return Row(str(d["claim"]), str(d["instance"]), str(d["method"]), str(d["result"]),
+                   tuple(str(a) for a in d["artifacts"]), Status(d["status"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _owned_files(out: Path, force: bool) -> dict[str, str | None]:
+    """Files in ``out`` that logitgeom runs wrote, with the SHA-256 they were written with.
+
+    Such a file may be replaced without ``--force`` while its bytes are unchanged (a file
+    the user edited since is the user's).  Raises OutputError when ``out`` holds files but
+    no run record (not a run directory), unless ``force``.
+    """
+    if not out.exists():
+        return {}
+    if not out.is_dir():
+        raise OutputError(f"cannot write into {out}: it is not a directory")
+    record = read_run_record(out)
+    if record is not None:
+        files = record.get("files") or {}
+        if isinstance(files, list):
+            return {str(f): None for f in files}
+        return {str(k): (str(v) if v else None) for k, v in files.items()}
+    if force:
+        return {}
+    present = sorted(p.name for p in out.iterdir())
+    if present:
+        raise OutputError(
+            f"{out} already holds files that no logitgeom run wrote ({', '.join(present[:5])}"
+            f"{', ...' if len(present) > 5 else ''}); choose another --out folder or pass "
+            "--force to overwrite them")
+    return {}
+
+
+def _remember(out: Path, record: dict, ctx: Context, hashed: set[str]) -> None:
+    """Add the files written so far (with their digests) to the run record, on disk."""
+    record["files"].update({rel: _digest(out / rel) for rel in ctx.written if rel not in hashed})
+    hashed |= ctx.written
+    write_run_record(out, record)
+
+
 def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
-              progress: bool | None = None) -> Report:
+              progress: bool | None = None, force: bool = False) -> Report:
     """Run every claim of both papers (or those matching ``only``) and write the artifacts.
 
     Parameters
@@ -127,8 +215,13 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         ``figures/`` and ``SUMMARY.md``.
     only : str, optional
         Comma-separated claim keys or globs (see :func:`engine.reproduce.select_claims`).
+        The rows and certificates of the other claims from an earlier run in ``out`` are
+        kept: ``SUMMARY.md`` and ``CERTIFICATES.sha256`` are merged, not replaced.
     progress : bool, optional
         Progress bar; default: only when stderr is a terminal.
+    force : bool
+        Overwrite files in ``out`` that no logitgeom run wrote (by default such a file is
+        never replaced: the run stops with an error before writing it).
 
     Returns
     -------
@@ -138,27 +231,55 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     ------
     InvalidInput
         ``only`` matches no claim.
+    OutputError
+        ``out`` cannot be written, or a file there would be overwritten without ``force``.
+
+    Notes
+    -----
+    Every file is written atomically; ``out/.logitgeom-run`` says ``"incomplete"``
+    from the start until the run has finished (``logitgeom check`` reports it).
     """
     from tqdm import tqdm
 
     claims = select_claims(only)
+    out = Path(out)
+    owned = _owned_files(out, force)
+    prior = read_run_record(out) or {}
     ctx = Context(out)
+    ctx.owned, ctx.force = owned, force
+    for rel in ("SUMMARY.md", MANIFEST):
+        ctx.check_overwrite(rel)
+    prior_rows = {k: v for k, v in (prior.get("rows") or {}).items() if isinstance(v, dict)}
+    record = {"engine": f"logitgeom {__version__}", "status": "incomplete",
+              "files": dict(owned), "rows": prior_rows,
+              "captions": dict(prior.get("captions") or {})}
+    write_run_record(out, record)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     rows: list[Row] = []
+    keys: list[str] = []
     owner: dict[str, int] = {}
+    hashed: set[str] = set()
     bar = tqdm(claims, desc="reproduce", unit="claim", disable=not show)
     for c in bar:
         bar.set_postfix_str(c.key, refresh=False)
         before = len(ctx.certificates)
         try:
             row = c.func(ctx)
+        except OutputError:
+            _remember(out, record, ctx, hashed)
+            raise  # a file that may not be overwritten: stop the run, say which
         except Exception as exc:  # a failing claim is a FAIL row, never a crash of the run
             if show:
                 traceback.print_exc()
             row = _failed(c.key, exc)
+        except BaseException:  # Ctrl-C: the run stays incomplete but knows what it wrote
+            _remember(out, record, ctx, hashed)
+            raise
         for name in ctx.certificates[before:]:
             owner[name] = len(rows)
         rows.append(row)
+        keys.append(c.key)
+        _remember(out, record, ctx, hashed)  # an interrupted run still knows what it wrote
     verdicts = check_certificates(ctx.out, ctx.certificates)
     bad = tuple(sorted(n for n, v in verdicts.items() if v != "OK"))
     for n in bad:
@@ -168,6 +289,32 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
                       r.result + f"; CERTIFICATE {n} REJECTED: {verdicts[n]}", r.artifacts,
                       Status.FAIL)
     rep = Report(ctx.out, tuple(rows), len(verdicts), bad, tuple(ctx.captions.items()))
-    write_manifest(ctx.out, ctx.certificates)  # lets `logitgeom check` notice deletions
-    (ctx.out / "SUMMARY.md").write_text(summary_markdown(rep), encoding="utf-8")
+    write_manifest(ctx.out, ctx.certificates, merge=only is not None)
+    # SUMMARY.md: this run's rows, plus (for --only) the earlier rows of the other claims
+    for k, r in zip(keys, rows, strict=True):
+        record["rows"][k] = {**_row_to_json(r), "certificates": sorted(
+            n for n, i in owner.items() if rows[i] is r)}
+    if only is None:
+        record["rows"] = {k: record["rows"][k] for k in keys}
+        record["captions"] = {}
+    record["captions"].update(ctx.captions)
+    order = {k: i for i, k in enumerate(CLAIMS)}
+    merged_keys = sorted(record["rows"], key=lambda k: (order.get(k, len(order)), k))
+    merged = [r for r in (_row_from_json(record["rows"][k]) for k in merged_keys) if r]
+    if only is None:
+        total = rep
+    else:
+        invalid = {n for k in merged_keys for n in record["rows"][k].get("certificates", [])
+                   if record["rows"][k].get("status") != "PASS"} & set(bad)
+        n_certs = len({n for k in merged_keys for n in record["rows"][k].get("certificates", [])})
+        total = Report(ctx.out, tuple(merged), n_certs, tuple(sorted(invalid)),
+                       tuple(sorted(record["captions"].items())))
+    write_atomic(ctx.out / "SUMMARY.md", summary_markdown(total))
+    ctx.written |= {"SUMMARY.md", MANIFEST}
+    record["files"].update({rel: _digest(out / rel) for rel in ctx.written})
+    record["status"] = "complete"
+    write_run_record(out, record)
     return rep
+
+
+__all__ += ["checker_command", "RUN_RECORD"]

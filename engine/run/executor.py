@@ -9,7 +9,10 @@ about geometry.  What it guarantees:
 * a ``distributed.Client`` works as an executor (``executor=client``), as does any
   :class:`concurrent.futures.Executor`, or ``None`` for serial work in this process;
 * Ctrl-C (or any exception while waiting) cancels the pending units and, for pools this
-  module created, shuts the workers down at once instead of waiting for the queue;
+  module created (:func:`process_pool`), terminates the workers at once instead of waiting
+  for the queue; workers ignore Ctrl-C themselves (no traceback per worker), die with their
+  parent (Linux ``PR_SET_PDEATHSIG``: no orphan workers when the parent is killed) and never
+  start pools of their own (:func:`in_worker`);
 * each unit's wall duration is measured where it ran (for scaling simulations);
 * a progress bar over units (tqdm) when asked for or when stderr is a terminal.
 
@@ -22,7 +25,9 @@ Examples
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,7 +40,8 @@ from tqdm import tqdm
 
 from engine.errors import InvalidInput
 
-__all__ = ["UnitResult", "run_units", "make_executor", "is_dask_client", "cpu_count"]
+__all__ = ["UnitResult", "run_units", "make_executor", "is_dask_client", "cpu_count",
+           "process_pool", "WorkerPool", "in_worker"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,88 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - non-Linux
         return os.cpu_count() or 1
+
+
+def in_worker() -> bool:
+    """True in a worker process (of a pool, of Dask, of any ``multiprocessing`` parent).
+
+    Work running in a worker stays serial: no nested pools.
+
+    Examples
+    --------
+    >>> in_worker()
+    False
+    """
+    return multiprocessing.parent_process() is not None or \
+        multiprocessing.current_process().daemon
+
+
+def _die_with_parent() -> None:
+    """Worker start-up: ignore Ctrl-C (the parent handles it) and die with the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    if os.getppid() != parent:  # pragma: no cover - the parent died before prctl
+        os._exit(1)
+
+
+class WorkerPool(ProcessPoolExecutor):
+    """A process pool whose workers ignore Ctrl-C and die with the parent, and which
+    :meth:`abort` ends at once (pending work cancelled, workers terminated).
+
+    Leaving a ``with`` block by an exception (Ctrl-C included) aborts; leaving it normally
+    waits for the work as usual.
+    """
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        super().__init__(max_workers=max_workers, initializer=_die_with_parent)
+
+    def abort(self) -> None:
+        """Cancel pending work and terminate the workers now (no waiting for the queue)."""
+        procs = list((getattr(self, "_processes", None) or {}).values())
+        super().shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            try:
+                p.terminate()
+            except (OSError, AttributeError, ValueError):  # pragma: no cover - already gone
+                pass
+        for p in procs:
+            try:
+                p.join(timeout=2)
+            except (OSError, AttributeError, ValueError, AssertionError):  # pragma: no cover
+                pass
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As :meth:`ProcessPoolExecutor.shutdown`, but during Ctrl-C it aborts instead of
+        waiting (callers' ``finally: pool.shutdown()`` then ends promptly)."""
+        if wait and isinstance(sys.exc_info()[1], KeyboardInterrupt | SystemExit):
+            self.abort()
+            return
+        super().shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if exc_type is not None:
+            self.abort()
+            return False
+        return super().__exit__(exc_type, exc_val, exc_tb)
+
+
+def process_pool(workers: int) -> WorkerPool:
+    """A :class:`WorkerPool` of ``workers`` processes (the one way this package makes pools).
+
+    Examples
+    --------
+    >>> with process_pool(1) as pool:
+    ...     pool.submit(abs, -2).result()
+    2
+    """
+    return WorkerPool(max_workers=workers)
 
 
 def is_dask_client(executor: object) -> bool:
@@ -87,16 +175,17 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:  # pragma: no cover - dask is a core dependency
-            raise InvalidInput("--scheduler needs Dask distributed: pip install distributed") from exc
+            raise InvalidInput("--scheduler needs Dask distributed: pip install distributed") \
+                from exc
         if scheduler == "local":
             n = workers or cpu_count()
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                    dashboard_address=None)
             return Client(cluster)
         return Client(scheduler)
-    if workers is None or workers <= 1:
+    if workers is None or workers <= 1 or in_worker():
         return None
-    return ProcessPoolExecutor(max_workers=workers)
+    return process_pool(workers)
 
 
 def _timed(fn: Callable, arg: Any) -> tuple[Any, float]:
@@ -180,9 +269,12 @@ def run_units(
                 if postfix is not None:
                     bar.set_postfix(postfix(value), refresh=False)
                 yield UnitResult(index[key], value, secs)
-        except BaseException:
+        except BaseException as exc:
             for f in futs:
                 f.cancel()
+            if isinstance(executor, WorkerPool) and isinstance(exc, KeyboardInterrupt
+                                                               | SystemExit):
+                executor.abort()  # Ctrl-C: do not wait for the units already running
             raise
     finally:
         bar.close()

@@ -1,0 +1,128 @@
+"""Writing output files safely: atomically, and never over a file the user did not ask to lose.
+
+Every file the engine writes goes through :func:`write_atomic`: the bytes go to a temporary
+file in the same folder, are flushed to disk, and the temporary file is renamed over the
+target.  A failed write (disk full, file-size limit, Ctrl-C) leaves the old file or no file,
+never a truncated one.  :func:`check_writable` refuses an output path that already exists
+unless ``force`` is given (the CLI's ``--force``), and turns "missing parent", "is a
+directory" and "read-only" into one clear :class:`OutputError` before any work is done.
+
+Examples
+--------
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> p = write_atomic(os.path.join(d, "a.txt"), "hello\\n")
+>>> open(p).read()
+'hello\\n'
+>>> check_writable(p)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+engine._fsio.OutputError: ...a.txt exists; pass --force to overwrite it
+>>> sorted(os.listdir(d))  # no temporary file left behind
+['a.txt']
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from engine.errors import EngineError
+
+__all__ = ["OutputError", "write_atomic", "check_writable"]
+
+
+class OutputError(EngineError, OSError):
+    """An output file cannot be written (or would overwrite a file without ``--force``)."""
+
+
+def check_writable(path: str | Path, *, force: bool = False) -> Path:
+    """Fail early, with one clear message, if ``path`` cannot or may not be written.
+
+    Parameters
+    ----------
+    path : path
+        The output file.
+    force : bool
+        Allow replacing an existing file.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    OutputError
+        The path is a directory, its folder is missing or not writable, or the file
+        exists and ``force`` is false.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"cannot write {p}: it is a directory; give a file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {p}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write {p}: folder {parent} is not writable")
+    if p.exists() and not force:
+        raise OutputError(f"{p} exists; pass --force to overwrite it")
+    return p
+
+
+def write_atomic(path: str | Path, data: str | bytes, *, encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file in the same folder, then rename).
+
+    Parameters
+    ----------
+    path : path
+        The target file; its folder must exist.
+    data : str or bytes
+        The whole content.
+    encoding : str
+        Used when ``data`` is text.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    OutputError
+        The write failed (the message names the file and the reason); the target is
+        unchanged and no temporary file is left.
+    """
+    p = Path(path)
+    raw = data.encode(encoding) if isinstance(data, str) else bytes(data)
+    if p.is_dir():
+        raise OutputError(f"cannot write {p}: it is a directory")
+    parent = p.parent if str(p.parent) else Path(".")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            mode = p.stat().st_mode & 0o777 if p.exists() else 0o666 & ~_umask()
+            os.chmod(tmp, mode)
+        except OSError:  # pragma: no cover - permissions are best effort
+            pass
+        os.replace(tmp, p)
+        tmp = None
+    except OSError as exc:
+        raise OutputError(f"cannot write {p}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return p
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

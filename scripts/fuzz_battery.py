@@ -1,0 +1,581 @@
+"""The hostile/careless-user battery of issue 17: every command against bad input.
+
+Runs each case in a forked child of a process that has already imported the engine (so a
+case costs milliseconds of start-up, not seconds), with a wall-clock timeout, and classifies
+the outcome:
+
+* ``ok``          - exit 0 where success was expected;
+* ``clear``       - a non-zero exit with a one-line message (no traceback);
+* ``traceback``   - a Python traceback reached the user;
+* ``hang``        - the case did not end within the timeout (the child is killed);
+* ``wrong``       - a result disagrees with an independent computation (counts vs
+                    enumeration vs brute force, a valid certificate rejected, a forged
+                    verdict accepted, a known answer missed);
+* ``overwrite``   - a file that existed before the case changed without ``--force``.
+
+Usage::
+
+    python scripts/fuzz_battery.py [--quick] [--timeout S] [--seed N] [--mutations M]
+
+prints one line per bad case and the totals (inputs tried, clear errors, tracebacks,
+hangs, wrong answers, overwrites); exit code 1 when any of the last four is non-zero.
+``tests/test_fuzz_cli.py`` runs the ``--quick`` battery.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import json
+import os
+import random
+import signal
+import stat
+import struct
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+W_CYCLING = [["0", "0", "0"], ["-1/2", "2/3", "-17/3"],
+             ["199999999999999999999/2", "-2", "-300000000000000000002/3"],
+             ["99999999999999999998", "-1/100000000000000000000", "-300000000000000000002/3"]]
+
+
+@dataclass
+class Case:
+    """One command run: argv for ``logitgeom``, what success means, files to watch."""
+
+    name: str
+    argv: list[str]
+    expect_ok: bool | None = None  # None: either outcome is fine if it is clean
+    watch: list[str] = field(default_factory=list)  # files that must not change
+    stdout_closed: bool = False
+    check: object = None  # callable(code, out, err) -> str | None (a wrong-answer reason)
+
+
+@dataclass
+class Outcome:
+    case: Case
+    kind: str
+    code: int | None
+    seconds: float
+    detail: str = ""
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def _child(case: Case, out_path: str, err_path: str) -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    fo = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    fe = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    if case.stdout_closed:
+        r, w = os.pipe()
+        os.close(r)
+        os.dup2(w, 1)
+    else:
+        os.dup2(fo, 1)
+    os.dup2(fe, 2)
+    sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=False)
+    sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
+    code = 99
+    try:
+        from engine.cli.main import main
+
+        code = main(case.argv)
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code if isinstance(exc.code, int) else 2
+    except BaseException:  # noqa: BLE001 - this IS the traceback we count
+        import traceback
+
+        traceback.print_exc()
+        code = 98
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(int(code) if isinstance(code, int) else 2)
+
+
+def _digest(p: str) -> bytes | None:
+    try:
+        return Path(p).read_bytes()
+    except OSError:
+        return None
+
+
+def run_case(case: Case, timeout: float, tmp: Path) -> Outcome:
+    before = {w: _digest(w) for w in case.watch}
+    out_path, err_path = str(tmp / "_out.txt"), str(tmp / "_err.txt")
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+        _child(case, out_path, err_path)
+    code = None
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            break
+        if time.perf_counter() - t0 > timeout:
+            for sig in (signal.SIGKILL,):
+                try:
+                    os.killpg(pid, sig)
+                except OSError:
+                    os.kill(pid, sig)
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.005)
+    secs = time.perf_counter() - t0
+    out = Path(out_path).read_text(errors="replace") if Path(out_path).exists() else ""
+    err = Path(err_path).read_text(errors="replace") if Path(err_path).exists() else ""
+    changed = [w for w in case.watch if _digest(w) != before[w]]
+    if code is None:
+        return Outcome(case, "hang", None, secs, f"no end after {timeout:.0f} s")
+    if "Traceback (most recent call last)" in out + err:
+        tail = (out + err).strip().splitlines()[-1][:200]
+        return Outcome(case, "traceback", code, secs, tail)
+    if changed:
+        return Outcome(case, "overwrite", code, secs, f"changed: {changed}")
+    if case.check is not None:
+        why = case.check(code, out, err)
+        if why:
+            return Outcome(case, "wrong", code, secs, why)
+    if code == 0:
+        if case.expect_ok is False:
+            return Outcome(case, "wrong", code, secs, "succeeded on input that must fail: "
+                           + out.strip()[-200:])
+        return Outcome(case, "ok", code, secs)
+    if case.expect_ok is True:
+        return Outcome(case, "wrong", code, secs, "failed on valid input: " + err.strip()[-300:])
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    if code not in (1, 2, 130) or (code == 2 and len(lines) > 3 and not out):
+        return Outcome(case, "traceback", code, secs, f"exit {code}, stderr: {err[-200:]}")
+    return Outcome(case, "clear", code, secs, (lines[-1] if lines else out.strip()[-120:])[:160])
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+def _w(p: Path, text: str | bytes) -> str:
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text)
+    return str(p)
+
+
+def matrix_inputs(d: Path, quick: bool) -> dict[str, tuple[str, bool | None]]:
+    """name -> (path, expect_ok) for every matrix-taking command."""
+    import numpy as np
+
+    good = np.array([[1.0, 0.5], [-3.0, 0.25], [0.0, 2.0]])
+    files: dict[str, tuple[str, bool | None]] = {}
+    files["csv"] = (_w(d / "good.csv", "1,1/2\n-3,0.25\n0,2\n"), True)
+    np.savetxt(d / "savetxt.txt", good)
+    files["savetxt"] = (str(d / "savetxt.txt"), True)
+    files["tsv-header"] = (_w(d / "h.tsv", "a\tb\n1\t2\n3\t-1\n0\t1\n"), True)
+    np.savez(d / "m.npz", W=good)
+    files["npz"] = (str(d / "m.npz"), True)
+    files["json"] = (_w(d / "good.json", json.dumps([["1", "2"], [3, -1], [0, 1]])), True)
+    files["non-utf8-csv"] = (_w(d / "latin.csv", b"1,2\n\xe9,3\n"), False)
+    files["non-utf8-json"] = (_w(d / "latin.json", b'[["1", "\xe9"]]'), False)
+    files["deep-json"] = (_w(d / "deep.json", "[" * 100_000 + "]" * 100_000), False)
+    files["int-5000-digits"] = (_w(d / "bigint.json", "[[" + "7" * 5000 + ", 1]]"), False)
+    files["1e5000"] = (_w(d / "e5000.csv", "1e5000,1\n2,3\n"), False)
+    files["1e100000000"] = (_w(d / "e1e8.csv", "1e100000000,1\n2,3\n"), False)
+    (d / "dir.csv").mkdir(exist_ok=True)
+    files["directory-csv"] = (str(d / "dir.csv"), False)
+    files["dev-zero"] = ("/dev/zero", False)
+    files["empty"] = (_w(d / "empty.csv", ""), False)
+    files["ragged"] = (_w(d / "ragged.csv", "1,2\n3\n"), False)
+    files["nan"] = (_w(d / "nan.csv", "1,nan\n2,3\n"), False)
+    files["hex"] = (_w(d / "hex.csv", "0x10,1\n2,3\n"), False)
+    files["junk-npy"] = (_w(d / "junk.npy", b"\x93NUMPY\x01\x00garbage"), False)
+    files["junk-npz"] = (_w(d / "junk.npz", b"PK\x03\x04garbage"), False)
+    files["missing"] = (str(d / "no-such.csv"), False)
+    files["1e300"] = (_w(d / "e300.json", json.dumps([["1e300", "2"], ["-1e300", "1"],
+                                                      ["3", "-1e300"]])), None)
+    files["cycling-4x3"] = (_w(d / "cycling.json", json.dumps(W_CYCLING)), None)
+    if not quick:
+        rng = np.random.default_rng(0)
+        np.savetxt(d / "k200.csv", rng.integers(-9, 10, (200, 10)), fmt="%d", delimiter=",")
+        files["k200-d10"] = (str(d / "k200.csv"), False)
+        np.savetxt(d / "k30.csv", rng.integers(-9, 10, (30, 10)), fmt="%d", delimiter=",")
+        files["k30-d10"] = (str(d / "k30.csv"), None)
+        files["zero-row"] = (_w(d / "zero.csv", "0,0\n0,0\n"), None)
+        files["one-cell"] = (_w(d / "one.csv", "5\n"), None)
+        files["binary"] = (_w(d / "bin.csv", bytes(range(256))), False)
+    return files
+
+
+def matrix_cases(d: Path, quick: bool) -> list[Case]:
+    cases = []
+    for name, (path, ok) in matrix_inputs(d, quick).items():
+        for cmd in (["patterns", "sign"], ["patterns", "ranking"], ["count", "sign"],
+                    ["count", "ranking"], ["certify", "pattern"], ["certify", "argmax"],
+                    ["certify", "translation", "--labels", "0", "1", "--cos", "-1"],
+                    ["certify", "differs", path], ["solve"], ["symmetry", "detect"]):
+            argv = [*cmd, path] if cmd[-1] != path else [*cmd[:-1], path, path]
+            if cmd[0] == "patterns":
+                argv.append("--no-progress")
+            expect = ok
+            if cmd[0] in ("solve", "symmetry") or cmd[:2] == ["certify", "translation"]:
+                expect = None if ok is not False else False  # either way, if clean
+            if name == "k200-d10" and cmd[:2] in (["certify", "argmax"],
+                                                  ["certify", "translation"],
+                                                  ["symmetry", "detect"], ["solve"]):
+                expect = None  # k LPs, one translation, a symmetry search: fine either way
+            cases.append(Case(f"{' '.join(cmd[:2])} <{name}>", argv, expect))
+    return cases
+
+
+def cycling_checks(d: Path) -> list[Case]:
+    path = str(d / "cycling.json")
+
+    def all_four(code, out, err):
+        try:
+            data = json.loads(out)
+        except ValueError:
+            return "no JSON output"
+        got = sorted(p[0] for p in data["patterns"])
+        return None if got == [0, 1, 2, 3] else f"top-1 labels {got}, expected [0, 1, 2, 3]"
+
+    return [Case("patterns ranking --top 1 <cycling-4x3> (known answer)",
+                 ["patterns", "ranking", path, "--top", "1", "--json", "--no-progress"],
+                 True, check=all_four)]
+
+
+def degenerate_cases(d: Path, n: int, seed: int) -> list[Case]:
+    """Random degenerate small heads: count == enumeration == brute force; certificate OK."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from _brute_geometry import brute_rankings, brute_regions
+
+    rng = random.Random(seed)
+    cases = []
+    for t in range(n):
+        k, dim = rng.randint(2, 6), rng.randint(1, 3)
+        base = [[rng.choice([-2, -1, 0, 0, 1, 2]) for _ in range(dim)] for _ in range(k)]
+        for i in range(k):  # repeats and multiples make it degenerate
+            if rng.random() < 0.3:
+                j = rng.randrange(k)
+                base[i] = [rng.choice([1, 2, -1]) * x for x in base[j]]
+        bias = [rng.choice([0, 0, 1, -1]) for _ in range(k)] if rng.random() < 0.4 else None
+        wp = _w(d / f"deg{t}.json", json.dumps(base))
+        extra = []
+        if bias is not None:
+            bp = _w(d / f"deg{t}-b.json", json.dumps(bias))
+            extra = ["--bias", bp]
+        for kind in ("sign", "ranking"):
+            truth = (brute_regions if kind == "sign" else brute_rankings)(base, bias)
+
+            def same(code, out, err, truth=truth):
+                try:
+                    got = json.loads(out)["count"]
+                except (ValueError, KeyError):
+                    return f"no count in output ({err.strip()[-120:]})"
+                return None if got == truth else f"count {got}, brute force {truth}"
+
+            cases.append(Case(f"count {kind} <degenerate {t}>",
+                              ["count", kind, wp, *extra, "--json"], True, check=same))
+            cases.append(Case(f"patterns {kind} <degenerate {t}>",
+                              ["patterns", kind, wp, *extra, "--json", "--no-progress"], True,
+                              check=same))
+    return cases
+
+
+def output_cases(d: Path) -> list[Case]:
+    w = str(d / "good.csv")
+    ro = d / "readonly"
+    ro.mkdir(exist_ok=True)
+    os.chmod(ro, stat.S_IRUSR | stat.S_IXUSR)
+    existing = _w(d / "existing.json", "precious\n")
+    summary_dir = d / "userdir"
+    summary_dir.mkdir(exist_ok=True)
+    summary = _w(summary_dir / "SUMMARY.md", "my notes\n")
+    cases = []
+    for cmd in (["patterns", "sign", w, "--no-progress"], ["count", "sign", w],
+                ["certify", "pattern", w], ["solve", str(d / "Y.csv")]):
+        _w(d / "Y.csv", "1/2,1\n1/2,0\n")
+        for label, out, watch in (("missing parent", str(d / "nope" / "o.json"), []),
+                                  ("output is a directory", str(d), []),
+                                  ("read-only folder", str(ro / "o.json"), []),
+                                  ("existing file", existing, [existing])):
+            # root may write into a read-only folder: then either outcome is fine
+            expect = None if label == "read-only folder" and os.geteuid() == 0 else False
+            cases.append(Case(f"{cmd[0]} -o <{label}>", [*cmd, "-o", out], expect, watch))
+        if cmd[0] != "certify":
+            cases.append(Case(f"{cmd[0]} --json <existing file>", [*cmd, "--json", existing],
+                              False, [existing]))
+        cases.append(Case(f"{cmd[0]} | closed pipe", cmd, None, stdout_closed=True))
+    cases.append(Case("reproduce into a folder with the user's SUMMARY.md",
+                      ["reproduce", "--out", str(summary_dir), "--only", "s000-lemma-3.2",
+                       "--no-progress"], False, [summary]))
+    cases.append(Case("solve --ew 1e400", ["solve", str(d / "Y.csv"), "--ew", "1e400"], None))
+    cases.append(Case("solve --ew 1e100000000",
+                      ["solve", str(d / "Y.csv"), "--ew", "1e100000000"], False))
+    cases.append(Case("solve --ew abc", ["solve", str(d / "Y.csv"), "--ew", "abc"], False))
+    return cases
+
+
+def _st(p: Path, header: str | dict, data: bytes = b"") -> str:
+    h = header if isinstance(header, str) else json.dumps(header)
+    p.write_bytes(struct.pack("<Q", len(h.encode())) + h.encode() + data)
+    return str(p)
+
+
+def model_cases(d: Path) -> list[Case]:
+    e = {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}
+    bad = {
+        "negative offsets": ({"lm_head.weight": {**e, "data_offsets": [-16, 0]}}, b"\0" * 16),
+        "offsets past the end": ({"lm_head.weight": e}, b"\0" * 8),
+        "overlap": ({"a": e, "lm_head.weight": {**e, "data_offsets": [8, 24]}}, b"\0" * 24),
+        "size mismatch": ({"lm_head.weight": {**e, "data_offsets": [0, 12]}}, b"\0" * 16),
+        "bad shape": ({"lm_head.weight": {**e, "shape": "x"}}, b"\0" * 16),
+        "header not JSON": ("{not json", b""),
+        "header a list": ("[1, 2]", b""),
+    }
+    cases = []
+    for name, (h, data) in bad.items():
+        p = _st(d / f"{name.replace(' ', '_')}.safetensors", h, data)
+        cases.append(Case(f"inspect <safetensors: {name}>",
+                          ["inspect", p, "--tokens", "0,1", "--no-progress"], False))
+    import pickle
+
+    p = d / "foreign.bin"
+    p.write_bytes(pickle.dumps({"x": object}))
+    cases.append(Case("inspect <foreign pickle .bin>",
+                      ["inspect", str(p), "--tokens", "0,1", "--no-progress"], False))
+    try:
+        import torch
+
+        torch.save({"lm_head.weight": torch.randn(4, 3)}, d / "legacy.bin",
+                   _use_new_zipfile_serialization=False)
+        cases.append(Case("inspect <legacy pickle .bin>",
+                          ["inspect", str(d / "legacy.bin"), "--tokens", "0,1,2",
+                           "--no-progress"], None))
+    except ImportError:  # pragma: no cover
+        pass
+    return cases
+
+
+# ---------------------------------------------------------------------------- certificates
+
+
+def _mutate(obj, rng: random.Random):
+    """One random mutation of a certificate (numbers, keys, nesting, types)."""
+    o = copy.deepcopy(obj)
+    paths = []
+
+    def walk(x, path):
+        paths.append(path)
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, (*path, k))
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, (*path, i))
+
+    walk(o, ())
+    path = rng.choice(paths[1:] or [()])
+    parent = o
+    for p in path[:-1]:
+        parent = parent[p]
+    key = path[-1] if path else None
+    choice = rng.randrange(12)
+    values = ["1e100000000", "9" * 5000, "1/0", "-0", "NaN", "\x1b[31mred", 10**5000, -1,
+              [], {}, None, True, "0", "1", "-1", "1/2", "3/1"]
+    if key is None:
+        return o
+    if choice < 5:
+        v = rng.choice(values)
+        parent[key] = v
+    elif choice == 5 and isinstance(parent, dict):
+        parent["bi\u0430s" if rng.random() < 0.5 else "bias1"] = parent.pop(key)
+    elif choice == 6 and isinstance(parent, dict):
+        parent[str(key) + "x"] = parent[key]
+    elif choice == 7:
+        parent[key] = [parent[key]] * 2
+    elif choice == 8 and isinstance(parent, list):
+        parent.append(copy.deepcopy(parent[key]))
+    elif choice == 9 and isinstance(parent, list) and len(parent) > 1:
+        parent.pop(key)
+    elif choice == 10:
+        parent[key] = rng.choice(["2", "-2", "1/3", "0"])
+    else:
+        parent[key] = {"statement": "\x1b]0;owned\x07"}
+    return o
+
+
+def certificate_battery(d: Path, n: int, seed: int, timeout: float) -> Counter:
+    """Mutated certificates through the stdlib checker, in process with a time limit.
+
+    Counts verdicts; a crash (exception out of ``check``) or a verdict slower than
+    ``timeout`` is counted as a traceback / hang.
+    """
+    from certificates.check import check
+
+    rng = random.Random(seed)
+    ex = sorted((ROOT / "certificates" / "examples").glob("valid-*.json"))
+    ex += sorted((ROOT / "certificates" / "paper").glob("*.json"))
+    objs = [json.loads(p.read_text()) for p in ex]
+    small = [o for o in objs if len(json.dumps(o)) < 20_000]
+    tally: Counter = Counter()
+
+    def alarm(signum, frame):
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    try:
+        for _ in range(n):
+            obj = _mutate(rng.choice(small), rng)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                v = check(obj)
+                tally["valid" if v.ok else "invalid"] += 1
+            except TimeoutError:
+                tally["hang"] += 1
+            except Exception as exc:  # noqa: BLE001
+                tally["traceback"] += 1
+                tally[f"exc:{type(exc).__name__}"] += 1
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    return tally
+
+
+def check_cases(d: Path) -> list[Case]:
+    valid = str(ROOT / "certificates" / "examples" / "valid-sign-feasible.json")
+    run = d / "run"
+    run.mkdir(exist_ok=True)
+    (run / "a.json").write_text(Path(valid).read_text())
+    (run / "CERTIFICATES.sha256").write_bytes(b"\xff\xfe\x00binary\n")
+    files = {
+        "dev-zero": "/dev/zero",
+        "int-5000-digits": _w(d / "c-bigint.json", '{"format": "logitgeom-certificate", '
+                              '"version": 1, "kind": "sign-feasible", "W": [[' + "7" * 5000
+                              + "]]}"),
+        "1e100000000": _w(d / "c-exp.json", json.dumps({
+            "format": "logitgeom-certificate", "version": 1, "kind": "sign-feasible",
+            "W": [["1e100000000"]], "signs": [1], "witness": ["1"]})),
+        "deep": _w(d / "c-deep.json", "[" * 100_000 + "]" * 100_000),
+        "non-utf8": _w(d / "c-latin.json", b'{"format": "\xe9"}'),
+        "directory": str(d / "dir.csv"),
+    }
+    cases = [Case(f"check <{k}>", ["check", v], False) for k, v in files.items()]
+    cases.append(Case("check <batch: huge int then a valid file>",
+                      ["check", files["int-5000-digits"], valid], False,
+                      check=lambda c, o, e: None if f"{valid}: OK" in o else
+                      "the batch stopped before the valid file"))
+    cases.append(Case("check <binary CERTIFICATES.sha256>", ["check", str(run / "a.json")],
+                      None))
+    cases.append(Case("check --json <valid>", ["check", "--json", valid], True,
+                      check=lambda c, o, e: None if json.loads(o)["valid"] == 1 else "not valid"))
+    cases.append(Case("check --explain <escape codes in statement>",
+                      ["check", "--explain", _w(d / "c-esc.json", json.dumps({
+                          **json.loads(Path(valid).read_text()),
+                          "statement": "\x1b[2J\x1b]0;owned\x07 all good"}))], None,
+                      check=lambda c, o, e: "raw escape code printed" if "\x1b" in o else None))
+    return cases
+
+
+def planted_checker_case(d: Path) -> Case:
+    out = d / "planted"
+    (out / "certificates").mkdir(parents=True, exist_ok=True)
+    marker = d / "PLANTED-RAN"
+    code = f"open({str(marker)!r}, 'w').write('x')\n"
+    (out / "certificates" / "__init__.py").write_text(code)
+    (out / "certificates" / "check.py").write_text(code)
+
+    def not_run(c, o, e):
+        return "the planted certificates package ran" if marker.exists() else None
+
+    return Case("reproduce with a planted certificates/ package",
+                ["reproduce", "--out", str(out), "--only", "s000-lemma-3.2", "--no-progress",
+                 "--force"], True, check=not_run)
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def battery(quick: bool, timeout: float, seed: int, mutations: int,
+            degenerate: int) -> tuple[list[Outcome], Counter]:
+    import engine.cli.main  # noqa: F401 - import once in the parent: children fork from it
+    import engine.geometry  # noqa: F401
+    import engine.io  # noqa: F401
+
+    tmpdir = tempfile.mkdtemp(prefix="logitgeom-fuzz-")
+    d = Path(tmpdir)
+    cases = matrix_cases(d, quick) + cycling_checks(d) + output_cases(d) + check_cases(d)
+    cases += degenerate_cases(d, degenerate, seed)
+    cases += model_cases(d)
+    cases.append(planted_checker_case(d))
+    results = [run_case(c, timeout, d) for c in cases]
+    certs = certificate_battery(d, mutations, seed, timeout)
+    try:
+        os.chmod(d / "readonly", stat.S_IRWXU)
+    except OSError:  # pragma: no cover
+        pass
+    return results, certs
+
+
+def summarize(results: list[Outcome], certs: Counter) -> dict:
+    kinds = Counter(r.kind for r in results)
+    return {
+        "inputs tried": len(results) + sum(v for k, v in certs.items()
+                                           if not k.startswith("exc:")),
+        "command runs": len(results),
+        "mutated certificates": sum(v for k, v in certs.items() if not k.startswith("exc:")),
+        "ok": kinds["ok"],
+        "clear errors": kinds["clear"],
+        "tracebacks": kinds["traceback"] + certs["traceback"],
+        "hangs": kinds["hang"] + certs["hang"],
+        "wrong answers": kinds["wrong"],
+        "overwrites": kinds["overwrite"],
+        "mutations accepted / rejected": f"{certs['valid']} / {certs['invalid']}",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="the small battery of the tests")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--mutations", type=int, default=None, help="mutated certificates")
+    ap.add_argument("--degenerate", type=int, default=None, help="random degenerate heads")
+    args = ap.parse_args(argv)
+    mutations = args.mutations if args.mutations is not None else (300 if args.quick else 5000)
+    degenerate = args.degenerate if args.degenerate is not None else (4 if args.quick else 60)
+    t0 = time.perf_counter()
+    results, certs = battery(args.quick, args.timeout, args.seed, mutations, degenerate)
+    for r in results:
+        if r.kind not in ("ok", "clear"):
+            print(f"{r.kind.upper():9s} {r.case.name}: {r.detail}")
+    summary = summarize(results, certs)
+    for k, v in summary.items():
+        print(f"{k}: {v}")
+    print(f"wall time: {time.perf_counter() - t0:.0f} s")
+    bad = summary["tracebacks"] + summary["hangs"] + summary["wrong answers"] + \
+        summary["overwrites"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
