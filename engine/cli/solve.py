@@ -68,6 +68,9 @@ def _solve(args: argparse.Namespace) -> int:
     if "symmetry_deviation" in sol.info:
         print(f"approximate symmetry: Y deviates from the group average by "
               f"{sol.info['symmetry_deviation']:.3g} (tol {args.tol:g})")
+    for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
+        if key in sol.info:
+            print(f"note: {sol.info[key]}")
     if target:
         _output.write(args, target, sol.to_json(indent=1) + "\n")
         print(f"solution written to {target}")

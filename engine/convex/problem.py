@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from engine import _display
-from engine.convex._loss import entropy, softmax
+from engine.convex._loss import cross_entropy, entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd, thin_svd_left
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
@@ -345,8 +345,11 @@ class LayerPeeled:
         else:
             reduced = red.apply(self, verdict, **_only(options, red))
             info.update(reduced.info)
-            done = red.solve(reduced, solver, solver_options)
+            done = red.solve(reduced, solver, solver_options,  # tiers kept by full-size gap
+                             score=lambda: _full_size_gap(self, red.invert(reduced)))
             Z, solver_name, status = done.Z, done.solver, done.status
+            if done.note:
+                info["solver_note"] = done.note
             reduction = reduced
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
@@ -491,11 +494,8 @@ class LayerPeeledSolution:
         sqrt(E_W/E_H), zero rows below: the same H as :func:`recover_factors`)."""
         if self.stored_H is not None:
             return self.stored_H
-        k = min(self.rank, self.d)
-        c2 = math.sqrt(self.problem.E_W / self.problem.E_H)
-        H = np.zeros((self.d, self.Z.shape[1]))
-        H[:k] = (self.W[:, :k].T @ self.Z) / (c2 * self.singular_values[:k])[:, None]
-        return H
+        return _rebuild_H(self.W, self.Z, self.singular_values, self.rank, self.d,
+                          self.problem.E_W, self.problem.E_H)
     @property
     def probabilities(self) -> np.ndarray:
         """``softmax(Z)`` column by column (kept, or computed on access for huge Z)."""
@@ -513,6 +513,23 @@ class LayerPeeledSolution:
     def HtH(self) -> np.ndarray:
         """``H^T H`` (n x n), computed on access (n = 40,320 would need 13 GB)."""
         return self.H.T @ self.H
+
+    def certificate(self, eps: Any = None, **kw: Any) -> dict:
+        """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
+
+        Thin wrapper of :func:`engine.convex.certify.solution_certificate` (keywords:
+        ``eps_mode``, ``generators``, ``claims``, ``precision``); see
+        docs/certified-optima.md.
+
+        Examples
+        --------
+        >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve()
+        >>> sol.certificate(eps="1/1000000")["kind"]
+        'layer-peeled-bracket'
+        """
+        from engine.convex.certify import solution_certificate
+
+        return solution_certificate(self, eps=eps, **kw)
 
     def to_dict(self, *, include_timing: bool = False) -> dict:
         """Plain-JSON data (floats and nested lists), keys sorted by :meth:`to_json`."""
@@ -579,6 +596,27 @@ def _plain(x: Any) -> Any:
     return str(x)
 
 
+def _rebuild_H(W: np.ndarray, Z: np.ndarray, s: np.ndarray, rank: int, d: int,
+               E_W: float, E_H: float) -> np.ndarray:
+    """The H of :func:`recover_factors` from W and Z: ``diag(1/(c^2 s_i)) W_i^T Z`` on the
+    top ``min(rank, d)`` rows (c^2 = sqrt(E_W/E_H)), zero rows below."""
+    k = min(rank, d)
+    H = np.zeros((d, Z.shape[1]))
+    H[:k] = (W[:, :k].T @ Z) / (math.sqrt(E_W / E_H) * s[:k])[:, None]
+    return H
+
+
+def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
+    """Duality gap of a full-size Z scaled into the ball (the score by which the solver's
+    tolerance tiers are kept), without n-sized temporaries beyond Z itself."""
+    Z = np.asarray(Z, dtype=float)
+    s = thin_svd_left(Z)[1] if Z.shape[1] >= 8 * Z.shape[0] else thin_svd(Z)[1]
+    nuc = float(s.sum())
+    if nuc > problem.rho:
+        Z = np.multiply(Z, problem.rho / nuc, out=Z if Z.flags.writeable else None)
+    return dual_bound(Z, problem.Y, problem.rho, keep_A=False).gap
+
+
 def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None,
             status: Status, elapsed: float, info: dict, rank_tol: float,
             reduction: ReducedProblem | None = None) -> LayerPeeledSolution:
@@ -600,6 +638,14 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
                         want_H=keep)
     del U, Vt
+    if not f.tight:  # d < rank: the convex value is a lower bound the factors do not reach
+        H = f.H if f.H is not None else _rebuild_H(f.W, Z, f.singular_values, f.rank, f.d,
+                                                   problem.E_W, problem.E_H)
+        info["factors_loss"] = cross_entropy(f.W @ H, problem.Y)
+        info["bound_attained"] = False
+        info["note"] = (f"d = {f.d} < rank {f.rank}: loss {bound.upper:.10g} is the convex "
+                        f"lower bound, NOT attained by the returned factors (their loss "
+                        f"J(W H) = {info['factors_loss']:.10g})")
     return LayerPeeledSolution(
         Z=Z, W=f.W, stored_H=f.H, WWt=f.WWt, loss=bound.upper,
         stored_probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,

@@ -85,6 +85,8 @@ class Solved:
     Z: np.ndarray
     solver: str
     status: Status
+    #: the solver registry's note (e.g. which tolerance tier's point was kept), or ""
+    note: str = ""
 
 
 class Reduction(abc.ABC):
@@ -110,9 +112,11 @@ class Reduction(abc.ABC):
         """Full-size optimal logits Z (numpy array, m x n) from the solved reduced program."""
 
     def solve(self, reduced: ReducedProblem, solver: str | None = None,
-              solver_options: dict | None = None) -> Solved:
-        """Solve ``reduced.problem`` with the registry's accurate tolerances and invert."""
+              solver_options: dict | None = None, score: Any = None) -> Solved:
+        """Solve ``reduced.problem`` with the registry's accurate tolerances and invert;
+        ``score`` (a callable, lower is better) picks among the tolerance tiers' points."""
         from engine.convex.solvers import solve as conic_solve
 
-        rep = conic_solve(reduced.problem, solver, accurate=True, **(solver_options or {}))
-        return Solved(self.invert(reduced), rep.solver, Status(rep.status))
+        rep = conic_solve(reduced.problem, solver, accurate=True, score=score,
+                          **(solver_options or {}))
+        return Solved(self.invert(reduced), rep.solver, Status(rep.status), rep.note)

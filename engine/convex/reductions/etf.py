@@ -222,7 +222,7 @@ class ETFReduction(Reduction):
         return ReducedProblem(None, inverse, info, plan)
 
     def solve(self, reduced: ReducedProblem, solver: str | None = None,
-              solver_options: dict | None = None) -> Solved:
+              solver_options: dict | None = None, score: Any = None) -> Solved:
         """The closed form: nothing left to solve (``solver`` is not used)."""
         return Solved(self.invert(reduced), "brentq", Status.OPTIMAL)
 
