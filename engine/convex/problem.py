@@ -610,8 +610,11 @@ def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
     """Duality gap of a full-size Z scaled into the ball (the score by which the solver's
     tolerance tiers are kept), without n-sized temporaries beyond Z itself."""
     Z = np.asarray(Z, dtype=float)
-    s = thin_svd_left(Z)[1] if Z.shape[1] >= 8 * Z.shape[0] else thin_svd(Z)[1]
-    nuc = float(s.sum())
+    if Z.shape[1] >= Z.shape[0]:  # a score only: singular values from the small Gram
+        ev = np.linalg.eigvalsh(Z @ Z.T)
+    else:
+        ev = np.linalg.eigvalsh(Z.T @ Z)
+    nuc = float(np.sqrt(np.clip(ev, 0, None)).sum())
     if nuc > problem.rho:
         Z = np.multiply(Z, problem.rho / nuc, out=Z if Z.flags.writeable else None)
     return dual_bound(Z, problem.Y, problem.rho, keep_A=False).gap
