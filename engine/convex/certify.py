@@ -98,23 +98,9 @@ def orbital_average(W: list[list[Fraction]], generators) -> list[list[Fraction]]
     [[Fraction(2, 1), Fraction(3, 1)], [Fraction(3, 1), Fraction(2, 1)]]
     """
     m = len(W)
-    parent = list(range(m * m))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for g in generators:
-        for i in range(m):
-            for j in range(m):
-                a, b = find(i * m + j), find(g[i] * m + g[j])
-                if a != b:
-                    parent[a] = b
     groups: dict[int, list[int]] = {}
-    for k in range(m * m):
-        groups.setdefault(find(k), []).append(k)
+    for k, r in enumerate(cb.orbital_labels(m, generators)):
+        groups.setdefault(r, []).append(k)
     out = [[Fraction(0)] * m for _ in range(m)]
     for ks in groups.values():
         mean = sum((W[k // m][k % m] for k in ks), Fraction(0)) / len(ks)

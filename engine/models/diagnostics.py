@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from certificates.check_bracket import orbital_labels
 from engine.errors import InvalidInput
 
 __all__ = [
@@ -217,26 +218,7 @@ def orbitals(m: int, generators: Sequence[Sequence[int]]) -> np.ndarray:
     >>> orbitals(3, [[1, 2, 0]]).tolist()
     [[0, 1, 2], [2, 0, 1], [1, 2, 0]]
     """
-    parent = list(range(m * m))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for p in generators:
-        for i in range(m):
-            for j in range(m):
-                a, b = find(i * m + j), find(p[i] * m + p[j])
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    roots = [find(k) for k in range(m * m)]
-    relabel: dict[int, int] = {}
-    out = np.empty(m * m, dtype=np.int64)
-    for k, r in enumerate(roots):
-        out[k] = relabel.setdefault(r, len(relabel))
-    return out.reshape(m, m)
+    return np.asarray(orbital_labels(m, generators), dtype=np.int64).reshape(m, m)
 
 
 def _generators(group, m: int) -> list[tuple[int, ...]]:
