@@ -89,15 +89,7 @@ def nuclear_ball_constraints(Z: cp.Expression, rho: float, form: str = "auto") -
         form = choose_form(m, n)
     if form == "joint":
         return [cp.normNuc(Z) <= rho]
-    M = Z if n >= m else Z.T
-    k, cols = M.shape
-    P = cp.Variable((k, k), symmetric=True)
-    t = cp.Variable(cols)
-    cons = [(cp.trace(P) + cp.sum(t)) / 2 <= rho]
-    for j in range(cols):
-        zj = cp.reshape(M[:, j], (k, 1), order="F")
-        cons.append(cp.bmat([[P, zj], [zj.T, cp.reshape(t[j], (1, 1), order="F")]]) >> 0)
-    return cons
+    return _split_sdp(Z, rho)
 
 
 def nuclear_epigraph(M: cp.Expression, t: cp.Expression, form: str = "auto") -> list:
@@ -118,11 +110,18 @@ def nuclear_epigraph(M: cp.Expression, t: cp.Expression, form: str = "auto") -> 
         form = choose_form(m, n)
     if form == "joint":
         return [cp.normNuc(M) <= t]
+    return _split_sdp(M, t)
+
+
+def _split_sdp(M, bound) -> list:
+    """The "split" form of ``||M||_* <= bound``: one small PSD block per column of the wider
+    orientation, ``[[P, a_j], [a_j^T, s_j]] >> 0`` and ``(tr P + sum s) / 2 <= bound``."""
+    m, n = M.shape
     A = M if n >= m else M.T
     k, cols = A.shape
     P = cp.Variable((k, k), symmetric=True)
     s = cp.Variable(cols)
-    cons = [(cp.trace(P) + cp.sum(s)) / 2 <= t]
+    cons = [(cp.trace(P) + cp.sum(s)) / 2 <= bound]
     for j in range(cols):
         aj = cp.reshape(A[:, j], (k, 1), order="F")
         cons.append(cp.bmat([[P, aj], [aj.T, cp.reshape(s[j], (1, 1), order="F")]]) >> 0)
