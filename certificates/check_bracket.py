@@ -334,11 +334,7 @@ def check(obj, loc="") -> None:
     if _entropy_lower(P, ctx) - rho * s < lower:
         raise Fail("lower", f"{loc}/lower", "Ent(P) - rho_up s may be below the stated lower"
                    " bound")
-    eps, mode = _scalar(obj, "eps", loc), _get(obj, "eps_mode", loc)
-    if mode not in ("absolute", "relative"):
-        raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
-    if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
-        raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    _width(obj, loc, lower, upper)
     _structure(obj, loc, Y, EW, W, P, s)
 
 
@@ -442,6 +438,16 @@ def orbital_labels(m: int, gens) -> list[int]:
     return [relabel.setdefault(find(k), len(relabel)) for k in range(m * m)]
 
 
+def _width(obj, loc, lower, upper) -> None:
+    """The bracket is as narrow as stated: upper - lower <= eps (absolute) or
+    eps |upper| (relative)."""
+    eps, mode = _scalar(obj, "eps", loc), _get(obj, "eps_mode", loc)
+    if mode not in ("absolute", "relative"):
+        raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
+    if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
+        raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+
+
 def _orbital_mean(M, gens) -> list:
     """The group average (1/|G|) sum_g P_g M P_g^T: the mean of M over each orbital (orbit of
     the group on pairs (i, j)), see :func:`orbital_labels`."""
@@ -512,11 +518,7 @@ def check_orbit(obj, loc="") -> None:
     if N * _entropy_lower(P, ctx) - rho * s < lower:
         raise Fail("lower", f"{loc}/lower", "Ent(P) - rho_up s may be below the stated lower"
                    " bound")
-    eps, mode = _scalar(obj, "eps", loc), _get(obj, "eps_mode", loc)
-    if mode not in ("absolute", "relative"):
-        raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
-    if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
-        raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    _width(obj, loc, lower, upper)
     claims = _get(obj, "structure", loc)
     if not isinstance(claims, list) or any(not isinstance(c, dict) or c.get("claim") not in
                                            ("circulant", "simplex-etf", "span-I-J")

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from engine.errors import InvalidInput
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from engine.geometry import emit as _geometry_emit
 from engine.geometry.cosine import translation_for_cosine
-from engine.geometry.emit import (
+from engine.geometry.emit import (  # noqa: F401 - re-exported, see __all__
     argmax_certificate,
     complete_certificate,
     decide,
@@ -40,25 +41,8 @@ from engine.geometry.emit import (
     theorem_certificate,
 )
 
-__all__ = [
-    "dumps",
-    "header",
-    "decide",
-    "sign_certificate",
-    "ranking_certificate",
-    "translation_certificate",
-    "cosine_equal_certificate",
-    "chirotope_certificate",
-    "lattice",
-    "complete_certificate",
-    "pattern_certificate",
-    "argmax_certificate",
-    "differs_certificate",
-    "pattern_differs_certificate",
-    "theorem_certificate",
-    "difference_rows",
-    "grid_certificate",
-]
+__all__ = [*_geometry_emit.__all__,
+           "translation_certificate", "cosine_equal_certificate", "chirotope_certificate"]
 
 
 def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement=None,
