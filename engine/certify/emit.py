@@ -10,11 +10,11 @@ claim; same input, byte-identical :func:`dumps`.
 
 Examples
 --------
->>> c = sign_certificate([[1, 0], [0, 1], [1, 1]], [1, 1, -1])
->>> c["kind"], c["multipliers"]
-('sign-infeasible', ['1', '1', '1'])
+>>> c = translation_certificate([[1, 0], [0, 1]], 0, 1, 1)
+>>> c["kind"], c["W_translated"]
+('translation', [['2', '-2'], ['1', '-1']])
 >>> from certificates.check import check
->>> check(c).ok
+>>> check(c).ok and check(sign_certificate([[1], [-1]], [1, -1])).ok
 True
 """
 

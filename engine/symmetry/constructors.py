@@ -443,6 +443,7 @@ def parse_group(spec: str) -> GroupAction:
     ...
     engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p> or ( at position 4
     """
+    import functools
     import re
 
     text = str(spec).replace(" ", "")
@@ -467,28 +468,23 @@ def parse_group(spec: str) -> GroupAction:
         k = int(mt.group(2))
         return {"S": symmetric, "C": cyclic, "AGL": affine_line}[mt.group(1)](k)
 
-    def wr() -> GroupAction:
+    def chain(sub, op: str) -> list[GroupAction]:
+        """``sub (op sub)*``: the operands of one binary operator, left to right."""
         nonlocal pos
-        g = atom()
-        while text.startswith("wr", pos):
-            pos += 2
-            g = wreath(g, atom())
-        return g
+        parts = [sub()]
+        while text.startswith(op, pos):
+            pos += len(op)
+            parts.append(sub())
+        return parts
+
+    def wr() -> GroupAction:  # left-associative, binds tightest
+        return functools.reduce(wreath, chain(atom, "wr"))
 
     def prod() -> GroupAction:
-        nonlocal pos
-        g = wr()
-        while text.startswith("x", pos):
-            pos += 1
-            g = direct_product(g, wr())
-        return g
+        return functools.reduce(direct_product, chain(wr, "x"))
 
     def total() -> GroupAction:
-        nonlocal pos
-        parts = [prod()]
-        while text.startswith("+", pos):
-            pos += 1
-            parts.append(prod())
+        parts = chain(prod, "+")
         return parts[0] if len(parts) == 1 else direct_sum(*parts)
 
     if not text:
