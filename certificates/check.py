@@ -38,6 +38,7 @@ from itertools import combinations
 if not __package__:  # run as a script (python path/to/certificates/check.py): find the package
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from certificates import check_bracket  # noqa: E402  (layer-peeled brackets, own module)
 from certificates.errors import Fail  # noqa: E402
 from certificates.semantics import (  # noqa: E402
     arrangement,
@@ -337,6 +338,9 @@ _CHECKERS = {
     "pattern-complete": _pattern_complete,
     "pattern-differs": _pattern_differs,
     "theorem": _theorem,
+    "layer-peeled-bracket": check_bracket.check,
+    "layer-peeled-orbit-bracket": check_bracket.check_orbit,
+    "layer-peeled-theorem": lambda obj, loc: check_bracket.check_theorem(obj, loc, _dispatch),
 }
 KINDS = tuple(_CHECKERS)
 

@@ -51,7 +51,11 @@ def _units(obj, depth=0) -> int:
     if not isinstance(obj, dict) or depth > 64:
         return 1
     kind = obj.get("kind")
-    if kind == "theorem":
+    if kind in ("layer-peeled-bracket", "layer-peeled-orbit-bracket"):  # check_bracket.py
+        m, n = _shape(obj.get("Y")) if "Y" in obj else _shape(obj.get("bases"))[::-1]
+        d = _shape(obj.get("W"))[1]
+        return m * n * (d + 200) + m * m * n + m ** 3 + 1  # an exp / log ~ 200 units
+    if kind in ("theorem", "layer-peeled-theorem"):
         parts = obj.get("parts")
         return 1 + sum(_units(p, depth + 1) for p in parts) if isinstance(parts, list) else 1
     if kind in ("same-chirotope", "cosine-equal", "pattern-differs"):

@@ -14,6 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from make_bracket_examples import invalid as bracket_invalid  # noqa: E402
+from make_bracket_examples import valid as bracket_valid  # noqa: E402
+
 from certificates.check import check  # noqa: E402
 from engine.certify import emit  # noqa: E402
 
@@ -44,7 +47,7 @@ def valid() -> dict[str, dict]:
             "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
             "cos(w''_0, w''_1) = +1"),
     }
-    return v
+    return v | bracket_valid()
 
 
 def _set(c, path, value):
@@ -117,6 +120,7 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict | str, str]]:
                              "targets in the wrong order"),
         "work-budget": (mut("same-chirotope", ["W1"], _big()) | {"W2": _big()},
                         "20 x 10: C(20, 10) determinants, above the default --max-work"),
+        **bracket_invalid(v),
     }
 
 

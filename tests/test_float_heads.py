@@ -18,8 +18,8 @@ from _brute_geometry import brute_sign_vectors, strictly_feasible
 
 from engine.exact.lattice import count_rankings_exact, count_regions_exact
 from engine.exact.lp import check_gordan, check_witness, decide
-from engine.geometry import _arrangement as ar
 from engine.geometry import argmaxable, cosine_matrix, ranking_pattern, sign_pattern
+from engine.geometry import arrangement as ar
 from engine.geometry.grid import check_cell
 
 

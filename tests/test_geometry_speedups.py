@@ -11,9 +11,9 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from engine.geometry import _arrangement as ar
 from engine.geometry import ranking_pattern, sign_pattern
 from engine.geometry._grid_sets import transport_map, transported_gram_patterns
+from engine.geometry.arrangement import exact as ar
 from engine.geometry.grid import gram_column_basis, random_head, verify_grid
 
 

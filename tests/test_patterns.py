@@ -408,7 +408,7 @@ def test_exact_and_float_passes_agree(seed):
 
 
 def test_vectorised_base_case_in_r3_matches_generic_recursion():
-    from engine.geometry import _arrangement as ar
+    from engine.geometry.arrangement import exact as ar
 
     rng = np.random.default_rng(5)
     for _ in range(60):
@@ -422,7 +422,7 @@ def test_vectorised_base_case_in_r3_matches_generic_recursion():
         if not rows:
             continue
         A = ar.fit(np.array(rows, dtype=object))
-        generic = np.concatenate([ar.chunk(rows, j, True).astype(object)
+        generic = np.concatenate([ar.chunk(rows, j).astype(object)
                                   for j in range(len(rows))])
         old = {tuple(r) for r in ar.dedupe(ar.fit(generic), A)[1].tolist()}
         pts = ar.regions3(rows)

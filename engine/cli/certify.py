@@ -48,6 +48,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     _out(q)
     q.set_defaults(func=_argmax)
 
+    q = cs.add_parser("solve", help="a proven bracket J* in [L, U] for the layer-peeled "
+                      "program (docs/certified-optima.md)")
+    q.add_argument("Y", help="target matrix file (.csv, .npy, .json); exact probability columns")
+    q.add_argument("--ew", default="1", help="budget E_W on ||W||_F^2 (default 1)")
+    q.add_argument("--eh", default="1", help="budget E_H on ||H||_F^2 (default 1)")
+    q.add_argument("--method", default="auto", help="auto, full, circulant, etf or orbit")
+    q.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK")
+    q.add_argument("--eps", default=None, help="required relative width, e.g. 1e-8 or 1/100000000 "
+                   "(default: state the achieved width)")
+    q.add_argument("--generators", default=None, help="JSON list of label permutations (image "
+                   "form) of a group preserving Y: proves W W^T invariant under it")
+    q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
+    q.set_defaults(func=_solve_bracket)
+
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
     q.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
     q.add_argument("--force", action="store_true",
@@ -101,7 +115,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
     for k, v in sorted(vars(args).items()):
         if k in skip or v is None or v is False:
             continue
-        if k in ("W", "W1", "W2"):
+        if k in ("W", "W1", "W2", "Y"):
             words.append(str(v))
         elif v is True:
             words.append(f"--{k}")
@@ -176,6 +190,27 @@ def _argmax(args: argparse.Namespace) -> int:
     W = read_matrix(args.W, what="W")
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     return _emit(emit.argmax_certificate(W, bias=bias, provenance=_prov(args)), args)
+
+
+def _solve_bracket(args: argparse.Namespace) -> int:
+    import json
+    from fractions import Fraction
+
+    from engine.convex.problem import LayerPeeled
+    from engine.errors import InvalidInput
+    from engine.io import read_matrix
+
+    problem = LayerPeeled(read_matrix(args.Y, what="Y"), args.ew, args.eh)
+    sol = problem.solve(method=args.method, solver=args.solver)
+    eps = None
+    if args.eps is not None:
+        try:
+            eps = Fraction(args.eps)  # "1e-8" and "1/100000000" are both exact
+        except (ValueError, ZeroDivisionError):
+            raise InvalidInput(f"--eps {args.eps!r} is not a number (e.g. 1e-8)") from None
+    gens = json.loads(args.generators) if args.generators else None
+    cert = sol.certificate(eps=eps, generators=gens, provenance=_prov(args))
+    return _emit(cert, args)
 
 
 def _paper(args: argparse.Namespace) -> int:

@@ -33,6 +33,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "without N, heads that may have more than 2,000,000 regions "
                        "(general-position bound) are refused at once")
         q.add_argument("--no-progress", action="store_true", help="no progress bar")
+        g = q.add_argument_group(
+            "enumeration at scale",
+            "-o/--out DIR (a path not ending in .json, without --json) streams the regions to "
+            "DIR: manifest.json + shards/*.parquet, resumable, on any executor; see "
+            "docs/enumeration-at-scale.md")
+        g.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="N local worker processes (with --scheduler local: the size "
+                            "of the Dask LocalCluster)")
+        g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="Dask scheduler address (tcp://host:8786), or 'local' for a "
+                            "LocalCluster on this machine")
+        g.add_argument("--units", type=int, default=None, metavar="N",
+                       help="target number of work units (default: from the exact count)")
+        g.add_argument("--shard-rows", type=int, default=None, metavar="N",
+                       help="target rows per shard (bounds the memory of a merge task)")
+        g.add_argument("--restart", action="store_true",
+                       help="with -o DIR: discard an interrupted run instead of resuming it")
         q.set_defaults(func=_run)
 
 
@@ -64,21 +81,58 @@ def _size_check(W, b, args: argparse.Namespace) -> None:
                            limit=max(args.max_regions, DEFAULT_MAX_COUNT))
 
 
+def _close(ex: object) -> None:
+    if ex is None:
+        return
+    if hasattr(ex, "shutdown"):
+        ex.shutdown()
+        return
+    cluster = getattr(ex, "cluster", None)
+    ex.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def _streamed(args: argparse.Namespace) -> bool:
+    """-o DIR streams: a path that is not stdout, not *.json, and no --json."""
+    out = getattr(args, "out", None)
+    return (out is not None and out != "-" and not str(out).endswith(".json")
+            and getattr(args, "json_out", None) is None)
+
+
 def _run(args: argparse.Namespace) -> int:
+    from engine.errors import InvalidInput
     from engine.geometry import ranking_pattern, sign_pattern
     from engine.io import read_matrix, read_vector
+    from engine.run.executor import make_executor
 
-    target = _output.json_target(args)
+    streamed = _streamed(args)
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInput(f"--workers must be at least 1; got {args.workers}")
+    if not streamed and (args.units is not None or args.shard_rows is not None
+                         or args.restart):
+        raise InvalidInput("--units, --shard-rows and --restart only apply with -o DIR")
+    if streamed and getattr(args, "top", None) is not None:
+        raise InvalidInput("--top is not streamed; drop -o DIR (prefixes are few) or --top")
+    target = None if streamed else _output.json_target(args)
     _output.prepare(args, target)
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     progress = False if args.no_progress else None
-    _size_check(W, b, args)
-    if args.patterns_kind == "sign":
-        res = sign_pattern(W, bias=b, max_regions=args.max_regions, progress=progress)
-    else:
-        res = ranking_pattern(W, bias=b, top=args.top, max_regions=args.max_regions,
-                              progress=progress)
+    if not streamed:
+        _size_check(W, b, args)
+    executor = make_executor(workers=args.workers, scheduler=args.scheduler)
+    try:
+        if streamed:
+            return _run_out(args, W, b, executor, progress)
+        if args.patterns_kind == "sign":
+            res = sign_pattern(W, bias=b, max_regions=args.max_regions, progress=progress,
+                               executor=executor)
+        else:
+            res = ranking_pattern(W, bias=b, top=args.top, max_regions=args.max_regions,
+                                  progress=progress, executor=executor)
+    finally:
+        _close(executor)
     text = json.dumps(res.to_json(), indent=1, sort_keys=True) + "\n"
     if target == "-":
         _output.write(args, "-", text)
@@ -99,4 +153,26 @@ def _run(args: argparse.Namespace) -> int:
     if target:
         _output.write(args, target, text)
         print(f"written to {target}")
+    return 0
+
+
+def _run_out(args: argparse.Namespace, W, b, executor, progress) -> int:
+    from engine.exact.lattice import count_rankings_exact, count_regions_exact
+    from engine.geometry.store import DEFAULT_SHARD_ROWS, enumerate_to_dir
+
+    if args.max_regions is not None:
+        n = count_regions_exact(W, b) if args.patterns_kind == "sign" else \
+            count_rankings_exact(W, b)
+        if n > args.max_regions:
+            from engine.errors import TooLarge
+
+            raise TooLarge(f"the exact count is {n}, above --max-regions {args.max_regions}")
+    res = enumerate_to_dir(W, args.out, kind=args.patterns_kind, bias=b, executor=executor,
+                           units=args.units, shard_rows=args.shard_rows or DEFAULT_SHARD_ROWS,
+                           progress=progress, resume=not args.restart)
+    m = res.manifest
+    print(f"{res.kind}: k = {m['k']}, d = {m['d']}{', affine' if m['affine'] else ''}")
+    print(f"count: {res.count}   exact count: {res.exact_count}   complete: {res.complete} "
+          f"({res.completeness})")
+    print(f"written to {args.out}: {len(m['units'])} work units, {m['buckets']} shards")
     return 0

@@ -44,6 +44,9 @@ def _solve(args: argparse.Namespace) -> int:
     print(f"loss: {sol.loss:.12g}   dual bound: {sol.dual_bound:.12g}   gap: {sol.gap:.3g}")
     print(f"budget active: {sol.budget_active}   rank: {sol.rank}   tight: {sol.tight}   "
           f"||Z||_*: {sol.nuclear_norm:.10g}")
+    for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
+        if key in sol.info:
+            print(f"note: {sol.info[key]}")
     if target:
         _output.write(args, target, sol.to_json(indent=1) + "\n")
         print(f"solution written to {target}")

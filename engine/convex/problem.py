@@ -28,10 +28,11 @@ from typing import Any
 import numpy as np
 
 from engine import _display
-from engine.convex._loss import entropy, softmax
+from engine.convex._loss import cross_entropy, entropy, softmax
 from engine.convex.dual import dual_bound
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
+from engine.convex.solvers import full_size_gap
 from engine.convex.solvers import solve as conic_solve
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
@@ -249,9 +250,12 @@ class LayerPeeled:
             if reduced.problem is None:
                 solver_name, status = reduced.info.get("solver", red.name), "optimal"
             else:
-                rep = conic_solve(reduced.problem, solver, accurate=True,
+                rep = conic_solve(reduced.problem, solver, accurate=True,  # best tier by gap
+                                  score=lambda: full_size_gap(self, red.invert(reduced)),
                                   **(solver_options or {}))
                 solver_name, status = rep.solver, rep.status
+                if rep.note:
+                    info["solver_note"] = rep.note
             Z = red.invert(reduced)
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
@@ -353,6 +357,23 @@ class LayerPeeledSolution:
         """``H^T H`` (n x n), computed on access (n = 40,320 would need 13 GB)."""
         return self.H.T @ self.H
 
+    def certificate(self, eps: Any = None, **kw: Any) -> dict:
+        """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
+
+        Thin wrapper of :func:`engine.convex.certify.solution_certificate` (keywords:
+        ``eps_mode``, ``generators``, ``claims``, ``precision``); see
+        docs/certified-optima.md.
+
+        Examples
+        --------
+        >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve()
+        >>> sol.certificate(eps="1/1000000")["kind"]
+        'layer-peeled-bracket'
+        """
+        from engine.convex.certify import solution_certificate
+
+        return solution_certificate(self, eps=eps, **kw)
+
     def to_dict(self, *, include_timing: bool = False) -> dict:
         """Plain-JSON data (floats and nested lists), keys sorted by :meth:`to_json`."""
         fr = self.free_radius
@@ -429,6 +450,12 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         nuc = problem.rho
     bound = dual_bound(Z, problem.Y, problem.rho)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol)
+    if not f.tight:  # d < rank: the convex value is a lower bound the factors do not reach
+        info["factors_loss"] = cross_entropy(f.W @ f.H, problem.Y)
+        info["bound_attained"] = False
+        info["note"] = (f"d = {f.d} < rank {f.rank}: loss {bound.upper:.10g} is the convex "
+                        f"lower bound, NOT attained by the returned factors (their loss "
+                        f"J(W H) = {info['factors_loss']:.10g})")
     return LayerPeeledSolution(
         Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
         probabilities=softmax(Z), budget_active=problem.budget_active, rank=f.rank,

@@ -35,6 +35,7 @@ from engine.errors import (
     InvalidInput,
     SolverFailed,
     SolverUnavailable,
+    TooLarge,
 )
 
 __all__ = [
@@ -46,7 +47,13 @@ __all__ = [
     "mosek_licensed",
     "resolve_solver",
     "solve",
+    "estimate_memory",
+    "full_size_gap",
+    "MEMORY_LIMIT_ENV",
 ]
+
+#: environment variable overriding the memory limit (GB) of a CLARABEL solve
+MEMORY_LIMIT_ENV = "LOGITGEOM_SOLVER_MAX_GB"
 
 
 class Solver(enum.Enum):
@@ -196,12 +203,73 @@ def resolve_solver(solver: str | Solver | None) -> str:
 
 @dataclass(frozen=True)
 class SolveReport:
-    """What happened in one solve: solver name, CVXPY status, objective, wall time."""
+    """What happened in one solve: solver name, CVXPY status, objective, wall time, and a
+    note when the kept point is not the last tier's (see ``solve(score=...)``)."""
 
     solver: str
     status: str
     value: float
     seconds: float
+    note: str = ""
+
+
+def _walk(expr):
+    yield expr
+    for a in getattr(expr, "args", ()):
+        yield from _walk(a)
+
+
+def estimate_memory(prob: cp.Problem) -> int:
+    """Bytes an interior-point solver (CLARABEL) needs for the PSD cones of ``prob``, roughly.
+
+    A k x k PSD cone has t = k(k+1)/2 scaled entries, and its Nesterov-Todd scaling block in
+    the KKT matrix is dense: 8 t^2 bytes (then factorised).  Cones come from ``PSD``
+    constraints, variables declared PSD/NSD and nuclear-norm atoms (an (m+n) x (m+n) cone for
+    an m x n argument).  A 200 x 200 nuclear norm gives t = 80,200: 51 GB.
+
+    Examples
+    --------
+    >>> Z = cp.Variable((200, 200))
+    >>> round(estimate_memory(cp.Problem(cp.Minimize(cp.normNuc(Z)))) / 1e9)
+    51
+    """
+    sizes = []
+    for c in prob.constraints:
+        if isinstance(c, cp.constraints.PSD):
+            sizes.append(c.args[0].shape[0])
+    for v in prob.variables():
+        if v.attributes.get("PSD") or v.attributes.get("NSD"):
+            sizes.append(v.shape[0])
+    for root in [prob.objective.expr, *(a for c in prob.constraints for a in c.args)]:
+        for e in _walk(root):
+            if isinstance(e, cp.atoms.normNuc):
+                m, n = (e.args[0].shape + (1, 1))[:2]
+                sizes.append(m + n)
+    return sum(8 * (k * (k + 1) // 2) ** 2 for k in sizes)
+
+
+def _memory_limit() -> float:
+    env = os.environ.get(MEMORY_LIMIT_ENV)
+    if env:
+        return float(env) * 1e9
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            avail = next(int(line.split()[1]) * 1024 for line in fh
+                         if line.startswith("MemAvailable:"))
+        return 0.5 * avail
+    except (OSError, StopIteration, ValueError):
+        return 8e9
+
+
+def _check_size(prob: cp.Problem, name: str) -> None:
+    need, limit = estimate_memory(prob), _memory_limit()
+    if name == "CLARABEL" and need > limit:
+        raise TooLarge(
+            f"CLARABEL would need about {need / 1e9:.3g} GB for this program's PSD cones "
+            f"(limit {limit / 1e9:.3g} GB: half the available memory, or ${MEMORY_LIMIT_ENV}); "
+            "use a reduced method (method='circulant', 'etf' or 'orbit' when Y has the "
+            "symmetry; 'full' with form='split' for one small LMI per column), or "
+            "solver='SCS' (first-order, low memory, less accurate)")
 
 
 def _check_status(prob: cp.Problem, name: str) -> None:
@@ -224,6 +292,7 @@ def solve(
     *,
     verbose: bool = False,
     accurate: bool = False,
+    score=None,
     **options,
 ) -> SolveReport:
     """Solve a CVXPY problem with an explicit solver; non-optimal status is an error.
@@ -242,6 +311,13 @@ def solve(
         first, until one reaches "optimal" (explicit ``options`` win over a tier).  The
         warnings of failed tiers are swallowed; the final outcome is the result or the
         error.
+    score : callable or None
+        With ``accurate``: evaluated after every tier that returns a point ("optimal" or
+        "optimal_inaccurate"), on the problem's current variable values; lower is better
+        (the layer-peeled solve passes the full-size duality gap).  Once a tier is
+        "optimal", the best point seen is restored, so a tight tier that ends "inaccurate"
+        but is better than a looser "optimal" one is kept (the status stays "optimal", the
+        status of the run; ``SolveReport.note`` names the kept tier and its own status).
     **options
         Passed to ``prob.solve``.
 
@@ -252,6 +328,8 @@ def solve(
     Raises
     ------
     SolverUnavailable, InexactResult, Infeasible, SolverFailed
+    TooLarge
+        CLARABEL would need more memory than allowed (:func:`estimate_memory`).
     """
     if solver is not None:
         candidates = [resolve_solver(solver)]
@@ -261,19 +339,25 @@ def solve(
             default_solver()  # raises SolverUnavailable with the install hint
     last: Exception | None = None
     for name in candidates:
+        _check_size(prob, name)
         # accurate: tight tolerances first; if the solver cannot meet them
         # ("optimal_inaccurate"), the same solver again with looser tiers.
         tries = ([{**tier, **options} for tier in ACCURATE_OPTIONS[Solver[name]]]
                  if accurate else [options])
         t0 = time.perf_counter()
-        for opts in tries:
+        kept: list[tuple] = []  # (score, tier, status, value, {variable: value}, warnings)
+        for k, opts in enumerate(tries):
             # A failed try is retried (next tier / next solver) or raised as an error, so
             # its warnings ("Solution may be inaccurate") are captured, not leaked; only
-            # the warnings of the try that succeeds are passed on.
+            # the warnings of the try that is kept are passed on.
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
                     prob.solve(solver=name, verbose=verbose, **opts)
+                    if score is not None and prob.status in _STATUS_INEXACT | _STATUS_OK \
+                            and prob.value is not None:
+                        kept.append((_score(score), k, str(prob.status), float(prob.value),
+                                     {v: v.value for v in prob.variables()}, list(caught)))
                     _check_status(prob, name)
                 except (cp.error.SolverError, SolverFailed) as exc:
                     last = (exc if isinstance(exc, SolverFailed)
@@ -281,10 +365,43 @@ def solve(
                     if isinstance(exc, Infeasible):
                         raise
                     continue
+            note, status, value = "", str(prob.status), float(prob.value)
+            if kept:  # the best point by the caller's score, not merely the last tier's
+                best = min(kept, key=lambda t: (t[0], t[1]))
+                if best[1] != k:  # status stays this tier's "optimal"; the note says why
+                    for v, val in best[4].items():
+                        v.value = val
+                    caught = best[5]
+                    value = best[3]
+                    note = (f"kept the point of tolerance tier {best[1]} (its status: "
+                            f"{best[2]}): better score {best[0]:.3g} than the point of the "
+                            f"'optimal' tier {k} ({kept[-1][0]:.3g})")
             for w in caught:  # a shared registry keeps the "once per location" default
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
                                        registry=_WARNED)
-            return SolveReport(name, str(prob.status), float(prob.value),
-                               time.perf_counter() - t0)
+            return SolveReport(name, status, value, time.perf_counter() - t0, note)
     assert last is not None
     raise last
+
+
+def full_size_gap(problem, Z) -> float:
+    """Duality gap of a full-size logit matrix Z (scaled into the nuclear ball first): the
+    ``score`` the layer-peeled solve passes to :func:`solve`."""
+    import numpy as np
+
+    from engine.convex.dual import dual_bound
+    from engine.convex.recovery import thin_svd
+
+    Z = np.asarray(Z, dtype=float)
+    nuc = float(thin_svd(Z)[1].sum())
+    if nuc > problem.rho:
+        Z = Z * (problem.rho / nuc)
+    return dual_bound(Z, problem.Y, problem.rho).gap
+
+
+def _score(score) -> float:
+    try:
+        val = float(score())
+    except Exception:  # noqa: BLE001 - a point the score cannot evaluate is the worst
+        return float("inf")
+    return val if val == val else float("inf")

@@ -16,7 +16,7 @@ Semantics (shared with :mod:`engine.exact.lattice`):
 * Witnesses are exact rational points x (length d) that reproduce the pattern exactly.
 
 How it is computed: deletion-restriction on the arrangement (no LP; see
-:mod:`engine.geometry._arrangement`), with the affine case homogenised (rows (b_i, w_i)
+:mod:`engine.geometry.arrangement`), with the affine case homogenised (rows (b_i, w_i)
 and x_0 > 0).  A fast float pass proposes one point per region; each point is rounded to
 an integer point whose region is then computed exactly.  If the distinct regions found
 number exactly the Zaslavsky count of :mod:`engine.exact.lattice`, the enumeration is
@@ -61,6 +61,7 @@ from engine.exact.numbers import (
     vector_to_str,
 )
 from engine.geometry import search
+from engine.geometry.arrangement import pack_signs, unpack_signs
 
 __all__ = [
     "PatternKind",
@@ -105,7 +106,8 @@ class PatternResult:
         t for ``"ranking-top"``.
     patterns : tuple of tuple of int
         Sorted.  Sign vectors (entries -1, 0, 1) or label tuples (0-based, most likely
-        first).
+        first).  Built on first access from the compact store (``pattern_source``): sign
+        vectors bit-packed into uint64 words, rankings as small-integer label arrays.
     witnesses : tuple of tuple of Fraction
         Aligned with ``patterns``: a point x in Q^d reproducing the pattern exactly
         (a cached property, built from ``witness_source`` on first access).
@@ -119,15 +121,16 @@ class PatternResult:
         Tie classes of size >= 2 (rankings only; empty for sign patterns).
     exact_count : int or None
         The Zaslavsky count the enumeration was checked against (None for prefixes).
-    array : numpy.ndarray or None
-        The sorted patterns as an array (see :meth:`pattern_array`), when built.
+    pattern_source
+        The compact sorted patterns (:class:`_Patterns`), or the tuples themselves.
     """
 
     W: ExactMatrix
     bias: ExactVector | None
     kind: PatternKind
     top: int | None
-    patterns: tuple[tuple[int, ...], ...]
+    #: the sorted patterns, compact (a :class:`_Patterns`) or as tuples
+    pattern_source: Any = field(repr=False, compare=False)
     #: the witnesses, or a :class:`_Witnesses` that builds them on first access
     witness_source: Any = field(repr=False, compare=False)
     count: int
@@ -135,8 +138,12 @@ class PatternResult:
     completeness: Completeness
     ties: tuple[tuple[int, ...], ...] = ()
     exact_count: int | None = None
-    #: the sorted patterns as an array (``int8`` signs or ``int64`` labels), if built
-    array: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def patterns(self) -> tuple[tuple[int, ...], ...]:
+        """Sorted patterns as tuples (built on first access from the compact store)."""
+        src = self.pattern_source
+        return src.tuples() if isinstance(src, _Patterns) else tuple(src)
 
     def __repr__(self) -> str:
         return _display.short_repr(self)
@@ -182,8 +189,8 @@ class PatternResult:
         >>> sign_pattern([[1, 0], [0, 1]]).pattern_array().tolist()
         [[-1, -1], [-1, 1], [1, -1], [1, 1]]
         """
-        if self.array is not None:
-            return self.array.copy()
+        if isinstance(self.pattern_source, _Patterns):
+            return self.pattern_source.array()
         dt = np.int8 if self.kind == PatternKind.SIGN else np.int64
         width = self.k if self.kind != PatternKind.RANKING_TOP else (self.top or 0)
         return np.array(self.patterns, dtype=dt).reshape(len(self.patterns), width)
@@ -338,14 +345,70 @@ def _run_topes(rows, executor, progress, expected) -> search.Topes:
             ex.shutdown()
 
 
-class _Witnesses:
-    """Exact witnesses on demand: integer points (shrunk when first needed) -> Fractions."""
+class _Patterns:
+    """Sorted patterns held compactly; no Python object per region until asked.
 
-    def __init__(self, topes: search.Topes, rows: np.ndarray, affine: bool) -> None:
-        self.topes, self.rows, self.affine = topes, rows, affine
+    Sign patterns: the sign vectors on the distinct hyperplanes, bit-packed into uint64
+    words (8 bytes per region up to 64 hyperplanes), and the map ``where`` from input rows
+    to (hyperplane, orientation).  Rankings and prefixes: label arrays of the smallest
+    unsigned integer type (k bytes per region for k <= 256 labels).
+    """
+
+    def __init__(self, kind: PatternKind, *, words: np.ndarray | None = None,
+                 where: tuple[tuple[int, int], ...] = (), m: int = 0, affine: bool = False,
+                 labels: np.ndarray | None = None) -> None:
+        self.kind, self.words, self.where, self.m = kind, words, where, m
+        self.affine, self.labels = affine, labels
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held per the whole pattern set (the arrays only)."""
+        return int((self.words if self.labels is None else self.labels).nbytes)
+
+    def array(self) -> np.ndarray:
+        """int8 sign vectors or int64 label rows (a new array)."""
+        if self.labels is not None:
+            return self.labels.astype(np.int64)
+        S = unpack_signs(self.words, self.m)
+        idx = np.array([max(c, 0) for c, _ in self.where], dtype=np.intp)
+        ori = np.array([o for _, o in self.where], dtype=np.int8)
+        pats = S[:, idx] * ori if self.m else np.zeros((len(S), len(idx)), dtype=np.int8)
+        return pats[:, :-1] if self.affine else pats
+
+    def tuples(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(map(tuple, self.array().tolist()))
+
+
+def _small_labels(R: np.ndarray) -> np.ndarray:
+    k = int(R.max()) + 1 if R.size else 1
+    dt = np.uint8 if k <= 1 << 8 else (np.uint16 if k <= 1 << 16 else np.int64)
+    return np.ascontiguousarray(R, dtype=dt)
+
+
+class _Witnesses:
+    """Exact witnesses on demand: integer points (shrunk when first needed) -> Fractions.
+
+    Holds the integer points of the kept regions and their packed sign vectors only (the
+    enumeration's int8 sign matrix is dropped): about 8 bytes per region besides the
+    points.
+    """
+
+    def __init__(self, topes: search.Topes, rows: np.ndarray, affine: bool,
+                 words: np.ndarray | None = None) -> None:
+        self.points = topes.points[rows]
+        self.words = pack_signs(topes.signs[rows]) if words is None else words
+        self.m = topes.signs.shape[1]
+        self.hyperplanes, self.small = topes.hyperplanes, topes.small
+        self.cols, self.D, self.affine = topes.cols, topes.D, affine
 
     def build(self) -> tuple[tuple[Fraction, ...], ...]:
-        X = self.topes.shrunk().lifted()[self.rows]
+        P = self.points
+        if not self.small and self.hyperplanes is not None:
+            P = search.shrink(P, unpack_signs(self.words, self.m), self.hyperplanes)
+        X = np.zeros((P.shape[0], self.D), dtype=P.dtype)
+        if X.dtype == object:
+            X[:] = 0
+        X[:, list(self.cols)] = P
         return tuple(_points(X, self.affine))
 
 
@@ -367,6 +430,50 @@ def _homogenise(W: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
     if b is None:
         return [list(r) for r in W]
     return [[bi, *r] for r, bi in zip(W, b, strict=True)]
+
+
+def rankings_from_pairs(pats: np.ndarray, k: int) -> np.ndarray:
+    """Rankings (label arrays, most likely first) from signs on the pair rows w_i - w_j.
+
+    The pair rows are ordered (0,1), (0,2), (1,2), (0,3), ... (i < j, by j then i), as
+    :func:`arrangement_rows` builds them.  The wins of label i are the labels it beats;
+    tied labels have equal wins and are listed in increasing order (stable sort).
+
+    Examples
+    --------
+    >>> rankings_from_pairs(np.array([[1, -1, -1]]), 3).tolist()
+    [[2, 0, 1]]
+    """
+    wins = np.zeros((len(pats), k), dtype=np.int64)
+    col = 0
+    for j in range(k):
+        for i in range(j):
+            wins[:, i] += pats[:, col] > 0
+            wins[:, j] += pats[:, col] < 0
+            col += 1
+    return np.argsort(-wins, axis=1, kind="stable")
+
+
+def arrangement_rows(kind: str, Wm: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
+    """The rows whose topes are enumerated for ``kind`` ``"sign"`` or ``"ranking"``.
+
+    Sign: the rows of W (homogenised as (b_i, w_i) with the extra row e_0 for x_0 > 0
+    when there is a bias).  Ranking: the pair rows w_i - w_j (i < j, by j then i), same
+    homogenisation.  With a bias, only topes with x_0 > 0 (last row positive) count.
+    """
+    d = len(Wm[0])
+    H = _homogenise(Wm, b)
+    if kind == "sign":
+        rows = [list(r) for r in H]
+    else:
+        k = len(Wm)
+        rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]
+                for j in range(k) for i in range(j)]
+    if b is not None:
+        rows.append([Fraction(1)] + [Fraction(0)] * d)
+    if not rows:
+        rows = [[Fraction(0)] * len(H[0])]
+    return rows
 
 
 def _certify(found: int, exact: int, what: str) -> None:
@@ -428,12 +535,9 @@ def sign_pattern(
     ((-1, -1), (1, -1))
     """
     Wm, b = _inputs(W, bias)
-    d = len(Wm[0])
     expected = count_regions_exact(Wm, b)
     _check_limit(expected, max_regions, "region")
-    rows = _homogenise(Wm, b)
-    if b is not None:
-        rows.append([Fraction(1)] + [Fraction(0)] * d)
+    rows = arrangement_rows("sign", Wm, b)
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
     pats = t.pattern_array()
     keep = np.arange(len(pats))
@@ -445,11 +549,13 @@ def sign_pattern(
     if len(pats) > 1 and np.any(np.all(pats[1:] == pats[:-1], axis=1)):  # pragma: no cover
         raise EngineError("internal error: a sign pattern was found twice; please report")
     _certify(len(pats), expected, "sign patterns")
+    words = pack_signs(t.signs[keep])  # sorted, 8 bytes per region up to 64 hyperplanes
+    src = _Patterns(PatternKind.SIGN, words=words, where=t.where, m=t.signs.shape[1],
+                    affine=b is not None)
     return PatternResult(
-        W=Wm, bias=b, kind=PatternKind.SIGN, top=None,
-        patterns=tuple(map(tuple, pats.tolist())),
-        witness_source=_Witnesses(t, keep, b is not None), count=len(pats), complete=True,
-        completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected, array=pats,
+        W=Wm, bias=b, kind=PatternKind.SIGN, top=None, pattern_source=src,
+        witness_source=_Witnesses(t, keep, b is not None, words), count=len(pats),
+        complete=True, completeness=Completeness.ZASLAVSKY, ties=(), exact_count=expected,
     )
 
 
@@ -510,7 +616,7 @@ def ranking_pattern(
     ((0,), (1,), (2,))
     """
     Wm, b = _inputs(W, bias)
-    k, d = len(Wm), len(Wm[0])
+    k = len(Wm)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int)
                             or not 1 <= top <= k):
         raise InvalidInput(f"top must be an integer between 1 and k = {k}; got {top!r}")
@@ -523,29 +629,14 @@ def ranking_pattern(
     expected = count_rankings_exact(Wm, b)
     _check_limit(expected, max_regions, "ranking")
     # label-insertion order of the pair rows (i < j): a good deletion-restriction order.
-    H = _homogenise(Wm, b)
-    rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]
-            for j in range(k) for i in range(j)]
-    if b is not None:
-        rows.append([Fraction(1)] + [Fraction(0)] * d)
-    if not rows:
-        rows = [[Fraction(0)] * len(H[0])]
+    rows = arrangement_rows("ranking", Wm, b)
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
     pats = t.pattern_array()
     keep = np.arange(len(pats))
     if b is not None:
         keep = np.flatnonzero(pats[:, -1] > 0)
         pats = pats[keep, :-1]
-    # wins of label i = number of labels it beats (exact signs of the pair rows); tied
-    # labels have equal wins and are listed in increasing order (stable sort).
-    wins = np.zeros((len(pats), k), dtype=np.int64)
-    col = 0
-    for j in range(k):
-        for i in range(j):
-            wins[:, i] += pats[:, col] > 0
-            wins[:, j] += pats[:, col] < 0
-            col += 1
-    ranks = np.argsort(-wins, axis=1, kind="stable")
+    ranks = rankings_from_pairs(pats, k)
     order = _sorted_rows(ranks)
     ranks, keep = ranks[order], keep[order]
     if len(ranks) > 1 and np.any(np.all(ranks[1:] == ranks[:-1], axis=1)):  # pragma: no cover
@@ -557,10 +648,11 @@ def ranking_pattern(
         first = np.concatenate([[True], np.any(pre[1:] != pre[:-1], axis=1)])
         ranks, keep, kind, tt = pre[first], keep[first], PatternKind.RANKING_TOP, top
     return PatternResult(
-        W=Wm, bias=b, kind=kind, top=tt, patterns=tuple(map(tuple, ranks.tolist())),
+        W=Wm, bias=b, kind=kind, top=tt,
+        pattern_source=_Patterns(kind, labels=_small_labels(ranks)),
         witness_source=_Witnesses(t, keep, b is not None), count=len(ranks), complete=True,
         completeness=Completeness.ZASLAVSKY, ties=ties,
-        exact_count=expected if tt is None else None, array=ranks,
+        exact_count=expected if tt is None else None,
     )
 
 
@@ -574,7 +666,7 @@ def _ranking_top(Wm, b, top, classes, ties, progress) -> PatternResult:
         out[p] = z if b is None else tuple(v / z[0] for v in z[1:])
     keys = sorted(out)
     return PatternResult(
-        W=Wm, bias=b, kind=PatternKind.RANKING_TOP, top=top, patterns=tuple(keys),
+        W=Wm, bias=b, kind=PatternKind.RANKING_TOP, top=top, pattern_source=tuple(keys),
         witness_source=tuple(out[p] for p in keys), count=len(keys), complete=True,
         completeness=Completeness.EXACT_LP, ties=ties, exact_count=None,
     )
@@ -606,7 +698,7 @@ def argmaxable(W: object, bias: object = None) -> ArgmaxResult:
     >>> r.labels
     (0, 1)
     >>> r.multipliers[2]
-    ((0, Fraction(1, 2)), (1, Fraction(1, 2)))
+    ((0, Fraction(1, 1)), (1, Fraction(1, 1)))
     """
     Wm, b = _inputs(W, bias)
     k, d = len(Wm), len(Wm[0])

@@ -1,7 +1,7 @@
 """Drivers of the exact searches: topes of an arrangement in chunks, and prefix search.
 
 :func:`topes` splits the deletion-restriction enumeration of
-:mod:`engine.geometry._arrangement` into independent chunks (one per inserted hyperplane)
+:mod:`engine.geometry.arrangement` into independent chunks (one per inserted hyperplane)
 and runs them serially or on any :class:`concurrent.futures.Executor`; the merge is in
 chunk order, so the result is the same whatever the executor.  :func:`prefix_search`
 extends feasible label prefixes one class at a time, deciding each candidate by an exact
@@ -19,22 +19,28 @@ Examples
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Executor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from tqdm import tqdm
 
+from engine.exact.linalg import column_basis, primitive_integer_row
 from engine.exact.lp import decide
-from engine.geometry import _arrangement as ar
-from engine.run.executor import in_worker, process_pool
+from engine.geometry import arrangement as ar
+from engine.geometry.arrangement import exact as ex
+from engine.geometry.arrangement import float_ as fl
+from engine.run.executor import in_worker, process_pool, run_units
 
-__all__ = ["Topes", "topes", "topes_arrays", "prefix_search", "default_executor",
+__all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",
+           "shrink",
+           "generic_bound", "topes", "topes_arrays", "prefix_search", "default_executor",
            "prefer_exact", "PARALLEL_THRESHOLD"]
 
 #: Expected region counts above which the default executor is a process pool.
@@ -66,37 +72,6 @@ def _show(progress: bool | None, size: int | None) -> bool:
     return bool(progress) or (size is not None and size > 20_000)
 
 
-def _integer_row(r: Sequence[Fraction]) -> tuple[int, ...]:
-    den = 1
-    for v in r:
-        den = math.lcm(den, Fraction(v).denominator)
-    ints = [int(Fraction(v) * den) for v in r]
-    g = 0
-    for v in ints:
-        g = math.gcd(g, v)
-    return tuple(v // g for v in ints) if g else tuple(ints)
-
-
-def _column_basis(rows: Sequence[Sequence[int]], D: int) -> list[int]:
-    """Indices of a column basis (exact elimination over Q, greedy left to right)."""
-    basis_rows: list[tuple[int, list[Fraction]]] = []  # (pivot column, row)
-    cols = []
-    # rank via row echelon on the transpose: column c is new iff independent of earlier ones.
-    vecs: list[tuple[int, list[Fraction]]] = []
-    for c in range(D):
-        v = [Fraction(r[c]) for r in rows]
-        for p, b in vecs:
-            if v[p] != 0:
-                f = v[p] / b[p]
-                v = [a - f * bb for a, bb in zip(v, b, strict=True)]
-        piv = next((i for i, a in enumerate(v) if a != 0), None)
-        if piv is not None:
-            vecs.append((piv, v))
-            cols.append(c)
-    del basis_rows
-    return cols
-
-
 def prefer_exact(rows: Sequence[Sequence[int]]) -> bool:
     """Whether the exact pass is likely the faster one (small integers stay in int64).
 
@@ -112,13 +87,156 @@ def prefer_exact(rows: Sequence[Sequence[int]]) -> bool:
     return bits * len(rows[0]) <= 30
 
 
-def _chunk_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
-    rows, j, exact = args
-    P = ar.chunk(rows, j, exact)
-    if not exact:  # float proposals -> exact integer points (rounded on a 2^52 grid)
-        P = np.rint(P * 2.0**52).astype(np.int64)
-    A = ar.fit(np.array(rows, dtype=object))
-    return ar.dedupe(P, A)
+#: float proposals are rounded to integers on this grid (points are unit vectors)
+FLOAT_GRID_BITS = 52
+
+
+def unit_points(rows: ar.Rows, path: tuple[int, ...], exact: bool) -> np.ndarray:
+    """Candidate points of one work unit (a path j_1, j_2, ... into the recursion).
+
+    ``()`` is the whole arrangement (used when it spans at most R^2).
+    ``(j,)`` is chunk j of :mod:`engine.geometry.arrangement` (points y +- eps h_j for the
+    regions y of A_{j-1}^{H_j}); ``(j, *rest)`` replaces the regions of the restriction by
+    the points of its own unit ``rest``, taken off the restriction's hyperplanes and
+    de-duplicated within the unit, then lifted.  The units ``(j, j')`` over all j' of the
+    restriction cover it (the union formula), so replacing unit ``(j,)`` by them loses
+    nothing; the same region may now be reached by several units (see
+    docs/enumeration-at-scale.md, de-duplication).  Exact points (``exact``) or float
+    proposals.
+    """
+    tw = ex if exact else fl
+    if not path:  # the whole arrangement as one unit (planar ones: exact and cheap)
+        return ex.regions(rows, len(rows[0]))
+    if len(path) == 1:
+        return tw.chunk(rows, path[0])
+    j = path[0]
+    sub = ar.restrict(rows[:j], rows[j])
+    Z = unit_points(sub, path[1:], exact)
+    Z = tw.dedupe(Z, tw.normals(sub))[0]
+    return tw.lift(rows, j, Z)
+
+
+def _unit_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Exact points and exact sign vectors of one unit, de-duplicated within it."""
+    return _unit_job_inner(*args)
+
+
+def _unit_job_inner(rows: ar.Rows, path: tuple[int, ...], exact: bool
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    P = unit_points(rows, path, exact)
+    if not exact and path:  # float proposals -> exact integer points (2^52 grid)
+        P = np.rint(P * 2.0**FLOAT_GRID_BITS).astype(np.int64)
+    else:
+        P = ex.fit(P.astype(object) if P.dtype != np.int64 else P)
+    A = ex.fit(np.array(rows, dtype=object))
+    return ex.dedupe(P, A)
+
+
+def generic_bound(m: int, D: int) -> int:
+    """Regions of m central hyperplanes in general position in R^D (an upper bound).
+
+    Examples
+    --------
+    >>> generic_bound(3, 2), generic_bound(3, 3)
+    (6, 8)
+    """
+    if m == 0:
+        return 1
+    return 2 * sum(math.comb(m - 1, i) for i in range(D))
+
+
+def unit_estimate(rows: ar.Rows, path: tuple[int, ...]) -> int:
+    """The generic bound of a unit's restriction: ranks units by size (largest first).
+
+    Examples
+    --------
+    >>> unit_estimate(((1, 0, 0), (0, 1, 0), (0, 0, 1)), (2,))
+    4
+    """
+    rs, dim = rows, len(rows[0])
+    for j in path:
+        rs, dim = ar.restrict(rs[:j], rs[j]), dim - 1
+    return generic_bound(len(rs), dim)
+
+
+def plan_units(rows: ar.Rows, target: int = 1) -> list[tuple[int, ...]]:
+    """Work units (recursion paths) for the arrangement ``rows``: at least ``target`` if
+    the recursion allows, by splitting the unit with the largest size estimate first.
+
+    A unit ``(..., j)`` whose restriction still has dimension >= 4 splits into the units
+    of that restriction's chunks (mplrs-style budgeted splitting, decided up front from
+    the generic bound of each restriction, which ranks units by size).  The list is in a
+    deterministic order (lexicographic paths), so results merged in unit order do not
+    depend on the executor.
+
+    Examples
+    --------
+    >>> plan_units(((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1)))
+    [(0,), (1,), (2,), (3,), (4,)]
+    """
+    D = len(rows[0])
+    if D <= 2:
+        return [()]
+    heap: list[tuple[int, tuple[int, ...], ar.Rows, int]] = []
+    done: list[tuple[int, ...]] = []
+
+    def push(path: tuple[int, ...], rs: ar.Rows, dim: int) -> None:
+        j = path[-1]
+        sub = ar.restrict(rs[:j], rs[j]) if j else ()
+        if dim - 1 >= 4 and len(sub) > 1:
+            heapq.heappush(heap, (-generic_bound(len(sub), dim - 1), path, sub, dim - 1))
+        else:
+            done.append(path)
+
+    for j in range(len(rows)):
+        push((j,), rows, D)
+    while heap and len(heap) + len(done) < target:
+        _, path, sub, dim = heapq.heappop(heap)
+        for jj in range(len(sub)):
+            push((*path, jj), sub, dim)
+    done += [p for _, p, _, _ in heap]
+    return sorted(done)
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """An arrangement reduced to distinct hyperplanes in the coordinates of a column basis.
+
+    ``where[i] = (c, o)``: input row i is hyperplane c with orientation o (c = -1: a zero
+    row); ``hyperplanes`` are primitive integer normals in the coordinates ``cols`` (a
+    column basis of the input, so they span R^len(cols)); ``D`` is the input dimension.
+    """
+
+    where: tuple[tuple[int, int], ...]
+    cols: tuple[int, ...]
+    hyperplanes: ar.Rows
+    D: int
+
+
+def reduce_rows(rows: Sequence[Sequence[Fraction | int]]) -> Reduced:
+    """Distinct hyperplanes of a rational matrix, in a column basis (exact).
+
+    Examples
+    --------
+    >>> r = reduce_rows([[1, 0], [2, 0], [0, 0]])
+    >>> r.where, r.cols, r.hyperplanes
+    (((0, 1), (0, 1), (-1, 0)), (0,), ((1,),))
+    """
+    D = len(rows[0])
+    classes: dict[tuple[int, ...], int] = {}
+    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
+    for r in rows:
+        key, s = ar.canonical(primitive_integer_row(r))
+        if s == 0:
+            where.append((-1, 0))
+            continue
+        where.append((classes.setdefault(key, len(classes)), s))
+    H = list(classes)
+    if not H:
+        return Reduced(tuple(where), (), (), D)
+    cols = column_basis(H)
+    Hc = tuple(primitive_integer_row([h[c] for c in cols]) for h in H)
+    return Reduced(tuple(where), tuple(cols), Hc, D)
 
 
 @dataclass(frozen=True)
@@ -165,7 +283,7 @@ class Topes:
         """The same regions with the smaller witnesses of the default ``shrink=True``."""
         if self.small or self.hyperplanes is None:
             return self
-        return Topes(_shrink(self.points, self.signs, self.hyperplanes), self.signs,
+        return Topes(shrink(self.points, self.signs, self.hyperplanes), self.signs,
                      self.where, self.cols, self.D, self.hyperplanes, True)
 
     def witnesses(self) -> list[tuple[Fraction, ...]]:
@@ -197,46 +315,31 @@ def topes_arrays(
     >>> t.patterns(), t.cols
     ([(1, 1, 0), (-1, -1, 0)], (0,))
     """
-    D = len(rows[0])
-    ints = [_integer_row(r) for r in rows]
-    classes: dict[tuple[int, ...], int] = {}
-    where: list[tuple[int, int]] = []  # (class index or -1, orientation)
-    for r in ints:
-        key, s = ar.canonical(r)
-        if s == 0:
-            where.append((-1, 0))
-            continue
-        if key not in classes:
-            classes[key] = len(classes)
-        where.append((classes[key], s))
-    H = list(classes)
-    if not H:
+    red = reduce_rows(rows)
+    where, cols, Hc, D = red.where, list(red.cols), red.hyperplanes, red.D
+    if not Hc:
         return Topes(np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int8),
                      tuple(where), (), D)
-    cols = _column_basis(H, D)
-    Hc = tuple(_integer_row([h[c] for c in cols]) for h in H)
     r = len(cols)
     if exact is None:
         exact = prefer_exact(Hc)
     if r <= 2:
-        P = ar.regions(Hc, r, True)  # planar: exact and cheap
-        P, S = ar.dedupe(ar.fit(P.astype(object)), ar.fit(np.array(Hc, dtype=object)))
+        P = ex.regions(Hc, r)  # planar: exact and cheap
+        P, S = ex.dedupe(ex.fit(P.astype(object)), ex.fit(np.array(Hc, dtype=object)))
     else:
-        jobs = [(Hc, j, exact) for j in range(len(Hc))]
-        bar = tqdm(total=len(jobs), desc="regions", unit="chunk",
-                   disable=not _show(progress, expected), leave=False)
+        jobs = [(Hc, (j,), exact) for j in range(len(Hc))]
         out: list = [None] * len(jobs)
-        if executor is None:
-            for j, job in enumerate(jobs):
-                out[j] = _chunk_job(job)
-                bar.update(1)
-        else:  # biggest chunks (last hyperplanes) first for balance; merged in chunk order
-            futs = {executor.submit(_chunk_job, job): j for j, job in reversed(list(
-                enumerate(jobs)))}
-            for f in as_completed(futs):
-                out[futs[f]] = f.result()
-                bar.update(1)
-        bar.close()
+        # biggest chunks (last hyperplanes) first for balance; merged in chunk order
+        order = list(range(len(jobs)))[::-1] if executor is not None else list(range(len(jobs)))
+        found = [0]
+
+        def post(v: tuple[np.ndarray, np.ndarray]) -> dict:
+            found[0] += len(v[0])
+            return {"regions": found[0]}  # witnessed so far, before the global de-dup
+
+        for r in run_units(_unit_job, [jobs[i] for i in order], executor=executor,
+                           progress=_show(progress, expected), desc="regions", postfix=post):
+            out[order[r.index]] = r.value
         Ps = [o[0] for o in out]
         Ss = [o[1] for o in out]
         del out
@@ -255,7 +358,7 @@ def topes_arrays(
     return t.shrunk() if shrink else t
 
 
-def _shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
+def shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
     """Smaller witnesses: round(P / 2^s) with s found per row by a binary search, accepted
     only where the exact signs still equal S; then divide each row by its gcd."""
     if P.size == 0:

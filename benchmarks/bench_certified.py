@@ -1,0 +1,131 @@
+"""Benchmark of the layer-peeled brackets (issue 11): emit and check on every paper instance.
+
+Goals: checking one paper-size certificate (n <= 72 columns) <= 1 s; emitting <= 5 s (solve
+time reported separately); relative width <= 1e-8.  Also the S_9 orbit (362,880 columns) as an
+orbit bracket.
+
+Run:  .venv/bin/python benchmarks/bench_certified.py [--quick]
+
+Times are CPU seconds of this process (``time.process_time``); peak RSS from
+``resource.getrusage``.  The machine may be shared: rerun before drawing conclusions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from certificates.check import check  # noqa: E402
+from engine.certify.emit import dumps  # noqa: E402
+from engine.convex import (  # noqa: E402
+    LayerPeeled,
+    affine_group,
+    concat_blocks,
+    cyclic_orbit,
+    group_orbit,
+    symmetric_group,
+)
+from engine.convex.certify import orbit_bracket_certificate  # noqa: E402
+from engine.convex.reductions.etf import group_generators  # noqa: E402
+
+WEEKDAYS = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
+
+
+def instances():
+    """(name, Y, budgets, method, solve options, certificate options)."""
+    from engine.symmetry import affine_line, orbit_targets
+    from engine.symmetry.examples import app_f_examples
+
+    S3 = symmetric_group(3)
+    out = [
+        ("Thm 1 weekdays", cyclic_orbit(WEEKDAYS, exact=True), (1, 4), "circulant", {}, {}),
+        ("Thms 2-3 S_4", group_orbit(["1/2", "1/4", "1/4", "0"], symmetric_group(4),
+                                     exact=True), (1, 4), "etf", {}, {}),
+        ("Thm 4 AGL(1,5)", group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_group(5),
+                                       exact=True), (1, 4), "etf", {"group": affine_line(5)},
+         {"generators": [list(g) for g in group_generators(affine_line(5), 5)]}),
+        ("Thm 5 3 cyclic blocks", concat_blocks(*[cyclic_orbit(y, exact=True) for y in (
+            ["1/2", "1/4", "1/4", "0", "0"], ["0", "1/3", "1/3", "1/3", "0"],
+            ["1/5"] * 5)]), (1, 4), "circulant", {}, {}),
+        ("Thm 6 S_3 blocks", concat_blocks(group_orbit(["1", "0", "0"], S3, exact=True),
+                                           group_orbit(["1/2", "1/2", "0"], S3, exact=True),
+                                           group_orbit(["1/3", "1/3", "1/3"], S3, exact=True)),
+         (1, 4), "etf", {}, {}),
+    ]
+    for name, ex in app_f_examples().items():
+        T = orbit_targets(ex.group, ex.y)
+        gens = [[int(x) for x in g] for g in T.action.row_generators]
+        out.append((f"App. F {name}", T.exact_Y(), (4, 16), "orbit", {"group": T.action},
+                    {"generators": gens}))
+    return out
+
+
+def s9(quick: bool):
+    from engine.convex.reductions.orbit import OrbitReduction, orbit_program
+    from engine.convex.solvers import solve
+    from engine.symmetry import orbit_targets, symmetric
+
+    m = 7 if quick else 9
+    y = ["1/2", "1/4", "1/8", "1/16", "1/32", "1/64", "1/128", "1/256", "1/256"][:m - 1]
+    y.append(str(1 - sum(Fraction(x) for x in y)))
+    T = orbit_targets(symmetric(m), y)
+    t0 = time.process_time()
+    red = orbit_program(T, 2.0, T.action)
+    solve(red.problem, accurate=True)
+    Z = OrbitReduction().invert(red)
+    yf = np.array([float(Fraction(x)) for x in y])
+    j = next(j for j in range(T.Y.shape[1]) if np.array_equal(T.Y[:, j], yf))
+    ts = time.process_time() - t0
+    gens = [[int(x) for x in g] for g in T.action.row_generators]
+    t0 = time.process_time()
+    c = orbit_bracket_certificate([y], gens, 1, 4, Z[:, [j]], claims=("simplex-etf",))
+    te = time.process_time() - t0
+    t0 = time.process_time()
+    ok = check(c).ok
+    tc = time.process_time() - t0
+    return f"S_{m} orbit (orbit bracket)", T.Y.shape, ts, te, tc, ok, c, len(dumps(c))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="S_7 instead of S_9")
+    args = ap.parse_args()
+    rows = []
+    for name, Y, budgets, method, sopts, copts in instances():
+        lp = LayerPeeled(Y, *budgets)
+        t0 = time.process_time()
+        sol = lp.solve(method, **sopts)
+        ts = time.process_time() - t0
+        t0 = time.process_time()
+        c = sol.certificate(eps="1/100000000", **copts)
+        te = time.process_time() - t0
+        text = dumps(c)
+        t0 = time.process_time()
+        ok = check(json.loads(text)).ok
+        tc = time.process_time() - t0
+        rows.append((name, lp.shape, ts, te, tc, ok, c, len(text)))
+    rows.append(s9(args.quick))
+    print(f"{'instance':34s} {'m x n':>12s} {'solve s':>8s} {'emit s':>7s} {'check s':>8s} "
+          f"{'rel. width':>10s} {'file kB':>8s}  ok")
+    for name, shape, ts, te, tc, ok, c, size in rows:
+        lo, up = Fraction(c["lower"]), Fraction(c["upper"])
+        print(f"{name:34s} {f'{shape[0]} x {shape[1]}':>12s} {ts:8.3f} {te:7.3f} {tc:8.3f} "
+              f"{float((up - lo) / up):10.1e} {size / 1000:8.1f}  {ok}")
+    worst = max(r[4] for r in rows[:-1])
+    print(f"worst check {worst:.3f} s (goal <= 1 s), worst emit {max(r[3] for r in rows):.3f} s"
+          f" (goal <= 5 s); peak RSS "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    return 0 if all(r[5] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
