@@ -3,9 +3,8 @@
 Layers, bottom up: ``certificates`` (standard library only: the trusted checker) <-
 ``engine.exact`` (the exact kernel) <- ``engine.geometry`` / ``engine.convex`` / ... <-
 ``engine.certify`` (emission) <- ``engine.cli`` / ``engine.reproduce``.  Every import counts,
-including those inside functions, except one documented convenience: the result objects of
-``engine.geometry`` have ``.certificate()`` methods that call :mod:`engine.certify` from
-inside the method (emission itself enumerates with ``engine.geometry``).
+including those inside functions: the ``.certificate()`` methods of the ``engine.geometry``
+results use :mod:`engine.geometry.emit`, which :mod:`engine.certify.emit` re-exports.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: (from node, to node) edges allowed only inside functions, with the reason.
-LAZY_ONLY = {("engine.geometry", "engine.certify"): "result.certificate() convenience methods"}
 
 
 def _node(module: str) -> str | None:
@@ -38,12 +35,8 @@ def _is_module(name: str) -> bool:
 
 
 def _imports(path: Path, module: str):
-    """(imported module, lineno, inside a function?) for every import in the file."""
+    """(imported module, lineno) for every import in the file, inside functions too."""
     tree = ast.parse(path.read_text())
-    lazy = set()
-    for f in ast.walk(tree):
-        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
-            lazy.update(id(m) for m in ast.walk(f) if isinstance(m, ast.Import | ast.ImportFrom))
     pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -58,7 +51,7 @@ def _imports(path: Path, module: str):
         else:
             continue
         for name in names:
-            yield name, node.lineno, id(node) in lazy
+            yield name, node.lineno
 
 
 def _files():
@@ -72,7 +65,7 @@ def test_certificates_imports_only_the_standard_library():
     for path, module in _files():
         if not module.startswith("certificates"):
             continue
-        for name, line, _ in _imports(path, module):
+        for name, line in _imports(path, module):
             top = name.split(".")[0]
             assert top in sys.stdlib_module_names or top == "certificates", \
                 f"{path.relative_to(ROOT)}:{line} imports {name}"
@@ -82,13 +75,9 @@ def test_no_cycles_between_packages():
     edges: dict[str, dict[str, list[str]]] = {}
     for path, module in _files():
         src = _node(module)
-        for name, line, lazy in _imports(path, module):
+        for name, line in _imports(path, module):
             dst = _node(name)
             if dst is None or dst == src:
-                continue
-            if (src, dst) in LAZY_ONLY:
-                assert lazy, f"{path.relative_to(ROOT)}:{line}: {src} -> {dst} must stay inside" \
-                    f" a function ({LAZY_ONLY[(src, dst)]})"
                 continue
             edges.setdefault(src, {}).setdefault(dst, []).append(
                 f"{path.relative_to(ROOT)}:{line}")

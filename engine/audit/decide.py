@@ -237,22 +237,14 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
     D = wk[None, :] - A
     d = head.d
     bias = head.bias
-    if box:
+    if box or bias is None:
+        # in the box |x_i| <= radius, or (no bias: a cone) in the unit box
         db = (bias[k] - bias[active]) if bias is not None else np.zeros(len(active))
+        r = radius if box else 1.0
         # vars [x, s]: -(D x) + s <= db
         A_ub = np.hstack([-D, np.ones((len(active), 1))])
         b_ub = db
-        bounds = [(-radius, radius)] * d + [(None, 1.0)]
-        c = np.zeros(d + 1)
-        c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
-        if res.status != 0:
-            return None, -np.inf, None
-        return res.x[:d], float(res.x[-1]), _duals(res, len(active))
-    if bias is None:
-        A_ub = np.hstack([-D, np.ones((len(active), 1))])
-        b_ub = np.zeros(len(active))
-        bounds = [(-1.0, 1.0)] * d + [(None, 1.0)]
+        bounds = [(-r, r)] * d + [(None, 1.0)]
         c = np.zeros(d + 1)
         c[-1] = -1.0
         res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")

@@ -98,23 +98,9 @@ def orbital_average(W: list[list[Fraction]], generators) -> list[list[Fraction]]
     [[Fraction(2, 1), Fraction(3, 1)], [Fraction(3, 1), Fraction(2, 1)]]
     """
     m = len(W)
-    parent = list(range(m * m))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for g in generators:
-        for i in range(m):
-            for j in range(m):
-                a, b = find(i * m + j), find(g[i] * m + g[j])
-                if a != b:
-                    parent[a] = b
     groups: dict[int, list[int]] = {}
-    for k in range(m * m):
-        groups.setdefault(find(k), []).append(k)
+    for k, r in enumerate(cb.orbital_labels(m, generators)):
+        groups.setdefault(r, []).append(k)
     out = [[Fraction(0)] * m for _ in range(m)]
     for ks in groups.values():
         mean = sum((W[k // m][k % m] for k in ks), Fraction(0)) / len(ks)
@@ -284,18 +270,7 @@ def bracket_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: st
                  "W": _s(W), "H": _s(H), "P": _s(P), "s": str(s), "rho_up": str(rho_up),
                  "precision": int(precision)})
     up, lo = cb.bounds(cert)
-    upper = Fraction(math.ceil(up * _DIGITS), _DIGITS)
-    lower = Fraction(math.floor(lo * _DIGITS), _DIGITS)
-    width = (upper - lower) / (abs(upper) if eps_mode == "relative" else 1)
-    eps_q = _eps(eps, width, eps_mode)
-    cert.update({"lower": str(lower), "upper": str(upper), "eps": str(eps_q),
-                 "eps_mode": eps_mode, "structure": structure})
-    try:
-        cb.check(cert)
-    except cb.Fail as f:
-        raise InexactResult(f"the emitted certificate fails '{f.check}' at {f.location}: "
-                            f"{f.message}") from None
-    return cert
+    return _finish(cert, up, lo, eps, eps_mode, structure, cb.check)
 
 
 def theorem_certificate(theorem: str, part: dict, *, label: str | None = None,
@@ -453,14 +428,22 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
     up = N * cb._upper([list(c) for c in zip(*Yb, strict=True)], W,
                        [list(c) for c in zip(*Hb, strict=True)], ctx)
     lo = N * cb._entropy_lower(P, ctx) - Fraction(cert["rho_up"]) * s
+    return _finish(cert, up, lo, eps, eps_mode, [{"claim": c} for c in claims],
+                   cb.check_orbit)
+
+
+def _finish(cert: dict, up, lo, eps, eps_mode: str, structure: list, check) -> dict:
+    """Round the bounds outward to the certificate's digits, state them with eps and the
+    structure claims, and run the standard-library ``check`` on the result (a failure is an
+    :class:`InexactResult`)."""
     upper = Fraction(math.ceil(up * _DIGITS), _DIGITS)
     lower = Fraction(math.floor(lo * _DIGITS), _DIGITS)
     width = (upper - lower) / (abs(upper) if eps_mode == "relative" else 1)
     eps_q = _eps(eps, width, eps_mode)
     cert.update({"lower": str(lower), "upper": str(upper), "eps": str(eps_q),
-                 "eps_mode": eps_mode, "structure": [{"claim": c} for c in claims]})
+                 "eps_mode": eps_mode, "structure": structure})
     try:
-        cb.check_orbit(cert)
+        check(cert)
     except cb.Fail as f:
         raise InexactResult(f"the emitted certificate fails '{f.check}' at {f.location}: "
                             f"{f.message}") from None

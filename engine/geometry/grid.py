@@ -193,7 +193,7 @@ class GridCell:
         return self.sign_equal and self.ranking_equal is not False
 
     def certificate(self, claim: str | None = None) -> dict[str, Any]:
-        """A ``theorem`` certificate of this head (built by :mod:`engine.certify.emit`).
+        """A ``theorem`` certificate of this head (built by :mod:`engine.geometry.emit`).
 
         ``claim`` is ``"lemma-5.3"`` (S(W) = S(C(W))) or ``"thm-5.6"`` (R(W) = S(C(BW)),
         only for d < n); default: Thm 5.6 when it was checked, else Lemma 5.3.  The file
@@ -207,7 +207,7 @@ class GridCell:
         >>> check(cell.certificate()).ok, check(cell.certificate("lemma-5.3")).ok
         (True, True)
         """
-        from engine.certify.emit import grid_certificate
+        from engine.geometry.emit import grid_certificate
 
         if claim is None:
             claim = "thm-5.6" if self.ranking_count is not None else "lemma-5.3"

@@ -236,8 +236,8 @@ class PatternResult:
         }
 
     def certificate(self) -> dict[str, Any]:
-        """The certificate of this result (built by :mod:`engine.certify.emit`)."""
-        from engine.certify.emit import pattern_certificate
+        """The certificate of this result (built by :mod:`engine.geometry.emit`)."""
+        from engine.geometry.emit import pattern_certificate
 
         return pattern_certificate(self)
 
@@ -282,7 +282,7 @@ class ArgmaxResult:
         return _display.dataframe(self)
 
     def certificate(self) -> dict[str, Any]:
-        """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`engine.certify.emit`).
+        """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`engine.geometry.emit`).
 
         Examples
         --------
@@ -290,7 +290,7 @@ class ArgmaxResult:
         >>> check(argmaxable([[1], [0], [-1]]).certificate()).ok
         True
         """
-        from engine.certify.emit import argmax_certificate
+        from engine.geometry.emit import argmax_certificate
 
         return argmax_certificate(self.W, bias=self.bias, result=self)
 

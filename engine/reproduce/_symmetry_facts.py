@@ -178,7 +178,7 @@ def _real_model_row(ctx: Context, what: str, tokens: str, prompt, group: str) ->
     cmd = f'logitgeom inspect MODEL_DIR --tokens "{tokens}" --group {group}'
     if prompt is not None:
         cmd += f' --prompt "{prompt}"'
-    cmd += f" --json {stem}.json --plot {stem}.pdf"
+    cmd += f" -o {stem}.json --plot {stem}.pdf"
     note = ("; the paper's permutation-prompt template is not legible in its text: put yours "
             "(with {TOKEN}) for TEMPLATE" if prompt == "TEMPLATE" else "")
     return Row(what, f"{_MODELS} (local weights; nothing is downloaded)",

@@ -139,7 +139,8 @@ def summary_markdown(rep: Report) -> str:
     n_w = sum(r.status is Status.NEEDS_WEIGHTS for r in rep.rows)
     n_run = len(rep.rows) - n_w
     lines += ["", f"**{n_ok}/{n_run} claims pass"
-              + (f" ({n_w} more need local model weights and give the command)" if n_w else "")
+              + (f" ({n_w} more {'needs' if n_w == 1 else 'need'} local model weights: "
+                 "the row gives the command)" if n_w else "")
               + f"; {rep.certificates_checked} certificates checked by the stdlib checker, "
               f"{len(rep.certificates_invalid)} invalid.**", ""]
     if rep.captions:

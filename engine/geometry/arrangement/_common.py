@@ -221,6 +221,26 @@ def first_rows(S: np.ndarray) -> np.ndarray:
     return np.sort(first)
 
 
+def dedupe_with(sign_matrix, P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep points of P off every hyperplane of A, one per sign vector (first occurrence),
+    with the signs of ``sign_matrix`` (the exact or the float twin's); returns (points, signs).
+
+    Examples
+    --------
+    >>> P = np.array([[1], [2], [0], [-1]]); A = np.array([[1]])
+    >>> Q, S = dedupe_with(lambda P, A: np.sign(P @ A.T).astype(np.int8), P, A)
+    >>> Q.ravel().tolist(), S.ravel().tolist()
+    ([1, -1], [1, -1])
+    """
+    if P.shape[0] == 0:
+        return P, np.zeros((0, A.shape[0]), dtype=np.int8)
+    S = sign_matrix(P, A)
+    ok = np.flatnonzero(np.all(S != 0, axis=1))
+    S = S[ok]
+    first = first_rows(S)
+    return P[ok[first]], S[first]
+
+
 
 
 def _obj(X: np.ndarray) -> np.ndarray:

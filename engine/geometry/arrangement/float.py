@@ -23,6 +23,7 @@ from engine.geometry.arrangement._common import (
     Rows,
     basis,
     canonical,
+    dedupe_with,
     first_rows,
     floats,
     restrict,
@@ -89,13 +90,7 @@ def planar(rows: Rows) -> np.ndarray:
 
 def dedupe(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep points off every hyperplane (float signs), one per sign vector."""
-    if P.shape[0] == 0:
-        return P, np.zeros((0, A.shape[0]), dtype=np.int8)
-    S = sign_matrix(P, A)
-    ok = np.flatnonzero(np.all(S != 0, axis=1))
-    S = S[ok]
-    first = first_rows(S)
-    return P[ok[first]], S[first]
+    return dedupe_with(sign_matrix, P, A)
 
 
 def lift(rows: Rows, j: int, Z: np.ndarray, side: int = 0) -> np.ndarray:
