@@ -332,7 +332,7 @@ def test_etf_theorem_certificate_and_explain(capsys, tmp_path):
     f.write_text(dumps(thm))
     assert main(["check", str(f), "--explain"]) == 0
     out = capsys.readouterr().out
-    assert "simplex ETF" in out and "lies in" in out and "2-transitive" in out
+    assert "simplex ETF" in out and "lies in" in out and "2-homogeneous" in out
     bad = theorem_certificate("cyclic-circulant", part)
     assert check(bad).failed_check == "theorem-mismatch"
 
