@@ -429,7 +429,8 @@ Real label sets carry richer symmetries: several exchangeable families side by s
 product** $S_a\\times S_l$ acting on $P \\mapsto P_s P P_t^\\top$), or families that are
 themselves exchangeable (a **wreath product** $S_3 \\wr S_2$). `engine.symmetry` takes any
 finite permutation group; the orbit reduction solves the layer-peeled program with one
-$(m+1)\\times(m+1)$ LMI per column orbit, whatever $|G|$ is."""),
+variable per column orbit and, in a symmetry-adapted basis of the labels, one small block per
+irreducible type of the group (see `docs/symmetry-reduction.md`), whatever $|G|$ is."""),
     ("code", SETUP),
     ("code", """\
 from engine import LayerPeeled, orbit_targets, detect_symmetry, predicted_gram_structure
@@ -470,7 +471,8 @@ G = wreath(symmetric(3), symmetric(3))
 T = orbit_targets(G, ["1/6", "1/6", "1/6", "1/4", "1/12", "0", "1/12", "1/12", "0"])
 t0 = time.perf_counter()
 s = LayerPeeled(T.exact_Y(), 1, 4).solve("orbit", group=T.action)
-print(T.Y.shape, "solved in", round(time.perf_counter() - t0, 2), "s; LMIs:", s.info["lmis"])"""),
+print(T.Y.shape, "solved in", round(time.perf_counter() - t0, 2), "s; isotypic blocks:",
+      s.info["isotypic_blocks"])"""),
 ]
 
 NB["07_model_geometry"] = [
