@@ -1,4 +1,11 @@
-"""Benchmark of engine.symmetry and the orbit reduction (issue 6).
+"""Benchmark of engine.symmetry and the orbit reduction (issues 6 and 12).
+
+0. Goals of issue 12, side by side in one run (each case in its own subprocess, so its peak
+   RSS is its own): cyclic m = 96 by the orbit path (<= 1 s with CLARABEL), AGL(1,101)
+   (<= 5 s), S_10 orbit target (3,628,800 columns; end to end <= 5 s, <= 1 GB); and the
+   block-diagonal (isotypic) program against the undecomposed one (one (m+1) LMI per
+   column orbit) and against the full nuclear-norm program where it runs: values equal to
+   1e-8 relative, the predicted Gram structure (symmetrised orbitals) held to 1e-12.
 
 1. S_m orbit targets, m = 5..9 (n = m! up to 362,880 columns): the orbit method
    (build the reduced program, solve, rebuild the full Z) against the ETF closed form
@@ -8,6 +15,7 @@
 3. detect_symmetry on each App. F target.
 
 Run:  .venv/bin/python benchmarks/bench_symmetry.py [--quick] [--no-full] [--joint]
+      [--goals-only] [--s10]
 
 All values are J(Z) computed on the full-size Z by the same function, so the methods are
 compared on the original problem.
@@ -96,7 +104,7 @@ def symmetric_section(ms, full_upto, joint):
         print(f"{m:>2} {T.Y.shape[1]:>7} {build:8.3f} {t_orbit:8.3f} {t_e2e:6.2f} {t_etf:7.3f} "
               f"{jo:14.6f} "
               f"{rel_e:10.2e} {t_full:8.2f} {rel_f:11.2e}   (||Z||_*={nuc(Zo):.6f}, "
-              f"rho={lp.rho}, LMIs={info['lmis']})")
+              f"rho={lp.rho}, blocks={info['isotypic_blocks']})")
 
 
 def wreath_section(full: bool):
@@ -113,7 +121,7 @@ def wreath_section(full: bool):
         Zo, t_orbit, _, info = run_orbit(T, lp.rho)
         jo = J(Zo, T.Y)
         line = (f"{name}: m={G.m} n={T.Y.shape[1]} orbit {t_orbit:.3f} s J={jo:.8f} "
-                f"(LMIs={info['lmis']}, orbitals={info['orbitals']})")
+                f"(blocks={info['isotypic_blocks']}, orbitals={info['orbitals']})")
         if full:
             Zf, t_full = run_full(lp, "split")
             jf = J(Zf, T.Y)
@@ -142,13 +150,120 @@ def detection_section():
               f"row order={r.row_order:<5} full order={r.order:<10} {dt:6.3f} s")
 
 
+GOAL_CASES = ("cyclic96", "agl101", "s10")
+
+
+def _goal_case(name: str, blocks: str = "auto") -> None:
+    """One goal case, end to end: build the target, LayerPeeled, solve by the orbit path
+    (block-diagonal unless blocks="none"), recover W, H, Grams and the dual bound.  Prints
+    one line: name, wall s, CPU s, loss, gap, largest block."""
+    import resource
+
+    from engine.symmetry import affine_line, cyclic
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    rng = np.random.default_rng(0)
+    if name == "s10":
+        T = orbit_targets(symmetric(10), [f"{k}/55" for k in range(1, 11)])
+    else:
+        G = cyclic(96) if name == "cyclic96" else affine_line(101)
+        y = rng.dirichlet(np.ones(G.m))
+        y[-1] = 0.0
+        T = orbit_targets(G, [float(v) for v in y / y.sum()], check_probability=False)
+    lp = LayerPeeled(T, E_W, E_H)  # an OrbitTargets brings its group: no search
+    sol = lp.solve("orbit", solver="CLARABEL", blocks=blocks)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{name} {blocks} {T.Y.shape[1]} {wall:.3f} {cpu:.3f} {rss:.0f} {sol.loss:.12g} "
+          f"{sol.gap:.3g} {sol.info.get('largest_block', sol.info.get('lmi_size'))}")
+
+
+def _run_case(name: str, blocks: str = "auto", timeout: float = 600) -> list[str]:
+    import subprocess
+
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--case", name, "--blocks", blocks]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                             check=True).stdout.split()
+    except subprocess.TimeoutExpired:
+        return [name, blocks, "-", f">{timeout:.0f}", "-", "-", "timeout", "-", "-"]
+    return out
+
+
+def goals_section(s10: bool, undecomposed: bool):
+    print("== issue 12 goals: orbit path end to end (LayerPeeled(T).solve('orbit'), CLARABEL; "
+          "each case in its own process; RSS = peak of that process) ==")
+    print(f"{'case':9s} {'blocks':6s} {'n':>8} {'wall s':>8} {'cpu s':>8} {'RSS MB':>7} "
+          f"{'loss':>20} {'gap':>9} {'block':>5}")
+    for name in GOAL_CASES:
+        if name == "s10" and not s10:
+            continue
+        runs = ["auto"] + (["none"] if undecomposed and name != "s10" else [])
+        for blocks in runs:
+            r = _run_case(name, blocks, timeout=150 if blocks == "none" else 600)
+            print(f"{r[0]:9s} {r[1]:6s} {r[2]:>8} {r[3]:>8} {r[4]:>8} {r[5]:>7} {r[6]:>20} "
+                  f"{r[7]:>9} {r[8]:>5}", flush=True)
+
+
+def agreement_section():
+    """Block-diagonal program vs the full nuclear-norm program (and the undecomposed orbit
+    program), on small instances; and the predicted Gram structure on the reduced solution."""
+    from engine.symmetry import as_group, frobenius, parse_group, predicted_gram_structure
+
+    print("== block-diagonal orbit program vs the full program (solve(\"full\")), same solver ==")
+    print(f"{'group':10s} {'m':>3} {'n':>5} {'blocks':>22} {'orbit s':>8} {'full s':>8} "
+          f"{'rel vs full':>11} {'rel vs none':>11} {'Gram dev':>9}")
+    cases = [
+        ("C12", as_group([[(i + 1) % 12 for i in range(12)]])),
+        ("D5", as_group([[(i + 1) % 5 for i in range(5)], [(-i) % 5 for i in range(5)]])),
+        ("A4", as_group([[1, 2, 0, 3], [1, 0, 3, 2]])),
+        ("F21", frobenius(7, 3)),
+        ("V4", as_group([[1, 0, 3, 2], [2, 3, 0, 1]])),
+        ("S2wrS2", parse_group("S2wrS2")),
+        ("S2+S3", parse_group("S2+S3")),
+        ("S3wrS2", parse_group("S3wrS2")),
+        ("S5", symmetric(5)),
+    ]
+    rng = np.random.default_rng(1)
+    for name, G in cases:
+        y = rng.dirichlet(np.ones(G.m))
+        y[-1] = 0.0
+        T = orbit_targets(G, [float(v) for v in y / y.sum()], check_probability=False)
+        lp = LayerPeeled(T.Y, E_W, E_H)
+        t0 = time.perf_counter()
+        red = lp.solve("orbit", group=G)
+        t_red = time.perf_counter() - t0
+        none = lp.solve("orbit", group=G, blocks="none")
+        t0 = time.perf_counter()
+        full = lp.solve("full")  # the full nuclear-norm program (joint or split form by shape)
+        t_full = time.perf_counter() - t0
+        dev = predicted_gram_structure(G).check(red.WWt).relative
+        blocks = ",".join(f"{k}x{d}{'' if kd == 'real' else kd[0]}"
+                          for d, k, kd in red.info["isotypic_blocks"])
+        print(f"{name:10s} {G.m:3d} {T.Y.shape[1]:5d} {blocks[:22]:>22} {t_red:8.3f} "
+              f"{t_full:8.3f} {abs(red.loss - full.loss) / abs(full.loss):11.1e} "
+              f"{abs(red.loss - none.loss) / abs(none.loss):11.1e} {dev:9.1e}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="m = 5..7 only, no wreath full")
     ap.add_argument("--no-full", action="store_true", help="skip every full program")
     ap.add_argument("--joint", action="store_true",
                     help="use the joint (m+n) SDP for the full S_5 program (slow: minutes, GBs)")
+    ap.add_argument("--goals-only", action="store_true", help="only sections 0 (goals, "
+                    "agreement)")
+    ap.add_argument("--s10", action="store_true", help="include S_10 (3.6 M columns; GBs)")
+    ap.add_argument("--case", choices=GOAL_CASES, help=argparse.SUPPRESS)
+    ap.add_argument("--blocks", default="auto", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.case:
+        _goal_case(args.case, args.blocks)
+        return 0
+    goals_section(args.s10, undecomposed=not args.quick)
+    agreement_section()
+    if args.goals_only:
+        return 0
     ms = range(5, 8) if args.quick else range(5, 10)
     symmetric_section(ms, 0 if args.no_full else (5 if args.joint else 6), args.joint)
     wreath_section(full=not (args.no_full or args.quick))

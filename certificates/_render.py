@@ -112,6 +112,9 @@ def _preferred(c, part: int | None, theorem: str | None) -> dict[str, tuple[str,
 def _roles(c, names: _Names, part: int | None, theorem: str | None) -> dict[str, str]:
     pref = _preferred(c, part, theorem)
     out = {}
+    if c.get("kind") == "argmax-audit":  # the head is inline under head/W, or a file
+        W = c["head"].get("W") if isinstance(c.get("head"), dict) else None
+        return {"W": names.get(W, "W", c.get("bias"))} if W is not None else {}
     for key in _MODEL_KEYS:
         if c.get(key) is not None:
             b = _BIAS_OF[key]
@@ -124,6 +127,12 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     W = roles.get("W", "W")
     Wn = st.name(W)
     aff = " + b" if c.get("bias") is not None else ""
+    if k == "argmax-audit":  # counts per domain; the per-label proofs are in the records
+        doms = [("all inputs" if d == "all" else f"inputs with max_j |x_j| <= {c['radius']}")
+                + ": " + ", ".join(f"{n} {v}" for v, n in c["counts"][d].items())
+                for d in c["domains"]]
+        return (f"strict argmax of {m(f'{Wn} x{aff}')} over " + "; ".join(doms)
+                + " (undecided: no claim; witnesses and multipliers per label in the records).")
     if k == "sign-feasible":
         s = st.sv(c["signs"])
         sign = "\\operatorname{sign}" if st.tex else "sign"

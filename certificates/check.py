@@ -39,6 +39,7 @@ if not __package__:  # run as a script (python path/to/certificates/check.py): f
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from certificates import check_bracket  # noqa: E402  (layer-peeled brackets, own module)
+from certificates.check_audit import check_argmax_audit  # noqa: E402
 from certificates.errors import Fail  # noqa: E402
 from certificates.semantics import (  # noqa: E402
     arrangement,
@@ -104,6 +105,8 @@ FIELDS = {
     "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
                         "multipliers"},
     "theorem": {"theorem", "parts", "parameters"},
+    "argmax-audit": {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
+                     "records", "shards"},
 }
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
 _NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
@@ -341,6 +344,7 @@ _CHECKERS = {
     "layer-peeled-bracket": check_bracket.check,
     "layer-peeled-orbit-bracket": check_bracket.check_orbit,
     "layer-peeled-theorem": lambda obj, loc: check_bracket.check_theorem(obj, loc, _dispatch),
+    "argmax-audit": check_argmax_audit,
 }
 KINDS = tuple(_CHECKERS)
 

@@ -67,6 +67,14 @@ def _units(obj, depth=0) -> int:
         if kind == "cosine-equal":
             return max(k, k2) ** 2 * (3 * d + 8)
         return (max(k, k2) ** 2 + 1) * (d + 1) * 2
+    if kind == "argmax-audit":  # a witness: n - 1 margins of d + 1 terms per label and domain
+        n, d, runs = obj.get("rows"), obj.get("cols"), obj.get("labels")
+        if not (isinstance(n, int) and isinstance(d, int) and isinstance(runs, list)):
+            return 1
+        labels = sum(r[1] - r[0] + 1 for r in runs
+                     if isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) for v in r))
+        doms = obj.get("domains")
+        return max(1, labels) * (len(doms) if isinstance(doms, list) else 1) * n * (d + 1)
     k, d = _shape(obj.get("W"))
     if kind == "pattern-complete":
         ranking = obj.get("pattern") == "ranking"

@@ -6,6 +6,7 @@ Public names are re-exported here explicitly, grouped by topic; see
 """
 
 from engine._version import __version__
+from engine.audit import AuditResult, audit_argmax
 from engine.errors import (
     EngineError,
     InexactResult,
@@ -104,6 +105,9 @@ __all__ = [
     "PatternResult",
     "argmaxable",
     "ranking_pattern",
+    # engine.audit (argmax audit at vocabulary scale)
+    "AuditResult",
+    "audit_argmax",
     "sign_pattern",
     # engine.symmetry
     "DetectedSymmetry",

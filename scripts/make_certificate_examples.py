@@ -18,6 +18,7 @@ from make_bracket_examples import invalid as bracket_invalid  # noqa: E402
 from make_bracket_examples import valid as bracket_valid  # noqa: E402
 
 from certificates.check import check  # noqa: E402
+from engine.audit import examples as audit_examples  # noqa: E402
 from engine.certify import emit  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
@@ -47,6 +48,7 @@ def valid() -> dict[str, dict]:
             "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
             "cos(w''_0, w''_1) = +1"),
     }
+    v["argmax-audit"] = audit_examples.valid_certificate()  # its invalid ones: argmax-audit/
     return v | bracket_valid()
 
 
@@ -161,6 +163,7 @@ def main() -> int:
     for name, (c, _) in invalid(v).items():
         text = c if isinstance(c, str) else emit.dumps(c)
         (OUT / f"invalid-{name}.json").write_text(text, encoding="utf-8")
+    audit_examples.write_examples(OUT)
     return 0
 
 

@@ -127,7 +127,31 @@ def claim_true(c) -> bool:  # noqa: C901 - one branch per kind, kept flat on pur
         return _in(c, "value", "W1", "bias1") and not _in(c, "value", "W2", "bias2")
     if k == "theorem":
         return all(claim_true(p) for p in c["parts"]) and _theorem_extra(c)
+    if k == "argmax-audit":
+        return _audit_true(c)
     raise AssertionError(f"unknown kind {k}")
+
+
+def _audit_true(c) -> bool:
+    """Every stated verdict of an inline argmax-audit certificate (undecided claims nothing);
+    the box max_j |x_j| <= R is closed, equivalently open here (the margins are strict)."""
+    W, b = _model(dict(c, W=c["head"]["W"]))
+    d = len(W[0])
+    for rec in c["records"]:
+        k = rec["label"]
+        rows = [([x - y for x, y in zip(W[k], W[i], strict=True)], b[k] - b[i])
+                for i in range(len(W)) if i != k]
+        for dom in c["domains"]:
+            v = rec[dom]["verdict"]
+            extra = []
+            if dom == "box":
+                R = Fraction(c["radius"])
+                for j in range(d):
+                    e = [Fraction(int(t == j)) for t in range(d)]
+                    extra += [(e, R), ([-x for x in e], R)]
+            if v != "undecided" and _feasible(rows + extra, d) != (v == "argmaxable"):
+                return False
+    return True
 
 
 def _theorem_extra(c) -> bool:

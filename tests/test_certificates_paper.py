@@ -203,7 +203,26 @@ def _tamper_one(c: dict, rng: random.Random):
         m = copy.deepcopy(c)
         del m["lattice"][rng.randrange(1, len(m["lattice"]))]
         out.append(("a flat dropped", m))
-    if "labels" in c:
+    if "records" in c:  # argmax-audit: a witness coordinate, a multiplier, a verdict
+        for dom in c["domains"]:
+            for rec in c["records"]:
+                e = rec[dom]
+                if "x" in e.get("witness", {}):
+                    m = copy.deepcopy(c)
+                    x = [r for r in m["records"] if r["label"] == rec["label"]][0][dom]
+                    x["witness"]["x"][0] = _bump(x["witness"]["x"][0], rng.choice((1, -1)))
+                    out.append((f"{dom} witness coordinate", m))
+                if "multipliers" in e:
+                    m = copy.deepcopy(c)
+                    y = [r for r in m["records"] if r["label"] == rec["label"]][0][dom]
+                    y["multipliers"][0] = _bump(y["multipliers"][0], 1)
+                    out.append((f"{dom} multiplier", m))
+                    m = copy.deepcopy(c)
+                    y = [r for r in m["records"] if r["label"] == rec["label"]][0][dom]
+                    y.clear()
+                    y.update(verdict="argmaxable", witness={"scale": "1"})
+                    out.append((f"{dom} verdict flipped", m))
+    if "labels" in c and "W" in c:
         m = copy.deepcopy(c)
         k = len(c["W"])
         m["labels"][1] = rng.choice([a for a in range(k) if a not in c["labels"]] or [0])

@@ -58,8 +58,13 @@ def test_method_errors():
         P.solve("etf")
     with pytest.raises(InvalidInput, match="unknown method 'dft'"):
         P.solve("dft")
-    with pytest.raises(InvalidInput, match="not 2-transitive"):
-        LayerPeeled(cyclic_orbit([0.5, 0.3, 0.2]), 1, 1).solve("etf", group=[(1, 2, 0)])
+    with pytest.raises(InvalidInput, match="not 2-homogeneous"):
+        LayerPeeled(cyclic_orbit([0.4, 0.3, 0.2, 0.1]), 1, 1).solve("etf", group=[(1, 2, 3, 0)])
+    # C_3 is transitive on unordered pairs: the closed form applies to a 3-cycle target
+    Yc = cyclic_orbit([0.5, 0.3, 0.2])
+    assert LayerPeeled(Yc, 1, 1).select("etf", group=[(1, 2, 0)]).name == "etf"
+    with pytest.raises(InvalidInput, match="unknown option 'gruop'"):
+        LayerPeeled(Yc, 1, 1).solve("circulant", gruop="C3")
 
 
 def test_registry_is_open_for_more_reductions():
@@ -139,7 +144,7 @@ def test_cli_solve(tmp_path, capsys):
 
 def test_shape_mismatches_are_named():
     P = LayerPeeled(cyclic_orbit([0.5, 0.3, 0.2]), 1, 1)
-    with pytest.raises(InvalidInput, match=r"group element 0 = \[1, 0\] is not a permutation"):
+    with pytest.raises(InvalidInput, match=r"generator 0 has degree 2 but 3 points"):
         P.solve("etf", group=[(1, 0)])
     from engine.convex import dual_value
     with pytest.raises(InvalidInput, match="A has shape"):

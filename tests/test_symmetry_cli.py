@@ -26,3 +26,19 @@ def test_gram_and_errors(capsys):
     assert "group spec" in capsys.readouterr().err
     assert main(["symmetry", "target", "S3", "1/2", "1/2"]) == 2
     assert "length 2" in capsys.readouterr().err
+
+
+def test_detect_with_tolerance(tmp_path, capsys):
+    import numpy as np
+
+    from engine.symmetry import cyclic, orbit_targets
+
+    Y = orbit_targets(cyclic(4), ["1/2", "1/4", "1/8", "1/8"]).Y
+    noisy = Y + 1e-14 * np.arange(16).reshape(4, 4)
+    path = tmp_path / "Y.csv"
+    np.savetxt(path, noisy, delimiter=",", fmt="%.17g")
+    assert main(["symmetry", "detect", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["order"] == 1
+    assert main(["symmetry", "detect", str(path), "--tol", "1e-12", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["order"] == 4 and 0 < out["deviation"] <= 1e-12

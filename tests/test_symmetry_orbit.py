@@ -66,7 +66,13 @@ def test_app_f_orbit_matches_full_and_predicted_gram(name):
     sol = lp.solve("orbit", group=T.action)
     ref, Zref = reference_value(T.Y, lp.rho)
     assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
-    assert sol.info["lmis"] == 1 and sol.info["lmi_size"] == ex.group.m + 1
+    # block-diagonal: the blocks' dimensions add up to m, each block smaller than m + 1
+    assert sum(d * k for d, k, _ in sol.info["isotypic_blocks"]) == ex.group.m
+    assert sol.info["largest_block"] < ex.group.m
+    # the undecomposed program (one (m+1) LMI) agrees
+    und = lp.solve("orbit", group=T.action, blocks="none")
+    assert und.info["lmis"] == 1 and und.info["lmi_size"] == ex.group.m + 1
+    assert abs(und.loss - sol.loss) <= 1e-8 * abs(und.loss)
     pred = predicted_gram_structure(ex.group)
     # the block form (docs/symmetry.md) and the orbitals are the same pattern (2-transitive factors)
     assert pred.same_pattern(ex.form)
@@ -108,7 +114,9 @@ def test_random_groups_multi_block(seed):
     sol = lp.solve("orbit", group=T.action)
     ref, _ = reference_value(T.Y, lp.rho)
     assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
-    assert sol.info["lmis"] == 2
+    assert sum(d * k for d, k, _ in sol.info["isotypic_blocks"]) == m
+    und = lp.solve("orbit", group=T.action, blocks="none")
+    assert und.info["lmis"] == 2 and abs(und.loss - sol.loss) <= 1e-7 * abs(ref)
     assert predicted_gram_structure(G).check(sol.WWt).relative < 1e-9
 
 
@@ -139,7 +147,7 @@ def test_trivial_group_is_the_split_form():
     sol = lp.solve("orbit", group=G)
     ref, _ = reference_value(Y, lp.rho)
     assert abs(sol.loss - ref) <= 1e-6 * abs(ref)
-    assert sol.info["lmis"] == 5 and sol.info["orbitals"] == 6
+    assert sol.info["isotypic_blocks"] == [[1, 3, "real"]] and sol.info["orbitals"] == 6
 
 
 def test_orbit_rejects_groups_that_do_not_preserve_y():
@@ -188,7 +196,7 @@ def test_law_invert_gives_invariant_z_with_the_reduced_loss(gens, seed, explicit
     T = orbit_targets(G, [["1/2", "1/4", "1/8", "1/8"], [0, "1/3", "1/3", "1/3"]])
     action = GroupAction(T.action.generators, m=4, n=T.Y.shape[1]) if explicit else T.action
     red = orbit_program(T.Y, 1.0, action)
-    x = red.inverse_data["x"]
+    x = red.inverse.x
     x.value = rng.normal(size=x.shape)
     Z = OrbitReduction().invert(red)
     for r, c in action.generators:

@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "engine.cli.count",
     "engine.cli.reproduce",
     "engine.cli.symmetry",
+    "engine.cli.audit",
 ]
 
 

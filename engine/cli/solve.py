@@ -21,6 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--d", type=int, default=None, help="hidden width (default min(m, n))")
     p.add_argument("--method", default="auto",
                    help="auto, full, circulant, etf or orbit (default auto)")
+    p.add_argument("--group", default=None,
+                   help="a symmetry group of the labels, spelled as for 'symmetry target' "
+                        "(S3, C7, AGL5, S2+S3, S2xS3, S3wrS2); the column action is derived "
+                        "from Y (methods etf, orbit, auto)")
+    p.add_argument("--tol", type=float, default=None,
+                   help="approximate symmetry: entries closer than TOL count as equal in "
+                        "detection (method orbit or auto; the deviation is reported)")
+    p.add_argument("--normalize", action="store_true",
+                   help="divide each column of Y by its sum instead of requiring sums of 1")
     p.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK (default: registry)")
     _output.add_output(p, what="the full solution as JSON")
     p.set_defaults(func=_solve)
@@ -29,11 +38,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _solve(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.io import read_raw
+    from engine.symmetry import parse_group
 
     target = _output.json_target(args)
     _output.prepare(args, target)
-    problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d)
-    sol = problem.solve(method=args.method, solver=args.solver)
+    problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d,
+                          normalize=args.normalize)
+    options = {}
+    if args.group is not None:
+        options["group"] = parse_group(args.group)
+    if args.tol is not None:
+        options["tol"] = args.tol
+    sol = problem.solve(method=args.method, solver=args.solver, **options)
     if target == "-":
         _output.write(args, "-", sol.to_json(indent=1) + "\n")
         return 0
@@ -44,6 +60,14 @@ def _solve(args: argparse.Namespace) -> int:
     print(f"loss: {sol.loss:.12g}   dual bound: {sol.dual_bound:.12g}   gap: {sol.gap:.3g}")
     print(f"budget active: {sol.budget_active}   rank: {sol.rank}   tight: {sol.tight}   "
           f"||Z||_*: {sol.nuclear_norm:.10g}")
+    if "isotypic_blocks" in sol.info:
+        blocks = ", ".join(f"{k}x{d}{'' if kind == 'real' else kind[0]}"
+                           for d, k, kind in sol.info["isotypic_blocks"])
+        print(f"group: order {sol.info['group_order']} ({sol.info['group_source']})   "
+              f"isotypic blocks (multiplicity x dimension): {blocks}")
+    if "symmetry_deviation" in sol.info:
+        print(f"approximate symmetry: Y deviates from the group average by "
+              f"{sol.info['symmetry_deviation']:.3g} (tol {args.tol:g})")
     for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
         if key in sol.info:
             print(f"note: {sol.info[key]}")

@@ -15,6 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("Y", help="target matrix file (.csv, .npy or .json)")
     d.add_argument("--max-order", type=int, default=10_000,
                    help="stop after this many automorphisms (default 10000)")
+    d.add_argument("--tol", type=float, default=0.0,
+                   help="approximate symmetry: entries closer than TOL count as equal; the "
+                        "group found is verified on Y and its largest deviation reported")
     d.add_argument("--json", action="store_true", help="print JSON (sorted keys)")
     d.add_argument("-o", "--out", default=None, metavar="PATH",
                    help="write the JSON to PATH (implies --json)")
@@ -40,9 +43,10 @@ def _detect(args: argparse.Namespace) -> int:
     from engine.symmetry import detect_symmetry
 
     _output.prepare(args, args.out)
-    r = detect_symmetry(read_raw(args.Y), max_order=args.max_order)
+    r = detect_symmetry(read_raw(args.Y), max_order=args.max_order, tol=args.tol)
     if args.json or args.out:
         out = {"order": r.order, "row_order": r.row_order, "complete": r.complete,
+               "tol": r.tol, "deviation": r.deviation,
                "trivial": r.is_trivial, "summary": str(r),
                "generators": [{"rows": list(a), "columns": list(b)}
                               for a, b in r.action.generators],

@@ -9,7 +9,7 @@ Examples
 
 from engine.convex.dual import DualBound, dual_bound, dual_value
 from engine.convex.predict import PredictedGeometry, predicted_geometry
-from engine.convex.problem import LayerPeeled, LayerPeeledSolution, solve_layer_peeled
+from engine.convex.problem import LayerPeeled, LayerPeeledSolution, Status, solve_layer_peeled
 from engine.convex.recovery import Factors, gram_matrices, recover_factors
 from engine.convex.solvers import available_solvers, default_solver, resolve_solver, solve
 from engine.convex.targets import (
@@ -27,6 +27,7 @@ __all__ = [
     "LayerPeeled",
     "LayerPeeledSolution",
     "PredictedGeometry",
+    "Status",
     "affine_group",
     "available_solvers",
     "concat_blocks",

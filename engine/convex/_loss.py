@@ -12,22 +12,33 @@ from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
-from scipy.special import logsumexp
 
 __all__ = ["cross_entropy", "entropy", "softmax", "cross_entropy_expr"]
+
+#: columns per chunk of the n-sized float work (bounds the temporaries for huge n)
+CHUNK = 1 << 18
 
 
 def softmax(Z: np.ndarray) -> np.ndarray:
     """Column-wise softmax of a logit matrix (numerically stable)."""
     Z = np.asarray(Z, dtype=float)
-    E = np.exp(Z - Z.max(axis=0, keepdims=True))
-    return E / E.sum(axis=0, keepdims=True)
+    E = Z - Z.max(axis=0, keepdims=True)
+    np.exp(E, out=E)
+    E /= E.sum(axis=0, keepdims=True)
+    return E
 
 
 def cross_entropy(Z: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = None) -> float:
     """J(Z) = sum_j w_j CE(Z[:, j]; Y[:, j]) (w = 1 by default)."""
     Z = np.asarray(Z, dtype=float)
-    per = logsumexp(Z, axis=0) - np.sum(Y * Z, axis=0)
+    n = Z.shape[1]
+    per = np.empty(n)
+    for a in range(0, n, CHUNK):  # numpy in chunks: scipy's logsumexp is 4x slower
+        z, y = Z[:, a:a + CHUNK], Y[:, a:a + CHUNK]
+        mx = z.max(axis=0)
+        t = z - mx[None, :]
+        np.exp(t, out=t)
+        per[a:a + CHUNK] = mx + np.log(t.sum(axis=0)) - np.einsum("ij,ij->j", y, z)
     if weights is not None:
         per = per * weights
     return float(np.sum(per))
@@ -36,9 +47,12 @@ def cross_entropy(Z: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = Non
 def entropy(A: np.ndarray) -> float:
     """Sum over columns of the Shannon entropy (natural log; 0 log 0 = 0)."""
     A = np.asarray(A, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(A > 0, A * np.log(np.where(A > 0, A, 1.0)), 0.0)
-    return float(-np.sum(t))
+    total = 0.0
+    for a in range(0, A.shape[1], CHUNK):
+        blk = A[:, a:a + CHUNK]
+        logs = np.log(blk, out=np.zeros_like(blk), where=blk > 0)
+        total += float(np.einsum("ij,ij->", blk, logs))
+    return -total
 
 
 def cross_entropy_expr(Z: cp.Expression, Y: np.ndarray,

@@ -1,10 +1,9 @@
 """The geometry the symmetry theorems predict, and how far a solution is from it.
 
-* 2-transitive orbit targets (docs/layer-peeled.md, section 4, active budget):
-  ``W W^T = E_W/(m-1) (I - J/m)`` exactly (a simplex ETF; a sympy matrix of rationals when
-  E_W is rational),
+* 2-homogeneous orbit targets (docs/symmetry-reduction.md, active budget): ``W W^T = E_W/(m-1) (I -
+  J/m)`` exactly (a simplex ETF; a sympy matrix of rationals when E_W is rational),
   ``softmax(Z*)`` columns ``alpha(y_j)`` from the stationarity system, ``Z* = -kappa (A - Y)``.
-* cyclic targets (section 2): ``Z*``, ``W W^T`` and ``H^T H`` are invariant under the cyclic
+* cyclic targets: ``Z*``, ``W W^T`` and ``H^T H`` are invariant under the cyclic
   shift; ``W W^T`` is a symmetric circulant, given symbolically by its first column
   ``c_0, ..., c_{floor(m/2)}``, numerically by the shift-average of the solved Gram.
 * anything else: the Gram identity ``W W^T = sqrt(E_W/E_H) (Z Z^T)^(1/2)``.
@@ -32,7 +31,7 @@ import sympy
 
 from engine.convex.recovery import gram_matrices
 from engine.convex.reductions._structure import shift
-from engine.convex.reductions.circulant import cyclic_classes
+from engine.convex.reductions.circulant import CirculantPlan, cyclic_classes
 from engine.convex.reductions.etf import ETFReduction
 from engine.exact.numbers import to_fraction
 
@@ -97,7 +96,7 @@ def _rel(X: np.ndarray, P: np.ndarray) -> float:
     return float(np.linalg.norm(X - P)) / nx if nx > 0 else float(np.linalg.norm(P))
 
 
-def _column_shift_perm(keys: list[tuple], classes: list[dict]) -> np.ndarray:
+def _column_shift_perm(keys: list[tuple]) -> np.ndarray:
     """perm q with column q[j] = P (column j) (a column permutation realising the shift)."""
     where: dict[tuple, list[int]] = {}
     for j, k in enumerate(keys):
@@ -119,7 +118,9 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
     ----------
     solution : LayerPeeledSolution
     **options
-        ``group=`` for a 2-transitive group other than S_m (as for ``method="etf"``).
+        ``group=`` for a 2-homogeneous group other than S_m (as for ``method="etf"``).
+        Without options, the solve's own reduction result is reused (the ETF closed form,
+        the cyclic classes) instead of being recomputed.
 
     Returns
     -------
@@ -143,8 +144,11 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
         return PredictedGeometry("inactive", None, None, G_W, G_H, Z, dev,
                                  {"note": "budget inactive: Z* = centred log Y"})
     etf = ETFReduction()
-    if m >= 2 and etf.accepts(P, **options):
-        red = etf.apply(P, **options)
+    red = solution.reduction
+    if not (solution.method == "etf" and red is not None and not options):
+        verdict = etf.accepts(P, **options) if m >= 2 else None
+        red = etf.apply(P, verdict) if verdict else None
+    if red is not None:  # the solve's own closed form is reused when it was the ETF one
         Zp = etf.invert(red)
         exact = etf_gram_exact(m, P.E_W_exact)
         Wp = np.array(exact.evalf(17).tolist(), dtype=float)
@@ -160,9 +164,14 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
                    "stationarity_residual": float(np.max(np.abs(resid))),
                    "classes": red.info["classes"]}
         return PredictedGeometry("etf", exact, exact, Wp, G_H, Zp, dev, details)
-    classes, _ = cyclic_classes(P.column_keys())
-    if classes is not None and m >= 2 and not big:
-        q = _column_shift_perm(P.column_keys(), classes)
+    plan = getattr(solution.reduction, "plan", None)
+    if isinstance(plan, CirculantPlan):
+        n_blocks = len(plan.classes)  # the circulant solve found the classes already
+    else:
+        classes = cyclic_classes(P.column_keys())[0]
+        n_blocks = None if classes is None else len(classes)
+    if n_blocks is not None and m >= 2 and not big:
+        q = _column_shift_perm(P.column_keys())
         Zp = np.zeros_like(Z)
         Hp = np.zeros_like(solution.HtH)
         Wp = np.zeros_like(solution.WWt)
@@ -177,6 +186,6 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
         dev = {"WWt": _rel(solution.WWt, Wp), "HtH": _rel(solution.HtH, Hp), "Z": _rel(Z, Zp)}
         first = Wp[:, 0]
         return PredictedGeometry("circulant", None, circulant_form(m), Wp, Hp, Zp, dev,
-                                 {"first_column": first.tolist(), "blocks": len(classes)})
+                                 {"first_column": first.tolist(), "blocks": n_blocks})
     dev = _gram_devs(solution, G_W, G_H)
     return PredictedGeometry("general", None, None, G_W, G_H, Z, dev, {})

@@ -30,17 +30,22 @@ import numpy as np
 from engine import _display
 from engine.convex._loss import cross_entropy, entropy, softmax
 from engine.convex.dual import dual_bound
-from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd
+from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd, thin_svd_left
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
-from engine.convex.solvers import full_size_gap
-from engine.convex.solvers import solve as conic_solve
+from engine.convex.reductions.base import ReducedProblem, Status
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
+from engine.symmetry.constructors import OrbitTargets
+from engine.symmetry.group import GroupAction
 
-__all__ = ["LayerPeeled", "LayerPeeledSolution", "solve_layer_peeled", "SUM_TOL"]
+__all__ = ["LayerPeeled", "LayerPeeledSolution", "Status", "solve_layer_peeled", "SUM_TOL"]
 
 #: ``to_json`` writes ``HtH`` (n x n) only up to this n (else null; ``H`` is always there)
 JSON_MAX_N_GRAM = 2000
+
+#: softmax(Z) and H are stored in the solution up to this many entries of Z (else computed
+#: on access: an S_10 orbit target then stays under 1 GB)
+KEEP_PROBABILITIES = 4_000_000
 
 #: tolerance on each column sum of Y (the contract: "columns sum to 1 within 1e-9")
 SUM_TOL = 1e-9
@@ -58,21 +63,32 @@ class LayerPeeled:
 
     Parameters
     ----------
-    Y : array_like
-        m x n target; columns are probability vectors.  A float numpy array is taken as
-        the exact binary rationals it holds; anything else (lists of ints, ``Fraction``,
-        ``"p/q"`` strings) goes through :func:`engine.exact.numbers.to_matrix`.  Structure
-        detection (cyclic, 2-transitive orbits) compares entries exactly.
+    Y : array_like or OrbitTargets
+        m x n target; columns are probability vectors.  An
+        :class:`engine.symmetry.OrbitTargets` brings its exact codes and its group
+        (``symmetry``), which the orbit reduction then uses without a search.  A float
+        numpy array is taken as the exact binary rationals it holds; anything else (lists
+        of ints, ``Fraction``, ``"p/q"`` strings) goes through
+        :func:`engine.exact.numbers.to_matrix`.  Structure detection (cyclic,
+        2-homogeneous orbits, groups) compares entries exactly.
     E_W, E_H : number
         Budgets (> 0).  The radius is ``rho = sqrt(E_W E_H)``.
     d : int or None
         Hidden width (>= 1); None means ``min(m, n)`` (always tight).
+    normalize : bool
+        Divide every column by its sum (exactly for exact input) instead of requiring
+        sums of 1.  Without it, a float64 column must sum to 1 within ``SUM_TOL`` (1e-9)
+        and is kept as it is; a lower-precision float column (float32 softmax outputs)
+        must sum to 1 within :func:`float_sum_tol` (``m`` units in the last place of
+        its dtype, at least 1e-9) and is then divided by its sum in float64
+        (``normalized`` says so).
 
     Raises
     ------
     InvalidInput
         Not a 2-D matrix, NaN/inf, negative entries, a column not summing to 1 within
-        1e-9 (the column is named), a budget <= 0, d not a positive integer.
+        the tolerance (the column and the tolerance are named, and ``normalize=True``
+        offered), a budget <= 0, d not a positive integer.
 
     Examples
     --------
@@ -81,11 +97,26 @@ class LayerPeeled:
     >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09)
+    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09); pass ...
+    >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1, normalize=True).Y[:, 1].round(4).tolist()
+    [0.4545, 0.5455]
+    >>> LayerPeeled(np.array([[0.3, 0.6], [0.7, 0.4]], dtype=np.float32), 1, 1).normalized
+    True
     """
 
-    def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None) -> None:
-        self.entries, self.Y = _read_target(Y)
+    def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
+                 normalize: bool = False) -> None:
+        #: the group a target built by engine.symmetry.orbit_targets carries (else None)
+        self.symmetry: GroupAction | None = None
+        self._codes: np.ndarray | None = None
+        if isinstance(Y, OrbitTargets):
+            # exact codes and the group come with the target: no n-sized sort, no search
+            self.symmetry = Y.action
+            self._codes = Y.codes()
+            Y = Y.Y
+        self.entries, self.Y, self.normalized = _read_target(Y, bool(normalize))
+        if self.normalized:
+            self.symmetry, self._codes = None, None
         self.E_W_exact = _budget(E_W, "E_W")
         self.E_H_exact = _budget(E_H, "E_H")
         self.E_W = float(self.E_W_exact)
@@ -97,7 +128,6 @@ class LayerPeeled:
             d = int(d)
         self.d = d
         self._keys: list[tuple] | None = None
-        self._codes: np.ndarray | None = None
         self._free_radius: float | None = None
 
     # -- facts about the target ------------------------------------------------------
@@ -149,6 +179,11 @@ class LayerPeeled:
         if self._free_radius is None:
             if np.any(self.Y <= 0):
                 self._free_radius = math.inf
+            elif self.n >= 8 * self.m:  # wide: the m x m Gram of the centred log Y
+                L = np.log(self.Y)
+                C = np.eye(self.m) - 1.0 / self.m
+                ev = np.linalg.eigvalsh(C @ (L @ L.T) @ C)
+                self._free_radius = float(np.sqrt(np.clip(ev, 0, None)).sum())
             else:
                 L = np.log(self.Y)
                 L = L - L.mean(axis=0, keepdims=True)
@@ -175,30 +210,87 @@ class LayerPeeled:
 
     # -- solving ---------------------------------------------------------------------
     def select(self, method: str = "auto", **options: Any):
-        """The reduction ``solve`` would use (``method="auto"``: first that accepts).
+        """The reduction ``solve`` would use (the first of :meth:`choose`).
+
+        Examples
+        --------
+        >>> LayerPeeled(np.array([[0.7, 0.3], [0.3, 0.7]]), 1, 1).select().name
+        'etf'
+        """
+        return self.choose(method, **options)[0]
+
+    def choose(self, method: str = "auto", **options: Any):
+        """The reduction ``solve`` would use and its acceptance (what it found).
+
+        ``"auto"`` asks the reductions of :data:`AUTO_ORDER` in turn; when the orbit
+        reduction accepts with a group it *detected*, the ETF closed form is tried with
+        that group (it applies when the group is 2-homogeneous on the labels).
+
+        Returns
+        -------
+        (Reduction, Acceptance)
+            The reduction and its acceptance (the plan ``apply`` builds from).
 
         Raises
         ------
         InvalidInput
-            Unknown method, or a named method that does not apply to this Y (with why).
+            Unknown method, an option no candidate understands, or a named method that
+            does not apply to this Y (with why).
+
+        Examples
+        --------
+        >>> Y = np.array([[0.7, 0.3], [0.3, 0.7]])
+        >>> red, acc = LayerPeeled(Y, 1, 1).choose()
+        >>> red.name, type(acc.plan).__name__
+        ('etf', 'ETFPlan')
         """
         name = str(method).lower()
         if name == "auto":
+            cands = []
             for cand in AUTO_ORDER:
                 if cand not in REGISTRY:
                     continue
                 try:
-                    red = get_reduction(cand)
+                    cands.append(get_reduction(cand))
                 except InvalidInput:
                     continue  # registered but not present in this build
-                if red.accepts(self, **options):
-                    return red
+            _check_options(options, cands, "auto")
+            if options.get("group") is not None:
+                from engine.symmetry.group import as_group
+
+                as_group(options["group"], m=self.m, Y=self.codes)  # a bad group is an error
+            for red in cands:
+                verdict = red.accepts(self, **_only(options, red))
+                if not verdict:
+                    continue
+                if red.name in ("circulant", "orbit") and "group" not in options \
+                        and not options.get("tol"):
+                    better = self._etf_by_detection(verdict.plan if red.name == "orbit" else None)
+                    if better is not None:
+                        return better
+                return red, verdict
             raise InvalidInput("no reduction accepts this problem (the 'full' one always should)")
         red = get_reduction(name)
+        _check_options(options, [red], name)
         verdict = red.accepts(self, **options)
         if not verdict:
             raise InvalidInput(f"method {name!r} does not apply to this Y: {verdict.reason}")
-        return red
+        return red, verdict
+
+    def _etf_by_detection(self, plan: Any) -> tuple | None:
+        """(etf, acceptance) when the group detected on Y is 2-homogeneous, else None."""
+        if plan is None:  # circulant accepted: look for a larger group (cheap under the limit)
+            from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES
+
+            if self.Y.size > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
+                return None
+            verdict = get_reduction("orbit").accepts(self, blocks="none")
+            plan = verdict.plan if verdict else None
+        if plan is None or plan.source != "detected" or plan.tol != 0:
+            return None
+        etf = get_reduction("etf")
+        verdict = etf.accepts(self, group=GroupAction(plan.group.row_generators, m=self.m))
+        return (etf, verdict) if verdict else None
 
     def solve(self, method: str = "auto", solver: str | None = None, *,
               solver_options: dict | None = None, rank_tol: float = RANK_TOL,
@@ -207,7 +299,7 @@ class LayerPeeled:
 
         Parameters
         ----------
-        method : {"auto", "full", "circulant", "etf", ...}
+        method : {"auto", "full", "circulant", "etf", "orbit"}
             A name in :data:`engine.convex.reductions.REGISTRY`, or "auto".
         solver : str or None
             Conic solver (see :mod:`engine.convex.solvers`); unused by "etf".
@@ -217,8 +309,9 @@ class LayerPeeled:
         rank_tol : float
             Relative threshold of the numerical rank.
         **options
-            Passed to the reduction's ``accepts`` and ``apply`` (e.g. ``form=`` for
-            "full", ``group=`` for "etf").
+            Options of the reduction (each reduction lists its ``options``): ``form=``
+            for "full", ``group=`` for "etf" and "orbit", ``detect=``, ``tol=`` and
+            ``blocks=`` for "orbit".  Unknown names are rejected.
 
         Returns
         -------
@@ -227,7 +320,7 @@ class LayerPeeled:
         Raises
         ------
         InvalidInput
-            Unknown method or one that does not apply.
+            Unknown method or option, or a method that does not apply.
         SolverFailed
             The solver's status is not optimal (or it returned no values).
 
@@ -235,43 +328,71 @@ class LayerPeeled:
         --------
         >>> Y = np.array([[0.6, 0.3], [0.4, 0.7]])
         >>> sol = LayerPeeled(Y, 100.0, 100.0).solve("full")
-        >>> sol.budget_active, sol.status
+        >>> sol.budget_active, str(sol.status)
         (False, 'budget_inactive')
+        >>> LayerPeeled(Y, 1, 1).solve(grup="S2")
+        Traceback (most recent call last):
+        ...
+        engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
         """
-        red = self.select(method, **options)
+        red, verdict = self.choose(method, **options)
         t0 = time.perf_counter()
         info: dict[str, Any] = {}
+        reduction = None
         if not self.budget_active:
             Z = self.unconstrained_optimum()
-            solver_name, status = None, "budget_inactive"
+            solver_name, status = None, Status.BUDGET_INACTIVE
         else:
-            reduced = red.apply(self, **options)
+            reduced = red.apply(self, verdict, **_only(options, red))
             info.update(reduced.info)
-            if reduced.problem is None:
-                solver_name, status = reduced.info.get("solver", red.name), "optimal"
-            else:
-                rep = conic_solve(reduced.problem, solver, accurate=True,  # best tier by gap
-                                  score=lambda: full_size_gap(self, red.invert(reduced)),
-                                  **(solver_options or {}))
-                solver_name, status = rep.solver, rep.status
-                if rep.note:
-                    info["solver_note"] = rep.note
-            Z = red.invert(reduced)
+            done = red.solve(reduced, solver, solver_options,  # tiers kept by full-size gap
+                             score=lambda: _full_size_gap(self, red.invert(reduced)))
+            Z, solver_name, status = done.Z, done.solver, done.status
+            if done.note:
+                info["solver_note"] = done.note
+            reduction = reduced
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
         elapsed = time.perf_counter() - t0
         return _finish(self, np.asarray(Z, dtype=float), red.name, solver_name, status,
-                       elapsed, info, rank_tol)
+                       elapsed, info, rank_tol, reduction)
 
 
-def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(exact entries: float array or object array of Fraction, float64 array)."""
+def _only(options: dict, red: Any) -> dict:
+    return {k: v for k, v in options.items() if k in red.options}
+
+
+def _check_options(options: dict, reductions: list, method: str) -> None:
+    known = set().union(*(r.options for r in reductions)) if reductions else set()
+    for key in options:
+        if key not in known:
+            raise InvalidInput(f"unknown option {key!r} for method {method!r}; known: "
+                               f"{', '.join(sorted(known)) or 'none'}")
+
+
+def float_sum_tol(dtype: Any, m: int) -> float:
+    """Tolerance on a column sum of float input: ``max(SUM_TOL, m * eps(dtype))``.
+
+    Examples
+    --------
+    >>> float_sum_tol(np.float64, 10), float_sum_tol(np.float32, 10) > 1e-6
+    (1e-09, True)
+    """
+    return max(SUM_TOL, m * float(np.finfo(dtype).eps))
+
+
+def _read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(exact entries: float array or object array of Fraction, float64 array, whether the
+    columns were divided by their sums)."""
     if isinstance(Y, np.ndarray) and Y.dtype.kind in "fiu":
         if Y.ndim != 2:
             raise InvalidInput(f"Y must be a 2-D matrix; got an array of shape {Y.shape}")
         if Y.size == 0:
             raise InvalidInput(f"Y is empty (shape {Y.shape})")
-        F = np.array(Y, dtype=float)
+        F = np.asarray(Y, dtype=float)  # float64 input is not copied: taken read-only
+        if F is Y or F.base is Y:
+            F = F.view()
+            F.flags.writeable = False
         if Y.dtype.kind == "f":
             bad = np.argwhere(~np.isfinite(F))
             if bad.size:
@@ -283,10 +404,24 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
             raise InvalidInput(f"Y[{i},{j}] = {float(F[i, j])!r} is negative; Y holds "
                                f"probabilities ({len(neg)} negative entries)")
         sums = F.sum(axis=0)  # rounding error ~ m * 1e-16, far below the 1e-9 tolerance
-        bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOL)
-        if bad.size:
-            _check_sums([Fraction(float(sums[bad[0]]))], {0: sums[bad[0]]}, [int(bad[0])])
-        return F, F
+        low = Y.dtype.kind == "f" and np.finfo(Y.dtype).eps > np.finfo(np.float64).eps
+        tol = float_sum_tol(Y.dtype, F.shape[0]) if low else SUM_TOL
+        if normalize or low:
+            zero = np.flatnonzero(sums <= 0)
+            if zero.size:
+                raise InvalidInput(f"Y column {int(zero[0])} sums to 0; cannot normalise it")
+        if not normalize:
+            bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
+            if bad.size:
+                j = int(bad[0])
+                kind = f"{Y.dtype} input" if Y.dtype.kind == "f" else "integer input"
+                raise InvalidInput(f"Y column {j} sums to {float(sums[j]):.12g}, not 1 "
+                                   f"(tolerance {tol:g} for {kind}); pass normalize=True to "
+                                   "divide each column by its sum")
+        if normalize or low:
+            F = F / sums[None, :]
+            return F, F, True
+        return F, F, False
     exact = to_matrix(Y, what="Y")
     E = np.empty((len(exact), len(exact[0])), dtype=object)
     for i, row in enumerate(exact):
@@ -295,18 +430,19 @@ def _read_target(Y: Any) -> tuple[np.ndarray, np.ndarray]:
                 raise InvalidInput(f"Y[{i},{j}] = {q} is negative; Y holds probabilities")
             E[i, j] = q
     sums = [sum(E[:, j], Fraction(0)) for j in range(E.shape[1])]
-    F = np.array([[float(q) for q in row] for row in exact], dtype=float)
-    _check_sums(sums, [float(s) for s in sums])
-    return E, F
-
-
-def _check_sums(exact_sums: list[Fraction], float_sums: Any,
-                columns: list[int] | None = None) -> None:
-    for k, s in enumerate(exact_sums):
-        if abs(s - 1) > SUM_TOL:
-            j = k if columns is None else columns[k]
-            raise InvalidInput(f"Y column {j} sums to {float(float_sums[k]):.12g}, not 1 "
-                               f"(tolerance {SUM_TOL:g})")
+    if normalize:
+        for j, tot in enumerate(sums):
+            if tot == 0:
+                raise InvalidInput(f"Y column {j} sums to 0; cannot normalise it")
+            E[:, j] = [q / tot for q in E[:, j]]
+    else:
+        for j, tot in enumerate(sums):
+            if abs(tot - 1) > SUM_TOL:
+                raise InvalidInput(f"Y column {j} sums to {float(tot):.12g}, not 1 (tolerance "
+                                   f"{SUM_TOL:g}); pass normalize=True to divide each column "
+                                   "by its sum")
+    F = np.array([[float(q) for q in row] for row in E.tolist()], dtype=float)
+    return E, F, normalize
 
 
 @dataclass(frozen=True)
@@ -324,16 +460,14 @@ class LayerPeeledSolution:
 
     Z: np.ndarray
     W: np.ndarray
-    H: np.ndarray
     WWt: np.ndarray
     loss: float
-    probabilities: np.ndarray
     budget_active: bool
     rank: int
     tight: bool
     method: str
     solver: str | None
-    status: str
+    status: Status
     solve_time: float
     dual_bound: float
     gap: float
@@ -345,6 +479,29 @@ class LayerPeeledSolution:
     singular_values: np.ndarray
     info: dict = field(default_factory=dict)
     problem: LayerPeeled | None = field(default=None, repr=False, compare=False)
+    #: the reduced problem that was solved (its ``plan`` and ``inverse``: what the
+    #: reduction found and solved), None when the budget is inactive
+    reduction: ReducedProblem | None = field(default=None, repr=False, compare=False)
+    #: softmax(Z), kept when Z has at most ``KEEP_PROBABILITIES`` entries
+    stored_probabilities: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: H, kept when Z has at most ``KEEP_PROBABILITIES`` entries (else rebuilt on access)
+    stored_H: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def H(self) -> np.ndarray:
+        """The context factor (d x n): kept, or for huge Z rebuilt on access from W and Z
+        (``H = diag(1 / (c^2 s_i)) W_i^T Z`` on the top ``k = min(rank, d)`` rows, c^2 =
+        sqrt(E_W/E_H), zero rows below: the same H as :func:`recover_factors`)."""
+        if self.stored_H is not None:
+            return self.stored_H
+        return _rebuild_H(self.W, self.Z, self.singular_values, self.rank, self.d,
+                          self.problem.E_W, self.problem.E_H)
+    @property
+    def probabilities(self) -> np.ndarray:
+        """``softmax(Z)`` column by column (kept, or computed on access for huge Z)."""
+        if self.stored_probabilities is not None:
+            return self.stored_probabilities
+        return softmax(self.Z)
 
     def __repr__(self) -> str:
         return _display.short_repr(self)
@@ -387,7 +544,7 @@ class LayerPeeledSolution:
             "d": self.d,
             "method": self.method,
             "solver": self.solver,
-            "status": self.status,
+            "status": str(self.status),
             "budget_active": self.budget_active,
             "free_radius": None if math.isinf(fr) else fr,
             "loss": self.loss,
@@ -439,35 +596,71 @@ def _plain(x: Any) -> Any:
     return str(x)
 
 
+def _rebuild_H(W: np.ndarray, Z: np.ndarray, s: np.ndarray, rank: int, d: int,
+               E_W: float, E_H: float) -> np.ndarray:
+    """The H of :func:`recover_factors` from W and Z: ``diag(1/(c^2 s_i)) W_i^T Z`` on the
+    top ``min(rank, d)`` rows (c^2 = sqrt(E_W/E_H)), zero rows below."""
+    k = min(rank, d)
+    H = np.zeros((d, Z.shape[1]))
+    H[:k] = (W[:, :k].T @ Z) / (math.sqrt(E_W / E_H) * s[:k])[:, None]
+    return H
+
+
+def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
+    """Duality gap of a full-size Z scaled into the ball (the score by which the solver's
+    tolerance tiers are kept), without n-sized temporaries beyond Z itself."""
+    Z = np.asarray(Z, dtype=float)
+    if Z.shape[1] >= Z.shape[0]:  # a score only: singular values from the small Gram
+        ev = np.linalg.eigvalsh(Z @ Z.T)
+    else:
+        ev = np.linalg.eigvalsh(Z.T @ Z)
+    nuc = float(np.sqrt(np.clip(ev, 0, None)).sum())
+    if nuc > problem.rho:
+        Z = np.multiply(Z, problem.rho / nuc, out=Z if Z.flags.writeable else None)
+    return dual_bound(Z, problem.Y, problem.rho, keep_A=False).gap
+
+
 def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None,
-            status: str, elapsed: float, info: dict, rank_tol: float) -> LayerPeeledSolution:
+            status: Status, elapsed: float, info: dict, rank_tol: float,
+            reduction: ReducedProblem | None = None) -> LayerPeeledSolution:
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
-    nuc = float(thin_svd(Z)[1].sum())
+    keep = Z.size <= KEEP_PROBABILITIES
+    if keep or Z.shape[1] < 8 * Z.shape[0]:
+        U, s, Vt = thin_svd(Z)
+    else:  # huge and wide: H is rebuilt on access, so no n-sized Vt is made
+        (U, s), Vt = thin_svd_left(Z), None
+    nuc = float(s.sum())
     if nuc > problem.rho:  # solver tolerance: scale back into the ball, so loss is an upper bound
-        Z = Z * (problem.rho / nuc)
+        scale = problem.rho / nuc
+        Z = np.multiply(Z, scale, out=Z if Z.flags.writeable else None)  # no second copy
+        s = s * scale
         nuc = problem.rho
-    bound = dual_bound(Z, problem.Y, problem.rho)
-    f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol)
+    bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
+    f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
+                        want_H=keep)
+    del U, Vt
     if not f.tight:  # d < rank: the convex value is a lower bound the factors do not reach
-        info["factors_loss"] = cross_entropy(f.W @ f.H, problem.Y)
+        H = f.H if f.H is not None else _rebuild_H(f.W, Z, f.singular_values, f.rank, f.d,
+                                                   problem.E_W, problem.E_H)
+        info["factors_loss"] = cross_entropy(f.W @ H, problem.Y)
         info["bound_attained"] = False
         info["note"] = (f"d = {f.d} < rank {f.rank}: loss {bound.upper:.10g} is the convex "
                         f"lower bound, NOT attained by the returned factors (their loss "
                         f"J(W H) = {info['factors_loss']:.10g})")
     return LayerPeeledSolution(
-        Z=Z, W=f.W, H=f.H, WWt=f.WWt, loss=bound.upper,
-        probabilities=softmax(Z), budget_active=problem.budget_active, rank=f.rank,
+        Z=Z, W=f.W, stored_H=f.H, WWt=f.WWt, loss=bound.upper,
+        stored_probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,
         free_radius=problem.free_radius, entropy=entropy(problem.Y),
-        singular_values=f.singular_values, info=info, problem=problem)
+        singular_values=f.singular_values, info=info, problem=problem, reduction=reduction)
 
 
-def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None,
-                       **kw: Any) -> LayerPeeledSolution:
-    """``LayerPeeled(Y, E_W, E_H, d).solve(**kw)`` in one call.
+def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
+                       normalize: bool = False, **kw: Any) -> LayerPeeledSolution:
+    """``LayerPeeled(Y, E_W, E_H, d, normalize=normalize).solve(**kw)`` in one call.
 
     Examples
     --------
@@ -475,4 +668,4 @@ def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None,
     >>> sol.budget_active, round(sol.nuclear_norm, 6)
     (True, 1.0)
     """
-    return LayerPeeled(Y, E_W, E_H, d).solve(**kw)
+    return LayerPeeled(Y, E_W, E_H, d, normalize=normalize).solve(**kw)

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Factors", "numerical_rank", "recover_factors", "gram_matrices", "thin_svd"]
+__all__ = ["Factors", "gram_matrices", "numerical_rank", "recover_factors", "thin_svd",
+           "thin_svd_left"]
 
 #: default relative tolerance of :func:`numerical_rank`
 RANK_TOL = 1e-6
@@ -51,12 +52,62 @@ def thin_svd(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if n < 8 * m:
         return np.linalg.svd(Z, full_matrices=False)
     _, U = np.linalg.eigh(Z @ Z.T)
+    order = np.arange(m)[::-1]  # eigh: ascending eigenvalues of Z Z^T
+    U = np.ascontiguousarray(U[:, order])
     B = U.T @ Z
-    s = np.linalg.norm(B, axis=1)
+    s = np.sqrt(np.einsum("ij,ij->i", B, B))  # row norms (accurate; one pass)
     order = np.argsort(-s, kind="stable")
-    U, B, s = U[:, order], B[order], s[order]
-    Vt = np.divide(B, s[:, None], out=np.zeros_like(B), where=s[:, None] > 0)
-    return U, s, Vt
+    if not np.array_equal(order, np.arange(m)):
+        U, s = U[:, order], s[order]
+        _permute_rows(B, order)
+    pos = s > 0
+    B /= np.where(pos, s, 1.0)[:, None]  # B becomes Vt in place
+    if not pos.all():
+        B[np.flatnonzero(~pos)] = 0.0
+    return U, s, B
+
+
+def thin_svd_left(Z: np.ndarray, chunk: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
+    """``U, s`` of :func:`thin_svd` for a wide Z without any n-sized array: ``U`` from the
+    m x m Gram, ``s`` as the row norms of ``U^T Z`` accumulated over column chunks (as
+    accurate as :func:`thin_svd`'s).
+
+    Examples
+    --------
+    >>> Z = np.random.default_rng(1).standard_normal((3, 50))
+    >>> U, s = thin_svd_left(Z, chunk=7)
+    >>> bool(np.allclose(s, np.linalg.svd(Z)[1]))
+    True
+    """
+    Z = np.asarray(Z, dtype=float)
+    m, n = Z.shape
+    _, U = np.linalg.eigh(Z @ Z.T)
+    sq = np.zeros(m)
+    for a in range(0, n, chunk):
+        B = U.T @ Z[:, a:a + chunk]
+        sq += np.einsum("ij,ij->i", B, B)
+    s = np.sqrt(sq)
+    order = np.argsort(-s, kind="stable")
+    return np.ascontiguousarray(U[:, order]), s[order]
+
+
+def _permute_rows(B: np.ndarray, order: np.ndarray) -> None:
+    """``B[:] = B[order]`` in place, one row of scratch (rows may be n-sized)."""
+    done = np.zeros(len(order), dtype=bool)
+    for start in range(len(order)):
+        if done[start] or order[start] == start:
+            done[start] = True
+            continue
+        tmp = B[start].copy()
+        i = start
+        while True:
+            j = int(order[i])
+            done[i] = True
+            if j == start:
+                B[i] = tmp
+                break
+            B[i] = B[j]
+            i = j
 
 
 def numerical_rank(s: np.ndarray, tol: float = RANK_TOL) -> int:
@@ -92,7 +143,7 @@ class Factors:
     """
 
     W: np.ndarray
-    H: np.ndarray
+    H: np.ndarray | None
     WWt: np.ndarray
     singular_values: np.ndarray
     rank: int
@@ -106,7 +157,8 @@ class Factors:
 
 
 def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
-                    rank_tol: float = RANK_TOL) -> Factors:
+                    rank_tol: float = RANK_TOL, *, svd: tuple | None = None,
+                    want_H: bool = True) -> Factors:
     """Balanced factors of Z meeting the budgets (see module docstring).
 
     Parameters
@@ -119,6 +171,11 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
         Hidden width; None means ``min(m, n)``.
     rank_tol : float
         Relative tolerance of :func:`numerical_rank`.
+    svd : (U, s, Vt), optional
+        :func:`thin_svd` of Z when the caller has it already; its ``Vt`` is then reused
+        (scaled in place) as H when the shapes allow.
+    want_H : bool
+        False: ``H`` is None (the caller rebuilds it on demand; no n-sized array).
 
     Returns
     -------
@@ -133,15 +190,22 @@ def recover_factors(Z: np.ndarray, E_W: float, E_H: float, d: int | None = None,
     Z = np.asarray(Z, dtype=float)
     m, n = Z.shape
     width = min(m, n) if d is None else int(d)
-    U, s, Vt = thin_svd(Z)
+    U, s, Vt = thin_svd(Z) if svd is None else svd
     r = numerical_rank(s, rank_tol)
     k = min(r, width)
     c = (float(E_W) / float(E_H)) ** 0.25
     root = np.sqrt(s[:k])
     W = np.zeros((m, width))
-    H = np.zeros((width, n))
     W[:, :k] = c * U[:, :k] * root
-    H[:k, :] = (root[:, None] * Vt[:k, :]) / c
+    if not want_H:
+        H = None
+    elif svd is not None and Vt.shape[0] == width and Vt.flags.writeable:
+        H = Vt  # the caller's Vt is scaled in place into H (no second n-sized array)
+        H[:k] *= (root / c)[:, None]
+        H[k:] = 0.0
+    else:
+        H = np.zeros((width, n))
+        H[:k, :] = (root[:, None] * Vt[:k, :]) / c
     return Factors(W=W, H=H, WWt=W @ W.T, singular_values=s, rank=r,
                    d=width, tight=width >= r)
 

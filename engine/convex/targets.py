@@ -16,7 +16,6 @@ Examples
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
@@ -62,56 +61,43 @@ def cyclic_orbit(y: Any, *, exact: bool = False) -> np.ndarray:
     return np.stack([np.roll(v, j) for j in range(v.size)], axis=1)
 
 
-def _perms(group: Any, m: int) -> list[tuple[int, ...]]:
-    if hasattr(group, "generate") and hasattr(group, "degree"):
-        if group.degree != m:
-            raise InvalidInput(f"group acts on {group.degree} points but y has {m} entries")
-        perms = sorted(tuple(int(x) for x in g.array_form) for g in group.generate())
-    else:
-        perms = [tuple(int(x) for x in g) for g in group]
-    if not perms:
-        raise InvalidInput("group has no elements")
-    for k, g in enumerate(perms):
-        if sorted(g) != list(range(m)):
-            raise InvalidInput(f"group element {k} = {list(g)} is not a permutation of "
-                               f"0..{m - 1}")
-    if len(set(perms)) != len(perms):
-        raise InvalidInput("group lists an element twice; give each element once")
-    return perms
-
-
 def group_orbit(y: Any, group: Any, *, exact: bool = False) -> np.ndarray:
-    """``[g o y : g in group]``, one column per element, in the order given.
+    """``[g o y : g in G]``, one column per element of the group G (sorted array forms).
 
     Parameters
     ----------
     y : sequence of numbers
-    group : sympy PermutationGroup or sequence of permutations
-        All elements of the group (a sympy group is enumerated, sorted).
+    group : any spelling :func:`engine.symmetry.as_group` accepts
+        A GroupAction (e.g. ``symmetric_group(3)``), a sympy PermutationGroup, a spec
+        string, or a list of generators (all elements also work: they generate it).
     exact : bool
 
     Returns
     -------
     numpy.ndarray
-        m x |group|.
+        m x |G|; column k is ``g_k o y`` for the k-th element in lexicographic order of
+        array forms (column 0: the identity).
 
     Raises
     ------
     InvalidInput
-        An element that is not a permutation of ``range(m)``, a repeated element.
+        A group that is not on ``len(y)`` labels or not a group spelling.
 
     Examples
     --------
     >>> group_orbit([0.7, 0.2, 0.1], cyclic_group(3)).tolist()[0]
     [0.7, 0.1, 0.2]
     """
+    from engine.symmetry.group import as_group
+
     v = _vec(y, exact)
-    cols = []
-    for g in _perms(group, v.size):
-        c = np.empty_like(v)
-        c[list(g)] = v
-        cols.append(c)
-    return np.stack(cols, axis=1)
+    G = as_group(group, m=v.size)
+    if G.n != 0:
+        raise InvalidInput(f"group acts on {G.n} columns already; give the group on the labels")
+    els = G.row_elements()
+    out = np.empty((v.size, len(els)), dtype=v.dtype)
+    out[els, np.arange(len(els))[:, None]] = v[None, :]
+    return out
 
 
 def concat_blocks(*blocks: Any) -> np.ndarray:
@@ -141,32 +127,34 @@ def concat_blocks(*blocks: Any) -> np.ndarray:
     return np.concatenate(arrs, axis=1)
 
 
-def symmetric_group(m: int) -> list[tuple[int, ...]]:
-    """All m! permutations of ``range(m)`` in lexicographic order.
+def symmetric_group(m: int):
+    """S_m as the one group type (:func:`engine.symmetry.symmetric`).
 
     Examples
     --------
-    >>> len(symmetric_group(4))
+    >>> symmetric_group(4).order
     24
     """
-    return list(itertools.permutations(range(m)))
+    from engine.symmetry.constructors import symmetric
+
+    return symmetric(m)
 
 
-def cyclic_group(m: int) -> list[tuple[int, ...]]:
-    """The m rotations ``i -> i + j mod m`` (j = 0..m-1)."""
-    return [tuple((i + j) % m for i in range(m)) for j in range(m)]
+def cyclic_group(m: int):
+    """C_m as the one group type (:func:`engine.symmetry.cyclic`)."""
+    from engine.symmetry.constructors import cyclic
+
+    return cyclic(m)
 
 
-def affine_group(p: int) -> list[tuple[int, ...]]:
-    """AGL(1, p): ``x -> a x + b mod p`` for a != 0 (2-transitive; order p (p - 1)).
+def affine_group(p: int):
+    """AGL(1, p), 2-transitive of order p (p - 1) (:func:`engine.symmetry.affine_line`).
 
     Examples
     --------
-    >>> len(affine_group(5))
+    >>> affine_group(5).order
     20
     """
-    if p < 2 or any(p % q == 0 for q in range(2, int(p ** 0.5) + 1)):
-        raise InvalidInput(f"affine_group needs a prime p; got {p}")
-    return [tuple((a * x + b) % p for x in range(p)) for a in range(1, p) for b in range(p)]
+    from engine.symmetry.constructors import affine_line
 
-
+    return affine_line(p)

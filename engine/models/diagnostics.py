@@ -243,14 +243,11 @@ def _generators(group, m: int) -> list[tuple[int, ...]]:
     """Permutations of range(m) from a list of permutations, sympy objects or a GroupAction."""
     if group is None:
         raise InvalidInput("group is None; give permutations of range(m) or a GroupAction")
-    items: Iterable
-    for attr in ("row_generators", "generators", "permutations"):
-        val = getattr(group, attr, None)
-        if val is not None and not isinstance(group, list | tuple):
-            items = val() if callable(val) else val
-            break
-    else:
-        items = group
+    if not isinstance(group, list | tuple | np.ndarray):  # a group object or a spec string:
+        from engine.symmetry.group import as_group  # the one conversion (engine.symmetry)
+
+        return list(as_group(group, m=m).row_generators) or [tuple(range(m))]
+    items: Iterable = group
     gens = []
     for k, p in enumerate(items):
         arr = getattr(p, "array_form", p)  # sympy Permutation
@@ -279,8 +276,8 @@ def nearest_invariant(G, group) -> np.ndarray:
     G : array_like, shape (m, m)
     group : sequence of permutations, or a group object
         Generators or all elements (the result is the same); ``p[i]`` is the image of ``i``.
-        Objects: ``engine.symmetry.GroupAction`` (its ``row_generators``), a sympy
-        ``PermutationGroup`` (``generators``), or anything with ``permutations``.
+        Objects and spec strings go through :func:`engine.symmetry.as_group` (a
+        ``GroupAction``, a sympy ``PermutationGroup``, ``"S4"``, ...).
 
     Examples
     --------

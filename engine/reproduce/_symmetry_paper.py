@@ -179,6 +179,21 @@ def thm_4(ctx: Context) -> Row:
                     "y = (1/2, 1/4, 1/8, 1/8, 0)")
 
 
+@claim("s003-beyond-f21-2-homogeneous", "003")
+def beyond_f21(ctx: Context) -> Row:
+    """Beyond the paper: the ETF closed form for a 2-homogeneous, not 2-transitive group
+    (F21 on 7 points; proof in docs/symmetry-reduction.md)."""
+    from engine.convex import group_orbit
+    from engine.symmetry import frobenius
+
+    F21 = frobenius(7, 3)
+    Y = group_orbit(["1/2", "1/4", "1/8", "1/16", "1/16", "0", "0"], F21, exact=True)
+    return _etf_row(ctx, "Beyond the paper (2-homogeneous)", "beyond-f21", Y, F21,
+                    "F21 (x -> a x + b on Z/7, a in {1, 2, 4}; order 21, transitive on "
+                    "unordered but not on ordered pairs) orbit of "
+                    "y = (1/2, 1/4, 1/8, 1/16, 1/16, 0, 0)")
+
+
 @claim("s003-thm-5-multiblock-cyclic", "003")
 def thm_5(ctx: Context) -> Row:
     """Thm 5: several cyclic orbits share one DFT basis."""

@@ -14,13 +14,14 @@ from engine.symmetry.constructors import (
     cyclic,
     direct_product,
     direct_sum,
+    frobenius,
     orbit_targets,
     parse_group,
     symmetric,
     wreath,
 )
-from engine.symmetry.detect import DetectedSymmetry, detect_symmetry
-from engine.symmetry.group import GroupAction
+from engine.symmetry.detect import DetectedSymmetry, detect_label_symmetry, detect_symmetry
+from engine.symmetry.group import GroupAction, as_group, column_action
 from engine.symmetry.predict import (
     GramCheck,
     GramStructure,
@@ -37,12 +38,16 @@ __all__ = [
     "GroupAction",
     "OrbitTargets",
     "affine_line",
+    "as_group",
+    "column_action",
     "cyclic",
+    "detect_label_symmetry",
     "detect_symmetry",
     "direct_product",
     "direct_product_form",
     "direct_sum",
     "direct_sum_form",
+    "frobenius",
     "orbit_targets",
     "parse_group",
     "predicted_gram_structure",

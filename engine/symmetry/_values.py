@@ -9,7 +9,7 @@ import numpy as np
 from engine.errors import InvalidInput
 from engine.exact.numbers import to_fraction
 
-__all__ = ["value_codes"]
+__all__ = ["tolerant_codes", "value_codes"]
 
 
 def value_codes(Y: object, *, what: str = "Y") -> tuple[np.ndarray, list[Fraction]]:
@@ -50,6 +50,11 @@ def value_codes(Y: object, *, what: str = "Y") -> tuple[np.ndarray, list[Fractio
             raise InvalidInput(f"{what}[{i},{j}] is {Y[i, j]}; every entry must be finite")
         uniq, inv = np.unique(Y + 0.0, return_inverse=True)  # + 0.0 maps -0.0 to 0.0
         return inv.reshape(Y.shape).astype(np.int64), [Fraction(float(u)) for u in uniq]
+    if isinstance(Y, np.ndarray) and Y.dtype.kind in "iu":
+        if Y.ndim != 2 or Y.size == 0:
+            raise InvalidInput(f"{what} must be a non-empty 2-D matrix; got shape {Y.shape}")
+        uniq, inv = np.unique(Y, return_inverse=True)
+        return inv.reshape(Y.shape).astype(np.int64), [Fraction(int(u)) for u in uniq]
     if isinstance(Y, np.ndarray):
         if Y.ndim != 2:
             raise InvalidInput(f"{what} must be a 2-D matrix; got shape {Y.shape}")
@@ -81,3 +86,21 @@ def value_codes(Y: object, *, what: str = "Y") -> tuple[np.ndarray, list[Fractio
     pos = {q: k for k, q in enumerate(values)}
     codes = np.array([[pos[q] for q in r] for r in exact], dtype=np.int64)
     return codes, values
+
+
+def tolerant_codes(Y: np.ndarray, tol: float) -> np.ndarray:
+    """Integer codes of a float matrix where entries closer than ``tol`` share a code
+    (chained along the sorted values: 0, 0.6 tol, 1.2 tol all share one).
+
+    Examples
+    --------
+    >>> tolerant_codes(np.array([[0.5, 0.5 + 1e-15], [0.25, 0.75]]), 1e-12).tolist()
+    [[1, 1], [0, 2]]
+    """
+    flat = np.asarray(Y, dtype=float).ravel()
+    order = np.argsort(flat, kind="stable")
+    v = flat[order]
+    new = np.concatenate([[0], (np.diff(v) > tol).astype(np.int64)]).cumsum()
+    codes = np.empty_like(new)
+    codes[order] = new
+    return codes.reshape(np.shape(Y))

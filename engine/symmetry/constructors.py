@@ -45,6 +45,8 @@ __all__ = [
     "cyclic",
     "direct_product",
     "direct_sum",
+    "float_sum_tol",
+    "frobenius",
     "orbit_targets",
     "parse_group",
     "symmetric",
@@ -54,7 +56,12 @@ __all__ = [
 
 def _row_action(G: object, what: str) -> GroupAction:
     if not isinstance(G, GroupAction):
-        raise InvalidInput(f"{what} must be a GroupAction; got {type(G).__name__}")
+        from engine.symmetry.group import as_group
+
+        try:
+            G = as_group(G)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{what}: {exc}") from None
     if G.n != 0:
         raise InvalidInput(f"{what} acts on {G.n} columns already; the constructors combine "
                            "actions on labels only (n = 0)")
@@ -125,6 +132,37 @@ def affine_line(p: int) -> GroupAction:
         r = int(sympy.primitive_root(p))
         gens.append([(r * x) % p for x in range(p)])
     return GroupAction(gens, m=p, name=f"AGL(1,{p})")
+
+
+def frobenius(p: int, k: int) -> GroupAction:
+    """The maps ``x -> a x + b`` on Z/p with ``a`` in the subgroup of order k of (Z/p)^*.
+
+    ``frobenius(7, 3)`` is F21 (order 21): transitive on unordered pairs of labels
+    (2-homogeneous) but not on ordered ones; for p = 3 mod 4 and k = (p - 1)/2 this holds
+    in general (see docs/symmetry-reduction.md).
+
+    Raises
+    ------
+    InvalidInput
+        p not prime, or k not a divisor of p - 1.
+
+    Examples
+    --------
+    >>> frobenius(7, 3).order, frobenius(7, 6).order
+    (21, 42)
+    """
+    import sympy
+
+    p = _check_m(p, 2)
+    k = _check_m(k)
+    if not sympy.isprime(p) or (p - 1) % k:
+        raise InvalidInput(f"frobenius(p, k) needs a prime p and k dividing p - 1; got p={p}, "
+                           f"k={k}")
+    gens = [[(x + 1) % p for x in range(p)]]
+    a = pow(int(sympy.primitive_root(p)), (p - 1) // k, p) if p > 2 else 1
+    if a != 1:
+        gens.append([(a * x) % p for x in range(p)])
+    return GroupAction(gens, m=p, name=f"F{p * k}" if k < p - 1 else f"AGL(1,{p})")
 
 
 def direct_sum(*groups: GroupAction) -> GroupAction:
@@ -233,20 +271,26 @@ class OrbitTargets:
 def _codes_cached(T: OrbitTargets) -> np.ndarray:
     values = sorted({x for v in T.base for x in v})
     pos = {x: k for k, x in enumerate(values)}
-    base_codes = np.array([[pos[x] for x in v] for v in T.base], dtype=np.int64)
-    return _orbit_matrix(T.action.row_elements(), base_codes)
+    base_codes = np.array([[pos[x] for x in v] for v in T.base],
+                          dtype=np.min_scalar_type(max(len(values) - 1, 0)))
+    return _orbit_matrix(T.action.row_elements(), base_codes, T.action.inverse_elements())
 
 
-def _orbit_matrix(els: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """Columns ``g_k o y_b`` for every element k and block b: out[g_k[i], b|G| + k] = y_b[i]."""
+def _orbit_matrix(els: np.ndarray, base: np.ndarray,
+                  inverse: np.ndarray | None = None) -> np.ndarray:
+    """Columns ``g_k o y_b`` for every element k and block b: out[g_k[i], b|G| + k] = y_b[i],
+    i.e. ``out[i, b|G| + k] = y_b[g_k^{-1}(i)]`` (a gather with the inverse elements)."""
     order, m = els.shape
+    if inverse is None:
+        inverse = np.empty_like(els)
+        np.put_along_axis(inverse, els, np.arange(m, dtype=els.dtype)[None, :], axis=1)
     b = base.shape[0]
     out = np.empty((m, b * order), dtype=base.dtype)
-    cols = np.arange(order)
+    step = 1 << 16  # column chunks: the gather's index temporaries stay small
     for blk in range(b):
-        block = np.empty((m, order), dtype=base.dtype)
-        block[els, cols[:, None]] = base[blk][None, :]
-        out[:, blk * order:(blk + 1) * order] = block
+        for a in range(0, order, step):
+            e = min(a + step, order)
+            out[:, blk * order + a:blk * order + e] = base[blk][inverse[a:e].T]
     return out
 
 
@@ -256,6 +300,7 @@ def orbit_targets(
     *,
     max_columns: int = 5_000_000,
     check_probability: bool = True,
+    normalize: bool = False,
 ) -> OrbitTargets:
     """The orbit target of one or several base vectors under a group of label permutations.
 
@@ -265,15 +310,21 @@ def orbit_targets(
 
     Parameters
     ----------
-    group : GroupAction
-        A row action (n = 0) on m labels, e.g. from :func:`symmetric` or :func:`wreath`.
+    group : GroupAction or any spelling of :func:`engine.symmetry.as_group`
+        A row action (n = 0) on m labels, e.g. from :func:`symmetric` or :func:`wreath`,
+        a spec string ("S3wrS2"), a sympy group or generators.
     y : array_like
         One base vector of length m, or a sequence of base vectors (rows of a 2-D array).
         Entries become exact Fractions (floats: their exact binary value).
     max_columns : int
         Refuse (``TooLarge``) if b |G| exceeds this.
     check_probability : bool
-        Require every base vector to be a probability vector (entries >= 0, exact sum 1).
+        Require every base vector to be a probability vector: entries >= 0 and sum 1,
+        exactly for exact input (ints, Fractions, "p/q" strings); for float input
+        (Python or numpy floats, whose binary values rarely sum to exactly 1) within
+        :func:`float_sum_tol` (``m`` units in the last place of the float type).
+    normalize : bool
+        Divide each base vector by its exact sum first (any input; the sum must be > 0).
 
     Returns
     -------
@@ -292,6 +343,10 @@ def orbit_targets(
     >>> T = orbit_targets(symmetric(3), [["1/2", "1/3", "1/6"], [1, 0, 0]])
     >>> T.Y.shape, T.action.column_orbits()[1][:2]
     ((3, 12), [6, 7])
+    >>> orbit_targets(cyclic(3), [1/2, 1/3, 1/6]).Y.shape  # floats: sum within 3 ulps
+    (3, 3)
+    >>> orbit_targets(cyclic(3), [2, 1, 1], normalize=True).base[0]
+    (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
     >>> orbit_targets(symmetric(3), [1, 0])
     Traceback (most recent call last):
     ...
@@ -316,14 +371,27 @@ def orbit_targets(
             raise InvalidInput(f"base vector {c} has length {len(vv)} but the group "
                                f"{G.name or ''} acts on {G.m} labels".replace("  ", " "))
         ex = to_vector(vv, what=f"base vector {c}")
+        if normalize:
+            tot = sum(ex, Fraction(0))
+            if tot <= 0:
+                raise InvalidInput(f"base vector {c} sums to {tot}; cannot normalise it")
+            ex = tuple(x / tot for x in ex)
         if check_probability:
             for i, x in enumerate(ex):
                 if x < 0:
                     raise InvalidInput(f"base vector {c} has a negative probability at "
                                        f"entry {i}: {x}")
             tot = sum(ex, Fraction(0))
-            if tot != 1:
-                raise InvalidInput(f"base vector {c} sums to {tot}, not exactly 1")
+            tol = float_sum_tol(vv)
+            if tol == 0 and tot != 1:
+                raise InvalidInput(f"base vector {c} sums to {tot}, not exactly 1 (exact "
+                                   "input must sum to exactly 1); pass normalize=True to "
+                                   "divide it by its sum")
+            if tol > 0 and abs(tot - 1) > tol:
+                raise InvalidInput(f"base vector {c} sums to {float(tot):.17g}, not 1 within "
+                                   f"{float(tol):.3g} (the tolerance for float input: m units in "
+                                   "the last place); pass normalize=True to divide it by its "
+                                   "sum")
         base.append(ex)
     order = G.order
     n = order * len(base)
@@ -332,8 +400,26 @@ def orbit_targets(
                        f"{order}); max_columns={max_columns}")
     action = GroupAction._regular(G, len(base), G.name)
     floats = np.array([[float(to_fraction(x)) for x in v] for v in base], dtype=float)
-    Y = _orbit_matrix(action.row_elements(), floats)
+    Y = _orbit_matrix(action.row_elements(), floats, action.inverse_elements())
     return OrbitTargets(tuple(base), action, Y)
+
+
+def float_sum_tol(v: object) -> Fraction:
+    """Tolerance on the sum of a base vector: 0 for exact input; ``len(v)`` units in the
+    last place of the widest-epsilon float type among its entries for float input.
+
+    Examples
+    --------
+    >>> float_sum_tol(["1/2", "1/2"]), float(float_sum_tol([0.5, 0.5]))
+    (Fraction(0, 1), 4.440892098500626e-16)
+    """
+    eps = 0.0
+    items = list(v)  # a numpy array yields numpy scalars, which keep their dtype
+    for x in items:
+        if isinstance(x, float | np.floating):
+            eps = max(eps, float(np.finfo(type(x) if isinstance(x, np.floating)
+                                          else np.float64).eps))
+    return Fraction(len(items) * eps) if eps else Fraction(0)
 
 
 def parse_group(spec: str) -> GroupAction:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from engine.errors import InvalidInput
 from engine.exact.numbers import ExactVector, to_vector
 from engine.symmetry.constructors import direct_product, direct_sum, symmetric, wreath
 from engine.symmetry.group import GroupAction
@@ -91,6 +92,7 @@ def app_f_examples() -> dict[str, AppFExample]:
     out = {}
     for name, G, y, form in raw:
         v = to_vector(y, what=name)
-        assert sum(v, Fraction(0)) == 1, name
+        if sum(v, Fraction(0)) != 1:  # pragma: no cover - a typo in the table above
+            raise InvalidInput(f"App. F example {name}: the base vector does not sum to 1")
         out[name] = AppFExample(name, G, v, form)
     return out

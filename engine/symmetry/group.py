@@ -38,12 +38,12 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from engine.errors import InvalidInput, TooLarge
+from engine.errors import EngineError, InvalidInput, TooLarge
 
 if TYPE_CHECKING:  # sympy is imported on first use (it costs ~0.4 s)
     from sympy.combinatorics import PermutationGroup
 
-__all__ = ["GroupAction", "orbit_labels"]
+__all__ = ["GroupAction", "as_group", "column_action", "orbit_labels"]
 
 #: Largest group whose elements :meth:`GroupAction.row_elements` will list.
 MAX_ELEMENTS = 5_000_000
@@ -292,7 +292,7 @@ class GroupAction:
 
         Returns
         -------
-        numpy.ndarray of int64, shape (|G_rows|, m)
+        numpy.ndarray of the smallest unsigned integer type holding m - 1, shape (|G|, m)
 
         Raises
         ------
@@ -310,11 +310,12 @@ class GroupAction:
             raise TooLarge(f"the group has {order} elements; listing more than {MAX_ELEMENTS} "
                            "is refused")
         G.schreier_sims()
-        transversals = [np.array(sorted(p.array_form for p in t.values()), dtype=np.int64)
+        dt = np.min_scalar_type(self.m - 1)  # uint8 up to m = 256: S_10 elements in 36 MB
+        transversals = [np.array(sorted(p.array_form for p in t.values()), dtype=dt)
                         for t in G.basic_transversals]
         els = None
         for left_first in (True, False):
-            cur = np.arange(self.m, dtype=np.int64)[None, :]
+            cur = np.arange(self.m, dtype=dt)[None, :]
             for T in transversals[::-1]:
                 # {t o h}: (t o h)[i] = t[h[i]]  (left_first) or {h o t}
                 prod = T[:, cur] if left_first else cur[:, T]
@@ -324,8 +325,23 @@ class GroupAction:
                 els = uniq
                 break
         if els is None:  # pragma: no cover - sympy convention changed
-            raise RuntimeError("could not list the group elements from sympy's transversals")
+            raise EngineError("could not list the group elements from sympy's transversals "
+                              f"({order} expected); please report this with the generators")
         return els  # np.unique sorts lexicographically; the identity comes first
+
+    @_memo
+    def inverse_elements(self) -> np.ndarray:
+        """``inv[k] = g_k^{-1}`` (array form) for the elements of :meth:`row_elements`.
+
+        Examples
+        --------
+        >>> GroupAction([[1, 2, 0]], m=3).inverse_elements().tolist()
+        [[0, 1, 2], [2, 0, 1], [1, 2, 0]]
+        """
+        els = self.row_elements()
+        inv = np.empty(els.shape, dtype=np.min_scalar_type(self.m - 1))  # int8 up to m = 256
+        np.put_along_axis(inv, els, np.arange(self.m, dtype=inv.dtype)[None, :], axis=1)
+        return inv
 
     def _element_index(self) -> dict[bytes, int]:
         els = np.ascontiguousarray(self.row_elements())
@@ -337,7 +353,7 @@ class GroupAction:
         order = len(els)
         out = []
         for r in self._row_gens:
-            h = np.asarray(r, dtype=np.int64)
+            h = np.asarray(r, dtype=els.dtype)
             prod = np.ascontiguousarray(h[els])  # h o g_k
             perm = np.array([idx[prod[k].tobytes()] for k in range(order)], dtype=np.int64)
             out.append(np.concatenate([perm + b * order for b in range(self._blocks)]))
@@ -405,13 +421,11 @@ class GroupAction:
         """
         m, n = self.m, self.n
         if self.is_regular:
-            els = self.row_elements()
-            order = len(els)
-            inv = np.empty_like(els)
-            inv[np.arange(order)[:, None], els] = np.arange(m)[None, :]
+            inv = self.inverse_elements()
+            order = len(inv)
             lab = np.empty((m, n), dtype=np.int64)
             for b in range(self._blocks):
-                lab[:, b * order:(b + 1) * order] = inv.T + b * m
+                lab[:, b * order:(b + 1) * order] = inv.T.astype(np.int64) + b * m
             return lab
         gens = []
         for r, c in zip(self._row_gens, self._col_gens, strict=True):
@@ -478,8 +492,8 @@ class GroupAction:
         if self.is_regular:
             if not self.row_group.contains(Permutation(list(r))):
                 return False
-            h = np.asarray(r)
             els = self.row_elements()
+            h = np.asarray(r, dtype=els.dtype)
             idx = self._element_index()
             prod = np.ascontiguousarray(h[els])
             order = len(els)
@@ -539,3 +553,182 @@ class GroupAction:
                 i, j = (int(x) for x in bad[0])
                 raise InvalidInput(f"generator {t} does not preserve {what}: "
                                    f"{what}[{i},{j}] != {what}[{r[i]},{c[j]}]")
+
+
+# --------------------------------------------------------------------- one conversion
+_SPELLINGS = ("a GroupAction, a group from engine.symmetry (symmetric(3), cyclic(5), ...), "
+              "a sympy PermutationGroup, a spec string such as 'S3', 'C7', 'AGL5', "
+              "'S2+S3', 'S3wrS2', or a list of generators as label permutations "
+              "(perm[i] = image of label i)")
+
+
+def _codes_of(Y: object) -> np.ndarray:
+    from engine.symmetry._values import value_codes
+
+    if isinstance(Y, np.ndarray) and Y.dtype.kind in "iu":
+        return np.asarray(Y, dtype=np.int64)
+    return value_codes(Y)[0]
+
+
+def _sorted_cols(K: np.ndarray) -> np.ndarray:
+    """Column indices of K in lexicographic order of the columns (stable)."""
+    return np.lexsort(K[::-1])
+
+
+def column_action(G: GroupAction, Y: object, *, what: str = "Y") -> GroupAction:
+    """The action on Y's columns induced by a group acting on Y's rows (labels).
+
+    Each row permutation ``r`` maps column ``y`` to ``r o y`` (``(r o y)[r[i]] = y[i]``);
+    the induced column permutation sends the t-th column equal to ``y`` to the t-th
+    column equal to ``r o y`` (columns compared exactly).  Y must be a union of orbits
+    (its column multiset invariant), else the generator that breaks it is named.
+
+    Parameters
+    ----------
+    G : GroupAction
+        A row action (``n = 0``) on ``m`` labels.
+    Y : array_like (m x n) or integer codes
+        Compared exactly (floats as the binary rationals they hold).
+
+    Returns
+    -------
+    GroupAction
+        Same row generators, with column permutations of ``range(n)``.
+
+    Raises
+    ------
+    InvalidInput
+        Wrong number of rows, or a generator that does not permute the columns.
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    >>> column_action(GroupAction([[1, 2, 0]], m=3), Y).generators
+    (((1, 2, 0), (1, 2, 0)),)
+    """
+    K = _codes_of(Y)
+    if K.ndim != 2 or K.shape[0] != G.m:
+        raise InvalidInput(f"{what} has shape {K.shape} but the group acts on {G.m} labels "
+                           "(rows)")
+    n = K.shape[1]
+    base_order = _sorted_cols(K)
+    base_sorted = K[:, base_order]
+    pairs = []
+    for t, r in enumerate(G.row_generators):
+        moved = np.empty_like(K)
+        moved[np.asarray(r), :] = K  # column j of moved is r o y_j
+        mo = _sorted_cols(moved)
+        if not np.array_equal(moved[:, mo], base_sorted):
+            j = int(np.argmax(np.any(moved[:, mo] != base_sorted, axis=0)))
+            raise InvalidInput(f"generator {t} ({list(r)}) does not permute the columns of "
+                               f"{what} among themselves: the image of column {int(mo[j])} is "
+                               f"not a column of {what} (as often)")
+        c = np.empty(n, dtype=np.int64)
+        c[mo] = base_order  # the t-th column with key k goes to the t-th column with key r o k
+        pairs.append((list(r), c.tolist()))
+    return GroupAction(pairs, m=G.m, n=n, name=G.name)
+
+
+def _perm_list(items: list, m: int | None) -> list[tuple[int, ...]]:
+    kinds = {("sympy" if hasattr(g, "array_form") else
+              "pair" if isinstance(g, tuple | list) and len(g) == 2
+              and all(isinstance(x, Sequence | np.ndarray) for x in g) else
+              "perm" if isinstance(g, Sequence | np.ndarray) and not isinstance(g, str) else
+              type(g).__name__) for g in items}
+    bad = kinds - {"sympy", "perm"}
+    if "pair" in kinds:
+        raise InvalidInput("give generators as label permutations only; (row, column) pairs "
+                           "belong in GroupAction(generators, m=, n=), and the column action "
+                           "is derived from Y")
+    if bad:
+        raise InvalidInput(f"a list of generators must hold label permutations only; got "
+                           f"{', '.join(sorted(bad))} among them. Accepted: {_SPELLINGS}")
+    perms = []
+    for k, g in enumerate(items):
+        arr = g.array_form if hasattr(g, "array_form") else g
+        size = m if m is not None else len(arr)
+        perms.append(_check_perm(arr, size, f"generator {k}"))
+    return perms
+
+
+def as_group(x: object, m: int | None = None, Y: object = None, *,
+             name: str | None = None) -> GroupAction:
+    """The one way to give a group: any accepted spelling -> :class:`GroupAction`.
+
+    Parameters
+    ----------
+    x : GroupAction, sympy PermutationGroup, str, or sequence of permutations
+        A GroupAction (row action or with columns), a group built by the
+        :mod:`engine.symmetry` constructors, a sympy ``PermutationGroup``, a spec string
+        (:func:`engine.symmetry.parse_group`: ``"S3"``, ``"AGL5"``, ``"S3wrS2"``), or a list
+        of generators, each a permutation of the labels in array form (all elements work
+        too: they generate the same group).
+    m : int, optional
+        Number of labels; checked against the group's degree.
+    Y : array_like, optional
+        A target (m x n).  When given, the result acts on its columns too: a row action is
+        extended by :func:`column_action`; an action on columns must have n columns and
+        preserve Y (checked exactly).
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        An unknown spelling (the accepted ones are listed), a list mixing kinds,
+        degrees that differ from m, a group that does not preserve Y.
+
+    Examples
+    --------
+    >>> as_group([[1, 2, 0]]).order, as_group("S3").order, as_group([(1, 0, 2)], m=3).m
+    (3, 6, 3)
+    >>> from sympy.combinatorics import SymmetricGroup
+    >>> as_group(SymmetricGroup(4)).order
+    24
+    >>> as_group(np.eye(3), m=3)
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: a list of generators must hold label permutations only; ...
+    """
+    if isinstance(x, GroupAction):
+        G = x
+    elif isinstance(x, str):
+        from engine.symmetry.constructors import parse_group
+
+        G = parse_group(x)
+    elif hasattr(x, "generators") and hasattr(x, "degree"):  # sympy PermutationGroup
+        deg = int(x.degree)
+        G = GroupAction([g.array_form for g in x.generators], m=deg, name=name)
+    elif isinstance(x, Sequence | np.ndarray) and not isinstance(x, bytes):
+        items = list(x)
+        if not items:
+            if m is None:
+                raise InvalidInput("an empty generator list needs m= (the trivial group on m "
+                                   "labels)")
+            G = GroupAction([], m=m, name=name)
+        else:
+            if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+                raise InvalidInput("a list of generators must hold label permutations only; "
+                                   f"got a float array. Accepted: {_SPELLINGS}")
+            perms = _perm_list(items, m)
+            G = GroupAction(perms, m=len(perms[0]), name=name)
+    else:
+        raise InvalidInput(f"cannot read a group from {type(x).__name__}; accepted: "
+                           f"{_SPELLINGS}")
+    if m is not None and G.m != int(m):
+        raise InvalidInput(f"the group acts on {G.m} labels but there are m = {m} "
+                           "labels (rows of Y)")
+    if Y is None:
+        return G
+    K = _codes_of(Y)
+    if K.ndim != 2 or K.shape[0] != G.m:
+        raise InvalidInput(f"Y has shape {K.shape} but the group acts on {G.m} labels")
+    if G.n == 0:
+        return column_action(G, K)
+    if G.n != K.shape[1]:
+        raise InvalidInput(f"the group acts on {G.n} columns but Y has {K.shape[1]}; give the "
+                           "group on the labels only and the column action is derived from Y")
+    G.check_preserves(K)
+    return G

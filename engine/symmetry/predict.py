@@ -182,12 +182,12 @@ class GramStructure:
         return A
 
 
-def predicted_gram_structure(group: GroupAction) -> GramStructure:
+def predicted_gram_structure(group: object) -> GramStructure:
     """The pattern of ``W W^T`` at a G-invariant optimum: symmetrised orbitals of G.
 
     Parameters
     ----------
-    group : GroupAction
+    group : GroupAction or any spelling of :func:`engine.symmetry.as_group`
         Only its action on the rows (labels) matters.
 
     Returns
@@ -197,16 +197,20 @@ def predicted_gram_structure(group: GroupAction) -> GramStructure:
     Raises
     ------
     InvalidInput
-        Not a GroupAction.
+        Not a group spelling.
 
     Examples
     --------
     >>> from engine.symmetry import cyclic
     >>> predicted_gram_structure(cyclic(4)).labels.tolist()
     [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
+    >>> predicted_gram_structure("S3").n_classes
+    2
     """
     if not isinstance(group, GroupAction):
-        raise InvalidInput(f"group must be a GroupAction; got {type(group).__name__}")
+        from engine.symmetry.group import as_group
+
+        group = as_group(group)
     return GramStructure(_canonical(group.orbitals(symmetrized=True)),
                          f"orbitals of {group.name or 'G'}")
 

@@ -1,52 +1,92 @@
-"""The shape every reduction of the logit-level program has (after cvxpy ``reductions/``).
+"""The contract every reduction of the logit-level program states (after cvxpy ``reductions/``).
 
 A reduction maps the convex program ``min_Z J(Z) s.t. ||Z||_* <= rho`` on the full
-target ``Y`` (m x n) to a smaller program, solves nothing itself, and maps a solution
-of the smaller program back to a full-size logit matrix ``Z`` (m x n).  Everything
-after that (factor recovery, Grams, dual bound, diagnostics) is done once, on the
-full-size ``Z``, by :class:`engine.convex.problem.LayerPeeled`; so a reduction is
-checked against the original problem, never against itself.
+target ``Y`` (m x n) to a smaller program (or a closed form), and maps its solution back
+to a full-size logit matrix ``Z`` (m x n).  Everything after that (factor recovery,
+Grams, dual bound, diagnostics) is done once, on the full-size ``Z``, by
+:class:`engine.convex.problem.LayerPeeled`; so a reduction is checked against the
+original problem, never against itself (see docs/symmetry-reduction.md).
 
 Contract
 --------
-``accepts(problem) -> Acceptance``
-    Whether the reduction applies *exactly* to this problem, with a reason when not.
-    A reduction that cannot apply says so here, never by failing halfway.
-``apply(problem, **options) -> ReducedProblem``
-    Builds the smaller CVXPY problem; ``inverse_data`` holds what ``invert`` needs.
+``accepts(problem, **options) -> Acceptance``
+    Decides whether the reduction applies *exactly* and returns what it found (a frozen
+    ``plan``: the orbit classes, the group, the decomposition), or ``ok=False`` with the
+    reason.  It has no side effects and caches nothing.
+``apply(problem, acceptance, **options) -> ReducedProblem``
+    Builds the smaller program from ``acceptance.plan`` (never re-deriving it).
+    ``inverse`` is a frozen dataclass holding what ``invert`` needs.
+``solve(reduced, solver=None, solver_options=None) -> Solved``
+    Conic reductions solve ``reduced.problem`` (via :mod:`engine.convex.solvers`) and
+    invert; a closed-form reduction (``closed_form = True``, e.g. the ETF one) computes
+    ``Z`` directly and says so in ``Solved.solver``.
 ``invert(reduced) -> numpy.ndarray``
-    After ``reduced.problem`` has been solved, the full-size optimal ``Z`` (m x n).
+    After solving, the full-size optimal ``Z`` (m x n).
+
+Each reduction lists the keyword ``options`` it understands; ``LayerPeeled.solve``
+rejects any other keyword.
 """
 
 from __future__ import annotations
 
 import abc
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-import cvxpy as cp
+import numpy as np
 
-__all__ = ["Acceptance", "ReducedProblem", "Reduction"]
+__all__ = ["Acceptance", "ReducedProblem", "Reduction", "Solved", "Status"]
+
+
+class Status(enum.StrEnum):
+    """How a solve ended (a ``str`` enum: ``Status.OPTIMAL == "optimal"``)."""
+
+    #: the conic solver (or the closed form) returned an optimal point
+    OPTIMAL = "optimal"
+    #: the budget is not active: Z* is the centred log Y, nothing was solved
+    BUDGET_INACTIVE = "budget_inactive"
 
 
 @dataclass(frozen=True)
 class Acceptance:
-    """Verdict of :meth:`Reduction.accepts`: ``ok`` and, when not ok, why."""
+    """Verdict of :meth:`Reduction.accepts`: ``ok``, why not, and what was found.
+
+    ``plan`` is the reduction's own frozen record of the structure it found (None when
+    not ok); ``apply`` builds from it.
+    """
 
     ok: bool
     reason: str = ""
+    plan: Any = None
 
     def __bool__(self) -> bool:
         return self.ok
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReducedProblem:
-    """A reduced CVXPY problem and the data needed to map its solution back."""
+    """A reduced program, the data to map its solution back, and size information.
 
-    problem: cp.Problem
-    inverse_data: dict[str, Any] = field(default_factory=dict)
-    info: dict[str, Any] = field(default_factory=dict)
+    ``problem`` is a CVXPY problem, or None for a closed form (then ``inverse`` holds the
+    solution's parameters).  ``plan`` is the acceptance plan it was built from.
+    """
+
+    problem: Any
+    inverse: Any
+    info: dict = field(default_factory=dict)
+    plan: Any = None
+
+
+@dataclass(frozen=True)
+class Solved:
+    """A solved reduction: full-size Z, who solved it, how it ended."""
+
+    Z: np.ndarray
+    solver: str
+    status: Status
+    #: the solver registry's note (e.g. which tolerance tier's point was kept), or ""
+    note: str = ""
 
 
 class Reduction(abc.ABC):
@@ -54,15 +94,29 @@ class Reduction(abc.ABC):
 
     #: the ``method=`` name that selects this reduction
     name: str = ""
+    #: keyword options ``accepts`` / ``apply`` understand (others are rejected)
+    options: frozenset[str] = frozenset()
+    #: True when ``solve`` needs no conic solver
+    closed_form: bool = False
 
     @abc.abstractmethod
-    def accepts(self, problem: Any) -> Acceptance:
-        """Whether this reduction applies exactly to ``problem`` (a LayerPeeled)."""
+    def accepts(self, problem: Any, **options: Any) -> Acceptance:
+        """Whether this reduction applies exactly to ``problem``, and what it found."""
 
     @abc.abstractmethod
-    def apply(self, problem: Any, **options: Any) -> ReducedProblem:
-        """Build the reduced program."""
+    def apply(self, problem: Any, acceptance: Acceptance, **options: Any) -> ReducedProblem:
+        """Build the reduced program from ``acceptance.plan``."""
 
     @abc.abstractmethod
-    def invert(self, reduced: ReducedProblem) -> Any:
+    def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """Full-size optimal logits Z (numpy array, m x n) from the solved reduced program."""
+
+    def solve(self, reduced: ReducedProblem, solver: str | None = None,
+              solver_options: dict | None = None, score: Any = None) -> Solved:
+        """Solve ``reduced.problem`` with the registry's accurate tolerances and invert;
+        ``score`` (a callable, lower is better) picks among the tolerance tiers' points."""
+        from engine.convex.solvers import solve as conic_solve
+
+        rep = conic_solve(reduced.problem, solver, accurate=True, score=score,
+                          **(solver_options or {}))
+        return Solved(self.invert(reduced), rep.solver, Status(rep.status), rep.note)

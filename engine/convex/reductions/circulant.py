@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import cvxpy as cp
@@ -35,7 +36,8 @@ from engine.convex._loss import cross_entropy_expr
 from engine.convex.reductions._structure import column_counts, invariant_codes, shift
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 
-__all__ = ["CirculantReduction", "cyclic_classes", "dft_rows"]
+__all__ = ["CirculantInverse", "CirculantPlan", "CirculantReduction", "CyclicClass",
+           "cyclic_classes", "dft_rows"]
 
 
 def cyclic_classes(keys: list[tuple]) -> tuple[list[dict] | None, str]:
@@ -105,30 +107,67 @@ def dft_rows(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.cos(ang), np.sin(ang), mult
 
 
+@dataclass(frozen=True)
+class CyclicClass:
+    """One cyclic orbit class: representative column, period, copies, and for each of its
+    columns the shift j with column = P^j y."""
+
+    representative: int
+    period: int
+    copies: int
+    columns: tuple[int, ...]
+    shifts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CirculantPlan:
+    """What :meth:`CirculantReduction.accepts` found: the cyclic orbit classes of Y."""
+
+    classes: tuple[CyclicClass, ...]
+
+
+@dataclass(frozen=True)
+class CirculantInverse:
+    """The variable holding one m-vector per class, the classes, and the full shape."""
+
+    Z: cp.Variable
+    classes: tuple[CyclicClass, ...]
+    shape: tuple[int, int]
+
+
+def _plan(keys: list[tuple]) -> tuple[CirculantPlan | None, str]:
+    classes, reason = cyclic_classes(keys)
+    if classes is None:
+        return None, reason
+    out = tuple(CyclicClass(c["columns"][c["shifts"].index(0)], c["period"], c["copies"],
+                            tuple(c["columns"]), tuple(c["shifts"])) for c in classes)
+    return CirculantPlan(out), ""
+
+
 class CirculantReduction(Reduction):
     """Cyclic orbit targets -> one m-vector per orbit class, one SOC per frequency pair."""
 
     name = "circulant"
 
     def accepts(self, problem: Any, **options: Any) -> Acceptance:
-        """Whether the column multiset of Y is invariant under the cyclic label shift."""
+        """Whether the column multiset of Y is invariant under the cyclic label shift; the
+        plan holds its orbit classes."""
         m = problem.m
         ok, _ = invariant_codes(problem.codes, [tuple((i + 1) % m for i in range(m))])
-        if ok:
-            return Acceptance(True)
-        classes, reason = cyclic_classes(problem.column_keys())
-        return Acceptance(False, "Y is not a union of cyclic orbits "
-                                 f"(even after permuting columns): {reason}")
+        if not ok:
+            _, reason = cyclic_classes(problem.column_keys())
+            return Acceptance(False, "Y is not a union of cyclic orbits "
+                                     f"(even after permuting columns): {reason}")
+        plan, reason = _plan(problem.column_keys())
+        return Acceptance(True, plan=plan)
 
-    def apply(self, problem: Any, **options: Any) -> ReducedProblem:
-        """Build the DFT program (module docstring)."""
-        classes, reason = cyclic_classes(problem.column_keys())
-        if classes is None:
-            raise ValueError(reason)  # accepts() said no; apply must not be called
+    def apply(self, problem: Any, acceptance: Acceptance, **options: Any) -> ReducedProblem:
+        """Build the DFT program (module docstring) from the planned classes."""
+        classes = acceptance.plan.classes
         m = problem.m
         b = len(classes)
-        Yb = np.stack([problem.Y[:, c["columns"][c["shifts"].index(0)]] for c in classes], 1)
-        w = np.array([c["copies"] * c["period"] / m for c in classes])
+        Yb = np.stack([problem.Y[:, c.representative] for c in classes], 1)
+        w = np.array([c.copies * c.period / m for c in classes])
         Zb = cp.Variable((m, b))
         obj = cross_entropy_expr(Zb, Yb, weights=m * w)
         cons = [cp.sum(Zb, axis=0) == 0]
@@ -138,15 +177,17 @@ class CirculantReduction(Reduction):
             M = cp.hstack([C @ Zb @ np.diag(sw), S @ Zb @ np.diag(sw)])
             cons.append(mult @ cp.norm(M, 2, axis=1) <= problem.rho)
         prob = cp.Problem(cp.Minimize(obj), cons)
-        return ReducedProblem(prob, {"Z": Zb, "classes": classes, "shape": problem.shape},
-                              {"blocks": b, "weights": w.tolist(), "variables": m * b})
+        return ReducedProblem(prob, CirculantInverse(Zb, classes, problem.shape),
+                              {"blocks": b, "weights": w.tolist(), "variables": m * b},
+                              acceptance.plan)
 
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """Full-size Z: ``P^j z_i`` in each column equal to ``P^j y_i``."""
-        Zb = np.asarray(reduced.inverse_data["Z"].value, dtype=float)
-        Z = np.empty(reduced.inverse_data["shape"])
-        for i, c in enumerate(reduced.inverse_data["classes"]):
-            for col, s in zip(c["columns"], c["shifts"], strict=True):
+        inv: CirculantInverse = reduced.inverse
+        Zb = np.asarray(inv.Z.value, dtype=float)
+        Z = np.empty(inv.shape)
+        for i, c in enumerate(inv.classes):
+            for col, s in zip(c.columns, c.shifts, strict=True):
                 Z[:, col] = np.roll(Zb[:, i], s)
         return Z
 

@@ -1,17 +1,22 @@
-"""2-transitive orbit targets: the scalar stationarity system (docs/layer-peeled.md, section 4).
+"""2-homogeneous orbit targets: the scalar stationarity system (docs/symmetry-reduction.md).
 
-Applies when the multiset of columns of Y is invariant under a 2-transitive group G of
-label permutations (default: the symmetric group S_m; ``group=`` gives another, as
-generators or the full element list, or a sympy ``PermutationGroup``).  Then
-``Z* = -kappa (alpha(y_j) - y_j)`` column by column, where for each column class
-(columns sharing one multiset of entries) ``alpha = f(y)`` is entrywise,
+Applies when the multiset of columns of Y is invariant under a group G of label
+permutations that is transitive on *unordered* pairs of labels (2-homogeneous; every
+2-transitive group is, and so is F21 on 7 points, which is not 2-transitive).  The
+default G is the symmetric group S_m; ``group=`` gives another in any spelling of
+:func:`engine.symmetry.as_group`.  Then the symmetric matrices commuting with G are
+``a I + b J``, every invariant centred Z has ``||Z||_* = sqrt(m - 1) ||Z||_F``, and the
+program becomes a Frobenius-ball program solved column by column:
+``Z* = -kappa (alpha(y_j) - y_j)``, where for each column class (columns sharing one
+multiset of entries) ``alpha = f(y)`` is entrywise,
 
     log alpha_r + kappa (alpha_r - y_r) = mu,   sum_r alpha_r = 1,
 
 i.e. ``alpha_r = W(kappa exp(kappa y_r + mu)) / kappa`` (Lambert W), and kappa solves
 ``(m - 1) kappa s(kappa) = rho`` with ``s^2 = sum_j ||alpha(y_j) - y_j||^2 / (m - 1)``
 over all columns.  (``mu`` equals the mean of ``log alpha``: average the equations.)
-Two nested 1-D root finds (Brent, full double precision); no conic solver.
+Two nested 1-D root finds (Brent, full double precision); no conic solver: this is the
+closed-form path of the reduction contract (``closed_form = True``).
 
 Examples
 --------
@@ -27,62 +32,45 @@ Examples
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import lambertw
 
-from engine.convex.reductions._structure import invariant_codes, pair_transitive
-from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
+from engine.convex.reductions._structure import invariant_codes, pair_homogeneous
+from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction, Solved, Status
 from engine.errors import InvalidInput, SolverFailed
 
-__all__ = ["ETFReduction", "group_generators", "lambertw_exp", "alpha_of"]
+__all__ = ["ETFInverse", "ETFPlan", "ETFReduction", "alpha_of", "group_generators",
+           "lambertw_exp"]
 
 
 def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
-    """Permutations (tuples of images) generating ``group``; None means S_m.
-
-    Parameters
-    ----------
-    group : None, GroupAction, sympy PermutationGroup, or sequence of permutations
-        A permutation is a sequence ``g`` with ``g[i]`` the image of label i.
-    m : int
-        Number of labels.
+    """Label permutations generating ``group`` (any :func:`engine.symmetry.as_group`
+    spelling); None means S_m.
 
     Raises
     ------
     InvalidInput
-        A permutation of the wrong length or not a bijection of ``range(m)``.
+        Not a group spelling, or a group on a number of labels other than m.
 
     Examples
     --------
     >>> group_generators(None, 3)
     [(1, 0, 2), (1, 2, 0)]
+    >>> group_generators([[1, 2, 0]], 3)
+    [(1, 2, 0)]
     """
     if group is None:
         if m < 2:
             return []
         return [(1, 0, *range(2, m)), (*range(1, m), 0)]
-    if hasattr(group, "row_generators") and hasattr(group, "m"):  # engine.symmetry.GroupAction
-        if group.m != m:
-            raise InvalidInput(f"group acts on {group.m} labels but Y has m = {m} rows")
-        perms = [tuple(int(x) for x in g) for g in group.row_generators]
-    elif hasattr(group, "generators") and hasattr(group, "degree"):
-        if group.degree != m:
-            raise InvalidInput(f"group acts on {group.degree} points but Y has m = {m} rows")
-        perms = [tuple(int(x) for x in g.array_form) for g in group.generators]
-    else:
-        try:
-            perms = [tuple(int(x) for x in g) for g in group]
-        except (TypeError, ValueError) as exc:
-            raise InvalidInput("group must be a sympy PermutationGroup or a list of "
-                               "permutations (sequences of label images)") from exc
-    for k, g in enumerate(perms):
-        if sorted(g) != list(range(m)):
-            raise InvalidInput(f"group element {k} = {list(g)} is not a permutation of "
-                               f"0..{m - 1} (Y has m = {m} rows)")
-    return sorted(set(perms))
+    from engine.symmetry.group import as_group
+
+    G = as_group(group, m=m)
+    return sorted(set(G.row_generators))
 
 
 def lambertw_exp(X: np.ndarray) -> np.ndarray:
@@ -147,29 +135,63 @@ def _classes(problem: Any) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     return ys, counts[order].astype(float), cols
 
 
+@dataclass(frozen=True, eq=False)
+class ETFPlan:
+    """What :meth:`ETFReduction.accepts` found: the group's generators (on labels), whether
+    it was the default S_m, and the column classes (sorted representative y, count,
+    columns)."""
+
+    generators: tuple[tuple[int, ...], ...]
+    default_group: bool
+    ys: np.ndarray
+    counts: np.ndarray
+    columns: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class ETFInverse:
+    """The closed-form solution's parameters: kappa and per class (alpha, mu, columns)."""
+
+    kappa: float
+    s: float
+    alphas: tuple[np.ndarray, ...]
+    mus: tuple[float, ...]
+    columns: tuple[np.ndarray, ...]
+    Y: np.ndarray
+
+
 class ETFReduction(Reduction):
-    """2-transitive orbit targets -> two nested scalar root finds (module docstring)."""
+    """2-homogeneous orbit targets -> two nested scalar root finds (module docstring)."""
 
     name = "etf"
+    options = frozenset({"group"})
+    closed_form = True
 
     def accepts(self, problem: Any, group: Any = None, **options: Any) -> Acceptance:
-        """Whether Y's column multiset is invariant under a 2-transitive ``group`` (S_m)."""
+        """Whether Y's column multiset is invariant under a 2-homogeneous ``group`` (S_m)."""
         m = problem.m
-        gens = group_generators(group, m)
-        if not pair_transitive(gens, m):
-            return Acceptance(False, "the given group is not 2-transitive on the labels")
+        if m < 2:
+            return Acceptance(False, "m = 1: every logit matrix gives the same loss")
+        try:
+            gens = group_generators(group, m)
+        except InvalidInput as exc:
+            return Acceptance(False, str(exc))
+        if not pair_homogeneous(gens, m):
+            return Acceptance(False, "the given group is not 2-homogeneous (transitive on "
+                                     "unordered pairs of labels)")
         ok, reason = invariant_codes(problem.codes, gens)
         if not ok:
             which = "S_m" if group is None else "the given group"
             return Acceptance(False, f"Y is not a union of orbits of {which}: {reason}")
-        return Acceptance(True)
-
-    def apply(self, problem: Any, group: Any = None, **options: Any) -> ReducedProblem:
-        """Solve the stationarity system (no conic program: ``problem`` is None)."""
-        m, rho = problem.m, problem.rho
         ys, counts, cols = _classes(problem)
-        if m < 2:
-            raise SolverFailed("m = 1: every logit matrix gives the same loss")
+        return Acceptance(True, plan=ETFPlan(tuple(gens), group is None, ys, counts,
+                                             tuple(cols)))
+
+    def apply(self, problem: Any, acceptance: Acceptance, **options: Any) -> ReducedProblem:
+        """Solve the stationarity system (no conic program: ``problem`` is None)."""
+        plan: ETFPlan = acceptance.plan
+        m, rho = problem.m, problem.rho
+        ys, counts = plan.ys, plan.counts
 
         def state(kappa: float):
             res = [alpha_of(y, kappa) for y in ys]
@@ -191,23 +213,25 @@ class ETFReduction(Reduction):
             lo /= 4.0
         kappa = brentq(F, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
         res, s = state(kappa)
-        classes = [{"y": y.tolist(), "alpha": a.tolist(), "mu": mu, "count": int(c),
-                    "columns": cl} for (a, mu), y, c, cl in zip(res, ys, counts, cols,
-                                                                 strict=True)]
+        inverse = ETFInverse(kappa, s, tuple(a for a, _ in res), tuple(mu for _, mu in res),
+                             plan.columns, problem.Y)
+        classes = [{"y": y.tolist(), "alpha": a.tolist(), "mu": mu, "count": int(c)}
+                   for (a, mu), y, c in zip(res, ys, counts, strict=True)]
         info = {"solver": "brentq", "kappa": kappa, "s": s, "blocks": len(classes),
-                "variables": len(classes) * m + 1}
-        return ReducedProblem(None, {"kappa": kappa, "classes": classes, "Y": problem.Y},
-                              info | {"classes": [{k: v for k, v in c.items() if k != "columns"}
-                                                  for c in classes]})
+                "variables": len(classes) * m + 1, "classes": classes}
+        return ReducedProblem(None, inverse, info, plan)
+
+    def solve(self, reduced: ReducedProblem, solver: str | None = None,
+              solver_options: dict | None = None, score: Any = None) -> Solved:
+        """The closed form: nothing left to solve (``solver`` is not used)."""
+        return Solved(self.invert(reduced), "brentq", Status.OPTIMAL)
 
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """``Z[:, j] = -kappa (alpha(Y[:, j]) - Y[:, j])`` with its class's mu."""
-        kappa = reduced.inverse_data["kappa"]
-        Y = reduced.inverse_data["Y"]
+        inv: ETFInverse = reduced.inverse
+        kappa, Y = inv.kappa, inv.Y
         mu = np.empty(Y.shape[1])
-        for c in reduced.inverse_data["classes"]:
-            mu[c["columns"]] = c["mu"]
+        for cols, m_ in zip(inv.columns, inv.mus, strict=True):
+            mu[cols] = m_
         A = lambertw_exp(math.log(kappa) + kappa * Y + mu[None, :]) / kappa
         return -kappa * (A - Y)
-
-

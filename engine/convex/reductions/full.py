@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import cvxpy as cp
@@ -32,7 +33,8 @@ from engine.convex._loss import cross_entropy_expr
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 from engine.errors import InvalidInput
 
-__all__ = ["FullReduction", "nuclear_ball_constraints", "choose_form"]
+__all__ = ["FullInverse", "FullPlan", "FullReduction", "choose_form", "nuclear_ball_constraints",
+           "nuclear_epigraph"]
 
 FORMS = ("auto", "joint", "split")
 
@@ -98,28 +100,75 @@ def nuclear_ball_constraints(Z: cp.Expression, rho: float, form: str = "auto") -
     return cons
 
 
+def nuclear_epigraph(M: cp.Expression, t: cp.Expression, form: str = "auto") -> list:
+    """Constraints stating ``||M||_* <= t`` (t a scalar expression), in the conic form of
+    :func:`nuclear_ball_constraints` (a vector or a single row/column: one second-order
+    cone).
+
+    Examples
+    --------
+    >>> M, t = cp.Variable((2, 6)), cp.Variable()
+    >>> len(nuclear_epigraph(M, t, "split")), len(nuclear_epigraph(M[0:1, :], t))
+    (7, 1)
+    """
+    m, n = M.shape if len(M.shape) == 2 else (1, M.shape[0])
+    if min(m, n) == 1:
+        return [cp.norm(cp.vec(M, order="F"), 2) <= t]
+    if form == "auto":
+        form = choose_form(m, n)
+    if form == "joint":
+        return [cp.normNuc(M) <= t]
+    A = M if n >= m else M.T
+    k, cols = A.shape
+    P = cp.Variable((k, k), symmetric=True)
+    s = cp.Variable(cols)
+    cons = [(cp.trace(P) + cp.sum(s)) / 2 <= t]
+    for j in range(cols):
+        aj = cp.reshape(A[:, j], (k, 1), order="F")
+        cons.append(cp.bmat([[P, aj], [aj.T, cp.reshape(s[j], (1, 1), order="F")]]) >> 0)
+    return cons
+
+
+@dataclass(frozen=True)
+class FullPlan:
+    """What :class:`FullReduction` decided: the conic form of the nuclear-norm ball."""
+
+    form: str
+
+
+@dataclass(frozen=True)
+class FullInverse:
+    """The CVXPY variable holding Z."""
+
+    Z: cp.Variable
+
+
 class FullReduction(Reduction):
     """The identity "reduction": the nuclear-norm program on the full target.
 
-    ``apply`` options: ``form`` in {"auto", "joint", "split"}; other options are ignored.
+    Option: ``form`` in {"auto", "joint", "split"}.
     """
 
     name = "full"
+    options = frozenset({"form"})
 
-    def accepts(self, problem: Any, **options: Any) -> Acceptance:
-        """Always applies."""
-        return Acceptance(True)
+    def accepts(self, problem: Any, form: str = "auto", **options: Any) -> Acceptance:
+        """Always applies (an unknown ``form`` is refused with the choices)."""
+        if form not in FORMS:
+            return Acceptance(False, f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
+        m, n = problem.shape
+        return Acceptance(True, plan=FullPlan(choose_form(m, n) if form == "auto" else form))
 
-    def apply(self, problem: Any, form: str = "auto", **options: Any) -> ReducedProblem:
-        """Build ``min J(Z) s.t. ||Z||_* <= rho`` in the chosen conic form."""
+    def apply(self, problem: Any, acceptance: Acceptance, **options: Any) -> ReducedProblem:
+        """Build ``min J(Z) s.t. ||Z||_* <= rho`` in the planned conic form."""
         m, n = problem.shape
         Z = cp.Variable((m, n))
         obj = cross_entropy_expr(Z, problem.Y)
+        form = acceptance.plan.form
         cons = nuclear_ball_constraints(Z, problem.rho, form)
-        chosen = choose_form(m, n) if form == "auto" else form
-        return ReducedProblem(cp.Problem(cp.Minimize(obj), cons), {"Z": Z},
-                              {"form": chosen, "variables": m * n})
+        return ReducedProblem(cp.Problem(cp.Minimize(obj), cons), FullInverse(Z),
+                              {"form": form, "variables": m * n}, acceptance.plan)
 
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """The solved ``Z``."""
-        return np.asarray(reduced.inverse_data["Z"].value, dtype=float)
+        return np.asarray(reduced.inverse.Z.value, dtype=float)

@@ -1,0 +1,181 @@
+"""Benchmark of the argmax audit on synthetic LM heads with planted unargmaxable labels.
+
+Builds (once, cached in --cache) a memory-mappable ``model.safetensors`` holding a float32
+head of the requested shape: Gaussian rows on a 2^-12 grid (so the planted combinations are
+exact in float32) with planted labels that are never the argmax:
+
+* midpoints w_k = (w_a + w_b) / 2 (Gordan support 2);
+* averages w_k = (w_a + w_b + w_c + w_d) / 4 (support 4);
+* shrunken rows w_k = w_a / 32 (deep inside the hull; support up to d + 1; three of them).
+
+Then runs ``audit_argmax`` on the model folder twice: on the ordinary labels (all, or a random
+``--fraction`` of them) and on the planted ones; reports wall and CPU time, CPU time per label
+by stage, peak RSS, the verdict counts, whether every planted label was proven never-argmax,
+and checks the proofs of the planted labels and of a random sample with the stdlib checker.
+The total for the whole head is (CPU per ordinary label) x (ordinary labels) + planted CPU.
+
+    python benchmarks/bench_audit.py --rows 50257 --cols 768 [--fraction 0.1] [--workers N]
+    python benchmarks/bench_audit.py --rows 32000 --cols 4096 --fraction 0.02
+
+The machine is shared: CPU time is the fairer figure.  With --fraction < 1 the ordinary
+labels' total is extrapolated linearly (their per-label work is independent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import struct
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+#: Deep-interior planted labels (each costs an LP on ~d rows and an exact d+1 solve).
+N_SHRUNKEN = 3
+
+
+def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = None,
+               n_shrunken: int = N_SHRUNKEN) -> dict:
+    """Write model.safetensors with planted labels; return {label: kind}."""
+    rng = np.random.default_rng(seed)
+    meta_path = path / "planted.json"
+    if (path / "model.safetensors").exists() and meta_path.exists():
+        return {int(a): b for a, b in json.loads(meta_path.read_text()).items()}
+    path.mkdir(parents=True, exist_ok=True)
+    W = np.empty((k, d), dtype=np.float32)
+    step = max(1, (1 << 24) // d)
+    for r0 in range(0, k, step):
+        r1 = min(k, r0 + step)
+        W[r0:r1] = np.round(rng.standard_normal((r1 - r0, d)) * 4096.0) / 4096.0
+    if n_plant is None:
+        n_plant = max(4, min(40, k // 1000))
+    labels = rng.choice(k, size=2 * n_plant + n_shrunken, replace=False)
+    planted: dict[int, str] = {}
+    pool = np.setdiff1d(np.arange(k), labels)
+    for n, lab in enumerate(labels.tolist()):
+        src = rng.choice(pool, size=4, replace=False)
+        if n >= 2 * n_plant:
+            W[lab] = W[src[0]] / np.float32(32)
+            planted[lab] = "shrunken"
+        elif n % 2 == 0:
+            W[lab] = (W[src[0]] + W[src[1]]) / np.float32(2)
+            planted[lab] = "midpoint"
+        else:
+            W[lab] = (W[src[0]] + W[src[1]] + W[src[2]] + W[src[3]]) / np.float32(4)
+            planted[lab] = "average"
+    header = {"lm_head.weight": {"dtype": "F32", "shape": [k, d],
+                                 "data_offsets": [0, k * d * 4]}}
+    hb = json.dumps(header).encode()
+    hb += b" " * (-len(hb) % 8)
+    with open(path / "model.safetensors", "wb") as fh:
+        fh.write(struct.pack("<Q", len(hb)))
+        fh.write(hb)
+        fh.write(np.ascontiguousarray(W).tobytes())
+    meta_path.write_text(json.dumps({str(a): b for a, b in sorted(planted.items())}))
+    return planted
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=50257)
+    ap.add_argument("--cols", type=int, default=768)
+    ap.add_argument("--fraction", type=float, default=1.0,
+                    help="audit this fraction of the labels (planted ones always included)")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--block", type=int, default=256)
+    ap.add_argument("--cache", default="/tmp/logitgeom-bench-audit")
+    ap.add_argument("--plant", type=int, help="midpoints and averages to plant (each; default "
+                                              "min(40, k / 1000))")
+    ap.add_argument("--shrunken", type=int, default=N_SHRUNKEN,
+                    help="deep-interior labels to plant (each needs an exact (d+1)-row solve)")
+    ap.add_argument("--runs", default="ordinary,planted",
+                    help="which runs: ordinary, planted or both (default)")
+    ap.add_argument("--check-sample", type=int, default=3,
+                    help="random non-planted labels whose proofs the stdlib checker re-checks")
+    args = ap.parse_args(argv)
+
+    from certificates import check, check_audit  # noqa: F401 - loaded now, used at the end
+    from engine.audit import audit_argmax
+    from engine.run.executor import make_executor
+
+    k, d = args.rows, args.cols
+    model = Path(args.cache) / f"head-{k}x{d}-p{args.plant}-s{args.shrunken}"
+    t0 = time.perf_counter()
+    planted = build_head(model, k, d, n_plant=args.plant, n_shrunken=args.shrunken)
+    print(f"head {k} x {d} float32 at {model} ({len(planted)} planted) "
+          f"[{time.perf_counter() - t0:.1f} s to build/load]")
+    rng = np.random.default_rng(1)
+    ordinary = np.setdiff1d(np.arange(k), np.array(sorted(planted)))
+    if args.fraction < 1.0:
+        n = max(1, int(round(args.fraction * len(ordinary))))
+        sample = sorted(rng.choice(ordinary, size=n, replace=False).tolist())
+    else:
+        sample = ordinary.tolist()
+    runs = {"ordinary": sample, "planted": sorted(planted)}
+    runs = {name: runs[name] for name in args.runs.split(",")}
+    ex = make_executor(workers=args.workers)
+    measured = {}
+    try:
+        for name, toks in runs.items():
+            out = Path(args.cache) / f"out-{k}x{d}-{args.fraction}-{name}"
+            if out.exists():
+                import shutil
+
+                shutil.rmtree(out)
+            c0 = time.process_time()
+            w0 = time.perf_counter()
+            res = audit_argmax(model, tokens=toks, out=out, executor=ex, progress=True,
+                               block_size=args.block)
+            measured[name] = (res, time.perf_counter() - w0, time.process_time() - c0, out)
+    finally:
+        if ex is not None:
+            ex.shutdown()
+    rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    ok = True
+    for name, (res, wall, cpu, out) in measured.items():
+        n_lab = len(res.labels)
+        print(f"--- {name} labels: {n_lab}; wall {wall:.1f} s, CPU {cpu:.1f} s "
+              f"({cpu / n_lab * 1e3:.1f} ms CPU per label)")
+        print("\n".join(res.summary()))
+        st = res.stage_seconds
+        print("  CPU ms per label by stage: " + ", ".join(
+            f"{key} {v / n_lab * 1e3:.2f}" for key, v in sorted(st.items())
+            if key != "exact_pairs"))
+        print(f"  pairs decided in exact arithmetic: {st.get('exact_pairs', 0)}")
+        if name == "planted":
+            never = set(res.never())
+            found = all(lab in never for lab in planted)
+            print(f"  every planted label proven never-argmax: {found}")
+            ok &= found
+        else:
+            print(f"  ordinary labels proven never: {res.never()[:20]}; undecided: "
+                  f"{res.undecided()[:20]}")
+        only = set(res.labels) if name == "planted" else set(
+            rng.choice(list(res.labels), size=min(args.check_sample, n_lab),
+                       replace=False).tolist())
+        t1 = time.perf_counter()
+        v = check_audit.check_file(out / "audit.json", labels=only)
+        print(f"  stdlib checker, proofs of {len(only)} labels (+ hashes, structure, counts of "
+              f"all {n_lab}): {v.ok} {v.failed_check or ''} [{time.perf_counter() - t1:.1f} s]")
+        ok &= v.ok
+    print(f"peak RSS {rss_self:.0f} MB (worker processes {rss_children:.0f} MB)")
+    if set(measured) != {"ordinary", "planted"}:
+        return 0 if ok else 1
+    (res_o, _, cpu_o, _), (_, _, cpu_p, _) = measured["ordinary"], measured["planted"]
+    total = cpu_o / len(res_o.labels) * len(ordinary) + cpu_p
+    note = "" if args.fraction >= 1.0 else " (extrapolated linearly from the sample)"
+    print(f"all {k} labels: ~{total / 60:.1f} CPU-minutes{note} = "
+          f"{cpu_o / len(res_o.labels) * 1e3:.1f} ms x {len(ordinary)} ordinary + "
+          f"{cpu_p:.0f} s for {len(planted)} planted")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""The head of an argmax audit: rows read in float64 chunks from memory or a memory map.
+
+A head is either *binary* (every entry is a float16/bfloat16/float32/float64 number, so its
+exact value is the binary rational the bits denote and float64 holds it exactly) or *exact*
+(rationals such as ``1/3`` read from ``.csv`` / ``.json``; small heads only).  Binary heads
+allow the float fast path of docs/argmax-audit.md (section 3); exact heads decide every
+margin in rational arithmetic.
+
+A :class:`HeadSpec` is what work units carry to workers (a path and a tensor name, or small
+inline data); :func:`open_head` turns it into a :class:`Head` (cached per process), so a
+label block sent to a Dask worker never ships the matrix.
+
+Examples
+--------
+>>> import numpy as np
+>>> h = open_head(HeadSpec.from_array(np.eye(3, dtype=np.float32)))
+>>> h.k, h.d, h.binary, h.chunk(1, 3).tolist()
+(3, 3, True, [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import InvalidInput
+
+__all__ = ["HeadSpec", "Head", "open_head", "file_sha256", "CHUNK_BYTES"]
+
+#: Rows are converted to float64 in chunks of about this many bytes.
+CHUNK_BYTES = 48 << 20
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file, read in 16 MiB pieces."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 24), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class HeadSpec:
+    """Where the head lives (picklable, small).
+
+    Attributes
+    ----------
+    kind : {"npy", "safetensors", "inline"}
+    path : str or None
+        The ``.npy`` / ``.safetensors`` file (``kind`` != "inline").
+    tensor : str or None
+        Tensor name inside a safetensors file.
+    transpose : bool
+        The tensor is stored (d, vocab).
+    inline : tuple or None
+        Inline rows (``kind == "inline"``): floats (binary) or Fractions (exact).
+    bias : tuple or None
+        The bias as floats (binary) or Fractions (exact), or None.
+    """
+
+    kind: str
+    path: str | None = None
+    tensor: str | None = None
+    transpose: bool = False
+    inline: tuple | None = None
+    bias: tuple | None = None
+
+    @classmethod
+    def from_array(cls, W, bias=None) -> HeadSpec:
+        """An inline spec from an array or nested lists (floats, ints or Fractions)."""
+        rows = _exact_or_binary_rows(W)
+        b = None if bias is None else _exact_or_binary_vector(bias, len(rows))
+        return cls("inline", inline=rows, bias=b)
+
+
+def _is_binary(q: Fraction) -> bool:
+    den = q.denominator
+    return den & (den - 1) == 0 and float(q) == q
+
+
+def _exact_or_binary_rows(W) -> tuple:
+    if isinstance(W, np.ndarray) and np.issubdtype(W.dtype, np.floating):
+        if W.ndim != 2 or W.shape[0] < 1 or W.shape[1] < 1:
+            raise InvalidInput(f"W must be a non-empty 2-D matrix; got shape {W.shape}")
+        if not np.all(np.isfinite(W)):
+            raise InvalidInput("W has a NaN or infinite entry")
+        return tuple(tuple(float(v) for v in r) for r in np.asarray(W, dtype=np.float64))
+    from engine.exact.numbers import to_matrix
+
+    M = to_matrix(W, what="W")
+    if all(_is_binary(q) for r in M for q in r):
+        return tuple(tuple(float(q) for q in r) for r in M)
+    return M
+
+
+def _exact_or_binary_vector(b, k: int) -> tuple:
+    from engine.exact.numbers import to_vector
+
+    v = to_vector(np.asarray(b, dtype=np.float64) if isinstance(b, np.ndarray) else b,
+                  what="bias", length=k)
+    if all(_is_binary(q) for q in v):
+        return tuple(float(q) for q in v)
+    return v
+
+
+class Head:
+    """Rows of a head as float64 chunks, exact values on demand.
+
+    Attributes
+    ----------
+    k, d : int
+    binary : bool
+        Entries (and bias) are binary floats: the float fast path is exact-safe.
+    bias : numpy.ndarray or None
+        float64 bias (exact when ``binary``).
+    """
+
+    def __init__(self, spec: HeadSpec):
+        self.spec = spec
+        self._raw = None  # memory map or array, as stored
+        self._bf16 = False
+        self._exact = None
+        if spec.kind == "inline":
+            rows = spec.inline
+            if rows and isinstance(rows[0][0], Fraction):
+                self._exact = rows
+                self.binary = False
+                arr = np.array([[float(q) for q in r] for r in rows], dtype=np.float64)
+            else:
+                self.binary = True
+                arr = np.array(rows, dtype=np.float64)
+            self._raw = arr
+        elif spec.kind == "npy":
+            try:
+                arr = np.load(spec.path, mmap_mode="r", allow_pickle=False)
+            except (ValueError, OSError) as exc:
+                raise InvalidInput(f"{spec.path} is not a readable .npy array: {exc}") from exc
+            if arr.ndim != 2 or arr.dtype.kind not in "fiu":
+                raise InvalidInput(f"{spec.path}: need a 2-D real matrix; got {arr.dtype} "
+                                   f"{arr.shape}")
+            if arr.dtype.kind in "iu" and arr.dtype.itemsize > 4:
+                raise InvalidInput(f"{spec.path}: 64-bit integers may not be exact in float64")
+            self._raw = arr.T if spec.transpose else arr
+            self.binary = True
+        elif spec.kind == "safetensors":
+            from engine.models._safetensors import SafetensorsFile
+
+            f = SafetensorsFile(spec.path)
+            dt = f.dtype(spec.tensor)
+            if dt not in {"F64", "F32", "F16", "BF16"}:
+                raise InvalidInput(f"{spec.path}: head {spec.tensor!r} has dtype {dt}; the "
+                                   "audit reads F64/F32/F16/BF16")
+            arr = f.array(spec.tensor)
+            if arr.ndim != 2:
+                raise InvalidInput(f"head {spec.tensor!r} has shape {arr.shape}; need 2-D")
+            self._bf16 = dt == "BF16"
+            self._raw = arr.T if spec.transpose else arr
+            self.binary = True
+        else:
+            raise InvalidInput(f"unknown head kind {spec.kind!r}")
+        self.k, self.d = (int(s) for s in self._raw.shape)
+        if self.k < 2 or self.d < 1:
+            raise InvalidInput(f"the audit needs at least 2 labels and 1 column; got "
+                               f"{self.k} x {self.d}")
+        b = spec.bias
+        self.bias_exact: tuple[Fraction, ...] | None = None
+        if b is None:
+            self.bias = None
+        else:
+            if len(b) != self.k:
+                raise InvalidInput(f"bias has {len(b)} entries but the head has {self.k} rows")
+            if isinstance(b[0], Fraction) or any(isinstance(q, Fraction) for q in b):
+                self.bias_exact = tuple(Fraction(q) for q in b)
+                self.binary = False
+            self.bias = np.array([float(q) for q in b], dtype=np.float64)
+            if not np.all(np.isfinite(self.bias)):
+                raise InvalidInput("bias has a NaN or infinite entry")
+        rows_per_chunk = max(1, CHUNK_BYTES // (8 * self.d))
+        self.chunk_rows = rows_per_chunk
+        self._norms: np.ndarray | None = None
+        self._checked_finite = spec.kind == "inline"
+
+    # ------------------------------------------------------------------ float side
+    def chunk(self, r0: int, r1: int) -> np.ndarray:
+        """Rows r0..r1-1 as float64 (exact widening of the stored numbers)."""
+        a = self._raw[r0:r1]
+        if self._bf16:
+            a = (np.asarray(a, dtype=np.uint32) << 16).view(np.float32)
+        out = np.array(a, dtype=np.float64)
+        if not self._checked_finite and not np.all(np.isfinite(out)):
+            bad = int(np.argwhere(~np.isfinite(out))[0][0]) + r0
+            raise InvalidInput(f"head row {bad} has a NaN or infinite entry")
+        return out
+
+    def rows(self, idx) -> np.ndarray:
+        """Selected rows (any order) as float64."""
+        idx = np.asarray(idx, dtype=np.int64)
+        a = self._raw[np.sort(idx)]
+        order = np.argsort(np.argsort(idx))
+        if self._bf16:
+            a = (np.asarray(a, dtype=np.uint32) << 16).view(np.float32)
+        return np.array(a, dtype=np.float64)[order]
+
+    def matmul(self, X: np.ndarray) -> np.ndarray:
+        """``W @ X`` in float64 for X of shape (d, m), chunked over rows."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        out = np.empty((self.k, X.shape[1]), dtype=np.float64)
+        for r0 in range(0, self.k, self.chunk_rows):
+            r1 = min(self.k, r0 + self.chunk_rows)
+            out[r0:r1] = self.chunk(r0, r1) @ X
+        self._checked_finite = True
+        return out
+
+    def propose_matvec(self, x: np.ndarray) -> np.ndarray:
+        """``W @ x`` for proposals only (float32 arithmetic on float32 storage: no widening
+        pass over the matrix); never used to decide anything."""
+        if self._raw.dtype == np.float32:
+            x32 = np.asarray(x, dtype=np.float32)
+            out = np.empty(self.k, dtype=np.float64)
+            step = max(1, CHUNK_BYTES // (4 * self.d))
+            for r0 in range(0, self.k, step):
+                r1 = min(self.k, r0 + step)
+                out[r0:r1] = self._raw[r0:r1] @ x32
+            return out
+        return self.matmul(np.asarray(x, dtype=np.float64)[:, None])[:, 0]
+
+    def norms(self) -> np.ndarray:
+        """Upper bounds of the Euclidean row norms (float64, inflated for rounding)."""
+        if self._norms is None:
+            n = np.empty(self.k, dtype=np.float64)
+            for r0 in range(0, self.k, self.chunk_rows):
+                r1 = min(self.k, r0 + self.chunk_rows)
+                c = self.chunk(r0, r1)
+                n[r0:r1] = np.sqrt(np.einsum("ij,ij->i", c, c))
+            self._norms = n * (1.0 + 8.0 * (self.d + 4) * 2.0**-53) + 2.0**-900
+            self._checked_finite = True
+        return self._norms
+
+    def mean(self) -> np.ndarray:
+        """The float64 mean row (a proposal only; its exact value is what is used)."""
+        s = np.zeros(self.d, dtype=np.float64)
+        for r0 in range(0, self.k, self.chunk_rows):
+            s += self.chunk(r0, min(self.k, r0 + self.chunk_rows)).sum(axis=0)
+        return s / self.k
+
+    # ------------------------------------------------------------------ exact side
+    def exact_row(self, i: int) -> tuple[Fraction, ...]:
+        """Row i as exact rationals."""
+        if self._exact is not None:
+            return self._exact[i]
+        return tuple(Fraction(v) for v in self.chunk(i, i + 1)[0].tolist())
+
+    def exact_bias(self, i: int) -> Fraction:
+        if self.bias is None:
+            return Fraction(0)
+        if self.bias_exact is not None:
+            return self.bias_exact[i]
+        return Fraction(float(self.bias[i]))
+
+    def exact_rows_binary(self) -> bool:
+        """Rows (not necessarily the bias) are binary floats."""
+        return self._exact is None
+
+
+@lru_cache(maxsize=4)
+def open_head(spec: HeadSpec) -> Head:
+    """The :class:`Head` of a spec (cached per process: workers open it once)."""
+    return Head(spec)

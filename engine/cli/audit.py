@@ -1,0 +1,69 @@
+"""``logitgeom audit-argmax SOURCE``: which tokens of a head can ever be the strict argmax.
+
+Parses arguments, builds the executor, calls :func:`engine.audit.audit_argmax` and prints
+its summary.  No mathematics here (see docs/argmax-audit.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit-argmax",
+        help="decide for every token whether some input makes it the strict argmax, "
+             "with a checkable certificate",
+        description=(
+            "Audit an LM head (a model folder or weight file, memory-mapped; or a matrix "
+            "file): every label is decided 'argmaxable' (an exactly confirmed witness input), "
+            "'never' (Gordan multipliers verified exactly) or 'undecided'.  Writes shards, a "
+            "resumable run state, the batch certificate audit.json (check with python -m "
+            "certificates.check) and summary.json to --out."
+        ),
+    )
+    p.add_argument("source", help="model folder, .safetensors/.npy/.npz/.bin, or .csv/.json "
+                                  "matrix")
+    p.add_argument("--bias", nargs="?", const="auto", default=None,
+                   help="use an output bias: alone, the model's usual bias tensor; or a tensor "
+                        "name (models) / vector file (matrix files)")
+    p.add_argument("--tokens", help="labels to audit: ids, ranges a-b, or words (with a "
+                                    "tokenizer), comma-separated; default all")
+    p.add_argument("--radius", help="also decide the bounded domain max_j |x_j| <= R "
+                                    "(infinity norm; rational, e.g. 10 or 5/2)")
+    p.add_argument("--out", help="output folder (rerun with the same folder to resume)")
+    p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786) or 'local'")
+    p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
+    p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
+    p.add_argument("--transpose", action="store_true", help="the head is stored as (d, vocab)")
+    p.add_argument("--tokenizer", help="tokenizer.json or its folder (default: next to SOURCE)")
+    p.add_argument("--block-size", type=int, default=256, help="labels per work unit")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_audit)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from engine.audit import audit_argmax
+    from engine.run.executor import make_executor
+
+    executor = make_executor(workers=args.workers, scheduler=args.scheduler)
+    try:
+        result = audit_argmax(
+            args.source,
+            bias=args.bias,
+            tokens=args.tokens,
+            radius=args.radius,
+            out=args.out,
+            executor=executor,
+            progress=False if args.no_progress else None,
+            tensor=args.tensor,
+            transpose=args.transpose,
+            tokenizer=args.tokenizer,
+            block_size=args.block_size,
+        )
+    finally:
+        if executor is not None:
+            (getattr(executor, "close", None) or executor.shutdown)()
+    for line in result.summary():
+        print(line)
+    return 0
