@@ -128,7 +128,9 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     Wn = st.name(W)
     aff = " + b" if c.get("bias") is not None else ""
     if k == "argmax-audit":  # counts per domain; the per-label proofs are in the records
-        doms = [("all inputs" if d == "all" else f"inputs with max_j |x_j| <= {c['radius']}")
+        box = (f"\\max_j |x_j| \\leq {c['radius']}" if st.tex
+               else f"max_j |x_j| <= {c['radius']}")
+        doms = [("all inputs" if d == "all" else f"inputs with {m(box)}")
                 + ": " + ", ".join(f"{n} {v}" for v, n in c["counts"][d].items())
                 for d in c["domains"]]
         return (f"strict argmax of {m(f'{Wn} x{aff}')} over " + "; ".join(doms)
