@@ -327,7 +327,7 @@ def output_cases(d: Path) -> list[Case]:
                               False, [existing]))
         cases.append(Case(f"{cmd[0]} | closed pipe", cmd, None, stdout_closed=True))
     cases.append(Case("reproduce into a folder with the user's SUMMARY.md",
-                      ["reproduce", "--out", str(summary_dir), "--only", "s000-lemma-3.2",
+                      ["reproduce", "--out", str(summary_dir), "--only", "cos-lemma-3.2",
                        "--no-progress"], False, [summary]))
     cases.append(Case("solve --ew 1e400", ["solve", str(d / "Y.csv"), "--ew", "1e400"], None))
     cases.append(Case("solve --ew 1e100000000",
@@ -510,7 +510,7 @@ def planted_checker_case(d: Path) -> Case:
         return "the planted certificates package ran" if marker.exists() else None
 
     return Case("reproduce with a planted certificates/ package",
-                ["reproduce", "--out", str(out), "--only", "s000-lemma-3.2", "--no-progress",
+                ["reproduce", "--out", str(out), "--only", "cos-lemma-3.2", "--no-progress",
                  "--force"], True, check=not_run)
 
 

@@ -15,8 +15,8 @@ from engine.cli.main import main as cli
 from engine.reproduce import reproduce
 from engine.reproduce.manifest import MANIFEST, RUN_RECORD
 
-ONE = "s000-lemma-3.2"  # three translation certificates, well under a second
-OTHER = "s000-lemma-3.1"
+ONE = "cos-lemma-3.2"  # three translation certificates, well under a second
+OTHER = "cos-lemma-3.1"
 
 
 def test_write_atomic_failure_leaves_old_file_and_no_temporary(tmp_path, monkeypatch):
@@ -80,7 +80,7 @@ def test_interrupted_run_is_reported_incomplete(tmp_path, monkeypatch, capsys):
         ctx.write_json("results/partial.json", {"a": 1})
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(registry.CLAIMS, "zz-int", registry.Claim("zz-int", "000", interrupted))
+    monkeypatch.setitem(registry.CLAIMS, "zz-int", registry.Claim("zz-int", "cosine", interrupted))
     out = tmp_path / "run"
     assert reproduce(out, only=ONE, progress=False).ok
     with pytest.raises(KeyboardInterrupt):

@@ -15,8 +15,8 @@ from engine.cli.main import main as cli
 from engine.errors import InvalidInput
 from engine.reproduce import CLAIMS, Status, reproduce, select_claims
 
-SUBSET = ("s000-thm-3.4,s000-app-h.2,s000-lemma-5.3-grid-n5,s000-thm-5.6-grid-n3,"
-          "s003-thm-1,s003-thm-4,s003-app-f-wreath-s3-s2,s003-trained-weekdays")
+SUBSET = ("cos-thm-3.4,cos-app-h.2,cos-lemma-5.3-grid-n5,cos-thm-5.6-grid-n3,"
+          "sym-thm-1,sym-thm-4,sym-app-f-wreath-s3-s2,sym-trained-weekdays")
 
 
 @pytest.fixture(scope="session")
@@ -109,8 +109,8 @@ def test_second_run_is_byte_identical(run, tmp_path):
 
 
 def test_only_filter_and_bad_pattern():
-    assert [c.key for c in select_claims("s003-thm-1")] == ["s003-thm-1-cyclic"]
-    assert len(select_claims("s003-app-f-*")) == 8
+    assert [c.key for c in select_claims("sym-thm-1")] == ["sym-thm-1-cyclic"]
+    assert len(select_claims("sym-app-f-*")) == 8
     with pytest.raises(InvalidInput, match="matches no claim"):
         select_claims("no-such-claim")
 
@@ -121,7 +121,7 @@ def test_failing_claim_gives_fail_row_and_exit_code(tmp_path, monkeypatch):
     def broken(ctx):
         raise InvalidInput("planted failure")
 
-    monkeypatch.setitem(registry.CLAIMS, "zz-broken", registry.Claim("zz-broken", "000", broken))
+    monkeypatch.setitem(registry.CLAIMS, "zz-broken", registry.Claim("zz-broken", "cosine", broken))
     rep = reproduce(tmp_path, only="zz-broken", progress=False)
     assert rep.exit_code == 1 and "planted failure" in rep.rows[0].result
     assert "FAIL" in (Path(tmp_path) / "SUMMARY.md").read_text()

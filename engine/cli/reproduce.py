@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="overwrite files in DIR that no logitgeom run wrote (never by default)")
     p.add_argument("--only", default=None, metavar="KEYS",
                    help="comma-separated claim keys or globs (prefixes match), e.g. "
-                        "'s000-thm-3.4,s003-app-f*'; see --list")
+                        "'cos-thm-3.4,sym-app-f*'; see --list")
     p.add_argument("--list", action="store_true", help="list the claim keys and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_reproduce)
@@ -33,7 +33,7 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     if args.list:
         for c in select_claims(args.only):
-            print(f"{c.key}  (seed {c.paper})")
+            print(f"{c.key}  (the {c.paper} paper)")
         return 0
     rep = reproduce(args.out, only=args.only, progress=False if args.no_progress else None,
                     force=args.force)

@@ -36,7 +36,7 @@ def _status(ok: bool) -> Status:
     return Status.PASS if ok else Status.FAIL
 
 
-@claim("s000-prop-e.2", "000")
+@claim("cos-prop-e.2", "cosine")
 def prop_e2(ctx: Context) -> Row:
     """Prop. E.2: S(W) is the set of orthants the column space meets, so it depends on the
     column space only; truncating an SVD at the rank loses nothing."""
@@ -70,7 +70,7 @@ def prop_e2(ctx: Context) -> Row:
                "values are enumerated), the other three are exact", (cert, res), _status(ok))
 
 
-@claim("s000-sec-5-counts", "000")
+@claim("cos-sec-5-counts", "cosine")
 def sec_5_counts(ctx: Context) -> Row:
     """Sec. 5: rank(W) = k gives all 2^k label sets; centred rank k - 1 gives all k!
     rankings; R(I_k) = k!; below those ranks sets are missing."""

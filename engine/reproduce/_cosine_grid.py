@@ -81,8 +81,8 @@ def _grid_row(ctx: Context, n: int, lemma: bool) -> Row:
 def _register() -> None:
     for lemma in (True, False):
         for n in GRID:
-            key = f"s000-{'lemma-5.3' if lemma else 'thm-5.6'}-grid-n{n}"
-            claim(key, "000")(lambda ctx, n=n, lemma=lemma: _grid_row(ctx, n, lemma))
+            key = f"cos-{'lemma-5.3' if lemma else 'thm-5.6'}-grid-n{n}"
+            claim(key, "cosine")(lambda ctx, n=n, lemma=lemma: _grid_row(ctx, n, lemma))
 
 
 _register()

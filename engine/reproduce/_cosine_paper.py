@@ -67,7 +67,7 @@ def _ints(seed: int, shape: tuple[int, int], lo: int = -5, hi: int = 5) -> list[
     return np.random.default_rng(seed).integers(lo, hi + 1, size=shape).tolist()
 
 
-@claim("s000-lemma-3.1", "000")
+@claim("cos-lemma-3.1", "cosine")
 def lemma_3_1(ctx: Context) -> Row:
     """Adding v to every unembedding leaves every softmax probability unchanged."""
     W, v = _ints(31, (6, 4)), _ints(32, (1, 4))[0]
@@ -109,19 +109,19 @@ def _lemma_translation(ctx: Context, target: int, name: str) -> Row:
                tuple(arts), _status(ok))
 
 
-@claim("s000-lemma-3.2", "000")
+@claim("cos-lemma-3.2", "cosine")
 def lemma_3_2(ctx: Context) -> Row:
     """A translation makes the cosine of two distinct unembeddings -1."""
     return _lemma_translation(ctx, -1, "Lemma 3.2")
 
 
-@claim("s000-lemma-3.3", "000")
+@claim("cos-lemma-3.3", "cosine")
 def lemma_3_3(ctx: Context) -> Row:
     """A translation makes the cosine of two unembeddings +1."""
     return _lemma_translation(ctx, 1, "Lemma 3.3")
 
 
-@claim("s000-thm-3.4", "000")
+@claim("cos-thm-3.4", "cosine")
 def thm_3_4(ctx: Context) -> Row:
     """Thm 3.4 / App. C.1 / Fig. 1: equivalent models with cosine -1 and +1."""
     from engine.certify.paper import THM_3_4_W
@@ -148,7 +148,7 @@ def thm_3_4(ctx: Context) -> Row:
                (art, fig), _status(same and cos_ok))
 
 
-@claim("s000-app-c.2", "000")
+@claim("cos-app-c.2", "cosine")
 def app_c2(ctx: Context) -> Row:
     """App. C.2: centring does not help."""
     art = ctx.write_certificate("app-c.2-centred-cosine.json",
@@ -160,7 +160,7 @@ def app_c2(ctx: Context) -> Row:
                (art,), Status.PASS)
 
 
-@claim("s000-app-c.3", "000")
+@claim("cos-app-c.3", "cosine")
 def app_c3(ctx: Context) -> Row:
     """App. C.3: centred unembeddings of length 1 do not help either."""
     from engine.certify import emit
@@ -184,7 +184,7 @@ def app_c3(ctx: Context) -> Row:
                (art,), _status(ok))
 
 
-@claim("s000-thm-5.5", "000")
+@claim("cos-thm-5.5", "cosine")
 def thm_5_5(ctx: Context) -> Row:
     """Thm 5.5: C(W) = C(W') but R(W) != R(W')."""
     from engine.certify.paper import THM_5_5_W1, THM_5_5_W2
@@ -217,7 +217,7 @@ def thm_5_5(ctx: Context) -> Row:
                (art, fig), _status(ok))
 
 
-@claim("s000-app-h.2", "000")
+@claim("cos-app-h.2", "cosine")
 def app_h2(ctx: Context) -> Row:
     """App. H.2: S(W1) = S(W2) but R(W1) != R(W2) (point configurations W = [1 | P])."""
     from engine.certify.paper import APP_H2_RANKINGS, APP_H2_W1, APP_H2_W2
@@ -261,7 +261,7 @@ def app_h2(ctx: Context) -> Row:
                "exclusive rankings", (art, res, fig), _status(ok))
 
 
-@claim("s000-paper-set", "000")
+@claim("cos-paper-set", "cosine")
 def paper_set(ctx: Context) -> Row:
     """The committed ``certificates/paper`` files regenerate byte-identically."""
     import certificates

@@ -29,7 +29,7 @@ def _rel(A, B) -> float:
     return float(np.linalg.norm(np.asarray(A) - np.asarray(B)) / np.linalg.norm(B))
 
 
-@claim("s003-deltas-planted", "003")
+@claim("sym-deltas-planted", "symmetry")
 def deltas_planted(ctx: Context) -> Row:
     """Definitions 5-6 (App. D): delta_ETF and delta_circ recover a planted distance."""
     from engine.models.diagnostics import (
@@ -78,7 +78,7 @@ def deltas_planted(ctx: Context) -> Row:
                _status(err <= 1e-12))
 
 
-@claim("s003-thm-2-3-hth-closed-form", "003")
+@claim("sym-thm-2-3-hth-closed-form", "symmetry")
 def hth_closed_form(ctx: Context) -> Row:
     """Thms 2-3: H*^T H* = E_H / ((m-1) s^2) C^T C with C = A - Y and s the common singular
     value of C; W* W*^T = E_W/(m-1) (I - J/m); Z* = -kappa C."""
@@ -121,7 +121,7 @@ def hth_closed_form(ctx: Context) -> Row:
                "singular value of C (budgets ||W||_F^2 <= E_W)", (res,), _status(ok))
 
 
-@claim("s003-remark-repeated-columns", "003")
+@claim("sym-remark-repeated-columns", "symmetry")
 def remark_repeated(ctx: Context) -> Row:
     """Remark after Thm 6: a block of distinct orbit vectors only (the animals example,
     Y = [I_3 | 1/3 1]) or with every orbit vector repeated |G| / |orbit| times keeps the
@@ -190,7 +190,7 @@ def _real_model_row(ctx: Context, what: str, tokens: str, prompt, group: str) ->
 
 def _register() -> None:
     for n, (what, tokens, prompt, group) in enumerate(REAL_MODEL_EXPERIMENTS):
-        claim(f"s003-real-model-{n + 1}", "003")(
+        claim(f"sym-real-model-{n + 1}", "symmetry")(
             lambda ctx, w=what, t=tokens, p=prompt, g=group: _real_model_row(ctx, w, t, p, g))
 
 

@@ -102,7 +102,7 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
     return verdict.ok, text, art
 
 
-@claim("s003-thm-1-cyclic", "003")
+@claim("sym-thm-1-cyclic", "symmetry")
 def thm_1(ctx: Context) -> Row:
     """Thm 1: a cyclic orbit target has a circulant optimum (DFT program = full program)."""
     from engine.convex import cyclic_orbit
@@ -157,7 +157,7 @@ def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row
                text + ctext, (*arts, cert, fig), Status.PASS if ok and cok else Status.FAIL)
 
 
-@claim("s003-thm-2-3-etf", "003")
+@claim("sym-thm-2-3-etf", "symmetry")
 def thm_2_3(ctx: Context) -> Row:
     """Thms 2-3: an S_m orbit target gives a simplex-ETF optimum."""
     from engine.convex import group_orbit, symmetric_group
@@ -167,7 +167,7 @@ def thm_2_3(ctx: Context) -> Row:
                     "S_4 orbit of y = (1/2, 1/4, 1/4, 0), n = 24")
 
 
-@claim("s003-thm-4-agl", "003")
+@claim("sym-thm-4-agl", "symmetry")
 def thm_4(ctx: Context) -> Row:
     """Thm 4: any 2-transitive group, here AGL(1,5) (order 20, not S_5)."""
     from engine.convex import affine_group, group_orbit
@@ -179,7 +179,7 @@ def thm_4(ctx: Context) -> Row:
                     "y = (1/2, 1/4, 1/8, 1/8, 0)")
 
 
-@claim("s003-beyond-f21-2-homogeneous", "003")
+@claim("sym-beyond-f21-2-homogeneous", "symmetry")
 def beyond_f21(ctx: Context) -> Row:
     """Beyond the paper: the ETF closed form for a 2-homogeneous, not 2-transitive group
     (F21 on 7 points; proof in docs/symmetry-reduction.md)."""
@@ -194,7 +194,7 @@ def beyond_f21(ctx: Context) -> Row:
                     "y = (1/2, 1/4, 1/8, 1/16, 1/16, 0, 0)")
 
 
-@claim("s003-thm-5-multiblock-cyclic", "003")
+@claim("sym-thm-5-multiblock-cyclic", "symmetry")
 def thm_5(ctx: Context) -> Row:
     """Thm 5: several cyclic orbits share one DFT basis."""
     from engine.convex import concat_blocks, cyclic_orbit
@@ -212,7 +212,7 @@ def thm_5(ctx: Context) -> Row:
              "columns of Z* are 0 (hatched), and its contexts' features are 0 in H*^T H*.")
 
 
-@claim("s003-thm-6-multiblock-etf", "003")
+@claim("sym-thm-6-multiblock-etf", "symmetry")
 def thm_6(ctx: Context) -> Row:
     """Thm 6: several S_m orbits (the symmetry paper's animals example: one-hot and uniform)."""
     from engine.convex import concat_blocks, group_orbit, symmetric_group
@@ -257,7 +257,7 @@ def _factored_lbfgs(Y: np.ndarray, E_W: float, E_H: float, seed: int = 0):
     return f(res.x)[0], W, H, res
 
 
-@claim("s003-factored-lbfgs", "003")
+@claim("sym-factored-lbfgs", "symmetry")
 def factored(ctx: Context) -> Row:
     """The nonconvex factored program itself (the theorems' object): L-BFGS on (W, H) from
     random starts lands inside the certified bracket of the convex program (Thm 1 target)."""
@@ -326,10 +326,10 @@ def _register() -> None:
 
     names = list(app_f_examples())
     for name in names:
-        claim(f"s003-app-f-{name.replace('_', '-').lower()}", "003")(
+        claim(f"sym-app-f-{name.replace('_', '-').lower()}", "symmetry")(
             lambda ctx, name=name: _app_f_row(ctx, name))
 
-    @claim("s003-app-f-figure", "003")
+    @claim("sym-app-f-figure", "symmetry")
     def app_f_figure(ctx: Context) -> Row:
         """The Gram block structures of every App. F example, side by side."""
         from engine.convex import LayerPeeled

@@ -90,9 +90,9 @@ def claim(key: str, paper: str) -> Callable[[Callable], Callable]:
     Parameters
     ----------
     key : str
-        Unique, lower-case, e.g. ``"s000-thm-3.4"``; ``--only`` patterns match it.
+        Unique, lower-case, e.g. ``"cos-thm-3.4"``; ``--only`` patterns match it.
     paper : str
-        ``"000"`` (the cosine paper) or ``"003"`` (the symmetry paper).
+        ``"cosine"`` (the cosine paper) or ``"symmetry"`` (the symmetry paper).
 
     Raises
     ------
@@ -115,7 +115,7 @@ def select_claims(only: str | None = None) -> list[Claim]:
     Parameters
     ----------
     only : str or None
-        E.g. ``"s000-thm-3.4,s003-app-f*"``; None selects every claim.  A pattern
+        E.g. ``"cos-thm-3.4,sym-app-f*"``; None selects every claim.  A pattern
         without ``*`` matches keys that start with it.
 
     Returns
@@ -131,8 +131,8 @@ def select_claims(only: str | None = None) -> list[Claim]:
     Examples
     --------
     >>> import engine.reproduce
-    >>> [c.key for c in select_claims("s000-thm-3.4")]
-    ['s000-thm-3.4']
+    >>> [c.key for c in select_claims("cos-thm-3.4")]
+    ['cos-thm-3.4']
     """
     if only is None:
         return list(CLAIMS.values())

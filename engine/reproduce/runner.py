@@ -4,7 +4,7 @@ Examples
 --------
 >>> import tempfile
 >>> tmp = tempfile.TemporaryDirectory()
->>> rep = reproduce(tmp.name, only="s000-lemma-3.2", progress=False)
+>>> rep = reproduce(tmp.name, only="cos-lemma-3.2", progress=False)
 >>> rep.ok, [r.status.value for r in rep.rows], rep.certificates_checked
 (True, ['PASS'], 3)
 >>> tmp.cleanup()

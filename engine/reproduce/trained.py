@@ -229,7 +229,7 @@ def _trained_row(ctx):
 def _register() -> None:
     from engine.reproduce.registry import claim
 
-    claim("s003-trained-weekdays", "003")(_trained_row)
+    claim("sym-trained-weekdays", "symmetry")(_trained_row)
 
 
 _register()
