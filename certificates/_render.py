@@ -128,7 +128,7 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     Wn = st.name(W)
     aff = " + b" if c.get("bias") is not None else ""
     if k == "argmax-audit":  # counts per domain; the per-label proofs are in the records
-        box = (f"\\max_j |x_j| \\leq {c['radius']}" if st.tex
+        box = (rf"\max_j |x_j| \le {c['radius']}" if st.tex
                else f"max_j |x_j| <= {c['radius']}")
         doms = [("all inputs" if d == "all" else f"inputs with {m(box)}")
                 + ": " + ", ".join(f"{n} {v}" for v, n in c["counts"][d].items())
@@ -174,6 +174,13 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
         what = "sign patterns" if c["pattern"] == "sign" else "rankings"
         return (f"{m(f'{P}({Wn})')} has exactly {len(c['patterns'])} elements ({what}), all "
                 "listed (Zaslavsky count of the intersection lattice).")
+    if k == "pattern-complete-stream":
+        P = _PREDICTED[c["pattern"]]
+        what = "sign patterns" if c["pattern"] == "sign" else "rankings"
+        n = sum(sh["rows"] for sh in c["shards"])
+        return (f"{m(f'{P}({Wn})')} has exactly {n} elements ({what}), all listed in "
+                f"{len(c['shards'])} hashed shard files (Zaslavsky count of the intersection "
+                "lattice).")
     if k == "pattern-differs":
         P = _PREDICTED[c["pattern"]]
         neq = r"\neq" if st.tex else "!="
