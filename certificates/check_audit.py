@@ -40,7 +40,6 @@ gordan-combination /records/1/all
 from __future__ import annotations
 
 import ast
-import contextlib
 import contextvars
 import hashlib
 import json
@@ -56,27 +55,22 @@ if not __package__:  # run as a script: find the package, as certificates/check.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from certificates.errors import Fail  # noqa: E402
-from certificates.semantics import get, read_int, read_list, read_number  # noqa: E402
+from certificates.semantics import FILE_BASE as _BASE  # noqa: E402
+from certificates.semantics import (  # noqa: E402
+    base_dir,
+    get,
+    read_int,
+    read_list,
+    read_number,
+)
 
 __all__ = ["check_argmax_audit", "check_file", "base_dir", "main", "VERDICTS"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
 
-#: Folder against which file references are resolved (set by ``check_file``).
-_BASE: contextvars.ContextVar = contextvars.ContextVar("audit_base", default=None)
 #: Restrict checking to these labels (None: all); set by this module's command line.
 _ONLY: contextvars.ContextVar = contextvars.ContextVar("audit_only", default=None)
-
-
-@contextlib.contextmanager
-def base_dir(path):
-    """Resolve the certificate's relative file references against ``path``."""
-    token = _BASE.set(path)
-    try:
-        yield
-    finally:
-        _BASE.reset(token)
 
 
 def _resolve(name, loc) -> str:

@@ -30,8 +30,6 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import gzip
 import hashlib
 import json
@@ -39,8 +37,10 @@ import os
 import zlib
 
 from certificates.errors import Fail
+from certificates.semantics import FILE_BASE as _BASE
 from certificates.semantics import (
     arrangement,
+    base_dir,
     check_witness,
     claim_rows,
     get,
@@ -59,17 +59,6 @@ MAX_BUCKETS = 1 << 16
 #: Longest line read from a shard (bytes); longer lines are rejected, not buffered.
 MAX_LINE = 1 << 20
 
-_BASE: contextvars.ContextVar = contextvars.ContextVar("stream_base", default=None)
-
-
-@contextlib.contextmanager
-def base_dir(path):
-    """Resolve the certificate's shard files against ``path`` (the certificate's folder)."""
-    token = _BASE.set(path)
-    try:
-        yield
-    finally:
-        _BASE.reset(token)
 
 
 def pattern_key(value) -> bytes:

@@ -33,6 +33,8 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import re
 from fractions import Fraction
@@ -386,3 +388,18 @@ def _moebius(order) -> list:
             below ^= low
         mu.append(-total if X else 1)
     return mu
+
+
+#: Folder against which a certificate's relative file references (head files, shards) are
+#: resolved; set by :func:`base_dir` (``check_file`` uses the certificate's own folder).
+FILE_BASE: contextvars.ContextVar = contextvars.ContextVar("certificate_base", default=None)
+
+
+@contextlib.contextmanager
+def base_dir(path):
+    """Resolve a certificate's relative file references against ``path`` inside the block."""
+    token = FILE_BASE.set(path)
+    try:
+        yield
+    finally:
+        FILE_BASE.reset(token)

@@ -147,3 +147,23 @@ def html(obj: Any, rows: int = HTML_ROWS) -> str:
             if n > rows else f"<p>{n} {what}</p>")
     out.append(f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>{more}</div>")
     return "".join(out)
+
+
+class ResultDisplay:
+    """Mixin: a short ``repr``, an HTML table for notebooks and ``to_dataframe()``.
+
+    Use on dataclasses declared with ``repr=False`` (otherwise the dataclass writes its own
+    ``__repr__`` over this one).
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return short_repr(self)
+
+    def _repr_html_(self) -> str:
+        return html(self)
+
+    def to_dataframe(self):
+        """The table of this result as a pandas DataFrame (see :mod:`engine._display`)."""
+        return dataframe(self)

@@ -235,22 +235,12 @@ class GridCell:
         return out
 
 
-@dataclass(frozen=True)
-class GridResult:
+@dataclass(frozen=True, repr=False)
+class GridResult(_display.ResultDisplay):
     """All cells of a verification grid."""
 
     cells: tuple[GridCell, ...]
     method: str = "enumerate"
-
-    def __repr__(self) -> str:
-        return _display.short_repr(self)
-
-    def _repr_html_(self) -> str:
-        return _display.html(self)
-
-    def to_dataframe(self):
-        """One row per head (see :mod:`engine._display`)."""
-        return _display.dataframe(self)
 
     @property
     def passed(self) -> bool:

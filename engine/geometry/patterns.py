@@ -91,8 +91,8 @@ class Completeness(StrEnum):
     EXACT_LP = "exact-lp"
 
 
-@dataclass(frozen=True)
-class PatternResult:
+@dataclass(frozen=True, repr=False)
+class PatternResult(_display.ResultDisplay):
     """An exact, complete enumeration of sign patterns, rankings or top-t prefixes.
 
     Attributes
@@ -150,16 +150,6 @@ class PatternResult:
         """Sorted patterns as tuples (built on first access from the compact store)."""
         src = self.pattern_source
         return src.tuples() if isinstance(src, _Patterns) else tuple(src)
-
-    def __repr__(self) -> str:
-        return _display.short_repr(self)
-
-    def _repr_html_(self) -> str:
-        return _display.html(self)
-
-    def to_dataframe(self):
-        """The table of this result as a pandas DataFrame (see :mod:`engine._display`)."""
-        return _display.dataframe(self)
 
     @cached_property
     def witnesses(self) -> tuple[tuple[Fraction, ...], ...]:
@@ -242,8 +232,8 @@ class PatternResult:
         return pattern_certificate(self)
 
 
-@dataclass(frozen=True)
-class ArgmaxResult:
+@dataclass(frozen=True, repr=False)
+class ArgmaxResult(_display.ResultDisplay):
     """Which labels some input ranks first, with a certificate for every label.
 
     Attributes
@@ -270,16 +260,6 @@ class ArgmaxResult:
     witnesses: tuple[tuple[Fraction, ...] | None, ...] = field(repr=False)
     multipliers: tuple[tuple[tuple[int, Fraction], ...] | None, ...] = field(repr=False)
     ties: tuple[tuple[int, ...], ...] = ()
-
-    def __repr__(self) -> str:
-        return _display.short_repr(self)
-
-    def _repr_html_(self) -> str:
-        return _display.html(self)
-
-    def to_dataframe(self):
-        """One row per label: argmaxable or not, and its witness (see :mod:`engine._display`)."""
-        return _display.dataframe(self)
 
     def certificate(self) -> dict[str, Any]:
         """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`engine.geometry.emit`).
