@@ -335,15 +335,7 @@ def detect_symmetry(
         pairs.append((r, c))
     ident_r = list(range(m))
     for cl in classes:
-        if len(cl) >= 2:
-            c = list(range(n))
-            c[cl[0]], c[cl[1]] = cl[1], cl[0]
-            pairs.append((ident_r, c))
-            if len(cl) >= 3:
-                c = list(range(n))
-                for t, j in enumerate(cl):
-                    c[j] = cl[(t + 1) % len(cl)]
-                pairs.append((ident_r, c))
+        pairs.extend((ident_r, c) for c in _class_generators(cl, n))
     order = merged_order * math.prod(math.factorial(k) for k in mult)
     action = GroupAction(pairs, m=m, n=n, name="Aut(Y)" if complete else "subgroup of Aut(Y)")
     dev = 0.0
@@ -416,15 +408,23 @@ def detect_label_symmetry(Y: object) -> DetectedSymmetry | None:
     for q in np.flatnonzero(counts >= 2).tolist():
         cl = np.flatnonzero(inverse == q).tolist()
         classes.append(tuple(cl))
-        c = list(range(n))
-        c[cl[0]], c[cl[1]] = cl[1], cl[0]
-        pairs.append((ident, c))
-        if len(cl) >= 3:
-            c = list(range(n))
-            for t, j in enumerate(cl):
-                c[j] = cl[(t + 1) % len(cl)]
-            pairs.append((ident, c))
+        pairs.extend((ident, c) for c in _class_generators(cl, n))
     action = GroupAction(pairs, m=m, n=n, name="Aut(Y)")
     order = int(rows.order) * math.prod(math.factorial(int(k)) for k in counts)
     return DetectedSymmetry(action, order, int(rows.order), tuple(classes), True,
                             int(summary.max_order))
+
+
+def _class_generators(cl, n: int) -> list[list[int]]:
+    """Column permutations generating the symmetric group on the equal columns ``cl``:
+    a transposition of the first two and, from three columns on, the cycle through all."""
+    if len(cl) < 2:
+        return []
+    swap = list(range(n))
+    swap[cl[0]], swap[cl[1]] = cl[1], cl[0]
+    if len(cl) == 2:
+        return [swap]
+    cycle = list(range(n))
+    for t, j in enumerate(cl):
+        cycle[j] = cl[(t + 1) % len(cl)]
+    return [swap, cycle]
