@@ -322,7 +322,7 @@ def _walk(c, st: _Style):
 def explain(c, *, one_based: bool = False) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
-        from certificates.check_bracket import explain as bracket_explain
+        from certificates._render_bracket import explain as bracket_explain
 
         return bracket_explain(c)
     st = _Style(False, one_based)
@@ -394,7 +394,7 @@ def latex(c, *, one_based: bool = False) -> str:
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
     if c["kind"].startswith("layer-peeled-"):
-        from certificates.check_bracket import latex as bracket_latex
+        from certificates._render_bracket import latex as bracket_latex
 
         return bracket_latex(c)
     st = _Style(True, one_based)

@@ -28,11 +28,8 @@ Verdict(ok=True, kind='sign-feasible', failed_check=None, location=None, message
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import stat
 import sys
-from dataclasses import dataclass
 from itertools import combinations
 
 if not __package__:  # run as a script (python path/to/certificates/check.py): find the package
@@ -40,38 +37,46 @@ if not __package__:  # run as a script (python path/to/certificates/check.py): f
 
 from certificates import check_bracket  # noqa: E402  (layer-peeled brackets, own module)
 from certificates.check_audit import check_argmax_audit  # noqa: E402
-from certificates.check_stream import base_dir as _stream_base  # noqa: E402
 from certificates.check_stream import check_stream  # noqa: E402
 from certificates.errors import Fail  # noqa: E402
-from certificates.semantics import (  # noqa: E402
-    arrangement,
-    check_gordan,
-    check_witness,
-    claim_rows,
+from certificates.kernel import (  # noqa: E402
+    FORMAT,
+    UNREADABLE,
+    VERSION,
+    Verdict,
+    base_dir,
     det_sign,
     dot,
     get,
+    header,
     integer_model,
+    judge,
+    load,
+    only,
     read_field,
     read_int,
     read_labels,
     read_list,
     read_matrix,
-    read_model,
     read_number,
-    read_pair,
-    read_pattern_type,
     read_vector,
     sgn,
+)
+from certificates.semantics import (  # noqa: E402
+    arrangement,
+    claim_rows,
+    gordan_at,
+    read_model,
+    read_pair,
+    read_pattern_type,
+    witness_at,
     zaslavsky,
 )
-from certificates.work import DEFAULT_MAX_WORK, estimate  # noqa: E402
+from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
 
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
-           "check_file", "load", "main"]
+           "check_file", "read_and_check", "load", "main"]
 
-FORMAT = "logitgeom-certificate"
-VERSION = 1
 _PC = ("pattern-complete", "pattern-complete")
 #: Theorem -> (kinds of its first parts, kinds allowed for any further parts).
 _PARTS = {"translation-cosine": (("translation", "translation"), ()),
@@ -82,13 +87,6 @@ _PARTS = {"translation-cosine": (("translation", "translation"), ()),
           "patterns-equal": (_PC, ()),
           "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
 THEOREMS = tuple(_PARTS)
-#: Failed checks that mean "unreadable, unsupported or not checked" (exit code 2) rather
-#: than "invalid"; ``work-budget``: the estimated work exceeds ``--max-work`` (not checked).
-UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind",
-              "work-budget")
-#: Largest certificate file read (bytes), and deepest JSON nesting accepted.
-MAX_FILE_BYTES = 64 * 1024 * 1024
-MAX_DEPTH = 64
 #: Fields every certificate (and every part) may carry, besides those of its kind.
 _COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
 #: The fields of each kind (SPEC.md section 3); any other field is rejected (``schema``),
@@ -107,34 +105,12 @@ FIELDS = {
     "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
                         "multipliers"},
     "theorem": {"theorem", "parts", "parameters"},
-    "argmax-audit": {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
-                     "records", "shards"},
     "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"},
 }
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
 _NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
 _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
                "argmaxable-labels": {"labels"}}
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The checker's answer for one certificate.
-
-    ``failed_check`` is a short identifier from SPEC.md (None when ``ok``); ``location`` is
-    a JSON-pointer-like path to the offending entry.
-    """
-
-    ok: bool
-    kind: str | None
-    failed_check: str | None
-    location: str | None
-    message: str
-
-    @property
-    def exit_code(self) -> int:
-        """0 valid, 1 invalid, 2 unreadable or unsupported."""
-        return 0 if self.ok else (2 if self.failed_check in UNREADABLE else 1)
 
 
 # ---------------------------------------------------------------------- kind checkers
@@ -144,9 +120,9 @@ def _single(obj, loc):
     W, b = read_model(obj, loc)
     rows, _ = claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
     if feasible:
-        check_witness(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
+        witness_at(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
     else:
-        check_gordan(rows, obj, loc, len(W[0]))
+        gordan_at(rows, obj, loc)
 
 
 def _translation(obj, loc):
@@ -221,7 +197,7 @@ def _pattern_complete(obj, loc):
         rows, value = claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
         if ptype == "ranking" and len(value) != len(W):
             raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
-        check_witness(rows, p, pl, len(W[0]))
+        witness_at(rows, p, pl, len(W[0]))
         if value in seen:
             raise Fail("duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
@@ -236,14 +212,14 @@ def _pattern_complete(obj, loc):
 def _pattern_differs(obj, loc):
     (W1, b1), (W2, b2) = read_pair(obj, loc)
     ranking = read_pattern_type(obj, loc) == "ranking"
-    check_witness(claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
+    witness_at(claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
     try:
         rows2, _ = claim_rows(obj, loc, "value", ranking, W2, b2)
     except Fail as f:  # the sign vector's zeros do not match W2's zero rows: not a tope of W2
         if f.check == "face-sign":
             return
         raise
-    check_gordan(rows2, obj, loc, len(W2[0]))
+    gordan_at(rows2, obj, loc)
 
 
 def _mats(obj, loc, *keys):
@@ -353,41 +329,20 @@ _CHECKERS = {
 KINDS = tuple(_CHECKERS)
 
 
-def _known_fields(obj, allowed, loc, what):
-    extra = sorted(set(obj) - set(allowed), key=str)
-    if extra:
-        shown = ascii(extra[0])[:60]
-        raise Fail("schema", f"{loc}/{ascii(extra[0])[1:-1][:60]}",
-                   f"unknown field {shown} in {what} (allowed: {', '.join(sorted(allowed))});"
-                   " a look-alike key would change the claim, so it is rejected")
-
-
 def _check_fields(obj, kind, loc):
-    if kind not in FIELDS:
-        return
-    _known_fields(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
+    if kind in FIELDS:
+        only(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
     for key, allowed in _NESTED.items():
         if kind == "pattern-complete" and isinstance(obj.get(key), list):
             for n, item in enumerate(obj[key]):
-                if isinstance(item, dict):
-                    _known_fields(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
+                only(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
     if kind == "theorem" and isinstance(obj.get("parameters"), dict):
-        allowed = _PARAMETERS.get(obj.get("theorem"), set())
-        _known_fields(obj["parameters"], allowed, f"{loc}/parameters",
-                      f"the parameters of {obj.get('theorem')!r}")
+        only(obj["parameters"], _PARAMETERS.get(obj.get("theorem"), set()),
+             f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
 
 
 def _dispatch(obj, loc):
-    if not isinstance(obj, dict):
-        raise Fail("schema", loc or "/", "a certificate is a JSON object")
-    if obj.get("format") != FORMAT:
-        raise Fail("unsupported-format", f"{loc}/format", f"format must be {FORMAT!r}")
-    if obj.get("version") != VERSION or isinstance(obj.get("version"), bool):
-        raise Fail("unsupported-version", f"{loc}/version",
-                   f"version {obj.get('version')!r} is not supported (this checker: {VERSION})")
-    kind = obj.get("kind")
-    if not isinstance(kind, str) or kind not in _CHECKERS:
-        raise Fail("unsupported-kind", f"{loc}/kind", f"unknown kind {ascii(kind)[:60]}")
+    kind = header(obj, loc, _CHECKERS)
     _check_fields(obj, kind, loc)
     return _CHECKERS[kind](obj, loc)
 
@@ -400,96 +355,30 @@ def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
     obj : dict
         The certificate, as parsed by :func:`json.loads` (numbers as ``"p/q"`` strings).
     max_work : int or None
-        Budget (see :mod:`certificates.work`): a certificate whose estimated work exceeds
-        it is not checked (verdict ``work-budget``, never valid).  None: no budget.
+        Budget (see :mod:`certificates.work`): a certificate whose estimated or metered
+        work exceeds it is not checked (verdict ``work-budget``, never valid).  None: no
+        budget.
 
     Returns
     -------
     Verdict
     """
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    kind = kind if isinstance(kind, str) else None
-    if max_work is not None:
-        work = estimate(obj)
-        if work > max_work:
-            return Verdict(False, kind, "work-budget", "/",
-                           f"checking needs about {work:,} units of exact work, above the "
-                           f"budget {max_work:,} (--max-work); NOT CHECKED (see "
-                           "docs/limits.md)")
+    return judge(obj, _dispatch, max_work)
+
+
+def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK):
+    """(verdict, parsed certificate or None): the file is read once, so what is explained
+    afterwards is exactly what was checked."""
     try:
-        _dispatch(obj, "")
+        obj = load(path)
     except Fail as f:
-        return Verdict(False, kind, f.check, f.location or "/", f.message)
-    except (TypeError, KeyError, ValueError, IndexError, AttributeError, ArithmeticError,
-            RecursionError, MemoryError) as exc:  # malformed beyond the schema
-        return Verdict(False, kind, "schema", "/",
-                       f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
-    return Verdict(True, kind, None, None, "valid")
-
-
-def load(path):
-    """Parse a certificate file; JSON floats, NaN/Infinity and duplicate keys raise Fail."""
-    def _no_float(s):
-        raise Fail("number", "/", f"JSON number {s} is not allowed; write numbers as 'p/q'")
-
-    def _no_duplicates(pairs):
-        keys = [k for k, _ in pairs]
-        if len(set(keys)) != len(keys):
-            raise Fail("schema", "/", f"duplicate keys in one object: {sorted(keys)}")
-        return dict(pairs)
-
-    def _int(s):
-        if len(s.lstrip("-")) > 20:
-            raise Fail("number", "/", f"a JSON integer of {len(s.lstrip('-'))} digits; JSON "
-                       "integers are counts, indices and signs (numbers are 'p/q' strings)")
-        return int(s)
-
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise Fail("unreadable", "/", f"cannot read {path}: not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise Fail("unreadable", "/", f"{path} has {info.st_size} bytes; certificates are "
-                       f"read up to {MAX_FILE_BYTES} bytes")
-        with open(path, "rb") as fh:
-            text = fh.read(MAX_FILE_BYTES + 1).decode("utf-8")
-        if _depth(text) > MAX_DEPTH:
-            raise Fail("unreadable", "/", f"cannot read {path}: JSON nested deeper than "
-                       f"{MAX_DEPTH} levels")
-        return json.loads(text, parse_float=_no_float, parse_constant=_no_float,
-                          parse_int=_int, object_pairs_hook=_no_duplicates)
-    except (OSError, ValueError, RecursionError) as exc:  # JSON, UTF-8, I/O
-        msg = " ".join(str(exc).split())[:200]
-        raise Fail("unreadable", "/", f"cannot read {path}: {msg}") from None
-
-
-def _depth(text: str) -> int:
-    """Deepest bracket nesting outside strings (linear time, no recursion)."""
-    depth = best = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            if depth > best:
-                best = depth
-                if best > MAX_DEPTH:
-                    return best
-        elif ch in "]}":
-            depth -= 1
-    return best
+        return Verdict(False, None, f.check, f.location, f.message), None
+    with base_dir(os.path.dirname(os.path.abspath(path))):  # shard and head files beside it
+        return check(obj, max_work), obj
 
 
 def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
-    """Read and check one certificate file (bounded: see :func:`load`, :func:`check`).
+    """Read and check one certificate file (bounded: see :func:`certificates.kernel.load`).
 
     Returns
     -------
@@ -497,12 +386,7 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
         ``failed_check`` is ``'unreadable'`` when the file is not JSON (or not a regular
         file, too large, too deeply nested).
     """
-    try:
-        obj = load(path)
-    except Fail as f:
-        return Verdict(False, None, f.check, f.location, f.message)
-    with _stream_base(os.path.dirname(os.path.abspath(path))):  # shard files beside it
-        return check(obj, max_work)
+    return read_and_check(path, max_work)[0]
 
 
 def main(argv=None) -> int:
@@ -519,7 +403,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     code = 0
     for path in args.files:
-        v = check_file(path, args.max_work)
+        v, obj = read_and_check(path, args.max_work)
         if v.ok:
             print(f"{path}: OK {v.kind}")
         else:
@@ -528,11 +412,21 @@ def main(argv=None) -> int:
         code = max(code, v.exit_code)
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
-            obj = load(path)
             print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
             print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
     return code
 
 
+def run(main_fn, argv=None) -> int:
+    """``main_fn(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
+    try:
+        code = main_fn(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    return code
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(run(main))

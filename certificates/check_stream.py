@@ -33,32 +33,35 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import zlib
 
 from certificates.errors import Fail
-from certificates.semantics import FILE_BASE as _BASE
-from certificates.semantics import (
-    arrangement,
-    base_dir,
-    check_witness,
-    claim_rows,
+from certificates.kernel import (
     get,
     integer_model,
+    open_regular,
+    parse_json,
     read_int,
     read_list,
+    resolve,
+)
+from certificates.semantics import (
+    arrangement,
+    claim_rows,
     read_model,
     read_pattern_type,
+    witness_at,
     zaslavsky,
 )
 
-__all__ = ["check_stream", "shard_of", "pattern_key", "base_dir", "MAX_BUCKETS"]
+__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
 #: Longest line read from a shard (bytes); longer lines are rejected, not buffered.
 MAX_LINE = 1 << 20
-
+#: Largest shard file (compressed bytes); the decompressed lines are bounded by ``rows``.
+MAX_SHARD_BYTES = 1 << 32
 
 
 def pattern_key(value) -> bytes:
@@ -88,24 +91,9 @@ class _Hashing:
         return self.h.hexdigest()
 
 
-def _resolve(name, loc) -> str:
-    if not isinstance(name, str) or not name:
-        raise Fail("schema", loc, "expected a file name")
-    base = _BASE.get()
-    return name if os.path.isabs(name) or not base else os.path.join(base, name)
-
-
-def _no_float(s):
-    raise ValueError(f"JSON number {s} is not allowed; write numbers as 'p/q'")
-
-
 def _lines(path, sloc, limit):
     """(location, record) per line of a gzip'd JSON-lines shard; then the file's SHA-256."""
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise Fail("file", sloc, f"cannot read shard {path}: {exc}") from None
-    with fh:
+    with open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
         hr = _Hashing(fh)
         n = 0
         try:
@@ -119,11 +107,7 @@ def _lines(path, sloc, limit):
                     n += 1
                     if n > limit:
                         raise Fail("count", sloc, f"more than the stated {limit} rows")
-                    try:
-                        rec = json.loads(line, parse_float=_no_float, parse_constant=_no_float)
-                    except ValueError as exc:
-                        raise Fail("schema", f"{sloc}:{n}", f"not JSON: {exc}") from None
-                    yield f"{sloc}:{n}", rec
+                    yield f"{sloc}:{n}", parse_json(line, f"{sloc}:{n}", "schema")
         except (OSError, EOFError, zlib.error) as exc:
             raise Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
         yield None, (n, hr.finish())
@@ -146,7 +130,7 @@ def check_stream(obj, loc):
         if not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}:
             raise Fail("schema", sloc, "a shard is {file, sha256, rows}")
         rows = read_int(sh["rows"], f"{sloc}/rows", 0, None)
-        path = _resolve(sh["file"], f"{sloc}/file")
+        path = resolve(sh["file"], f"{sloc}/file")
         prev = None
         for rloc, rec in _lines(path, sloc, rows):
             if rloc is None:
@@ -158,7 +142,7 @@ def check_stream(obj, loc):
             if ranking and len(value) != len(W):
                 raise Fail("shape", f"{rloc}/pattern", f"a full ranking lists all {len(W)} "
                            "labels")
-            check_witness(crow, rec, rloc, d)
+            witness_at(crow, rec, rloc, d)
             if shard_of(value, buckets) != s:
                 raise Fail("shard", rloc, f"pattern belongs to shard "
                            f"{shard_of(value, buckets)}, not {s}")
