@@ -128,8 +128,8 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     Wn = st.name(W)
     aff = " + b" if c.get("bias") is not None else ""
     if k == "argmax-audit":  # counts per domain; the per-label proofs are in the records
-        box = (rf"\max_j |x_j| \le {c['radius']}" if st.tex
-               else f"max_j |x_j| <= {c['radius']}")
+        box = (rf"\max_j |x_j| \le {c.get('radius')}" if st.tex
+               else f"max_j |x_j| <= {c.get('radius')}")
         doms = [("all inputs" if d == "all" else f"inputs with {m(box)}")
                 + ": " + ", ".join(f"{n} {v}" for v, n in c["counts"][d].items())
                 for d in c["domains"]]
@@ -319,12 +319,52 @@ def _walk(c, st: _Style):
     return head, out, names
 
 
+def _audit_explain(c, one_based: bool) -> str:
+    """A short citable statement of an audit: head (and its hash), domains, counts, the
+    labels proven never argmaxable; never the matrix."""
+    import hashlib
+    import json
+
+    head, base = c["head"], int(one_based)
+    if "W" in head:
+        digest = hashlib.sha256(json.dumps(head["W"], separators=(",", ":")).encode()).hexdigest()
+        what = f"the inline head W (sha256 of its JSON {digest[:16]}...)"
+    else:
+        what = (f"the head {head.get('tensor', 'array')} in {head['file']} "
+                f"(sha256 of its tensor bytes {head['sha256']})")
+    src = c.get("source")
+    if src:
+        what += f", from {src['file']} (sha256 {src['sha256']}; provenance, not checked)"
+    bias = " + b" if c.get("bias") is not None else ""
+    labels = ", ".join(f"{a + base}" if a == b else f"{a + base}-{b + base}"
+                       for a, b in c["labels"])
+    out = [f"Claim: for {what} ({c['rows']} labels x {c['cols']} dimensions), labels "
+           f"{labels} audited for the strict argmax of W x{bias}:"]
+    for d in c["domains"]:
+        dom = "all x in R^d" if d == "all" else f"x with max_j |x_j| <= {c.get('radius')}"
+        n = c["counts"][d]
+        line = (f"  over {dom}: {n['argmaxable']} argmaxable (each with an exact witness), "
+                f"{n['never']} never argmaxable (each with exact Gordan multipliers), "
+                f"{n['undecided']} undecided (no claim)")
+        recs = c.get("records")
+        if isinstance(recs, list):
+            never = [r["label"] + base for r in recs if r[d]["verdict"] == "never"]
+            line += (f"; never argmaxable: {', '.join(map(str, never[:50]))}"
+                     + (f" and {len(never) - 50} more" if len(never) > 50 else "")) if never else ""
+        else:
+            line += "; the per-label proofs are in the shards"
+        out.append(line + ".")
+    return "\n".join(out) + "\n"
+
+
 def explain(c, *, one_based: bool = False) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
         from certificates._render_bracket import explain as bracket_explain
 
         return bracket_explain(c)
+    if c["kind"] == "argmax-audit":
+        return _audit_explain(c, one_based)
     st = _Style(False, one_based)
     head, parts, names = _walk(c, st)
     lines = []

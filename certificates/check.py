@@ -45,6 +45,7 @@ from certificates.kernel import (  # noqa: E402
     VERSION,
     Verdict,
     base_dir,
+    charge,
     det_sign,
     dot,
     get,
@@ -60,7 +61,9 @@ from certificates.kernel import (  # noqa: E402
     read_matrix,
     read_number,
     read_vector,
+    scaled,
     sgn,
+    weight,
 )
 from certificates.semantics import (  # noqa: E402
     arrangement,
@@ -153,16 +156,21 @@ def _translation(obj, loc):
 
 def _cosine_equal(obj, loc):
     (W1, _), (W2, _) = read_pair(obj, loc)
+    rows = []
     for name, M in (("W1", W1), ("W2", W2)):
         for i, r in enumerate(M):
             if not any(r):
                 raise Fail("zero-row", f"{loc}/{name}/{i}", "cosine of a zero row is undefined")
+        rows.append([scaled(r)[0] for r in M])  # a positive scaling of a row keeps its cosines
+    (A, B), big = rows, max((abs(x) for r in rows[0] + rows[1] for x in r), default=0)
+    unit = 3 * (len(W1[0]) + len(W2[0])) * weight(big * big)
+    nA, nB = [dot(r, r) for r in A], [dot(r, r) for r in B]
     for i, j in combinations(range(len(W1)), 2):
-        g, h = dot(W1[i], W1[j]), dot(W2[i], W2[j])
+        charge(unit)
+        g, h = dot(A[i], A[j]), dot(B[i], B[j])
         if sgn(g) != sgn(h):
             raise Fail("cosine-sign", f"{loc}", f"signs of <w_{i},w_{j}> differ")
-        if g * g * dot(W2[i], W2[i]) * dot(W2[j], W2[j]) != \
-                h * h * dot(W1[i], W1[i]) * dot(W1[j], W1[j]):
+        if g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j]:
             raise Fail("cosine-magnitude", f"{loc}", f"|cos(w_{i}, w_{j})| differ")
 
 

@@ -362,8 +362,8 @@ def json_lines(data: bytes, loc):
 
 # -------------------------------------------------------------------------- arithmetic
 def dot(a, b):
-    """Exact inner product."""
-    return sum((x * y for x, y in zip(a, b, strict=True)), Fraction(0))
+    """Exact inner product (an int for integer vectors)."""
+    return sum(x * y for x, y in zip(a, b, strict=True))
 
 
 def sgn(q) -> int:

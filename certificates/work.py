@@ -1,5 +1,10 @@
 """How much exact work checking a certificate takes, estimated from the file before checking.
 
+The estimate refuses a file early; the bound itself is enforced while checking: the kernel
+charges every exact step to the budget before doing it (:func:`certificates.kernel.charge`),
+including the work on referenced files (shards, heads) and group orders, which the estimate
+cannot see, so no file is checked beyond its budget.
+
 Standard library only.  The checker refuses a certificate whose estimate exceeds its budget
 (``--max-work``, default :data:`DEFAULT_MAX_WORK`) with the verdict ``work-budget`` ("not
 checked"), so a small file can never make it run for hours: a ``same-chirotope``
@@ -12,7 +17,7 @@ step on small numbers (roughly 0.1-0.3 microseconds here); steps on long numbers
 Examples
 --------
 >>> estimate({"kind": "same-chirotope", "W1": [["1"] * 10] * 20, "W2": [["1"] * 10] * 20})
-369881512
+410527832
 >>> estimate({"kind": "sign-feasible", "W": [["1", "0"], ["0", "1"]]}) < 100
 True
 """
@@ -23,7 +28,7 @@ from math import comb
 
 __all__ = ["DEFAULT_MAX_WORK", "estimate"]
 
-#: Default budget of one certificate, in units (seconds, not minutes, of checking).
+#: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
 DEFAULT_MAX_WORK = 20_000_000
 
 
@@ -53,8 +58,9 @@ def _units(obj, depth=0) -> int:
     kind = obj.get("kind")
     if kind in ("layer-peeled-bracket", "layer-peeled-orbit-bracket"):  # check_bracket.py
         m, n = _shape(obj.get("Y")) if "Y" in obj else _shape(obj.get("bases"))[::-1]
-        d = _shape(obj.get("W"))[1]
-        return m * n * (d + 200) + m * m * n + m ** 3 + 1  # an exp / log ~ 200 units
+        d, p = _shape(obj.get("W"))[1], obj.get("precision")
+        log = 120 + (p if type(p) is int and p < 1000 else 1000) ** 2 // 40  # one exp / log
+        return (2 * m * n + n) * log + m * n * (d + m + 4) + 4 * m ** 3 + 1
     if kind in ("theorem", "layer-peeled-theorem"):
         parts = obj.get("parts")
         return 1 + sum(_units(p, depth + 1) for p in parts) if isinstance(parts, list) else 1
@@ -63,18 +69,25 @@ def _units(obj, depth=0) -> int:
         k2, d2 = _shape(obj.get("W2"))
         d = max(d, d2)
         if kind == "same-chirotope":
-            return 2 * comb(max(k, k2), d) * (d**3 + 1) if d <= max(k, k2) else 1
+            return 2 * comb(max(k, k2), d) * (d**3 + d * d + d + 1) if d <= max(k, k2) else 1
         if kind == "cosine-equal":
             return max(k, k2) ** 2 * (3 * d + 8)
         return (max(k, k2) ** 2 + 1) * (d + 1) * 2
-    if kind == "argmax-audit":  # a witness: n - 1 margins of d + 1 terms per label and domain
-        n, d, runs = obj.get("rows"), obj.get("cols"), obj.get("labels")
-        if not (isinstance(n, int) and isinstance(d, int) and isinstance(runs, list)):
+    if kind == "argmax-audit":  # a witness: k - 1 margins of d terms; a never-proof: <= d + 2
+        k, d, doms = obj.get("rows"), obj.get("cols"), obj.get("domains")
+        if not (type(k) is int and type(d) is int and isinstance(doms, list)):
             return 1
-        labels = sum(r[1] - r[0] + 1 for r in runs
-                     if isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) for v in r))
-        doms = obj.get("domains")
-        return max(1, labels) * (len(doms) if isinstance(doms, list) else 1) * n * (d + 1)
+        recs, counts = obj.get("records"), obj.get("counts")
+        if isinstance(recs, list):  # inline records: count their verdicts
+            verdicts = [e.get("verdict") for r in recs if isinstance(r, dict)
+                        for e in r.values() if isinstance(e, dict)]
+            wit, nev = verdicts.count("argmaxable"), verdicts.count("never")
+        else:  # shards: the stated counts (verified at the end; the work is metered too)
+            got = [c for c in counts.values() if isinstance(c, dict)] \
+                if isinstance(counts, dict) else []
+            wit = sum(c.get("argmaxable", 0) for c in got if type(c.get("argmaxable")) is int)
+            nev = sum(c.get("never", 0) for c in got if type(c.get("never")) is int)
+        return wit * k * (d + 2) + nev * (d + 3) * (d + 1) * 2 + k * d + 1
     k, d = _shape(obj.get("W"))
     if kind == "pattern-complete-stream":  # rows are capped by the stated counts
         n = k * (k - 1) // 2 if obj.get("pattern") == "ranking" else k

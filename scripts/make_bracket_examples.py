@@ -80,9 +80,9 @@ def _orbit() -> dict:
          "bases": [["1", "0"]], "generators": S2, "group_order": 2, "E_W": "1", "E_H": "1",
          "W": _s([[c, -c], [-c, c]]), "H_bases": _s([[c, -c]]), "P_bases": _s([[p, 1 - p]]),
          "s": str(2 * (1 - p)), "rho_up": "1", "precision": 40}
-    ctx = cb._context(40)
-    up = 2 * cb._upper([[F(1)], [F(0)]], [[c, -c], [-c, c]], [[c], [-c]], ctx)
-    lo = 2 * cb._entropy_lower([[p], [1 - p]], ctx) - 2 * (1 - p)
+    ctx = cb.context(40)
+    up = 2 * cb.loss_upper([[F(1)], [F(0)]], [[c, -c], [-c, c]], [[c], [-c]], ctx)
+    lo = 2 * cb.entropy_lower([[p], [1 - p]], ctx) - 2 * (1 - p)
     o["lower"] = str(Fraction(math.floor(lo * _GRID), _GRID))
     o["upper"] = str(Fraction(math.ceil(up * _GRID), _GRID))
     o.update({"eps": "1/1000", "eps_mode": "absolute", "structure": [{"claim": "simplex-etf"}]})
@@ -139,3 +139,24 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict, str]]:
         "group-order": (v["layer-peeled-orbit-bracket"] | {"group_order": 3},
                         "|G| = 3 stated for S_2"),
     }
+
+
+def forged_inactive() -> dict[str, dict]:
+    """Two genuine brackets from the engine's emitter with the claim ``budget-inactive``
+    added: a 4 x 6 target with zeros (the budget is always active there) and a 3 x 3
+    full-support target at rho = 0.999 x its free radius (just active).  The checker never
+    accepts the claim (it is not verifiable from the file), so both are invalid examples."""
+    from engine.convex.problem import LayerPeeled
+
+    zeros = [["1/2", "0", "1/4", "0", "1", "1/3"], ["1/2", "1/2", "1/4", "0", "0", "1/3"],
+             ["0", "1/2", "1/4", "1/2", "0", "1/3"], ["0", "0", "1/4", "1/2", "0", "0"]]
+    full = [["1/2", "1/4", "1/5"], ["1/4", "1/2", "3/10"], ["1/4", "1/4", "1/2"]]
+    r = LayerPeeled(full, 1, 1).free_radius * 999 / 1000
+    rho = Fraction(r).limit_denominator(10 ** 6)
+    out = {}
+    for name, lp in (("zeros-4x6", LayerPeeled(zeros, 1, 1)),
+                     ("near-free-3x3", LayerPeeled(full, rho * rho, 1))):  # rho = sqrt(E_W E_H)
+        c = lp.solve().certificate()
+        c["structure"] = c["structure"] + [{"claim": "budget-inactive"}]
+        out[name] = c
+    return out

@@ -14,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from make_bracket_examples import forged_inactive  # noqa: E402
 from make_bracket_examples import invalid as bracket_invalid  # noqa: E402
 from make_bracket_examples import valid as bracket_valid  # noqa: E402
 
@@ -164,6 +165,10 @@ def main() -> int:
         text = c if isinstance(c, str) else emit.dumps(c)
         (OUT / f"invalid-{name}.json").write_text(text, encoding="utf-8")
     audit_examples.write_examples(OUT)
+    forged = OUT / "budget-inactive"  # rejected with structure-inactive (never accepted)
+    forged.mkdir(exist_ok=True)
+    for name, c in forged_inactive().items():
+        (forged / f"invalid-{name}.json").write_text(emit.dumps(c), encoding="utf-8")
     return 0
 
 

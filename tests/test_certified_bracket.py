@@ -342,7 +342,9 @@ def test_budget_inactive_proof():
     assert not lp.budget_active
     c = lp.solve("full").certificate(eps="1/1000000000")
     assert check(c).ok and c["P"] == c["Y"] and c["s"] == "0"
-    assert c["structure"] == [{"claim": "budget-inactive"}]
+    assert c["structure"] == []  # budget-inactive is never claimed (not checkable)
+    bad = dict(c, structure=[{"claim": "budget-inactive"}])
+    assert check(bad).failed_check == "structure-inactive"
     ent = -sum(Fraction(p) * ln(Fraction(p)) for r in c["Y"] for p in r if Fraction(p))
     assert abs(Fraction(c["lower"]) - ent) < Fraction(1, 10 ** 25)
     assert claim_true(c) is True

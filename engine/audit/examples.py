@@ -7,7 +7,7 @@ invalid-<failed_check>.json``, each the valid one with a single change.  Regener
 
 Examples
 --------
->>> from certificates.check import check
+>>> from certificates.api import check
 >>> check(valid_certificate()).ok
 True
 >>> all(check(c).failed_check == name for name, (c, _) in invalid_certificates().items()

@@ -371,7 +371,7 @@ def audit_argmax(
     >>> r = audit_argmax([[1, 0], [-1, 0], [0, 1], [0, "1/4"]], progress=False)
     >>> r.counts["all"], r.never()
     ({'argmaxable': 3, 'never': 1, 'undecided': 0}, [3])
-    >>> from certificates.check import check
+    >>> from certificates.api import check
     >>> check(r.certificate()).ok
     True
     """

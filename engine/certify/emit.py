@@ -13,7 +13,7 @@ Examples
 >>> c = translation_certificate([[1, 0], [0, 1]], 0, 1, 1)
 >>> c["kind"], c["W_translated"]
 ('translation', [['2', '-2'], ['1', '-1']])
->>> from certificates.check import check
+>>> from certificates.api import check
 >>> check(c).ok and check(sign_certificate([[1], [-1]], [1, -1])).ok
 True
 """
@@ -152,7 +152,7 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     """
     import os
 
-    from certificates import semantics as sm
+    from certificates import api as sm
     from engine.geometry.emit import _exact_model, _model_fields
     from engine.geometry.store import open_result
 

@@ -125,7 +125,7 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
     EngineError
         A certificate the trusted checker rejects (an emitter bug; nothing is written for it).
     """
-    from certificates.check import check
+    from certificates.api import check
     from engine.errors import EngineError
 
     d = Path(outdir)

@@ -131,11 +131,11 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 
 def _emit(cert: dict, args: argparse.Namespace) -> int:
-    from certificates.check import check
+    from certificates.api import check
     from engine.certify.emit import dumps
 
     _output.prepare(args, args.output)
-    from certificates.work import DEFAULT_MAX_WORK, estimate
+    from certificates.api import DEFAULT_MAX_WORK, estimate
 
     verdict = check(cert, None)  # never write a certificate the trusted checker rejects
     if not verdict.ok:
@@ -176,7 +176,7 @@ def _pattern(args: argparse.Namespace) -> int:
 
 def _pattern_stream(args: argparse.Namespace) -> int:
     """``certify pattern --from DIR -o CERT``: a streamed certificate of a result directory."""
-    from certificates.check import check_file
+    from certificates.api import check_file
     from engine.certify import emit
 
     if args.W is not None or args.bias or args.ranking or args.top:
@@ -253,7 +253,7 @@ def _paper(args: argparse.Namespace) -> int:
     file in DIR would be replaced by different bytes without --force."""
     from pathlib import Path
 
-    from certificates.check import check
+    from certificates.api import check
     from engine._fsio import OutputError, write_atomic
     from engine.certify.emit import dumps
     from engine.certify.paper import paper_certificates
@@ -281,7 +281,7 @@ def _paper(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from certificates.check import main as check_main
+    from certificates.api import main as check_main
     from engine.reproduce.manifest import MANIFEST, verify_manifests
 
     target = _output.json_target(args)
@@ -303,7 +303,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _check_json(args: argparse.Namespace, target: str) -> int:
     """``check --json``: one object per file, plus the run listings' problems."""
-    from certificates.check import check_file
+    from certificates.api import check_file
     from engine.reproduce.manifest import verify_manifests
 
     _output.prepare(args, target)

@@ -26,7 +26,7 @@ Examples
 >>> from engine.convex import LayerPeeled
 >>> lp = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1)
 >>> cert = bracket_certificate(lp, lp.solve("full").Z, eps="1/1000000")
->>> from certificates.check import check
+>>> from certificates.api import check
 >>> check(cert).ok, cert["eps_mode"]
 (True, 'relative')
 """
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from certificates import check_bracket as cb
+from certificates import api as cb
 from engine.errors import InexactResult, InvalidInput
 
 __all__ = ["bracket_certificate", "theorem_certificate", "solution_certificate",
@@ -182,12 +182,12 @@ def _qstochastic(P: np.ndarray) -> list[list[Fraction]]:
 def _spectral(P, Y) -> Fraction:
     """A rational s with s^2 I - (P-Y)(P-Y)^T PSD, verified by the checker's exact LDL^T."""
     B = [[p - y for p, y in zip(rp, ry, strict=True)] for rp, ry in zip(P, Y, strict=True)]
-    Bi, D = cb._ints(B)
-    BB = cb._matmul(Bi, [list(c) for c in zip(*Bi, strict=True)])
+    Bi, D = cb.int_matrix(B)
+    BB = cb.matmul(Bi, [list(c) for c in zip(*Bi, strict=True)])
     sf = float(np.linalg.norm(np.array([[float(x) for x in r] for r in B]), 2))
     for k in range(40, 0, -4):
         s = Fraction(math.ceil(sf * (1 + 2.0 ** -k) * 2 ** 60) + 1, 2 ** 60)
-        if cb._psd_fails([[(s * D) ** 2 * (i == j) - BB[i][j] for j in range(len(BB))]
+        if cb.psd_fails([[(s * D) ** 2 * (i == j) - BB[i][j] for j in range(len(BB))]
                           for i in range(len(BB))]) is None:
             return s
     raise InexactResult("could not verify a spectral bound for P - Y (please report this)")
@@ -259,9 +259,7 @@ def bracket_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: st
     structure = [{"claim": c} for c in claims]
     if gens:
         structure.append({"claim": "invariant", "generators": gens})
-    if not active:
-        structure.append({"claim": "budget-inactive"})
-    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.KINDS[0]}
+    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.BRACKET_KINDS[0]}
     if statement:
         cert["statement"] = statement
     if provenance:
@@ -269,8 +267,8 @@ def bracket_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: st
     cert.update({"Y": _s(Y), "E_W": str(problem.E_W_exact), "E_H": str(problem.E_H_exact),
                  "W": _s(W), "H": _s(H), "P": _s(P), "s": str(s), "rho_up": str(rho_up),
                  "precision": int(precision)})
-    up, lo = cb.bounds(cert)
-    return _finish(cert, up, lo, eps, eps_mode, structure, cb.check)
+    up, lo = cb.bracket_bounds(cert)
+    return _finish(cert, up, lo, eps, eps_mode, structure, cb.check_bracket)
 
 
 def theorem_certificate(theorem: str, part: dict, *, label: str | None = None,
@@ -282,9 +280,9 @@ def theorem_certificate(theorem: str, part: dict, *, label: str | None = None,
     InvalidInput
         Unknown theorem name.
     """
-    if theorem not in cb.THEOREMS:
-        raise InvalidInput(f"unknown theorem {theorem!r}; one of {sorted(cb.THEOREMS)}")
-    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.KINDS[1],
+    if theorem not in cb.BRACKET_THEOREMS:
+        raise InvalidInput(f"unknown theorem {theorem!r}; one of {sorted(cb.BRACKET_THEOREMS)}")
+    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.BRACKET_KINDS[1],
             "theorem": theorem}
     if label:
         cert["label"] = label
@@ -343,7 +341,7 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
     --------
     >>> c = orbit_bracket_certificate([["1/2", "1/2", "0"]], [[1, 0, 2], [1, 2, 0]], 1, 1,
     ...                               [[0.2], [0.2], [-0.4]])
-    >>> from certificates.check import check
+    >>> from certificates.api import check
     >>> check(c).ok, c["group_order"]
     (True, 6)
     """
@@ -366,7 +364,7 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
     Yf = np.array([[float(x) for x in b] for b in Yb]).T           # m x B
     zb = zb - zb.mean(axis=0, keepdims=True)
     # Z Z^T = N * orbital mean of sum_b z_b z_b^T; W = a (Z Z^T)^(1/4) is invariant
-    M = cb._orbital_mean([[float(x) for x in r] for r in zb @ zb.T], gens)
+    M = cb.orbital_mean([[float(x) for x in r] for r in zb @ zb.T], gens)
     lam, U = np.linalg.eigh(N * np.array(M, dtype=float))
     lam = np.clip(lam, 0, None)
     a = (float(EW) / float(EH)) ** 0.25
@@ -388,7 +386,7 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
 
     def flat(P, r):  # the flattening of _flatten, applied through the m x m Gram
         V = P - Yf
-        G = N * np.array(cb._orbital_mean([[float(x) for x in row] for row in V @ V.T], gens))
+        G = N * np.array(cb.orbital_mean([[float(x) for x in row] for row in V @ V.T], gens))
         lam, U = np.linalg.eigh(G)
         sig = np.sqrt(np.clip(lam[::-1], 0, None))
         U = U[:, ::-1]
@@ -400,7 +398,7 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
 
     def dual(P):
         V = P - Yf
-        G = N * np.array(cb._orbital_mean([[float(x) for x in row] for row in V @ V.T], gens))
+        G = N * np.array(cb.orbital_mean([[float(x) for x in row] for row in V @ V.T], gens))
         with np.errstate(divide="ignore", invalid="ignore"):
             ent = -np.sum(np.where(P > 0, P * np.log(np.where(P > 0, P, 1)), 0.0))
         return N * ent - rho * float(np.sqrt(max(np.linalg.eigvalsh(G)[-1], 0)))
@@ -408,28 +406,28 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
     P = _qstochastic(max([P0] + [flat(P0, r) for r in range(2, m + 1)], key=dual))
     Pb = [list(c) for c in zip(*P, strict=True)]
     V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
-    Mv = cb._orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
+    Mv = cb.orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
                            for i in range(m)], gens)
     sf = float(np.sqrt(max(np.linalg.eigvalsh(N * np.array(Mv, dtype=float))[-1], 0)))
     for k in range(40, 0, -4):
         s = Fraction(math.ceil(sf * (1 + 2.0 ** -k) * 2 ** 60) + 1, 2 ** 60)
-        if cb._psd_fails([[s * s * (i == j) - N * Mv[i][j] for j in range(m)]
+        if cb.psd_fails([[s * s * (i == j) - N * Mv[i][j] for j in range(m)]
                           for i in range(m)]) is None:
             break
     else:
         raise InexactResult("could not verify a spectral bound (please report this)")
-    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.KINDS[2]}
+    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.BRACKET_KINDS[2]}
     if statement:
         cert["statement"] = statement
     cert.update({"bases": _s(Yb), "generators": gens, "group_order": N, "E_W": str(EW),
                  "E_H": str(EH), "W": _s(W), "H_bases": _s(Hb), "P_bases": _s(Pb),
                  "s": str(s), "rho_up": str(_sqrt_up(EW * EH)), "precision": int(precision)})
-    ctx = cb._context(int(precision))
-    up = N * cb._upper([list(c) for c in zip(*Yb, strict=True)], W,
+    ctx = cb.decimal_context(int(precision))
+    up = N * cb.loss_upper([list(c) for c in zip(*Yb, strict=True)], W,
                        [list(c) for c in zip(*Hb, strict=True)], ctx)
-    lo = N * cb._entropy_lower(P, ctx) - Fraction(cert["rho_up"]) * s
+    lo = N * cb.entropy_lower(P, ctx) - Fraction(cert["rho_up"]) * s
     return _finish(cert, up, lo, eps, eps_mode, [{"claim": c} for c in claims],
-                   cb.check_orbit)
+                   cb.check_orbit_bracket)
 
 
 def _finish(cert: dict, up, lo, eps, eps_mode: str, structure: list, check) -> dict:

@@ -21,7 +21,7 @@ Examples
 >>> c = sign_certificate([[1, 0], [0, 1], [1, 1]], [1, 1, -1])
 >>> c["kind"], c["multipliers"]
 ('sign-infeasible', ['1', '1', '1'])
->>> from certificates.check import check
+>>> from certificates.api import check
 >>> check(c).ok
 True
 """
@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
 
-from certificates import semantics as sm
-from certificates.check import FORMAT, THEOREMS, VERSION
+from certificates import api as sm
+from certificates.api import FORMAT, THEOREMS, VERSION
 from engine.errors import EngineError, InvalidInput
 from engine.exact import lp
 from engine.exact.lattice import flats
@@ -525,7 +525,7 @@ def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=
 
     Examples
     --------
-    >>> from certificates.check import check
+    >>> from certificates.api import check
     >>> check(grid_certificate([[1, 0], [0, 1], [1, 1]], "thm-5.6")).ok
     True
     """

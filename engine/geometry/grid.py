@@ -202,7 +202,7 @@ class GridCell:
 
         Examples
         --------
-        >>> from certificates.check import check
+        >>> from certificates.api import check
         >>> cell = check_cell([[1, 0], [0, 1], [1, 1]])
         >>> check(cell.certificate()).ok, check(cell.certificate("lemma-5.3")).ok
         (True, True)

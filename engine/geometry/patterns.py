@@ -266,7 +266,7 @@ class ArgmaxResult(_display.ResultDisplay):
 
         Examples
         --------
-        >>> from certificates.check import check
+        >>> from certificates.api import check
         >>> check(argmaxable([[1], [0], [-1]]).certificate()).ok
         True
         """

@@ -711,7 +711,7 @@ class StoredResult:
         import gzip
         import zlib
 
-        from certificates.check_stream import pattern_key
+        from certificates.api import pattern_key
 
         B = int(buckets or self.manifest["buckets"])
         if B < 1:

@@ -281,7 +281,7 @@ def cosine_audit(
                            "no translation changes their cosine (it is 1 or undefined)")
     bq = None if bias is None else to_vector(bias, what="bias", length=m)
 
-    from certificates.check import check
+    from certificates.api import check
     from engine.certify.emit import theorem_certificate, translation_certificate
     from engine.geometry.cosine import difference_pairs, translation_for_cosine
 

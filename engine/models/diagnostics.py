@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from certificates.check_bracket import orbital_labels
+from certificates.api import orbital_labels
 from engine.errors import InvalidInput
 
 __all__ = [

@@ -86,7 +86,7 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
     """
     from fractions import Fraction
 
-    from certificates.check import check
+    from certificates.api import check
     from engine.convex.certify import theorem_certificate
 
     part = sol.certificate(eps=CERT_EPS, generators=generators, statement=(
@@ -263,7 +263,7 @@ def factored(ctx: Context) -> Row:
     random starts lands inside the certified bracket of the convex program (Thm 1 target)."""
     from fractions import Fraction
 
-    from certificates.check import check
+    from certificates.api import check
     from engine.convex import LayerPeeled, cyclic_orbit
 
     lp = LayerPeeled(cyclic_orbit(WEEKDAY_Y, exact=True), E_W, E_H)

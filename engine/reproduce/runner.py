@@ -83,7 +83,7 @@ def checker_command() -> list[str]:
 
     root = str(Path(certificates.__file__).resolve().parent.parent)
     code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
-            "from certificates.check import main; sys.exit(main(sys.argv[1:]))")
+            "from certificates.api import main; sys.exit(main(sys.argv[1:]))")
     return [sys.executable, "-I", "-c", code, root]
 
 

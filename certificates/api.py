@@ -1,0 +1,68 @@
+"""The public checker API: everything outside :mod:`certificates` may use, and nothing else.
+
+The engine (which emits certificates) imports from here only, never a checker module or a
+private name.  Names are loaded on first use, so importing this module (or ``engine``) loads
+no checker code it does not need: ``orbital_labels`` brings the small group module, not the
+bracket checker with its ``decimal`` arithmetic.
+
+Format and checking
+    ``FORMAT``, ``VERSION``, ``THEOREMS`` (theorem kinds), ``KINDS``, ``MAX_DIGITS`` (the one
+    digit limit of numbers, for engine and checker), ``Fail``, ``Verdict``, ``check``,
+    ``check_file``, ``read_and_check``, ``main`` (the command line), ``check_audit_file``
+    (an audit, optionally only a sample of its proofs), ``DEFAULT_MAX_WORK``, ``estimate``.
+Meaning of geometric data
+    ``sign_rows``, ``ranking_rows``, ``arrangement``, ``pattern_key`` (streamed shards).
+Exact bracket arithmetic (the emitter states the bounds the checker recomputes)
+    ``BRACKET_KINDS``, ``BRACKET_THEOREMS``, ``bracket_bounds``, ``check_bracket``,
+    ``check_orbit_bracket`` (raise ``Fail``), ``decimal_context``, ``exp_up``, ``log_up``,
+    ``loss_upper``, ``entropy_lower``, ``int_matrix``, ``matmul``, ``psd_fails``,
+    ``group_order``, ``orbital_labels``, ``orbital_mean``.
+
+Examples
+--------
+>>> from certificates import api
+>>> api.orbital_labels(2, [[1, 0]])
+[0, 1, 1, 0]
+>>> api.MAX_DIGITS
+4000
+"""
+
+from __future__ import annotations
+
+import importlib
+
+#: public name -> (module of certificates, name there)
+_WHERE = {
+    "FORMAT": ("kernel", "FORMAT"), "VERSION": ("kernel", "VERSION"),
+    "MAX_DIGITS": ("kernel", "MAX_DIGITS"), "Fail": ("errors", "Fail"),
+    "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("work", "DEFAULT_MAX_WORK"),
+    "estimate": ("work", "estimate"), "THEOREMS": ("check", "THEOREMS"),
+    "KINDS": ("check", "KINDS"), "check": ("check", "check"),
+    "check_file": ("check", "check_file"), "read_and_check": ("check", "read_and_check"),
+    "main": ("check", "main"), "check_audit_file": ("check_audit", "check_file"),
+    "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
+    "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
+    "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_bracket", "THEOREMS"),
+    "bracket_bounds": ("check_bracket", "bounds"), "check_bracket": ("check_bracket", "check"),
+    "check_orbit_bracket": ("check_bracket", "check_orbit"),
+    "decimal_context": ("check_bracket", "context"), "exp_up": ("check_bracket", "exp_up"),
+    "log_up": ("check_bracket", "log_up"), "loss_upper": ("check_bracket", "loss_upper"),
+    "entropy_lower": ("check_bracket", "entropy_lower"),
+    "int_matrix": ("kernel", "scaled_matrix"), "matmul": ("kernel", "matmul"),
+    "psd_fails": ("kernel", "psd_fails"), "group_order": ("groups", "group_order"),
+    "orbital_labels": ("groups", "orbital_labels"), "orbital_mean": ("groups", "orbital_mean"),
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'certificates.api' has no attribute {name!r}")
+    module, attr = _WHERE[name]
+    value = getattr(importlib.import_module(f"certificates.{module}"), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
