@@ -36,7 +36,7 @@ if not __package__:  # run as a script (python path/to/certificates/check.py): f
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from certificates import check_bracket  # noqa: E402  (layer-peeled brackets, own module)
-from certificates.check_audit import check_argmax_audit  # noqa: E402
+from certificates.check_audit import SCOPE, check_argmax_audit  # noqa: E402
 from certificates.check_stream import check_stream  # noqa: E402
 from certificates.errors import Fail  # noqa: E402
 from certificates.kernel import (  # noqa: E402
@@ -374,15 +374,25 @@ def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
     return judge(obj, _dispatch, max_work)
 
 
-def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK):
+def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK, sample=None, seed=0,
+                   tally=None):
     """(verdict, parsed certificate or None): the file is read once, so what is explained
-    afterwards is exactly what was checked."""
+    afterwards is exactly what was checked.  ``sample`` (audits only): re-check every
+    never-proof and ``sample`` witnesses drawn with ``seed``; ``tally`` (a dict) receives
+    the counts ``witnesses`` and ``checked``."""
     try:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
-    with base_dir(os.path.dirname(os.path.abspath(path))):  # shard and head files beside it
-        return check(obj, max_work), obj
+    scope = None if sample is None else (tally if tally is not None else {})
+    if scope is not None:
+        scope.update(labels=None, sample=sample, seed=seed)
+    token = SCOPE.set(scope)
+    try:
+        with base_dir(os.path.dirname(os.path.abspath(path))):  # shard and head files beside it
+            return check(obj, max_work), obj
+    finally:
+        SCOPE.reset(token)
 
 
 def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
@@ -404,15 +414,26 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
     ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
-    ap.add_argument("--max-work", type=int, default=DEFAULT_MAX_WORK, metavar="N",
-                    help="refuse (not checked, exit 2) a certificate whose estimated work "
-                    f"exceeds N units (default {DEFAULT_MAX_WORK:,}; see docs/limits.md)")
+    ap.add_argument("--max-work", type=int, default=None, metavar="N",
+                    help="refuse (not checked, exit 2) a certificate whose work exceeds N "
+                    f"units (default {DEFAULT_MAX_WORK:,}; none with --sample; docs/limits.md)")
     ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
+    ap.add_argument("--sample", type=int, metavar="N", help="argmax audits: check every "
+                    "never-proof and N witnesses drawn from --seed (other kinds: in full)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     args = ap.parse_args(argv)
+    if args.sample is not None and args.sample < 0:
+        ap.error("--sample takes N >= 0")
     code = 0
     for path in args.files:
-        v, obj = read_and_check(path, args.max_work)
-        if v.ok:
+        tally: dict = {}
+        work = args.max_work if args.max_work is not None or args.sample is not None \
+            else DEFAULT_MAX_WORK
+        v, obj = read_and_check(path, work, args.sample, args.seed, tally)
+        if v.ok and "witnesses" in tally:
+            print(f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
+                  f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
+        elif v.ok:
             print(f"{path}: OK {v.kind}")
         else:
             print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
@@ -420,6 +441,9 @@ def main(argv=None) -> int:
         code = max(code, v.exit_code)
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
+            if "witnesses" in tally:
+                print(f"  (this run checked every never-proof and {tally['checked']} of "
+                      f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
             print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
             print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
     return code

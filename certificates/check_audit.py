@@ -78,7 +78,7 @@ from certificates.kernel import (  # noqa: E402
 )
 from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
 
-__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
+__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS", "SCOPE"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
@@ -91,7 +91,7 @@ _SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U1
           "I32": 4, "U32": 4, "I64": 8, "U64": 8, **_SIZE}
 #: Which proofs to re-check: None (all), or {"labels": set or None, "sample": N or None,
 #: "seed": s}; the check adds the tallies "witnesses" and "checked".
-_SCOPE: contextvars.ContextVar = contextvars.ContextVar("audit_scope", default=None)
+SCOPE: contextvars.ContextVar = contextvars.ContextVar("audit_scope", default=None)
 
 
 # ------------------------------------------------------------------------ the head
@@ -257,6 +257,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
     if verdict not in VERDICTS:
         raise Fail("schema", f"{loc}/verdict", f"unknown verdict {ascii(verdict)[:40]}")
     only(e, _ENTRY[verdict], loc, "an audit entry")
+    on = do_math(verdict)
     if verdict == "argmaxable":
         w = get(e, "witness", loc)
         if not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1:
@@ -265,11 +266,11 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
             t = read_number(w["scale"], f"{loc}/witness/scale")
             if t <= 0:
                 raise Fail("witness", f"{loc}/witness/scale", "scale must be positive")
-            x = [t * Fraction(v) for v in M.W[k]] if do_math(verdict) else None
+            x = [t * Fraction(v) for v in M.W[k]] if on else None
         else:
             x = [read_number(s, f"{loc}/witness/x/{j}")
                  for j, s in enumerate(read_list(w["x"], f"{loc}/witness/x", M.d))]
-        if do_math(verdict):
+        if on:
             if dom == "box" and max(abs(v) for v in x) > radius:
                 raise Fail("box", f"{loc}/witness", f"label {k}: witness outside max_j |x_j| "
                            f"<= {radius}")
@@ -288,7 +289,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
         if any(q <= 0 for q in c):
             raise Fail("gordan-nonnegative", f"{loc}/multipliers", f"label {k}: multipliers "
                        "must be positive")
-        if do_math(verdict):
+        if on:
             M.never(k, rows, c, radius if dom == "box" else None, loc)
     return verdict
 
@@ -332,7 +333,7 @@ def check_argmax_audit(obj, loc) -> None:
                                 and re.fullmatch(r"[0-9a-f]{64}", src["sha256"])):
         raise Fail("schema", f"{loc}/source", "source is {file: name, sha256: 64 hex digits}")
     runs = _runs(get(obj, "labels", loc), k, f"{loc}/labels")
-    scope = _SCOPE.get()
+    scope = SCOPE.get()
     if scope is not None and scope.get("labels") is not None:
         bad = [x for x in sorted(scope["labels"]) if not any(a <= x <= b for a, b in runs)]
         if bad:
@@ -364,6 +365,7 @@ def check_argmax_audit(obj, loc) -> None:
     stated = get(obj, "counts", loc)
     picks = {}  # sample mode: which witnesses (by their index per domain) to re-check
     if scope is not None and scope.get("sample") is not None:
+        scope.update(witnesses=0, checked=0)
         for dom in domains:
             n = stated.get(dom, {}).get("argmaxable") if isinstance(stated, dict) else None
             n = n if type(n) is int and n >= 0 else 0
@@ -388,9 +390,9 @@ def check_argmax_audit(obj, loc) -> None:
                 if scope.get("labels") is not None:
                     return lab in scope["labels"]
                 if verdict == "argmaxable":
-                    scope["witnesses"] = scope.get("witnesses", 0) + 1
                     chosen = n_wit in picks.get(dom, ())
-                    scope["checked"] = scope.get("checked", 0) + chosen
+                    scope["witnesses"] += 1
+                    scope["checked"] += chosen
                     return chosen
                 return True
 
@@ -417,13 +419,13 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message)
-    token = _SCOPE.set(None if full else scope)
+    token = SCOPE.set(None if full else scope)
     try:
         with base_dir(os.path.dirname(os.path.abspath(path))):
             return judge(obj, lambda o, loc: header(o, loc, ("argmax-audit",)) and
                          check_argmax_audit(o, loc), max_work)
     finally:
-        _SCOPE.reset(token)
+        SCOPE.reset(token)
 
 
 def _parse_labels(text: str) -> set[int]:

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import doctest
+import gzip
+import hashlib
 import json
+import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,6 +22,8 @@ import certificates.check
 import engine.certify.emit
 import engine.certify.paper
 from certificates.check import check, check_file, main
+from certificates.kernel import base_dir
+from certificates.work import estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "certificates" / "examples"
@@ -202,3 +210,190 @@ def test_semantics_moebius_and_count_agree_with_the_engine():
                 fl = flats([a for a, _ in H])
                 lattice = [{"hyperplanes": list(f.hyperplanes), "rank": f.rank} for f in fl]
                 assert sm.zaslavsky(H, lattice, "", d) == count_rankings_exact(W)
+
+
+# ------------------------------------------------------------ the kernel: hostile input
+def _copy_with(tmp_path, name, edit):
+    """The example certificate ``name`` copied to tmp_path with its files, edited by
+    ``edit(obj, folder)`` (which may rewrite referenced files and their hashes)."""
+    src = EXAMPLES / name
+    obj = json.loads(src.read_text())
+    for sub in ("argmax-audit", "pattern-stream"):
+        if (EXAMPLES / sub).is_dir():
+            shutil.copytree(EXAMPLES / sub, tmp_path / sub, dirs_exist_ok=True)
+    edit(obj, tmp_path / src.relative_to(EXAMPLES).parent)
+    out = tmp_path / src.relative_to(EXAMPLES)
+    out.write_text(json.dumps(obj))
+    return out
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_duplicate_key_in_an_audit_shard_line_rejected(tmp_path):
+    def edit(obj, folder):
+        p = folder / obj["shards"][0]["file"]
+        lines = p.read_bytes().split(b"\n")
+        lines[0] = lines[0].replace(b'{"label": 0', b'{"label": 0, "label": 0', 1) \
+            if b'{"label": 0' in lines[0] else b'{"label": 0, ' + lines[0][1:]
+        p.write_bytes(b"\n".join(lines))
+        obj["shards"][0]["sha256"] = _sha(p.read_bytes())
+
+    v = check_file(_copy_with(tmp_path, "argmax-audit/valid-sharded.json", edit))
+    assert v.failed_check == "schema" and "duplicate" in v.message, v
+
+
+def test_duplicate_key_in_a_stream_shard_line_rejected(tmp_path):
+    def edit(obj, folder):
+        sh = obj["shards"][0]
+        p = folder / sh["file"]
+        lines = gzip.decompress(p.read_bytes()).split(b"\n")
+        lines[0] = lines[0].replace(b'{"pattern":', b'{"witness":["0","0"],"pattern":', 1)
+        p.write_bytes(gzip.compress(b"\n".join(lines), mtime=0))
+        sh["sha256"] = _sha(p.read_bytes())
+
+    v = check_file(_copy_with(tmp_path, "valid-pattern-complete-stream.json", edit))
+    assert v.failed_check == "schema" and "duplicate" in v.message, v
+
+
+def test_long_and_exponent_numbers_rejected_in_brackets():
+    b = json.loads((EXAMPLES / "valid-layer-peeled-bracket.json").read_text())
+    v = check(dict(b, E_W="1" * 4100))
+    assert v.failed_check == "number" and "4000 digits" in v.message, v
+    v = check(dict(b, E_W="1e100000000"))  # rejected from its text, never parsed
+    assert v.failed_check == "number" and v.location == "/E_W", v
+    assert check(dict(b, version=1.0)).failed_check == "unsupported-version"
+    assert check(dict(b, version=True)).failed_check == "unsupported-version"
+
+
+def test_budget_inactive_is_never_accepted():
+    forged = sorted((EXAMPLES / "budget-inactive").glob("invalid-*.json"))
+    assert len(forged) == 2
+    for p in forged:
+        v = check_file(p)
+        assert v.failed_check == "structure-inactive", (p.name, v)
+        c = json.loads(p.read_text())
+        c["structure"] = [s for s in c["structure"] if s["claim"] != "budget-inactive"]
+        assert check(c).ok  # the bracket itself is genuine
+
+
+@pytest.mark.parametrize("where", ["audit-shard", "audit-head", "stream-shard"])
+def test_special_files_are_refused(tmp_path, where):
+    targets = ["/dev/zero"] if Path("/dev/zero").exists() else []
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo")
+        targets.append(str(tmp_path / "fifo"))
+    if not targets:
+        pytest.skip("no FIFO or /dev/zero here")
+    for target in targets:
+        def edit(obj, folder, target=target):
+            if where == "audit-shard":
+                obj["shards"][0]["file"] = target
+            elif where == "audit-head":
+                obj["head"] = {"format": "npy", "file": target, "sha256": "0" * 64}
+            else:
+                obj["shards"][0]["file"] = target
+
+        name = "valid-pattern-complete-stream.json" if where == "stream-shard" \
+            else "argmax-audit/valid-sharded.json"
+        v = check_file(_copy_with(tmp_path, name, edit))
+        assert v.failed_check == "file" and "not a regular file" in v.message, (target, v)
+
+
+def _audit(tmp_path, **change):
+    c = json.loads((EXAMPLES / "valid-argmax-audit.json").read_text()) | change
+    p = tmp_path / f"audit-{len(list(tmp_path.iterdir()))}.json"
+    p.write_text(json.dumps(c))
+    return p
+
+
+def test_audit_labels_and_samples(tmp_path, capsys):
+    from certificates import check_audit
+
+    p = _audit(tmp_path)
+    assert check_audit.main([str(p), "--labels", "999999"]) == 1
+    assert "not among the audited labels" in capsys.readouterr().out
+    assert check_file(_audit(tmp_path, labels=[[0, 0]])).failed_check == "labels"
+    huge = _audit(tmp_path, rows=10 ** 15, labels=[[0, 10 ** 15 - 1]])  # never expanded
+    assert check_audit.main([str(huge), "--sample", "3"]) == 1
+    assert "INVALID" in capsys.readouterr().out
+    assert main([str(p), "--sample", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"checked \d+ of 6 witnesses", out), out
+    c = json.loads(p.read_text())
+    c.pop("radius")
+    c["domains"] = ["all"]
+    c["counts"] = {"all": c["counts"]["all"]}
+    c["records"] = [{"label": r["label"], "all": r["all"]} for r in c["records"]]
+    p.write_text(json.dumps(c))
+    assert main([str(p), "--explain", "--latex"]) == 0  # no radius: no KeyError
+    text = capsys.readouterr().out
+    assert "5 argmaxable" in text and "[" not in text.split("\n")[1][:1]
+    src = {"file": "head.npy", "sha256": "a" * 64}
+    assert check(dict(c, source=src)).ok
+    assert check(dict(c, source=dict(src, sha256="xyz"))).failed_check == "schema"
+
+
+def _safetensors(tmp_path, header: dict, data: bytes) -> Path:
+    hb = json.dumps(header).encode()
+    p = tmp_path / "head.safetensors"
+    p.write_bytes(struct.pack("<Q", len(hb)) + hb + data)
+    return p
+
+
+def test_safetensors_headers_are_validated(tmp_path):
+    c = json.loads((EXAMPLES / "valid-argmax-audit.json").read_text())
+    W = [[float(Fraction(x)) for x in r] for r in c["head"]["W"]]
+    data = struct.pack("<10f", *[x for r in W for x in r])
+    ok = {"w": {"dtype": "F32", "shape": [5, 2], "data_offsets": [0, 40]}}
+    cases = {"good": (ok, data),
+             "span": ({"w": {"dtype": "F32", "shape": [5, 2], "data_offsets": [0, 20]},
+                       "x": {"dtype": "F32", "shape": [5], "data_offsets": [20, 40]}}, data),
+             "gap": ({"w": {"dtype": "F32", "shape": [5, 2], "data_offsets": [8, 48]}},
+                     b"\0" * 8 + data),
+             "dtype": ({"w": {"dtype": "F33", "shape": [5, 2], "data_offsets": [0, 40]}}, data),
+             "short": (ok, data[:-4])}
+    for name, (hdr, body) in cases.items():
+        p = _safetensors(tmp_path, hdr, body)
+        raw = p.read_bytes()
+        n = struct.unpack("<Q", raw[:8])[0]
+        off = 8 + n + hdr["w"]["data_offsets"][0]
+        ref = {"format": "safetensors", "file": str(p), "tensor": "w",
+               "sha256": _sha(raw[off:off + 40])}
+        v = check(dict(c, head=ref))
+        if name == "good":
+            assert v.ok, v
+        else:
+            assert v.failed_check == "file", (name, v)
+
+
+def test_metered_work_bounds_every_file():
+    """The estimate is an upper bound of the metered work on every valid example and paper
+    certificate; work the estimate cannot see (group orders here) is refused by the meter."""
+    for p in VALID + sorted(EXAMPLES.glob("*/valid-*.json")) + sorted(PAPER.glob("*.json")):
+        obj = json.loads(p.read_text())
+        with base_dir(str(p.parent)):
+            assert check(obj, estimate(obj)).ok, p.name
+    o = json.loads((EXAMPLES / "valid-layer-peeled-orbit-bracket.json").read_text())
+    m = 40  # S_40: the order is 40!, computing it exceeds the default budget
+    o.update(bases=[["1"] + ["0"] * (m - 1)], W=[["0"] * m] * m, H_bases=[["0"] * m],
+             P_bases=[["1"] + ["0"] * (m - 1)],
+             generators=[[1, 0, *range(2, m)], [*range(1, m), 0]])
+    v = check(o)
+    assert v.failed_check == "work-budget" and v.exit_code == 2, v
+
+
+def test_explain_uses_the_bytes_it_checked(monkeypatch, capsys):
+    calls = []
+    real = certificates.check.load
+    monkeypatch.setattr(certificates.check, "load", lambda p: calls.append(p) or real(p))
+    assert main([str(VALID[0]), "--explain"]) == 0
+    assert len(calls) == 1
+
+
+def test_broken_pipe_is_quiet():
+    files = [str(p) for p in VALID]
+    run = subprocess.run(f"{sys.executable} -m certificates.check {' '.join(files)} | head -1",
+                         shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr

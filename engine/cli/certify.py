@@ -83,6 +83,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--max-work", type=int, default=None, metavar="N",
                    help="refuse (not checked) a certificate whose estimated exact work "
                    "exceeds N units (default: the checker's, 20,000,000; docs/limits.md)")
+    c.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="argmax audits: check every never-proof and N witnesses drawn from "
+                   "--seed, and say how many were checked (other kinds: in full)")
+    c.add_argument("--seed", type=int, default=None, help="seed of --sample (default 0)")
     _output.add_output(c, what="the verdicts as JSON", json_flag=False)
     c.add_argument("--json", dest="json_out", action="store_const", const="-", default=None,
                    help="the verdicts as JSON (one object per file, with the run listings' "
@@ -291,6 +295,8 @@ def _check(args: argparse.Namespace) -> int:
     argv = (["--explain"] if args.explain else []) + (["--latex"] if args.latex else []) + \
         (["--one-based"] if args.one_based else []) + \
         ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
+        ([f"--sample={args.sample}"] if args.sample is not None else []) + \
+        ([f"--seed={args.seed}"] if args.seed is not None else []) + \
         ["--", *args.files]  # a file named like an option stays a file
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
@@ -303,17 +309,22 @@ def _check(args: argparse.Namespace) -> int:
 
 def _check_json(args: argparse.Namespace, target: str) -> int:
     """``check --json``: one object per file, plus the run listings' problems."""
-    from certificates.api import check_file
+    from certificates.api import DEFAULT_MAX_WORK, read_and_check
     from engine.reproduce.manifest import verify_manifests
 
     _output.prepare(args, target)
     files = []
     code = 0
     for path in args.files:
-        v = check_file(path) if args.max_work is None else check_file(path, args.max_work)
+        tally: dict = {}
+        work = args.max_work if args.max_work is not None or args.sample is not None \
+            else DEFAULT_MAX_WORK
+        v, _ = read_and_check(path, work, args.sample, args.seed or 0, tally)
         files.append({"path": str(path), "ok": v.ok, "kind": v.kind,
                       "failed_check": v.failed_check, "location": v.location,
-                      "message": v.message, "exit_code": v.exit_code})
+                      "message": v.message, "exit_code": v.exit_code,
+                      **({"witnesses": tally["witnesses"], "witnesses_checked": tally["checked"]}
+                         if "witnesses" in tally else {})})
         code = max(code, v.exit_code)
     listings = []
     for path, problem, c in verify_manifests(args.files):
