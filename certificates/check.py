@@ -35,8 +35,11 @@ from itertools import combinations
 if not __package__:  # run as a script (python path/to/certificates/check.py): find the package
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from certificates import check_bracket  # noqa: E402  (layer-peeled brackets, own module)
-from certificates.check_audit import SCOPE, check_argmax_audit  # noqa: E402
+from certificates import (
+    check_bracket,  # noqa: E402  (layer-peeled brackets, own module)
+    kernel,  # noqa: E402
+)
+from certificates.check_audit import check_argmax_audit  # noqa: E402
 from certificates.check_stream import check_stream  # noqa: E402
 from certificates.errors import Fail  # noqa: E402
 from certificates.kernel import (  # noqa: E402
@@ -44,7 +47,6 @@ from certificates.kernel import (  # noqa: E402
     UNREADABLE,
     VERSION,
     Verdict,
-    base_dir,
     charge,
     det_sign,
     dot,
@@ -380,19 +382,10 @@ def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK, sample=None, s
     afterwards is exactly what was checked.  ``sample`` (audits only): re-check every
     never-proof and ``sample`` witnesses drawn with ``seed``; ``tally`` (a dict) receives
     the counts ``witnesses`` and ``checked``."""
-    try:
-        obj = load(path)
-    except Fail as f:
-        return Verdict(False, None, f.check, f.location, f.message), None
-    scope = None if sample is None else (tally if tally is not None else {})
+    scope = None if sample is None else tally if tally is not None else {}
     if scope is not None:
         scope.update(labels=None, sample=sample, seed=seed)
-    token = SCOPE.set(scope)
-    try:
-        with base_dir(os.path.dirname(os.path.abspath(path))):  # shard and head files beside it
-            return check(obj, max_work), obj
-    finally:
-        SCOPE.reset(token)
+    return kernel.read_and_check(path, _dispatch, max_work, scope)
 
 
 def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:

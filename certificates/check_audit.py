@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextvars
 import hashlib
 import math
 import os
@@ -56,18 +55,16 @@ if not __package__:  # run as a script: find the package, as certificates/check.
 
 from certificates.errors import Fail  # noqa: E402
 from certificates.kernel import (  # noqa: E402
-    Verdict,
-    base_dir,
+    SCOPE,
     charge,
     check_gordan,
     get,
     header,
     json_lines,
-    judge,
-    load,
     only,
     open_regular,
     parse_json,
+    read_and_check,
     read_file,
     read_int,
     read_list,
@@ -78,7 +75,7 @@ from certificates.kernel import (  # noqa: E402
 )
 from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
 
-__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS", "SCOPE"]
+__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
@@ -89,9 +86,6 @@ FIELDS = {"format", "version", "kind", "statement", "provenance", "head", "rows"
 _SIZE = {"<f8": 8, "F64": 8, "<f4": 4, "F32": 4, "<f2": 2, "F16": 2, "BF16": 2}
 _SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
           "I32": 4, "U32": 4, "I64": 8, "U64": 8, **_SIZE}
-#: Which proofs to re-check: None (all), or {"labels": set or None, "sample": N or None,
-#: "seed": s}; the check adds the tallies "witnesses" and "checked".
-SCOPE: contextvars.ContextVar = contextvars.ContextVar("audit_scope", default=None)
 
 
 # ------------------------------------------------------------------------ the head
@@ -415,17 +409,8 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
     full = labels is None and sample is None
     if max_work == "default":
         max_work = DEFAULT_MAX_WORK if full else None
-    try:
-        obj = load(path)
-    except Fail as f:
-        return Verdict(False, None, f.check, f.location, f.message)
-    token = SCOPE.set(None if full else scope)
-    try:
-        with base_dir(os.path.dirname(os.path.abspath(path))):
-            return judge(obj, lambda o, loc: header(o, loc, ("argmax-audit",)) and
-                         check_argmax_audit(o, loc), max_work)
-    finally:
-        SCOPE.reset(token)
+    return read_and_check(path, lambda o, loc: header(o, loc, ("argmax-audit",)) and
+                          check_argmax_audit(o, loc), max_work, None if full else scope)[0]
 
 
 def _parse_labels(text: str) -> set[int]:

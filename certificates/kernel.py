@@ -142,6 +142,26 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
     return Verdict(True, kind, None, None, "valid")
 
 
+#: Which proofs of a batch certificate to re-check (argmax audits): None (all), or a dict
+#: {"labels": set or None, "sample": N or None, "seed": s} to which the check adds tallies.
+SCOPE: contextvars.ContextVar = contextvars.ContextVar("proof_scope", default=None)
+
+
+def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
+    """(verdict, parsed object or None) of one file, read once; its references resolve
+    against its folder."""
+    try:
+        obj = load(path)
+    except Fail as f:
+        return Verdict(False, None, f.check, f.location, f.message), None
+    token = SCOPE.set(scope)
+    try:
+        with base_dir(os.path.dirname(os.path.abspath(path))):
+            return judge(obj, checker, max_work), obj
+    finally:
+        SCOPE.reset(token)
+
+
 def header(obj, loc, kinds) -> str:
     """Check ``format`` and ``version`` (an integer, exactly); return ``kind`` if in kinds."""
     if not isinstance(obj, dict):
