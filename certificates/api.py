@@ -43,7 +43,7 @@ _WHERE = {
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
     "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_bracket", "THEOREMS"),
-    "bracket_bounds": ("check_bracket", "bounds"), "check_bracket": ("check_bracket", "check"),
+    "check_bracket": ("check_bracket", "check"),
     "check_orbit_bracket": ("check_bracket", "check_orbit"),
     "decimal_context": ("check_bracket", "context"), "exp_up": ("check_bracket", "exp_up"),
     "log_up": ("check_bracket", "log_up"), "loss_upper": ("check_bracket", "loss_upper"),
@@ -52,7 +52,20 @@ _WHERE = {
     "psd_fails": ("kernel", "psd_fails"), "group_order": ("groups", "group_order"),
     "orbital_labels": ("groups", "orbital_labels"), "orbital_mean": ("groups", "orbital_mean"),
 }
-__all__ = sorted(_WHERE)
+__all__ = sorted([*_WHERE, "bracket_bounds"])
+
+
+def bracket_bounds(obj):
+    """(a rational >= J(W H), a rational <= Ent(P) - rho_up s) of a ``layer-peeled-bracket``
+    dict: the checker's own bounds, which the emitter states as ``upper`` and ``lower``
+    (assumes the fields parse; the checker re-derives both)."""
+    from certificates import check_bracket as cb
+    from certificates.kernel import read_matrix, read_number
+
+    Y, W, H, P = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "P"))
+    ctx = cb.context(obj["precision"])
+    low = cb.entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
+    return cb.loss_upper(Y, W, H, ctx), low
 
 
 def __getattr__(name):

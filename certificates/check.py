@@ -39,46 +39,14 @@ from certificates import (
     check_bracket,  # noqa: E402  (layer-peeled brackets, own module)
     kernel,  # noqa: E402
 )
+from certificates import kernel as K
+from certificates import semantics as sem
 from certificates.check_audit import check_argmax_audit  # noqa: E402
 from certificates.check_stream import check_stream  # noqa: E402
 from certificates.errors import Fail  # noqa: E402
-from certificates.kernel import (  # noqa: E402
-    FORMAT,
-    UNREADABLE,
-    VERSION,
-    Verdict,
-    charge,
-    det_sign,
-    dot,
-    get,
-    header,
-    integer_model,
-    judge,
-    load,
-    only,
-    read_field,
-    read_int,
-    read_labels,
-    read_list,
-    read_matrix,
-    read_number,
-    read_vector,
-    scaled,
-    sgn,
-    weight,
-)
-from certificates.semantics import (  # noqa: E402
-    arrangement,
-    claim_rows,
-    gordan_at,
-    read_model,
-    read_pair,
-    read_pattern_type,
-    witness_at,
-    zaslavsky,
-)
 from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
 
+FORMAT, VERSION, UNREADABLE, Verdict, load = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict, K.load
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
            "check_file", "read_and_check", "load", "main"]
 
@@ -122,69 +90,69 @@ _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
 def _single(obj, loc):
     """sign-/ranking-feasible (witness) and -infeasible (Gordan multipliers)."""
     ranking, feasible = obj["kind"].startswith("ranking"), obj["kind"].endswith("-feasible")
-    W, b = read_model(obj, loc)
-    rows, _ = claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
+    W, b = sem.read_model(obj, loc)
+    rows, _ = sem.claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
     if feasible:
-        witness_at(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
+        sem.witness_at(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
     else:
-        gordan_at(rows, obj, loc)
+        sem.gordan_at(rows, obj, loc)
 
 
 def _translation(obj, loc):
-    W, _ = read_model(obj, loc)
-    v = read_field(read_vector, obj, "v", loc, len(W[0]))
-    Wt = read_field(read_matrix, obj, "W_translated", loc, len(W[0]))
+    W, _ = sem.read_model(obj, loc)
+    v = K.read_field(K.read_vector, obj, "v", loc, len(W[0]))
+    Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]))
     if len(Wt) != len(W):
         raise Fail("shape", f"{loc}/W_translated", f"expected {len(W)} rows, got {len(Wt)}")
     for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
         if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
             raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
-    labels = read_field(read_labels, obj, "labels", loc, len(W))
+    labels = K.read_field(K.read_labels, obj, "labels", loc, len(W))
     if len(labels) != 2:
         raise Fail("schema", f"{loc}/labels", "labels must be two distinct labels")
     i, j = labels
-    target = read_int(get(obj, "target", loc), f"{loc}/target", -1, 1)
+    target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
     if target == 0:
         raise Fail("schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
     if not any(a) or not any(c):
         raise Fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
-    g = dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
-    if g * g != dot(a, a) * dot(c, c):
+    g = K.dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
+    if g * g != K.dot(a, a) * K.dot(c, c):
         raise Fail("not-parallel", f"{loc}/W_translated", f"rows {i} and {j} are not parallel")
-    if sgn(g) != target:
-        raise Fail("cosine-sign", f"{loc}/target", f"cosine is {sgn(g)}, not {target}")
+    if K.sgn(g) != target:
+        raise Fail("cosine-sign", f"{loc}/target", f"cosine is {K.sgn(g)}, not {target}")
 
 
 def _cosine_equal(obj, loc):
-    (W1, _), (W2, _) = read_pair(obj, loc)
+    (W1, _), (W2, _) = sem.read_pair(obj, loc)
     rows = []
     for name, M in (("W1", W1), ("W2", W2)):
         for i, r in enumerate(M):
             if not any(r):
                 raise Fail("zero-row", f"{loc}/{name}/{i}", "cosine of a zero row is undefined")
-        rows.append([scaled(r)[0] for r in M])  # a positive scaling of a row keeps its cosines
+        rows.append([K.scaled(r)[0] for r in M])  # a positive scaling of a row keeps its cosines
     (A, B), big = rows, max((abs(x) for r in rows[0] + rows[1] for x in r), default=0)
-    unit = 3 * (len(W1[0]) + len(W2[0])) * weight(big * big)
-    nA, nB = [dot(r, r) for r in A], [dot(r, r) for r in B]
+    unit = (len(W1[0]) + len(W2[0])) * K.weight(big) + 4 * K.weight(big * big)
+    nA, nB = [K.dot(r, r) for r in A], [K.dot(r, r) for r in B]
     for i, j in combinations(range(len(W1)), 2):
-        charge(unit)
-        g, h = dot(A[i], A[j]), dot(B[i], B[j])
-        if sgn(g) != sgn(h):
+        K.charge(unit)
+        g, h = K.dot(A[i], A[j]), K.dot(B[i], B[j])
+        if K.sgn(g) != K.sgn(h):
             raise Fail("cosine-sign", f"{loc}", f"signs of <w_{i},w_{j}> differ")
         if g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j]:
             raise Fail("cosine-magnitude", f"{loc}", f"|cos(w_{i}, w_{j})| differ")
 
 
 def _chirotope(obj, loc):
-    (W1, _), (W2, _) = read_pair(obj, loc)
+    (W1, _), (W2, _) = sem.read_pair(obj, loc)
     k, d = len(W1), len(W1[0])
     if len(W2[0]) != d or d > k:
         raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
     sigma = None
     for S in combinations(range(k), d):
-        s1 = det_sign([W1[i] for i in S])
-        s2 = det_sign([W2[i] for i in S])
+        s1 = K.det_sign([W1[i] for i in S])
+        s2 = K.det_sign([W2[i] for i in S])
         if sigma is None and s1:
             sigma = s1 * s2
         if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
@@ -196,51 +164,51 @@ def _chirotope(obj, loc):
 
 def _pattern_complete(obj, loc):
     """Returns (ptype, W, b, frozenset of patterns) for use by theorems."""
-    W, b = read_model(obj, loc)
-    ptype = read_pattern_type(obj, loc)
+    W, b = sem.read_model(obj, loc)
+    ptype = sem.read_pattern_type(obj, loc)
     if obj.get("top") is not None and (ptype != "ranking" or
-                                       read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
+                                       K.read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
         raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
-    seen, (Wi, bi) = set(), integer_model(W, b)  # one positive scaling: same claims
-    for n, p in enumerate(read_list(get(obj, "patterns", loc), f"{loc}/patterns")):
+    seen, (Wi, bi) = set(), K.integer_model(W, b)  # one positive scaling: same claims
+    for n, p in enumerate(K.read_list(K.get(obj, "patterns", loc), f"{loc}/patterns")):
         pl = f"{loc}/patterns/{n}"
-        rows, value = claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
+        rows, value = sem.claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
         if ptype == "ranking" and len(value) != len(W):
             raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
-        witness_at(rows, p, pl, len(W[0]))
+        sem.witness_at(rows, p, pl, len(W[0]))
         if value in seen:
             raise Fail("duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
-    count = zaslavsky(arrangement(Wi, bi, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
-                       len(W[0]))
+    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
+                          f"{loc}/lattice", len(W[0]))
     if count != len(seen):
         raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
-                   f" arrangement has {count} regions")
+                   f" sem.arrangement has {count} regions")
     return ptype, W, b, frozenset(seen)
 
 
 def _pattern_differs(obj, loc):
-    (W1, b1), (W2, b2) = read_pair(obj, loc)
-    ranking = read_pattern_type(obj, loc) == "ranking"
-    witness_at(claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
+    (W1, b1), (W2, b2) = sem.read_pair(obj, loc)
+    ranking = sem.read_pattern_type(obj, loc) == "ranking"
+    sem.witness_at(sem.claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
     try:
-        rows2, _ = claim_rows(obj, loc, "value", ranking, W2, b2)
+        rows2, _ = sem.claim_rows(obj, loc, "value", ranking, W2, b2)
     except Fail as f:  # the sign vector's zeros do not match W2's zero rows: not a tope of W2
         if f.check == "face-sign":
             return
         raise
-    gordan_at(rows2, obj, loc)
+    sem.gordan_at(rows2, obj, loc)
 
 
 def _mats(obj, loc, *keys):
-    return [read_field(read_matrix, obj, key, loc) for key in keys]
+    return [K.read_field(K.read_matrix, obj, key, loc) for key in keys]
 
 
 def _theorem(obj, loc):
-    name = get(obj, "theorem", loc)
+    name = K.get(obj, "theorem", loc)
     if name not in _PARTS:
         raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
-    parts = read_field(read_list, obj, "parts", loc)
+    parts = K.read_field(K.read_list, obj, "parts", loc)
     results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
     kinds, (first, more) = [p["kind"] for p in parts], _PARTS[name]
     if not kinds or tuple(kinds[:len(first)]) != first or set(kinds[len(first):]) - set(more):
@@ -260,12 +228,12 @@ def _theorem(obj, loc):
         p = parts[0]
         same(p.get("bias") is None, "the model has no bias")
         (W,) = _mats(p, loc, "W")
-        prm = get(obj, "parameters", loc)
-        i, j = read_field(read_labels, prm, "labels", f"{loc}/parameters", len(W))
-        c = read_field(read_number, prm, "cosine_at_least", f"{loc}/parameters")
+        prm = K.get(obj, "parameters", loc)
+        i, j = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W))
+        c = K.read_field(K.read_number, prm, "cosine_at_least", f"{loc}/parameters")
         same(all(sum(col) == 0 for col in zip(*W, strict=True)), "W is not centred")
-        g = dot(W[i], W[j])
-        same(c > 0 and g > 0 and g * g >= c * c * dot(W[i], W[i]) * dot(W[j], W[j]),
+        g = K.dot(W[i], W[j])
+        same(c > 0 and g > 0 and g * g >= c * c * K.dot(W[i], W[i]) * K.dot(W[j], W[j]),
              f"cos(w_{i}, w_{j}) >= {c} does not hold")
         same(len(p["ranking"]) == len(W) and p["ranking"][0] == i and p["ranking"][-1] == j,
              f"the ranking must be full, with label {i} first and label {j} last")
@@ -277,8 +245,8 @@ def _theorem(obj, loc):
                  and _mats(p, loc, "W1", "W2") in (pair, pair[::-1]),
                  "every further part must be a ranking pattern-differs between W1 and W2")
     elif name == "argmaxable-labels":
-        W, b = read_model(parts[0], loc)
-        same(all(read_model(p, loc) == (W, b) for p in parts), "all parts must share W, bias")
+        W, b = sem.read_model(parts[0], loc)
+        same(all(sem.read_model(p, loc) == (W, b) for p in parts), "all parts must share W, bias")
         classes = [tuple(p["ranking"]) for p in parts]
         same(sorted(a for c in classes for a in c) == list(range(len(W))),
              "the parts' prefixes must partition the labels")
@@ -288,7 +256,7 @@ def _theorem(obj, loc):
              "tied labels must be in the same prefix (whole tie classes)")
         labels = sorted(a for c, k in zip(classes, kinds, strict=True)
                         if k == "ranking-feasible" for a in c)
-        same(get(get(obj, "parameters", loc), "labels", loc) == labels,
+        same(K.get(K.get(obj, "parameters", loc), "labels", loc) == labels,
              f"the argmaxable labels are {labels}")
     elif name == "patterns-equal":
         p, q = results
@@ -302,8 +270,8 @@ def _theorem(obj, loc):
         same(p[0] == ("ranking" if ranking else "sign") and q[0] == "sign"
              and not any(p[2]) and not any(q[2]), "parts must be (pattern of W, sign of G),"
              " without bias")
-        M = [a for a, _ in arrangement(p[1], p[2], p[0])]
-        same(q[1] == tuple(tuple(dot(r, s) for s in M) for r in M),
+        M = [a for a, _ in sem.arrangement(p[1], p[2], p[0])]
+        same(q[1] == tuple(tuple(K.dot(r, s) for s in M) for r in M),
              "the second matrix is not G = M M^T")
         if ranking:
             k = len(p[1])
@@ -341,23 +309,23 @@ KINDS = tuple(_CHECKERS)
 
 def _check_fields(obj, kind, loc):
     if kind in FIELDS:
-        only(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
+        K.only(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
     for key, allowed in _NESTED.items():
         if kind == "pattern-complete" and isinstance(obj.get(key), list):
             for n, item in enumerate(obj[key]):
-                only(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
+                K.only(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
     if kind == "theorem" and isinstance(obj.get("parameters"), dict):
-        only(obj["parameters"], _PARAMETERS.get(obj.get("theorem"), set()),
+        K.only(obj["parameters"], _PARAMETERS.get(obj.get("theorem"), set()),
              f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
 
 
 def _dispatch(obj, loc):
-    kind = header(obj, loc, _CHECKERS)
+    kind = K.header(obj, loc, _CHECKERS)
     _check_fields(obj, kind, loc)
     return _CHECKERS[kind](obj, loc)
 
 
-def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
+def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
     """Check one parsed certificate (a dict); never raises on bad input.
 
     Parameters
@@ -371,15 +339,15 @@ def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
 
     Returns
     -------
-    Verdict
+    K.Verdict
     """
-    return judge(obj, _dispatch, max_work)
+    return K.judge(obj, _dispatch, max_work)
 
 
 def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK, sample=None, seed=0,
                    tally=None):
     """(verdict, parsed certificate or None): the file is read once, so what is explained
-    afterwards is exactly what was checked.  ``sample`` (audits only): re-check every
+    afterwards is exactly what was checked.  ``sample`` (audits K.only): re-check every
     never-proof and ``sample`` witnesses drawn with ``seed``; ``tally`` (a dict) receives
     the counts ``witnesses`` and ``checked``."""
     scope = None if sample is None else tally if tally is not None else {}
@@ -388,12 +356,12 @@ def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK, sample=None, s
     return kernel.read_and_check(path, _dispatch, max_work, scope)
 
 
-def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
+def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
     """Read and check one certificate file (bounded: see :func:`certificates.kernel.load`).
 
     Returns
     -------
-    Verdict
+    K.Verdict
         ``failed_check`` is ``'unreadable'`` when the file is not JSON (or not a regular
         file, too large, too deeply nested).
     """
@@ -403,7 +371,7 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> Verdict:
 def main(argv=None) -> int:
     """Command line: one verdict line per file; exit 0 / 1 / 2 (see module docstring)."""
     ap = argparse.ArgumentParser(prog="python -m certificates.check",
-                                 description="Check logitgeom certificates (stdlib only).")
+                                 description="Check logitgeom certificates (stdlib K.only).")
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
     ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
@@ -432,7 +400,7 @@ def main(argv=None) -> int:
             print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
                   f"location={v.location}: {v.message}")
         code = max(code, v.exit_code)
-        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
+        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib K.only
             from certificates import _render
             if "witnesses" in tally:
                 print(f"  (this run checked every never-proof and {tally['checked']} of "
@@ -442,16 +410,5 @@ def main(argv=None) -> int:
     return code
 
 
-def run(main_fn, argv=None) -> int:
-    """``main_fn(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
-    try:
-        code = main_fn(argv)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    return code
-
-
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(run(main))
+    sys.exit(kernel.run(main))

@@ -50,29 +50,11 @@ import sys
 from array import array
 from fractions import Fraction
 
-if not __package__:  # run as a script: find the package, as certificates/check.py does
+if not __package__:  # K.run as a script: find the package, as certificates/check.py does
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from certificates import kernel as K
 from certificates.errors import Fail  # noqa: E402
-from certificates.kernel import (  # noqa: E402
-    SCOPE,
-    charge,
-    check_gordan,
-    get,
-    header,
-    json_lines,
-    only,
-    open_regular,
-    parse_json,
-    read_and_check,
-    read_file,
-    read_int,
-    read_list,
-    read_number,
-    resolve,
-    scaled,
-    weight,
-)
 from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
 
 __all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
@@ -82,7 +64,7 @@ DOMAINS = ("all", "box")
 FIELDS = {"format", "version", "kind", "statement", "provenance", "head", "rows", "cols",
           "bias", "radius", "domains", "labels", "counts", "records", "shards", "source"}
 #: Bytes per entry of the dtypes read (numpy descr and safetensors names), and those
-#: only sized (safetensors headers are validated over every tensor they list).
+#: K.only sized (safetensors headers are validated over every tensor they list).
 _SIZE = {"<f8": 8, "F64": 8, "<f4": 4, "F32": 4, "<f2": 2, "F16": 2, "BF16": 2}
 _SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
           "I32": 4, "U32": 4, "I64": 8, "U64": 8, **_SIZE}
@@ -121,21 +103,21 @@ class _FileRows:
 
 
 def _safetensors(fh, size, tensor, loc):
-    """(dtype, shape, offset) of ``tensor`` after validating the whole header: its length,
-    every entry's dtype and shape, byte spans contiguous from the end of the header to the
+    """(dtype, shape, offset) of ``tensor`` after validating the whole K.header: its length,
+    every entry's dtype and shape, byte spans contiguous from the end of the K.header to the
     end of the file, each the size of its shape."""
     n = struct.unpack("<Q", fh.read(8))[0]
     if n > min(size - 8, 100_000_000):
-        raise Fail("file", loc, f"safetensors header length {n} exceeds the file")
-    hdr = parse_json(fh.read(n), loc, "file")
+        raise Fail("file", loc, f"safetensors K.header length {n} exceeds the file")
+    hdr = K.parse_json(fh.read(n), loc, "file")
     spans, end = [], 0
     for name, e in (hdr.items() if isinstance(hdr, dict) else [(None, None)]):
         if name == "__metadata__":
             continue
-        only(e, {"dtype", "shape", "data_offsets"}, loc, "a safetensors entry")
-        shape, off = read_list(get(e, "shape", loc), loc), read_list(get(e, "data_offsets", loc),
-                                                                     loc, 2)
-        if get(e, "dtype", loc) not in _SIZED or any(type(v) is not int or v < 0
+        K.only(e, {"dtype", "shape", "data_offsets"}, loc, "a safetensors entry")
+        shape = K.read_list(K.get(e, "shape", loc), loc)
+        off = K.read_list(K.get(e, "data_offsets", loc), loc, 2)
+        if K.get(e, "dtype", loc) not in _SIZED or any(type(v) is not int or v < 0
                                                      for v in (*shape, *off)):
             raise Fail("file", loc, f"safetensors entry {ascii(name)[:40]} is malformed")
         if off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]]:
@@ -155,13 +137,13 @@ def _safetensors(fh, size, tensor, loc):
 
 
 def _head_from_file(ref, k, d, loc) -> _FileRows:
-    only(ref, {"format", "file", "sha256", "tensor", "transpose"}, loc, "a head reference")
-    fmt, sha = get(ref, "format", loc), get(ref, "sha256", loc)
-    path = resolve(get(ref, "file", loc), f"{loc}/file")
+    K.only(ref, {"format", "file", "sha256", "tensor", "transpose"}, loc, "a head reference")
+    fmt, sha = K.get(ref, "format", loc), K.get(ref, "sha256", loc)
+    path = K.resolve(K.get(ref, "file", loc), f"{loc}/file")
     transpose = ref.get("transpose", False)
     if not isinstance(transpose, bool) or fmt not in ("npy", "safetensors"):
         raise Fail("schema", loc, "head format is 'npy' or 'safetensors', transpose a boolean")
-    with open_regular(path, loc, 1 << 40) as fh:
+    with K.open_regular(path, loc, 1 << 40) as fh:
         size = os.fstat(fh.fileno()).st_size
         try:
             if fmt == "npy":
@@ -176,7 +158,7 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
                     raise Fail("file", loc, "only C-ordered .npy heads are read")
                 offset = fh.tell()
             else:
-                dtype, shape, offset = _safetensors(fh, size, get(ref, "tensor", loc), loc)
+                dtype, shape, offset = _safetensors(fh, size, K.get(ref, "tensor", loc), loc)
         except (ValueError, KeyError, TypeError, SyntaxError, IndexError, struct.error,
                 MemoryError, RecursionError) as exc:
             raise Fail("file", loc, f"cannot read the head from {path}: {exc!r}"[:300]) from None
@@ -188,7 +170,7 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
         nbytes = k * d * _SIZE[dtype]
         if offset + nbytes > size:
             raise Fail("file", loc, f"{path} is truncated")
-        charge(nbytes // 4)
+        K.charge(nbytes // 4)
         fh.seek(offset)
         data = fh.read(nbytes)
     if hashlib.sha256(data).hexdigest() != sha:
@@ -204,25 +186,25 @@ class _Model:
     def __init__(self, W, bias, k, d):
         self.k, self.d, self.W = k, d, W
         self._cache = {} if k * d <= 1 << 22 else None
-        self.IB, self.LB = scaled(bias) if bias is not None else (None, 1)
+        self.IB, self.LB = K.scaled(bias) if bias is not None else (None, 1)
 
     def row(self, i) -> tuple[list[int], int]:
         if self._cache is not None and i in self._cache:
             return self._cache[i]
-        out = scaled(self.W[i])
+        out = K.scaled(self.W[i])
         if self._cache is not None:
             self._cache[i] = out
         return out
 
     def witness(self, k, x, loc):
         """Every margin (w_k - w_i) . x + (b_k - b_i) is positive (times Lk Li LX LB > 0)."""
-        IX, LX = scaled(x)
+        IX, LX = K.scaled(x)
         wk, Lk = self.row(k)
         dk = sum(map(int.__mul__, wk, IX))
         for i in range(self.k):
             if i != k:
                 wi, Li = self.row(i)
-                charge(self.d * weight(Li, LX))
+                K.charge(self.d * K.weight(Li, LX))
                 val = (dk * Li - sum(map(int.__mul__, wi, IX)) * Lk) * self.LB
                 if self.IB is not None:
                     val += (self.IB[k] - self.IB[i]) * Lk * Li * LX
@@ -231,14 +213,14 @@ class _Model:
                                "positive at the witness")
 
     def never(self, k, rows, c, radius, loc):
-        """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L LB > 0."""
+        """Gordan rows (w_k - w_i, b_k - b_i), all K.scaled by one L LB > 0."""
         R = [self.row(i) for i in (k, *rows)]
         L = math.lcm(*(Li for _, Li in R))
         wk = [v * (L // R[0][1]) for v in R[0][0]]
         gr = [([(a - v * (L // Li)) * self.LB for a, v in zip(wk, wi, strict=True)],
                0 if self.IB is None else (self.IB[k] - self.IB[i]) * L)
               for (wi, Li), i in zip(R[1:], rows, strict=True)]
-        check_gordan(gr, c, loc, radius)  # both sides scaled alike: R unchanged
+        K.check_gordan(gr, c, loc, radius)  # both sides K.scaled alike: R unchanged
 
 
 _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
@@ -247,33 +229,33 @@ _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
 
 
 def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
-    verdict = get(e, "verdict", loc)
+    verdict = K.get(e, "verdict", loc)
     if verdict not in VERDICTS:
         raise Fail("schema", f"{loc}/verdict", f"unknown verdict {ascii(verdict)[:40]}")
-    only(e, _ENTRY[verdict], loc, "an audit entry")
+    K.only(e, _ENTRY[verdict], loc, "an audit entry")
     on = do_math(verdict)
     if verdict == "argmaxable":
-        w = get(e, "witness", loc)
+        w = K.get(e, "witness", loc)
         if not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1:
             raise Fail("schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
         if "scale" in w:
-            t = read_number(w["scale"], f"{loc}/witness/scale")
+            t = K.read_number(w["scale"], f"{loc}/witness/scale")
             if t <= 0:
                 raise Fail("witness", f"{loc}/witness/scale", "scale must be positive")
             x = [t * Fraction(v) for v in M.W[k]] if on else None
         else:
-            x = [read_number(s, f"{loc}/witness/x/{j}")
-                 for j, s in enumerate(read_list(w["x"], f"{loc}/witness/x", M.d))]
+            x = [K.read_number(s, f"{loc}/witness/x/{j}")
+                 for j, s in enumerate(K.read_list(w["x"], f"{loc}/witness/x", M.d))]
         if on:
             if dom == "box" and max(abs(v) for v in x) > radius:
                 raise Fail("box", f"{loc}/witness", f"label {k}: witness outside max_j |x_j| "
                            f"<= {radius}")
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
-        rows = [read_int(r, f"{loc}/rows/{n}", 0, M.k - 1)
-                for n, r in enumerate(read_list(get(e, "rows", loc), f"{loc}/rows"))]
-        c = [read_number(s, f"{loc}/multipliers/{n}") for n, s in
-             enumerate(read_list(get(e, "multipliers", loc), f"{loc}/multipliers", len(rows)))]
+        rows = [K.read_int(r, f"{loc}/rows/{n}", 0, M.k - 1)
+                for n, r in enumerate(K.read_list(K.get(e, "rows", loc), f"{loc}/rows"))]
+        c = [K.read_number(s, f"{loc}/multipliers/{n}") for n, s in
+             enumerate(K.read_list(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows)))]
         cap = M.d + (2 if M.IB is not None else 1)
         if not rows:
             raise Fail("gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
@@ -290,10 +272,10 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
 
 def _runs(runs, k, loc) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
-    for n, run in enumerate(read_list(runs, loc)):
-        r = read_list(run, f"{loc}/{n}", 2)
-        a = read_int(r[0], f"{loc}/{n}/0", 0, k - 1)
-        out.append((a, read_int(r[1], f"{loc}/{n}/1", a, k - 1)))
+    for n, pair in enumerate(K.read_list(runs, loc)):
+        r = K.read_list(pair, f"{loc}/{n}", 2)
+        a = K.read_int(r[0], f"{loc}/{n}/0", 0, k - 1)
+        out.append((a, K.read_int(r[1], f"{loc}/{n}/1", a, k - 1)))
         if n and a <= out[-2][1]:
             raise Fail("schema", f"{loc}/{n}", "label runs must be increasing and disjoint")
     if not out:
@@ -303,60 +285,60 @@ def _runs(runs, k, loc) -> list[tuple[int, int]]:
 
 def _records(obj, loc):
     if "records" in obj:
-        for n, r in enumerate(read_list(obj["records"], f"{loc}/records")):
+        for n, r in enumerate(K.read_list(obj["records"], f"{loc}/records")):
             yield f"{loc}/records/{n}", r
         return
-    for s, sh in enumerate(read_list(get(obj, "shards", loc), f"{loc}/shards")):
+    for s, sh in enumerate(K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")):
         sloc = f"{loc}/shards/{s}"
-        only(sh, {"file", "sha256"}, sloc, "a shard reference")
-        data = read_file(resolve(get(sh, "file", sloc), f"{sloc}/file"), sloc,
-                         get(sh, "sha256", sloc))
-        charge(len(data) // 8)
-        yield from json_lines(data, sloc)
+        K.only(sh, {"file", "sha256"}, sloc, "a shard reference")
+        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file"), sloc,
+                         K.get(sh, "sha256", sloc))
+        K.charge(len(data) // 8)
+        yield from K.json_lines(data, sloc)
 
 
 def check_argmax_audit(obj, loc) -> None:
     """Check an ``argmax-audit`` certificate; raise :class:`certificates.errors.Fail`."""
-    only(obj, FIELDS, loc, "an argmax-audit certificate")
-    k = read_int(get(obj, "rows", loc), f"{loc}/rows", 2)
-    d = read_int(get(obj, "cols", loc), f"{loc}/cols", 1)
+    K.only(obj, FIELDS, loc, "an argmax-audit certificate")
+    k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
+    d = K.read_int(K.get(obj, "cols", loc), f"{loc}/cols", 1)
     src = obj.get("source")
     if src is not None and not (isinstance(src, dict) and set(src) == {"file", "sha256"}
                                 and isinstance(src["file"], str) and isinstance(
                                     src["sha256"], str)
                                 and re.fullmatch(r"[0-9a-f]{64}", src["sha256"])):
         raise Fail("schema", f"{loc}/source", "source is {file: name, sha256: 64 hex digits}")
-    runs = _runs(get(obj, "labels", loc), k, f"{loc}/labels")
-    scope = SCOPE.get()
+    runs = _runs(K.get(obj, "labels", loc), k, f"{loc}/labels")
+    scope = K.SCOPE.get()
     if scope is not None and scope.get("labels") is not None:
         bad = [x for x in sorted(scope["labels"]) if not any(a <= x <= b for a, b in runs)]
         if bad:
             raise Fail("labels", f"{loc}/labels", f"label {bad[0]} is not among the audited "
                        "labels")
-    domains = read_list(get(obj, "domains", loc), f"{loc}/domains")
+    domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
     if not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) != len(domains):
         raise Fail("schema", f"{loc}/domains", "domains: a non-empty subset of ['all', 'box']")
     radius = None
     if "box" in domains:
-        radius = read_number(get(obj, "radius", loc), f"{loc}/radius")
+        radius = K.read_number(K.get(obj, "radius", loc), f"{loc}/radius")
         if radius <= 0:
             raise Fail("schema", f"{loc}/radius", "radius must be positive")
     elif obj.get("radius") is not None:
         raise Fail("schema", f"{loc}/radius", "a radius needs the 'box' domain")
-    head = get(obj, "head", loc)
+    head = K.get(obj, "head", loc)
     if isinstance(head, dict) and "W" in head:
-        only(head, {"W"}, f"{loc}/head", "an inline head")
-        W = [[read_number(s, f"{loc}/head/W/{i}/{j}")
-              for j, s in enumerate(read_list(r, f"{loc}/head/W/{i}", d))]
-             for i, r in enumerate(read_list(head["W"], f"{loc}/head/W", k))]
+        K.only(head, {"W"}, f"{loc}/head", "an inline head")
+        W = [[K.read_number(s, f"{loc}/head/W/{i}/{j}")
+              for j, s in enumerate(K.read_list(r, f"{loc}/head/W/{i}", d))]
+             for i, r in enumerate(K.read_list(head["W"], f"{loc}/head/W", k))]
     else:
         W = _head_from_file(head, k, d, f"{loc}/head")
     bias = None
     if obj.get("bias") is not None:
-        bias = [read_number(s, f"{loc}/bias/{i}")
-                for i, s in enumerate(read_list(obj["bias"], f"{loc}/bias", k))]
+        bias = [K.read_number(s, f"{loc}/bias/{i}")
+                for i, s in enumerate(K.read_list(obj["bias"], f"{loc}/bias", k))]
     M = _Model(W, bias, k, d)
-    stated = get(obj, "counts", loc)
+    stated = K.get(obj, "counts", loc)
     picks = {}  # sample mode: which witnesses (by their index per domain) to re-check
     if scope is not None and scope.get("sample") is not None:
         scope.update(witnesses=0, checked=0)
@@ -366,15 +348,15 @@ def check_argmax_audit(obj, loc) -> None:
             picks[dom] = set(random.Random(scope.get("seed", 0)).sample(
                 range(n), min(scope["sample"], n)))
     counts = {dom: dict.fromkeys(VERDICTS, 0) for dom in domains}
-    run, nxt = 0, runs[0][0]  # the records list the audited labels in order, each once
+    at, nxt = 0, runs[0][0]  # the records list the audited labels in order, each once
     for rloc, rec in _records(obj, loc):
-        lab = read_int(get(rec, "label", rloc), f"{rloc}/label", 0, k - 1)
-        only(rec, {"label", *domains}, rloc, "a record")
-        if run == len(runs) or lab != nxt:
+        lab = K.read_int(K.get(rec, "label", rloc), f"{rloc}/label", 0, k - 1)
+        K.only(rec, {"label", *domains}, rloc, "a record")
+        if at == len(runs) or lab != nxt:
             raise Fail("labels", f"{rloc}/label", f"record of label {lab} where the audited "
-                       f"labels need {'no more records' if run == len(runs) else nxt}")
-        run, nxt = (run + 1, runs[run + 1][0] if run + 1 < len(runs) else None) \
-            if lab == runs[run][1] else (run, lab + 1)
+                       f"labels need {'no more records' if at == len(runs) else nxt}")
+        at, nxt = (at + 1, runs[at + 1][0] if at + 1 < len(runs) else None) \
+            if lab == runs[at][1] else (at, lab + 1)
         for dom in domains:
             n_wit = counts[dom]["argmaxable"]
 
@@ -390,9 +372,9 @@ def check_argmax_audit(obj, loc) -> None:
                     return chosen
                 return True
 
-            v = _check_entry(M, lab, get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}", do_math)
+            v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}", do_math)
             counts[dom][v] += 1
-    if run != len(runs):
+    if at != len(runs):
         raise Fail("labels", f"{loc}/labels", f"no record of label {nxt} (records end early)")
     if stated != counts:
         raise Fail("count", f"{loc}/counts", f"stated counts {stated} differ from the records "
@@ -400,7 +382,7 @@ def check_argmax_audit(obj, loc) -> None:
 
 
 def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope=None):
-    """Check an audit file, re-checking only the proofs of ``labels`` (unknown labels fail),
+    """Check an audit file, re-checking K.only the proofs of ``labels`` (unknown labels fail),
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
@@ -409,7 +391,7 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
     full = labels is None and sample is None
     if max_work == "default":
         max_work = DEFAULT_MAX_WORK if full else None
-    return read_and_check(path, lambda o, loc: header(o, loc, ("argmax-audit",)) and
+    return K.read_and_check(path, lambda o, loc: K.header(o, loc, ("argmax-audit",)) and
                           check_argmax_audit(o, loc), max_work, None if full else scope)[0]
 
 
@@ -427,10 +409,10 @@ def _parse_labels(text: str) -> set[int]:
 def main(argv=None) -> int:
     """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``."""
     ap = argparse.ArgumentParser(prog="python -m certificates.check_audit",
-                                 description="Check an argmax-audit certificate (stdlib only); "
-                                             "optionally only some labels' proofs.")
+                                 description="Check an argmax-audit certificate (stdlib K.only); "
+                                             "optionally K.only some labels' proofs.")
     ap.add_argument("file")
-    ap.add_argument("--labels", help="check the proofs of these labels only ('0,5,9-12')")
+    ap.add_argument("--labels", help="check the proofs of these labels K.only ('0,5,9-12')")
     ap.add_argument("--sample", type=int, help="check every never-proof and N witnesses drawn "
                     "from --seed")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
@@ -460,10 +442,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    try:
-        code = main()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    sys.exit(code)
+    sys.exit(K.run(main))

@@ -29,8 +29,6 @@ Examples
 ...         "precision": 30, "lower": "693147/1000000", "upper": "693149/1000000",
 ...         "eps": "1/100000", "eps_mode": "absolute", "structure": []}
 >>> check(cert)
->>> bounds(cert)[0] < Fraction(693149, 10**6)
-True
 """
 
 from __future__ import annotations
@@ -39,23 +37,12 @@ import decimal
 from collections import Counter
 from fractions import Fraction
 
+from certificates import kernel as K
 from certificates.errors import Fail
 from certificates.groups import group_order, orbital_labels, orbital_mean
-from certificates.kernel import (
-    charge,
-    get,
-    only,
-    psd_fails,
-    read_field,
-    read_int,
-    read_matrix,
-    read_number,
-    scaled_matrix,
-    weight,
-)
 from certificates.kernel import matmul as _matmul
 
-__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "check_orbit", "check_theorem", "bounds",
+__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "check_orbit", "check_theorem",
            "group_order", "orbital_labels", "orbital_mean", "exp_up", "log_up", "context",
            "loss_upper", "entropy_lower", "MAX_DEGREE"]
 
@@ -90,7 +77,7 @@ def _guarded(fn):
 
 
 def _num(obj, key, loc) -> Fraction:
-    return read_field(read_number, obj, key, loc)
+    return K.read_field(K.read_number, obj, key, loc)
 
 
 def _stochastic(M, check, loc):
@@ -116,7 +103,7 @@ def _dec(q: Fraction, ctx, up: bool) -> decimal.Decimal:
     """A decimal >= q (up) or <= q, at the context's precision (directed division)."""
     c = ctx.copy()
     c.rounding = decimal.ROUND_CEILING if up else decimal.ROUND_FLOOR
-    charge(100 + ctx.prec ** 2 // 40 + weight(q))
+    K.charge(100 + ctx.prec ** 2 // 40 + K.weight(q))
     return c.divide(decimal.Decimal(q.numerator), decimal.Decimal(q.denominator))
 
 
@@ -130,7 +117,7 @@ def exp_up(q: Fraction, ctx) -> Fraction:
 
 def log_up(q: Fraction, ctx) -> Fraction:
     """A rational >= log(q) for q > 0 (log is increasing; same rounding argument).  A zero
-    result is exact (ln is 0 only at 1), so it is not widened to the tiniest decimal."""
+    result is exact (ln is 0 K.only at 1), so it is not widened to the tiniest decimal."""
     r = ctx.ln(_dec(q, ctx, True))
     return Fraction(ctx.next_plus(r) if r else r)
 
@@ -143,7 +130,7 @@ def context(prec: int):
 
 def loss_upper(Y, W, H, ctx) -> Fraction:
     """A rational >= J(W H) = sum_j [log sum_i exp(z_ij) - y_j . z_j], with Z = W H exact."""
-    (Wi, a), (Hi, b) = scaled_matrix(W), scaled_matrix(H)
+    (Wi, a), (Hi, b) = K.scaled_matrix(W), K.scaled_matrix(H)
     Zi, D = _matmul(Wi, Hi), a * b  # Z = Zi / D exactly
     total = Fraction(0)
     for j, zc in enumerate(zip(*Zi, strict=True)):
@@ -166,13 +153,13 @@ def _sq_frob(M) -> Fraction:
 # --------------------------------------------------------------------------- the bounds
 def _read(obj, loc, orbit):
     """The common fields, read and range-checked: (m, EW, EH, W, prec, rho, s, lower, upper)."""
-    only(obj, FIELDS[obj["kind"]], loc, f"a {obj['kind']} certificate")
+    K.only(obj, FIELDS[obj["kind"]], loc, f"a {obj['kind']} certificate")
     for n, c in enumerate(obj.get("structure") or []):
-        only(c, {"claim", "generators"}, f"{loc}/structure/{n}", "a structure claim")
+        K.only(c, {"claim", "generators"}, f"{loc}/structure/{n}", "a structure claim")
     EW, EH = _num(obj, "E_W", loc), _num(obj, "E_H", loc)
     if EW <= 0 or EH <= 0:
         raise Fail("budget", f"{loc}/E_W", "budgets must be > 0")
-    prec = get(obj, "precision", loc)
+    prec = K.get(obj, "precision", loc)
     if type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1]:
         raise Fail("precision", f"{loc}/precision", f"precision must be an integer in {PRECISION}")
     rho, s = _num(obj, "rho_up", loc), _num(obj, "s", loc)
@@ -186,34 +173,22 @@ def _finish(obj, loc, EW, EH, rho, s, lower, upper, low) -> None:
     if low - rho * s < lower:
         raise Fail("lower", f"{loc}/lower", "Ent(P) - rho_up s may be below the stated lower"
                    " bound")
-    eps, mode = _num(obj, "eps", loc), get(obj, "eps_mode", loc)
+    eps, mode = _num(obj, "eps", loc), K.get(obj, "eps_mode", loc)
     if mode not in ("absolute", "relative"):
         raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
     if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
         raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
 
 
-def bounds(obj) -> tuple[Fraction, Fraction]:
-    """(a rational >= J(W H), a rational <= Ent(P) - rho_up s): the checker's own bounds.
-
-    Used by the emitter to state ``upper`` and ``lower``; assumes the fields parse.
-    """
-    Y = read_matrix(obj["Y"], "/Y")
-    W, H, P = (read_matrix(obj[k], f"/{k}") for k in ("W", "H", "P"))
-    ctx = context(obj["precision"])
-    low = entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
-    return loss_upper(Y, W, H, ctx), low
-
-
 def _structure(obj, loc, Y, W, orbit) -> None:
-    claims = get(obj, "structure", loc)
+    claims = K.get(obj, "structure", loc)
     if not isinstance(claims, list):
         raise Fail("schema", f"{loc}/structure", "structure is a list of claims")
     m = len(W)
     G = _matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else None
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"
-        name = get(c, "claim", cl)
+        name = K.get(c, "claim", cl)
         if name == "budget-inactive":
             raise Fail("structure-inactive", cl, "the claim 'budget-inactive' is not "
                        "verifiable by this checker (P = Y and s = 0 prove the bracket, not "
@@ -234,8 +209,8 @@ def _structure(obj, loc, Y, W, orbit) -> None:
                              for i in range(m) for j in range(m)):
                 raise Fail("structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
         if name == "invariant":
-            for r, g in enumerate(_perms(get(c, "generators", cl), f"{cl}/generators", m)):
-                charge(m * m)
+            for r, g in enumerate(_perms(K.get(c, "generators", cl), f"{cl}/generators", m)):
+                K.charge(m * m)
                 if any(G[g[i]][g[j]] != G[i][j] for i in range(m) for j in range(m)):
                     raise Fail("structure-invariant", f"{cl}/generators/{r}",
                                f"W W^T is not invariant under generator {r}")
@@ -251,12 +226,12 @@ def _structure(obj, loc, Y, W, orbit) -> None:
 def check(obj, loc="") -> None:
     """Verify a ``layer-peeled-bracket`` certificate; raise :class:`Fail` on the first failure."""
     EW, EH, ctx, rho, s, lower, upper = _read(obj, loc, False)
-    Y = read_field(read_matrix, obj, "Y", loc)
+    Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     _stochastic(Y, "target", f"{loc}/Y")
-    W = read_field(read_matrix, obj, "W", loc, rows=m)
-    H = read_field(read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
-    P = read_field(read_matrix, obj, "P", loc, rows=m, cols=n)
+    W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
+    H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
+    P = K.read_field(K.read_matrix, obj, "P", loc, rows=m, cols=n)
     if _sq_frob(W) > EW:
         raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
     if _sq_frob(H) > EH:
@@ -264,10 +239,10 @@ def check(obj, loc="") -> None:
     if loss_upper(Y, W, H, ctx) > upper:
         raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
     _stochastic(P, "dual-stochastic", f"{loc}/P")
-    Bi, D = scaled_matrix([[p - y for p, y in zip(rp, ry, strict=True)]
+    Bi, D = K.scaled_matrix([[p - y for p, y in zip(rp, ry, strict=True)]
                            for rp, ry in zip(P, Y, strict=True)])
     BB = _matmul(Bi, [list(c) for c in zip(*Bi, strict=True)])  # D^2 (P-Y)(P-Y)^T
-    k = psd_fails([[(s * D) ** 2 * (i == j) - BB[i][j] for j in range(m)] for i in range(m)])
+    k = K.psd_fails([[(s * D) ** 2 * (i == j) - BB[i][j] for j in range(m)] for i in range(m)])
     if s < 0 or k is not None:
         raise Fail("spectral", f"{loc}/s", f"s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD "
                    f"(pivot {k})")
@@ -285,26 +260,26 @@ def check_orbit(obj, loc="") -> None:
     bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
     """
     EW, EH, ctx, rho, s, lower, upper = _read(obj, loc, True)
-    Yb = read_field(read_matrix, obj, "bases", loc)
+    Yb = K.read_field(K.read_matrix, obj, "bases", loc)
     m = len(Yb[0])
     if m > MAX_DEGREE:
         raise Fail("group-order", f"{loc}/bases", f"{m} labels: group orders are computed for "
                    f"at most {MAX_DEGREE}")
     Y = [list(c) for c in zip(*Yb, strict=True)]  # m x B, one column per base
     _stochastic(Y, "target", f"{loc}/bases")
-    gens = _perms(get(obj, "generators", loc), f"{loc}/generators", m)
+    gens = _perms(K.get(obj, "generators", loc), f"{loc}/generators", m)
     N = group_order(gens, m)
-    if read_int(get(obj, "group_order", loc), f"{loc}/group_order") != N:
+    if K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order") != N:
         raise Fail("group-order", f"{loc}/group_order", f"the generators generate a group of"
                    f" order {N}")
-    W = read_field(read_matrix, obj, "W", loc, rows=m, cols=m)
+    W = K.read_field(K.read_matrix, obj, "W", loc, rows=m, cols=m)
     for r, g in enumerate(gens):
-        charge(m * m)
+        K.charge(m * m)
         if any(W[g[i]][g[j]] != W[i][j] for i in range(m) for j in range(m)):
             raise Fail("structure-invariant", f"{loc}/generators/{r}",
                        f"W is not invariant under generator {r}")
-    Hb = read_field(read_matrix, obj, "H_bases", loc, rows=len(Yb), cols=m)
-    Pb = read_field(read_matrix, obj, "P_bases", loc, rows=len(Yb), cols=m)
+    Hb = K.read_field(K.read_matrix, obj, "H_bases", loc, rows=len(Yb), cols=m)
+    Pb = K.read_field(K.read_matrix, obj, "P_bases", loc, rows=len(Yb), cols=m)
     if _sq_frob(W) > EW:
         raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
     if N * _sq_frob(Hb) > EH:
@@ -314,10 +289,10 @@ def check_orbit(obj, loc="") -> None:
     P = [list(c) for c in zip(*Pb, strict=True)]
     _stochastic(P, "dual-stochastic", f"{loc}/P_bases")
     V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
-    charge(m * m * len(V))
+    K.charge(m * m * len(V))
     M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
                       for i in range(m)], gens)
-    if s < 0 or psd_fails([[s * s * (i == j) - N * M[i][j] for j in range(m)]
+    if s < 0 or K.psd_fails([[s * s * (i == j) - N * M[i][j] for j in range(m)]
                            for i in range(m)]) is not None:
         raise Fail("spectral", f"{loc}/s", "s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD")
     _finish(obj, loc, EW, EH, rho, s, lower, upper, N * entropy_lower(P, ctx))
@@ -332,7 +307,7 @@ def _two_homogeneous(gens, m) -> bool:
         seen, todo = {start}, [start]
         while todo:
             x = todo.pop()
-            charge(len(gens) * 4)
+            K.charge(len(gens) * 4)
             for g in gens:
                 y = step(g, x)
                 if y not in seen:
@@ -349,11 +324,11 @@ def _two_homogeneous(gens, m) -> bool:
 @_guarded
 def check_theorem(obj, loc="", dispatch=None) -> None:
     """Verify a ``layer-peeled-theorem``: its part is a valid bracket with the right claims."""
-    only(obj, FIELDS[KINDS[1]], loc, f"a {KINDS[1]} certificate")
-    name = get(obj, "theorem", loc)
+    K.only(obj, FIELDS[KINDS[1]], loc, f"a {KINDS[1]} certificate")
+    name = K.get(obj, "theorem", loc)
     if name not in THEOREMS:
         raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {ascii(name)[:40]}")
-    parts = get(obj, "parts", loc)
+    parts = K.get(obj, "parts", loc)
     if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) \
             or parts[0].get("kind") not in (KINDS[0], KINDS[2]):
         raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs one {KINDS[0]} or "

@@ -35,24 +35,9 @@ import hashlib
 import json
 import zlib
 
+from certificates import kernel as K
+from certificates import semantics as sem
 from certificates.errors import Fail
-from certificates.kernel import (
-    get,
-    integer_model,
-    open_regular,
-    parse_json,
-    read_int,
-    read_list,
-    resolve,
-)
-from certificates.semantics import (
-    arrangement,
-    claim_rows,
-    read_model,
-    read_pattern_type,
-    witness_at,
-    zaslavsky,
-)
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS"]
 
@@ -93,7 +78,7 @@ class _Hashing:
 
 def _lines(path, sloc, limit):
     """(location, record) per line of a gzip'd JSON-lines shard; then the file's SHA-256."""
-    with open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
+    with K.open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
         hr = _Hashing(fh)
         n = 0
         try:
@@ -107,7 +92,7 @@ def _lines(path, sloc, limit):
                     n += 1
                     if n > limit:
                         raise Fail("count", sloc, f"more than the stated {limit} rows")
-                    yield f"{sloc}:{n}", parse_json(line, f"{sloc}:{n}", "schema")
+                    yield f"{sloc}:{n}", K.parse_json(line, f"{sloc}:{n}", "schema")
         except (OSError, EOFError, zlib.error) as exc:
             raise Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
         yield None, (n, hr.finish())
@@ -115,13 +100,13 @@ def _lines(path, sloc, limit):
 
 def check_stream(obj, loc):
     """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`."""
-    W, b = read_model(obj, loc)
-    ptype = read_pattern_type(obj, loc)
+    W, b = sem.read_model(obj, loc)
+    ptype = sem.read_pattern_type(obj, loc)
     ranking = ptype == "ranking"
-    Wi, bi = integer_model(W, b)
+    Wi, bi = K.integer_model(W, b)
     d = len(W[0])
-    buckets = read_int(get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
-    shards = read_list(get(obj, "shards", loc), f"{loc}/shards")
+    buckets = K.read_int(K.get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
+    shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")
     if len(shards) != buckets:
         raise Fail("shape", f"{loc}/shards", f"{len(shards)} shards for {buckets} buckets")
     total = 0
@@ -129,8 +114,8 @@ def check_stream(obj, loc):
         sloc = f"{loc}/shards/{s}"
         if not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}:
             raise Fail("schema", sloc, "a shard is {file, sha256, rows}")
-        rows = read_int(sh["rows"], f"{sloc}/rows", 0, None)
-        path = resolve(sh["file"], f"{sloc}/file")
+        rows = K.read_int(sh["rows"], f"{sloc}/rows", 0, None)
+        path = K.resolve(sh["file"], f"{sloc}/file")
         prev = None
         for rloc, rec in _lines(path, sloc, rows):
             if rloc is None:
@@ -138,11 +123,11 @@ def check_stream(obj, loc):
                 break
             if not isinstance(rec, dict) or set(rec) != {"pattern", "witness"}:
                 raise Fail("schema", rloc, "a line is {pattern, witness}")
-            crow, value = claim_rows(rec, rloc, "pattern", ranking, Wi, bi)
+            crow, value = sem.claim_rows(rec, rloc, "pattern", ranking, Wi, bi)
             if ranking and len(value) != len(W):
                 raise Fail("shape", f"{rloc}/pattern", f"a full ranking lists all {len(W)} "
                            "labels")
-            witness_at(crow, rec, rloc, d)
+            sem.witness_at(crow, rec, rloc, d)
             if shard_of(value, buckets) != s:
                 raise Fail("shard", rloc, f"pattern belongs to shard "
                            f"{shard_of(value, buckets)}, not {s}")
@@ -156,8 +141,8 @@ def check_stream(obj, loc):
         if n != rows:
             raise Fail("count", sloc, f"{n} rows, the certificate states {rows}")
         total += n
-    count = zaslavsky(arrangement(Wi, bi, ptype), get(obj, "lattice", loc), f"{loc}/lattice",
-                      d)
+    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
+                          f"{loc}/lattice", d)
     if count != total:
         raise Fail("count", f"{loc}/shards", f"{total} witnessed patterns but the arrangement"
                    f" has {count} regions")

@@ -14,7 +14,7 @@ Examples
 
 from __future__ import annotations
 
-from certificates.kernel import charge
+from certificates.meter import charge
 
 __all__ = ["group_order", "orbital_labels", "orbital_mean"]
 

@@ -45,10 +45,12 @@ import math
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
 from certificates.errors import Fail
+from certificates.meter import budget, charge, weight
 from certificates.work import DEFAULT_MAX_WORK, estimate
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed, so a
@@ -63,41 +65,6 @@ FORMAT, VERSION = "logitgeom-certificate", 1
 UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind",
               "work-budget")
 _CANONICAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?", re.ASCII)
-
-
-# --------------------------------------------------------------------- work accounting
-_BUDGET: contextvars.ContextVar = contextvars.ContextVar("work_budget", default=None)
-
-
-@contextlib.contextmanager
-def budget(max_work):
-    """Meter the exact work done inside the block; None: unmetered."""
-    token = _BUDGET.set(None if max_work is None else [max_work])
-    try:
-        yield
-    finally:
-        _BUDGET.reset(token)
-
-
-def charge(units) -> None:
-    """Spend ``units`` before doing the work they stand for; Fail when the budget is gone."""
-    left = _BUDGET.get()
-    if left is not None:
-        left[0] -= units
-        if left[0] < 0:
-            raise Fail("work-budget", "/", "the check needs more exact work than the budget "
-                       "(--max-work) allows; NOT CHECKED (see docs/limits.md)")
-
-
-def weight(*numbers) -> int:
-    """Units of one arithmetic step on these integers: 1 for small ones, growing with the
-    square of their length (gcds in Fraction arithmetic are quadratic)."""
-    bits = 0
-    for x in numbers:
-        b = abs(x).bit_length() if type(x) is int else \
-            abs(x.numerator).bit_length() + x.denominator.bit_length()
-        bits = max(bits, b)
-    return 1 + (bits // 64) ** 2 // 4
 
 
 @dataclass(frozen=True)
@@ -160,6 +127,17 @@ def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
             return judge(obj, checker, max_work), obj
     finally:
         SCOPE.reset(token)
+
+
+def run(main, argv=None) -> int:
+    """``main(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
+    try:
+        code = main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    return code
 
 
 def header(obj, loc, kinds) -> str:
@@ -262,7 +240,7 @@ def read_number(s, loc) -> Fraction:
         shown = s if len(s) <= 40 else s[:37] + "..."
         raise Fail("number", loc, f"{shown!r} is not a canonical rational 'p/q' (digits, "
                    "optional '-', no exponent)")
-    charge(1 + (len(s) // 20) ** 2 // 4)
+    charge(1 + (len(s) // 64) ** 2)
     q = Fraction(s)
     if str(q) != s:
         raise Fail("number", loc, f"{s!r} is not canonical; write {str(q)!r}")

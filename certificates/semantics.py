@@ -29,21 +29,8 @@ import math
 from fractions import Fraction
 from itertools import combinations
 
+from certificates import kernel as K
 from certificates.errors import Fail
-from certificates.kernel import (
-    charge,
-    check_gordan,
-    check_witness,
-    get,
-    read_field,
-    read_int,
-    read_labels,
-    read_list,
-    read_matrix,
-    read_vector,
-    scaled,
-    weight,
-)
 
 __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
            "reduce_row", "echelon", "sign_rows", "ranking_rows", "claim_rows", "witness_at",
@@ -53,10 +40,10 @@ __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", 
 
 def read_model(obj, loc, wkey="W", bkey="bias"):
     """(W, b): b is all zeros when the certificate has no bias."""
-    W = read_field(read_matrix, obj, wkey, loc)
+    W = K.read_field(K.read_matrix, obj, wkey, loc)
     if obj.get(bkey) is None:
         return W, (Fraction(0),) * len(W)
-    return W, read_vector(obj[bkey], f"{loc}/{bkey}", len(W))
+    return W, K.read_vector(obj[bkey], f"{loc}/{bkey}", len(W))
 
 
 def read_pair(obj, loc):
@@ -69,7 +56,7 @@ def read_pair(obj, loc):
 
 def read_pattern_type(obj, loc) -> str:
     """The field ``pattern``: ``"sign"`` or ``"ranking"``."""
-    ptype = get(obj, "pattern", loc)
+    ptype = K.get(obj, "pattern", loc)
     if ptype not in ("sign", "ranking"):
         raise Fail("schema", f"{loc}/pattern", f"pattern must be 'sign' or 'ranking': {ptype!r}")
     return ptype
@@ -89,14 +76,14 @@ def primitive(v) -> tuple:
 
 def int_row(a, c) -> tuple:
     """The affine function (a | c) as a primitive integer row (same zero set, any sign)."""
-    return primitive(scaled((*a, c))[0])
+    return primitive(K.scaled((*a, c))[0])
 
 
 def reduce_row(basis, v) -> tuple:
     """Fraction-free reduction of v by an echelon basis [(pivot, row)], made primitive."""
     for p, e in basis:
         if v[p]:
-            charge(len(v) * weight(e[p], v[p]))
+            K.charge(len(v) * K.weight(e[p], v[p]))
             v = [e[p] * x - v[p] * y for x, y in zip(v, e, strict=True)]
     return primitive(v)
 
@@ -140,21 +127,22 @@ def ranking_rows(W, b, ranking, loc):
 
 def claim_rows(obj, loc, key, ranking, W, b):
     """(constraint rows, value) of the sign vector or ranking (prefix) at ``obj[key]``."""
-    v, vloc = get(obj, key, loc), f"{loc}/{key}"
-    value = (read_labels(v, vloc, len(W)) if ranking else
-             tuple(read_int(s, f"{vloc}/{i}", -1, 1) for i, s in enumerate(read_list(v, vloc,
+    v, vloc = K.get(obj, key, loc), f"{loc}/{key}"
+    value = (K.read_labels(v, vloc, len(W)) if ranking else
+             tuple(K.read_int(s, f"{vloc}/{i}", -1, 1) for i, s in enumerate(K.read_list(v, vloc,
                                                                                       len(W)))))
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
 
 
 def witness_at(rows, obj, loc, d, what="row"):
     """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
-    check_witness(rows, read_field(read_vector, obj, "witness", loc, d), f"{loc}/witness", what)
+    x = K.read_field(K.read_vector, obj, "witness", loc, d)
+    K.check_witness(rows, x, f"{loc}/witness", what)
 
 
 def gordan_at(rows, obj, loc):
     """The field ``multipliers`` of obj are Gordan multipliers of the rows."""
-    check_gordan(rows, read_field(read_vector, obj, "multipliers", loc, len(rows)),
+    K.check_gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
                  f"{loc}/multipliers")
 
 
@@ -189,14 +177,14 @@ def zaslavsky(H, lattice, loc, d) -> int:
     R = {i: int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
     E = (0,) * d + (1,)
     flats = {}
-    for n, f in enumerate(read_list(lattice, loc)):
+    for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
-        hs = tuple(read_int(h, f"{fl}/hyperplanes/{m}", 0, len(H) - 1) for m, h in
-                   enumerate(read_list(get(f, "hyperplanes", fl), f"{fl}/hyperplanes")))
+        hs = tuple(K.read_int(h, f"{fl}/hyperplanes/{m}", 0, len(H) - 1) for m, h in
+                   enumerate(K.read_list(K.get(f, "hyperplanes", fl), f"{fl}/hyperplanes")))
         if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                        " of non-constant rows")
-        rank = read_int(get(f, "rank", fl), f"{fl}/rank", 0)
+        rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
         X, basis = frozenset(hs), echelon([R[h] for h in hs])
         zero, groups, e = covers(R, X, basis, E)
         if not e:
@@ -230,7 +218,7 @@ def _moebius(order) -> list:
     mu = []
     for n, X in enumerate(order):
         outside = 0
-        charge(len(inside) + n // 32)
+        K.charge(len(inside) + n // 32)
         for h, bits in inside.items():
             if h not in X:
                 outside |= bits

@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 
 from certificates import check_bracket as cb
+from certificates.api import bracket_bounds
 
 _GRID = 10 ** 12
 
@@ -24,7 +25,7 @@ def _s(M) -> list:
 
 def _bound(c: dict, eps: str, mode: str) -> dict:
     """Fill upper / lower (the checker's own bounds rounded outwards) and eps."""
-    up, lo = cb.bounds(c)
+    up, lo = bracket_bounds(c)
     c["lower"] = str(Fraction(math.floor(lo * _GRID), _GRID))
     c["upper"] = str(Fraction(math.ceil(up * _GRID), _GRID))
     c["eps"], c["eps_mode"] = eps, mode
