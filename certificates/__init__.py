@@ -3,14 +3,18 @@
 Standard library only, and nothing from :mod:`engine`: ``python -m certificates.check``
 runs on a bare Python.  The layers, in the order they trust each other:
 
-* :mod:`certificates.semantics` - the trusted base: numbers, sign and ranking rows, the
-  arrangement, covers and Zaslavsky's count (what a certificate *means*);
+* :mod:`certificates.kernel` (with :mod:`certificates.meter` and :mod:`certificates.errors`)
+  - the one code path of every kind: JSON and shard lines, numbers, referenced files,
+  integer scaling, PSD / Gordan / witness checks, work metering, verdicts;
+* :mod:`certificates.semantics` - what geometric data *mean*: sign and ranking rows, the
+  arrangement, covers and Zaslavsky's count;
 * :mod:`certificates.check` - reads a file and dispatches on its ``kind``;
-  ``certificates/check_<kind>.py`` modules add kinds, one dispatch line each;
-* :mod:`certificates.errors` - the one error vocabulary (:class:`Fail`).
+  ``certificates/check_<kind>.py`` modules add kinds, one dispatch line each, each stating
+  its proof obligation.
 
 Emission (building certificates from a model) lives on the engine side, in
-:mod:`engine.certify`, which depends on this package and never the reverse.
+:mod:`engine.certify`, which uses :mod:`certificates.api` (the public names) and never the
+reverse.
 """
 
 from certificates.errors import CertificateError, Fail

@@ -35,16 +35,13 @@ from itertools import combinations
 if not __package__:  # run as a script (python path/to/certificates/check.py): find the package
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from certificates import (
-    check_bracket,  # noqa: E402  (layer-peeled brackets, own module)
-    kernel,  # noqa: E402
-)
+from certificates import check_bracket
 from certificates import kernel as K
 from certificates import semantics as sem
-from certificates.check_audit import check_argmax_audit  # noqa: E402
-from certificates.check_stream import check_stream  # noqa: E402
-from certificates.errors import Fail  # noqa: E402
-from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
+from certificates.check_audit import check_argmax_audit
+from certificates.check_stream import check_stream
+from certificates.errors import Fail
+from certificates.work import DEFAULT_MAX_WORK
 
 FORMAT, VERSION, UNREADABLE, Verdict, load = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict, K.load
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
@@ -66,20 +63,16 @@ _COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
 #: so a look-alike key ("bias1" where none is defined, a Cyrillic "bias") cannot make a
 #: claim be checked as a different one.  Kinds registered without an entry are not
 #: restricted.
-FIELDS = {
-    "sign-feasible": {"W", "bias", "signs", "witness"},
-    "sign-infeasible": {"W", "bias", "signs", "multipliers"},
-    "ranking-feasible": {"W", "bias", "ranking", "witness"},
-    "ranking-infeasible": {"W", "bias", "ranking", "multipliers"},
-    "translation": {"W", "v", "W_translated", "labels", "target"},
-    "cosine-equal": {"W1", "W2"},
-    "same-chirotope": {"W1", "W2"},
-    "pattern-complete": {"W", "bias", "pattern", "top", "patterns", "lattice"},
-    "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
-                        "multipliers"},
-    "theorem": {"theorem", "parts", "parameters"},
-    "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"},
-}
+FIELDS = {"sign-feasible": {"W", "bias", "signs", "witness"},
+          "sign-infeasible": {"W", "bias", "signs", "multipliers"},
+          "ranking-feasible": {"W", "bias", "ranking", "witness"},
+          "ranking-infeasible": {"W", "bias", "ranking", "multipliers"},
+          "translation": {"W", "v", "W_translated", "labels", "target"},
+          "cosine-equal": {"W1", "W2"}, "same-chirotope": {"W1", "W2"},
+          "pattern-complete": {"W", "bias", "pattern", "top", "patterns", "lattice"},
+          "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
+                              "multipliers"}, "theorem": {"theorem", "parts", "parameters"},
+          "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"}}
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
 _NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
 _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
@@ -353,7 +346,7 @@ def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK, sample=None, s
     scope = None if sample is None else tally if tally is not None else {}
     if scope is not None:
         scope.update(labels=None, sample=sample, seed=seed)
-    return kernel.read_and_check(path, _dispatch, max_work, scope)
+    return K.read_and_check(path, _dispatch, max_work, scope)
 
 
 def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
@@ -411,4 +404,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(kernel.run(main))
+    sys.exit(K.run(main))

@@ -54,8 +54,8 @@ if not __package__:  # K.run as a script: find the package, as certificates/chec
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from certificates import kernel as K
-from certificates.errors import Fail  # noqa: E402
-from certificates.work import DEFAULT_MAX_WORK  # noqa: E402
+from certificates.errors import Fail
+from certificates.work import DEFAULT_MAX_WORK
 
 __all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
 
