@@ -42,11 +42,11 @@ def _longest(obj, depth=0) -> int:
     """Longest number string in the object (bounded recursion)."""
     if depth > 64:
         return 0
-    if isinstance(obj, str):
-        return len(obj)
+    if isinstance(obj, str):  # numbers only: not hashes, file names or words
+        return len(obj) if obj.lstrip("-").replace("/", "", 1).isdigit() else 0
     if isinstance(obj, dict):
         return max((_longest(v, depth + 1) for k, v in obj.items()
-                    if k not in ("statement", "provenance")), default=0)
+                    if k not in ("statement", "provenance", "sha256", "source")), default=0)
     if isinstance(obj, list):
         return max((_longest(v, depth + 1) for v in obj), default=0)
     return 0
