@@ -176,7 +176,7 @@ def _pattern_complete(obj, loc):
                           f"{loc}/lattice", len(W[0]))
     if count != len(seen):
         raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
-                   f" sem.arrangement has {count} regions")
+                   f" arrangement has {count} regions")
     return ptype, W, b, frozenset(seen)
 
 
@@ -332,20 +332,25 @@ def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
 
     Returns
     -------
-    K.Verdict
+    Verdict
     """
     return K.judge(obj, _dispatch, max_work)
 
 
-def read_and_check(path, max_work: int | None = DEFAULT_MAX_WORK, sample=None, seed=0,
-                   tally=None):
+def read_and_check(path, max_work="default", sample=None, seed=0, tally=None):
     """(verdict, parsed certificate or None): the file is read once, so what is explained
-    afterwards is exactly what was checked.  ``sample`` (audits K.only): re-check every
+    afterwards is exactly what was checked.  ``sample`` (audits only): re-check every
     never-proof and ``sample`` witnesses drawn with ``seed``; ``tally`` (a dict) receives
-    the counts ``witnesses`` and ``checked``."""
+    the counts ``witnesses`` and ``checked``.  ``max_work``: units, None (no budget) or
+    "default" (the default budget; with ``sample``, none for an audit: the caller chose
+    the sample)."""
     scope = None if sample is None else tally if tally is not None else {}
     if scope is not None:
         scope.update(labels=None, sample=sample, seed=seed)
+    if max_work == "default":
+        max_work = DEFAULT_MAX_WORK if sample is None else (
+            lambda o: None if isinstance(o, dict) and o.get("kind") == "argmax-audit"
+            else DEFAULT_MAX_WORK)
     return K.read_and_check(path, _dispatch, max_work, scope)
 
 
@@ -354,7 +359,7 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
 
     Returns
     -------
-    K.Verdict
+    Verdict
         ``failed_check`` is ``'unreadable'`` when the file is not JSON (or not a regular
         file, too large, too deeply nested).
     """
@@ -364,7 +369,7 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
 def main(argv=None) -> int:
     """Command line: one verdict line per file; exit 0 / 1 / 2 (see module docstring)."""
     ap = argparse.ArgumentParser(prog="python -m certificates.check",
-                                 description="Check logitgeom certificates (stdlib K.only).")
+                                 description="Check logitgeom certificates (stdlib only).")
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
     ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
@@ -381,9 +386,8 @@ def main(argv=None) -> int:
     code = 0
     for path in args.files:
         tally: dict = {}
-        work = args.max_work if args.max_work is not None or args.sample is not None \
-            else DEFAULT_MAX_WORK
-        v, obj = read_and_check(path, work, args.sample, args.seed, tally)
+        v, obj = read_and_check(path, args.max_work if args.max_work is not None else "default",
+                                args.sample, args.seed, tally)
         if v.ok and "witnesses" in tally:
             print(f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
                   f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
@@ -393,7 +397,7 @@ def main(argv=None) -> int:
             print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
                   f"location={v.location}: {v.message}")
         code = max(code, v.exit_code)
-        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib K.only
+        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
             if "witnesses" in tally:
                 print(f"  (this run checked every never-proof and {tally['checked']} of "

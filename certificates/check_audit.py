@@ -50,7 +50,7 @@ import sys
 from array import array
 from fractions import Fraction
 
-if not __package__:  # K.run as a script: find the package, as certificates/check.py does
+if not __package__:  # run as a script: find the package, as certificates/check.py does
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from certificates import kernel as K
@@ -64,7 +64,7 @@ DOMAINS = ("all", "box")
 FIELDS = {"format", "version", "kind", "statement", "provenance", "head", "rows", "cols",
           "bias", "radius", "domains", "labels", "counts", "records", "shards", "source"}
 #: Bytes per entry of the dtypes read (numpy descr and safetensors names), and those
-#: K.only sized (safetensors headers are validated over every tensor they list).
+#: only sized (safetensors headers are validated over every tensor they list).
 _SIZE = {"<f8": 8, "F64": 8, "<f4": 4, "F32": 4, "<f2": 2, "F16": 2, "BF16": 2}
 _SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
           "I32": 4, "U32": 4, "I64": 8, "U64": 8, **_SIZE}
@@ -103,12 +103,12 @@ class _FileRows:
 
 
 def _safetensors(fh, size, tensor, loc):
-    """(dtype, shape, offset) of ``tensor`` after validating the whole K.header: its length,
-    every entry's dtype and shape, byte spans contiguous from the end of the K.header to the
+    """(dtype, shape, offset) of ``tensor`` after validating the whole header: its length,
+    every entry's dtype and shape, byte spans contiguous from the end of the header to the
     end of the file, each the size of its shape."""
     n = struct.unpack("<Q", fh.read(8))[0]
     if n > min(size - 8, 100_000_000):
-        raise Fail("file", loc, f"safetensors K.header length {n} exceeds the file")
+        raise Fail("file", loc, f"safetensors header length {n} exceeds the file")
     hdr = K.parse_json(fh.read(n), loc, "file")
     spans, end = [], 0
     for name, e in (hdr.items() if isinstance(hdr, dict) else [(None, None)]):
@@ -213,14 +213,14 @@ class _Model:
                                "positive at the witness")
 
     def never(self, k, rows, c, radius, loc):
-        """Gordan rows (w_k - w_i, b_k - b_i), all K.scaled by one L LB > 0."""
+        """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L LB > 0."""
         R = [self.row(i) for i in (k, *rows)]
         L = math.lcm(*(Li for _, Li in R))
         wk = [v * (L // R[0][1]) for v in R[0][0]]
         gr = [([(a - v * (L // Li)) * self.LB for a, v in zip(wk, wi, strict=True)],
                0 if self.IB is None else (self.IB[k] - self.IB[i]) * L)
               for (wi, Li), i in zip(R[1:], rows, strict=True)]
-        K.check_gordan(gr, c, loc, radius)  # both sides K.scaled alike: R unchanged
+        K.check_gordan(gr, c, loc, radius)  # both sides scaled alike: R unchanged
 
 
 _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
@@ -382,7 +382,7 @@ def check_argmax_audit(obj, loc) -> None:
 
 
 def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope=None):
-    """Check an audit file, re-checking K.only the proofs of ``labels`` (unknown labels fail),
+    """Check an audit file, re-checking only the proofs of ``labels`` (unknown labels fail),
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
@@ -409,10 +409,10 @@ def _parse_labels(text: str) -> set[int]:
 def main(argv=None) -> int:
     """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``."""
     ap = argparse.ArgumentParser(prog="python -m certificates.check_audit",
-                                 description="Check an argmax-audit certificate (stdlib K.only); "
-                                             "optionally K.only some labels' proofs.")
+                                 description="Check an argmax-audit certificate (stdlib only); "
+                                             "optionally only some labels' proofs.")
     ap.add_argument("file")
-    ap.add_argument("--labels", help="check the proofs of these labels K.only ('0,5,9-12')")
+    ap.add_argument("--labels", help="check the proofs of these labels only ('0,5,9-12')")
     ap.add_argument("--sample", type=int, help="check every never-proof and N witnesses drawn "
                     "from --seed")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")

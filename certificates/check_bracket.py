@@ -117,7 +117,7 @@ def exp_up(q: Fraction, ctx) -> Fraction:
 
 def log_up(q: Fraction, ctx) -> Fraction:
     """A rational >= log(q) for q > 0 (log is increasing; same rounding argument).  A zero
-    result is exact (ln is 0 K.only at 1), so it is not widened to the tiniest decimal."""
+    result is exact (ln is 0 only at 1), so it is not widened to the tiniest decimal."""
     r = ctx.ln(_dec(q, ctx, True))
     return Fraction(ctx.next_plus(r) if r else r)
 

@@ -116,11 +116,12 @@ SCOPE: contextvars.ContextVar = contextvars.ContextVar("proof_scope", default=No
 
 def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
     """(verdict, parsed object or None) of one file, read once; its references resolve
-    against its folder."""
+    against its folder.  ``max_work`` may be a function of the parsed object."""
     try:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
+    max_work = max_work(obj) if callable(max_work) else max_work
     token = SCOPE.set(scope)
     try:
         with base_dir(os.path.dirname(os.path.abspath(path))):

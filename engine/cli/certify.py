@@ -309,7 +309,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _check_json(args: argparse.Namespace, target: str) -> int:
     """``check --json``: one object per file, plus the run listings' problems."""
-    from certificates.api import DEFAULT_MAX_WORK, read_and_check
+    from certificates.api import read_and_check
     from engine.reproduce.manifest import verify_manifests
 
     _output.prepare(args, target)
@@ -317,9 +317,8 @@ def _check_json(args: argparse.Namespace, target: str) -> int:
     code = 0
     for path in args.files:
         tally: dict = {}
-        work = args.max_work if args.max_work is not None or args.sample is not None \
-            else DEFAULT_MAX_WORK
-        v, _ = read_and_check(path, work, args.sample, args.seed or 0, tally)
+        v, _ = read_and_check(path, args.max_work if args.max_work is not None else "default",
+                              args.sample, args.seed or 0, tally)
         files.append({"path": str(path), "ok": v.ok, "kind": v.kind,
                       "failed_check": v.failed_check, "location": v.location,
                       "message": v.message, "exit_code": v.exit_code,
