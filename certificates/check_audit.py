@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import hashlib
 import math
 import os
@@ -311,7 +312,9 @@ def check_argmax_audit(obj, loc) -> None:
     runs = _runs(K.get(obj, "labels", loc), k, f"{loc}/labels")
     scope = K.SCOPE.get()
     if scope is not None and scope.get("labels") is not None:
-        bad = [x for x in sorted(scope["labels"]) if not any(a <= x <= b for a, b in runs)]
+        starts = [a for a, _ in runs]  # runs are increasing: bisect, never expand
+        bad = [x for x in sorted(scope["labels"])
+               if not (x >= starts[0] and x <= runs[bisect.bisect_right(starts, x) - 1][1])]
         if bad:
             raise Fail("labels", f"{loc}/labels", f"label {bad[0]} is not among the audited "
                        "labels")
