@@ -89,19 +89,12 @@ def _units(obj, depth=0) -> int:
             nev = sum(c.get("never", 0) for c in got if type(c.get("never")) is int)
         return wit * k * (d + 2) + nev * (d + 3) * (d + 1) * 2 + k * d + 1
     k, d = _shape(obj.get("W"))
-    if kind == "pattern-complete-stream":  # rows are capped by the stated counts
+    if kind in ("pattern-complete", "pattern-complete-stream"):  # streamed: the stated rows
         n = k * (k - 1) // 2 if obj.get("pattern") == "ranking" else k
-        sh, lat = obj.get("shards"), obj.get("lattice")
-        P = sum(s["rows"] for s in sh if isinstance(s, dict) and isinstance(s.get("rows"), int)
-                and s["rows"] > 0) if isinstance(sh, list) else 0
-        L = len(lat) if isinstance(lat, list) else 0
-        return P * n * (d + 1) + L * n * (d + 1) ** 2 + L * L // 64 + 1
-    if kind == "pattern-complete":
-        ranking = obj.get("pattern") == "ranking"
-        n = k * (k - 1) // 2 if ranking else k
-        pats = obj.get("patterns")
-        lat = obj.get("lattice")
-        P = len(pats) if isinstance(pats, list) else 0
+        pats, sh, lat = obj.get("patterns"), obj.get("shards"), obj.get("lattice")
+        P = len(pats) if isinstance(pats, list) else sum(
+            s["rows"] for s in sh if isinstance(s, dict) and type(s.get("rows")) is int
+            and s["rows"] > 0) if isinstance(sh, list) else 0
         L = len(lat) if isinstance(lat, list) else 0
         return P * n * (d + 1) + L * n * (d + 1) ** 2 + L * L // 64 + 1
     return (k * k + 1) * (d + 1)  # single claims, translation: chain rows and dot products
