@@ -10,7 +10,7 @@ start from a bare matrix (enumerate first, then build) and the claims about a ma
 (translation, cosine-equal, chirotope) are in :mod:`engine.certify.emit`.
 
 The builder may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
-Feasibility is decided by the exact LP (:func:`decide`, on :func:`engine.exact.lp.decide`),
+Feasibility is decided by the exact LP (:func:`decide`, on :func:`engine.lp_float.decide`),
 intersection lattices by :func:`engine.exact.lattice.flats`, and the constraint rows of a
 claim are the checker's own definitions (:mod:`certificates.semantics`).  Witnesses handed
 over by an enumeration are verified exactly before they are written; witnesses the builder
@@ -38,10 +38,10 @@ from itertools import combinations
 from certificates import semantics as sm  # -> certificates.api
 from engine.certify.common import THEOREMS, header
 from engine.errors import EngineError, InvalidInput
-from engine.exact import lp
 from engine.exact.lattice import flats
 from engine.exact.linalg import primitive_integer_row
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from engine.lp_float import decide as decide_cone
 
 __all__ = [
     "decide",
@@ -107,7 +107,7 @@ def decide(rows: Sequence[tuple], d: int | None = None) -> tuple[bool, tuple]:
             raise InvalidInput("nothing to decide and no dimension d given")
         return True, (Fraction(0),) * d
     homogeneous, R = _system(live)
-    ok, z = lp.decide(R)
+    ok, z = decide_cone(R)
     if ok:
         return True, _point(homogeneous, z)
     y = z if homogeneous else tuple(Fraction(v) for v in primitive_integer_row(z[:-1]))

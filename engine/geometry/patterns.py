@@ -50,7 +50,6 @@ import numpy as np
 from engine import _display
 from engine.errors import EngineError, InvalidInput, TooLarge
 from engine.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
-from engine.exact.lp import decide
 from engine.exact.numbers import (
     ExactMatrix,
     ExactVector,
@@ -63,6 +62,7 @@ from engine.exact.numbers import (
 from engine.geometry import search
 from engine.geometry.arrangement import pack_signs, unpack_signs
 from engine.geometry.cosine import difference_pairs
+from engine.lp_float import decide
 
 __all__ = [
     "PatternKind",
