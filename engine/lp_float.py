@@ -103,14 +103,7 @@ def decide(rows: Sequence[Sequence[int | Fraction]]) -> tuple[bool, tuple[Fracti
     multipliers); :func:`engine.exact.lp.decide` decides with those hints, accepting them
     only after exact checks.  Same answer and certificate contract as
     :func:`engine.exact.lp.decide`: a small primitive integer witness, or primitive integer
-    Gordan multipliers of circuit support.
-
-    Raises
-    ------
-    InvalidInput
-        No rows, ragged rows.
-    SolverFailed
-        The two exact LPs disagree (never expected) or cdd failed.
+    Gordan multipliers of circuit support, and the same errors.
 
     Examples
     --------

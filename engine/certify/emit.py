@@ -90,25 +90,10 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
                          top: int | None = None, statement=None, provenance=None) -> dict:
     """A ``pattern-complete`` certificate for S(W) (``pattern="sign"``) or R(W).
 
-    Parameters
-    ----------
-    W : array_like, k x d
-    pattern : {"sign", "ranking"}
-    bias : array_like, optional
-    patterns : sequence, optional
-        A complete enumeration (e.g. from ``engine.geometry``); computed by the engine when
-        omitted.  Each pattern's witness is the canonical small one (see :func:`decide`).
-    top : int, optional
-        Also state the top-t prefixes (derived from the complete full rankings).
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    InvalidInput
-        A bad pattern type, or listed patterns that do not match W.
+    As :func:`enumeration_certificate` without its witnesses (each pattern gets the canonical
+    small one of :func:`decide`), with ``patterns`` optional: when omitted, the engine's
+    complete enumeration (:func:`engine.geometry.sign_pattern` or
+    :func:`engine.geometry.ranking_pattern`) is run first.
 
     Examples
     --------

@@ -168,11 +168,7 @@ def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) ->
     except sm.Fail as f:
         raise InvalidInput(f"signs: {f.message}") from None
     ok, z = decide(rows, len(Wq[0]))
-    out = header("sign-feasible" if ok else "sign-infeasible", statement, provenance)
-    out.update(_model_fields(Wq, b))
-    out["signs"] = list(s)
-    out["witness" if ok else "multipliers"] = vector_to_str(z)
-    return out
+    return _decided("sign", ok, z, Wq, b, "signs", s, statement, provenance)
 
 
 def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=None) -> dict:
@@ -189,9 +185,16 @@ def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=Non
         raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
     rows = sm.ranking_rows(Wq, bz, r, "ranking")
     ok, z = decide(rows, len(Wq[0]))
-    out = header("ranking-feasible" if ok else "ranking-infeasible", statement, provenance)
+    return _decided("ranking", ok, z, Wq, b, "ranking", r, statement, provenance)
+
+
+def _decided(claim: str, ok: bool, z, Wq, b, key: str, value, statement=None,
+             provenance=None) -> dict:
+    """A ``<claim>-feasible`` certificate with witness z, or ``<claim>-infeasible`` with
+    multipliers z, of the pattern ``value`` (field ``key``) of the model (Wq, b)."""
+    out = header(f"{claim}-feasible" if ok else f"{claim}-infeasible", statement, provenance)
     out.update(_model_fields(Wq, b))
-    out["ranking"] = list(r)
+    out[key] = list(value)
     out["witness" if ok else "multipliers"] = vector_to_str(z)
     return out
 
@@ -243,10 +246,6 @@ def enumeration_certificate(W, pattern: str, patterns, *, bias=None, witnesses=N
         exact LP per pattern).
     top : int, optional
         Also state the top-t prefixes (derived from the complete full rankings).
-
-    Returns
-    -------
-    dict
 
     Raises
     ------
@@ -406,11 +405,7 @@ def _argmax_part(Wq, b, bz, cl, result) -> dict:
     if not ok:
         raise EngineError(f"the result's proof for labels {list(cl)} does not hold; please "
                           "report this as a bug")
-    out = header("ranking-feasible" if x is not None else "ranking-infeasible")
-    out.update(_model_fields(Wq, b))
-    out["ranking"] = list(cl)
-    out["witness" if x is not None else "multipliers"] = vector_to_str(z)
-    return out
+    return _decided("ranking", x is not None, z, Wq, b, "ranking", cl)
 
 
 def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=None,
