@@ -300,3 +300,22 @@ def test_differs_when_zero_rows_differ():
     assert c["multipliers"] == [] and check(c).ok and claim_true(c)
     bad = dict(c, W2=[["1", "0"], ["0", "0"]])  # now value (.., 0) is a tope of W2 too
     assert not check(bad).ok
+
+
+#: Builders that still write the header by hand; the convex and audit branches of this round
+#: move them into engine/certify/convex.py and engine/certify/audit.py, on the common header.
+_HAND_HEADERS = {"engine/audit/run.py", "engine/convex/certify.py"}
+
+
+def test_format_and_version_are_written_in_one_place():
+    """engine.certify.common.header is the one place the engine writes the format string
+    and the version (read from the checker's own constants)."""
+    from certificates.check import FORMAT, VERSION
+    from engine.certify.common import header
+
+    assert header("x") == {"format": FORMAT, "version": VERSION, "kind": "x"}
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted((root / "engine").rglob("*.py")):
+        rel = str(path.relative_to(root))
+        if rel not in _HAND_HEADERS:
+            assert f'"{FORMAT}"' not in path.read_text(), rel
