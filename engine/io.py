@@ -56,7 +56,7 @@ from engine.exact.numbers import (
     to_vector,
 )
 
-__all__ = ["read_raw", "read_matrix", "read_vector", "read_float_matrix", "MAX_FILE_BYTES",
+__all__ = ["read_raw", "read_matrix", "read_vector", "MAX_FILE_BYTES",
            "TEXT_SUFFIXES"]
 
 #: Largest matrix file read (bytes).
@@ -376,10 +376,3 @@ def read_vector(
         return to_vector(raw, what=name, length=length)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc}") from None
-
-
-def read_float_matrix(path: str | Path, *, what: str | None = None) -> np.ndarray:
-    """Read a matrix file as float64 (exact entries rounded to nearest; for the float side)."""
-    from engine.exact.numbers import to_float_array
-
-    return to_float_array(read_matrix(path, what=what))

@@ -44,7 +44,7 @@ def valid() -> dict[str, dict]:
         "pattern-complete-ranking": emit.complete_certificate(W, "ranking"),
         "pattern-differs": emit.differs_certificate([[1, 0], [0, 1], [1, 1]],
                                                     [[1, 0], [0, 1], [-1, 1]]),
-        "theorem": emit.theorem_certificate(
+        "theorem": emit.bundle_certificate(
             "translation-cosine", [emit.translation_certificate(W, 0, 1, t) for t in (-1, 1)],
             "W, W', W'' give identical probabilities; cos(w'_0, w'_1) = -1, "
             "cos(w''_0, w''_1) = +1"),

@@ -181,12 +181,12 @@ def test_explain_escapes_the_files_words(capsys, tmp_path):
 
 def test_cosine_determines_sign_needs_nonzero_rows():
     from certificates.check import check
-    from engine.certify.emit import complete_certificate, theorem_certificate
+    from engine.certify.emit import bundle_certificate, complete_certificate
 
     W = [[1, 0], [0, 0], [1, 1]]
     G = [[sum(a * b for a, b in zip(r, s, strict=True)) for s in W] for r in W]
-    cert = theorem_certificate("cosine-determines-sign",
-                               [complete_certificate(W, "sign"), complete_certificate(G, "sign")],
-                               "S(C(W)) = S(W)")
+    cert = bundle_certificate("cosine-determines-sign",
+                              [complete_certificate(W, "sign"), complete_certificate(G, "sign")],
+                              "S(C(W)) = S(W)")
     v = check(cert)
     assert not v.ok and "zero row" in v.message

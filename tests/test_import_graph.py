@@ -2,9 +2,11 @@
 
 Layers, bottom up: ``certificates`` (standard library only: the trusted checker) <-
 ``engine.exact`` (the exact kernel) <- ``engine.geometry`` / ``engine.convex`` / ... <-
-``engine.certify`` (emission) <- ``engine.cli`` / ``engine.reproduce``.  Every import counts,
-including those inside functions: the ``.certificate()`` methods of the ``engine.geometry``
-results use :mod:`engine.geometry.emit`, which :mod:`engine.certify.emit` re-exports.
+``engine.cli`` / ``engine.reproduce``.  Every import counts, including those inside
+functions.  The rooms of ``engine.certify`` (one module per certificate family) are nodes
+of their own: a family builder that works from exact data (:mod:`engine.certify.geometry`)
+sits below the results whose ``.certificate()`` delegates to it; the index
+(:mod:`engine.certify.emit`), which enumerates first, sits above them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def _node(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "engine"
+    if parts[1] == "certify" and len(parts) > 2:
+        return ".".join(parts[:3])
     return f"engine.{parts[1]}"
 
 

@@ -13,7 +13,7 @@ import pytest
 import certificates
 from certificates import _render
 from certificates.check import check, check_file
-from engine.certify.emit import ranking_certificate, theorem_certificate
+from engine.certify.emit import bundle_certificate, ranking_certificate
 
 ROOT = Path(certificates.__file__).parent
 FILES = sorted((ROOT / "examples").glob("valid-*.json")) + sorted((ROOT / "paper").glob("*.json"))
@@ -78,8 +78,8 @@ def test_argmaxable_and_theorem_render():
     assert "exactly {0, 1}" in _render.explain(cert)
     assert r"exactly $\{1, 2\}$" in _render.latex(cert, one_based=True)
     part = ranking_certificate([[5, 1], [5, -1], [-10, 0]], (0, 2, 1))
-    th = theorem_certificate("centred-cosine-ranking", [part], "App. C.2",
-                             parameters={"labels": [0, 1], "cosine_at_least": "9/10"})
+    th = bundle_certificate("centred-cosine-ranking", [part], "App. C.2",
+                            parameters={"labels": [0, 1], "cosine_at_least": "9/10"})
     assert r"\cos(w_{1}, w_{2}) \geq \tfrac{9}{10}" in _render.latex(th, one_based=True)
 
 

@@ -1,12 +1,25 @@
-"""Emitters: build certificates (plain dicts, see ``certificates/SPEC.md``) from exact data.
+"""The certificate families, one import: ``from engine.certify import emit``.
 
-The builders that :mod:`engine.geometry` results need (sign, ranking, complete patterns,
-pattern-differs, argmaxable labels, grid heads, :func:`header`, :func:`dumps`,
-:func:`decide`) live in :mod:`engine.geometry.emit` so that the package imports nothing
-above itself; they are re-exported here, so ``from engine.certify.emit import X`` works for
-every certificate kind.  This module adds the claims about a matrix alone: translations,
-cosine equality and chirotopes.  The checker (:mod:`certificates.check`) re-derives every
-claim; same input, byte-identical :func:`dumps`.
+Every certificate the engine writes is built in one module of :mod:`engine.certify`, one per
+family, all on the header and canonical text of :mod:`engine.certify.common`:
+
+* geometry (:mod:`engine.certify.geometry`, from exact data, and this module, from a bare
+  matrix): sign, ranking, complete-pattern, pattern-differs, argmaxable labels,
+  verification-grid bundles, translation, cosine-equal, chirotope, ``theorem`` bundles;
+* convex (``engine/certify/convex.py``): layer-peeled brackets and their theorems;
+* audit (``engine/certify/audit.py``): argmax audits of real heads;
+* stream (``engine/certify/stream.py``): complete enumerations streamed from a result
+  directory (:func:`stream_certificate`).
+
+This index re-exports the geometry builders and adds the entry points that start from a
+bare matrix: :func:`complete_certificate`, :func:`differs_certificate` and
+:func:`grid_certificate` run the engine's enumeration first (:mod:`engine.geometry`), then
+build; :func:`translation_certificate`, :func:`cosine_equal_certificate` and
+:func:`chirotope_certificate` state claims about a matrix alone.  Witnesses from here are
+the canonical small ones of :func:`decide`, so the same input gives byte-identical
+:func:`dumps`; a result object's ``.certificate()`` instead reuses the witnesses its
+enumeration found (:func:`pattern_certificate`).  The checker (:mod:`certificates.check`)
+re-derives every claim.
 
 Examples
 --------
@@ -20,30 +33,139 @@ True
 
 from __future__ import annotations
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
-from engine.geometry import emit as _geometry_emit
-from engine.geometry.cosine import translation_for_cosine
-from engine.geometry.emit import (  # noqa: F401 - re-exported, see __all__
+from engine.certify.common import dumps, header
+from engine.certify.geometry import (
+    GRID_CLAIMS,
+    _exact_model,
     argmax_certificate,
-    complete_certificate,
+    bundle_certificate,
     decide,
     difference_rows,
-    differs_certificate,
-    dumps,
-    grid_certificate,
-    header,
+    enumeration_certificate,
+    grid_bundle,
     lattice,
     pattern_certificate,
     pattern_differs_certificate,
     ranking_certificate,
     sign_certificate,
-    theorem_certificate,
 )
+from engine.errors import EngineError, InvalidInput
+from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from engine.geometry.cosine import translation_for_cosine
+from engine.geometry.grid import grid_enumerations
+from engine.geometry.patterns import ranking_pattern, sign_pattern
 
-__all__ = [*_geometry_emit.__all__,
-           "translation_certificate", "cosine_equal_certificate", "chirotope_certificate",
-           "stream_certificate"]
+__all__ = [
+    "dumps",
+    "header",
+    "decide",
+    "sign_certificate",
+    "ranking_certificate",
+    "lattice",
+    "enumeration_certificate",
+    "complete_certificate",
+    "pattern_certificate",
+    "argmax_certificate",
+    "differs_certificate",
+    "pattern_differs_certificate",
+    "bundle_certificate",
+    "difference_rows",
+    "GRID_CLAIMS",
+    "grid_bundle",
+    "grid_certificate",
+    "translation_certificate",
+    "cosine_equal_certificate",
+    "chirotope_certificate",
+    "stream_certificate",
+]
+
+
+def _enumerate(Wq, b, ptype):
+    """The patterns of the engine's complete enumeration of S(W) or R(W)."""
+    res = (sign_pattern if ptype == "sign" else ranking_pattern)(Wq, bias=b, progress=None)
+    return list(res.patterns)
+
+
+def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
+                         top: int | None = None, statement=None, provenance=None) -> dict:
+    """A ``pattern-complete`` certificate for S(W) (``pattern="sign"``) or R(W).
+
+    As :func:`enumeration_certificate` without its witnesses (each pattern gets the canonical
+    small one of :func:`decide`), with ``patterns`` optional: when omitted, the engine's
+    complete enumeration (:func:`engine.geometry.sign_pattern` or
+    :func:`engine.geometry.ranking_pattern`) is run first.
+
+    Examples
+    --------
+    >>> c = complete_certificate([[1, 0], [0, 1]], "sign")
+    >>> [p["pattern"] for p in c["patterns"]]
+    [[-1, -1], [-1, 1], [1, -1], [1, 1]]
+    """
+    if pattern not in ("sign", "ranking"):
+        raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
+    if patterns is None:
+        Wq, b, _ = _exact_model(W, bias)
+        patterns = _enumerate(Wq, b, pattern)
+    return enumeration_certificate(W, pattern, patterns, bias=bias, top=top,
+                                   statement=statement, provenance=provenance)
+
+
+def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None,
+                        provenance=None) -> dict:
+    """Decide whether P(W1) = P(W2) (P = S, or R with ``ranking``) and certify the answer.
+
+    Returns a ``pattern-differs`` certificate (a pattern of W1 absent from W2, or, when only
+    W2 has an extra pattern, with W1 and W2 swapped, said in the statement) or a
+    ``theorem`` ``patterns-equal`` bundling two complete enumerations.
+
+    Examples
+    --------
+    >>> differs_certificate([[1, 0], [0, 1]], [[1, 0], [1, 0]])["kind"]
+    'pattern-differs'
+    """
+    ptype = "ranking" if ranking else "sign"
+    P = "R" if ranking else "S"
+    A = _exact_model(W1, bias1)
+    B = _exact_model(W2, bias2)
+    if len(A[0]) != len(B[0]):
+        raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
+    pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], ptype))
+              for M in (A, B))
+    for (X, Y, px, py, swapped) in ((A, B, pa, pb, False), (B, A, pb, pa, True)):
+        extra = sorted(set(px) - set(py))
+        if extra:
+            note = " (the given W2 is W1 here, and vice versa)" if swapped else ""
+            try:
+                return pattern_differs_certificate(
+                    X[0], Y[0], extra[0], ranking=ranking, bias1=X[1], bias2=Y[1],
+                    statement=f"{P}(W1) != {P}(W2){note}", provenance=provenance)
+            except InvalidInput as exc:  # the enumerations and the LPs disagree
+                raise EngineError(f"{exc}, although the enumerations say otherwise; please "
+                                  "report this as a bug") from None
+    parts = [complete_certificate(M[0], ptype, bias=M[1], patterns=pp)
+             for M, pp in ((A, pa), (B, pb))]
+    return bundle_certificate("patterns-equal", parts, f"{P}(W1) = {P}(W2)",
+                               provenance=provenance)
+
+
+def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=None) -> dict:
+    """A ``theorem`` certificate of one verification-grid head (the cosine paper).
+
+    ``claim="lemma-5.3"``: S(C(W)) = S(W) via ``cosine-determines-sign`` (complete S(W) and
+    complete S(W W^T)); ``claim="thm-5.6"``: S(C(BW)) = R(W) via
+    ``difference-cosine-determines-ranking`` (complete R(W) and complete S((BW)(BW)^T)).
+    Both enumerations are run here (:func:`engine.geometry.grid.grid_enumerations`); the
+    witnesses are the canonical small ones (:func:`engine.certify.geometry.grid_bundle`).
+
+    Examples
+    --------
+    >>> from certificates.check import check
+    >>> check(grid_certificate([[1, 0], [0, 1], [1, 1]], "thm-5.6")).ok
+    True
+    """
+    first, second = grid_enumerations(W, claim)
+    return grid_bundle(claim, first, second, canonical=True, statement=statement,
+                       provenance=provenance)
 
 
 def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement=None,
@@ -153,7 +275,7 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     import os
 
     from certificates import api as sm
-    from engine.geometry.emit import _exact_model, _model_fields
+    from engine.certify.geometry import _exact_model, _model_fields
     from engine.geometry.store import open_result
 
     res = open_result(directory)

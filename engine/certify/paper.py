@@ -43,7 +43,7 @@ GRID = {
 def _thm_3_4() -> dict:
     W = THM_3_4_W
     parts = [emit.translation_certificate(W, 0, 1, t) for t in (-1, 1)]
-    return emit.theorem_certificate(
+    return emit.bundle_certificate(
         "translation-cosine", parts,
         "Thm 3.4: W, W' = W + 1 v'^T and W'' = W + 1 v''^T assign identical softmax "
         "probabilities to every input, yet cos(w'_0, w'_1) = -1 and cos(w''_0, w''_1) = +1.",
@@ -52,7 +52,7 @@ def _thm_3_4() -> dict:
 
 def _app_c2() -> dict:
     part = emit.ranking_certificate(APP_C2_W, [0, 2, 1])
-    return emit.theorem_certificate(
+    return emit.bundle_certificate(
         "centred-cosine-ranking", [part],
         "App. C.2: in the centred W, cos(w_0, w_1) >= 9/10, yet some input makes label 0 the "
         "most likely and label 1 the least likely (high cosine does not mean high "
@@ -63,7 +63,7 @@ def _app_c2() -> dict:
 def _thm_5_5() -> dict:
     W1, W2 = THM_5_5_W1, THM_5_5_W2
     parts = [emit.cosine_equal_certificate(W1, W2), _differs(W1, W2, (2,))]
-    return emit.theorem_certificate(
+    return emit.bundle_certificate(
         "cosine-not-ranking", parts,
         "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2): label 2 (label 3 in the paper) can be "
         "ranked first under W1 but never under W2.", provenance=_PROV)
@@ -78,7 +78,7 @@ def _app_h2() -> dict:
     parts = [emit.chirotope_certificate(W1, W2)]
     parts += [_differs(W1, W2, r) for r in APP_H2_RANKINGS["W1"]]
     parts += [_differs(W2, W1, r) for r in APP_H2_RANKINGS["W2"]]
-    return emit.theorem_certificate(
+    return emit.bundle_certificate(
         "sign-not-ranking", parts,
         "App. H.2: S(W1) = S(W2) (same chirotope) but R(W1) != R(W2): rankings 41325 and "
         "52314 (1-based) are realisable only under W1, 14352 and 25341 only under W2.",

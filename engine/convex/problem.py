@@ -256,7 +256,7 @@ class LayerPeeled:
                     continue  # registered but not present in this build
             _check_options(options, cands, "auto")
             if options.get("group") is not None:
-                from engine.symmetry.group import as_group
+                from engine.symmetry.constructors import as_group
 
                 as_group(options["group"], m=self.m, Y=self.codes)  # a bad group is an error
             for red in cands:

@@ -48,7 +48,6 @@ __all__ = [
     "resolve_solver",
     "solve",
     "estimate_memory",
-    "full_size_gap",
     "MEMORY_LIMIT_ENV",
 ]
 
@@ -382,21 +381,6 @@ def solve(
             return SolveReport(name, status, value, time.perf_counter() - t0, note)
     assert last is not None
     raise last
-
-
-def full_size_gap(problem, Z) -> float:
-    """Duality gap of a full-size logit matrix Z (scaled into the nuclear ball first): the
-    ``score`` the layer-peeled solve passes to :func:`solve`."""
-    import numpy as np
-
-    from engine.convex.dual import dual_bound
-    from engine.convex.recovery import thin_svd
-
-    Z = np.asarray(Z, dtype=float)
-    nuc = float(thin_svd(Z)[1].sum())
-    if nuc > problem.rho:
-        Z = Z * (problem.rho / nuc)
-    return dual_bound(Z, problem.Y, problem.rho).gap
 
 
 def _score(score) -> float:

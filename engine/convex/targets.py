@@ -88,7 +88,7 @@ def group_orbit(y: Any, group: Any, *, exact: bool = False) -> np.ndarray:
     >>> group_orbit([0.7, 0.2, 0.1], cyclic_group(3)).tolist()[0]
     [0.7, 0.1, 0.2]
     """
-    from engine.symmetry.group import as_group
+    from engine.symmetry.constructors import as_group
 
     v = _vec(y, exact)
     G = as_group(group, m=v.size)

@@ -9,13 +9,15 @@ The answer is always backed by a certificate that integer arithmetic re-checks:
   rows (a minimal dependent set, at most rank + 1 nonzeros).
 
 :func:`decide` returns both in a canonical, printable form: the witness is a small
-primitive integer vector (a float interior point of the cone, scaled and rounded, accepted
-only after an exact check: :func:`small_integer_point`), the multipliers are the primitive
-integer vector of their circuit (unique up to scaling).  Both are deterministic.
+primitive integer vector (a point of the cone, scaled and rounded, accepted only after an
+exact check: :func:`small_integer_point`), the multipliers are the primitive integer vector
+of their circuit (unique up to scaling).  Both are deterministic.
 
 Both LPs run in exact GMP rational arithmetic (``cdd.gmp``); every certificate is checked
-in exact arithmetic before it is returned.  :func:`propose` is the float twin (``cdd``
-float LP): it only *proposes* (a float point, or ``None``) and decides nothing.
+in exact arithmetic before it is returned.  The LPs are written once (:func:`margin_lp`,
+:func:`gordan_lp`, for either pycddlib arithmetic); the float twin :mod:`engine.lp_float`
+runs the same LPs on ``cdd`` floats to *propose* a point or a support, which
+:func:`decide` accepts as hints and verifies.  This module never imports the float twin.
 
 Examples
 --------
@@ -27,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -38,12 +39,24 @@ from engine.errors import InvalidInput, SolverFailed
 from engine.exact.linalg import primitive_integer_row
 
 __all__ = ["decide", "strictly_feasible", "gordan_multipliers", "check_witness",
-           "check_gordan", "small_integer_point", "propose"]
+           "check_gordan", "small_integer_point", "as_rows", "margin_lp", "gordan_lp"]
 
 Number = int | Fraction
 
 
-def _rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int]:
+def as_rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int]:
+    """The rows as exact :class:`~fractions.Fraction` lists, and their length d.
+
+    Raises
+    ------
+    InvalidInput
+        No rows, ragged rows, or rows of length 0.
+
+    Examples
+    --------
+    >>> as_rows([[1, "1/2"]])
+    ([[Fraction(1, 1), Fraction(1, 2)]], 2)
+    """
     R = [[Fraction(v) for v in r] for r in rows]
     if not R:
         raise InvalidInput("the system has no rows; give at least one row r (meaning r . x > 0)")
@@ -56,26 +69,9 @@ def _rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int]:
     return R, d
 
 
-def _float_rows(R: list[list[Fraction]]) -> list[list[float]]:
-    """Rows as floats for the float LPs (proposals only), each row scaled by a power of two.
-
-    Positive row scaling changes neither the open cone nor the supports of Gordan
-    multipliers; it keeps huge rationals (beyond 1e308, or with 2^1000 denominators) from
-    overflowing ``float`` and tiny ones from underflowing to zero.
-    """
-    out = []
-    for r in R:
-        e = max((abs(v.numerator).bit_length() - v.denominator.bit_length() for v in r
-                 if v), default=0)
-        e = e if abs(e) > 256 else 0  # moderate rows as they are (same float LPs as ever)
-        if e >= 0:
-            out.append([v.numerator / (v.denominator << e) for v in r])
-        else:
-            out.append([(v.numerator << -e) / v.denominator for v in r])
-    return out
-
-
-def _strict_lp(R: list[list[Fraction]], d: int, module) -> tuple[object, list]:
+def margin_lp(R: list[list], d: int, module) -> tuple[object, list]:
+    """Solve max t subject to r . x >= t, t <= 1, -1 <= x_i <= 1 with ``module``
+    (``cdd.gmp`` exact here, ``cdd`` float in :mod:`engine.lp_float`); (status, lp)."""
     # variables (x_1..x_d, t); cdd rows [b, a] mean b + a . z >= 0.
     A = [[0, *r, -1] for r in R]
     A.append([1] + [0] * d + [-1])  # t <= 1
@@ -93,7 +89,7 @@ def _strict_lp(R: list[list[Fraction]], d: int, module) -> tuple[object, list]:
     return lp.status, lp
 
 
-def _gordan_lp(R: list[list], module) -> object:
+def gordan_lp(R: list[list], module) -> object:
     """Solve {y >= 0, sum y = 1, R^T y = 0} with ``module`` (``cdd.gmp`` exact, ``cdd`` float);
     a basic solution, so its support is a circuit of the rows."""
     k, d = len(R), len(R[0])
@@ -165,8 +161,8 @@ def strictly_feasible(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...] 
     >>> strictly_feasible([[1, 1], [-1, -1]]) is None
     True
     """
-    R, d = _rows(rows)
-    status, lp = _strict_lp(R, d, cdd.gmp)
+    R, d = as_rows(rows)
+    status, lp = margin_lp(R, d, cdd.gmp)
     if status != cdd.LPStatusType.OPTIMAL:
         raise SolverFailed(f"exact cdd LP ended with status {status.name}, not OPTIMAL")
     if lp.obj_value <= 0:
@@ -207,8 +203,8 @@ def gordan_multipliers(rows: Sequence[Sequence[Number]]) -> tuple[Fraction, ...]
     >>> gordan_multipliers([[1, 0]]) is None
     True
     """
-    R, _ = _rows(rows)
-    lp = _gordan_lp(R, cdd.gmp)
+    R, _ = as_rows(rows)
+    lp = gordan_lp(R, cdd.gmp)
     if lp.status in (cdd.LPStatusType.INCONSISTENT, cdd.LPStatusType.STRUC_INCONSISTENT):
         return None
     if lp.status != cdd.LPStatusType.OPTIMAL:
@@ -269,30 +265,27 @@ def small_integer_point(rows: Sequence[Sequence[int]], center: Sequence[Number |
     return primitive_integer_row(z)
 
 
-def _unit_rows(R: list[list[Fraction]]) -> list[list[float]]:
-    """Float rows of unit Euclidean length: the margin LP then finds a well-centred ray."""
-    out = []
-    for r in _float_rows(R):
-        n = math.sqrt(sum(v * v for v in r))
-        out.append([v / n for v in r] if n > 0 else r)
-    return out
+#: What a bad hint may raise (a float point with nan or inf): the hint is then ignored.
+_HINT_FAILURES = (ValueError, ArithmeticError)
 
 
-#: What a failed float proposal may raise; it then means "no proposal" (the exact LP decides).
-_PROPOSAL_FAILURES = (RuntimeError, ValueError, ArithmeticError)
-
-
-def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]]:
+def decide(rows: Sequence[Sequence[Number]], *, point=None,
+           support: Sequence[int] | None = None) -> tuple[bool, tuple[Fraction, ...]]:
     """Decide strict feasibility of {x : r . x > 0 for all rows} with a certificate.
 
-    Float LPs (``cdd``) first *propose* a witness, or the support of Gordan multipliers;
-    a proposed witness is accepted only after an exact check, a proposed support only
-    after an exact LP on those rows returns multipliers that check exactly on the whole
-    system.  Otherwise the exact LPs on all rows decide.
+    Hints only save exact LPs, they never decide: a proposed ``point`` is rounded to a small
+    integer point that is accepted only after an exact check; a proposed ``support`` (row
+    indices of Gordan multipliers) only after an exact LP on those rows returns multipliers
+    that check exactly on the whole system.  Otherwise the exact LPs on all rows decide.
+    :func:`engine.lp_float.decide` computes the hints with float LPs and calls this.
 
     Parameters
     ----------
     rows : sequence of sequences of int or Fraction
+    point : sequence of float, int or Fraction, optional
+        A point inside or near the cone.
+    support : sequence of int, optional
+        Rows that may carry Gordan multipliers.
 
     Returns
     -------
@@ -311,76 +304,35 @@ def decide(rows: Sequence[Sequence[Number]]) -> tuple[bool, tuple[Fraction, ...]
 
     Examples
     --------
-    >>> decide([[1, 2], [3, -1]])
+    >>> decide([[1, 2], [3, -1]], point=[0.9, 0.1])
     (True, (Fraction(1, 1), Fraction(0, 1)))
-    >>> decide([[1, 1], [-2, -2], [0, 1]])
+    >>> decide([[1, 1], [-2, -2], [0, 1]], support=[0, 1])
+    (False, (Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)))
+    >>> decide([[1, 1], [-2, -2], [0, 1]])  # no hints: the exact LPs decide
     (False, (Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)))
     """
-    R, d = _rows(rows)
+    R, d = as_rows(rows)
     Ri = [primitive_integer_row(r) for r in R]  # positive row scalings: the same cone
-    failed = False
-    try:  # float proposals decide nothing: any failure means "no proposal"
-        xf = propose(_unit_rows(R))
-    except _PROPOSAL_FAILURES:  # e.g. cdd's "LP cycling" on badly scaled rows
-        xf, failed = None, True
-    if xf is not None:
+    if point is not None:
         try:
-            z = small_integer_point(Ri, xf)
-        except _PROPOSAL_FAILURES:
+            z = small_integer_point(Ri, point)
+        except _HINT_FAILURES:
             z = None
         if z is not None:
             return True, tuple(Fraction(v) for v in z)
-    elif not failed:
-        try:
-            support = _propose_support(_float_rows(R))
-        except _PROPOSAL_FAILURES:
-            support = []
-        if support:
-            ys = gordan_multipliers([R[i] for i in support])
-            if ys is not None:
-                y = [Fraction(0)] * len(R)
-                for i, v in zip(support, ys, strict=True):
-                    y[i] = v
-                if check_gordan(R, y):
-                    return False, tuple(Fraction(v) for v in primitive_integer_row(y))
+    elif support:
+        ys = gordan_multipliers([R[i] for i in support])
+        if ys is not None:
+            y = [Fraction(0)] * len(R)
+            for i, v in zip(support, ys, strict=True):
+                y[i] = v
+            if check_gordan(R, y):
+                return False, tuple(Fraction(v) for v in primitive_integer_row(y))
     x = strictly_feasible(R)
     if x is not None:
-        try:  # a smaller integer point is a nicety: any float trouble keeps x itself
-            z = small_integer_point(Ri, x)
-        except _PROPOSAL_FAILURES:
-            z = None
-        z = z or primitive_integer_row(x)
+        z = small_integer_point(Ri, x) or primitive_integer_row(x)
         return True, tuple(Fraction(v) for v in z)
     y = gordan_multipliers(R)
     if y is None:  # pragma: no cover - Gordan's theorem
         raise SolverFailed("exact LPs disagree: no witness and no Gordan multipliers")
     return False, tuple(Fraction(v) for v in primitive_integer_row(y))
-
-
-def _propose_support(R: list[list[float]]) -> list[int]:
-    """Float LP for Gordan multipliers; the indices of the clearly nonzero ones (a guess)."""
-    lp = _gordan_lp(R, cdd)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        return []
-    y = list(lp.primal_solution)
-    top = max(y, default=0.0)
-    return [i for i, v in enumerate(y) if v > 1e-9 * top] if top > 0 else []
-
-
-def propose(rows: Sequence[Sequence[float]]) -> tuple[float, ...] | None:
-    """Float twin of :func:`strictly_feasible` (``cdd`` float LP): proposes only.
-
-    Returns a float point with apparently positive margin, or ``None``.  Nothing is
-    decided by this function; callers re-check any point exactly.
-
-    Examples
-    --------
-    >>> propose([[1.0, 0.0], [0.0, 1.0]])
-    (1.0, 1.0)
-    """
-    R = [[float(v) for v in r] for r in rows]
-    d = len(R[0])
-    status, lp = _strict_lp(R, d, cdd)
-    if status != cdd.LPStatusType.OPTIMAL or lp.obj_value <= 0:
-        return None
-    return tuple(float(v) for v in lp.primal_solution[:d])

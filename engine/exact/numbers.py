@@ -36,6 +36,10 @@ from fractions import Fraction
 
 import numpy as np
 
+#: MAX_DIGITS: most digits accepted in one part of a number written as text (integer part
+#: plus fraction digits of a decimal, or each of p and q of ``p/q``); the checker's own
+#: limit, one constant for the engine, the checker and the docs.
+from certificates.api import MAX_DIGITS
 from engine.errors import InvalidInput
 
 __all__ = [
@@ -57,9 +61,6 @@ __all__ = [
 ExactVector = tuple[Fraction, ...]
 ExactMatrix = tuple[ExactVector, ...]
 
-#: Most digits accepted in one part of a number written as text (integer part plus
-#: fraction digits of a decimal, or each of p and q of ``p/q``).
-MAX_DIGITS = 1000
 #: Largest absolute decimal exponent accepted in text (``1e1000`` is accepted, ``1e1001`` not).
 MAX_EXPONENT = 1000
 

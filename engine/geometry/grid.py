@@ -54,7 +54,7 @@ from engine.geometry._grid_sets import (
     transported_gram_patterns,
 )
 from engine.geometry.cosine import difference_pairs, gram_exact
-from engine.geometry.patterns import ranking_pattern, sign_pattern
+from engine.geometry.patterns import PatternResult, ranking_pattern, sign_pattern
 from engine.run.executor import in_worker, process_pool
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "verify_grid",
     "gram_column_basis",
     "ranking_to_signs",
+    "grid_enumerations",
 ]
 
 #: Text printed with every grid: what was compared and why it is the same statement.
@@ -150,6 +151,28 @@ def ranking_to_signs(ranking: Sequence[int], k: int) -> tuple[int, ...]:
     return tuple(1 if pos[i] < pos[j] else -1 for i, j in difference_pairs(k))
 
 
+def grid_enumerations(W, claim: str) -> tuple[PatternResult, PatternResult]:
+    """The two complete enumerations a verification-grid claim compares.
+
+    ``"lemma-5.3"``: S(W) and S(W W^T); ``"thm-5.6"``: R(W) and S((BW)(BW)^T), the rows of
+    BW being w_i - w_j in the order of :func:`difference_pairs`.
+
+    Examples
+    --------
+    >>> a, b = grid_enumerations([[1, 0], [0, 1], [1, 1]], "thm-5.6")
+    >>> a.count, b.count
+    (6, 6)
+    """
+    if claim not in ("lemma-5.3", "thm-5.6"):
+        raise InvalidInput(f"claim must be 'lemma-5.3' or 'thm-5.6'; got {claim!r}")
+    M = to_matrix(W)
+    if claim == "lemma-5.3":
+        return sign_pattern(M, progress=False), sign_pattern(gram_exact(M), progress=False)
+    BW = tuple(tuple(a - b for a, b in zip(M[i], M[j], strict=True))
+               for i, j in difference_pairs(len(M)))
+    return ranking_pattern(M, progress=False), sign_pattern(gram_exact(BW), progress=False)
+
+
 @dataclass(frozen=True)
 class GridCell:
     """One head of the grid and the outcome of both checks.
@@ -193,12 +216,14 @@ class GridCell:
         return self.sign_equal and self.ranking_equal is not False
 
     def certificate(self, claim: str | None = None) -> dict[str, Any]:
-        """A ``theorem`` certificate of this head (built by :mod:`engine.geometry.emit`).
+        """A ``theorem`` certificate of this head.
 
         ``claim`` is ``"lemma-5.3"`` (S(W) = S(C(W))) or ``"thm-5.6"`` (R(W) = S(C(BW)),
         only for d < n); default: Thm 5.6 when it was checked, else Lemma 5.3.  The file
-        holds both complete enumerations with their intersection lattices, so it is large
-        for big heads (n = 10, d = 6: hundreds of thousands of rankings).
+        holds both complete enumerations (:func:`grid_enumerations`, with the witnesses
+        they found, verified exactly) and their intersection lattices, built by
+        :func:`engine.certify.geometry.grid_bundle`; it is large for big heads (n = 10,
+        d = 6: hundreds of thousands of rankings).
 
         Examples
         --------
@@ -207,14 +232,15 @@ class GridCell:
         >>> check(cell.certificate()).ok, check(cell.certificate("lemma-5.3")).ok
         (True, True)
         """
-        from engine.geometry.emit import grid_certificate
-
         if claim is None:
             claim = "thm-5.6" if self.ranking_count is not None else "lemma-5.3"
         if claim == "thm-5.6" and self.ranking_count is None:
             raise InvalidInput(f"Thm 5.6 is checked only for d < n (here n = {self.n}, "
                                f"d = {self.d})")
-        return grid_certificate(self.W, claim, statement=(
+        from engine.certify.geometry import grid_bundle  # loads the checker: only when asked
+
+        first, second = grid_enumerations(self.W, claim)
+        return grid_bundle(claim, first, second, statement=(
             f"{'Lemma 5.3' if claim == 'lemma-5.3' else 'Thm 5.6'} on grid head n = {self.n}, "
             f"d = {self.d}, seed {self.seed}"))
 

@@ -50,7 +50,6 @@ import numpy as np
 from engine import _display
 from engine.errors import EngineError, InvalidInput, TooLarge
 from engine.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
-from engine.exact.lp import decide
 from engine.exact.numbers import (
     ExactMatrix,
     ExactVector,
@@ -62,6 +61,8 @@ from engine.exact.numbers import (
 )
 from engine.geometry import search
 from engine.geometry.arrangement import pack_signs, unpack_signs
+from engine.geometry.cosine import difference_pairs
+from engine.lp_float import decide
 
 __all__ = [
     "PatternKind",
@@ -226,10 +227,25 @@ class PatternResult(_display.ResultDisplay):
         }
 
     def certificate(self) -> dict[str, Any]:
-        """The certificate of this result (built by :mod:`engine.geometry.emit`)."""
-        from engine.geometry.emit import pattern_certificate
+        """The ``pattern-complete`` certificate of this result.
 
-        return pattern_certificate(self)
+        Built by :func:`engine.certify.geometry.pattern_certificate` from the witnesses this
+        enumeration found (each verified exactly, no LP); a top-t result is certified
+        through the complete rankings R(W), enumerated here.
+
+        Examples
+        --------
+        >>> from certificates.check import check
+        >>> c = sign_pattern([[1, 0], [0, 1]]).certificate()
+        >>> check(c).ok, len(c["patterns"])
+        (True, 4)
+        """
+        from engine.certify.geometry import pattern_certificate  # loads the checker
+
+        full = None
+        if self.kind == PatternKind.RANKING_TOP:
+            full = ranking_pattern(self.W, bias=self.bias, progress=False)
+        return pattern_certificate(self, full=full)
 
 
 @dataclass(frozen=True, repr=False)
@@ -262,7 +278,10 @@ class ArgmaxResult(_display.ResultDisplay):
     ties: tuple[tuple[int, ...], ...] = ()
 
     def certificate(self) -> dict[str, Any]:
-        """A ``theorem`` ``argmaxable-labels`` certificate (built by :mod:`engine.geometry.emit`).
+        """A ``theorem`` ``argmaxable-labels`` certificate of this result.
+
+        Built by :func:`engine.certify.geometry.argmax_certificate` from this result's
+        witnesses and multipliers (verified exactly, no LP).
 
         Examples
         --------
@@ -270,7 +289,7 @@ class ArgmaxResult(_display.ResultDisplay):
         >>> check(argmaxable([[1], [0], [-1]]).certificate()).ok
         True
         """
-        from engine.geometry.emit import argmax_certificate
+        from engine.certify.geometry import argmax_certificate  # loads the checker
 
         return argmax_certificate(self.W, bias=self.bias, result=self)
 
@@ -421,22 +440,20 @@ def _homogenise(W: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
 def rankings_from_pairs(pats: np.ndarray, k: int) -> np.ndarray:
     """Rankings (label arrays, most likely first) from signs on the pair rows w_i - w_j.
 
-    The pair rows are ordered (0,1), (0,2), (1,2), (0,3), ... (i < j, by j then i), as
-    :func:`arrangement_rows` builds them.  The wins of label i are the labels it beats;
-    tied labels have equal wins and are listed in increasing order (stable sort).
+    The pair rows are ordered as :func:`engine.geometry.cosine.difference_pairs` lists
+    them, (0,1), (0,2), ..., (0,k-1), (1,2), ... (i < j, lexicographic: the checker's
+    order), as :func:`arrangement_rows` builds them.  The wins of label i are the labels it
+    beats; tied labels have equal wins and are listed in increasing order (stable sort).
 
     Examples
     --------
-    >>> rankings_from_pairs(np.array([[1, -1, -1]]), 3).tolist()
-    [[2, 0, 1]]
+    >>> rankings_from_pairs(np.array([[1, 1, 1, -1, -1, -1]]), 4).tolist()
+    [[0, 3, 2, 1]]
     """
     wins = np.zeros((len(pats), k), dtype=np.int64)
-    col = 0
-    for j in range(k):
-        for i in range(j):
-            wins[:, i] += pats[:, col] > 0
-            wins[:, j] += pats[:, col] < 0
-            col += 1
+    for col, (i, j) in enumerate(difference_pairs(k)):
+        wins[:, i] += pats[:, col] > 0
+        wins[:, j] += pats[:, col] < 0
     return np.argsort(-wins, axis=1, kind="stable")
 
 
@@ -444,17 +461,17 @@ def arrangement_rows(kind: str, Wm: ExactMatrix, b: ExactVector | None) -> list[
     """The rows whose topes are enumerated for ``kind`` ``"sign"`` or ``"ranking"``.
 
     Sign: the rows of W (homogenised as (b_i, w_i) with the extra row e_0 for x_0 > 0
-    when there is a bias).  Ranking: the pair rows w_i - w_j (i < j, by j then i), same
-    homogenisation.  With a bias, only topes with x_0 > 0 (last row positive) count.
+    when there is a bias).  Ranking: the pair rows w_i - w_j in the order of
+    :func:`engine.geometry.cosine.difference_pairs` (the checker's), same homogenisation.
+    With a bias, only topes with x_0 > 0 (last row positive) count.
     """
     d = len(Wm[0])
     H = _homogenise(Wm, b)
     if kind == "sign":
         rows = [list(r) for r in H]
     else:
-        k = len(Wm)
         rows = [[x - y for x, y in zip(H[i], H[j], strict=True)]
-                for j in range(k) for i in range(j)]
+                for i, j in difference_pairs(len(Wm))]
     if b is not None:
         rows.append([Fraction(1)] + [Fraction(0)] * d)
     if not rows:
@@ -545,15 +562,6 @@ def sign_pattern(
     )
 
 
-def _logits(W: ExactMatrix, b: ExactVector | None, x: tuple[Fraction, ...]) -> list[Fraction]:
-    return [sum((wi * xi for wi, xi in zip(w, x, strict=True)), Fraction(0))
-            + (b[i] if b is not None else 0) for i, w in enumerate(W)]
-
-
-def _ranking_of(logits: list[Fraction]) -> tuple[int, ...]:
-    return tuple(sorted(range(len(logits)), key=lambda i: (-logits[i], i)))
-
-
 def ranking_pattern(
     W: object,
     *,
@@ -614,7 +622,6 @@ def ranking_pattern(
         return _ranking_top(Wm, b, top, classes, ties, progress)
     expected = count_rankings_exact(Wm, b)
     _check_limit(expected, max_regions, "ranking")
-    # label-insertion order of the pair rows (i < j): a good deletion-restriction order.
     rows = arrangement_rows("ranking", Wm, b)
     t = _run_topes(rows, executor, progress, expected if b is None else 2 * expected)
     pats = t.pattern_array()

@@ -5,7 +5,7 @@
 and runs them serially or on any :class:`concurrent.futures.Executor`; the merge is in
 chunk order, so the result is the same whatever the executor.  :func:`prefix_search`
 extends feasible label prefixes one class at a time, deciding each candidate by an exact
-LP (:func:`engine.exact.lp.decide`).
+LP (:func:`engine.lp_float.decide`: float proposals, exact decision).
 
 Examples
 --------
@@ -32,10 +32,10 @@ import numpy as np
 from tqdm import tqdm
 
 from engine.exact.linalg import column_basis, primitive_integer_row
-from engine.exact.lp import decide
 from engine.geometry import arrangement as ar
 from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import float_ as fl
+from engine.lp_float import decide
 from engine.run.executor import in_worker, process_pool, run_units
 
 __all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",

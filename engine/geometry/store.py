@@ -2,7 +2,7 @@
 
 :func:`enumerate_to_dir` enumerates the sign patterns (or rankings) of a head into a
 directory instead of memory; :func:`open_result` opens such a directory lazily.  The
-directory (format ``logitgeom-regions``, version 1; see docs/enumeration-at-scale.md)::
+directory (format ``logitgeom-regions``, version 2; see docs/enumeration-at-scale.md)::
 
     DIR/manifest.json          input, its hash, the exact Zaslavsky count, the unit plan,
                                finished units and shards (with durations), rows written,
@@ -70,6 +70,7 @@ from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_
 from engine.geometry import search
 from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import pack_signs, unpack_signs
+from engine.geometry.cosine import difference_pairs
 from engine.geometry.patterns import arrangement_rows, rankings_from_pairs
 from engine.run.executor import run_units
 
@@ -77,7 +78,9 @@ __all__ = ["enumerate_to_dir", "open_result", "StoredResult", "FORMAT", "VERSION
            "DEFAULT_SHARD_ROWS", "default_units"]
 
 FORMAT = "logitgeom-regions"
-VERSION = 1
+#: 2: ranking pair rows in the checker's order (``difference_pairs``); version 1 listed them
+#: by j then i, so of version 1 only sign directories are still read (and resumed)
+VERSION = 2
 #: target rows per shard (and so per bucket): the memory a phase-2 task needs
 DEFAULT_SHARD_ROWS = 250_000
 #: expected regions per work unit when the caller gives no unit count
@@ -277,6 +280,14 @@ def _run_bucket(task: _BucketTask) -> tuple[int, float]:
 # ----------------------------------------------------------------------------- inputs
 
 
+def _check_version(root: Path, man: dict[str, Any]) -> None:
+    v = man.get("version")
+    if v != VERSION and not (v == 1 and man.get("kind") == "sign"):
+        raise InvalidInput(f"{root}: {FORMAT} version {v!r} of a {man.get('kind')} result is "
+                           f"not supported (this engine reads version {VERSION}, and version 1 "
+                           "sign results); remove the directory and enumerate again")
+
+
 def _input_doc(kind: str, Wm, b) -> dict[str, Any]:
     return {"kind": kind, "W": matrix_to_str(Wm),
             "bias": None if b is None else vector_to_str(b)}
@@ -387,6 +398,7 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
         if man.get("format") != FORMAT or man.get("input_sha256") != digest:
             raise InvalidInput(f"{root} holds a result of another input (or not a "
                                f"{FORMAT} directory); choose another --out or remove it")
+        _check_version(root, man)
         if not resume:
             shutil.rmtree(root / "work", ignore_errors=True)
             shutil.rmtree(root / "shards", ignore_errors=True)
@@ -519,9 +531,7 @@ class StoredResult:
                                    f"{exc}") from exc
         if manifest.get("format") != FORMAT:
             raise InvalidInput(f"{self.root}: not a {FORMAT} directory")
-        if manifest.get("version") != VERSION:
-            raise InvalidInput(f"{self.root}: {FORMAT} version {manifest.get('version')} is "
-                               f"not supported (this engine reads version {VERSION})")
+        _check_version(self.root, manifest)
         self.manifest = manifest
         arr = manifest["arrangement"]
         self._where = [tuple(w) for w in arr["where"]]
@@ -649,7 +659,7 @@ class StoredResult:
             if sorted(p) != list(range(k)):
                 raise InvalidInput(f"a ranking lists each of the {k} labels once; got {p}")
             pos = {lab: i for i, lab in enumerate(p)}
-            p = [1 if pos[i] < pos[j] else -1 for j in range(k) for i in range(j)]
+            p = [1 if pos[i] < pos[j] else -1 for i, j in difference_pairs(k)]
         elif len(p) != k or any(v not in (-1, 0, 1) for v in p):
             raise InvalidInput(f"a sign pattern has {k} entries in -1, 0, 1; got {p}")
         if self.manifest["affine"]:

@@ -282,7 +282,7 @@ def cosine_audit(
     bq = None if bias is None else to_vector(bias, what="bias", length=m)
 
     from certificates.api import check
-    from engine.certify.emit import theorem_certificate, translation_certificate
+    from engine.certify.emit import bundle_certificate, translation_certificate
     from engine.geometry.cosine import difference_pairs, translation_for_cosine
 
     Wf = np.array([[float(x) for x in r] for r in Wq])
@@ -291,7 +291,7 @@ def cosine_audit(
     prov = {"labels": list(labels), "pair": [labels[i], labels[j]]}
     parts = [translation_certificate(Wq, i, j, t, v=translation_for_cosine(Wq, i, j, t))
              for t in (-1, 1)]
-    cert = theorem_certificate(
+    cert = bundle_certificate(
         "translation-cosine",
         parts,
         f"W + 1 v^T has the same softmax probabilities as W for every input; the translated "

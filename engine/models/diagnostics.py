@@ -226,7 +226,7 @@ def _generators(group, m: int) -> list[tuple[int, ...]]:
     if group is None:
         raise InvalidInput("group is None; give permutations of range(m) or a GroupAction")
     if not isinstance(group, list | tuple | np.ndarray):  # a group object or a spec string:
-        from engine.symmetry.group import as_group  # the one conversion (engine.symmetry)
+        from engine.symmetry.constructors import as_group  # the one conversion (engine.symmetry)
 
         return list(as_group(group, m=m).row_generators) or [tuple(range(m))]
     items: Iterable = group

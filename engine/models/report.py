@@ -183,7 +183,7 @@ def inspect_model(
     group=None,
     progress: bool | None = None,
 ) -> InspectReport:
-    """Load the head rows of a token set and compute every diagnostic of issue 7.
+    """Load the head rows of a token set and compute every diagnostic of ``logitgeom inspect``.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Lemma 5.3 and Thm 5.6 of the cosine paper on the verification grid, via
 :func:`engine.geometry.grid.verify_grid` (exact, complete enumeration of both sides).
 
-The grid is issue 3's: n in {3, 5, 10} labels, d in {2, ..., min(6, n)}, five random heads
+The verification grid: n in {3, 5, 10} labels, d in {2, ..., min(6, n)}, five random heads
 per cell (:func:`engine.geometry.grid.random_head`, seeds 0..4, integers in -5..5); Lemma 5.3
 compares S(W) with S(W W^T) on every head and Thm 5.6 compares R(W) with S((BW)(BW)^T) for
 d < n.  The whole grid runs once (cells on a process pool over the available cores, results

@@ -169,7 +169,7 @@ def app_c3(ctx: Context) -> Row:
     centred = all(sum(c) == 0 for c in zip(*W, strict=True))
     unit = all(sum(x * x for x in r) == 1 for r in W)
     cos01 = sum(x * y for x, y in zip(W[0], W[1], strict=True))
-    cert = emit.theorem_certificate(
+    cert = emit.bundle_certificate(
         "centred-cosine-ranking", [emit.ranking_certificate(W, APP_C3_RANKING)],
         "App. C.3: in the centred W whose rows have length exactly 1, cos(w_0, w_1) = "
         "1519/1681 >= 9/10, yet some input makes label 0 the most likely and label 1 the "

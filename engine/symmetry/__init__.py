@@ -11,6 +11,7 @@ Examples
 from engine.symmetry.constructors import (
     OrbitTargets,
     affine_line,
+    as_group,
     cyclic,
     direct_product,
     direct_sum,
@@ -21,7 +22,7 @@ from engine.symmetry.constructors import (
     wreath,
 )
 from engine.symmetry.detect import DetectedSymmetry, detect_label_symmetry, detect_symmetry
-from engine.symmetry.group import GroupAction, as_group, column_action
+from engine.symmetry.group import GroupAction, column_action
 from engine.symmetry.predict import (
     GramCheck,
     GramStructure,

@@ -2,7 +2,10 @@
 
 The constructors return row actions (``n = 0``): a group acting on the m labels.
 :func:`orbit_targets` then builds the target Y with one column per group element and
-the matching action on rows *and* columns.
+the matching action on rows *and* columns.  :func:`as_group`, the one conversion of any
+spelling (strings parsed by :func:`parse_group`), lives here beside the constructors it
+calls, so that :mod:`engine.symmetry.group` (the action itself) imports nothing from this
+module.
 
 Conventions (documented choices):
 
@@ -30,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -37,11 +41,12 @@ import numpy as np
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_vector
-from engine.symmetry.group import GroupAction
+from engine.symmetry.group import GroupAction, _check_perm, _codes_of, column_action
 
 __all__ = [
     "OrbitTargets",
     "affine_line",
+    "as_group",
     "cyclic",
     "direct_product",
     "direct_sum",
@@ -56,8 +61,6 @@ __all__ = [
 
 def _row_action(G: object, what: str) -> GroupAction:
     if not isinstance(G, GroupAction):
-        from engine.symmetry.group import as_group
-
         try:
             G = as_group(G)
         except InvalidInput as exc:
@@ -493,3 +496,113 @@ def parse_group(spec: str) -> GroupAction:
     if pos != len(text):
         raise fail("end of spec")
     return g
+
+
+# --------------------------------------------------------------------- one conversion
+_SPELLINGS = ("a GroupAction, a group from engine.symmetry (symmetric(3), cyclic(5), ...), "
+              "a sympy PermutationGroup, a spec string such as 'S3', 'C7', 'AGL5', "
+              "'S2+S3', 'S3wrS2', or a list of generators as label permutations "
+              "(perm[i] = image of label i)")
+
+
+def _perm_list(items: list, m: int | None) -> list[tuple[int, ...]]:
+    kinds = {("sympy" if hasattr(g, "array_form") else
+              "pair" if isinstance(g, tuple | list) and len(g) == 2
+              and all(isinstance(x, Sequence | np.ndarray) for x in g) else
+              "perm" if isinstance(g, Sequence | np.ndarray) and not isinstance(g, str) else
+              type(g).__name__) for g in items}
+    bad = kinds - {"sympy", "perm"}
+    if "pair" in kinds:
+        raise InvalidInput("give generators as label permutations only; (row, column) pairs "
+                           "belong in GroupAction(generators, m=, n=), and the column action "
+                           "is derived from Y")
+    if bad:
+        raise InvalidInput(f"a list of generators must hold label permutations only; got "
+                           f"{', '.join(sorted(bad))} among them. Accepted: {_SPELLINGS}")
+    perms = []
+    for k, g in enumerate(items):
+        arr = g.array_form if hasattr(g, "array_form") else g
+        size = m if m is not None else len(arr)
+        perms.append(_check_perm(arr, size, f"generator {k}"))
+    return perms
+
+
+def as_group(x: object, m: int | None = None, Y: object = None, *,
+             name: str | None = None) -> GroupAction:
+    """The one way to give a group: any accepted spelling -> :class:`GroupAction`.
+
+    Parameters
+    ----------
+    x : GroupAction, sympy PermutationGroup, str, or sequence of permutations
+        A GroupAction (row action or with columns), a group built by the
+        :mod:`engine.symmetry` constructors, a sympy ``PermutationGroup``, a spec string
+        (:func:`engine.symmetry.parse_group`: ``"S3"``, ``"AGL5"``, ``"S3wrS2"``), or a list
+        of generators, each a permutation of the labels in array form (all elements work
+        too: they generate the same group).
+    m : int, optional
+        Number of labels; checked against the group's degree.
+    Y : array_like, optional
+        A target (m x n).  When given, the result acts on its columns too: a row action is
+        extended by :func:`column_action`; an action on columns must have n columns and
+        preserve Y (checked exactly).
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        An unknown spelling (the accepted ones are listed), a list mixing kinds,
+        degrees that differ from m, a group that does not preserve Y.
+
+    Examples
+    --------
+    >>> as_group([[1, 2, 0]]).order, as_group("S3").order, as_group([(1, 0, 2)], m=3).m
+    (3, 6, 3)
+    >>> from sympy.combinatorics import SymmetricGroup
+    >>> as_group(SymmetricGroup(4)).order
+    24
+    >>> as_group(np.eye(3), m=3)
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: a list of generators must hold label permutations only; ...
+    """
+    if isinstance(x, GroupAction):
+        G = x
+    elif isinstance(x, str):
+        G = parse_group(x)
+    elif hasattr(x, "generators") and hasattr(x, "degree"):  # sympy PermutationGroup
+        deg = int(x.degree)
+        G = GroupAction([g.array_form for g in x.generators], m=deg, name=name)
+    elif isinstance(x, Sequence | np.ndarray) and not isinstance(x, bytes):
+        items = list(x)
+        if not items:
+            if m is None:
+                raise InvalidInput("an empty generator list needs m= (the trivial group on m "
+                                   "labels)")
+            G = GroupAction([], m=m, name=name)
+        else:
+            if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+                raise InvalidInput("a list of generators must hold label permutations only; "
+                                   f"got a float array. Accepted: {_SPELLINGS}")
+            perms = _perm_list(items, m)
+            G = GroupAction(perms, m=len(perms[0]), name=name)
+    else:
+        raise InvalidInput(f"cannot read a group from {type(x).__name__}; accepted: "
+                           f"{_SPELLINGS}")
+    if m is not None and G.m != int(m):
+        raise InvalidInput(f"the group acts on {G.m} labels but there are m = {m} "
+                           "labels (rows of Y)")
+    if Y is None:
+        return G
+    K = _codes_of(Y)
+    if K.ndim != 2 or K.shape[0] != G.m:
+        raise InvalidInput(f"Y has shape {K.shape} but the group acts on {G.m} labels")
+    if G.n == 0:
+        return column_action(G, K)
+    if G.n != K.shape[1]:
+        raise InvalidInput(f"the group acts on {G.n} columns but Y has {K.shape[1]}; give the "
+                           "group on the labels only and the column action is derived from Y")
+    G.check_preserves(K)
+    return G

@@ -43,7 +43,7 @@ from engine.errors import EngineError, InvalidInput, TooLarge
 if TYPE_CHECKING:  # sympy is imported on first use (it costs ~0.4 s)
     from sympy.combinatorics import PermutationGroup
 
-__all__ = ["GroupAction", "as_group", "column_action", "orbit_labels"]
+__all__ = ["GroupAction", "column_action", "orbit_labels"]
 
 #: Largest group whose elements :meth:`GroupAction.row_elements` will list.
 MAX_ELEMENTS = 5_000_000
@@ -556,10 +556,6 @@ class GroupAction:
 
 
 # --------------------------------------------------------------------- one conversion
-_SPELLINGS = ("a GroupAction, a group from engine.symmetry (symmetric(3), cyclic(5), ...), "
-              "a sympy PermutationGroup, a spec string such as 'S3', 'C7', 'AGL5', "
-              "'S2+S3', 'S3wrS2', or a list of generators as label permutations "
-              "(perm[i] = image of label i)")
 
 
 def _codes_of(Y: object) -> np.ndarray:
@@ -627,108 +623,3 @@ def column_action(G: GroupAction, Y: object, *, what: str = "Y") -> GroupAction:
         c[mo] = base_order  # the t-th column with key k goes to the t-th column with key r o k
         pairs.append((list(r), c.tolist()))
     return GroupAction(pairs, m=G.m, n=n, name=G.name)
-
-
-def _perm_list(items: list, m: int | None) -> list[tuple[int, ...]]:
-    kinds = {("sympy" if hasattr(g, "array_form") else
-              "pair" if isinstance(g, tuple | list) and len(g) == 2
-              and all(isinstance(x, Sequence | np.ndarray) for x in g) else
-              "perm" if isinstance(g, Sequence | np.ndarray) and not isinstance(g, str) else
-              type(g).__name__) for g in items}
-    bad = kinds - {"sympy", "perm"}
-    if "pair" in kinds:
-        raise InvalidInput("give generators as label permutations only; (row, column) pairs "
-                           "belong in GroupAction(generators, m=, n=), and the column action "
-                           "is derived from Y")
-    if bad:
-        raise InvalidInput(f"a list of generators must hold label permutations only; got "
-                           f"{', '.join(sorted(bad))} among them. Accepted: {_SPELLINGS}")
-    perms = []
-    for k, g in enumerate(items):
-        arr = g.array_form if hasattr(g, "array_form") else g
-        size = m if m is not None else len(arr)
-        perms.append(_check_perm(arr, size, f"generator {k}"))
-    return perms
-
-
-def as_group(x: object, m: int | None = None, Y: object = None, *,
-             name: str | None = None) -> GroupAction:
-    """The one way to give a group: any accepted spelling -> :class:`GroupAction`.
-
-    Parameters
-    ----------
-    x : GroupAction, sympy PermutationGroup, str, or sequence of permutations
-        A GroupAction (row action or with columns), a group built by the
-        :mod:`engine.symmetry` constructors, a sympy ``PermutationGroup``, a spec string
-        (:func:`engine.symmetry.parse_group`: ``"S3"``, ``"AGL5"``, ``"S3wrS2"``), or a list
-        of generators, each a permutation of the labels in array form (all elements work
-        too: they generate the same group).
-    m : int, optional
-        Number of labels; checked against the group's degree.
-    Y : array_like, optional
-        A target (m x n).  When given, the result acts on its columns too: a row action is
-        extended by :func:`column_action`; an action on columns must have n columns and
-        preserve Y (checked exactly).
-
-    Returns
-    -------
-    GroupAction
-
-    Raises
-    ------
-    InvalidInput
-        An unknown spelling (the accepted ones are listed), a list mixing kinds,
-        degrees that differ from m, a group that does not preserve Y.
-
-    Examples
-    --------
-    >>> as_group([[1, 2, 0]]).order, as_group("S3").order, as_group([(1, 0, 2)], m=3).m
-    (3, 6, 3)
-    >>> from sympy.combinatorics import SymmetricGroup
-    >>> as_group(SymmetricGroup(4)).order
-    24
-    >>> as_group(np.eye(3), m=3)
-    Traceback (most recent call last):
-    ...
-    engine.errors.InvalidInput: a list of generators must hold label permutations only; ...
-    """
-    if isinstance(x, GroupAction):
-        G = x
-    elif isinstance(x, str):
-        from engine.symmetry.constructors import parse_group
-
-        G = parse_group(x)
-    elif hasattr(x, "generators") and hasattr(x, "degree"):  # sympy PermutationGroup
-        deg = int(x.degree)
-        G = GroupAction([g.array_form for g in x.generators], m=deg, name=name)
-    elif isinstance(x, Sequence | np.ndarray) and not isinstance(x, bytes):
-        items = list(x)
-        if not items:
-            if m is None:
-                raise InvalidInput("an empty generator list needs m= (the trivial group on m "
-                                   "labels)")
-            G = GroupAction([], m=m, name=name)
-        else:
-            if isinstance(x, np.ndarray) and x.dtype.kind == "f":
-                raise InvalidInput("a list of generators must hold label permutations only; "
-                                   f"got a float array. Accepted: {_SPELLINGS}")
-            perms = _perm_list(items, m)
-            G = GroupAction(perms, m=len(perms[0]), name=name)
-    else:
-        raise InvalidInput(f"cannot read a group from {type(x).__name__}; accepted: "
-                           f"{_SPELLINGS}")
-    if m is not None and G.m != int(m):
-        raise InvalidInput(f"the group acts on {G.m} labels but there are m = {m} "
-                           "labels (rows of Y)")
-    if Y is None:
-        return G
-    K = _codes_of(Y)
-    if K.ndim != 2 or K.shape[0] != G.m:
-        raise InvalidInput(f"Y has shape {K.shape} but the group acts on {G.m} labels")
-    if G.n == 0:
-        return column_action(G, K)
-    if G.n != K.shape[1]:
-        raise InvalidInput(f"the group acts on {G.n} columns but Y has {K.shape[1]}; give the "
-                           "group on the labels only and the column action is derived from Y")
-    G.check_preserves(K)
-    return G

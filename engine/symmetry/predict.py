@@ -208,7 +208,7 @@ def predicted_gram_structure(group: object) -> GramStructure:
     2
     """
     if not isinstance(group, GroupAction):
-        from engine.symmetry.group import as_group
+        from engine.symmetry.constructors import as_group
 
         group = as_group(group)
     return GramStructure(_canonical(group.orbitals(symmetrized=True)),

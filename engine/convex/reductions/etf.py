@@ -67,7 +67,7 @@ def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
         if m < 2:
             return []
         return [(1, 0, *range(2, m)), (*range(1, m), 0)]
-    from engine.symmetry.group import as_group
+    from engine.symmetry.constructors import as_group
 
     G = as_group(group, m=m)
     return sorted(set(G.row_generators))

@@ -51,9 +51,9 @@ from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 from engine.convex.reductions.full import nuclear_epigraph
 from engine.errors import InexactResult, InvalidInput
 from engine.symmetry._values import tolerant_codes, value_codes
-from engine.symmetry.constructors import OrbitTargets, _orbit_matrix
+from engine.symmetry.constructors import OrbitTargets, _orbit_matrix, as_group
 from engine.symmetry.detect import detect_label_symmetry, detect_symmetry
-from engine.symmetry.group import GroupAction, as_group
+from engine.symmetry.group import GroupAction
 from engine.symmetry.isotypic import IsotypicDecomposition, isotypic_decomposition
 
 __all__ = ["DETECT_MAX_ENTRIES", "LABEL_FIRST_MAX", "OrbitInverse", "OrbitPlan", "OrbitReduction",

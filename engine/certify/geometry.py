@@ -1,20 +1,22 @@
-"""Emitters of the certificates that :mod:`engine.geometry` results carry.
+"""Certificates of the geometry family, built from exact data.
 
-Plain dicts in the format of ``certificates/SPEC.md``, built from exact data: sign, ranking,
-complete-pattern, pattern-differs, argmaxable-labels and grid-head certificates, plus the
-shared :func:`header`, :func:`dumps` and the exact :func:`decide`.  They live in
-``engine.geometry`` (not ``engine.certify``) so that the results' ``.certificate()`` methods
-need nothing above this package: ``engine.certify`` depends on ``engine.geometry``, never
-the reverse, and :mod:`engine.certify.emit` re-exports every name here.
+Plain dicts in the format of ``certificates/SPEC.md``: sign, ranking, complete-pattern,
+pattern-differs and argmaxable-labels certificates, verification-grid bundles, and
+:func:`bundle_certificate` (a ``theorem`` of several parts).  Every builder here works from
+exact data it is handed (a matrix, a pattern, a complete enumeration with its witnesses)
+and imports nothing from :mod:`engine.geometry`, so the ``engine.geometry`` results'
+``.certificate()`` methods delegate here without an import cycle.  The entry points that
+start from a bare matrix (enumerate first, then build) and the claims about a matrix alone
+(translation, cosine-equal, chirotope) are in :mod:`engine.certify.emit`.
 
-The emitter may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
-Everything here runs on the engine's one exact kernel: feasibility by
-:func:`engine.exact.lp.decide`, complete enumerations by :func:`engine.geometry.sign_pattern`
-and :func:`engine.geometry.ranking_pattern`, intersection lattices by
-:func:`engine.exact.lattice.flats`.  The constraint rows of a claim are the checker's own
-definitions (:mod:`certificates.semantics`).  Witnesses are canonical small vectors (integers
-for models without bias) and Gordan multipliers primitive integers of circuit support, so
-output is deterministic and printable: same input, byte-identical :func:`dumps`.
+The builder may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
+Feasibility is decided by the exact LP (:func:`decide`, on :func:`engine.lp_float.decide`),
+intersection lattices by :func:`engine.exact.lattice.flats`, and the constraint rows of a
+claim are the checker's own definitions (:mod:`certificates.semantics`).  Witnesses handed
+over by an enumeration are verified exactly before they are written; witnesses the builder
+finds itself are canonical small vectors (integers for models without bias) and Gordan
+multipliers primitive integers of circuit support, so output is deterministic: same
+input, byte-identical :func:`engine.certify.common.dumps`.
 
 Examples
 --------
@@ -28,92 +30,33 @@ True
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
 
 from certificates import api as sm
-from certificates.api import FORMAT, THEOREMS, VERSION
+from engine.certify.common import THEOREMS, header
 from engine.errors import EngineError, InvalidInput
-from engine.exact import lp
 from engine.exact.lattice import flats
 from engine.exact.linalg import primitive_integer_row
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
-from engine.geometry.cosine import gram_exact
-from engine.geometry.patterns import ranking_pattern, sign_pattern
+from engine.lp_float import decide as decide_cone
 
 __all__ = [
-    "dumps",
-    "header",
     "decide",
     "sign_certificate",
     "ranking_certificate",
     "lattice",
-    "complete_certificate",
+    "enumeration_certificate",
     "pattern_certificate",
     "argmax_certificate",
-    "differs_certificate",
     "pattern_differs_certificate",
-    "theorem_certificate",
+    "bundle_certificate",
     "difference_rows",
-    "grid_certificate",
+    "GRID_CLAIMS",
+    "grid_bundle",
 ]
-
-# ----------------------------------------------------------------------- serialisation
-def _scalar(o) -> bool:
-    return not isinstance(o, dict | list)
-
-
-def _dump(o, ind: int) -> str:
-    pad, pad1 = " " * ind, " " * (ind + 1)
-    if isinstance(o, dict):
-        if all(_scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))
-               for v in o.values()) and ind > 1:
-            return json.dumps(o)  # small records (a flat, a pattern with its witness): one line
-        if not o:
-            return "{}"
-        items = [f"{pad1}{json.dumps(k)}: {_dump(v, ind + 1)}" for k, v in o.items()]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(o, list):
-        if all(_scalar(x) for x in o):
-            return json.dumps(o)
-        if all(isinstance(x, list) and all(_scalar(y) for y in x) for x in o):
-            return "[\n" + ",\n".join(pad1 + json.dumps(x) for x in o) + "\n" + pad + "]"
-        return "[\n" + ",\n".join(pad1 + _dump(x, ind + 1) for x in o) + "\n" + pad + "]"
-    return json.dumps(o)
-
-
-def dumps(cert: dict) -> str:
-    """Canonical text of a certificate (deterministic; vectors and matrix rows on one line).
-
-    Examples
-    --------
-    >>> print(dumps({"a": [["1", "2"]], "b": 1}), end="")
-    {
-     "a": [
-      ["1", "2"]
-     ],
-     "b": 1
-    }
-    """
-    return _dump(cert, 0) + "\n"
-
-
-def header(kind: str, statement: str | None = None, provenance: dict | None = None) -> dict:
-    """The common header: format, version, kind, then optional statement and provenance.
-
-    Examples
-    --------
-    >>> header("translation")["format"]
-    'logitgeom-certificate'
-    """
-    out = {"format": FORMAT, "version": VERSION, "kind": kind}
-    if statement:
-        out["statement"] = statement
-    if provenance:
-        out["provenance"] = dict(provenance)
-    return out
 
 
 # ---------------------------------------------------------------------- exact deciding
@@ -164,7 +107,7 @@ def decide(rows: Sequence[tuple], d: int | None = None) -> tuple[bool, tuple]:
             raise InvalidInput("nothing to decide and no dimension d given")
         return True, (Fraction(0),) * d
     homogeneous, R = _system(live)
-    ok, z = lp.decide(R)
+    ok, z = decide_cone(R)
     if ok:
         return True, _point(homogeneous, z)
     y = z if homogeneous else tuple(Fraction(v) for v in primitive_integer_row(z[:-1]))
@@ -225,11 +168,7 @@ def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) ->
     except sm.Fail as f:
         raise InvalidInput(f"signs: {f.message}") from None
     ok, z = decide(rows, len(Wq[0]))
-    out = header("sign-feasible" if ok else "sign-infeasible", statement, provenance)
-    out.update(_model_fields(Wq, b))
-    out["signs"] = list(s)
-    out["witness" if ok else "multipliers"] = vector_to_str(z)
-    return out
+    return _decided("sign", ok, z, Wq, b, "signs", s, statement, provenance)
 
 
 def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=None) -> dict:
@@ -246,9 +185,16 @@ def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=Non
         raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
     rows = sm.ranking_rows(Wq, bz, r, "ranking")
     ok, z = decide(rows, len(Wq[0]))
-    out = header("ranking-feasible" if ok else "ranking-infeasible", statement, provenance)
+    return _decided("ranking", ok, z, Wq, b, "ranking", r, statement, provenance)
+
+
+def _decided(claim: str, ok: bool, z, Wq, b, key: str, value, statement=None,
+             provenance=None) -> dict:
+    """A ``<claim>-feasible`` certificate with witness z, or ``<claim>-infeasible`` with
+    multipliers z, of the pattern ``value`` (field ``key``) of the model (Wq, b)."""
+    out = header(f"{claim}-feasible" if ok else f"{claim}-infeasible", statement, provenance)
     out.update(_model_fields(Wq, b))
-    out["ranking"] = list(r)
+    out[key] = list(value)
     out["witness" if ok else "multipliers"] = vector_to_str(z)
     return out
 
@@ -274,56 +220,68 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
             for f in flats([a for a, _ in H], bias, mobius=False)]
 
 
-def _enumerate(Wq, b, ptype):
-    """The patterns of the engine's complete enumeration of S(W) or R(W)."""
-    res = (sign_pattern if ptype == "sign" else ranking_pattern)(Wq, bias=b, progress=None)
-    return list(res.patterns)
+def _holds(rows, x) -> bool:
+    """Every row (a, c) of ``rows`` (``None``: no constraint) has a . x + c > 0, exactly."""
+    q = math.lcm(*(v.denominator for v in x)) if x else 1
+    p = [int(v * q) for v in x]
+    return all(r is None or sum(a * v for a, v in zip(r[0], p, strict=True)) + r[1] * q > 0
+               for r in rows)
 
 
-def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
-                         top: int | None = None, statement=None, provenance=None) -> dict:
-    """A ``pattern-complete`` certificate for S(W) (``pattern="sign"``) or R(W).
+def enumeration_certificate(W, pattern: str, patterns, *, bias=None, witnesses=None,
+                            top: int | None = None, statement=None, provenance=None) -> dict:
+    """A ``pattern-complete`` certificate from a complete enumeration of S(W) or R(W).
 
     Parameters
     ----------
     W : array_like, k x d
     pattern : {"sign", "ranking"}
+    patterns : sequence
+        The complete enumeration (sign vectors, or full rankings).
     bias : array_like, optional
-    patterns : sequence, optional
-        A complete enumeration (e.g. from ``engine.geometry``); computed by the engine when
-        omitted.  Each pattern's witness is the canonical small one (see :func:`decide`).
+    witnesses : sequence, optional
+        Aligned with ``patterns``: the points the enumeration found.  Each is verified
+        exactly (every constraint row strictly positive at it) and written as it is; when
+        omitted, each pattern gets the canonical small witness of :func:`decide` (one
+        exact LP per pattern).
     top : int, optional
         Also state the top-t prefixes (derived from the complete full rankings).
-
-    Returns
-    -------
-    dict
 
     Raises
     ------
     InvalidInput
-        A bad pattern type, or listed patterns that do not match W.
+        A bad pattern type, or a listed pattern that is not a pattern of W.
+    EngineError
+        A handed-over witness that does not reproduce its pattern (a bug).
 
     Examples
     --------
-    >>> c = complete_certificate([[1, 0], [0, 1]], "sign")
-    >>> [p["pattern"] for p in c["patterns"]]
-    [[-1, -1], [-1, 1], [1, -1], [1, 1]]
+    >>> c = enumeration_certificate([[1], [-1]], "sign", [[-1, 1], [1, -1]],
+    ...                             witnesses=[[-2], [3]])
+    >>> [p["witness"] for p in c["patterns"]]
+    [['-2'], ['3']]
     """
     if pattern not in ("sign", "ranking"):
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
     Wq, b, bz = _exact_model(W, bias)
-    if patterns is None:
-        patterns = _enumerate(Wq, b, pattern)
+    d = len(Wq[0])
     pats = [tuple(int(v) for v in p) for p in patterns]
+    if witnesses is not None and len(witnesses) != len(pats):
+        raise InvalidInput(f"{len(witnesses)} witnesses for {len(pats)} patterns")
     rows_of = sm.sign_rows if pattern == "sign" else sm.ranking_rows
     items = []
-    for p in pats:
+    for n, p in enumerate(pats):
         try:
             rows = rows_of(Wq, bz, p, "pattern")
         except sm.Fail as f:
             raise InvalidInput(f"pattern {list(p)}: {f.message}") from None
-        x = _decide_or_raise(rows, f"pattern {list(p)}", len(Wq[0]))
+        if witnesses is None:
+            x = _decide_or_raise(rows, f"pattern {list(p)}", d)
+        else:
+            x = to_vector(witnesses[n], what="witness", length=d)
+            if not _holds(rows, x):
+                raise EngineError(f"the enumeration's witness {vector_to_str(x)} does not "
+                                  f"reproduce pattern {list(p)}; please report this as a bug")
         items.append({"pattern": list(p), "witness": vector_to_str(x)})
     out = header("pattern-complete", statement, provenance)
     out.update(_model_fields(Wq, b))
@@ -335,16 +293,21 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
     return out
 
 
-def pattern_certificate(result) -> dict:
+def pattern_certificate(result, *, full=None, provenance=None) -> dict:
     """The certificate of an ``engine.geometry`` pattern result (its ``.certificate()``).
 
-    A complete sign or ranking enumeration becomes ``pattern-complete``; a top-t result is
-    certified through the complete full rankings (field ``top``).
+    A complete sign or ranking enumeration becomes ``pattern-complete`` with the result's
+    own witnesses (verified exactly; no LP).  A top-t result is certified through the
+    complete full rankings ``full`` (a ranking result of the same W and bias; field
+    ``top``).
 
     Raises
     ------
+    InvalidInput
+        A top-t result without ``full``.
     EngineError
-        A top-t result whose prefixes disagree with the complete enumeration.
+        A top-t result whose prefixes disagree with ``full``, or a witness that does not
+        reproduce its pattern.
 
     Examples
     --------
@@ -358,18 +321,20 @@ def pattern_certificate(result) -> dict:
     kind = getattr(kind, "value", kind)
     ptype = "sign" if str(kind).lower().endswith("sign") else "ranking"
     top = getattr(result, "top", None)
-    prov = {"generator": "engine.certify.emit.pattern_certificate"}
+    prov = provenance or {"generator": "engine.certify.geometry.pattern_certificate"}
     if ptype == "ranking" and top is not None:
-        cert = complete_certificate(result.W, "ranking", bias=result.bias, top=top,
-                                    provenance=prov)
-        prefixes = {tuple(p["pattern"][:top]) for p in cert["patterns"]}
+        if full is None:
+            raise InvalidInput("a top-t result is certified through the complete rankings: "
+                               "pass full=ranking_pattern(W, bias=bias)")
+        prefixes = {tuple(int(a) for a in p[:top]) for p in full.patterns}
         if prefixes != {tuple(int(a) for a in p) for p in result.patterns}:
             raise EngineError(f"the result's {len(result.patterns)} top-{top} prefixes differ "
                               f"from the {len(prefixes)} prefixes of the complete R(W); "
                               "please report this as a bug")
-        return cert
-    return complete_certificate(result.W, ptype, bias=result.bias, patterns=result.patterns,
-                                provenance=prov)
+        result = full
+    return enumeration_certificate(result.W, ptype, result.patterns, bias=result.bias,
+                                   witnesses=getattr(result, "witnesses", None), top=top,
+                                   provenance=prov)
 
 
 def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
@@ -383,12 +348,15 @@ def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
     W : array_like, k x d
     bias : array_like, optional
     result : ArgmaxResult, optional
-        An ``engine.geometry.argmaxable`` result to cross-check (its ``labels``).
+        An ``engine.geometry.argmaxable`` result: its per-label witnesses and Gordan
+        multipliers (when it has them) are verified exactly and reused instead of solving
+        the LPs again; its ``labels`` are cross-checked.
 
     Raises
     ------
     EngineError
-        The result's labels disagree with the certified ones.
+        The result's labels disagree with the certified ones, or its witness or
+        multipliers do not prove what they claim (a bug).
 
     Examples
     --------
@@ -399,52 +367,45 @@ def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
     classes: dict[tuple, list[int]] = {}
     for a, (w, c) in enumerate(zip(Wq, bz, strict=True)):
         classes.setdefault((w, c), []).append(a)
-    parts = [ranking_certificate(Wq, cl, bias=b) for cl in sorted(classes.values())]
+    reuse = getattr(result, "witnesses", None) is not None
+    parts = [_argmax_part(Wq, b, bz, cl, result) if reuse else
+             ranking_certificate(Wq, cl, bias=b) for cl in sorted(classes.values())]
     labels = sorted(a for p in parts if p["kind"] == "ranking-feasible" for a in p["ranking"])
     if result is not None and list(result.labels) != labels:
         raise EngineError(f"argmaxable labels {list(result.labels)} of the result differ from "
                           f"the certified {labels}; please report this as a bug")
-    return theorem_certificate("argmaxable-labels", parts,
-                               f"the labels some input ranks first are exactly {labels}",
-                               parameters={"labels": labels}, provenance=provenance)
+    return bundle_certificate("argmaxable-labels", parts,
+                              f"the labels some input ranks first are exactly {labels}",
+                              parameters={"labels": labels}, provenance=provenance)
 
 
-def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None,
-                        provenance=None) -> dict:
-    """Decide whether P(W1) = P(W2) (P = S, or R with ``ranking``) and certify the answer.
+def _gordan_holds(rows, y, d: int) -> bool:
+    """y >= 0, zero off the constraints, not all zero, sum y_i a_i = 0, sum y_i c_i <= 0."""
+    live = [(q, r) for q, r in zip(y, rows, strict=True) if r is not None]
+    return (all(q >= 0 for q in y) and any(q for q, _ in live)
+            and all(not q for q, r in zip(y, rows, strict=True) if r is None)
+            and not any(sum(q * r[0][j] for q, r in live) for j in range(d))
+            and sum(q * r[1] for q, r in live) <= 0)
 
-    Returns a ``pattern-differs`` certificate (a pattern of W1 absent from W2, or, when only
-    W2 has an extra pattern, with W1 and W2 swapped, said in the statement) or a
-    ``theorem`` ``patterns-equal`` bundling two complete enumerations.
 
-    Examples
-    --------
-    >>> differs_certificate([[1, 0], [0, 1]], [[1, 0], [1, 0]])["kind"]
-    'pattern-differs'
-    """
-    ptype = "ranking" if ranking else "sign"
-    P = "R" if ranking else "S"
-    A = _exact_model(W1, bias1)
-    B = _exact_model(W2, bias2)
-    if len(A[0]) != len(B[0]):
-        raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
-    pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], ptype))
-              for M in (A, B))
-    for (X, Y, px, py, swapped) in ((A, B, pa, pb, False), (B, A, pb, pa, True)):
-        extra = sorted(set(px) - set(py))
-        if extra:
-            note = " (the given W2 is W1 here, and vice versa)" if swapped else ""
-            try:
-                return pattern_differs_certificate(
-                    X[0], Y[0], extra[0], ranking=ranking, bias1=X[1], bias2=Y[1],
-                    statement=f"{P}(W1) != {P}(W2){note}", provenance=provenance)
-            except InvalidInput as exc:  # the enumerations and the LPs disagree
-                raise EngineError(f"{exc}, although the enumerations say otherwise; please "
-                                  "report this as a bug") from None
-    parts = [complete_certificate(M[0], ptype, bias=M[1], patterns=pp)
-             for M, pp in ((A, pa), (B, pb))]
-    return theorem_certificate("patterns-equal", parts, f"{P}(W1) = {P}(W2)",
-                               provenance=provenance)
+def _argmax_part(Wq, b, bz, cl, result) -> dict:
+    """The ranking certificate of the prefix ``cl`` (a tie class) from the proof ``result``
+    holds for its first label, verified exactly: a witness, or multipliers (j, y_j) on the
+    labels j outside the class, scaled to primitive integers."""
+    rows = sm.ranking_rows(Wq, bz, tuple(cl), "ranking")
+    x = result.witnesses[cl[0]]
+    if x is not None:
+        z = to_vector(x, what="witness", length=len(Wq[0]))
+        ok = _holds(rows, z)
+    else:
+        y_of = dict(result.multipliers[cl[0]] or ())
+        y = [0] * (len(cl) - 1) + [y_of.get(j, 0) for j in range(len(Wq)) if j not in cl]
+        z = tuple(Fraction(v) for v in primitive_integer_row([Fraction(v) for v in y]))
+        ok = _gordan_holds(rows, z, len(Wq[0]))
+    if not ok:
+        raise EngineError(f"the result's proof for labels {list(cl)} does not hold; please "
+                          "report this as a bug")
+    return _decided("ranking", x is not None, z, Wq, b, "ranking", cl)
 
 
 def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=None,
@@ -495,13 +456,13 @@ def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=N
     return out
 
 
-def theorem_certificate(name: str, parts: list[dict], statement: str, *, parameters=None,
+def bundle_certificate(name: str, parts: list[dict], statement: str, *, parameters=None,
                         provenance=None) -> dict:
     """A ``theorem`` certificate bundling sub-certificates (see SPEC.md for each name).
 
     Examples
     --------
-    >>> t = theorem_certificate("translation-cosine", [], "demo")
+    >>> t = bundle_certificate("translation-cosine", [], "demo")
     >>> t["theorem"], t["parts"]
     ('translation-cosine', [])
     """
@@ -515,32 +476,6 @@ def theorem_certificate(name: str, parts: list[dict], statement: str, *, paramet
     return out
 
 
-def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=None) -> dict:
-    """A ``theorem`` certificate of one verification-grid head (the cosine paper).
-
-    ``claim="lemma-5.3"``: S(C(W)) = S(W) via ``cosine-determines-sign`` (complete S(W) and
-    complete S(W W^T); S(D G D) = S(G) for the positive diagonal D of inverse row norms).
-    ``claim="thm-5.6"``: S(C(BW)) = R(W) via ``difference-cosine-determines-ranking``
-    (complete R(W) and complete S((BW)(BW)^T)).
-
-    Examples
-    --------
-    >>> from certificates.api import check
-    >>> check(grid_certificate([[1, 0], [0, 1], [1, 1]], "thm-5.6")).ok
-    True
-    """
-    if claim == "lemma-5.3":
-        parts = [complete_certificate(W, "sign"), complete_certificate(gram_exact(W), "sign")]
-        name, stmt = "cosine-determines-sign", "S(C(W)) = S(W W^T) = S(W)"
-    elif claim == "thm-5.6":
-        parts = [complete_certificate(W, "ranking"),
-                 complete_certificate(gram_exact(difference_rows(W)), "sign")]
-        name, stmt = "difference-cosine-determines-ranking", "S(C(BW)) = S(BW (BW)^T) = R(W)"
-    else:
-        raise InvalidInput(f"claim must be 'lemma-5.3' or 'thm-5.6'; got {claim!r}")
-    return theorem_certificate(name, parts, statement or stmt, provenance=provenance)
-
-
 def difference_rows(W) -> tuple:
     """Rows of B W: w_i - w_j for i < j, lexicographic (as the checker builds them).
 
@@ -552,3 +487,50 @@ def difference_rows(W) -> tuple:
     Wq = to_matrix(W)
     return tuple(tuple(x - y for x, y in zip(Wq[i], Wq[j], strict=True))
                  for i, j in combinations(range(len(Wq)), 2))
+
+
+#: The verification-grid claims (the cosine paper): theorem name, statement, and the
+#: pattern type of the first part (the second part is always S of a Gram matrix).
+GRID_CLAIMS = {
+    "lemma-5.3": ("cosine-determines-sign", "S(C(W)) = S(W W^T) = S(W)", "sign"),
+    "thm-5.6": ("difference-cosine-determines-ranking", "S(C(BW)) = S(BW (BW)^T) = R(W)",
+                "ranking"),
+}
+
+
+def grid_bundle(claim: str, first, second, *, canonical: bool = False, statement=None,
+                provenance=None) -> dict:
+    """A ``theorem`` certificate of one verification-grid head from its two enumerations.
+
+    ``claim="lemma-5.3"``: S(C(W)) = S(W) via ``cosine-determines-sign``; ``first`` is the
+    complete S(W), ``second`` the complete S(W W^T) (S(D G D) = S(G) for the positive
+    diagonal D of inverse row norms).  ``claim="thm-5.6"``: S(C(BW)) = R(W) via
+    ``difference-cosine-determines-ranking``; ``first`` is the complete R(W), ``second`` the
+    complete S((BW)(BW)^T).
+
+    Parameters
+    ----------
+    claim : {"lemma-5.3", "thm-5.6"}
+    first, second : pattern results
+        Complete enumerations (anything with ``W``, ``bias``, ``patterns`` and
+        ``witnesses``, as :func:`engine.geometry.sign_pattern` returns).
+    canonical : bool
+        True: every pattern gets the canonical small witness of :func:`decide` (one exact
+        LP per pattern; what the papers print).  False: the enumerations' own witnesses,
+        verified exactly.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> s = NS(W=((1,),), bias=None, patterns=((-1,), (1,)), witnesses=((-1,), (1,)))
+    >>> g = NS(W=((1,),), bias=None, patterns=((-1,), (1,)), witnesses=((-1,), (1,)))
+    >>> grid_bundle("lemma-5.3", s, g)["theorem"]
+    'cosine-determines-sign'
+    """
+    if claim not in GRID_CLAIMS:
+        raise InvalidInput(f"claim must be 'lemma-5.3' or 'thm-5.6'; got {claim!r}")
+    name, stmt, ptype = GRID_CLAIMS[claim]
+    parts = [enumeration_certificate(r.W, t, r.patterns, bias=r.bias,
+                                     witnesses=None if canonical else r.witnesses)
+             for r, t in ((first, ptype), (second, "sign"))]
+    return bundle_certificate(name, parts, statement or stmt, provenance=provenance)

@@ -1,0 +1,78 @@
+"""What every certificate family shares: the header and the canonical text.
+
+The format string, the version and the theorem names are the checker's own constants
+(``certificates/SPEC.md``); this module is the one place the engine reads them, and
+:func:`header` the one place it writes them.  :func:`dumps` is the canonical text of a
+certificate: same dict, byte-identical text.
+
+Examples
+--------
+>>> h = header("translation", statement="demo")
+>>> h["format"], h["version"], h["kind"], h["statement"]
+('logitgeom-certificate', 1, 'translation', 'demo')
+>>> print(dumps({"a": [["1", "2"]], "b": 1}), end="")
+{
+ "a": [
+  ["1", "2"]
+ ],
+ "b": 1
+}
+"""
+
+from __future__ import annotations
+
+import json
+
+from certificates.api import FORMAT, THEOREMS, VERSION
+
+__all__ = ["FORMAT", "VERSION", "THEOREMS", "header", "dumps"]
+
+
+def _scalar(o) -> bool:
+    return not isinstance(o, dict | list)
+
+
+def _dump(o, ind: int) -> str:
+    pad, pad1 = " " * ind, " " * (ind + 1)
+    if isinstance(o, dict):
+        if all(_scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))
+               for v in o.values()) and ind > 1:
+            return json.dumps(o)  # small records (a flat, a pattern with its witness): one line
+        if not o:
+            return "{}"
+        items = [f"{pad1}{json.dumps(k)}: {_dump(v, ind + 1)}" for k, v in o.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(o, list):
+        if all(_scalar(x) for x in o):
+            return json.dumps(o)
+        if all(isinstance(x, list) and all(_scalar(y) for y in x) for x in o):
+            return "[\n" + ",\n".join(pad1 + json.dumps(x) for x in o) + "\n" + pad + "]"
+        return "[\n" + ",\n".join(pad1 + _dump(x, ind + 1) for x in o) + "\n" + pad + "]"
+    return json.dumps(o)
+
+
+def dumps(cert: dict) -> str:
+    """Canonical text of a certificate (deterministic; vectors and matrix rows on one line).
+
+    Examples
+    --------
+    >>> dumps({"kind": "x", "v": ["1", "-1/2"]})
+    '{\\n "kind": "x",\\n "v": ["1", "-1/2"]\\n}\\n'
+    """
+    return _dump(cert, 0) + "\n"
+
+
+def header(kind: str, statement: str | None = None, provenance: dict | None = None) -> dict:
+    """The common header: format, version, kind, then optional statement and provenance.
+
+    Examples
+    --------
+    >>> header("translation")
+    {'format': 'logitgeom-certificate', 'version': 1, 'kind': 'translation'}
+    """
+    out = {"format": FORMAT, "version": VERSION, "kind": kind}
+    if statement:
+        out["statement"] = statement
+    if provenance:
+        out["provenance"] = dict(provenance)
+    return out
