@@ -348,8 +348,10 @@ class LayerPeeled:
             done = red.solve(reduced, solver, solver_options,  # tiers kept by full-size gap
                              score=lambda: _full_size_gap(self, red.invert(reduced)))
             Z, solver_name, status = done.Z, done.solver, done.status
-            if done.note:
+            if done.note:  # a fact about the kept point, never a raw solver warning
                 info["solver_note"] = done.note
+            if done.kept_status and done.kept_status != str(done.status):
+                info["kept_status"] = done.kept_status
             reduction = reduced
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
@@ -456,6 +458,11 @@ class LayerPeeledSolution:
     then (W, H) attain ``loss`` and the convex value is the nonconvex one.  When the
     budget is inactive, Z is the centred ``log Y``, ``status == "budget_inactive"``,
     ``solver is None`` and the loss is the total entropy of Y.
+
+    Solver warnings never reach the caller; facts about the solve are kept in ``info``:
+    ``info["kept_status"]`` is the solver status of the tolerance tier whose point was kept
+    when it differs from ``status`` (e.g. a tight tier that ended "optimal_inaccurate" but
+    had the smaller full-size duality gap), and ``info["solver_note"]`` says why.
     """
 
     Z: np.ndarray
