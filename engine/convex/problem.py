@@ -109,14 +109,20 @@ class LayerPeeled:
         #: the group a target built by engine.symmetry.orbit_targets carries (else None)
         self.symmetry: GroupAction | None = None
         self._codes: np.ndarray | None = None
+        #: the sorted exact values behind ``codes`` when Y came as an OrbitTargets (its
+        #: float Y is then only for the solvers; :meth:`exact_entries` rebuilds Fractions)
+        self._values: tuple[Fraction, ...] | None = None
+        self.orbit_target: OrbitTargets | None = None
         if isinstance(Y, OrbitTargets):
             # exact codes and the group come with the target: no n-sized sort, no search
             self.symmetry = Y.action
             self._codes = Y.codes()
+            self._values = tuple(sorted({x for v in Y.base for x in v}))
+            self.orbit_target = Y
             Y = Y.Y
         self.entries, self.Y, self.normalized = _read_target(Y, bool(normalize))
         if self.normalized:
-            self.symmetry, self._codes = None, None
+            self.symmetry, self._codes, self._values, self.orbit_target = None, None, None, None
         self.E_W_exact = _budget(E_W, "E_W")
         self.E_H_exact = _budget(E_H, "E_H")
         self.E_W = float(self.E_W_exact)
@@ -147,8 +153,24 @@ class LayerPeeled:
     def column_keys(self) -> list[tuple]:
         """One hashable, exactly comparable tuple per column of Y (cached)."""
         if self._keys is None:
-            self._keys = [tuple(c) for c in self.entries.T.tolist()]
+            src = self._codes if self._values is not None else self.entries
+            self._keys = [tuple(c) for c in src.T.tolist()]
         return self._keys
+
+    def exact_entries(self) -> list[list[Fraction]]:
+        """Y's exact entries as rows of Fractions (an OrbitTargets' own exact values).
+
+        Examples
+        --------
+        >>> from engine.symmetry import cyclic, orbit_targets
+        >>> LayerPeeled(orbit_targets(cyclic(2), ["1/3", "2/3"]), 1, 1).exact_entries()[0]
+        [Fraction(1, 3), Fraction(2, 3)]
+        """
+        if self._values is not None:
+            vals = self._values
+            return [[vals[k] for k in row] for row in self._codes.tolist()]
+        return [[x if isinstance(x, Fraction) else Fraction(x) for x in row]
+                for row in self.entries.tolist()]
 
     @property
     def codes(self) -> np.ndarray:
@@ -286,7 +308,7 @@ class LayerPeeled:
                 return None
             verdict = get_reduction("orbit").accepts(self, blocks="none")
             plan = verdict.plan if verdict else None
-        if plan is None or plan.source != "detected" or plan.tol != 0:
+        if plan is None or plan.source not in ("detected", "target") or plan.tol != 0:
             return None
         etf = get_reduction("etf")
         verdict = etf.accepts(self, group=GroupAction(plan.group.row_generators, m=self.m))
@@ -525,8 +547,8 @@ class LayerPeeledSolution:
         """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
 
         Thin wrapper of :func:`engine.convex.certify.solution_certificate` (keywords:
-        ``eps_mode``, ``generators``, ``claims``, ``precision``); see
-        docs/certified-optima.md.
+        ``eps_mode``, ``generators``, ``claims``, ``precision``, ``orbit``: the
+        ``layer-peeled-orbit-bracket`` of an OrbitTargets); see docs/certified-optima.md.
 
         Examples
         --------
@@ -644,6 +666,14 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         Z = np.multiply(Z, scale, out=Z if Z.flags.writeable else None)  # no second copy
         s = s * scale
         nuc = problem.rho
+    if problem.budget_active and 0 < nuc < problem.rho:
+        # The optimum lies on the boundary ||Z||_* = rho; a solver stops inside it (for
+        # near one-hot targets J falls exponentially along the ray, and the interior point
+        # can be 1e4 x worse than the boundary one).  Keep the better of the two points.
+        t = problem.rho / nuc
+        if cross_entropy(Z, problem.Y, scale=t) < cross_entropy(Z, problem.Y):
+            Z = np.multiply(Z, t, out=Z if Z.flags.writeable else None)
+            s, nuc = s * t, problem.rho
     bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
                         want_H=keep)

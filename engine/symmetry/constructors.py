@@ -424,7 +424,9 @@ def float_sum_tol(v: object) -> Fraction:
 
 def parse_group(spec: str) -> GroupAction:
     """A group on labels from a short text: ``S3``, ``C7``, ``AGL5``, ``S2+S3`` (direct sum),
-    ``S2xS3`` (direct product on vec(P)), ``S3wrS2`` (wreath), with parentheses.
+    ``S2xS3`` (direct product on vec(P)), ``S3wrS2`` (wreath), with parentheses; also the
+    named groups of :mod:`engine.symmetry.named` (``D5``, ``A5``, ``PSL(2,7)``,
+    ``PGL(2,5)``, ``M11``, ``M12``, ``F(7,3)``).
 
     Precedence, loosest first: ``+``, ``x``, ``wr``; ``x`` and ``wr`` group to the left.
     Spaces are ignored.
@@ -441,7 +443,9 @@ def parse_group(spec: str) -> GroupAction:
     >>> parse_group("S3 wr")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p> or ( at position 4
+    engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p>, D<n>, ...
+    >>> parse_group("PSL(2,7) x S2").order, parse_group("D4 wr S2").order
+    (336, 128)
     """
     import functools
     import re
@@ -463,7 +467,13 @@ def parse_group(spec: str) -> GroupAction:
             return g
         mt = re.compile(r"(AGL|S|C)(\d+)").match(text, pos)
         if not mt:
-            raise fail("S<k>, C<k>, AGL<p> or (")
+            from engine.symmetry.named import NAMED_ATOMS, match_atom
+
+            named = match_atom(text, pos)
+            if named is None:
+                raise fail(f"S<k>, C<k>, AGL<p>, {NAMED_ATOMS} or (")
+            pos = named[1]
+            return named[0]
         pos = mt.end()
         k = int(mt.group(2))
         return {"S": symmetric, "C": cyclic, "AGL": affine_line}[mt.group(1)](k)
