@@ -47,6 +47,9 @@ JSON_MAX_N_GRAM = 2000
 #: on access: an S_10 orbit target then stays under 1 GB)
 KEEP_PROBABILITIES = 4_000_000
 
+#: problems with at most this many entries of Y solve with one BLAS thread
+ONE_BLAS_THREAD_MAX = 1_000_000
+
 #: tolerance on each column sum of Y (the contract: "columns sum to 1 within 1e-9")
 SUM_TOL = 1e-9
 
@@ -119,8 +122,13 @@ class LayerPeeled:
             self._codes = Y.codes()
             self._values = tuple(sorted({x for v in Y.base for x in v}))
             self.orbit_target = Y
-            Y = Y.Y
-        self.entries, self.Y, self.normalized = _read_target(Y, bool(normalize))
+            if not normalize:  # columns are permutations of the bases: check the bases only
+                _check_orbit_bases(Y)  # and Y itself is built only if some path needs it
+                self._Y, self._entries, self.normalized = None, None, False
+            else:
+                Y = Y.Y
+        if self.orbit_target is None or normalize:
+            self._entries, self._Y, self.normalized = _read_target(Y, bool(normalize))
         if self.normalized:
             self.symmetry, self._codes, self._values, self.orbit_target = None, None, None, None
         self.E_W_exact = _budget(E_W, "E_W")
@@ -138,17 +146,32 @@ class LayerPeeled:
 
     # -- facts about the target ------------------------------------------------------
     @property
+    def Y(self) -> np.ndarray:  # noqa: N802 - the target's name in the papers
+        """The m x n target as float64 (of an OrbitTargets: built on first access)."""
+        if self._Y is None:
+            self._Y = self.orbit_target.Y
+        return self._Y
+
+    @property
+    def entries(self) -> np.ndarray:
+        """Y's exact entries: a float64 array (exact binary values) or an object array of
+        Fractions (see :meth:`exact_entries` for an OrbitTargets' own values)."""
+        return self.Y if self._entries is None else self._entries
+
+    @property
     def shape(self) -> tuple[int, int]:
         """``(m, n)``."""
-        return self.Y.shape
+        if self._Y is None:
+            return self.orbit_target.shape
+        return self._Y.shape
 
     @property
     def m(self) -> int:
-        return self.Y.shape[0]
+        return self.shape[0]
 
     @property
     def n(self) -> int:
-        return self.Y.shape[1]
+        return self.shape[1]
 
     def column_keys(self) -> list[tuple]:
         """One hashable, exactly comparable tuple per column of Y (cached)."""
@@ -198,6 +221,16 @@ class LayerPeeled:
         The minimum is attained at centred columns: ``(I - J/m)`` is a contraction and
         removes every ``1 c^T``, so the value is ``||(I - J/m) log Y||_*``.
         """
+        if self._free_radius is None and self._orbit() is not None:
+            N, idx, orbitals = self._orbit()
+            yb = self.orbit_target.base_floats()
+            if np.any(yb <= 0):
+                self._free_radius = math.inf
+            else:  # centred log Y has columns P_g c_b: its Gram is N x the orbital mean
+                L = np.log(yb)
+                L = L - L.mean(axis=0, keepdims=True)
+                ev = np.linalg.eigvalsh(N * orbital_mean(L @ L.T, orbitals))
+                self._free_radius = float(np.sqrt(np.clip(ev, 0, None)).sum())
         if self._free_radius is None:
             if np.any(self.Y <= 0):
                 self._free_radius = math.inf
@@ -216,6 +249,16 @@ class LayerPeeled:
     def budget_active(self) -> bool:
         """False exactly when Y has full support and ``rho >= free_radius``."""
         return self.rho < self.free_radius
+
+    def _orbit(self) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """(|G|, the base columns' indices, the orbitals of G) when Y is a large orbit target
+        (above ``KEEP_PROBABILITIES`` entries), else None.  Sums over the columns of a
+        G-invariant matrix then reduce to its base columns and an m x m orbital mean."""
+        T = self.orbit_target
+        if T is None or self.m * self.n <= KEEP_PROBABILITIES:
+            return None
+        N = T.action.order
+        return N, np.arange(len(T.base)) * N, T.action.orbitals()
 
     def unconstrained_optimum(self) -> np.ndarray:
         """The centred ``log Y`` (the optimum of least nuclear norm when the budget is slack).
@@ -304,7 +347,7 @@ class LayerPeeled:
         if plan is None:  # circulant accepted: look for a larger group (cheap under the limit)
             from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES
 
-            if self.Y.size > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
+            if self.m * self.n > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
                 return None
             verdict = get_reduction("orbit").accepts(self, blocks="none")
             plan = verdict.plan if verdict else None
@@ -357,6 +400,17 @@ class LayerPeeled:
         ...
         engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
         """
+        if self.m * self.n > ONE_BLAS_THREAD_MAX:
+            return self._solve(method, solver, solver_options, rank_tol, options)
+        from threadpoolctl import threadpool_limits
+
+        # small matrices: one BLAS thread.  A thread pool on 96 x 96 work costs 10x the
+        # CPU time (and on a loaded machine the wall time too) for no speed-up.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._solve(method, solver, solver_options, rank_tol, options)
+
+    def _solve(self, method: str, solver: str | None, solver_options: dict | None,
+               rank_tol: float, options: dict) -> LayerPeeledSolution:
         red, verdict = self.choose(method, **options)
         t0 = time.perf_counter()
         info: dict[str, Any] = {}
@@ -367,8 +421,15 @@ class LayerPeeled:
         else:
             reduced = red.apply(self, verdict, **_only(options, red))
             info.update(reduced.info)
+            score = lambda: _full_size_gap(self, red.invert(reduced))  # noqa: E731
+            orbit = self._orbit() if _invariant(red, verdict, self) else None
+            base_logits = getattr(red, "base_logits", None)
+            if orbit is not None and base_logits is not None:
+                # the full-size gap of the invariant Z from its base columns alone
+                score = lambda: _orbit_bound(self, base_logits(reduced), orbit,  # noqa: E731
+                                             into_ball=True).gap
             done = red.solve(reduced, solver, solver_options,  # tiers kept by full-size gap
-                             score=lambda: _full_size_gap(self, red.invert(reduced)))
+                             score=score)
             Z, solver_name, status = done.Z, done.solver, done.status
             if done.note:  # a fact about the kept point, never a raw solver warning
                 info["solver_note"] = done.note
@@ -378,8 +439,10 @@ class LayerPeeled:
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
         elapsed = time.perf_counter() - t0
+        orbit = self._orbit() if reduction is not None and _invariant(red, verdict, self) \
+            else None
         return _finish(self, np.asarray(Z, dtype=float), red.name, solver_name, status,
-                       elapsed, info, rank_tol, reduction)
+                       elapsed, info, rank_tol, reduction, orbit)
 
 
 def _only(options: dict, red: Any) -> dict:
@@ -649,9 +712,75 @@ def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
     return dual_bound(Z, problem.Y, problem.rho, keep_A=False).gap
 
 
+def orbital_mean(M: np.ndarray, orbitals: np.ndarray) -> np.ndarray:
+    """The mean of an m x m matrix over each orbital (label matrix ``orbitals``): the
+    average ``(1/|G|) sum_g P_g M P_g^T``.
+
+    Examples
+    --------
+    >>> orbital_mean(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([[0, 1], [1, 0]])).tolist()
+    [[2.0, 3.0], [3.0, 2.0]]
+    """
+    lab = orbitals.ravel()
+    sums = np.bincount(lab, weights=np.asarray(M, dtype=float).ravel())
+    return (sums / np.bincount(lab))[orbitals]
+
+
+def _invariant(red: Any, verdict: Any, problem: LayerPeeled) -> bool:
+    """Whether the reduction's Z is invariant under the OrbitTargets' own group: the ETF
+    closed form (an entrywise function of each column), or the orbit program solved with
+    the target's group."""
+    if problem.orbit_target is None:
+        return False
+    if red.name == "etf":
+        return True
+    plan = getattr(verdict, "plan", None)
+    return red.name == "orbit" and getattr(plan, "source", "") == "target" and plan.tol == 0
+
+
+def _orbit_bound(problem: LayerPeeled, zb: np.ndarray, orbit: tuple, *,
+                 into_ball: bool = False):
+    """:func:`dual_bound` of the invariant Z with base columns ``zb`` (m x B): every column
+    sum is |G| times the base sum, ``(A - Y)(A - Y)^T`` is |G| times an orbital mean.
+    ``into_ball`` (a score only): first scale Z into the nuclear ball, its nuclear norm from
+    the eigenvalues of ``Z Z^T`` (those below ``1e-13 x`` the largest, rounding noise of the
+    centred direction whose square roots would add ~1e-8, count as 0)."""
+    from engine.convex.dual import DualBound
+
+    N, idx, orbitals = orbit
+    yb = problem.orbit_target.base_floats()
+    zb = np.asarray(zb, dtype=float)
+    if into_ball:
+        ev = np.linalg.eigvalsh(N * orbital_mean(zb @ zb.T, orbitals))
+        ev[ev < 1e-13 * max(float(ev[-1]), 0.0)] = 0.0
+        nuc = float(np.sqrt(ev).sum())
+        if nuc > problem.rho:
+            zb = zb * (problem.rho / nuc)
+    upper = N * cross_entropy(zb, yb)
+    A = softmax(zb)
+    V = A - yb
+    top = float(np.linalg.eigvalsh(N * orbital_mean(V @ V.T, orbitals))[-1])
+    lower = N * entropy(A) - problem.rho * math.sqrt(max(top, 0.0))
+    return DualBound(upper=upper, lower=lower, gap=upper - lower, A=None)
+
+
+def _check_orbit_bases(T: OrbitTargets) -> None:
+    """An OrbitTargets' columns are permutations of its bases: checking the bases checks Y
+    (entries >= 0, sums 1 within ``SUM_TOL``), with no pass over the n columns."""
+    for b, v in enumerate(T.base):
+        if min(v) < 0:
+            raise InvalidInput(f"base vector {b} of the orbit target has a negative entry")
+        tot = sum(v, Fraction(0))
+        if abs(tot - 1) > SUM_TOL:
+            raise InvalidInput(f"base vector {b} of the orbit target sums to {float(tot):.12g}, "
+                               f"not 1 (tolerance {SUM_TOL:g}); pass normalize=True to divide "
+                               "each column by its sum")
+
+
 def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None,
             status: Status, elapsed: float, info: dict, rank_tol: float,
-            reduction: ReducedProblem | None = None) -> LayerPeeledSolution:
+            reduction: ReducedProblem | None = None,
+            orbit: tuple | None = None) -> LayerPeeledSolution:
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
@@ -671,10 +800,18 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         # near one-hot targets J falls exponentially along the ray, and the interior point
         # can be 1e4 x worse than the boundary one).  Keep the better of the two points.
         t = problem.rho / nuc
-        if cross_entropy(Z, problem.Y, scale=t) < cross_entropy(Z, problem.Y):
+        if orbit is not None:
+            zb, yb = Z[:, orbit[1]], problem.orbit_target.base_floats()
+            better = cross_entropy(zb, yb, scale=t) < cross_entropy(zb, yb)
+        else:
+            better = cross_entropy(Z, problem.Y, scale=t) < cross_entropy(Z, problem.Y)
+        if better:
             Z = np.multiply(Z, t, out=Z if Z.flags.writeable else None)
             s, nuc = s * t, problem.rho
-    bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
+    if orbit is not None:  # invariant Z of a large orbit target: sums over the base columns
+        bound = _orbit_bound(problem, Z[:, orbit[1]], orbit)
+    else:
+        bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
                         want_H=keep)
     del U, Vt
@@ -691,7 +828,9 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         stored_probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,
-        free_radius=problem.free_radius, entropy=entropy(problem.Y),
+        free_radius=problem.free_radius,
+        entropy=(orbit[0] * entropy(problem.orbit_target.base_floats()) if orbit is not None
+                 else entropy(problem.Y)),
         singular_values=f.singular_values, info=info, problem=problem, reduction=reduction)
 
 

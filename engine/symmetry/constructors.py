@@ -36,7 +36,7 @@ from fractions import Fraction
 import numpy as np
 
 from engine.errors import InvalidInput, TooLarge
-from engine.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_vector
+from engine.exact.numbers import ExactMatrix, ExactVector, to_vector
 from engine.symmetry.group import GroupAction
 
 __all__ = [
@@ -244,17 +244,36 @@ class OrbitTargets:
     action : GroupAction
         G on the m rows and the n = b |G| columns (a regular column action).
     Y : numpy.ndarray
-        The m x n target as float64 (for display and solvers).  Use :meth:`exact_Y` for
-        the exact entries.
+        The m x n target as float64 (for display and solvers), built on first access (the
+        orbit reduction of a huge target never needs it: S_10's is 290 MB).  Use
+        :meth:`exact_Y` for the exact entries.
     """
 
     base: tuple[ExactVector, ...]
     action: GroupAction
-    Y: np.ndarray
+
+    @functools.cached_property
+    def Y(self) -> np.ndarray:  # noqa: N802 - the target's name in the papers
+        """The m x n target as float64 (read-only; built once, on first access)."""
+        floats = np.array([[float(x) for x in v] for v in self.base], dtype=float)
+        out = _orbit_matrix(self.action.row_elements(), floats, self.action.inverse_elements())
+        out.flags.writeable = False
+        return out
+
+    def base_floats(self) -> np.ndarray:
+        """The base vectors as the columns of an m x b float64 matrix (column c is column
+        c |G| of Y: the identity element comes first).
+
+        Examples
+        --------
+        >>> orbit_targets(cyclic(2), ["1/4", "3/4"]).base_floats().tolist()
+        [[0.25], [0.75]]
+        """
+        return np.array([[float(x) for x in v] for v in self.base], dtype=float).T
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.Y.shape
+        return (self.action.m, self.action.n)
 
     def codes(self) -> np.ndarray:
         """Integer code of every entry of Y: equal codes iff equal exact values."""
@@ -399,9 +418,8 @@ def orbit_targets(
         raise TooLarge(f"the orbit target would have {n} columns ({len(base)} x |G| = "
                        f"{order}); max_columns={max_columns}")
     action = GroupAction._regular(G, len(base), G.name)
-    floats = np.array([[float(to_fraction(x)) for x in v] for v in base], dtype=float)
-    Y = _orbit_matrix(action.row_elements(), floats, action.inverse_elements())
-    return OrbitTargets(tuple(base), action, Y)
+    action.row_elements()  # listed now: a group too large to list fails here, not later
+    return OrbitTargets(tuple(base), action)
 
 
 def float_sum_tol(v: object) -> Fraction:

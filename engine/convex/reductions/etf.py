@@ -167,6 +167,18 @@ def _class_residual(y: np.ndarray, log_kappa: float) -> tuple[np.ndarray, float]
 
 def _classes(problem: Any) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Column classes by multiset of entries: representative (sorted) y, counts, columns."""
+    T = getattr(problem, "orbit_target", None)
+    if T is not None and getattr(problem, "_Y", None) is None:
+        # an orbit target: block b's columns are permutations of base b (no n-sized sort)
+        N = T.action.order
+        reps: dict[tuple, list[int]] = {}
+        for b, v in enumerate(T.base):
+            reps.setdefault(tuple(sorted(v)), []).append(b)
+        ys = np.array([[float(x) for x in key] for key in reps], dtype=float)
+        counts = np.array([N * len(bs) for bs in reps.values()], dtype=float)
+        cols = [np.concatenate([np.arange(b * N, (b + 1) * N) for b in bs])
+                for bs in reps.values()]
+        return ys, counts, cols
     keys = np.sort(problem.codes, axis=0)
     _, first, inverse, counts = np.unique(keys, axis=1, return_index=True,
                                           return_inverse=True, return_counts=True)
@@ -199,9 +211,18 @@ class ETFInverse:
     alphas: tuple[np.ndarray, ...]
     mus: tuple[float, ...]
     columns: tuple[np.ndarray, ...]
-    Y: np.ndarray
+    Y: np.ndarray | None
     #: log kappa (kappa itself may be ~1e30 and more for near one-hot targets)
     log_kappa: float = 0.0
+    #: the OrbitTargets Y came as (then Y is None and Z is built from the base columns)
+    orbit_target: Any = None
+
+
+def _orbit_only(problem: Any) -> bool:
+    """Whether Y is an OrbitTargets whose float matrix was never built (Z then comes from
+    the base columns: S_10's 290 MB Y is not needed)."""
+    return getattr(problem, "orbit_target", None) is not None and \
+        getattr(problem, "_Y", None) is None
 
 
 class ETFReduction(Reduction):
@@ -261,7 +282,9 @@ class ETFReduction(Reduction):
         s = ks / kappa
         inverse = ETFInverse(kappa, s, tuple(y + u / kappa for (u, _), y in
                                              zip(res, ys, strict=True)),
-                             tuple(mu for _, mu in res), plan.columns, problem.Y, lk)
+                             tuple(mu for _, mu in res), plan.columns,
+                             None if _orbit_only(problem) else problem.Y, lk,
+                             problem.orbit_target if _orbit_only(problem) else None)
         classes = [{"y": y.tolist(), "alpha": a.tolist(), "mu": mu, "count": int(c)}
                    for a, mu, y, c in zip(inverse.alphas, inverse.mus, ys, counts,
                                           strict=True)]
@@ -277,6 +300,21 @@ class ETFReduction(Reduction):
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """``Z[:, j] = -kappa (alpha(Y[:, j]) - Y[:, j])`` with its class's mu."""
         inv: ETFInverse = reduced.inverse
+        if inv.orbit_target is not None:  # Z = [P_g z_b]: the residual of the bases only
+            from engine.symmetry.constructors import _orbit_matrix
+
+            T = inv.orbit_target
+            N = T.action.order
+            yb = T.base_floats()
+            mub = np.empty(yb.shape[1])
+            for b in range(yb.shape[1]):
+                k = next(k for k, c in enumerate(inv.columns)
+                         if np.searchsorted(c, b * N) < len(c)
+                         and c[np.searchsorted(c, b * N)] == b * N)
+                mub[b] = inv.mus[k]
+            zb = -residual_of(yb, inv.log_kappa, mub)
+            return _orbit_matrix(T.action.row_elements(), np.ascontiguousarray(zb.T),
+                                 T.action.inverse_elements())
         Y = inv.Y
         mu = np.empty(Y.shape[1])
         for cols, m_ in zip(inv.columns, inv.mus, strict=True):
