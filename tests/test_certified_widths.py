@@ -252,3 +252,27 @@ def test_no_raw_solver_warning_reaches_the_caller():
     kept = sol.info.get("kept_status")  # which tier is kept depends on float round-off
     assert kept is None or (kept == "optimal_inaccurate"
                             and "kept the point" in sol.info["solver_note"])
+
+
+def test_orbit_target_shortcuts_agree_with_the_matrix_and_the_full_program(monkeypatch):
+    """The base-column sums (dual bound, free radius, entropy, tier score) of a large orbit
+    target, forced here on a small one, and the ETF Z built from the bases, against the
+    same quantities on the materialised matrix and the full nuclear-norm program."""
+    from engine.convex import problem as problem_mod
+
+    T = orbit_targets(parse_group("AGL5"), ["1/2", "1/4", "1/8", "1/16", "1/16"])
+    ref = LayerPeeled(T.exact_Y(), 1, 4)
+    full = ref.solve("full")
+    etf_ref = ref.solve("etf", group="AGL5")
+    monkeypatch.setattr(problem_mod, "KEEP_PROBABILITIES", 10)
+    for method in ("orbit", "etf"):
+        lp = LayerPeeled(T, 1, 4)
+        sol = lp.solve(method)
+        assert lp._Y is None  # the float Y of the orbit target was never built
+        assert abs(sol.loss - full.loss) <= 1e-7 * full.loss
+        assert abs(sol.entropy - full.entropy) <= 1e-12 * full.entropy
+        assert abs(lp.free_radius - ref.free_radius) <= 1e-9 * ref.free_radius
+        assert abs(sol.gap) <= 1e-6 * sol.loss
+    assert np.allclose(sol.Z, etf_ref.Z, rtol=0, atol=1e-12)
+    inf = LayerPeeled(orbit_targets(parse_group("AGL5"), ["1/2", "1/2", "0", "0", "0"]), 1, 4)
+    assert inf.free_radius == float("inf") and inf._Y is None

@@ -230,7 +230,7 @@ class LayerPeeled:
                 L = np.log(yb)
                 L = L - L.mean(axis=0, keepdims=True)
                 ev = np.linalg.eigvalsh(N * orbital_mean(L @ L.T, orbitals))
-                self._free_radius = float(np.sqrt(np.clip(ev, 0, None)).sum())
+                self._free_radius = _nuclear_from_gram(ev)
         if self._free_radius is None:
             if np.any(self.Y <= 0):
                 self._free_radius = math.inf
@@ -238,7 +238,7 @@ class LayerPeeled:
                 L = np.log(self.Y)
                 C = np.eye(self.m) - 1.0 / self.m
                 ev = np.linalg.eigvalsh(C @ (L @ L.T) @ C)
-                self._free_radius = float(np.sqrt(np.clip(ev, 0, None)).sum())
+                self._free_radius = _nuclear_from_gram(ev)
             else:
                 L = np.log(self.Y)
                 L = L - L.mean(axis=0, keepdims=True)
@@ -712,6 +712,15 @@ def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
     return dual_bound(Z, problem.Y, problem.rho, keep_A=False).gap
 
 
+def _nuclear_from_gram(ev: np.ndarray) -> float:
+    """sum of sqrt(eigenvalues) of a Gram Z Z^T, eigenvalues below 1e-13 x the largest
+    counted as 0: they are rounding noise (a centred Z has an exact zero direction) whose
+    square roots would add ~1e-8 relative to the nuclear norm."""
+    ev = np.array(ev, dtype=float)
+    ev[ev < 1e-13 * max(float(ev.max(initial=0.0)), 0.0)] = 0.0
+    return float(np.sqrt(ev).sum())
+
+
 def orbital_mean(M: np.ndarray, orbitals: np.ndarray) -> np.ndarray:
     """The mean of an m x m matrix over each orbital (label matrix ``orbitals``): the
     average ``(1/|G|) sum_g P_g M P_g^T``.
@@ -751,9 +760,7 @@ def _orbit_bound(problem: LayerPeeled, zb: np.ndarray, orbit: tuple, *,
     yb = problem.orbit_target.base_floats()
     zb = np.asarray(zb, dtype=float)
     if into_ball:
-        ev = np.linalg.eigvalsh(N * orbital_mean(zb @ zb.T, orbitals))
-        ev[ev < 1e-13 * max(float(ev[-1]), 0.0)] = 0.0
-        nuc = float(np.sqrt(ev).sum())
+        nuc = _nuclear_from_gram(np.linalg.eigvalsh(N * orbital_mean(zb @ zb.T, orbitals)))
         if nuc > problem.rho:
             zb = zb * (problem.rho / nuc)
     upper = N * cross_entropy(zb, yb)

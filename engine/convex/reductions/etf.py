@@ -42,6 +42,7 @@ from scipy.special import lambertw
 from engine.convex.reductions._structure import invariant_codes, pair_homogeneous
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction, Solved, Status
 from engine.errors import InvalidInput, SolverFailed
+from engine.symmetry.group import GroupAction
 
 __all__ = ["ETFInverse", "ETFPlan", "ETFReduction", "alpha_of", "group_generators",
            "lambertw_exp", "residual_of"]
@@ -245,6 +246,13 @@ class ETFReduction(Reduction):
             return Acceptance(False, "the given group is not 2-homogeneous (transitive on "
                                      "unordered pairs of labels)")
         ok, reason = invariant_codes(problem.codes, gens)
+        sym = getattr(problem, "symmetry", None)
+        if not ok and group is None and sym is not None:
+            # an OrbitTargets brings its group (e.g. AGL(1, 5)): use it when 2-homogeneous
+            own = group_generators(GroupAction(sym.row_generators, m=m), m)
+            if pair_homogeneous(own, m):
+                gens, group = own, sym
+                ok, reason = invariant_codes(problem.codes, gens)
         if not ok:
             which = "S_m" if group is None else "the given group"
             return Acceptance(False, f"Y is not a union of orbits of {which}: {reason}")
