@@ -276,3 +276,12 @@ def test_orbit_target_shortcuts_agree_with_the_matrix_and_the_full_program(monke
     assert np.allclose(sol.Z, etf_ref.Z, rtol=0, atol=1e-12)
     inf = LayerPeeled(orbit_targets(parse_group("AGL5"), ["1/2", "1/2", "0", "0", "0"]), 1, 4)
     assert inf.free_radius == float("inf") and inf._Y is None
+
+
+def test_symmetry_cli_takes_named_and_json_groups(capsys):
+    from engine.cli.main import main
+
+    assert main(["symmetry", "gram", "PSL(2,7)"]) == 0
+    assert "|G| = 168, m = 8, 2 classes" in capsys.readouterr().out
+    assert main(["symmetry", "target", "[[1, 2, 0]]", "1/2", "1/3", "1/6"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "1/2,1/6,1/3"
