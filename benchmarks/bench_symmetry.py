@@ -1,8 +1,9 @@
-"""Benchmark of engine.symmetry and the orbit reduction (issues 6 and 12).
+"""Benchmark of engine.symmetry and the orbit reduction.
 
-0. Goals of issue 12, side by side in one run (each case in its own subprocess, so its peak
-   RSS is its own): cyclic m = 96 by the orbit path (<= 1 s with CLARABEL), AGL(1,101)
-   (<= 5 s), S_10 orbit target (3,628,800 columns; end to end <= 5 s, <= 1 GB); and the
+0. The goals side by side in one run (each case in its own subprocess, so its CPU seconds
+   (``time.process_time``: all threads of that process) and peak RSS are its own; run it
+   under ``nice``): cyclic m = 96 by the orbit path (<= 1 s CPU with CLARABEL), AGL(1,101)
+   (<= 5 s), S_10 orbit target (3,628,800 columns; end to end <= 5 s CPU, <= 1 GB); and the
    block-diagonal (isotypic) program against the undecomposed one (one (m+1) LMI per
    column orbit) and against the full nuclear-norm program where it runs: values equal to
    1e-8 relative, the predicted Gram structure (symmetrised orbitals) held to 1e-12.
@@ -191,7 +192,7 @@ def _run_case(name: str, blocks: str = "auto", timeout: float = 600) -> list[str
 
 
 def goals_section(s10: bool, undecomposed: bool):
-    print("== issue 12 goals: orbit path end to end (LayerPeeled(T).solve('orbit'), CLARABEL; "
+    print("== goals: orbit path end to end (LayerPeeled(T).solve('orbit'), CLARABEL; "
           "each case in its own process; RSS = peak of that process) ==")
     print(f"{'case':9s} {'blocks':6s} {'n':>8} {'wall s':>8} {'cpu s':>8} {'RSS MB':>7} "
           f"{'loss':>20} {'gap':>9} {'block':>5}")

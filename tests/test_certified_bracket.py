@@ -338,11 +338,13 @@ def test_etf_theorem_certificate_and_explain(capsys, tmp_path):
 
 
 def test_budget_inactive_proof():
+    """A slack budget gives the entropy-sum bracket; inactivity itself is never claimed (the
+    checker verifies P = Y, s = 0, which proves the value, not that the budget is slack)."""
     lp = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 100, 100)
     assert not lp.budget_active
     c = lp.solve("full").certificate(eps="1/1000000000")
     assert check(c).ok and c["P"] == c["Y"] and c["s"] == "0"
-    assert c["structure"] == []  # budget-inactive is never claimed (not checkable)
+    assert c["structure"] == [] and "budget-inactive" not in json.dumps(c)
     bad = dict(c, structure=[{"claim": "budget-inactive"}])
     assert check(bad).failed_check == "structure-inactive"
     ent = -sum(Fraction(p) * ln(Fraction(p)) for r in c["Y"] for p in r if Fraction(p))

@@ -73,10 +73,14 @@ def test_registry_is_open_for_more_reductions():
 
 
 # -- solver status -----------------------------------------------------------------------
-@pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
 def test_non_optimal_status_raises():
-    with pytest.raises(SolverFailed):
-        LayerPeeled(Y3, 1, 1).solve("full", solver="CLARABEL", solver_options={"max_iter": 1})
+    import warnings
+
+    with warnings.catch_warnings():  # the error says it all: no raw solver warning
+        warnings.simplefilter("error")
+        with pytest.raises(SolverFailed):
+            LayerPeeled(Y3, 1, 1).solve("full", solver="CLARABEL",
+                                        solver_options={"max_iter": 1})
 
 
 # -- inactive budget ---------------------------------------------------------------------

@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+from fractions import Fraction
 
 from engine._version import __version__
 from engine.cli import _output
@@ -55,15 +56,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = cs.add_parser("solve", help="a proven bracket J* in [L, U] for the layer-peeled "
                       "program (docs/certified-optima.md)")
-    q.add_argument("Y", help="target matrix file (.csv, .npy, .json); exact probability columns")
+    q.add_argument("Y", nargs="?", help="target matrix file (.csv, .npy, .json); exact "
+                   "probability columns (or --normalize)")
+    q.add_argument("--bases", metavar="FILE", default=None,
+                   help="instead of Y: a matrix file whose columns are base vectors y_b; the "
+                   "target is their orbit [g y_b : g in G] under --group (never written out) "
+                   "and the certificate is an orbit bracket (m x m sized for any |G|)")
     q.add_argument("--ew", default="1", help="budget E_W on ||W||_F^2 (default 1)")
     q.add_argument("--eh", default="1", help="budget E_H on ||H||_F^2 (default 1)")
     q.add_argument("--method", default="auto", help="auto, full, circulant, etf or orbit")
     q.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK")
     q.add_argument("--eps", default=None, help="required relative width, e.g. 1e-8 or 1/100000000 "
                    "(default: state the achieved width)")
+    q.add_argument("--group", default=None, metavar="SPEC|JSON|FILE",
+                   help="a group of label permutations preserving Y, used to solve and proven "
+                   "in the certificate: a spec (S3, AGL5, D5, A5, PSL(2,7), PGL(2,5), M11, M12, "
+                   "F(7,3), with +, x, wr), a JSON list of generators (0-based image form), or "
+                   "a JSON file holding either (default: the group the solve detects)")
     q.add_argument("--generators", default=None, help="JSON list of label permutations (image "
                    "form) of a group preserving Y: proves W W^T invariant under it")
+    q.add_argument("--normalize", action="store_true",
+                   help="take every entry exactly as written (decimal text exactly, binary "
+                   "floats of .npy exactly) and divide each column by its exact sum; the "
+                   "certificate records (and proves its bracket for) this normalised Y")
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
     q.set_defaults(func=_solve_bracket)
 
@@ -232,24 +247,62 @@ def _argmax(args: argparse.Namespace) -> int:
 
 
 def _solve_bracket(args: argparse.Namespace) -> int:
-    import json
-    from fractions import Fraction
-
     from engine.convex.problem import LayerPeeled
     from engine.errors import InvalidInput
     from engine.io import read_matrix
+    from engine.symmetry import orbit_targets
+    from engine.symmetry.named import group_from_text
 
-    problem = LayerPeeled(read_matrix(args.Y, what="Y"), args.ew, args.eh)
-    sol = problem.solve(method=args.method, solver=args.solver)
+    if (args.Y is None) == (args.bases is None):
+        raise InvalidInput("certify solve needs exactly one of Y (a target file) or --bases "
+                           "FILE (with --group)")
     eps = None
     if args.eps is not None:
         try:
             eps = Fraction(args.eps)  # "1e-8" and "1/100000000" are both exact
         except (ValueError, ZeroDivisionError):
             raise InvalidInput(f"--eps {args.eps!r} is not a number (e.g. 1e-8)") from None
+    if args.generators is not None and args.group is not None:
+        raise InvalidInput("give the group once: --group or --generators, not both")
+    options = {}
+    if args.bases is not None:
+        if args.group is None:
+            raise InvalidInput("--bases needs --group (the group whose orbit of the bases is "
+                               "the target)")
+        B = read_matrix(args.bases, what="bases")
+        G = group_from_text(args.group, m=len(B))
+        T = orbit_targets(G, [list(c) for c in zip(*B, strict=True)],
+                          normalize=args.normalize)
+        sol = LayerPeeled(T, args.ew, args.eh).solve(method=args.method, solver=args.solver)
+        cert = sol.certificate(eps=eps, orbit=True, provenance=_prov(args))
+        return _emit_bracket(cert, args, sol)
+    Y = read_matrix(args.Y, what="Y")
     gens = json.loads(args.generators) if args.generators else None
+    if args.group is not None:
+        G = group_from_text(args.group, m=len(Y))
+        gens = [list(g) for g in G.row_generators]
+        if args.method in ("auto", "etf", "orbit"):
+            options["group"] = G
+    problem = LayerPeeled(Y, args.ew, args.eh, normalize=args.normalize)
+    sol = problem.solve(method=args.method, solver=args.solver, **options)
     cert = sol.certificate(eps=eps, generators=gens, provenance=_prov(args))
-    return _emit(cert, args)
+    if problem.normalized:
+        print("note: Y was normalised exactly (each column divided by its exact sum); the "
+              "certificate records and proves the bracket for that Y", file=sys.stderr)
+    return _emit_bracket(cert, args, sol)
+
+
+def _emit_bracket(cert: dict, args: argparse.Namespace, sol) -> int:
+    """Write the bracket and say, on stderr, what it proves (the engine's statement)."""
+    code = _emit(cert, args)
+    if code == 0 and args.output and args.output != "-":
+        lo, up = Fraction(cert["lower"]), Fraction(cert["upper"])
+        rel = float((up - lo) / abs(up)) if up else 0.0
+        print(f"J* in [{float(lo):.12g}, {float(up):.12g}] (relative width {rel:.2g}; method "
+              f"{sol.method})")
+        if cert.get("statement"):
+            print(cert["statement"])
+    return code
 
 
 def _paper(args: argparse.Namespace) -> int:

@@ -21,10 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--d", type=int, default=None, help="hidden width (default min(m, n))")
     p.add_argument("--method", default="auto",
                    help="auto, full, circulant, etf or orbit (default auto)")
-    p.add_argument("--group", default=None,
-                   help="a symmetry group of the labels, spelled as for 'symmetry target' "
-                        "(S3, C7, AGL5, S2+S3, S2xS3, S3wrS2); the column action is derived "
-                        "from Y (methods etf, orbit, auto)")
+    p.add_argument("--group", default=None, metavar="SPEC|JSON|FILE",
+                   help="a symmetry group of the labels: a spec (S3, C7, AGL5, D5, A5, "
+                        "PSL(2,7), PGL(2,5), M11, M12, F(7,3), combined with + x wr), a JSON "
+                        "list of generators (0-based image form) or a JSON file holding "
+                        "either; the column action is derived from Y (methods etf, orbit, "
+                        "auto)")
     p.add_argument("--tol", type=float, default=None,
                    help="approximate symmetry: entries closer than TOL count as equal in "
                         "detection (method orbit or auto; the deviation is reported)")
@@ -38,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _solve(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.io import read_raw
-    from engine.symmetry import parse_group
+    from engine.symmetry.named import group_from_text
 
     target = _output.json_target(args)
     _output.prepare(args, target)
@@ -46,7 +48,7 @@ def _solve(args: argparse.Namespace) -> int:
                           normalize=args.normalize)
     options = {}
     if args.group is not None:
-        options["group"] = parse_group(args.group)
+        options["group"] = group_from_text(args.group, m=problem.m)
     if args.tol is not None:
         options["tol"] = args.tol
     sol = problem.solve(method=args.method, solver=args.solver, **options)

@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
     d.set_defaults(func=_detect)
     t = ss.add_parser("target", help="orbit target Y = [g o y : g in G] as CSV of p/q values")
-    t.add_argument("group", help="e.g. S3, C7, AGL5, S2+S3, S2xS3, S3wrS2")
+    t.add_argument("group", help="e.g. S3, C7, AGL5, D5, A5, PSL(2,7), M11, F(7,3), S2+S3, "
+                                 "S2xS3, S3wrS2, a JSON list of generators or a JSON file")
     t.add_argument("y", nargs="+", help="base vector entries (p/q); a '|' argument starts "
                                         "another base vector (multi-block Y)")
     t.add_argument("-o", "--out", default="-", metavar="PATH",
@@ -32,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
     t.set_defaults(func=_target)
     g = ss.add_parser("gram", help="predicted pattern of W W^T (symmetrised orbitals)")
-    g.add_argument("group", help="e.g. S3, S2+S3, S2xS3, S3wrS2")
+    g.add_argument("group", help="e.g. S3, S2+S3, S2xS3, S3wrS2, PSL(2,7), a JSON list of "
+                                 "generators or a JSON file")
     g.set_defaults(func=_gram)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
@@ -63,7 +65,8 @@ def _detect(args: argparse.Namespace) -> int:
 def _target(args: argparse.Namespace) -> int:
     from engine.cli import _output
     from engine.exact.numbers import fraction_to_str
-    from engine.symmetry import orbit_targets, parse_group
+    from engine.symmetry import orbit_targets
+    from engine.symmetry.named import group_from_text
 
     _output.prepare(args, args.out)
     blocks, cur = [], []
@@ -74,7 +77,7 @@ def _target(args: argparse.Namespace) -> int:
         else:
             cur.append(tok)
     blocks.append(cur)
-    T = orbit_targets(parse_group(args.group), blocks)
+    T = orbit_targets(group_from_text(args.group), blocks)
     lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
     text = "\n".join(lines) + "\n"
     if not _output.write(args, args.out, text):
@@ -84,9 +87,10 @@ def _target(args: argparse.Namespace) -> int:
 
 
 def _gram(args: argparse.Namespace) -> int:
-    from engine.symmetry import parse_group, predicted_gram_structure
+    from engine.symmetry import predicted_gram_structure
+    from engine.symmetry.named import group_from_text
 
-    G = parse_group(args.group)
+    G = group_from_text(args.group)
     S = predicted_gram_structure(G)
     print(f"{G.name}: |G| = {G.order}, m = {G.m}, {S.n_classes} classes of equal entries")
     for row in S.labels.tolist():

@@ -47,6 +47,9 @@ JSON_MAX_N_GRAM = 2000
 #: on access: an S_10 orbit target then stays under 1 GB)
 KEEP_PROBABILITIES = 4_000_000
 
+#: problems with at most this many entries of Y solve with one BLAS thread
+ONE_BLAS_THREAD_MAX = 1_000_000
+
 #: tolerance on each column sum of Y (the contract: "columns sum to 1 within 1e-9")
 SUM_TOL = 1e-9
 
@@ -109,14 +112,25 @@ class LayerPeeled:
         #: the group a target built by engine.symmetry.orbit_targets carries (else None)
         self.symmetry: GroupAction | None = None
         self._codes: np.ndarray | None = None
+        #: the sorted exact values behind ``codes`` when Y came as an OrbitTargets (its
+        #: float Y is then only for the solvers; :meth:`exact_entries` rebuilds Fractions)
+        self._values: tuple[Fraction, ...] | None = None
+        self.orbit_target: OrbitTargets | None = None
         if isinstance(Y, OrbitTargets):
             # exact codes and the group come with the target: no n-sized sort, no search
             self.symmetry = Y.action
             self._codes = Y.codes()
-            Y = Y.Y
-        self.entries, self.Y, self.normalized = _read_target(Y, bool(normalize))
+            self._values = tuple(sorted({x for v in Y.base for x in v}))
+            self.orbit_target = Y
+            if not normalize:  # columns are permutations of the bases: check the bases only
+                _check_orbit_bases(Y)  # and Y itself is built only if some path needs it
+                self._Y, self._entries, self.normalized = None, None, False
+            else:
+                Y = Y.Y
+        if self.orbit_target is None or normalize:
+            self._entries, self._Y, self.normalized = _read_target(Y, bool(normalize))
         if self.normalized:
-            self.symmetry, self._codes = None, None
+            self.symmetry, self._codes, self._values, self.orbit_target = None, None, None, None
         self.E_W_exact = _budget(E_W, "E_W")
         self.E_H_exact = _budget(E_H, "E_H")
         self.E_W = float(self.E_W_exact)
@@ -132,23 +146,54 @@ class LayerPeeled:
 
     # -- facts about the target ------------------------------------------------------
     @property
+    def Y(self) -> np.ndarray:  # noqa: N802 - the target's name in the papers
+        """The m x n target as float64 (of an OrbitTargets: built on first access)."""
+        if self._Y is None:
+            self._Y = self.orbit_target.Y
+        return self._Y
+
+    @property
+    def entries(self) -> np.ndarray:
+        """Y's exact entries: a float64 array (exact binary values) or an object array of
+        Fractions (see :meth:`exact_entries` for an OrbitTargets' own values)."""
+        return self.Y if self._entries is None else self._entries
+
+    @property
     def shape(self) -> tuple[int, int]:
         """``(m, n)``."""
-        return self.Y.shape
+        if self._Y is None:
+            return self.orbit_target.shape
+        return self._Y.shape
 
     @property
     def m(self) -> int:
-        return self.Y.shape[0]
+        return self.shape[0]
 
     @property
     def n(self) -> int:
-        return self.Y.shape[1]
+        return self.shape[1]
 
     def column_keys(self) -> list[tuple]:
         """One hashable, exactly comparable tuple per column of Y (cached)."""
         if self._keys is None:
-            self._keys = [tuple(c) for c in self.entries.T.tolist()]
+            src = self._codes if self._values is not None else self.entries
+            self._keys = [tuple(c) for c in src.T.tolist()]
         return self._keys
+
+    def exact_entries(self) -> list[list[Fraction]]:
+        """Y's exact entries as rows of Fractions (an OrbitTargets' own exact values).
+
+        Examples
+        --------
+        >>> from engine.symmetry import cyclic, orbit_targets
+        >>> LayerPeeled(orbit_targets(cyclic(2), ["1/3", "2/3"]), 1, 1).exact_entries()[0]
+        [Fraction(1, 3), Fraction(2, 3)]
+        """
+        if self._values is not None:
+            vals = self._values
+            return [[vals[k] for k in row] for row in self._codes.tolist()]
+        return [[x if isinstance(x, Fraction) else Fraction(x) for x in row]
+                for row in self.entries.tolist()]
 
     @property
     def codes(self) -> np.ndarray:
@@ -176,6 +221,16 @@ class LayerPeeled:
         The minimum is attained at centred columns: ``(I - J/m)`` is a contraction and
         removes every ``1 c^T``, so the value is ``||(I - J/m) log Y||_*``.
         """
+        if self._free_radius is None and self._orbit() is not None:
+            N, idx, orbitals = self._orbit()
+            yb = self.orbit_target.base_floats()
+            if np.any(yb <= 0):
+                self._free_radius = math.inf
+            else:  # centred log Y has columns P_g c_b: its Gram is N x the orbital mean
+                L = np.log(yb)
+                L = L - L.mean(axis=0, keepdims=True)
+                ev = np.linalg.eigvalsh(N * orbital_mean(L @ L.T, orbitals))
+                self._free_radius = _nuclear_from_gram(ev)
         if self._free_radius is None:
             if np.any(self.Y <= 0):
                 self._free_radius = math.inf
@@ -183,7 +238,7 @@ class LayerPeeled:
                 L = np.log(self.Y)
                 C = np.eye(self.m) - 1.0 / self.m
                 ev = np.linalg.eigvalsh(C @ (L @ L.T) @ C)
-                self._free_radius = float(np.sqrt(np.clip(ev, 0, None)).sum())
+                self._free_radius = _nuclear_from_gram(ev)
             else:
                 L = np.log(self.Y)
                 L = L - L.mean(axis=0, keepdims=True)
@@ -194,6 +249,16 @@ class LayerPeeled:
     def budget_active(self) -> bool:
         """False exactly when Y has full support and ``rho >= free_radius``."""
         return self.rho < self.free_radius
+
+    def _orbit(self) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """(|G|, the base columns' indices, the orbitals of G) when Y is a large orbit target
+        (above ``KEEP_PROBABILITIES`` entries), else None.  Sums over the columns of a
+        G-invariant matrix then reduce to its base columns and an m x m orbital mean."""
+        T = self.orbit_target
+        if T is None or self.m * self.n <= KEEP_PROBABILITIES:
+            return None
+        N = T.action.order
+        return N, np.arange(len(T.base)) * N, T.action.orbitals()
 
     def unconstrained_optimum(self) -> np.ndarray:
         """The centred ``log Y`` (the optimum of least nuclear norm when the budget is slack).
@@ -282,11 +347,11 @@ class LayerPeeled:
         if plan is None:  # circulant accepted: look for a larger group (cheap under the limit)
             from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES
 
-            if self.Y.size > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
+            if self.m * self.n > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
                 return None
             verdict = get_reduction("orbit").accepts(self, blocks="none")
             plan = verdict.plan if verdict else None
-        if plan is None or plan.source != "detected" or plan.tol != 0:
+        if plan is None or plan.source not in ("detected", "target") or plan.tol != 0:
             return None
         etf = get_reduction("etf")
         verdict = etf.accepts(self, group=GroupAction(plan.group.row_generators, m=self.m))
@@ -335,6 +400,17 @@ class LayerPeeled:
         ...
         engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
         """
+        if self.m * self.n > ONE_BLAS_THREAD_MAX:
+            return self._solve(method, solver, solver_options, rank_tol, options)
+        from threadpoolctl import threadpool_limits
+
+        # small matrices: one BLAS thread.  A thread pool on 96 x 96 work costs 10x the
+        # CPU time (and on a loaded machine the wall time too) for no speed-up.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._solve(method, solver, solver_options, rank_tol, options)
+
+    def _solve(self, method: str, solver: str | None, solver_options: dict | None,
+               rank_tol: float, options: dict) -> LayerPeeledSolution:
         red, verdict = self.choose(method, **options)
         t0 = time.perf_counter()
         info: dict[str, Any] = {}
@@ -345,17 +421,28 @@ class LayerPeeled:
         else:
             reduced = red.apply(self, verdict, **_only(options, red))
             info.update(reduced.info)
+            score = lambda: _full_size_gap(self, red.invert(reduced))  # noqa: E731
+            orbit = self._orbit() if _invariant(red, verdict, self) else None
+            base_logits = getattr(red, "base_logits", None)
+            if orbit is not None and base_logits is not None:
+                # the full-size gap of the invariant Z from its base columns alone
+                score = lambda: _orbit_bound(self, base_logits(reduced), orbit,  # noqa: E731
+                                             into_ball=True).gap
             done = red.solve(reduced, solver, solver_options,  # tiers kept by full-size gap
-                             score=lambda: _full_size_gap(self, red.invert(reduced)))
+                             score=score)
             Z, solver_name, status = done.Z, done.solver, done.status
-            if done.note:
+            if done.note:  # a fact about the kept point, never a raw solver warning
                 info["solver_note"] = done.note
+            if done.kept_status and done.kept_status != str(done.status):
+                info["kept_status"] = done.kept_status
             reduction = reduced
             if Z is None or not np.all(np.isfinite(Z)):
                 raise SolverFailed(f"method {red.name!r} returned no finite solution")
         elapsed = time.perf_counter() - t0
+        orbit = self._orbit() if reduction is not None and _invariant(red, verdict, self) \
+            else None
         return _finish(self, np.asarray(Z, dtype=float), red.name, solver_name, status,
-                       elapsed, info, rank_tol, reduction)
+                       elapsed, info, rank_tol, reduction, orbit)
 
 
 def _only(options: dict, red: Any) -> dict:
@@ -456,6 +543,11 @@ class LayerPeeledSolution:
     then (W, H) attain ``loss`` and the convex value is the nonconvex one.  When the
     budget is inactive, Z is the centred ``log Y``, ``status == "budget_inactive"``,
     ``solver is None`` and the loss is the total entropy of Y.
+
+    Solver warnings never reach the caller; facts about the solve are kept in ``info``:
+    ``info["kept_status"]`` is the solver status of the tolerance tier whose point was kept
+    when it differs from ``status`` (e.g. a tight tier that ended "optimal_inaccurate" but
+    had the smaller full-size duality gap), and ``info["solver_note"]`` says why.
     """
 
     Z: np.ndarray
@@ -518,8 +610,8 @@ class LayerPeeledSolution:
         """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
 
         Thin wrapper of :func:`engine.convex.certify.solution_certificate` (keywords:
-        ``eps_mode``, ``generators``, ``claims``, ``precision``); see
-        docs/certified-optima.md.
+        ``eps_mode``, ``generators``, ``claims``, ``precision``, ``orbit``: the
+        ``layer-peeled-orbit-bracket`` of an OrbitTargets); see docs/certified-optima.md.
 
         Examples
         --------
@@ -620,9 +712,82 @@ def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
     return dual_bound(Z, problem.Y, problem.rho, keep_A=False).gap
 
 
+def _nuclear_from_gram(ev: np.ndarray) -> float:
+    """sum of sqrt(eigenvalues) of a Gram Z Z^T, eigenvalues below 1e-13 x the largest
+    counted as 0: they are rounding noise (a centred Z has an exact zero direction) whose
+    square roots would add ~1e-8 relative to the nuclear norm."""
+    ev = np.array(ev, dtype=float)
+    ev[ev < 1e-13 * max(float(ev.max(initial=0.0)), 0.0)] = 0.0
+    return float(np.sqrt(ev).sum())
+
+
+def orbital_mean(M: np.ndarray, orbitals: np.ndarray) -> np.ndarray:
+    """The mean of an m x m matrix over each orbital (label matrix ``orbitals``): the
+    average ``(1/|G|) sum_g P_g M P_g^T``.
+
+    Examples
+    --------
+    >>> orbital_mean(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([[0, 1], [1, 0]])).tolist()
+    [[2.0, 3.0], [3.0, 2.0]]
+    """
+    lab = orbitals.ravel()
+    sums = np.bincount(lab, weights=np.asarray(M, dtype=float).ravel())
+    return (sums / np.bincount(lab))[orbitals]
+
+
+def _invariant(red: Any, verdict: Any, problem: LayerPeeled) -> bool:
+    """Whether the reduction's Z is invariant under the OrbitTargets' own group: the ETF
+    closed form (an entrywise function of each column), or the orbit program solved with
+    the target's group."""
+    if problem.orbit_target is None:
+        return False
+    if red.name == "etf":
+        return True
+    plan = getattr(verdict, "plan", None)
+    return red.name == "orbit" and getattr(plan, "source", "") == "target" and plan.tol == 0
+
+
+def _orbit_bound(problem: LayerPeeled, zb: np.ndarray, orbit: tuple, *,
+                 into_ball: bool = False):
+    """:func:`dual_bound` of the invariant Z with base columns ``zb`` (m x B): every column
+    sum is |G| times the base sum, ``(A - Y)(A - Y)^T`` is |G| times an orbital mean.
+    ``into_ball`` (a score only): first scale Z into the nuclear ball, its nuclear norm from
+    the eigenvalues of ``Z Z^T`` (those below ``1e-13 x`` the largest, rounding noise of the
+    centred direction whose square roots would add ~1e-8, count as 0)."""
+    from engine.convex.dual import DualBound
+
+    N, idx, orbitals = orbit
+    yb = problem.orbit_target.base_floats()
+    zb = np.asarray(zb, dtype=float)
+    if into_ball:
+        nuc = _nuclear_from_gram(np.linalg.eigvalsh(N * orbital_mean(zb @ zb.T, orbitals)))
+        if nuc > problem.rho:
+            zb = zb * (problem.rho / nuc)
+    upper = N * cross_entropy(zb, yb)
+    A = softmax(zb)
+    V = A - yb
+    top = float(np.linalg.eigvalsh(N * orbital_mean(V @ V.T, orbitals))[-1])
+    lower = N * entropy(A) - problem.rho * math.sqrt(max(top, 0.0))
+    return DualBound(upper=upper, lower=lower, gap=upper - lower, A=None)
+
+
+def _check_orbit_bases(T: OrbitTargets) -> None:
+    """An OrbitTargets' columns are permutations of its bases: checking the bases checks Y
+    (entries >= 0, sums 1 within ``SUM_TOL``), with no pass over the n columns."""
+    for b, v in enumerate(T.base):
+        if min(v) < 0:
+            raise InvalidInput(f"base vector {b} of the orbit target has a negative entry")
+        tot = sum(v, Fraction(0))
+        if abs(tot - 1) > SUM_TOL:
+            raise InvalidInput(f"base vector {b} of the orbit target sums to {float(tot):.12g}, "
+                               f"not 1 (tolerance {SUM_TOL:g}); pass normalize=True to divide "
+                               "each column by its sum")
+
+
 def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None,
             status: Status, elapsed: float, info: dict, rank_tol: float,
-            reduction: ReducedProblem | None = None) -> LayerPeeledSolution:
+            reduction: ReducedProblem | None = None,
+            orbit: tuple | None = None) -> LayerPeeledSolution:
     if Z.shape != problem.shape:
         raise SolverFailed(f"method {method!r} returned Z of shape {Z.shape}, "
                            f"expected {problem.shape}")
@@ -637,7 +802,23 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         Z = np.multiply(Z, scale, out=Z if Z.flags.writeable else None)  # no second copy
         s = s * scale
         nuc = problem.rho
-    bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
+    if problem.budget_active and 0 < nuc < problem.rho:
+        # The optimum lies on the boundary ||Z||_* = rho; a solver stops inside it (for
+        # near one-hot targets J falls exponentially along the ray, and the interior point
+        # can be 1e4 x worse than the boundary one).  Keep the better of the two points.
+        t = problem.rho / nuc
+        if orbit is not None:
+            zb, yb = Z[:, orbit[1]], problem.orbit_target.base_floats()
+            better = cross_entropy(zb, yb, scale=t) < cross_entropy(zb, yb)
+        else:
+            better = cross_entropy(Z, problem.Y, scale=t) < cross_entropy(Z, problem.Y)
+        if better:
+            Z = np.multiply(Z, t, out=Z if Z.flags.writeable else None)
+            s, nuc = s * t, problem.rho
+    if orbit is not None:  # invariant Z of a large orbit target: sums over the base columns
+        bound = _orbit_bound(problem, Z[:, orbit[1]], orbit)
+    else:
+        bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
                         want_H=keep)
     del U, Vt
@@ -654,7 +835,9 @@ def _finish(problem: LayerPeeled, Z: np.ndarray, method: str, solver: str | None
         stored_probabilities=bound.A, budget_active=problem.budget_active, rank=f.rank,
         tight=f.tight, method=method, solver=solver, status=status, solve_time=elapsed,
         dual_bound=bound.lower, gap=bound.gap, rho=problem.rho, d=f.d, nuclear_norm=nuc,
-        free_radius=problem.free_radius, entropy=entropy(problem.Y),
+        free_radius=problem.free_radius,
+        entropy=(orbit[0] * entropy(problem.orbit_target.base_floats()) if orbit is not None
+                 else entropy(problem.Y)),
         singular_values=f.singular_values, info=info, problem=problem, reduction=reduction)
 
 

@@ -85,7 +85,6 @@ ACCURATE_OPTIONS: dict[Solver, tuple[dict, ...]] = {
     Solver.MOSEK: ({},),
 }
 
-_WARNED: dict = {}  # warnings registry for solver warnings passed on by solve()
 _STATUS_OK = {cp.OPTIMAL}
 _STATUS_INEXACT = {cp.OPTIMAL_INACCURATE, cp.INFEASIBLE_INACCURATE, cp.UNBOUNDED_INACCURATE}
 _STATUS_INFEASIBLE = {cp.INFEASIBLE, cp.UNBOUNDED}
@@ -202,14 +201,27 @@ def resolve_solver(solver: str | Solver | None) -> str:
 
 @dataclass(frozen=True)
 class SolveReport:
-    """What happened in one solve: solver name, CVXPY status, objective, wall time, and a
-    note when the kept point is not the last tier's (see ``solve(score=...)``)."""
+    """What happened in one solve: solver name, CVXPY status, objective, wall time, the
+    solver status of the tolerance tier whose point is kept, and a note when that point is
+    not the last tier's (see ``solve(score=...)``).
+
+    ``status`` is the status of the run ("optimal": some tier reached it); ``kept_status``
+    is the status of the tier whose point is returned, which differs only when a tighter
+    tier that ended "optimal_inaccurate" had the better score.  Solver warnings are never
+    passed on: this record states the facts instead.
+    """
 
     solver: str
     status: str
     value: float
     seconds: float
     note: str = ""
+    kept_status: str = ""
+
+    @property
+    def inexact(self) -> bool:
+        """Whether the kept point's own tier ended with an inaccurate status."""
+        return self.kept_status in {str(s) for s in _STATUS_INEXACT}
 
 
 def _walk(expr):
@@ -307,16 +319,18 @@ def solve(
     verbose : bool
     accurate : bool
         Try the solver's tolerance tiers of :data:`ACCURATE_OPTIONS` in turn, tightest
-        first, until one reaches "optimal" (explicit ``options`` win over a tier).  The
-        warnings of failed tiers are swallowed; the final outcome is the result or the
-        error.
+        first, until one reaches "optimal" (explicit ``options`` win over a tier).
+        Solver warnings (CVXPY's "Solution may be inaccurate") are never passed on: a try
+        that ends inaccurate is repaired by the next tier or solver, or raised as an error,
+        and the returned :class:`SolveReport` states the kept point's own status.
     score : callable or None
         With ``accurate``: evaluated after every tier that returns a point ("optimal" or
         "optimal_inaccurate"), on the problem's current variable values; lower is better
         (the layer-peeled solve passes the full-size duality gap).  Once a tier is
         "optimal", the best point seen is restored, so a tight tier that ends "inaccurate"
         but is better than a looser "optimal" one is kept (the status stays "optimal", the
-        status of the run; ``SolveReport.note`` names the kept tier and its own status).
+        status of the run; ``SolveReport.kept_status`` is the kept tier's own status and
+        ``SolveReport.note`` says why it was kept).
     **options
         Passed to ``prob.solve``.
 
@@ -344,19 +358,19 @@ def solve(
         tries = ([{**tier, **options} for tier in ACCURATE_OPTIONS[Solver[name]]]
                  if accurate else [options])
         t0 = time.perf_counter()
-        kept: list[tuple] = []  # (score, tier, status, value, {variable: value}, warnings)
+        kept: list[tuple] = []  # (score, tier, status, value, {variable: value})
         for k, opts in enumerate(tries):
-            # A failed try is retried (next tier / next solver) or raised as an error, so
-            # its warnings ("Solution may be inaccurate") are captured, not leaked; only
-            # the warnings of the try that is kept are passed on.
-            with warnings.catch_warnings(record=True) as caught:
+            # Every try's warnings ("Solution may be inaccurate") are captured and dropped:
+            # an inaccurate try is retried (next tier / next solver) or raised as an error,
+            # and a kept inaccurate point is reported as a fact in the SolveReport.
+            with warnings.catch_warnings(record=True):
                 warnings.simplefilter("always")
                 try:
                     prob.solve(solver=name, verbose=verbose, **opts)
                     if score is not None and prob.status in _STATUS_INEXACT | _STATUS_OK \
                             and prob.value is not None:
                         kept.append((_score(score), k, str(prob.status), float(prob.value),
-                                     {v: v.value for v in prob.variables()}, list(caught)))
+                                     {v: v.value for v in prob.variables()}))
                     _check_status(prob, name)
                 except (cp.error.SolverError, SolverFailed) as exc:
                     last = (exc if isinstance(exc, SolverFailed)
@@ -365,20 +379,18 @@ def solve(
                         raise
                     continue
             note, status, value = "", str(prob.status), float(prob.value)
+            kept_status = status
             if kept:  # the best point by the caller's score, not merely the last tier's
                 best = min(kept, key=lambda t: (t[0], t[1]))
                 if best[1] != k:  # status stays this tier's "optimal"; the note says why
                     for v, val in best[4].items():
                         v.value = val
-                    caught = best[5]
-                    value = best[3]
-                    note = (f"kept the point of tolerance tier {best[1]} (its status: "
-                            f"{best[2]}): better score {best[0]:.3g} than the point of the "
-                            f"'optimal' tier {k} ({kept[-1][0]:.3g})")
-            for w in caught:  # a shared registry keeps the "once per location" default
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
-                                       registry=_WARNED)
-            return SolveReport(name, status, value, time.perf_counter() - t0, note)
+                    value, kept_status = best[3], best[2]
+                    note = (f"{name} kept the point of tolerance tier {best[1]} (its own "
+                            f"status: {best[2]}): its score {best[0]:.3g} is better than that "
+                            f"of the 'optimal' tier {k} ({kept[-1][0]:.3g})")
+            return SolveReport(name, status, value, time.perf_counter() - t0, note,
+                               kept_status)
     assert last is not None
     raise last
 

@@ -59,6 +59,10 @@ def _summary(red, full, dev_red: float, dev_full: float) -> tuple[bool, str]:
           and dev_full <= FULL_TOL and red.status == "optimal" and full.status == "optimal")
     text = (f"{red.method} = full: J* = {red.loss:.8g} (rel. diff {d:.0e}, gap {gap:.0e}); "
             f"structure dev. {dev_red:.0e} ({red.method}) / {dev_full:.0e} (full)")
+    for s in (red, full):  # a kept inexact solver tier is stated as a fact, not warned
+        if s.info.get("kept_status"):
+            text += (f"; {s.method}: kept a tight tier's point (solver status "
+                     f"{s.info['kept_status']}, smaller duality gap)")
     return bool(ok), text
 
 

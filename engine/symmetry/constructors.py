@@ -40,7 +40,7 @@ from fractions import Fraction
 import numpy as np
 
 from engine.errors import InvalidInput, TooLarge
-from engine.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_vector
+from engine.exact.numbers import ExactMatrix, ExactVector, to_vector
 from engine.symmetry.group import GroupAction, _check_perm, _codes_of, column_action
 
 __all__ = [
@@ -247,17 +247,36 @@ class OrbitTargets:
     action : GroupAction
         G on the m rows and the n = b |G| columns (a regular column action).
     Y : numpy.ndarray
-        The m x n target as float64 (for display and solvers).  Use :meth:`exact_Y` for
-        the exact entries.
+        The m x n target as float64 (for display and solvers), built on first access (the
+        orbit reduction of a huge target never needs it: S_10's is 290 MB).  Use
+        :meth:`exact_Y` for the exact entries.
     """
 
     base: tuple[ExactVector, ...]
     action: GroupAction
-    Y: np.ndarray
+
+    @functools.cached_property
+    def Y(self) -> np.ndarray:  # noqa: N802 - the target's name in the papers
+        """The m x n target as float64 (read-only; built once, on first access)."""
+        floats = np.array([[float(x) for x in v] for v in self.base], dtype=float)
+        out = _orbit_matrix(self.action.row_elements(), floats, self.action.inverse_elements())
+        out.flags.writeable = False
+        return out
+
+    def base_floats(self) -> np.ndarray:
+        """The base vectors as the columns of an m x b float64 matrix (column c is column
+        c |G| of Y: the identity element comes first).
+
+        Examples
+        --------
+        >>> orbit_targets(cyclic(2), ["1/4", "3/4"]).base_floats().tolist()
+        [[0.25], [0.75]]
+        """
+        return np.array([[float(x) for x in v] for v in self.base], dtype=float).T
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.Y.shape
+        return (self.action.m, self.action.n)
 
     def codes(self) -> np.ndarray:
         """Integer code of every entry of Y: equal codes iff equal exact values."""
@@ -402,9 +421,8 @@ def orbit_targets(
         raise TooLarge(f"the orbit target would have {n} columns ({len(base)} x |G| = "
                        f"{order}); max_columns={max_columns}")
     action = GroupAction._regular(G, len(base), G.name)
-    floats = np.array([[float(to_fraction(x)) for x in v] for v in base], dtype=float)
-    Y = _orbit_matrix(action.row_elements(), floats, action.inverse_elements())
-    return OrbitTargets(tuple(base), action, Y)
+    action.row_elements()  # listed now: a group too large to list fails here, not later
+    return OrbitTargets(tuple(base), action)
 
 
 def float_sum_tol(v: object) -> Fraction:
@@ -427,7 +445,9 @@ def float_sum_tol(v: object) -> Fraction:
 
 def parse_group(spec: str) -> GroupAction:
     """A group on labels from a short text: ``S3``, ``C7``, ``AGL5``, ``S2+S3`` (direct sum),
-    ``S2xS3`` (direct product on vec(P)), ``S3wrS2`` (wreath), with parentheses.
+    ``S2xS3`` (direct product on vec(P)), ``S3wrS2`` (wreath), with parentheses; also the
+    named groups of :mod:`engine.symmetry.named` (``D5``, ``A5``, ``PSL(2,7)``,
+    ``PGL(2,5)``, ``M11``, ``M12``, ``F(7,3)``).
 
     Precedence, loosest first: ``+``, ``x``, ``wr``; ``x`` and ``wr`` group to the left.
     Spaces are ignored.
@@ -444,7 +464,9 @@ def parse_group(spec: str) -> GroupAction:
     >>> parse_group("S3 wr")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p> or ( at position 4
+    engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p>, D<n>, ...
+    >>> parse_group("PSL(2,7) x S2").order, parse_group("D4 wr S2").order
+    (336, 128)
     """
     import functools
     import re
@@ -466,7 +488,13 @@ def parse_group(spec: str) -> GroupAction:
             return g
         mt = re.compile(r"(AGL|S|C)(\d+)").match(text, pos)
         if not mt:
-            raise fail("S<k>, C<k>, AGL<p> or (")
+            from engine.symmetry.named import NAMED_ATOMS, match_atom
+
+            named = match_atom(text, pos)
+            if named is None:
+                raise fail(f"S<k>, C<k>, AGL<p>, {NAMED_ATOMS} or (")
+            pos = named[1]
+            return named[0]
         pos = mt.end()
         k = int(mt.group(2))
         return {"S": symmetric, "C": cyclic, "AGL": affine_line}[mt.group(1)](k)

@@ -87,6 +87,8 @@ class Solved:
     status: Status
     #: the solver registry's note (e.g. which tolerance tier's point was kept), or ""
     note: str = ""
+    #: the solver status of the tolerance tier whose point was kept ("" for closed forms)
+    kept_status: str = ""
 
 
 class Reduction(abc.ABC):
@@ -119,4 +121,5 @@ class Reduction(abc.ABC):
 
         rep = conic_solve(reduced.problem, solver, accurate=True, score=score,
                           **(solver_options or {}))
-        return Solved(self.invert(reduced), rep.solver, Status(rep.status), rep.note)
+        return Solved(self.invert(reduced), rep.solver, Status(rep.status), rep.note,
+                      rep.kept_status)

@@ -42,9 +42,10 @@ from scipy.special import lambertw
 from engine.convex.reductions._structure import invariant_codes, pair_homogeneous
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction, Solved, Status
 from engine.errors import InvalidInput, SolverFailed
+from engine.symmetry.group import GroupAction
 
 __all__ = ["ETFInverse", "ETFPlan", "ETFReduction", "alpha_of", "group_generators",
-           "lambertw_exp"]
+           "lambertw_exp", "residual_of"]
 
 
 def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
@@ -98,6 +99,45 @@ def lambertw_exp(X: np.ndarray) -> np.ndarray:
     return out
 
 
+def residual_of(Y: np.ndarray, log_kappa: float, mu: np.ndarray | float) -> np.ndarray:
+    """``u = kappa (alpha - y)`` entrywise, where ``log alpha + kappa (alpha - y) = mu``.
+
+    ``u`` solves ``u + log(y + u / kappa) = mu``: for moderate ``kappa y`` through Lambert W
+    (``kappa alpha = W(kappa exp(kappa y + mu))``), and where ``kappa y`` is large (one-hot
+    targets at large budgets need kappa ~ 1e30, where ``alpha = 1 - tiny`` cancels in
+    float) by Newton's method on ``u + log y + log1p(u / (kappa y)) = mu`` from
+    ``u = mu - log y``.  ``u`` stays of order ``log kappa`` while alpha - y underflows.
+
+    Examples
+    --------
+    >>> u = residual_of(np.array([1.0, 0.0]), 70.0, -10.0)  # kappa = e^70
+    >>> round(float(u[0]), 9), bool(abs(u[1] + np.log(u[1]) - 60.0) < 1e-12)
+    (-10.0, True)
+    """
+    Y = np.asarray(Y, dtype=float)
+    mu = np.broadcast_to(np.asarray(mu, dtype=float), Y.shape[-1:] if Y.ndim == 2 else ())
+    kappa = math.exp(log_kappa)
+    ky = kappa * Y
+    big = ky > 1e6
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        u = np.where(big, 0.0, lambertw_exp(np.where(big, 0.0, log_kappa + ky + mu)) - ky)
+        if np.any(big):
+            yb = np.where(big, Y, 1.0)
+            kyb = np.where(big, ky, 1.0)
+            ly = np.log(yb)
+            mub = mu + np.zeros_like(Y)
+            ub = mub - ly
+            for _ in range(60):
+                g = ub + ly + np.log1p(ub / kyb) - mub
+                step = g / (1.0 + 1.0 / (kyb + ub))
+                ub = ub - step
+                if float(np.max(np.abs(step), initial=0.0)) <= 1e-15 * (
+                        1.0 + float(np.max(np.abs(ub), initial=0.0))):
+                    break
+            u = np.where(big, ub, u)
+    return u
+
+
 def alpha_of(y: np.ndarray, kappa: float) -> tuple[np.ndarray, float]:
     """The ``alpha`` (and ``mu``) of one column class at a given kappa > 0.
 
@@ -107,24 +147,39 @@ def alpha_of(y: np.ndarray, kappa: float) -> tuple[np.ndarray, float]:
     >>> round(float(a.sum()), 12), bool(np.allclose(np.log(a) + 3.0 * (a - [0.7, 0.2, 0.1]), mu))
     (1.0, True)
     """
-    m = y.size
-    lk = math.log(kappa)
+    u, mu = _class_residual(np.asarray(y, dtype=float), math.log(kappa))
+    return y + u / kappa, mu
+
+
+def _class_residual(y: np.ndarray, log_kappa: float) -> tuple[np.ndarray, float]:
+    """(u, mu) of one column class: ``sum_r u_r = 0`` fixes mu (alpha sums to 1)."""
 
     def excess(mu: float) -> float:
-        return float(lambertw_exp(lk + kappa * y + mu).sum() / kappa - 1.0)
+        return float(residual_of(y, log_kappa, mu).sum())
 
-    lo = math.log(1.0 / m) + kappa / m - kappa * float(y.max()) - 1.0
-    hi = math.log(1.0 / m) + 1.0
+    lo, hi = -1.0, 1.0
     while excess(lo) > 0:
         lo -= 1.0 + abs(lo)
     while excess(hi) < 0:
         hi += 1.0 + abs(hi)
     mu = brentq(excess, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    return lambertw_exp(lk + kappa * y + mu) / kappa, mu
+    return residual_of(y, log_kappa, mu), mu
 
 
 def _classes(problem: Any) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Column classes by multiset of entries: representative (sorted) y, counts, columns."""
+    T = getattr(problem, "orbit_target", None)
+    if T is not None and getattr(problem, "_Y", None) is None:
+        # an orbit target: block b's columns are permutations of base b (no n-sized sort)
+        N = T.action.order
+        reps: dict[tuple, list[int]] = {}
+        for b, v in enumerate(T.base):
+            reps.setdefault(tuple(sorted(v)), []).append(b)
+        ys = np.array([[float(x) for x in key] for key in reps], dtype=float)
+        counts = np.array([N * len(bs) for bs in reps.values()], dtype=float)
+        cols = [np.concatenate([np.arange(b * N, (b + 1) * N) for b in bs])
+                for bs in reps.values()]
+        return ys, counts, cols
     keys = np.sort(problem.codes, axis=0)
     _, first, inverse, counts = np.unique(keys, axis=1, return_index=True,
                                           return_inverse=True, return_counts=True)
@@ -157,7 +212,18 @@ class ETFInverse:
     alphas: tuple[np.ndarray, ...]
     mus: tuple[float, ...]
     columns: tuple[np.ndarray, ...]
-    Y: np.ndarray
+    Y: np.ndarray | None
+    #: log kappa (kappa itself may be ~1e30 and more for near one-hot targets)
+    log_kappa: float = 0.0
+    #: the OrbitTargets Y came as (then Y is None and Z is built from the base columns)
+    orbit_target: Any = None
+
+
+def _orbit_only(problem: Any) -> bool:
+    """Whether Y is an OrbitTargets whose float matrix was never built (Z then comes from
+    the base columns: S_10's 290 MB Y is not needed)."""
+    return getattr(problem, "orbit_target", None) is not None and \
+        getattr(problem, "_Y", None) is None
 
 
 class ETFReduction(Reduction):
@@ -180,6 +246,13 @@ class ETFReduction(Reduction):
             return Acceptance(False, "the given group is not 2-homogeneous (transitive on "
                                      "unordered pairs of labels)")
         ok, reason = invariant_codes(problem.codes, gens)
+        sym = getattr(problem, "symmetry", None)
+        if not ok and group is None and sym is not None:
+            # an OrbitTargets brings its group (e.g. AGL(1, 5)): use it when 2-homogeneous
+            own = group_generators(GroupAction(sym.row_generators, m=m), m)
+            if pair_homogeneous(own, m):
+                gens, group = own, sym
+                ok, reason = invariant_codes(problem.codes, gens)
         if not ok:
             which = "S_m" if group is None else "the given group"
             return Acceptance(False, f"Y is not a union of orbits of {which}: {reason}")
@@ -193,30 +266,36 @@ class ETFReduction(Reduction):
         m, rho = problem.m, problem.rho
         ys, counts = plan.ys, plan.counts
 
-        def state(kappa: float):
-            res = [alpha_of(y, kappa) for y in ys]
-            s2 = sum(c * float(np.sum((a - y) ** 2)) for (a, _), y, c in zip(res, ys, counts,
-                                                                                strict=True))
-            return res, math.sqrt(s2 / (m - 1))
+        def state(lk: float):  # in log kappa: one-hot targets at rho = 100 need kappa ~ 1e30
+            res = [_class_residual(y, lk) for y in ys]
+            s2 = sum(c * float(np.sum(u ** 2)) for (u, _), c in zip(res, counts, strict=True))
+            return res, math.sqrt(s2 / (m - 1))  # = kappa s, s^2 = sum ||alpha - y||^2/(m-1)
 
-        def F(kappa: float) -> float:
-            return (m - 1) * kappa * state(kappa)[1] - rho
+        def F(lk: float) -> float:
+            return (m - 1) * state(lk)[1] - rho
 
-        hi = 1.0
+        hi = 0.0
         while F(hi) < 0:
-            hi *= 4.0
-            if hi > 1e15:
-                raise SolverFailed("the ETF stationarity system has no root: the budget is "
-                                   "not active for this Y (rho >= min_c ||log Y + 1c^T||_*)")
-        lo = hi / 4.0
+            hi += 2.0
+            if hi > 700.0:  # kappa > 1e304: ||Z*||_* cannot reach rho
+                raise SolverFailed("the ETF stationarity system has no root below kappa = "
+                                   "1e304: the budget is not active for this Y (rho >= "
+                                   "min_c ||log Y + 1c^T||_*)")
+        lo = hi - 2.0
         while F(lo) > 0:
-            lo /= 4.0
-        kappa = brentq(F, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-        res, s = state(kappa)
-        inverse = ETFInverse(kappa, s, tuple(a for a, _ in res), tuple(mu for _, mu in res),
-                             plan.columns, problem.Y)
+            lo -= 2.0
+        lk = brentq(F, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+        res, ks = state(lk)
+        kappa = math.exp(lk)
+        s = ks / kappa
+        inverse = ETFInverse(kappa, s, tuple(y + u / kappa for (u, _), y in
+                                             zip(res, ys, strict=True)),
+                             tuple(mu for _, mu in res), plan.columns,
+                             None if _orbit_only(problem) else problem.Y, lk,
+                             problem.orbit_target if _orbit_only(problem) else None)
         classes = [{"y": y.tolist(), "alpha": a.tolist(), "mu": mu, "count": int(c)}
-                   for (a, mu), y, c in zip(res, ys, counts, strict=True)]
+                   for a, mu, y, c in zip(inverse.alphas, inverse.mus, ys, counts,
+                                          strict=True)]
         info = {"solver": "brentq", "kappa": kappa, "s": s, "blocks": len(classes),
                 "variables": len(classes) * m + 1, "classes": classes}
         return ReducedProblem(None, inverse, info, plan)
@@ -229,9 +308,23 @@ class ETFReduction(Reduction):
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """``Z[:, j] = -kappa (alpha(Y[:, j]) - Y[:, j])`` with its class's mu."""
         inv: ETFInverse = reduced.inverse
-        kappa, Y = inv.kappa, inv.Y
+        if inv.orbit_target is not None:  # Z = [P_g z_b]: the residual of the bases only
+            from engine.symmetry.constructors import _orbit_matrix
+
+            T = inv.orbit_target
+            N = T.action.order
+            yb = T.base_floats()
+            mub = np.empty(yb.shape[1])
+            for b in range(yb.shape[1]):
+                k = next(k for k, c in enumerate(inv.columns)
+                         if np.searchsorted(c, b * N) < len(c)
+                         and c[np.searchsorted(c, b * N)] == b * N)
+                mub[b] = inv.mus[k]
+            zb = -residual_of(yb, inv.log_kappa, mub)
+            return _orbit_matrix(T.action.row_elements(), np.ascontiguousarray(zb.T),
+                                 T.action.inverse_elements())
+        Y = inv.Y
         mu = np.empty(Y.shape[1])
         for cols, m_ in zip(inv.columns, inv.mus, strict=True):
             mu[cols] = m_
-        A = lambertw_exp(math.log(kappa) + kappa * Y + mu[None, :]) / kappa
-        return -kappa * (A - Y)
+        return -residual_of(Y, inv.log_kappa, mu)

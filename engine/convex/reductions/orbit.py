@@ -239,21 +239,22 @@ def orbit_program(
         raise InvalidInput(f"rho must be a finite positive number; got {rho!r}")
     if blocks not in BLOCKS:
         raise InvalidInput(f"blocks must be one of {', '.join(BLOCKS)}; got {blocks!r}")
-    if isinstance(Y, OrbitTargets):
-        Yf, codes = Y.Y, (Y.codes() if check else None)
+    if isinstance(Y, OrbitTargets):  # its float Y is never built here (S_10: 290 MB)
+        Yf, codes = None, (Y.codes() if check else None)
     elif check:
         codes, values = value_codes(Y)
         vals = np.array([float(v) for v in values])
         Yf = vals[codes]
     else:
         Yf, codes = np.asarray(Y, dtype=float), None
-    m, n = Yf.shape
+    m, n = Y.shape if Yf is None else Yf.shape
     if isinstance(group, GroupAction) and group.n == n and group.m == m:
         G = group
         if codes is not None:
             G.check_preserves(codes)
     else:
-        G = as_group(group, m=m, Y=codes if codes is not None else Yf)
+        G = as_group(group, m=m, Y=codes if codes is not None else
+                     (Y.codes() if Yf is None else Yf))
 
     reps, sizes = G.column_orbit_representatives()
     K = len(reps)
@@ -265,7 +266,11 @@ def orbit_program(
     S = sp.csr_matrix((np.ones(m * K), (np.arange(m * K), var_of.ravel(order="F"))),
                       shape=(m * K, nv))
     Zrep = cp.reshape(S @ x, (m, K), order="F")
-    Yrep = Yf[:, reps]
+    if Yf is None:  # the representative columns from the exact codes
+        vals = np.array([float(v) for v in sorted({x for b in Y.base for x in b})])
+        Yrep = vals[Y.codes()[:, reps]]
+    else:
+        Yrep = Yf[:, reps]
     w = sizes.astype(float) / float(n)
     loss = w @ cp.log_sum_exp(Zrep, axis=0) - cp.sum(cp.multiply(Yrep * w[None, :], Zrep))
     Zs = Zrep @ np.diag(np.sqrt(sizes.astype(float)))
@@ -336,10 +341,9 @@ class OrbitReduction(Reduction):
             return Acceptance(False, f"blocks must be one of {', '.join(BLOCKS)}")
         if not (isinstance(tol, int | float) and tol >= 0 and math.isfinite(tol)):
             return Acceptance(False, f"tol must be a finite number >= 0; got {tol!r}")
-        Yf = np.asarray(problem.Y, dtype=float)
         codes = problem.codes
         if tol > 0:
-            codes = tolerant_codes(Yf, tol)
+            codes = tolerant_codes(np.asarray(problem.Y, dtype=float), tol)
         try:
             if group is not None:
                 G = as_group(group, m=problem.m, Y=codes)
@@ -352,6 +356,7 @@ class OrbitReduction(Reduction):
                                              "GroupAction, a spec such as \"S3\", a sympy "
                                              "group or generators) or detect=True")
                 found = None
+                Yf = np.asarray(problem.Y, dtype=float)
                 m, n = Yf.shape
                 if m * m * n <= LABEL_FIRST_MAX:  # row action first: a search on m x 2m
                     found = detect_label_symmetry(codes)
@@ -370,8 +375,11 @@ class OrbitReduction(Reduction):
                 G, source = found.action, "detected"
         except InvalidInput as exc:
             return Acceptance(False, str(exc))
-        target, dev = Yf, 0.0
+        T = getattr(problem, "orbit_target", None)
+        exact_target = T is not None and source == "target" and tol == 0
+        target, dev = (T if exact_target else np.asarray(problem.Y, dtype=float)), 0.0
         if tol > 0:
+            Yf = np.asarray(problem.Y, dtype=float)
             target = symmetrized_target(Yf, G)
             dev = float(np.max(np.abs(target - Yf)))
             if dev > tol:
@@ -395,6 +403,14 @@ class OrbitReduction(Reduction):
         if plan.tol > 0:
             info["symmetry_deviation"] = plan.deviation
         return ReducedProblem(red.problem, red.inverse, info, plan)
+
+    def base_logits(self, reduced: ReducedProblem) -> np.ndarray | None:
+        """The logits of the base columns (m x B: column b is that of block b's identity
+        element) of a regular action, without building Z; None for other actions."""
+        d: OrbitInverse = reduced.inverse
+        if not d.group.is_regular or d.x.value is None:
+            return None
+        return np.asarray(d.x.value, dtype=float).reshape(d.group.blocks, d.m).T
 
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """The invariant full-size Z from the orbit variables."""
