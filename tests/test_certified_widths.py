@@ -22,7 +22,8 @@ from certificates.check import check
 from engine.convex import LayerPeeled
 from engine.errors import InvalidInput
 from engine.symmetry import as_group, orbit_targets, parse_group
-from engine.symmetry.named import group_from_text, mathieu, pgl2, psl2
+from engine.symmetry.constructors import group_from_text
+from engine.symmetry.named import mathieu, pgl2, psl2
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = Fraction(1, 10 ** 9)

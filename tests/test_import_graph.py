@@ -216,9 +216,9 @@ KNOWN_PRIVATE_USES = {
     "engine.audit.run -> engine.models.loaders._SafetensorsStore",
     "engine.certify.emit -> engine.geometry.emit._exact_model",
     "engine.certify.emit -> engine.geometry.emit._model_fields",
-    "engine.convex.reductions.orbit -> engine.symmetry._values.tolerant_codes",
-    "engine.convex.reductions.orbit -> engine.symmetry._values.value_codes",
-    "engine.convex.reductions.orbit -> engine.symmetry.constructors._orbit_matrix",
+    "engine.convex.reductions.orbit -> engine.symmetry.values.tolerant_codes",
+    "engine.convex.reductions.orbit -> engine.symmetry.values.value_codes",
+    "engine.convex.reductions.orbit -> engine.symmetry.constructors.orbit_matrix",
     "engine.reproduce.trained -> engine.convex._loss.cross_entropy",
 }
 

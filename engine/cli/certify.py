@@ -251,7 +251,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     from engine.errors import InvalidInput
     from engine.io import read_matrix
     from engine.symmetry import orbit_targets
-    from engine.symmetry.named import group_from_text
+    from engine.symmetry.constructors import group_from_text
 
     if (args.Y is None) == (args.bases is None):
         raise InvalidInput("certify solve needs exactly one of Y (a target file) or --bases "

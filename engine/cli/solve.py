@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _solve(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.io import read_raw
-    from engine.symmetry.named import group_from_text
+    from engine.symmetry.constructors import group_from_text
 
     target = _output.json_target(args)
     _output.prepare(args, target)

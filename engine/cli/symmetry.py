@@ -66,7 +66,7 @@ def _target(args: argparse.Namespace) -> int:
     from engine.cli import _output
     from engine.exact.numbers import fraction_to_str
     from engine.symmetry import orbit_targets
-    from engine.symmetry.named import group_from_text
+    from engine.symmetry.constructors import group_from_text
 
     _output.prepare(args, args.out)
     blocks, cur = [], []
@@ -88,7 +88,7 @@ def _target(args: argparse.Namespace) -> int:
 
 def _gram(args: argparse.Namespace) -> int:
     from engine.symmetry import predicted_gram_structure
-    from engine.symmetry.named import group_from_text
+    from engine.symmetry.constructors import group_from_text
 
     G = group_from_text(args.group)
     S = predicted_gram_structure(G)

@@ -33,6 +33,8 @@ Examples
 from __future__ import annotations
 
 import functools
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,9 +44,11 @@ import numpy as np
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.numbers import ExactMatrix, ExactVector, to_vector
 from engine.symmetry.group import GroupAction, _check_perm, _codes_of, column_action
+from engine.symmetry.named import NAMED_ATOMS, frobenius, match_atom
 
 __all__ = [
     "OrbitTargets",
+    "group_from_text",
     "affine_line",
     "as_group",
     "cyclic",
@@ -135,37 +139,6 @@ def affine_line(p: int) -> GroupAction:
         r = int(sympy.primitive_root(p))
         gens.append([(r * x) % p for x in range(p)])
     return GroupAction(gens, m=p, name=f"AGL(1,{p})")
-
-
-def frobenius(p: int, k: int) -> GroupAction:
-    """The maps ``x -> a x + b`` on Z/p with ``a`` in the subgroup of order k of (Z/p)^*.
-
-    ``frobenius(7, 3)`` is F21 (order 21): transitive on unordered pairs of labels
-    (2-homogeneous) but not on ordered ones; for p = 3 mod 4 and k = (p - 1)/2 this holds
-    in general (see docs/symmetry-reduction.md).
-
-    Raises
-    ------
-    InvalidInput
-        p not prime, or k not a divisor of p - 1.
-
-    Examples
-    --------
-    >>> frobenius(7, 3).order, frobenius(7, 6).order
-    (21, 42)
-    """
-    import sympy
-
-    p = _check_m(p, 2)
-    k = _check_m(k)
-    if not sympy.isprime(p) or (p - 1) % k:
-        raise InvalidInput(f"frobenius(p, k) needs a prime p and k dividing p - 1; got p={p}, "
-                           f"k={k}")
-    gens = [[(x + 1) % p for x in range(p)]]
-    a = pow(int(sympy.primitive_root(p)), (p - 1) // k, p) if p > 2 else 1
-    if a != 1:
-        gens.append([(a * x) % p for x in range(p)])
-    return GroupAction(gens, m=p, name=f"F{p * k}" if k < p - 1 else f"AGL(1,{p})")
 
 
 def direct_sum(*groups: GroupAction) -> GroupAction:
@@ -259,7 +232,7 @@ class OrbitTargets:
     def Y(self) -> np.ndarray:  # noqa: N802 - the target's name in the papers
         """The m x n target as float64 (read-only; built once, on first access)."""
         floats = np.array([[float(x) for x in v] for v in self.base], dtype=float)
-        out = _orbit_matrix(self.action.row_elements(), floats, self.action.inverse_elements())
+        out = orbit_matrix(self.action.row_elements(), floats, self.action.inverse_elements())
         out.flags.writeable = False
         return out
 
@@ -295,10 +268,10 @@ def _codes_cached(T: OrbitTargets) -> np.ndarray:
     pos = {x: k for k, x in enumerate(values)}
     base_codes = np.array([[pos[x] for x in v] for v in T.base],
                           dtype=np.min_scalar_type(max(len(values) - 1, 0)))
-    return _orbit_matrix(T.action.row_elements(), base_codes, T.action.inverse_elements())
+    return orbit_matrix(T.action.row_elements(), base_codes, T.action.inverse_elements())
 
 
-def _orbit_matrix(els: np.ndarray, base: np.ndarray,
+def orbit_matrix(els: np.ndarray, base: np.ndarray,
                   inverse: np.ndarray | None = None) -> np.ndarray:
     """Columns ``g_k o y_b`` for every element k and block b: out[g_k[i], b|G| + k] = y_b[i],
     i.e. ``out[i, b|G| + k] = y_b[g_k^{-1}(i)]`` (a gather with the inverse elements)."""
@@ -488,8 +461,6 @@ def parse_group(spec: str) -> GroupAction:
             return g
         mt = re.compile(r"(AGL|S|C)(\d+)").match(text, pos)
         if not mt:
-            from engine.symmetry.named import NAMED_ATOMS, match_atom
-
             named = match_atom(text, pos)
             if named is None:
                 raise fail(f"S<k>, C<k>, AGL<p>, {NAMED_ATOMS} or (")
@@ -634,3 +605,55 @@ def as_group(x: object, m: int | None = None, Y: object = None, *,
                            "group on the labels only and the column action is derived from Y")
     G.check_preserves(K)
     return G
+
+
+def group_from_text(text: str, m: int | None = None) -> GroupAction:
+    """A group from a command-line value: a spec (``"PSL(2,7)"``, ``"S3wrS2"``), a JSON
+    list of generators, or a path to a JSON file holding either (or
+    ``{"generators": [...]}`` / ``{"group": "SPEC"}``).
+
+    Raises
+    ------
+    InvalidInput
+        Unreadable JSON, an unknown spec, or generators that are not permutations of m
+        labels.
+
+    Examples
+    --------
+    >>> group_from_text("PSL(2,7)", m=8).order
+    168
+    >>> group_from_text('{"generators": [[1, 0, 2]]}').order
+    2
+    """
+    raw = str(text).strip()
+    where = "--group"
+    if not raw.startswith(("[", "{")) and (os.path.isfile(raw) or raw.endswith(".json")):
+        try:
+            with open(raw, encoding="utf-8") as fh:
+                raw = fh.read().strip()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the group file {text!r}: {exc.strerror}") from None
+        where = f"group file {text!r}"
+        if not raw.startswith(("[", "{", '"')):
+            return as_group(raw, m=m)
+    if raw.startswith(("[", "{", '"')):
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, "
+                               f"column {exc.colno})") from None
+        if isinstance(obj, dict):
+            if set(obj) - {"generators", "group", "name"} or \
+                    len(set(obj) & {"generators", "group"}) != 1:
+                raise InvalidInput(f"{where}: a JSON object needs exactly one of "
+                                   "'generators' (a list of permutations) or 'group' (a spec)")
+            obj = obj.get("generators", obj.get("group"))
+        if isinstance(obj, str):
+            return as_group(obj, m=m)
+        if not isinstance(obj, list) or not all(isinstance(g, list) for g in obj):
+            raise InvalidInput(f"{where}: expected a list of generators, each a list of "
+                               "0-based label images")
+        if any(isinstance(x, bool) or not isinstance(x, int) for g in obj for x in g):
+            raise InvalidInput(f"{where}: generator entries must be integers")
+        return as_group(obj, m=m)
+    return as_group(raw, m=m)

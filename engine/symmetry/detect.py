@@ -41,8 +41,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from engine.errors import InvalidInput
-from engine.symmetry._values import tolerant_codes, value_codes
 from engine.symmetry.group import GroupAction, orbit_labels
+from engine.symmetry.values import tolerant_codes, value_codes
 
 __all__ = ["DetectedSymmetry", "detect_symmetry", "detect_label_symmetry"]
 

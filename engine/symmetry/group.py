@@ -559,7 +559,7 @@ class GroupAction:
 
 
 def _codes_of(Y: object) -> np.ndarray:
-    from engine.symmetry._values import value_codes
+    from engine.symmetry.values import value_codes
 
     if isinstance(Y, np.ndarray) and Y.dtype.kind in "iu":
         return np.asarray(Y, dtype=np.int64)

@@ -17,27 +17,26 @@ spelling      group                                                         poin
               ``F(7,3)``)
 ============  ===========================================================  ===========
 
-:func:`group_from_text` also reads a JSON list of generators (label permutations in image
-form, 0-based), inline or from a file, or ``{"generators": [...]}`` / ``{"group": "SPEC"}``.
+``engine.symmetry.constructors.group_from_text`` also reads a JSON list of generators
+(label permutations in image form, 0-based), inline or from a file, or
+``{"generators": [...]}`` / ``{"group": "SPEC"}``.
 
 Examples
 --------
 >>> psl2(7).order, psl2(7).m, mathieu(11).order, dihedral(5).order, alternating(5).order
 (168, 8, 7920, 10, 60)
->>> group_from_text("[[1, 2, 0]]").order
-3
+>>> frobenius(7, 3).order
+21
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 
 from engine.errors import InvalidInput
 from engine.symmetry.group import GroupAction
 
-__all__ = ["alternating", "dihedral", "group_from_text", "mathieu", "match_atom", "pgl2",
+__all__ = ["alternating", "dihedral", "frobenius", "mathieu", "match_atom", "pgl2",
            "psl2"]
 
 #: the named atoms parse_group accepts besides S<k>, C<k>, AGL<p> (for error messages)
@@ -168,6 +167,37 @@ _ATOM = re.compile(r"PSL\(2,(\d+)\)|PGL\(2,(\d+)\)|M(1[12])(?!\d)|D(\d+)|A(\d+)"
                    r"|F\((\d+),(\d+)\)")
 
 
+def frobenius(p: int, k: int) -> GroupAction:
+    """The maps ``x -> a x + b`` on Z/p with ``a`` in the subgroup of order k of (Z/p)^*.
+
+    ``frobenius(7, 3)`` is F21 (order 21): transitive on unordered pairs of labels
+    (2-homogeneous) but not on ordered ones; for p = 3 mod 4 and k = (p - 1)/2 this holds
+    in general (see docs/symmetry-reduction.md).
+
+    Raises
+    ------
+    InvalidInput
+        p not prime, or k not a divisor of p - 1.
+
+    Examples
+    --------
+    >>> frobenius(7, 3).order, frobenius(7, 6).order
+    (21, 42)
+    """
+    import sympy
+
+    p = _count(p, 2, "frobenius(p, k)'s p")
+    k = _count(k, 1, "frobenius(p, k)'s k")
+    if not sympy.isprime(p) or (p - 1) % k:
+        raise InvalidInput(f"frobenius(p, k) needs a prime p and k dividing p - 1; got p={p}, "
+                           f"k={k}")
+    gens = [[(x + 1) % p for x in range(p)]]
+    a = pow(int(sympy.primitive_root(p)), (p - 1) // k, p) if p > 2 else 1
+    if a != 1:
+        gens.append([(a * x) % p for x in range(p)])
+    return GroupAction(gens, m=p, name=f"F{p * k}" if k < p - 1 else f"AGL(1,{p})")
+
+
 def match_atom(text: str, pos: int) -> tuple[GroupAction, int] | None:
     """A named group at ``text[pos:]`` and the position after it, or None.
 
@@ -192,61 +222,5 @@ def match_atom(text: str, pos: int) -> tuple[GroupAction, int] | None:
     elif an:
         G = alternating(int(an))
     else:
-        from engine.symmetry.constructors import frobenius
-
         G = frobenius(int(fp), int(fk))
     return G, mt.end()
-
-
-def group_from_text(text: str, m: int | None = None) -> GroupAction:
-    """A group from a command-line value: a spec (``"PSL(2,7)"``, ``"S3wrS2"``), a JSON
-    list of generators, or a path to a JSON file holding either (or
-    ``{"generators": [...]}`` / ``{"group": "SPEC"}``).
-
-    Raises
-    ------
-    InvalidInput
-        Unreadable JSON, an unknown spec, or generators that are not permutations of m
-        labels.
-
-    Examples
-    --------
-    >>> group_from_text("PSL(2,7)", m=8).order
-    168
-    >>> group_from_text('{"generators": [[1, 0, 2]]}').order
-    2
-    """
-    from engine.symmetry.group import as_group
-
-    raw = str(text).strip()
-    where = "--group"
-    if not raw.startswith(("[", "{")) and (os.path.isfile(raw) or raw.endswith(".json")):
-        try:
-            with open(raw, encoding="utf-8") as fh:
-                raw = fh.read().strip()
-        except OSError as exc:
-            raise InvalidInput(f"cannot read the group file {text!r}: {exc.strerror}") from None
-        where = f"group file {text!r}"
-        if not raw.startswith(("[", "{", '"')):
-            return as_group(raw, m=m)
-    if raw.startswith(("[", "{", '"')):
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, "
-                               f"column {exc.colno})") from None
-        if isinstance(obj, dict):
-            if set(obj) - {"generators", "group", "name"} or \
-                    len(set(obj) & {"generators", "group"}) != 1:
-                raise InvalidInput(f"{where}: a JSON object needs exactly one of "
-                                   "'generators' (a list of permutations) or 'group' (a spec)")
-            obj = obj.get("generators", obj.get("group"))
-        if isinstance(obj, str):
-            return as_group(obj, m=m)
-        if not isinstance(obj, list) or not all(isinstance(g, list) for g in obj):
-            raise InvalidInput(f"{where}: expected a list of generators, each a list of "
-                               "0-based label images")
-        if any(isinstance(x, bool) or not isinstance(x, int) for g in obj for x in g):
-            raise InvalidInput(f"{where}: generator entries must be integers")
-        return as_group(obj, m=m)
-    return as_group(raw, m=m)

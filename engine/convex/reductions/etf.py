@@ -309,7 +309,7 @@ class ETFReduction(Reduction):
         """``Z[:, j] = -kappa (alpha(Y[:, j]) - Y[:, j])`` with its class's mu."""
         inv: ETFInverse = reduced.inverse
         if inv.orbit_target is not None:  # Z = [P_g z_b]: the residual of the bases only
-            from engine.symmetry.constructors import _orbit_matrix
+            from engine.symmetry.constructors import orbit_matrix
 
             T = inv.orbit_target
             N = T.action.order
@@ -321,7 +321,7 @@ class ETFReduction(Reduction):
                          and c[np.searchsorted(c, b * N)] == b * N)
                 mub[b] = inv.mus[k]
             zb = -residual_of(yb, inv.log_kappa, mub)
-            return _orbit_matrix(T.action.row_elements(), np.ascontiguousarray(zb.T),
+            return orbit_matrix(T.action.row_elements(), np.ascontiguousarray(zb.T),
                                  T.action.inverse_elements())
         Y = inv.Y
         mu = np.empty(Y.shape[1])

@@ -50,11 +50,11 @@ import scipy.sparse as sp
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 from engine.convex.reductions.full import nuclear_epigraph
 from engine.errors import InexactResult, InvalidInput
-from engine.symmetry._values import tolerant_codes, value_codes
-from engine.symmetry.constructors import OrbitTargets, _orbit_matrix, as_group
+from engine.symmetry.constructors import OrbitTargets, as_group, orbit_matrix
 from engine.symmetry.detect import detect_label_symmetry, detect_symmetry
 from engine.symmetry.group import GroupAction
 from engine.symmetry.isotypic import IsotypicDecomposition, isotypic_decomposition
+from engine.symmetry.values import tolerant_codes, value_codes
 
 __all__ = ["DETECT_MAX_ENTRIES", "LABEL_FIRST_MAX", "OrbitInverse", "OrbitPlan", "OrbitReduction",
            "orbit_program", "symmetrized_target"]
@@ -419,7 +419,7 @@ class OrbitReduction(Reduction):
         xval = np.asarray(d.x.value, dtype=float)
         if G.is_regular:
             base = xval.reshape(G.blocks, d.m)  # label b*m + i -> variable index (sorted)
-            return _orbit_matrix(G.row_elements(), base, G.inverse_elements())
+            return orbit_matrix(G.row_elements(), base, G.inverse_elements())
         L = G.pair_orbit_labels()
         lut = np.zeros(int(L.max()) + 1, dtype=np.int64)
         for lab, v in d.var_of_pair_label.items():
