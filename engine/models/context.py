@@ -42,6 +42,7 @@ from engine.models.diagnostics import (
     GeometryDiagnostics,
     delta_circ,
     delta_etf,
+    delta_target,
     diagnose,
     double_centre,
 )
@@ -322,6 +323,8 @@ class ContextResult:
         ``P[target_j, j]`` per context.
     accuracy : float or None
         Fraction of contexts whose most probable candidate is the target.
+    delta_target : float or None
+        :func:`engine.models.diagnostics.delta_target` of the H Gram against ``Y``.
     """
 
     tokens: TokenSet
@@ -339,6 +342,7 @@ class ContextResult:
     Y: np.ndarray | None = None
     target_prob: np.ndarray | None = None
     accuracy: float | None = None
+    delta_target: float | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -355,6 +359,7 @@ class ContextResult:
             "Y": None if self.Y is None else self.Y.tolist(),
             "target_prob": None if self.target_prob is None else self.target_prob.tolist(),
             "accuracy": self.accuracy,
+            "H_delta_target": self.delta_target,
         }
 
 
@@ -539,8 +544,10 @@ def context_embeddings(
     E = np.exp(Z - Z.max(axis=0, keepdims=True))
     P = E / E.sum(axis=0, keepdims=True)
     square = P.shape[0] == P.shape[1] and P.shape[0] >= 2
-    tprob = acc = None
+    tprob = acc = dtarget = None
+    h_diag = diagnose(H.T, group)
     if Y is not None:
+        dtarget = delta_target(h_diag.gram, Y)
         t = Y.argmax(axis=0)
         tprob = P[t, np.arange(P.shape[1])]
         acc = float(np.mean(P.argmax(axis=0) == t))
@@ -552,7 +559,7 @@ def context_embeddings(
         Z=Z,
         P=P,
         mass=np.array(mass),
-        h_diagnostics=diagnose(H.T, group),
+        h_diagnostics=h_diag,
         p_delta_circ=delta_circ(double_centre(P)) if square else None,
         p_delta_etf=delta_etf(double_centre(P)) if square else None,
         template=template,
@@ -560,4 +567,5 @@ def context_embeddings(
         Y=Y,
         target_prob=tprob,
         accuracy=acc,
+        delta_target=dtarget,
     )

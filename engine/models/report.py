@@ -129,7 +129,9 @@ class InspectReport:
             if c.Y is not None:
                 out.append(f"targets: {int(round(c.accuracy * len(c.prompts)))}/"
                            f"{len(c.prompts)} contexts put most probability on their target "
-                           f"(mean target probability {float(c.target_prob.mean()):.3f})")
+                           f"(mean target probability {float(c.target_prob.mean()):.3f}); "
+                           f"H^T H vs the predicted pattern span{{Y^T Y, J}}: delta_target = "
+                           f"{c.delta_target:.4f}")
             if c.p_delta_circ is not None:
                 out.append(f"next-token probabilities P (restricted to the set, double-centred): "
                            f"delta_ETF = {c.p_delta_etf:.4f}  delta_circ = {c.p_delta_circ:.4f}"

@@ -24,13 +24,11 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from engine.reproduce._artifacts import Context
 from engine.reproduce.registry import Row, Status, claim
 
 __all__ = ["EXPERIMENTS", "MODELS", "TOLERANCE", "Experiment", "ModelInfo", "COLOUR_CONTEXTS",
-           "WEEKDAY_CONTEXTS", "delta_pattern"]
+           "WEEKDAY_CONTEXTS"]
 
 #: |ours - paper| up to which a measured delta counts as reproduced (the paper prints three
 #: decimals; dtype and kernel differences move the third)
@@ -128,25 +126,7 @@ EXPERIMENTS = (
 
 _QUANTITY = {"W:delta_etf": "delta_ETF(W W^T)", "W:delta_circ": "delta_circ(W W^T)",
              "H:delta_circ": "delta_circ(H^T H)",
-             "H:delta_pattern": "delta_pred(H^T H) (distance to span{Y^T Y, J})"}
-
-
-def delta_pattern(G: np.ndarray, Y: np.ndarray) -> float:
-    """Relative distance of a Gram ``G`` to the span of ``Y^T Y`` and ``J``: the layer-peeled
-    prediction for one-hot orbit targets (contexts with the same target have the same optimal
-    feature, so ``H*^T H*`` depends only on whether two contexts share their target).
-
-    Examples
-    --------
-    >>> Y = np.array([[1., 0, 1], [0, 1, 0]])
-    >>> round(delta_pattern(3 * Y.T @ Y - 1, Y), 12)
-    0.0
-    """
-    B = [Y.T @ Y, np.ones((Y.shape[1],) * 2)]
-    A = np.stack([b.ravel() for b in B], axis=1)
-    coef, *_ = np.linalg.lstsq(A, G.ravel(), rcond=None)
-    r = G.ravel() - A @ coef
-    return float(np.linalg.norm(r) / np.linalg.norm(G))
+             "H:delta_pattern": "delta_target(H^T H) (distance to span{Y^T Y, J})"}
 
 
 def command(e: Experiment, m: ModelInfo, models_dir: str = "MODELS") -> str:
@@ -189,7 +169,7 @@ def _measure(ctx: Context, e: Experiment, m: ModelInfo, folder: Path) -> tuple[f
     elif q == "delta_circ":
         value = c.h_diagnostics.delta_circ
     else:
-        value = delta_pattern(c.h_diagnostics.gram, c.Y)
+        value = c.delta_target
     stem = f"{e.key}-{m.folder.lower()}"
     res = ctx.write_json(f"results/real-{stem}.json", rep.as_dict() | {
         "compared": {"quantity": _QUANTITY[e.quantity], "ours": value}})
