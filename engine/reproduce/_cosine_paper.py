@@ -136,7 +136,8 @@ def thm_3_4(ctx: Context) -> Row:
     cos_ok = g[0] < 0 < g[1] and g[0] ** 2 == n[0] and g[1] ** 2 == n[1]  # cos = -1, +1
     fig = "figures/fig1-equivalent-models.png"
     with ctx.figure(fig, "Fig. 1 style (Thm 3.4): W, W' and W'' = W + 1 v^T drawn as arrows "
-                    "(labels 1-based) with cos(w_1, w_2) = 0.71, -1, +1; their softmax "
+                    "(labels 1-based; each panel on its own scale, so the short pair of W' shows) "
+                    "with cos(w_1, w_2) = 0.71, -1, +1; their softmax "
                     "probabilities over inputs on the unit circle coincide (solid, dashed and "
                     "dotted curves overlap).", figsize=(3.3, 3.3)) as f:
         _plots.equivalent_models(f, [np.array(W, float) for W in Ws])
