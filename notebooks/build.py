@@ -572,14 +572,26 @@ def execute(out: Path, timeout: int = 600, names=None) -> list[Path]:
     """
     import nbclient
 
+    import tempfile
+
+    from jupyter_client.manager import KernelManager
+
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, cells in NB.items():
         if names is not None and name not in names:
             continue
         nb = build(name, cells)
-        nbclient.NotebookClient(nb, kernel_name="python3", timeout=timeout,
-                                resources={"metadata": {"path": str(HERE)}}).execute()
+        with tempfile.TemporaryDirectory(prefix="logitgeom-kernel-") as sock:
+            # local IPC sockets in a private folder: no TCP port, no transport warning
+            km = KernelManager(kernel_name="python3", transport="ipc",
+                               ip=str(Path(sock) / "kernel"))
+            try:
+                nbclient.NotebookClient(nb, km=km, timeout=timeout,
+                                        resources={"metadata": {"path": str(HERE)}}).execute()
+            finally:
+                if km.has_kernel:  # a kernel we passed in is ours to stop
+                    km.shutdown_kernel()
         path = out / f"{name}.ipynb"
         nbformat.write(nb, path)
         written.append(path)
