@@ -518,14 +518,18 @@ def main(argv=None) -> int:
     ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
     args = ap.parse_args(argv)
     code = 0
-    verdicts = sys.stderr if args.latex else sys.stdout  # --latex: stdout is LaTeX only
     for path in args.files:
         v = check_file(path, args.max_work)
         if v.ok:
-            print(f"{path}: OK {v.kind}", file=verdicts)
+            line = f"{path}: OK {v.kind}"
         else:
-            print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
-                  f"location={v.location}: {v.message}", file=verdicts)
+            line = (f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
+                    f"location={v.location}: {v.message}")
+        if args.latex:  # stdout is LaTeX only: the verdict on stderr, and as a comment
+            print(line, file=sys.stderr)
+            print("% " + " ".join(line.splitlines()))
+        else:
+            print(line)
         code = max(code, v.exit_code)
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
