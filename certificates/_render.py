@@ -522,7 +522,8 @@ def _bracket_latex(c, st: _Style) -> str:
         out.append(f"\\paragraph{{Claim.}} Theorem \\texttt{{{th}}}{lab}: a solution with "
                    f"{what.get(th, th)} lies within the proven bracket of the optimum.")
     out.append(
-        f"\\paragraph{{{'Bracket' if th else 'Claim'}.}} The layer-peeled optimum $J^* = \\min J(WH)$ subject to "
+        f"\\paragraph{{{'Bracket' if th else 'Claim'}.}} The layer-peeled optimum "
+        "$J^* = \\min J(WH)$ subject to "
         f"$\\|W\\|_F^2 \\leq {part['E_W']}$, $\\|H\\|_F^2 \\leq {part['E_H']}$ "
         f"($m = {m}$ labels, $n = {n_ctx}$ contexts) lies in the interval\n"
         f"\\[ J^* \\in [{_dec(lo)},\\ {_dec(up)}] \\]\n"

@@ -121,8 +121,8 @@ def _overfull(log: str) -> list[float]:
 @pytest.mark.parametrize("one_based", [False, True])
 def test_check_latex_body_inputs_into_an_article_without_overfull_boxes(tmp_path, one_based):
     """``logitgeom check --latex FILES > body.tex``: stdout is LaTeX only (the verdicts go to
-    stderr, and into the file as comments), ``\\input{body}`` compiles in a plain article (default margins) and no box is
-    wider than the text by more than 1 pt."""
+    stderr, and into the file as comments), ``\\input{body}`` compiles in a plain article
+    (default margins) and no box is wider than the text by more than 1 pt."""
     import sys
 
     files = [str(p) for p in FILES]
