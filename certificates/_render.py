@@ -368,42 +368,57 @@ def _entry_pt(x) -> float:
     return 5.0 * len(s.lstrip("-")) + (8.0 if s.startswith("-") else 0.0)
 
 
-def _column_blocks(M) -> list[tuple[int, int]]:
-    """Split the columns of M into consecutive blocks that each fit a line."""
+def _column_blocks(M, head: float = 40.0) -> list[tuple[int, int]]:
+    """Split the columns of M into consecutive blocks that each fit a line (``head``: the
+    width of the name, "=" and the parentheses, in points)."""
     rows = [M] if M and not isinstance(M[0], list) else M
     ncol = max((len(r) for r in rows), default=0)
     widths = [max(_entry_pt(r[j]) for r in rows) + 10.0 for j in range(ncol)]
-    blocks, start, used = [], 0, 40.0  # the name, "=", parentheses
+    blocks, start, used = [], 0, head
     for j, w in enumerate(widths):
         if j > start and used + w > _TEXT_PT:
             blocks.append((start, j))
-            start, used = j, 40.0
+            start, used = j, head
         used += w
     blocks.append((start, ncol))
     return blocks
 
 
-def _tex_matrix(M, cols: tuple[int, int] | None = None) -> str:
+#: rows of one displayed matrix block (a taller display would not fit a page)
+_MAX_ROWS = 30
+
+
+def _tex_matrix(M, cols: tuple[int, int] | None = None,
+                rows_of: tuple[int, int] | None = None) -> str:
     rows = [M] if M and not isinstance(M[0], list) else M
     a, b = cols if cols is not None else (0, max(len(r) for r in rows))
-    body = " \\\\ ".join(" & ".join(_frac_tex(x) for x in r[a:b]) for r in rows)
+    r0, r1 = rows_of if rows_of is not None else (0, len(rows))
+    body = " \\\\ ".join(" & ".join(_frac_tex(x) for x in r[a:b]) for r in rows[r0:r1])
     return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
 
 
 def _tex_named_matrix(name: str, M, st: _Style) -> list[str]:
     """``\\[ name = (...) \\]``, split into column blocks when the matrix is wider than a line
-    (each block says which columns it holds)."""
+    and into row blocks when it is taller than :data:`_MAX_ROWS` (each block says which
+    rows and columns it holds)."""
     blocks = _column_blocks(M)
+    nrows = len(M) if M and isinstance(M[0], list) else 1
+    rblocks = [(r, min(r + _MAX_ROWS, nrows)) for r in range(0, nrows, _MAX_ROWS)]
+    if len(blocks) > 1 or len(rblocks) > 1:  # a subscript names the block: room for it
+        blocks = _column_blocks(M, head=90.0)
     out = []
     if max(b - a for a, b in blocks) > 10:
         out.append(f"\\setcounter{{MaxMatrixCols}}{{{max(b - a for a, b in blocks)}}}")
-    if len(blocks) == 1:
+    if len(blocks) == 1 and len(rblocks) == 1:
         return out + [f"\\[ {name} = {_tex_matrix(M)} \\]"]
-    out.append(f"${name}$ is wider than a line; its columns are printed in "
-               f"{len(blocks)} blocks:")
-    for a, b in blocks:
-        out.append(f"\\[ {name}_{{:,\\,{st.lab(a)}..{st.lab(b - 1)}}} = "
-                   f"{_tex_matrix(M, (a, b))} \\]")
+    out.append(f"${name}$ does not fit one display; it is printed in "
+               f"{len(blocks) * len(rblocks)} blocks (rows, columns):")
+    for r0, r1 in rblocks:
+        for a, b in blocks:
+            rs = "" if len(rblocks) == 1 else f"{st.lab(r0)}..{st.lab(r1 - 1)}"
+            cs = ":" if len(blocks) == 1 else f"{st.lab(a)}..{st.lab(b - 1)}"
+            out.append(f"\\[ {name}_{{{rs or ':'},\\,{cs}}} = "
+                       f"{_tex_matrix(M, (a, b), (r0, r1))} \\]")
     return out
 
 

@@ -159,6 +159,28 @@ def test_bracket_snippet_states_structure_and_splits_wide_targets():
     assert wide  # the split is used by every named matrix
 
 
+@_NEEDS_PDFLATEX
+def test_tall_and_wide_matrices_are_split_into_blocks_that_fit(tmp_path):
+    """A 45 x 45 Gram (the n = 10 grid's G) and a 3 x 48 target of fractions: row and column
+    blocks, each labelled, none wider than the text or taller than a page."""
+    import random
+
+    rnd = random.Random(5)
+    G = [[str(rnd.randint(-68, 67)) for _ in range(45)] for _ in range(45)]
+    Y = [[f"{rnd.randint(1, 95)}/{rnd.randint(96, 997)}" for _ in range(48)] for _ in range(3)]
+    st = _render._Style(True, False)
+    lines = _render._tex_named_matrix("G", G, st) + _render._tex_named_matrix("Y", Y, st)
+    assert any(r"G_{30..44,\,0.." in t for t in lines) and any(r"Y_{:,\,0.." in t for t in lines)
+    pk = ",".join(_render.LATEX_PACKAGES)
+    (tmp_path / "m.tex").write_text(
+        f"\\documentclass{{article}}\n\\usepackage{{{pk}}}\n\\begin{{document}}\n"
+        + "\n".join(lines) + "\n\\end{document}\n", encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "m.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "Overfull" not in (tmp_path / "m.log").read_text(errors="replace")
+
+
 def test_gordan_multipliers_name_their_rows():
     c = _load(ROOT / "examples" / "valid-ranking-infeasible.json")
     tex = _render.latex(c)
