@@ -202,6 +202,12 @@ def test_every_sec5_and_app_e_figure_has_rows_with_commands_and_printed_deltas()
     assert colour.template == "Among three primary colors, {TOKEN1} is a mix of {TOKEN2} and"
     assert colour.contexts.startswith("orange|red -> yellow; orange|yellow -> red")
     assert colour.tokens == "red,yellow,blue"
+    from engine.models.context import parse_contexts, target_matrix
+    from engine.reproduce._real_models import PRINTED_PATTERN
+
+    Y = target_matrix(parse_contexts(colour.contexts), colour.tokens.split(","))
+    printed = "".join(str(int(x)) for x in (Y.T @ Y).ravel())
+    assert printed == PRINTED_PATTERN.replace(" ", "") == "100100010001001010100100001010010001"
 
 
 def test_real_model_rows_without_weights_give_the_command(tmp_path):

@@ -22,8 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Load the LM-head rows of a token set from local weights (never downloads), report "
             "delta_ETF and delta_circ of their normalised Gram, audit their cosines (translated "
             "heads with identical probabilities and cosine -1 / +1, with a certificate), "
-            "optionally run the model on a prompt template and enumerate exact rankings in a "
-            "small projected dimension."
+            "optionally run the model on a prompt template (one slot {TOKEN} or several, "
+            "{TOKEN1}, {TOKEN2}, ..., filled from --contexts, which are separate from the "
+            "candidate --tokens) and enumerate exact rankings in a small projected dimension."
         ),
     )
     p.add_argument("model", help="weight file (.safetensors/.npz/.npy/.bin) or model folder")

@@ -69,6 +69,8 @@ COLOUR_TEMPLATE = "Among three primary colors, {TOKEN1} is a mix of {TOKEN2} and
 #: App. E.2: the six (TOKEN1, TOKEN2) contexts, each with the colour that completes the mix
 COLOUR_CONTEXTS = ("orange|red -> yellow; orange|yellow -> red; green|yellow -> blue; "
                    "green|blue -> yellow; purple|red -> blue; purple|blue -> red")
+#: the 0/1 matrix Sec. 5.2 prints (row by row): Y^T Y of the six colour contexts
+PRINTED_PATTERN = "100100 010001 001010 100100 001010 010001"
 WEEKDAY_TEMPLATE = "Today is {TOKEN}. Tomorrow is"
 _DAYS = WEEKDAYS.split(",")
 WEEKDAY_CONTEXTS = "; ".join(f"{a} -> {b}" for a, b in zip(_DAYS, _DAYS[1:] + _DAYS[:1],
@@ -193,6 +195,10 @@ def _row(ctx: Context, e: Experiment, m: ModelInfo) -> Row:
     ref = (f"paper: {_QUANTITY[e.quantity]} = {printed:.3f} ({e.where.split(', ')[-1]}, panel "
            f"{m.name})" if printed is not None else
            f"paper: {_QUANTITY[e.quantity]} for {m.name} not legible in our copy of the text")
+    if e.contexts == COLOUR_CONTEXTS:
+        ref += ("; template, six contexts and candidates as App. E.2 gives them; the 6 x 6 0/1 "
+                f"pattern printed in Sec. 5.2 ({PRINTED_PATTERN}) is Y^T Y of these contexts, "
+                "the predicted H^T H pattern")
     what = f"{e.where} ({e.what})"
     inst = f"{m.name}: {m.size}; weights from {m.source} (local only; nothing is downloaded)"
     cmd = command(e, m)
