@@ -394,19 +394,125 @@ def explain(c, *, one_based: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tex_matrix(M) -> str:
+#: width budget of one displayed line, in points (an article's \textwidth is 345 pt; the
+#: estimate below is conservative, so a block that passes it fits with room to spare)
+_TEXT_PT = 330.0
+
+
+def _entry_pt(x) -> float:
+    """A generous estimate of the printed width of one matrix entry (points, 10 pt type)."""
+    s = str(x)
+    if "/" in s:  # \tfrac{p}{q}: the wider of numerator and denominator, in script size
+        p, q = s.lstrip("-").split("/")
+        return 5.0 * max(len(p), len(q)) + (8.0 if s.startswith("-") else 0.0) + 2.0
+    return 5.0 * len(s.lstrip("-")) + (8.0 if s.startswith("-") else 0.0)
+
+
+def _column_blocks(M, head: float = 40.0) -> list[tuple[int, int]]:
+    """Split the columns of M into consecutive blocks that each fit a line (``head``: the
+    width of the name, "=" and the parentheses, in points)."""
     rows = [M] if M and not isinstance(M[0], list) else M
-    body = " \\\\ ".join(" & ".join(_frac_tex(x) for x in r) for r in rows)
+    ncol = max((len(r) for r in rows), default=0)
+    widths = [max(_entry_pt(r[j]) for r in rows) + 10.0 for j in range(ncol)]
+    blocks, start, used = [], 0, head
+    for j, w in enumerate(widths):
+        if j > start and used + w > _TEXT_PT:
+            blocks.append((start, j))
+            start, used = j, head
+        used += w
+    blocks.append((start, ncol))
+    return blocks
+
+
+#: rows of one displayed matrix block (a taller display would not fit a page)
+_MAX_ROWS = 30
+
+
+def _tex_matrix(M, cols: tuple[int, int] | None = None,
+                rows_of: tuple[int, int] | None = None) -> str:
+    rows = [M] if M and not isinstance(M[0], list) else M
+    a, b = cols if cols is not None else (0, max(len(r) for r in rows))
+    r0, r1 = rows_of if rows_of is not None else (0, len(rows))
+    body = " \\\\ ".join(" & ".join(_frac_tex(x) for x in r[a:b]) for r in rows[r0:r1])
     return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
 
 
+def _tex_named_matrix(name: str, M, st: _Style) -> list[str]:
+    """``\\[ name = (...) \\]``, split into column blocks when the matrix is wider than a line
+    and into row blocks when it is taller than :data:`_MAX_ROWS` (each block says which
+    rows and columns it holds)."""
+    blocks = _column_blocks(M)
+    nrows = len(M) if M and isinstance(M[0], list) else 1
+    rblocks = [(r, min(r + _MAX_ROWS, nrows)) for r in range(0, nrows, _MAX_ROWS)]
+    if len(blocks) > 1 or len(rblocks) > 1:  # a subscript names the block: room for it
+        blocks = _column_blocks(M, head=90.0)
+    out = []
+    if max(b - a for a, b in blocks) > 10:
+        out.append(f"\\setcounter{{MaxMatrixCols}}{{{max(b - a for a, b in blocks)}}}")
+    if len(blocks) == 1 and len(rblocks) == 1:
+        return out + [f"\\[ {name} = {_tex_matrix(M)} \\]"]
+    out.append(f"${name}$ does not fit one display; it is printed in "
+               f"{len(blocks) * len(rblocks)} blocks (rows, columns):")
+    for r0, r1 in rblocks:
+        for a, b in blocks:
+            rs = "" if len(rblocks) == 1 else f"{st.lab(r0)}..{st.lab(r1 - 1)}"
+            cs = ":" if len(blocks) == 1 else f"{st.lab(a)}..{st.lab(b - 1)}"
+            out.append(f"\\[ {name}_{{{rs or ':'},\\,{cs}}} = "
+                       f"{_tex_matrix(M, (a, b), (r0, r1))} \\]")
+    return out
+
+
 def _tex_vector(v) -> str:
-    """A vector as a transposed row (fits a line even when long)."""
-    return "(" + ",\\ ".join(_frac_tex(x) for x in v) + ")^\\top"
+    """A vector as a transposed row, inline, breakable after each comma."""
+    return "(" + ",\\allowbreak\\ ".join(_frac_tex(x) for x in v) + ")^\\top"
 
 
-def _maxcols(M) -> int:
-    return max((len(r) for r in M), default=1) if M and isinstance(M[0], list) else len(M)
+def _tex_vector_par(sym: str, v, what: str) -> str:
+    """A vector on its own paragraph (breaks across lines when long)."""
+    return f"\\par\\noindent {what[0].upper() + what[1:]}: ${sym} = {_tex_vector(v)}$.\\par"
+
+
+def _chain_rows(p, kind: str, values) -> list[tuple[int, int]] | None:
+    """The constraint rows of a ranking (pairs (a, c): row w_a - w_c), in the checker's order."""
+    if kind != "ranking":
+        return None
+    r = list(values)
+    k = len(p["W"] if "W" in p else p["W2"])
+    pairs = list(zip(r, r[1:], strict=False))
+    if len(r) < k:
+        pairs += [(r[-1], j) for j in range(k) if j not in r]
+    return pairs
+
+
+def _tex_gordan(p, st: _Style, wname: str) -> str:
+    """The Gordan multipliers as the combination of named rows that vanishes."""
+    y = p["multipliers"]
+    if p["kind"] == "pattern-differs":
+        kind, values = p["pattern"], p["value"]
+    else:
+        kind = "ranking" if p["kind"].startswith("ranking") else "sign"
+        values = p["ranking"] if kind == "ranking" else p["signs"]
+    terms = []
+    if kind == "ranking":
+        rows = _chain_rows(p, kind, values)
+        for (a, c), yi in zip(rows, y, strict=False):
+            if str(yi) != "0":
+                terms.append(f"{_frac_tex(yi)}\\,(w_{{{st.lab(a)}}} - w_{{{st.lab(c)}}})")
+        what = "the chain rows $w_a - w_c$ (label $a$ above label $c$)"
+    else:
+        for i, (si, yi) in enumerate(zip(values, y, strict=False)):
+            if str(yi) != "0" and si != 0:
+                sg = "" if si > 0 else "-"
+                terms.append(f"{_frac_tex(yi)}\\,({sg}w_{{{st.lab(i)}}})")
+        what = "the rows $s_i w_i$"
+    if not terms:
+        return ""
+    comb = " +\\allowbreak ".join(terms)
+    bias = (" and the same combination of the biases is $\\leq 0$"
+            if (p.get("bias") is not None or p.get("bias2") is not None) else "")
+    return (f"\\par\\noindent Gordan multipliers (for ${wname}$, rows $w_i$ of ${wname}$) on "
+            f"{what}: ${comb} = 0$ with every multiplier $\\geq 0${bias}, so no input "
+            "makes every row positive.\\par")
 
 
 def _pattern_table(p, st: _Style) -> list[str]:
@@ -414,17 +520,98 @@ def _pattern_table(p, st: _Style) -> list[str]:
     sign = p["pattern"] == "sign"
     head = ("sign vector" if sign else "ranking (most likely first)")
     has_w = any(q.get("witness") for q in p["patterns"])
-    cols = "r l" + (" l" if has_w else "")
+    # paragraph columns: long rankings and witnesses wrap instead of overflowing
+    cols = ("r p{0.32\\linewidth} p{0.5\\linewidth}" if has_w
+            else "r p{0.8\\linewidth}")
     out = [f"\\begin{{longtable}}{{{cols}}}",
-           f"\\# & {head}" + (" & witness $x$" if has_w else "") + " \\\\ \\hline \\endhead"]
+           f"\\# & {head}" + (" & witness $x$" if has_w else "")
+           + " \\tabularnewline \\hline \\endhead"]
     for n, q in enumerate(p["patterns"]):
-        pat = st.sv(q["pattern"]) if sign else st.rank(q["pattern"], W, b)
-        row = f"{n + 1} & ${pat}$"
+        if sign:
+            pat = ",\\allowbreak ".join({1: "+", -1: "-", 0: "0"}[s] for s in q["pattern"])
+            pat = f"({pat})"
+        else:
+            pat = st.rank(q["pattern"], W, b)
+        row = f"{n + 1} & \\raggedright ${pat}$"
         if has_w:
-            row += f" & ${_tex_vector(q['witness'])}$" if q.get("witness") else " & "
-        out.append(row + " \\\\")
+            row += (f" & \\raggedright ${_tex_vector(q['witness'])}$" if q.get("witness")
+                    else " & ")
+        out.append(row + " \\tabularnewline")
     out.append("\\end{longtable}")
     return out
+
+
+def _tex_text(text) -> str:
+    """The file's own words as LaTeX text: special characters escaped."""
+    rep = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+           "#": r"\#", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
+           "^": r"\textasciicircum{}"}
+    return "".join(rep.get(ch, ch) for ch in _words(text))
+
+
+def _dec(q) -> str:
+    """A rational bound as a decimal (15 significant digits; the file holds it exactly)."""
+    from fractions import Fraction
+
+    return f"{float(Fraction(q)):.15g}"
+
+
+def _bracket_latex(c, st: _Style) -> str:
+    """A layer-peeled bracket: the bound, every structure claim the checker verified, the target
+    (each wide matrix split into column blocks)."""
+    from fractions import Fraction
+
+    th = c.get("theorem") if c["kind"] == "layer-peeled-theorem" else None
+    part = c["parts"][0] if th else c
+    orbit = part["kind"] == "layer-peeled-orbit-bracket"
+    m, d = len(part["W"]), len(part["W"][0])
+    n_ctx = (len(part["bases"][0]) * part["group_order"] if orbit else len(part["Y"][0]))
+    lo, up = Fraction(part["lower"]), Fraction(part["upper"])
+    out = [f"% logitgeom certificate: {c['kind']}; labels {'1' if st.base else '0'}-based; "
+           f"needs \\usepackage{{{','.join(LATEX_PACKAGES)}}}"]
+    if th:
+        what = {"cyclic-circulant": "cyclic target: $W W^\\top$ circulant",
+                "transitive-etf": "2-homogeneous target: $W W^\\top$ a simplex ETF",
+                "group-block-form": "$W W^\\top$ constant on the orbitals of the group"}
+        lab = f" ({_tex_text(c['label'])})" if c.get("label") else ""
+        out.append(f"\\paragraph{{Claim.}} Theorem \\texttt{{{th}}}{lab}: a solution with "
+                   f"{what.get(th, th)} lies within the proven bracket of the optimum.")
+    out.append(
+        f"\\paragraph{{{'Bracket' if th else 'Claim'}.}} The layer-peeled optimum "
+        "$J^* = \\min J(WH)$ subject to "
+        f"$\\|W\\|_F^2 \\leq {part['E_W']}$, $\\|H\\|_F^2 \\leq {part['E_H']}$ "
+        f"($m = {m}$ labels, $n = {n_ctx}$ contexts) lies in the interval\n"
+        f"\\[ J^* \\in [{_dec(lo)},\\ {_dec(up)}] \\]\n"
+        f"(relative width ${float((up - lo) / up) if up else 0.0:.2g}$; bounds "
+        "rounded here, exact in the file). The upper end is attained by the certificate's "
+        f"$(W, H)$ with hidden width $d = {d}$, so it holds for every $d \\geq {d}$; the lower "
+        "end holds for every $d$ (a Fenchel dual point).")
+    for cl in part["structure"]:
+        k = cl["claim"]
+        if k == "circulant":
+            out.append("\\paragraph{Structure.} $W W^\\top$ is circulant (checked exactly).")
+        elif k == "simplex-etf":
+            t = sum(Fraction(a) ** 2 for a in part["W"][0]) * m / (m - 1)
+            out.append(f"\\paragraph{{Structure.}} $W W^\\top = t\\,(I - J/m)$, a simplex "
+                       f"ETF, with $t = {_dec(t)}$ (checked exactly).")
+        elif k == "span-I-J":
+            out.append("\\paragraph{Structure.} $W W^\\top = \\alpha I + \\beta (J - I)$ "
+                       "(checked exactly).")
+        elif k == "invariant":
+            out.append(f"\\paragraph{{Structure.}} $Y$ and $W W^\\top$ are invariant under the "
+                       f"group generated by {len(cl['generators'])} permutation(s) of the "
+                       "labels, so $W W^\\top$ is constant on each orbital of that group "
+                       "(checked exactly).")
+    if orbit:
+        out.append(f"\\paragraph{{Target.}} $Y = [P_g y_b : g \\in G,\\ b]$ for the group $G$ "
+                   f"of order {part['group_order']} generated by {len(part['generators'])} "
+                   "permutation(s), with base columns $y_b$ the columns of")
+        out += _tex_named_matrix("Y_{\\mathrm{base}}", [list(r) for r in zip(
+            *part["bases"], strict=True)], st)
+    else:
+        out.append("\\paragraph{Target.}")
+        out += _tex_named_matrix("Y", part["Y"], st)
+    return "\n".join(out) + "\n"
 
 
 def latex(c, *, one_based: bool = False) -> str:
@@ -434,9 +621,7 @@ def latex(c, *, one_based: bool = False) -> str:
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
     if c["kind"].startswith("layer-peeled-"):
-        from certificates._render_bracket import latex as bracket_latex
-
-        return bracket_latex(c)
+        return _bracket_latex(c, _Style(True, one_based))
     st = _Style(True, one_based)
     head, parts, names = _walk(c, st)
     base = "1-based" if one_based else "0-based"
@@ -454,16 +639,17 @@ def latex(c, *, one_based: bool = False) -> str:
         for nm, M, bias, what in names.order:
             if nm in roles.values() and nm not in printed:
                 printed.add(nm)
-                wide = _maxcols(M)
-                if wide > 10:
-                    out.append(f"\\setcounter{{MaxMatrixCols}}{{{wide}}}")
                 if what:
                     out.append(f"Here ${nm}$ is {_NOTES_TEX[what]}.")
-                out.append(f"\\[ {nm} = {_tex_matrix(M)} \\]")
+                out += _tex_named_matrix(nm, M, st)
                 if bias is not None:
-                    out.append(f"\\[ b_{{{nm}}} = {_tex_vector(bias)} \\]")
+                    out.append(_tex_vector_par(f"b_{{{nm}}}", bias, f"bias of ${nm}$"))
         for sym, v, what in vecs:
-            out.append(f"\\[ {sym} = {_tex_vector(v)} \\quad \\text{{({what})}} \\]")
+            if what.startswith("Gordan"):
+                wn = roles.get("W2", roles.get("W", "W"))
+                out.append(_tex_gordan(p, st, wn) or _tex_vector_par(sym, v, what))
+            else:
+                out.append(_tex_vector_par(sym, v, what))
         if p["kind"] == "pattern-complete":
             out += _pattern_table(p, st)
     return "\n".join(out) + "\n"

@@ -66,22 +66,3 @@ def explain(c) -> str:
 
 def _gram_entry(W, i, j) -> Fraction:
     return sum((Fraction(a) * Fraction(b) for a, b in zip(W[i], W[j], strict=True)), Fraction(0))
-
-
-def latex(c) -> str:
-    """A LaTeX snippet: the claim in words and the target Y (presentation only)."""
-    part = c["parts"][0] if c["kind"] == KINDS[1] else c
-    lo, up = Fraction(part["lower"]), Fraction(part["upper"])
-    Y = part["Y"] if "Y" in part else [list(r) for r in zip(*part["bases"], strict=True)]
-
-    def frac(x):
-        q = Fraction(x)
-        return str(q) if q.denominator == 1 else f"\\frac{{{q.numerator}}}{{{q.denominator}}}"
-
-    rows = " \\\\ ".join(" & ".join(frac(x) for x in r) for r in Y)
-    return (f"% logitgeom certificate: {c['kind']}\n\\paragraph{{Claim.}} The layer-peeled "
-            f"optimum $J^*$ for the target below with $E_W = {part['E_W']}$, $E_H = "
-            f"{part['E_H']}$ lies in $[{_short(lo)}, {_short(up)}]$ (proven; the upper end is "
-            f"attained by the certificate's $W, H$).\n\\[ {'Y' if 'Y' in part else 'y_b'} = "
-            f"\\begin{{pmatrix}} {rows} "
-            f"\\end{{pmatrix}} \\]\n")

@@ -389,19 +389,25 @@ def main(argv=None) -> int:
         v, obj = read_and_check(path, args.max_work if args.max_work is not None else "default",
                                 args.sample, args.seed, tally)
         if v.ok and "witnesses" in tally:
-            print(f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
-                  f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
+            line = (f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
+                    f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
         elif v.ok:
-            print(f"{path}: OK {v.kind}")
+            line = f"{path}: OK {v.kind}"
         else:
-            print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
-                  f"location={v.location}: {v.message}")
+            line = (f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
+                    f"location={v.location}: {v.message}")
+        if args.latex:  # stdout is LaTeX only: the verdict on stderr, and as a comment
+            print(line, file=sys.stderr)
+            print("% " + " ".join(line.splitlines()))
+        else:
+            print(line)
         code = max(code, v.exit_code)
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
             from certificates import _render
             if "witnesses" in tally:
-                print(f"  (this run checked every never-proof and {tally['checked']} of "
-                      f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
+                note = (f"  (this run checked every never-proof and {tally['checked']} of "
+                        f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
+                print(("% " if args.latex else "") + note)
             print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
             print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
     return code

@@ -339,17 +339,19 @@ m_sol = LayerPeeled(two, 1, 4).solve()
 print(m_sol.method, m_sol.info.get("blocks"), "blocks, loss", round(m_sol.loss, 6))
 heatmaps([m_sol.WWt, m_sol.HtH], ["W W^T (months)", "H^T H (24 contexts)"])"""),
     ("md", """\
-## Symmetry transfer in a trained model
+## The nonconvex layer-peeled program by gradient descent
 
-The theorem is about the optimum of the convex program. Does *training* find it? We train a
-small network with torch on CPU (a few seconds): each of the 7 contexts "today is <day>" is a
-token, an embedding and a two-layer MLP give its feature $h_j \\in \\mathbb R^7$, a head $W$ gives
-the logits $W h_j$, and the loss is the cross-entropy against the rotated weekday target
-$y_j = P^j y$ plus weight decay $\\lambda_W\\|W\\|_F^2 + \\lambda_H\\|H\\|_F^2$ on the head and the
-features. A minimiser of that loss minimises $J$ under the budgets it ends with,
-$E_W = \\|W\\|_F^2$, $E_H = \\|H\\|_F^2$, so at every checkpoint we solve the layer-peeled program
-for those budgets and measure the distance (this is the `reproduce` row
-"Symmetry transfer in a trained model")."""),
+The theorem is about the optimum of the convex program. Does gradient descent on the
+*nonconvex* program over $(W, H)$ find it? With torch on CPU (a few seconds): each of the 7
+contexts "today is <day>" gets a free embedding, a two-layer MLP turns it into its feature
+$h_j \\in \\mathbb R^7$ (so in effect a free feature per context, as in the layer-peeled
+model), a head $W$ gives the logits $W h_j$, and the loss is the cross-entropy against the
+rotated weekday target $y_j = P^j y$ plus weight decay
+$\\lambda_W\\|W\\|_F^2 + \\lambda_H\\|H\\|_F^2$. A minimiser of that loss minimises $J$ under the
+budgets it ends with, $E_W = \\|W\\|_F^2$, $E_H = \\|H\\|_F^2$, so at every checkpoint we solve
+the layer-peeled program for those budgets and measure the distance (the `reproduce` row
+"Nonconvex layer-peeled program by gradient descent"). This is not a language model; the
+row "Symmetry transfer in a trained transformer LM" trains one (`engine.reproduce.lm`)."""),
     ("code", """\
 from engine.reproduce.trained import train_cyclic
 
@@ -570,14 +572,26 @@ def execute(out: Path, timeout: int = 600, names=None) -> list[Path]:
     """
     import nbclient
 
+    import tempfile
+
+    from jupyter_client.manager import KernelManager
+
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, cells in NB.items():
         if names is not None and name not in names:
             continue
         nb = build(name, cells)
-        nbclient.NotebookClient(nb, kernel_name="python3", timeout=timeout,
-                                resources={"metadata": {"path": str(HERE)}}).execute()
+        with tempfile.TemporaryDirectory(prefix="logitgeom-kernel-") as sock:
+            # local IPC sockets in a private folder: no TCP port, no transport warning
+            km = KernelManager(kernel_name="python3", transport="ipc",
+                               ip=str(Path(sock) / "kernel"))
+            try:
+                nbclient.NotebookClient(nb, km=km, timeout=timeout,
+                                        resources={"metadata": {"path": str(HERE)}}).execute()
+            finally:
+                if km.has_kernel:  # a kernel we passed in is ours to stop
+                    km.shutdown_kernel()
         path = out / f"{name}.ipynb"
         nbformat.write(nb, path)
         written.append(path)

@@ -67,8 +67,8 @@ def test_gram_matrix_is_called_a_gram_matrix():
 def test_complete_patterns_are_tabulated():
     c = _load(ROOT / "examples" / "valid-pattern-complete-ranking.json")
     tex = _render.latex(c, one_based=True)
-    assert tex.count(r" \\" + "\n") >= len(c["patterns"])
-    assert r"1 & $1 \succ 2 \succ 3$" in tex
+    assert tex.count(r" \tabularnewline" + "\n") >= len(c["patterns"])
+    assert r"1 & \raggedright $1 \succ 2 \succ 3$" in tex
 
 
 def test_argmaxable_and_theorem_render():
@@ -107,6 +107,84 @@ def test_latex_compiles_with_pdflatex(tmp_path):
     assert (tmp_path / "all.pdf").stat().st_size > 1000
     log = (tmp_path / "all.log").read_text(errors="replace")
     assert "Missing $" not in log and "Undefined control sequence" not in log
+
+
+_NEEDS_PDFLATEX = pytest.mark.skipif(shutil.which("pdflatex") is None,
+                                     reason="pdflatex is not installed")
+
+
+def _overfull(log: str) -> list[float]:
+    return [float(w) for w in re.findall(r"Overfull \\hbox \(([0-9.]+)pt too wide\)", log)]
+
+
+@_NEEDS_PDFLATEX
+@pytest.mark.parametrize("one_based", [False, True])
+def test_check_latex_body_inputs_into_an_article_without_overfull_boxes(tmp_path, one_based):
+    """``logitgeom check --latex FILES > body.tex``: stdout is LaTeX only (the verdicts go to
+    stderr, and into the file as comments), ``\\input{body}`` compiles in a plain article
+    (default margins) and no box is wider than the text by more than 1 pt."""
+    import sys
+
+    files = [str(p) for p in FILES]
+    argv = [sys.executable, "-m", "engine", "check", "--latex", *files]
+    if one_based:
+        argv.insert(4, "--one-based")
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr.count(": OK ") == len(files)
+    assert all(line.startswith("% ") for line in proc.stdout.splitlines() if ": OK " in line)
+    (tmp_path / "body.tex").write_text(proc.stdout, encoding="utf-8")
+    pk = ",".join(_render.LATEX_PACKAGES)
+    (tmp_path / "doc.tex").write_text(
+        f"\\documentclass{{article}}\n\\usepackage{{{pk}}}\n\\begin{{document}}\n"
+        "\\input{body}\n\\end{document}\n", encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stdout[-3000:]
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    wide = [w for w in _overfull(log) if w > 1.0]
+    assert not wide, f"overfull boxes (pt): {wide}"
+
+
+def test_bracket_snippet_states_structure_and_splits_wide_targets():
+    c = _load(ROOT / "examples" / "valid-layer-peeled-theorem.json")
+    tex = _render.latex(c)
+    assert r"\paragraph{Structure.}" in tex and "simplex ETF" in tex
+    assert r"J^* \in [" in tex
+    wide = dict(c["parts"][0])
+    Y = [["1/97"] * 40, ["96/97"] * 40]
+    blocks = _render._column_blocks(Y)
+    assert len(blocks) > 1 and blocks[0][0] == 0 and blocks[-1][1] == 40
+    assert wide  # the split is used by every named matrix
+
+
+@_NEEDS_PDFLATEX
+def test_tall_and_wide_matrices_are_split_into_blocks_that_fit(tmp_path):
+    """A 45 x 45 Gram (the n = 10 grid's G) and a 3 x 48 target of fractions: row and column
+    blocks, each labelled, none wider than the text or taller than a page."""
+    import random
+
+    rnd = random.Random(5)
+    G = [[str(rnd.randint(-68, 67)) for _ in range(45)] for _ in range(45)]
+    Y = [[f"{rnd.randint(1, 95)}/{rnd.randint(96, 997)}" for _ in range(48)] for _ in range(3)]
+    st = _render._Style(True, False)
+    lines = _render._tex_named_matrix("G", G, st) + _render._tex_named_matrix("Y", Y, st)
+    assert any(r"G_{30..44,\,0.." in t for t in lines) and any(r"Y_{:,\,0.." in t for t in lines)
+    pk = ",".join(_render.LATEX_PACKAGES)
+    (tmp_path / "m.tex").write_text(
+        f"\\documentclass{{article}}\n\\usepackage{{{pk}}}\n\\begin{{document}}\n"
+        + "\n".join(lines) + "\n\\end{document}\n", encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "m.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "Overfull" not in (tmp_path / "m.log").read_text(errors="replace")
+
+
+def test_gordan_multipliers_name_their_rows():
+    c = _load(ROOT / "examples" / "valid-ranking-infeasible.json")
+    tex = _render.latex(c)
+    assert "Gordan multipliers" in tex and r"(w_{" in tex and "= 0$" in tex
 
 
 def test_check_cli_one_based(capsys):

@@ -68,6 +68,8 @@ def test_tiny_lm_with_prompt_plot_certificate_and_determinism(capsys, tmp_path):
         (["TINY", "--tokens", "Monday,Tuesday", "--pair", "0"], "--pair must be"),
         (["HEAD", "--tokens", "Monday,Tuesday"], "no tokenizer.json"),
         (["TINY", "--tokens", "Monday,Tuesday", "--group", "dihedral"], "use 'cyclic'"),
+        (["TINY", "--tokens", "Monday,Tuesday", "--contexts", "Monday"], "--contexts needs "
+         "--prompt"),
     ],
 )
 def test_errors_exit_2_with_a_message(capsys, extra, match):
@@ -79,3 +81,18 @@ def test_errors_exit_2_with_a_message(capsys, extra, match):
         extra = [sub.get(extra[0], extra[0]), *extra[1:]]
     assert main(["inspect", *extra]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_contexts_apart_from_candidates_from_the_command_line(capsys, tmp_path):
+    ctx = tmp_path / "contexts.txt"
+    ctx.write_text("Monday | Friday -> Tuesday\nSunday | Friday -> Monday\n")
+    out = tmp_path / "r.json"
+    assert main(["inspect", str(T.tiny_lm()), "--tokens", "Monday,Tuesday,Wednesday",
+                 "--prompt", "On {TOKEN1} and {TOKEN2} we", "--contexts", str(ctx),
+                 "--dtype", "float32", "--device", "cpu", "-o", str(out),
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "targets: " in text and "delta_target" in text
+    rep = json.loads(out.read_text())
+    assert rep["context"]["prompts"] == ["On Monday and Friday we", "On Sunday and Friday we"]
+    assert rep["context"]["Y"] == [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]

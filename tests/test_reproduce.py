@@ -16,7 +16,7 @@ from engine.errors import InvalidInput
 from engine.reproduce import CLAIMS, Status, reproduce, select_claims
 
 SUBSET = ("cos-thm-3.4,cos-app-h.2,cos-lemma-5.3-grid-n5,cos-thm-5.6-grid-n3,"
-          "sym-thm-1,sym-thm-4,sym-app-f-wreath-s3-s2,sym-trained-weekdays")
+          "sym-thm-1,sym-thm-4,sym-app-f-wreath-s3-s2,sym-layer-peeled-gd")
 
 
 @pytest.fixture(scope="session")
@@ -50,7 +50,7 @@ def test_artifacts_exist_and_summary_lists_them(run):
     summary = (run.out / "SUMMARY.md").read_text()
     waiting = [r for r in run.rows if r.status is Status.NEEDS_WEIGHTS]
     assert summary.count("| PASS |") == len(run.rows) - len(waiting) and "FAIL" not in summary
-    assert len(waiting) == 4 and all("logitgeom inspect" in r.method for r in waiting)
+    assert len(waiting) == 25 and all("logitgeom inspect" in r.method for r in waiting)
     for r in run.rows:
         for a in r.artifacts:
             assert (run.out / a).is_file(), a
@@ -183,3 +183,130 @@ def test_trained_model_approaches_the_layer_peeled_optimum():
     assert b["delta_circ"] < 1e-3 < a["delta_circ"]
     with pytest.raises(InvalidInput, match="checkpoints"):
         train_cyclic(steps=10, checkpoints=(20,))
+
+
+# ------------------------------------------------------------------ the real-model rows
+def test_every_sec5_and_app_e_figure_has_rows_with_commands_and_printed_deltas():
+    from engine.reproduce._real_models import EXPERIMENTS, MODELS
+
+    keys = {c.key for c in select_claims("sym-fig")}
+    assert len(keys) == sum(len(e.models) for e in EXPERIMENTS) == 25
+    wheres = " ".join(e.where for e in EXPERIMENTS)
+    for fig in ("Figs. 2-3", "Figs. 2, 4", "Figs. 5-6", "Figs. 7-8", "Fig. 9", "Fig. 10",
+                "Fig. 11", "Fig. 12", "Figs. 13-14", "Figs. 15-16"):
+        assert fig in wheres
+    printed = sorted(v for e in EXPERIMENTS for _, v in e.printed)
+    assert printed == [0.118, 0.171, 0.18, 0.202, 0.204, 0.205, 0.222, 0.413]
+    assert MODELS["rwkv7-7.2B"].remote_code
+    colour = next(e for e in EXPERIMENTS if e.key == "fig5-6-colour-prompts")
+    assert colour.template == "Among three primary colors, {TOKEN1} is a mix of {TOKEN2} and"
+    assert colour.contexts.startswith("orange|red -> yellow; orange|yellow -> red")
+    assert colour.tokens == "red,yellow,blue"
+    from engine.models.context import parse_contexts, target_matrix
+    from engine.reproduce._real_models import PRINTED_PATTERN
+
+    Y = target_matrix(parse_contexts(colour.contexts), colour.tokens.split(","))
+    printed = "".join(str(int(x)) for x in (Y.T @ Y).ravel())
+    assert printed == PRINTED_PATTERN.replace(" ", "") == "100100010001001010100100001010010001"
+
+
+def test_real_model_rows_without_weights_give_the_command(tmp_path):
+    rep = reproduce(tmp_path, only="sym-fig3-utensils-gpt-oss-20b,sym-fig5-6-colour-prompts-rwkv",
+                    progress=False)
+    a, b = rep.rows
+    assert a.status is Status.NEEDS_WEIGHTS and a.paper == 0.205 and "0.205" in a.result
+    assert "logitgeom inspect MODELS/gpt-oss-20b --tokens fork,knife,plate,cup,glass" in a.method
+    assert "--trust-remote-code" in b.method and "--contexts" in b.method
+    assert "21B parameters" in a.instance
+    summary = (tmp_path / "SUMMARY.md").read_text()
+    assert "ours vs the paper's" in summary and "| 0.205 | not run" in summary
+
+
+@pytest.fixture(scope="module")
+def zoo():
+    pytest.importorskip("transformers")
+    import _tiny_models as T
+
+    return T.model_zoo()
+
+
+def test_each_real_model_row_runs_and_compares_on_tiny_checkpoints(zoo, tmp_path):
+    """Tiny random checkpoints in the real folders' layout (GptOss, Mistral, GPT-2, a folder
+    with its own code for RWKV-7): every Sec. 5 / App. E row runs and compares with the
+    paper's printed delta (the tiny models are random, so the comparison fails: the point is
+    that it is made)."""
+    rep = reproduce(tmp_path, only="sym-fig", progress=False, models=zoo,
+                    trust_remote_code=True, log=False)
+    assert len(rep.rows) == 25
+    for r in rep.rows:
+        assert r.status in (Status.PASS, Status.FAIL, Status.MEASURED), r
+        assert r.ours is not None and 0 <= r.ours <= 2, r
+        if r.paper is not None:
+            assert f"ours {r.ours:.3f} vs paper {r.paper:.3f}" in r.result
+        for a in r.artifacts:
+            assert (tmp_path / a).is_file()
+    summary = (tmp_path / "SUMMARY.md").read_text()
+    assert summary.count("| 0.205 | ") == 1 and "not run" not in summary
+    colour = json.loads((tmp_path / "results/real-fig5-6-colour-prompts-gpt-oss-20b.json")
+                        .read_text())
+    assert colour["context"]["Y"] == [[0, 1, 0, 0, 0, 1], [1, 0, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0]]
+    assert colour["context"]["prompts"][0] == ("Among three primary colors, orange is a mix of "
+                                               "red and")
+
+
+def test_remote_code_needs_the_flag_and_memory_plan_refuses_early(zoo, tmp_path, monkeypatch):
+    rep = reproduce(tmp_path, only="sym-fig7-8-weekday-prompts-rwkv", progress=False,
+                    models=zoo, log=False)
+    assert rep.rows[0].status is Status.FAIL and "--trust-remote-code" in rep.rows[0].result
+    from engine.models import context
+
+    monkeypatch.setattr(context, "_available_bytes", lambda: 1000)
+    rep = reproduce(tmp_path, only="sym-fig7-8-weekday-prompts-gpt-oss-20b", progress=False,
+                    models=zoo, log=False)
+    r = rep.rows[0]
+    assert r.status is Status.NEEDS_MEMORY and "refused before loading" in r.result
+    assert "GiB" in r.result and rep.exit_code == 0
+    # head-only rows still run (the head is memory-mapped)
+    rep = reproduce(tmp_path, only="sym-fig4-weekdays-gpt-oss-20b", progress=False,
+                    models=zoo, log=False)
+    assert rep.rows[0].ours is not None
+
+
+def test_one_line_per_finished_claim_without_a_terminal(tmp_path):
+    import io
+
+    buf = io.StringIO()
+    reproduce(tmp_path, only="cos-lemma-3.2,cos-lemma-3.3", progress=False, log=buf)
+    assert buf.getvalue().splitlines() == ["[1/2] cos-lemma-3.2: PASS",
+                                           "[2/2] cos-lemma-3.3: PASS"]
+
+
+def test_list_has_one_line_description_per_claim(capsys):
+    assert cli(["reproduce", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(CLAIMS)
+    assert all(len(line.split("] ", 1)[1]) > 10 for line in lines)
+
+
+def test_trained_lm_is_deterministic_and_learns_on_a_short_budget():
+    """Two runs with the same seed give identical numbers (torch deterministic algorithms, one
+    thread); a shortened budget already lowers the loss. The full row trains 1500 steps."""
+    pytest.importorskip("transformers")
+    import torch
+
+    from engine.reproduce.lm import corpus, train_lm
+
+    assert len(corpus()) == 500 and corpus() == corpus()
+    threads = torch.get_num_threads()
+    a = train_lm(steps=40)
+    b = train_lm(steps=40)
+    assert torch.get_num_threads() == threads
+    assert not torch.are_deterministic_algorithms_enabled()  # restored afterwards
+    assert a.final_loss == b.final_loss < a.initial_loss
+    for name in ("weekdays", "months", "colours"):
+        for k, v in a.sets[name]["trained"].items():
+            if isinstance(v, float):
+                assert v == b.sets[name]["trained"][k], (name, k)
+    assert a.settings["seed"] == 0 and a.settings["steps"] == 40
+    with pytest.raises(InvalidInput, match="positive"):
+        train_lm(steps=0)

@@ -355,7 +355,7 @@ def _check(args: argparse.Namespace) -> int:
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
         listed = problem in ("MISSING", "CHANGED")
         where = f" (listed in {path.parent / MANIFEST})" if listed else ""
-        print(f"{path}: {problem}{where}")
+        print(f"{path}: {problem}{where}", file=sys.stderr if args.latex else sys.stdout)
         code = max(code, c)
     return code
 

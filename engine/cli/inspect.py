@@ -22,8 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Load the LM-head rows of a token set from local weights (never downloads), report "
             "delta_ETF and delta_circ of their normalised Gram, audit their cosines (translated "
             "heads with identical probabilities and cosine -1 / +1, with a certificate), "
-            "optionally run the model on a prompt template and enumerate exact rankings in a "
-            "small projected dimension."
+            "optionally run the model on a prompt template (one slot {TOKEN} or several, "
+            "{TOKEN1}, {TOKEN2}, ..., filled from --contexts, which are separate from the "
+            "candidate --tokens) and enumerate exact rankings in a small projected dimension."
         ),
     )
     p.add_argument("model", help="weight file (.safetensors/.npz/.npy/.bin) or model folder")
@@ -36,7 +37,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tokenizer", help="tokenizer.json or its folder (default: next to MODEL)")
     p.add_argument("--space", choices=["auto", "leading", "none"], default="auto",
                    help="spelling: leading-space variant, bare word, or auto (leading first)")
-    p.add_argument("--prompt", help='template with {TOKEN}, e.g. "Today is {TOKEN}. Tomorrow is"')
+    p.add_argument("--prompt",
+                   help='template with {TOKEN} (or {TOKEN1}, {TOKEN2}, ...), e.g. "Today is '
+                        '{TOKEN}. Tomorrow is"; runs the model (a transformers folder)')
+    p.add_argument("--contexts", metavar="FILE_OR_LIST",
+                   help="the contexts filled into --prompt, separate from --tokens: a file with "
+                        "one context per line, or inline separated by ';'; the slot words of a "
+                        "context are separated by '|', and '-> WORD' names the candidate that "
+                        "continues it (builds the target Y), e.g. "
+                        "\"orange|red -> yellow; orange|yellow -> red\" (default: each token "
+                        "in a one-slot template)")
+    p.add_argument("--device", default="cpu",
+                   help="torch device of the --prompt run: cpu (default), cuda, cuda:N, mps")
+    p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"],
+                   help="load the weights of the --prompt run in this dtype (default: as stored)")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="allow a model folder that ships its own modelling code (e.g. RWKV-7); "
+                        "off by default: read that code first")
     p.add_argument("--dim", type=int, help="project to D dimensions for the exact ranking audit")
     p.add_argument("--pair", default="0,1",
                    help="positions i,j in --tokens of the translation audit (default 0,1)")
@@ -79,6 +96,10 @@ def _inspect(args: argparse.Namespace) -> int:
         transpose=args.transpose,
         group=args.group,
         progress=False if args.no_progress else None,
+        contexts=args.contexts,
+        device=args.device,
+        dtype=args.dtype,
+        trust_remote_code=args.trust_remote_code,
     )
     text = json.dumps(report.as_dict(), indent=1, sort_keys=True, allow_nan=False) + "\n"
     if target == "-":

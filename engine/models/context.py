@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,38 +37,259 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, TooLarge
 from engine.models.diagnostics import (
     GeometryDiagnostics,
     delta_circ,
     delta_etf,
+    delta_target,
     diagnose,
     double_centre,
 )
 from engine.models.tokens import TokenSet, load_tokenizer, resolve_tokens
 
-__all__ = ["DEFAULT_TEMPLATE", "ContextResult", "fill_template", "context_embeddings"]
+__all__ = ["DEFAULT_TEMPLATE", "ContextResult", "MemoryPlan", "PromptContext", "fill_template",
+           "context_embeddings", "memory_plan", "parse_contexts", "target_matrix",
+           "template_slots"]
 
 DEFAULT_TEMPLATE = "Today is {TOKEN}. Tomorrow is"
 PLACEHOLDER = "{TOKEN}"
+_SLOT = re.compile(r"\{TOKEN(\d*)\}")
+#: torch dtypes accepted by ``dtype=`` / ``--dtype`` (bytes per parameter)
+DTYPES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
 
-def fill_template(template: str, word: str) -> str:
-    """Replace every ``{TOKEN}`` in ``template`` by ``word`` (other braces are left alone).
+def template_slots(template: str) -> int:
+    """The number of word slots of a prompt template: ``{TOKEN}`` (one slot) or ``{TOKEN1}``,
+    ``{TOKEN2}``, ... numbered from 1 without gaps (``{TOKEN}`` is ``{TOKEN1}``).
 
     Raises
     ------
     InvalidInput
-        The template has no ``{TOKEN}``.
+        No slot, or numbered slots with a gap (``{TOKEN1}`` and ``{TOKEN3}`` only).
+
+    Examples
+    --------
+    >>> template_slots("Among three primary colors, {TOKEN1} is a mix of {TOKEN2} and")
+    2
+    """
+    nums = {int(n) if n else 1 for n in _SLOT.findall(template)}
+    if not nums:
+        raise InvalidInput(f"prompt template {template!r} has no {PLACEHOLDER} (or {{TOKEN1}}, "
+                           "{TOKEN2}, ...) placeholder")
+    if nums != set(range(1, max(nums) + 1)):
+        raise InvalidInput(f"prompt template {template!r} numbers its slots "
+                           f"{sorted(nums)}; use {{TOKEN1}}..{{TOKEN{max(nums)}}} without gaps")
+    return max(nums)
+
+
+def fill_template(template: str, words) -> str:
+    """Fill the slots of ``template``: ``{TOKEN}`` / ``{TOKEN1}`` with the first word,
+    ``{TOKEN2}`` with the second, ...; other braces are left alone.
+
+    Parameters
+    ----------
+    template : str
+    words : str or sequence of str
+        One word per slot (a single string fills a one-slot template).
+
+    Raises
+    ------
+    InvalidInput
+        The template has no slot, or the number of words differs from the number of slots.
 
     Examples
     --------
     >>> fill_template("{TOKEN} then", "Monday")
     'Monday then'
+    >>> fill_template("{TOKEN1} is a mix of {TOKEN2} and", ("orange", "red"))
+    'orange is a mix of red and'
     """
-    if PLACEHOLDER not in template:
-        raise InvalidInput(f"prompt template {template!r} has no {PLACEHOLDER} placeholder")
-    return template.replace(PLACEHOLDER, word)
+    k = template_slots(template)
+    ws = (words,) if isinstance(words, str) else tuple(words)
+    if len(ws) != k:
+        raise InvalidInput(f"prompt template {template!r} has {k} slot(s) but the context "
+                           f"{list(ws)} gives {len(ws)} word(s)")
+    return _SLOT.sub(lambda mt: ws[int(mt.group(1) or 1) - 1], template)
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """One context: the words filled into the template's slots, and optionally the candidate
+    token that is the right continuation (a column of the target matrix Y)."""
+
+    words: tuple[str, ...]
+    target: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``"orange/red"`` (axis label of the context)."""
+        return "/".join(self.words)
+
+
+def _parse_context(text: str, where: str) -> PromptContext:
+    body, arrow, target = text.partition("->")
+    words = tuple(w.strip() for w in body.split("|"))
+    if any(not w for w in words):
+        raise InvalidInput(f"{where}: context {text.strip()!r} has an empty word; separate the "
+                           "slot words by '|' (e.g. 'orange | red -> yellow')")
+    tgt = target.strip() if arrow else None
+    if arrow and not tgt:
+        raise InvalidInput(f"{where}: context {text.strip()!r} has '->' but no target word")
+    return PromptContext(words, tgt)
+
+
+def parse_contexts(spec) -> tuple[PromptContext, ...]:
+    """Contexts from a file, an inline list, or Python values.
+
+    A file holds one context per line: the slot words separated by ``|``, optionally
+    ``-> TARGET`` (the candidate that continues it); blank lines and ``#`` comments are
+    skipped.  Inline (``--contexts`` on the command line), contexts are separated by ``;``.
+    From Python, give a sequence of strings / tuples of words / :class:`PromptContext`.
+
+    Raises
+    ------
+    InvalidInput
+        No contexts, an empty word, a '->' without a target, contexts with different numbers
+        of words, or the same context twice.
+
+    Examples
+    --------
+    >>> [c.words for c in parse_contexts("orange|red -> yellow; green|blue -> yellow")]
+    [('orange', 'red'), ('green', 'blue')]
+    >>> parse_contexts([("purple", "red")])[0].target is None
+    True
+    """
+    if isinstance(spec, str | Path) and Path(spec).expanduser().is_file():
+        path = Path(spec).expanduser()
+        out = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            line = line.split("#", 1)[0]
+            if line.strip():
+                out.append(_parse_context(line, f"{path}:{n}"))
+    elif isinstance(spec, str):
+        out = [_parse_context(t, "--contexts") for t in spec.split(";") if t.strip()]
+    else:
+        out = []
+        for c in spec:
+            if isinstance(c, PromptContext):
+                out.append(c)
+            elif isinstance(c, str):
+                out.append(PromptContext((c,)))
+            else:
+                out.append(PromptContext(tuple(str(w) for w in c)))
+    if not out:
+        raise InvalidInput("no contexts given")
+    if len({len(c.words) for c in out}) != 1:
+        raise InvalidInput("every context must give the same number of words (one per slot); "
+                           f"got {sorted({len(c.words) for c in out})}")
+    seen = [c.words for c in out]
+    dup = sorted({c for c in seen if seen.count(c) > 1})
+    if dup:
+        raise InvalidInput(f"context {list(dup[0])} is listed twice")
+    return tuple(out)
+
+
+def target_matrix(contexts, candidates) -> np.ndarray | None:
+    """The one-hot target Y (m candidates x n contexts) of contexts that name their target;
+    None when no context does.
+
+    Raises
+    ------
+    InvalidInput
+        Some contexts name a target and others do not, or a target is not a candidate.
+
+    Examples
+    --------
+    >>> ctx = parse_contexts("orange|red -> yellow; orange|yellow -> red")
+    >>> target_matrix(ctx, ["red", "yellow", "blue"]).tolist()
+    [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+    """
+    tg = [c.target for c in contexts]
+    if all(t is None for t in tg):
+        return None
+    if any(t is None for t in tg):
+        raise InvalidInput("either every context names its target ('-> WORD') or none does")
+    cand = list(candidates)
+    Y = np.zeros((len(cand), len(tg)))
+    for j, t in enumerate(tg):
+        if t not in cand:
+            raise InvalidInput(f"target {t!r} of context {j + 1} is not one of the candidate "
+                               f"tokens {cand}")
+        Y[cand.index(t), j] = 1.0
+    return Y
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """What running a model folder needs: the estimated bytes of its weights in the dtype
+    they will be loaded in, and the memory available (``MemAvailable`` of /proc/meminfo)."""
+
+    weights_bytes: int
+    available_bytes: int | None
+    dtype: str
+
+    @property
+    def fits(self) -> bool:
+        """Weights plus 20 % working memory fit the available memory (True when unknown)."""
+        return self.available_bytes is None or 1.2 * self.weights_bytes <= self.available_bytes
+
+    def describe(self) -> str:
+        gb = 1 << 30
+        avail = ("unknown" if self.available_bytes is None
+                 else f"{self.available_bytes / gb:.1f} GiB")
+        return (f"weights ~{self.weights_bytes / gb:.1f} GiB as {self.dtype} (+20 % working "
+                f"memory), available {avail}")
+
+
+def _available_bytes() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+_ST_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
+             "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+def memory_plan(model_path: str | Path, dtype: str | None = None) -> MemoryPlan:
+    """Estimate the memory a context run of a model folder needs, from the safetensors headers
+    (or the checkpoint files' sizes) without reading any weight.
+
+    Packed 4-bit blocks (``*_blocks`` uint8 tensors, e.g. MXFP4 experts) count two parameters
+    per byte, loaded as bfloat16 unless ``dtype`` says otherwise.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> memory_plan(tempfile.mkdtemp()).weights_bytes
+    0
+    """
+    from engine.models._safetensors import SafetensorsFile
+
+    path = Path(model_path).expanduser()
+    per = DTYPES.get(dtype or "", None)
+    total, stored = 0, set()
+    for f in sorted(path.glob("*.safetensors")):
+        st = SafetensorsFile(f)
+        for name in st.names():
+            n = int(np.prod(st.shape(name), dtype=np.int64))
+            dt = st.dtype(name)
+            if dt == "U8" and name.endswith("_blocks"):
+                total += 2 * n * (per or 2)
+                stored.add("BF16")
+            else:
+                total += n * (per or _ST_BYTES.get(dt, 4))
+                stored.add(dt)
+    if total == 0:
+        for f in list(path.glob("*.bin")) + list(path.glob("*.pt")) + list(path.glob("*.pth")):
+            total += f.stat().st_size if per is None else f.stat().st_size // 4 * per
+    name = dtype or ("/".join(sorted(stored)).lower() if stored else "as stored")
+    return MemoryPlan(int(total), _available_bytes(), name)
 
 
 @dataclass(frozen=True)
@@ -79,7 +301,7 @@ class ContextResult:
     tokens : TokenSet
         Candidate tokens (rows of Z and P).
     context_words : tuple of str
-        Word filled in for each context (columns).
+        Label of each context (columns): its slot words joined by ``/``.
     prompts : tuple of str
     H : numpy.ndarray, shape (d, n)
         Last-layer states at the last position.
@@ -93,6 +315,16 @@ class ContextResult:
         Of the columns of H.
     p_delta_circ, p_delta_etf : float or None
         Of the double-centred P when it is square (n = m), else None.
+    template : str
+    contexts : tuple of PromptContext
+    Y : numpy.ndarray or None
+        The one-hot target (m x n) when the contexts name their targets.
+    target_prob : numpy.ndarray or None
+        ``P[target_j, j]`` per context.
+    accuracy : float or None
+        Fraction of contexts whose most probable candidate is the target.
+    delta_target : float or None
+        :func:`engine.models.diagnostics.delta_target` of the H Gram against ``Y``.
     """
 
     tokens: TokenSet
@@ -105,10 +337,18 @@ class ContextResult:
     h_diagnostics: GeometryDiagnostics
     p_delta_circ: float | None
     p_delta_etf: float | None
+    template: str = DEFAULT_TEMPLATE
+    contexts: tuple[PromptContext, ...] = ()
+    Y: np.ndarray | None = None
+    target_prob: np.ndarray | None = None
+    accuracy: float | None = None
+    delta_target: float | None = None
 
     def as_dict(self) -> dict:
         return {
             "tokens": self.tokens.as_dict(),
+            "template": self.template,
+            "contexts": [{"words": list(c.words), "target": c.target} for c in self.contexts],
             "context_words": list(self.context_words),
             "prompts": list(self.prompts),
             "H_gram": self.h_diagnostics.as_dict(),
@@ -116,6 +356,10 @@ class ContextResult:
             "set_mass": self.mass.tolist(),
             "P_delta_circ": self.p_delta_circ,
             "P_delta_etf": self.p_delta_etf,
+            "Y": None if self.Y is None else self.Y.tolist(),
+            "target_prob": None if self.target_prob is None else self.target_prob.tolist(),
+            "accuracy": self.accuracy,
+            "H_delta_target": self.delta_target,
         }
 
 
@@ -125,16 +369,51 @@ def _progress_enabled(progress: bool | None) -> bool:
     return bool(progress)
 
 
+def _load_causal_lm(path: Path, *, dtype, trust_remote_code: bool, show: bool):
+    import torch
+    from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
+
+    kwargs = {"local_files_only": True, "trust_remote_code": bool(trust_remote_code)}
+    if dtype is not None:
+        kwargs["dtype"] = getattr(torch, dtype)
+    bars_were_on = hf_logging.is_progress_bar_enabled()
+    verbosity = hf_logging.get_verbosity()
+    if not show:
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    try:
+        return AutoModelForCausalLM.from_pretrained(str(path), **kwargs)
+    except (OSError, ValueError, ImportError, KeyError) as exc:
+        msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        if not trust_remote_code and ("trust_remote_code" in str(exc)
+                                      or "custom code" in str(exc)):
+            raise InvalidInput(f"the model in {path} ships its own code (e.g. RWKV-7); read it, "
+                               "then pass --trust-remote-code (trust_remote_code=True) to "
+                               "run it") from None
+        raise InvalidInput(f"cannot load a causal LM from {path}: {msg}") from None
+    finally:
+        if not show:
+            hf_logging.set_verbosity(verbosity)
+            if bars_were_on:
+                hf_logging.enable_progress_bar()
+
+
 def context_embeddings(
     model_path: str | Path,
     words: Sequence[str] | TokenSet,
     template: str = DEFAULT_TEMPLATE,
     *,
+    contexts=None,
     context_words: Sequence[str] | None = None,
     tokenizer: str | Path | None = None,
     space: str = "auto",
     group=None,
     progress: bool | None = None,
+    device: str = "cpu",
+    dtype: str | None = None,
+    trust_remote_code: bool = False,
+    check_memory: bool = True,
 ) -> ContextResult:
     """Run a local causal LM on the filled-in prompts and collect H, Z and P.
 
@@ -143,12 +422,16 @@ def context_embeddings(
     model_path : str or Path
         A local folder saved by ``save_pretrained`` (config + weights).
     words : sequence of str or TokenSet
-        The candidate tokens (rows); by default also the words filled into the template.
+        The candidate tokens (rows); by default also the words filled into a one-slot template.
     template : str
-        Prompt with a ``{TOKEN}`` placeholder; do not end it with a space for tokenizers
-        whose words carry a leading space (GPT-2, Llama).
+        Prompt with slots ``{TOKEN}`` or ``{TOKEN1}``, ``{TOKEN2}``, ...; do not end it with a
+        space for tokenizers whose words carry a leading space (GPT-2, Llama).
+    contexts : optional
+        The contexts (columns), separate from the candidates: anything
+        :func:`parse_contexts` reads (a file, ``"orange|red -> yellow; ..."``, a list of
+        word tuples).  Contexts naming a target give the target matrix ``Y``.
     context_words : sequence of str, optional
-        Words filled into the template (columns), when different from ``words``.
+        One word per context for a one-slot template (older spelling of ``contexts``).
     tokenizer : str or Path, optional
         ``tokenizer.json`` or its folder; by default ``model_path``.
     space : {"auto", "leading", "none"}
@@ -157,6 +440,15 @@ def context_embeddings(
         Permutations of the contexts (or a GroupAction) for ``delta_group`` of the H Gram.
     progress : bool, optional
         Progress bar; by default on when stderr is a terminal.
+    device : str
+        Torch device to run on (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``).
+    dtype : {"float32", "bfloat16", "float16"}, optional
+        Load the weights in this dtype (default: as the folder stores them).
+    trust_remote_code : bool
+        Allow a model folder that ships its own modelling code (RWKV-7); off by default.
+    check_memory : bool
+        On CPU, refuse before loading when the weights (estimated by :func:`memory_plan`)
+        exceed the available memory.
 
     Returns
     -------
@@ -165,8 +457,11 @@ def context_embeddings(
     Raises
     ------
     InvalidInput
-        Missing folder, torch/transformers absent, a template without ``{TOKEN}``, words that
-        are not single tokens, token ids beyond the model's vocabulary.
+        Missing folder, torch/transformers absent, a template without slots, contexts that
+        do not fill it, words that are not single tokens, token ids beyond the model's
+        vocabulary, remote code without ``trust_remote_code``.
+    TooLarge
+        The weights do not fit the memory (the estimate is in the message).
 
     Examples
     --------
@@ -179,33 +474,41 @@ def context_embeddings(
     if not path.is_dir():
         raise InvalidInput(f"model folder not found: {path} (logitgeom never downloads; give a "
                            "local folder saved with save_pretrained)")
-    ctx_words = list(words.words if isinstance(words, TokenSet) else words)
-    if context_words is not None:
-        ctx_words = list(context_words)
-    if not ctx_words:
+    if dtype is not None and dtype not in DTYPES:
+        raise InvalidInput(f"--dtype {dtype!r}: use one of {', '.join(DTYPES)}")
+    if contexts is not None and context_words is not None:
+        raise InvalidInput("give contexts or context_words, not both")
+    if contexts is not None:
+        ctxs = parse_contexts(contexts)
+    else:
+        base = context_words if context_words is not None else (
+            words.words if isinstance(words, TokenSet) else words)
+        ctxs = parse_contexts([(str(w),) for w in base]) if list(base) else ()
+    if not ctxs:
         raise InvalidInput("no context words given")
-    prompts = [fill_template(template, w) for w in ctx_words]
+    prompts = [fill_template(template, c.words) for c in ctxs]
     tok = load_tokenizer(tokenizer if tokenizer is not None else path)
     tset = words if isinstance(words, TokenSet) else resolve_tokens(words, tok, space=space)
+    Y = target_matrix(ctxs, tset.words)
     try:
         import torch
-        from transformers import AutoModelForCausalLM
+        import transformers  # noqa: F401
     except ImportError as exc:
         raise InvalidInput("context embeddings need torch and transformers; install the "
                            "'models' extra") from exc
-    from transformers.utils import logging as hf_logging
-
+    if check_memory and str(device).startswith("cpu"):
+        plan = memory_plan(path, dtype)
+        if not plan.fits:
+            raise TooLarge(f"running {path.name} on the CPU needs more memory than this machine "
+                           f"has: {plan.describe()}. The head-only commands (no --prompt) "
+                           "memory-map the weights and still work; for contexts use --device "
+                           "cuda, a smaller --dtype, or a larger machine")
     show = _progress_enabled(progress)
-    bars_were_on = hf_logging.is_progress_bar_enabled()
-    if not show:
-        hf_logging.disable_progress_bar()
+    model = _load_causal_lm(path, dtype=dtype, trust_remote_code=trust_remote_code, show=show)
     try:
-        model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True)
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"cannot load a causal LM from {path}: {exc}") from exc
-    finally:
-        if bars_were_on and not show:
-            hf_logging.enable_progress_bar()
+        model.to(device)
+    except (RuntimeError, AssertionError, ValueError) as exc:
+        raise InvalidInput(f"--device {device!r}: {str(exc).splitlines()[0][:200]}") from None
     model.eval()
     n_in = model.get_input_embeddings().weight.shape[0]
     out_emb = model.get_output_embeddings()
@@ -229,10 +532,10 @@ def context_embeddings(
                     f"prompt {prompt!r} has token id {max(enc.ids)} but the model embeds only "
                     f"{n_in} tokens; the tokenizer does not belong to this model"
                 )
-            inp = torch.as_tensor([enc.ids], dtype=torch.long)
+            inp = torch.as_tensor([enc.ids], dtype=torch.long, device=device)
             out = model(input_ids=inp, output_hidden_states=True)
-            logits = out.logits[0, -1].to(torch.float64)
-            cols_h.append(out.hidden_states[-1][0, -1].to(torch.float64).numpy().copy())
+            logits = out.logits[0, -1].to("cpu", torch.float64)
+            cols_h.append(out.hidden_states[-1][0, -1].to("cpu", torch.float64).numpy().copy())
             full = torch.softmax(logits, dim=0)
             cols_z.append(logits[ids].numpy().copy())
             mass.append(float(full[ids].sum()))
@@ -241,15 +544,28 @@ def context_embeddings(
     E = np.exp(Z - Z.max(axis=0, keepdims=True))
     P = E / E.sum(axis=0, keepdims=True)
     square = P.shape[0] == P.shape[1] and P.shape[0] >= 2
+    tprob = acc = dtarget = None
+    h_diag = diagnose(H.T, group)
+    if Y is not None:
+        dtarget = delta_target(h_diag.gram, Y)
+        t = Y.argmax(axis=0)
+        tprob = P[t, np.arange(P.shape[1])]
+        acc = float(np.mean(P.argmax(axis=0) == t))
     return ContextResult(
         tokens=tset,
-        context_words=tuple(ctx_words),
+        context_words=tuple(c.label for c in ctxs),
         prompts=tuple(prompts),
         H=H,
         Z=Z,
         P=P,
         mass=np.array(mass),
-        h_diagnostics=diagnose(H.T, group),
+        h_diagnostics=h_diag,
         p_delta_circ=delta_circ(double_centre(P)) if square else None,
         p_delta_etf=delta_etf(double_centre(P)) if square else None,
+        template=template,
+        contexts=ctxs,
+        Y=Y,
+        target_prob=tprob,
+        accuracy=acc,
+        delta_target=dtarget,
     )

@@ -39,6 +39,7 @@ from certificates.api import orbital_labels
 from engine.errors import InvalidInput
 
 __all__ = [
+    "delta_target",
     "centre_and_scale",
     "double_centre",
     "normalized_gram",
@@ -377,6 +378,28 @@ class GeometryDiagnostics:
         if self.delta_group is not None:
             out["delta_group"] = self.delta_group
         return out
+
+
+def delta_target(G, Y) -> float:
+    """Relative distance of a context Gram ``G`` (n x n) to the span of ``Y^T Y`` and ``J``:
+    the layer-peeled prediction for one-hot orbit targets ``Y`` (m x n).  Contexts with the
+    same target have the same optimal feature, so ``H*^T H*`` depends only on whether two
+    contexts share their target (the 0/1 pattern the symmetry paper prints in Sec. 5.2).
+
+    Examples
+    --------
+    >>> Y = np.array([[1., 0, 1], [0, 1, 0]])
+    >>> round(delta_target(3 * Y.T @ Y - 1, Y), 12)
+    0.0
+    """
+    G = _float_matrix(G, "G", square=True)
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2 or Y.shape[1] != G.shape[0]:
+        raise InvalidInput(f"Y must have one column per context ({G.shape[0]}); got shape "
+                           f"{Y.shape}")
+    A = np.stack([(Y.T @ Y).ravel(), np.ones(G.size)], axis=1)
+    coef, *_ = np.linalg.lstsq(A, G.ravel(), rcond=None)
+    return float(np.linalg.norm(G.ravel() - A @ coef) / _norm_or_raise(G))
 
 
 def diagnose(X, group=None) -> GeometryDiagnostics:

@@ -26,7 +26,7 @@ import numpy as np
 
 from engine.errors import InvalidInput
 
-__all__ = ["Panel", "save_heatmaps"]
+__all__ = ["Panel", "draw_panels", "save_heatmaps"]
 
 
 @dataclass(frozen=True)
@@ -69,22 +69,7 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int | None 
         raise InvalidInput("plots need matplotlib (the 'notebooks' extra)") from exc
     with plotstyle.style():
         fig = plotstyle.figure(plotstyle.COLUMN_WIDTH * len(panels), 3.2)
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        for ax, p in zip(axes, panels, strict=True):
-            A = np.asarray(p.matrix, dtype=float)
-            if A.shape != (len(p.row_labels), len(p.col_labels)):
-                raise InvalidInput(f"panel {p.title!r}: matrix shape {A.shape} does not match "
-                                   f"{len(p.row_labels)} x {len(p.col_labels)} labels")
-            if p.kind == "prob":
-                im = ax.imshow(A, cmap="viridis", vmin=0.0, vmax=max(float(A.max()), 1e-12))
-            else:
-                v = max(float(np.abs(A).max()), 1e-12)
-                im = ax.imshow(A, cmap="RdBu_r", vmin=-v, vmax=v)
-            ax.set_xticks(range(A.shape[1]), labels=list(p.col_labels), rotation=60,
-                          ha="right")
-            ax.set_yticks(range(A.shape[0]), labels=list(p.row_labels))
-            ax.set_title(p.title)
-            fig.colorbar(im, ax=ax, shrink=0.8)
+        draw_panels(fig, panels)
         out = Path(path)
         plotstyle.check_legible(fig)
         meta = {"png": {"Software": None},
@@ -100,3 +85,28 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int | None 
             write_atomic(out, buf.getvalue())  # never a truncated image
         except (OSError, ValueError) as exc:
             raise InvalidInput(f"cannot write the plot to {out}: {exc}") from exc
+
+
+def draw_panels(fig, panels: Sequence[Panel]) -> None:
+    """Draw the panels side by side on ``fig`` (a matplotlib figure in the shared style).
+
+    Raises
+    ------
+    InvalidInput
+        A label count that does not match the matrix.
+    """
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, p in zip(axes, panels, strict=True):
+        A = np.asarray(p.matrix, dtype=float)
+        if A.shape != (len(p.row_labels), len(p.col_labels)):
+            raise InvalidInput(f"panel {p.title!r}: matrix shape {A.shape} does not match "
+                               f"{len(p.row_labels)} x {len(p.col_labels)} labels")
+        if p.kind == "prob":
+            im = ax.imshow(A, cmap="viridis", vmin=0.0, vmax=max(float(A.max()), 1e-12))
+        else:
+            v = max(float(np.abs(A).max()), 1e-12)
+            im = ax.imshow(A, cmap="RdBu_r", vmin=-v, vmax=v)
+        ax.set_xticks(range(A.shape[1]), labels=list(p.col_labels), rotation=60, ha="right")
+        ax.set_yticks(range(A.shape[0]), labels=list(p.row_labels))
+        ax.set_title(p.title)
+        fig.colorbar(im, ax=ax, shrink=0.8)

@@ -126,6 +126,12 @@ class InspectReport:
                        f"delta_circ = {c.h_diagnostics.delta_circ:.4f}"
                        + ("" if c.h_diagnostics.delta_group is None
                           else f"  delta_group = {c.h_diagnostics.delta_group:.4f}"))
+            if c.Y is not None:
+                out.append(f"targets: {int(round(c.accuracy * len(c.prompts)))}/"
+                           f"{len(c.prompts)} contexts put most probability on their target "
+                           f"(mean target probability {float(c.target_prob.mean()):.3f}); "
+                           f"H^T H vs the predicted pattern span{{Y^T Y, J}}: delta_target = "
+                           f"{c.delta_target:.4f}")
             if c.p_delta_circ is not None:
                 out.append(f"next-token probabilities P (restricted to the set, double-centred): "
                            f"delta_ETF = {c.p_delta_etf:.4f}  delta_circ = {c.p_delta_circ:.4f}"
@@ -182,6 +188,10 @@ def inspect_model(
     transpose: bool = False,
     group=None,
     progress: bool | None = None,
+    contexts=None,
+    device: str = "cpu",
+    dtype: str | None = None,
+    trust_remote_code: bool = False,
 ) -> InspectReport:
     """Load the head rows of a token set and compute every diagnostic of ``logitgeom inspect``.
 
@@ -198,7 +208,11 @@ def inspect_model(
     space : {"auto", "leading", "none"}
         Spelling policy (:func:`~engine.models.tokens.resolve_tokens`).
     prompt : str, optional
-        Template with ``{TOKEN}``: run the model (a transformers folder) on it.
+        Template with ``{TOKEN}`` (or ``{TOKEN1}``, ``{TOKEN2}``, ...): run the model (a
+        transformers folder) on it.
+    contexts : optional
+        The contexts filled into ``prompt``, separate from ``words`` (see
+        :func:`engine.models.context.parse_contexts`); by default the words themselves.
     dim : int, optional
         Projection dimension of the exact ranking audit.
     pair : (int, int)
@@ -207,6 +221,9 @@ def inspect_model(
         ``"cyclic"``, ``"symmetric"``, a .json list of permutations, a permutation list or a
         GroupAction acting on the tokens (and on the contexts): adds ``delta_group``.
     progress : bool, optional
+    device, dtype, trust_remote_code
+        Passed to :func:`~engine.models.context.context_embeddings` (context runs only; the
+        head is always read memory-mapped from disk).
 
     Returns
     -------
@@ -239,11 +256,15 @@ def inspect_model(
     grp = group_from_spec(group, len(ids))
     labels = tuple(words)
     context = None
+    if contexts is not None and prompt is None:
+        raise InvalidInput("--contexts needs --prompt (the template they fill)")
     if prompt is not None:
         if tset is None:
             raise InvalidInput("--prompt needs a tokenizer.json (to encode the prompts)")
-        context = context_embeddings(model, tset, prompt, tokenizer=tok_path, group=grp,
-                                     progress=progress)
+        ctx_group = grp if contexts is None else None  # the group acts on the candidates
+        context = context_embeddings(model, tset, prompt, contexts=contexts, tokenizer=tok_path,
+                                     group=ctx_group, progress=progress, device=device,
+                                     dtype=dtype, trust_remote_code=trust_remote_code)
     return InspectReport(
         head=head,
         tokens=tset,

@@ -16,7 +16,8 @@ True
 # Each module registers its claims; SUMMARY.md lists them in this import order.
 # isort: off
 from engine.reproduce import _cosine_paper, _cosine_grid, _cosine_facts  # noqa: F401
-from engine.reproduce import _symmetry_paper, _symmetry_facts, trained  # noqa: F401
+from engine.reproduce import _symmetry_paper, _symmetry_facts, _real_models  # noqa: F401
+from engine.reproduce import trained, lm  # noqa: F401
 # isort: on
 from engine.reproduce.registry import CLAIMS, Claim, Row, Status, claim, select_claims
 from engine.reproduce.runner import Report, check_certificates, reproduce, summary_markdown

@@ -82,7 +82,10 @@ def _register() -> None:
     for lemma in (True, False):
         for n in GRID:
             key = f"cos-{'lemma-5.3' if lemma else 'thm-5.6'}-grid-n{n}"
-            claim(key, "cosine")(lambda ctx, n=n, lemma=lemma: _grid_row(ctx, n, lemma))
+            what = ("Lemma 5.3: cosines determine the sign patterns S(W)" if lemma else
+                    "Thm 5.6: difference cosines determine the rankings R(W)")
+            claim(key, "cosine", f"{what}, every head of the n = {n} grid, exact")(
+                lambda ctx, n=n, lemma=lemma: _grid_row(ctx, n, lemma))
 
 
 _register()

@@ -80,7 +80,9 @@ def lemma_3_1(ctx: Context) -> Row:
     art = ctx.write_json("results/lemma-3.1.json", {
         "W": matrix_to_str(Wq), "v": vector_to_str(tuple(Fraction(x) for x in v)),
         "W_translated": matrix_to_str(Wt), "BW_equal": same,
-        "float_demo": {"inputs": 1000, "max_abs_probability_difference": dp}})
+        # as text, the same string SUMMARY prints (a float this small would be rounded to 0
+        # with the artifacts' solver-noise rule)
+        "float_demo": {"inputs": 1000, "max_abs_probability_difference": f"{dp:.1e}"}})
     return Row("Lemma 3.1", "W 6 x 4 (random integers), v in Z^4", EXACT + " (B W' = B W)",
                f"all 15 logit differences identical for every input; float demo on 1000 "
                f"inputs: max |dp| = {dp:.1e}", (art,), _status(same and dp < 1e-12))
@@ -136,7 +138,8 @@ def thm_3_4(ctx: Context) -> Row:
     cos_ok = g[0] < 0 < g[1] and g[0] ** 2 == n[0] and g[1] ** 2 == n[1]  # cos = -1, +1
     fig = "figures/fig1-equivalent-models.png"
     with ctx.figure(fig, "Fig. 1 style (Thm 3.4): W, W' and W'' = W + 1 v^T drawn as arrows "
-                    "(labels 1-based) with cos(w_1, w_2) = 0.71, -1, +1; their softmax "
+                    "(labels 1-based; each panel on its own scale, so the short pair of W' shows) "
+                    "with cos(w_1, w_2) = 0.71, -1, +1; their softmax "
                     "probabilities over inputs on the unit circle coincide (solid, dashed and "
                     "dotted curves overlap).", figsize=(3.3, 3.3)) as f:
         _plots.equivalent_models(f, [np.array(W, float) for W in Ws])

@@ -44,10 +44,10 @@ def equivalent_models(fig, Ws: Sequence[np.ndarray]) -> None:
     from matplotlib.lines import Line2D
 
     names = ["W", "W'", "W''"]
-    lim = 1.3 * max(float(np.abs(W).max()) for W in Ws)
     gs = fig.add_gridspec(2, 3, height_ratios=[1.0, 1.25])
     for n, (W, name) in enumerate(zip(Ws, names, strict=False)):
         ax = fig.add_subplot(gs[0, n])
+        lim = 1.3 * float(np.abs(W).max())          # each panel on its own scale
         _arrows(ax, W, lim)
         ax.set_title(f"{name}\ncos = {_cos(W[0], W[1]):+.2f}", fontsize=7)
     ax = fig.add_subplot(gs[1, :])
@@ -168,7 +168,7 @@ def point_configurations(fig, Ps: Sequence[np.ndarray], only: Sequence[list],
         ax.set_ylim(-1.95, 1.95)
         ax.set_aspect("equal")
         ax.axis("off")
-        ax.set_title(f"directions u: rankings of W{n + 1}")
+        ax.set_title(f"rankings of W{n + 1}\nby direction u")
 
 
 def _spread(angles: Sequence[float], gap: float) -> list[float]:

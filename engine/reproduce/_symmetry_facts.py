@@ -1,8 +1,8 @@
 """Claims of the symmetry paper ("Uncovering Symmetry Transfer in Large Language Models via
 Layer-Peeled Optimization", Du, He and Su) that the theorem rows do not show: the diagnostics
 delta_ETF / delta_circ on a planted instance, the closed form of H^T H (Thms 2-3), the
-Remark on repeated or distinct orbit columns (the animals example), and one row per
-real-model experiment (these need the model weights on disk; the row gives the command).
+Remark on repeated or distinct orbit columns (the animals example).  The real-model
+experiments are in :mod:`engine.reproduce._real_models`.
 
 Float claims are decided with stated tolerances (see each row); labels are 0-based in the
 artifacts.
@@ -15,7 +15,7 @@ import numpy as np
 from engine.reproduce._artifacts import Context
 from engine.reproduce.registry import Row, Status, claim
 
-__all__ = ["REAL_MODEL_EXPERIMENTS"]
+__all__: list[str] = []
 
 #: budgets of the theorem rows (as in the Thm 1-6 rows)
 E_W, E_H = 1, 4
@@ -154,44 +154,3 @@ def remark_repeated(ctx: Context) -> Row:
                f"W* W*^T = E_W/(m-1)(I - J/m) in both (rel. dev. {devs[0]:.0e} / {devs[1]:.0e});"
                f" the uniform column has zero logits; only the scale of Z* changes (first "
                f"logit ratio distinct/full = {ratio:.4f})", (res,), _status(ok))
-
-
-#: The real-model experiments of the symmetry paper (Sec. 5; Figs. 2-8): what, token set,
-#: prompt template (None: output projection only), group.
-REAL_MODEL_EXPERIMENTS = (
-    ("Sec. 5.1, Figs. 2-3 (simplex ETF of W W^T)", "fork,knife,plate,cup,glass", None,
-     "symmetric"),
-    ("Sec. 5.1, Figs. 2, 4 (circulant W W^T)",
-     "Monday,Tuesday,Wednesday,Thursday,Friday,Saturday,Sunday", None, "cyclic"),
-    ("Sec. 5.2, Figs. 7-8 (cyclic-shift prompts: H^T H, softmax(Z))",
-     "Monday,Tuesday,Wednesday,Thursday,Friday,Saturday,Sunday",
-     "Today is {TOKEN}. Tomorrow is", "cyclic"),
-    ("Sec. 5.2, Figs. 5-6 (permutation prompts: H^T H, softmax(Z))",
-     "fork,knife,plate,cup,glass", "TEMPLATE", "symmetric"),
-)
-_MODELS = "GPT-OSS-20B, Mistral-7B-Instruct-v0.3, RWKV7-7.2B"
-
-
-def _real_model_row(ctx: Context, what: str, tokens: str, prompt, group: str) -> Row:
-    del ctx  # nothing is computed without the weights
-    stem = what.split("(")[1].rstrip(")").split(":")[0].replace(" ", "-").replace("^", "").lower()
-    cmd = f'logitgeom inspect MODEL_DIR --tokens "{tokens}" --group {group}'
-    if prompt is not None:
-        cmd += f' --prompt "{prompt}"'
-    cmd += f" -o {stem}.json --plot {stem}.pdf"
-    note = ("; the paper's permutation-prompt template is not legible in its text: put yours "
-            "(with {TOKEN}) for TEMPLATE" if prompt == "TEMPLATE" else "")
-    return Row(what, f"{_MODELS} (local weights; nothing is downloaded)",
-               "needs local weights: run `" + cmd + "` with MODEL_DIR the model folder "
-               "(safetensors + tokenizer.json)", "not run here (no weights on this machine)"
-               + note + "; the trained-model row shows the same claim on a small model", (),
-               Status.NEEDS_WEIGHTS)
-
-
-def _register() -> None:
-    for n, (what, tokens, prompt, group) in enumerate(REAL_MODEL_EXPERIMENTS):
-        claim(f"sym-real-model-{n + 1}", "symmetry")(
-            lambda ctx, w=what, t=tokens, p=prompt, g=group: _real_model_row(ctx, w, t, p, g))
-
-
-_register()

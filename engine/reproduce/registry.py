@@ -31,6 +31,11 @@ class Status(StrEnum):
     #: a claim about real models whose weights are not on this machine: the row gives the
     #: command that reproduces it; not a failure
     NEEDS_WEIGHTS = "needs local weights"
+    #: the weights are here but do not fit the memory: refused before loading, with the
+    #: estimate; not a failure
+    NEEDS_MEMORY = "needs more memory"
+    #: a real-model row measured with no printed value to compare against
+    MEASURED = "measured"
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,8 @@ class Row:
     artifacts : tuple of str
         Paths of the written files, relative to the output directory.
     status : Status
+    paper, ours : float or None
+        Real-model rows: the paper's printed delta and the measured one (SUMMARY compares).
     """
 
     claim: str
@@ -58,11 +65,15 @@ class Row:
     result: str
     artifacts: tuple[str, ...]
     status: Status
+    #: real-model rows: the delta the paper prints (reference) and ours (when measured)
+    paper: float | None = None
+    ours: float | None = None
 
     @property
     def ok(self) -> bool:
-        """Whether the claim passed (or could not run for want of local weights)."""
-        return self.status in (Status.PASS, Status.NEEDS_WEIGHTS)
+        """Whether the claim passed (or could not run: no local weights, not enough memory)."""
+        return self.status in (Status.PASS, Status.NEEDS_WEIGHTS, Status.NEEDS_MEMORY,
+                               Status.MEASURED)
 
     def markdown_cells(self) -> list[str]:
         """The table cells (pipes escaped)."""
@@ -73,18 +84,21 @@ class Row:
 
 @dataclass(frozen=True)
 class Claim:
-    """A registered claim: a key (for ``--only``), the paper it comes from, a function."""
+    """A registered claim: a key (for ``--only``), the paper it comes from, a function, and a
+    one-line description (``reproduce --list``)."""
 
     key: str
     paper: str
     func: Callable
+    description: str = ""
 
 
 #: Registered claims, in the order the runner executes them (filled by the claim modules).
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(key: str, paper: str) -> Callable[[Callable], Callable]:
+def claim(key: str, paper: str, description: str | None = None
+          ) -> Callable[[Callable], Callable]:
     """Register a claim function under ``key`` (decorator).
 
     Parameters
@@ -93,6 +107,9 @@ def claim(key: str, paper: str) -> Callable[[Callable], Callable]:
         Unique, lower-case, e.g. ``"cos-thm-3.4"``; ``--only`` patterns match it.
     paper : str
         ``"cosine"`` (the cosine paper) or ``"symmetry"`` (the symmetry paper).
+    description : str, optional
+        One line for ``reproduce --list``; default: the first sentence of the function's
+        docstring.
 
     Raises
     ------
@@ -103,7 +120,10 @@ def claim(key: str, paper: str) -> Callable[[Callable], Callable]:
     def deco(func: Callable) -> Callable:
         if key in CLAIMS:
             raise InvalidInput(f"claim {key!r} is registered twice")
-        CLAIMS[key] = Claim(key, paper, func)
+        first = " ".join((func.__doc__ or "").strip().split("\n\n")[0].split())
+        if len(first) > 110:  # one line: cut at a word boundary
+            first = first[:107].rsplit(" ", 1)[0] + "..."
+        CLAIMS[key] = Claim(key, paper, func, " ".join((description or first).split()))
         return func
 
     return deco

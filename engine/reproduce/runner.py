@@ -133,6 +133,10 @@ def summary_markdown(rep: Report) -> str:
              "`CERTIFICATES.sha256` that are missing or changed (`sha256sum -c` works too). "
              "Solutions are in `solutions/`, other results in `results/`, "
              "figures in `figures/`.", "",
+             "Radius correction: the symmetry rows solve the convex reformulation with the "
+             "nuclear-norm radius rho = sqrt(E_W E_H), since ||W H||_* <= ||W||_F ||H||_F <= "
+             "sqrt(E_W) sqrt(E_H); the symmetry paper prints E_W E_H for it (see "
+             "docs/layer-peeled.md).", "",
              "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
     lines += ["| " + " | ".join(r.markdown_cells()) + " |" for r in rep.rows]
     n_ok = sum(r.status is Status.PASS for r in rep.rows)
@@ -143,6 +147,16 @@ def summary_markdown(rep: Report) -> str:
                  "the row gives the command)" if n_w else "")
               + f"; {rep.certificates_checked} certificates checked by the stdlib checker, "
               f"{len(rep.certificates_invalid)} invalid.**", ""]
+    real = [r for r in rep.rows if r.paper is not None or r.ours is not None]
+    if real:
+        lines += ["## Real-model deltas: ours vs the paper's", "",
+                  "| experiment | model | paper | ours |", "|---|---|---|---|"]
+        for r in real:
+            model = r.instance.split(":")[0]
+            paper = "-" if r.paper is None else f"{r.paper:.3f}"
+            ours = ("not run (" + str(r.status) + ")") if r.ours is None else f"{r.ours:.3f}"
+            lines.append(f"| {r.claim} | {model} | {paper} | {ours} |")
+        lines.append("")
     if rep.captions:
         lines += ["## Figures", ""]
         lines += [f"- `{rel}`: {cap}" for rel, cap in rep.captions]
@@ -152,13 +166,19 @@ def summary_markdown(rep: Report) -> str:
 
 def _row_to_json(row: Row) -> dict:
     return {"claim": row.claim, "instance": row.instance, "method": row.method,
-            "result": row.result, "artifacts": list(row.artifacts), "status": row.status.value}
+            "result": row.result, "artifacts": list(row.artifacts), "status": row.status.value,
+            "paper": row.paper, "ours": row.ours}
+
+
+def _num(x) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
 
 
 def _row_from_json(d: dict) -> Row | None:
     try:
         return Row(str(d["claim"]), str(d["instance"]), str(d["method"]), str(d["result"]),
-                   tuple(str(a) for a in d["artifacts"]), Status(d["status"]))
+                   tuple(str(a) for a in d["artifacts"]), Status(d["status"]),
+                   _num(d.get("paper")), _num(d.get("ours")))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -206,7 +226,9 @@ def _remember(out: Path, record: dict, ctx: Context, hashed: set[str]) -> None:
 
 
 def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
-              progress: bool | None = None, force: bool = False) -> Report:
+              progress: bool | None = None, force: bool = False,
+              models: str | Path | None = None, device: str = "cpu", dtype: str | None = None,
+              trust_remote_code: bool = False, log=None) -> Report:
     """Run every claim of both papers (or those matching ``only``) and write the artifacts.
 
     Parameters
@@ -223,6 +245,15 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     force : bool
         Overwrite files in ``out`` that no logitgeom run wrote (by default such a file is
         never replaced: the run stops with an error before writing it).
+    models : path, optional
+        A folder holding local model folders named as in
+        :data:`engine.reproduce._real_models.MODELS`: the real-model rows whose folder is
+        there run and compare with the paper's printed values.
+    device, dtype, trust_remote_code
+        Options of those runs (see :func:`engine.models.context.context_embeddings`).
+    log : file-like, optional
+        Where a line per finished claim goes when the progress bar is off (default: stderr;
+        ``False``: nowhere).
 
     Returns
     -------
@@ -246,8 +277,16 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     out = Path(out)
     owned = _owned_files(out, force)
     prior = read_run_record(out) or {}
+    if models is not None and not Path(models).expanduser().is_dir():
+        from engine.errors import InvalidInput
+
+        raise InvalidInput(f"--models {models}: not a folder (it should hold one folder per "
+                           "model, e.g. gpt-oss-20b/)")
     ctx = Context(out)
     ctx.owned, ctx.force = owned, force
+    ctx.models = None if models is None else Path(models).expanduser()
+    ctx.model_options = {"device": device, "dtype": dtype,
+                         "trust_remote_code": trust_remote_code}
     for rel in ("SUMMARY.md", MANIFEST):
         ctx.check_overwrite(rel)
     prior_rows = {k: v for k, v in (prior.get("rows") or {}).items() if isinstance(v, dict)}
@@ -261,6 +300,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     owner: dict[str, int] = {}
     hashed: set[str] = set()
     bar = tqdm(claims, desc="reproduce", unit="claim", disable=not show)
+    sink = None if (show or log is False) else (log or sys.stderr)
     for c in bar:
         bar.set_postfix_str(c.key, refresh=False)
         before = len(ctx.certificates)
@@ -280,6 +320,8 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
             owner[name] = len(rows)
         rows.append(row)
         keys.append(c.key)
+        if sink is not None:  # no bar (a log file, CI): one line per finished claim
+            print(f"[{len(rows)}/{len(claims)}] {c.key}: {row.status}", file=sink, flush=True)
         _remember(out, record, ctx, hashed)  # an interrupted run still knows what it wrote
     verdicts = check_certificates(ctx.out, ctx.certificates)
     bad = tuple(sorted(n for n, v in verdicts.items() if v != "OK"))
