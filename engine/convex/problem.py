@@ -503,7 +503,8 @@ def _read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarra
                 j = int(bad[0])
                 kind = f"{Y.dtype} input" if Y.dtype.kind == "f" else "integer input"
                 raise InvalidInput(f"Y column {j} sums to {float(sums[j]):.12g}, not 1 "
-                                   f"(tolerance {tol:g} for {kind}); pass normalize=True to "
+                                   f"(tolerance {tol:g} for {kind}); pass normalize=True "
+                                   "(CLI: --normalize) to "
                                    "divide each column by its sum")
         if normalize or low:
             F = F / sums[None, :]
@@ -526,7 +527,8 @@ def _read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarra
         for j, tot in enumerate(sums):
             if abs(tot - 1) > SUM_TOL:
                 raise InvalidInput(f"Y column {j} sums to {float(tot):.12g}, not 1 (tolerance "
-                                   f"{SUM_TOL:g}); pass normalize=True to divide each column "
+                                   f"{SUM_TOL:g}); pass normalize=True "
+                                   "(CLI: --normalize) to divide each column "
                                    "by its sum")
     F = np.array([[float(q) for q in row] for row in E.tolist()], dtype=float)
     return E, F, normalize
@@ -780,7 +782,8 @@ def _check_orbit_bases(T: OrbitTargets) -> None:
         tot = sum(v, Fraction(0))
         if abs(tot - 1) > SUM_TOL:
             raise InvalidInput(f"base vector {b} of the orbit target sums to {float(tot):.12g}, "
-                               f"not 1 (tolerance {SUM_TOL:g}); pass normalize=True to divide "
+                               f"not 1 (tolerance {SUM_TOL:g}); pass normalize=True "
+                               "(CLI: --normalize) to divide "
                                "each column by its sum")
 
 

@@ -380,12 +380,14 @@ def orbit_targets(
             tol = float_sum_tol(vv)
             if tol == 0 and tot != 1:
                 raise InvalidInput(f"base vector {c} sums to {tot}, not exactly 1 (exact "
-                                   "input must sum to exactly 1); pass normalize=True to "
+                                   "input must sum to exactly 1); pass normalize=True "
+                                   "(CLI: --normalize) to "
                                    "divide it by its sum")
             if tol > 0 and abs(tot - 1) > tol:
                 raise InvalidInput(f"base vector {c} sums to {float(tot):.17g}, not 1 within "
                                    f"{float(tol):.3g} (the tolerance for float input: m units in "
-                                   "the last place); pass normalize=True to divide it by its "
+                                   "the last place); pass normalize=True "
+                                   "(CLI: --normalize) to divide it by its "
                                    "sum")
         base.append(ex)
     order = G.order
