@@ -23,8 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certificates.check import check
+from engine.certify.convex import bracket_certificate, orbital_average, theorem_certificate
 from engine.convex import LayerPeeled, cyclic_orbit, group_orbit, symmetric_group
-from engine.convex.certify import bracket_certificate, orbital_average, theorem_certificate
 from engine.errors import InexactResult, InvalidInput
 
 ROOT = Path(__file__).resolve().parents[1]

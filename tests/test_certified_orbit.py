@@ -21,7 +21,7 @@ from test_certified_bracket import claim_true
 
 from certificates.check import check
 from certificates.check_bracket import group_order
-from engine.convex.certify import orbit_bracket_certificate
+from engine.certify.convex import orbit_bracket_certificate
 
 S4 = [[1, 0, 2, 3], [1, 2, 3, 0]]
 
@@ -165,7 +165,7 @@ def _alpha(y, kappa):
 
 
 def test_orbit_part_in_a_theorem(s4):
-    from engine.convex.certify import theorem_certificate
+    from engine.certify.convex import theorem_certificate
 
     thm = theorem_certificate("transitive-etf", s4, label="Thms 2-3, implicit S_4 orbit")
     assert check(thm).ok

@@ -611,7 +611,7 @@ class LayerPeeledSolution:
     def certificate(self, eps: Any = None, **kw: Any) -> dict:
         """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
 
-        Thin wrapper of :func:`engine.convex.certify.solution_certificate` (keywords:
+        Thin wrapper of :func:`engine.certify.convex.solution_certificate` (keywords:
         ``eps_mode``, ``generators``, ``claims``, ``precision``, ``orbit``: the
         ``layer-peeled-orbit-bracket`` of an OrbitTargets); see docs/certified-optima.md.
 
@@ -621,7 +621,7 @@ class LayerPeeledSolution:
         >>> sol.certificate(eps="1/1000000")["kind"]
         'layer-peeled-bracket'
         """
-        from engine.convex.certify import solution_certificate
+        from engine.certify.convex import solution_certificate
 
         return solution_certificate(self, eps=eps, **kw)
 

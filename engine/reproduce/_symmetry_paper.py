@@ -91,7 +91,7 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
     from fractions import Fraction
 
     from certificates.api import check
-    from engine.convex.certify import theorem_certificate
+    from engine.certify.convex import theorem_certificate
 
     part = sol.certificate(eps=CERT_EPS, generators=generators, statement=(
         f"{label}: the layer-peeled optimum lies in [lower, upper]; the file's (W, H) with "

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from certificates import api as cb
+from engine.certify.common import header
 from engine.errors import InexactResult, InvalidInput
 
 __all__ = ["bracket_certificate", "theorem_certificate", "solution_certificate",
@@ -311,13 +312,9 @@ def bracket_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: st
     structure = [{"claim": c} for c in claims]
     if gens:
         structure.append({"claim": "invariant", "generators": gens})
-    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.BRACKET_KINDS[0]}
     if statement is None and structure:
         statement = structure_statement(structure, m)
-    if statement:
-        cert["statement"] = statement
-    if provenance:
-        cert["provenance"] = dict(provenance)
+    cert = header(cb.BRACKET_KINDS[0], statement, provenance)
     cert.update({"Y": _s(Y), "E_W": str(problem.E_W_exact), "E_H": str(problem.E_H_exact),
                  "W": _s(W), "H": _s(H), "P": _s(P), "s": str(s), "rho_up": str(rho_up),
                  "precision": int(precision)})
@@ -336,8 +333,7 @@ def theorem_certificate(theorem: str, part: dict, *, label: str | None = None,
     """
     if theorem not in cb.BRACKET_THEOREMS:
         raise InvalidInput(f"unknown theorem {theorem!r}; one of {sorted(cb.BRACKET_THEOREMS)}")
-    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.BRACKET_KINDS[1],
-            "theorem": theorem}
+    cert = {**header(cb.BRACKET_KINDS[1]), "theorem": theorem}
     if label:
         cert["label"] = label
     if statement:
@@ -545,11 +541,7 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
             break
     else:
         raise InexactResult("could not verify a spectral bound (please report this)")
-    cert = {"format": "logitgeom-certificate", "version": 1, "kind": cb.BRACKET_KINDS[2]}
-    if statement:
-        cert["statement"] = statement
-    if provenance:
-        cert["provenance"] = dict(provenance)
+    cert = header(cb.BRACKET_KINDS[2], statement, provenance)
     cert.update({"bases": _s(Yb), "generators": gens, "group_order": N, "E_W": str(EW),
                  "E_H": str(EH), "W": _s(W), "H_bases": _s(Hb), "P_bases": _s(Pb),
                  "s": str(s), "rho_up": str(_sqrt_up(EW * EH)), "precision": int(precision)})
