@@ -27,7 +27,6 @@ Verdict(ok=True, kind='sign-feasible', failed_check=None, location=None, message
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from itertools import combinations
@@ -367,45 +366,12 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
 
 
 def main(argv=None) -> int:
-    """Command line: one verdict line per file; exit 0 / 1 / 2 (see module docstring)."""
-    ap = argparse.ArgumentParser(prog="python -m certificates.check",
-                                 description="Check logitgeom certificates (stdlib only).")
-    ap.add_argument("files", nargs="+", metavar="FILE")
-    ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
-    ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
-    ap.add_argument("--max-work", type=int, default=None, metavar="N",
-                    help="refuse (not checked, exit 2) a certificate whose work exceeds N "
-                    f"units (default {DEFAULT_MAX_WORK:,}; none with --sample; docs/limits.md)")
-    ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
-    ap.add_argument("--sample", type=int, metavar="N", help="argmax audits: check every "
-                    "never-proof and N witnesses drawn from --seed (other kinds: in full)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    args = ap.parse_args(argv)
-    if args.sample is not None and args.sample < 0:
-        ap.error("--sample takes N >= 0")
-    code = 0
-    for path in args.files:
-        tally: dict = {}
-        v, obj = read_and_check(path, args.max_work if args.max_work is not None else "default",
-                                args.sample, args.seed, tally)
-        if v.ok and "witnesses" in tally:
-            print(f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
-                  f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
-        elif v.ok:
-            print(f"{path}: OK {v.kind}")
-        else:
-            print(f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
-                  f"location={v.location}: {v.message}")
-        code = max(code, v.exit_code)
-        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
-            from certificates import _render
-            if "witnesses" in tally:
-                print(f"  (this run checked every never-proof and {tally['checked']} of "
-                      f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
-            print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
-            print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
-    return code
+    """Command line (presentation, in :mod:`certificates._cli`): one verdict line per file;
+    exit 0 / 1 / 2 (see the module docstring)."""
+    from certificates import _cli
+    return _cli.check_main(argv, read_and_check)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(K.run(main))
+    from certificates import _cli
+    sys.exit(_cli.run(main))

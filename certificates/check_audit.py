@@ -38,7 +38,6 @@ gordan-combination /records/1/all
 
 from __future__ import annotations
 
-import argparse
 import ast
 import bisect
 import hashlib
@@ -398,51 +397,13 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
                           check_argmax_audit(o, loc), max_work, None if full else scope)[0]
 
 
-def _parse_labels(text: str) -> set[int]:
-    out: set[int] = set()
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        a, _, b = part.partition("-")
-        if not a.isdigit() or (b and not b.isdigit()) or (b and int(b) - int(a) > 1 << 20):
-            raise SystemExit(f"--labels: {part!r} is not a label or a range a-b (at most "
-                             "2^20 labels)")
-        out.update(range(int(a), int(b or a) + 1))
-    return out
-
-
 def main(argv=None) -> int:
-    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``."""
-    ap = argparse.ArgumentParser(prog="python -m certificates.check_audit",
-                                 description="Check an argmax-audit certificate (stdlib only); "
-                                             "optionally only some labels' proofs.")
-    ap.add_argument("file")
-    ap.add_argument("--labels", help="check the proofs of these labels only ('0,5,9-12')")
-    ap.add_argument("--sample", type=int, help="check every never-proof and N witnesses drawn "
-                    "from --seed")
-    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    ap.add_argument("--max-work", type=int, help="work budget of a full check (default: the "
-                                                  "checker's); none with --labels/--sample")
-    args = ap.parse_args(argv)
-    if args.sample is not None and args.sample < 0:
-        ap.error("--sample takes N >= 0")
-    labels = _parse_labels(args.labels) if args.labels else None
-    scope: dict = {}
-    v = check_file(args.file, labels, args.max_work if args.max_work is not None else "default",
-                   args.sample if labels is None else None, args.seed, scope)
-    if labels is not None:
-        what = f"{len(labels)} labels' proofs"
-    elif args.sample is not None:
-        what = (f"every never-proof and a sample of {args.sample} labels' proofs among the "
-                f"witnesses: checked {scope.get('checked', 0)} of {scope.get('witnesses', 0)} "
-                f"witnesses, seed {args.seed}")
-    else:
-        what = "all labels"
-    if v.ok:
-        print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)")
-    else:
-        print(f"{args.file}: INVALID {v.kind} failed_check={v.failed_check} "
-              f"location={v.location}: {v.message}")
-    return v.exit_code
+    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
+    (presentation, in :mod:`certificates._cli`)."""
+    from certificates import _cli
+    return _cli.audit_main(argv, check_file)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(K.run(main))
+    from certificates import _cli
+    sys.exit(_cli.run(main))

@@ -45,7 +45,6 @@ import math
 import os
 import re
 import stat
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -128,17 +127,6 @@ def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
             return judge(obj, checker, max_work), obj
     finally:
         SCOPE.reset(token)
-
-
-def run(main, argv=None) -> int:
-    """``main(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
-    try:
-        code = main(argv)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    return code
 
 
 def header(obj, loc, kinds) -> str:
