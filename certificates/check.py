@@ -100,12 +100,10 @@ def _translation(obj, loc):
         if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
             raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
     labels = K.read_field(K.read_labels, obj, "labels", loc, len(W))
-    if len(labels) != 2:
-        raise Fail("schema", f"{loc}/labels", "labels must be two distinct labels")
+    K.fail_if(len(labels) != 2, "schema", f"{loc}/labels", "labels must be two distinct labels")
     i, j = labels
     target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
-    if target == 0:
-        raise Fail("schema", f"{loc}/target", "target must be +1 or -1")
+    K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
     if not any(a) or not any(c):
         raise Fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
@@ -168,8 +166,7 @@ def _pattern_complete(obj, loc):
         if ptype == "ranking" and len(value) != len(W):
             raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
         sem.witness_at(rows, p, pl, len(W[0]))
-        if value in seen:
-            raise Fail("duplicate-pattern", pl, "pattern listed twice")
+        K.fail_if(value in seen, "duplicate-pattern", pl, "pattern listed twice")
         seen.add(value)
     count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
                           f"{loc}/lattice", len(W[0]))
@@ -198,8 +195,7 @@ def _mats(obj, loc, *keys):
 
 def _theorem(obj, loc):
     name = K.get(obj, "theorem", loc)
-    if name not in _PARTS:
-        raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
+    K.fail_if(name not in _PARTS, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     parts = K.read_field(K.read_list, obj, "parts", loc)
     results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
     kinds, (first, more) = [p["kind"] for p in parts], _PARTS[name]
@@ -208,8 +204,7 @@ def _theorem(obj, loc):
                    + (f", then any number of {' / '.join(more)}" if more else ""))
 
     def same(cond, what):
-        if not cond:
-            raise Fail("theorem-mismatch", f"{loc}/parts", what)
+        K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)
 
     if name == "translation-cosine":
         p, q = parts

@@ -84,8 +84,7 @@ def _floats(data: bytes, dtype: str, loc):
         a.frombytes(bytes(wide))
     if sys.byteorder != "little" and dtype != "BF16":
         a.byteswap()
-    if not all(map(math.isfinite, a)):
-        raise Fail("number", loc, "the head has a NaN or infinite entry")
+    K.fail_if(not all(map(math.isfinite, a)), "number", loc, "the head has a NaN or infinite entry")
     return a
 
 
@@ -124,15 +123,13 @@ def _safetensors(fh, size, tensor, loc):
             raise Fail("file", loc, f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
         spans.append(off)
     for a, b in sorted(spans):
-        if a != end:
-            raise Fail("file", loc, "safetensors data offsets are not contiguous")
+        K.fail_if(a != end, "file", loc, "safetensors data offsets are not contiguous")
         end = b
     if end != size - 8 - n:
         raise Fail("file", loc, "safetensors data region does not fill the file after the "
                    "header")
     e = hdr.get(tensor) if isinstance(tensor, str) and tensor != "__metadata__" else None
-    if e is None:
-        raise Fail("file", loc, f"no tensor {ascii(tensor)[:60]} in the file")
+    K.fail_if(e is None, "file", loc, f"no tensor {ascii(tensor)[:60]} in the file")
     return e["dtype"], tuple(e["shape"]), 8 + n + e["data_offsets"][0]
 
 
@@ -148,8 +145,7 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
         try:
             if fmt == "npy":
                 magic = fh.read(8)
-                if magic[:6] != b"\x93NUMPY":
-                    raise Fail("file", loc, f"{path} is not a .npy file")
+                K.fail_if(magic[:6] != b"\x93NUMPY", "file", loc, f"{path} is not a .npy file")
                 hl = struct.unpack("<H" if magic[6] == 1 else "<I",
                                    fh.read(2 if magic[6] == 1 else 4))[0]
                 hdr = ast.literal_eval(fh.read(min(hl, 65536)).decode("latin1"))
@@ -162,14 +158,12 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
         except (ValueError, KeyError, TypeError, SyntaxError, IndexError, struct.error,
                 MemoryError, RecursionError) as exc:
             raise Fail("file", loc, f"cannot read the head from {path}: {exc!r}"[:300]) from None
-        if dtype not in _SIZE:
-            raise Fail("schema", loc, f"unsupported head dtype {ascii(dtype)[:40]}")
+        K.fail_if(dtype not in _SIZE, "schema", loc, f"unsupported head dtype {ascii(dtype)[:40]}")
         if shape != ((d, k) if transpose else (k, d)):
             raise Fail("shape", loc, f"head in {path} has shape {shape}, expected "
                        f"{(d, k) if transpose else (k, d)}")
         nbytes = k * d * _SIZE[dtype]
-        if offset + nbytes > size:
-            raise Fail("file", loc, f"{path} is truncated")
+        K.fail_if(offset + nbytes > size, "file", loc, f"{path} is truncated")
         K.charge(nbytes // 4)
         fh.seek(offset)
         data = fh.read(nbytes)
@@ -240,8 +234,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
             raise Fail("schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
         if "scale" in w:
             t = K.read_number(w["scale"], f"{loc}/witness/scale")
-            if t <= 0:
-                raise Fail("witness", f"{loc}/witness/scale", "scale must be positive")
+            K.fail_if(t <= 0, "witness", f"{loc}/witness/scale", "scale must be positive")
             x = [t * Fraction(v) for v in M.W[k]] if on else None
         else:
             x = [K.read_number(s, f"{loc}/witness/x/{j}")
@@ -257,8 +250,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
         c = [K.read_number(s, f"{loc}/multipliers/{n}") for n, s in
              enumerate(K.read_list(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows)))]
         cap = M.d + (2 if M.IB is not None else 1)
-        if not rows:
-            raise Fail("gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
+        K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
         if k in rows or len(set(rows)) != len(rows) or len(rows) > cap:
             raise Fail("gordan-support", f"{loc}/rows", f"label {k}: rows must be distinct, "
                        f"exclude the label itself and number at most {cap}")
@@ -278,8 +270,7 @@ def _runs(runs, k, loc) -> list[tuple[int, int]]:
         out.append((a, K.read_int(r[1], f"{loc}/{n}/1", a, k - 1)))
         if n and a <= out[-2][1]:
             raise Fail("schema", f"{loc}/{n}", "label runs must be increasing and disjoint")
-    if not out:
-        raise Fail("schema", loc, "no labels")
+    K.fail_if(not out, "schema", loc, "no labels")
     return out
 
 
@@ -323,8 +314,7 @@ def check_argmax_audit(obj, loc) -> None:
     radius = None
     if "box" in domains:
         radius = K.read_number(K.get(obj, "radius", loc), f"{loc}/radius")
-        if radius <= 0:
-            raise Fail("schema", f"{loc}/radius", "radius must be positive")
+        K.fail_if(radius <= 0, "schema", f"{loc}/radius", "radius must be positive")
     elif obj.get("radius") is not None:
         raise Fail("schema", f"{loc}/radius", "a radius needs the 'box' domain")
     head = K.get(obj, "head", loc)

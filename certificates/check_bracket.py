@@ -157,8 +157,7 @@ def _read(obj, loc, orbit):
     for n, c in enumerate(obj.get("structure") or []):
         K.only(c, {"claim", "generators"}, f"{loc}/structure/{n}", "a structure claim")
     EW, EH = _num(obj, "E_W", loc), _num(obj, "E_H", loc)
-    if EW <= 0 or EH <= 0:
-        raise Fail("budget", f"{loc}/E_W", "budgets must be > 0")
+    K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
     prec = K.get(obj, "precision", loc)
     if type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1]:
         raise Fail("precision", f"{loc}/precision", f"precision must be an integer in {PRECISION}")
@@ -217,9 +216,8 @@ def _structure(obj, loc, Y, W, orbit) -> None:
                 cols = Counter(tuple(col) for col in zip(*Y, strict=True))
                 moved = Counter(tuple(col[g.index(i)] for i in range(m))
                                 for col in zip(*Y, strict=True))
-                if cols != moved:
-                    raise Fail("target-invariant", f"{cl}/generators/{r}",
-                               f"generator {r} does not preserve the columns of Y")
+                K.fail_if(cols != moved, "target-invariant", f"{cl}/generators/{r}",
+                           f"generator {r} does not preserve the columns of Y")
 
 
 @_guarded
@@ -232,10 +230,8 @@ def check(obj, loc="") -> None:
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     P = K.read_field(K.read_matrix, obj, "P", loc, rows=m, cols=n)
-    if _sq_frob(W) > EW:
-        raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
-    if _sq_frob(H) > EH:
-        raise Fail("budget", f"{loc}/H", "||H||_F^2 > E_H")
+    K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
+    K.fail_if(_sq_frob(H) > EH, "budget", f"{loc}/H", "||H||_F^2 > E_H")
     if loss_upper(Y, W, H, ctx) > upper:
         raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
     _stochastic(P, "dual-stochastic", f"{loc}/P")
@@ -280,10 +276,8 @@ def check_orbit(obj, loc="") -> None:
                        f"W is not invariant under generator {r}")
     Hb = K.read_field(K.read_matrix, obj, "H_bases", loc, rows=len(Yb), cols=m)
     Pb = K.read_field(K.read_matrix, obj, "P_bases", loc, rows=len(Yb), cols=m)
-    if _sq_frob(W) > EW:
-        raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
-    if N * _sq_frob(Hb) > EH:
-        raise Fail("budget", f"{loc}/H_bases", "|G| sum_b ||h_b||^2 > E_H")
+    K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
+    K.fail_if(N * _sq_frob(Hb) > EH, "budget", f"{loc}/H_bases", "|G| sum_b ||h_b||^2 > E_H")
     if N * loss_upper(Y, W, [list(c) for c in zip(*Hb, strict=True)], ctx) > upper:
         raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
     P = [list(c) for c in zip(*Pb, strict=True)]

@@ -138,8 +138,7 @@ def check_stream(obj, loc):
         if digest != sh["sha256"]:
             raise Fail("file-hash", sloc, f"SHA-256 of shard {path} differs from the "
                        "certificate")
-        if n != rows:
-            raise Fail("count", sloc, f"{n} rows, the certificate states {rows}")
+        K.fail_if(n != rows, "count", sloc, f"{n} rows, the certificate states {rows}")
         total += n
     count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
                           f"{loc}/lattice", d)

@@ -129,10 +129,16 @@ def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
         SCOPE.reset(token)
 
 
+def fail_if(cond, check, loc, message) -> None:
+    """Raise ``Fail(check, loc, message)`` when ``cond`` holds (the message is built either
+    way, so it is kept cheap)."""
+    if cond:
+        raise Fail(check, loc, message)
+
+
 def header(obj, loc, kinds) -> str:
     """Check ``format`` and ``version`` (an integer, exactly); return ``kind`` if in kinds."""
-    if not isinstance(obj, dict):
-        raise Fail("schema", loc or "/", "a certificate is a JSON object")
+    fail_if(not isinstance(obj, dict), "schema", loc or "/", "a certificate is a JSON object")
     if obj.get("format") != FORMAT:
         raise Fail("unsupported-format", f"{loc}/format", f"format must be {FORMAT!r}")
     if type(obj.get("version")) is not int or obj["version"] != VERSION:
@@ -188,8 +194,7 @@ def parse_json(text, loc="/", check="unreadable"):
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        if _depth(text) > MAX_DEPTH:
-            raise Fail(check, loc, f"JSON nested deeper than {MAX_DEPTH} levels")
+        fail_if(_depth(text) > MAX_DEPTH, check, loc, f"JSON nested deeper than {MAX_DEPTH} levels")
         return json.loads(text, parse_float=_no_float, parse_constant=_no_float,
                           parse_int=_int, object_pairs_hook=_pairs)
     except Fail as f:
@@ -200,10 +205,8 @@ def parse_json(text, loc="/", check="unreadable"):
 
 def get(obj, key, loc):
     """``obj[key]``; a clear ``schema`` failure when obj is no object or lacks the key."""
-    if not isinstance(obj, dict):
-        raise Fail("schema", loc, "expected a JSON object")
-    if key not in obj:
-        raise Fail("schema", f"{loc}/{key}", f"missing field '{key}'")
+    fail_if(not isinstance(obj, dict), "schema", loc, "expected a JSON object")
+    fail_if(key not in obj, "schema", f"{loc}/{key}", f"missing field '{key}'")
     return obj[key]
 
 
@@ -238,8 +241,7 @@ def read_number(s, loc) -> Fraction:
 
 def read_int(v, loc, lo=None, hi=None) -> int:
     """A JSON integer (not a boolean) in [lo, hi]."""
-    if type(v) is not int:
-        raise Fail("schema", loc, f"expected a JSON integer, got {ascii(v)[:40]}")
+    fail_if(type(v) is not int, "schema", loc, f"expected a JSON integer, got {ascii(v)[:40]}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise Fail("schema", loc, f"integer {v} out of range [{lo}, {hi}]")
     return v
@@ -247,10 +249,8 @@ def read_int(v, loc, lo=None, hi=None) -> int:
 
 def read_list(v, loc, n=None) -> list:
     """A JSON list (of n entries when n is given)."""
-    if not isinstance(v, list):
-        raise Fail("schema", loc, f"expected a list, got {type(v).__name__}")
-    if n is not None and len(v) != n:
-        raise Fail("shape", loc, f"expected {n} entries, got {len(v)}")
+    fail_if(not isinstance(v, list), "schema", loc, f"expected a list, got {type(v).__name__}")
+    fail_if(n is not None and len(v) != n, "shape", loc, f"expected {n} entries, got {len(v)}")
     return v
 
 
@@ -262,11 +262,9 @@ def read_vector(v, loc, n=None) -> tuple:
 def read_matrix(M, loc, cols=None, rows=None) -> tuple:
     """A non-empty list of equally long, non-empty rational rows."""
     M = read_list(M, loc, rows)
-    if not M:
-        raise Fail("shape", loc, "a matrix needs at least one row")
+    fail_if(not M, "shape", loc, "a matrix needs at least one row")
     d = len(read_list(M[0], f"{loc}/0")) if cols is None else cols
-    if d == 0:
-        raise Fail("shape", loc, "a matrix needs at least one column")
+    fail_if(d == 0, "shape", loc, "a matrix needs at least one column")
     return tuple(read_vector(r, f"{loc}/{i}", d) for i, r in enumerate(M))
 
 
@@ -327,8 +325,7 @@ def read_file(path, loc, sha256=None, limit=MAX_FILE_BYTES, check="file") -> byt
     """The bytes of a regular file (bounded); with ``sha256``, their hash must match."""
     with open_regular(path, loc, limit, check) as fh:
         data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise Fail(check, loc, f"{path} grew beyond {limit} bytes while read")
+    fail_if(len(data) > limit, check, loc, f"{path} grew beyond {limit} bytes while read")
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
         raise Fail("file-hash", loc, f"SHA-256 of {path} differs from the certificate")
     return data
@@ -446,14 +443,12 @@ def check_gordan(rows, y, loc, radius=None) -> None:
     """Multipliers y prove that no x makes every row (a_i, c_i) positive: y >= 0, y = 0 on
     ``None`` rows, some y_i > 0, and sum y_i a_i = 0 with sum y_i c_i <= 0 (Gordan), or, on
     the box max_j |x_j| <= R, sum y_i c_i + R ||sum y_i a_i||_1 <= 0."""
-    if any(q < 0 for q in y):
-        raise Fail("gordan-nonnegative", loc, "a multiplier is negative")
+    fail_if(any(q < 0 for q in y), "gordan-nonnegative", loc, "a multiplier is negative")
     for i, r in enumerate(rows):
         if r is None and y[i]:
             raise Fail("gordan-support", f"{loc}/{i}", "multiplier on a row that is not a"
                        " constraint (sign 0 or a tied pair) must be 0")
-    if not any(y):
-        raise Fail("gordan-nonzero", loc, "all multipliers are zero")
+    fail_if(not any(y), "gordan-nonzero", loc, "all multipliers are zero")
     yi, _ = scaled(y)  # a positive scaling of y proves the same
     live = [(q, r) for q, r in zip(yi, rows, strict=True) if r is not None and q]
     v = [0] * len(live[0][1][0])

@@ -49,8 +49,7 @@ def read_model(obj, loc, wkey="W", bkey="bias"):
 def read_pair(obj, loc):
     """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
     (W1, b1), (W2, b2) = read_model(obj, loc, "W1", "bias1"), read_model(obj, loc, "W2", "bias2")
-    if len(W1) != len(W2):
-        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    K.fail_if(len(W1) != len(W2), "shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
     return (W1, b1), (W2, b2)
 
 
@@ -187,14 +186,12 @@ def zaslavsky(H, lattice, loc, d) -> int:
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
         X, basis = frozenset(hs), echelon([R[h] for h in hs])
         zero, groups, e = covers(R, X, basis, E)
-        if not e:
-            raise Fail("flat-empty", fl, "these hyperplanes have an empty intersection")
+        K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
         if len(basis) != rank:
             raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
         if zero:
             raise Fail("flat-closed", fl, f"not closed: hyperplane {zero[0]} contains this flat")
-        if X in flats:
-            raise Fail("flat-duplicate", fl, "flat listed twice")
+        K.fail_if(X in flats, "flat-duplicate", fl, "flat listed twice")
         flats[X] = (rank, [X | frozenset(g) for r, g in groups.items() if r != e])
     if frozenset() not in flats:
         raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
