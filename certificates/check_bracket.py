@@ -165,18 +165,38 @@ def _read(obj, loc, orbit):
     return EW, EH, context(prec), rho, s, _num(obj, "lower", loc), _num(obj, "upper", loc)
 
 
-def _finish(obj, loc, EW, EH, rho, s, lower, upper, low) -> None:
-    """The radius, the lower bound Ent(P) - rho s >= lower, and the width."""
-    if rho < 0 or rho * rho < EW * EH:
-        raise Fail("radius", f"{loc}/rho_up", "rho_up^2 < E_W E_H (or rho_up < 0)")
-    if low - rho * s < lower:
-        raise Fail("lower", f"{loc}/lower", "Ent(P) - rho_up s may be below the stated lower"
-                   " bound")
+def _bounds(obj, loc, r, Y, W, H, P, N, gram) -> None:
+    """Shared by both bracket kinds, in order: the budgets, J(W H) <= upper, P stochastic,
+    s^2 I - (P - Y)(P - Y)^T PSD (``gram()`` = (G, D2) with G = D2 (P - Y)(P - Y)^T), the
+    radius, Ent(P) - rho s >= lower, the width; then the structure claims.  ``N``: |G|
+    (each orbit bracket sum is |G| times the sum over its bases), 1 for a plain bracket."""
+    (EW, EH, ctx, rho, s, lower, upper), orbit = r, obj["kind"] == KINDS[2]
+    K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
+    K.fail_if(N * _sq_frob(H) > EH, "budget", f"{loc}/{'H_bases' if orbit else 'H'}",
+              "|G| sum_b ||h_b||^2 > E_H" if orbit else "||H||_F^2 > E_H")
+    K.fail_if(N * loss_upper(Y, W, H, ctx) > upper, "upper", f"{loc}/upper",
+              "J(W H) may exceed the stated upper bound")
+    _stochastic(P, "dual-stochastic", f"{loc}/{'P_bases' if orbit else 'P'}")
+    G, D2 = gram()
+    k = K.psd_fails([[s * s * D2 * (i == j) - x for j, x in enumerate(g)] for i, g in enumerate(G)])
+    K.fail_if(s < 0 or k is not None, "spectral", f"{loc}/s",
+              f"s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD (pivot {k})")
+    K.fail_if(rho < 0 or rho * rho < EW * EH, "radius", f"{loc}/rho_up",
+              "rho_up^2 < E_W E_H (or rho_up < 0)")
+    K.fail_if(N * entropy_lower(P, ctx) - rho * s < lower, "lower", f"{loc}/lower",
+              "Ent(P) - rho_up s may be below the stated lower bound")
     eps, mode = _num(obj, "eps", loc), K.get(obj, "eps_mode", loc)
-    if mode not in ("absolute", "relative"):
-        raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
-    if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
-        raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
+              "eps_mode is 'absolute' or 'relative'")
+    K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
+              f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    _structure(obj, loc, Y, W, orbit)
+
+
+def _moved(M, g) -> bool:
+    """Whether the permutation g does not preserve the square matrix M."""
+    K.charge(len(M) ** 2)
+    return any(M[g[i]][g[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
 
 
 def _structure(obj, loc, Y, W, orbit) -> None:
@@ -209,8 +229,7 @@ def _structure(obj, loc, Y, W, orbit) -> None:
                 raise Fail("structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
         if name == "invariant":
             for r, g in enumerate(_perms(K.get(c, "generators", cl), f"{cl}/generators", m)):
-                K.charge(m * m)
-                if any(G[g[i]][g[j]] != G[i][j] for i in range(m) for j in range(m)):
+                if _moved(G, g):
                     raise Fail("structure-invariant", f"{cl}/generators/{r}",
                                f"W W^T is not invariant under generator {r}")
                 cols = Counter(tuple(col) for col in zip(*Y, strict=True))
@@ -223,27 +242,20 @@ def _structure(obj, loc, Y, W, orbit) -> None:
 @_guarded
 def check(obj, loc="") -> None:
     """Verify a ``layer-peeled-bracket`` certificate; raise :class:`Fail` on the first failure."""
-    EW, EH, ctx, rho, s, lower, upper = _read(obj, loc, False)
+    r = _read(obj, loc, False)
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     _stochastic(Y, "target", f"{loc}/Y")
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     P = K.read_field(K.read_matrix, obj, "P", loc, rows=m, cols=n)
-    K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
-    K.fail_if(_sq_frob(H) > EH, "budget", f"{loc}/H", "||H||_F^2 > E_H")
-    if loss_upper(Y, W, H, ctx) > upper:
-        raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
-    _stochastic(P, "dual-stochastic", f"{loc}/P")
-    Bi, D = K.scaled_matrix([[p - y for p, y in zip(rp, ry, strict=True)]
-                           for rp, ry in zip(P, Y, strict=True)])
-    BB = _matmul(Bi, [list(c) for c in zip(*Bi, strict=True)])  # D^2 (P-Y)(P-Y)^T
-    k = K.psd_fails([[(s * D) ** 2 * (i == j) - BB[i][j] for j in range(m)] for i in range(m)])
-    if s < 0 or k is not None:
-        raise Fail("spectral", f"{loc}/s", f"s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD "
-                   f"(pivot {k})")
-    _finish(obj, loc, EW, EH, rho, s, lower, upper, entropy_lower(P, ctx))
-    _structure(obj, loc, Y, W, False)
+
+    def gram():  # D^2 (P-Y)(P-Y)^T on integers
+        Bi, D = K.scaled_matrix([[p - y for p, y in zip(rp, ry, strict=True)]
+                                 for rp, ry in zip(P, Y, strict=True)])
+        return _matmul(Bi, [list(c) for c in zip(*Bi, strict=True)]), D * D
+
+    _bounds(obj, loc, r, Y, W, H, P, 1, gram)
 
 
 # ----------------------------------------------------------- orbit brackets (implicit Y)
@@ -255,42 +267,33 @@ def check_orbit(obj, loc="") -> None:
     P_g h_b, column (g, b) of W H is P_g (W h_b); every column sum is |G| times a sum over the
     bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
     """
-    EW, EH, ctx, rho, s, lower, upper = _read(obj, loc, True)
+    r = _read(obj, loc, True)
     Yb = K.read_field(K.read_matrix, obj, "bases", loc)
     m = len(Yb[0])
-    if m > MAX_DEGREE:
-        raise Fail("group-order", f"{loc}/bases", f"{m} labels: group orders are computed for "
-                   f"at most {MAX_DEGREE}")
+    K.fail_if(m > MAX_DEGREE, "group-order", f"{loc}/bases", f"{m} labels: group orders are "
+              f"computed for at most {MAX_DEGREE}")
     Y = [list(c) for c in zip(*Yb, strict=True)]  # m x B, one column per base
     _stochastic(Y, "target", f"{loc}/bases")
     gens = _perms(K.get(obj, "generators", loc), f"{loc}/generators", m)
     N = group_order(gens, m)
-    if K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order") != N:
-        raise Fail("group-order", f"{loc}/group_order", f"the generators generate a group of"
-                   f" order {N}")
+    K.fail_if(K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order") != N,
+              "group-order", f"{loc}/group_order", f"the generators generate a group of order {N}")
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m, cols=m)
-    for r, g in enumerate(gens):
-        K.charge(m * m)
-        if any(W[g[i]][g[j]] != W[i][j] for i in range(m) for j in range(m)):
-            raise Fail("structure-invariant", f"{loc}/generators/{r}",
-                       f"W is not invariant under generator {r}")
-    Hb = K.read_field(K.read_matrix, obj, "H_bases", loc, rows=len(Yb), cols=m)
-    Pb = K.read_field(K.read_matrix, obj, "P_bases", loc, rows=len(Yb), cols=m)
-    K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
-    K.fail_if(N * _sq_frob(Hb) > EH, "budget", f"{loc}/H_bases", "|G| sum_b ||h_b||^2 > E_H")
-    if N * loss_upper(Y, W, [list(c) for c in zip(*Hb, strict=True)], ctx) > upper:
-        raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
-    P = [list(c) for c in zip(*Pb, strict=True)]
-    _stochastic(P, "dual-stochastic", f"{loc}/P_bases")
-    V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
-    K.charge(m * m * len(V))
-    M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
-                      for i in range(m)], gens)
-    if s < 0 or K.psd_fails([[s * s * (i == j) - N * M[i][j] for j in range(m)]
-                           for i in range(m)]) is not None:
-        raise Fail("spectral", f"{loc}/s", "s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD")
-    _finish(obj, loc, EW, EH, rho, s, lower, upper, N * entropy_lower(P, ctx))
-    _structure(obj, loc, Y, W, True)
+    for n, g in enumerate(gens):
+        K.fail_if(_moved(W, g), "structure-invariant", f"{loc}/generators/{n}",
+                  f"W is not invariant under generator {n}")
+    Hb, Pb = (K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m)
+              for key in ("H_bases", "P_bases"))
+
+    def gram():  # |G| x the orbital mean of sum_b v_b v_b^T
+        V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
+        K.charge(m * m * len(V))
+        M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
+                          for i in range(m)], gens)
+        return [[N * x for x in row] for row in M], 1
+
+    _bounds(obj, loc, r, Y, W, [list(c) for c in zip(*Hb, strict=True)],
+            [list(c) for c in zip(*Pb, strict=True)], N, gram)
 
 
 def _two_homogeneous(gens, m) -> bool:
