@@ -161,18 +161,10 @@ def _pattern_complete(obj, loc):
         raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
     seen, (Wi, bi) = set(), K.integer_model(W, b)  # one positive scaling: same claims
     for n, p in enumerate(K.read_list(K.get(obj, "patterns", loc), f"{loc}/patterns")):
-        pl = f"{loc}/patterns/{n}"
-        rows, value = sem.claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
-        if ptype == "ranking" and len(value) != len(W):
-            raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
-        sem.witness_at(rows, p, pl, len(W[0]))
-        K.fail_if(value in seen, "duplicate-pattern", pl, "pattern listed twice")
+        value = sem.listed_pattern(p, f"{loc}/patterns/{n}", ptype == "ranking", Wi, bi, len(W[0]))
+        K.fail_if(value in seen, "duplicate-pattern", f"{loc}/patterns/{n}", "pattern listed twice")
         seen.add(value)
-    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
-                          f"{loc}/lattice", len(W[0]))
-    if count != len(seen):
-        raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
-                   f" arrangement has {count} regions")
+    sem.region_count(obj, loc, Wi, bi, ptype, len(seen), f"{loc}/patterns")
     return ptype, W, b, frozenset(seen)
 
 
@@ -298,7 +290,7 @@ def _check_fields(obj, kind, loc):
     if kind in FIELDS:
         K.only(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
     for key, allowed in _NESTED.items():
-        if kind == "pattern-complete" and isinstance(obj.get(key), list):
+        if kind.startswith("pattern-complete") and isinstance(obj.get(key), list):
             for n, item in enumerate(obj[key]):
                 K.only(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
     if kind == "theorem" and isinstance(obj.get("parameters"), dict):

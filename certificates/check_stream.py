@@ -123,11 +123,7 @@ def check_stream(obj, loc):
                 break
             if not isinstance(rec, dict) or set(rec) != {"pattern", "witness"}:
                 raise Fail("schema", rloc, "a line is {pattern, witness}")
-            crow, value = sem.claim_rows(rec, rloc, "pattern", ranking, Wi, bi)
-            if ranking and len(value) != len(W):
-                raise Fail("shape", f"{rloc}/pattern", f"a full ranking lists all {len(W)} "
-                           "labels")
-            sem.witness_at(crow, rec, rloc, d)
+            value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, d)
             if shard_of(value, buckets) != s:
                 raise Fail("shard", rloc, f"pattern belongs to shard "
                            f"{shard_of(value, buckets)}, not {s}")
@@ -140,8 +136,4 @@ def check_stream(obj, loc):
                        "certificate")
         K.fail_if(n != rows, "count", sloc, f"{n} rows, the certificate states {rows}")
         total += n
-    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
-                          f"{loc}/lattice", d)
-    if count != total:
-        raise Fail("count", f"{loc}/shards", f"{total} witnessed patterns but the arrangement"
-                   f" has {count} regions")
+    sem.region_count(obj, loc, Wi, bi, ptype, total, f"{loc}/shards")

@@ -133,6 +133,24 @@ def claim_rows(obj, loc, key, ranking, W, b):
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
 
 
+def listed_pattern(rec, loc, ranking, Wi, bi, d):
+    """One listed pattern ``{"pattern", "witness"}`` of a complete set: a tope (a full
+    ranking), witnessed exactly; returns its value."""
+    rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
+    K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
+              f"a full ranking lists all {len(Wi)} labels")
+    witness_at(rows, rec, loc, d)
+    return value
+
+
+def region_count(obj, loc, Wi, bi, ptype, found, where) -> None:
+    """The verified lattice of ``obj`` counts exactly ``found`` regions (Zaslavsky)."""
+    count = zaslavsky(arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc), f"{loc}/lattice",
+                      len(Wi[0]))
+    K.fail_if(count != found, "count", where, f"{found} witnessed patterns but the"
+              f" arrangement has {count} regions")
+
+
 def witness_at(rows, obj, loc, d, what="row"):
     """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
     x = K.read_field(K.read_vector, obj, "witness", loc, d)
