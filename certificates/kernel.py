@@ -37,7 +37,6 @@ number /E_W
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import hashlib
 import itertools
@@ -50,7 +49,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from certificates.errors import Fail
-from certificates.meter import budget, charge, weight
+from certificates.meter import budget, charge, setting, weight
 from certificates.work import DEFAULT_MAX_WORK, estimate
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed, so a
@@ -92,8 +91,7 @@ class Verdict:
 def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
     """Run ``checker(obj, "")`` under the work budget (estimated first, then metered);
     never raises on bad input."""
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    kind = kind if isinstance(kind, str) else None
+    kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
     work = estimate(obj) if max_work is not None else 0
     if max_work is not None and work > max_work:
         return Verdict(False, kind, "work-budget", "/", f"checking needs about {work:,} units "
@@ -124,12 +122,8 @@ def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
     max_work = max_work(obj) if callable(max_work) else max_work
-    token = SCOPE.set(scope)
-    try:
-        with base_dir(os.path.dirname(os.path.abspath(path))):
-            return judge(obj, checker, max_work), obj
-    finally:
-        SCOPE.reset(token)
+    with setting(SCOPE, scope), base_dir(os.path.dirname(os.path.abspath(path))):
+        return judge(obj, checker, max_work), obj
 
 
 def fail_if(cond, check, loc, message) -> None:
@@ -277,14 +271,9 @@ def read_field(read, obj, key, loc, *args, **kw):
 FILE_BASE: contextvars.ContextVar = contextvars.ContextVar("certificate_base", default=None)
 
 
-@contextlib.contextmanager
 def base_dir(path):
     """Resolve a certificate's relative file references against ``path`` inside the block."""
-    token = FILE_BASE.set(path)
-    try:
-        yield
-    finally:
-        FILE_BASE.reset(token)
+    return setting(FILE_BASE, path)
 
 
 def resolve(name, loc) -> str:
