@@ -73,18 +73,17 @@ _SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U1
 
 # ------------------------------------------------------------------------ the head
 def _floats(data: bytes, dtype: str, loc):
-    if dtype in ("<f8", "F64", "<f4", "F32"):
-        a = array("d" if dtype in ("<f8", "F64") else "f")
-        a.frombytes(data)
-    elif dtype in ("<f2", "F16"):
-        a = array("d", (v[0] for v in struct.iter_unpack("<e", data)))
-    else:  # BF16: the high half of a float32
+    """The entries as an array of floats (exact binary fractions), all finite."""
+    if dtype == "BF16":  # the high half of a float32, widened to little-endian float32 bytes
         wide = bytearray(2 * len(data))
         wide[2::4], wide[3::4] = data[0::2], data[1::2]
-        a = array("f")
-        a.frombytes(bytes(wide))
-    if sys.byteorder != "little" and dtype != "BF16":
-        a.byteswap()
+        data, dtype = bytes(wide), "F32"
+    if dtype in ("<f2", "F16"):
+        a = array("d", (v[0] for v in struct.iter_unpack("<e", data)))
+    else:
+        a = array("d" if dtype in ("<f8", "F64") else "f", data)
+        if sys.byteorder != "little":
+            a.byteswap()
     K.fail_if(not all(map(math.isfinite, a)), "number", loc, "the head has a NaN or infinite entry")
     return a
 
