@@ -237,8 +237,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
                            f"<= {radius}")
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
-        rows = [K.read_int(r, f"{loc}/rows/{n}", 0, M.k - 1)
-                for n, r in enumerate(K.read_list(K.get(e, "rows", loc), f"{loc}/rows"))]
+        rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
         c = K.read_field(K.read_vector, e, "multipliers", loc, len(rows))
         cap = M.d + (2 if M.IB is not None else 1)
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")

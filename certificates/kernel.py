@@ -253,11 +253,16 @@ def read_matrix(M, loc, cols=None, rows=None) -> tuple:
     return tuple(read_vector(r, f"{loc}/{i}", d) for i, r in enumerate(M))
 
 
+def read_ints(v, loc, lo=None, hi=None, n=None) -> tuple:
+    """A list of JSON integers in [lo, hi] (of n entries when n is given)."""
+    return tuple(read_int(x, f"{loc}/{i}", lo, hi) for i, x in enumerate(read_list(v, loc, n)))
+
+
 def read_labels(v, loc, k) -> tuple:
     """A non-empty list of distinct labels in 0..k-1 (a ranking or a prefix of one)."""
-    labels = tuple(read_int(x, f"{loc}/{i}", 0, k - 1) for i, x in enumerate(read_list(v, loc)))
-    if not labels or len(set(labels)) != len(labels):
-        raise Fail("schema", loc, "a ranking is a non-empty list of distinct labels")
+    labels = read_ints(v, loc, 0, k - 1)
+    fail_if(not labels or len(set(labels)) != len(labels), "schema", loc,
+            "a ranking is a non-empty list of distinct labels")
     return labels
 
 

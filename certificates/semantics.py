@@ -64,9 +64,7 @@ def read_pattern_type(obj, loc) -> str:
 def primitive(v) -> tuple:
     """The primitive integer multiple of the integer vector v with first non-zero entry > 0;
     ``()`` when v = 0."""
-    g = 0
-    for x in v:
-        g = math.gcd(g, x)
+    g = math.gcd(*v)
     if not g:
         return ()
     g = g if next(x for x in v if x) > 0 else -g
@@ -127,9 +125,7 @@ def ranking_rows(W, b, ranking, loc):
 def claim_rows(obj, loc, key, ranking, W, b):
     """(constraint rows, value) of the sign vector or ranking (prefix) at ``obj[key]``."""
     v, vloc = K.get(obj, key, loc), f"{loc}/{key}"
-    value = (K.read_labels(v, vloc, len(W)) if ranking else
-             tuple(K.read_int(s, f"{vloc}/{i}", -1, 1) for i, s in enumerate(K.read_list(v, vloc,
-                                                                                      len(W)))))
+    value = K.read_labels(v, vloc, len(W)) if ranking else K.read_ints(v, vloc, -1, 1, len(W))
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
 
 
@@ -177,15 +173,11 @@ def covers(R, X, basis, E):
     """Rows outside the flat X (echelon basis of its functions) reduced modulo X, grouped by
     direction: row j is in the closure of X + h iff its reduction is parallel to h's.
     Returns (rows in the span of X, {direction: rows}, direction of the constant E)."""
-    zero, groups = [], {}
+    groups = {}
     for j, r in R.items():
         if j not in X:
-            r = reduce_row(basis, r)
-            if r:
-                groups.setdefault(r, []).append(j)
-            else:
-                zero.append(j)
-    return zero, groups, reduce_row(basis, E)
+            groups.setdefault(reduce_row(basis, r), []).append(j)
+    return groups.pop((), []), groups, reduce_row(basis, E)
 
 
 def zaslavsky(H, lattice, loc, d) -> int:
@@ -196,8 +188,7 @@ def zaslavsky(H, lattice, loc, d) -> int:
     flats = {}
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
-        hs = tuple(K.read_int(h, f"{fl}/hyperplanes/{m}", 0, len(H) - 1) for m, h in
-                   enumerate(K.read_list(K.get(f, "hyperplanes", fl), f"{fl}/hyperplanes")))
+        hs = K.read_field(K.read_ints, f, "hyperplanes", fl, 0, len(H) - 1)
         if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                        " of non-constant rows")
