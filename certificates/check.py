@@ -330,14 +330,7 @@ def read_and_check(path, max_work="default", sample=None, seed=0, tally=None):
     the counts ``witnesses`` and ``checked``.  ``max_work``: units, None (no budget) or
     "default" (the default budget; with ``sample``, none for an audit: the caller chose
     the sample)."""
-    scope = None if sample is None else tally if tally is not None else {}
-    if scope is not None:
-        scope.update(labels=None, sample=sample, seed=seed)
-    if max_work == "default":
-        max_work = DEFAULT_MAX_WORK if sample is None else (
-            lambda o: None if isinstance(o, dict) and o.get("kind") == "argmax-audit"
-            else DEFAULT_MAX_WORK)
-    return K.read_and_check(path, _dispatch, max_work, scope)
+    return K.read_and_check(path, _dispatch, max_work, tally, sample=sample, seed=seed)
 
 
 def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:

@@ -56,7 +56,6 @@ if not __package__:  # run as a script: find the package, as certificates/check.
 
 from certificates import kernel as K
 from certificates.errors import Fail
-from certificates.work import DEFAULT_MAX_WORK
 
 __all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
 
@@ -354,13 +353,8 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    scope = scope if scope is not None else {}
-    scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
-    full = labels is None and sample is None
-    if max_work == "default":
-        max_work = DEFAULT_MAX_WORK if full else None
     return K.read_and_check(path, lambda o, loc: K.header(o, loc, ("argmax-audit",)) and
-                          check_argmax_audit(o, loc), max_work, None if full else scope)[0]
+                            check_argmax_audit(o, loc), max_work, scope, labels, sample, seed)[0]
 
 
 def main(argv=None) -> int:

@@ -114,15 +114,26 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
 SCOPE: contextvars.ContextVar = contextvars.ContextVar("proof_scope", default=None)
 
 
-def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
+def read_and_check(path, checker, max_work="default", scope=None, labels=None, sample=None,
+                   seed=0):
     """(verdict, parsed object or None) of one file, read once; its references resolve
-    against its folder.  ``max_work`` may be a function of the parsed object."""
+    against its folder.  With ``labels`` or ``sample`` (argmax audits): re-check only those
+    labels' proofs, or every never-proof and ``sample`` witnesses drawn with ``seed``; the
+    dict ``scope`` then receives the tallies ``witnesses`` and ``checked``.  ``max_work``:
+    units, None (no budget) or "default": the default budget, none for such a partial audit
+    (the caller chose the proofs)."""
     try:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
-    max_work = max_work(obj) if callable(max_work) else max_work
-    with setting(SCOPE, scope), base_dir(os.path.dirname(os.path.abspath(path))):
+    partial = labels is not None or sample is not None
+    scope = scope if scope is not None else {}
+    scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
+    if max_work == "default":
+        audit = isinstance(obj, dict) and obj.get("kind") == "argmax-audit"
+        max_work = None if partial and audit else DEFAULT_MAX_WORK
+    with setting(SCOPE, scope if partial else None), base_dir(os.path.dirname(
+            os.path.abspath(path))):
         return judge(obj, checker, max_work), obj
 
 
