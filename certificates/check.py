@@ -56,8 +56,6 @@ _PARTS = {"translation-cosine": (("translation", "translation"), ()),
           "patterns-equal": (_PC, ()),
           "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
 THEOREMS = tuple(_PARTS)
-#: Fields every certificate (and every part) may carry, besides those of its kind.
-_COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
 #: The fields of each kind (SPEC.md section 3); any other field is rejected (``schema``),
 #: so a look-alike key ("bias1" where none is defined, a Cyrillic "bias") cannot make a
 #: claim be checked as a different one.  Kinds registered without an entry are not
@@ -288,7 +286,7 @@ KINDS = tuple(_CHECKERS)
 
 def _check_fields(obj, kind, loc):
     if kind in FIELDS:
-        K.only(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
+        K.only(obj, K.COMMON | FIELDS[kind], loc, f"a {kind} certificate")
     for key, allowed in _NESTED.items():
         if kind.startswith("pattern-complete") and isinstance(obj.get(key), list):
             for n, item in enumerate(obj[key]):

@@ -61,8 +61,8 @@ __all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
-FIELDS = {"format", "version", "kind", "statement", "provenance", "head", "rows", "cols",
-          "bias", "radius", "domains", "labels", "counts", "records", "shards", "source"}
+FIELDS = K.COMMON | {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
+                     "records", "shards", "source"}
 #: Bytes per entry of the dtypes read (numpy descr and safetensors names), and those
 #: only sized (safetensors headers are validated over every tensor they list).
 _SIZE = {"<f8": 8, "F64": 8, "<f4": 4, "F32": 4, "<f2": 2, "F16": 2, "BF16": 2}

@@ -55,14 +55,13 @@ STRUCTURES = ("circulant", "simplex-etf", "span-I-J", "invariant")
 PRECISION = (20, 200)  # allowed decimal precision (significant digits)
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
-_COMMON = {"format", "version", "kind", "statement", "provenance"}
 _NUMBERS = {"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps", "eps_mode",
             "structure"}
-FIELDS = {"layer-peeled-bracket": _COMMON | _NUMBERS | {"Y", "H", "P"},
-          "layer-peeled-orbit-bracket": _COMMON | _NUMBERS | {"bases", "generators",
+FIELDS = {"layer-peeled-bracket": K.COMMON | _NUMBERS | {"Y", "H", "P"},
+          "layer-peeled-orbit-bracket": K.COMMON | _NUMBERS | {"bases", "generators",
                                                               "group_order", "H_bases",
                                                               "P_bases"},
-          "layer-peeled-theorem": _COMMON | {"theorem", "label", "parts"}}
+          "layer-peeled-theorem": K.COMMON | {"theorem", "label", "parts"}}
 
 
 def _guarded(fn):
@@ -228,9 +227,8 @@ def _structure(obj, loc, Y, W, orbit) -> None:
                 raise Fail("structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
         if name == "invariant":
             for r, g in enumerate(_perms(K.get(c, "generators", cl), f"{cl}/generators", m)):
-                if _moved(G, g):
-                    raise Fail("structure-invariant", f"{cl}/generators/{r}",
-                               f"W W^T is not invariant under generator {r}")
+                K.fail_if(_moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
+                          f"W W^T is not invariant under generator {r}")
                 moved = {tuple(col[g.index(i)] for i in range(m)): n for col, n in cols.items()}
                 K.fail_if(moved != cols, "target-invariant", f"{cl}/generators/{r}",
                           f"generator {r} does not preserve the columns of Y")

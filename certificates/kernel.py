@@ -59,6 +59,8 @@ MAX_DIGITS = 4000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 FORMAT, VERSION = "logitgeom-certificate", 1
+#: Fields every certificate (and every part) may carry, besides those of its kind.
+COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
 #: Failed checks that mean "unreadable, unsupported or not checked" (exit code 2) rather
 #: than "invalid"; ``work-budget``: the work exceeds ``--max-work`` (not checked).
 UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind",
