@@ -91,9 +91,7 @@ def _single(obj, loc):
 def _translation(obj, loc):
     W, _ = sem.read_model(obj, loc)
     v = K.read_field(K.read_vector, obj, "v", loc, len(W[0]))
-    Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]))
-    if len(Wt) != len(W):
-        raise Fail("shape", f"{loc}/W_translated", f"expected {len(W)} rows, got {len(Wt)}")
+    Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]), len(W))
     for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
         if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
             raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
@@ -139,8 +137,7 @@ def _chirotope(obj, loc):
         raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
     sigma = None
     for S in combinations(range(k), d):
-        s1 = K.det_sign([W1[i] for i in S])
-        s2 = K.det_sign([W2[i] for i in S])
+        s1, s2 = (K.det_sign([M[i] for i in S]) for M in (W1, W2))
         if sigma is None and s1:
             sigma = s1 * s2
         if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
@@ -250,14 +247,12 @@ def _theorem(obj, loc):
         M = [a for a, _ in sem.arrangement(p[1], p[2], p[0])]
         same(q[1] == tuple(tuple(K.dot(r, s) for s in M) for r in M),
              "the second matrix is not G = M M^T")
-        if ranking:
-            k = len(p[1])
-            mapped = set()
-            for r in p[3]:
-                pos = {a: n for n, a in enumerate(r)}
-                mapped.add(tuple(0 if not any(M[n]) else (1 if pos[a] < pos[c] else -1)
-                                 for n, (a, c) in enumerate(combinations(range(k), 2))))
-            same(frozenset(mapped) == q[3], "sign patterns of G differ from R(W)")
+        if ranking:  # row n of M is the pair (a, c): G's sign there is + iff a ranks above c
+            pairs = list(combinations(range(len(p[1])), 2))
+            ranks = ({a: n for n, a in enumerate(r)} for r in p[3])
+            mapped = {tuple(0 if not any(M[n]) else 1 if pos[a] < pos[c] else -1
+                            for n, (a, c) in enumerate(pairs)) for pos in ranks}
+            same(mapped == q[3], "sign patterns of G differ from R(W)")
         else:
             same(p[3] == q[3], "sign patterns of G differ from S(W)")
 

@@ -42,7 +42,7 @@ from certificates.errors import Fail
 from certificates.groups import group_order, orbital_labels, orbital_mean
 from certificates.kernel import matmul as _matmul
 
-__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "check_orbit", "check_theorem",
+__all__ = ["KINDS", "THEOREMS", "check", "check_orbit", "check_theorem",
            "group_order", "orbital_labels", "orbital_mean", "exp_up", "log_up", "context",
            "loss_upper", "entropy_lower", "MAX_DEGREE"]
 
@@ -303,8 +303,9 @@ def _two_homogeneous(gens, m) -> bool:
 
 
 @_guarded
-def check_theorem(obj, loc="", dispatch=None) -> None:
-    """Verify a ``layer-peeled-theorem``: its part is a valid bracket with the right claims."""
+def check_theorem(obj, loc, dispatch) -> None:
+    """Verify a ``layer-peeled-theorem``: its part (checked by ``dispatch``, the checker's
+    dispatch on kinds) is a valid bracket with the right claims."""
     K.only(obj, FIELDS[KINDS[1]], loc, f"a {KINDS[1]} certificate")
     name = K.get(obj, "theorem", loc)
     if name not in THEOREMS:
@@ -314,7 +315,7 @@ def check_theorem(obj, loc="", dispatch=None) -> None:
             or parts[0].get("kind") not in (KINDS[0], KINDS[2]):
         raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs one {KINDS[0]} or "
                    f"{KINDS[2]} part")
-    (dispatch or CHECKERS[parts[0]["kind"]])(parts[0], f"{loc}/parts/0")
+    dispatch(parts[0], f"{loc}/parts/0")  # the whole part, as a certificate of its own
     part = parts[0]
     claims = {c["claim"]: c for c in part["structure"]}
     if part["kind"] == KINDS[2]:  # an orbit bracket is invariant under its group by design
@@ -331,5 +332,3 @@ def check_theorem(obj, loc="", dispatch=None) -> None:
         raise Fail("transitivity", f"{loc}/parts/0/structure", "the generators do not act"
                    " transitively on the labels and on unordered pairs (2-homogeneously)")
 
-
-CHECKERS = {KINDS[0]: check, KINDS[1]: check_theorem, KINDS[2]: check_orbit}
