@@ -108,7 +108,7 @@ def _safetensors(fh, size, tensor, loc):
     if n > min(size - 8, 100_000_000):
         raise Fail("file", loc, f"safetensors header length {n} exceeds the file")
     hdr = K.parse_json(fh.read(n), loc, "file")
-    spans, end = [], 0
+    spans = []
     for name, e in (hdr.items() if isinstance(hdr, dict) else [(None, None)]):
         if name == "__metadata__":
             continue
@@ -121,12 +121,10 @@ def _safetensors(fh, size, tensor, loc):
         if off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]]:
             raise Fail("file", loc, f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
         spans.append(off)
-    for a, b in sorted(spans):
-        K.fail_if(a != end, "file", loc, "safetensors data offsets are not contiguous")
-        end = b
-    if end != size - 8 - n:
-        raise Fail("file", loc, "safetensors data region does not fill the file after the "
-                   "header")
+    # the spans tile the data region: each starts where the previous one (or the header) ends
+    ends = [0, *(x for span in sorted(spans) for x in span), size - 8 - n]
+    K.fail_if(ends[0::2] != ends[1::2], "file", loc, "safetensors data offsets are not "
+              "contiguous from the end of the header to the end of the file")
     e = hdr.get(tensor) if isinstance(tensor, str) and tensor != "__metadata__" else None
     K.fail_if(e is None, "file", loc, f"no tensor {ascii(tensor)[:60]} in the file")
     return e["dtype"], tuple(e["shape"]), 8 + n + e["data_offsets"][0]
