@@ -7,7 +7,7 @@ is specified in ``certificates/SPEC.md``, the proof obligations of each kind in
 docs/certificates.md.  This module reads files and dispatches on ``kind``; what the data
 mean (rows, witnesses, Gordan multipliers, lattices) is :mod:`certificates.semantics`.
 A new kind is a module ``certificates/check_<kind>.py`` with a function ``(obj, loc)`` that
-raises :class:`certificates.errors.Fail`, registered by one line in ``_CHECKERS`` below.
+raises :class:`certificates.errors.Fail`, registered by one line in ``_KINDS`` below.
 Usage::
 
     python -m certificates.check FILE... [--explain] [--latex] [--one-based]
@@ -56,20 +56,6 @@ _PARTS = {"translation-cosine": (("translation", "translation"), ()),
           "patterns-equal": (_PC, ()),
           "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
 THEOREMS = tuple(_PARTS)
-#: The fields of each kind (SPEC.md section 3); any other field is rejected (``schema``),
-#: so a look-alike key ("bias1" where none is defined, a Cyrillic "bias") cannot make a
-#: claim be checked as a different one.  Kinds registered without an entry are not
-#: restricted.
-FIELDS = {"sign-feasible": {"W", "bias", "signs", "witness"},
-          "sign-infeasible": {"W", "bias", "signs", "multipliers"},
-          "ranking-feasible": {"W", "bias", "ranking", "witness"},
-          "ranking-infeasible": {"W", "bias", "ranking", "multipliers"},
-          "translation": {"W", "v", "W_translated", "labels", "target"},
-          "cosine-equal": {"W1", "W2"}, "same-chirotope": {"W1", "W2"},
-          "pattern-complete": {"W", "bias", "pattern", "top", "patterns", "lattice"},
-          "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
-                              "multipliers"}, "theorem": {"theorem", "parts", "parameters"},
-          "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"}}
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
 _NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
 _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
@@ -133,8 +119,7 @@ def _cosine_equal(obj, loc):
 def _chirotope(obj, loc):
     (W1, _), (W2, _) = sem.read_pair(obj, loc)
     k, d = len(W1), len(W1[0])
-    if len(W2[0]) != d or d > k:
-        raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
+    K.fail_if(len(W2[0]) != d or d > k, "shape", loc, "W1 and W2 must both be k x d with d <= k")
     sigma = None
     for S in combinations(range(k), d):
         s1, s2 = (K.det_sign([M[i] for i in S]) for M in (W1, W2))
@@ -143,8 +128,7 @@ def _chirotope(obj, loc):
         if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
             raise Fail("chirotope-sign", f"{loc}", f"minor on rows {list(S)}: signs {s1}, {s2}"
                        " do not agree up to one global sign")
-    if not sigma:
-        raise Fail("rank", loc, f"rank is below d = {d}: every maximal minor is 0")
+    K.fail_if(not sigma, "rank", loc, f"rank is below d = {d}: every maximal minor is 0")
 
 
 def _pattern_complete(obj, loc):
@@ -257,31 +241,39 @@ def _theorem(obj, loc):
             same(p[3] == q[3], "sign patterns of G differ from S(W)")
 
 
-#: kind -> checker(obj, loc), which raises Fail.  One line per kind; kinds of their own
-#: module (certificates/check_<kind>.py) are imported above and registered here.
-_CHECKERS = {
-    "sign-feasible": _single,
-    "sign-infeasible": _single,
-    "ranking-feasible": _single,
-    "ranking-infeasible": _single,
-    "translation": _translation,
-    "cosine-equal": _cosine_equal,
-    "same-chirotope": _chirotope,
-    "pattern-complete": _pattern_complete,
-    "pattern-differs": _pattern_differs,
-    "theorem": _theorem,
-    "layer-peeled-bracket": check_bracket.check,
-    "layer-peeled-orbit-bracket": check_bracket.check_orbit,
-    "layer-peeled-theorem": lambda obj, loc: check_bracket.check_theorem(obj, loc, _dispatch),
-    "argmax-audit": check_argmax_audit,
-    "pattern-complete-stream": check_stream,  # check_stream.py: shards of a result directory
+#: kind -> (checker(obj, loc), which raises Fail; the fields of the kind, SPEC.md section 3).
+#: One line per kind; kinds of their own module (certificates/check_<kind>.py) are imported
+#: above and registered here.  Any other field is rejected (``schema``), so a look-alike key
+#: ("bias1" where none is defined, a Cyrillic "bias") cannot make a claim be checked as a
+#: different one; None: the kind's module rejects unknown fields itself.
+_KINDS = {
+    "sign-feasible": (_single, {"W", "bias", "signs", "witness"}),
+    "sign-infeasible": (_single, {"W", "bias", "signs", "multipliers"}),
+    "ranking-feasible": (_single, {"W", "bias", "ranking", "witness"}),
+    "ranking-infeasible": (_single, {"W", "bias", "ranking", "multipliers"}),
+    "translation": (_translation, {"W", "v", "W_translated", "labels", "target"}),
+    "cosine-equal": (_cosine_equal, {"W1", "W2"}),
+    "same-chirotope": (_chirotope, {"W1", "W2"}),
+    "pattern-complete": (_pattern_complete, {"W", "bias", "pattern", "top", "patterns",
+                                             "lattice"}),
+    "pattern-differs": (_pattern_differs, {"W1", "bias1", "W2", "bias2", "pattern", "value",
+                                           "witness", "multipliers"}),
+    "theorem": (_theorem, {"theorem", "parts", "parameters"}),
+    "layer-peeled-bracket": (check_bracket.check, None),
+    "layer-peeled-orbit-bracket": (check_bracket.check_orbit, None),
+    "layer-peeled-theorem": (lambda o, loc: check_bracket.check_theorem(o, loc, _dispatch), None),
+    "argmax-audit": (check_argmax_audit, None),
+    "pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice", "buckets",
+                                               "shards"}),
 }
-KINDS = tuple(_CHECKERS)
+KINDS = tuple(_KINDS)
 
 
-def _check_fields(obj, kind, loc):
-    if kind in FIELDS:
-        K.only(obj, K.COMMON | FIELDS[kind], loc, f"a {kind} certificate")
+def _dispatch(obj, loc):
+    kind = K.header(obj, loc, _KINDS)
+    checker, fields = _KINDS[kind]
+    if fields is not None:
+        K.only(obj, K.COMMON | fields, loc, f"a {kind} certificate")
     for key, allowed in _NESTED.items():
         if kind.startswith("pattern-complete") and isinstance(obj.get(key), list):
             for n, item in enumerate(obj[key]):
@@ -289,12 +281,7 @@ def _check_fields(obj, kind, loc):
     if kind == "theorem" and isinstance(obj.get("parameters"), dict):
         K.only(obj["parameters"], _PARAMETERS.get(obj.get("theorem"), set()),
              f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
-
-
-def _dispatch(obj, loc):
-    kind = K.header(obj, loc, _CHECKERS)
-    _check_fields(obj, kind, loc)
-    return _CHECKERS[kind](obj, loc)
+    return checker(obj, loc)
 
 
 def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:

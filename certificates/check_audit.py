@@ -105,8 +105,8 @@ def _safetensors(fh, size, tensor, loc):
     every entry's dtype and shape, byte spans contiguous from the end of the header to the
     end of the file, each the size of its shape."""
     n = struct.unpack("<Q", fh.read(8))[0]
-    if n > min(size - 8, 100_000_000):
-        raise Fail("file", loc, f"safetensors header length {n} exceeds the file")
+    K.fail_if(n > min(size - 8, 100_000_000), "file", loc,
+              f"safetensors header length {n} exceeds the file")
     hdr = K.parse_json(fh.read(n), loc, "file")
     spans = []
     for name, e in (hdr.items() if isinstance(hdr, dict) else [(None, None)]):
@@ -115,11 +115,11 @@ def _safetensors(fh, size, tensor, loc):
         K.only(e, {"dtype", "shape", "data_offsets"}, loc, "a safetensors entry")
         shape = K.read_list(K.get(e, "shape", loc), loc)
         off = K.read_list(K.get(e, "data_offsets", loc), loc, 2)
-        if K.get(e, "dtype", loc) not in _SIZED or any(type(v) is not int or v < 0
-                                                     for v in (*shape, *off)):
-            raise Fail("file", loc, f"safetensors entry {ascii(name)[:40]} is malformed")
-        if off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]]:
-            raise Fail("file", loc, f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
+        K.fail_if(K.get(e, "dtype", loc) not in _SIZED or any(
+            type(v) is not int or v < 0 for v in (*shape, *off)), "file", loc,
+            f"safetensors entry {ascii(name)[:40]} is malformed")
+        K.fail_if(off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]], "file", loc,
+                  f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
         spans.append(off)
     # the spans tile the data region: each starts where the previous one (or the header) ends
     ends = [0, *(x for span in sorted(spans) for x in span), size - 8 - n]
@@ -135,8 +135,8 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
     fmt, sha = K.get(ref, "format", loc), K.get(ref, "sha256", loc)
     path = K.resolve(K.get(ref, "file", loc), f"{loc}/file")
     transpose = ref.get("transpose", False)
-    if not isinstance(transpose, bool) or fmt not in ("npy", "safetensors"):
-        raise Fail("schema", loc, "head format is 'npy' or 'safetensors', transpose a boolean")
+    K.fail_if(not isinstance(transpose, bool) or fmt not in ("npy", "safetensors"), "schema",
+              loc, "head format is 'npy' or 'safetensors', transpose a boolean")
     with K.open_regular(path, loc, 1 << 40) as fh:
         size = os.fstat(fh.fileno()).st_size
         try:
@@ -147,8 +147,8 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
                                    fh.read(2 if magic[6] == 1 else 4))[0]
                 hdr = ast.literal_eval(fh.read(min(hl, 65536)).decode("latin1"))
                 dtype, shape = hdr["descr"], tuple(hdr["shape"])
-                if hdr.get("fortran_order") is not False:
-                    raise Fail("file", loc, "only C-ordered .npy heads are read")
+                K.fail_if(hdr.get("fortran_order") is not False, "file", loc,
+                          "only C-ordered .npy heads are read")
                 offset = fh.tell()
             else:
                 dtype, shape, offset = _safetensors(fh, size, K.get(ref, "tensor", loc), loc)
@@ -156,17 +156,15 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
                 MemoryError, RecursionError) as exc:
             raise Fail("file", loc, f"cannot read the head from {path}: {exc!r}"[:300]) from None
         K.fail_if(dtype not in _SIZE, "schema", loc, f"unsupported head dtype {ascii(dtype)[:40]}")
-        if shape != ((d, k) if transpose else (k, d)):
-            raise Fail("shape", loc, f"head in {path} has shape {shape}, expected "
-                       f"{(d, k) if transpose else (k, d)}")
+        want = (d, k) if transpose else (k, d)
+        K.fail_if(shape != want, "shape", loc, f"head in {path} has shape {shape}, not {want}")
         nbytes = k * d * _SIZE[dtype]
         K.fail_if(offset + nbytes > size, "file", loc, f"{path} is truncated")
         K.charge(nbytes // 4)
         fh.seek(offset)
         data = fh.read(nbytes)
-    if hashlib.sha256(data).hexdigest() != sha:
-        raise Fail("file-hash", loc, f"SHA-256 of the head bytes in {path} differs from the "
-                   "certificate")
+    K.fail_if(hashlib.sha256(data).hexdigest() != sha, "file-hash", loc,
+              f"SHA-256 of the head bytes in {path} differs from the certificate")
     return _FileRows(_floats(data, dtype, loc), k, d, transpose)
 
 
@@ -214,14 +212,14 @@ _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
 
 def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
     verdict = K.get(e, "verdict", loc)
-    if verdict not in VERDICTS:
-        raise Fail("schema", f"{loc}/verdict", f"unknown verdict {ascii(verdict)[:40]}")
+    K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
+              f"unknown verdict {ascii(verdict)[:40]}")
     K.only(e, _ENTRY[verdict], loc, "an audit entry")
     on = do_math(verdict)
     if verdict == "argmaxable":
         w = K.get(e, "witness", loc)
-        if not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1:
-            raise Fail("schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
+        K.fail_if(not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1,
+                  "schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
         if "scale" in w:
             t = K.read_number(w["scale"], f"{loc}/witness/scale")
             K.fail_if(t <= 0, "witness", f"{loc}/witness/scale", "scale must be positive")
@@ -238,12 +236,11 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
         c = K.read_field(K.read_vector, e, "multipliers", loc, len(rows))
         cap = M.d + (2 if M.IB is not None else 1)
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
-        if k in rows or len(set(rows)) != len(rows) or len(rows) > cap:
-            raise Fail("gordan-support", f"{loc}/rows", f"label {k}: rows must be distinct, "
-                       f"exclude the label itself and number at most {cap}")
-        if any(q <= 0 for q in c):
-            raise Fail("gordan-nonnegative", f"{loc}/multipliers", f"label {k}: multipliers "
-                       "must be positive")
+        K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > cap, "gordan-support",
+                  f"{loc}/rows", f"label {k}: rows must be distinct, exclude the label itself "
+                  f"and number at most {cap}")
+        K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
+                  f"label {k}: multipliers must be positive")
         if on:
             M.never(k, rows, c, radius if dom == "box" else None, loc)
     return verdict
@@ -255,8 +252,8 @@ def _runs(runs, k, loc) -> list[tuple[int, int]]:
         r = K.read_list(pair, f"{loc}/{n}", 2)
         a = K.read_int(r[0], f"{loc}/{n}/0", 0, k - 1)
         out.append((a, K.read_int(r[1], f"{loc}/{n}/1", a, k - 1)))
-        if n and a <= out[-2][1]:
-            raise Fail("schema", f"{loc}/{n}", "label runs must be increasing and disjoint")
+        K.fail_if(n and a <= out[-2][1], "schema", f"{loc}/{n}",
+                  "label runs must be increasing and disjoint")
     K.fail_if(not out, "schema", loc, "no labels")
     return out
 
@@ -296,8 +293,9 @@ def check_argmax_audit(obj, loc) -> None:
             raise Fail("labels", f"{loc}/labels", f"label {bad[0]} is not among the audited "
                        "labels")
     domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
-    if not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) != len(domains):
-        raise Fail("schema", f"{loc}/domains", "domains: a non-empty subset of ['all', 'box']")
+    K.fail_if(not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) !=
+              len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
+              "['all', 'box']")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
     K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius",
               "radius must be positive")
@@ -339,11 +337,10 @@ def check_argmax_audit(obj, loc) -> None:
                 scope["witnesses"] += 1
                 scope["checked"] += chosen
             counts[dom][v] += 1
-    if at != len(runs):
-        raise Fail("labels", f"{loc}/labels", f"no record of label {nxt} (records end early)")
-    if stated != counts:
-        raise Fail("count", f"{loc}/counts", f"stated counts {stated} differ from the records "
-                   f"{counts}")
+    K.fail_if(at != len(runs), "labels", f"{loc}/labels",
+              f"no record of label {nxt} (records end early)")
+    K.fail_if(stated != counts, "count", f"{loc}/counts",
+              f"stated counts {stated} differ from the records {counts}")
 
 
 def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope=None):

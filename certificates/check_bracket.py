@@ -81,19 +81,17 @@ def _num(obj, key, loc) -> Fraction:
 
 def _stochastic(M, check, loc):
     for j, col in enumerate(zip(*M, strict=True)):
-        if any(x < 0 for x in col) or sum(col) != 1:
-            raise Fail(check, f"{loc}/column {j}", f"column {j} is not a probability vector"
-                       " (entries >= 0 summing to exactly 1)")
+        K.fail_if(any(x < 0 for x in col) or sum(col) != 1, check, f"{loc}/column {j}",
+                  f"column {j} is not a probability vector (entries >= 0 summing to exactly 1)")
 
 
 def _perms(gens, loc, m) -> list:
-    if not isinstance(gens, list) or not gens:
-        raise Fail("schema", loc, "a non-empty list of permutations")
+    K.fail_if(not isinstance(gens, list) or not gens, "schema", loc,
+              "a non-empty list of permutations")
     for r, g in enumerate(gens):
-        if not isinstance(g, list) or sorted(x if type(x) is int else -1 for x in g) != \
-                list(range(m)):
-            raise Fail("generator", f"{loc}/{r}", f"not a permutation of 0..{m - 1} in image "
-                       "form")
+        K.fail_if(not isinstance(g, list) or sorted(x if type(x) is int else -1 for x in g)
+                  != list(range(m)), "generator", f"{loc}/{r}",
+                  f"not a permutation of 0..{m - 1} in image form")
     return [tuple(g) for g in gens]
 
 
@@ -158,8 +156,8 @@ def _read(obj, loc, orbit):
     EW, EH = _num(obj, "E_W", loc), _num(obj, "E_H", loc)
     K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
     prec = K.get(obj, "precision", loc)
-    if type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1]:
-        raise Fail("precision", f"{loc}/precision", f"precision must be an integer in {PRECISION}")
+    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
+              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
     rho, s = _num(obj, "rho_up", loc), _num(obj, "s", loc)
     return EW, EH, context(prec), rho, s, _num(obj, "lower", loc), _num(obj, "upper", loc)
 
@@ -200,21 +198,20 @@ def _moved(M, g) -> bool:
 
 def _structure(obj, loc, Y, W, orbit) -> None:
     claims = K.get(obj, "structure", loc)
-    if not isinstance(claims, list):
-        raise Fail("schema", f"{loc}/structure", "structure is a list of claims")
+    K.fail_if(not isinstance(claims, list), "schema", f"{loc}/structure",
+              "structure is a list of claims")
     m = len(W)
     G = _matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else None
     cols = Counter(zip(*Y, strict=True))  # the columns of Y with their multiplicities
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"
         name = K.get(c, "claim", cl)
-        if name == "budget-inactive":
-            raise Fail("structure-inactive", cl, "the claim 'budget-inactive' is not "
-                       "verifiable by this checker (P = Y and s = 0 prove the bracket, not "
-                       "that the budget is inactive); it is never accepted")
-        if name not in STRUCTURES or (orbit and name == "invariant"):
-            raise Fail("schema", f"{cl}/claim", f"unknown structure claim {ascii(name)[:40]}"
-                       + (" (orbit brackets are invariant by construction)" if orbit else ""))
+        K.fail_if(name == "budget-inactive", "structure-inactive", cl, "the claim "
+                  "'budget-inactive' is not verifiable by this checker (P = Y and s = 0 prove "
+                  "the bracket, not that the budget is inactive); it is never accepted")
+        K.fail_if(name not in STRUCTURES or (orbit and name == "invariant"), "schema",
+                  f"{cl}/claim", f"unknown structure claim {ascii(name)[:40]}"
+                  + (" (orbit brackets are invariant by construction)" if orbit else ""))
         K.fail_if(name == "circulant" and any(G[i][j] != G[(i + 1) % m][(j + 1) % m] for i in
                   range(m) for j in range(m)), "structure-circulant", cl, "W W^T is not circulant")
         K.fail_if(name == "span-I-J" and (len({G[i][i] for i in range(m)}) > 1 or len(
@@ -222,9 +219,9 @@ def _structure(obj, loc, Y, W, orbit) -> None:
                   "structure-span", cl, "W W^T is not alpha I + beta (J - I)")
         if name == "simplex-etf":
             t = G[0][0] * m / (m - 1) if m > 1 else Fraction(0)
-            if t <= 0 or any(G[i][j] != t * ((i == j) - Fraction(1, m))
-                             for i in range(m) for j in range(m)):
-                raise Fail("structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
+            K.fail_if(t <= 0 or any(G[i][j] != t * ((i == j) - Fraction(1, m))
+                                    for i in range(m) for j in range(m)),
+                      "structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
         if name == "invariant":
             for r, g in enumerate(_perms(K.get(c, "generators", cl), f"{cl}/generators", m)):
                 K.fail_if(_moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
@@ -308,27 +305,26 @@ def check_theorem(obj, loc, dispatch) -> None:
     dispatch on kinds) is a valid bracket with the right claims."""
     K.only(obj, FIELDS[KINDS[1]], loc, f"a {KINDS[1]} certificate")
     name = K.get(obj, "theorem", loc)
-    if name not in THEOREMS:
-        raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {ascii(name)[:40]}")
+    K.fail_if(name not in THEOREMS, "unsupported-kind", f"{loc}/theorem",
+              f"unknown theorem {ascii(name)[:40]}")
     parts = K.get(obj, "parts", loc)
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) \
-            or parts[0].get("kind") not in (KINDS[0], KINDS[2]):
-        raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs one {KINDS[0]} or "
-                   f"{KINDS[2]} part")
+    K.fail_if(not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict)
+              or parts[0].get("kind") not in (KINDS[0], KINDS[2]), "theorem-parts",
+              f"{loc}/parts", f"{name} needs one {KINDS[0]} or {KINDS[2]} part")
     dispatch(parts[0], f"{loc}/parts/0")  # the whole part, as a certificate of its own
     part = parts[0]
     claims = {c["claim"]: c for c in part["structure"]}
     if part["kind"] == KINDS[2]:  # an orbit bracket is invariant under its group by design
         claims["invariant"] = {"generators": part["generators"]}
     m, need = len(part["W"]), THEOREMS[name][0]
-    if need not in claims or "invariant" not in claims:
-        raise Fail("theorem-mismatch", f"{loc}/parts/0/structure",
-                   f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
+    where = f"{loc}/parts/0/structure"
+    K.fail_if(need not in claims or "invariant" not in claims, "theorem-mismatch", where,
+              f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
     gens = claims["invariant"]["generators"]
-    if name == "cyclic-circulant" and [(i + 1) % m for i in range(m)] not in gens:
-        raise Fail("theorem-mismatch", f"{loc}/parts/0/structure", "the cyclic shift"
-                   " [1, 2, ..., m-1, 0] must be among the generators")
-    if name == "transitive-etf" and not _two_homogeneous(gens, m):
-        raise Fail("transitivity", f"{loc}/parts/0/structure", "the generators do not act"
-                   " transitively on the labels and on unordered pairs (2-homogeneously)")
+    K.fail_if(name == "cyclic-circulant" and [(i + 1) % m for i in range(m)] not in gens,
+              "theorem-mismatch", where, "the cyclic shift [1, 2, ..., m-1, 0] must be among "
+              "the generators")
+    K.fail_if(name == "transitive-etf" and not _two_homogeneous(gens, m), "transitivity", where,
+              "the generators do not act transitively on the labels and on unordered pairs "
+              "(2-homogeneously)")
 
