@@ -87,19 +87,6 @@ def _floats(data: bytes, dtype: str, loc):
     return a
 
 
-class _FileRows:
-    """Rows of a head held as one flat array (row-major, or column-major when transposed)."""
-
-    def __init__(self, vals, k, d, transpose):
-        self.vals, self.k, self.d, self.t = vals, k, d, transpose
-
-    def __len__(self):
-        return self.k
-
-    def __getitem__(self, i):
-        return self.vals[i::self.k] if self.t else self.vals[i * self.d:(i + 1) * self.d]
-
-
 def _safetensors(fh, size, tensor, loc):
     """(dtype, shape, offset) of ``tensor`` after validating the whole header: its length,
     every entry's dtype and shape, byte spans contiguous from the end of the header to the
@@ -130,7 +117,9 @@ def _safetensors(fh, size, tensor, loc):
     return e["dtype"], tuple(e["shape"]), 8 + n + e["data_offsets"][0]
 
 
-def _head_from_file(ref, k, d, loc) -> _FileRows:
+def _head_from_file(ref, k, d, loc):
+    """Row i of the referenced head, as a function of i: a slice of one flat array of floats
+    (row-major, or column-major when transposed)."""
     K.only(ref, {"format", "file", "sha256", "tensor", "transpose"}, loc, "a head reference")
     fmt, sha = K.get(ref, "format", loc), K.get(ref, "sha256", loc)
     path = K.resolve(K.get(ref, "file", loc), f"{loc}/file")
@@ -165,18 +154,19 @@ def _head_from_file(ref, k, d, loc) -> _FileRows:
         data = fh.read(nbytes)
     K.fail_if(hashlib.sha256(data).hexdigest() != sha, "file-hash", loc,
               f"SHA-256 of the head bytes in {path} differs from the certificate")
-    return _FileRows(_floats(data, dtype, loc), k, d, transpose)
+    vals = _floats(data, dtype, loc)
+    return (lambda i: vals[i::k]) if transpose else (lambda i: vals[i * d:(i + 1) * d])
 
 
 # ------------------------------------------------------------------------ the checks
 class _Model:
-    """Exact rows on demand: row i as integers over its own denominator L_i."""
+    """Exact rows on demand (``W(i)``: row i): row i as integers over its denominator L_i."""
 
     def __init__(self, W, bias, k, d):
         self.k, self.d, self.W = k, d, W
         self.IB, self.LB = K.scaled(bias) if bias is not None else (None, 1)
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
-        self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W[i]))
+        self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
 
     def witness(self, k, x, loc):
         """Every margin (w_k - w_i) . x + (b_k - b_i) is positive (times Lk Li LX LB > 0)."""
@@ -223,7 +213,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
         if "scale" in w:
             t = K.read_number(w["scale"], f"{loc}/witness/scale")
             K.fail_if(t <= 0, "witness", f"{loc}/witness/scale", "scale must be positive")
-            x = [t * Fraction(v) for v in M.W[k]] if on else None
+            x = [t * Fraction(v) for v in M.W(k)] if on else None
         else:
             x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
         if on:
@@ -304,7 +294,7 @@ def check_argmax_audit(obj, loc) -> None:
     head = K.get(obj, "head", loc)
     if isinstance(head, dict) and "W" in head:
         K.only(head, {"W"}, f"{loc}/head", "an inline head")
-        W = K.read_matrix(head["W"], f"{loc}/head/W", d, k)
+        W = K.read_matrix(head["W"], f"{loc}/head/W", d, k).__getitem__
     else:
         W = _head_from_file(head, k, d, f"{loc}/head")
     bias = None if obj.get("bias") is None else K.read_vector(obj["bias"], f"{loc}/bias", k)

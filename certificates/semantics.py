@@ -34,8 +34,7 @@ from certificates.errors import Fail
 
 __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
            "reduce_row", "echelon", "sign_rows", "ranking_rows", "claim_rows", "witness_at",
-           "gordan_at", "arrangement",
-           "covers", "zaslavsky"]
+           "gordan_at", "arrangement", "zaslavsky"]
 
 
 def read_model(obj, loc, wkey="W", bkey="bias"):
@@ -169,17 +168,6 @@ def arrangement(W, b, ptype):
             for i, j in combinations(range(len(W)), 2)]
 
 
-def covers(R, X, basis, E):
-    """Rows outside the flat X (echelon basis of its functions) reduced modulo X, grouped by
-    direction: row j is in the closure of X + h iff its reduction is parallel to h's.
-    Returns (rows in the span of X, {direction: rows}, direction of the constant E)."""
-    groups = {}
-    for j, r in R.items():
-        if j not in X:
-            groups.setdefault(reduce_row(basis, r), []).append(j)
-    return groups.pop((), []), groups, reduce_row(basis, E)
-
-
 def zaslavsky(H, lattice, loc, d) -> int:
     """Verify the listed intersection lattice of the non-constant rows of H; return the
     number of regions sum |mu(0, X)| (Zaslavsky's theorem)."""
@@ -194,7 +182,13 @@ def zaslavsky(H, lattice, loc, d) -> int:
                        " of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
         X, basis = frozenset(hs), echelon([R[h] for h in hs])
-        zero, groups, e = covers(R, X, basis, E)
+        # rows outside X reduced modulo X (its echelon basis), grouped by direction: row j is
+        # in the closure of X + h iff its reduction is parallel to h's
+        groups = {}
+        for j, r in R.items():
+            if j not in X:
+                groups.setdefault(reduce_row(basis, r), []).append(j)
+        zero, e = groups.pop((), []), reduce_row(basis, E)
         K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
         if len(basis) != rank:
             raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")

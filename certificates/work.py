@@ -112,4 +112,4 @@ def estimate(obj) -> int:
     except (TypeError, ValueError, AttributeError, RecursionError):
         return 1
     scale = max(1.0, digits / 20) ** 1.6
-    return int(units * scale)
+    return int(min(units, 10 ** 300) * scale)  # a float product: bounded, never overflows
