@@ -39,10 +39,8 @@ __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", 
 
 def read_model(obj, loc, wkey="W", bkey="bias"):
     """(W, b): b is all zeros when the certificate has no bias."""
-    W = K.read_field(K.read_matrix, obj, wkey, loc)
-    if obj.get(bkey) is None:
-        return W, (Fraction(0),) * len(W)
-    return W, K.read_vector(obj[bkey], f"{loc}/{bkey}", len(W))
+    W, b = K.read_field(K.read_matrix, obj, wkey, loc), obj.get(bkey)
+    return W, (Fraction(0),) * len(W) if b is None else K.read_vector(b, f"{loc}/{bkey}", len(W))
 
 
 def read_pair(obj, loc):
@@ -55,8 +53,8 @@ def read_pair(obj, loc):
 def read_pattern_type(obj, loc) -> str:
     """The field ``pattern``: ``"sign"`` or ``"ranking"``."""
     ptype = K.get(obj, "pattern", loc)
-    if ptype not in ("sign", "ranking"):
-        raise Fail("schema", f"{loc}/pattern", f"pattern must be 'sign' or 'ranking': {ptype!r}")
+    K.fail_if(ptype not in ("sign", "ranking"), "schema", f"{loc}/pattern",
+              f"pattern must be 'sign' or 'ranking': {ptype!r}")
     return ptype
 
 

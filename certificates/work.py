@@ -33,9 +33,8 @@ DEFAULT_MAX_WORK = 20_000_000
 
 
 def _shape(M) -> tuple[int, int]:
-    if not isinstance(M, list) or not M or not isinstance(M[0], list):
-        return 0, 0
-    return len(M), len(M[0])
+    ok = isinstance(M, list) and M and isinstance(M[0], list)
+    return (len(M), len(M[0])) if ok else (0, 0)
 
 
 def _longest(obj, depth=0) -> int:
