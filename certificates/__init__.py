@@ -7,7 +7,7 @@ runs on a bare Python.  The layers, in the order they trust each other:
   - the one code path of every kind: JSON and shard lines, numbers, referenced files,
   integer scaling, PSD / Gordan / witness checks, work metering, verdicts;
 * :mod:`certificates.semantics` - what geometric data *mean*: sign and ranking rows, the
-  arrangement, covers and Zaslavsky's count;
+  arrangement, flat covers and Zaslavsky's count;
 * :mod:`certificates.check` - reads a file and dispatches on its ``kind``;
   ``certificates/check_<kind>.py`` modules add kinds, one dispatch line each, each stating
   its proof obligation.

@@ -7,7 +7,7 @@ is specified in ``certificates/SPEC.md``, the proof obligations of each kind in
 docs/certificates.md.  This module reads files and dispatches on ``kind``; what the data
 mean (rows, witnesses, Gordan multipliers, lattices) is :mod:`certificates.semantics`.
 A new kind is a module ``certificates/check_<kind>.py`` with a function ``(obj, loc)`` that
-raises :class:`certificates.errors.Fail`, registered by one line in ``_CHECKERS`` below.
+raises :class:`certificates.errors.Fail`, registered by one line in ``_KINDS`` below.
 Usage::
 
     python -m certificates.check FILE... [--explain] [--latex] [--one-based]
@@ -27,7 +27,6 @@ Verdict(ok=True, kind='sign-feasible', failed_check=None, location=None, message
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from itertools import combinations
@@ -57,22 +56,6 @@ _PARTS = {"translation-cosine": (("translation", "translation"), ()),
           "patterns-equal": (_PC, ()),
           "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
 THEOREMS = tuple(_PARTS)
-#: Fields every certificate (and every part) may carry, besides those of its kind.
-_COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
-#: The fields of each kind (SPEC.md section 3); any other field is rejected (``schema``),
-#: so a look-alike key ("bias1" where none is defined, a Cyrillic "bias") cannot make a
-#: claim be checked as a different one.  Kinds registered without an entry are not
-#: restricted.
-FIELDS = {"sign-feasible": {"W", "bias", "signs", "witness"},
-          "sign-infeasible": {"W", "bias", "signs", "multipliers"},
-          "ranking-feasible": {"W", "bias", "ranking", "witness"},
-          "ranking-infeasible": {"W", "bias", "ranking", "multipliers"},
-          "translation": {"W", "v", "W_translated", "labels", "target"},
-          "cosine-equal": {"W1", "W2"}, "same-chirotope": {"W1", "W2"},
-          "pattern-complete": {"W", "bias", "pattern", "top", "patterns", "lattice"},
-          "pattern-differs": {"W1", "bias1", "W2", "bias2", "pattern", "value", "witness",
-                              "multipliers"}, "theorem": {"theorem", "parts", "parameters"},
-          "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"}}
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.
 _NESTED = {"patterns": {"pattern", "witness"}, "lattice": {"hyperplanes", "rank"}}
 _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
@@ -94,19 +77,15 @@ def _single(obj, loc):
 def _translation(obj, loc):
     W, _ = sem.read_model(obj, loc)
     v = K.read_field(K.read_vector, obj, "v", loc, len(W[0]))
-    Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]))
-    if len(Wt) != len(W):
-        raise Fail("shape", f"{loc}/W_translated", f"expected {len(W)} rows, got {len(Wt)}")
+    Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]), len(W))
     for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
         if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
             raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
     labels = K.read_field(K.read_labels, obj, "labels", loc, len(W))
-    if len(labels) != 2:
-        raise Fail("schema", f"{loc}/labels", "labels must be two distinct labels")
+    K.fail_if(len(labels) != 2, "schema", f"{loc}/labels", "labels must be two distinct labels")
     i, j = labels
     target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
-    if target == 0:
-        raise Fail("schema", f"{loc}/target", "target must be +1 or -1")
+    K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
     if not any(a) or not any(c):
         raise Fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
@@ -140,19 +119,16 @@ def _cosine_equal(obj, loc):
 def _chirotope(obj, loc):
     (W1, _), (W2, _) = sem.read_pair(obj, loc)
     k, d = len(W1), len(W1[0])
-    if len(W2[0]) != d or d > k:
-        raise Fail("shape", loc, "W1 and W2 must both be k x d with d <= k")
+    K.fail_if(len(W2[0]) != d or d > k, "shape", loc, "W1 and W2 must both be k x d with d <= k")
     sigma = None
     for S in combinations(range(k), d):
-        s1 = K.det_sign([W1[i] for i in S])
-        s2 = K.det_sign([W2[i] for i in S])
+        s1, s2 = (K.det_sign([M[i] for i in S]) for M in (W1, W2))
         if sigma is None and s1:
             sigma = s1 * s2
         if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
             raise Fail("chirotope-sign", f"{loc}", f"minor on rows {list(S)}: signs {s1}, {s2}"
                        " do not agree up to one global sign")
-    if not sigma:
-        raise Fail("rank", loc, f"rank is below d = {d}: every maximal minor is 0")
+    K.fail_if(not sigma, "rank", loc, f"rank is below d = {d}: every maximal minor is 0")
 
 
 def _pattern_complete(obj, loc):
@@ -164,19 +140,10 @@ def _pattern_complete(obj, loc):
         raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
     seen, (Wi, bi) = set(), K.integer_model(W, b)  # one positive scaling: same claims
     for n, p in enumerate(K.read_list(K.get(obj, "patterns", loc), f"{loc}/patterns")):
-        pl = f"{loc}/patterns/{n}"
-        rows, value = sem.claim_rows(p, pl, "pattern", ptype == "ranking", Wi, bi)
-        if ptype == "ranking" and len(value) != len(W):
-            raise Fail("shape", f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
-        sem.witness_at(rows, p, pl, len(W[0]))
-        if value in seen:
-            raise Fail("duplicate-pattern", pl, "pattern listed twice")
+        value = sem.listed_pattern(p, f"{loc}/patterns/{n}", ptype == "ranking", Wi, bi, len(W[0]))
+        K.fail_if(value in seen, "duplicate-pattern", f"{loc}/patterns/{n}", "pattern listed twice")
         seen.add(value)
-    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
-                          f"{loc}/lattice", len(W[0]))
-    if count != len(seen):
-        raise Fail("count", f"{loc}/patterns", f"{len(seen)} witnessed patterns but the"
-                   f" arrangement has {count} regions")
+    sem.region_count(obj, loc, Wi, bi, ptype, len(seen), f"{loc}/patterns")
     return ptype, W, b, frozenset(seen)
 
 
@@ -199,8 +166,7 @@ def _mats(obj, loc, *keys):
 
 def _theorem(obj, loc):
     name = K.get(obj, "theorem", loc)
-    if name not in _PARTS:
-        raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
+    K.fail_if(name not in _PARTS, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     parts = K.read_field(K.read_list, obj, "parts", loc)
     results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
     kinds, (first, more) = [p["kind"] for p in parts], _PARTS[name]
@@ -209,8 +175,7 @@ def _theorem(obj, loc):
                    + (f", then any number of {' / '.join(more)}" if more else ""))
 
     def same(cond, what):
-        if not cond:
-            raise Fail("theorem-mismatch", f"{loc}/parts", what)
+        K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)
 
     if name == "translation-cosine":
         p, q = parts
@@ -266,56 +231,57 @@ def _theorem(obj, loc):
         M = [a for a, _ in sem.arrangement(p[1], p[2], p[0])]
         same(q[1] == tuple(tuple(K.dot(r, s) for s in M) for r in M),
              "the second matrix is not G = M M^T")
-        if ranking:
-            k = len(p[1])
-            mapped = set()
-            for r in p[3]:
-                pos = {a: n for n, a in enumerate(r)}
-                mapped.add(tuple(0 if not any(M[n]) else (1 if pos[a] < pos[c] else -1)
-                                 for n, (a, c) in enumerate(combinations(range(k), 2))))
-            same(frozenset(mapped) == q[3], "sign patterns of G differ from R(W)")
+        if ranking:  # row n of M is the pair (a, c): G's sign there is + iff a ranks above c
+            pairs = list(combinations(range(len(p[1])), 2))
+            ranks = ({a: n for n, a in enumerate(r)} for r in p[3])
+            mapped = {tuple(0 if not any(M[n]) else 1 if pos[a] < pos[c] else -1
+                            for n, (a, c) in enumerate(pairs)) for pos in ranks}
+            same(mapped == q[3], "sign patterns of G differ from R(W)")
         else:
             same(p[3] == q[3], "sign patterns of G differ from S(W)")
 
 
-#: kind -> checker(obj, loc), which raises Fail.  One line per kind; kinds of their own
-#: module (certificates/check_<kind>.py) are imported above and registered here.
-_CHECKERS = {
-    "sign-feasible": _single,
-    "sign-infeasible": _single,
-    "ranking-feasible": _single,
-    "ranking-infeasible": _single,
-    "translation": _translation,
-    "cosine-equal": _cosine_equal,
-    "same-chirotope": _chirotope,
-    "pattern-complete": _pattern_complete,
-    "pattern-differs": _pattern_differs,
-    "theorem": _theorem,
-    "layer-peeled-bracket": check_bracket.check,
-    "layer-peeled-orbit-bracket": check_bracket.check_orbit,
-    "layer-peeled-theorem": lambda obj, loc: check_bracket.check_theorem(obj, loc, _dispatch),
-    "argmax-audit": check_argmax_audit,
-    "pattern-complete-stream": check_stream,  # check_stream.py: shards of a result directory
+#: kind -> (checker(obj, loc), which raises Fail; the fields of the kind, SPEC.md section 3).
+#: One line per kind; kinds of their own module (certificates/check_<kind>.py) are imported
+#: above and registered here.  Any other field is rejected (``schema``), so a look-alike key
+#: ("bias1" where none is defined, a Cyrillic "bias") cannot make a claim be checked as a
+#: different one; None: the kind's module rejects unknown fields itself.
+_KINDS = {
+    "sign-feasible": (_single, {"W", "bias", "signs", "witness"}),
+    "sign-infeasible": (_single, {"W", "bias", "signs", "multipliers"}),
+    "ranking-feasible": (_single, {"W", "bias", "ranking", "witness"}),
+    "ranking-infeasible": (_single, {"W", "bias", "ranking", "multipliers"}),
+    "translation": (_translation, {"W", "v", "W_translated", "labels", "target"}),
+    "cosine-equal": (_cosine_equal, {"W1", "W2"}),
+    "same-chirotope": (_chirotope, {"W1", "W2"}),
+    "pattern-complete": (_pattern_complete, {"W", "bias", "pattern", "top", "patterns",
+                                             "lattice"}),
+    "pattern-differs": (_pattern_differs, {"W1", "bias1", "W2", "bias2", "pattern", "value",
+                                           "witness", "multipliers"}),
+    "theorem": (_theorem, {"theorem", "parts", "parameters"}),
+    "layer-peeled-bracket": (check_bracket.check, None),
+    "layer-peeled-orbit-bracket": (check_bracket.check_orbit, None),
+    "layer-peeled-theorem": (lambda o, loc: check_bracket.check_theorem(o, loc, _dispatch), None),
+    "argmax-audit": (check_argmax_audit, None),
+    "pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice", "buckets",
+                                               "shards"}),
 }
-KINDS = tuple(_CHECKERS)
+KINDS = tuple(_KINDS)
 
 
-def _check_fields(obj, kind, loc):
-    if kind in FIELDS:
-        K.only(obj, _COMMON | FIELDS[kind], loc, f"a {kind} certificate")
+def _dispatch(obj, loc):
+    kind = K.header(obj, loc, _KINDS)
+    checker, fields = _KINDS[kind]
+    if fields is not None:
+        K.only(obj, K.COMMON | fields, loc, f"a {kind} certificate")
     for key, allowed in _NESTED.items():
-        if kind == "pattern-complete" and isinstance(obj.get(key), list):
+        if kind.startswith("pattern-complete") and isinstance(obj.get(key), list):
             for n, item in enumerate(obj[key]):
                 K.only(item, allowed, f"{loc}/{key}/{n}", f"an entry of {key}")
     if kind == "theorem" and isinstance(obj.get("parameters"), dict):
         K.only(obj["parameters"], _PARAMETERS.get(obj.get("theorem"), set()),
              f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
-
-
-def _dispatch(obj, loc):
-    kind = K.header(obj, loc, _CHECKERS)
-    _check_fields(obj, kind, loc)
-    return _CHECKERS[kind](obj, loc)
+    return checker(obj, loc)
 
 
 def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
@@ -344,14 +310,7 @@ def read_and_check(path, max_work="default", sample=None, seed=0, tally=None):
     the counts ``witnesses`` and ``checked``.  ``max_work``: units, None (no budget) or
     "default" (the default budget; with ``sample``, none for an audit: the caller chose
     the sample)."""
-    scope = None if sample is None else tally if tally is not None else {}
-    if scope is not None:
-        scope.update(labels=None, sample=sample, seed=seed)
-    if max_work == "default":
-        max_work = DEFAULT_MAX_WORK if sample is None else (
-            lambda o: None if isinstance(o, dict) and o.get("kind") == "argmax-audit"
-            else DEFAULT_MAX_WORK)
-    return K.read_and_check(path, _dispatch, max_work, scope)
+    return K.read_and_check(path, _dispatch, max_work, tally, sample=sample, seed=seed)
 
 
 def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
@@ -367,51 +326,12 @@ def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
 
 
 def main(argv=None) -> int:
-    """Command line: one verdict line per file; exit 0 / 1 / 2 (see module docstring)."""
-    ap = argparse.ArgumentParser(prog="python -m certificates.check",
-                                 description="Check logitgeom certificates (stdlib only).")
-    ap.add_argument("files", nargs="+", metavar="FILE")
-    ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
-    ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
-    ap.add_argument("--max-work", type=int, default=None, metavar="N",
-                    help="refuse (not checked, exit 2) a certificate whose work exceeds N "
-                    f"units (default {DEFAULT_MAX_WORK:,}; none with --sample; docs/limits.md)")
-    ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
-    ap.add_argument("--sample", type=int, metavar="N", help="argmax audits: check every "
-                    "never-proof and N witnesses drawn from --seed (other kinds: in full)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    args = ap.parse_args(argv)
-    if args.sample is not None and args.sample < 0:
-        ap.error("--sample takes N >= 0")
-    code = 0
-    for path in args.files:
-        tally: dict = {}
-        v, obj = read_and_check(path, args.max_work if args.max_work is not None else "default",
-                                args.sample, args.seed, tally)
-        if v.ok and "witnesses" in tally:
-            line = (f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
-                    f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
-        elif v.ok:
-            line = f"{path}: OK {v.kind}"
-        else:
-            line = (f"{path}: INVALID {v.kind} failed_check={v.failed_check} "
-                    f"location={v.location}: {v.message}")
-        if args.latex:  # stdout is LaTeX only: the verdict on stderr, and as a comment
-            print(line, file=sys.stderr)
-            print("% " + " ".join(line.splitlines()))
-        else:
-            print(line)
-        code = max(code, v.exit_code)
-        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
-            from certificates import _render
-            if "witnesses" in tally:
-                note = (f"  (this run checked every never-proof and {tally['checked']} of "
-                        f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
-                print(("% " if args.latex else "") + note)
-            print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
-            print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
-    return code
+    """Command line (presentation, in :mod:`certificates._cli`): one verdict line per file;
+    exit 0 / 1 / 2 (see the module docstring)."""
+    from certificates import _cli
+    return _cli.check_main(argv, read_and_check)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(K.run(main))
+    from certificates import _cli
+    sys.exit(_cli.run(main))

@@ -38,9 +38,9 @@ gordan-combination /records/1/all
 
 from __future__ import annotations
 
-import argparse
 import ast
 import bisect
+import functools
 import hashlib
 import math
 import os
@@ -56,14 +56,13 @@ if not __package__:  # run as a script: find the package, as certificates/check.
 
 from certificates import kernel as K
 from certificates.errors import Fail
-from certificates.work import DEFAULT_MAX_WORK
 
 __all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
-FIELDS = {"format", "version", "kind", "statement", "provenance", "head", "rows", "cols",
-          "bias", "radius", "domains", "labels", "counts", "records", "shards", "source"}
+FIELDS = K.COMMON | {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
+                     "records", "shards", "source"}
 #: Bytes per entry of the dtypes read (numpy descr and safetensors names), and those
 #: only sized (safetensors headers are validated over every tensor they list).
 _SIZE = {"<f8": 8, "F64": 8, "<f4": 4, "F32": 4, "<f2": 2, "F16": 2, "BF16": 2}
@@ -73,34 +72,19 @@ _SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U1
 
 # ------------------------------------------------------------------------ the head
 def _floats(data: bytes, dtype: str, loc):
-    if dtype in ("<f8", "F64", "<f4", "F32"):
-        a = array("d" if dtype in ("<f8", "F64") else "f")
-        a.frombytes(data)
-    elif dtype in ("<f2", "F16"):
-        a = array("d", (v[0] for v in struct.iter_unpack("<e", data)))
-    else:  # BF16: the high half of a float32
+    """The entries as an array of floats (exact binary fractions), all finite."""
+    if dtype == "BF16":  # the high half of a float32, widened to little-endian float32 bytes
         wide = bytearray(2 * len(data))
         wide[2::4], wide[3::4] = data[0::2], data[1::2]
-        a = array("f")
-        a.frombytes(bytes(wide))
-    if sys.byteorder != "little" and dtype != "BF16":
-        a.byteswap()
-    if not all(map(math.isfinite, a)):
-        raise Fail("number", loc, "the head has a NaN or infinite entry")
+        data, dtype = bytes(wide), "F32"
+    if dtype in ("<f2", "F16"):
+        a = array("d", (v[0] for v in struct.iter_unpack("<e", data)))
+    else:
+        a = array("d" if dtype in ("<f8", "F64") else "f", data)
+        if sys.byteorder != "little":
+            a.byteswap()
+    K.fail_if(not all(map(math.isfinite, a)), "number", loc, "the head has a NaN or infinite entry")
     return a
-
-
-class _FileRows:
-    """Rows of a head held as one flat array (row-major, or column-major when transposed)."""
-
-    def __init__(self, vals, k, d, transpose):
-        self.vals, self.k, self.d, self.t = vals, k, d, transpose
-
-    def __len__(self):
-        return self.k
-
-    def __getitem__(self, i):
-        return self.vals[i::self.k] if self.t else self.vals[i * self.d:(i + 1) * self.d]
 
 
 def _safetensors(fh, size, tensor, loc):
@@ -108,94 +92,81 @@ def _safetensors(fh, size, tensor, loc):
     every entry's dtype and shape, byte spans contiguous from the end of the header to the
     end of the file, each the size of its shape."""
     n = struct.unpack("<Q", fh.read(8))[0]
-    if n > min(size - 8, 100_000_000):
-        raise Fail("file", loc, f"safetensors header length {n} exceeds the file")
+    K.fail_if(n > min(size - 8, 100_000_000), "file", loc,
+              f"safetensors header length {n} exceeds the file")
     hdr = K.parse_json(fh.read(n), loc, "file")
-    spans, end = [], 0
+    spans = []
     for name, e in (hdr.items() if isinstance(hdr, dict) else [(None, None)]):
         if name == "__metadata__":
             continue
         K.only(e, {"dtype", "shape", "data_offsets"}, loc, "a safetensors entry")
         shape = K.read_list(K.get(e, "shape", loc), loc)
         off = K.read_list(K.get(e, "data_offsets", loc), loc, 2)
-        if K.get(e, "dtype", loc) not in _SIZED or any(type(v) is not int or v < 0
-                                                     for v in (*shape, *off)):
-            raise Fail("file", loc, f"safetensors entry {ascii(name)[:40]} is malformed")
-        if off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]]:
-            raise Fail("file", loc, f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
+        K.fail_if(K.get(e, "dtype", loc) not in _SIZED or any(
+            type(v) is not int or v < 0 for v in (*shape, *off)), "file", loc,
+            f"safetensors entry {ascii(name)[:40]} is malformed")
+        K.fail_if(off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]], "file", loc,
+                  f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
         spans.append(off)
-    for a, b in sorted(spans):
-        if a != end:
-            raise Fail("file", loc, "safetensors data offsets are not contiguous")
-        end = b
-    if end != size - 8 - n:
-        raise Fail("file", loc, "safetensors data region does not fill the file after the "
-                   "header")
+    # the spans tile the data region: each starts where the previous one (or the header) ends
+    ends = [0, *(x for span in sorted(spans) for x in span), size - 8 - n]
+    K.fail_if(ends[0::2] != ends[1::2], "file", loc, "safetensors data offsets are not "
+              "contiguous from the end of the header to the end of the file")
     e = hdr.get(tensor) if isinstance(tensor, str) and tensor != "__metadata__" else None
-    if e is None:
-        raise Fail("file", loc, f"no tensor {ascii(tensor)[:60]} in the file")
+    K.fail_if(e is None, "file", loc, f"no tensor {ascii(tensor)[:60]} in the file")
     return e["dtype"], tuple(e["shape"]), 8 + n + e["data_offsets"][0]
 
 
-def _head_from_file(ref, k, d, loc) -> _FileRows:
+def _head_from_file(ref, k, d, loc):
+    """Row i of the referenced head, as a function of i: a slice of one flat array of floats
+    (row-major, or column-major when transposed)."""
     K.only(ref, {"format", "file", "sha256", "tensor", "transpose"}, loc, "a head reference")
     fmt, sha = K.get(ref, "format", loc), K.get(ref, "sha256", loc)
     path = K.resolve(K.get(ref, "file", loc), f"{loc}/file")
     transpose = ref.get("transpose", False)
-    if not isinstance(transpose, bool) or fmt not in ("npy", "safetensors"):
-        raise Fail("schema", loc, "head format is 'npy' or 'safetensors', transpose a boolean")
+    K.fail_if(not isinstance(transpose, bool) or fmt not in ("npy", "safetensors"), "schema",
+              loc, "head format is 'npy' or 'safetensors', transpose a boolean")
     with K.open_regular(path, loc, 1 << 40) as fh:
         size = os.fstat(fh.fileno()).st_size
         try:
             if fmt == "npy":
                 magic = fh.read(8)
-                if magic[:6] != b"\x93NUMPY":
-                    raise Fail("file", loc, f"{path} is not a .npy file")
+                K.fail_if(magic[:6] != b"\x93NUMPY", "file", loc, f"{path} is not a .npy file")
                 hl = struct.unpack("<H" if magic[6] == 1 else "<I",
                                    fh.read(2 if magic[6] == 1 else 4))[0]
                 hdr = ast.literal_eval(fh.read(min(hl, 65536)).decode("latin1"))
                 dtype, shape = hdr["descr"], tuple(hdr["shape"])
-                if hdr.get("fortran_order") is not False:
-                    raise Fail("file", loc, "only C-ordered .npy heads are read")
+                K.fail_if(hdr.get("fortran_order") is not False, "file", loc,
+                          "only C-ordered .npy heads are read")
                 offset = fh.tell()
             else:
                 dtype, shape, offset = _safetensors(fh, size, K.get(ref, "tensor", loc), loc)
         except (ValueError, KeyError, TypeError, SyntaxError, IndexError, struct.error,
                 MemoryError, RecursionError) as exc:
             raise Fail("file", loc, f"cannot read the head from {path}: {exc!r}"[:300]) from None
-        if dtype not in _SIZE:
-            raise Fail("schema", loc, f"unsupported head dtype {ascii(dtype)[:40]}")
-        if shape != ((d, k) if transpose else (k, d)):
-            raise Fail("shape", loc, f"head in {path} has shape {shape}, expected "
-                       f"{(d, k) if transpose else (k, d)}")
+        K.fail_if(dtype not in _SIZE, "schema", loc, f"unsupported head dtype {ascii(dtype)[:40]}")
+        want = (d, k) if transpose else (k, d)
+        K.fail_if(shape != want, "shape", loc, f"head in {path} has shape {shape}, not {want}")
         nbytes = k * d * _SIZE[dtype]
-        if offset + nbytes > size:
-            raise Fail("file", loc, f"{path} is truncated")
+        K.fail_if(offset + nbytes > size, "file", loc, f"{path} is truncated")
         K.charge(nbytes // 4)
         fh.seek(offset)
         data = fh.read(nbytes)
-    if hashlib.sha256(data).hexdigest() != sha:
-        raise Fail("file-hash", loc, f"SHA-256 of the head bytes in {path} differs from the "
-                   "certificate")
-    return _FileRows(_floats(data, dtype, loc), k, d, transpose)
+    K.fail_if(hashlib.sha256(data).hexdigest() != sha, "file-hash", loc,
+              f"SHA-256 of the head bytes in {path} differs from the certificate")
+    vals = _floats(data, dtype, loc)
+    return (lambda i: vals[i::k]) if transpose else (lambda i: vals[i * d:(i + 1) * d])
 
 
 # ------------------------------------------------------------------------ the checks
 class _Model:
-    """Exact rows on demand: row i as integers over its own denominator L_i."""
+    """Exact rows on demand (``W(i)``: row i): row i as integers over its denominator L_i."""
 
     def __init__(self, W, bias, k, d):
         self.k, self.d, self.W = k, d, W
-        self._cache = {} if k * d <= 1 << 22 else None
         self.IB, self.LB = K.scaled(bias) if bias is not None else (None, 1)
-
-    def row(self, i) -> tuple[list[int], int]:
-        if self._cache is not None and i in self._cache:
-            return self._cache[i]
-        out = K.scaled(self.W[i])
-        if self._cache is not None:
-            self._cache[i] = out
-        return out
+        #: row i -> (integers, L_i); held for heads up to 2^22 entries
+        self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
 
     def witness(self, k, x, loc):
         """Every margin (w_k - w_i) . x + (b_k - b_i) is positive (times Lk Li LX LB > 0)."""
@@ -231,41 +202,35 @@ _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
 
 def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
     verdict = K.get(e, "verdict", loc)
-    if verdict not in VERDICTS:
-        raise Fail("schema", f"{loc}/verdict", f"unknown verdict {ascii(verdict)[:40]}")
+    K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
+              f"unknown verdict {ascii(verdict)[:40]}")
     K.only(e, _ENTRY[verdict], loc, "an audit entry")
     on = do_math(verdict)
     if verdict == "argmaxable":
         w = K.get(e, "witness", loc)
-        if not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1:
-            raise Fail("schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
+        K.fail_if(not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1,
+                  "schema", f"{loc}/witness", "witness is {'x': [...]} or {'scale': t}")
         if "scale" in w:
             t = K.read_number(w["scale"], f"{loc}/witness/scale")
-            if t <= 0:
-                raise Fail("witness", f"{loc}/witness/scale", "scale must be positive")
-            x = [t * Fraction(v) for v in M.W[k]] if on else None
+            K.fail_if(t <= 0, "witness", f"{loc}/witness/scale", "scale must be positive")
+            x = [t * Fraction(v) for v in M.W(k)] if on else None
         else:
-            x = [K.read_number(s, f"{loc}/witness/x/{j}")
-                 for j, s in enumerate(K.read_list(w["x"], f"{loc}/witness/x", M.d))]
+            x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
         if on:
             if dom == "box" and max(abs(v) for v in x) > radius:
                 raise Fail("box", f"{loc}/witness", f"label {k}: witness outside max_j |x_j| "
                            f"<= {radius}")
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
-        rows = [K.read_int(r, f"{loc}/rows/{n}", 0, M.k - 1)
-                for n, r in enumerate(K.read_list(K.get(e, "rows", loc), f"{loc}/rows"))]
-        c = [K.read_number(s, f"{loc}/multipliers/{n}") for n, s in
-             enumerate(K.read_list(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows)))]
+        rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
+        c = K.read_field(K.read_vector, e, "multipliers", loc, len(rows))
         cap = M.d + (2 if M.IB is not None else 1)
-        if not rows:
-            raise Fail("gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
-        if k in rows or len(set(rows)) != len(rows) or len(rows) > cap:
-            raise Fail("gordan-support", f"{loc}/rows", f"label {k}: rows must be distinct, "
-                       f"exclude the label itself and number at most {cap}")
-        if any(q <= 0 for q in c):
-            raise Fail("gordan-nonnegative", f"{loc}/multipliers", f"label {k}: multipliers "
-                       "must be positive")
+        K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
+        K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > cap, "gordan-support",
+                  f"{loc}/rows", f"label {k}: rows must be distinct, exclude the label itself "
+                  f"and number at most {cap}")
+        K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
+                  f"label {k}: multipliers must be positive")
         if on:
             M.never(k, rows, c, radius if dom == "box" else None, loc)
     return verdict
@@ -277,10 +242,9 @@ def _runs(runs, k, loc) -> list[tuple[int, int]]:
         r = K.read_list(pair, f"{loc}/{n}", 2)
         a = K.read_int(r[0], f"{loc}/{n}/0", 0, k - 1)
         out.append((a, K.read_int(r[1], f"{loc}/{n}/1", a, k - 1)))
-        if n and a <= out[-2][1]:
-            raise Fail("schema", f"{loc}/{n}", "label runs must be increasing and disjoint")
-    if not out:
-        raise Fail("schema", loc, "no labels")
+        K.fail_if(n and a <= out[-2][1], "schema", f"{loc}/{n}",
+                  "label runs must be increasing and disjoint")
+    K.fail_if(not out, "schema", loc, "no labels")
     return out
 
 
@@ -303,43 +267,37 @@ def check_argmax_audit(obj, loc) -> None:
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
     k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
     d = K.read_int(K.get(obj, "cols", loc), f"{loc}/cols", 1)
-    src = obj.get("source")
-    if src is not None and not (isinstance(src, dict) and set(src) == {"file", "sha256"}
-                                and isinstance(src["file"], str) and isinstance(
-                                    src["sha256"], str)
-                                and re.fullmatch(r"[0-9a-f]{64}", src["sha256"])):
-        raise Fail("schema", f"{loc}/source", "source is {file: name, sha256: 64 hex digits}")
+    src = obj.get("source")  # provenance only: its shape is checked, not the file
+    K.fail_if(src is not None and not (isinstance(src, dict) and set(src) == {"file", "sha256"}
+              and isinstance(src["file"], str) and isinstance(src["sha256"], str)
+              and re.fullmatch(r"[0-9a-f]{64}", src["sha256"])), "schema", f"{loc}/source",
+              "source is {file: name, sha256: 64 hex digits}")
     runs = _runs(K.get(obj, "labels", loc), k, f"{loc}/labels")
     scope = K.SCOPE.get()
-    if scope is not None and scope.get("labels") is not None:
+    labels = None if scope is None else scope.get("labels")
+    if labels is not None:
         starts = [a for a, _ in runs]  # runs are increasing: bisect, never expand
-        bad = [x for x in sorted(scope["labels"])
+        bad = [x for x in sorted(labels)
                if not (x >= starts[0] and x <= runs[bisect.bisect_right(starts, x) - 1][1])]
         if bad:
             raise Fail("labels", f"{loc}/labels", f"label {bad[0]} is not among the audited "
                        "labels")
     domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
-    if not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) != len(domains):
-        raise Fail("schema", f"{loc}/domains", "domains: a non-empty subset of ['all', 'box']")
-    radius = None
-    if "box" in domains:
-        radius = K.read_number(K.get(obj, "radius", loc), f"{loc}/radius")
-        if radius <= 0:
-            raise Fail("schema", f"{loc}/radius", "radius must be positive")
-    elif obj.get("radius") is not None:
-        raise Fail("schema", f"{loc}/radius", "a radius needs the 'box' domain")
+    K.fail_if(not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) !=
+              len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
+              "['all', 'box']")
+    radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
+    K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius",
+              "radius must be positive")
+    K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
+              "a radius needs the 'box' domain")
     head = K.get(obj, "head", loc)
     if isinstance(head, dict) and "W" in head:
         K.only(head, {"W"}, f"{loc}/head", "an inline head")
-        W = [[K.read_number(s, f"{loc}/head/W/{i}/{j}")
-              for j, s in enumerate(K.read_list(r, f"{loc}/head/W/{i}", d))]
-             for i, r in enumerate(K.read_list(head["W"], f"{loc}/head/W", k))]
+        W = K.read_matrix(head["W"], f"{loc}/head/W", d, k).__getitem__
     else:
         W = _head_from_file(head, k, d, f"{loc}/head")
-    bias = None
-    if obj.get("bias") is not None:
-        bias = [K.read_number(s, f"{loc}/bias/{i}")
-                for i, s in enumerate(K.read_list(obj["bias"], f"{loc}/bias", k))]
+    bias = None if obj.get("bias") is None else K.read_vector(obj["bias"], f"{loc}/bias", k)
     M = _Model(W, bias, k, d)
     stated = K.get(obj, "counts", loc)
     picks = {}  # sample mode: which witnesses (by their index per domain) to re-check
@@ -360,28 +318,19 @@ def check_argmax_audit(obj, loc) -> None:
                        f"labels need {'no more records' if at == len(runs) else nxt}")
         at, nxt = (at + 1, runs[at + 1][0] if at + 1 < len(runs) else None) \
             if lab == runs[at][1] else (at, lab + 1)
-        for dom in domains:
-            n_wit = counts[dom]["argmaxable"]
-
-            def do_math(verdict, lab=lab, dom=dom, n_wit=n_wit):
-                if scope is None:
-                    return True
-                if scope.get("labels") is not None:
-                    return lab in scope["labels"]
-                if verdict == "argmaxable":
-                    chosen = n_wit in picks.get(dom, ())
-                    scope["witnesses"] += 1
-                    scope["checked"] += chosen
-                    return chosen
-                return True
-
-            v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}", do_math)
+        for dom in domains:  # which proofs to re-check: all, some labels', or a sample
+            want = scope is None or (lab in labels if labels is not None else None)
+            chosen = want if want is not None else counts[dom]["argmaxable"] in picks.get(dom, ())
+            v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}",
+                             lambda x, c=chosen, w=want: c if x == "argmaxable" else w is not False)
+            if want is None and v == "argmaxable":  # sample mode: tally the witnesses
+                scope["witnesses"] += 1
+                scope["checked"] += chosen
             counts[dom][v] += 1
-    if at != len(runs):
-        raise Fail("labels", f"{loc}/labels", f"no record of label {nxt} (records end early)")
-    if stated != counts:
-        raise Fail("count", f"{loc}/counts", f"stated counts {stated} differ from the records "
-                   f"{counts}")
+    K.fail_if(at != len(runs), "labels", f"{loc}/labels",
+              f"no record of label {nxt} (records end early)")
+    K.fail_if(stated != counts, "count", f"{loc}/counts",
+              f"stated counts {stated} differ from the records {counts}")
 
 
 def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope=None):
@@ -389,60 +338,17 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    scope = scope if scope is not None else {}
-    scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
-    full = labels is None and sample is None
-    if max_work == "default":
-        max_work = DEFAULT_MAX_WORK if full else None
     return K.read_and_check(path, lambda o, loc: K.header(o, loc, ("argmax-audit",)) and
-                          check_argmax_audit(o, loc), max_work, None if full else scope)[0]
-
-
-def _parse_labels(text: str) -> set[int]:
-    out: set[int] = set()
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        a, _, b = part.partition("-")
-        if not a.isdigit() or (b and not b.isdigit()) or (b and int(b) - int(a) > 1 << 20):
-            raise SystemExit(f"--labels: {part!r} is not a label or a range a-b (at most "
-                             "2^20 labels)")
-        out.update(range(int(a), int(b or a) + 1))
-    return out
+                            check_argmax_audit(o, loc), max_work, scope, labels, sample, seed)[0]
 
 
 def main(argv=None) -> int:
-    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``."""
-    ap = argparse.ArgumentParser(prog="python -m certificates.check_audit",
-                                 description="Check an argmax-audit certificate (stdlib only); "
-                                             "optionally only some labels' proofs.")
-    ap.add_argument("file")
-    ap.add_argument("--labels", help="check the proofs of these labels only ('0,5,9-12')")
-    ap.add_argument("--sample", type=int, help="check every never-proof and N witnesses drawn "
-                    "from --seed")
-    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    ap.add_argument("--max-work", type=int, help="work budget of a full check (default: the "
-                                                  "checker's); none with --labels/--sample")
-    args = ap.parse_args(argv)
-    if args.sample is not None and args.sample < 0:
-        ap.error("--sample takes N >= 0")
-    labels = _parse_labels(args.labels) if args.labels else None
-    scope: dict = {}
-    v = check_file(args.file, labels, args.max_work if args.max_work is not None else "default",
-                   args.sample if labels is None else None, args.seed, scope)
-    if labels is not None:
-        what = f"{len(labels)} labels' proofs"
-    elif args.sample is not None:
-        what = (f"every never-proof and a sample of {args.sample} labels' proofs among the "
-                f"witnesses: checked {scope.get('checked', 0)} of {scope.get('witnesses', 0)} "
-                f"witnesses, seed {args.seed}")
-    else:
-        what = "all labels"
-    if v.ok:
-        print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)")
-    else:
-        print(f"{args.file}: INVALID {v.kind} failed_check={v.failed_check} "
-              f"location={v.location}: {v.message}")
-    return v.exit_code
+    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
+    (presentation, in :mod:`certificates._cli`)."""
+    from certificates import _cli
+    return _cli.audit_main(argv, check_file)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(K.run(main))
+    from certificates import _cli
+    sys.exit(_cli.run(main))

@@ -42,7 +42,7 @@ from certificates.errors import Fail
 from certificates.groups import group_order, orbital_labels, orbital_mean
 from certificates.kernel import matmul as _matmul
 
-__all__ = ["KINDS", "THEOREMS", "CHECKERS", "check", "check_orbit", "check_theorem",
+__all__ = ["KINDS", "THEOREMS", "check", "check_orbit", "check_theorem",
            "group_order", "orbital_labels", "orbital_mean", "exp_up", "log_up", "context",
            "loss_upper", "entropy_lower", "MAX_DEGREE"]
 
@@ -55,14 +55,13 @@ STRUCTURES = ("circulant", "simplex-etf", "span-I-J", "invariant")
 PRECISION = (20, 200)  # allowed decimal precision (significant digits)
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
-_COMMON = {"format", "version", "kind", "statement", "provenance"}
 _NUMBERS = {"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps", "eps_mode",
             "structure"}
-FIELDS = {"layer-peeled-bracket": _COMMON | _NUMBERS | {"Y", "H", "P"},
-          "layer-peeled-orbit-bracket": _COMMON | _NUMBERS | {"bases", "generators",
+FIELDS = {"layer-peeled-bracket": K.COMMON | _NUMBERS | {"Y", "H", "P"},
+          "layer-peeled-orbit-bracket": K.COMMON | _NUMBERS | {"bases", "generators",
                                                               "group_order", "H_bases",
                                                               "P_bases"},
-          "layer-peeled-theorem": _COMMON | {"theorem", "label", "parts"}}
+          "layer-peeled-theorem": K.COMMON | {"theorem", "label", "parts"}}
 
 
 def _guarded(fn):
@@ -82,19 +81,17 @@ def _num(obj, key, loc) -> Fraction:
 
 def _stochastic(M, check, loc):
     for j, col in enumerate(zip(*M, strict=True)):
-        if any(x < 0 for x in col) or sum(col) != 1:
-            raise Fail(check, f"{loc}/column {j}", f"column {j} is not a probability vector"
-                       " (entries >= 0 summing to exactly 1)")
+        K.fail_if(any(x < 0 for x in col) or sum(col) != 1, check, f"{loc}/column {j}",
+                  f"column {j} is not a probability vector (entries >= 0 summing to exactly 1)")
 
 
 def _perms(gens, loc, m) -> list:
-    if not isinstance(gens, list) or not gens:
-        raise Fail("schema", loc, "a non-empty list of permutations")
+    K.fail_if(not isinstance(gens, list) or not gens, "schema", loc,
+              "a non-empty list of permutations")
     for r, g in enumerate(gens):
-        if not isinstance(g, list) or sorted(x if type(x) is int else -1 for x in g) != \
-                list(range(m)):
-            raise Fail("generator", f"{loc}/{r}", f"not a permutation of 0..{m - 1} in image "
-                       "form")
+        K.fail_if(not isinstance(g, list) or sorted(x if type(x) is int else -1 for x in g)
+                  != list(range(m)), "generator", f"{loc}/{r}",
+                  f"not a permutation of 0..{m - 1} in image form")
     return [tuple(g) for g in gens]
 
 
@@ -157,97 +154,100 @@ def _read(obj, loc, orbit):
     for n, c in enumerate(obj.get("structure") or []):
         K.only(c, {"claim", "generators"}, f"{loc}/structure/{n}", "a structure claim")
     EW, EH = _num(obj, "E_W", loc), _num(obj, "E_H", loc)
-    if EW <= 0 or EH <= 0:
-        raise Fail("budget", f"{loc}/E_W", "budgets must be > 0")
+    K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
     prec = K.get(obj, "precision", loc)
-    if type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1]:
-        raise Fail("precision", f"{loc}/precision", f"precision must be an integer in {PRECISION}")
+    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
+              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
     rho, s = _num(obj, "rho_up", loc), _num(obj, "s", loc)
     return EW, EH, context(prec), rho, s, _num(obj, "lower", loc), _num(obj, "upper", loc)
 
 
-def _finish(obj, loc, EW, EH, rho, s, lower, upper, low) -> None:
-    """The radius, the lower bound Ent(P) - rho s >= lower, and the width."""
-    if rho < 0 or rho * rho < EW * EH:
-        raise Fail("radius", f"{loc}/rho_up", "rho_up^2 < E_W E_H (or rho_up < 0)")
-    if low - rho * s < lower:
-        raise Fail("lower", f"{loc}/lower", "Ent(P) - rho_up s may be below the stated lower"
-                   " bound")
+def _bounds(obj, loc, r, Y, W, H, P, N, gram) -> None:
+    """Shared by both bracket kinds, in order: the budgets, J(W H) <= upper, P stochastic,
+    s^2 I - (P - Y)(P - Y)^T PSD (``gram()`` = (G, D2) with G = D2 (P - Y)(P - Y)^T), the
+    radius, Ent(P) - rho s >= lower, the width; then the structure claims.  ``N``: |G|
+    (each orbit bracket sum is |G| times the sum over its bases), 1 for a plain bracket."""
+    (EW, EH, ctx, rho, s, lower, upper), orbit = r, obj["kind"] == KINDS[2]
+    K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
+    K.fail_if(N * _sq_frob(H) > EH, "budget", f"{loc}/{'H_bases' if orbit else 'H'}",
+              "|G| sum_b ||h_b||^2 > E_H" if orbit else "||H||_F^2 > E_H")
+    K.fail_if(N * loss_upper(Y, W, H, ctx) > upper, "upper", f"{loc}/upper",
+              "J(W H) may exceed the stated upper bound")
+    _stochastic(P, "dual-stochastic", f"{loc}/{'P_bases' if orbit else 'P'}")
+    G, D2 = gram()
+    k = K.psd_fails([[s * s * D2 * (i == j) - x for j, x in enumerate(g)] for i, g in enumerate(G)])
+    K.fail_if(s < 0 or k is not None, "spectral", f"{loc}/s",
+              f"s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD (pivot {k})")
+    K.fail_if(rho < 0 or rho * rho < EW * EH, "radius", f"{loc}/rho_up",
+              "rho_up^2 < E_W E_H (or rho_up < 0)")
+    K.fail_if(N * entropy_lower(P, ctx) - rho * s < lower, "lower", f"{loc}/lower",
+              "Ent(P) - rho_up s may be below the stated lower bound")
     eps, mode = _num(obj, "eps", loc), K.get(obj, "eps_mode", loc)
-    if mode not in ("absolute", "relative"):
-        raise Fail("schema", f"{loc}/eps_mode", "eps_mode is 'absolute' or 'relative'")
-    if upper - lower > eps * (abs(upper) if mode == "relative" else 1):
-        raise Fail("width", f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
+              "eps_mode is 'absolute' or 'relative'")
+    K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
+              f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+    _structure(obj, loc, Y, W, orbit)
+
+
+def _moved(M, g) -> bool:
+    """Whether the permutation g does not preserve the square matrix M."""
+    K.charge(len(M) ** 2)
+    return any(M[g[i]][g[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
 
 
 def _structure(obj, loc, Y, W, orbit) -> None:
     claims = K.get(obj, "structure", loc)
-    if not isinstance(claims, list):
-        raise Fail("schema", f"{loc}/structure", "structure is a list of claims")
+    K.fail_if(not isinstance(claims, list), "schema", f"{loc}/structure",
+              "structure is a list of claims")
     m = len(W)
     G = _matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else None
+    cols = Counter(zip(*Y, strict=True))  # the columns of Y with their multiplicities
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"
         name = K.get(c, "claim", cl)
-        if name == "budget-inactive":
-            raise Fail("structure-inactive", cl, "the claim 'budget-inactive' is not "
-                       "verifiable by this checker (P = Y and s = 0 prove the bracket, not "
-                       "that the budget is inactive); it is never accepted")
-        if name not in STRUCTURES or (orbit and name == "invariant"):
-            raise Fail("schema", f"{cl}/claim", f"unknown structure claim {ascii(name)[:40]}"
-                       + (" (orbit brackets are invariant by construction)" if orbit else ""))
-        if name == "circulant" and any(G[i][j] != G[(i + 1) % m][(j + 1) % m]
-                                       for i in range(m) for j in range(m)):
-            raise Fail("structure-circulant", cl, "W W^T is not circulant")
-        if name == "span-I-J" and (len({G[i][i] for i in range(m)}) > 1 or
-                                   len({G[i][j] for i in range(m) for j in range(m) if i != j})
-                                   > 1):
-            raise Fail("structure-span", cl, "W W^T is not alpha I + beta (J - I)")
+        K.fail_if(name == "budget-inactive", "structure-inactive", cl, "the claim "
+                  "'budget-inactive' is not verifiable by this checker (P = Y and s = 0 prove "
+                  "the bracket, not that the budget is inactive); it is never accepted")
+        K.fail_if(name not in STRUCTURES or (orbit and name == "invariant"), "schema",
+                  f"{cl}/claim", f"unknown structure claim {ascii(name)[:40]}"
+                  + (" (orbit brackets are invariant by construction)" if orbit else ""))
+        K.fail_if(name == "circulant" and any(G[i][j] != G[(i + 1) % m][(j + 1) % m] for i in
+                  range(m) for j in range(m)), "structure-circulant", cl, "W W^T is not circulant")
+        K.fail_if(name == "span-I-J" and (len({G[i][i] for i in range(m)}) > 1 or len(
+                  {x for i, r in enumerate(G) for j, x in enumerate(r) if i != j}) > 1),
+                  "structure-span", cl, "W W^T is not alpha I + beta (J - I)")
         if name == "simplex-etf":
             t = G[0][0] * m / (m - 1) if m > 1 else Fraction(0)
-            if t <= 0 or any(G[i][j] != t * ((i == j) - Fraction(1, m))
-                             for i in range(m) for j in range(m)):
-                raise Fail("structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
+            K.fail_if(t <= 0 or any(G[i][j] != t * ((i == j) - Fraction(1, m))
+                                    for i in range(m) for j in range(m)),
+                      "structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
         if name == "invariant":
             for r, g in enumerate(_perms(K.get(c, "generators", cl), f"{cl}/generators", m)):
-                K.charge(m * m)
-                if any(G[g[i]][g[j]] != G[i][j] for i in range(m) for j in range(m)):
-                    raise Fail("structure-invariant", f"{cl}/generators/{r}",
-                               f"W W^T is not invariant under generator {r}")
-                cols = Counter(tuple(col) for col in zip(*Y, strict=True))
-                moved = Counter(tuple(col[g.index(i)] for i in range(m))
-                                for col in zip(*Y, strict=True))
-                if cols != moved:
-                    raise Fail("target-invariant", f"{cl}/generators/{r}",
-                               f"generator {r} does not preserve the columns of Y")
+                K.fail_if(_moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
+                          f"W W^T is not invariant under generator {r}")
+                moved = {tuple(col[g.index(i)] for i in range(m)): n for col, n in cols.items()}
+                K.fail_if(moved != cols, "target-invariant", f"{cl}/generators/{r}",
+                          f"generator {r} does not preserve the columns of Y")
 
 
 @_guarded
 def check(obj, loc="") -> None:
     """Verify a ``layer-peeled-bracket`` certificate; raise :class:`Fail` on the first failure."""
-    EW, EH, ctx, rho, s, lower, upper = _read(obj, loc, False)
+    r = _read(obj, loc, False)
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     _stochastic(Y, "target", f"{loc}/Y")
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     P = K.read_field(K.read_matrix, obj, "P", loc, rows=m, cols=n)
-    if _sq_frob(W) > EW:
-        raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
-    if _sq_frob(H) > EH:
-        raise Fail("budget", f"{loc}/H", "||H||_F^2 > E_H")
-    if loss_upper(Y, W, H, ctx) > upper:
-        raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
-    _stochastic(P, "dual-stochastic", f"{loc}/P")
-    Bi, D = K.scaled_matrix([[p - y for p, y in zip(rp, ry, strict=True)]
-                           for rp, ry in zip(P, Y, strict=True)])
-    BB = _matmul(Bi, [list(c) for c in zip(*Bi, strict=True)])  # D^2 (P-Y)(P-Y)^T
-    k = K.psd_fails([[(s * D) ** 2 * (i == j) - BB[i][j] for j in range(m)] for i in range(m)])
-    if s < 0 or k is not None:
-        raise Fail("spectral", f"{loc}/s", f"s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD "
-                   f"(pivot {k})")
-    _finish(obj, loc, EW, EH, rho, s, lower, upper, entropy_lower(P, ctx))
-    _structure(obj, loc, Y, W, False)
+
+    def gram():  # D^2 (P-Y)(P-Y)^T on integers
+        Bi, D = K.scaled_matrix([[p - y for p, y in zip(rp, ry, strict=True)]
+                                 for rp, ry in zip(P, Y, strict=True)])
+        return _matmul(Bi, [list(c) for c in zip(*Bi, strict=True)]), D * D
+
+    _bounds(obj, loc, r, Y, W, H, P, 1, gram)
 
 
 # ----------------------------------------------------------- orbit brackets (implicit Y)
@@ -259,96 +259,72 @@ def check_orbit(obj, loc="") -> None:
     P_g h_b, column (g, b) of W H is P_g (W h_b); every column sum is |G| times a sum over the
     bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
     """
-    EW, EH, ctx, rho, s, lower, upper = _read(obj, loc, True)
+    r = _read(obj, loc, True)
     Yb = K.read_field(K.read_matrix, obj, "bases", loc)
     m = len(Yb[0])
-    if m > MAX_DEGREE:
-        raise Fail("group-order", f"{loc}/bases", f"{m} labels: group orders are computed for "
-                   f"at most {MAX_DEGREE}")
+    K.fail_if(m > MAX_DEGREE, "group-order", f"{loc}/bases", f"{m} labels: group orders are "
+              f"computed for at most {MAX_DEGREE}")
     Y = [list(c) for c in zip(*Yb, strict=True)]  # m x B, one column per base
     _stochastic(Y, "target", f"{loc}/bases")
     gens = _perms(K.get(obj, "generators", loc), f"{loc}/generators", m)
     N = group_order(gens, m)
-    if K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order") != N:
-        raise Fail("group-order", f"{loc}/group_order", f"the generators generate a group of"
-                   f" order {N}")
+    K.fail_if(K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order") != N,
+              "group-order", f"{loc}/group_order", f"the generators generate a group of order {N}")
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m, cols=m)
-    for r, g in enumerate(gens):
-        K.charge(m * m)
-        if any(W[g[i]][g[j]] != W[i][j] for i in range(m) for j in range(m)):
-            raise Fail("structure-invariant", f"{loc}/generators/{r}",
-                       f"W is not invariant under generator {r}")
-    Hb = K.read_field(K.read_matrix, obj, "H_bases", loc, rows=len(Yb), cols=m)
-    Pb = K.read_field(K.read_matrix, obj, "P_bases", loc, rows=len(Yb), cols=m)
-    if _sq_frob(W) > EW:
-        raise Fail("budget", f"{loc}/W", "||W||_F^2 > E_W")
-    if N * _sq_frob(Hb) > EH:
-        raise Fail("budget", f"{loc}/H_bases", "|G| sum_b ||h_b||^2 > E_H")
-    if N * loss_upper(Y, W, [list(c) for c in zip(*Hb, strict=True)], ctx) > upper:
-        raise Fail("upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
-    P = [list(c) for c in zip(*Pb, strict=True)]
-    _stochastic(P, "dual-stochastic", f"{loc}/P_bases")
-    V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
-    K.charge(m * m * len(V))
-    M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
-                      for i in range(m)], gens)
-    if s < 0 or K.psd_fails([[s * s * (i == j) - N * M[i][j] for j in range(m)]
-                           for i in range(m)]) is not None:
-        raise Fail("spectral", f"{loc}/s", "s < 0 or s^2 I - (P-Y)(P-Y)^T is not PSD")
-    _finish(obj, loc, EW, EH, rho, s, lower, upper, N * entropy_lower(P, ctx))
-    _structure(obj, loc, Y, W, True)
+    for n, g in enumerate(gens):
+        K.fail_if(_moved(W, g), "structure-invariant", f"{loc}/generators/{n}",
+                  f"W is not invariant under generator {n}")
+    Hb, Pb = (K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m)
+              for key in ("H_bases", "P_bases"))
+
+    def gram():  # |G| x the orbital mean of sum_b v_b v_b^T
+        V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
+        K.charge(m * m * len(V))
+        M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
+                          for i in range(m)], gens)
+        return [[N * x for x in row] for row in M], 1
+
+    _bounds(obj, loc, r, Y, W, [list(c) for c in zip(*Hb, strict=True)],
+            [list(c) for c in zip(*Pb, strict=True)], N, gram)
 
 
 def _two_homogeneous(gens, m) -> bool:
     """Whether the group generated by ``gens`` is transitive on the labels and on unordered
     pairs of labels (2-homogeneous: every invariant symmetric matrix is alpha I + beta J, so
-    the ETF argument applies; 2-transitive groups are the usual case)."""
-    def closed(start, step):
-        seen, todo = {start}, [start]
-        while todo:
-            x = todo.pop()
-            K.charge(len(gens) * 4)
-            for g in gens:
-                y = step(g, x)
-                if y not in seen:
-                    seen.add(y)
-                    todo.append(y)
-        return seen
-
-    if m < 2:
-        return True
-    pairs = closed(frozenset((0, 1)), lambda g, p: frozenset(g[i] for i in p))
-    return len(closed(0, lambda g, i: g[i])) == m and len(pairs) == m * (m - 1) // 2
+    the ETF argument applies; 2-transitive groups are the usual case).  With the orbitals
+    (orbits on ordered pairs): one orbital on the diagonal, and every pair (i, j), i != j,
+    in the orbital of (0, 1) or of (1, 0)."""
+    lab = orbital_labels(m, gens)
+    return m < 2 or (len({lab[i * m + i] for i in range(m)}) == 1 and
+                     {lab[k] for k in range(m * m) if k % (m + 1)} <= {lab[1], lab[m]})
 
 
 @_guarded
-def check_theorem(obj, loc="", dispatch=None) -> None:
-    """Verify a ``layer-peeled-theorem``: its part is a valid bracket with the right claims."""
+def check_theorem(obj, loc, dispatch) -> None:
+    """Verify a ``layer-peeled-theorem``: its part (checked by ``dispatch``, the checker's
+    dispatch on kinds) is a valid bracket with the right claims."""
     K.only(obj, FIELDS[KINDS[1]], loc, f"a {KINDS[1]} certificate")
     name = K.get(obj, "theorem", loc)
-    if name not in THEOREMS:
-        raise Fail("unsupported-kind", f"{loc}/theorem", f"unknown theorem {ascii(name)[:40]}")
+    K.fail_if(name not in THEOREMS, "unsupported-kind", f"{loc}/theorem",
+              f"unknown theorem {ascii(name)[:40]}")
     parts = K.get(obj, "parts", loc)
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) \
-            or parts[0].get("kind") not in (KINDS[0], KINDS[2]):
-        raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs one {KINDS[0]} or "
-                   f"{KINDS[2]} part")
-    (dispatch or CHECKERS[parts[0]["kind"]])(parts[0], f"{loc}/parts/0")
+    K.fail_if(not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict)
+              or parts[0].get("kind") not in (KINDS[0], KINDS[2]), "theorem-parts",
+              f"{loc}/parts", f"{name} needs one {KINDS[0]} or {KINDS[2]} part")
+    dispatch(parts[0], f"{loc}/parts/0")  # the whole part, as a certificate of its own
     part = parts[0]
     claims = {c["claim"]: c for c in part["structure"]}
     if part["kind"] == KINDS[2]:  # an orbit bracket is invariant under its group by design
         claims["invariant"] = {"generators": part["generators"]}
     m, need = len(part["W"]), THEOREMS[name][0]
-    if need not in claims or "invariant" not in claims:
-        raise Fail("theorem-mismatch", f"{loc}/parts/0/structure",
-                   f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
+    where = f"{loc}/parts/0/structure"
+    K.fail_if(need not in claims or "invariant" not in claims, "theorem-mismatch", where,
+              f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
     gens = claims["invariant"]["generators"]
-    if name == "cyclic-circulant" and [(i + 1) % m for i in range(m)] not in gens:
-        raise Fail("theorem-mismatch", f"{loc}/parts/0/structure", "the cyclic shift"
-                   " [1, 2, ..., m-1, 0] must be among the generators")
-    if name == "transitive-etf" and not _two_homogeneous(gens, m):
-        raise Fail("transitivity", f"{loc}/parts/0/structure", "the generators do not act"
-                   " transitively on the labels and on unordered pairs (2-homogeneously)")
+    K.fail_if(name == "cyclic-circulant" and [(i + 1) % m for i in range(m)] not in gens,
+              "theorem-mismatch", where, "the cyclic shift [1, 2, ..., m-1, 0] must be among "
+              "the generators")
+    K.fail_if(name == "transitive-etf" and not _two_homogeneous(gens, m), "transitivity", where,
+              "the generators do not act transitively on the labels and on unordered pairs "
+              "(2-homogeneously)")
 
-
-CHECKERS = {KINDS[0]: check, KINDS[1]: check_theorem, KINDS[2]: check_orbit}

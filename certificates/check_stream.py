@@ -66,68 +66,51 @@ class _Hashing:
         self.fh, self.h = fh, hashlib.sha256()
 
     def read(self, n=-1):
-        data = self.fh.read(n)
-        self.h.update(data)
+        self.h.update(data := self.fh.read(n))
         return data
 
-    def finish(self) -> str:
-        while self.read(1 << 20):
-            pass
-        return self.h.hexdigest()
 
-
-def _lines(path, sloc, limit):
-    """(location, record) per line of a gzip'd JSON-lines shard; then the file's SHA-256."""
+def _lines(path, sloc, sha, rows):
+    """(location, record) per line of a gzip'd JSON-lines shard; after the last line, the
+    SHA-256 of the file (hashed as it was decompressed) and the count of lines are checked."""
     with K.open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
-        hr = _Hashing(fh)
-        n = 0
+        hr, n = _Hashing(fh), 0
         try:
             with gzip.GzipFile(fileobj=hr, mode="rb") as gz:
-                while True:
-                    line = gz.readline(MAX_LINE + 1)
-                    if not line:
-                        break
-                    if len(line) > MAX_LINE:
-                        raise Fail("schema", f"{sloc}:{n + 1}", "line too long")
+                while line := gz.readline(MAX_LINE + 1):
+                    K.fail_if(len(line) > MAX_LINE, "schema", f"{sloc}:{n + 1}", "line too long")
                     n += 1
-                    if n > limit:
-                        raise Fail("count", sloc, f"more than the stated {limit} rows")
+                    K.fail_if(n > rows, "count", sloc, f"more than the stated {rows} rows")
                     yield f"{sloc}:{n}", K.parse_json(line, f"{sloc}:{n}", "schema")
         except (OSError, EOFError, zlib.error) as exc:
             raise Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
-        yield None, (n, hr.finish())
+        while hr.read(1 << 20):
+            pass
+    K.fail_if(hr.h.hexdigest() != sha, "file-hash", sloc,
+              f"SHA-256 of shard {path} differs from the certificate")
+    K.fail_if(n != rows, "count", sloc, f"{n} rows, the certificate states {rows}")
 
 
 def check_stream(obj, loc):
     """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`."""
     W, b = sem.read_model(obj, loc)
     ptype = sem.read_pattern_type(obj, loc)
-    ranking = ptype == "ranking"
     Wi, bi = K.integer_model(W, b)
-    d = len(W[0])
     buckets = K.read_int(K.get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
     shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")
-    if len(shards) != buckets:
-        raise Fail("shape", f"{loc}/shards", f"{len(shards)} shards for {buckets} buckets")
-    total = 0
+    K.fail_if(len(shards) != buckets, "shape", f"{loc}/shards",
+              f"{len(shards)} shards for {buckets} buckets")
     for s, sh in enumerate(shards):
         sloc = f"{loc}/shards/{s}"
-        if not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}:
-            raise Fail("schema", sloc, "a shard is {file, sha256, rows}")
-        rows = K.read_int(sh["rows"], f"{sloc}/rows", 0, None)
-        path = K.resolve(sh["file"], f"{sloc}/file")
+        K.fail_if(not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}, "schema",
+                  sloc, "a shard is {file, sha256, rows}")
+        K.read_int(sh["rows"], f"{sloc}/rows", 0, None)
         prev = None
-        for rloc, rec in _lines(path, sloc, rows):
-            if rloc is None:
-                n, digest = rec
-                break
-            if not isinstance(rec, dict) or set(rec) != {"pattern", "witness"}:
-                raise Fail("schema", rloc, "a line is {pattern, witness}")
-            crow, value = sem.claim_rows(rec, rloc, "pattern", ranking, Wi, bi)
-            if ranking and len(value) != len(W):
-                raise Fail("shape", f"{rloc}/pattern", f"a full ranking lists all {len(W)} "
-                           "labels")
-            sem.witness_at(crow, rec, rloc, d)
+        for rloc, rec in _lines(K.resolve(sh["file"], f"{sloc}/file"), sloc, sh["sha256"],
+                                sh["rows"]):
+            K.fail_if(not isinstance(rec, dict) or set(rec) != {"pattern", "witness"}, "schema",
+                      rloc, "a line is {pattern, witness}")
+            value = sem.listed_pattern(rec, rloc, ptype == "ranking", Wi, bi, len(W[0]))
             if shard_of(value, buckets) != s:
                 raise Fail("shard", rloc, f"pattern belongs to shard "
                            f"{shard_of(value, buckets)}, not {s}")
@@ -135,14 +118,4 @@ def check_stream(obj, loc):
                 raise Fail("duplicate-pattern" if prev == value else "order", rloc,
                            "patterns of a shard must be strictly increasing")
             prev = value
-        if digest != sh["sha256"]:
-            raise Fail("file-hash", sloc, f"SHA-256 of shard {path} differs from the "
-                       "certificate")
-        if n != rows:
-            raise Fail("count", sloc, f"{n} rows, the certificate states {rows}")
-        total += n
-    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
-                          f"{loc}/lattice", d)
-    if count != total:
-        raise Fail("count", f"{loc}/shards", f"{total} witnessed patterns but the arrangement"
-                   f" has {count} regions")
+    sem.region_count(obj, loc, Wi, bi, ptype, sum(sh["rows"] for sh in shards), f"{loc}/shards")

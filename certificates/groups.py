@@ -14,6 +14,8 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 from certificates.meter import charge
 
 __all__ = ["group_order", "orbital_labels", "orbital_mean"]
@@ -71,13 +73,7 @@ def group_order(gens, n) -> int:
         for k in range(j + 1):
             cache.pop(k, None)
 
-    for g in gens:
-        h, j = sift(tuple(g), 0)
-        if h != e:
-            add(h, j)
-    changed = True
-    while changed:
-        changed = False
+    def unsifted():  # a Schreier generator that does not sift to the identity, or None
         for k in reversed(range(len(base))):
             gs, t = orbit(k)
             for x, u in t.items():
@@ -85,17 +81,15 @@ def group_order(gens, n) -> int:
                     charge(1 + n // 2)
                     h, j = sift(_mul(_inv(t[g[x]]), _mul(g, u)), k + 1)
                     if h != e:
-                        add(h, j)
-                        changed = True
-                        break
-                if changed:
-                    break
-            if changed:
-                break
-    order = 1
-    for k in range(len(base)):
-        order *= len(orbit(k)[1])
-    return order
+                        return h, j
+        return None
+
+    for h, j in (sift(tuple(g), 0) for g in gens):
+        if h != e:
+            add(h, j)
+    while (found := unsifted()) is not None:
+        add(*found)
+    return math.prod(len(orbit(k)[1]) for k in range(len(base)))
 
 
 def orbital_labels(m: int, gens) -> list[int]:

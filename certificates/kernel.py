@@ -37,20 +37,19 @@ number /E_W
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import hashlib
+import itertools
 import json
 import math
 import os
 import re
 import stat
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
 from certificates.errors import Fail
-from certificates.meter import budget, charge, weight
+from certificates.meter import budget, charge, setting, weight
 from certificates.work import DEFAULT_MAX_WORK, estimate
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed, so a
@@ -60,11 +59,15 @@ MAX_DIGITS = 4000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 FORMAT, VERSION = "logitgeom-certificate", 1
+#: Fields every certificate (and every part) may carry, besides those of its kind.
+COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
 #: Failed checks that mean "unreadable, unsupported or not checked" (exit code 2) rather
 #: than "invalid"; ``work-budget``: the work exceeds ``--max-work`` (not checked).
 UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind",
               "work-budget")
 _CANONICAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?", re.ASCII)
+#: A JSON string (escapes included, possibly unterminated) or a run of non-bracket text.
+_OUTSIDE = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[^][{}"]++', re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,7 @@ class Verdict:
 def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
     """Run ``checker(obj, "")`` under the work budget (estimated first, then metered);
     never raises on bad input."""
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    kind = kind if isinstance(kind, str) else None
+    kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
     work = estimate(obj) if max_work is not None else 0
     if max_work is not None and work > max_work:
         return Verdict(False, kind, "work-budget", "/", f"checking needs about {work:,} units "
@@ -114,37 +116,39 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
 SCOPE: contextvars.ContextVar = contextvars.ContextVar("proof_scope", default=None)
 
 
-def read_and_check(path, checker, max_work=DEFAULT_MAX_WORK, scope=None):
+def read_and_check(path, checker, max_work="default", scope=None, labels=None, sample=None,
+                   seed=0):
     """(verdict, parsed object or None) of one file, read once; its references resolve
-    against its folder.  ``max_work`` may be a function of the parsed object."""
+    against its folder.  With ``labels`` or ``sample`` (argmax audits): re-check only those
+    labels' proofs, or every never-proof and ``sample`` witnesses drawn with ``seed``; the
+    dict ``scope`` then receives the tallies ``witnesses`` and ``checked``.  ``max_work``:
+    units, None (no budget) or "default": the default budget, none for such a partial audit
+    (the caller chose the proofs)."""
     try:
         obj = load(path)
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
-    max_work = max_work(obj) if callable(max_work) else max_work
-    token = SCOPE.set(scope)
-    try:
-        with base_dir(os.path.dirname(os.path.abspath(path))):
-            return judge(obj, checker, max_work), obj
-    finally:
-        SCOPE.reset(token)
+    partial = labels is not None or sample is not None
+    scope = scope if scope is not None else {}
+    scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
+    if max_work == "default":
+        audit = isinstance(obj, dict) and obj.get("kind") == "argmax-audit"
+        max_work = None if partial and audit else DEFAULT_MAX_WORK
+    with setting(SCOPE, scope if partial else None), base_dir(os.path.dirname(
+            os.path.abspath(path))):
+        return judge(obj, checker, max_work), obj
 
 
-def run(main, argv=None) -> int:
-    """``main(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
-    try:
-        code = main(argv)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    return code
+def fail_if(cond, check, loc, message) -> None:
+    """Raise ``Fail(check, loc, message)`` when ``cond`` holds (the message is built either
+    way, so it is kept cheap)."""
+    if cond:
+        raise Fail(check, loc, message)
 
 
 def header(obj, loc, kinds) -> str:
     """Check ``format`` and ``version`` (an integer, exactly); return ``kind`` if in kinds."""
-    if not isinstance(obj, dict):
-        raise Fail("schema", loc or "/", "a certificate is a JSON object")
+    fail_if(not isinstance(obj, dict), "schema", loc or "/", "a certificate is a JSON object")
     if obj.get("format") != FORMAT:
         raise Fail("unsupported-format", f"{loc}/format", f"format must be {FORMAT!r}")
     if type(obj.get("version")) is not int or obj["version"] != VERSION:
@@ -176,22 +180,10 @@ def _int(s):
 
 
 def _depth(text: str) -> int:
-    """Deepest bracket nesting outside strings (linear time, no recursion)."""
-    depth = best = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            best = max(best, depth)
-            if best > MAX_DEPTH:
-                return best
-        elif ch in "]}":
-            depth -= 1
-    return best
+    """MAX_DEPTH + 1 when brackets outside strings nest deeper than MAX_DEPTH, else 0 (strings
+    and other characters dropped by one regular expression, then counted; no recursion)."""
+    steps = itertools.accumulate(1 if c in "[{" else -1 for c in _OUTSIDE.sub("", text))
+    return next((d for d in steps if d > MAX_DEPTH), 0)
 
 
 def parse_json(text, loc="/", check="unreadable"):
@@ -200,8 +192,7 @@ def parse_json(text, loc="/", check="unreadable"):
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        if _depth(text) > MAX_DEPTH:
-            raise Fail(check, loc, f"JSON nested deeper than {MAX_DEPTH} levels")
+        fail_if(_depth(text) > MAX_DEPTH, check, loc, f"JSON nested deeper than {MAX_DEPTH} levels")
         return json.loads(text, parse_float=_no_float, parse_constant=_no_float,
                           parse_int=_int, object_pairs_hook=_pairs)
     except Fail as f:
@@ -212,10 +203,8 @@ def parse_json(text, loc="/", check="unreadable"):
 
 def get(obj, key, loc):
     """``obj[key]``; a clear ``schema`` failure when obj is no object or lacks the key."""
-    if not isinstance(obj, dict):
-        raise Fail("schema", loc, "expected a JSON object")
-    if key not in obj:
-        raise Fail("schema", f"{loc}/{key}", f"missing field '{key}'")
+    fail_if(not isinstance(obj, dict), "schema", loc, "expected a JSON object")
+    fail_if(key not in obj, "schema", f"{loc}/{key}", f"missing field '{key}'")
     return obj[key]
 
 
@@ -250,8 +239,7 @@ def read_number(s, loc) -> Fraction:
 
 def read_int(v, loc, lo=None, hi=None) -> int:
     """A JSON integer (not a boolean) in [lo, hi]."""
-    if type(v) is not int:
-        raise Fail("schema", loc, f"expected a JSON integer, got {ascii(v)[:40]}")
+    fail_if(type(v) is not int, "schema", loc, f"expected a JSON integer, got {ascii(v)[:40]}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise Fail("schema", loc, f"integer {v} out of range [{lo}, {hi}]")
     return v
@@ -259,10 +247,8 @@ def read_int(v, loc, lo=None, hi=None) -> int:
 
 def read_list(v, loc, n=None) -> list:
     """A JSON list (of n entries when n is given)."""
-    if not isinstance(v, list):
-        raise Fail("schema", loc, f"expected a list, got {type(v).__name__}")
-    if n is not None and len(v) != n:
-        raise Fail("shape", loc, f"expected {n} entries, got {len(v)}")
+    fail_if(not isinstance(v, list), "schema", loc, f"expected a list, got {type(v).__name__}")
+    fail_if(n is not None and len(v) != n, "shape", loc, f"expected {n} entries, got {len(v)}")
     return v
 
 
@@ -274,19 +260,22 @@ def read_vector(v, loc, n=None) -> tuple:
 def read_matrix(M, loc, cols=None, rows=None) -> tuple:
     """A non-empty list of equally long, non-empty rational rows."""
     M = read_list(M, loc, rows)
-    if not M:
-        raise Fail("shape", loc, "a matrix needs at least one row")
+    fail_if(not M, "shape", loc, "a matrix needs at least one row")
     d = len(read_list(M[0], f"{loc}/0")) if cols is None else cols
-    if d == 0:
-        raise Fail("shape", loc, "a matrix needs at least one column")
+    fail_if(d == 0, "shape", loc, "a matrix needs at least one column")
     return tuple(read_vector(r, f"{loc}/{i}", d) for i, r in enumerate(M))
+
+
+def read_ints(v, loc, lo=None, hi=None, n=None) -> tuple:
+    """A list of JSON integers in [lo, hi] (of n entries when n is given)."""
+    return tuple(read_int(x, f"{loc}/{i}", lo, hi) for i, x in enumerate(read_list(v, loc, n)))
 
 
 def read_labels(v, loc, k) -> tuple:
     """A non-empty list of distinct labels in 0..k-1 (a ranking or a prefix of one)."""
-    labels = tuple(read_int(x, f"{loc}/{i}", 0, k - 1) for i, x in enumerate(read_list(v, loc)))
-    if not labels or len(set(labels)) != len(labels):
-        raise Fail("schema", loc, "a ranking is a non-empty list of distinct labels")
+    labels = read_ints(v, loc, 0, k - 1)
+    fail_if(not labels or len(set(labels)) != len(labels), "schema", loc,
+            "a ranking is a non-empty list of distinct labels")
     return labels
 
 
@@ -300,14 +289,9 @@ def read_field(read, obj, key, loc, *args, **kw):
 FILE_BASE: contextvars.ContextVar = contextvars.ContextVar("certificate_base", default=None)
 
 
-@contextlib.contextmanager
 def base_dir(path):
     """Resolve a certificate's relative file references against ``path`` inside the block."""
-    token = FILE_BASE.set(path)
-    try:
-        yield
-    finally:
-        FILE_BASE.reset(token)
+    return setting(FILE_BASE, path)
 
 
 def resolve(name, loc) -> str:
@@ -339,8 +323,7 @@ def read_file(path, loc, sha256=None, limit=MAX_FILE_BYTES, check="file") -> byt
     """The bytes of a regular file (bounded); with ``sha256``, their hash must match."""
     with open_regular(path, loc, limit, check) as fh:
         data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise Fail(check, loc, f"{path} grew beyond {limit} bytes while read")
+    fail_if(len(data) > limit, check, loc, f"{path} grew beyond {limit} bytes while read")
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
         raise Fail("file-hash", loc, f"SHA-256 of {path} differs from the certificate")
     return data
@@ -458,14 +441,12 @@ def check_gordan(rows, y, loc, radius=None) -> None:
     """Multipliers y prove that no x makes every row (a_i, c_i) positive: y >= 0, y = 0 on
     ``None`` rows, some y_i > 0, and sum y_i a_i = 0 with sum y_i c_i <= 0 (Gordan), or, on
     the box max_j |x_j| <= R, sum y_i c_i + R ||sum y_i a_i||_1 <= 0."""
-    if any(q < 0 for q in y):
-        raise Fail("gordan-nonnegative", loc, "a multiplier is negative")
+    fail_if(any(q < 0 for q in y), "gordan-nonnegative", loc, "a multiplier is negative")
     for i, r in enumerate(rows):
         if r is None and y[i]:
             raise Fail("gordan-support", f"{loc}/{i}", "multiplier on a row that is not a"
                        " constraint (sign 0 or a tied pair) must be 0")
-    if not any(y):
-        raise Fail("gordan-nonzero", loc, "all multipliers are zero")
+    fail_if(not any(y), "gordan-nonzero", loc, "all multipliers are zero")
     yi, _ = scaled(y)  # a positive scaling of y proves the same
     live = [(q, r) for q, r in zip(yi, rows, strict=True) if r is not None and q]
     v = [0] * len(live[0][1][0])

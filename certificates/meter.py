@@ -19,19 +19,24 @@ import contextvars
 
 from certificates.errors import Fail
 
-__all__ = ["budget", "charge", "weight"]
+__all__ = ["budget", "charge", "setting", "weight"]
 
 _BUDGET: contextvars.ContextVar = contextvars.ContextVar("work_budget", default=None)
 
 
 @contextlib.contextmanager
-def budget(max_work):
-    """Meter the exact work done inside the block; None: unmetered."""
-    token = _BUDGET.set(None if max_work is None else [max_work])
+def setting(var, value):
+    """The context variable ``var`` holds ``value`` inside the block."""
+    token = var.set(value)
     try:
         yield
     finally:
-        _BUDGET.reset(token)
+        var.reset(token)
+
+
+def budget(max_work):
+    """Meter the exact work done inside the block; None: unmetered."""
+    return setting(_BUDGET, None if max_work is None else [max_work])
 
 
 def charge(units) -> None:

@@ -34,40 +34,34 @@ from certificates.errors import Fail
 
 __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
            "reduce_row", "echelon", "sign_rows", "ranking_rows", "claim_rows", "witness_at",
-           "gordan_at", "arrangement",
-           "covers", "zaslavsky"]
+           "gordan_at", "arrangement", "zaslavsky"]
 
 
 def read_model(obj, loc, wkey="W", bkey="bias"):
     """(W, b): b is all zeros when the certificate has no bias."""
-    W = K.read_field(K.read_matrix, obj, wkey, loc)
-    if obj.get(bkey) is None:
-        return W, (Fraction(0),) * len(W)
-    return W, K.read_vector(obj[bkey], f"{loc}/{bkey}", len(W))
+    W, b = K.read_field(K.read_matrix, obj, wkey, loc), obj.get(bkey)
+    return W, (Fraction(0),) * len(W) if b is None else K.read_vector(b, f"{loc}/{bkey}", len(W))
 
 
 def read_pair(obj, loc):
     """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
     (W1, b1), (W2, b2) = read_model(obj, loc, "W1", "bias1"), read_model(obj, loc, "W2", "bias2")
-    if len(W1) != len(W2):
-        raise Fail("shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
+    K.fail_if(len(W1) != len(W2), "shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
     return (W1, b1), (W2, b2)
 
 
 def read_pattern_type(obj, loc) -> str:
     """The field ``pattern``: ``"sign"`` or ``"ranking"``."""
     ptype = K.get(obj, "pattern", loc)
-    if ptype not in ("sign", "ranking"):
-        raise Fail("schema", f"{loc}/pattern", f"pattern must be 'sign' or 'ranking': {ptype!r}")
+    K.fail_if(ptype not in ("sign", "ranking"), "schema", f"{loc}/pattern",
+              f"pattern must be 'sign' or 'ranking': {ptype!r}")
     return ptype
 
 
 def primitive(v) -> tuple:
     """The primitive integer multiple of the integer vector v with first non-zero entry > 0;
     ``()`` when v = 0."""
-    g = 0
-    for x in v:
-        g = math.gcd(g, x)
+    g = math.gcd(*v)
     if not g:
         return ()
     g = g if next(x for x in v if x) > 0 else -g
@@ -128,10 +122,26 @@ def ranking_rows(W, b, ranking, loc):
 def claim_rows(obj, loc, key, ranking, W, b):
     """(constraint rows, value) of the sign vector or ranking (prefix) at ``obj[key]``."""
     v, vloc = K.get(obj, key, loc), f"{loc}/{key}"
-    value = (K.read_labels(v, vloc, len(W)) if ranking else
-             tuple(K.read_int(s, f"{vloc}/{i}", -1, 1) for i, s in enumerate(K.read_list(v, vloc,
-                                                                                      len(W)))))
+    value = K.read_labels(v, vloc, len(W)) if ranking else K.read_ints(v, vloc, -1, 1, len(W))
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
+
+
+def listed_pattern(rec, loc, ranking, Wi, bi, d):
+    """One listed pattern ``{"pattern", "witness"}`` of a complete set: a tope (a full
+    ranking), witnessed exactly; returns its value."""
+    rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
+    K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
+              f"a full ranking lists all {len(Wi)} labels")
+    witness_at(rows, rec, loc, d)
+    return value
+
+
+def region_count(obj, loc, Wi, bi, ptype, found, where) -> None:
+    """The verified lattice of ``obj`` counts exactly ``found`` regions (Zaslavsky)."""
+    count = zaslavsky(arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc), f"{loc}/lattice",
+                      len(Wi[0]))
+    K.fail_if(count != found, "count", where, f"{found} witnessed patterns but the"
+              f" arrangement has {count} regions")
 
 
 def witness_at(rows, obj, loc, d, what="row"):
@@ -156,21 +166,6 @@ def arrangement(W, b, ptype):
             for i, j in combinations(range(len(W)), 2)]
 
 
-def covers(R, X, basis, E):
-    """Rows outside the flat X (echelon basis of its functions) reduced modulo X, grouped by
-    direction: row j is in the closure of X + h iff its reduction is parallel to h's.
-    Returns (rows in the span of X, {direction: rows}, direction of the constant E)."""
-    zero, groups = [], {}
-    for j, r in R.items():
-        if j not in X:
-            r = reduce_row(basis, r)
-            if r:
-                groups.setdefault(r, []).append(j)
-            else:
-                zero.append(j)
-    return zero, groups, reduce_row(basis, E)
-
-
 def zaslavsky(H, lattice, loc, d) -> int:
     """Verify the listed intersection lattice of the non-constant rows of H; return the
     number of regions sum |mu(0, X)| (Zaslavsky's theorem)."""
@@ -179,22 +174,25 @@ def zaslavsky(H, lattice, loc, d) -> int:
     flats = {}
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
-        hs = tuple(K.read_int(h, f"{fl}/hyperplanes/{m}", 0, len(H) - 1) for m, h in
-                   enumerate(K.read_list(K.get(f, "hyperplanes", fl), f"{fl}/hyperplanes")))
+        hs = K.read_field(K.read_ints, f, "hyperplanes", fl, 0, len(H) - 1)
         if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                        " of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
         X, basis = frozenset(hs), echelon([R[h] for h in hs])
-        zero, groups, e = covers(R, X, basis, E)
-        if not e:
-            raise Fail("flat-empty", fl, "these hyperplanes have an empty intersection")
+        # rows outside X reduced modulo X (its echelon basis), grouped by direction: row j is
+        # in the closure of X + h iff its reduction is parallel to h's
+        groups = {}
+        for j, r in R.items():
+            if j not in X:
+                groups.setdefault(reduce_row(basis, r), []).append(j)
+        zero, e = groups.pop((), []), reduce_row(basis, E)
+        K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
         if len(basis) != rank:
             raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
         if zero:
             raise Fail("flat-closed", fl, f"not closed: hyperplane {zero[0]} contains this flat")
-        if X in flats:
-            raise Fail("flat-duplicate", fl, "flat listed twice")
+        K.fail_if(X in flats, "flat-duplicate", fl, "flat listed twice")
         flats[X] = (rank, [X | frozenset(g) for r, g in groups.items() if r != e])
     if frozenset() not in flats:
         raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")

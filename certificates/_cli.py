@@ -1,0 +1,130 @@
+"""The command lines of the checker: argument parsing and verdict lines (presentation).
+
+Untrusted, like :mod:`certificates._render`: nothing here decides a verdict.  The entry
+points ``certificates.check.main`` and ``certificates.check_audit.main`` hand their
+trusted read-and-check function to :func:`check_main` / :func:`audit_main`, which parse
+the flags, call it once per file and print the :class:`certificates.kernel.Verdict` it
+returns (``--explain`` / ``--latex`` text only after a valid verdict, on the same parsed
+bytes).  The exit code is the verdict's.
+
+Examples
+--------
+>>> parse_labels("0,5,9-11")
+[0, 5, 9, 10, 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from certificates.work import DEFAULT_MAX_WORK
+
+__all__ = ["run", "check_main", "audit_main", "parse_labels"]
+
+
+def run(main, argv=None) -> int:
+    """``main(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
+    try:
+        code = main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    return code
+
+
+def _invalid(path, v) -> str:
+    return (f"{path}: INVALID {v.kind} failed_check={v.failed_check} location={v.location}: "
+            f"{v.message}")
+
+
+def check_main(argv, read_and_check) -> int:
+    """``python -m certificates.check FILE... [--explain] [--latex] [--one-based]
+    [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
+    ap = argparse.ArgumentParser(prog="python -m certificates.check",
+                                 description="Check logitgeom certificates (stdlib only).")
+    ap.add_argument("files", nargs="+", metavar="FILE")
+    ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
+    ap.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
+    ap.add_argument("--max-work", type=int, default=None, metavar="N",
+                    help="refuse (not checked, exit 2) a certificate whose work exceeds N "
+                    f"units (default {DEFAULT_MAX_WORK:,}; none with --sample; docs/limits.md)")
+    ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
+    ap.add_argument("--sample", type=int, metavar="N", help="argmax audits: check every "
+                    "never-proof and N witnesses drawn from --seed (other kinds: in full)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    args = ap.parse_args(argv)
+    if args.sample is not None and args.sample < 0:
+        ap.error("--sample takes N >= 0")
+    code = 0
+    for path in args.files:
+        tally: dict = {}
+        v, obj = read_and_check(path, args.max_work if args.max_work is not None else "default",
+                                args.sample, args.seed, tally)
+        if v.ok and "witnesses" in tally:
+            line = (f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
+                    f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
+        else:
+            line = f"{path}: OK {v.kind}" if v.ok else _invalid(path, v)
+        if args.latex:  # stdout is LaTeX only: the verdict on stderr, and as a comment
+            print(line, file=sys.stderr)
+            print("% " + " ".join(line.splitlines()))
+        else:
+            print(line)
+        code = max(code, v.exit_code)
+        if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
+            from certificates import _render
+            if "witnesses" in tally:
+                note = (f"  (this run checked every never-proof and {tally['checked']} of "
+                        f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
+                print(("% " if args.latex else "") + note)
+            print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
+            print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
+    return code
+
+
+def parse_labels(text: str) -> list[int]:
+    """Labels and ranges ``a-b`` separated by commas (sorted, each once)."""
+    out: set[int] = set()
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        a, _, b = part.partition("-")
+        if not a.isdigit() or (b and not b.isdigit()) or (b and int(b) - int(a) > 1 << 20):
+            raise SystemExit(f"--labels: {part!r} is not a label or a range a-b (at most "
+                             "2^20 labels)")
+        out.update(range(int(a), int(b or a) + 1))
+    return sorted(out)
+
+
+def audit_main(argv, check_file) -> int:
+    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]
+    [--max-work N]``: one verdict line saying which proofs were re-checked."""
+    ap = argparse.ArgumentParser(prog="python -m certificates.check_audit",
+                                 description="Check an argmax-audit certificate (stdlib only); "
+                                             "optionally only some labels' proofs.")
+    ap.add_argument("file")
+    ap.add_argument("--labels", help="check the proofs of these labels only ('0,5,9-12')")
+    ap.add_argument("--sample", type=int, help="check every never-proof and N witnesses drawn "
+                    "from --seed")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    ap.add_argument("--max-work", type=int, help="work budget of a full check (default: the "
+                                                  "checker's); none with --labels/--sample")
+    args = ap.parse_args(argv)
+    if args.sample is not None and args.sample < 0:
+        ap.error("--sample takes N >= 0")
+    labels = set(parse_labels(args.labels)) if args.labels else None
+    scope: dict = {}
+    v = check_file(args.file, labels, args.max_work if args.max_work is not None else "default",
+                   args.sample if labels is None else None, args.seed, scope)
+    if labels is not None:
+        what = f"{len(labels)} labels' proofs"
+    elif args.sample is not None:
+        what = (f"every never-proof and a sample of {args.sample} labels' proofs among the "
+                f"witnesses: checked {scope.get('checked', 0)} of {scope.get('witnesses', 0)} "
+                f"witnesses, seed {args.seed}")
+    else:
+        what = "all labels"
+    print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)" if v.ok
+          else _invalid(args.file, v))
+    return v.exit_code
