@@ -50,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = cs.add_parser("argmax", help="exactly which labels some input ranks first")
     q.add_argument("W")
     q.add_argument("--bias", help="bias vector file")
+    q.add_argument("--max-work", type=int, default=None, metavar="N",
+                   help="refuse at once when the estimated work k (k - 1) (d + 1) exceeds N "
+                   "(default 20,000,000; engine/limits.py)")
     _out(q)
     q.set_defaults(func=_argmax)
 
@@ -65,6 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--generators", default=None, help="JSON list of label permutations (image "
                    "form) of a group preserving Y: proves W W^T invariant under it")
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
+    q.add_argument("--max-work", type=int, default=None, metavar="N",
+                   help="refuse at once when the estimated work exceeds N (engine/limits.py)")
     q.set_defaults(func=_solve_bracket)
 
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
@@ -221,8 +226,10 @@ def _translation(args: argparse.Namespace) -> int:
 def _argmax(args: argparse.Namespace) -> int:
     from engine.certify import emit
     from engine.io import read_matrix, read_vector
+    from engine.limits import check_argmax
 
     W = read_matrix(args.W, what="W")
+    check_argmax(W, args.max_work)  # refusal bound before any LP (engine.limits)
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     return _emit(emit.argmax_certificate(W, bias=bias, provenance=_prov(args)), args)
 
@@ -234,8 +241,11 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.errors import InvalidInput
     from engine.io import read_matrix
+    from engine.limits import check_solve
 
-    problem = LayerPeeled(read_matrix(args.Y, what="Y"), args.ew, args.eh)
+    Y = read_matrix(args.Y, what="Y")
+    check_solve(Y, args.method, args.max_work)  # refusal bound (engine.limits)
+    problem = LayerPeeled(Y, args.ew, args.eh)
     sol = problem.solve(method=args.method, solver=args.solver)
     eps = None
     if args.eps is not None:
