@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 from engine.errors import InvalidInput, TooLarge
 
-__all__ = ["ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT", "SOLVE_LIMIT", "check_work",
+__all__ = ["as_size", "ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT", "SOLVE_LIMIT", "check_work",
            "argmax_work", "check_argmax", "group_work", "check_group", "detect_work",
            "check_detect", "solve_work", "check_solve"]
 
@@ -86,6 +86,55 @@ def check_work(work: int, limit: int | None, default: int | None = None, *, what
         raise TooLarge(f"{what}: estimated {work:,} units of work, over the limit of {lim:,}; "
                        f"refused before any work (pass {flag} {work} to run it anyway"
                        + (f"; {advice}" if advice else "") + ")")
+
+
+def as_size(value: object, what: str, *, least: int = 0, most: int | None = None,
+            allow_none: bool = False) -> int | None:
+    """An integer argument (a size, a count, a limit) checked at a public entry point.
+
+    Parameters
+    ----------
+    value : object
+        The argument as given.
+    what : str
+        Its name in the message.
+    least, most : int
+        The allowed range (``most=None``: no upper bound).
+    allow_none : bool
+        Accept ``None`` (returned as is).
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    InvalidInput
+        Not an integer (bools and floats are refused, nothing is rounded), or below ``least``.
+    TooLarge
+        Above ``most``.
+
+    Examples
+    --------
+    >>> as_size(3, "k"), as_size(None, "max_regions", allow_none=True)
+    (3, None)
+    >>> as_size("abc", "max_regions")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: max_regions must be an integer >= 0; got 'abc'
+    """
+    if value is None and allow_none:
+        return None
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidInput(f"{what} must be an integer >= {least}; got {value!r}")
+    v = int(value)
+    if v < least:
+        raise InvalidInput(f"{what} must be an integer >= {least}; got {v}")
+    if most is not None and v > most:
+        raise TooLarge(f"{what} = {v:,} is above the largest supported value {most:,}")
+    return v
 
 
 # --------------------------------------------------------------------- certify argmax

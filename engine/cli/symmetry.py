@@ -70,6 +70,7 @@ def _detect(args: argparse.Namespace) -> int:
 def _target(args: argparse.Namespace) -> int:
     from engine.cli import _output
     from engine.exact.numbers import fraction_to_str
+    from engine.limits import check_group
     from engine.symmetry import orbit_targets, parse_group
 
     _output.prepare(args, args.out)
@@ -81,7 +82,9 @@ def _target(args: argparse.Namespace) -> int:
         else:
             cur.append(tok)
     blocks.append(cur)
-    T = orbit_targets(parse_group(args.group), blocks)
+    G = parse_group(args.group)
+    check_group(G, None, what="symmetry target")  # |G| is computed first (engine.limits)
+    T = orbit_targets(G, blocks)
     lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
     text = "\n".join(lines) + "\n"
     if not _output.write(args, args.out, text):
