@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-o", "--out", default="-", metavar="PATH",
                    help="output CSV path ('-': stdout)")
     t.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    t.add_argument("--max-work", type=int, default=None, metavar="N", help=_MAX_WORK)
     t.set_defaults(func=_target)
     g = ss.add_parser("gram", help="predicted pattern of W W^T (symmetrised orbitals)")
     g.add_argument("group", help="e.g. S3, S2+S3, S2xS3, S3wrS2")
@@ -83,7 +84,7 @@ def _target(args: argparse.Namespace) -> int:
             cur.append(tok)
     blocks.append(cur)
     G = parse_group(args.group)
-    check_group(G, None, what="symmetry target")  # |G| is computed first (engine.limits)
+    check_group(G, args.max_work, what="symmetry target")  # |G| is computed first (engine.limits)
     T = orbit_targets(G, blocks)
     lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
     text = "\n".join(lines) + "\n"
