@@ -32,7 +32,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
 
 
 def check(*files, cpu=5, timeout=120, module="certificates.check", extra=()):
-    return run([*extra, *map(str, files)], cpu=cpu, timeout=timeout, module=module)
+    """Run the checker from the first file's folder (relative references resolve there)."""
+    return run([*extra, *map(str, files)], cpu=cpu, timeout=timeout, module=module,
+               cwd=Path(files[0]).parent)
 
 
 def _not_accepted(r, name=""):
@@ -102,7 +104,8 @@ def test_dev_zero_as_audit_shard(tmp_path, how):
     else:
         os.remove(tmp_path / "records.jsonl")
         os.symlink("/dev/zero", tmp_path / "records.jsonl")
-    r = run([str(_dump(tmp_path / "a.json", c))], module="certificates.check", mem=1 << 30)
+    r = run([str(_dump(tmp_path / "a.json", c))], module="certificates.check", mem=1 << 30,
+            cwd=tmp_path)
     _not_accepted(r, "/dev/zero")
     assert "MemoryError" not in r.err
 
