@@ -355,9 +355,9 @@ def orbit_targets(
     engine.errors.InvalidInput: base vector 0 has length 2 but the group S3 acts on 3 labels
     """
     G = _row_action(group, "orbit_targets group")
-    from engine.limits import as_size
-
-    max_columns = as_size(max_columns, "max_columns", least=1)
+    if isinstance(max_columns, bool) or not isinstance(max_columns, int | np.integer) \
+            or max_columns < 1:
+        raise InvalidInput(f"max_columns must be an integer >= 1; got {max_columns!r}")
     if y is None or isinstance(y, str | bytes | dict) or not hasattr(y, "__iter__"):
         raise InvalidInput(f"y must be a base vector or a list of base vectors; got {y!r:.80}")
     arr = y
