@@ -3,7 +3,9 @@
 Every file the engine writes goes through :func:`write_atomic`: the bytes go to a temporary
 file in the same folder, are flushed to disk, and the temporary file is renamed over the
 target.  A failed write (disk full, file-size limit, Ctrl-C) leaves the old file or no file,
-never a truncated one.  :func:`check_writable` refuses an output path that already exists
+never a truncated one (it is the one atomic writer: every module that writes a file whole
+calls it).  :func:`folder_lock` keeps two runs from writing into one output folder at once.
+:func:`check_writable` refuses an output path that already exists
 unless ``force`` is given (the CLI's ``--force``), and turns "missing parent", "is a
 directory" and "read-only" into one clear :class:`OutputError` before any work is done.
 
@@ -24,13 +26,15 @@ engine._fsio.OutputError: ...a.txt exists; pass --force to overwrite it
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from engine.errors import EngineError
 
-__all__ = ["OutputError", "write_atomic", "check_writable"]
+__all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock"]
 
 
 class OutputError(EngineError, OSError):
@@ -126,3 +130,76 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | Path | None) -> Iterator[Path | None]:
+    """Hold an exclusive lock on an output folder while a run writes into it.
+
+    The lock is an advisory ``flock`` on the folder itself (created if missing, when its
+    parent exists), released when the run ends or its process dies; no lock file is left
+    behind.  A folder this call created and the run left empty is removed again.  ``None``,
+    a path that is an existing file, or a folder whose parent is missing is not locked (the
+    command reports those itself).
+
+    Parameters
+    ----------
+    folder : path or None
+
+    Raises
+    ------
+    OutputError
+        Another run holds the lock (the message names the folder).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = os.path.join(tempfile.mkdtemp(), "run")
+    >>> with folder_lock(d):
+    ...     with folder_lock(d):  # doctest: +ELLIPSIS
+    ...         pass
+    Traceback (most recent call last):
+    ...
+    engine._fsio.OutputError: another logitgeom run is writing into .../run ...
+    >>> os.path.exists(d)  # created for the run, left empty: removed
+    False
+    """
+    if folder is None or str(folder) == "-":
+        yield None
+        return
+    p = Path(folder)
+    created = False
+    if not p.exists():
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.is_dir():
+            yield None
+            return
+        try:
+            p.mkdir()
+            created = True
+        except FileExistsError:  # another run created it just now: lock it below
+            pass
+        except OSError:
+            yield None
+            return
+    if not p.is_dir():
+        yield None
+        return
+    import fcntl
+
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(f"another logitgeom run is writing into {p} (it holds the "
+                              "folder's lock); wait for it to finish, or choose another "
+                              "folder") from None
+        try:
+            yield p
+        finally:
+            if created:
+                with contextlib.suppress(OSError):
+                    p.rmdir()  # only when still empty
+    finally:
+        os.close(fd)

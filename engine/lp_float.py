@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import cdd
 
-from engine.exact import lp
+from engine.exact import lp, wide
 
 __all__ = ["decide", "propose", "propose_support"]
 
@@ -112,7 +112,9 @@ def decide(rows: Sequence[Sequence[int | Fraction]]) -> tuple[bool, tuple[Fracti
     >>> decide([[1, 1], [-2, -2], [0, 1]])
     (False, (Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)))
     """
-    R, _ = lp.as_rows(rows)
+    R, d = lp.as_rows(rows)
+    if wide.is_wide(len(R), d):  # d >> m: exact on a column basis, no d x d float tableau
+        return lp.decide(R)
     point = support = None
     try:  # float proposals decide nothing: any failure means "no proposal"
         point = propose(_unit_rows(R))

@@ -1,4 +1,4 @@
-"""The hostile/careless-user battery of issue 17: every command against bad input.
+"""The hostile/careless-user battery: every command against bad input.
 
 Runs each case in a forked child of a process that has already imported the engine (so a
 case costs milliseconds of start-up, not seconds), with a wall-clock timeout, and classifies
@@ -20,6 +20,13 @@ Usage::
 prints one line per bad case and the totals (inputs tried, clear errors, tracebacks,
 hangs, wrong answers, overwrites); exit code 1 when any of the last four is non-zero.
 ``tests/test_fuzz_cli.py`` runs the ``--quick`` battery.
+
+The second round adds: refusal bounds (huge groups, constant targets, big solve targets,
+tall argmax heads), wide heads (2 x 2,000, certified and checked), negative token ids,
+concurrent runs into one locked folder, the checker's referenced files (FIFOs, ``/dev/zero``,
+truncated or flipped shards of the audit and stream kinds) and bracket certificates with
+huge exponents; the mutation battery covers every valid example kind, referenced files
+included (:func:`file_battery`).
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ class Case:
     watch: list[str] = field(default_factory=list)  # files that must not change
     stdout_closed: bool = False
     check: object = None  # callable(code, out, err) -> str | None (a wrong-answer reason)
+    hold_lock: str | None = None  # a folder whose lock the parent holds during the case
 
 
 @dataclass
@@ -73,8 +81,19 @@ class Outcome:
 # ---------------------------------------------------------------------------- running
 
 
+#: Address-space limit of every child (a case reading /dev/zero dies there, not the machine).
+CHILD_MEMORY = 3 << 30
+
+
+def _cap_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
+
+
 def _child(case: Case, out_path: str, err_path: str) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    _cap_memory()
     fo = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     fe = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     if case.stdout_closed:
@@ -117,6 +136,15 @@ def _digest(p: str) -> bytes | None:
 
 
 def run_case(case: Case, timeout: float, tmp: Path) -> Outcome:
+    if case.hold_lock is not None:  # another "run" holds the output folder meanwhile
+        from engine._fsio import folder_lock
+
+        with folder_lock(case.hold_lock):
+            return _run_case(case, timeout, tmp)
+    return _run_case(case, timeout, tmp)
+
+
+def _run_case(case: Case, timeout: float, tmp: Path) -> Outcome:
     before = {w: _digest(w) for w in case.watch}
     out_path, err_path = str(tmp / "_out.txt"), str(tmp / "_err.txt")
     t0 = time.perf_counter()
@@ -514,6 +542,203 @@ def planted_checker_case(d: Path) -> Case:
                  "--force"], True, check=not_run)
 
 
+# ---------------------------------------------------------------------------- second round
+
+
+def _refused(*words):
+    def chk(code, out, err):
+        return None if all(w in err for w in words) else f"refusal without {words}: {err[-200:]}"
+    return chk
+
+
+def bound_cases(d: Path, quick: bool) -> list[Case]:
+    """Refusal bounds, wide heads, tokens, locks: the engine cases of the second round."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    const = d / "const300.csv"
+    np.savetxt(const, np.ones((300, 300), int), fmt="%d", delimiter=",")
+    y400 = d / "y400.csv"
+    np.savetxt(y400, np.full((400, 400), "1/400", dtype=object), fmt="%s", delimiter=",")
+    tall = d / "tall5000.csv"
+    np.savetxt(tall, rng.integers(-99, 100, (5000, 3)), fmt="%d", delimiter=",")
+    wide = d / "wide2000.csv"
+    np.savetxt(wide, rng.integers(-999, 1000, (2, 2000)), fmt="%d", delimiter=",")
+    big = d / "csv300.csv"
+    np.savetxt(big, rng.integers(-9, 10, (300, 300)), fmt="%d", delimiter=",")
+    head = d / "head5.npy"
+    np.save(head, rng.normal(size=(5, 3)))
+    npz = _w(d / "corrupt.npz", b"PK\x03\x04" + bytes(range(256)) * 4)
+    cases = [
+        Case("symmetry gram S200 (refusal bound)", ["symmetry", "gram", "S200"], False,
+             check=_refused("--max-work")),
+        Case("symmetry target S200 (refusal bound)", ["symmetry", "target", "S200", "1"],
+             False, check=_refused("--max-work")),
+        Case("symmetry detect <constant 300 x 300>", ["symmetry", "detect", str(const)], False,
+             check=_refused("--max-work")),
+        Case("certify solve <400 x 400>", ["certify", "solve", str(y400)], False,
+             check=_refused("--max-work")),
+        Case("certify argmax <5000 x 3>", ["certify", "argmax", str(tall)], False,
+             check=_refused("--max-work")),
+        Case("certify argmax --max-work 0", ["certify", "argmax", str(wide), "--max-work", "0"],
+             False),
+        Case("audit-argmax --tokens=-1,2", ["audit-argmax", str(head), "--tokens=-1,2",
+                                            "--out", str(d / "tok-a"), "--no-progress"], False),
+        Case("inspect --tokens=-1,2", ["inspect", str(head), "--tokens=-1,2", "--no-progress"],
+             False),
+        Case("audit-argmax <corrupt .npz>", ["audit-argmax", npz, "--out", str(d / "npz-a"),
+                                             "--no-progress"], False),
+        Case("audit-argmax <300 x 300 CSV>", ["audit-argmax", str(big), "--out",
+                                              str(d / "csv-a"), "--no-progress"], True),
+    ]
+    for cmd in (["certify", "argmax"], ["certify", "pattern"]):
+        out = d / f"wide-{cmd[1]}.json"
+
+        def valid(code, o, e, out=out):
+            from certificates.check import check_file
+
+            v = check_file(str(out), None)
+            return None if v.ok else f"emitted certificate rejected: {v.message}"
+
+        cases.append(Case(f"{' '.join(cmd)} <2 x 2000>", [*cmd, str(wide), "-o", str(out)],
+                          True, check=valid))
+    locked = d / "locked-run"
+    w3 = _w(d / "w3.csv", "1,0\n0,1\n1,1\n")
+    for argv in (["patterns", "sign", w3, "-o", str(locked), "--no-progress"],
+                 ["audit-argmax", w3, "--out", str(locked), "--no-progress"],
+                 ["reproduce", "--out", str(locked), "--only", "cos-lemma-3.2",
+                  "--no-progress"]):
+        cases.append(Case(f"{argv[0]} into a folder another run holds", argv, False,
+                          hold_lock=str(locked), check=_refused("another logitgeom run")))
+    return cases
+
+
+def _copy_examples(d: Path) -> Path:
+    import shutil
+
+    ex = d / "examples"
+    if not ex.exists():
+        shutil.copytree(ROOT / "certificates" / "examples", ex)
+    return ex
+
+
+def checker_file_cases(d: Path) -> list[Case]:
+    """Referenced files and bracket numbers through ``logitgeom check`` (kinds of round two)."""
+    ex = _copy_examples(d)
+    cases = []
+    br = json.loads((ex / "valid-layer-peeled-bracket.json").read_text())
+    for key in ("E_W", "lower"):
+        c = dict(br, **{key: "1e100000000"})
+        cases.append(Case(f"check <bracket {key} 1e100000000>",
+                          ["check", _w(d / f"br-{key}.json", json.dumps(c))], False))
+    aud = json.loads((ex / "argmax-audit" / "valid-sharded.json").read_text())
+    fifo_dir = d / "fifo"
+    fifo_dir.mkdir(exist_ok=True)
+    if hasattr(os, "mkfifo"):
+        for name in ("records.jsonl", "head.npy"):
+            if not (fifo_dir / name).exists():
+                os.mkfifo(fifo_dir / name)
+        c = copy.deepcopy(aud)
+        c["shards"][0]["file"] = str(fifo_dir / "records.jsonl")
+        cases.append(Case("check <audit shard is a FIFO>",
+                          ["check", _w(d / "a-fifo.json", json.dumps(c))], False))
+        c = copy.deepcopy(aud)
+        c["head"] = {"format": "npy", "file": str(fifo_dir / "head.npy"), "sha256": "0" * 64}
+        cases.append(Case("check <audit head is a FIFO>",
+                          ["check", _w(d / "h-fifo.json", json.dumps(c))], False))
+        st = json.loads((ex / "valid-pattern-complete-stream.json").read_text())
+        st["shards"][0]["file"] = str(fifo_dir / "records.jsonl")
+        cases.append(Case("check <stream shard is a FIFO>",
+                          ["check", _w(d / "s-fifo.json", json.dumps(st))], False))
+    c = copy.deepcopy(aud)
+    c["shards"][0]["file"] = "/dev/zero"
+    cases.append(Case("check <audit shard is /dev/zero>",
+                      ["check", _w(d / "a-zero.json", json.dumps(c))], False))
+    c = copy.deepcopy(aud)
+    c["shards"][0]["file"] = str(ex / "argmax-audit" / "records.jsonl")
+    cases.append(Case("check <audit, shard by absolute path> (valid)",
+                      ["check", _w(d / "a-abs.json", json.dumps(c))], True))
+    return cases
+
+
+def file_battery(d: Path, n: int, seed: int, timeout: float) -> Counter:
+    """Mutated referenced files (audit shards, stream shards): truncated, a flipped byte,
+    emptied, gzip of other bytes, swapped for a FIFO or ``/dev/zero``.  A mutated file with
+    its recorded hash must never be accepted; counted like :func:`certificate_battery`."""
+    import gzip
+
+    ex = _copy_examples(d)
+    rng = random.Random(seed)
+    targets = [(ex / "argmax-audit" / "valid-sharded.json", "records.jsonl", False),
+               (ex / "valid-pattern-complete-stream.json", "pattern-stream/part-00000.jsonl.gz",
+                True)]
+    tally: Counter = Counter()
+    for _ in range(n):
+        cert_path, rel, gz = rng.choice(targets)
+        base = cert_path.parent
+        shard = base / rel
+        original = shard.read_bytes()
+        how = rng.choice(["truncate", "flip", "empty", "regzip", "fifo", "zero"])
+        try:
+            shard.unlink()
+            if how == "fifo" and hasattr(os, "mkfifo"):
+                os.mkfifo(shard)
+            elif how == "zero":
+                os.symlink("/dev/zero", shard)
+            else:
+                b = bytearray(original)
+                if how == "truncate":
+                    b = b[:rng.randrange(len(b))]
+                elif how == "flip" and b:
+                    i = rng.randrange(len(b))
+                    b[i] ^= 1 << rng.randrange(8)
+                elif how == "empty":
+                    b = bytearray()
+                else:
+                    raw = gzip.decompress(original) if gz else bytes(original)
+                    raw = raw.replace(b"1", b"2", 1)
+                    b = bytearray(gzip.compress(raw, mtime=0) if gz else raw)
+                shard.write_bytes(bytes(b))
+            changed = how in ("fifo", "zero") or shard.read_bytes() != original
+            verdict = _check_in_child(cert_path, base, timeout)
+            if verdict == "valid" and changed:
+                tally["false accept"] += 1
+            tally[verdict] += 1
+        finally:
+            if shard.is_symlink() or shard.exists():
+                shard.unlink()
+            shard.write_bytes(original)
+    return tally
+
+
+def _check_in_child(cert_path: Path, base: Path, timeout: float) -> str:
+    """``check_file`` in a forked child (memory-capped, killed after ``timeout`` s):
+    "valid", "invalid", "traceback" or "hang"."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        code = 3
+        try:
+            _cap_memory()
+            os.chdir(base)  # relative references resolve from the certificate's folder
+            from certificates.check import check_file
+
+            code = 0 if check_file(str(cert_path), None).ok else 1
+        except BaseException:  # noqa: BLE001 - counted as a traceback
+            code = 3
+        os._exit(code)
+    t0 = time.perf_counter()
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            return {0: "valid", 1: "invalid"}.get(code, "traceback")
+        if time.perf_counter() - t0 > timeout:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return "hang"
+        time.sleep(0.005)
+
+
 # ---------------------------------------------------------------------------- main
 
 
@@ -529,8 +754,10 @@ def battery(quick: bool, timeout: float, seed: int, mutations: int,
     cases += degenerate_cases(d, degenerate, seed)
     cases += model_cases(d)
     cases.append(planted_checker_case(d))
+    cases += bound_cases(d, quick) + checker_file_cases(d)
     results = [run_case(c, timeout, d) for c in cases]
     certs = certificate_battery(d, mutations, seed, timeout)
+    certs.update(file_battery(d, max(mutations // 10, 12), seed, timeout))
     try:
         os.chmod(d / "readonly", stat.S_IRWXU)
     except OSError:  # pragma: no cover
@@ -542,14 +769,16 @@ def summarize(results: list[Outcome], certs: Counter) -> dict:
     kinds = Counter(r.kind for r in results)
     return {
         "inputs tried": len(results) + sum(v for k, v in certs.items()
-                                           if not k.startswith("exc:")),
+                                           if k in ("valid", "invalid", "hang", "traceback")),
         "command runs": len(results),
-        "mutated certificates": sum(v for k, v in certs.items() if not k.startswith("exc:")),
+        "mutated certificates and files": sum(v for k, v in certs.items()
+                                               if k in ("valid", "invalid", "hang",
+                                                        "traceback")),
         "ok": kinds["ok"],
         "clear errors": kinds["clear"],
         "tracebacks": kinds["traceback"] + certs["traceback"],
         "hangs": kinds["hang"] + certs["hang"],
-        "wrong answers": kinds["wrong"],
+        "wrong answers": kinds["wrong"] + certs["false accept"],
         "overwrites": kinds["overwrite"],
         "mutations accepted / rejected": f"{certs['valid']} / {certs['invalid']}",
     }

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine._fsio import write_atomic
 from engine._version import __version__
 from engine.audit.decide import Options, decide_block
 from engine.audit.head import HeadSpec, open_head
@@ -285,15 +286,7 @@ def _labels(tokens, k: int, tok) -> tuple[int, ...]:
 
 # ----------------------------------------------------------------------------- output
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, data)  # the one atomic writer (engine._fsio)
 
 
 def _dumps_line(rec: dict) -> str:

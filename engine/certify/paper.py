@@ -126,6 +126,7 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
         A certificate the trusted checker rejects (an emitter bug; nothing is written for it).
     """
     from certificates.api import check
+    from engine._fsio import write_atomic
     from engine.errors import EngineError
 
     d = Path(outdir)
@@ -136,6 +137,6 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
         if not v.ok:  # pragma: no cover - would be an emitter bug
             raise EngineError(f"{name}: {v.failed_check} at {v.location}: {v.message}")
         p = d / name
-        p.write_text(emit.dumps(cert), encoding="utf-8")
+        write_atomic(p, emit.dumps(cert))  # engine._fsio: never a half-written file
         paths.append(p)
     return paths

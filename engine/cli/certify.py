@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = cs.add_parser("argmax", help="exactly which labels some input ranks first")
     q.add_argument("W")
     q.add_argument("--bias", help="bias vector file")
+    q.add_argument("--max-work", type=int, default=None, metavar="N",
+                   help="refuse at once when the estimated work k (k - 1) (d + 1) exceeds N "
+                   "(default 20,000,000; engine/limits.py)")
     _out(q)
     q.set_defaults(func=_argmax)
 
@@ -80,6 +83,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "floats of .npy exactly) and divide each column by its exact sum; the "
                    "certificate records (and proves its bracket for) this normalised Y")
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
+    q.add_argument("--max-work", type=int, default=None, metavar="N",
+                   help="refuse at once when the estimated work exceeds N (engine/limits.py)")
     q.set_defaults(func=_solve_bracket)
 
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
@@ -240,8 +245,10 @@ def _translation(args: argparse.Namespace) -> int:
 def _argmax(args: argparse.Namespace) -> int:
     from engine.certify import emit
     from engine.io import read_matrix, read_vector
+    from engine.limits import check_argmax
 
     W = read_matrix(args.W, what="W")
+    check_argmax(W, args.max_work)  # refusal bound before any LP (engine.limits)
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     return _emit(emit.argmax_certificate(W, bias=bias, provenance=_prov(args)), args)
 
@@ -250,6 +257,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     from engine.convex.problem import LayerPeeled
     from engine.errors import InvalidInput
     from engine.io import read_matrix
+    from engine.limits import check_solve
     from engine.symmetry import orbit_targets
     from engine.symmetry.constructors import group_from_text
 
@@ -270,6 +278,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
             raise InvalidInput("--bases needs --group (the group whose orbit of the bases is "
                                "the target)")
         B = read_matrix(args.bases, what="bases")
+        check_solve(B, args.method, args.max_work)  # refusal bound (engine.limits)
         G = group_from_text(args.group, m=len(B))
         T = orbit_targets(G, [list(c) for c in zip(*B, strict=True)],
                           normalize=args.normalize)
@@ -277,6 +286,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         cert = sol.certificate(eps=eps, orbit=True, provenance=_prov(args))
         return _emit_bracket(cert, args, sol)
     Y = read_matrix(args.Y, what="Y")
+    check_solve(Y, args.method, args.max_work)  # refusal bound (engine.limits)
     gens = json.loads(args.generators) if args.generators else None
     if args.group is not None:
         G = group_from_text(args.group, m=len(Y))

@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 
+from engine._fsio import folder_lock
 from engine._version import __version__
 from engine.errors import EngineError
 
@@ -55,6 +56,20 @@ def _os_error(exc: OSError) -> str:
     return f"{what}: {' -> '.join(map(str, names))}" if names else what
 
 
+def _output_folder(args: argparse.Namespace) -> str | None:
+    """The folder a command writes into as a whole run (locked while it runs), or None."""
+    cmd = getattr(args, "command", None)
+    if cmd in ("audit-argmax", "reproduce"):
+        return getattr(args, "out", None)
+    if cmd == "certify" and getattr(args, "certify_command", None) == "paper":
+        return getattr(args, "out", None)
+    if cmd == "patterns" and getattr(args, "out", None):
+        from engine.cli.patterns import _streamed
+
+        return args.out if _streamed(args) else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr and an exit code.
 
@@ -67,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        code = int(args.func(args) or 0)
+        with folder_lock(_output_folder(args)):  # one run per output folder at a time
+            code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe (`| head`) surfaces here, not at interpreter exit
         return code
     except EngineError as exc:

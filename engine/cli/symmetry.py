@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
+_MAX_WORK = "refuse at once when the estimated work exceeds N units (engine/limits.py)"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("symmetry", help="permutation symmetries of targets (detect, orbit "
@@ -22,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("-o", "--out", default=None, metavar="PATH",
                    help="write the JSON to PATH (implies --json)")
     d.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    d.add_argument("--max-work", type=int, default=None, metavar="N", help=_MAX_WORK)
     d.set_defaults(func=_detect)
     t = ss.add_parser("target", help="orbit target Y = [g o y : g in G] as CSV of p/q values")
     t.add_argument("group", help="e.g. S3, C7, AGL5, D5, A5, PSL(2,7), M11, F(7,3), S2+S3, "
@@ -31,10 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-o", "--out", default="-", metavar="PATH",
                    help="output CSV path ('-': stdout)")
     t.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    t.add_argument("--max-work", type=int, default=None, metavar="N", help=_MAX_WORK)
     t.set_defaults(func=_target)
     g = ss.add_parser("gram", help="predicted pattern of W W^T (symmetrised orbitals)")
     g.add_argument("group", help="e.g. S3, S2+S3, S2xS3, S3wrS2, PSL(2,7), a JSON list of "
                                  "generators or a JSON file")
+    g.add_argument("--max-work", type=int, default=None, metavar="N", help=_MAX_WORK)
     g.set_defaults(func=_gram)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
@@ -42,10 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _detect(args: argparse.Namespace) -> int:
     from engine.cli import _output
     from engine.io import read_raw
+    from engine.limits import check_detect
     from engine.symmetry import detect_symmetry
 
     _output.prepare(args, args.out)
-    r = detect_symmetry(read_raw(args.Y), max_order=args.max_order, tol=args.tol)
+    Y = read_raw(args.Y)
+    check_detect(Y, tol=args.tol, limit=args.max_work)  # refusal bound (engine.limits)
+    r = detect_symmetry(Y, max_order=args.max_order, tol=args.tol)
     if args.json or args.out:
         out = {"order": r.order, "row_order": r.row_order, "complete": r.complete,
                "tol": r.tol, "deviation": r.deviation,
@@ -65,6 +73,7 @@ def _detect(args: argparse.Namespace) -> int:
 def _target(args: argparse.Namespace) -> int:
     from engine.cli import _output
     from engine.exact.numbers import fraction_to_str
+    from engine.limits import check_group
     from engine.symmetry import orbit_targets
     from engine.symmetry.constructors import group_from_text
 
@@ -77,7 +86,9 @@ def _target(args: argparse.Namespace) -> int:
         else:
             cur.append(tok)
     blocks.append(cur)
-    T = orbit_targets(group_from_text(args.group), blocks)
+    G = group_from_text(args.group)
+    check_group(G, args.max_work, what="symmetry target")  # |G| is computed first (engine.limits)
+    T = orbit_targets(G, blocks)
     lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
     text = "\n".join(lines) + "\n"
     if not _output.write(args, args.out, text):
@@ -87,10 +98,12 @@ def _target(args: argparse.Namespace) -> int:
 
 
 def _gram(args: argparse.Namespace) -> int:
+    from engine.limits import check_group
     from engine.symmetry import predicted_gram_structure
     from engine.symmetry.constructors import group_from_text
 
     G = group_from_text(args.group)
+    check_group(G, args.max_work)  # refusal bound (engine.limits)
     S = predicted_gram_structure(G)
     print(f"{G.name}: |G| = {G.order}, m = {G.m}, {S.n_classes} classes of equal entries")
     for row in S.labels.tolist():

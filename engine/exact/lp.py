@@ -36,7 +36,8 @@ import cdd
 import cdd.gmp
 
 from engine.errors import InvalidInput, SolverFailed
-from engine.exact.linalg import primitive_integer_row
+from engine.exact import wide
+from engine.exact.linalg import column_basis, primitive_integer_row
 
 __all__ = ["decide", "strictly_feasible", "gordan_multipliers", "check_witness",
            "check_gordan", "small_integer_point", "as_rows", "margin_lp", "gordan_lp"]
@@ -312,6 +313,8 @@ def decide(rows: Sequence[Sequence[Number]], *, point=None,
     (False, (Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)))
     """
     R, d = as_rows(rows)
+    if wide.is_wide(len(R), d):  # d >> m: the same answer on a column basis (engine.exact.wide)
+        return _decide_wide(R, d)
     Ri = [primitive_integer_row(r) for r in R]  # positive row scalings: the same cone
     if point is not None:
         try:
@@ -336,3 +339,20 @@ def decide(rows: Sequence[Sequence[Number]], *, point=None,
     if y is None:  # pragma: no cover - Gordan's theorem
         raise SolverFailed("exact LPs disagree: no witness and no Gordan multipliers")
     return False, tuple(Fraction(v) for v in primitive_integer_row(y))
+
+
+def _decide_wide(R: list[list[Fraction]], d: int) -> tuple[bool, tuple[Fraction, ...]]:
+    """:func:`decide` on the columns of a column basis; the answer is checked on all of R."""
+    cols = list(column_basis(R))
+    if not cols:  # every row is zero: no witness, y = (1, 0, ..., 0) would do; let cdd say
+        cols = [0]
+    ok, z = decide([[r[j] for j in cols] for r in R])
+    if ok:
+        x = wide.lift(z, cols, d)
+        if not check_witness(R, x):  # pragma: no cover - the reduction is exact
+            raise SolverFailed("a witness of the column-basis system fails the full system")
+        return True, x
+    if not check_gordan(R, z):  # pragma: no cover - the reduction is exact
+        raise SolverFailed("multipliers of the column-basis system fail the full system")
+    return False, z
+

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, TooLarge
 from engine.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_matrix, to_vector
 
 __all__ = [
@@ -127,6 +127,9 @@ def difference_pairs(k: int) -> tuple[tuple[int, int], ...]:
     """
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise InvalidInput(f"k must be a positive integer (number of labels); got {k!r}")
+    if k > 20_000:  # C(k, 2) pairs
+        raise TooLarge(f"k = {k:,} labels give {k * (k - 1) // 2:,} pairs, above the supported "
+                       "k <= 20,000")
     k = int(k)
     return tuple((i, j) for i in range(k) for j in range(i + 1, k))
 
@@ -143,6 +146,9 @@ def difference_matrix(k: int) -> ExactMatrix:
     [[1, -1, 0], [1, 0, -1], [0, 1, -1]]
     """
     pairs = difference_pairs(k)
+    if len(pairs) * k > 10**8:  # C(k, 2) x k exact entries
+        raise TooLarge(f"the difference matrix of k = {k:,} labels has {len(pairs) * k:,} "
+                       "entries, above the supported 100,000,000")
     one, zero = Fraction(1), Fraction(0)
     rows = []
     for i, j in pairs:

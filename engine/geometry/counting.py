@@ -201,6 +201,10 @@ def _check_kd(k: object, d: object) -> tuple[int, int]:
         raise InvalidInput(f"k must be at least 1 (number of rows/labels); got {k}")
     if d < 1:
         raise InvalidInput(f"d must be at least 1 (dimension); got {d}")
+    d = min(d, k)  # every generic count is the same for all d >= k (no term beyond d = k)
+    if k * d > 10**8:  # k * d steps of exact integer sums
+        raise TooLarge(f"a generic count for k = {k:,} labels needs about {k * d:,} exact steps, "
+                       "above the supported 100,000,000")
     return k, d
 
 

@@ -325,6 +325,9 @@ def _inputs(W: object, bias: object) -> tuple[ExactMatrix, ExactVector | None]:
 
 
 def _check_limit(count: int, max_regions: int | None, what: str) -> None:
+    from engine.limits import as_size
+
+    max_regions = as_size(max_regions, "max_regions", allow_none=True)
     if max_regions is not None and count > max_regions:
         raise TooLarge(
             f"the exact {what} count is {count}, above max_regions={max_regions}; "

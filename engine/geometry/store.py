@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from engine._fsio import write_atomic
 from engine.errors import EngineError, InvalidInput
 from engine.exact.lattice import count_rankings_exact, count_regions_exact
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
@@ -149,9 +150,7 @@ def _key_order(K: np.ndarray) -> np.ndarray:
 
 
 def _atomic_json(path: Path, obj: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + "\n")  # engine._fsio
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,8 @@ def _row_action(G: object, what: str) -> GroupAction:
 def _check_m(m: object, least: int = 1) -> int:
     if isinstance(m, bool) or not isinstance(m, int | np.integer) or int(m) < least:
         raise InvalidInput(f"the number of labels must be an integer >= {least}; got {m!r}")
+    if int(m) > 100_000:  # m x m orbitals; a degree-m stabiliser chain
+        raise TooLarge(f"a group on {int(m):,} labels is above the largest supported 100,000")
     return int(m)
 
 
@@ -348,6 +350,11 @@ def orbit_targets(
     engine.errors.InvalidInput: base vector 0 has length 2 but the group S3 acts on 3 labels
     """
     G = _row_action(group, "orbit_targets group")
+    if isinstance(max_columns, bool) or not isinstance(max_columns, int | np.integer) \
+            or max_columns < 1:
+        raise InvalidInput(f"max_columns must be an integer >= 1; got {max_columns!r}")
+    if y is None or isinstance(y, str | bytes | dict) or not hasattr(y, "__iter__"):
+        raise InvalidInput(f"y must be a base vector or a list of base vectors; got {y!r:.80}")
     arr = y
     if isinstance(arr, np.ndarray):
         vecs = [arr] if arr.ndim == 1 else list(arr)

@@ -1,0 +1,298 @@
+"""Refusal bounds: estimate the work of a command from the sizes of its input, before any work.
+
+Each estimate is a deterministic function of the input's shape and structure (never of a
+clock), meant as an upper bound on the expensive step, in "units" of roughly one exact
+rational operation or one permutation step.  A command whose estimate exceeds its limit
+stops at once with one line naming the estimate, the limit and the flag that raises it
+(``--max-work N``); nothing is computed.
+
+============================  ===================================  =====================
+command                       estimate (units)                     default limit
+============================  ===================================  =====================
+``certify argmax``            k (k - 1) (d + 1): one LP of k - 1   :data:`ARGMAX_LIMIT`
+                              rows per label, re-checked exactly
+``symmetry gram`` (|G|)       m^2 L^2 g: a stabiliser chain of     :data:`GROUP_LIMIT`
+                              base length L <= min(m - 1, log2|G|)
+``symmetry detect``           u * sum of s^3 over classes of s     :data:`DETECT_LIMIT`
+                              rows with equal values (u distinct
+                              columns): the backtracking search
+``certify solve``             7 k^2 (k + n) exact Gram products,   :data:`SOLVE_LIMIT`
+                              plus (k + n)^4 / 8 for ``--method
+                              full`` (the interior-point SDP)
+============================  ===================================  =====================
+
+Examples
+--------
+>>> argmax_work(5000, 3)
+99980000
+>>> check_work(3, 5, what="a test")
+>>> check_work(10, None, 5, what="a test")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+engine.errors.TooLarge: a test: estimated 10 units of work, over the limit of 5; ...
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from engine.errors import InvalidInput, TooLarge
+
+__all__ = ["as_size", "ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT", "SOLVE_LIMIT", "check_work",
+           "argmax_work", "check_argmax", "group_work", "check_group", "detect_work",
+           "check_detect", "solve_work", "check_solve"]
+
+#: ``certify argmax``: the checker's default budget (every witness is re-checked exactly).
+ARGMAX_LIMIT = 20_000_000
+#: ``symmetry gram``: about 40 CPU s of sympy's Schreier-Sims (S_100 passes, S_200 does not).
+GROUP_LIMIT = 200_000_000
+#: ``symmetry detect``: about 30 CPU s of search (about 140 identical rows).
+DETECT_LIMIT = 3_000_000
+#: ``certify solve``: about 5 CPU minutes of exact Gram products (a 160 x 160 target passes).
+SOLVE_LIMIT = 100_000_000
+
+
+def check_work(work: int, limit: int | None, default: int | None = None, *, what: str,
+               flag: str = "--max-work", advice: str = "") -> None:
+    """Raise :class:`TooLarge` when ``work`` exceeds ``limit`` (``None``: ``default``).
+
+    Parameters
+    ----------
+    work : int
+        The estimate.
+    limit : int or None
+        The user's limit (``--max-work``); ``None`` means ``default``.
+    default : int, optional
+        The command's default limit.
+    what : str
+        What is estimated (starts the message).
+    flag : str
+        The option that raises the limit.
+    advice : str
+        An extra sentence (e.g. a command that scales better).
+
+    Raises
+    ------
+    InvalidInput
+        A limit that is not a positive integer.
+    TooLarge
+        Over the limit.
+    """
+    lim = default if limit is None else limit
+    if isinstance(lim, bool) or not isinstance(lim, int) or lim < 1:
+        raise InvalidInput(f"{flag} must be a positive integer; got {lim!r}")
+    if work > lim:
+        raise TooLarge(f"{what}: estimated {work:,} units of work, over the limit of {lim:,}; "
+                       f"refused before any work (pass {flag} {work} to run it anyway"
+                       + (f"; {advice}" if advice else "") + ")")
+
+
+def as_size(value: object, what: str, *, least: int = 0, most: int | None = None,
+            allow_none: bool = False) -> int | None:
+    """An integer argument (a size, a count, a limit) checked at a public entry point.
+
+    Parameters
+    ----------
+    value : object
+        The argument as given.
+    what : str
+        Its name in the message.
+    least, most : int
+        The allowed range (``most=None``: no upper bound).
+    allow_none : bool
+        Accept ``None`` (returned as is).
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    InvalidInput
+        Not an integer (bools and floats are refused, nothing is rounded), or below ``least``.
+    TooLarge
+        Above ``most``.
+
+    Examples
+    --------
+    >>> as_size(3, "k"), as_size(None, "max_regions", allow_none=True)
+    (3, None)
+    >>> as_size("abc", "max_regions")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: max_regions must be an integer >= 0; got 'abc'
+    """
+    if value is None and allow_none:
+        return None
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidInput(f"{what} must be an integer >= {least}; got {value!r}")
+    v = int(value)
+    if v < least:
+        raise InvalidInput(f"{what} must be an integer >= {least}; got {v}")
+    if most is not None and v > most:
+        raise TooLarge(f"{what} = {v:,} is above the largest supported value {most:,}")
+    return v
+
+
+# --------------------------------------------------------------------- certify argmax
+def argmax_work(k: int, d: int) -> int:
+    """Units of ``certify argmax`` on a k x d head: k rankings of k - 1 rows in d + 1 unknowns.
+
+    Examples
+    --------
+    >>> argmax_work(2, 200_000)
+    400002
+    """
+    return k * max(k - 1, 1) * (d + 1)
+
+
+def check_argmax(W: Sequence[Sequence], limit: int | None = None) -> None:
+    """Refuse ``certify argmax`` on a head too large to certify label by label.
+
+    Examples
+    --------
+    >>> check_argmax([[1, 0], [0, 1]])
+    """
+    k, d = len(W), len(W[0]) if len(W) else 0
+    check_work(argmax_work(k, d), limit, ARGMAX_LIMIT,
+               what=f"certify argmax on a {k} x {d} head",
+               advice="logitgeom audit-argmax decides large heads label by label, resumably")
+
+
+# --------------------------------------------------------------------- symmetry gram
+def _log2_order_bound(m: int, gens: Sequence[Sequence[int]]) -> float:
+    """An upper bound on log2 |G| for the group generated by ``gens`` on ``range(m)``:
+    the exact order for one generator (lcm of its cycle lengths), else the product of the
+    factorials of the orbit sizes."""
+    parent = list(range(m))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for g in gens:
+        for a, b in enumerate(g):
+            ra, rb = find(a), find(int(b))
+            if ra != rb:
+                parent[ra] = rb
+    if len(gens) == 1:
+        seen, order = [False] * m, 1
+        for a in range(m):
+            n = 0
+            while not seen[a]:
+                seen[a] = True
+                a = int(gens[0][a])
+                n += 1
+            if n:
+                order = order * n // math.gcd(order, n)
+        return math.log2(order)
+    sizes: dict[int, int] = {}
+    for a in range(m):
+        r = find(a)
+        sizes[r] = sizes.get(r, 0) + 1
+    return sum(math.lgamma(s + 1) for s in sizes.values()) / math.log(2)
+
+
+def group_work(m: int, gens: Sequence[Sequence[int]]) -> int:
+    """Units of computing |G| (a stabiliser chain) for a group of degree ``m``.
+
+    Examples
+    --------
+    >>> group_work(200, [list(range(1, 200)) + [0]])  # C_200: one generator, short base
+    2560000
+    >>> group_work(200, [[1, 0] + list(range(2, 200)), list(range(1, 200)) + [0]]) > 10**9
+    True
+    """
+    if not gens:
+        return m
+    L = min(m - 1, math.ceil(_log2_order_bound(m, gens)))
+    return m * m * max(L, 1) ** 2 * len(gens)
+
+
+def check_group(G, limit: int | None = None, *, what: str = "symmetry gram") -> None:
+    """Refuse a group whose order computation is estimated over the limit.
+
+    ``G`` is a :class:`engine.symmetry.GroupAction` (its row action is used).
+
+    Examples
+    --------
+    >>> from engine.symmetry import parse_group
+    >>> check_group(parse_group("S10"))
+    """
+    gens = G.row_generators
+    check_work(group_work(G.m, gens), limit, GROUP_LIMIT,
+               what=f"{what} of {G.name or 'a group'} (degree {G.m}, {len(gens)} generators)")
+
+
+# --------------------------------------------------------------------- symmetry detect
+def detect_work(codes) -> int:
+    """Units of the symmetry search on an integer code matrix (equal codes = equal values).
+
+    Rows are grouped by the sorted multiset of their values over the distinct columns; a
+    class of s interchangeable rows costs about s^3 steps per distinct column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> detect_work(np.zeros((300, 300), dtype=int))
+    27000000
+    >>> detect_work(np.arange(9).reshape(3, 3))
+    9
+    """
+    import numpy as np
+
+    c = np.asarray(codes)
+    u = np.unique(c, axis=1).shape[1]
+    key = np.sort(np.unique(c, axis=1), axis=1)
+    _, counts = np.unique(key, axis=0, return_counts=True)
+    return int(sum(int(s) ** 3 for s in counts.tolist())) * u
+
+
+def check_detect(Y, *, tol: float = 0.0, limit: int | None = None) -> None:
+    """Refuse ``symmetry detect`` on a target whose search is estimated over the limit.
+
+    With ``tol > 0`` values closer than ``tol`` may merge, so every row is counted in one
+    class (an upper bound).
+
+    Examples
+    --------
+    >>> check_detect([[1, 2], [3, 4]])
+    """
+    from engine.symmetry._values import value_codes
+
+    codes, _ = value_codes(Y)
+    m, n = codes.shape
+    work = m ** 3 * n if tol and tol > 0 else detect_work(codes)
+    check_work(work, limit, DETECT_LIMIT, what=f"symmetry detect on a {m} x {n} target")
+
+
+# --------------------------------------------------------------------- certify solve
+def solve_work(k: int, n: int, method: str = "auto") -> int:
+    """Units of ``certify solve`` on a k x n target.
+
+    Examples
+    --------
+    >>> solve_work(400, 400)
+    896000000
+    """
+    work = 7 * k * k * (k + n)
+    if str(method).lower() == "full":
+        work += (k + n) ** 4 // 8
+    return work
+
+
+def check_solve(Y, method: str = "auto", limit: int | None = None) -> None:
+    """Refuse ``certify solve`` on a target estimated over the limit.
+
+    Examples
+    --------
+    >>> check_solve([[1, 0], [0, 1]])
+    """
+    k, n = len(Y), len(Y[0]) if len(Y) else 0
+    check_work(solve_work(k, n, method), limit, SOLVE_LIMIT,
+               what=f"certify solve on a {k} x {n} target (method {method})")
