@@ -263,7 +263,7 @@ def check_detect(Y, *, tol: float = 0.0, limit: int | None = None) -> None:
     --------
     >>> check_detect([[1, 2], [3, 4]])
     """
-    from engine.symmetry._values import value_codes
+    from engine.symmetry.values import value_codes
 
     codes, _ = value_codes(Y)
     m, n = codes.shape
