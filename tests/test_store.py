@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -148,38 +147,36 @@ def _kill_head() -> list[list[int]]:
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     out = tmp_path_factory.mktemp("fresh")
-    return enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=100_000,
+    return enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
                             progress=False)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("step", ["phase1", "phase2", "certify"])
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-def test_killed_run_resumes_to_the_same_result(tmp_path, sig, uninterrupted):
+def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupted):
     out = tmp_path / "run"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(out)], env=env)
-    manifest = out / "manifest.json"
-    deadline = time.monotonic() + 300
-    done = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists():
-            try:
-                done = len(json.loads(manifest.read_text())["units_done"])
-            except (json.JSONDecodeError, KeyError):
-                done = 0
-            if done >= 20:
-                break
-        time.sleep(0.2)
-    assert proc.poll() is None, "the run finished before it could be killed"
-    proc.send_signal(sig)
-    proc.wait(60)
-    before = json.loads(manifest.read_text())
-    recorded = before["units_done"]
-    assert 0 < len(recorded) < len(before["units"]) and before["rows_written"] is None
-    resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=100_000,
+    # the run kills itself once one task of the step are recorded (a deterministic point)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{step}:1:{sig}"}
+    proc = subprocess.run([sys.executable, "-c", _KILLED_RUN.replace("100_000", "5_000"),
+                           str(out)], env=env, capture_output=True, timeout=300)
+    assert proc.returncode != 0
+    before = json.loads((out / "manifest.json").read_text())
+    assert not before["complete"]
+    if step == "phase1":
+        recorded = before["units_done"]
+        assert 0 < len(recorded) < len(before["units"]) and before["rows_written"] is None
+    elif step == "phase2":
+        recorded = before["buckets_done"]
+        assert 0 < len(recorded) < before["buckets"] and before["rows_written"] is None
+    else:
+        recorded = before["certified"]
+        assert 0 < len(recorded) < before["buckets"] and before["rows_written"] == 72894
+    resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
                                progress=False)
-    for i, v in recorded.items():  # recorded units were not run again
-        assert resumed.manifest["units_done"][i] == v
+    done = {"phase1": "units_done", "phase2": "buckets_done", "certify": "certified"}[step]
+    for i, v in recorded.items():  # recorded tasks were not run again
+        assert resumed.manifest[done][i] == v
     assert resumed.count == resumed.exact_count == 72894 and resumed.complete
     assert shard_bytes(resumed) == shard_bytes(uninterrupted)
     assert not (out / "work").exists()

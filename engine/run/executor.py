@@ -41,7 +41,7 @@ from tqdm import tqdm
 from engine.errors import InvalidInput
 
 __all__ = ["UnitResult", "run_units", "make_executor", "is_dask_client", "cpu_count",
-           "process_pool", "WorkerPool", "in_worker"]
+           "process_pool", "WorkerPool", "in_worker", "worker_count"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,21 @@ def is_dask_client(executor: object) -> bool:
     """True when ``executor`` is a ``distributed.Client`` (checked without importing dask)."""
     cls = type(executor)
     return cls.__name__ == "Client" and cls.__module__.startswith("distributed")
+
+
+def worker_count(executor: object) -> int:
+    """How many tasks ``executor`` runs at once (1 for ``None``, serial).
+
+    Examples
+    --------
+    >>> worker_count(None)
+    1
+    """
+    if executor is None:
+        return 1
+    if is_dask_client(executor):
+        return max(1, sum(executor.nthreads().values()))
+    return int(getattr(executor, "_max_workers", None) or cpu_count())
 
 
 def make_executor(workers: int | None = None, scheduler: str | None = None):
