@@ -49,43 +49,73 @@ def identity(k: int) -> list[list[int]]:
 
 
 CASES = {
-    # name: (W, kind, units, workers)
-    "resonance-6": (lambda: resonance(6), "sign", None, 1),
-    "resonance-6-w2": (lambda: resonance(6), "sign", None, 2),
-    "perm-9": (lambda: identity(10), "ranking", None, 1),
+    # name: (W, kind, units, workers, scheduler)
+    "resonance-6": (lambda: resonance(6), "sign", None, 1, None),
+    "resonance-6-w2": (lambda: resonance(6), "sign", None, 2, None),
+    "resonance-6-dask2": (lambda: resonance(6), "sign", None, 2, "local"),
+    "perm-8": (lambda: identity(9), "ranking", None, 1, None),
+    "perm-9": (lambda: identity(10), "ranking", None, 1, None),
+    "perm-9-w2": (lambda: identity(10), "ranking", None, 2, None),
 }
 
 
-def run_case(name: str, out: str) -> dict:
+def _tree_cpu() -> float:
+    """CPU seconds of this process and every live descendant (pool or Dask workers,
+    nannies), read before the executor shuts down."""
+    import psutil
+
+    me = psutil.Process()
+    total = time.process_time()
+    for c in me.children(recursive=True):
+        try:
+            t = c.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_case(name: str, out: str, W=None, kind=None, units=None, workers=None,
+             scheduler=None) -> dict:
     """Run one case in this process and report its figures (called in a subprocess)."""
     from engine.geometry.store import enumerate_to_dir
     from engine.run.executor import make_executor
 
-    make_W, kind, units, workers = CASES[name]
-    ex = make_executor(workers=workers)
+    if name in CASES:
+        make_W, kind, units, workers, scheduler = CASES[name]
+        W = make_W()
     t0, c0 = time.perf_counter(), time.process_time()
+    ex = make_executor(workers=workers, scheduler=scheduler)
     try:
-        r = enumerate_to_dir(make_W(), out, kind=kind, units=units, executor=ex,
-                             progress=False, shard_rows=100_000, resume=False)
+        r = enumerate_to_dir(W, out, kind=kind, units=units, executor=ex,
+                             progress=False, resume=True)
+        cpu_tree = _tree_cpu()
     finally:
         if ex is not None:
-            ex.shutdown()
+            if hasattr(ex, "shutdown"):
+                ex.shutdown()
+            else:
+                from engine.run.executor import close_executor
+
+                close_executor(ex)
     wall = time.perf_counter() - t0
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = time.process_time() - c0 + kids.ru_utime + kids.ru_stime
+    cpu = max(cpu_tree, time.process_time() - c0 + kids.ru_utime + kids.ru_stime)
     disk = sum(p.stat().st_size for p in r.shards())
     words = max(1, -(-len(r.manifest["arrangement"]["hyperplanes"]) // 64))
     D = r.manifest["arrangement"]["D"]
     return {
         "case": name, "regions": r.count, "exact_count": r.exact_count,
         "complete": r.complete, "units": len(r.manifest["units"]),
-        "shards": r.manifest["buckets"], "workers": workers,
+        "batches": len(r.manifest["batches"]), "shards": r.manifest["buckets"],
+        "workers": workers, "scheduler": scheduler,
         "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
         "peak_rss_mb": round(max(me.ru_maxrss, kids.ru_maxrss) / 1024, 1),
         "bytes_per_region_packed_signs": 8 * words,
         "bytes_per_region_witness": 8 * D,
         "bytes_per_region_on_disk": round(disk / max(r.count, 1), 1),
+        "steps": r.manifest.get("steps"),
         "manifest": str(Path(out) / "manifest.json"),
     }
 

@@ -82,15 +82,9 @@ def _size_check(W, b, args: argparse.Namespace) -> None:
 
 
 def _close(ex: object) -> None:
-    if ex is None:
-        return
-    if hasattr(ex, "shutdown"):
-        ex.shutdown()
-        return
-    cluster = getattr(ex, "cluster", None)
-    ex.close()
-    if cluster is not None:
-        cluster.close()
+    from engine.run.executor import close_executor
+
+    close_executor(ex)
 
 
 def _streamed(args: argparse.Namespace) -> bool:
