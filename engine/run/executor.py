@@ -41,7 +41,8 @@ from tqdm import tqdm
 from engine.errors import InvalidInput
 
 __all__ = ["UnitResult", "run_units", "make_executor", "is_dask_client", "cpu_count",
-           "process_pool", "WorkerPool", "in_worker", "worker_count", "close_executor", "quiet_workers"]
+           "process_pool", "WorkerPool", "in_worker", "worker_count", "close_executor",
+           "quiet_workers"]
 
 
 @dataclass(frozen=True)
