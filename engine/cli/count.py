@@ -29,8 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         _output.add_output(q)
         q.add_argument("--max-regions", type=int, default=None, metavar="N",
-                       help="refuse at once when the general-position bound on the count "
-                       "exceeds N (default 10,000,000: about a minute of exact work)")
+                       help="refuse when the exact count needs more than N steps of exact "
+                       "search (default 10,000,000: about a minute); heads whose "
+                       "general-position bound is at most N are always counted")
         q.set_defaults(func=_count)
 
     g = sub.add_parser(
@@ -73,20 +74,20 @@ def _emit(obj: dict, args: argparse.Namespace) -> bool:
 
 
 def _count(args: argparse.Namespace) -> int:
-    from engine.geometry import count_rankings, count_regions
-    from engine.geometry.counting import DEFAULT_MAX_COUNT, check_region_bound
+    from engine.geometry.counting import DEFAULT_MAX_COUNT, count_or_refuse, region_upper_bound
     from engine.io import read_matrix, read_vector
 
     _output.prepare(args, _output.json_target(args))
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
-    bound = check_region_bound(W, bias=b, ranking=args.count_kind == "ranking", limit=limit)
+    ranking = args.count_kind == "ranking"
+    bound = region_upper_bound(W, bias=b, ranking=ranking)
     if bound > 1_000_000 and sys.stderr.isatty():  # the exact count walks ~1 node per region
-        print(f"counting exactly: at most {bound:,} regions (general-position bound); about "
-              f"{bound / 200_000:.0f} s at most ...", file=sys.stderr, flush=True)
-    fn = count_regions if args.count_kind == "sign" else count_rankings
-    n = fn(W, bias=b)
+        print(f"counting exactly: at most {bound:,} regions (general-position bound); at "
+              f"most {limit:,} steps of exact search (about {limit / 200_000:.0f} s) ...",
+              file=sys.stderr, flush=True)
+    n = count_or_refuse(W, bias=b, ranking=ranking, limit=limit)
     obj = {
         "kind": f"count-{args.count_kind}",
         "k": len(W),

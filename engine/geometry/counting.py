@@ -60,6 +60,7 @@ __all__ = [
     "combine_count",
     "count_regions_within",
     "count_regions_parallel",
+    "count_or_refuse",
 ]
 
 #: Default limit of ``logitgeom count`` on the general-position bound (the exact count
@@ -463,3 +464,53 @@ def count_regions_parallel(W: object, *, bias: object = None, executor: object =
     parts = [r.value for r in run_units(count_task, [(n, dim) for n in nodes],
                                         executor=executor, progress=False, desc="count")]
     return combine_count(dim, coeffs, parts, affine=bias is not None)
+
+
+def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
+                    limit: int = DEFAULT_MAX_COUNT, what: str = "--max-regions") -> int:
+    """The exact count, refused only when the exact count itself is expensive.
+
+    Heads whose general-position bound is at most ``limit`` are counted as usual.  Above
+    it the exact search runs with a budget of ``limit`` nodes (a few exact integer
+    operations each, about 2 * 10^5 per second): degenerate heads (the braid and
+    resonance arrangements, small-integer heads) have far fewer regions than the bound
+    and are counted; the rest are refused when the budget runs out.
+
+    Raises
+    ------
+    TooLarge
+        The exact count needs more than ``limit`` nodes of search.
+
+    Examples
+    --------
+    >>> braid = [[1 if i == a else -1 if i == b else 0 for i in range(6)]
+    ...          for b in range(6) for a in range(b)]
+    >>> count_or_refuse(braid, limit=1000)            # bound 5.6e5, exact count 6! = 720
+    720
+    """
+    bound = region_upper_bound(W, bias=bias, ranking=ranking)
+    if bound <= limit:
+        return (count_rankings if ranking else count_regions)(W, bias=bias)
+    M, b = _exact_input(W, bias)
+    n = None
+    if ranking:
+        from engine.exact import lattice
+        from engine.geometry.patterns import arrangement_rows
+
+        vecs, d, affine = lattice._label_vectors(M, b)
+        try:  # the ranking formula (its own small budget), else the search below
+            n = abs(evaluate(lattice._chi_rankings(vecs, d, affine), -1))
+        except lattice._TooManyPartitions:
+            rows = arrangement_rows("ranking", M, b)
+            r = count_regions_within(rows, max_work=limit)
+            n = None if r is None else (r // 2 if b is not None else r)
+    else:
+        n = count_regions_within(M, bias=b, max_work=limit)
+    if n is None:
+        kind = "rankings" if ranking else "sign patterns"
+        raise TooLarge(
+            f"this {len(M)} x {len(M[0])} head may have up to {bound:,} {kind} (the "
+            f"general-position bound) and its exact count needs more than {limit:,} steps "
+            f"of exact search; raise {what} to try anyway, or use a smaller head (see "
+            "docs/limits.md)")
+    return n
