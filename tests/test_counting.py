@@ -251,6 +251,6 @@ def test_count_refuses_from_the_exact_work_not_the_bound():
     assert count_or_refuse(braid, limit=10**6) == 40320
     assert count_or_refuse([[int(i == j) for j in range(8)] for i in range(8)],
                            ranking=True, limit=1000) == 40320
-    generic = [[(3 * i * i + 7 * j * i + j) % 11 - 5 for j in range(6)] for i in range(30)]
+    generic = np.random.default_rng(1).integers(-50, 51, size=(30, 6)).tolist()
     with pytest.raises(TooLarge, match="steps of exact search"):
         count_or_refuse(generic, limit=1000)
