@@ -164,8 +164,9 @@ def _instance(name: str):
         return CASES[name][0](), CASES[name][1]
     if name == "resonance-7":
         return resonance(7), "sign"
-    if name == "random-56x7":
-        return np.random.default_rng(56).integers(-9, 10, size=(56, 7)).tolist(), "sign"
+    if name.startswith("random-"):  # random-KxD: integers in [-9, 9], seed K
+        k, d = (int(x) for x in name[7:].split("x"))
+        return np.random.default_rng(k).integers(-9, 10, size=(k, d)).tolist(), "sign"
     raise SystemExit(f"unknown instance {name}")
 
 
@@ -467,6 +468,62 @@ def compare(pred: dict, row: dict) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- kill/resume
+
+
+_KR_RUN = """
+import json, sys, time, resource
+sys.path.insert(0, {bench!r})
+import bench_scale as b
+W, kind = b._instance({name!r})
+row = b.run_case("kill-resume", sys.argv[1], W=W, kind=kind, workers={workers})
+print(json.dumps(row))
+"""
+
+
+def kill_resume(name: str, out: str, workers: int = 2) -> dict:
+    """Run ``name`` to completion in ``out``, killed by SIGKILL once in each step (phase 1,
+    phase 2, certification) at the first recorded task and resumed each time; then an
+    uninterrupted run in ``out``-ref; the shards must be byte-identical.  The kill is sent
+    by the run to itself (``LOGITGEOM_STORE_KILL``) once the step's first task is recorded:
+    a deterministic point, with the same effect as a kill from outside (no cleanup runs;
+    pool workers die with the driver)."""
+    import signal
+
+    code = _KR_RUN.format(bench=str(ROOT / "benchmarks"), name=name, workers=workers)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    sessions = []
+    for step in ("phase1", "phase2", "certify", None):
+        e = dict(env)
+        if step:
+            e["LOGITGEOM_STORE_KILL"] = f"{step}:1:{int(signal.SIGKILL)}"
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", code, out], env=e, capture_output=True,
+                           text=True)
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        m = json.loads((Path(out) / "manifest.json").read_text())
+        sessions.append({"killed_in": step, "returncode": p.returncode,
+                         "wall_s": round(time.perf_counter() - t0, 1),
+                         "units_done": len(m["units_done"]),
+                         "buckets_done": len(m["buckets_done"]),
+                         "certified": len(m.get("certified", {})),
+                         "complete": m["complete"],
+                         "children_cpu_s_cumulative": round(ru.ru_utime + ru.ru_stime, 1),
+                         "children_peak_rss_mb": round(ru.ru_maxrss / 1024, 1)})
+        if step is None:
+            final = json.loads(p.stdout.strip().splitlines()[-1])
+    ref = out.rstrip("/") + "-ref"
+    p = subprocess.run([sys.executable, "-c", code, ref], env=env, capture_output=True,
+                       text=True)
+    reference = json.loads(p.stdout.strip().splitlines()[-1])
+    a = sorted((Path(out) / "shards").glob("part-*.parquet"))
+    b = sorted((Path(ref) / "shards").glob("part-*.parquet"))
+    same = [x.name for x in a] == [y.name for y in b] and all(
+        x.read_bytes() == y.read_bytes() for x, y in zip(a, b, strict=True))
+    return {"instance": name, "sessions": sessions, "byte_identical": same,
+            "resumed_final_session": final, "uninterrupted": reference}
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["_case"]:
         print(json.dumps(run_case(argv[1], argv[2])))
@@ -478,6 +535,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["predict"]:
         for name in argv[1:] or ["perm-9", "resonance-7"]:
             print(json.dumps(prediction(name), indent=1))
+        return 0
+    if argv[:1] == ["kill-resume"]:  # kill-resume NAME OUT [WORKERS]
+        print(json.dumps(kill_resume(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 2),
+                         indent=1))
         return 0
     if argv[:1] == ["calibrate"]:
         print(json.dumps(calibrate(argv[1]), indent=1))
