@@ -12,28 +12,32 @@ directory (format ``logitgeom-regions``, version 1; see docs/enumeration-at-scal
                                vector on the distinct hyperplanes, bit-packed into uint64
                                words) and ``witness`` (an exact integer point), sorted by
                                ``signs``
-    DIR/work/u000123/          phase-1 output of one work unit (removed at the end)
+    DIR/work/b000012.bin       phase-1 output of one batch of consecutive work units,
+                               partitioned by bucket and compressed (removed at the end)
 
-How a run goes (every step exact):
+How a run goes (every step exact, every step a set of independent tasks on the executor):
 
-1. The arrangement is reduced to distinct hyperplanes (:func:`search.reduce_rows`) and
-   split into work units, paths into the deletion-restriction recursion
-   (:func:`search.plan_units`).
-2. Phase 1, one task per unit (any executor: serial, process pool, Dask): the unit's
+1. The exact Zaslavsky count, split into independent subtrees of its search
+   (:func:`engine.geometry.counting.count_tasks`).  The arrangement is reduced to distinct
+   hyperplanes (:func:`search.reduce_rows`) and split into work units, paths into the
+   deletion-restriction recursion (:func:`search.plan_units`); consecutive units are
+   grouped into batches (the tasks of phase 1).
+2. Phase 1, one task per batch (any executor: serial, process pool, Dask): each unit's
    exact points and sign vectors, de-duplicated within the unit, witnesses shrunk, sign
-   vectors packed into uint64 words and partitioned by a hash of the words into
-   ``buckets``; written to ``work/u<index>`` by an atomic directory rename.
-3. Phase 2, one task per bucket: the bucket's rows of every unit (memory-mapped), first
-   occurrence in unit order of each sign vector, sorted, written as one Parquet shard
-   (atomic rename).  A sign vector lives in exactly one bucket, so shards are disjoint
-   and no step holds more than one bucket in memory.
-4. Certification, streamed shard by shard (:meth:`StoredResult.certify`): every witness
-   reproduces its sign vector exactly, sign vectors are strictly increasing within a
-   shard and hash to the shard's bucket (so all rows are distinct), and the number of
-   rows equals the exact Zaslavsky count: the set is complete.
+   vectors packed into uint64 words; the batch keeps the first occurrence of each sign
+   vector, partitions the rows by a hash of the words into ``buckets`` and writes one
+   compressed file whose header gives each bucket's byte range (atomic rename).
+3. Phase 2, one task per group of consecutive buckets: reads only its byte range of each
+   batch file, keeps the first occurrence (in unit order) of each sign vector, sorts, and
+   writes one Parquet shard per bucket (atomic rename).  A sign vector lives in exactly
+   one bucket, so shards are disjoint and no task holds more than its group in memory.
+4. Certification, one task per group of shards (:meth:`StoredResult.certify`): every
+   witness reproduces its sign vector exactly, sign vectors are strictly increasing within
+   a shard and hash to the shard's bucket (so all rows are distinct); combined at the end:
+   the number of rows equals the exact Zaslavsky count, so the set is complete.
 
-A run killed at any point restarts from the units and shards the manifest records as
-finished (``resume=True``); half-written files never have their final names.
+A run killed at any point restarts from the batches, shards and shard checks the manifest
+records as finished (``resume=True``); half-written files never have their final names.
 
 Examples
 --------
@@ -678,15 +682,20 @@ FLUSH_ROWS = 500_000
 GROUP_ROWS = 2_000_000
 
 
-def _plan_batches(Hc: tuple, plan: list, expected_rows: int, workers: int) -> list[list[int]]:
-    """Consecutive ranges of units, balanced by the units' generic bounds.
+def _unit_bounds(Hc: tuple, plan: list) -> np.ndarray:
+    """The generic bound of every unit (ranks units by size)."""
+    return np.array([search.unit_estimate(Hc, tuple(p)) if p else 1 for p in plan],
+                    dtype=float)
+
+
+def _plan_batches(est: np.ndarray, expected_rows: int, workers: int) -> list[list[int]]:
+    """Consecutive ranges of units, balanced by the units' generic bounds ``est``.
 
     Only the grouping of units into tasks: the output does not depend on it (rows are
     merged in unit order), so it may depend on the executor."""
-    n = len(plan)
+    n = len(est)
     nb = max(4 * workers, -(-2 * expected_rows // BATCH_ROWS), -(-n // UNITS_PER_BATCH))
     nb = max(1, min(n, nb))
-    est = np.array([search.unit_estimate(Hc, p) if p else 1 for p in plan], dtype=float)
     cum = np.concatenate([[0.0], np.cumsum(est)])
     cuts = np.searchsorted(cum, cum[-1] * np.arange(1, nb) / nb, side="left")
     bounds = sorted({0, n, *[int(min(max(c, 1), n - 1)) for c in cuts]})
@@ -697,11 +706,11 @@ def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
     work = root / "work"
     work.mkdir(exist_ok=True)
     Hc = tuple(tuple(h) for h in man["arrangement"]["hyperplanes"])
+    est = _unit_bounds(Hc, man["units"])
     if "batches" not in man:
         from engine.run.executor import worker_count
 
-        man["batches"] = _plan_batches(Hc, [tuple(p) for p in man["units"]],
-                                       st.expected, worker_count(executor))
+        man["batches"] = _plan_batches(est, st.expected, worker_count(executor))
         _atomic_json(root / MANIFEST, man)
     plan_file = work / "plan.json"
     if not plan_file.exists():
@@ -716,9 +725,7 @@ def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
     tasks = [_BatchTask(i, lo, hi, str(work), exact, st.keep, man["buckets"], FLUSH_ROWS)
              for i, (lo, hi) in enumerate(man["batches"]) if str(i) not in done]
     if executor is not None:  # biggest first (by the generic bound): shorter tail
-        size = {i: sum(search.unit_estimate(Hc, tuple(man["units"][u])) if man["units"][u]
-                       else 1 for u in range(lo, hi))
-                for i, (lo, hi) in enumerate(man["batches"])}
+        size = {i: est[lo:hi].sum() for i, (lo, hi) in enumerate(man["batches"])}
         tasks.sort(key=lambda t: -size[t.index])
     found = [sum(v["rows"] for v in man["units_done"].values())]
 
