@@ -466,15 +466,24 @@ def count_regions_parallel(W: object, *, bias: object = None, executor: object =
     return combine_count(dim, coeffs, parts, affine=bias is not None)
 
 
+#: nodes of exact search tried, by default, on a head whose general-position bound is
+#: above the limit (about 2 to 5 s): enough for resonance-6 and the braid arrangement of 9
+CHEAP_COUNT_WORK = 1_000_000
+#: above this multiple of the limit the bound refuses at once (no search is tried)
+HOPELESS_FACTOR = 10_000
+
+
 def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
-                    limit: int = DEFAULT_MAX_COUNT, what: str = "--max-regions") -> int:
+                    limit: int = DEFAULT_MAX_COUNT, work: int | None = None,
+                    what: str = "--max-regions") -> int:
     """The exact count, refused only when the exact count itself is expensive.
 
     Heads whose general-position bound is at most ``limit`` are counted as usual.  Above
-    it the exact search runs with a budget of ``limit`` nodes (a few exact integer
-    operations each, about 2 * 10^5 per second): degenerate heads (the braid and
-    resonance arrangements, small-integer heads) have far fewer regions than the bound
-    and are counted; the rest are refused when the budget runs out.
+    it (and below ``HOPELESS_FACTOR`` times it) the exact search runs with a budget of
+    ``work`` nodes (default ``min(limit, CHEAP_COUNT_WORK)``; a few exact integer
+    operations each, 2 to 5 us): degenerate heads (the braid and resonance arrangements,
+    small-integer heads) have far fewer regions than the bound and are counted; the rest
+    are refused when the budget runs out.
 
     Raises
     ------
@@ -491,9 +500,12 @@ def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
     bound = region_upper_bound(W, bias=bias, ranking=ranking)
     if bound <= limit:
         return (count_rankings if ranking else count_regions)(W, bias=bias)
+    budget = min(limit, CHEAP_COUNT_WORK) if work is None else work
     M, b = _exact_input(W, bias)
     n = None
-    if ranking:
+    if bound > HOPELESS_FACTOR * limit:
+        pass
+    elif ranking:
         from engine.exact import lattice
         from engine.geometry.patterns import arrangement_rows
 
@@ -502,15 +514,15 @@ def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
             n = abs(evaluate(lattice._chi_rankings(vecs, d, affine), -1))
         except lattice._TooManyPartitions:
             rows = arrangement_rows("ranking", M, b)
-            r = count_regions_within(rows, max_work=limit)
+            r = count_regions_within(rows, max_work=budget)
             n = None if r is None else (r // 2 if b is not None else r)
     else:
-        n = count_regions_within(M, bias=b, max_work=limit)
+        n = count_regions_within(M, bias=b, max_work=budget)
     if n is None:
         kind = "rankings" if ranking else "sign patterns"
         raise TooLarge(
             f"this {len(M)} x {len(M[0])} head may have up to {bound:,} {kind} (the "
-            f"general-position bound) and its exact count needs more than {limit:,} steps "
-            f"of exact search; raise {what} to try anyway, or use a smaller head (see "
-            "docs/limits.md)")
+            f"general-position bound), above the limit {limit:,}, and its exact count needs "
+            f"more than {budget:,} steps of exact search; raise {what} to at least "
+            f"{bound:,} to try anyway, or use a smaller head (see docs/limits.md)")
     return n
