@@ -353,6 +353,11 @@ def _children(rem: tuple, sgn: int, rk: int) -> list[tuple]:
     return out
 
 
+def _generic(m: int, dim: int) -> int:
+    """Regions of m generic central hyperplanes in R^dim: ranks subtrees by size."""
+    return 2 * sum(comb(m - 1, i) for i in range(dim)) if m else 1
+
+
 def count_tasks(W: object, *, bias: object = None, target: int = 64
                 ) -> tuple[int, list[int], list[tuple]]:
     """Split the exact count of sign patterns into independent tasks.
@@ -402,7 +407,7 @@ def count_task(args: tuple) -> list[int]:
     [1, -2, 1]
     """
     node, dim = args
-    return _chi_nodes([node], dim)
+    return _chi_nodes(node if isinstance(node, list) else [node], dim)
 
 
 def combine_count(dim: int, coeffs: list[int], parts: Sequence[list[int]], *,
@@ -457,12 +462,22 @@ def count_regions_parallel(W: object, *, bias: object = None, executor: object =
     >>> count_regions_parallel([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], tasks=3)
     14
     """
+    import heapq
+
     from engine.run.executor import run_units, worker_count
 
     target = tasks or (1 if executor is None else 8 * worker_count(executor))
-    dim, coeffs, nodes = count_tasks(W, bias=bias, target=target)
-    parts = [r.value for r in run_units(count_task, [(n, dim) for n in nodes],
-                                        executor=executor, progress=False, desc="count")]
+    # many small subtrees, packed into ``target`` tasks of about equal generic size
+    dim, coeffs, nodes = count_tasks(W, bias=bias, target=64 * target if target > 1 else 1)
+    bins: list[tuple[int, int, list]] = [(0, i, []) for i in range(min(target, len(nodes)))]
+    size = [_generic(len(n[0]), dim - n[2]) for n in nodes]
+    for i in sorted(range(len(nodes)), key=lambda i: -size[i]):
+        load, b, members = heapq.heappop(bins)
+        members.append(nodes[i])
+        heapq.heappush(bins, (load + size[i], b, members))
+    work = [(members, dim) for _, _, members in sorted(bins, key=lambda t: t[1])]
+    parts = [r.value for r in run_units(count_task, work, executor=executor, progress=False,
+                                        desc="count")]
     return combine_count(dim, coeffs, parts, affine=bias is not None)
 
 
