@@ -312,16 +312,14 @@ CALIBRATION = ROOT / "benchmarks" / "scale_calibration.json"
 
 
 def calibrate(out: str) -> dict:
-    """Run the calibration instance in full (a random 32 x 6 integer head, seed 24) and
-    keep its per-row constants."""
-    import numpy as np
-
-    W = np.random.default_rng(24).integers(-9, 10, size=(32, 6)).tolist()
-    row = run_case("calibration", out, W=W, kind="sign", workers=1)
+    """Run the calibration instance in full (perm-8: the rankings of the identity head of 9
+    labels, 362,880 regions) and keep its per-row constants."""
+    row = run_case("calibration", out, W=identity(9), kind="ranking", workers=1)
     m = json.loads(Path(row["manifest"]).read_text())
     emitted = sum(v["rows"] for v in m["units_done"].values())
     s = m["steps"]
-    c = {"instance": "random 32 x 6 integers in [-9, 9], seed 24", "regions": row["regions"],
+    c = {"instance": "perm-8 (rankings of the identity head of 9 labels)",
+         "regions": row["regions"],
          "emitted_rows": emitted,
          "phase2_cpu_per_emitted_row_us": 1e6 * s["phase2"]["cpu_tasks"] / emitted,
          "certify_cpu_per_region_us": 1e6 * s["certify"]["cpu_tasks"] / row["regions"],
