@@ -49,43 +49,73 @@ def identity(k: int) -> list[list[int]]:
 
 
 CASES = {
-    # name: (W, kind, units, workers)
-    "resonance-6": (lambda: resonance(6), "sign", None, 1),
-    "resonance-6-w2": (lambda: resonance(6), "sign", None, 2),
-    "perm-9": (lambda: identity(10), "ranking", None, 1),
+    # name: (W, kind, units, workers, scheduler)
+    "resonance-6": (lambda: resonance(6), "sign", None, 1, None),
+    "resonance-6-w2": (lambda: resonance(6), "sign", None, 2, None),
+    "resonance-6-dask2": (lambda: resonance(6), "sign", None, 2, "local"),
+    "perm-8": (lambda: identity(9), "ranking", None, 1, None),
+    "perm-9": (lambda: identity(10), "ranking", None, 1, None),
+    "perm-9-w2": (lambda: identity(10), "ranking", None, 2, None),
 }
 
 
-def run_case(name: str, out: str) -> dict:
+def _tree_cpu() -> float:
+    """CPU seconds of this process and every live descendant (pool or Dask workers,
+    nannies), read before the executor shuts down."""
+    import psutil
+
+    me = psutil.Process()
+    total = time.process_time()
+    for c in me.children(recursive=True):
+        try:
+            t = c.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_case(name: str, out: str, W=None, kind=None, units=None, workers=None,
+             scheduler=None) -> dict:
     """Run one case in this process and report its figures (called in a subprocess)."""
     from engine.geometry.store import enumerate_to_dir
     from engine.run.executor import make_executor
 
-    make_W, kind, units, workers = CASES[name]
-    ex = make_executor(workers=workers)
+    if name in CASES:
+        make_W, kind, units, workers, scheduler = CASES[name]
+        W = make_W()
     t0, c0 = time.perf_counter(), time.process_time()
+    ex = make_executor(workers=workers, scheduler=scheduler)
     try:
-        r = enumerate_to_dir(make_W(), out, kind=kind, units=units, executor=ex,
-                             progress=False, shard_rows=100_000, resume=False)
+        r = enumerate_to_dir(W, out, kind=kind, units=units, executor=ex,
+                             progress=False, resume=True)
+        cpu_tree = _tree_cpu()
     finally:
         if ex is not None:
-            ex.shutdown()
+            if hasattr(ex, "shutdown"):
+                ex.shutdown()
+            else:
+                from engine.run.executor import close_executor
+
+                close_executor(ex)
     wall = time.perf_counter() - t0
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = time.process_time() - c0 + kids.ru_utime + kids.ru_stime
+    cpu = max(cpu_tree, time.process_time() - c0 + kids.ru_utime + kids.ru_stime)
     disk = sum(p.stat().st_size for p in r.shards())
     words = max(1, -(-len(r.manifest["arrangement"]["hyperplanes"]) // 64))
     D = r.manifest["arrangement"]["D"]
     return {
         "case": name, "regions": r.count, "exact_count": r.exact_count,
         "complete": r.complete, "units": len(r.manifest["units"]),
-        "shards": r.manifest["buckets"], "workers": workers,
+        "batches": len(r.manifest["batches"]), "shards": r.manifest["buckets"],
+        "workers": workers, "scheduler": scheduler,
         "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
         "peak_rss_mb": round(max(me.ru_maxrss, kids.ru_maxrss) / 1024, 1),
         "bytes_per_region_packed_signs": 8 * words,
         "bytes_per_region_witness": 8 * D,
         "bytes_per_region_on_disk": round(disk / max(r.count, 1), 1),
+        "steps": r.manifest.get("steps"),
         "manifest": str(Path(out) / "manifest.json"),
     }
 
@@ -124,6 +154,20 @@ def simulate_manifest(path: str, workers=(1, 2, 64, 256)) -> list[dict]:
     units = [v.get("cpu", v["seconds"]) for v in m["units_done"].values()]
     buckets = [v.get("cpu", v["seconds"]) for v in m["buckets_done"].values()]
     return [simulate(units, buckets, w) for w in workers]
+
+
+def _instance(name: str):
+    """(W, kind) of a named instance (the cases, resonance-7, random-56x7)."""
+    import numpy as np
+
+    if name in CASES:
+        return CASES[name][0](), CASES[name][1]
+    if name == "resonance-7":
+        return resonance(7), "sign"
+    if name.startswith("random-"):  # random-KxD: integers in [-9, 9], seed K
+        k, d = (int(x) for x in name[7:].split("x"))
+        return np.random.default_rng(k).integers(-9, 10, size=(k, d)).tolist(), "sign"
+    raise SystemExit(f"unknown instance {name}")
 
 
 def _rows(name: str):
@@ -185,6 +229,299 @@ def prediction(name: str, target: int | None = None, quantiles=QUANTILES) -> dic
             "simulation": [simulate(list(pred), [], w) for w in (64, 256)]}
 
 
+# ----------------------------------------------------------------------------- prediction
+
+
+def _forked(fn, *args):
+    """Run ``fn(*args)`` in a forked child: its value, CPU seconds and the peak memory it
+    added (ru_maxrss of the child minus this process's RSS at the fork), in MB."""
+    import pickle
+
+    rss0 = _rss_mb()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.close(r)
+            c0 = time.process_time()
+            v = fn(*args)
+            cpu = time.process_time() - c0
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            with os.fdopen(w, "wb") as fh:
+                pickle.dump((v, cpu, peak), fh)
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        v, cpu, peak = pickle.load(fh)
+    os.waitpid(pid, 0)
+    return v, cpu, max(0.0, peak - rss0)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _unit_measure(rows, path, keep):
+    from engine.geometry.store import _unit_rows
+
+    K, _ = _unit_rows(rows, path, True, keep)
+    return len(K)
+
+
+def _count_measure(node, dim):
+    from engine.exact.lattice import evaluate
+    from engine.geometry.counting import count_task
+
+    return abs(evaluate(count_task((node, dim)), -1))
+
+
+def _strata(sizes, k: int):
+    """Indices split into k strata of consecutive size ranks."""
+    import numpy as np
+
+    order = np.argsort(sizes, kind="stable")
+    return [s for s in np.array_split(order, min(k, len(order))) if len(s)]
+
+
+def _stratified(strata, per: int, measure, cache: dict, rng):
+    """Stratified estimate of totals: sum over strata of N_k * mean of a random sample.
+    Returns (totals per measured quantity, max of each quantity over the sample)."""
+    import numpy as np
+
+    tot, top = None, None
+    for s in strata:
+        pick = rng.choice(s, size=min(per, len(s)), replace=False)
+        vals = []
+        for i in pick:
+            i = int(i)
+            if i not in cache:
+                cache[i] = measure(i)
+            vals.append(cache[i])
+        v = np.array(vals, dtype=float)
+        t = len(s) * v.mean(axis=0)
+        tot = t if tot is None else tot + t
+        top = v.max(axis=0) if top is None else np.maximum(top, v.max(axis=0))
+    return tot, top
+
+
+#: per-row constants of phase 2, the certification and the files, measured on a
+#: calibration instance run in full (``calibrate``); not on the instances validated
+CALIBRATION = ROOT / "benchmarks" / "scale_calibration.json"
+
+
+def calibrate(out: str) -> dict:
+    """Run the calibration instance in full (perm-8: the rankings of the identity head of 9
+    labels, 362,880 regions) and keep its per-row constants."""
+    row = run_case("calibration", out, W=identity(9), kind="ranking", workers=1)
+    m = json.loads(Path(row["manifest"]).read_text())
+    emitted = sum(v["rows"] for v in m["units_done"].values())
+    s = m["steps"]
+    c = {"instance": "perm-8 (rankings of the identity head of 9 labels)",
+         "regions": row["regions"],
+         "emitted_rows": emitted,
+         "phase2_cpu_per_emitted_row_us": 1e6 * s["phase2"]["cpu_tasks"] / emitted,
+         "certify_cpu_per_region_us": 1e6 * s["certify"]["cpu_tasks"] / row["regions"],
+         "phase1_bytes_per_emitted_row": s["phase1"]["bytes"] / emitted,
+         "shard_bytes_per_region": row["bytes_per_region_on_disk"],
+         "worker_baseline_rss_mb": s["phase1"]["max_task_rss_mb"],
+         "fixed_cpu_s": max(0.0, row["cpu_s"] - s["phase1"]["cpu_tasks"]
+                            - s["phase2"]["cpu_tasks"] - s["certify"]["cpu_tasks"]
+                            - s["count"]["cpu_driver"])}
+    CALIBRATION.write_text(json.dumps(c, indent=1) + "\n")
+    return c
+
+
+def predict(W, kind: str, **kw) -> dict:
+    """:func:`_predict` with one BLAS thread, as the run itself."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _predict(W, kind, **kw)
+
+
+def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repeats: int = 5,
+            strata: int = 6, count_tasks_target: int = 2000, seed: int = 0) -> dict:
+    """Predict every term of a streamed run without running it.
+
+    * count: the exact search split into about ``count_tasks_target`` subtrees
+      (:func:`engine.geometry.counting.count_tasks`), a stratified sample of them run (strata
+      by the number of hyperplanes left): CPU and the number of regions (each subtree's
+      contribution to the count is positive); rankings: the ranking formula, timed;
+    * phase 1: the unit plan of the run, a stratified sample of units (strata by generic
+      bound) run in forked children: CPU, rows emitted, and the memory each adds;
+    * phase 2, certification, files: calibrated per-row constants (``calibrate``) times the
+      predicted rows;
+    * error bars: ``repeats`` independent samples; every figure is reported as mean and
+      standard deviation over them (and min..max).
+    """
+    import numpy as np
+
+    from engine.geometry import search
+    from engine.geometry.counting import count_tasks
+    from engine.geometry.store import _setup, default_units
+
+    cal = json.loads(CALIBRATION.read_text())
+    st = _setup(kind, W, None, count=False)
+    rows = st.red.hyperplanes
+    out: dict = {"kind": kind, "hyperplanes": len(rows), "D": st.red.D}
+    # -- count
+    c0 = time.process_time()
+    if kind == "sign":
+        from engine.exact.lattice import evaluate
+
+        dim, base, nodes = count_tasks(W, target=count_tasks_target)
+        base_count = abs(evaluate(base, -1))  # every node counts with the same sign
+        expand = time.process_time() - c0
+        sizes = np.array([len(n[0]) for n in nodes], dtype=float)
+        cstrata = _strata(sizes, 2 * strata)
+        ccache: dict = {}
+
+        def cmeasure(i):  # in this process: no memory to measure, no fork overhead
+            c = time.process_time()
+            v = _count_measure(nodes[i], dim)
+            return (time.process_time() - c, v)
+    else:
+        from engine.exact.lattice import count_rankings_exact
+
+        n = count_rankings_exact(st.Wm, None)
+        expand = time.process_time() - c0
+    rng = np.random.default_rng(seed)
+
+    def count_rep():
+        if kind != "sign":
+            return expand, n
+        (ccpu, cnt), _ = _stratified(cstrata, 4 * max(2, samples // strata), cmeasure,
+                                     ccache, rng)
+        return ccpu + expand, cnt + base_count
+
+    first = count_rep()
+    # -- plan (from the count estimate, as the run decides it from the exact count)
+    t0 = time.process_time()
+    plan = search.plan_units(rows, units or default_units(int(first[1])))
+    out["plan_cpu_s"] = round(time.process_time() - t0, 2)
+    est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
+    ustrata = _strata(est, strata)
+    ucache: dict = {}
+    _unit_measure(rows, plan[int(np.argmin(est))], st.keep)  # imports and caches, once
+
+    def umeasure(i):
+        v, cpu, mem = _forked(_unit_measure, rows, plan[i], st.keep)
+        return (cpu, v, mem)
+
+    reps = []
+    for r in range(repeats):
+        ccpu, cnt = first if r == 0 else count_rep()
+        (p1, emitted, _), top = _stratified(ustrata, max(2, samples // strata), umeasure,
+                                            ucache, rng)
+        p2 = emitted * cal["phase2_cpu_per_emitted_row_us"] / 1e6
+        cert = cnt * cal["certify_cpu_per_region_us"] / 1e6
+        reps.append({"count_cpu_s": ccpu, "regions": cnt, "phase1_cpu_s": p1,
+                     "emitted_rows": emitted, "phase2_cpu_s": p2, "certify_cpu_s": cert,
+                     "fixed_cpu_s": cal["fixed_cpu_s"] + out["plan_cpu_s"],
+                     "total_cpu_s": ccpu + p1 + p2 + cert + cal["fixed_cpu_s"]
+                     + out["plan_cpu_s"],
+                     "phase1_disk_gb": emitted * cal["phase1_bytes_per_emitted_row"] / 1e9,
+                     "shards_disk_gb": cnt * cal["shard_bytes_per_region"] / 1e9,
+                     "sampled_unit_peak_mb": top[2]})
+    keys = reps[0].keys()
+    out["units"] = len(plan)
+    out["measured_units"] = len(ucache)
+    out["terms"] = {k: {"mean": float(np.mean([r[k] for r in reps])),
+                        "sd": float(np.std([r[k] for r in reps], ddof=1)) if repeats > 1
+                        else 0.0,
+                        "min": float(min(r[k] for r in reps)),
+                        "max": float(max(r[k] for r in reps))} for k in keys}
+    # memory: the largest unit, from a fit of added memory against rows emitted
+    mem = np.array([(v[1], v[2]) for v in ucache.values() if v[1] > 0 and v[2] > 1])
+    if len(mem) >= 3:
+        q, b = np.polyfit(np.log(mem[:, 0]), np.log(mem[:, 1]), 1)
+        k_emit = np.array([v[1] for v in ucache.values()])
+        biggest = float(k_emit.max()) * est.max() / est[[int(i) for i in ucache][
+            int(np.argmax(k_emit))]]
+        out["largest_unit_rows_predicted"] = round(biggest)
+        out["largest_unit_added_mb_predicted"] = round(float(np.exp(b) * biggest ** q), 1)
+    # a phase-2 task holds at most GROUP_ROWS rows, about three copies of (words, D int64)
+    rows_group = min(2_000_000, out["terms"]["emitted_rows"]["mean"])
+    words = -(-len(rows) // 64)
+    out["phase2_task_mb_model"] = round(cal["worker_baseline_rss_mb"] + rows_group * 3 * 8 * (
+        words + st.red.D) / 2**20, 1)
+    return out
+
+
+def compare(pred: dict, row: dict) -> dict:
+    """Predicted (mean +- sd) against measured, per term, from a full run's report."""
+    s = row["steps"]
+    meas = {"count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
+            "phase1_cpu_s": s["phase1"]["cpu_tasks"], "phase2_cpu_s": s["phase2"]["cpu_tasks"],
+            "certify_cpu_s": s["certify"]["cpu_tasks"], "total_cpu_s": row["cpu_s"],
+            "regions": row["regions"], "phase1_disk_gb": s["phase1"]["bytes"] / 1e9}
+    out = {}
+    for k, v in meas.items():
+        p = pred["terms"][k]
+        out[k] = {"predicted": round(p["mean"], 3), "sd": round(p["sd"], 3),
+                  "measured": round(v, 3),
+                  "error_pct": round(100 * (p["mean"] - v) / v, 1) if v else None}
+    return out
+
+
+# ----------------------------------------------------------------------------- kill/resume
+
+
+_KR_RUN = """
+import json, sys, time, resource
+sys.path.insert(0, {bench!r})
+import bench_scale as b
+W, kind = b._instance({name!r})
+row = b.run_case("kill-resume", sys.argv[1], W=W, kind=kind, workers={workers})
+print(json.dumps(row))
+"""
+
+
+def kill_resume(name: str, out: str, workers: int = 2) -> dict:
+    """Run ``name`` to completion in ``out``, killed by SIGKILL once in each step (phase 1,
+    phase 2, certification) at the first recorded task and resumed each time; then an
+    uninterrupted run in ``out``-ref; the shards must be byte-identical.  The kill is sent
+    by the run to itself (``LOGITGEOM_STORE_KILL``) once the step's first task is recorded:
+    a deterministic point, with the same effect as a kill from outside (no cleanup runs;
+    pool workers die with the driver)."""
+    import signal
+
+    code = _KR_RUN.format(bench=str(ROOT / "benchmarks"), name=name, workers=workers)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    sessions = []
+    for step in ("phase1", "phase2", "certify", None):
+        e = dict(env)
+        if step:
+            e["LOGITGEOM_STORE_KILL"] = f"{step}:1:{int(signal.SIGKILL)}"
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", code, out], env=e, capture_output=True,
+                           text=True)
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        m = json.loads((Path(out) / "manifest.json").read_text())
+        sessions.append({"killed_in": step, "returncode": p.returncode,
+                         "wall_s": round(time.perf_counter() - t0, 1),
+                         "units_done": len(m["units_done"]),
+                         "buckets_done": len(m["buckets_done"]),
+                         "certified": len(m.get("certified", {})),
+                         "complete": m["complete"],
+                         "children_cpu_s_cumulative": round(ru.ru_utime + ru.ru_stime, 1),
+                         "children_peak_rss_mb": round(ru.ru_maxrss / 1024, 1)})
+        if step is None:
+            final = json.loads(p.stdout.strip().splitlines()[-1])
+    ref = out.rstrip("/") + "-ref"
+    p = subprocess.run([sys.executable, "-c", code, ref], env=env, capture_output=True,
+                       text=True)
+    reference = json.loads(p.stdout.strip().splitlines()[-1])
+    a = sorted((Path(out) / "shards").glob("part-*.parquet"))
+    b = sorted((Path(ref) / "shards").glob("part-*.parquet"))
+    same = [x.name for x in a] == [y.name for y in b] and all(
+        x.read_bytes() == y.read_bytes() for x, y in zip(a, b, strict=True))
+    return {"instance": name, "sessions": sessions, "byte_identical": same,
+            "resumed_final_session": final, "uninterrupted": reference}
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["_case"]:
         print(json.dumps(run_case(argv[1], argv[2])))
@@ -196,6 +533,21 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["predict"]:
         for name in argv[1:] or ["perm-9", "resonance-7"]:
             print(json.dumps(prediction(name), indent=1))
+        return 0
+    if argv[:1] == ["kill-resume"]:  # kill-resume NAME OUT [WORKERS]
+        print(json.dumps(kill_resume(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 2),
+                         indent=1))
+        return 0
+    if argv[:1] == ["calibrate"]:
+        print(json.dumps(calibrate(argv[1]), indent=1))
+        return 0
+    if argv[:1] == ["predict2"]:  # predict2 NAME [UNITS] [report.json to compare with]
+        W, kind = _instance(argv[1])
+        pred = predict(W, kind, units=int(argv[2]) if len(argv) > 2 and argv[2] != "-"
+                       else None)
+        if len(argv) > 3:
+            pred["validation"] = compare(pred, json.loads(Path(argv[3]).read_text()))
+        print(json.dumps(pred, indent=1))
         return 0
     names = argv or list(CASES)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

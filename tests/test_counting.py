@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from math import comb, factorial
 
@@ -216,3 +217,40 @@ def test_partition_search_falls_back_on_degenerate_heads(monkeypatch):
         W = [[rng.randint(-2, 2) for _ in range(d)] for _ in range(k)]
         b = [rng.randint(-2, 2) for _ in range(k)] if rng.random() < 0.5 else None
         assert count_rankings_exact(W, b) == brute_rankings(W, b)
+
+
+def test_parallel_and_budgeted_counts_equal_the_exact_count():
+    from engine.geometry.counting import (
+        count_or_refuse,
+        count_regions_parallel,
+        count_regions_within,
+    )
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        k, d = int(rng.integers(1, 10)), int(rng.integers(1, 6))
+        W = rng.integers(-2, 3, size=(k, d)).tolist()
+        b = rng.integers(-2, 3, size=k).tolist() if rng.random() < 0.5 else None
+        n = count_regions_exact(W, b)
+        for tasks in (1, 4, 50):
+            assert count_regions_parallel(W, bias=b, tasks=tasks) == n
+        assert count_regions_within(W, bias=b, max_work=10**7) == n
+        assert count_or_refuse(W, bias=b, limit=10**7) == n
+    with ProcessPoolExecutor(2) as pool:
+        W = [[int(c) for c in format(i, "05b")] for i in range(1, 32)]
+        assert count_regions_parallel(W, executor=pool) == 11292
+
+
+def test_count_refuses_from_the_exact_work_not_the_bound():
+    from engine.errors import TooLarge
+    from engine.geometry.counting import count_or_refuse, region_upper_bound
+
+    braid = [[1 if i == a else -1 if i == c else 0 for i in range(8)]
+             for c in range(8) for a in range(c)]  # 28 rows in R^8: 8! regions
+    assert region_upper_bound(braid) > 10**6
+    assert count_or_refuse(braid, limit=10**6) == 40320
+    assert count_or_refuse([[int(i == j) for j in range(8)] for i in range(8)],
+                           ranking=True, limit=1000) == 40320
+    generic = np.random.default_rng(1).integers(-50, 51, size=(30, 6)).tolist()
+    with pytest.raises(TooLarge, match="steps of exact search"):
+        count_or_refuse(generic, limit=1000)

@@ -129,6 +129,7 @@ def test_serial_pool_and_dask_give_identical_bytes(tmp_path, dask_client):
 
 _KILLED_RUN = """
 import sys
+import time
 from engine.geometry.store import enumerate_to_dir
 W = [[int(c) for c in format(i, "06b")] for i in range(1, 64)][:KILL_ROWS]
 enumerate_to_dir(W, sys.argv[1], units=KILL_UNITS, shard_rows=100_000, progress=False)
@@ -148,38 +149,36 @@ def _kill_head() -> list[list[int]]:
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     out = tmp_path_factory.mktemp("fresh")
-    return enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=100_000,
+    return enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
                             progress=False)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("step", ["phase1", "phase2", "certify"])
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-def test_killed_run_resumes_to_the_same_result(tmp_path, sig, uninterrupted):
+def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupted):
     out = tmp_path / "run"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(out)], env=env)
-    manifest = out / "manifest.json"
-    deadline = time.monotonic() + 300
-    done = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists():
-            try:
-                done = len(json.loads(manifest.read_text())["units_done"])
-            except (json.JSONDecodeError, KeyError):
-                done = 0
-            if done >= 20:
-                break
-        time.sleep(0.2)
-    assert proc.poll() is None, "the run finished before it could be killed"
-    proc.send_signal(sig)
-    proc.wait(60)
-    before = json.loads(manifest.read_text())
-    recorded = before["units_done"]
-    assert 0 < len(recorded) < len(before["units"]) and before["rows_written"] is None
-    resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=100_000,
+    # the run kills itself once one task of the step are recorded (a deterministic point)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{step}:1:{sig}"}
+    proc = subprocess.run([sys.executable, "-c", _KILLED_RUN.replace("100_000", "5_000"),
+                           str(out)], env=env, capture_output=True, timeout=300)
+    assert proc.returncode != 0
+    before = json.loads((out / "manifest.json").read_text())
+    assert not before["complete"]
+    if step == "phase1":
+        recorded = before["units_done"]
+        assert 0 < len(recorded) < len(before["units"]) and before["rows_written"] is None
+    elif step == "phase2":
+        recorded = before["buckets_done"]
+        assert 0 < len(recorded) < before["buckets"] and before["rows_written"] is None
+    else:
+        recorded = before["certified"]
+        assert 0 < len(recorded) < before["buckets"] and before["rows_written"] == 72894
+    resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
                                progress=False)
-    for i, v in recorded.items():  # recorded units were not run again
-        assert resumed.manifest["units_done"][i] == v
+    done = {"phase1": "units_done", "phase2": "buckets_done", "certify": "certified"}[step]
+    for i, v in recorded.items():  # recorded tasks were not run again
+        assert resumed.manifest[done][i] == v
     assert resumed.count == resumed.exact_count == 72894 and resumed.complete
     assert shard_bytes(resumed) == shard_bytes(uninterrupted)
     assert not (out / "work").exists()
@@ -251,3 +250,51 @@ def test_in_memory_results_are_compact():
     rk = ranking_pattern(np.eye(6, dtype=int).tolist())
     assert rk.pattern_source.labels.dtype == np.uint8 and rk.count == 720
     assert rk.patterns[0] == (0, 1, 2, 3, 4, 5)
+
+
+@pytest.mark.slow
+def test_dask_scheduler_and_worker_on_localhost(tmp_path):
+    """A `dask scheduler` and a `dask worker` started as processes on 127.0.0.1: the same
+    bytes as a serial run, and both stop cleanly (no worker killed after a timeout)."""
+    distributed = pytest.importorskip("distributed")
+    dask_cli = Path(sys.executable).with_name("dask")
+    if not dask_cli.exists():
+        pytest.skip("no dask command next to this Python")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    sfile = tmp_path / "scheduler.json"
+    sched = subprocess.Popen([str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                              "--no-dashboard", "--scheduler-file", str(sfile)],
+                             env=env, stdout=subprocess.DEVNULL,
+                             stderr=open(tmp_path / "scheduler.log", "w"))
+    worker = None
+    try:
+        for _ in range(600):
+            if sfile.exists() and sfile.stat().st_size:
+                break
+            time.sleep(0.1)
+        worker = subprocess.Popen([str(dask_cli), "worker", "--scheduler-file", str(sfile),
+                                   "--host", "127.0.0.1", "--nworkers", "2", "--nthreads", "1",
+                                   "--no-dashboard"],
+                                  env=env, stdout=subprocess.DEVNULL,
+                                  stderr=open(tmp_path / "worker.log", "w"))
+        client = distributed.Client(scheduler_file=str(sfile), timeout=120)
+        try:
+            client.wait_for_workers(2, timeout=120)
+            W = resonance(5)
+            opts = {"units": 40, "shard_rows": 3000, "progress": False}
+            remote = enumerate_to_dir(W, tmp_path / "remote", executor=client, **opts)
+            serial = enumerate_to_dir(W, tmp_path / "serial", **opts)
+            assert shard_bytes(remote) == shard_bytes(serial) and remote.complete
+        finally:
+            client.close()
+        worker.send_signal(signal.SIGTERM)  # what a cluster manager sends: a clean stop
+        worker.wait(120)
+        sched.send_signal(signal.SIGTERM)
+        sched.wait(120)
+        logs = (tmp_path / "scheduler.log").read_text() + (tmp_path / "worker.log").read_text()
+        assert "still alive" not in logs and "Traceback" not in logs
+    finally:
+        for p in (worker, sched):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()

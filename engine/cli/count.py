@@ -29,8 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         _output.add_output(q)
         q.add_argument("--max-regions", type=int, default=None, metavar="N",
-                       help="refuse at once when the general-position bound on the count "
-                       "exceeds N (default 10,000,000: about a minute of exact work)")
+                       help="heads whose general-position bound is at most N are counted "
+                       "(default 10,000,000: about a minute of exact work); above it, the "
+                       "exact search is tried with a budget (N steps if N is given, else "
+                       "10^6, a few seconds) and the head refused if it runs out")
         q.set_defaults(func=_count)
 
     g = sub.add_parser(
@@ -73,20 +75,21 @@ def _emit(obj: dict, args: argparse.Namespace) -> bool:
 
 
 def _count(args: argparse.Namespace) -> int:
-    from engine.geometry import count_rankings, count_regions
-    from engine.geometry.counting import DEFAULT_MAX_COUNT, check_region_bound
+    from engine.geometry.counting import DEFAULT_MAX_COUNT, count_or_refuse, region_upper_bound
     from engine.io import read_matrix, read_vector
 
     _output.prepare(args, _output.json_target(args))
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
-    bound = check_region_bound(W, bias=b, ranking=args.count_kind == "ranking", limit=limit)
+    ranking = args.count_kind == "ranking"
+    bound = region_upper_bound(W, bias=b, ranking=ranking)
     if bound > 1_000_000 and sys.stderr.isatty():  # the exact count walks ~1 node per region
-        print(f"counting exactly: at most {bound:,} regions (general-position bound); about "
-              f"{bound / 200_000:.0f} s at most ...", file=sys.stderr, flush=True)
-    fn = count_regions if args.count_kind == "sign" else count_rankings
-    n = fn(W, bias=b)
+        print(f"counting exactly: at most {bound:,} regions (general-position bound) ...",
+              file=sys.stderr, flush=True)
+    # the default tries a cheap exact search past the bound; an explicit N is the budget
+    n = count_or_refuse(W, bias=b, ranking=ranking, limit=limit,
+                        work=None if args.max_regions is None else limit)
     obj = {
         "kind": f"count-{args.count_kind}",
         "k": len(W),

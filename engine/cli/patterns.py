@@ -75,22 +75,27 @@ def _size_check(W, b, args: argparse.Namespace) -> None:
                            "lower --top (see docs/limits.md)")
         return
     if args.max_regions is None:
-        check_region_bound(W, bias=b, ranking=ranking, limit=DEFAULT_MAX_PATTERNS)
+        from engine.errors import TooLarge
+        from engine.geometry.counting import count_or_refuse, region_upper_bound
+
+        if region_upper_bound(W, bias=b, ranking=ranking) <= DEFAULT_MAX_PATTERNS:
+            return
+        # the bound is loose for degenerate heads: the exact count decides when it is cheap
+        n = count_or_refuse(W, bias=b, ranking=ranking, limit=DEFAULT_MAX_COUNT)
+        if n > DEFAULT_MAX_PATTERNS:
+            kind = "rankings" if ranking else "sign patterns"
+            raise TooLarge(f"this head has {n:,} {kind} (exact count), above the default "
+                           f"limit {DEFAULT_MAX_PATTERNS:,} of an in-memory result; stream "
+                           "them with -o DIR, or raise --max-regions")
     else:  # the exact count decides against N, as long as counting itself is affordable
         check_region_bound(W, bias=b, ranking=ranking,
                            limit=max(args.max_regions, DEFAULT_MAX_COUNT))
 
 
 def _close(ex: object) -> None:
-    if ex is None:
-        return
-    if hasattr(ex, "shutdown"):
-        ex.shutdown()
-        return
-    cluster = getattr(ex, "cluster", None)
-    ex.close()
-    if cluster is not None:
-        cluster.close()
+    from engine.run.executor import close_executor
+
+    close_executor(ex)
 
 
 def _streamed(args: argparse.Namespace) -> bool:

@@ -28,15 +28,19 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.lattice import (
+    _reduce_one,
     count_rankings_exact,
     count_regions_exact,
+    evaluate,
     hyperplane_vectors,
     tie_classes,
 )
+from engine.exact.linalg import canonical_direction
 from engine.exact.numbers import to_matrix, to_vector
 
 __all__ = [
@@ -51,6 +55,12 @@ __all__ = [
     "check_region_bound",
     "DEFAULT_MAX_COUNT",
     "DEFAULT_MAX_PATTERNS",
+    "count_tasks",
+    "count_task",
+    "combine_count",
+    "count_regions_within",
+    "count_regions_parallel",
+    "count_or_refuse",
 ]
 
 #: Default limit of ``logitgeom count`` on the general-position bound (the exact count
@@ -291,3 +301,247 @@ def ranking_count_generic_affine(k: int, d: int) -> int:
     """
     k, d = _check_kd(k, d)
     return sum(stirling_first(k, k - i) for i in range(min(d, k - 1) + 1))
+
+
+# ----------------------------------------------------------------------------- parallel
+
+
+class _OutOfWork(Exception):
+    pass
+
+
+def _chi_nodes(nodes: list[tuple], dim: int, budget: int | None = None) -> list[int]:
+    """chi(t) contributions of the subtrees rooted at ``nodes`` of the no-broken-circuit
+    search of :func:`engine.exact.lattice.characteristic_polynomial` (same steps).
+
+    A node is ``(remaining normals, sign, rank)``.  ``budget`` bounds the nodes visited
+    (:class:`_OutOfWork` past it)."""
+    coeffs = [0] * (dim + 1)
+    stack = list(reversed(nodes))
+    left = budget
+    while stack:
+        rem, sgn, rk = stack.pop()
+        if left is not None:
+            left -= 1
+            if left < 0:
+                raise _OutOfWork
+        coeffs[dim - rk] += sgn
+        if not rem:
+            continue
+        if len(rem[0]) == 1:
+            coeffs[dim - rk - 1] -= sgn
+            continue
+        if len(rem[0]) == 2:
+            m = len(set(rem))
+            coeffs[dim - rk - 1] -= m * sgn
+            coeffs[dim - rk - 2] += (m - 1) * sgn
+            continue
+        stack.extend(_children(rem, sgn, rk))
+    return coeffs
+
+
+def _children(rem: tuple, sgn: int, rk: int) -> list[tuple]:
+    """The children of an inner node (dimension >= 3 left), in the search's order."""
+    seen: set[tuple[int, ...]] = set()
+    valid = [False] * len(rem)
+    for q in range(len(rem) - 1, -1, -1):
+        if rem[q] not in seen:
+            valid[q] = True
+            seen.add(rem[q])
+    out = []
+    for q in range(len(rem)):
+        if valid[q]:
+            r = rem[q]
+            piv = next(i for i, x in enumerate(r) if x)
+            out.append((tuple([_reduce_one(v, piv, r) for v in rem[q + 1:]]), -sgn, rk + 1))
+    return out
+
+
+def _generic(m: int, dim: int) -> int:
+    """Regions of m generic central hyperplanes in R^dim: ranks subtrees by size."""
+    return 2 * sum(comb(m - 1, i) for i in range(dim)) if m else 1
+
+
+def count_tasks(W: object, *, bias: object = None, target: int = 64
+                ) -> tuple[int, list[int], list[tuple]]:
+    """Split the exact count of sign patterns into independent tasks.
+
+    The search over no-broken-circuit sets (Zaslavsky's theorem) is expanded breadth
+    first from the root until at least ``target`` open subtrees exist (or none can be
+    split further); each open subtree is a task for :func:`count_task`.
+
+    Returns
+    -------
+    (dim, coeffs, tasks)
+        The dimension, the chi(t) contributions of the expanded nodes, and the open
+        nodes.  The count is :func:`combine_count` of them and the tasks' results.
+
+    Examples
+    --------
+    >>> dim, c, tasks = count_tasks([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], target=2)
+    >>> combine_count(dim, c, [count_task((t, dim)) for t in tasks], affine=False)
+    14
+    """
+    M, b = _exact_input(W, bias)
+    vecs, dim = hyperplane_vectors(M, b)
+    coeffs = [0] * (dim + 1)
+    frontier = [(tuple(canonical_direction(v) for v in vecs), 1, 0)]
+    while len(frontier) < target:
+        nxt, grew = [], False
+        for node in frontier:
+            rem, sgn, rk = node
+            if rem and len(rem[0]) >= 3 and len(nxt) + len(frontier) < 64 * target:
+                coeffs[dim - rk] += sgn
+                nxt.extend(_children(rem, sgn, rk))
+                grew = True
+            else:
+                nxt.append(node)
+        frontier = nxt
+        if not grew:
+            break
+    return dim, coeffs, frontier
+
+
+def count_task(args: tuple) -> list[int]:
+    """chi(t) contributions of one task of :func:`count_tasks` (any worker).
+
+    Examples
+    --------
+    >>> count_task(((((1, 0), (0, 1)), 1, 0), 2))
+    [1, -2, 1]
+    """
+    node, dim = args
+    return _chi_nodes(node if isinstance(node, list) else [node], dim)
+
+
+def combine_count(dim: int, coeffs: list[int], parts: Sequence[list[int]], *,
+                  affine: bool) -> int:
+    """The exact count from :func:`count_tasks` and the results of its tasks."""
+    total = list(coeffs)
+    for part in parts:
+        total = [a + c for a, c in zip(total, part, strict=True)]
+    n = abs(evaluate(total, -1))
+    return n // 2 if affine else n
+
+
+def count_regions_within(W: object, *, bias: object = None, max_work: int) -> int | None:
+    """The exact count of sign patterns, or ``None`` when it needs more than ``max_work``
+    nodes of the exact search (each node is a few exact integer operations; about
+    2 * 10^5 nodes per second).
+
+    Lets callers refuse from the real cost of the exact count instead of the
+    general-position bound, which overestimates degenerate heads by orders of magnitude.
+
+    Examples
+    --------
+    >>> count_regions_within([[1, 0], [0, 1], [1, 1]], max_work=100)
+    6
+    >>> count_regions_within([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1],
+    ...                       [1, 1, 1, 1]], max_work=3) is None
+    True
+    """
+    M, b = _exact_input(W, bias)
+    vecs, dim = hyperplane_vectors(M, b)
+    root = (tuple(canonical_direction(v) for v in vecs), 1, 0)
+    try:
+        coeffs = _chi_nodes([root], dim, budget=max_work)
+    except _OutOfWork:
+        return None
+    n = abs(evaluate(coeffs, -1))
+    return n // 2 if b is not None else n
+
+
+def count_regions_parallel(W: object, *, bias: object = None, executor: object = None,
+                           tasks: int | None = None) -> int:
+    """:func:`count_regions` as independent tasks on an executor (same exact result).
+
+    Parameters
+    ----------
+    executor : None, concurrent.futures.Executor or distributed.Client
+    tasks : int, optional
+        Target number of tasks (default: 8 per worker, 1 serially).
+
+    Examples
+    --------
+    >>> count_regions_parallel([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], tasks=3)
+    14
+    """
+    import heapq
+
+    from engine.run.executor import run_units, worker_count
+
+    target = tasks or (1 if executor is None else 8 * worker_count(executor))
+    # many small subtrees, packed into ``target`` tasks of about equal generic size
+    dim, coeffs, nodes = count_tasks(W, bias=bias, target=64 * target if target > 1 else 1)
+    bins: list[tuple[int, int, list]] = [(0, i, []) for i in range(min(target, len(nodes)))]
+    size = [_generic(len(n[0]), dim - n[2]) for n in nodes]
+    for i in sorted(range(len(nodes)), key=lambda i: -size[i]):
+        load, b, members = heapq.heappop(bins)
+        members.append(nodes[i])
+        heapq.heappush(bins, (load + size[i], b, members))
+    work = [(members, dim) for _, _, members in sorted(bins, key=lambda t: t[1])]
+    parts = [r.value for r in run_units(count_task, work, executor=executor, progress=False,
+                                        desc="count")]
+    return combine_count(dim, coeffs, parts, affine=bias is not None)
+
+
+#: nodes of exact search tried, by default, on a head whose general-position bound is
+#: above the limit (about 2 to 5 s): enough for resonance-6 and the braid arrangement of 9
+CHEAP_COUNT_WORK = 1_000_000
+#: above this multiple of the limit the bound refuses at once (no search is tried)
+HOPELESS_FACTOR = 10_000
+
+
+def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
+                    limit: int = DEFAULT_MAX_COUNT, work: int | None = None,
+                    what: str = "--max-regions") -> int:
+    """The exact count, refused only when the exact count itself is expensive.
+
+    Heads whose general-position bound is at most ``limit`` are counted as usual.  Above
+    it (and below ``HOPELESS_FACTOR`` times it) the exact search runs with a budget of
+    ``work`` nodes (default ``min(limit, CHEAP_COUNT_WORK)``; a few exact integer
+    operations each, 2 to 5 us): degenerate heads (the braid and resonance arrangements,
+    small-integer heads) have far fewer regions than the bound and are counted; the rest
+    are refused when the budget runs out.
+
+    Raises
+    ------
+    TooLarge
+        The exact count needs more than ``limit`` nodes of search.
+
+    Examples
+    --------
+    >>> braid = [[1 if i == a else -1 if i == b else 0 for i in range(6)]
+    ...          for b in range(6) for a in range(b)]
+    >>> count_or_refuse(braid, limit=1000)            # bound 5.6e5, exact count 6! = 720
+    720
+    """
+    bound = region_upper_bound(W, bias=bias, ranking=ranking)
+    if bound <= limit:
+        return (count_rankings if ranking else count_regions)(W, bias=bias)
+    budget = min(limit, CHEAP_COUNT_WORK) if work is None else work
+    M, b = _exact_input(W, bias)
+    n = None
+    if bound > HOPELESS_FACTOR * limit:
+        pass
+    elif ranking:
+        from engine.exact import lattice
+        from engine.geometry.patterns import arrangement_rows
+
+        vecs, d, affine = lattice._label_vectors(M, b)
+        try:  # the ranking formula (its own small budget), else the search below
+            n = abs(evaluate(lattice._chi_rankings(vecs, d, affine), -1))
+        except lattice._TooManyPartitions:
+            rows = arrangement_rows("ranking", M, b)
+            r = count_regions_within(rows, max_work=budget)
+            n = None if r is None else (r // 2 if b is not None else r)
+    else:
+        n = count_regions_within(M, bias=b, max_work=budget)
+    if n is None:
+        kind = "rankings" if ranking else "sign patterns"
+        raise TooLarge(
+            f"this {len(M)} x {len(M[0])} head may have up to {bound:,} {kind} (the "
+            f"general-position bound), above the limit {limit:,}, and its exact count needs "
+            f"more than {budget:,} steps of exact search; raise {what} to at least "
+            f"{bound:,} to try anyway, or use a smaller head (see docs/limits.md)")
+    return n

@@ -12,28 +12,32 @@ directory (format ``logitgeom-regions``, version 2; see docs/enumeration-at-scal
                                vector on the distinct hyperplanes, bit-packed into uint64
                                words) and ``witness`` (an exact integer point), sorted by
                                ``signs``
-    DIR/work/u000123/          phase-1 output of one work unit (removed at the end)
+    DIR/work/b000012.bin       phase-1 output of one batch of consecutive work units,
+                               partitioned by bucket and compressed (removed at the end)
 
-How a run goes (every step exact):
+How a run goes (every step exact, every step a set of independent tasks on the executor):
 
-1. The arrangement is reduced to distinct hyperplanes (:func:`search.reduce_rows`) and
-   split into work units, paths into the deletion-restriction recursion
-   (:func:`search.plan_units`).
-2. Phase 1, one task per unit (any executor: serial, process pool, Dask): the unit's
+1. The exact Zaslavsky count, split into independent subtrees of its search
+   (:func:`engine.geometry.counting.count_tasks`).  The arrangement is reduced to distinct
+   hyperplanes (:func:`search.reduce_rows`) and split into work units, paths into the
+   deletion-restriction recursion (:func:`search.plan_units`); consecutive units are
+   grouped into batches (the tasks of phase 1).
+2. Phase 1, one task per batch (any executor: serial, process pool, Dask): each unit's
    exact points and sign vectors, de-duplicated within the unit, witnesses shrunk, sign
-   vectors packed into uint64 words and partitioned by a hash of the words into
-   ``buckets``; written to ``work/u<index>`` by an atomic directory rename.
-3. Phase 2, one task per bucket: the bucket's rows of every unit (memory-mapped), first
-   occurrence in unit order of each sign vector, sorted, written as one Parquet shard
-   (atomic rename).  A sign vector lives in exactly one bucket, so shards are disjoint
-   and no step holds more than one bucket in memory.
-4. Certification, streamed shard by shard (:meth:`StoredResult.certify`): every witness
-   reproduces its sign vector exactly, sign vectors are strictly increasing within a
-   shard and hash to the shard's bucket (so all rows are distinct), and the number of
-   rows equals the exact Zaslavsky count: the set is complete.
+   vectors packed into uint64 words; the batch keeps the first occurrence of each sign
+   vector, partitions the rows by a hash of the words into ``buckets`` and writes one
+   compressed file whose header gives each bucket's byte range (atomic rename).
+3. Phase 2, one task per group of consecutive buckets: reads only its byte range of each
+   batch file, keeps the first occurrence (in unit order) of each sign vector, sorts, and
+   writes one Parquet shard per bucket (atomic rename).  A sign vector lives in exactly
+   one bucket, so shards are disjoint and no task holds more than its group in memory.
+4. Certification, one task per group of shards (:meth:`StoredResult.certify`): every
+   witness reproduces its sign vector exactly, sign vectors are strictly increasing within
+   a shard and hash to the shard's bucket (so all rows are distinct); combined at the end:
+   the number of rows equals the exact Zaslavsky count, so the set is complete.
 
-A run killed at any point restarts from the units and shards the manifest records as
-finished (``resume=True``); half-written files never have their final names.
+A run killed at any point restarts from the batches, shards and shard checks the manifest
+records as finished (``resume=True``); half-written files never have their final names.
 
 Examples
 --------
@@ -53,7 +57,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import shutil
+import struct
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -66,12 +72,13 @@ import numpy as np
 
 from engine._fsio import write_atomic
 from engine.errors import EngineError, InvalidInput
-from engine.exact.lattice import count_rankings_exact, count_regions_exact
+from engine.exact.lattice import count_rankings_exact
 from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
 from engine.geometry import search
 from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import pack_signs, unpack_signs
 from engine.geometry.cosine import difference_pairs
+from engine.geometry.counting import count_regions_parallel
 from engine.geometry.patterns import arrangement_rows, rankings_from_pairs
 from engine.run.executor import run_units
 
@@ -89,7 +96,7 @@ REGIONS_PER_UNIT = 20_000
 #: at most this many units by default
 MAX_DEFAULT_UNITS = 4096
 #: the manifest is rewritten at most this often while units finish (and at the end)
-MANIFEST_INTERVAL = 2.0
+MANIFEST_INTERVAL = 0.5
 MANIFEST = "manifest.json"
 #: rows checked at once by the streamed certification
 CERTIFY_BLOCK = 1 << 15
@@ -153,66 +160,239 @@ def _atomic_json(path: Path, obj: Any) -> None:
     write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + "\n")  # engine._fsio
 
 
+#: layout of the phase-1 files (``work/b<batch>.bin``); a run whose manifest records
+#: another layout redoes phase 1
+WORK_FORMAT = 2
+_MAGIC = b"LGW2"
+#: frame header: rows, words per key, D, point dtype code, raw bytes, compressed bytes
+_FRAME = struct.Struct("<qiiBqq")
+_PDTYPES = (np.int8, np.int16, np.int32, np.int64)
+_CODEC = "zstd"
+
+_BLAS_ONCE: list[Any] = []
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread in this worker process, set once (not per task).
+
+    The products inside a unit are small (points x up to 127 normals); parallelism comes
+    from the tasks, and OpenBLAS's spinning helper threads otherwise cost about a third
+    more CPU (resonance-6, docs/enumeration-at-scale.md).  In the driver the whole run is
+    already inside a ``threadpool_limits`` block, which restores the user's setting."""
+    if not _BLAS_ONCE:
+        from threadpoolctl import threadpool_limits
+
+        _BLAS_ONCE.append(threadpool_limits(limits=1, user_api="blas"))
+        _malloc_defaults()
+
+
+def _malloc_defaults() -> None:
+    """Undo ``MALLOC_TRIM_THRESHOLD_`` in this process (Dask's nannies set it to 64 KiB in
+    every worker's environment): it freezes glibc's mmap threshold at 128 KiB, so every
+    array the tasks allocate and free is mapped and unmapped again; measured on a
+    resonance-6 batch: 17 times the page faults and 3 times the system CPU of the same
+    task in a process-pool worker.  Sets the trim threshold to 128 MiB and the mmap
+    threshold to 32 MiB (glibc's own ceiling); does nothing outside glibc or when the
+    variable is not set."""
+    if "MALLOC_TRIM_THRESHOLD_" not in os.environ:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
+
+
+def _encode(K: np.ndarray, P: np.ndarray) -> bytes:
+    """One compressed frame of rows: packed sign words and points in the narrowest integer
+    type that holds them (decimal strings beyond int64)."""
+    import pyarrow as pa
+
+    n, w = K.shape
+    D = P.shape[1] if P.ndim == 2 else 0
+    if P.dtype == object:
+        code, pb = 255, json.dumps([str(int(v)) for v in P.ravel()]).encode()
+    else:
+        lo, hi = (int(P.min()), int(P.max())) if P.size else (0, 0)
+        code = next(i for i, t in enumerate(_PDTYPES)
+                    if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max)
+        pb = np.ascontiguousarray(P, dtype=_PDTYPES[code]).tobytes()
+    raw = np.ascontiguousarray(K, dtype=np.uint64).tobytes() + pb
+    comp = pa.Codec(_CODEC).compress(raw, asbytes=True)
+    return _FRAME.pack(n, w, D, code, len(raw), len(comp)) + comp
+
+
+def _decode(buf: bytes | memoryview, pos: int) -> tuple[np.ndarray, np.ndarray, int]:
+    import pyarrow as pa
+
+    n, w, D, code, rawlen, complen = _FRAME.unpack_from(buf, pos)
+    pos += _FRAME.size
+    raw = pa.Codec(_CODEC).decompress(buf[pos:pos + complen], decompressed_size=rawlen,
+                                      asbytes=True)
+    kb = 8 * n * w
+    K = np.frombuffer(raw, dtype=np.uint64, count=n * w).reshape(n, w)
+    if code == 255:
+        P = np.array([int(v) for v in json.loads(raw[kb:])], dtype=object).reshape(n, D)
+    else:
+        P = np.frombuffer(raw, dtype=_PDTYPES[code], offset=kb).reshape(n, D).astype(np.int64)
+    return K, P, pos + complen
+
+
+class _BatchWriter:
+    """Rows of consecutive units, partitioned by bucket, compressed.
+
+    Uncompressed rows are held until ``flush_rows`` of them are buffered; then the first
+    occurrence (in unit order) of each sign vector among them is kept, sorted by bucket
+    and sign vector, and written as one compressed frame per bucket; the file holds,
+    after a header of byte offsets per bucket, each bucket's frames one after another.  A
+    phase-2 task reads only its buckets' byte range (two reads per file)."""
+
+    def __init__(self, buckets: int, flush_rows: int) -> None:
+        self.B, self.flush_rows = buckets, flush_rows
+        self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self.npending = 0
+        self.frames: list[list[bytes]] = [[] for _ in range(buckets)]
+
+    def add(self, K: np.ndarray, P: np.ndarray) -> None:
+        if len(K):
+            self.pending.append((K, P))
+            self.npending += len(K)
+        if self.npending >= self.flush_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        Ps = [p for _, p in self.pending]
+        K = np.concatenate([k for k, _ in self.pending])
+        P = np.concatenate([p.astype(object) for p in Ps] if any(
+            p.dtype == object for p in Ps) else Ps)
+        self.pending, self.npending = [], 0
+        b = bucket_of(K, self.B)
+        # by bucket, then by words; stable: equal words stay in unit order, and only the
+        # first (the one phase 2 would keep) is written
+        order = np.lexsort((*K.T[::-1], b))
+        K, P, b = K[order], P[order], b[order]
+        if len(K) > 1:
+            first = np.ones(len(K), dtype=bool)
+            first[1:] = np.any(K[1:] != K[:-1], axis=1)
+            K, P, b = K[first], P[first], b[first]
+        cut = np.searchsorted(b, np.arange(self.B + 1))
+        for p in np.flatnonzero(np.diff(cut)):
+            lo, hi = cut[p], cut[p + 1]
+            self.frames[p].append(_encode(K[lo:hi], P[lo:hi]))
+
+    def commit(self, final: Path) -> int:
+        """Write the file (temporary name, then an atomic rename); returns its bytes."""
+        self.flush()
+        head = len(_MAGIC) + 8 + 8 * (self.B + 1)
+        sizes = np.array([sum(len(f) for f in fr) for fr in self.frames], dtype=np.int64)
+        offsets = head + np.concatenate([[0], np.cumsum(sizes)]).astype("<i8")
+        tmp = final.with_name(f".tmp-{final.name}-{uuid.uuid4().hex}")
+        with open(tmp, "wb") as fh:
+            fh.write(_MAGIC + struct.pack("<q", self.B) + offsets.tobytes())
+            for fr in self.frames:
+                for f in fr:
+                    fh.write(f)
+        os.replace(tmp, final)  # the commit point of the batch
+        return int(offsets[-1])
+
+
+def _batch_path(work: str | Path, index: int) -> Path:
+    return Path(work) / f"b{index:06d}.bin"
+
+
+def _read_buckets(path: Path, lo: int, hi: int) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+    """The frames of buckets lo..hi-1 of one phase-1 file (two reads)."""
+    with open(path, "rb") as fh:
+        fd = fh.fileno()
+        head = os.pread(fd, len(_MAGIC) + 8, 0)
+        if head[:4] != _MAGIC:
+            raise EngineError(f"{path}: not a phase-1 file of this engine version")
+        off = np.frombuffer(os.pread(fd, 8 * (hi - lo + 1), len(_MAGIC) + 8 + 8 * lo), "<i8")
+        base = int(off[0])
+        buf = memoryview(os.pread(fd, int(off[-1]) - base, base))
+    out = []
+    for p in range(hi - lo):
+        pos, end, frames = int(off[p]) - base, int(off[p + 1]) - base, []
+        while pos < end:
+            K, P, pos = _decode(buf, pos)
+            frames.append((K, P))
+        out.append(frames)
+    return out
+
+
+_PLAN_CACHE: dict[tuple[str, int], tuple[tuple, list]] = {}
+
+
+def _load_plan(work: str) -> tuple[tuple, list[tuple[int, ...]]]:
+    """The hyperplanes and unit paths of a run (``work/plan.json``), read once per worker
+    process: tasks carry paths and indices, not the arrangement."""
+    path = Path(work) / "plan.json"
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _PLAN_CACHE:
+        doc = json.loads(path.read_text())
+        _PLAN_CACHE.clear()
+        _PLAN_CACHE[key] = (tuple(tuple(h) for h in doc["hyperplanes"]),
+                            [tuple(p) for p in doc["units"]])
+    return _PLAN_CACHE[key]
+
+
 @dataclass(frozen=True)
-class _UnitTask:
+class _BatchTask:
     index: int
-    path: tuple[int, ...]
-    rows: tuple[tuple[int, ...], ...]
+    lo: int  # units lo..hi-1
+    hi: int
+    work: str
     exact: bool
     keep: tuple[int, int] | None  # affine: (hyperplane, orientation) that must be positive
     buckets: int
-    work: str
+    flush_rows: int
 
 
-def _unit_dir(work: str | Path, index: int) -> Path:
-    return Path(work) / f"u{index:06d}"
-
-
-def _run_unit(task: _UnitTask) -> tuple[int, float]:
-    """Phase 1 of one unit; returns the rows written and the CPU seconds.  Any worker.
-
-    BLAS runs on one thread inside a unit: the products are small (points x up to 64
-    normals), parallelism comes from the units, and OpenBLAS's spinning helper threads
-    otherwise cost about a third more CPU (resonance-6, docs/enumeration-at-scale.md)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _run_unit_body(task)
-
-
-def _run_unit_body(task: _UnitTask) -> tuple[int, float]:
-    t0 = time.process_time()
-    if task.rows:
-        P, S = search._unit_job((task.rows, task.path, task.exact))
+def _unit_rows(Hc: tuple, path: tuple[int, ...], exact: bool, keep) -> tuple:
+    """Packed sign words and shrunk exact points of one unit (de-duplicated within it)."""
+    if Hc:
+        P, S = search._unit_job((Hc, path, exact))
     else:  # no hyperplane: one region, the origin witnesses it
         P, S = np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int8)
-    if task.keep is not None and len(P):
-        c, o = task.keep
+    if keep is not None and len(P):
+        c, o = keep
         ok = S[:, c] * o > 0
         P, S = P[ok], S[ok]
     if P.dtype == np.int64 and len(P):
-        P = search.shrink(P, S, ex.normals(task.rows))
-    K = pack_signs(S)
-    b = bucket_of(K, task.buckets)
-    order = np.argsort(b, kind="stable")  # by bucket, unit order within
-    K, P, b = K[order], P[order], b[order]
-    offsets = np.searchsorted(b, np.arange(task.buckets + 1)).astype(np.int64)
-    final = _unit_dir(task.work, task.index)
-    tmp = Path(task.work) / f".tmp-{final.name}-{uuid.uuid4().hex}"
-    tmp.mkdir(parents=True)
-    np.save(tmp / "keys.npy", K)
-    np.save(tmp / "points.npy", P, allow_pickle=P.dtype == object)
-    np.save(tmp / "offsets.npy", offsets)
-    if final.exists():  # a finished copy the manifest did not record: replace it
-        shutil.rmtree(final)
-    os.rename(tmp, final)  # the commit point of the unit
-    return int(len(P)), time.process_time() - t0
+        P = search.shrink(P, S, ex.normals(Hc))
+    return pack_signs(S), P
+
+
+def _run_batch(task: _BatchTask) -> dict[str, Any]:
+    """Phase 1 of a batch of consecutive units: one compressed file partitioned by bucket.
+    Returns per-unit rows, wall and CPU seconds, and the file's bytes.  Any worker."""
+    _one_blas_thread()
+    t0 = time.process_time()
+    Hc, plan = _load_plan(task.work)
+    out = _BatchWriter(task.buckets, task.flush_rows)
+    units = {}
+    for u in range(task.lo, task.hi):
+        c0, w0 = time.process_time(), time.perf_counter()
+        K, P = _unit_rows(Hc, plan[u], task.exact, task.keep)
+        out.add(K, P)
+        units[str(u)] = {"rows": int(len(K)), "seconds": round(time.perf_counter() - w0, 6),
+                         "cpu": round(time.process_time() - c0, 6), "path": list(plan[u])}
+        del K, P
+    size = out.commit(_batch_path(task.work, task.index))
+    return {"units": units, "bytes": size, "cpu": time.process_time() - t0,
+            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 
 
 @dataclass(frozen=True)
-class _BucketTask:
-    bucket: int
-    units: int
+class _GroupTask:
+    lo: int  # buckets lo..hi-1
+    hi: int
+    batches: int
     work: str
     shards: str
     cols: tuple[int, ...]
@@ -223,32 +403,41 @@ def _shard_path(shards: str | Path, bucket: int) -> Path:
     return Path(shards) / f"part-{bucket:05d}.parquet"
 
 
-def _run_bucket(task: _BucketTask) -> tuple[int, float]:
-    """Phase 2 of one bucket: first occurrence of each sign vector, sorted, one shard."""
+def _run_group(task: _GroupTask) -> dict[str, Any]:
+    """Phase 2 of consecutive buckets: for each, the first occurrence (in unit order) of
+    each sign vector, sorted, one Parquet shard.  Reads only these buckets' bytes of each
+    phase-1 file."""
+    _one_blas_thread()
     t0 = time.process_time()
+    parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(task.hi - task.lo)]
+    for i in range(task.batches):  # batch order = unit order
+        for p, frames in enumerate(_read_buckets(_batch_path(task.work, i), task.lo,
+                                                 task.hi)):
+            parts[p] += frames
+    done = {}
+    for p in range(task.hi - task.lo):
+        c0, w0 = time.process_time(), time.perf_counter()
+        frames, parts[p] = parts[p], []
+        n = _write_shard(task, task.lo + p, frames)
+        done[str(task.lo + p)] = {"rows": n, "seconds": round(time.perf_counter() - w0, 6),
+                                  "cpu": round(time.process_time() - c0, 6)}
+    return {"buckets": done, "cpu": time.process_time() - t0,
+            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def _write_shard(task: _GroupTask, bucket: int, frames: list) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    Ks, Ps = [], []
-    for u in range(task.units):
-        d = _unit_dir(task.work, u)
-        off = np.load(d / "offsets.npy")
-        lo, hi = int(off[task.bucket]), int(off[task.bucket + 1])
-        if hi == lo:
-            continue
-        Ks.append(np.array(np.load(d / "keys.npy", mmap_mode="r")[lo:hi]))
-        try:
-            Ps.append(np.array(np.load(d / "points.npy", mmap_mode="r")[lo:hi]))
-        except ValueError:  # object points (huge integers) cannot be memory-mapped
-            Ps.append(np.load(d / "points.npy", allow_pickle=True)[lo:hi])
-    if Ks:
-        K = np.concatenate(Ks)
+    if frames:
+        K = np.concatenate([k for k, _ in frames])
+        Ps = [p for _, p in frames]
         P = np.concatenate([p.astype(object) for p in Ps] if any(
             p.dtype == object for p in Ps) else Ps)
     else:
         K = np.zeros((0, 1), dtype=np.uint64)
         P = np.zeros((0, len(task.cols)), dtype=np.int64)
-    del Ks, Ps
+    del frames
     order = _key_order(K)  # stable: equal keys stay in unit order
     K, P = K[order], P[order]
     first = np.ones(len(K), dtype=bool)
@@ -269,11 +458,11 @@ def _run_bucket(task: _BucketTask) -> tuple[int, float]:
     wit = pa.FixedSizeListArray.from_arrays(flat, task.D) if task.D else pa.array(
         [[] for _ in range(len(X))], type=pa.list_(pa.int64()))
     table = pa.table({"signs": signs, "witness": wit})
-    final = _shard_path(task.shards, task.bucket)
+    final = _shard_path(task.shards, bucket)
     tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, final)  # the commit point of the shard
-    return int(len(K)), time.process_time() - t0
+    return int(len(K))
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -302,20 +491,33 @@ class _Setup:
     Wm: tuple
     b: tuple | None
     red: search.Reduced
-    expected: int
+    expected: int | None
     keep: tuple[int, int] | None
 
 
-def _setup(kind: str, W: object, bias: object) -> _Setup:
+def _setup(kind: str, W: object, bias: object, executor: Any = None,
+           count: bool = True) -> _Setup:
     if kind not in ("sign", "ranking"):
         raise InvalidInput(f"kind must be 'sign' or 'ranking'; got {kind!r}")
     Wm = to_matrix(W, what="W")
     b = None if bias is None else to_vector(bias, what="bias", length=len(Wm))
     rows = arrangement_rows(kind, Wm, b)
-    expected = count_regions_exact(Wm, b) if kind == "sign" else count_rankings_exact(Wm, b)
     red = search.reduce_rows(rows)
     keep = red.where[-1] if b is not None else None
-    return _Setup(kind, Wm, b, red, expected, keep)
+    st = _Setup(kind, Wm, b, red, None, keep)
+    return _counted(st, executor) if count else st
+
+
+def _counted(st: _Setup, executor: Any) -> _Setup:
+    """The exact Zaslavsky count: sign patterns as parallel tasks on the executor (the
+    search splits into independent subtrees), rankings by the ranking formula (cheap)."""
+    from dataclasses import replace
+
+    if st.kind == "sign":
+        n = count_regions_parallel(st.Wm, bias=st.b, executor=executor)
+    else:
+        n = count_rankings_exact(st.Wm, st.b)
+    return replace(st, expected=n)
 
 
 # ----------------------------------------------------------------------------- driver
@@ -346,18 +548,19 @@ def enumerate_to_dir(
     kind : {"sign", "ranking"}
     bias : length-k vector, optional
     executor : None, concurrent.futures.Executor or distributed.Client
-        Runs the work units (see :func:`engine.run.executor.run_units`); with a Dask
-        cluster, ``out`` must be on a file system every worker sees.  The result does not
-        depend on the executor.
+        Runs every step's tasks (see :func:`engine.run.executor.run_units`): the exact
+        count, phase 1, phase 2 and the certification.  With a Dask cluster, ``out`` must
+        be on a file system every worker sees.  The result does not depend on the
+        executor.
     units : int, optional
         Target number of work units (default :func:`default_units` of the exact count).
     shard_rows : int
         Target rows per shard; bounds the memory of a phase-2 task.
     progress : bool, optional
-        Progress bars over units and shards, with regions found and an ETA.
+        Progress bars over the steps, with regions found and an ETA.
     resume : bool
-        Reuse the finished units and shards recorded in ``out/manifest.json`` (the
-        input hash must match).  ``False`` starts afresh.
+        Reuse the finished batches, shards and shard checks recorded in
+        ``out/manifest.json`` (the input hash must match).  ``False`` starts afresh.
     keep_work : bool
         Keep the phase-1 files (for inspection).
 
@@ -373,16 +576,23 @@ def enumerate_to_dir(
     """
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):  # small products: see _run_unit
+    with threadpool_limits(limits=1, user_api="blas"):  # small products: see _one_blas_thread
         return _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
                                  resume, keep_work)
 
 
+def _steps(man: dict) -> dict:
+    return man.setdefault("steps", {})
+
+
 def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress, resume,
                       keep_work) -> StoredResult:
-    st = _setup(kind, W, bias)
+    st = _setup(kind, W, bias, count=False)
     if isinstance(shard_rows, bool) or not isinstance(shard_rows, int) or shard_rows < 1:
         raise InvalidInput(f"shard_rows must be a positive integer; got {shard_rows!r}")
+    if units is not None and (isinstance(units, bool) or not isinstance(units, int)
+                              or units < 1):
+        raise InvalidInput(f"units must be a positive integer; got {units!r}")
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     doc = _input_doc(kind, st.Wm, st.b)
@@ -402,27 +612,40 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
             shutil.rmtree(root / "work", ignore_errors=True)
             shutil.rmtree(root / "shards", ignore_errors=True)
             man = None
+        elif man.get("work_format") != WORK_FORMAT and not man.get("complete"):
+            shutil.rmtree(root / "work", ignore_errors=True)  # an older layout: redo
+            man.update(units_done={}, buckets_done={}, batches_done={}, certified={},
+                       work_format=WORK_FORMAT)
     Hc = st.red.hyperplanes
-    total = st.expected if st.b is None else 2 * st.expected
     if man is None:
+        c0, w0 = time.process_time(), time.perf_counter()
+        st = _counted(st, executor)
+        count_step = {"cpu_driver": round(time.process_time() - c0, 3),
+                      "wall": round(time.perf_counter() - w0, 3)}
+        total = st.expected if st.b is None else 2 * st.expected
         target = default_units(total) if units is None else units
-        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
-            raise InvalidInput(f"units must be a positive integer; got {units!r}")
         plan = search.plan_units(Hc, target) if Hc else [()]
         man = {
             "format": FORMAT, "version": VERSION, "input": doc, "input_sha256": digest,
             "kind": kind, "k": len(st.Wm), "d": len(st.Wm[0]), "affine": st.b is not None,
-            "exact_count": st.expected,
+            "exact_count": st.expected, "work_format": WORK_FORMAT,
             "arrangement": {"D": st.red.D, "cols": list(st.red.cols),
                             "where": [list(w) for w in st.red.where],
                             "hyperplanes": [list(h) for h in Hc]},
             "mode": "exact" if (not Hc or search.prefer_exact(Hc)) else "float",
             "units": [list(p) for p in plan],
             "buckets": max(1, -(-st.expected // shard_rows)),
-            "units_done": {}, "buckets_done": {}, "rows_written": None,
-            "completeness": None, "complete": False,
+            "units_done": {}, "batches_done": {}, "buckets_done": {}, "certified": {},
+            "rows_written": None, "completeness": None, "complete": False,
+            "steps": {"count": count_step},
         }
         _atomic_json(mpath, man)
+    else:
+        from dataclasses import replace
+
+        st = replace(st, expected=int(man["exact_count"]))
+    if man.get("complete") and man.get("completeness") == "zaslavsky":
+        return StoredResult(root, man)
     while True:
         _phase1(root, man, st, executor, progress)
         _phase2(root, man, st, executor, progress)
@@ -433,53 +656,140 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
         if man["mode"] == "float":  # proposals missed a region: the exact twin
             shutil.rmtree(root / "work", ignore_errors=True)
             shutil.rmtree(root / "shards", ignore_errors=True)
-            man.update(mode="exact", units_done={}, buckets_done={}, rows_written=None)
+            man.update(mode="exact", units_done={}, batches_done={}, buckets_done={},
+                       certified={}, rows_written=None)
+            man.pop("batches", None)
+            man.pop("groups", None)
             _atomic_json(mpath, man)
             continue
         raise EngineError(f"internal error: {rows} regions written but the exact "
                           f"Zaslavsky count is {st.expected}; please report this input")
+    _atomic_json(mpath, man)
+    if not keep_work:  # the shards are final: phase-1 files are no longer needed
+        shutil.rmtree(root / "work", ignore_errors=True)
     res = StoredResult(root, man)
-    verdict = res._certify(st, progress)
+    c0, w0 = time.process_time(), time.perf_counter()
+    verdict = res._certify(st, progress, executor, record=man)
+    _steps(man)["certify"] = {"cpu_driver": round(time.process_time() - c0, 3),
+                              "wall": round(time.perf_counter() - w0, 3),
+                              "cpu_tasks": round(sum(v.get("cpu", 0) for v in
+                                                     man["certified"].values()), 3)}
     man["completeness"] = "zaslavsky" if verdict["ok"] else None
     man["complete"] = bool(verdict["ok"])
     man["certification"] = verdict
     _atomic_json(mpath, man)
     if not verdict["ok"]:  # pragma: no cover - would be a bug
         raise EngineError(f"internal error: streamed certification failed: {verdict}")
-    if not keep_work:
-        shutil.rmtree(root / "work", ignore_errors=True)
     return StoredResult(root, man)
+
+
+#: expected phase-1 rows per batch task (fewer, larger tasks than units)
+BATCH_ROWS = 1_000_000
+#: at most this many units per batch task (so a killed run loses little)
+UNITS_PER_BATCH = 32
+#: rows a phase-1 task buffers uncompressed before compressing them (memory bound)
+FLUSH_ROWS = 500_000
+#: phase-1 rows read by one phase-2 task (memory bound: about 100 bytes per row)
+GROUP_ROWS = 2_000_000
+
+
+def _unit_bounds(Hc: tuple, plan: list) -> np.ndarray:
+    """The generic bound of every unit (ranks units by size)."""
+    return np.array([search.unit_estimate(Hc, tuple(p)) if p else 1 for p in plan],
+                    dtype=float)
+
+
+def _plan_batches(est: np.ndarray, expected_rows: int, workers: int) -> list[list[int]]:
+    """Consecutive ranges of units, balanced by the units' generic bounds ``est``.
+
+    Only the grouping of units into tasks: the output does not depend on it (rows are
+    merged in unit order), so it may depend on the executor."""
+    n = len(est)
+    nb = max(4 * workers, -(-2 * expected_rows // BATCH_ROWS), -(-n // UNITS_PER_BATCH))
+    nb = max(1, min(n, nb))
+    cum = np.concatenate([[0.0], np.cumsum(est)])
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, nb) / nb, side="left")
+    bounds = sorted({0, n, *[int(min(max(c, 1), n - 1)) for c in cuts]})
+    return [[lo, hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
 
 
 def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | None) -> None:
     work = root / "work"
     work.mkdir(exist_ok=True)
     Hc = tuple(tuple(h) for h in man["arrangement"]["hyperplanes"])
-    exact = man["mode"] == "exact"
-    done = man["units_done"]
-    for name in os.listdir(work):  # leftovers of a killed run: never read as done
-        if name.startswith(".tmp-") or (name.startswith("u") and str(int(name[1:])) not in done):
-            shutil.rmtree(work / name, ignore_errors=True)
-    tasks = [_UnitTask(i, tuple(p), Hc, exact, st.keep, man["buckets"], str(work))
-             for i, p in enumerate(man["units"]) if str(i) not in done]
-    if executor is not None:  # biggest first (by the generic bound): shorter tail
-        tasks.sort(key=lambda t: -search.unit_estimate(Hc, t.path) if t.path else 0)
-    found = [sum(v["rows"] for v in done.values())]
+    est = _unit_bounds(Hc, man["units"])
+    if "batches" not in man:
+        from engine.run.executor import worker_count
 
-    def post(v: tuple[int, float]) -> dict:
-        found[0] += v[0]
-        return {"regions": found[0]}  # witnessed rows so far (before the global de-dup)
+        man["batches"] = _plan_batches(est, st.expected, worker_count(executor))
+        _atomic_json(root / MANIFEST, man)
+    plan_file = work / "plan.json"
+    if not plan_file.exists():
+        _atomic_json(plan_file, {"hyperplanes": man["arrangement"]["hyperplanes"],
+                                 "units": man["units"]})
+    exact = man["mode"] == "exact"
+    done = man["batches_done"]
+    for name in os.listdir(work):  # leftovers of a killed run: never read as done
+        if name.startswith(".tmp-") or (name.startswith("b") and name.endswith(".bin")
+                                        and str(int(name[1:7])) not in done):
+            os.remove(work / name)
+    tasks = [_BatchTask(i, lo, hi, str(work), exact, st.keep, man["buckets"], FLUSH_ROWS)
+             for i, (lo, hi) in enumerate(man["batches"]) if str(i) not in done]
+    if executor is not None:  # biggest first (by the generic bound): shorter tail
+        size = {i: est[lo:hi].sum() for i, (lo, hi) in enumerate(man["batches"])}
+        tasks.sort(key=lambda t: -size[t.index])
+    found = [sum(v["rows"] for v in man["units_done"].values())]
+
+    def post(v: dict) -> dict:
+        found[0] += sum(u["rows"] for u in v["units"].values())
+        return {"rows": found[0]}  # witnessed rows so far (before the global de-dup)
 
     last = time.monotonic()
-    for r in run_units(_run_unit, tasks, executor=executor, progress=progress,
-                       desc="units", postfix=post):
-        done[str(tasks[r.index].index)] = {"rows": r.value[0], "seconds": round(r.seconds, 6),
-                                           "cpu": round(r.value[1], 6),
-                                           "path": list(tasks[r.index].path)}
-        if time.monotonic() - last > MANIFEST_INTERVAL:
+    w0 = time.perf_counter()
+    for r in run_units(_run_batch, tasks, executor=executor, progress=progress,
+                       desc="phase 1", postfix=post):
+        v = r.value
+        man["units_done"].update(v["units"])
+        done[str(tasks[r.index].index)] = {"seconds": round(r.seconds, 6),
+                                           "cpu": round(v["cpu"], 6), "bytes": v["bytes"],
+                                           "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+        if time.monotonic() - last > MANIFEST_INTERVAL or _KILL in os.environ:
             _atomic_json(root / MANIFEST, man)
             last = time.monotonic()
+            _kill_hook("phase1", len(done))
+    if tasks:
+        _steps(man)["phase1"] = _step_summary(done, time.perf_counter() - w0)
     _atomic_json(root / MANIFEST, man)
+
+
+_KILL = "LOGITGEOM_STORE_KILL"
+
+
+def _kill_hook(step: str, ndone: int) -> None:
+    """Tests of the resume protocol: ``LOGITGEOM_STORE_KILL=step:n:signal`` sends the
+    signal to this process once ``n`` tasks of ``step`` (phase1, phase2, certify) are
+    recorded, at a deterministic point instead of after a timed wait."""
+    spec = os.environ.get(_KILL)
+    if spec:
+        s, n, sig = spec.split(":")
+        if s == step and ndone >= int(n):
+            os.kill(os.getpid(), int(sig))
+            time.sleep(5)  # the signal arrives (SIGINT raises KeyboardInterrupt here)
+
+
+def _step_summary(done: dict, wall: float) -> dict:
+    return {"tasks": len(done), "cpu_tasks": round(sum(v["cpu"] for v in done.values()), 3),
+            "wall_last_session": round(wall, 3),
+            "bytes": sum(v.get("bytes", 0) for v in done.values()),
+            "max_task_rss_mb": max((v.get("maxrss_mb", 0) for v in done.values()), default=0)}
+
+
+def _plan_groups(buckets: int, rows: int, workers: int) -> list[list[int]]:
+    """Consecutive bucket ranges of about GROUP_ROWS phase-1 rows each (hash buckets are
+    balanced), at least two per worker when there are enough buckets."""
+    ng = max(1, min(buckets, max(-(-rows // GROUP_ROWS), 2 * workers)))
+    bounds = sorted({round(buckets * i / ng) for i in range(ng + 1)})
+    return [[lo, hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | None) -> None:
@@ -489,24 +799,116 @@ def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
     for name in os.listdir(shards):
         if name.startswith("."):
             os.remove(shards / name)
-    tasks = [_BucketTask(p, len(man["units"]), str(root / "work"), str(shards),
-                         tuple(man["arrangement"]["cols"]), man["arrangement"]["D"])
-             for p in range(man["buckets"]) if str(p) not in done]
+    if "groups" not in man:
+        from engine.run.executor import worker_count
+
+        rows = sum(v["rows"] for v in man["units_done"].values())
+        man["groups"] = _plan_groups(man["buckets"], rows, worker_count(executor))
+        _atomic_json(root / MANIFEST, man)
+    tasks = [_GroupTask(lo, hi, len(man["batches"]), str(root / "work"), str(shards),
+                        tuple(man["arrangement"]["cols"]), man["arrangement"]["D"])
+             for lo, hi in man["groups"] if any(str(p) not in done for p in range(lo, hi))]
     found = [sum(v["rows"] for v in done.values())]
 
-    def post(v: tuple[int, float]) -> dict:
-        found[0] += v[0]
+    def post(v: dict) -> dict:
+        found[0] += sum(b["rows"] for b in v["buckets"].values())
         return {"regions": found[0]}
 
+    gdone = man.setdefault("groups_done", {})
     last = time.monotonic()
-    for r in run_units(_run_bucket, tasks, executor=executor, progress=progress,
-                       desc="shards", postfix=post):
-        done[str(tasks[r.index].bucket)] = {"rows": r.value[0], "seconds": round(r.seconds, 6),
-                                            "cpu": round(r.value[1], 6)}
-        if time.monotonic() - last > MANIFEST_INTERVAL:
+    w0 = time.perf_counter()
+    for r in run_units(_run_group, tasks, executor=executor, progress=progress,
+                       desc="phase 2", postfix=post):
+        v = r.value
+        done.update(v["buckets"])
+        t = tasks[r.index]
+        gdone[str(t.lo)] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
+                            "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+        if time.monotonic() - last > MANIFEST_INTERVAL or _KILL in os.environ:
             _atomic_json(root / MANIFEST, man)
             last = time.monotonic()
+            _kill_hook("phase2", len(gdone))
+    if tasks:
+        _steps(man)["phase2"] = _step_summary(gdone, time.perf_counter() - w0)
     _atomic_json(root / MANIFEST, man)
+
+def read_shard(path: Path, D: int) -> tuple[np.ndarray, np.ndarray]:
+    """Packed sign words and integer witnesses of one shard."""
+    import pyarrow.parquet as pq
+
+    t = pq.ParquetFile(path).read(use_threads=False)  # no dataset layer: less memory
+    n = t.num_rows
+    s = t.column("signs").combine_chunks()
+    K = s.values.to_numpy().reshape(n, -1) if n else np.zeros((0, 1), np.uint64)
+    w = t.column("witness").combine_chunks()
+    vals = w.flatten() if n else None
+    if n and vals.type == "string":
+        X = np.array([int(a) for a in vals.to_pylist()], dtype=object).reshape(n, D)
+    elif n:
+        X = vals.to_numpy().reshape(n, D)
+    else:
+        X = np.zeros((0, D), dtype=np.int64)
+    return np.ascontiguousarray(K, dtype=np.uint64), X
+
+
+@dataclass(frozen=True)
+class _CheckTask:
+    lo: int  # shards lo..hi-1
+    hi: int
+    buckets: int
+    shards: str
+    hyperplanes: tuple  # recomputed from the input, not read from the directory
+    cols: tuple[int, ...]
+    D: int
+    keep: tuple[int, int] | None
+
+
+def _check_shards(task: _CheckTask) -> dict[str, dict]:
+    """The independent checks of shards lo..hi-1: ``{shard: {rows, failed, cpu}}``."""
+    _one_blas_thread()
+    A = np.zeros((len(task.hyperplanes), task.D), dtype=object)
+    A[:] = 0
+    if len(task.hyperplanes):
+        A[:, list(task.cols)] = np.array(task.hyperplanes, dtype=object)
+    A = ex.fit(A)
+    out = {}
+    for p in range(task.lo, task.hi):
+        c0 = time.process_time()
+        n, failed = _check_one(task, A, p)
+        out[str(p)] = {"rows": n, "failed": failed, "cpu": round(time.process_time() - c0, 6)}
+    return out
+
+
+def _check_one(task: _CheckTask, A: np.ndarray, p: int) -> tuple[int, str | None]:
+    path = _shard_path(task.shards, p)
+    if not path.exists():
+        return 0, f"missing shard {path.name}"
+    K, X = read_shard(path, task.D)
+    n = len(K)
+    if n == 0:
+        return 0, None
+    if np.any(bucket_of(K, task.buckets) != p):
+        return n, f"row hashed to another bucket in {path.name}"
+    if n > 1:
+        d = K[1:] != K[:-1]
+        firstdiff = np.argmax(d, axis=1)
+        anyd = np.any(d, axis=1)
+        r = np.arange(n - 1)
+        inc = anyd & (K[1:][r, firstdiff] > K[:-1][r, firstdiff])
+        if not np.all(inc):
+            return n, f"rows not strictly increasing in {path.name}"
+    m = len(task.hyperplanes)
+    for lo in range(0, n, CERTIFY_BLOCK):  # bounded memory: one block of rows
+        Kb, Xb = K[lo:lo + CERTIFY_BLOCK], X[lo:lo + CERTIFY_BLOCK]
+        if m:
+            S = ex.sign_matrix(ex.fit(Xb), A)
+            if np.any(S == 0) or np.any(pack_signs(S) != Kb):
+                return n, f"a witness misses its sign vector in {path.name}"
+        if task.keep is not None:
+            c, o = task.keep
+            if np.any(unpack_signs(Kb, m)[:, c] * o <= 0):
+                return n, f"a row with x_0 <= 0 in {path.name}"
+    return n, None
 
 
 # ----------------------------------------------------------------------------- reading
@@ -593,22 +995,7 @@ class StoredResult:
         return tuple(Fraction(a) for a in v)
 
     def _read(self, path: Path) -> tuple[np.ndarray, np.ndarray]:
-        import pyarrow.parquet as pq
-
-        t = pq.ParquetFile(path).read(use_threads=False)  # no dataset layer: less memory
-        n = t.num_rows
-        s = t.column("signs").combine_chunks()
-        K = s.values.to_numpy().reshape(n, -1) if n else np.zeros((0, 1), np.uint64)
-        w = t.column("witness").combine_chunks()
-        D = self.manifest["arrangement"]["D"]
-        vals = w.flatten() if n else None
-        if n and vals.type == "string":
-            X = np.array([int(a) for a in vals.to_pylist()], dtype=object).reshape(n, D)
-        elif n:
-            X = vals.to_numpy().reshape(n, D)
-        else:
-            X = np.zeros((0, D), dtype=np.int64)
-        return np.ascontiguousarray(K, dtype=np.uint64), X
+        return read_shard(path, self.manifest["arrangement"]["D"])
 
     # -- access ----------------------------------------------------------------------
     def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -765,14 +1152,15 @@ class StoredResult:
             shutil.rmtree(tmp, ignore_errors=True)
         return out
 
-    def certify(self, progress: bool | None = False) -> dict[str, Any]:
-        """Streamed completeness check, one shard in memory at a time (all exact).
+    def certify(self, progress: bool | None = False, executor: Any = None) -> dict[str, Any]:
+        """Streamed completeness check, shard by shard, as independent tasks (all exact).
 
         Recomputes the arrangement and the exact Zaslavsky count from the input stored in
-        the manifest, then checks shard by shard: each witness reproduces its sign vector
-        exactly (integer arithmetic, every sign nonzero, x_0 > 0 for an affine input);
-        the sign vectors are strictly increasing within the shard and hash to its bucket
-        (so no row repeats anywhere); finally the number of rows equals the count.
+        the manifest, then checks every shard (one task per group of shards, on
+        ``executor`` if given): each witness reproduces its sign vector exactly (integer
+        arithmetic, every sign nonzero, x_0 > 0 for an affine input); the sign vectors are
+        strictly increasing within the shard and hash to its bucket (so no row repeats
+        anywhere).  Combined at the end: the number of rows equals the count.
 
         Returns
         -------
@@ -780,62 +1168,49 @@ class StoredResult:
             ``ok``, ``rows``, ``exact_count``, ``shards`` and, on failure, ``failed``
             (which check, which shard).
         """
+        from threadpoolctl import threadpool_limits
+
         doc = self.manifest["input"]
         W = [[Fraction(v) for v in r] for r in doc["W"]]
         b = None if doc["bias"] is None else [Fraction(v) for v in doc["bias"]]
-        return self._certify(_setup(doc["kind"], W, b), progress)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._certify(_setup(doc["kind"], W, b, executor), progress, executor)
 
-    def _certify(self, st: _Setup, progress: bool | None) -> dict[str, Any]:
-        from threadpoolctl import threadpool_limits
+    def _certify(self, st: _Setup, progress: bool | None, executor: Any = None,
+                 record: dict | None = None) -> dict[str, Any]:
+        """The shard checks as tasks; with ``record`` (the manifest of a run being
+        written) checks already recorded there are not redone (resume)."""
+        from engine.run.executor import worker_count
 
-        with threadpool_limits(limits=1, user_api="blas"):  # small products (see _run_unit)
-            return self._certify_body(st, progress)
-
-    def _certify_body(self, st: _Setup, progress: bool | None) -> dict[str, Any]:
-        from tqdm import tqdm
-
+        B = self.manifest["buckets"]
         out: dict[str, Any] = {"ok": False, "rows": 0, "exact_count": st.expected,
-                               "shards": self.manifest["buckets"]}
+                               "shards": B}
         if _input_hash(_input_doc(st.kind, st.Wm, st.b)) != self.manifest["input_sha256"]:
             return {**out, "failed": "input hash"}
         red = st.red
-        A = np.zeros((len(red.hyperplanes), red.D), dtype=object)
-        A[:] = 0
-        if len(red.hyperplanes):
-            A[:, list(red.cols)] = np.array(red.hyperplanes, dtype=object)
-        A = ex.fit(A)
-        B = self.manifest["buckets"]
+        done = {} if record is None else record.setdefault("certified", {})
+        sizes = [p.stat().st_size if p.exists() else 0 for p in self.shards()]
+        groups = _plan_groups(B, sum(sizes) * 8, worker_count(executor))  # ~8 rows per byte
+        tasks = [_CheckTask(lo, hi, B, str(self.root / "shards"), red.hyperplanes, red.cols,
+                            red.D, st.keep)
+                 for lo, hi in groups if any(str(p) not in done for p in range(lo, hi))]
+        last = time.monotonic()
+        for r in run_units(_check_shards, tasks, executor=executor, progress=progress,
+                           desc="certify"):
+            done.update(r.value)
+            if record is not None and (time.monotonic() - last > MANIFEST_INTERVAL
+                                       or _KILL in os.environ):
+                _atomic_json(self.root / MANIFEST, record)
+                last = time.monotonic()
+                _kill_hook("certify", len(done))
         rows = 0
-        for p, path in enumerate(tqdm(self.shards(), desc="certify", unit="shard",
-                                      disable=not progress)):
-            if not path.exists():
-                return {**out, "failed": f"missing shard {path.name}"}
-            K, X = self._read(path)
-            n = len(K)
-            rows += n
-            if n == 0:
-                continue
-            if np.any(bucket_of(K, B) != p):
-                return {**out, "failed": f"row hashed to another bucket in {path.name}"}
-            if n > 1:
-                d = K[1:] != K[:-1]
-                firstdiff = np.argmax(d, axis=1)
-                anyd = np.any(d, axis=1)
-                r = np.arange(n - 1)
-                inc = anyd & (K[1:][r, firstdiff] > K[:-1][r, firstdiff])
-                if not np.all(inc):
-                    return {**out, "failed": f"rows not strictly increasing in {path.name}"}
-            for lo in range(0, n, CERTIFY_BLOCK):  # bounded memory: one block of rows
-                Kb, Xb = K[lo:lo + CERTIFY_BLOCK], X[lo:lo + CERTIFY_BLOCK]
-                if len(red.hyperplanes):
-                    S = ex.sign_matrix(ex.fit(Xb), A)
-                    if np.any(S == 0) or np.any(pack_signs(S) != Kb):
-                        return {**out, "failed": f"a witness misses its sign vector in "
-                                                 f"{path.name}"}
-                if st.keep is not None:
-                    c, o = st.keep
-                    if np.any(unpack_signs(Kb, len(red.hyperplanes))[:, c] * o <= 0):
-                        return {**out, "failed": f"a row with x_0 <= 0 in {path.name}"}
+        for p in range(B):
+            v = done[str(p)]
+            if v["failed"]:
+                if record is not None:  # a failed check is not kept: redo it next time
+                    del done[str(p)]
+                return {**out, "failed": v["failed"]}
+            rows += v["rows"]
         out["rows"] = rows
         if rows != st.expected:
             return {**out, "failed": f"{rows} rows but the exact Zaslavsky count is "
