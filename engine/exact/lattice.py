@@ -127,7 +127,7 @@ def hyperplane_vectors(
 # ----------------------------------------------------------------------------- sign patterns
 
 
-def _reduce_one(v: tuple[int, ...], piv: int, r: tuple[int, ...]) -> tuple[int, ...]:
+def reduce_one(v: tuple[int, ...], piv: int, r: tuple[int, ...]) -> tuple[int, ...]:
     """``v`` modulo ``r`` with the pivot coordinate dropped, primitive and sign-normalised."""
     vp = v[piv]
     rp = r[piv]
@@ -180,7 +180,7 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
                 continue
             r = rem[q]
             piv = next(i for i, x in enumerate(r) if x)
-            child = tuple([_reduce_one(v, piv, r) for v in rem[q + 1 :]])
+            child = tuple([reduce_one(v, piv, r) for v in rem[q + 1 :]])
             stack.append((child, -sgn, rk + 1))
     return coeffs
 
@@ -292,7 +292,7 @@ def tie_classes(
     return tuple(sorted(tuple(g) for g in groups.values()))
 
 
-def _label_vectors(rows, bias) -> tuple[list[tuple[int, ...]], int, bool]:
+def label_vectors(rows, bias) -> tuple[list[tuple[int, ...]], int, bool]:
     """One common-denominator integer vector per tie class (augmented by the bias)."""
     R, b, d = _rows_and_bias(rows, bias)
     N, _ = integer_rows_common([r + ([b[i]] if b is not None else []) for i, r in enumerate(R)])
@@ -377,7 +377,7 @@ def _stay_weight(res: list, reps: tuple[int, ...], sizes: tuple[int, ...], p: in
 _PARTITION_BUDGET = 150_000
 
 
-class _TooManyPartitions(Exception):
+class TooManyPartitions(Exception):
     pass
 
 
@@ -393,7 +393,7 @@ def _chi_rankings_nbc(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list
     return list(characteristic_polynomial(rows, bias))
 
 
-def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
+def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
     """chi(t) of the ranking arrangement by a DFS over set partitions of the labels.
 
     Node state: ``p`` labels placed, block representatives and sizes, weight
@@ -423,7 +423,7 @@ def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int
     while stack:
         budget -= 1
         if not budget:
-            raise _TooManyPartitions
+            raise TooManyPartitions
         p, reps, sizes, w, rk, res = stack.pop()
         if p == k:
             coeffs[d - rk] += w
@@ -458,10 +458,10 @@ def _chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int
 
 def _chi_rankings_any(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
     if len(vecs) <= 1:
-        return _chi_rankings(vecs, d, affine)
+        return chi_rankings(vecs, d, affine)
     try:
-        return _chi_rankings(vecs, d, affine)
-    except _TooManyPartitions:
+        return chi_rankings(vecs, d, affine)
+    except TooManyPartitions:
         return _chi_rankings_nbc(vecs, d, affine)
 
 
@@ -477,7 +477,7 @@ def ranking_characteristic_polynomial(
     >>> ranking_characteristic_polynomial([[1, 0], [0, 1], [0, 0]])  # 3 lines through 0
     (2, -3, 1)
     """
-    vecs, d, affine = _label_vectors(rows, bias)
+    vecs, d, affine = label_vectors(rows, bias)
     return tuple(_chi_rankings_any(vecs, d, affine))
 
 
@@ -512,7 +512,7 @@ def count_rankings_exact(
     >>> count_rankings_exact([[1], [2], [3]], bias=[0, 0, 1])      # affine on a line
     4
     """
-    vecs, d, affine = _label_vectors(rows, bias)
+    vecs, d, affine = label_vectors(rows, bias)
     return abs(evaluate(_chi_rankings_any(vecs, d, affine), -1))
 
 

@@ -33,11 +33,11 @@ from math import comb
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.lattice import (
-    _reduce_one,
     count_rankings_exact,
     count_regions_exact,
     evaluate,
     hyperplane_vectors,
+    reduce_one,
     tie_classes,
 )
 from engine.exact.linalg import canonical_direction
@@ -353,7 +353,7 @@ def _children(rem: tuple, sgn: int, rk: int) -> list[tuple]:
         if valid[q]:
             r = rem[q]
             piv = next(i for i, x in enumerate(r) if x)
-            out.append((tuple([_reduce_one(v, piv, r) for v in rem[q + 1:]]), -sgn, rk + 1))
+            out.append((tuple([reduce_one(v, piv, r) for v in rem[q + 1:]]), -sgn, rk + 1))
     return out
 
 
@@ -528,10 +528,10 @@ def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
         from engine.exact import lattice
         from engine.geometry.patterns import arrangement_rows
 
-        vecs, d, affine = lattice._label_vectors(M, b)
+        vecs, d, affine = lattice.label_vectors(M, b)
         try:  # the ranking formula (its own small budget), else the search below
-            n = abs(evaluate(lattice._chi_rankings(vecs, d, affine), -1))
-        except lattice._TooManyPartitions:
+            n = abs(evaluate(lattice.chi_rankings(vecs, d, affine), -1))
+        except lattice.TooManyPartitions:
             rows = arrangement_rows("ranking", M, b)
             r = count_regions_within(rows, max_work=budget)
             n = None if r is None else (r // 2 if b is not None else r)
