@@ -108,7 +108,7 @@ FIELDS = {
                         "multipliers"},
     "theorem": {"theorem", "parts", "parameters"},
     "argmax-audit": {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
-                     "records", "shards"},
+                     "records", "shards", "source"},
     "pattern-complete-stream": {"W", "bias", "pattern", "lattice", "buckets", "shards"},
 }
 #: Fields of nested objects: listed patterns, lattice flats, theorem parameters.

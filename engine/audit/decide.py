@@ -635,6 +635,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     t0 = time.process_time()
     out: dict[int, dict] = {k: {"label": k} for k in labels}
     pending: dict[int, set[str]] = {}
+    margins: dict[int, float] = {}
     for k in _bias_screen(head, labels):
         for dom in opts.domains:
             out[k][dom] = _zero_record(head.d)
@@ -654,6 +655,9 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
         if t is not None:
             x = X[:, j] * t
             if confirm_witness(head, k, x, s=col * t, stats=stats):
+                with np.errstate(all="ignore"):
+                    mm = g * t + (0.0 if b is None else b[k] - b)
+                    margins[k] = float(np.min(mm)) / max(_norm2(x), 2.0**-1000)
                 if "all" in opts.domains:
                     out[k]["all"] = _witness_record(x, t * sW, "row")
                     done.add("all")
@@ -726,7 +730,28 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
             if rec is None:
                 rec = _decide_domain(head, k, True, x0, opts, stats)
             out[k]["box"] = rec
+    for k in labels:
+        rec = out[k].get("all") or out[k].get("box")
+        if k not in margins and rec["verdict"] == "argmaxable":
+            margins[k] = _witness_margin(head, k, rec["witness"])
+    stats["_margins"] = margins
     return [out[k] for k in labels], stats
+
+
+def _witness_margin(head: Head, k: int, w: dict) -> float:
+    """Float figure for the table: the smallest margin at the witness over ||x||_2 (the
+    smallest bias gap at x = 0).  Reported, never used to decide."""
+    if "scale" in w:
+        x = head.rows([k])[0] * float(Fraction(w["scale"]))
+    else:
+        x = np.array([float(Fraction(v)) for v in w["x"]])
+    with np.errstate(all="ignore"):
+        s = head.matmul(x[:, None])[:, 0]
+        b = head.bias if head.bias is not None else np.zeros(head.k)
+        m = (s[k] + b[k]) - (s + b)
+        m[k] = np.inf
+        nx = _norm2(x)
+        return float(np.min(m)) / (nx if nx > 0 else 1.0)
 
 
 def _fits_rational(xq: list[Fraction], radius: Fraction | None) -> bool:
