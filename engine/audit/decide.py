@@ -41,6 +41,9 @@ __all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confi
            "violations", "check_multipliers", "BudgetExceeded"]
 
 _U = 2.0**-53
+#: HiGHS at its tightest feasibility tolerances: near-boundary labels have LP optima of
+#: 1e-8 and below, under the default 1e-7 (proposals only; nothing is decided by them).
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 @dataclass(frozen=True)
@@ -318,7 +321,7 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
         bounds = [(-r, r)] * d + [(None, 1.0)]
         c = np.zeros(d + 1)
         c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=db, bounds=bounds, method="highs-ds")
+        res = linprog(c, A_ub=A_ub, b_ub=db, bounds=bounds, method="highs-ds", options=_HIGHS)
         if res.status != 0:
             return None, -np.inf, None
         with np.errstate(over="ignore"):
@@ -331,7 +334,7 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
     bounds = [(-1.0, 1.0)] * d + [(0.0, 1.0), (None, 1.0)]
     c = np.zeros(d + 2)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds", options=_HIGHS)
     if res.status != 0:
         return None, -np.inf, None
     t = float(res.x[d])
@@ -372,7 +375,7 @@ def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float 
         if bias is not None:
             kw = {"A_ub": db[None, :], "b_ub": np.zeros(1)}
         res = linprog(db if bias is not None else np.zeros(n), A_eq=A_eq, b_eq=b_eq,
-                      bounds=[(0, None)] * n, method="highs-ds", **kw)
+                      bounds=[(0, None)] * n, method="highs-ds", options=_HIGHS, **kw)
         return res.x if res.status == 0 else None
     r = radius * beta / a
     if not np.isfinite(r):
@@ -381,7 +384,7 @@ def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float 
                       np.concatenate([np.ones(n), np.zeros(2 * d)])[None, :]])
     b_eq = np.concatenate([np.zeros(d), [1.0]])
     c = np.concatenate([db, np.full(2 * d, r)])
-    res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n + 2 * d), method="highs-ds")
+    res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n + 2 * d), method="highs-ds", options=_HIGHS)
     return res.x[:n] if res.status == 0 else None
 
 
@@ -581,25 +584,97 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
                 if rec is not None:
                     return rec, []
                 seed = sorted(set(seed) | {int(active[i]) for i in np.flatnonzero(lam2 > 0)})
-            break
-        if box:
-            x = np.clip(x, -radius_f, radius_f)
-        # the float point, evaluated exactly: a positive exact margin on every row is a proof
-        t0 = time.process_time()
-        bad = violations(head, k, x, stats=stats)
-        stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
-        if bad.size == 0 and (not box or _in_box(x, opts.radius)):
-            return _witness_record(x, None, "lp"), []
-        new = bad[~np.isin(bad, active)]
-        if new.size == 0:
-            # every violated row is already active: the float LP's point is off by rounding
-            seed = sorted(set(seed) | set(bad.tolist()))
-            break
+            if x is None or not np.all(np.isfinite(x)):
+                break
+            # the float optimum may be wrong in sign by the solver's tolerance: refine
+            x, bad, new = _polish(head, k, active, x, box, radius_f, opts, stats, 0)
+            if bad.size == 0:
+                return _witness_record(x, None, "lp-refined"), []
+            if new.size == 0:
+                break
+        else:
+            if box:
+                x = np.clip(x, -radius_f, radius_f)
+            # the float point, evaluated exactly (a positive exact margin on every row is a
+            # proof), refined against the solver's tolerance when only active rows fail
+            x, bad, new = _polish(head, k, active, x, box, radius_f, opts, stats, 3)
+            if bad.size == 0:
+                return _witness_record(x, None, "lp"), []
+            if new.size == 0:
+                seed = sorted(set(seed) | set(bad.tolist()))
+                break
         mm = _margins(head, k, x)
         worst = new[np.argsort(mm[new], kind="stable")[: opts.lp_add]]
         active = np.union1d(active, worst)
         seed = sorted(set(seed) | set(worst[: 2 * (head.d + 2)].tolist()))
     return None, seed
+
+
+def _polish(head: Head, k: int, active: np.ndarray, x: np.ndarray, box: bool,
+            radius_f: float | None, opts: Options, stats: dict, rounds: int):
+    """Evaluate x exactly; while only active rows fail, refine x (iterative refinement:
+    an LP in the correction, scaled by the residuals) up to ``rounds`` (+1 when 0) times.
+    Returns (x, violated rows, violated rows outside the active set)."""
+    tries = 0
+    while True:
+        t0 = time.process_time()
+        if box and not _in_box(x, opts.radius):
+            bad = np.array([i for i in range(head.k) if i != k][:1], dtype=np.int64)
+            bad = np.union1d(bad, violations(head, k, x, stats=stats))
+        else:
+            bad = violations(head, k, x, stats=stats)
+        stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
+        new = bad[~np.isin(bad, active)]
+        if bad.size == 0 or new.size or tries > rounds:
+            return x, bad, new
+        t0 = time.process_time()
+        x2 = _refine(head, k, active, x, box, radius_f)
+        stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
+        tries += 1
+        if x2 is None:
+            return x, bad, new
+        x = x2
+
+
+def _refine(head: Head, k: int, active: np.ndarray, x0: np.ndarray, box: bool,
+            radius_f: float | None) -> np.ndarray | None:
+    """One step of iterative refinement: with residual margins r_i at x0 (floats), solve
+    max sigma s.t. (u_i / |U|) . y + r_i / |r| >= sigma, |y_j| <= 1 (and the box), and return
+    x0 + (|r| / |U|) y: the solver's absolute tolerance now applies to the residuals' scale."""
+    from scipy.optimize import linprog
+
+    A = head.rows(active)
+    U = head.rows([k])[0][None, :] - A
+    db = (head.bias[k] - head.bias[active]) if head.bias is not None else 0.0
+    with np.errstate(all="ignore"):
+        r = U @ x0 + db
+    if not np.all(np.isfinite(r)):
+        return None
+    R = float(np.max(np.abs(r)))
+    um = float(np.max(np.abs(U)))
+    if R == 0.0 or um == 0.0:
+        return None
+    R = math.ldexp(1.0, math.frexp(R)[1])
+    um = math.ldexp(1.0, math.frexp(um)[1])
+    eps = R / um
+    d = head.d
+    lo = np.full(d, -1.0)
+    hi = np.full(d, 1.0)
+    if box:
+        lo = np.maximum(lo, (-radius_f - x0) / eps)
+        hi = np.minimum(hi, (radius_f - x0) / eps)
+        if np.any(lo > hi):
+            return None
+    A_ub = np.hstack([-(U / um), np.ones((len(active), 1))])
+    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A_ub, b_ub=r / R,
+                  bounds=[*zip(lo.tolist(), hi.tolist(), strict=True), (None, 1.0)],
+                  method="highs-ds", options=_HIGHS)
+    if res.status != 0 or not res.x[-1] > 0:
+        return None
+    x = x0 + eps * res.x[:d]
+    if box:
+        x = np.clip(x, -radius_f, radius_f)
+    return x if np.all(np.isfinite(x)) else None
 
 
 def _bias_screen(head: Head, labels: tuple[int, ...]) -> set[int]:
