@@ -20,7 +20,7 @@ and then the exact LP answers the question itself.
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.decide import Options
+>>> from engine.audit.proofs import Options
 >>> from engine.audit.head import HeadSpec, open_head
 >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0],
 ...                                            [0.0, 0.5]])))
@@ -39,7 +39,8 @@ import cdd
 import cdd.gmp
 import numpy as np
 
-from engine.audit.decide import (
+from engine.audit.head import Head
+from engine.audit.proofs import (
     Options,
     _budget,
     _never,
@@ -49,7 +50,6 @@ from engine.audit.decide import (
     exact_rows_int,
     violations,
 )
-from engine.audit.head import Head
 from engine.errors import SolverFailed
 from engine.exact.lp import gordan_multipliers, strictly_feasible
 
