@@ -193,6 +193,12 @@ def main(argv=None) -> int:
     print(f"all {k} labels: ~{total / 60:.1f} CPU-minutes{note} = "
           f"{cpu_o / len(res_o.labels) * 1e3:.1f} ms x {len(ordinary)} ordinary + "
           f"{cpu_p:.0f} s for {len(planted)} planted")
+    # prediction for a 256,000 x 4,096 head from the sampled units: an ordinary label's
+    # screen is one pass of W x (2 n d flops), so its CPU scales with n d
+    per = cpu_o / len(res_o.labels) * (256_000 * 4096) / (k * d)
+    print(f"prediction, 256,000 x 4,096: {per * 1e3:.0f} ms CPU per ordinary label x 256,000 = "
+          f"{per * 256_000 / 3600:.1f} CPU-hours for the screens (divide by the number of "
+          "workers), plus the LP/exact path of the labels that fail them")
     return 0 if ok else 1
 
 
