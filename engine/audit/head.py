@@ -20,30 +20,19 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
 from engine.errors import InvalidInput
 
-__all__ = ["HeadSpec", "Head", "open_head", "file_sha256", "CHUNK_BYTES"]
+__all__ = ["HeadSpec", "Head", "open_head", "CHUNK_BYTES"]
 
 #: Rows are converted to float64 in chunks of about this many bytes.
 CHUNK_BYTES = 48 << 20
-
-
-def file_sha256(path: str | Path) -> str:
-    """Hex SHA-256 of a file, read in 16 MiB pieces."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 24), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)
