@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from fractions import Fraction
@@ -58,6 +59,9 @@ __all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confi
 #: HiGHS at its tightest feasibility tolerances: near-boundary labels have LP optima of
 #: 1e-8 and below, under the default 1e-7 (proposals only; nothing is decided by them).
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+#: The tolerances of the current float pass: HiGHS's defaults first (fast at d = 768), the
+#: tight ones only for labels the first pass leaves open.
+_TOL: contextvars.ContextVar[dict | None] = contextvars.ContextVar("_TOL", default=None)
 
 
 def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
@@ -142,7 +146,7 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
         bounds = [(-r, r)] * d + [(None, 1.0)]
         c = np.zeros(d + 1)
         c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=db, bounds=bounds, method="highs-ds", options=_HIGHS)
+        res = linprog(c, A_ub=A_ub, b_ub=db, bounds=bounds, method="highs-ds", options=_TOL.get())
         if res.status != 0:
             return None, -np.inf, None
         with np.errstate(over="ignore"):
@@ -155,7 +159,7 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
     bounds = [(-1.0, 1.0)] * d + [(0.0, 1.0), (None, 1.0)]
     c = np.zeros(d + 2)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds", options=_HIGHS)
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds", options=_TOL.get())
     if res.status != 0:
         return None, -np.inf, None
     t = float(res.x[d])
@@ -196,7 +200,7 @@ def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float 
         if bias is not None:
             kw = {"A_ub": db[None, :], "b_ub": np.zeros(1)}
         res = linprog(db if bias is not None else np.zeros(n), A_eq=A_eq, b_eq=b_eq,
-                      bounds=[(0, None)] * n, method="highs-ds", options=_HIGHS, **kw)
+                      bounds=[(0, None)] * n, method="highs-ds", options=_TOL.get(), **kw)
         return res.x if res.status == 0 else None
     r = radius * beta / a
     if not np.isfinite(r):
@@ -206,7 +210,7 @@ def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float 
     b_eq = np.concatenate([np.zeros(d), [1.0]])
     c = np.concatenate([db, np.full(2 * d, r)])
     res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n + 2 * d),
-                  method="highs-ds", options=_HIGHS)
+                  method="highs-ds", options=_TOL.get())
     return res.x[:n] if res.status == 0 else None
 
 
@@ -309,6 +313,13 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     t_label = time.process_time()
     try:
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
+        if rec is None:
+            token = _TOL.set(_HIGHS)
+            try:
+                rec, seed2 = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
+            finally:
+                _TOL.reset(token)
+            seed = sorted(set(seed) | set(seed2))
         return rec if rec is not None else exact_stage(head, k, box, opts, stats, t_label, seed)
     except BudgetExceeded as exc:
         return {"verdict": "undecided", "stage": str(exc),
@@ -445,7 +456,7 @@ def _refine(head: Head, k: int, active: np.ndarray, x0: np.ndarray, box: bool,
     A_ub = np.hstack([-(U / um), np.ones((len(active), 1))])
     res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A_ub, b_ub=r / R,
                   bounds=[*zip(lo.tolist(), hi.tolist(), strict=True), (None, 1.0)],
-                  method="highs-ds", options=_HIGHS)
+                  method="highs-ds", options=_TOL.get())
     if res.status != 0 or not res.x[-1] > 0:
         return None
     x = x0 + eps * res.x[:d]
