@@ -6,7 +6,14 @@ exact in float32) with planted labels that are never the argmax:
 
 * midpoints w_k = (w_a + w_b) / 2 (Gordan support 2);
 * averages w_k = (w_a + w_b + w_c + w_d) / 4 (support 4);
-* shrunken rows w_k = w_a / 32 (deep inside the hull; support up to d + 1; three of them).
+* shrunken rows w_k = w_a / 32 (deep inside the hull; support up to d + 1; three of them);
+* ``--triangles`` (default 200) near-boundary labels w_k = float32(l_a w_a + l_b w_b + l_c w_c)
+  with random convex weights l: the float32 rounding moves them off the triangle by about
+  1e-8, so each is argmaxable or never by a hair; every one must be *decided* (no verdict is
+  expected in advance; the exact proofs say which).
+
+With the defaults at 50,257 x 768 there are 40 midpoints + 40 averages + 3 shrunken = 83
+deep-interior labels and 200 triangle labels.
 
 Then runs ``audit_argmax`` on the model folder twice: on the ordinary labels (all, or a random
 ``--fraction`` of them) and on the planted ones; reports wall and CPU time, CPU time per label
@@ -41,7 +48,7 @@ N_SHRUNKEN = 3
 
 
 def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = None,
-               n_shrunken: int = N_SHRUNKEN) -> dict:
+               n_shrunken: int = N_SHRUNKEN, n_triangle: int = 0) -> dict:
     """Write model.safetensors with planted labels; return {label: kind}."""
     rng = np.random.default_rng(seed)
     meta_path = path / "planted.json"
@@ -55,12 +62,16 @@ def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = 
         W[r0:r1] = np.round(rng.standard_normal((r1 - r0, d)) * 4096.0) / 4096.0
     if n_plant is None:
         n_plant = max(4, min(40, k // 1000))
-    labels = rng.choice(k, size=2 * n_plant + n_shrunken, replace=False)
+    labels = rng.choice(k, size=2 * n_plant + n_shrunken + n_triangle, replace=False)
     planted: dict[int, str] = {}
     pool = np.setdiff1d(np.arange(k), labels)
     for n, lab in enumerate(labels.tolist()):
         src = rng.choice(pool, size=4, replace=False)
-        if n >= 2 * n_plant:
+        if n >= 2 * n_plant + n_shrunken:
+            lam = rng.dirichlet(np.ones(3))
+            W[lab] = (lam @ W[src[:3]].astype(np.float64)).astype(np.float32)
+            planted[lab] = "triangle"
+        elif n >= 2 * n_plant:
             W[lab] = W[src[0]] / np.float32(32)
             planted[lab] = "shrunken"
         elif n % 2 == 0:
@@ -94,7 +105,9 @@ def main(argv=None) -> int:
                                               "min(40, k / 1000))")
     ap.add_argument("--shrunken", type=int, default=N_SHRUNKEN,
                     help="deep-interior labels to plant (each needs an exact (d+1)-row solve)")
-    ap.add_argument("--runs", default="ordinary,planted",
+    ap.add_argument("--triangles", type=int, default=200,
+                    help="near-boundary labels planted on triangles of other rows")
+    ap.add_argument("--runs", default="planted,ordinary",
                     help="which runs: ordinary, planted or both (default)")
     ap.add_argument("--check-sample", type=int, default=3,
                     help="random non-planted labels whose proofs the stdlib checker re-checks")
@@ -105,9 +118,10 @@ def main(argv=None) -> int:
     from engine.run.executor import make_executor
 
     k, d = args.rows, args.cols
-    model = Path(args.cache) / f"head-{k}x{d}-p{args.plant}-s{args.shrunken}"
+    model = Path(args.cache) / f"head-{k}x{d}-p{args.plant}-s{args.shrunken}-t{args.triangles}"
     t0 = time.perf_counter()
-    planted = build_head(model, k, d, n_plant=args.plant, n_shrunken=args.shrunken)
+    planted = build_head(model, k, d, n_plant=args.plant, n_shrunken=args.shrunken,
+                         n_triangle=args.triangles)
     print(f"head {k} x {d} float32 at {model} ({len(planted)} planted) "
           f"[{time.perf_counter() - t0:.1f} s to build/load]")
     rng = np.random.default_rng(1)
@@ -151,9 +165,14 @@ def main(argv=None) -> int:
         print(f"  pairs decided in exact arithmetic: {st.get('exact_pairs', 0)}")
         if name == "planted":
             never = set(res.never())
-            found = all(lab in never for lab in planted)
-            print(f"  every planted label proven never-argmax: {found}")
-            ok &= found
+            deep = [lab for lab, kind in planted.items() if kind != "triangle"]
+            found = all(lab in never for lab in deep)
+            tri = [lab for lab, kind in planted.items() if kind == "triangle"]
+            tri_n = sum(1 for lab in tri if lab in never)
+            print(f"  every deep-interior planted label ({len(deep)}) proven never-argmax: "
+                  f"{found}; triangle labels: {len(tri) - tri_n} argmaxable, {tri_n} never, "
+                  f"undecided {len(res.undecided())}")
+            ok &= found and not res.undecided()
         else:
             print(f"  ordinary labels proven never: {res.never()[:20]}; undecided: "
                   f"{res.undecided()[:20]}")
@@ -174,6 +193,12 @@ def main(argv=None) -> int:
     print(f"all {k} labels: ~{total / 60:.1f} CPU-minutes{note} = "
           f"{cpu_o / len(res_o.labels) * 1e3:.1f} ms x {len(ordinary)} ordinary + "
           f"{cpu_p:.0f} s for {len(planted)} planted")
+    # prediction for a 256,000 x 4,096 head from the sampled units: an ordinary label's
+    # screen is one pass of W x (2 n d flops), so its CPU scales with n d
+    per = cpu_o / len(res_o.labels) * (256_000 * 4096) / (k * d)
+    print(f"prediction, 256,000 x 4,096: {per * 1e3:.0f} ms CPU per ordinary label x 256,000 = "
+          f"{per * 256_000 / 3600:.1f} CPU-hours for the screens (divide by the number of "
+          "workers), plus the LP/exact path of the labels that fail them")
     return 0 if ok else 1
 
 

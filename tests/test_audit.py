@@ -382,3 +382,174 @@ def test_unknown_fields_and_work_budget(tmp_path, monkeypatch):
     path = tmp_path / "o" / "audit.json"
     assert check_file(path, max_work=1000).failed_check == "work-budget"
     assert check_file(path, labels=[0, 299]).ok
+
+
+# ----------------------------------------------------------------------------- inputs
+def _check_dir(out):
+    from engine.certify.audit import self_check
+
+    v = self_check(out / "audit.json")
+    assert v.ok, v
+    return json.loads((out / "audit.json").read_text())
+
+
+@pytest.mark.parametrize("make", [
+    lambda W: W.astype(np.int32),
+    lambda W: W.astype(np.int64),
+    lambda W: np.asfortranarray(W.astype(np.float32)),
+    lambda W: W.astype(">f4"),
+    lambda W: W.astype(">f8"),
+])
+def test_npy_dtypes_the_checker_cannot_read_become_a_canonical_file(tmp_path, make):
+    W = np.random.default_rng(0).integers(-9, 9, size=(300, 250)).astype(np.float64)
+    p = tmp_path / "W.npy"
+    np.save(p, make(W))
+    r = audit_argmax(p, out=tmp_path / "o", tokens="0-3", progress=False)
+    cert = _check_dir(tmp_path / "o")
+    assert cert["head"]["file"] == "head.npy"
+    assert cert["source"]["file"] == "W.npy" and len(cert["source"]["sha256"]) == 64
+    assert r.counts["all"]["undecided"] == 0
+
+
+def test_csv_head_above_65536_entries_and_in_memory_array(tmp_path):
+    rng = np.random.default_rng(0)
+    W = np.round(rng.standard_normal((300, 300)), 3)
+    p = tmp_path / "W.csv"
+    np.savetxt(p, W, delimiter=",", fmt="%.3f")
+    r = audit_argmax(p, out=tmp_path / "o", tokens="0-2", progress=False)
+    assert r.counts["all"]["undecided"] == 0
+    _check_dir(tmp_path / "o")
+    r2 = audit_argmax(W, tokens="0-2", progress=False)          # in memory, 90,000 entries
+    assert check(r2.certificate(), None).ok
+
+
+def test_outputs_table_ranking_figure_names_and_umask(tmp_path):
+    import os
+    import stat
+
+    W, _ = planted_head(k=12, d=3, seed=5)
+    names = tmp_path / "names.txt"
+    names.write_text("\n".join(f"lab{i}" for i in range(12)) + "\n")
+    old = os.umask(0o022)
+    try:
+        r = audit_argmax(W, out=tmp_path / "o", label_names=names, progress=False)
+    finally:
+        os.umask(old)
+    out = tmp_path / "o"
+    for f in ("audit.json", "summary.json", "labels.csv", "labels.parquet", "margins.png"):
+        assert (out / f).is_file(), f
+        assert stat.S_IMODE((out / f).stat().st_mode) == 0o644, f
+    rows = (out / "labels.csv").read_text().splitlines()
+    assert rows[0] == "label,name,verdict,margin,proof" and len(rows) == 13
+    assert rows[12].startswith("11,lab11,never,,gordan:")
+    assert r.nearest and all(x["verdict"] == "argmaxable" for x in r.nearest)
+    assert r.nearest == sorted(r.nearest, key=lambda x: (x["margin"], x["label"]))
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out / "labels.parquet").num_rows == 12
+    summ = json.loads((out / "summary.json").read_text())
+    assert summ["never"]["all"][0]["name"].startswith("lab")
+    (tmp_path / "names.json").write_text(json.dumps([f"n{i}" for i in range(12)]))
+    r2 = audit_argmax(W, label_names=tmp_path / "names.json", tokens="n0,n11",
+                      progress=False)
+    assert r2.labels == (0, 11)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda p: np.save(p, np.array([[1.0, np.nan], [0.0, 1.0]])), "NaN or infinite"),
+    (lambda p: np.save(p, np.zeros((0, 3))), "empty"),
+    (lambda p: np.save(p, np.zeros((3, 0))), "empty"),
+    (lambda p: np.save(p, np.zeros((3, 2), dtype=np.complex64)), "unreadable head dtype"),
+    (lambda p: p.write_bytes(b"\x93NUMPY garbage"), "not a readable .npy"),
+])
+def test_bad_heads_are_one_line(tmp_path, make, match):
+    p = tmp_path / "W.npy"
+    make(p)
+    with pytest.raises(InvalidInput, match=match):
+        audit_argmax(p, out=tmp_path / "o", progress=False)
+
+
+def test_corrupt_npz_is_one_line(tmp_path):
+    p = tmp_path / "W.npz"
+    p.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(InvalidInput, match="not a readable .npz"):
+        audit_argmax(p, progress=False)
+
+
+# ----------------------------------------------------------------------------- layouts
+def _small_head(k=40, d=64, seed=0):
+    W = (np.round(np.random.default_rng(seed).standard_normal((k, d)) * 256) / 256).astype(
+        np.float32)
+    W[k - 1] = (W[0] + W[1]) / np.float32(2)          # exactly the midpoint: never
+    return W
+
+
+def test_sharded_safetensors_with_tied_embeddings(tmp_path):
+    pytest.importorskip("safetensors")
+    from safetensors.numpy import save_file
+
+    W = _small_head()
+    save_file({"model.embed_tokens.weight": W},
+              str(tmp_path / "model-00001-of-00002.safetensors"))
+    save_file({"model.norm.weight": np.ones(64, np.float32)},
+              str(tmp_path / "model-00002-of-00002.safetensors"))
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {
+        "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+        "model.norm.weight": "model-00002-of-00002.safetensors"}}))
+    r = audit_argmax(tmp_path, out=tmp_path / "o", progress=False)
+    cert = _check_dir(tmp_path / "o")
+    assert cert["head"]["format"] == "safetensors"
+    assert cert["source"]["file"] == "model-00001-of-00002.safetensors"
+    assert 39 in r.never() and r.counts["all"]["undecided"] == 0
+
+
+def test_safetensors_integer_head_is_converted(tmp_path):
+    pytest.importorskip("safetensors")
+    from safetensors.numpy import save_file
+
+    W = np.random.default_rng(0).integers(-50, 50, size=(30, 3)).astype(np.int32)
+    save_file({"lm_head.weight": W}, str(tmp_path / "m.safetensors"))
+    audit_argmax(tmp_path / "m.safetensors", out=tmp_path / "o", progress=False)
+    cert = _check_dir(tmp_path / "o")
+    assert cert["head"]["file"] == "head.npy"
+
+
+def test_gguf_q8_0_head(tmp_path):
+    gguf = pytest.importorskip("gguf")
+    W = _small_head()
+    Q = gguf.GGMLQuantizationType
+    w = gguf.GGUFWriter(str(tmp_path / "m.gguf"), "llama")
+    q = gguf.quants.quantize(W, Q.Q8_0)
+    w.add_tensor("token_embd.weight", q, raw_shape=q.shape, raw_dtype=Q.Q8_0)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    r = audit_argmax(tmp_path / "m.gguf", out=tmp_path / "o", progress=False)
+    cert = _check_dir(tmp_path / "o")
+    assert cert["source"]["file"] == "m.gguf" and cert["head"]["file"] == "head.npy"
+    assert r.counts["all"]["undecided"] == 0
+
+
+def test_torch_bin_weights_only(tmp_path):
+    torch = pytest.importorskip("torch")
+    W = _small_head(k=20, d=8)
+    torch.save({"lm_head.weight": torch.from_numpy(W)}, tmp_path / "pytorch_model.bin")
+    r = audit_argmax(tmp_path, out=tmp_path / "o", progress=False)
+    cert = _check_dir(tmp_path / "o")
+    assert cert["source"]["file"] == "pytorch_model.bin"
+    assert 19 in r.never()
+
+
+def test_cli_o_alias_and_labels_file(tmp_path, capsys):
+    from engine.cli.main import main
+
+    W, _ = planted_head(k=12, d=3, seed=6)
+    np.save(tmp_path / "W.npy", W)
+    (tmp_path / "names.json").write_text(json.dumps([f"t{i}" for i in range(12)]))
+    assert main(["audit-argmax", str(tmp_path / "W.npy"), "-o", str(tmp_path / "o"),
+                 "--labels", str(tmp_path / "names.json"), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "self-check" in text and "'t11'" in text
+    assert main(["audit-argmax", str(tmp_path / "nope.npy")]) == 2
+    assert "not found" in capsys.readouterr().err

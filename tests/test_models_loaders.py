@@ -209,3 +209,78 @@ def test_legacy_and_foreign_pickles(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"\x80\x04garbage")
     with pytest.raises(InvalidInput, match="junk.pt"):
         load_lm_head(tmp_path / "junk.pt")
+
+
+# --------------------------------------------------------------------------- GGUF
+def _write_gguf(path, tensors):
+    gguf = pytest.importorskip("gguf")
+    w = gguf.GGUFWriter(str(path), "llama")
+    for name, (arr, qtype) in tensors.items():
+        if qtype is None:
+            w.add_tensor(name, arr)
+        else:
+            q = gguf.quants.quantize(arr, qtype)
+            w.add_tensor(name, q, raw_shape=q.shape, raw_dtype=qtype)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return gguf
+
+
+def test_gguf_f32_f16_bf16_q8_0_dequantized_exactly(tmp_path):
+    rng = np.random.default_rng(3)
+    W = rng.standard_normal((6, 64)).astype(np.float32)
+    gguf = pytest.importorskip("gguf")
+    Q = gguf.GGMLQuantizationType
+    _write_gguf(tmp_path / "m.gguf", {"token_embd.weight": (W, Q.Q8_0),
+                                      "output.weight": (W.astype(np.float16), None),
+                                      "blk.0.w": (W, None)})
+    h = load_lm_head(tmp_path / "m.gguf")
+    assert h.tensor == "output.weight" and not h.tied
+    np.testing.assert_array_equal(h.weight, W.astype(np.float16).astype(np.float64))
+    t = load_lm_head(tmp_path / "m.gguf", tensor="token_embd.weight", rows=[5, 0])
+    # Q8_0 by hand: per block of 32, d = f16(max|v| / 127), q = round(v / d); value d * q
+    raw = gguf.quants.quantize(W, Q.Q8_0).reshape(6, -1, 34)
+    d = raw[..., :2].copy().view("<f2").astype(np.float64)
+    q = raw[..., 2:].copy().view(np.int8).astype(np.float64)
+    ref = (d * q).reshape(6, 64)
+    np.testing.assert_array_equal(t.weight, ref[[5, 0]])
+    assert t.tied
+    # BF16: the top half of the float32 bits
+    bf = (W.view(np.uint32) >> 16).astype(np.uint16)
+    w = gguf.GGUFWriter(str(tmp_path / "b.gguf"), "llama")
+    w.add_tensor("output.weight", bf, raw_shape=bf.shape, raw_dtype=Q.BF16)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    hb = load_lm_head(tmp_path / "b.gguf")
+    np.testing.assert_array_equal(hb.weight, (bf.astype(np.uint32) << 16).view(np.float32))
+
+
+def test_gguf_and_npz_corrupt_are_one_clear_error(tmp_path):
+    pytest.importorskip("gguf")
+    (tmp_path / "bad.gguf").write_bytes(b"GGUF\x03\x00\x00\x00garbage")
+    with pytest.raises(InvalidInput, match="not a readable GGUF file"):
+        load_lm_head(tmp_path / "bad.gguf")
+    (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 this is not a zip archive")
+    with pytest.raises(InvalidInput, match="not a readable .npz archive"):
+        load_lm_head(tmp_path / "bad.npz")
+
+
+def test_public_checkpoint_api_locates_tied_and_sharded_heads(tmp_path, W):
+    from engine.models.loaders import locate_head, open_checkpoint
+
+    save_file({"model.embed_tokens.weight": W}, str(tmp_path / "model-00001-of-00002.safetensors"))
+    save_file({"model.norm.weight": np.ones(4, np.float32)},
+              str(tmp_path / "model-00002-of-00002.safetensors"))
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {
+        "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+        "model.norm.weight": "model-00002-of-00002.safetensors"}}))
+    ck = open_checkpoint(tmp_path)
+    loc = locate_head(ck)
+    assert loc.tensor == "model.embed_tokens.weight" and loc.tied
+    assert loc.file.name == "model-00001-of-00002.safetensors" and loc.dtype == "F32"
+    assert ck.raw_float(loc.tensor)[0] == "F32"
+    np.testing.assert_array_equal(ck.read(loc.tensor, [2]), W[[2]].astype(np.float64))

@@ -2,13 +2,15 @@
 
 Floats propose (screens, relaxation steps, HiGHS LPs); exact arithmetic decides:
 
-* an ``argmaxable`` verdict is a float64 witness x whose k - 1 margins
+* an ``argmaxable`` verdict is a witness x whose k - 1 margins
   (w_k - w_i) . x + (b_k - b_i) are all proven positive: by the float value when it exceeds
   the rigorous rounding-error bound of docs/argmax-audit.md section 3, else in rational
   arithmetic;
-* a ``never`` verdict is a set of non-negative integer Gordan multipliers whose identities
-  are verified in integer arithmetic (solved exactly with FLINT on the LP's support);
-* anything else is ``undecided``.
+* a ``never`` verdict is a set of positive integer Gordan multipliers whose identities are
+  verified in integer arithmetic;
+* when the float stages do not settle a label, the exact completion stage
+  (:mod:`engine.audit.complete`) does, so ``undecided`` only means that a per-label budget
+  the caller set (:attr:`Options.label_seconds`) ran out, and the record says so.
 
 The unit of work is a block of labels (:func:`decide_block`), run by any executor.
 
@@ -24,154 +26,46 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
+from engine.audit.complete import exact_stage, gordan_on_rows
 from engine.audit.head import Head, HeadSpec, open_head
-from engine.exact.numbers import fraction_to_str
+from engine.audit.proofs import (
+    BudgetExceeded,
+    Options,
+    _budget,
+    _in_box,
+    _never,
+    _norm2,
+    _primitive,
+    _rational_witness_record,
+    _witness_record,
+    check_multipliers,
+    confirm_witness,
+    exact_rows_int,
+    rounding_bound,
+    violations,
+)
+from engine.exact.intmat import solve_rational
 
-__all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int"]
+__all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confirm_witness",
+           "violations", "check_multipliers", "BudgetExceeded"]
 
-_U = 2.0**-53
-
-
-@dataclass(frozen=True)
-class Options:
-    """Knobs of the pipeline (none of them changes what is proven, only what is tried).
-
-    Attributes
-    ----------
-    radius : Fraction or None
-        Infinity-norm radius R of the bounded domain ``max_j |x_j| <= R``.
-    domains : tuple of str
-        ``("all",)``, ``("box",)`` or ``("all", "box")``: which verdicts to report.
-    center : tuple of float or None
-        The vector c of the second screen (x = t (w_k - c)); default: none.
-    ascent_steps : int
-        Relaxation steps on the smallest margin before the LP.
-    lp_rows, lp_add, lp_rounds : int
-        Initial active rows, rows added per round, and rounds of the cutting-plane LP.
-    """
-
-    radius: Fraction | None = None
-    domains: tuple[str, ...] = ("all",)
-    center: tuple[float, ...] | None = None
-    ascent_steps: int = 8
-    lp_rows: int = 1024
-    lp_add: int = 512
-    lp_rounds: int = 60
-
-
-def rounding_bound(d: int) -> float:
-    """The factor g with |fl(margin) - margin| <= g (|w_k|.|x| + |w_i|.|x| + |b_k| + |b_i|).
-
-    gamma_n = n u / (1 - n u) with n = 2 d + 2 and u = 2^-53, inflated by 1 % to absorb
-    the rounding of the bound's own evaluation (docs/argmax-audit.md, section 3).
-
-    Examples
-    --------
-    >>> 1e-13 < rounding_bound(768) < 2e-13
-    True
-    """
-    n = 2 * d + 2
-    return 1.01 * n * _U / (1.0 - n * _U)
-
-
-# ------------------------------------------------------------------------ exact helpers
-def _float_ints(a: np.ndarray) -> tuple[list[int], int]:
-    """Integers m and one exponent e with a = m * 2**e exactly (a float64, finite)."""
-    a = np.asarray(a, dtype=np.float64).ravel()
-    mant, ex = np.frexp(a)
-    mi = (mant * 2.0**53).astype(np.int64)
-    ee = ex.astype(np.int64) - 53
-    nz = mi != 0
-    if not nz.any():
-        return [0] * a.size, 0
-    emin = int(ee[nz].min())
-    sh = (ee - emin).tolist()
-    return [int(m) << s if m else 0 for m, s in zip(mi.tolist(), sh, strict=True)], emin
-
-
-def exact_rows_int(head: Head, idx) -> tuple[list[list[int]], list[int] | None, int, int]:
-    """Rows idx (and their biases) as integers over common denominators.
-
-    Returns ``(rows, bias, den_w, den_b)`` with ``w_i = rows[n] / den_w`` and
-    ``b_i = bias[n] / den_b`` exactly (``bias`` None without a bias).
-    """
-    idx = [int(i) for i in idx]
-    if head.exact_rows_binary():
-        A = head.rows(idx)
-        flat, e = _float_ints(A)
-        d = head.d
-        rows = [flat[n * d:(n + 1) * d] for n in range(len(idx))]
-        den_w, rows = (1 << -e, rows) if e < 0 else (1, [[v << e for v in r] for r in rows])
-    else:
-        F = [head.exact_row(i) for i in idx]
-        den_w = math.lcm(*(q.denominator for r in F for q in r))
-        rows = [[q.numerator * (den_w // q.denominator) for q in r] for r in F]
-    bias = None
-    den_b = 1
-    if head.bias is not None:
-        bq = [head.exact_bias(i) for i in idx]
-        den_b = math.lcm(*(q.denominator for q in bq))
-        bias = [q.numerator * (den_b // q.denominator) for q in bq]
-    return rows, bias, den_w, den_b
-
-
-def _exact_margin(head: Head, k: int, i: int, xq: list[Fraction]) -> Fraction:
-    wk, wi = head.exact_row(k), head.exact_row(i)
-    s = sum(((a - b) * x for a, b, x in zip(wk, wi, xq, strict=True) if a != b), Fraction(0))
-    return s + head.exact_bias(k) - head.exact_bias(i)
-
-
-def _in_box(x: np.ndarray, radius: Fraction | None) -> bool:
-    if radius is None:
-        return True
-    return Fraction(float(np.max(np.abs(x)))) <= radius if x.size else True
-
-
-def confirm_witness(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None,
-                    stats: dict | None = None) -> bool:
-    """Exactly decide whether every margin of label k at x is positive.
-
-    ``s`` may pass ``fl(W x)`` when already computed.  Clear pairs are decided by the float
-    value against :func:`rounding_bound`; the others in rational arithmetic.
-    """
-    if not np.all(np.isfinite(x)):
-        return False
-    if s is None:
-        s = head.matmul(x[:, None])[:, 0]
-    if not np.all(np.isfinite(s)):
-        return False
-    b = head.bias if head.bias is not None else np.zeros(head.k)
-    m = (s[k] + b[k]) - (s + b)
-    if head.binary:
-        nx = float(np.sqrt(x @ x)) * (1.0 + 8.0 * (head.d + 4) * _U) + 2.0**-900
-        nrm = head.norms()
-        bound = rounding_bound(head.d) * ((nrm[k] + nrm) * nx + abs(b[k]) + np.abs(b)) + 2.0**-900
-    else:
-        bound = np.full(head.k, np.inf)  # no float shortcut: every margin exact
-    m[k] = np.inf
-    if head.binary and np.any(m < -bound):
-        return False
-    amb = np.flatnonzero(np.abs(m) <= bound)
-    amb = amb[amb != k]
-    if stats is not None:
-        stats["exact_pairs"] = stats.get("exact_pairs", 0) + int(amb.size)
-    if amb.size:
-        xq = [Fraction(v) for v in x.tolist()]
-        for i in amb.tolist():
-            if _exact_margin(head, k, i, xq) <= 0:
-                return False
-    return True
+#: HiGHS at its tightest feasibility tolerances: near-boundary labels have LP optima of
+#: 1e-8 and below, under the default 1e-7 (proposals only; nothing is decided by them).
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+#: The tolerances of the current float pass: HiGHS's defaults first (fast at d = 768), the
+#: tight ones only for labels the first pass leaves open.
+_TOL: contextvars.ContextVar[dict | None] = contextvars.ContextVar("_TOL", default=None)
 
 
 def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
-    """Float margins for proposals (fast product; decisions use :func:`confirm_witness`)."""
+    """Float margins for proposals (fast product; decisions use :func:`violations`)."""
     if s is None:
         s = head.propose_matvec(x)
     b = head.bias if head.bias is not None else 0.0
@@ -193,19 +87,11 @@ def _scale_for(g: np.ndarray, db: np.ndarray | None) -> float | None:
         return None
     if db is None:
         return 1.0
-    need = np.max(-db / g)
-    if not np.isfinite(need):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        need = np.max(-db / g)
+    if not np.isfinite(need) or need > 2.0**900:
         return None
     return _pow2_at_least(2.0 * need) if need > 0 else 1.0
-
-
-def _witness_record(x: np.ndarray, t: float | None, stage: str) -> dict:
-    if t is not None:
-        return {"verdict": "argmaxable", "witness": {"scale": fraction_to_str(Fraction(t))},
-                "stage": stage}
-    return {"verdict": "argmaxable",
-            "witness": {"x": [fraction_to_str(Fraction(v)) for v in x.tolist()]},
-            "stage": stage}
 
 
 def _fit_box(x: np.ndarray, radius: Fraction | None, homogeneous: bool
@@ -224,34 +110,48 @@ def _fit_box(x: np.ndarray, radius: Fraction | None, homogeneous: bool
     return None
 
 
+def _pow2_scale(v: np.ndarray) -> float:
+    """2^-e with 2^(e-1) <= max|v| < 2^e (1 for a zero vector): exact rescaling to O(1)."""
+    mx = float(np.max(np.abs(v))) if v.size else 0.0
+    if mx == 0.0 or not np.isfinite(mx):
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(mx)[1])
+
+
 # ------------------------------------------------------------------------ LPs
 def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float | None):
-    """Max-margin LP on the active rows (dual simplex: basic duals).
+    """Max-margin LP on the active rows (dual simplex: basic duals), after exact
+    power-of-two rescaling of the row differences and of the bias differences.
 
-    Returns (x or None, s*, lam) with lam the duals of the active rows (Gordan proposals
-    when s* <= 0)."""
+    Returns (x or None, s*, lam) with x in the original coordinates and lam the duals of the
+    active rows (Gordan proposals when s* <= 0)."""
     from scipy.optimize import linprog
 
     A = head.rows(active)
     wk = head.rows([k])[0]
     D = wk[None, :] - A
+    a = _pow2_scale(D)
+    D = D * a
     d = head.d
     bias = head.bias
+    db = (bias[k] - bias[active]) if bias is not None else np.zeros(len(active))
+    beta = _pow2_scale(db)
+    db = db * beta
     if box or bias is None:
         # in the box |x_i| <= radius, or (no bias: a cone) in the unit box
-        db = (bias[k] - bias[active]) if bias is not None else np.zeros(len(active))
-        r = radius if box else 1.0
-        # vars [x, s]: -(D x) + s <= db
+        r = radius * beta / a if box else 1.0
+        if not np.isfinite(r) or r == 0.0:
+            return None, -np.inf, None
         A_ub = np.hstack([-D, np.ones((len(active), 1))])
-        b_ub = db
         bounds = [(-r, r)] * d + [(None, 1.0)]
         c = np.zeros(d + 1)
         c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
+        res = linprog(c, A_ub=A_ub, b_ub=db, bounds=bounds, method="highs-ds", options=_TOL.get())
         if res.status != 0:
             return None, -np.inf, None
-        return res.x[:d], float(res.x[-1]), _duals(res, len(active))
-    db = bias[k] - bias[active]
+        with np.errstate(over="ignore"):
+            x = res.x[:d] * (a / beta) if box else res.x[:d] * a
+        return x, float(res.x[-1]), _duals(res, len(active))
     # vars [x, t, s]: -(D x) - db t + s <= 0; -t + s <= 0
     A_ub = np.vstack([np.hstack([-D, -db[:, None], np.ones((len(active), 1))]),
                       np.concatenate([np.zeros(d), [-1.0, 1.0]])[None, :]])
@@ -259,7 +159,7 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
     bounds = [(-1.0, 1.0)] * d + [(0.0, 1.0), (None, 1.0)]
     c = np.zeros(d + 2)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds", options=_TOL.get())
     if res.status != 0:
         return None, -np.inf, None
     t = float(res.x[d])
@@ -267,7 +167,9 @@ def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float
     lam = _duals(res, len(active))
     if t <= 0:
         return None, min(s, 0.0), lam
-    return res.x[:d] / t, s, lam
+    with np.errstate(over="ignore"):
+        x = res.x[:d] * (a / beta) / t
+    return x, s, lam
 
 
 def _duals(res, n: int) -> np.ndarray | None:
@@ -284,9 +186,13 @@ def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float 
     A = head.rows(active)
     wk = head.rows([k])[0]
     D = wk[None, :] - A  # n x d
+    a = _pow2_scale(D)
+    D = D * a
     n, d = D.shape
     bias = head.bias
     db = (bias[k] - bias[active]) if bias is not None else np.zeros(n)
+    beta = _pow2_scale(db)
+    db = db * beta
     if not box:
         A_eq = np.vstack([D.T, np.ones((1, n))])
         b_eq = np.concatenate([np.zeros(d), [1.0]])
@@ -294,107 +200,48 @@ def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float 
         if bias is not None:
             kw = {"A_ub": db[None, :], "b_ub": np.zeros(1)}
         res = linprog(db if bias is not None else np.zeros(n), A_eq=A_eq, b_eq=b_eq,
-                      bounds=[(0, None)] * n, method="highs-ds", **kw)
+                      bounds=[(0, None)] * n, method="highs-ds", options=_TOL.get(), **kw)
         return res.x if res.status == 0 else None
-    # vars [lambda, p, q]: D^T lambda - p + q = 0, sum lambda = 1,
-    # minimise db . lambda + R (sum p + sum q)
+    r = radius * beta / a
+    if not np.isfinite(r):
+        return None
     A_eq = np.vstack([np.hstack([D.T, -np.eye(d), np.eye(d)]),
                       np.concatenate([np.ones(n), np.zeros(2 * d)])[None, :]])
     b_eq = np.concatenate([np.zeros(d), [1.0]])
-    c = np.concatenate([db, np.full(2 * d, radius)])
-    res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n + 2 * d), method="highs-ds")
+    c = np.concatenate([db, np.full(2 * d, r)])
+    res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n + 2 * d),
+                  method="highs-ds", options=_TOL.get())
     return res.x[:n] if res.status == 0 else None
-
-
-def _primitive(vals: list[Fraction]) -> list[int]:
-    den = math.lcm(*(q.denominator for q in vals))
-    ints = [q.numerator * (den // q.denominator) for q in vals]
-    g = math.gcd(*ints)
-    return [v // g for v in ints]
-
-
-def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
-                      radius: Fraction | None) -> bool:
-    """Exactly: c > 0, and sum c_i (w_k - w_i) = 0 with sum c_i (b_k - b_i) <= 0 (radius
-    None), or sum c_i (b_k - b_i) + R ||sum c_i (w_k - w_i)||_1 <= 0 (radius R)."""
-    if not rows or any(v <= 0 for v in c) or k in rows or len(set(rows)) != len(rows):
-        return False
-    R, b, den_w, den_b = exact_rows_int(head, [k, *rows])
-    wk = R[0]
-    v = [0] * head.d
-    for ci, r in zip(c, R[1:], strict=True):
-        for j, (a, w) in enumerate(zip(wk, r, strict=True)):
-            if a != w:
-                v[j] += ci * (a - w)
-    beta = 0 if b is None else sum(ci * (b[0] - bi) for ci, bi in zip(c, b[1:], strict=True))
-    if radius is None:
-        return not any(v) and beta <= 0
-    total = Fraction(beta, den_b) + radius * Fraction(sum(abs(t) for t in v), den_w)
-    return total <= 0
 
 
 def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
                   with_bias_row: bool) -> list[Fraction] | None:
     """Solve sum lam_i (w_k - w_i) = 0, sum lam_i = 1 (and sum lam_i db_i = 0) exactly on
-    the support with FLINT; free variables take their float values."""
-    import flint
-
+    the support (engine.exact.intmat); free variables take their float values."""
     R, b, _, _ = exact_rows_int(head, [k, *support])
     wk = R[0]
     n, d = len(support), head.d
-    eqs = [[wk[j] - R[1 + i][j] for i in range(n)] + [0] for j in range(d)]
-    eqs = [e for e in eqs if any(e[:-1])]
-    eqs.append([1] * n + [1])
+    eqs = [[wk[j] - R[1 + i][j] for i in range(n)] for j in range(d)]
+    eqs = [e for e in eqs if any(e)]
+    rhs = [0] * len(eqs)
+    eqs.append([1] * n)
+    rhs.append(1)
     if with_bias_row and b is not None:
-        eqs.append([b[0] - b[1 + i] for i in range(n)] + [0])
-    M = flint.fmpz_mat(len(eqs), n + 1, [v for e in eqs for v in e])
-    E, den, rank = M.rref()
-    den = int(den)
-    pivots = []
-    for r in range(rank):
-        c = next(c for c in range(n + 1) if int(E[r, c]) != 0)
-        if c == n:
-            return None  # inconsistent
-        pivots.append(c)
-    free = [c for c in range(n) if c not in set(pivots)]
-    sol: list[Fraction] = [Fraction(0)] * n
-    for c in free:
-        sol[c] = Fraction(float(lam[c]))
-    for r, p in enumerate(pivots):
-        acc = Fraction(int(E[r, n]))
-        for c in free:
-            e = int(E[r, c])
-            if e:
-                acc -= e * sol[c]
-        sol[p] = acc / den
-    return sol
-
-
-def _gordan(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
-            stats: dict, lam: np.ndarray | None = None) -> dict | None:
-    """Gordan multipliers for label k from the duals ``lam`` of the last max-margin LP, else
-    from a hull LP on the active rows; confirmed exactly or None."""
-    if lam is not None and np.max(lam, initial=0.0) > 0:
-        rec = _gordan_from(head, k, active, box, opts, stats, lam)
-        if rec is not None:
-            return rec
-    t0 = time.process_time()
-    radius_f = float(opts.radius) if box else None
-    lam = _lp_gordan(head, k, active, box, radius_f)
-    stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
-    if lam is None:
-        return None
-    return _gordan_from(head, k, active, box, opts, stats, lam)
+        eqs.append([b[0] - b[1 + i] for i in range(n)])
+        rhs.append(0)
+    return solve_rational(eqs, rhs, [float(v) for v in lam])
 
 
 def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
                  stats: dict, lam: np.ndarray) -> dict | None:
+    """Exact Gordan multipliers on the support of the float basis (every positive dual,
+    however small: no relative cut), repaired by an exact LP on that support when the
+    square solve is singular or negative."""
     t0 = time.process_time()
     try:
-        mx = float(np.max(lam))
-        if mx <= 0:
+        keep = np.flatnonzero(lam > 0)
+        if keep.size == 0:
             return None
-        keep = np.flatnonzero(lam > 1e-12 * mx)
         support = [int(active[i]) for i in keep]
         lam_s = lam[keep]
         radius = opts.radius if box else None
@@ -404,30 +251,29 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
             if check_multipliers(head, k, support, cand, radius):
                 return _never(support, cand, "lp")
         # (2) solved exactly on the support (v = 0 exactly)
-        for with_bias in (False, True):
-            if with_bias and head.bias is None:
-                break
-            sol = _exact_gordan(head, k, support, lam_s, with_bias)
-            if sol is None or any(q < 0 for q in sol):
-                continue
-            pos = [(i, q) for i, q in zip(support, sol, strict=True) if q > 0]
-            if not pos:
-                continue
-            rows = [i for i, _ in pos]
-            if len(rows) > head.d + (2 if head.bias is not None else 1):
-                continue  # not a basic solution: the certificate format wants <= d + 1(2)
-            cand = _primitive([q for _, q in pos])
+        if len(support) <= head.d + 2:
+            for with_bias in (False, True):
+                if with_bias and head.bias is None:
+                    break
+                sol = _exact_gordan(head, k, support, lam_s, with_bias)
+                if sol is None or any(q < 0 for q in sol):
+                    continue
+                pos = [(i, q) for i, q in zip(support, sol, strict=True) if q > 0]
+                if not pos:
+                    continue
+                rows = [i for i, _ in pos]
+                cand = _primitive([q for _, q in pos])
+                if check_multipliers(head, k, rows, cand, radius):
+                    return _never(rows, cand, "lp")
+        # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows)
+        found = gordan_on_rows(head, k, support, radius)
+        if found is not None:
+            rows, cand = found
             if check_multipliers(head, k, rows, cand, radius):
-                return _never(rows, cand, "lp")
+                return _never(rows, cand, "lp-exact")
         return None
     finally:
         stats["gordan"] = stats.get("gordan", 0.0) + time.process_time() - t0
-
-
-def _never(rows: list[int], c: list[int], stage: str) -> dict:
-    order = sorted(range(len(rows)), key=lambda n: rows[n])
-    return {"verdict": "never", "rows": [rows[n] for n in order],
-            "multipliers": [str(c[n]) for n in order], "stage": stage}
 
 
 # ------------------------------------------------------------------------ per label
@@ -439,6 +285,8 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
     m = None
     for _ in range(steps):
         m = _margins(head, k, x)
+        if not np.all(np.isfinite(m)):
+            return x, m
         if not bias_t:
             m = m / max(float(np.sqrt(x @ x)), 1e-300)
         i = int(np.argmin(m))
@@ -446,7 +294,7 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
             return x, m
         g = wk - head.rows([i])[0]
         gg = float(g @ g)
-        if gg == 0.0:
+        if gg == 0.0 or not np.isfinite(gg):
             return x, m
         if bias_t:
             step = (1.5 * -m[i] + 1e-12 * (1 + abs(m[i]))) / gg
@@ -460,7 +308,29 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
 
 def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
                    stats: dict) -> dict:
-    """Relaxation steps, then the cutting-plane LP, then Gordan; for one label and domain."""
+    """Relaxation steps, the float cutting-plane LP with exact evaluation of its points and
+    exact Gordan multipliers on its basis, then the exact completion stage."""
+    t_label = time.process_time()
+    try:
+        rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
+        if rec is None:
+            token = _TOL.set(_HIGHS)
+            try:
+                rec, seed2 = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
+            finally:
+                _TOL.reset(token)
+            seed = sorted(set(seed) | set(seed2))
+        return rec if rec is not None else exact_stage(head, k, box, opts, stats, t_label, seed)
+    except BudgetExceeded as exc:
+        return {"verdict": "undecided", "stage": str(exc),
+                "reason": f"per-label budget label_seconds={opts.label_seconds} CPU s ran "
+                          f"out in the {exc} stage"}
+
+
+def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
+                         stats: dict, t_label: float) -> tuple[dict | None, list[int]]:
+    """The float stages; (record, []) when they decide, else (None, seed rows for the exact
+    stage: the float basis and the rows found violated at the float points)."""
     radius_f = None
     if box:
         radius_f = float(opts.radius)
@@ -470,45 +340,147 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     t0 = time.process_time()
     x, m = _relax(head, k, x0.copy(), opts.ascent_steps, box, radius_f, stats)
     stats["ascent"] = stats.get("ascent", 0.0) + time.process_time() - t0
-    if np.all(m > 0) and (not box or _in_box(x, opts.radius)):
+    if np.all(np.isfinite(x)) and np.all(m > 0) and (not box or _in_box(x, opts.radius)):
         t0 = time.process_time()
         ok = confirm_witness(head, k, x, stats=stats)
         stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
         if ok:
-            return _witness_record(x, None, "ascent")
+            return _witness_record(x, None, "ascent"), []
+    m = np.where(np.isfinite(m), m, -np.inf)
+    m[k] = np.inf
     order = np.argsort(m, kind="stable")
     order = order[order != k]
     active = np.sort(order[: min(opts.lp_rows, head.k - 1)])
+    seed: list[int] = []
     for _ in range(opts.lp_rounds):
+        _budget(opts, t_label, "lp")
         t0 = time.process_time()
         x, s, lam = _lp_witness(head, k, active, box, radius_f)
         stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
-        if x is None or not s > 0:
-            rec = _gordan(head, k, active, box, opts, stats, lam)
-            return rec if rec is not None else {"verdict": "undecided",
-                                                "reason": "LP margin <= 0 but Gordan "
-                                                          "multipliers not confirmed",
-                                                "stage": "lp"}
-        if box:
-            x = np.clip(x, -radius_f, radius_f)
-        m = _margins(head, k, x)
-        bad = np.flatnonzero(m <= 0)
-        bad = bad[~np.isin(bad, active)]
-        if bad.size == 0:
+        if lam is not None:
+            seed = [int(active[i]) for i in np.flatnonzero(lam > 0)]
+        if x is None or not s > 0 or not np.all(np.isfinite(x)):
+            if lam is not None and np.max(lam, initial=0.0) > 0:
+                rec = _gordan_from(head, k, active, box, opts, stats, lam)
+                if rec is not None:
+                    return rec, []
             t0 = time.process_time()
-            ok = confirm_witness(head, k, x, stats=stats)
-            stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
-            if ok:
-                return _witness_record(x, None, "lp")
-            rec = _gordan(head, k, active, box, opts, stats)
-            return rec if rec is not None else {"verdict": "undecided",
-                                                "reason": "LP witness not confirmed exactly "
-                                                          "and no Gordan multipliers",
-                                                "stage": "lp"}
-        worst = bad[np.argsort(m[bad], kind="stable")[: opts.lp_add]]
+            lam2 = _lp_gordan(head, k, active, box, radius_f)
+            stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
+            if lam2 is not None:
+                rec = _gordan_from(head, k, active, box, opts, stats, lam2)
+                if rec is not None:
+                    return rec, []
+                seed = sorted(set(seed) | {int(active[i]) for i in np.flatnonzero(lam2 > 0)})
+            if x is None or not np.all(np.isfinite(x)):
+                break
+            # the float optimum may be wrong in sign by the solver's tolerance: refine
+            x, bad, new = _polish(head, k, active, x, box, radius_f, opts, stats, 0)
+            if bad.size == 0:
+                return _witness_record(x, None, "lp-refined"), []
+            if new.size == 0:
+                break
+        else:
+            if box:
+                x = np.clip(x, -radius_f, radius_f)
+            # the float point, evaluated exactly (a positive exact margin on every row is a
+            # proof), refined against the solver's tolerance when only active rows fail
+            x, bad, new = _polish(head, k, active, x, box, radius_f, opts, stats, 3)
+            if bad.size == 0:
+                return _witness_record(x, None, "lp"), []
+            if new.size == 0:
+                seed = sorted(set(seed) | set(bad.tolist()))
+                break
+        mm = _margins(head, k, x)
+        worst = new[np.argsort(mm[new], kind="stable")[: opts.lp_add]]
         active = np.union1d(active, worst)
-    return {"verdict": "undecided", "reason": "cutting-plane LP did not converge",
-            "stage": "lp"}
+        seed = sorted(set(seed) | set(worst[: 2 * (head.d + 2)].tolist()))
+    return None, seed
+
+
+def _polish(head: Head, k: int, active: np.ndarray, x: np.ndarray, box: bool,
+            radius_f: float | None, opts: Options, stats: dict, rounds: int):
+    """Evaluate x exactly; while only active rows fail, refine x (iterative refinement:
+    an LP in the correction, scaled by the residuals) up to ``rounds`` (+1 when 0) times.
+    Returns (x, violated rows, violated rows outside the active set)."""
+    tries = 0
+    while True:
+        t0 = time.process_time()
+        if box and not _in_box(x, opts.radius):
+            bad = np.array([i for i in range(head.k) if i != k][:1], dtype=np.int64)
+            bad = np.union1d(bad, violations(head, k, x, stats=stats))
+        else:
+            bad = violations(head, k, x, stats=stats)
+        stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
+        new = bad[~np.isin(bad, active)]
+        if bad.size == 0 or new.size or tries > rounds:
+            return x, bad, new
+        t0 = time.process_time()
+        x2 = _refine(head, k, active, x, box, radius_f)
+        stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
+        tries += 1
+        if x2 is None:
+            return x, bad, new
+        x = x2
+
+
+def _refine(head: Head, k: int, active: np.ndarray, x0: np.ndarray, box: bool,
+            radius_f: float | None) -> np.ndarray | None:
+    """One step of iterative refinement: with residual margins r_i at x0 (floats), solve
+    max sigma s.t. (u_i / |U|) . y + r_i / |r| >= sigma, |y_j| <= 1 (and the box), and return
+    x0 + (|r| / |U|) y: the solver's absolute tolerance now applies to the residuals' scale."""
+    from scipy.optimize import linprog
+
+    A = head.rows(active)
+    U = head.rows([k])[0][None, :] - A
+    db = (head.bias[k] - head.bias[active]) if head.bias is not None else 0.0
+    with np.errstate(all="ignore"):
+        r = U @ x0 + db
+    if not np.all(np.isfinite(r)):
+        return None
+    R = float(np.max(np.abs(r)))
+    um = float(np.max(np.abs(U)))
+    if R == 0.0 or um == 0.0:
+        return None
+    R = math.ldexp(1.0, math.frexp(R)[1])
+    um = math.ldexp(1.0, math.frexp(um)[1])
+    eps = R / um
+    d = head.d
+    lo = np.full(d, -1.0)
+    hi = np.full(d, 1.0)
+    if box:
+        lo = np.maximum(lo, (-radius_f - x0) / eps)
+        hi = np.minimum(hi, (radius_f - x0) / eps)
+        if np.any(lo > hi):
+            return None
+    A_ub = np.hstack([-(U / um), np.ones((len(active), 1))])
+    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A_ub, b_ub=r / R,
+                  bounds=[*zip(lo.tolist(), hi.tolist(), strict=True), (None, 1.0)],
+                  method="highs-ds", options=_TOL.get())
+    if res.status != 0 or not res.x[-1] > 0:
+        return None
+    x = x0 + eps * res.x[:d]
+    if box:
+        x = np.clip(x, -radius_f, radius_f)
+    return x if np.all(np.isfinite(x)) else None
+
+
+def _bias_screen(head: Head, labels: tuple[int, ...]) -> set[int]:
+    """Labels whose bias is strictly the largest: x = 0 is a witness (every margin is
+    b_k - b_i > 0), whatever the rows; decided on the exact biases."""
+    if head.bias is None:
+        return set()
+    k = int(np.argmax(head.bias))
+    if k not in labels:
+        return set()
+    bk = head.exact_bias(k)
+    if all(bk > head.exact_bias(i) for i in range(head.k) if i != k):
+        return {k}
+    return set()
+
+
+def _zero_record(d: int) -> dict:
+    return {"verdict": "argmaxable", "witness": {"x": ["0"] * d}, "stage": "bias"}
 
 
 def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
@@ -524,28 +496,38 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     b = head.bias
     homogeneous = b is None
     t0 = time.process_time()
-    X = head.rows(list(labels)).T
-    S = head.matmul(X)
-    stats["screen"] = time.process_time() - t0
     out: dict[int, dict] = {k: {"label": k} for k in labels}
     pending: dict[int, set[str]] = {}
-    for j, k in enumerate(labels):
+    margins: dict[int, float] = {}
+    for k in _bias_screen(head, labels):
+        for dom in opts.domains:
+            out[k][dom] = _zero_record(head.d)
+    sW = head.scale()
+    todo = [k for k in labels if k not in out or len(out[k]) == 1]
+    X = head.rows(todo).T * sW if todo else np.zeros((head.d, 0))
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        S = head.matmul(X) if todo else np.zeros((head.k, 0))
+    stats["screen"] = time.process_time() - t0
+    for j, k in enumerate(todo):
         t0 = time.process_time()
         col = S[:, j]
         g = col[k] - col
         g[k] = np.inf
-        t = _scale_for(g, None if b is None else b[k] - b)
+        t = _scale_for(g, None if b is None else b[k] - b) if np.all(np.isfinite(col)) else None
         done: set[str] = set()
         if t is not None:
             x = X[:, j] * t
             if confirm_witness(head, k, x, s=col * t, stats=stats):
+                with np.errstate(all="ignore"):
+                    mm = g * t + (0.0 if b is None else b[k] - b)
+                    margins[k] = float(np.min(mm)) / max(_norm2(x), 2.0**-1000)
                 if "all" in opts.domains:
-                    out[k]["all"] = _witness_record(x, t, "row")
+                    out[k]["all"] = _witness_record(x, t * sW, "row")
                     done.add("all")
                 if "box" in opts.domains:
                     fit = _fit_box(x, opts.radius, homogeneous)
                     if fit is not None:
-                        out[k]["box"] = _witness_record(fit[0], t * fit[1], "row")
+                        out[k]["box"] = _witness_record(fit[0], t * sW * fit[1], "row")
                         done.add("box")
         stats["screen"] += time.process_time() - t0
         rest = set(opts.domains) - done
@@ -556,10 +538,13 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
         t0 = time.process_time()
         ks = sorted(pending)
         c = np.asarray(opts.center, dtype=np.float64)
-        Xc = head.rows(ks).T - c[:, None]
-        Sc = head.matmul(Xc)
+        Xc = (head.rows(ks).T - c[:, None]) * sW
+        with np.errstate(over="ignore", invalid="ignore"):
+            Sc = head.matmul(Xc)
         for j, k in enumerate(ks):
             col = Sc[:, j]
+            if not np.all(np.isfinite(col)):
+                continue
             g = col[k] - col
             g[k] = np.inf
             t = _scale_for(g, None if b is None else b[k] - b)
@@ -577,12 +562,12 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     out[k]["box"] = _witness_record(fit[0], None, "center")
                     pending[k].discard("box")
         stats["screen"] += time.process_time() - t0
-    # the rest: relaxation, cutting-plane LP, Gordan
+    # the rest: relaxation, cutting-plane LP, Gordan, exact completion
     for k in sorted(pending):
         doms = pending[k]
         if not doms:
             continue
-        x0 = head.rows([k])[0]
+        x0 = head.rows([k])[0] * sW
         if "all" in doms:
             rec = _decide_domain(head, k, False, x0, opts, stats)
             out[k]["all"] = rec
@@ -593,11 +578,44 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
             if a is not None and a["verdict"] == "never":
                 rec = dict(a)  # v = 0 and sum c (b_k - b_i) <= 0 also close the box
             elif a is not None and a["verdict"] == "argmaxable" and "x" in a["witness"]:
-                xa = np.array([float(Fraction(v)) for v in a["witness"]["x"]])
-                fit = _fit_box(xa, opts.radius, homogeneous)
-                if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
-                    rec = _witness_record(fit[0], None, a["stage"])
+                xa = [Fraction(v) for v in a["witness"]["x"]]
+                if _fits_rational(xa, opts.radius):
+                    rec = dict(a)
+                elif homogeneous:  # a cone: scale the witness into the box, exactly
+                    f = opts.radius / (2 * max(abs(q) for q in xa))
+                    rec = _rational_witness_record([q * f for q in xa], a["stage"])
+                else:
+                    xf = np.array([float(q) for q in xa])
+                    if all(Fraction(v) == q for v, q in zip(xf.tolist(), xa, strict=True)):
+                        fit = _fit_box(xf, opts.radius, homogeneous)
+                        if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
+                            rec = _witness_record(fit[0], None, a["stage"])
             if rec is None:
                 rec = _decide_domain(head, k, True, x0, opts, stats)
             out[k]["box"] = rec
+    for k in labels:
+        rec = out[k].get("all") or out[k].get("box")
+        if k not in margins and rec["verdict"] == "argmaxable":
+            margins[k] = _witness_margin(head, k, rec["witness"])
+    stats["_margins"] = margins
     return [out[k] for k in labels], stats
+
+
+def _witness_margin(head: Head, k: int, w: dict) -> float:
+    """Float figure for the table: the smallest margin at the witness over ||x||_2 (the
+    smallest bias gap at x = 0).  Reported, never used to decide."""
+    if "scale" in w:
+        x = head.rows([k])[0] * float(Fraction(w["scale"]))
+    else:
+        x = np.array([float(Fraction(v)) for v in w["x"]])
+    with np.errstate(all="ignore"):
+        s = head.matmul(x[:, None])[:, 0]
+        b = head.bias if head.bias is not None else np.zeros(head.k)
+        m = (s[k] + b[k]) - (s + b)
+        m[k] = np.inf
+        nx = _norm2(x)
+        return float(np.min(m)) / (nx if nx > 0 else 1.0)
+
+
+def _fits_rational(xq: list[Fraction], radius: Fraction | None) -> bool:
+    return radius is None or max(abs(q) for q in xq) <= radius

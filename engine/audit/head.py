@@ -20,29 +20,19 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
 from engine.errors import InvalidInput
 
-__all__ = ["HeadSpec", "Head", "open_head", "file_sha256", "CHUNK_BYTES"]
+__all__ = ["HeadSpec", "Head", "open_head", "CHUNK_BYTES"]
 
 #: Rows are converted to float64 in chunks of about this many bytes.
 CHUNK_BYTES = 48 << 20
-
-
-def file_sha256(path: str | Path) -> str:
-    """Hex SHA-256 of a file, read in 16 MiB pieces."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 24), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -185,6 +175,7 @@ class Head:
         self.chunk_rows = rows_per_chunk
         self._norms: np.ndarray | None = None
         self._checked_finite = spec.kind == "inline"
+        self._scale: float | None = None
 
     # ------------------------------------------------------------------ float side
     def chunk(self, r0: int, r1: int) -> np.ndarray:
@@ -237,10 +228,28 @@ class Head:
             for r0 in range(0, self.k, self.chunk_rows):
                 r1 = min(self.k, r0 + self.chunk_rows)
                 c = self.chunk(r0, r1)
-                n[r0:r1] = np.sqrt(np.einsum("ij,ij->i", c, c))
+                # exact power-of-two rescaling per row, so squares neither underflow
+                # (1e-200 heads) nor overflow (1e160 heads)
+                mx = np.max(np.abs(c), axis=1) if c.size else np.zeros(r1 - r0)
+                e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
+                cs = np.ldexp(c, -e[:, None])
+                n[r0:r1] = np.ldexp(np.sqrt(np.einsum("ij,ij->i", cs, cs)), e)
             self._norms = n * (1.0 + 8.0 * (self.d + 4) * 2.0**-53) + 2.0**-900
             self._checked_finite = True
         return self._norms
+
+    def scale(self) -> float:
+        """A power of two 2^-e bringing the largest entry near 1, when it is outside
+        [2^-60, 2^60] (else 1): candidate witnesses x = t 2^-e w_k then neither underflow nor
+        overflow in W x.  Exact (a power of two); a proposal device only."""
+        if self._scale is None:
+            mx = 0.0
+            for r0 in range(0, self.k, self.chunk_rows):
+                c = self.chunk(r0, min(self.k, r0 + self.chunk_rows))
+                mx = max(mx, float(np.max(np.abs(c))) if c.size else 0.0)
+            e = math.frexp(mx)[1] if mx > 0 else 0
+            self._scale = 1.0 if -60 <= e <= 60 else math.ldexp(1.0, -e)
+        return self._scale
 
     def mean(self) -> np.ndarray:
         """The float64 mean row (a proposal only; its exact value is what is used)."""

@@ -1,19 +1,26 @@
-"""Running an argmax audit: sources, label blocks, shards, manifest, resume, summary.
+"""Running an argmax audit in five stages: load, plan, decide, write, certify.
 
-The label blocks are independent work units handed to :func:`engine.run.executor.run_units`
-(serial, a process pool or a Dask ``distributed.Client``).  Each finished block is written
-as a JSON-lines shard (``shards/block-NNNNNN.jsonl``, written to a temporary name and
-renamed atomically) and recorded with its SHA-256 in ``run.json`` (also renamed atomically),
-so an interrupted run resumes where it stopped.  At the end the batch certificate
-``audit.json`` (kind ``argmax-audit``, certificates/SPEC.md) and ``summary.json`` are
-written.  Maths: docs/argmax-audit.md.
+* **load** (:mod:`engine.audit.source`): the head as the checker will read it (inline, the
+  user's file in place, or a canonical ``head.npy``), its bias, tokenizer and provenance;
+* **plan**: the labels, their blocks, the run's configuration fingerprint and, with an
+  output folder, what a previous run already finished (resume);
+* **decide**: label blocks are independent work units handed to
+  :func:`engine.run.executor.run_units` (serial, a process pool or a Dask
+  ``distributed.Client``); each finished block is a JSON-lines shard
+  (``shards/block-NNNNNN.jsonl``) recorded with its SHA-256 in ``run.json``;
+* **write**: ``summary.json``, the per-label table ``labels.csv`` / ``labels.parquet``, the
+  nearest-to-unargmaxable ranking and ``margins.png`` (:mod:`engine.audit.report`);
+* **certify**: the batch certificate ``audit.json`` (kind ``argmax-audit``,
+  :mod:`engine.certify.audit`), re-checked by the stdlib checker before the run returns:
+  a certificate that does not check fails the run.
+
+Files are written atomically with the user's umask.  Maths: docs/argmax-audit.md.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -24,21 +31,19 @@ from pathlib import Path
 import numpy as np
 
 from engine._fsio import write_atomic
-from engine._version import __version__
 from engine.audit.decide import Options, decide_block
-from engine.audit.head import HeadSpec, open_head
-from engine.errors import InvalidInput
+from engine.audit.head import open_head
+from engine.audit.source import INLINE_ENTRIES, Source, load_source
+from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import fraction_to_str, to_fraction
 
 __all__ = ["AuditResult", "audit_argmax", "VERDICTS", "INLINE_ENTRIES"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
-#: Heads with at most this many entries are written inside the certificate.
-INLINE_ENTRIES = 1 << 16
-#: In-memory heads above this many entries are saved to ``head.npy`` (workers map it).
-_SPEC_INLINE_LIMIT = 1 << 20
-
-
+#: Full self-check when the witnesses' estimated checker work is below this (entries read);
+#: above it, every never-proof and :data:`SELF_CHECK_SAMPLE` witnesses are re-checked.
+SELF_CHECK_FULL = 50_000_000
+SELF_CHECK_SAMPLE = 8
 @dataclass
 class AuditResult:
     """Per-label verdicts of an argmax audit.
@@ -59,7 +64,16 @@ class AuditResult:
         ``audit.json`` when ``out`` was given.
     stage_seconds : dict
         CPU seconds (all threads of the worker) summed over blocks per pipeline stage
-        (screen, ascent, lp, gordan, exact) and the number of exactly decided pairs.
+        (screen, ascent, lp, gordan, exact, exact_lp), the number of exactly decided pairs
+        and of labels finished by the exact stage.
+    table : list of dict
+        One row per label (label, name, verdict, margin, proof; engine.audit.report).
+    nearest : list of dict
+        The argmaxable labels with the smallest margin (nearest to unargmaxable).
+    checked : str
+        What the stdlib checker re-checked before the run returned.
+    source : dict or None
+        ``{"file", "sha256"}`` of the user's head file.
     records : list of dict or None
         The per-label records (kept in memory only without ``out``).
     """
@@ -76,6 +90,10 @@ class AuditResult:
     k: int = 0
     d: int = 0
     seconds: float = 0.0
+    table: list = field(default_factory=list, repr=False)
+    nearest: list = field(default_factory=list, repr=False)
+    checked: str = ""
+    source: dict | None = None
 
     def never(self, domain: str = "all") -> list[int]:
         """Labels proven never to be the strict argmax."""
@@ -103,153 +121,19 @@ class AuditResult:
                                   for k in nv[:50])
                 more = f" (+{len(nv) - 50} more)" if len(nv) > 50 else ""
                 lines.append(f"    never the argmax: {shown}{more}")
+        und = [k for dom in self.counts for k in self.undecided(dom)]
+        if und:
+            lines.append(f"    undecided (a per-label budget ran out): {und[:20]}")
+        if self.nearest:
+            shown = ", ".join(f"{r['label']}" + (f" {r['name']!r}" if r.get("name") else "")
+                              + f" ({r['margin']:.3g})" for r in self.nearest[:5])
+            lines.append(f"  nearest to unargmaxable (margin at the witness / ||x||): {shown}")
+        if self.checked:
+            lines.append(f"  self-check: {self.checked}")
         if self.certificate_path is not None:
             lines.append(f"  certificate: {self.certificate_path} (check: python -m "
-                         "certificates.check_audit FILE)")
+                         "certificates.check_audit FILE); table: labels.csv, labels.parquet")
         return lines
-
-
-# ----------------------------------------------------------------------------- sources
-@dataclass
-class _Source:
-    spec: HeadSpec
-    head_ref: dict  # the certificate's "head" field (without inline rows)
-    tokenizer: object | None
-    file_for_hash: tuple[str, int, int] | None  # (path, offset, nbytes) of the raw head
-
-
-def _npy_data_range(path: Path) -> tuple[int, int]:
-    with open(path, "rb") as fh:
-        magic = fh.read(8)
-        if magic[:6] != b"\x93NUMPY":
-            raise InvalidInput(f"{path} is not a .npy file")
-        n = 2 if magic[6] == 1 else 4
-        hl = int.from_bytes(fh.read(n), "little")
-    off = 8 + n + hl
-    return off, path.stat().st_size - off
-
-
-def _bias_values(bias, k: int) -> tuple | None:
-    if bias is None or bias is False:
-        return None
-    if isinstance(bias, str | Path):
-        from engine.io import read_raw, read_vector
-
-        raw = read_raw(bias)
-        if isinstance(raw, np.ndarray) and raw.dtype.kind == "f":
-            return HeadSpec.from_array(np.zeros((k, 1)), raw.reshape(-1)).bias
-        return HeadSpec.from_array(np.zeros((k, 1)), read_vector(bias, length=k)).bias
-    return HeadSpec.from_array(np.zeros((k, 1)), bias).bias
-
-
-def _find_tokenizer(path: Path, tokenizer) -> object | None:
-    from engine.models.tokens import load_tokenizer
-
-    if tokenizer is not None:
-        return load_tokenizer(tokenizer)
-    for cand in (path if path.is_dir() else path.parent,):
-        if (cand / "tokenizer.json").is_file():
-            try:
-                return load_tokenizer(cand)
-            except InvalidInput:
-                return None
-    return None
-
-
-def _open_source(source, bias, tensor, transpose, tokenizer, work: Path) -> _Source:
-    is_model = isinstance(source, str | Path) and (Path(source).is_dir() or Path(
-        source).suffix.lower() in {".safetensors", ".npz", ".bin", ".pt", ".pth", ".ckpt"})
-    if isinstance(bias, str) and bias == "auto" and not is_model:
-        raise InvalidInput("bias 'auto' (--bias without a value) looks for the bias tensor of "
-                           "a model folder or weight file; for a matrix give a vector or a "
-                           "vector file")
-    if not isinstance(source, str | Path):
-        arr = source
-        if isinstance(arr, np.ndarray) and arr.dtype.kind == "f" and arr.size > _SPEC_INLINE_LIMIT:
-            if arr.ndim != 2:
-                raise InvalidInput(f"W must be 2-D; got shape {arr.shape}")
-            p = work / "head.npy"
-            np.save(p, np.ascontiguousarray(arr))
-            bvals = None if bias is None else _bias_values(bias, arr.shape[0])
-            spec = HeadSpec("npy", path=str(p), bias=bvals)
-            return _Source(spec, {"format": "npy", "file": str(p)}, None,
-                           (str(p), *_npy_data_range(p)))
-        if isinstance(arr, np.ndarray) and arr.dtype.kind in "iu":
-            arr = arr.astype(np.float64)
-        spec = HeadSpec.from_array(arr)
-        bvals = None if bias is None else _bias_values(bias, len(spec.inline))
-        return _Source(HeadSpec("inline", inline=spec.inline, bias=bvals), {}, None, None)
-    p = Path(source).expanduser()
-    if not p.exists():
-        raise InvalidInput(f"source not found: {p} (logitgeom never downloads)")
-    suffix = p.suffix.lower()
-    if p.is_file() and suffix in {".csv", ".json", ".txt", ".tsv"}:
-        from engine.io import read_matrix
-
-        M = read_matrix(p)
-        spec = HeadSpec.from_array(M)
-        bvals = None if bias in (None, False) else _bias_values(bias, len(M))
-        return _Source(HeadSpec("inline", inline=spec.inline, bias=bvals), {}, None, None)
-    if p.is_file() and suffix == ".npy":
-        bvals = None if bias in (None, False) else _bias_values(bias, None or _npy_rows(p,
-                                                                                      transpose))
-        spec = HeadSpec("npy", path=str(p.resolve()), transpose=transpose, bias=bvals)
-        return _Source(spec, {"format": "npy", "file": str(p.resolve()), "transpose": transpose},
-                       _find_tokenizer(p, tokenizer), (str(p.resolve()), *_npy_data_range(p)))
-    # a model folder or weight file: locate the head as `inspect` does
-    from engine.models import loaders
-
-    store = loaders._open(p)  # noqa: SLF001 - the loaders' own source resolution
-    name = loaders._find_head(store, tensor)  # noqa: SLF001
-    bname = None
-    if bias not in (None, False):
-        bname = loaders._find_bias(store, True if bias == "auto" else bias, name)  # noqa: SLF001
-    bvals = None
-    shape = store.shapes[name]
-    if len(shape) != 2:
-        raise InvalidInput(f"tensor {name!r} has shape {shape}; an LM head must be 2-D")
-    vocab = shape[1] if transpose else shape[0]
-    if bname is not None:
-        bvals = _bias_values(store.read(bname, None).reshape(-1), vocab)
-    tok = _find_tokenizer(p, tokenizer)
-    if isinstance(store, loaders._SafetensorsStore):  # noqa: SLF001
-        f = store.where[name]
-        if f.dtype(name) in {"F64", "F32", "F16", "BF16"}:
-            begin, end = (int(v) for v in f.header[name]["data_offsets"])
-            spec = HeadSpec("safetensors", path=str(f.path.resolve()), tensor=name,
-                            transpose=transpose, bias=bvals)
-            ref = {"format": "safetensors", "file": str(f.path.resolve()), "tensor": name,
-                   "transpose": transpose}
-            return _Source(spec, ref, tok, (str(f.path.resolve()), f._data_start + begin,
-                                            end - begin))
-    head = loaders.load_lm_head(p, tensor=name, bias=False, transpose=transpose)
-    W = head.weight
-    W = W.astype(np.float32) if np.array_equal(W.astype(np.float32), W) else W
-    out = work / "head.npy"
-    np.save(out, np.ascontiguousarray(W))
-    spec = HeadSpec("npy", path=str(out), bias=bvals)
-    return _Source(spec, {"format": "npy", "file": str(out)}, tok, (str(out),
-                                                                    *_npy_data_range(out)))
-
-
-def _npy_rows(p: Path, transpose: bool) -> int:
-    arr = np.load(p, mmap_mode="r", allow_pickle=False)
-    return int(arr.shape[1] if transpose else arr.shape[0])
-
-
-def _sha_range(path: str, offset: int, nbytes: int) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        left = nbytes
-        while left:
-            block = fh.read(min(left, 1 << 24))
-            if not block:
-                raise InvalidInput(f"{path} is shorter than its header says")
-            h.update(block)
-            left -= len(block)
-    return h.hexdigest()
-
 
 # ----------------------------------------------------------------------------- labels
 def _labels(tokens, k: int, tok) -> tuple[int, ...]:
@@ -284,11 +168,81 @@ def _labels(tokens, k: int, tok) -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
-# ----------------------------------------------------------------------------- output
-def _atomic_write(path: Path, data: bytes) -> None:
-    write_atomic(path, data)  # the one atomic writer (engine._fsio)
+# ----------------------------------------------------------------------------- plan
+@dataclass
+class _Plan:
+    src: Source
+    k: int
+    d: int
+    labels: tuple[int, ...]
+    blocks: list[tuple[int, ...]]
+    opts: Options
+    out_dir: Path | None
+    work: Path
+    state: dict
+    names: dict
+    bias_field: list[str] | None
+    radius: Fraction | None
 
 
+def _write(path: Path, data: bytes) -> None:
+    write_atomic(path, data)
+
+
+def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: int,
+          out_dir: Path | None, work: Path) -> _Plan:
+    head = open_head(src.spec)
+    k, d = head.k, head.d
+    if k < 2 or d < 1:
+        raise InvalidInput(f"the audit needs at least 2 labels and 1 column; got {k} x {d}")
+    names: dict[int, str] = {}
+    if names_spec is not None:
+        from engine.audit.report import read_label_names
+
+        names = read_label_names(names_spec, k)
+    labels = _labels_named(tokens, k, src.tokenizer, names)
+    opts = Options(radius=R, domains=doms, center=tuple(head.mean().tolist()),
+                   ascent_steps=base.ascent_steps, lp_rows=base.lp_rows, lp_add=base.lp_add,
+                   lp_rounds=base.lp_rounds, label_seconds=base.label_seconds)
+    bias_field = None if head.bias is None else [fraction_to_str(head.exact_bias(i))
+                                                 for i in range(k)]
+    hf = src.head_field
+    config = {"head": hf if "W" not in hf else
+              hashlib.sha256(json.dumps(hf).encode()).hexdigest(),
+              "bias": None if bias_field is None else
+              hashlib.sha256(json.dumps(bias_field).encode()).hexdigest(),
+              "radius": None if R is None else fraction_to_str(R), "domains": list(doms),
+              "labels": hashlib.sha256(json.dumps(labels).encode()).hexdigest(),
+              "block_size": block_size, "rows": k, "cols": d,
+              "label_seconds": base.label_seconds}
+    blocks = [labels[i:i + block_size] for i in range(0, len(labels), block_size)]
+    state = {"config": config, "done": {}, "stage_seconds": {}, "margins": {}}
+    run_path = out_dir / "run.json" if out_dir is not None else None
+    if run_path is not None and run_path.exists():
+        try:
+            old = json.loads(run_path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidInput(f"{run_path} is not a readable run state ({exc}); use another "
+                               "--out folder") from None
+        if old.get("config") != config:
+            raise InvalidInput(f"{out_dir} holds a different audit run (other head, bias, "
+                               "labels, radius or block size); use another --out folder")
+        state = old
+        state.setdefault("margins", {})
+    return _Plan(src, k, d, labels, blocks, opts, out_dir, work, state, names, bias_field, R)
+
+
+def _labels_named(tokens, k, tok, names: dict) -> tuple[int, ...]:
+    if names and tokens is not None:
+        index = {v: i for i, v in names.items()}
+        items = tokens.split(",") if isinstance(tokens, str) else list(tokens)
+        ids = [str(index[t.strip()]) if isinstance(t, str) and t.strip() in index else t
+               for t in items]
+        return _labels(ids, k, tok)
+    return _labels(tokens, k, tok)
+
+
+# ----------------------------------------------------------------------------- decide
 def _dumps_line(rec: dict) -> str:
     return json.dumps(rec, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
@@ -298,6 +252,147 @@ def _block_unit(unit):
     return decide_block(spec, labels, opts)
 
 
+def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
+    """Run the unfinished blocks; returns (records in label order, stage seconds, margins)."""
+    out_dir, state = plan.out_dir, plan.state
+    todo = []
+    for b, blk in enumerate(plan.blocks):
+        name = f"block-{b:06d}.jsonl"
+        sha = state["done"].get(name)
+        if sha is not None and out_dir is not None:
+            p = out_dir / "shards" / name
+            if p.exists() and hashlib.sha256(p.read_bytes()).hexdigest() == sha:
+                continue
+            state["done"].pop(name, None)
+        todo.append((b, blk))
+    units = [(plan.src.spec, blk, plan.opts) for _, blk in todo]
+    stage = dict(state.get("stage_seconds", {}))
+    margins = {int(a): v for a, v in state.get("margins", {}).items()}
+    results: dict[int, list[dict]] = {}
+    for res in _run(units, executor, progress):
+        b, _blk = todo[res.index]
+        recs, st = res.value
+        margins.update(st.pop("_margins", {}))
+        for key, v in st.items():
+            stage[key] = stage.get(key, 0) + v
+        if out_dir is None:
+            results[b] = recs
+            continue
+        name = f"block-{b:06d}.jsonl"
+        data = "".join(_dumps_line(r) + "\n" for r in recs).encode()
+        _write(out_dir / "shards" / name, data)
+        state["done"][name] = hashlib.sha256(data).hexdigest()
+        state["stage_seconds"] = stage
+        state["margins"] = {str(a): v for a, v in sorted(margins.items())}
+        _write(out_dir / "run.json", (json.dumps(state, sort_keys=True, indent=1)
+                                      + "\n").encode())
+    records: list[dict] = []
+    for b, _blk in enumerate(plan.blocks):
+        if out_dir is None:
+            records.extend(results[b])
+        else:
+            text = (out_dir / "shards" / f"block-{b:06d}.jsonl").read_text()
+            records.extend(json.loads(line) for line in text.splitlines() if line)
+    return records, stage, margins
+
+
+def _run(units, executor, progress):
+    from engine.run.executor import run_units
+
+    return run_units(_block_unit, units, executor=executor, progress=progress,
+                     desc="label blocks")
+
+
+# ----------------------------------------------------------------------------- write
+def _names_for(plan: _Plan, verdicts: dict, doms) -> dict:
+    names = dict(plan.names)
+    tok = plan.src.tokenizer
+    if tok is not None:
+        for lab in plan.labels:
+            if lab in names:
+                continue
+            try:
+                names[lab] = tok.id_to_token(lab)
+            except Exception:  # noqa: BLE001 - a name is decoration only
+                pass
+    return names
+
+
+def _write_outputs(plan: _Plan, result: AuditResult, records, margins, stage) -> None:
+    from engine.audit.report import nearest, plot_margins, table_rows, write_table
+
+    doms = plan.opts.domains
+    rows = table_rows(records, result.names, margins, doms)
+    result.table = rows
+    result.nearest = nearest(rows)
+    out_dir = plan.out_dir
+    if out_dir is None:
+        return
+    paths = write_table(rows, out_dir, _write)
+    fig = plot_margins(rows, open_head(plan.src.spec).norms(), out_dir / "margins.png", _write)
+    summary = {"rows": plan.k, "cols": plan.d, "labels": len(plan.labels),
+               "counts": result.counts,
+               "radius": None if plan.radius is None else fraction_to_str(plan.radius),
+               "source": plan.src.source, "converted": plan.src.converted,
+               "never": {dom: [{"label": lab, "name": result.names.get(lab)}
+                               for lab in result.never(dom)] for dom in doms},
+               "undecided": {dom: result.undecided(dom) for dom in doms},
+               "nearest_to_unargmaxable": [{"label": r["label"], "name": r["name"],
+                                            "margin": r["margin"]} for r in result.nearest],
+               "files": sorted(p.name for p in [*paths, *([fig] if fig else [])]),
+               "stage_seconds": {key: round(v, 3) for key, v in sorted(stage.items())}}
+    _write(out_dir / "summary.json", (json.dumps(summary, indent=1, sort_keys=True)
+                                      + "\n").encode())
+
+
+# ----------------------------------------------------------------------------- certify
+def _certify(plan: _Plan, records, counts) -> tuple[dict, Path | None, str]:
+    """Build, write and re-check the certificate; raise SolverFailed when it does not check."""
+    from engine.certify.audit import audit_certificate, self_check
+
+    out_dir = plan.out_dir
+    kw = {"records": records} if out_dir is None else {
+        "shards": [{"file": f"shards/block-{b:06d}.jsonl",
+                    "sha256": plan.state["done"][f"block-{b:06d}.jsonl"]}
+                   for b in range(len(plan.blocks))]}
+    cert = audit_certificate(head=plan.src.head_field, rows=plan.k, cols=plan.d,
+                             domains=plan.opts.domains, labels=plan.labels, counts=counts,
+                             bias=plan.bias_field, radius=None if plan.radius is None else
+                             fraction_to_str(plan.radius), source=plan.src.source, **kw)
+    witnesses = [r["label"] for r in records
+                 if any(r[dom]["verdict"] == "argmaxable" for dom in plan.opts.domains)]
+    full = len(witnesses) * plan.k * plan.d <= SELF_CHECK_FULL
+    only = None
+    if not full:
+        step = max(1, len(witnesses) // SELF_CHECK_SAMPLE)
+        only = sorted({r["label"] for r in records if any(
+            r[dom]["verdict"] == "never" for dom in plan.opts.domains)}
+            | set(witnesses[::step][:SELF_CHECK_SAMPLE]))
+    if out_dir is None:
+        path = None
+        if only is None:
+            v = self_check(cert)
+        else:
+            tmp = plan.work / "audit.json"
+            _write(tmp, (json.dumps(cert, indent=1, sort_keys=True) + "\n").encode())
+            v = self_check(tmp, only)
+    else:
+        path = out_dir / "audit.json"
+        _write(path, (json.dumps(cert, indent=1, sort_keys=True) + "\n").encode())
+        v = self_check(path, only)
+    if not v.ok:
+        raise SolverFailed(f"the audit certificate does not pass the stdlib checker "
+                           f"({getattr(v, 'failed_check', '?')}: {getattr(v, 'message', v)})")
+    n_never = sum(1 for r in records if any(r[dom]["verdict"] == "never"
+                                            for dom in plan.opts.domains))
+    how = ("every proof re-checked by the stdlib checker" if only is None else
+           f"structure, hashes and counts checked; every never-proof ({n_never}) and "
+           f"{len(set(only) & set(witnesses))} of {len(witnesses)} witnesses re-checked by "
+           "the stdlib checker")
+    return cert, path, how
+
+
+# ----------------------------------------------------------------------------- entry
 def audit_argmax(
     source,
     bias=None,
@@ -313,6 +408,7 @@ def audit_argmax(
     block_size: int = 256,
     domains: Sequence[str] | None = None,
     options: Options | None = None,
+    label_names=None,
 ) -> AuditResult:
     """Decide for every label whether some input makes it the strict argmax, with proofs.
 
@@ -320,23 +416,25 @@ def audit_argmax(
     ----------
     source : array_like, or path
         A k x d matrix (floats are their exact binary values; Fractions / "p/q" strings are
-        exact), a matrix file (``.npy`` memory-mapped, ``.csv``, ``.json``), or a model folder
-        / weight file (safetensors memory-mapped; the head found as ``inspect`` does).
+        exact), a matrix file (``.npy``, ``.csv``, ``.json``), or a model folder / weight file
+        (safetensors, sharded with ``model.safetensors.index.json``, PyTorch ``.bin``/``.pt``
+        loaded with ``weights_only=True``, ``.npz``, GGUF); the head is found as ``inspect``
+        finds it (tied input embeddings when there is no ``lm_head``).
     bias : array_like, path, "auto", str or None
         Output bias: a vector or vector file; for model folders ``"auto"`` (the usual bias
         tensor, required to exist) or a tensor name.  None: no bias.
     tokens : sequence or str, optional
-        Labels to audit (ids, "a-b" ranges, or words with a tokenizer); all by default.
-        Competitors are always every label of the head.
+        Labels to audit (ids, "a-b" ranges, or words with a tokenizer or label names); all
+        by default.  Competitors are always every label of the head.
     radius : number or str, optional
         Also decide the bounded domain max_j abs(x_j) <= radius (infinity norm, so it stays
         an LP); both verdicts are reported.
     out : path, optional
         Output folder: shards, ``run.json`` (resume state), ``audit.json`` (certificate),
-        ``summary.json``.  A rerun with the same inputs resumes.  Without it the records
-        stay in memory (``result.certificate()``); an in-memory array of more than 2^20
-        entries is then mapped from a temporary file that is removed at the end, so give
-        ``out`` to keep a checkable certificate of such a head.
+        ``summary.json``, ``labels.csv`` / ``labels.parquet``, ``margins.png`` and, for
+        heads the checker cannot read in place, the canonical ``head.npy``.  A rerun with
+        the same inputs resumes.  Without it the records stay in memory
+        (``result.certificate()``; heads up to 2^20 entries inline).
     executor : None, concurrent.futures.Executor or distributed.Client
         Where label blocks run (see :mod:`engine.run.executor`).
     progress : bool, optional
@@ -348,7 +446,11 @@ def audit_argmax(
     domains : sequence of str, optional
         Override the reported domains (``"all"``, ``"box"``).
     options : Options, optional
-        Pipeline knobs (never change what is proven).
+        Pipeline knobs (never change what is proven); ``Options(label_seconds=S)`` sets a
+        per-label CPU budget, the only way a label can end ``undecided``.
+    label_names : list of str or path, optional
+        Names of the labels (a JSON list or a file with one name per line), for the table
+        and the summary of heads without a tokenizer.
 
     Returns
     -------
@@ -358,6 +460,8 @@ def audit_argmax(
     ------
     InvalidInput
         Bad source, bias, tokens or radius; an ``out`` folder holding a different run.
+    SolverFailed
+        The certificate did not pass the stdlib checker (never expected).
 
     Examples
     --------
@@ -369,8 +473,8 @@ def audit_argmax(
     True
     """
     t_start = time.perf_counter()
-    if block_size < 1:
-        raise InvalidInput(f"block_size must be >= 1; got {block_size}")
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise InvalidInput(f"block_size must be a positive integer; got {block_size!r}")
     R = None
     if radius is not None:
         R = to_fraction(radius, what="radius")
@@ -385,6 +489,8 @@ def audit_argmax(
     out_dir = Path(out) if out is not None else None
     tmp = None
     if out_dir is not None:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise InvalidInput(f"--out {out_dir} exists and is not a folder")
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "shards").mkdir(exist_ok=True)
         work = out_dir
@@ -392,148 +498,33 @@ def audit_argmax(
         tmp = tempfile.TemporaryDirectory(prefix="logitgeom-audit-")
         work = Path(tmp.name)
     try:
-        src = _open_source(source, bias, tensor, transpose, tokenizer, work)
-        head = open_head(src.spec)
-        k, d = head.k, head.d
-        labels = _labels(tokens, k, src.tokenizer)
-        base = options or Options()
-        center = tuple(head.mean().tolist())
-        opts = Options(radius=R, domains=doms, center=center,
-                       ascent_steps=base.ascent_steps, lp_rows=base.lp_rows,
-                       lp_add=base.lp_add, lp_rounds=base.lp_rounds)
-        head_field: dict
-        if k * d <= INLINE_ENTRIES:
-            head_field = {"W": [[fraction_to_str(head.exact_row(i)[j]) for j in range(d)]
-                                for i in range(k)]}
-        else:
-            ref = dict(src.head_ref)
-            path, off, nb = src.file_for_hash
-            ref["sha256"] = _sha_range(path, off, nb)
-            if out_dir is not None:
-                ref["file"] = os.path.relpath(ref["file"], out_dir)
-            head_field = ref
-        bias_field = None if head.bias is None else [fraction_to_str(head.exact_bias(i))
-                                                     for i in range(k)]
-        config = {"head": head_field if "W" not in head_field else
-                  hashlib.sha256(json.dumps(head_field).encode()).hexdigest(),
-                  "bias": None if bias_field is None else
-                  hashlib.sha256(json.dumps(bias_field).encode()).hexdigest(),
-                  "radius": None if R is None else fraction_to_str(R), "domains": list(doms),
-                  "labels": hashlib.sha256(json.dumps(labels).encode()).hexdigest(),
-                  "block_size": block_size, "rows": k, "cols": d}
-        blocks = [labels[i:i + block_size] for i in range(0, len(labels), block_size)]
-        state = {"config": config, "done": {}, "stage_seconds": {}}
-        run_path = out_dir / "run.json" if out_dir is not None else None
-        if run_path is not None and run_path.exists():
-            old = json.loads(run_path.read_text())
-            if old.get("config") != config:
-                raise InvalidInput(f"{out_dir} holds a different audit run (other head, bias, "
-                                   "labels, radius or block size); use another --out folder")
-            state = old
-        results: dict[int, list[dict]] = {}
-        todo = []
-        for b, blk in enumerate(blocks):
-            name = f"block-{b:06d}.jsonl"
-            sha = state["done"].get(name)
-            if sha is not None and out_dir is not None:
-                p = out_dir / "shards" / name
-                if p.exists() and hashlib.sha256(p.read_bytes()).hexdigest() == sha:
-                    continue
-                state["done"].pop(name, None)
-            todo.append((b, blk))
-        units = [(src.spec, blk, opts) for _, blk in todo]
-        stage = dict(state.get("stage_seconds", {}))
-        for res in _run(units, executor, progress):
-            b, blk = todo[res.index]
-            recs, st = res.value
-            for key, v in st.items():
-                stage[key] = stage.get(key, 0) + v
-            if out_dir is None:
-                results[b] = recs
-                continue
-            name = f"block-{b:06d}.jsonl"
-            data = "".join(_dumps_line(r) + "\n" for r in recs).encode()
-            _atomic_write(out_dir / "shards" / name, data)
-            state["done"][name] = hashlib.sha256(data).hexdigest()
-            state["stage_seconds"] = stage
-            _atomic_write(run_path, (json.dumps(state, sort_keys=True, indent=1) + "\n").encode())
-        # ------------------------------------------------------------- assemble
-        verdicts = {dom: {} for dom in doms}
-        records: list[dict] | None = [] if out_dir is None else None
-        for b, _blk in enumerate(blocks):
-            if out_dir is None:
-                recs = results[b]
-                records.extend(recs)
-            else:
-                text = (out_dir / "shards" / f"block-{b:06d}.jsonl").read_text()
-                recs = [json.loads(line) for line in text.splitlines() if line]
-            for r in recs:
-                for dom in doms:
-                    verdicts[dom][r["label"]] = r[dom]["verdict"]
+        # 1. load
+        src = load_source(source, bias=bias, tensor=tensor, transpose=transpose,
+                          tokenizer=tokenizer, work=work, out_dir=out_dir)
+        # 2. plan
+        plan = _plan(src, tokens, label_names, R, doms, options or Options(), block_size,
+                     out_dir, work)
+        # 3. decide
+        records, stage, margins = _decide(plan, executor, progress)
+        verdicts = {dom: {r["label"]: r[dom]["verdict"] for r in records} for dom in doms}
         counts = {dom: {v: sum(1 for x in verdicts[dom].values() if x == v) for v in VERDICTS}
                   for dom in doms}
-        cert = {"format": "logitgeom-certificate", "version": 1, "kind": "argmax-audit",
-                "head": head_field, "rows": k, "cols": d, "domains": list(doms),
-                "labels": _ranges(labels), "counts": counts,
-                "provenance": {"engine": f"logitgeom {__version__}", "tool": "audit-argmax"}}
-        if bias_field is not None:
-            cert["bias"] = bias_field
-        if R is not None:
-            cert["radius"] = fraction_to_str(R)
-        if out_dir is None:
-            cert["records"] = records
-        else:
-            cert["shards"] = [{"file": f"shards/block-{b:06d}.jsonl",
-                               "sha256": state["done"][f"block-{b:06d}.jsonl"]}
-                              for b in range(len(blocks))]
-        names = {}
-        if src.tokenizer is not None:
-            bad = {lab for dom in doms for lab, v in verdicts[dom].items() if v != "argmaxable"}
-            for lab in sorted(bad):
-                try:
-                    names[lab] = src.tokenizer.id_to_token(lab)
-                except Exception:  # noqa: BLE001 - a name is decoration only
-                    pass
-        cert_path = None
-        result = AuditResult(labels=labels, verdicts=verdicts, counts=counts, names=names,
-                             radius=R, certificate_path=None, stage_seconds=stage,
-                             records=records, certificate_obj=None, k=k, d=d)
-        if out_dir is not None:
-            cert_path = out_dir / "audit.json"
-            _atomic_write(cert_path, (json.dumps(cert, indent=1, sort_keys=True)
-                                      + "\n").encode())
-            result.certificate_path = cert_path
-            summary = {"rows": k, "cols": d, "labels": len(labels), "counts": counts,
-                       "radius": None if R is None else fraction_to_str(R),
-                       "never": {dom: [{"label": lab, "name": names.get(lab)}
-                                       for lab in result.never(dom)] for dom in doms},
-                       "undecided": {dom: result.undecided(dom) for dom in doms},
-                       "stage_seconds": {key: round(v, 3) for key, v in sorted(stage.items())}}
-            _atomic_write(out_dir / "summary.json",
-                          (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode())
-        else:
-            result.certificate_obj = cert
+        result = AuditResult(labels=plan.labels, verdicts=verdicts, counts=counts,
+                             names=_names_for(plan, verdicts, doms), radius=R,
+                             certificate_path=None, stage_seconds=stage,
+                             records=records if out_dir is None else None,
+                             certificate_obj=None, k=plan.k, d=plan.d)
+        # 4. certify (before the write stage reports on it)
+        cert, path, how = _certify(plan, records, counts)
+        result.certificate_path = path
+        result.certificate_obj = cert if out_dir is None else None
+        result.checked = how
+        result.source = src.source
+        # 5. write
+        _write_outputs(plan, result, records, margins, stage)
         result.seconds = time.perf_counter() - t_start
         return result
     finally:
         if tmp is not None:
             open_head.cache_clear()
             tmp.cleanup()
-
-
-def _ranges(labels: Sequence[int]) -> list[list[int]]:
-    """Increasing labels as [first, last] runs (compact in the certificate)."""
-    out: list[list[int]] = []
-    for lab in labels:
-        if out and out[-1][1] == lab - 1:
-            out[-1][1] = lab
-        else:
-            out.append([lab, lab])
-    return out
-
-
-def _run(units, executor, progress):
-    from engine.run.executor import run_units
-
-    return run_units(_block_unit, units, executor=executor, progress=progress,
-                     desc="label blocks")

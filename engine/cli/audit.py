@@ -15,15 +15,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="decide for every token whether some input makes it the strict argmax, "
              "with a checkable certificate",
         description=(
-            "Audit an LM head (a model folder or weight file, memory-mapped; or a matrix "
-            "file): every label is decided 'argmaxable' (an exactly confirmed witness input), "
-            "'never' (Gordan multipliers verified exactly) or 'undecided'.  Writes shards, a "
-            "resumable run state, the batch certificate audit.json (check with python -m "
-            "certificates.check) and summary.json to --out."
+            "Audit an LM head (a model folder or weight file: safetensors, sharded "
+            "safetensors, PyTorch .bin/.pt, GGUF, .npz; or a matrix file .npy/.csv/.json): "
+            "every label is decided 'argmaxable' (an exactly confirmed witness input) or "
+            "'never' (Gordan multipliers verified exactly); 'undecided' only when a "
+            "--label-seconds budget ran out.  Writes shards, a resumable run state, the batch "
+            "certificate audit.json (re-checked by the stdlib checker before exit), "
+            "summary.json, the per-label table labels.csv/labels.parquet and margins.png "
+            "to --out."
         ),
     )
-    p.add_argument("source", help="model folder, .safetensors/.npy/.npz/.bin, or .csv/.json "
-                                  "matrix")
+    p.add_argument("source", help="model folder, .safetensors/.npy/.npz/.bin/.pt/.gguf, or "
+                                  ".csv/.json matrix")
     p.add_argument("--bias", nargs="?", const="auto", default=None,
                    help="use an output bias: alone, the model's usual bias tensor; or a tensor "
                         "name (models) / vector file (matrix files)")
@@ -31,7 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "tokenizer), comma-separated; default all")
     p.add_argument("--radius", help="also decide the bounded domain max_j |x_j| <= R "
                                     "(infinity norm; rational, e.g. 10 or 5/2)")
-    p.add_argument("--out", help="output folder (rerun with the same folder to resume)")
+    p.add_argument("-o", "--out", help="output folder (rerun with the same folder to resume)")
+    p.add_argument("--labels", dest="label_names", metavar="FILE",
+                   help="label names for heads without a tokenizer: a JSON list or one name "
+                        "per line (one per row of the head)")
+    p.add_argument("--label-seconds", type=float, default=None, metavar="S",
+                   help="per-label CPU budget of the LP and exact stages; a label that "
+                        "exceeds it is 'undecided' (default: no budget, every label decided)")
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786) or 'local'")
     p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
     p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
@@ -43,8 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from engine.audit import audit_argmax
+    from engine.audit import Options, audit_argmax
+    from engine.errors import InvalidInput
     from engine.run.executor import make_executor
+
+    if args.label_seconds is not None and not args.label_seconds > 0:
+        raise InvalidInput(f"--label-seconds must be positive; got {args.label_seconds}")
 
     executor = make_executor(workers=args.workers, scheduler=args.scheduler)
     try:
@@ -60,6 +73,8 @@ def _audit(args: argparse.Namespace) -> int:
             transpose=args.transpose,
             tokenizer=args.tokenizer,
             block_size=args.block_size,
+            options=Options(label_seconds=args.label_seconds),
+            label_names=args.label_names,
         )
     finally:
         if executor is not None:

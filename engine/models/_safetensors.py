@@ -116,6 +116,11 @@ class SafetensorsFile:
         self.metadata = meta
         self.header: dict[str, dict] = header
 
+    def data_range(self, name: str) -> tuple[int, int]:
+        """(absolute byte offset, byte length) of a tensor's raw data in the file."""
+        begin, end = (int(v) for v in self._entry(name)["data_offsets"])
+        return self._data_start + begin, end - begin
+
     def names(self) -> list[str]:
         """Tensor names, sorted."""
         return sorted(self.header)

@@ -3,7 +3,11 @@
 Sources: a ``.safetensors`` file; a folder holding one or several ``*.safetensors``
 shards (with ``model.safetensors.index.json`` when sharded); ``.npz`` / ``.npy``; a
 PyTorch state dict (``.bin``, ``.pt``, ``.pth``, ``.ckpt``, or a folder with
-``pytorch_model.bin`` / ``pytorch_model.bin.index.json``) when torch is installed.
+``pytorch_model.bin`` / ``pytorch_model.bin.index.json``) when torch is installed, loaded
+with ``weights_only=True``; a ``.gguf`` file (llama.cpp) when the ``gguf`` package is
+installed, F32/F16/BF16/F64 widened exactly and Q8_0 dequantized exactly as the format
+defines (value = f16 block scale x int8; the product is exact in float64), other
+quantizations by the ``gguf`` package's reference dequantizer.
 
 The head is found by name: the first of :data:`HEAD_NAMES` present (an untied
 ``lm_head.weight`` wins over tied input embeddings such as ``model.embed_tokens.weight`` or
@@ -36,7 +40,8 @@ import numpy as np
 from engine.errors import InvalidInput, TooLarge
 from engine.models._safetensors import SafetensorsFile
 
-__all__ = ["HEAD_NAMES", "BIAS_NAMES", "LMHead", "list_tensors", "load_lm_head"]
+__all__ = ["HEAD_NAMES", "BIAS_NAMES", "LMHead", "Checkpoint", "HeadLocation",
+           "list_tensors", "load_lm_head", "open_checkpoint", "locate_head"]
 
 #: Output-projection names, in order of preference (untied heads first, then tied embeddings).
 HEAD_NAMES: tuple[str, ...] = (
@@ -54,13 +59,14 @@ HEAD_NAMES: tuple[str, ...] = (
     "embed_tokens.weight",
     "wte.weight",
     "shared.weight",
+    "token_embd.weight",
     "W",
 )
 #: Names that are input embeddings (a head found under them is tied).
 _TIED = {
     "model.embed_tokens.weight", "transformer.wte.weight", "model.decoder.embed_tokens.weight",
     "gpt_neox.embed_in.weight", "transformer.word_embeddings.weight", "tok_embeddings.weight",
-    "embed_tokens.weight", "wte.weight", "shared.weight",
+    "embed_tokens.weight", "wte.weight", "shared.weight", "token_embd.weight",
 }
 #: Output-bias names looked for when ``bias="auto"``.
 BIAS_NAMES: tuple[str, ...] = ("lm_head.bias", "embed_out.bias", "output.bias",
@@ -164,6 +170,7 @@ class _TorchStore(_Store):
                 "'models' extra or convert the head to .safetensors / .npz"
             ) from exc
         self.source = source
+        self.files = list(files)
         self.tensors: dict[str, object] = {}
         for f in files:
             sd = _torch_load(torch, f)
@@ -186,6 +193,70 @@ class _TorchStore(_Store):
         if t.is_complex() or t.dtype == torch.bool:
             raise InvalidInput(f"{self.source}: tensor {name!r} has non-real dtype {t.dtype}")
         return t.detach().to(torch.float64).numpy().copy()
+
+
+class _GGUFStore(_Store):
+    """Tensors of a GGUF file (llama.cpp).  GGUF stores shapes fastest dimension first; the
+    arrays here are in numpy order, so ``token_embd.weight`` is (vocab, d)."""
+
+    def __init__(self, source: Path):
+        try:
+            import gguf
+        except ImportError as exc:
+            raise InvalidInput(f"{source} is a GGUF file but the gguf package is not "
+                               "installed; install the 'models' extra") from exc
+        if not source.is_file():
+            raise InvalidInput(f"{source} is not a regular file")
+        try:
+            reader = gguf.GGUFReader(source)
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:  # the reader raises many types on corrupt files
+            raise InvalidInput(f"{source} is not a readable GGUF file ({type(exc).__name__}: "
+                               f"{str(exc)[:120]})") from None
+        self.source = source
+        self._gguf = gguf
+        self.tensors = {t.name: t for t in reader.tensors}
+        self.shapes = {n: tuple(int(v) for v in reversed(t.shape.tolist()))
+                       for n, t in self.tensors.items()}
+
+    def dtype(self, name: str) -> str:
+        return self.tensors[name].tensor_type.name
+
+    def read(self, name, rows):
+        t = self.tensors[name]
+        qt = t.tensor_type.name
+        data = t.data
+        if rows is not None and data.ndim >= 1 and data.shape[0] == self.shapes[name][0]:
+            data = data[rows]
+            shape = (len(rows), *self.shapes[name][1:])
+        else:
+            shape = self.shapes[name]
+        if qt in ("F32", "F16", "F64"):
+            out = np.array(data, dtype=np.float64)
+        elif qt == "BF16":
+            out = (np.asarray(data).view(np.uint16).astype(np.uint32) << 16).view(
+                np.float32).astype(np.float64)
+        elif qt == "Q8_0":
+            out = _dequantize_q8_0(np.asarray(data, dtype=np.uint8))
+        else:
+            try:
+                out = np.asarray(self._gguf.quants.dequantize(np.asarray(data), t.tensor_type),
+                                 dtype=np.float64)
+            except (NotImplementedError, ValueError, TypeError) as exc:
+                raise InvalidInput(f"{self.source}: tensor {name!r} has GGUF type {qt}, which "
+                                   f"this installation cannot dequantize ({exc})") from None
+        return out.reshape(shape) if out.size == int(np.prod(shape)) else out
+
+
+def _dequantize_q8_0(raw: np.ndarray) -> np.ndarray:
+    """GGML Q8_0: blocks of 34 bytes, a float16 scale d then 32 int8 q; value = d * q
+    (exact in float64: 11 + 8 significant bits)."""
+    lead = raw.shape[:-1]
+    blocks = raw.reshape(*lead, -1, 34)
+    d = blocks[..., :2].copy().view("<f2").astype(np.float64)
+    q = blocks[..., 2:].copy().view(np.int8).astype(np.float64)
+    return (d * q).reshape(*lead, -1)
 
 
 _TORCH_SUFFIXES = {".bin", ".pt", ".pth", ".ckpt"}
@@ -244,6 +315,9 @@ def _open(source: str | Path) -> _Store:
         pt = sorted(f for f in p.iterdir() if f.suffix in _TORCH_SUFFIXES and f.is_file())
         if len(pt) == 1:
             return _TorchStore(p, pt)
+        gg = sorted(f for f in p.iterdir() if f.suffix == ".gguf" and f.is_file())
+        if len(gg) == 1:
+            return _GGUFStore(gg[0])
         arrays = sorted(f for f in p.iterdir() if f.suffix in {".npz", ".npy"})
         if len(arrays) == 1:
             return _open(arrays[0])
@@ -270,14 +344,16 @@ def _open(source: str | Path) -> _Store:
         try:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
-        except (ValueError, OSError) as exc:
-            raise InvalidInput(f"{p} is not a readable .npz archive: {exc}") from exc
+        except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+            raise InvalidInput(f"{p} is not a readable .npz archive: {exc}") from None
         return _ArrayStore(p, arrays)
     if suffix in _TORCH_SUFFIXES:
         return _TorchStore(p, [p])
+    if suffix == ".gguf":
+        return _GGUFStore(p)
     raise InvalidInput(
         f"{p}: unsupported weight file type {suffix!r} "
-        "(use .safetensors, .npz, .npy, .bin/.pt/.pth, or a model folder)"
+        "(use .safetensors, .npz, .npy, .bin/.pt/.pth, .gguf, or a model folder)"
     )
 
 
@@ -473,3 +549,162 @@ def load_lm_head(
         rows=None if idx is None else tuple(int(i) for i in idx),
         source=str(Path(source)),
     )
+
+
+# --------------------------------------------------------------------------- public stores
+
+
+class Checkpoint:
+    """A local checkpoint opened once: tensor names, shapes, storage dtypes and rows.
+
+    Use :func:`open_checkpoint`.  ``read`` returns float64 (exact widening of float storage,
+    exact Q8_0 dequantization).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> p = os.path.join(tempfile.mkdtemp(), "W.npz")
+    >>> np.savez(p, **{"lm_head.weight": np.eye(2)})
+    >>> ck = open_checkpoint(p)
+    >>> ck.find_head(), ck.shape("lm_head.weight"), ck.read("lm_head.weight", [1]).tolist()
+    ('lm_head.weight', (2, 2), [[0.0, 1.0]])
+    """
+
+    def __init__(self, store: _Store):
+        self._store = store
+        self.source = store.source
+        self.layout = {_SafetensorsStore: "safetensors", _ArrayStore: "array",
+                       _TorchStore: "torch", _GGUFStore: "gguf"}[type(store)]
+
+    @property
+    def names(self) -> list[str]:
+        """Tensor names, sorted."""
+        return sorted(self._store.shapes)
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """Shape of a tensor in numpy order."""
+        return self._store.shapes[name]
+
+    def find_head(self, tensor: str | None = None) -> str:
+        """The head tensor's name (the usual names, tied input embeddings last)."""
+        return _find_head(self._store, tensor)
+
+    def find_bias(self, bias: str | bool | None, head: str) -> str | None:
+        """The output bias tensor's name (``"auto"``, a name, True = required, None)."""
+        return _find_bias(self._store, bias, head)
+
+    def read(self, name: str, rows=None) -> np.ndarray:
+        """Rows of a tensor (all when ``rows`` is None) as float64."""
+        return self._store.read(name, None if rows is None else np.asarray(rows, np.int64))
+
+    def file_of(self, name: str) -> Path:
+        """The file on disk holding the tensor."""
+        st = self._store
+        if isinstance(st, _SafetensorsStore):
+            return st.where[name].path
+        if isinstance(st, _TorchStore) and len(getattr(st, "files", [])) == 1:
+            return st.files[0]
+        return Path(st.source)
+
+    def raw_float(self, name: str) -> tuple[str, int, int] | None:
+        """(safetensors dtype, byte offset, byte length) when the tensor is stored as raw
+        little-endian F64/F32/F16/BF16 in a safetensors file (readable by the stdlib
+        checker in place), else None."""
+        st = self._store
+        if not isinstance(st, _SafetensorsStore):
+            return None
+        f = st.where[name]
+        dt = f.dtype(name)
+        if dt not in {"F64", "F32", "F16", "BF16"}:
+            return None
+        return (dt, *f.data_range(name))
+
+    def dtype(self, name: str) -> str:
+        """The storage dtype's name (safetensors/GGUF names, numpy or torch dtype)."""
+        st = self._store
+        if isinstance(st, _SafetensorsStore):
+            return st.where[name].dtype(name)
+        if isinstance(st, _GGUFStore):
+            return st.dtype(name)
+        if isinstance(st, _ArrayStore):
+            return str(st.arrays[name].dtype)
+        return str(st.tensors[name].dtype).replace("torch.", "")
+
+
+@dataclass(frozen=True)
+class HeadLocation:
+    """Where an LM head lives in a checkpoint (no data read).
+
+    Attributes
+    ----------
+    tensor, bias_tensor : str, str or None
+    vocab, d : int
+    tied : bool
+        The head is the input embedding (no separate ``lm_head``).
+    file : Path
+        The file holding the head tensor.
+    dtype : str
+        Its storage dtype.
+    """
+
+    tensor: str
+    bias_tensor: str | None
+    vocab: int
+    d: int
+    tied: bool
+    file: Path
+    dtype: str
+
+
+def open_checkpoint(source: str | Path) -> Checkpoint:
+    """Open a local checkpoint (any source of :func:`load_lm_head`); reads headers only.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> p = os.path.join(tempfile.mkdtemp(), "W.npy")
+    >>> np.save(p, np.zeros((3, 2)))
+    >>> open_checkpoint(p).names
+    ['']
+    """
+    return Checkpoint(_open(source))
+
+
+def locate_head(ck: Checkpoint, *, tensor: str | None = None, bias=None,
+                transpose: bool = False) -> HeadLocation:
+    """Find the head (and bias) tensor in an opened checkpoint; tied embeddings are used
+    when there is no separate output projection.
+
+    Raises
+    ------
+    InvalidInput
+        No head found, head not 2-D, bias of the wrong length.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> p = os.path.join(tempfile.mkdtemp(), "m.npz")
+    >>> np.savez(p, **{"model.embed_tokens.weight": np.zeros((4, 2))})
+    >>> loc = locate_head(open_checkpoint(p))
+    >>> loc.tensor, loc.tied, loc.vocab, loc.d
+    ('model.embed_tokens.weight', True, 4, 2)
+    """
+    name = ck.find_head(tensor)
+    shape = ck.shape(name)
+    if len(shape) != 2:
+        raise InvalidInput(f"tensor {name!r} has shape {shape}; an LM head must be 2-D (vocab, d)")
+    vocab, d = (shape[1], shape[0]) if transpose else shape
+    bname = None
+    if bias not in (None, False):
+        bname = ck.find_bias(True if bias == "auto" else bias, name)
+        bshape = ck.shape(bname)
+        flat = int(np.prod(bshape)) if bshape else 1
+        if flat != vocab or len(bshape) > 2:
+            raise InvalidInput(f"bias {bname!r} has shape {bshape} but the head {name!r} has "
+                               f"{vocab} rows; they must match")
+    return HeadLocation(tensor=name, bias_tensor=bname, vocab=int(vocab), d=int(d),
+                        tied=name in _TIED or any(name.endswith("." + t) for t in _TIED),
+                        file=ck.file_of(name), dtype=ck.dtype(name))

@@ -144,8 +144,10 @@ class InspectReport:
         if a.projection is not None:
             p = a.projection
             arg = [a.labels[k] for k, ok in enumerate(p.argmaxable) if ok]
-            out.append(f"contexts in {p.projection.dim} rounded principal directions: "
-                       f"{len(arg)}/{len(a.labels)} tokens argmaxable ({', '.join(arg)}); "
+            out.append(f"in a {p.projection.dim}-D projection of the contexts (rounded "
+                       f"principal directions; not the full head, see audit-argmax): "
+                       f"{len(arg)}/{len(a.labels)} tokens argmaxable in the projection "
+                       f"({', '.join(arg)}); "
                        f"{len(p.rankings)} rankings realisable"
                        + ("" if p.complete is None else
                           f" ({'certified complete' if p.complete else 'not certified'})"))

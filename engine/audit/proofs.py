@@ -1,0 +1,268 @@
+"""Exact proofs of the argmax audit: the rigorous float filter, exact margins, witness and
+Gordan records, and the pipeline's options (docs/argmax-audit.md, sections 1 and 3).
+
+Shared by the float stages (:mod:`engine.audit.decide`) and the exact completion stage
+(:mod:`engine.audit.complete`); nothing here calls a solver.
+
+Examples
+--------
+>>> import numpy as np
+>>> from engine.audit.head import HeadSpec, open_head
+>>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
+>>> violations(h, 0, np.array([1.0, 0.0])).tolist(), check_multipliers(h, 2, [0, 1], [1, 1], None)
+([], True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from engine.audit.head import Head
+from engine.exact.intmat import float_ints
+from engine.exact.numbers import fraction_to_str
+
+__all__ = ["Options", "BudgetExceeded", "rounding_bound", "exact_rows_int", "violations",
+           "confirm_witness", "check_multipliers"]
+
+_U = 2.0**-53
+
+
+@dataclass(frozen=True)
+class Options:
+    """Knobs of the pipeline (none of them changes what is proven, only what is tried).
+
+    Attributes
+    ----------
+    radius : Fraction or None
+        Infinity-norm radius R of the bounded domain ``max_j |x_j| <= R``.
+    domains : tuple of str
+        ``("all",)``, ``("box",)`` or ``("all", "box")``: which verdicts to report.
+    center : tuple of float or None
+        The vector c of the second screen (x = t (w_k - c)); default: none.
+    ascent_steps : int
+        Relaxation steps on the smallest margin before the LP.
+    lp_rows, lp_add, lp_rounds : int
+        Initial active rows, rows added per round, and rounds of the float cutting-plane LP
+        (after them the exact stage takes over; nothing is left undecided for lack of rounds).
+    label_seconds : float or None
+        Per-label CPU-second budget for the LP and exact stages of one domain.  None (the
+        default): no budget, every label is decided.  When set and exceeded, the label is
+        ``undecided`` with a reason naming this budget.
+    """
+
+    radius: Fraction | None = None
+    domains: tuple[str, ...] = ("all",)
+    center: tuple[float, ...] | None = None
+    ascent_steps: int = 8
+    lp_rows: int = 1024
+    lp_add: int = 512
+    lp_rounds: int = 60
+    label_seconds: float | None = None
+
+
+class BudgetExceeded(Exception):
+    """The per-label budget (:attr:`Options.label_seconds`) ran out."""
+
+
+def rounding_bound(d: int) -> float:
+    """The factor g with |fl(margin) - margin| <= g (|w_k|.|x| + |w_i|.|x| + |b_k| + |b_i|).
+
+    gamma_n = n u / (1 - n u) with n = 2 d + 2 and u = 2^-53, inflated by 1 % to absorb
+    the rounding of the bound's own evaluation (docs/argmax-audit.md, section 3).
+
+    Examples
+    --------
+    >>> 1e-13 < rounding_bound(768) < 2e-13
+    True
+    """
+    n = 2 * d + 2
+    return 1.01 * n * _U / (1.0 - n * _U)
+
+
+# ------------------------------------------------------------------------ exact helpers
+def exact_rows_int(head: Head, idx) -> tuple[list[list[int]], list[int] | None, int, int]:
+    """Rows idx (and their biases) as integers over common denominators.
+
+    Returns ``(rows, bias, den_w, den_b)`` with ``w_i = rows[n] / den_w`` and
+    ``b_i = bias[n] / den_b`` exactly (``bias`` None without a bias).
+    """
+    idx = [int(i) for i in idx]
+    if head.exact_rows_binary():
+        A = head.rows(idx)
+        flat, e = float_ints(A)
+        d = head.d
+        rows = [flat[n * d:(n + 1) * d] for n in range(len(idx))]
+        den_w, rows = (1 << -e, rows) if e < 0 else (1, [[v << e for v in r] for r in rows])
+    else:
+        F = [head.exact_row(i) for i in idx]
+        den_w = math.lcm(*(q.denominator for r in F for q in r))
+        rows = [[q.numerator * (den_w // q.denominator) for q in r] for r in F]
+    bias = None
+    den_b = 1
+    if head.bias is not None:
+        bq = [head.exact_bias(i) for i in idx]
+        den_b = math.lcm(*(q.denominator for q in bq))
+        bias = [q.numerator * (den_b // q.denominator) for q in bq]
+    return rows, bias, den_w, den_b
+
+
+def _exact_margin(head: Head, k: int, i: int, xq: list[Fraction]) -> Fraction:
+    wk, wi = head.exact_row(k), head.exact_row(i)
+    s = sum(((a - b) * x for a, b, x in zip(wk, wi, xq, strict=True) if a != b), Fraction(0))
+    return s + head.exact_bias(k) - head.exact_bias(i)
+
+
+def _exact_margins_all(head: Head, k: int, xq: list[Fraction]) -> np.ndarray:
+    """Signs of every margin at the rational x, in integer arithmetic (a slow fallback)."""
+    den = math.lcm(*(q.denominator for q in xq))
+    X = [q.numerator * (den // q.denominator) for q in xq]
+    out = np.zeros(head.k, dtype=np.int8)
+    step = max(1, (1 << 16) // max(1, head.d))
+    ref, bref, den_w, den_b = exact_rows_int(head, [k])
+    for r0 in range(0, head.k, step):
+        idx = list(range(r0, min(head.k, r0 + step)))
+        R, B, dw, db = exact_rows_int(head, idx)
+        for n, i in enumerate(idx):
+            s = Fraction(sum(a * x for a, x in zip(R[n], X, strict=True)), dw * den)
+            m = Fraction(sum(a * x for a, x in zip(ref[0], X, strict=True)), den_w * den) - s
+            if B is not None:
+                m += Fraction(bref[0], den_b) - Fraction(B[n], db)
+            out[i] = (m > 0) - (m < 0)
+    out[k] = 1
+    return out
+
+
+def _in_box(x: np.ndarray, radius: Fraction | None) -> bool:
+    if radius is None:
+        return True
+    return Fraction(float(np.max(np.abs(x)))) <= radius if x.size else True
+
+
+def violations(head: Head, k: int, x: np.ndarray, xq: list[Fraction] | None = None,
+               s: np.ndarray | None = None, stats: dict | None = None) -> np.ndarray:
+    """The rows i != k whose margin at x is <= 0, decided exactly (increasing order).
+
+    ``x`` is a float64 vector taken at its exact binary value, or, when ``xq`` (exact
+    rationals) is given, the float rounding of ``xq`` used only to sort margins into
+    "clearly positive", "clearly negative" and "decide exactly" (docs/argmax-audit.md,
+    section 3; the bound is widened for the rounding of x and of non-binary heads).
+    ``s`` may pass ``fl(W x)`` when already computed.
+    """
+    if xq is None and not np.all(np.isfinite(x)):
+        raise ValueError("a witness proposal must be finite")
+    if np.all(np.isfinite(x)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            if s is None:
+                s = head.matmul(x[:, None])[:, 0]
+    else:
+        s = None
+    if s is None or not np.all(np.isfinite(s)):
+        if xq is None:
+            xq = [Fraction(v) for v in x.tolist()]
+        if stats is not None:
+            stats["exact_pairs"] = stats.get("exact_pairs", 0) + head.k - 1
+        return np.flatnonzero(_exact_margins_all(head, k, xq) <= 0)
+    b = head.bias if head.bias is not None else np.zeros(head.k)
+    m = (s[k] + b[k]) - (s + b)
+    extra = (0 if head.binary else 1) + (0 if xq is None else 1)
+    nx = _norm2(x) * (1.0 + 8.0 * (head.d + 4) * _U) + 2.0**-900
+    nrm = head.norms()
+    bound = rounding_bound(head.d + extra) * ((nrm[k] + nrm) * nx + abs(b[k]) + np.abs(b)) \
+        + 2.0**-900
+    m[k] = np.inf
+    neg = np.flatnonzero(m < -bound)
+    amb = np.flatnonzero(np.abs(m) <= bound)
+    amb = amb[amb != k]
+    if stats is not None:
+        stats["exact_pairs"] = stats.get("exact_pairs", 0) + int(amb.size)
+    if amb.size:
+        if xq is None:
+            xq = [Fraction(v) for v in x.tolist()]
+        bad = [i for i in amb.tolist() if _exact_margin(head, k, i, xq) <= 0]
+        if bad:
+            neg = np.union1d(neg, np.array(bad, dtype=np.int64))
+    return neg
+
+
+def _norm2(x: np.ndarray) -> float:
+    """Euclidean norm with exact power-of-two rescaling (no underflow or overflow)."""
+    mx = float(np.max(np.abs(x))) if x.size else 0.0
+    if mx == 0.0:
+        return 0.0
+    e = math.frexp(mx)[1]
+    y = np.ldexp(x, -e)
+    return math.ldexp(float(np.sqrt(y @ y)), e)
+
+
+def confirm_witness(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None,
+                    stats: dict | None = None) -> bool:
+    """Exactly decide whether every margin of label k at x is positive.
+
+    ``s`` may pass ``fl(W x)`` when already computed.  Clear pairs are decided by the float
+    value against :func:`rounding_bound`; the others in rational arithmetic.
+    """
+    if not np.all(np.isfinite(x)):
+        return False
+    return violations(head, k, x, s=s, stats=stats).size == 0
+
+
+def _witness_record(x: np.ndarray, t: float | None, stage: str) -> dict:
+    if t is not None:
+        return {"verdict": "argmaxable", "witness": {"scale": fraction_to_str(Fraction(t))},
+                "stage": stage}
+    return {"verdict": "argmaxable",
+            "witness": {"x": [fraction_to_str(Fraction(v)) for v in x.tolist()]},
+            "stage": stage}
+
+
+def _rational_witness_record(xq: list[Fraction], stage: str) -> dict:
+    return {"verdict": "argmaxable", "witness": {"x": [fraction_to_str(q) for q in xq]},
+            "stage": stage}
+
+
+def _primitive(vals: list[Fraction]) -> list[int]:
+    den = math.lcm(*(q.denominator for q in vals))
+    ints = [q.numerator * (den // q.denominator) for q in vals]
+    g = math.gcd(*ints)
+    return [v // g for v in ints]
+
+
+def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
+                      radius: Fraction | None) -> bool:
+    """Exactly: c > 0, and sum c_i (w_k - w_i) = 0 with sum c_i (b_k - b_i) <= 0 (radius
+    None), or sum c_i (b_k - b_i) + R ||sum c_i (w_k - w_i)||_1 <= 0 (radius R); at most
+    d + 1 rows (d + 2 with a bias), as the certificate format requires."""
+    cap = head.d + (2 if head.bias is not None else 1)
+    if not rows or any(v <= 0 for v in c) or k in rows or len(set(rows)) != len(rows) \
+            or len(rows) > cap:
+        return False
+    R, b, den_w, den_b = exact_rows_int(head, [k, *rows])
+    wk = R[0]
+    v = [0] * head.d
+    for ci, r in zip(c, R[1:], strict=True):
+        for j, (a, w) in enumerate(zip(wk, r, strict=True)):
+            if a != w:
+                v[j] += ci * (a - w)
+    beta = 0 if b is None else sum(ci * (b[0] - bi) for ci, bi in zip(c, b[1:], strict=True))
+    if radius is None:
+        return not any(v) and beta <= 0
+    total = Fraction(beta, den_b) + radius * Fraction(sum(abs(t) for t in v), den_w)
+    return total <= 0
+
+
+def _never(rows: list[int], c: list[int], stage: str) -> dict:
+    order = sorted(range(len(rows)), key=lambda n: rows[n])
+    return {"verdict": "never", "rows": [rows[n] for n in order],
+            "multipliers": [str(c[n]) for n in order], "stage": stage}
+
+
+def _budget(opts: Options, t_label: float, stage: str) -> None:
+    if opts.label_seconds is not None and time.process_time() - t_label > opts.label_seconds:
+        raise BudgetExceeded(stage)
+
+
