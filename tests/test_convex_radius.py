@@ -13,7 +13,7 @@ import pytest
 from scipy.optimize import minimize
 
 from engine.convex import LayerPeeled
-from engine.convex._loss import cross_entropy, softmax
+from engine.convex.loss import cross_entropy, softmax
 
 
 def nonconvex_min(Y, E_W, E_H, d, starts=6, seed=0):

@@ -138,10 +138,8 @@ def _file_edges():
     return edges
 
 
-#: File-level cycles on this branch that another branch removes (geometry/emit <-> patterns,
-#: symmetry/constructors <-> group); the integrator empties this after merging it.
-KNOWN_ENGINE_CYCLES = {frozenset({"engine.geometry.emit", "engine.geometry.patterns"}),
-                       frozenset({"engine.symmetry.constructors", "engine.symmetry.group"})}
+#: File-level cycles tolerated: none (a cycle is broken, not listed here).
+KNOWN_ENGINE_CYCLES: set[frozenset[str]] = set()
 
 
 def _cycles(edges):
@@ -205,22 +203,8 @@ def _owner(name: str) -> str | None:
     return parts[0] if parts[0] == "certificates" or i == 1 else ".".join(parts[:2])
 
 
-#: Private uses across packages on this branch that other branches remove (audit: the model
-#: loaders; rooms: certificate emission; convex: orbit reductions; paper: the trained-model
-#: reproduction); the integrator empties this after merging them.
-KNOWN_PRIVATE_USES = {
-    "engine.audit.head -> engine.models._safetensors.SafetensorsFile",
-    "engine.audit.run -> engine.models.loaders._open",
-    "engine.audit.run -> engine.models.loaders._find_head",
-    "engine.audit.run -> engine.models.loaders._find_bias",
-    "engine.audit.run -> engine.models.loaders._SafetensorsStore",
-    "engine.certify.emit -> engine.geometry.emit._exact_model",
-    "engine.certify.emit -> engine.geometry.emit._model_fields",
-    "engine.convex.reductions.orbit -> engine.symmetry.values.tolerant_codes",
-    "engine.convex.reductions.orbit -> engine.symmetry.values.value_codes",
-    "engine.convex.reductions.orbit -> engine.symmetry.constructors.orbit_matrix",
-    "engine.reproduce.trained -> engine.convex._loss.cross_entropy",
-}
+#: Private uses across packages tolerated: none (make the name public instead).
+KNOWN_PRIVATE_USES: set[str] = set()
 
 
 def test_engine_uses_only_public_names_of_other_packages():

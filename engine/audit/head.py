@@ -139,7 +139,7 @@ class Head:
             self._raw = arr.T if spec.transpose else arr
             self.binary = True
         elif spec.kind == "safetensors":
-            from engine.models._safetensors import SafetensorsFile
+            from engine.models.safetensors_io import SafetensorsFile
 
             f = SafetensorsFile(spec.path)
             dt = f.dtype(spec.tensor)

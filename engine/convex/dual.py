@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.convex._loss import CHUNK, cross_entropy, entropy, softmax
+from engine.convex.loss import CHUNK, cross_entropy, entropy, softmax
 from engine.errors import InvalidInput
 
 __all__ = ["DualBound", "dual_bound", "dual_value"]

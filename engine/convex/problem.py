@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from engine import _display
-from engine.convex._loss import cross_entropy, entropy, softmax
 from engine.convex.dual import dual_bound
+from engine.convex.loss import cross_entropy, entropy, softmax
 from engine.convex.recovery import RANK_TOL, recover_factors, thin_svd, thin_svd_left
 from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
 from engine.convex.reductions.base import ReducedProblem, Status

@@ -269,7 +269,7 @@ def memory_plan(model_path: str | Path, dtype: str | None = None) -> MemoryPlan:
     >>> memory_plan(tempfile.mkdtemp()).weights_bytes
     0
     """
-    from engine.models._safetensors import SafetensorsFile
+    from engine.models.safetensors_io import SafetensorsFile
 
     path = Path(model_path).expanduser()
     per = DTYPES.get(dtype or "", None)

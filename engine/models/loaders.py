@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import InvalidInput, TooLarge
-from engine.models._safetensors import SafetensorsFile
+from engine.models.safetensors_io import SafetensorsFile
 
 __all__ = ["HEAD_NAMES", "BIAS_NAMES", "LMHead", "Checkpoint", "HeadLocation",
            "list_tensors", "load_lm_head", "open_checkpoint", "locate_head"]

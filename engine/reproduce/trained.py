@@ -121,7 +121,7 @@ def train_cyclic(y=WEEKDAY_Y, *, d: int | None = None, hidden: int = 32, lam_W: 
     import torch
 
     from engine.convex import LayerPeeled, cyclic_orbit
-    from engine.convex._loss import cross_entropy
+    from engine.convex.loss import cross_entropy
     from engine.models.diagnostics import delta_circ
 
     if lam_W <= 0 or lam_H <= 0:

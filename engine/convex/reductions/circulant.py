@@ -32,7 +32,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex._loss import cross_entropy_expr
+from engine.convex.loss import cross_entropy_expr
 from engine.convex.reductions._structure import column_counts, invariant_codes, shift
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 

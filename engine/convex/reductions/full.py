@@ -29,7 +29,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex._loss import cross_entropy_expr
+from engine.convex.loss import cross_entropy_expr
 from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
 from engine.errors import InvalidInput
 
