@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _groups import diagonal, quaternion_group
 
 from certificates.check import check
 from engine.convex import LayerPeeled
@@ -42,22 +43,7 @@ def _rational(m: int, n: int, seed: int) -> list[list[str]]:
 
 
 def _q8_twice():
-    names = ["1", "i", "j", "k"]
-    table = {("1", x): (1, x) for x in names}
-    table.update({(x, "1"): (1, x) for x in names})
-    for a, b, c in (("i", "j", "k"), ("j", "k", "i"), ("k", "i", "j")):
-        table[(a, b)], table[(b, a)] = (1, c), (-1, c)
-    for x in "ijk":
-        table[(x, x)] = (-1, "1")
-    els = [(s, x) for s in (1, -1) for x in names]
-    idx = {e: t for t, e in enumerate(els)}
-
-    def mul(g, h):
-        s, x = table[(g[1], h[1])]
-        return (g[0] * h[0] * s, x)
-
-    gens = [[idx[mul(g, h)] for h in els] for g in ((1, "i"), (1, "j"))]
-    return as_group([[c * 8 + g[i] for c in range(2) for i in range(8)] for g in gens])
+    return as_group(diagonal(quaternion_group(), 2))
 
 
 def _rank_one() -> list[list[str]]:

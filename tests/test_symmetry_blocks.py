@@ -8,6 +8,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
+from _groups import diagonal, quaternion_group
 from sympy.combinatorics import Permutation, PermutationGroup, SymmetricGroup
 
 from engine.convex import LayerPeeled
@@ -40,42 +41,17 @@ def reference_value(Y: np.ndarray, rho: float) -> float:
     return float(prob.value)
 
 
-def _quaternion_group() -> list[list[int]]:
-    """Q8 acting on itself by left multiplication (elements +-1, +-i, +-j, +-k)."""
-    names = ["1", "i", "j", "k"]
-    table = {("1", x): (1, x) for x in names}
-    table.update({(x, "1"): (1, x) for x in names})
-    for a, b, c in (("i", "j", "k"), ("j", "k", "i"), ("k", "i", "j")):
-        table[(a, b)] = (1, c)
-        table[(b, a)] = (-1, c)
-    for x in "ijk":
-        table[(x, x)] = (-1, "1")
-    els = [(s, x) for s in (1, -1) for x in names]
-    idx = {e: t for t, e in enumerate(els)}
-
-    def mul(g, h):
-        s, x = table[(g[1], h[1])]
-        return (g[0] * h[0] * s, x)
-
-    return [[idx[mul(g, h)] for h in els] for g in ((1, "i"), (1, "j"))]
-
-
-def _diagonal(gens: list[list[int]], copies: int) -> list[list[int]]:
-    k = len(gens[0])
-    return [[c * k + g[i] for c in range(copies) for i in range(k)] for g in gens]
-
-
 GROUPS = {
     "D5": [[(i + 1) % 5 for i in range(5)], [(-i) % 5 for i in range(5)]],
     "A4": [[1, 2, 0, 3], [1, 0, 3, 2]],
     "F21": [list(g) for g in frobenius(7, 3).row_generators],
     "V4": [[1, 0, 3, 2], [2, 3, 0, 1]],
     "S2wrS2": [list(g) for g in parse_group("S2wrS2").row_generators],
-    "S3_twice": _diagonal([[1, 0, 2], [1, 2, 0]], 2),  # real type, multiplicity 2, dim 2
-    "C3_twice": _diagonal([[1, 2, 0]], 2),  # complex type, multiplicity 2
-    "C5_thrice": _diagonal([[1, 2, 3, 4, 0]], 3),  # complex type, multiplicity 3
-    "F21_twice": _diagonal([list(g) for g in frobenius(7, 3).row_generators], 2),  # 6-dim
-    "Q8": _quaternion_group(),  # a quaternionic-type component
+    "S3_twice": diagonal([[1, 0, 2], [1, 2, 0]], 2),  # real type, multiplicity 2, dim 2
+    "C3_twice": diagonal([[1, 2, 0]], 2),  # complex type, multiplicity 2
+    "C5_thrice": diagonal([[1, 2, 3, 4, 0]], 3),  # complex type, multiplicity 3
+    "F21_twice": diagonal([list(g) for g in frobenius(7, 3).row_generators], 2),  # 6-dim
+    "Q8": quaternion_group(),  # a quaternionic-type component
 }
 
 
