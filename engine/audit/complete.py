@@ -5,7 +5,7 @@ arithmetic, with no tolerance anywhere:
 
 1. the system (A_k) restricted to an *active set* of rows (seeded from the float LP's basis
    and the rows violated at its points) is decided by an exact LP (``cdd.gmp``, through
-   :mod:`engine.exact.lp` and :func:`_box_lp`);
+   :mod:`engine.exact.lp` and :func:`engine.exact.lp.box_lp`);
 2. infeasible on the active set: the exact LP's vertex solution gives Gordan multipliers on
    at most d + 1 (d + 2 with a bias) rows: a ``never`` proof for the whole head;
 3. feasible: its exact optimum x is evaluated against every row of the head (floats with the
@@ -35,8 +35,6 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-import cdd
-import cdd.gmp
 import numpy as np
 
 from engine.audit.head import Head
@@ -51,7 +49,7 @@ from engine.audit.proofs import (
     violations,
 )
 from engine.errors import SolverFailed
-from engine.exact.lp import gordan_multipliers, strictly_feasible
+from engine.exact.lp import box_lp, gordan_multipliers, strictly_feasible
 
 __all__ = ["exact_stage", "gordan_on_rows"]
 
@@ -68,53 +66,6 @@ def _homogeneous_rows(head: Head, k: int, rows: list[int]) -> list[list[int]]:
             u.append((b[0] - b[1 + n]) * den_w)
         out.append(u)
     return out
-
-
-def _box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
-    """Exact LPs of the bounded domain on integer rows (u_i, beta_i) (u . x + beta > 0):
-
-    * ``gordan=False``: maximise s with u_i . x + beta_i >= s, |x_j| <= R, s <= 1;
-      returns (s*, x*);
-    * ``gordan=True``: minimise sum c_i beta_i + R sum (p_j + q_j) subject to
-      sum c_i u_i = p - q, sum c = 1, c, p, q >= 0; returns (value, c) at a vertex.
-    """
-    n = len(rows)
-    if not gordan:
-        A = [[r[d], *r[:d], -1] for r in rows]
-        A.append([1] + [0] * d + [-1])
-        for j in range(d):
-            e = [0] * d
-            e[j] = 1
-            A.append([radius, *e, 0])
-            e[j] = -1
-            A.append([radius, *e, 0])
-        m = cdd.gmp.matrix_from_array(A, rep_type=cdd.RepType.INEQUALITY)
-        m.obj_type = cdd.LPObjType.MAX
-        m.obj_func = [0] * (d + 1) + [1]
-    else:
-        nv = n + 2 * d
-        A = [[-1] + [1] * n + [0] * (2 * d)]
-        for j in range(d):
-            row = [0] + [rows[i][j] for i in range(n)] + [0] * (2 * d)
-            row[1 + n + j] = -1
-            row[1 + n + d + j] = 1
-            A.append(row)
-        lin = set(range(len(A)))
-        for v in range(nv):
-            e = [0] * (nv + 1)
-            e[1 + v] = 1
-            A.append(e)
-        m = cdd.gmp.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
-        m.obj_type = cdd.LPObjType.MIN
-        m.obj_func = [0] + [r[d] for r in rows] + [radius] * (2 * d)
-    lp = cdd.gmp.linprog_from_matrix(m)
-    cdd.gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        raise SolverFailed(f"exact cdd LP ended with status {lp.status.name}, not OPTIMAL")
-    sol = [Fraction(v) for v in lp.primal_solution]
-    if gordan:
-        return Fraction(lp.obj_value), sol[:n]
-    return Fraction(lp.obj_value), sol[:d]
 
 
 def _box_rows(head: Head, k: int, rows: list[int]) -> list[list[int]]:
@@ -151,7 +102,7 @@ def gordan_on_rows(head: Head, k: int, rows: list[int], radius: Fraction | None
             return None
         pos = [(rows[n], q) for n, q in enumerate(y[:len(rows)]) if q > 0]
     else:
-        val, c = _box_lp(_box_rows(head, k, rows), head.d, radius, gordan=True)
+        val, c = box_lp(_box_rows(head, k, rows), head.d, radius, gordan=True)
         if val > 0:
             return None
         pos = [(rows[n], q) for n, q in enumerate(c) if q > 0]
@@ -237,5 +188,5 @@ def _solve_active(head: Head, k: int, active: list[int], radius: Fraction | None
             return list(z)
         t = z[d]
         return [v / t for v in z[:d]]
-    val, x = _box_lp(_box_rows(head, k, active), d, radius, gordan=False)
+    val, x = box_lp(_box_rows(head, k, active), d, radius, gordan=False)
     return x if val > 0 else None

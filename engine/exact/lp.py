@@ -40,7 +40,7 @@ from engine.exact import wide
 from engine.exact.linalg import column_basis, primitive_integer_row
 
 __all__ = ["decide", "strictly_feasible", "gordan_multipliers", "check_witness",
-           "check_gordan", "small_integer_point", "as_rows", "margin_lp", "gordan_lp"]
+           "check_gordan", "small_integer_point", "as_rows", "margin_lp", "gordan_lp", "box_lp"]
 
 Number = int | Fraction
 
@@ -259,11 +259,22 @@ def small_integer_point(rows: Sequence[Sequence[int]], center: Sequence[Number |
     else:
         return None
     for j, v in enumerate(z):  # then each entry as close to 0 as the cone allows
-        for u in sorted(range(-abs(v) + 1, abs(v)), key=lambda u: (abs(u), -u))[:64]:
+        for u in _toward_zero(v, 64):
             if inside(z[:j] + [u] + z[j + 1:]):
                 z[j] = u
                 break
     return primitive_integer_row(z)
+
+
+def _toward_zero(v: int, count: int) -> list[int]:
+    """The first ``count`` integers u with |u| < |v|, in the order 0, 1, -1, 2, -2, ...
+    (built without listing all 2|v| of them: |v| reaches 2^40 and beyond)."""
+    out = [0] if v else []
+    t = 1
+    while len(out) < count and t < abs(v):
+        out.extend((t, -t)[: count - len(out)])
+        t += 1
+    return out
 
 
 #: What a bad hint may raise (a float point with nan or inf): the hint is then ignored.
@@ -356,3 +367,61 @@ def _decide_wide(R: list[list[Fraction]], d: int) -> tuple[bool, tuple[Fraction,
         raise SolverFailed("multipliers of the column-basis system fail the full system")
     return False, z
 
+
+def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
+    """Exact LPs of the bounded domain on integer rows (u_i, beta_i) (u . x + beta > 0):
+
+    * ``gordan=False``: maximise s with u_i . x + beta_i >= s, |x_j| <= R, s <= 1;
+      returns (s*, x*);
+    * ``gordan=True``: minimise sum c_i beta_i + R sum (p_j + q_j) subject to
+      sum c_i u_i = p - q, sum c = 1, c, p, q >= 0; returns (value, c) at a vertex.
+
+    Used by the argmax audit's exact completion on a box domain (``engine.audit.complete``).
+
+    Raises
+    ------
+    SolverFailed
+        The exact LP ends with a status other than optimal.
+
+    Examples
+    --------
+    >>> box_lp([[1, 0, 0], [-1, 1, 0]], 2, Fraction(1), gordan=False)  # x1 >= s, x2 - x1 >= s
+    (Fraction(1, 2), [Fraction(1, 2), Fraction(1, 1)])
+    """
+    n = len(rows)
+    if not gordan:
+        A = [[r[d], *r[:d], -1] for r in rows]
+        A.append([1] + [0] * d + [-1])
+        for j in range(d):
+            e = [0] * d
+            e[j] = 1
+            A.append([radius, *e, 0])
+            e[j] = -1
+            A.append([radius, *e, 0])
+        m = cdd.gmp.matrix_from_array(A, rep_type=cdd.RepType.INEQUALITY)
+        m.obj_type = cdd.LPObjType.MAX
+        m.obj_func = [0] * (d + 1) + [1]
+    else:
+        nv = n + 2 * d
+        A = [[-1] + [1] * n + [0] * (2 * d)]
+        for j in range(d):
+            row = [0] + [rows[i][j] for i in range(n)] + [0] * (2 * d)
+            row[1 + n + j] = -1
+            row[1 + n + d + j] = 1
+            A.append(row)
+        lin = set(range(len(A)))
+        for v in range(nv):
+            e = [0] * (nv + 1)
+            e[1 + v] = 1
+            A.append(e)
+        m = cdd.gmp.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
+        m.obj_type = cdd.LPObjType.MIN
+        m.obj_func = [0] + [r[d] for r in rows] + [radius] * (2 * d)
+    lp = cdd.gmp.linprog_from_matrix(m)
+    cdd.gmp.linprog_solve(lp)
+    if lp.status != cdd.LPStatusType.OPTIMAL:
+        raise SolverFailed(f"exact cdd LP ended with status {lp.status.name}, not OPTIMAL")
+    sol = [Fraction(v) for v in lp.primal_solution]
+    if gordan:
+        return Fraction(lp.obj_value), sol[:n]
+    return Fraction(lp.obj_value), sol[:d]
