@@ -33,3 +33,13 @@ def test_audit_corrupt_npz(tmp_path):
     r = run(["audit-argmax", str(p), "--out", str(tmp_path / "a"), "--no-progress"])
     assert r.one_line_error(), r.err[-500:]
     assert "BadZipFile" not in r.err or "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("kw", [{"tokens": -1}, {"executor": "abc"}, {"options": "abc"},
+                                {"block_size": None}])
+def test_audit_argmax_bad_arguments_are_one_clear_error(kw):
+    from engine.audit import audit_argmax
+    from engine.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        audit_argmax([[1, 0], [0, 1], [1, 1]], progress=False, **kw)

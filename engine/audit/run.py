@@ -475,6 +475,15 @@ def audit_argmax(
     t_start = time.perf_counter()
     if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
         raise InvalidInput(f"block_size must be a positive integer; got {block_size!r}")
+    if tokens is not None and not isinstance(tokens, str | Sequence | np.ndarray):
+        raise InvalidInput(f"tokens must be a list of token ids or names, or a string like "
+                           f"'0-9,42'; got {type(tokens).__name__} {tokens!r}")
+    if options is not None and not isinstance(options, Options):
+        raise InvalidInput(f"options must be an engine.audit.Options; got "
+                           f"{type(options).__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise InvalidInput(f"executor must have a submit method (a dask.distributed Client or "
+                           f"a concurrent.futures executor); got {type(executor).__name__}")
     R = None
     if radius is not None:
         R = to_fraction(radius, what="radius")
