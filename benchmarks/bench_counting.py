@@ -2,7 +2,7 @@
 
 Run:  .venv/bin/python benchmarks/bench_counting.py [--quick]
 
-Goals (issue 3): ``count_rankings`` for a generic k = 10, d = 6 head (557,640 rankings) in
+Goals: ``count_rankings`` for a generic k = 10, d = 6 head (557,640 rankings) in
 <= 1 s; ``count_regions`` for a generic k = 20, d = 5 head (10,072 regions).  "Generic"
 heads are seeded random integers in [-10^6, 10^6]; each count is checked against the
 general-position formula (Cover 1965 / Cover 1967, Good-Tideman) so a non-generic draw

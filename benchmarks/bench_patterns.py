@@ -1,4 +1,4 @@
-"""Benchmarks of the exact pattern enumeration (issue 3).
+"""Benchmarks of the exact pattern enumeration.
 
 Run:  .venv/bin/python benchmarks/bench_patterns.py [--quick] [--serial]
 

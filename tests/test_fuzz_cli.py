@@ -1,7 +1,7 @@
-"""The CLI battery of issue 17 (bounded): no traceback, no hang, no wrong answer, no overwrite.
+"""The hostile-input CLI battery (bounded): no traceback, no hang, no wrong answer, no overwrite.
 
 Every case runs in a forked child with a timeout (``scripts/fuzz_battery.py``); the full
-battery is ``python scripts/fuzz_battery.py`` (figures in the closing note of issue 17).
+battery is ``python scripts/fuzz_battery.py``.
 """
 
 from __future__ import annotations
