@@ -1,4 +1,4 @@
-"""Orbit brackets (issue 11, item 7): Y given by base columns and group generators.
+"""Orbit brackets: Y given by base columns and group generators.
 
 Soundness is tested by materialising small instances: the orbit certificate, expanded to
 one column per group element (elements enumerated by closure here, not by the checker),

@@ -1,4 +1,4 @@
-"""Solver robustness found while certifying (issue 11, item 8)."""
+"""Solver robustness found while certifying."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Hostile and careless inputs to the library: bounded work, clear errors, right answers.
 
 Hypothesis drives the number parser and the exact LP; fixed reproducers from the fuzzing
-round (issue 17) pin the cases that once crashed or hung.
+round pin the cases that once crashed or hung.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Files and interruption (issue 17 items 1, 7, 8): atomic writes, no silent overwrite, an
+"""Files and interruption: atomic writes, no silent overwrite, an
 incomplete run is reported, ``--only`` merges, Ctrl-C ends workers at once."""
 
 from __future__ import annotations

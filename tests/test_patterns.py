@@ -1,4 +1,4 @@
-"""Sign patterns, ranking patterns, top-t prefixes and argmaxable labels (issue 3).
+"""Sign patterns, ranking patterns, top-t prefixes and argmaxable labels.
 
 Exact assertions only.  The independent oracle decides every candidate sign vector /
 permutation by an exact LP (engine.exact.lp), so completeness is checked against
