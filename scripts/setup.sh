@@ -38,7 +38,11 @@ want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing logitgeom and its dependencies into $VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip 2> >(grep -v -E "is ignored: it is neither" >&2)
-  "$VENV/bin/python" -m pip install -q -e ".[dev,notebooks,mosek,models]" 2> >(grep -v -E "is ignored: it is neither a file nor a directory" >&2)
+  # setuptools' "Editable installation" banner (a BuildBackendWarning about folders that
+  # shadow the package) is silenced: the checkout IS the package; other warnings still show.
+  PYTHONWARNINGS="ignore:Editable installation" \
+    "$VENV/bin/python" -m pip install -q -e ".[dev,notebooks,mosek,models]" \
+    2> >(grep -v -E "is ignored: it is neither a file nor a directory" >&2)
   "$VENV/bin/python" -c "import cdd.gmp" || { echo "setup: cdd.gmp (exact arithmetic) did not import" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi
