@@ -150,10 +150,33 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
     dimensions are left the subtree is closed: m distinct lines in a plane contribute
     ``t^2 - m t + (m - 1)``.
     """
+    return chi_nodes([(tuple(canonical_direction(v) for v in vecs), 1, 0)], dim)
+
+
+class SearchBudgetExhausted(Exception):
+    """:func:`chi_nodes` visited more nodes than its budget allowed."""
+
+
+def chi_nodes(nodes: list[tuple], dim: int, budget: int | None = None) -> list[int]:
+    """chi(t) contributions of the subtrees of the no-broken-circuit search rooted at
+    ``nodes`` (each ``(remaining normals, sign, rank)``); the whole search is the one root
+    ``(normals, 1, 0)``.  ``budget`` bounds the nodes visited
+    (:class:`SearchBudgetExhausted` past it).
+
+    Examples
+    --------
+    >>> chi_nodes([(((1, 0), (0, 1)), 1, 0)], 2)  # two lines in the plane: t^2 - 2t + 1
+    [1, -2, 1]
+    """
     coeffs = [0] * (dim + 1)
-    stack = [(tuple(canonical_direction(v) for v in vecs), 1, 0)]
+    stack = list(reversed(nodes))
+    left = budget
     while stack:
         rem, sgn, rk = stack.pop()
+        if left is not None:
+            left -= 1
+            if left < 0:
+                raise SearchBudgetExhausted
         coeffs[dim - rk] += sgn
         if not rem:
             continue
@@ -167,22 +190,33 @@ def _chi_central(vecs: Sequence[tuple[int, ...]], dim: int) -> list[int]:
             coeffs[dim - rk - 1] -= m * sgn
             coeffs[dim - rk - 2] += (m - 1) * sgn
             continue
-        n = len(rem)
-        seen: set[tuple[int, ...]] = set()
-        valid = [False] * n
-        for q in range(n - 1, -1, -1):
-            key = rem[q]
-            if key not in seen:
-                valid[q] = True
-                seen.add(key)
-        for q in range(n):
-            if not valid[q]:
-                continue
+        stack.extend(children(rem, sgn, rk))
+    return coeffs
+
+
+def children(rem: tuple, sgn: int, rk: int) -> list[tuple]:
+    """The children of an inner node of the search (dimension >= 3 left), in its order.
+
+    A hyperplane is a child only if no later one is parallel to it modulo the span.
+
+    Examples
+    --------
+    >>> children(((1, 0, 0), (0, 1, 0), (0, 0, 1)), 1, 0)
+    [(((1, 0), (0, 1)), -1, 1), (((0, 1),), -1, 1), ((), -1, 1)]
+    """
+    seen: set[tuple[int, ...]] = set()
+    valid = [False] * len(rem)
+    for q in range(len(rem) - 1, -1, -1):
+        if rem[q] not in seen:
+            valid[q] = True
+            seen.add(rem[q])
+    out = []
+    for q in range(len(rem)):
+        if valid[q]:
             r = rem[q]
             piv = next(i for i, x in enumerate(r) if x)
-            child = tuple([reduce_one(v, piv, r) for v in rem[q + 1 :]])
-            stack.append((child, -sgn, rk + 1))
-    return coeffs
+            out.append((tuple([reduce_one(v, piv, r) for v in rem[q + 1:]]), -sgn, rk + 1))
+    return out
 
 
 def evaluate(coeffs: Sequence[int], t: int) -> int:

@@ -33,11 +33,13 @@ from math import comb
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.lattice import (
+    SearchBudgetExhausted,
+    chi_nodes,
+    children,
     count_rankings_exact,
     count_regions_exact,
     evaluate,
     hyperplane_vectors,
-    reduce_one,
     tie_classes,
 )
 from engine.exact.linalg import canonical_direction
@@ -306,57 +308,6 @@ def ranking_count_generic_affine(k: int, d: int) -> int:
 # ----------------------------------------------------------------------------- parallel
 
 
-class _OutOfWork(Exception):
-    pass
-
-
-def _chi_nodes(nodes: list[tuple], dim: int, budget: int | None = None) -> list[int]:
-    """chi(t) contributions of the subtrees rooted at ``nodes`` of the no-broken-circuit
-    search of :func:`engine.exact.lattice.characteristic_polynomial` (same steps).
-
-    A node is ``(remaining normals, sign, rank)``.  ``budget`` bounds the nodes visited
-    (:class:`_OutOfWork` past it)."""
-    coeffs = [0] * (dim + 1)
-    stack = list(reversed(nodes))
-    left = budget
-    while stack:
-        rem, sgn, rk = stack.pop()
-        if left is not None:
-            left -= 1
-            if left < 0:
-                raise _OutOfWork
-        coeffs[dim - rk] += sgn
-        if not rem:
-            continue
-        if len(rem[0]) == 1:
-            coeffs[dim - rk - 1] -= sgn
-            continue
-        if len(rem[0]) == 2:
-            m = len(set(rem))
-            coeffs[dim - rk - 1] -= m * sgn
-            coeffs[dim - rk - 2] += (m - 1) * sgn
-            continue
-        stack.extend(_children(rem, sgn, rk))
-    return coeffs
-
-
-def _children(rem: tuple, sgn: int, rk: int) -> list[tuple]:
-    """The children of an inner node (dimension >= 3 left), in the search's order."""
-    seen: set[tuple[int, ...]] = set()
-    valid = [False] * len(rem)
-    for q in range(len(rem) - 1, -1, -1):
-        if rem[q] not in seen:
-            valid[q] = True
-            seen.add(rem[q])
-    out = []
-    for q in range(len(rem)):
-        if valid[q]:
-            r = rem[q]
-            piv = next(i for i, x in enumerate(r) if x)
-            out.append((tuple([reduce_one(v, piv, r) for v in rem[q + 1:]]), -sgn, rk + 1))
-    return out
-
-
 def _generic(m: int, dim: int) -> int:
     """Regions of m generic central hyperplanes in R^dim: ranks subtrees by size."""
     return 2 * sum(comb(m - 1, i) for i in range(dim)) if m else 1
@@ -392,7 +343,7 @@ def count_tasks(W: object, *, bias: object = None, target: int = 64
             rem, sgn, rk = node
             if rem and len(rem[0]) >= 3 and len(nxt) + len(frontier) < 64 * target:
                 coeffs[dim - rk] += sgn
-                nxt.extend(_children(rem, sgn, rk))
+                nxt.extend(children(rem, sgn, rk))
                 grew = True
             else:
                 nxt.append(node)
@@ -411,7 +362,7 @@ def count_task(args: tuple) -> list[int]:
     [1, -2, 1]
     """
     node, dim = args
-    return _chi_nodes(node if isinstance(node, list) else [node], dim)
+    return chi_nodes(node if isinstance(node, list) else [node], dim)
 
 
 def combine_count(dim: int, coeffs: list[int], parts: Sequence[list[int]], *,
@@ -444,8 +395,8 @@ def count_regions_within(W: object, *, bias: object = None, max_work: int) -> in
     vecs, dim = hyperplane_vectors(M, b)
     root = (tuple(canonical_direction(v) for v in vecs), 1, 0)
     try:
-        coeffs = _chi_nodes([root], dim, budget=max_work)
-    except _OutOfWork:
+        coeffs = chi_nodes([root], dim, budget=max_work)
+    except SearchBudgetExhausted:
         return None
     n = abs(evaluate(coeffs, -1))
     return n // 2 if b is not None else n
