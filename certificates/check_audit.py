@@ -163,36 +163,32 @@ class _Model:
     """Exact rows on demand (``W(i)``: row i): row i as integers over its denominator L_i."""
 
     def __init__(self, W, bias, k, d):
-        self.k, self.d, self.W = k, d, W
-        self.IB, self.LB = K.scaled(bias) if bias is not None else (None, 1)
+        self.k, self.d, self.W, self.b = k, d, W, bias or (0,) * k
+        self.cap = d + (1 if bias is None else 2)  # most rows of a never-proof
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
         self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
 
     def witness(self, k, x, loc):
-        """Every margin (w_k - w_i) . x + (b_k - b_i) is positive (times Lk Li LX LB > 0)."""
+        """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k."""
         IX, LX = K.scaled(x)
-        wk, Lk = self.row(k)
-        dk = sum(map(int.__mul__, wk, IX))
-        for i in range(self.k):
-            if i != k:
-                wi, Li = self.row(i)
-                K.charge(self.d * K.weight(Li, LX))
-                val = (dk * Li - sum(map(int.__mul__, wi, IX)) * Lk) * self.LB
-                if self.IB is not None:
-                    val += (self.IB[k] - self.IB[i]) * Lk * Li * LX
-                if val <= 0:
-                    raise Fail("witness", loc, f"label {k}: margin against label {i} is not "
-                               "positive at the witness")
+
+        def logit(i):  # w_i . x + b_i, exactly
+            wi, Li = self.row(i)
+            K.charge(self.d * K.weight(Li, LX))
+            return Fraction(sum(map(int.__mul__, wi, IX)), Li * LX) + self.b[i]
+
+        top = logit(k)
+        bad = next((i for i in range(self.k) if i != k and logit(i) >= top), None)
+        K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
+                  "not positive at the witness")
 
     def never(self, k, rows, c, radius, loc):
-        """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L LB > 0."""
+        """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L > 0 (R unchanged)."""
         R = [self.row(i) for i in (k, *rows)]
         L = math.lcm(*(Li for _, Li in R))
-        wk = [v * (L // R[0][1]) for v in R[0][0]]
-        gr = [([(a - v * (L // Li)) * self.LB for a, v in zip(wk, wi, strict=True)],
-               0 if self.IB is None else (self.IB[k] - self.IB[i]) * L)
-              for (wi, Li), i in zip(R[1:], rows, strict=True)]
-        K.check_gordan(gr, c, loc, radius)  # both sides scaled alike: R unchanged
+        gr = [([a * (L // R[0][1]) - v * (L // Li) for a, v in zip(R[0][0], wi, strict=True)],
+               (self.b[k] - self.b[i]) * L) for (wi, Li), i in zip(R[1:], rows, strict=True)]
+        K.check_gordan(gr, c, loc, radius)
 
 
 _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
@@ -200,12 +196,14 @@ _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
           "undecided": {"verdict", "reason", "stage"}}
 
 
-def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
+def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
+    """Check one entry's schema; re-check its proof when ``wit_on`` (a witness) or
+    ``never_on`` (a never-proof) holds; return its verdict."""
     verdict = K.get(e, "verdict", loc)
     K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
               f"unknown verdict {ascii(verdict)[:40]}")
     K.only(e, _ENTRY[verdict], loc, "an audit entry")
-    on = do_math(verdict)
+    on = wit_on if verdict == "argmaxable" else never_on
     if verdict == "argmaxable":
         w = K.get(e, "witness", loc)
         K.fail_if(not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1,
@@ -224,11 +222,10 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, do_math):
     elif verdict == "never":
         rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
         c = K.read_field(K.read_vector, e, "multipliers", loc, len(rows))
-        cap = M.d + (2 if M.IB is not None else 1)
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
-        K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > cap, "gordan-support",
+        K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > M.cap, "gordan-support",
                   f"{loc}/rows", f"label {k}: rows must be distinct, exclude the label itself "
-                  f"and number at most {cap}")
+                  f"and number at most {M.cap}")
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
@@ -320,9 +317,9 @@ def check_argmax_audit(obj, loc) -> None:
             if lab == runs[at][1] else (at, lab + 1)
         for dom in domains:  # which proofs to re-check: all, some labels', or a sample
             want = scope is None or (lab in labels if labels is not None else None)
-            chosen = want if want is not None else counts[dom]["argmaxable"] in picks.get(dom, ())
+            chosen = want if want is not None else counts[dom]["argmaxable"] in picks[dom]
             v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}",
-                             lambda x, c=chosen, w=want: c if x == "argmaxable" else w is not False)
+                             chosen, want is not False)
             if want is None and v == "argmaxable":  # sample mode: tally the witnesses
                 scope["witnesses"] += 1
                 scope["checked"] += chosen

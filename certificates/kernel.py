@@ -104,8 +104,10 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
             checker(obj, "")
     except Fail as f:
         return Verdict(False, kind, f.check, f.location or "/", f.message)
-    except (TypeError, KeyError, ValueError, IndexError, AttributeError, ArithmeticError,
-            RecursionError, MemoryError) as exc:  # malformed beyond the schema
+    except ArithmeticError as exc:  # absurd numbers: decimal overflow, ...
+        return Verdict(False, kind, "number", "/", f"arithmetic failed: {exc!r}"[:300])
+    except (TypeError, KeyError, ValueError, IndexError, AttributeError, RecursionError,
+            MemoryError) as exc:  # malformed beyond the schema
         return Verdict(False, kind, "schema", "/",
                        f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
     return Verdict(True, kind, None, None, "valid")

@@ -129,6 +129,7 @@ def claim_rows(obj, loc, key, ranking, W, b):
 def listed_pattern(rec, loc, ranking, Wi, bi, d):
     """One listed pattern ``{"pattern", "witness"}`` of a complete set: a tope (a full
     ranking), witnessed exactly; returns its value."""
+    K.only(rec, {"pattern", "witness"}, loc, "a listed pattern")
     rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
     K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
               f"a full ranking lists all {len(Wi)} labels")
@@ -174,6 +175,7 @@ def zaslavsky(H, lattice, loc, d) -> int:
     flats = {}
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
+        K.only(f, {"hyperplanes", "rank"}, fl, "a flat")
         hs = K.read_field(K.read_ints, f, "hyperplanes", fl, 0, len(H) - 1)
         if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
