@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from certificates.meter import charge
 
@@ -40,42 +41,38 @@ def group_order(gens, n) -> int:
     criterion); the order is the product of the basic orbit lengths.  Every permutation
     product is charged to the work budget (about n / 3 units)."""
     e = tuple(range(n))
-    base, strong, cache = [], [], {}  # strong[k]: generators added at level k
+    base, strong, trans = [], [], []  # per level: base point, generators added, transversal
 
-    def orbit(k):
-        if k not in cache:
-            gs = [g for lv in strong[k:] for g in lv]
-            t, todo = {base[k]: e}, [base[k]]
-            while todo:
-                x = todo.pop()
-                charge(len(gs) * (1 + n // 48))
-                for g in gs:
-                    if g[x] not in t:
-                        t[g[x]] = _mul(g, t[x])
-                        todo.append(g[x])
-            cache[k] = gs, t
-        return cache[k]
+    def orbit(k):  # the transversal of level k under the generators of levels k, k + 1, ...
+        gs = [g for lv in strong[k:] for g in lv]
+        t, todo = {base[k]: e}, [base[k]]
+        while todo:
+            x = todo.pop()
+            charge(len(gs) * (1 + n // 48))
+            for g in gs:
+                if g[x] not in t:
+                    t[g[x]] = _mul(g, t[x])
+                    todo.append(g[x])
+        trans[k] = gs, t
 
     def sift(g, k):
-        while k < len(base):
-            t = orbit(k)[1]
-            if g[base[k]] not in t:
-                return g, k
+        while k < len(base) and g[base[k]] in trans[k][1]:
             charge(1 + n // 3)
-            g, k = _mul(_inv(t[g[base[k]]]), g), k + 1
+            g, k = _mul(_inv(trans[k][1][g[base[k]]]), g), k + 1
         return g, k
 
-    def add(h, j):
+    def add(h, j):  # h fixes the base points before level j: a new strong generator there
         if j == len(base):
             base.append(next(i for i in range(n) if h[i] != i))
             strong.append([])
+            trans.append(None)
         strong[j].append(h)
         for k in range(j + 1):
-            cache.pop(k, None)
+            orbit(k)
 
     def unsifted():  # a Schreier generator that does not sift to the identity, or None
         for k in reversed(range(len(base))):
-            gs, t = orbit(k)
+            gs, t = trans[k]
             for x, u in t.items():
                 for g in gs:
                     charge(1 + n // 2)
@@ -89,7 +86,7 @@ def group_order(gens, n) -> int:
             add(h, j)
     while (found := unsifted()) is not None:
         add(*found)
-    return math.prod(len(orbit(k)[1]) for k in range(len(base)))
+    return math.prod(len(t) for _, t in trans)
 
 
 def orbital_labels(m: int, gens) -> list[int]:
@@ -124,11 +121,9 @@ def orbital_labels(m: int, gens) -> list[int]:
 def orbital_mean(M, gens) -> list:
     """The group average (1/|G|) sum_g P_g M P_g^T: the mean of M over each orbital (orbit of
     the group on pairs (i, j)), see :func:`orbital_labels`."""
-    m = len(M)
-    lab = orbital_labels(m, gens)
-    sums, counts = {}, {}
+    m, lab = len(M), orbital_labels(len(M), gens)
+    sums, counts = Counter(), Counter(lab)
     for k in range(m * m):
-        sums[lab[k]] = sums.get(lab[k], 0) + M[k // m][k % m]
-        counts[lab[k]] = counts.get(lab[k], 0) + 1
+        sums[lab[k]] += M[k // m][k % m]
     return [[sums[lab[i * m + j]] / counts[lab[i * m + j]] for j in range(m)]
             for i in range(m)]  # Fraction / int: exact
