@@ -94,8 +94,7 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
     """Run ``checker(obj, "")`` under the work budget (estimated first, then metered);
     never raises on bad input."""
     kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
-    work = estimate(obj) if max_work is not None else 0
-    if max_work is not None and work > max_work:
+    if max_work is not None and (work := estimate(obj)) > max_work:
         return Verdict(False, kind, "work-budget", "/", f"checking needs about {work:,} units "
                        f"of exact work, above the budget {max_work:,} (--max-work); NOT "
                        "CHECKED (see docs/limits.md)")
@@ -133,7 +132,7 @@ def read_and_check(path, checker, max_work="default", scope=None, labels=None, s
     partial = labels is not None or sample is not None
     scope = scope if scope is not None else {}
     scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
-    if max_work == "default":
+    if max_work == "default":  # a partial audit: the caller chose the proofs
         audit = isinstance(obj, dict) and obj.get("kind") == "argmax-audit"
         max_work = None if partial and audit else DEFAULT_MAX_WORK
     with setting(SCOPE, scope if partial else None), base_dir(os.path.dirname(
@@ -444,22 +443,18 @@ def check_gordan(rows, y, loc, radius=None) -> None:
     ``None`` rows, some y_i > 0, and sum y_i a_i = 0 with sum y_i c_i <= 0 (Gordan), or, on
     the box max_j |x_j| <= R, sum y_i c_i + R ||sum y_i a_i||_1 <= 0."""
     fail_if(any(q < 0 for q in y), "gordan-nonnegative", loc, "a multiplier is negative")
-    for i, r in enumerate(rows):
-        if r is None and y[i]:
-            raise Fail("gordan-support", f"{loc}/{i}", "multiplier on a row that is not a"
-                       " constraint (sign 0 or a tied pair) must be 0")
+    bad = next((i for i, r in enumerate(rows) if r is None and y[i]), None)
+    fail_if(bad is not None, "gordan-support", f"{loc}/{bad}", "multiplier on a row that is not"
+            " a constraint (sign 0 or a tied pair) must be 0")
     fail_if(not any(y), "gordan-nonzero", loc, "all multipliers are zero")
     yi, _ = scaled(y)  # a positive scaling of y proves the same
     live = [(q, r) for q, r in zip(yi, rows, strict=True) if r is not None and q]
-    v = [0] * len(live[0][1][0])
-    for q, (a, _) in live:
-        charge(len(v) * weight(q, *a[:1]))
-        for j, t in enumerate(a):
-            v[j] += q * t
+    charge(sum(len(a) * weight(q, *a[:1]) for q, (a, _) in live))
+    v = [sum(q * a[j] for q, (a, _) in live) for j in range(len(live[0][1][0]))]
     beta = sum((q * r[1] for q, r in live), 0)
-    if radius is None and any(v):
-        j = next(j for j, t in enumerate(v) if t)
-        raise Fail("gordan-combination", loc, f"coordinate {j} of sum y_i a_i is not 0")
+    nz = next((j for j, t in enumerate(v) if t), None)
+    fail_if(radius is None and nz is not None, "gordan-combination", loc,
+            f"coordinate {nz} of sum y_i a_i is not 0")
     if beta + (0 if radius is None else radius * sum(map(abs, v))) > 0:
         raise Fail("gordan-combination", loc, "sum y_i c_i (bias part) is positive" if radius
                    is None else "sum y_i c_i + R ||sum y_i a_i||_1 > 0")

@@ -76,16 +76,11 @@ def _units(obj, depth=0) -> int:
         k, d, doms = obj.get("rows"), obj.get("cols"), obj.get("domains")
         if not (type(k) is int and type(d) is int and isinstance(doms, list)):
             return 1
-        recs, counts = obj.get("records"), obj.get("counts")
-        if isinstance(recs, list):  # inline records: count their verdicts
-            verdicts = [e.get("verdict") for r in recs if isinstance(r, dict)
-                        for e in r.values() if isinstance(e, dict)]
-            wit, nev = verdicts.count("argmaxable"), verdicts.count("never")
-        else:  # shards: the stated counts (verified at the end; the work is metered too)
-            got = [c for c in counts.values() if isinstance(c, dict)] \
-                if isinstance(counts, dict) else []
-            wit = sum(c.get("argmaxable", 0) for c in got if type(c.get("argmaxable")) is int)
-            nev = sum(c.get("never", 0) for c in got if type(c.get("never")) is int)
+        # the stated counts (compared with the records at the end; the work is metered too)
+        counts = obj.get("counts") if isinstance(obj.get("counts"), dict) else {}
+        got = [c for c in counts.values() if isinstance(c, dict)]
+        wit, nev = (sum(c[v] for c in got if type(c.get(v)) is int)
+                    for v in ("argmaxable", "never"))
         return wit * k * (d + 2) + nev * (d + 3) * (d + 1) * 2 + k * d + 1
     k, d = _shape(obj.get("W"))
     if kind in ("pattern-complete", "pattern-complete-stream"):  # streamed: the stated rows
