@@ -160,10 +160,10 @@ def _pattern_differs(obj, loc):
 
 
 def _theorem(obj, loc):
+    K.only(obj.get("parameters"), _PARAMETERS.get(obj.get("theorem"), ()), f"{loc}/parameters",
+           f"the parameters of {obj.get('theorem')!r}")
     name = K.get(obj, "theorem", loc)
     K.fail_if(name not in _PARTS, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
-    K.only(obj.get("parameters"), _PARAMETERS.get(name, ()), f"{loc}/parameters",
-           f"the parameters of {name!r}")
     parts = K.read_field(K.read_list, obj, "parts", loc)
     results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
     kinds, (first, more) = [p["kind"] for p in parts], _PARTS[name]
@@ -201,13 +201,11 @@ def _theorem(obj, loc):
     elif name == "argmaxable-labels":
         W, b = sem.read_model(parts[0], loc)
         same(all(sem.read_model(p, loc) == (W, b) for p in parts), "all parts must share W, bias")
-        classes = [tuple(p["ranking"]) for p in parts]
-        same(sorted(a for c in classes for a in c) == list(range(len(W))),
-             "the parts' prefixes must partition the labels")
-        same(all(list(c) == sorted(c) and all((W[a], b[a]) == (W[c[0]], b[c[0]]) for a in c)
-                 for c in classes), "each prefix must be tied labels in increasing order")
-        same(len({(W[c[0]], b[c[0]]) for c in classes}) == len(classes),
-             "tied labels must be in the same prefix (whole tie classes)")
+        classes, ties = [tuple(p["ranking"]) for p in parts], {}
+        for a in range(len(W)):  # the tie classes: labels with equal rows and biases
+            ties.setdefault((W[a], b[a]), []).append(a)
+        same(sorted(classes) == sorted(map(tuple, ties.values())), "the parts' prefixes must"
+             " be the tie classes (tied labels in increasing order), each once")
         labels = sorted(a for c, k in zip(classes, kinds, strict=True)
                         if k == "ranking-feasible" for a in c)
         same(K.get(K.get(obj, "parameters", loc), "labels", loc) == labels,

@@ -274,11 +274,10 @@ def check_argmax_audit(obj, loc) -> None:
     labels = None if scope is None else scope.get("labels")
     if labels is not None:
         starts = [a for a, _ in runs]  # runs are increasing: bisect, never expand
-        bad = [x for x in sorted(labels)
-               if not (x >= starts[0] and x <= runs[bisect.bisect_right(starts, x) - 1][1])]
-        if bad:
-            raise Fail("labels", f"{loc}/labels", f"label {bad[0]} is not among the audited "
-                       "labels")
+        bad = min((x for x in labels if x < starts[0]
+                   or x > runs[bisect.bisect_right(starts, x) - 1][1]), default=None)
+        K.fail_if(bad is not None, "labels", f"{loc}/labels",
+                  f"label {bad} is not among the audited labels")
     domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
     K.fail_if(not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) !=
               len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
@@ -306,15 +305,14 @@ def check_argmax_audit(obj, loc) -> None:
             picks[dom] = set(random.Random(scope.get("seed", 0)).sample(
                 range(n), min(scope["sample"], n)))
     counts = {dom: dict.fromkeys(VERDICTS, 0) for dom in domains}
-    at, nxt = 0, runs[0][0]  # the records list the audited labels in order, each once
+    # the records list the audited labels in order, each once (the runs are never expanded)
+    expected = (x for a, b in runs for x in range(a, b + 1))
     for rloc, rec in _records(obj, loc):
         lab = K.read_int(K.get(rec, "label", rloc), f"{rloc}/label", 0, k - 1)
         K.only(rec, {"label", *domains}, rloc, "a record")
-        if at == len(runs) or lab != nxt:
-            raise Fail("labels", f"{rloc}/label", f"record of label {lab} where the audited "
-                       f"labels need {'no more records' if at == len(runs) else nxt}")
-        at, nxt = (at + 1, runs[at + 1][0] if at + 1 < len(runs) else None) \
-            if lab == runs[at][1] else (at, lab + 1)
+        nxt = next(expected, None)
+        K.fail_if(lab != nxt, "labels", f"{rloc}/label", f"record of label {lab} where the "
+                  f"audited labels need {'no more records' if nxt is None else nxt}")
         for dom in domains:  # which proofs to re-check: all, some labels', or a sample
             want = scope is None or (lab in labels if labels is not None else None)
             chosen = want if want is not None else counts[dom]["argmaxable"] in picks[dom]
@@ -324,7 +322,8 @@ def check_argmax_audit(obj, loc) -> None:
                 scope["witnesses"] += 1
                 scope["checked"] += chosen
             counts[dom][v] += 1
-    K.fail_if(at != len(runs), "labels", f"{loc}/labels",
+    nxt = next(expected, None)
+    K.fail_if(nxt is not None, "labels", f"{loc}/labels",
               f"no record of label {nxt} (records end early)")
     K.fail_if(stated != counts, "count", f"{loc}/counts",
               f"stated counts {stated} differ from the records {counts}")
