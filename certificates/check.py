@@ -225,14 +225,13 @@ def _theorem(obj, loc):
         M = [a for a, _ in sem.arrangement(p[1], p[2], p[0])]
         same(q[1] == tuple(tuple(K.dot(r, s) for s in M) for r in M),
              "the second matrix is not G = M M^T")
+        mapped = p[3]  # the sign patterns of W; of B W at the rankings of W:
         if ranking:  # row n of M is the pair (a, c): G's sign there is + iff a ranks above c
             pairs = list(combinations(range(len(p[1])), 2))
-            ranks = ({a: n for n, a in enumerate(r)} for r in p[3])
             mapped = {tuple(0 if not any(M[n]) else 1 if pos[a] < pos[c] else -1
-                            for n, (a, c) in enumerate(pairs)) for pos in ranks}
-            same(mapped == q[3], "sign patterns of G differ from R(W)")
-        else:
-            same(p[3] == q[3], "sign patterns of G differ from S(W)")
+                            for n, (a, c) in enumerate(pairs))
+                      for pos in ({a: n for n, a in enumerate(r)} for r in p[3])}
+        same(mapped == q[3], f"sign patterns of G differ from {'R' if ranking else 'S'}(W)")
 
 
 #: kind -> (checker(obj, loc), which raises Fail; the fields of the kind, SPEC.md section 3).

@@ -138,8 +138,6 @@ def _sq_frob(M) -> Fraction:
 def _read(obj, loc, orbit):
     """The common fields, read and range-checked: (m, EW, EH, W, prec, rho, s, lower, upper)."""
     K.only(obj, FIELDS[obj["kind"]], loc, f"a {obj['kind']} certificate")
-    for n, c in enumerate(obj.get("structure") or []):
-        K.only(c, {"claim", "generators"}, f"{loc}/structure/{n}", "a structure claim")
     EW, EH = _num(obj, "E_W", loc), _num(obj, "E_H", loc)
     K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
     prec = K.get(obj, "precision", loc)
@@ -192,6 +190,7 @@ def _structure(obj, loc, Y, W, orbit) -> None:
     cols = Counter(zip(*Y, strict=True))  # the columns of Y with their multiplicities
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"
+        K.only(c, {"claim", "generators"}, cl, "a structure claim")
         name = K.get(c, "claim", cl)
         K.fail_if(name == "budget-inactive", "structure-inactive", cl, "the claim "
                   "'budget-inactive' is not verifiable by this checker (P = Y and s = 0 prove "

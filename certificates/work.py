@@ -64,14 +64,12 @@ def _units(obj, depth=0) -> int:
         parts = obj.get("parts")
         return 1 + sum(_units(p, depth + 1) for p in parts) if isinstance(parts, list) else 1
     if kind in ("same-chirotope", "cosine-equal", "pattern-differs"):
-        k, d = _shape(obj.get("W1"))
-        k2, d2 = _shape(obj.get("W2"))
-        d = max(d, d2)
+        k, d = map(max, _shape(obj.get("W1")), _shape(obj.get("W2")))
         if kind == "same-chirotope":
-            return 2 * comb(max(k, k2), d) * (d**3 + d * d + d + 1) if d <= max(k, k2) else 1
+            return 2 * comb(k, d) * (d**3 + d * d + d + 1) if d <= k else 1
         if kind == "cosine-equal":
-            return max(k, k2) ** 2 * (3 * d + 8)
-        return (max(k, k2) ** 2 + 1) * (d + 1) * 2
+            return k ** 2 * (3 * d + 8)
+        return (k ** 2 + 1) * (d + 1) * 2
     if kind == "argmax-audit":  # a witness: k - 1 margins of d terms; a never-proof: <= d + 2
         k, d, doms = obj.get("rows"), obj.get("cols"), obj.get("domains")
         if not (type(k) is int and type(d) is int and isinstance(doms, list)):
