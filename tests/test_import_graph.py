@@ -250,7 +250,7 @@ def test_engine_uses_only_public_names_of_other_packages():
 #: Code lines (non-blank, non-comment, non-docstring) of every module that decides a verdict
 #: (presentation excluded: PRESENTATION below): the goal is 1,200; the budget holds the
 #: present figure so that it can only shrink.
-TRUSTED_BUDGET = 1379
+TRUSTED_BUDGET = 1328
 
 
 def code_lines(path: Path) -> int:
@@ -315,11 +315,38 @@ def test_presentation_is_reached_only_from_main():
         assert f"certificates/{m.split('.')[1]}.py" in trust, m
 
 
-def test_trusted_checker_stays_small():
-    mods = trusted_modules()
-    sizes = {m: code_lines(ROOT.joinpath(*m.split(".")).with_suffix(".py")) for m in mods}
-    total = sum(sizes.values())
-    assert total <= TRUSTED_BUDGET, f"trusted checker is {total} code lines: {sizes}"
+def trusted_sizes() -> dict[str, int]:
+    """{module file name: code lines} of the trusted modules."""
+    return {m.split(".")[1]: code_lines(ROOT.joinpath(*m.split(".")).with_suffix(".py"))
+            for m in trusted_modules()}
+
+
+def _trust_tables() -> list[list[str]]:
+    """The rows (cells) of the tables in the "Trust" section of docs/certificates.md."""
     trust = (ROOT / "docs" / "certificates.md").read_text().split("## Trust", 1)[1]
-    for m in mods:  # the docs name every module a reader must trust
-        assert f"certificates/{m.split('.')[1]}.py" in trust, m
+    trust = trust.split("\n## ", 1)[0]
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in trust.splitlines() if line.startswith("| ") and "---" not in line]
+
+
+def test_trusted_checker_stays_small():
+    """The trusted modules' code lines: within the budget, and the figures of the docs'
+    tables (per module, total, per kind) are the measured ones."""
+    sizes = trusted_sizes()
+    total = sum(sizes.values())
+    print(f"trusted checker: {total} code lines: {sizes}")
+    assert total <= TRUSTED_BUDGET, f"trusted checker is {total} code lines: {sizes}"
+    rows = _trust_tables()
+    trust = (ROOT / "docs" / "certificates.md").read_text().split("## Trust", 1)[1]
+    for m in sizes:  # the docs name every module a reader must trust, with its figure
+        assert f"certificates/{m}.py" in trust, m
+        row = next(r for r in rows if r[0] == f"`certificates/{m}.py`")
+        assert row[-1].replace(",", "") == str(sizes[m]), (m, row[-1], sizes[m])
+    assert ["total", "", f"{total:,}"] in rows, f"docs total differs from {total:,}"
+    kinds = [r for r in rows if len(r) == 3 and r[1].startswith(("`kernel`", "base + "))]
+    assert kinds and kinds[0][1].startswith("`kernel`"), "the per-kind table is missing"
+    base = 0  # the first row is the shared base; the others add their own modules to it
+    for name, mods, figure in kinds:
+        lines = base + sum(sizes[x.strip("` ")] for x in mods.removeprefix("base + ").split(","))
+        assert figure.replace(",", "") == str(lines), (name, figure, lines)
+        base = base or lines
