@@ -19,7 +19,7 @@ import argparse
 import os
 import sys
 
-from certificates.work import DEFAULT_MAX_WORK
+from certificates.meter import DEFAULT_MAX_WORK
 
 __all__ = ["run", "check_main", "audit_main", "parse_labels"]
 

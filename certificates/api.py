@@ -9,7 +9,8 @@ Format and checking
     ``FORMAT``, ``VERSION``, ``THEOREMS`` (theorem kinds), ``KINDS``, ``MAX_DIGITS`` (the one
     digit limit of numbers, for engine and checker), ``Fail``, ``Verdict``, ``check``,
     ``check_file``, ``read_and_check``, ``main`` (the command line), ``check_audit_file``
-    (an audit, optionally only a sample of its proofs), ``DEFAULT_MAX_WORK``, ``estimate``.
+    (an audit, optionally only a sample of its proofs), ``NPY_HEADER`` (the one head file
+    layout an audit references), ``DEFAULT_MAX_WORK``.
 Meaning of geometric data
     ``sign_rows``, ``ranking_rows``, ``arrangement``, ``pattern_key`` (streamed shards).
 Exact bracket arithmetic (the emitter states the bounds the checker recomputes)
@@ -35,11 +36,12 @@ import importlib
 _WHERE = {
     "FORMAT": ("kernel", "FORMAT"), "VERSION": ("kernel", "VERSION"),
     "MAX_DIGITS": ("kernel", "MAX_DIGITS"), "Fail": ("errors", "Fail"),
-    "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("work", "DEFAULT_MAX_WORK"),
-    "estimate": ("work", "estimate"), "THEOREMS": ("check", "THEOREMS"),
+    "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("meter", "DEFAULT_MAX_WORK"),
+    "THEOREMS": ("check", "THEOREMS"),
     "KINDS": ("check", "KINDS"), "check": ("check", "check"),
     "check_file": ("check", "check_file"), "read_and_check": ("check", "read_and_check"),
     "main": ("check", "main"), "check_audit_file": ("check_audit", "check_file"),
+    "NPY_HEADER": ("check_audit", "NPY_HEADER"),
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
     "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_bracket", "THEOREMS"),

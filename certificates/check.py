@@ -28,6 +28,7 @@ Verdict(ok=True, kind='sign-feasible', failed_check=None, location=None, message
 from __future__ import annotations
 
 import os
+import re
 import sys
 from itertools import combinations
 
@@ -40,22 +41,24 @@ from certificates import semantics as sem
 from certificates.check_audit import check_argmax_audit
 from certificates.check_stream import check_stream
 from certificates.errors import Fail
-from certificates.work import DEFAULT_MAX_WORK
+from certificates.meter import DEFAULT_MAX_WORK
 
 FORMAT, VERSION, UNREADABLE, Verdict, load = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict, K.load
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
            "check_file", "read_and_check", "load", "main"]
 
-_PC = ("pattern-complete", "pattern-complete")
-#: Theorem -> (kinds of its first parts, kinds allowed for any further parts).
-_PARTS = {"translation-cosine": (("translation", "translation"), ()),
-          "centred-cosine-ranking": (("ranking-feasible",), ()),
-          "cosine-not-ranking": (("cosine-equal", "pattern-differs"), ("pattern-differs",)),
-          "sign-not-ranking": (("same-chirotope", "pattern-differs"), ("pattern-differs",)),
-          "cosine-determines-sign": (_PC, ()), "difference-cosine-determines-ranking": (_PC, ()),
-          "patterns-equal": (_PC, ()),
-          "argmaxable-labels": ((), ("ranking-feasible", "ranking-infeasible"))}
+_PC = "pattern-complete pattern-complete"
+#: Theorem -> the kinds of its parts, in order: a regular expression over the part kinds
+#: joined by spaces (``theorem`` kinds; then those of ``layer-peeled-theorem``).
+_PARTS = {"translation-cosine": "translation translation",
+          "centred-cosine-ranking": "ranking-feasible",
+          "cosine-not-ranking": "cosine-equal( pattern-differs)+",
+          "sign-not-ranking": "same-chirotope( pattern-differs)+",
+          "cosine-determines-sign": _PC, "difference-cosine-determines-ranking": _PC,
+          "patterns-equal": _PC,
+          "argmaxable-labels": "ranking-(in)?feasible( ranking-(in)?feasible)*"}
 THEOREMS = tuple(_PARTS)
+_LP_PARTS = dict.fromkeys(check_bracket.THEOREMS, "layer-peeled(-orbit)?-bracket")
 #: Fields of the theorems' parameters (listed patterns and flats: in semantics).
 _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
                "argmaxable-labels": {"labels"}}
@@ -160,21 +163,25 @@ def _pattern_differs(obj, loc):
 
 
 def _theorem(obj, loc):
+    """A theorem on an instance: its parts (each checked as a certificate of its own) are of
+    the kinds the theorem needs, and meet its hypotheses (the obligations below, or those
+    of :func:`certificates.check_bracket.theorem` for a ``layer-peeled-theorem``)."""
     K.only(obj.get("parameters"), _PARAMETERS.get(obj.get("theorem"), ()), f"{loc}/parameters",
            f"the parameters of {obj.get('theorem')!r}")
-    name = K.get(obj, "theorem", loc)
-    K.fail_if(name not in _PARTS, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
+    name, table = K.get(obj, "theorem", loc), _PARTS if obj["kind"] == "theorem" else _LP_PARTS
+    K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     parts = K.read_field(K.read_list, obj, "parts", loc)
     results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
-    kinds, (first, more) = [p["kind"] for p in parts], _PARTS[name]
-    if not kinds or tuple(kinds[:len(first)]) != first or set(kinds[len(first):]) - set(more):
-        raise Fail("theorem-parts", f"{loc}/parts", f"{name} needs parts {list(first)}"
-                   + (f", then any number of {' / '.join(more)}" if more else ""))
+    kinds = [p["kind"] for p in parts]
+    K.fail_if(not re.fullmatch(table[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
+              f"{name} needs parts of the kinds {table[name]!r} (a regular expression)")
 
     def same(cond, what):
         K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)
 
-    if name == "translation-cosine":
+    if table is _LP_PARTS:
+        check_bracket.theorem(name, parts[0], f"{loc}/parts/0")
+    elif name == "translation-cosine":
         p, q = parts
         same((p["W"], p["labels"]) == (q["W"], q["labels"]),
              "both translations must start from the same W and labels")
@@ -223,7 +230,7 @@ def _theorem(obj, loc):
              and not any(p[2]) and not any(q[2]), "parts must be (pattern of W, sign of G),"
              " without bias")
         M = [a for a, _ in sem.arrangement(p[1], p[2], p[0])]
-        same(q[1] == tuple(tuple(K.dot(r, s) for s in M) for r in M),
+        same(list(map(list, q[1])) == K.matmul(M, list(zip(*M, strict=True))),
              "the second matrix is not G = M M^T")
         mapped = p[3]  # the sign patterns of W; of B W at the rankings of W:
         if ranking:  # row n of M is the pair (a, c): G's sign there is + iff a ranks above c
@@ -252,9 +259,10 @@ _KINDS = {
     "pattern-differs": (_pattern_differs, {"W1", "bias1", "W2", "bias2", "pattern", "value",
                                            "witness", "multipliers"}),
     "theorem": (_theorem, {"theorem", "parts", "parameters"}),
-    "layer-peeled-bracket": (check_bracket.check, None),
-    "layer-peeled-orbit-bracket": (check_bracket.check_orbit, None),
-    "layer-peeled-theorem": (lambda o, loc: check_bracket.check_theorem(o, loc, _dispatch), None),
+    "layer-peeled-bracket": (check_bracket.check, check_bracket.FIELDS["layer-peeled-bracket"]),
+    "layer-peeled-orbit-bracket": (check_bracket.check_orbit,
+                                   check_bracket.FIELDS["layer-peeled-orbit-bracket"]),
+    "layer-peeled-theorem": (_theorem, {"theorem", "label", "parts"}),
     "argmax-audit": (check_argmax_audit, None),
     "pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice", "buckets",
                                                "shards"}),

@@ -38,7 +38,6 @@ gordan-combination /records/1/all
 
 from __future__ import annotations
 
-import ast
 import bisect
 import functools
 import hashlib
@@ -46,7 +45,6 @@ import math
 import os
 import random
 import re
-import struct
 import sys
 from array import array
 from fractions import Fraction
@@ -63,99 +61,38 @@ VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
 FIELDS = K.COMMON | {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
                      "records", "shards", "source"}
-#: Bytes per entry of the dtypes read (numpy descr and safetensors names), and those
-#: only sized (safetensors headers are validated over every tensor they list).
-_SIZE = {"<f8": 8, "F64": 8, "<f4": 4, "F32": 4, "<f2": 2, "F16": 2, "BF16": 2}
-_SIZED = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
-          "I32": 4, "U32": 4, "I64": 8, "U64": 8, **_SIZE}
+#: The one head file layout read: a version 1.0 ``.npy`` header as numpy writes it, of a 2-D
+#: C-ordered little-endian float64 or float32 array (the engine converts every other head).
+NPY_HEADER = re.compile(rb"\{'descr': '<f([48])', 'fortran_order': False, 'shape': "
+                        rb"\(([0-9]+), ([0-9]+)\), \} *\n")
 
 
 # ------------------------------------------------------------------------ the head
-def _floats(data: bytes, dtype: str, loc):
-    """The entries as an array of floats (exact binary fractions), all finite."""
-    if dtype == "BF16":  # the high half of a float32, widened to little-endian float32 bytes
-        wide = bytearray(2 * len(data))
-        wide[2::4], wide[3::4] = data[0::2], data[1::2]
-        data, dtype = bytes(wide), "F32"
-    if dtype in ("<f2", "F16"):
-        a = array("d", (v[0] for v in struct.iter_unpack("<e", data)))
-    else:
-        a = array("d" if dtype in ("<f8", "F64") else "f", data)
-        if sys.byteorder != "little":
-            a.byteswap()
-    K.fail_if(not all(map(math.isfinite, a)), "number", loc, "the head has a NaN or infinite entry")
-    return a
-
-
-def _safetensors(fh, size, tensor, loc):
-    """(dtype, shape, offset) of ``tensor`` after validating the whole header: its length,
-    every entry's dtype and shape, byte spans contiguous from the end of the header to the
-    end of the file, each the size of its shape."""
-    n = struct.unpack("<Q", fh.read(8))[0]
-    K.fail_if(n > min(size - 8, 100_000_000), "file", loc,
-              f"safetensors header length {n} exceeds the file")
-    hdr = K.parse_json(fh.read(n), loc, "file")
-    spans = []
-    for name, e in (hdr.items() if isinstance(hdr, dict) else [(None, None)]):
-        if name == "__metadata__":
-            continue
-        K.only(e, {"dtype", "shape", "data_offsets"}, loc, "a safetensors entry")
-        shape = K.read_list(K.get(e, "shape", loc), loc)
-        off = K.read_list(K.get(e, "data_offsets", loc), loc, 2)
-        K.fail_if(K.get(e, "dtype", loc) not in _SIZED or any(
-            type(v) is not int or v < 0 for v in (*shape, *off)), "file", loc,
-            f"safetensors entry {ascii(name)[:40]} is malformed")
-        K.fail_if(off[1] - off[0] != math.prod(shape) * _SIZED[e["dtype"]], "file", loc,
-                  f"tensor {ascii(name)[:40]}: byte span != shape x itemsize")
-        spans.append(off)
-    # the spans tile the data region: each starts where the previous one (or the header) ends
-    ends = [0, *(x for span in sorted(spans) for x in span), size - 8 - n]
-    K.fail_if(ends[0::2] != ends[1::2], "file", loc, "safetensors data offsets are not "
-              "contiguous from the end of the header to the end of the file")
-    e = hdr.get(tensor) if isinstance(tensor, str) and tensor != "__metadata__" else None
-    K.fail_if(e is None, "file", loc, f"no tensor {ascii(tensor)[:60]} in the file")
-    return e["dtype"], tuple(e["shape"]), 8 + n + e["data_offsets"][0]
-
-
 def _head_from_file(ref, k, d, loc):
-    """Row i of the referenced head, as a function of i: a slice of one flat array of floats
-    (row-major, or column-major when transposed)."""
-    K.only(ref, {"format", "file", "sha256", "tensor", "transpose"}, loc, "a head reference")
-    fmt, sha = K.get(ref, "format", loc), K.get(ref, "sha256", loc)
+    """Row i of the referenced ``.npy`` head, as a function of i: a slice of one flat array
+    of floats (exact binary fractions, all finite), the data bytes of the stated SHA-256."""
+    K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
+    K.fail_if(K.get(ref, "format", loc) != "npy", "schema", f"{loc}/format", "head format is 'npy'")
     path = K.resolve(K.get(ref, "file", loc), f"{loc}/file")
-    transpose = ref.get("transpose", False)
-    K.fail_if(not isinstance(transpose, bool) or fmt not in ("npy", "safetensors"), "schema",
-              loc, "head format is 'npy' or 'safetensors', transpose a boolean")
     with K.open_regular(path, loc, 1 << 40) as fh:
-        size = os.fstat(fh.fileno()).st_size
-        try:
-            if fmt == "npy":
-                magic = fh.read(8)
-                K.fail_if(magic[:6] != b"\x93NUMPY", "file", loc, f"{path} is not a .npy file")
-                hl = struct.unpack("<H" if magic[6] == 1 else "<I",
-                                   fh.read(2 if magic[6] == 1 else 4))[0]
-                hdr = ast.literal_eval(fh.read(min(hl, 65536)).decode("latin1"))
-                dtype, shape = hdr["descr"], tuple(hdr["shape"])
-                K.fail_if(hdr.get("fortran_order") is not False, "file", loc,
-                          "only C-ordered .npy heads are read")
-                offset = fh.tell()
-            else:
-                dtype, shape, offset = _safetensors(fh, size, K.get(ref, "tensor", loc), loc)
-        except (ValueError, KeyError, TypeError, SyntaxError, IndexError, struct.error,
-                MemoryError, RecursionError) as exc:
-            raise Fail("file", loc, f"cannot read the head from {path}: {exc!r}"[:300]) from None
-        K.fail_if(dtype not in _SIZE, "schema", loc, f"unsupported head dtype {ascii(dtype)[:40]}")
-        want = (d, k) if transpose else (k, d)
-        K.fail_if(shape != want, "shape", loc, f"head in {path} has shape {shape}, not {want}")
-        nbytes = k * d * _SIZE[dtype]
-        K.fail_if(offset + nbytes > size, "file", loc, f"{path} is truncated")
+        size, magic = os.fstat(fh.fileno()).st_size, fh.read(10)
+        hdr = NPY_HEADER.fullmatch(fh.read(int.from_bytes(magic[8:], "little")))
+        K.fail_if(magic[:8] != b"\x93NUMPY\x01\x00" or not hdr, "file", loc, f"{path} is not a "
+                  ".npy file of a C-ordered little-endian float64 or float32 matrix")
+        K.fail_if(hdr.group(2, 3) != (b"%d" % k, b"%d" % d), "shape", loc, f"head in {path} "
+                  f"has shape ({hdr[2][:20].decode()}, {hdr[3][:20].decode()}), not ({k}, {d})")
+        nbytes = k * d * int(hdr[1])
+        K.fail_if(fh.tell() + nbytes > size, "file", loc, f"{path} is truncated")
         K.charge(nbytes // 4)
-        fh.seek(offset)
         data = fh.read(nbytes)
-    K.fail_if(hashlib.sha256(data).hexdigest() != sha, "file-hash", loc,
+    K.fail_if(hashlib.sha256(data).hexdigest() != K.get(ref, "sha256", loc), "file-hash", loc,
               f"SHA-256 of the head bytes in {path} differs from the certificate")
-    vals = _floats(data, dtype, loc)
-    return (lambda i: vals[i::k]) if transpose else (lambda i: vals[i * d:(i + 1) * d])
+    vals = array("d" if hdr[1] == b"8" else "f", data)
+    if sys.byteorder != "little":
+        vals.byteswap()
+    K.fail_if(not all(map(math.isfinite, vals)), "number", loc,
+              "the head has a NaN or infinite entry")
+    return lambda i: vals[i * d:(i + 1) * d]
 
 
 # ------------------------------------------------------------------------ the checks

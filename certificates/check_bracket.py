@@ -40,7 +40,7 @@ from fractions import Fraction
 from certificates import kernel as K
 from certificates.groups import group_order, orbital_labels, orbital_mean
 
-__all__ = ["KINDS", "THEOREMS", "check", "check_orbit", "check_theorem",
+__all__ = ["KINDS", "THEOREMS", "check", "check_orbit", "theorem",
            "group_order", "orbital_labels", "orbital_mean", "exp_up", "log_up", "context",
            "loss_upper", "entropy_lower", "MAX_DEGREE"]
 
@@ -55,11 +55,9 @@ PRECISION = (20, 200)  # allowed decimal precision (significant digits)
 MAX_DEGREE = 4096
 _NUMBERS = {"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps", "eps_mode",
             "structure"}
-FIELDS = {"layer-peeled-bracket": K.COMMON | _NUMBERS | {"Y", "H", "P"},
-          "layer-peeled-orbit-bracket": K.COMMON | _NUMBERS | {"bases", "generators",
-                                                              "group_order", "H_bases",
-                                                              "P_bases"},
-          "layer-peeled-theorem": K.COMMON | {"theorem", "label", "parts"}}
+#: The fields of each bracket kind (besides the common ones), checked by the dispatch.
+FIELDS = {"layer-peeled-bracket": _NUMBERS | {"Y", "H", "P"}, "layer-peeled-orbit-bracket":
+          _NUMBERS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
 
 
 def _num(obj, key, loc) -> Fraction:
@@ -135,24 +133,18 @@ def _sq_frob(M) -> Fraction:
 
 
 # --------------------------------------------------------------------------- the bounds
-def _read(obj, loc, orbit):
-    """The common fields, read and range-checked: (m, EW, EH, W, prec, rho, s, lower, upper)."""
-    K.only(obj, FIELDS[obj["kind"]], loc, f"a {obj['kind']} certificate")
-    EW, EH = _num(obj, "E_W", loc), _num(obj, "E_H", loc)
-    K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
-    prec = K.get(obj, "precision", loc)
-    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
-              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
-    rho, s = _num(obj, "rho_up", loc), _num(obj, "s", loc)
-    return EW, EH, context(prec), rho, s, _num(obj, "lower", loc), _num(obj, "upper", loc)
-
-
-def _bounds(obj, loc, r, Y, W, H, P, N, gram) -> None:
+def _bounds(obj, loc, Y, W, H, P, N, gram) -> None:
     """Shared by both bracket kinds, in order: the budgets, J(W H) <= upper, P stochastic,
     s^2 I - (P - Y)(P - Y)^T PSD (``gram()`` = (G, D2) with G = D2 (P - Y)(P - Y)^T), the
     radius, Ent(P) - rho s >= lower, the width; then the structure claims.  ``N``: |G|
     (each orbit bracket sum is |G| times the sum over its bases), 1 for a plain bracket."""
-    (EW, EH, ctx, rho, s, lower, upper), orbit = r, obj["kind"] == KINDS[2]
+    EW, EH, orbit = _num(obj, "E_W", loc), _num(obj, "E_H", loc), obj["kind"] == KINDS[2]
+    K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
+    prec = K.get(obj, "precision", loc)
+    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
+              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
+    ctx, rho, s = context(prec), _num(obj, "rho_up", loc), _num(obj, "s", loc)
+    lower, upper = _num(obj, "lower", loc), _num(obj, "upper", loc)
     K.fail_if(_sq_frob(W) > EW, "budget", f"{loc}/W", "||W||_F^2 > E_W")
     K.fail_if(N * _sq_frob(H) > EH, "budget", f"{loc}/{'H_bases' if orbit else 'H'}",
               "|G| sum_b ||h_b||^2 > E_H" if orbit else "||H||_F^2 > E_H")
@@ -212,14 +204,14 @@ def _structure(obj, loc, Y, W, orbit) -> None:
             for r, g in enumerate(_perms(K.get(c, "generators", cl), f"{cl}/generators", m)):
                 K.fail_if(_moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
                           f"W W^T is not invariant under generator {r}")
-                moved = {tuple(col[g.index(i)] for i in range(m)): n for col, n in cols.items()}
+                K.charge(len(cols) * m)  # g preserves the multiset of columns iff g^-1 does
+                moved = {tuple(map(col.__getitem__, g)): n for col, n in cols.items()}
                 K.fail_if(moved != cols, "target-invariant", f"{cl}/generators/{r}",
                           f"generator {r} does not preserve the columns of Y")
 
 
 def check(obj, loc="") -> None:
     """Verify a ``layer-peeled-bracket`` certificate; raise :class:`Fail` on the first failure."""
-    r = _read(obj, loc, False)
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     _stochastic(Y, "target", f"{loc}/Y")
@@ -232,7 +224,7 @@ def check(obj, loc="") -> None:
                                  for rp, ry in zip(P, Y, strict=True)])
         return K.matmul(Bi, [list(c) for c in zip(*Bi, strict=True)]), D * D
 
-    _bounds(obj, loc, r, Y, W, H, P, 1, gram)
+    _bounds(obj, loc, Y, W, H, P, 1, gram)
 
 
 # ----------------------------------------------------------- orbit brackets (implicit Y)
@@ -243,7 +235,6 @@ def check_orbit(obj, loc="") -> None:
     P_g h_b, column (g, b) of W H is P_g (W h_b); every column sum is |G| times a sum over the
     bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
     """
-    r = _read(obj, loc, True)
     Yb = K.read_field(K.read_matrix, obj, "bases", loc)
     m = len(Yb[0])
     K.fail_if(m > MAX_DEGREE, "group-order", f"{loc}/bases", f"{m} labels: group orders are "
@@ -268,7 +259,7 @@ def check_orbit(obj, loc="") -> None:
                           for i in range(m)], gens)
         return [[N * x for x in row] for row in M], 1
 
-    _bounds(obj, loc, r, Y, W, [list(c) for c in zip(*Hb, strict=True)],
+    _bounds(obj, loc, Y, W, [list(c) for c in zip(*Hb, strict=True)],
             [list(c) for c in zip(*Pb, strict=True)], N, gram)
 
 
@@ -283,24 +274,15 @@ def _two_homogeneous(gens, m) -> bool:
                      {lab[k] for k in range(m * m) if k % (m + 1)} <= {lab[1], lab[m]})
 
 
-def check_theorem(obj, loc, dispatch) -> None:
-    """Verify a ``layer-peeled-theorem``: its part (checked by ``dispatch``, the checker's
-    dispatch on kinds) is a valid bracket with the right claims."""
-    K.only(obj, FIELDS[KINDS[1]], loc, f"a {KINDS[1]} certificate")
-    name = K.get(obj, "theorem", loc)
-    K.fail_if(name not in THEOREMS, "unsupported-kind", f"{loc}/theorem",
-              f"unknown theorem {ascii(name)[:40]}")
-    parts = K.get(obj, "parts", loc)
-    K.fail_if(not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict)
-              or parts[0].get("kind") not in (KINDS[0], KINDS[2]), "theorem-parts",
-              f"{loc}/parts", f"{name} needs one {KINDS[0]} or {KINDS[2]} part")
-    dispatch(parts[0], f"{loc}/parts/0")  # the whole part, as a certificate of its own
-    part = parts[0]
+def theorem(name, part, loc) -> None:
+    """The obligation of the ``layer-peeled-theorem`` ``name`` (its kinds and dispatch are
+    :func:`certificates.check._theorem`'s): its one part, a bracket already checked at
+    ``loc``, carries the claims and the generators the theorem's hypotheses need."""
     claims = {c["claim"]: c for c in part["structure"]}
     if part["kind"] == KINDS[2]:  # an orbit bracket is invariant under its group by design
         claims["invariant"] = {"generators": part["generators"]}
     m, need = len(part["W"]), THEOREMS[name][0]
-    where = f"{loc}/parts/0/structure"
+    where = f"{loc}/structure"
     K.fail_if(need not in claims or "invariant" not in claims, "theorem-mismatch", where,
               f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
     gens = claims["invariant"]["generators"]

@@ -19,7 +19,10 @@ import contextvars
 
 from certificates.errors import Fail
 
-__all__ = ["budget", "charge", "setting", "weight"]
+__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "setting", "weight"]
+
+#: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
+DEFAULT_MAX_WORK = 20_000_000
 
 _BUDGET: contextvars.ContextVar = contextvars.ContextVar("work_budget", default=None)
 

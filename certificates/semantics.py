@@ -75,6 +75,7 @@ def int_row(a, c) -> tuple:
 
 def reduce_row(basis, v) -> tuple:
     """Fraction-free reduction of v by an echelon basis [(pivot, row)], made primitive."""
+    K.charge(len(v) + len(basis))  # the pivot scan and the gcd, even when nothing reduces
     for p, e in basis:
         if v[p]:
             K.charge(len(v) * K.weight(e[p], v[p]))
@@ -111,7 +112,7 @@ def ranking_rows(W, b, ranking, loc):
     (equal rows and biases) in increasing label order always holds and gives None; in
     decreasing order it is kept as a zero row, which can never be > 0."""
     pairs = list(zip(ranking, ranking[1:], strict=False))
-    pairs += [(ranking[-1], j) for j in range(len(W)) if j not in ranking]
+    pairs += [(ranking[-1], j) for j in sorted(set(range(len(W))) - set(ranking))]
     rows = []
     for a, c in pairs:
         row = (tuple(x - y for x, y in zip(W[a], W[c], strict=True)), b[a] - b[c])
@@ -223,6 +224,7 @@ def _moebius(order) -> list:
             if h not in X:
                 outside |= bits
         below, total = ((1 << n) - 1) & ~outside, 0
+        K.charge(below.bit_count() * (1 + n // 1024))  # one step per flat below X
         while below:
             low = below & -below
             total += mu[low.bit_length() - 1]

@@ -5,12 +5,13 @@ section 9):
 
 * inline rows in the certificate (small heads, and exact rational heads from ``.csv`` /
   ``.json``);
-* a referenced file with the SHA-256 of its data: the user's own ``.npy`` (little-endian
-  float64/float32/float16, C order) or ``.safetensors`` tensor (F64/F32/F16/BF16) in place,
-  or else a **canonical** ``head.npy`` written next to the certificate: little-endian,
-  C-order, float32 when every value is a float32, float64 otherwise.  Integer, Fortran-ordered
-  or big-endian ``.npy``, other safetensors dtypes, PyTorch, ``.npz`` and GGUF heads are
-  converted this way; the conversion is exact or refused (integers beyond 2^53).
+* a referenced file with the SHA-256 of its data: the user's own ``.npy`` in place when it
+  already has the one layout the checker reads (a version 1.0 header as numpy writes it,
+  2-D, little-endian float64 or float32, C order, not transposed), or else a **canonical**
+  ``head.npy`` written next to the certificate in that layout, float32 when every value is a
+  float32, float64 otherwise.  float16, integer, Fortran-ordered, transposed or big-endian
+  ``.npy``, safetensors, PyTorch, ``.npz`` and GGUF heads are converted this way; the
+  conversion is exact or refused (integers beyond 2^53).
 
 The user's file is named in the certificate's ``source`` field with its SHA-256
 (provenance).
@@ -43,7 +44,7 @@ __all__ = ["Source", "load_source", "file_sha256", "INLINE_ENTRIES"]
 INLINE_ENTRIES = 1 << 16
 #: Exact (non-binary) heads are always inline; refuse beyond this many entries.
 MAX_EXACT_ENTRIES = 1 << 22
-_CHECKER_NPY = {"<f8", "<f4", "<f2"}
+_CHECKER_NPY = {"<f8", "<f4"}
 _MODEL_SUFFIXES = {".safetensors", ".npz", ".bin", ".pt", ".pth", ".ckpt", ".gguf"}
 
 
@@ -175,6 +176,16 @@ def _umask() -> int:
     return m
 
 
+def _checker_layout(p: Path) -> bool:
+    """Whether the checker reads this ``.npy`` as it is (certificates.api.NPY_HEADER)."""
+    from certificates.api import NPY_HEADER
+
+    with open(p, "rb") as fh:
+        magic = fh.read(10)
+        header = fh.read(int.from_bytes(magic[8:], "little"))
+    return magic[:8] == b"\x93NUMPY\x01\x00" and NPY_HEADER.fullmatch(header) is not None
+
+
 def _ref_field(path: Path, out_dir: Path | None) -> dict:
     off, nb = _npy_data_range(path)
     f = str(path.resolve())
@@ -303,12 +314,10 @@ def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir) -> Source:
     tok = _find_tokenizer(p, tokenizer)
     src = _src(p)
     direct = (arr.dtype.str in _CHECKER_NPY and arr.flags.c_contiguous
-              and not np.isfortran(arr))
+              and not np.isfortran(arr) and not transpose and _checker_layout(p))
     if direct:
-        spec = HeadSpec("npy", path=str(p.resolve()), transpose=transpose, bias=bvals)
-        field = _ref_field(p, out_dir)
-        field["transpose"] = bool(transpose)
-        return Source(spec, field, tok, src)
+        spec = HeadSpec("npy", path=str(p.resolve()), bias=bvals)
+        return Source(spec, _ref_field(p, out_dir), tok, src)
     view = arr.T if transpose else arr
     step = max(1, (1 << 22) // max(1, d))
 
@@ -322,7 +331,8 @@ def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir) -> Source:
     out = work / "head.npy"
     _write_canonical(out, k, d, chunks)
     spec = HeadSpec("npy", path=str(out.resolve()), bias=bvals)
-    why = f"{arr.dtype} {'Fortran' if np.isfortran(arr) else 'C'}-ordered .npy"
+    why = (f"{'transposed ' if transpose else ''}{arr.dtype} "
+           f"{'Fortran' if np.isfortran(arr) else 'C'}-ordered .npy")
     return Source(spec, _ref_field(out, out_dir), tok, src, why)
 
 
@@ -339,16 +349,6 @@ def _from_checkpoint(p: Path, bias, tensor, transpose, tokenizer, work, out_dir)
         bvals = _bias_tuple(ck.read(loc.bias_tensor).reshape(-1), k, True)
     tok = _find_tokenizer(p, tokenizer)
     src = _src(loc.file)
-    raw = ck.raw_float(loc.tensor)
-    if raw is not None:
-        dt, off, nb = raw
-        f = str(loc.file.resolve())
-        spec = HeadSpec("safetensors", path=f, tensor=loc.tensor, transpose=transpose,
-                        bias=bvals)
-        field = {"format": "safetensors", "file": f if out_dir is None else
-                 os.path.relpath(f, out_dir.resolve()), "tensor": loc.tensor,
-                 "transpose": bool(transpose), "sha256": _sha_range(f, off, nb)}
-        return Source(spec, field, tok, src)
     step = max(1, (1 << 22) // max(1, d))
     full = ck.read(loc.tensor).T if transpose else None
 
