@@ -100,13 +100,11 @@ def _translation(obj, loc):
 
 def _cosine_equal(obj, loc):
     (W1, _), (W2, _) = sem.read_pair(obj, loc)
-    rows = []
     for name, M in (("W1", W1), ("W2", W2)):
-        for i, r in enumerate(M):
-            if not any(r):
-                raise Fail("zero-row", f"{loc}/{name}/{i}", "cosine of a zero row is undefined")
-        rows.append([K.scaled(r)[0] for r in M])  # a positive scaling of a row keeps its cosines
-    (A, B), big = rows, max((abs(x) for r in rows[0] + rows[1] for x in r), default=0)
+        i = next((i for i, r in enumerate(M) if not any(r)), None)
+        K.fail_if(i is not None, "zero-row", f"{loc}/{name}/{i}", "a zero row has no cosine")
+    A, B = ([K.scaled(r)[0] for r in M] for M in (W1, W2))  # a row's positive scaling keeps cosines
+    big = max((abs(x) for r in A + B for x in r), default=0)
     unit = (len(W1[0]) + len(W2[0])) * K.weight(big) + 4 * K.weight(big * big)
     nA, nB = [K.dot(r, r) for r in A], [K.dot(r, r) for r in B]
     for i, j in combinations(range(len(W1)), 2):
@@ -286,9 +284,8 @@ def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
     obj : dict
         The certificate, as parsed by :func:`json.loads` (numbers as ``"p/q"`` strings).
     max_work : int or None
-        Budget (see :mod:`certificates.work`): a certificate whose estimated or metered
-        work exceeds it is not checked (verdict ``work-budget``, never valid).  None: no
-        budget.
+        Budget (see :mod:`certificates.meter`): a certificate whose metered work exceeds
+        it is not checked (verdict ``work-budget``, never valid).  None: no budget.
 
     Returns
     -------

@@ -9,8 +9,9 @@ Proof obligation.  Per audited label k and per domain, the certificate states on
   (domain ``all``) or its box form (domain ``box``), checked by the kernel;
 * ``undecided``: no claim.
 
-The head is inline ``W`` or a referenced ``.npy`` / ``.safetensors`` file (a regular file,
-header validated, tensor bytes with the stated SHA-256) read as exact binary fractions.
+The head is inline ``W`` or a referenced file of one layout (:data:`NPY_HEADER`: a version
+1.0 ``.npy`` of a C-ordered little-endian float64 / float32 k x d matrix; a regular file,
+data bytes with the stated SHA-256) read as exact binary fractions.
 Records are inline or in JSON-lines ``shards`` (SHA-256 checked, every line parsed by the
 kernel).  The records must list the audited labels in order and match the stated counts.
 For vocabulary-sized heads check a sample (every never-proof and N witnesses)::

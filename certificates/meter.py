@@ -55,9 +55,6 @@ def charge(units) -> None:
 def weight(*numbers) -> int:
     """Units of one arithmetic step on these numbers: 1 for small ones, growing with the
     square of their length in 256-bit blocks (gcds in Fraction arithmetic are quadratic)."""
-    bits = 0
-    for x in numbers:
-        b = abs(x).bit_length() if type(x) is int else \
-            abs(x.numerator).bit_length() + x.denominator.bit_length()
-        bits = max(bits, b)
+    bits = max((abs(x.numerator).bit_length() + x.denominator.bit_length() - 1 for x in numbers),
+               default=0)  # an int is its own numerator, over 1
     return 1 + (bits >> 8) ** 2

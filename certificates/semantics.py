@@ -113,11 +113,9 @@ def ranking_rows(W, b, ranking, loc):
     decreasing order it is kept as a zero row, which can never be > 0."""
     pairs = list(zip(ranking, ranking[1:], strict=False))
     pairs += [(ranking[-1], j) for j in sorted(set(range(len(W))) - set(ranking))]
-    rows = []
-    for a, c in pairs:
-        row = (tuple(x - y for x, y in zip(W[a], W[c], strict=True)), b[a] - b[c])
-        rows.append(None if a < c and not any(row[0]) and not row[1] else row)
-    return rows
+    rows = [(tuple(x - y for x, y in zip(W[a], W[c], strict=True)), b[a] - b[c]) for a, c in pairs]
+    return [None if a < c and not any(r[0]) and not r[1] else r
+            for (a, c), r in zip(pairs, rows, strict=True)]
 
 
 def claim_rows(obj, loc, key, ranking, W, b):

@@ -248,9 +248,9 @@ def test_engine_uses_only_public_names_of_other_packages():
 
 # ---------------------------------------------------------------- the trusted checker
 #: Code lines (non-blank, non-comment, non-docstring) of every module that decides a verdict
-#: (presentation excluded: PRESENTATION below): the goal is 1,200; the budget holds the
+#: (presentation excluded: PRESENTATION below): the goal was 1,200; the budget holds the
 #: present figure so that it can only shrink.
-TRUSTED_BUDGET = 1327
+TRUSTED_BUDGET = 1184
 
 
 def code_lines(path: Path) -> int:
