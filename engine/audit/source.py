@@ -328,12 +328,9 @@ def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir) -> Source:
                 c = _int_to_float(c, f"{p.name}")
             yield c.astype(np.float64)
 
-    out = work / "head.npy"
-    _write_canonical(out, k, d, chunks)
-    spec = HeadSpec("npy", path=str(out.resolve()), bias=bvals)
     why = (f"{'transposed ' if transpose else ''}{arr.dtype} "
            f"{'Fortran' if np.isfortran(arr) else 'C'}-ordered .npy")
-    return Source(spec, _ref_field(out, out_dir), tok, src, why)
+    return _converted(k, d, chunks, bvals, tok, src, why, work, out_dir)
 
 
 def _from_checkpoint(p: Path, bias, tensor, transpose, tokenizer, work, out_dir) -> Source:
@@ -357,8 +354,18 @@ def _from_checkpoint(p: Path, bias, tensor, transpose, tokenizer, work, out_dir)
             rows = np.arange(r, min(k, r + step))
             yield full[rows] if full is not None else ck.read(loc.tensor, rows)
 
+    return _converted(k, d, chunks, bvals, tok, src,
+                      f"{loc.dtype} tensor {loc.tensor!r} ({ck.layout})", work, out_dir)
+
+
+def _converted(k, d, chunks, bvals, tok, src, why, work: Path, out_dir: Path | None) -> Source:
+    """A file head the checker cannot read as it is, written as a canonical ``head.npy``
+    (exact); inline instead when the certificate must stand alone (no output folder, whose
+    ``work`` folder is temporary) and the head has at most 2^20 entries, as in memory."""
     out = work / "head.npy"
     _write_canonical(out, k, d, chunks)
+    if out_dir is None and k * d <= 1 << 20:
+        spec = HeadSpec("inline", inline=HeadSpec.from_array(np.load(out)).inline, bias=bvals)
+        return Source(spec, _inline_field(spec), tok, src)
     spec = HeadSpec("npy", path=str(out.resolve()), bias=bvals)
-    return Source(spec, _ref_field(out, out_dir), tok, src,
-                  f"{loc.dtype} tensor {loc.tensor!r} ({ck.layout})")
+    return Source(spec, _ref_field(out, out_dir), tok, src, why)
