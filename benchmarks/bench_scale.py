@@ -522,6 +522,110 @@ def kill_resume(name: str, out: str, workers: int = 2) -> dict:
             "resumed_final_session": final, "uninterrupted": reference}
 
 
+_KV_RUN = """
+import json, sys
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {bench!r})
+import bench_scale as b
+from engine.geometry.store import enumerate_to_dir
+from engine.run.executor import make_executor
+W, kind = b._instance({name!r})
+ex = make_executor(workers={workers})
+r = enumerate_to_dir(W, sys.argv[1], kind=kind, executor=ex, progress=False, resume=True,
+                     keep_work=True)
+ex.shutdown()
+print(json.dumps({{"regions": r.count, "complete": r.complete}}))
+"""
+
+
+def _dir_bytes(path: Path) -> int:
+    tot = 0
+    for sub in ("work", "shards"):
+        try:
+            with os.scandir(path / sub) as it:
+                for e in it:
+                    try:
+                        tot += e.stat().st_size
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return tot
+
+
+def _watched(cmd: list[str], env: dict, out: Path, log) -> dict:
+    """Run ``cmd`` in its own process group, sampling every 2 s the CPU and RSS of every
+    process in the group and the bytes under ``out``; kill what is left of the group when
+    the leader exits (pool workers orphaned by a SIGKILL of the leader)."""
+    import psutil
+
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
+                         start_new_session=True)
+    cpu: dict[int, float] = {}
+    rss: dict[int, float] = {}
+    peak_disk = 0
+    while p.poll() is None:
+        try:
+            procs = [psutil.Process(p.pid), *psutil.Process(p.pid).children(recursive=True)]
+        except psutil.Error:
+            procs = []
+        for q in procs:
+            try:
+                t = q.cpu_times()
+                cpu[q.pid] = t.user + t.system
+                rss[q.pid] = max(rss.get(q.pid, 0), q.memory_info().rss / 2**20)
+            except psutil.Error:
+                pass
+        peak_disk = max(peak_disk, _dir_bytes(out))
+        time.sleep(2)
+    stdout = p.stdout.read()
+    try:
+        os.killpg(p.pid, 9)  # orphaned workers of a killed leader (our own group only)
+    except ProcessLookupError:
+        pass
+    return {"returncode": p.returncode, "wall_s": round(time.perf_counter() - t0, 1),
+            "cpu_s_sampled": round(sum(cpu.values()), 1),
+            "peak_rss_mb_sampled": round(max(rss.values(), default=0), 1),
+            "peak_disk_gb_sampled": round(peak_disk / 1e9, 3), "stdout": stdout[-2000:]}
+
+
+def kill_verify(name: str, out: str, workers: int, kills: list[str]) -> dict:
+    """One run of ``name`` in ``out`` (process pool of ``workers``, phase-1 files kept),
+    killed by SIGKILL at each point of ``kills`` (``step:n``: once ``n`` tasks of the step
+    are recorded) and resumed, then finished.  After each kill the manifest's finished
+    tasks and the temporary files left by the tasks in flight are recorded (they tell
+    which pieces were redone); :func:`verify_pieces` recomputes those pieces independently.
+    For instances too big for a second, uninterrupted reference run."""
+    code = _KV_RUN.format(root=str(ROOT), bench=str(ROOT / "benchmarks"), name=name,
+                          workers=workers)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    root = Path(out)
+    report: dict = {"instance": name, "workers": workers, "sessions": []}
+    rpath = Path(str(root).rstrip("/") + ".killverify.json")
+    with open(str(root).rstrip("/") + ".sessions.log", "a") as log:
+        for spec in [*kills, None]:
+            e = dict(env)
+            if spec:
+                e["LOGITGEOM_STORE_KILL"] = f"{spec}:9"
+            s = _watched([sys.executable, "-c", code, str(root)], e, root, log)
+            m = json.loads((root / "manifest.json").read_text())
+            s.update({"killed_at": spec, "batches_done": sorted(int(i) for i in
+                                                                m.get("batches_done", {})),
+                      "groups_done": sorted(int(i) for i in m.get("groups_done", {})),
+                      "certified": sorted(int(i) for i in m.get("certified", {})),
+                      "leftovers": sorted(
+                          f"{d}/{x}" for d in ("work", "shards") if (root / d).exists()
+                          for x in os.listdir(root / d) if x.startswith("."))})
+            report["sessions"].append(s)
+            rpath.write_text(json.dumps(report, indent=1))
+        report["manifest_steps"] = m.get("steps")
+        report["complete"] = m.get("complete")
+        report["rows"] = m.get("rows_written")
+        rpath.write_text(json.dumps(report, indent=1))
+    return report
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["_case"]:
         print(json.dumps(run_case(argv[1], argv[2])))
@@ -537,6 +641,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["kill-resume"]:  # kill-resume NAME OUT [WORKERS]
         print(json.dumps(kill_resume(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 2),
                          indent=1))
+        return 0
+    if argv[:1] == ["kill-verify"]:  # kill-verify NAME OUT WORKERS step:n [step:n ...]
+        print(json.dumps(kill_verify(argv[1], argv[2], int(argv[3]), argv[4:]), indent=1))
         return 0
     if argv[:1] == ["calibrate"]:
         print(json.dumps(calibrate(argv[1]), indent=1))

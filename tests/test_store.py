@@ -184,6 +184,39 @@ def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupte
     assert not (out / "work").exists()
 
 
+_WAVE_RUN = _KILLED_RUN.replace("100_000", "5_000").replace(
+    "from engine.geometry.store import enumerate_to_dir",
+    "import engine.geometry.store as S\nS.WAVE_REGIONS = 20_000\n"
+    "from engine.geometry.store import enumerate_to_dir")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill", ["merge:1", "merge:3", "phase1:5"])
+def test_killed_wave_run_resumes_to_the_same_result(tmp_path, kill, uninterrupted,
+                                                    monkeypatch):
+    """Phase 1 in waves (each wave's files merged into the earlier waves' merged files and
+    deleted before the next wave): killed inside a merge or in a later wave, resumed, the
+    same shards as an uninterrupted run in one wave."""
+    import engine.geometry.store as store
+
+    monkeypatch.setattr(store, "WAVE_REGIONS", 20_000)
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{kill}:9"}
+    proc = subprocess.run([sys.executable, "-c", _WAVE_RUN, str(out)], env=env,
+                          capture_output=True, timeout=300)
+    assert proc.returncode != 0
+    before = json.loads((out / "manifest.json").read_text())
+    assert len(before["waves"]) == 4 and not before["complete"]
+    for lo, hi in before["waves"][:before["waves_merged"]]:  # merged waves: files gone
+        assert not any((out / "work" / f"b{i:06d}.bin").exists() for i in range(lo, hi))
+    resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
+                               progress=False)
+    assert resumed.manifest["waves_merged"] == 3
+    assert resumed.count == resumed.exact_count == 72894 and resumed.complete
+    assert shard_bytes(resumed) == shard_bytes(uninterrupted)
+    assert not (out / "work").exists()
+
+
 def test_resume_of_a_finished_run_does_nothing(tmp_path):
     W = resonance(4)
     a = enumerate_to_dir(W, tmp_path, progress=False)
