@@ -355,17 +355,17 @@ class _BatchTask:
 
 def _unit_rows(Hc: tuple, path: tuple[int, ...], exact: bool, keep) -> tuple:
     """Packed sign words and shrunk exact points of one unit (de-duplicated within it)."""
-    if Hc:
-        P, S = search._unit_job((Hc, path, exact))
-    else:  # no hyperplane: one region, the origin witnesses it
-        P, S = np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int8)
+    if not Hc:  # no hyperplane: one region, the origin witnesses it
+        return pack_signs(np.zeros((1, 0), dtype=np.int8)), np.zeros((1, 0), dtype=np.int64)
+    P, K = search.unit_rows(Hc, path, exact)
     if keep is not None and len(P):
         c, o = keep
-        ok = S[:, c] * o > 0
-        P, S = P[ok], S[ok]
+        plus = (K[:, c // 64] >> np.uint64(c % 64)) & np.uint64(1)
+        ok = plus == (1 if o > 0 else 0)
+        P, K = P[ok], K[ok]
     if P.dtype == np.int64 and len(P):
-        P = search.shrink(P, S, ex.normals(Hc))
-    return pack_signs(S), P
+        P = search.shrink(P, K, ex.normals(Hc))
+    return K, P
 
 
 def _run_batch(task: _BatchTask) -> dict[str, Any]:
