@@ -526,9 +526,12 @@ _KV_RUN = """
 import json, sys
 sys.path.insert(0, {root!r})
 sys.path.insert(0, {bench!r})
+import os
 import bench_scale as b
+import engine.geometry.store as S
 from engine.geometry.store import enumerate_to_dir
 from engine.run.executor import make_executor
+S.WAVE_REGIONS = int(os.environ.get("BENCH_WAVE_REGIONS", S.WAVE_REGIONS))
 W, kind = b._instance({name!r})
 ex = make_executor(workers={workers})
 r = enumerate_to_dir(W, sys.argv[1], kind=kind, executor=ex, progress=False, resume=True,
@@ -626,6 +629,120 @@ def kill_verify(name: str, out: str, workers: int, kills: list[str]) -> dict:
     return report
 
 
+_VERIFY = """
+import json, os, random, shutil, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {engine!r})
+from engine.geometry import store as S
+root = Path({out!r})
+rep = json.loads(Path({report!r}).read_text())
+m = json.loads((root / "manifest.json").read_text())
+Hc = tuple(tuple(h) for h in m["arrangement"]["hyperplanes"])
+est = S._unit_bounds(Hc, m["units"])
+rng = random.Random(24)
+sample = lambda pop, k: rng.sample(pop, min(k, len(pop)))  # noqa: E731
+tmp = Path(tempfile.mkdtemp(dir=str(root.parent), prefix=".verify-"))
+(tmp / "work").mkdir(); (tmp / "shards").mkdir()
+(tmp / "work" / "plan.json").write_text(json.dumps({{"hyperplanes": m["arrangement"]["hyperplanes"],
+                                                     "units": m["units"]}}))
+out = {{"engine": {engine!r}, "checks": []}}
+sess = {{s["killed_at"].split(":")[0]: s for s in rep["sessions"] if s["killed_at"]}}
+
+def in_flight(step, order, recorded, extra=4):
+    # the first unrecorded tasks in submission order, and the batches whose temporary
+    # files the kill left behind
+    left = {{int(x.split(".tmp-b")[1][:6]) for x in sess[step]["leftovers"] if ".tmp-b" in x}}
+    near = [x for x in order[:len(recorded) + extra] if x not in recorded]
+    return near + sorted(left - set(near))
+
+def check(kind, piece, why, same, detail=""):
+    out["checks"].append({{"step": kind, "piece": piece, "why": why, "identical": same,
+                          "detail": detail}})
+    print(kind, piece, why, same, detail, flush=True)
+
+# phase 1: batches
+w0lo, w0hi = m["waves"][0]
+size = {{i: est[lo:hi].sum() for i, (lo, hi) in enumerate(m["batches"])}}
+order = sorted(range(w0lo, w0hi), key=lambda i: -size[i])
+near = in_flight("phase1", order, set(sess["phase1"]["batches_done"]))
+others = sample([i for i in range(len(m["batches"])) if i not in near], 4)
+for i, why in [*[(i, "in flight at the kill") for i in near], *[(i, "random") for i in others]]:
+    lo, hi = m["batches"][i]
+    S._run_batch(S._BatchTask(i, lo, hi, str(tmp / "work"), m["mode"] == "exact", None,
+                              m["buckets"], S.FLUSH_ROWS))
+    a, b = S._batch_path(tmp / "work", i), S._batch_path(root / "work", i)
+    check("phase1", f"batch {{i}}", why, a.read_bytes() == b.read_bytes(),
+          f"{{b.stat().st_size}} bytes")
+    a.unlink()
+# merges of wave 0 (inputs: the batch files of wave 0); the session record has no merge
+# list: the first recorded-at-kill + 4 tasks in submission (group) order are all checked
+groups = m["groups"]
+gorder = [lo for lo, _ in groups]
+if "merge" in sess:
+    n = int(sess["merge"]["killed_at"].split(":")[1])
+    near = gorder[:n + 4]
+    others = sample([lo for lo in gorder if lo not in near], 2)
+    for lo, why in [*[(x, "recorded or in flight at the kill") for x in near],
+                    *[(x, "random") for x in others]]:
+        hi = dict(groups)[lo]
+        name = S._merged_name(lo, 0)
+        S._run_group(S._GroupTask(lo, hi, w0lo, w0hi, str(root / "work"), "", (), 0,
+                                  into=str(tmp / "work" / name), buckets=m["buckets"]))
+        a, b = tmp / "work" / name, root / "work" / name
+        check("merge", f"group {{lo}}", why, a.read_bytes() == b.read_bytes(),
+              f"{{b.stat().st_size}} bytes")
+        a.unlink()
+# phase 2: shards of groups
+nw = m["waves_merged"]
+blo = m["waves"][nw][0]
+near = [lo for lo in gorder[:len(sess["phase2"]["groups_done"]) + 4]
+        if lo not in set(sess["phase2"]["groups_done"])]
+others = sample([lo for lo in gorder if lo not in near], 4)
+for lo, why in [*[(x, "in flight at the kill") for x in near], *[(x, "random") for x in others]]:
+    hi = dict(groups)[lo]
+    merged = S._merged_name(lo, m["merged"][str(lo)]) if str(lo) in m["merged"] else None
+    S._run_group(S._GroupTask(lo, hi, blo, len(m["batches"]), str(root / "work"),
+                              str(tmp / "shards"), tuple(m["arrangement"]["cols"]),
+                              m["arrangement"]["D"], merged=merged))
+    same = all(S._shard_path(tmp / "shards", p).read_bytes() ==
+               S._shard_path(root / "shards", p).read_bytes() for p in range(lo, hi))
+    check("phase2", f"buckets {{lo}}..{{hi - 1}}", why, same)
+    for p in range(lo, hi):
+        S._shard_path(tmp / "shards", p).unlink()
+# certification: verdicts of shard groups
+st = S._setup(m["kind"], m["input"]["W"], m["input"]["bias"], count=False)
+red = st.red
+cert = m["certified"]
+crec = set(sess["certify"]["certified"])
+B = m["buckets"]
+near = [p for p in range(min(B, len(crec) + 4)) if p not in crec]
+others = sample([p for p in range(B) if p not in near], 4)
+for p, why in [*[(x, "in flight at the kill") for x in near], *[(x, "random") for x in others]]:
+    v = S._check_shards(S._CheckTask(p, p + 1, B, str(root / "shards"), red.hyperplanes,
+                                     red.cols, red.D, st.keep))[str(p)]
+    same = (v["rows"], v["failed"]) == (cert[str(p)]["rows"], cert[str(p)]["failed"])
+    check("certify", f"shard {{p}}", why, same, f"{{v['rows']}} rows")
+shutil.rmtree(tmp)
+out["all_identical"] = all(c["identical"] for c in out["checks"])
+print(json.dumps(out))
+"""
+
+
+def verify_pieces(out: str, engine: str) -> dict:
+    """Recompute independently (a separate process, no kill) the pieces a
+    :func:`kill_verify` run redid after its kills (the tasks in flight at each kill: the
+    temporary files left, and the first unrecorded tasks in submission order) and a random
+    sample of the others, from the kept phase-1 files, and compare bytes (shard verdicts
+    for the certification).  ``engine`` is the checkout whose code the run used."""
+    report = str(out).rstrip("/") + ".killverify.json"
+    code = _VERIFY.format(engine=engine, out=str(out), report=report)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": engine})
+    if p.returncode:
+        raise SystemExit(p.stderr)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["_case"]:
         print(json.dumps(run_case(argv[1], argv[2])))
@@ -644,6 +761,9 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["kill-verify"]:  # kill-verify NAME OUT WORKERS step:n [step:n ...]
         print(json.dumps(kill_verify(argv[1], argv[2], int(argv[3]), argv[4:]), indent=1))
+        return 0
+    if argv[:1] == ["verify-pieces"]:  # verify-pieces OUT ENGINE_ROOT
+        print(json.dumps(verify_pieces(argv[1], argv[2]), indent=1))
         return 0
     if argv[:1] == ["calibrate"]:
         print(json.dumps(calibrate(argv[1]), indent=1))
