@@ -270,6 +270,68 @@ def _unit_measure(rows, path, keep):
     return len(K)
 
 
+def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
+    """One unit as phase 1 runs it, then its rows through the later steps' per-row work:
+    (rows, phase-1 CPU, phase-1 bytes, merge CPU, phase-2 CPU, shard bytes,
+    certification CPU, memory added by phase 1, memory added by phase 2).
+
+    The phase-1 bytes are those of the unit's rows cut into frames of the size a batch
+    writes (``FLUSH_ROWS / buckets`` rows, sorted by sign words, compressed); the merge and
+    phase-2 CPU are those of decoding these frames, sorting, keeping first occurrences and
+    encoding them again (merge) or writing a Parquet shard (phase 2); the certification CPU
+    is that of checking the rows as a shard.  Run in a forked child (memory)."""
+    import numpy as np
+
+    from engine.geometry import store as S
+
+    c0 = time.process_time()
+    K, P = S._unit_rows(rows, path, exact, keep)
+    p1 = time.process_time() - c0
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    n = len(K)
+    if n == 0:
+        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1)
+    sim = max(1, round(buckets * n / S.FLUSH_ROWS))  # frames of FLUSH_ROWS / buckets rows
+    b = S.bucket_of(K, sim)
+    order = np.lexsort((*K.T[::-1], b))
+    K, P, b = K[order], P[order], b[order]
+    cut = np.searchsorted(b, np.arange(sim + 1))
+    frames = [(q, S._encode(K[cut[q]:cut[q + 1]], P[cut[q]:cut[q + 1]])) for q in range(sim)
+              if cut[q + 1] > cut[q]]
+    nbytes = sum(len(f) for _, f in frames)
+    del K, P
+    # merge: decode, sort, first, encode (per frame, as a group task does per bucket)
+    c0 = time.process_time()
+    dec = []
+    for _, f in frames:
+        k, x, _ = S._decode(f, 0)
+        dec.append((k, x))
+    for k, x in dec:
+        k1, x1 = S._first_rows([(k, x)], len(cols))
+        S._encode(k1, x1)
+    merge = time.process_time() - c0
+    # phase 2: decode, sort, first, Parquet shard; then the shard's certification
+    tmp = Path(tempfile.mkdtemp(prefix="predict-"))
+    try:
+        task = S._GroupTask(0, sim, 0, 0, str(tmp), str(tmp), tuple(cols), D)
+        c0 = time.process_time()
+        for q, f in frames:
+            k, x, _ = S._decode(f, 0)
+            S._write_shard(task, q, [(k, x)])
+        p2 = time.process_time() - c0
+        rss2 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        shard_bytes = sum(S._shard_path(tmp, q).stat().st_size for q, _ in frames)
+        c0 = time.process_time()
+        v = S._check_shards(S._CheckTask(0, sim, sim, str(tmp), rows, tuple(cols), D, keep))
+        cert = time.process_time() - c0
+        assert all(not r["failed"] or r["failed"].startswith("missing") for r in v.values())
+    finally:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return (n, p1, nbytes, merge, p2, shard_bytes, cert, rss1, rss2)
+
+
 def _count_measure(node, dim):
     from engine.exact.lattice import evaluate
     from engine.geometry.counting import count_task
@@ -398,33 +460,60 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
 
     first = count_rep()
     # -- plan (from the count estimate, as the run decides it from the exact count)
+    from engine.geometry import store as S
+
     t0 = time.process_time()
     plan = search.plan_units(rows, units or default_units(int(first[1])))
     out["plan_cpu_s"] = round(time.process_time() - t0, 2)
+    exact = S._stream_exact(rows)
+    out["mode"] = "exact" if exact else "float"
     est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
     ustrata = _strata(est, strata)
     ucache: dict = {}
+    words = max(1, -(-len(rows) // 64))
+    buckets = max(1, -(-int(first[1]) // S.DEFAULT_SHARD_ROWS))
+    cols, D = st.red.cols, st.red.D
     _unit_measure(rows, plan[int(np.argmin(est))], st.keep)  # imports and caches, once
 
     def umeasure(i):
-        v, cpu, mem = _forked(_unit_measure, rows, plan[i], st.keep)
-        return (cpu, v, mem)
+        v, cpu, _ = _forked(_unit_full_measure, rows, plan[i], st.keep, exact, buckets, D,
+                            cols)
+        rss0 = _rss_mb()
+        return (*v[:7], max(0.0, v[7] - rss0), max(0.0, v[8] - rss0))
 
+    nbatches = len(S._plan_batches(est, int(first[1]), 2))
     reps = []
     for r in range(repeats):
         ccpu, cnt = first if r == 0 else count_rep()
-        (p1, emitted, _), top = _stratified(ustrata, max(2, samples // strata), umeasure,
-                                            ucache, rng)
-        p2 = emitted * cal["phase2_cpu_per_emitted_row_us"] / 1e6
-        cert = cnt * cal["certify_cpu_per_region_us"] / 1e6
+        tot, top = _stratified(ustrata, max(2, samples // strata), umeasure, ucache, rng)
+        emitted, p1, p1_bytes, merge_cpu, p2_cpu, shard_bytes, cert_cpu = tot[:7]
+        per_row = {"merge": merge_cpu / emitted, "p2": p2_cpu / emitted,
+                   "bytes": p1_bytes / emitted, "shard": shard_bytes / emitted,
+                   "cert": cert_cpu / emitted}
+        waves = S._plan_waves(nbatches, int(cnt))
+        W = len(waves)
+        wave_rows = emitted / W
+        # merged rows after w waves: at most the regions, at most the rows emitted so far
+        merged = [min(cnt, wave_rows * w) for w in range(W)]
+        merge_read = sum(merged[w] + wave_rows for w in range(W - 1))
+        p2_read = merged[W - 1] + wave_rows
+        # the distinct rows of a step cost less than the emitted rows sampled per row; the
+        # per-row figures are per emitted row of a unit (its rows are distinct)
+        disk = max(merged[w] * per_row["bytes"] + wave_rows * per_row["bytes"]
+                   for w in range(W))
         reps.append({"count_cpu_s": ccpu, "regions": cnt, "phase1_cpu_s": p1,
-                     "emitted_rows": emitted, "phase2_cpu_s": p2, "certify_cpu_s": cert,
+                     "emitted_rows": emitted, "waves": W,
+                     "merge_cpu_s": merge_read * per_row["merge"],
+                     "phase2_cpu_s": p2_read * per_row["p2"],
+                     "certify_cpu_s": cnt * per_row["cert"],
                      "fixed_cpu_s": cal["fixed_cpu_s"] + out["plan_cpu_s"],
-                     "total_cpu_s": ccpu + p1 + p2 + cert + cal["fixed_cpu_s"]
+                     "total_cpu_s": ccpu + p1 + merge_read * per_row["merge"]
+                     + p2_read * per_row["p2"] + cnt * per_row["cert"] + cal["fixed_cpu_s"]
                      + out["plan_cpu_s"],
-                     "phase1_disk_gb": emitted * cal["phase1_bytes_per_emitted_row"] / 1e9,
-                     "shards_disk_gb": cnt * cal["shard_bytes_per_region"] / 1e9,
-                     "sampled_unit_peak_mb": top[2]})
+                     "phase1_disk_gb": emitted * per_row["bytes"] / 1e9,
+                     "peak_work_disk_gb": disk / 1e9,
+                     "shards_disk_gb": cnt * per_row["shard"] / 1e9,
+                     "sampled_unit_peak_mb": top[7]})
     keys = reps[0].keys()
     out["units"] = len(plan)
     out["measured_units"] = len(ucache)
@@ -433,20 +522,26 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
                         else 0.0,
                         "min": float(min(r[k] for r in reps)),
                         "max": float(max(r[k] for r in reps))} for k in keys}
-    # memory: the largest unit, from a fit of added memory against rows emitted
-    mem = np.array([(v[1], v[2]) for v in ucache.values() if v[1] > 0 and v[2] > 1])
+    # memory of a phase-1 task: the worker's own (calibrated), the largest unit (a fit of
+    # added memory against rows, extrapolated to the largest unit of the plan by the
+    # generic bound), and the batch's buffer of FLUSH_ROWS rows (about 3 copies)
+    mem = np.array([(v[0], v[7]) for v in ucache.values() if v[0] > 0 and v[7] > 1])
+    buf = S.FLUSH_ROWS * 3 * 8 * (words + D) / 2**20
+    out["phase1_task_mb_sampled_max"] = round(cal["worker_baseline_rss_mb"] + max(
+        v[7] for v in ucache.values()) + buf, 1)
     if len(mem) >= 3:
         q, b = np.polyfit(np.log(mem[:, 0]), np.log(mem[:, 1]), 1)
-        k_emit = np.array([v[1] for v in ucache.values()])
+        k_emit = np.array([v[0] for v in ucache.values()])
         biggest = float(k_emit.max()) * est.max() / est[[int(i) for i in ucache][
             int(np.argmax(k_emit))]]
         out["largest_unit_rows_predicted"] = round(biggest)
         out["largest_unit_added_mb_predicted"] = round(float(np.exp(b) * biggest ** q), 1)
+        out["phase1_task_mb_predicted"] = round(cal["worker_baseline_rss_mb"] + out[
+            "largest_unit_added_mb_predicted"] + buf, 1)
     # a phase-2 task holds at most GROUP_ROWS rows, about three copies of (words, D int64)
-    rows_group = min(2_000_000, out["terms"]["emitted_rows"]["mean"])
-    words = -(-len(rows) // 64)
+    rows_group = min(S.GROUP_ROWS, out["terms"]["emitted_rows"]["mean"])
     out["phase2_task_mb_model"] = round(cal["worker_baseline_rss_mb"] + rows_group * 3 * 8 * (
-        words + st.red.D) / 2**20, 1)
+        words + D) / 2**20, 1)
     return out
 
 
@@ -454,15 +549,24 @@ def compare(pred: dict, row: dict) -> dict:
     """Predicted (mean +- sd) against measured, per term, from a full run's report."""
     s = row["steps"]
     meas = {"count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
-            "phase1_cpu_s": s["phase1"]["cpu_tasks"], "phase2_cpu_s": s["phase2"]["cpu_tasks"],
+            "phase1_cpu_s": s["phase1"]["cpu_tasks"],
+            "merge_cpu_s": s.get("merge", {}).get("cpu_tasks", 0.0),
+            "phase2_cpu_s": s["phase2"]["cpu_tasks"],
             "certify_cpu_s": s["certify"]["cpu_tasks"], "total_cpu_s": row["cpu_s"],
-            "regions": row["regions"], "phase1_disk_gb": s["phase1"]["bytes"] / 1e9}
+            "regions": row["regions"], "phase1_disk_gb": s["phase1"]["bytes"] / 1e9,
+            "peak_work_disk_gb": s.get("disk", {}).get("work_peak_bytes", 0) / 1e9,
+            "shards_disk_gb": row["bytes_per_region_on_disk"] * row["regions"] / 1e9}
     out = {}
     for k, v in meas.items():
         p = pred["terms"][k]
         out[k] = {"predicted": round(p["mean"], 3), "sd": round(p["sd"], 3),
                   "measured": round(v, 3),
                   "error_pct": round(100 * (p["mean"] - v) / v, 1) if v else None}
+    for k, v in (("phase1_task_mb_predicted", s["phase1"]["max_task_rss_mb"]),
+                 ("phase2_task_mb_model", s["phase2"]["max_task_rss_mb"])):
+        if k in pred:
+            out[k] = {"predicted": pred[k], "measured": v,
+                      "error_pct": round(100 * (pred[k] - v) / v, 1) if v else None}
     return out
 
 
@@ -764,6 +868,11 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["verify-pieces"]:  # verify-pieces OUT ENGINE_ROOT
         print(json.dumps(verify_pieces(argv[1], argv[2]), indent=1))
+        return 0
+    if argv[:1] == ["run"]:  # run NAME OUT [WORKERS]: a named instance, in full
+        W, kind = _instance(argv[1])
+        print(json.dumps(run_case(argv[1], argv[2], W=W, kind=kind,
+                                  workers=int(argv[3]) if len(argv) > 3 else 1)))
         return 0
     if argv[:1] == ["calibrate"]:
         print(json.dumps(calibrate(argv[1]), indent=1))

@@ -102,6 +102,39 @@ def test_unit_plans_cover_every_region():
         assert len(seen) == count_regions_exact(rows)
 
 
+def test_bounded_memory_unit_rows_equal_the_unit_job():
+    """The streamed units' rows (blocked lifts, packed de-duplication, blocked shrink with
+    packed signs) are the in-memory unit job's rows, in the same order."""
+    from engine.geometry.arrangement import pack_signs
+
+    rng = np.random.default_rng(5)
+    old = (search.ROW_BLOCK, search.LIFT_BLOCK)
+    try:
+        search.ROW_BLOCK = search.LIFT_BLOCK = 7  # many blocks even on small units
+        for _ in range(6):
+            rows = search.reduce_rows(rng.integers(-3, 4, size=(11, 5)).tolist()).hyperplanes
+            for path in search.plan_units(rows, 30)[::3]:
+                for exact in (True, False):
+                    P, S = search._unit_job((rows, path, exact))
+                    Q, K = search.unit_rows(rows, path, exact)
+                    assert np.array_equal(P, Q) and np.array_equal(pack_signs(S), K)
+                    if P.dtype == np.int64 and len(P):
+                        A = ex.normals(rows)
+                        assert np.array_equal(search.shrink(P, S, A), search.shrink(P, K, A))
+    finally:
+        search.ROW_BLOCK, search.LIFT_BLOCK = old
+
+
+def test_float_proposals_for_wide_integer_heads(tmp_path):
+    """Entries of many bits in many dimensions: phase 1 proposes points in float64 (the
+    exact twin's points outgrow int64), every sign and witness still exact."""
+    W = np.random.default_rng(2).integers(-9, 10, size=(9, 5)).tolist()
+    r = enumerate_to_dir(W, tmp_path, units=12, progress=False, shard_rows=50)
+    assert r.manifest["mode"] == "float" and r.complete
+    assert r.count == count_regions_exact(W) and r.certify()["ok"]
+    assert {p for p, _ in r} == set(sign_pattern(W).patterns)
+
+
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")

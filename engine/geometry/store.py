@@ -541,13 +541,13 @@ def _setup(kind: str, W: object, bias: object, executor: Any = None,
     return _counted(st, executor) if count else st
 
 
-def _counted(st: _Setup, executor: Any) -> _Setup:
+def _counted(st: _Setup, executor: Any, stats: dict | None = None) -> _Setup:
     """The exact Zaslavsky count: sign patterns as parallel tasks on the executor (the
     search splits into independent subtrees), rankings by the ranking formula (cheap)."""
     from dataclasses import replace
 
     if st.kind == "sign":
-        n = count_regions_parallel(st.Wm, bias=st.b, executor=executor)
+        n = count_regions_parallel(st.Wm, bias=st.b, executor=executor, stats=stats)
     else:
         n = count_rankings_exact(st.Wm, st.b)
     return replace(st, expected=n)
@@ -682,9 +682,12 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
     Hc = st.red.hyperplanes
     if man is None:
         c0, w0 = time.process_time(), time.perf_counter()
-        st = _counted(st, executor)
+        cstats: dict = {}
+        st = _counted(st, executor, cstats)
         count_step = {"cpu_driver": round(time.process_time() - c0, 3),
                       "wall": round(time.perf_counter() - w0, 3)}
+        if executor is not None and cstats:  # serially the driver ran the tasks itself
+            count_step["cpu_tasks"] = round(cstats["cpu_tasks"], 3)
         total = st.expected if st.b is None else 2 * st.expected
         target = default_units(total) if units is None else units
         plan = search.plan_units(Hc, target) if Hc else [()]
