@@ -290,7 +290,7 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     n = len(K)
     if n == 0:
-        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1)
+        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1, 0.0, 0.0)
     sim = max(1, round(buckets * n / S.FLUSH_ROWS))  # frames of FLUSH_ROWS / buckets rows
     b = S.bucket_of(K, sim)
     order = np.lexsort((*K.T[::-1], b))
@@ -299,37 +299,59 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     frames = [(q, S._encode(K[cut[q]:cut[q + 1]], P[cut[q]:cut[q + 1]])) for q in range(sim)
               if cut[q + 1] > cut[q]]
     nbytes = sum(len(f) for _, f in frames)
+    tiny = S._encode(K[:64], P[:64])  # warms up each step below in this child, untimed
     del K, P
     # merge: decode, sort, first, encode (per frame, as a group task does per bucket)
-    c0 = time.process_time()
-    dec = []
-    for _, f in frames:
-        k, x, _ = S._decode(f, 0)
-        dec.append((k, x))
-    for k, x in dec:
-        k1, x1 = S._first_rows([(k, x)], len(cols))
-        S._encode(k1, x1)
-    merge = time.process_time() - c0
+    # each step runs twice and the second is timed: the first pays the copy-on-write
+    # faults of a forked child, which a long-lived worker does not
+    for _ in range(2):
+        c0 = time.process_time()
+        dec = []
+        for _, f in frames:
+            k, x, _ = S._decode(f, 0)
+            dec.append((k, x))
+        for k, x in dec:
+            k1, x1 = S._first_rows([(k, x)], len(cols))
+            S._encode(k1, x1)
+        del dec
+        merge = time.process_time() - c0
     # phase 2: decode, sort, first, Parquet shard; then the shard's certification
     tmp = Path(tempfile.mkdtemp(prefix="predict-"))
     try:
         task = S._GroupTask(0, sim, 0, 0, str(tmp), str(tmp), tuple(cols), D)
+        warm = tmp / "warm"
+        warm.mkdir()
+        wtask = S._GroupTask(0, 1, 0, 0, str(warm), str(warm), tuple(cols), D)
+        wcheck = S._CheckTask(0, 1, 1, str(warm), rows, tuple(cols), D, keep)
+        S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
+        S._check_shards(wcheck)
+        c0 = time.process_time()  # fixed costs: one more (warm) shard of 64 rows
+        S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
+        f_p2 = time.process_time() - c0
         c0 = time.process_time()
-        for q, f in frames:
-            k, x, _ = S._decode(f, 0)
-            S._write_shard(task, q, [(k, x)])
-        p2 = time.process_time() - c0
+        S._check_shards(wcheck)
+        f_c = time.process_time() - c0
+        for _ in range(2):
+            c0 = time.process_time()
+            for q, f in frames:
+                k, x, _ = S._decode(f, 0)
+                S._write_shard(task, q, [(k, x)])
+            p2 = time.process_time() - c0
         rss2 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         shard_bytes = sum(S._shard_path(tmp, q).stat().st_size for q, _ in frames)
-        c0 = time.process_time()
-        v = S._check_shards(S._CheckTask(0, sim, sim, str(tmp), rows, tuple(cols), D, keep))
-        cert = time.process_time() - c0
+        for _ in range(2):
+            c0 = time.process_time()
+            v = S._check_shards(S._CheckTask(0, sim, sim, str(tmp), rows, tuple(cols), D,
+                                             keep))
+            cert = time.process_time() - c0
         assert all(not r["failed"] or r["failed"].startswith("missing") for r in v.values())
     finally:
         import shutil
 
         shutil.rmtree(tmp, ignore_errors=True)
-    return (n, p1, nbytes, merge, p2, shard_bytes, cert, rss1, rss2)
+    # the per-row parts (the fixed costs of the sample's shards taken out)
+    return (n, p1, nbytes, merge, max(0.0, p2 - len(frames) * f_p2), shard_bytes,
+            max(0.0, cert - f_c), rss1, rss2, f_p2, f_c)
 
 
 def _count_measure(node, dim):
@@ -404,7 +426,8 @@ def predict(W, kind: str, **kw) -> dict:
 
 
 def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repeats: int = 5,
-            strata: int = 6, count_tasks_target: int = 2000, seed: int = 0) -> dict:
+            strata: int = 6, count_tasks_target: int = 2000, seed: int = 0,
+            workers: int = 2) -> dict:
     """Predict every term of a streamed run without running it.
 
     * count: the exact search split into about ``count_tasks_target`` subtrees
@@ -456,7 +479,10 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
             return expand, n
         (ccpu, cnt), _ = _stratified(cstrata, 4 * max(2, samples // strata), cmeasure,
                                      ccache, rng)
-        return ccpu + expand, cnt + base_count
+        # a run packs the subtrees into a few tasks: the fixed cost of one call per subtree
+        # (the cheapest sampled subtree's CPU, an upper bound of it) is not paid per subtree
+        c_call = min(v[0] for v in ccache.values())
+        return ccpu - len(nodes) * c_call + expand, cnt + base_count
 
     first = count_rep()
     # -- plan (from the count estimate, as the run decides it from the exact count)
@@ -470,23 +496,25 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
     ustrata = _strata(est, strata)
     ucache: dict = {}
-    words = max(1, -(-len(rows) // 64))
     buckets = max(1, -(-int(first[1]) // S.DEFAULT_SHARD_ROWS))
     cols, D = st.red.cols, st.red.D
-    _unit_measure(rows, plan[int(np.argmin(est))], st.keep)  # imports and caches, once
+    # imports and caches, once, in this process (not in every forked child)
+    _unit_full_measure(rows, plan[int(np.argmin(est))], st.keep, exact, buckets, D, cols)
 
     def umeasure(i):
         v, cpu, _ = _forked(_unit_full_measure, rows, plan[i], st.keep, exact, buckets, D,
                             cols)
         rss0 = _rss_mb()
-        return (*v[:7], max(0.0, v[7] - rss0), max(0.0, v[8] - rss0))
+        return (*v[:7], max(0.0, v[7] - rss0), max(0.0, v[8] - rss0), v[9], v[10])
 
-    nbatches = len(S._plan_batches(est, int(first[1]), 2))
+    nbatches = len(S._plan_batches(est, int(first[1]), workers))
     reps = []
     for r in range(repeats):
         ccpu, cnt = first if r == 0 else count_rep()
         tot, top = _stratified(ustrata, max(2, samples // strata), umeasure, ucache, rng)
         emitted, p1, p1_bytes, merge_cpu, p2_cpu, shard_bytes, cert_cpu = tot[:7]
+        # fixed costs per shard written and per shard checked (the run's buckets)
+        f_p2, f_c = tot[9] / len(plan), tot[10] / len(plan)
         per_row = {"merge": merge_cpu / emitted, "p2": p2_cpu / emitted,
                    "bytes": p1_bytes / emitted, "shard": shard_bytes / emitted,
                    "cert": cert_cpu / emitted}
@@ -502,13 +530,14 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         disk = max(merged[w] * per_row["bytes"] + wave_rows * per_row["bytes"]
                    for w in range(W))
         reps.append({"count_cpu_s": ccpu, "regions": cnt, "phase1_cpu_s": p1,
-                     "emitted_rows": emitted, "waves": W,
+                     "emitted_rows": emitted, "waves": W, "phase2_rows": p2_read,
                      "merge_cpu_s": merge_read * per_row["merge"],
-                     "phase2_cpu_s": p2_read * per_row["p2"],
-                     "certify_cpu_s": cnt * per_row["cert"],
+                     "phase2_cpu_s": p2_read * per_row["p2"] + buckets * f_p2,
+                     "certify_cpu_s": cnt * per_row["cert"] + buckets * f_c,
                      "fixed_cpu_s": cal["fixed_cpu_s"] + out["plan_cpu_s"],
                      "total_cpu_s": ccpu + p1 + merge_read * per_row["merge"]
-                     + p2_read * per_row["p2"] + cnt * per_row["cert"] + cal["fixed_cpu_s"]
+                     + p2_read * per_row["p2"] + cnt * per_row["cert"] + buckets * (f_p2 + f_c)
+                     + cal["fixed_cpu_s"]
                      + out["plan_cpu_s"],
                      "phase1_disk_gb": emitted * per_row["bytes"] / 1e9,
                      "peak_work_disk_gb": disk / 1e9,
@@ -522,13 +551,18 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
                         else 0.0,
                         "min": float(min(r[k] for r in reps)),
                         "max": float(max(r[k] for r in reps))} for k in keys}
-    # memory of a phase-1 task: the worker's own (calibrated), the largest unit (a fit of
-    # added memory against rows, extrapolated to the largest unit of the plan by the
-    # generic bound), and the batch's buffer of FLUSH_ROWS rows (about 3 copies)
+    # memory of a phase-1 task: a fresh worker's own memory plus what the batch holding
+    # the largest unit of the plan (by generic bound; 2-worker batch plan) adds, run here
+    base = _worker_baseline_mb()
+    out["worker_baseline_mb"] = round(base, 1)
+    big = int(np.argmax(est))
+    bplan = S._plan_batches(est, int(first[1]), workers)
+    bi = next(i for i, (lo, hi) in enumerate(bplan) if lo <= big < hi)
+    _, bcpu, badd = _forked(_batch_measure, rows, plan, bplan[bi], exact, st.keep, buckets)
+    out["largest_batch"] = {"units": bplan[bi], "cpu_s": round(bcpu, 2),
+                            "added_mb": round(badd, 1)}
+    out["phase1_task_mb_predicted"] = round(base + badd, 1)
     mem = np.array([(v[0], v[7]) for v in ucache.values() if v[0] > 0 and v[7] > 1])
-    buf = S.FLUSH_ROWS * 3 * 8 * (words + D) / 2**20
-    out["phase1_task_mb_sampled_max"] = round(cal["worker_baseline_rss_mb"] + max(
-        v[7] for v in ucache.values()) + buf, 1)
     if len(mem) >= 3:
         q, b = np.polyfit(np.log(mem[:, 0]), np.log(mem[:, 1]), 1)
         k_emit = np.array([v[0] for v in ucache.values()])
@@ -536,13 +570,66 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
             int(np.argmax(k_emit))]]
         out["largest_unit_rows_predicted"] = round(biggest)
         out["largest_unit_added_mb_predicted"] = round(float(np.exp(b) * biggest ** q), 1)
-        out["phase1_task_mb_predicted"] = round(cal["worker_baseline_rss_mb"] + out[
-            "largest_unit_added_mb_predicted"] + buf, 1)
-    # a phase-2 task holds at most GROUP_ROWS rows, about three copies of (words, D int64)
-    rows_group = min(S.GROUP_ROWS, out["terms"]["emitted_rows"]["mean"])
-    out["phase2_task_mb_model"] = round(cal["worker_baseline_rss_mb"] + rows_group * 3 * 8 * (
-        words + D) / 2**20, 1)
+    # a phase-2 task: the rows of the largest sampled unit, repeated to a group's rows,
+    # through the phase-2 code in a forked child
+    p2rows = out["terms"]["phase2_rows"]["mean"]
+    rows_group = min(S.GROUP_ROWS, p2rows / len(S._plan_groups(buckets, int(p2rows), workers)))
+    ib = max(ucache, key=lambda i: ucache[i][0])
+    frame, _, _ = _forked(_unit_frame, rows, plan[ib], st.keep, exact)
+    _, _, gadd = _forked(_group_measure, frame, int(rows_group), D, cols)
+    out["phase2_task_mb_predicted"] = round(base + gadd, 1)
+    out["phase2_group_rows"] = round(rows_group)
     return out
+
+
+def _unit_frame(rows, path, keep, exact) -> bytes:
+    """A unit's rows as one phase-1 frame (sorted by sign words)."""
+    from engine.geometry import store as S
+
+    K, P = S._unit_rows(rows, path, exact, keep)
+    o = S._key_order(K)
+    return S._encode(K[o], P[o])
+
+
+def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
+    """A phase-2 bucket of ``rows`` rows (copies of one frame) written as a shard."""
+    from engine.geometry import store as S
+
+    n = S._FRAME.unpack_from(frame, 0)[0]
+    frames = [S._decode(frame, 0)[:2] for _ in range(max(1, round(rows / max(n, 1))))]
+    tmp = Path(tempfile.mkdtemp(prefix="predict-group-"))
+    try:
+        return S._write_shard(S._GroupTask(0, 1, 0, 0, str(tmp), str(tmp), tuple(cols), D),
+                              0, frames)
+    finally:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _worker_baseline_mb() -> float:
+    """Peak memory of a fresh interpreter that imported what a worker imports."""
+    code = ("import resource, numpy, pyarrow, pyarrow.parquet, engine.geometry.store, "
+            "threadpoolctl; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    return int(p.stdout.split()[-1]) / 1024
+
+
+def _batch_measure(rows, plan, lohi, exact, keep, buckets):
+    """One phase-1 batch task (units lo..hi-1) into a temporary directory."""
+    from engine.geometry import store as S
+
+    work = Path(tempfile.mkdtemp(prefix="predict-batch-"))
+    try:
+        (work / "plan.json").write_text(json.dumps({"hyperplanes": [list(r) for r in rows],
+                                                    "units": [list(p) for p in plan]}))
+        S._run_batch(S._BatchTask(0, lohi[0], lohi[1], str(work), exact, keep, buckets,
+                                  S.FLUSH_ROWS))
+    finally:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def compare(pred: dict, row: dict) -> dict:
@@ -563,7 +650,7 @@ def compare(pred: dict, row: dict) -> dict:
                   "measured": round(v, 3),
                   "error_pct": round(100 * (p["mean"] - v) / v, 1) if v else None}
     for k, v in (("phase1_task_mb_predicted", s["phase1"]["max_task_rss_mb"]),
-                 ("phase2_task_mb_model", s["phase2"]["max_task_rss_mb"])):
+                 ("phase2_task_mb_predicted", s["phase2"]["max_task_rss_mb"])):
         if k in pred:
             out[k] = {"predicted": pred[k], "measured": v,
                       "error_pct": round(100 * (pred[k] - v) / v, 1) if v else None}
@@ -879,10 +966,11 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["predict2"]:  # predict2 NAME [UNITS] [report.json to compare with]
         W, kind = _instance(argv[1])
+        report = json.loads(Path(argv[3]).read_text()) if len(argv) > 3 else None
         pred = predict(W, kind, units=int(argv[2]) if len(argv) > 2 and argv[2] != "-"
-                       else None)
-        if len(argv) > 3:
-            pred["validation"] = compare(pred, json.loads(Path(argv[3]).read_text()))
+                       else None, workers=(report or {}).get("workers") or 2)
+        if report is not None:
+            pred["validation"] = compare(pred, report)
         print(json.dumps(pred, indent=1))
         return 0
     names = argv or list(CASES)
