@@ -756,8 +756,9 @@ BATCH_ROWS = 1_000_000
 UNITS_PER_BATCH = 32
 #: rows a phase-1 task buffers uncompressed before compressing them (memory bound)
 FLUSH_ROWS = 500_000
-#: phase-1 rows read by one phase-2 task (memory bound: about 100 bytes per row)
-GROUP_ROWS = 2_000_000
+#: phase-1 rows read by one merge or phase-2 task (memory bound: about 150 to 290 bytes per
+#: row at the peak: predict2 measured 734 MB for 2 million rows of resonance-7)
+GROUP_ROWS = 1_000_000
 #: expected regions per wave of phase 1: the phase-1 files of a wave are merged into the
 #: merged files (distinct rows only) and deleted before the next wave starts
 WAVE_REGIONS = 40_000_000
