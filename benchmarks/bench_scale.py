@@ -520,15 +520,12 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
                    "cert": cert_cpu / emitted}
         waves = S._plan_waves(nbatches, int(cnt))
         W = len(waves)
-        wave_rows = emitted / W
+        wave_rows = [emitted * (hi - lo) / nbatches for lo, hi in waves]
         # merged rows after w waves: at most the regions, at most the rows emitted so far
-        merged = [min(cnt, wave_rows * w) for w in range(W)]
-        merge_read = sum(merged[w] + wave_rows for w in range(W - 1))
-        p2_read = merged[W - 1] + wave_rows
-        # the distinct rows of a step cost less than the emitted rows sampled per row; the
-        # per-row figures are per emitted row of a unit (its rows are distinct)
-        disk = max(merged[w] * per_row["bytes"] + wave_rows * per_row["bytes"]
-                   for w in range(W))
+        merged = [min(cnt, sum(wave_rows[:w])) for w in range(W)]
+        merge_read = sum(merged[w] + wave_rows[w] for w in range(W - 1))
+        p2_read = merged[W - 1] + wave_rows[W - 1]
+        disk = max((merged[w] + wave_rows[w]) * per_row["bytes"] for w in range(W))
         reps.append({"count_cpu_s": ccpu, "regions": cnt, "phase1_cpu_s": p1,
                      "emitted_rows": emitted, "waves": W, "phase2_rows": p2_read,
                      "merge_cpu_s": merge_read * per_row["merge"],
@@ -542,6 +539,9 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
                      "phase1_disk_gb": emitted * per_row["bytes"] / 1e9,
                      "peak_work_disk_gb": disk / 1e9,
                      "shards_disk_gb": cnt * per_row["shard"] / 1e9,
+                     # the end of phase 2: the last wave's files beside all the shards
+                     "peak_disk_gb": max(disk, wave_rows[-1] * per_row["bytes"]
+                                         + cnt * per_row["shard"]) / 1e9,
                      "sampled_unit_peak_mb": top[7]})
     keys = reps[0].keys()
     out["units"] = len(plan)

@@ -239,12 +239,12 @@ def test_killed_wave_run_resumes_to_the_same_result(tmp_path, kill, uninterrupte
                           capture_output=True, timeout=300)
     assert proc.returncode != 0
     before = json.loads((out / "manifest.json").read_text())
-    assert len(before["waves"]) == 4 and not before["complete"]
+    assert len(before["waves"]) == 5 and not before["complete"]
     for lo, hi in before["waves"][:before["waves_merged"]]:  # merged waves: files gone
         assert not any((out / "work" / f"b{i:06d}.bin").exists() for i in range(lo, hi))
     resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
                                progress=False)
-    assert resumed.manifest["waves_merged"] == 3
+    assert resumed.manifest["waves_merged"] == 4
     assert resumed.count == resumed.exact_count == 72894 and resumed.complete
     assert shard_bytes(resumed) == shard_bytes(uninterrupted)
     assert not (out / "work").exists()

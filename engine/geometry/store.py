@@ -786,10 +786,20 @@ def _plan_batches(est: np.ndarray, expected_rows: int, workers: int) -> list[lis
 
 def _plan_waves(nbatches: int, expected: int) -> list[list[int]]:
     """Consecutive ranges of batches (in unit order) of about :data:`WAVE_REGIONS`
-    expected regions each: after each wave but the last, its phase-1 files are merged
-    into the merged files of the earlier waves and deleted (bounded disk)."""
+    expected regions each, the last one halved: after each wave but the last, its phase-1
+    files are merged into the merged files of the earlier waves and deleted (bounded
+    disk); the last wave's files stay until the shards are written, beside them.
+
+    Examples
+    --------
+    >>> _plan_waves(10, 1), _plan_waves(12, 3 * WAVE_REGIONS)
+    ([[0, 10]], [[0, 4], [4, 8], [8, 10], [10, 12]])
+    """
     nw = max(1, min(nbatches, -(-expected // WAVE_REGIONS)))
-    bounds = sorted({round(nbatches * i / nw) for i in range(nw + 1)})
+    cuts = [nbatches * i / nw for i in range(nw + 1)]
+    if nw > 1:  # the last wave in two halves: its files stay until phase 2 has finished
+        cuts.insert(nw, (cuts[nw - 1] + cuts[nw]) / 2)
+    bounds = sorted({round(c) for c in cuts})
     return [[lo, hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
