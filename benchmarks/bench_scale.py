@@ -351,7 +351,7 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
         shutil.rmtree(tmp, ignore_errors=True)
     # the per-row parts (the fixed costs of the sample's shards taken out)
     return (n, p1, nbytes, merge, max(0.0, p2 - len(frames) * f_p2), shard_bytes,
-            max(0.0, cert - f_c), rss1, rss2, f_p2, f_c)
+            max(0.0, cert - len(frames) * f_c), rss1, rss2, f_p2, f_c)
 
 
 def _count_measure(node, dim):
