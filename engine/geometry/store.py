@@ -13,7 +13,10 @@ directory (format ``logitgeom-regions``, version 2; see docs/enumeration-at-scal
                                words) and ``witness`` (an exact integer point), sorted by
                                ``signs``
     DIR/work/b000012.bin       phase-1 output of one batch of consecutive work units,
-                               partitioned by bucket and compressed (removed at the end)
+                               partitioned by bucket and compressed (removed once merged,
+                               or at the end)
+    DIR/work/m000040-0003.bin  the distinct rows of the waves merged so far, for the
+                               bucket group starting at bucket 40 (same layout)
 
 How a run goes (every step exact, every step a set of independent tasks on the executor):
 
@@ -26,9 +29,14 @@ How a run goes (every step exact, every step a set of independent tasks on the e
    exact points and sign vectors, de-duplicated within the unit, witnesses shrunk, sign
    vectors packed into uint64 words; the batch keeps the first occurrence of each sign
    vector, partitions the rows by a hash of the words into ``buckets`` and writes one
-   compressed file whose header gives each bucket's byte range (atomic rename).
-3. Phase 2, one task per group of consecutive buckets: reads only its byte range of each
-   batch file, keeps the first occurrence (in unit order) of each sign vector, sorts, and
+   compressed file whose header gives each bucket's byte range (atomic rename).  The
+   batches run in waves (consecutive batch ranges); after each wave but the last, one
+   task per bucket group merges the wave's files into the group's merged file (first
+   occurrence in unit order) and the wave's files are deleted: the phase-1 files on disk
+   stay near the distinct rows found so far plus one wave.
+3. Phase 2, one task per group of consecutive buckets: reads only its byte range of the
+   merged file and of each batch file of the last wave, keeps the first occurrence (in
+   unit order) of each sign vector, sorts, and
    writes one Parquet shard per bucket (atomic rename).  A sign vector lives in exactly
    one bucket, so shards are disjoint and no task holds more than its group in memory.
 4. Certification, one task per group of shards (:meth:`StoredResult.certify`): every
