@@ -322,15 +322,25 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
         warm = tmp / "warm"
         warm.mkdir()
         wtask = S._GroupTask(0, 1, 0, 0, str(warm), str(warm), tuple(cols), D)
-        wcheck = S._CheckTask(0, 1, 1, str(warm), rows, tuple(cols), D, keep)
+        one = S._CheckTask(0, 1, 1, str(warm), rows, tuple(cols), D, keep)
         S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
-        S._check_shards(wcheck)
+        S._check_shards(one)
         c0 = time.process_time()  # fixed costs: one more (warm) shard of 64 rows
         S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
         f_p2 = time.process_time() - c0
+        # a check task's fixed cost (its normals, as _check_shards builds them), then a
+        # shard's (a warm check of the 64-row shard, less the task's)
+        from engine.geometry.arrangement import exact as ex
+
         c0 = time.process_time()
-        S._check_shards(wcheck)
-        f_c = time.process_time() - c0
+        A = np.zeros((len(rows), D), dtype=object)
+        A[:] = 0
+        A[:, list(cols)] = np.array(rows, dtype=object)
+        ex.fit(A)
+        f_task = time.process_time() - c0
+        c0 = time.process_time()
+        S._check_shards(one)
+        f_c = max(0.0, time.process_time() - c0 - f_task)
         for _ in range(2):
             c0 = time.process_time()
             for q, f in frames:
@@ -351,7 +361,7 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
         shutil.rmtree(tmp, ignore_errors=True)
     # the per-row parts (the fixed costs of the sample's shards taken out)
     return (n, p1, nbytes, merge, max(0.0, p2 - len(frames) * f_p2), shard_bytes,
-            max(0.0, cert - len(frames) * f_c), rss1, rss2, f_p2, f_c)
+            max(0.0, cert - f_task - len(frames) * f_c), rss1, rss2, f_p2, f_c)
 
 
 def _count_measure(node, dim):
@@ -427,7 +437,7 @@ def predict(W, kind: str, **kw) -> dict:
 
 def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repeats: int = 5,
             strata: int = 6, count_tasks_target: int = 2000, seed: int = 0,
-            workers: int = 2) -> dict:
+            workers: int = 2, wave_plan: list | None = None) -> dict:
     """Predict every term of a streamed run without running it.
 
     * count: the exact search split into about ``count_tasks_target`` subtrees
@@ -518,7 +528,9 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         per_row = {"merge": merge_cpu / emitted, "p2": p2_cpu / emitted,
                    "bytes": p1_bytes / emitted, "shard": shard_bytes / emitted,
                    "cert": cert_cpu / emitted}
-        waves = S._plan_waves(nbatches, int(cnt))
+        # the waves of the run compared with, if given (an older revision's plan)
+        waves = wave_plan or S._plan_waves(nbatches, int(cnt))
+        nbatches = waves[-1][1]
         W = len(waves)
         wave_rows = [emitted * (hi - lo) / nbatches for lo, hi in waves]
         # merged rows after w waves: at most the regions, at most the rows emitted so far
@@ -968,7 +980,8 @@ def main(argv: list[str]) -> int:
         W, kind = _instance(argv[1])
         report = json.loads(Path(argv[3]).read_text()) if len(argv) > 3 else None
         pred = predict(W, kind, units=int(argv[2]) if len(argv) > 2 and argv[2] != "-"
-                       else None, workers=(report or {}).get("workers") or 2)
+                       else None, workers=(report or {}).get("workers") or 2,
+                       wave_plan=(report or {}).get("waves"))
         if report is not None:
             pred["validation"] = compare(pred, report)
         print(json.dumps(pred, indent=1))
