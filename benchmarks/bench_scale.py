@@ -19,6 +19,11 @@ Usage::
     python benchmarks/bench_scale.py resonance-6     # one case
     python benchmarks/bench_scale.py simulate DIR/manifest.json   # from a kept manifest
     python benchmarks/bench_scale.py predict [perm-9] [resonance-7] # sampled units
+    python benchmarks/bench_scale.py run NAME DIR [WORKERS]      # any instance, in full
+    python benchmarks/bench_scale.py predict2 NAME [UNITS|-] [REPORT.json]  # every term
+    python benchmarks/bench_scale.py calibrate DIR                # perm-8, the constants
+    python benchmarks/bench_scale.py kill-verify NAME DIR WORKERS phase1:40 merge:5 ...
+    python benchmarks/bench_scale.py verify-pieces DIR ENGINE_CHECKOUT
 
 The machine these figures come from is shared (2 cores, 7 concurrent sessions): CPU
 seconds are the meaningful figure, wall times are inflated.
