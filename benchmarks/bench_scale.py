@@ -19,6 +19,11 @@ Usage::
     python benchmarks/bench_scale.py resonance-6     # one case
     python benchmarks/bench_scale.py simulate DIR/manifest.json   # from a kept manifest
     python benchmarks/bench_scale.py predict [perm-9] [resonance-7] # sampled units
+    python benchmarks/bench_scale.py run NAME DIR [WORKERS]      # any instance, in full
+    python benchmarks/bench_scale.py predict2 NAME [UNITS|-] [REPORT.json]  # every term
+    python benchmarks/bench_scale.py calibrate DIR                # perm-8, the constants
+    python benchmarks/bench_scale.py kill-verify NAME DIR WORKERS phase1:40 merge:5 ...
+    python benchmarks/bench_scale.py verify-pieces DIR ENGINE_CHECKOUT
 
 The machine these figures come from is shared (2 cores, 7 concurrent sessions): CPU
 seconds are the meaningful figure, wall times are inflated.
@@ -270,6 +275,100 @@ def _unit_measure(rows, path, keep):
     return len(K)
 
 
+def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
+    """One unit as phase 1 runs it, then its rows through the later steps' per-row work:
+    (rows, phase-1 CPU, phase-1 bytes, merge CPU, phase-2 CPU, shard bytes,
+    certification CPU, memory added by phase 1, memory added by phase 2).
+
+    The phase-1 bytes are those of the unit's rows cut into frames of the size a batch
+    writes (``FLUSH_ROWS / buckets`` rows, sorted by sign words, compressed); the merge and
+    phase-2 CPU are those of decoding these frames, sorting, keeping first occurrences and
+    encoding them again (merge) or writing a Parquet shard (phase 2); the certification CPU
+    is that of checking the rows as a shard.  Run in a forked child (memory)."""
+    import numpy as np
+
+    from engine.geometry import store as S
+
+    c0 = time.process_time()
+    K, P = S._unit_rows(rows, path, exact, keep)
+    p1 = time.process_time() - c0
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    n = len(K)
+    if n == 0:
+        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1, 0.0, 0.0)
+    sim = max(1, round(buckets * n / S.FLUSH_ROWS))  # frames of FLUSH_ROWS / buckets rows
+    b = S.bucket_of(K, sim)
+    order = np.lexsort((*K.T[::-1], b))
+    K, P, b = K[order], P[order], b[order]
+    cut = np.searchsorted(b, np.arange(sim + 1))
+    frames = [(q, S._encode(K[cut[q]:cut[q + 1]], P[cut[q]:cut[q + 1]])) for q in range(sim)
+              if cut[q + 1] > cut[q]]
+    nbytes = sum(len(f) for _, f in frames)
+    tiny = S._encode(K[:64], P[:64])  # warms up each step below in this child, untimed
+    del K, P
+    # merge: decode, sort, first, encode (per frame, as a group task does per bucket)
+    # each step runs twice and the second is timed: the first pays the copy-on-write
+    # faults of a forked child, which a long-lived worker does not
+    for _ in range(2):
+        c0 = time.process_time()
+        dec = []
+        for _, f in frames:
+            k, x, _ = S._decode(f, 0)
+            dec.append((k, x))
+        for k, x in dec:
+            k1, x1 = S._first_rows([(k, x)], len(cols))
+            S._encode(k1, x1)
+        del dec
+        merge = time.process_time() - c0
+    # phase 2: decode, sort, first, Parquet shard; then the shard's certification
+    tmp = Path(tempfile.mkdtemp(prefix="predict-"))
+    try:
+        task = S._GroupTask(0, sim, 0, 0, str(tmp), str(tmp), tuple(cols), D)
+        warm = tmp / "warm"
+        warm.mkdir()
+        wtask = S._GroupTask(0, 1, 0, 0, str(warm), str(warm), tuple(cols), D)
+        one = S._CheckTask(0, 1, 1, str(warm), rows, tuple(cols), D, keep)
+        S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
+        S._check_shards(one)
+        c0 = time.process_time()  # fixed costs: one more (warm) shard of 64 rows
+        S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
+        f_p2 = time.process_time() - c0
+        # a check task's fixed cost (its normals, as _check_shards builds them), then a
+        # shard's (a warm check of the 64-row shard, less the task's)
+        from engine.geometry.arrangement import exact as ex
+
+        c0 = time.process_time()
+        A = np.zeros((len(rows), D), dtype=object)
+        A[:] = 0
+        A[:, list(cols)] = np.array(rows, dtype=object)
+        ex.fit(A)
+        f_task = time.process_time() - c0
+        c0 = time.process_time()
+        S._check_shards(one)
+        f_c = max(0.0, time.process_time() - c0 - f_task)
+        for _ in range(2):
+            c0 = time.process_time()
+            for q, f in frames:
+                k, x, _ = S._decode(f, 0)
+                S._write_shard(task, q, [(k, x)])
+            p2 = time.process_time() - c0
+        rss2 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        shard_bytes = sum(S._shard_path(tmp, q).stat().st_size for q, _ in frames)
+        for _ in range(2):
+            c0 = time.process_time()
+            v = S._check_shards(S._CheckTask(0, sim, sim, str(tmp), rows, tuple(cols), D,
+                                             keep))
+            cert = time.process_time() - c0
+        assert all(not r["failed"] or r["failed"].startswith("missing") for r in v.values())
+    finally:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    # the per-row parts (the fixed costs of the sample's shards taken out)
+    return (n, p1, nbytes, merge, max(0.0, p2 - len(frames) * f_p2), shard_bytes,
+            max(0.0, cert - f_task - len(frames) * f_c), rss1, rss2, f_p2, f_c)
+
+
 def _count_measure(node, dim):
     from engine.exact.lattice import evaluate
     from engine.geometry.counting import count_task
@@ -342,7 +441,8 @@ def predict(W, kind: str, **kw) -> dict:
 
 
 def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repeats: int = 5,
-            strata: int = 6, count_tasks_target: int = 2000, seed: int = 0) -> dict:
+            strata: int = 6, count_tasks_target: int = 2000, seed: int = 0,
+            workers: int = 2, wave_plan: list | None = None) -> dict:
     """Predict every term of a streamed run without running it.
 
     * count: the exact search split into about ``count_tasks_target`` subtrees
@@ -394,37 +494,72 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
             return expand, n
         (ccpu, cnt), _ = _stratified(cstrata, 4 * max(2, samples // strata), cmeasure,
                                      ccache, rng)
-        return ccpu + expand, cnt + base_count
+        # a run packs the subtrees into a few tasks: the fixed cost of one call per subtree
+        # (the cheapest sampled subtree's CPU, an upper bound of it) is not paid per subtree
+        c_call = min(v[0] for v in ccache.values())
+        return ccpu - len(nodes) * c_call + expand, cnt + base_count
 
     first = count_rep()
     # -- plan (from the count estimate, as the run decides it from the exact count)
+    from engine.geometry import store as S
+
     t0 = time.process_time()
     plan = search.plan_units(rows, units or default_units(int(first[1])))
     out["plan_cpu_s"] = round(time.process_time() - t0, 2)
+    exact = S._stream_exact(rows)
+    out["mode"] = "exact" if exact else "float"
     est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
     ustrata = _strata(est, strata)
     ucache: dict = {}
-    _unit_measure(rows, plan[int(np.argmin(est))], st.keep)  # imports and caches, once
+    buckets = max(1, -(-int(first[1]) // S.DEFAULT_SHARD_ROWS))
+    cols, D = st.red.cols, st.red.D
+    # imports and caches, once, in this process (not in every forked child)
+    _unit_full_measure(rows, plan[int(np.argmin(est))], st.keep, exact, buckets, D, cols)
 
     def umeasure(i):
-        v, cpu, mem = _forked(_unit_measure, rows, plan[i], st.keep)
-        return (cpu, v, mem)
+        v, cpu, _ = _forked(_unit_full_measure, rows, plan[i], st.keep, exact, buckets, D,
+                            cols)
+        rss0 = _rss_mb()
+        return (*v[:7], max(0.0, v[7] - rss0), max(0.0, v[8] - rss0), v[9], v[10])
 
+    nbatches = len(S._plan_batches(est, int(first[1]), workers))
     reps = []
     for r in range(repeats):
         ccpu, cnt = first if r == 0 else count_rep()
-        (p1, emitted, _), top = _stratified(ustrata, max(2, samples // strata), umeasure,
-                                            ucache, rng)
-        p2 = emitted * cal["phase2_cpu_per_emitted_row_us"] / 1e6
-        cert = cnt * cal["certify_cpu_per_region_us"] / 1e6
+        tot, top = _stratified(ustrata, max(2, samples // strata), umeasure, ucache, rng)
+        emitted, p1, p1_bytes, merge_cpu, p2_cpu, shard_bytes, cert_cpu = tot[:7]
+        # fixed costs per shard written and per shard checked (the run's buckets)
+        f_p2, f_c = tot[9] / len(plan), tot[10] / len(plan)
+        per_row = {"merge": merge_cpu / emitted, "p2": p2_cpu / emitted,
+                   "bytes": p1_bytes / emitted, "shard": shard_bytes / emitted,
+                   "cert": cert_cpu / emitted}
+        # the waves of the run compared with, if given (an older revision's plan)
+        waves = wave_plan or S._plan_waves(nbatches, int(cnt))
+        nbatches = waves[-1][1]
+        W = len(waves)
+        wave_rows = [emitted * (hi - lo) / nbatches for lo, hi in waves]
+        # merged rows after w waves: at most the regions, at most the rows emitted so far
+        merged = [min(cnt, sum(wave_rows[:w])) for w in range(W)]
+        merge_read = sum(merged[w] + wave_rows[w] for w in range(W - 1))
+        p2_read = merged[W - 1] + wave_rows[W - 1]
+        disk = max((merged[w] + wave_rows[w]) * per_row["bytes"] for w in range(W))
         reps.append({"count_cpu_s": ccpu, "regions": cnt, "phase1_cpu_s": p1,
-                     "emitted_rows": emitted, "phase2_cpu_s": p2, "certify_cpu_s": cert,
+                     "emitted_rows": emitted, "waves": W, "phase2_rows": p2_read,
+                     "merge_cpu_s": merge_read * per_row["merge"],
+                     "phase2_cpu_s": p2_read * per_row["p2"] + buckets * f_p2,
+                     "certify_cpu_s": cnt * per_row["cert"] + buckets * f_c,
                      "fixed_cpu_s": cal["fixed_cpu_s"] + out["plan_cpu_s"],
-                     "total_cpu_s": ccpu + p1 + p2 + cert + cal["fixed_cpu_s"]
+                     "total_cpu_s": ccpu + p1 + merge_read * per_row["merge"]
+                     + p2_read * per_row["p2"] + cnt * per_row["cert"] + buckets * (f_p2 + f_c)
+                     + cal["fixed_cpu_s"]
                      + out["plan_cpu_s"],
-                     "phase1_disk_gb": emitted * cal["phase1_bytes_per_emitted_row"] / 1e9,
-                     "shards_disk_gb": cnt * cal["shard_bytes_per_region"] / 1e9,
-                     "sampled_unit_peak_mb": top[2]})
+                     "phase1_disk_gb": emitted * per_row["bytes"] / 1e9,
+                     "peak_work_disk_gb": disk / 1e9,
+                     "shards_disk_gb": cnt * per_row["shard"] / 1e9,
+                     # the end of phase 2: the last wave's files beside all the shards
+                     "peak_disk_gb": max(disk, wave_rows[-1] * per_row["bytes"]
+                                         + cnt * per_row["shard"]) / 1e9,
+                     "sampled_unit_peak_mb": top[7]})
     keys = reps[0].keys()
     out["units"] = len(plan)
     out["measured_units"] = len(ucache)
@@ -433,36 +568,109 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
                         else 0.0,
                         "min": float(min(r[k] for r in reps)),
                         "max": float(max(r[k] for r in reps))} for k in keys}
-    # memory: the largest unit, from a fit of added memory against rows emitted
-    mem = np.array([(v[1], v[2]) for v in ucache.values() if v[1] > 0 and v[2] > 1])
+    # memory of a phase-1 task: a fresh worker's own memory plus what the batch holding
+    # the largest unit of the plan (by generic bound; 2-worker batch plan) adds, run here
+    base = _worker_baseline_mb()
+    out["worker_baseline_mb"] = round(base, 1)
+    big = int(np.argmax(est))
+    bplan = S._plan_batches(est, int(first[1]), workers)
+    bi = next(i for i, (lo, hi) in enumerate(bplan) if lo <= big < hi)
+    _, bcpu, badd = _forked(_batch_measure, rows, plan, bplan[bi], exact, st.keep, buckets)
+    out["largest_batch"] = {"units": bplan[bi], "cpu_s": round(bcpu, 2),
+                            "added_mb": round(badd, 1)}
+    out["phase1_task_mb_predicted"] = round(base + badd, 1)
+    mem = np.array([(v[0], v[7]) for v in ucache.values() if v[0] > 0 and v[7] > 1])
     if len(mem) >= 3:
         q, b = np.polyfit(np.log(mem[:, 0]), np.log(mem[:, 1]), 1)
-        k_emit = np.array([v[1] for v in ucache.values()])
+        k_emit = np.array([v[0] for v in ucache.values()])
         biggest = float(k_emit.max()) * est.max() / est[[int(i) for i in ucache][
             int(np.argmax(k_emit))]]
         out["largest_unit_rows_predicted"] = round(biggest)
         out["largest_unit_added_mb_predicted"] = round(float(np.exp(b) * biggest ** q), 1)
-    # a phase-2 task holds at most GROUP_ROWS rows, about three copies of (words, D int64)
-    rows_group = min(2_000_000, out["terms"]["emitted_rows"]["mean"])
-    words = -(-len(rows) // 64)
-    out["phase2_task_mb_model"] = round(cal["worker_baseline_rss_mb"] + rows_group * 3 * 8 * (
-        words + st.red.D) / 2**20, 1)
+    # a phase-2 task: the rows of the largest sampled unit, repeated to a group's rows,
+    # through the phase-2 code in a forked child
+    p2rows = out["terms"]["phase2_rows"]["mean"]
+    rows_group = min(S.GROUP_ROWS, p2rows / len(S._plan_groups(buckets, int(p2rows), workers)))
+    ib = max(ucache, key=lambda i: ucache[i][0])
+    frame, _, _ = _forked(_unit_frame, rows, plan[ib], st.keep, exact)
+    _, _, gadd = _forked(_group_measure, frame, int(rows_group), D, cols)
+    out["phase2_task_mb_predicted"] = round(base + gadd, 1)
+    out["phase2_group_rows"] = round(rows_group)
     return out
+
+
+def _unit_frame(rows, path, keep, exact) -> bytes:
+    """A unit's rows as one phase-1 frame (sorted by sign words)."""
+    from engine.geometry import store as S
+
+    K, P = S._unit_rows(rows, path, exact, keep)
+    o = S._key_order(K)
+    return S._encode(K[o], P[o])
+
+
+def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
+    """A phase-2 bucket of ``rows`` rows (copies of one frame) written as a shard."""
+    from engine.geometry import store as S
+
+    n = S._FRAME.unpack_from(frame, 0)[0]
+    frames = [S._decode(frame, 0)[:2] for _ in range(max(1, round(rows / max(n, 1))))]
+    tmp = Path(tempfile.mkdtemp(prefix="predict-group-"))
+    try:
+        return S._write_shard(S._GroupTask(0, 1, 0, 0, str(tmp), str(tmp), tuple(cols), D),
+                              0, frames)
+    finally:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _worker_baseline_mb() -> float:
+    """Peak memory of a fresh interpreter that imported what a worker imports."""
+    code = ("import resource, numpy, pyarrow, pyarrow.parquet, engine.geometry.store, "
+            "threadpoolctl; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    return int(p.stdout.split()[-1]) / 1024
+
+
+def _batch_measure(rows, plan, lohi, exact, keep, buckets):
+    """One phase-1 batch task (units lo..hi-1) into a temporary directory."""
+    from engine.geometry import store as S
+
+    work = Path(tempfile.mkdtemp(prefix="predict-batch-"))
+    try:
+        (work / "plan.json").write_text(json.dumps({"hyperplanes": [list(r) for r in rows],
+                                                    "units": [list(p) for p in plan]}))
+        S._run_batch(S._BatchTask(0, lohi[0], lohi[1], str(work), exact, keep, buckets,
+                                  S.FLUSH_ROWS))
+    finally:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def compare(pred: dict, row: dict) -> dict:
     """Predicted (mean +- sd) against measured, per term, from a full run's report."""
     s = row["steps"]
     meas = {"count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
-            "phase1_cpu_s": s["phase1"]["cpu_tasks"], "phase2_cpu_s": s["phase2"]["cpu_tasks"],
+            "phase1_cpu_s": s["phase1"]["cpu_tasks"],
+            "merge_cpu_s": s.get("merge", {}).get("cpu_tasks", 0.0),
+            "phase2_cpu_s": s["phase2"]["cpu_tasks"],
             "certify_cpu_s": s["certify"]["cpu_tasks"], "total_cpu_s": row["cpu_s"],
-            "regions": row["regions"], "phase1_disk_gb": s["phase1"]["bytes"] / 1e9}
+            "regions": row["regions"], "phase1_disk_gb": s["phase1"]["bytes"] / 1e9,
+            "peak_work_disk_gb": s.get("disk", {}).get("work_peak_bytes", 0) / 1e9,
+            "shards_disk_gb": row["bytes_per_region_on_disk"] * row["regions"] / 1e9}
     out = {}
     for k, v in meas.items():
         p = pred["terms"][k]
         out[k] = {"predicted": round(p["mean"], 3), "sd": round(p["sd"], 3),
                   "measured": round(v, 3),
                   "error_pct": round(100 * (p["mean"] - v) / v, 1) if v else None}
+    for k, v in (("phase1_task_mb_predicted", s["phase1"]["max_task_rss_mb"]),
+                 ("phase2_task_mb_predicted", s["phase2"]["max_task_rss_mb"])):
+        if k in pred:
+            out[k] = {"predicted": pred[k], "measured": v,
+                      "error_pct": round(100 * (pred[k] - v) / v, 1) if v else None}
     return out
 
 
@@ -522,6 +730,227 @@ def kill_resume(name: str, out: str, workers: int = 2) -> dict:
             "resumed_final_session": final, "uninterrupted": reference}
 
 
+_KV_RUN = """
+import json, sys
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {bench!r})
+import os
+import bench_scale as b
+import engine.geometry.store as S
+from engine.geometry.store import enumerate_to_dir
+from engine.run.executor import make_executor
+S.WAVE_REGIONS = int(os.environ.get("BENCH_WAVE_REGIONS", S.WAVE_REGIONS))
+W, kind = b._instance({name!r})
+ex = make_executor(workers={workers})
+r = enumerate_to_dir(W, sys.argv[1], kind=kind, executor=ex, progress=False, resume=True,
+                     keep_work=True)
+ex.shutdown()
+print(json.dumps({{"regions": r.count, "complete": r.complete}}))
+"""
+
+
+def _dir_bytes(path: Path) -> int:
+    tot = 0
+    for sub in ("work", "shards"):
+        try:
+            with os.scandir(path / sub) as it:
+                for e in it:
+                    try:
+                        tot += e.stat().st_size
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return tot
+
+
+def _watched(cmd: list[str], env: dict, out: Path, log) -> dict:
+    """Run ``cmd`` in its own process group, sampling every 2 s the CPU and RSS of every
+    process in the group and the bytes under ``out``; kill what is left of the group when
+    the leader exits (pool workers orphaned by a SIGKILL of the leader)."""
+    import psutil
+
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
+                         start_new_session=True)
+    cpu: dict[int, float] = {}
+    rss: dict[int, float] = {}
+    peak_disk = 0
+    while p.poll() is None:
+        try:
+            procs = [psutil.Process(p.pid), *psutil.Process(p.pid).children(recursive=True)]
+        except psutil.Error:
+            procs = []
+        for q in procs:
+            try:
+                t = q.cpu_times()
+                cpu[q.pid] = t.user + t.system
+                rss[q.pid] = max(rss.get(q.pid, 0), q.memory_info().rss / 2**20)
+            except psutil.Error:
+                pass
+        peak_disk = max(peak_disk, _dir_bytes(out))
+        time.sleep(2)
+    stdout = p.stdout.read()
+    try:
+        os.killpg(p.pid, 9)  # orphaned workers of a killed leader (our own group only)
+    except ProcessLookupError:
+        pass
+    return {"returncode": p.returncode, "wall_s": round(time.perf_counter() - t0, 1),
+            "cpu_s_sampled": round(sum(cpu.values()), 1),
+            "peak_rss_mb_sampled": round(max(rss.values(), default=0), 1),
+            "peak_disk_gb_sampled": round(peak_disk / 1e9, 3), "stdout": stdout[-2000:]}
+
+
+def kill_verify(name: str, out: str, workers: int, kills: list[str]) -> dict:
+    """One run of ``name`` in ``out`` (process pool of ``workers``, phase-1 files kept),
+    killed by SIGKILL at each point of ``kills`` (``step:n``: once ``n`` tasks of the step
+    are recorded) and resumed, then finished.  After each kill the manifest's finished
+    tasks and the temporary files left by the tasks in flight are recorded (they tell
+    which pieces were redone); :func:`verify_pieces` recomputes those pieces independently.
+    For instances too big for a second, uninterrupted reference run."""
+    code = _KV_RUN.format(root=str(ROOT), bench=str(ROOT / "benchmarks"), name=name,
+                          workers=workers)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    root = Path(out)
+    report: dict = {"instance": name, "workers": workers, "sessions": []}
+    rpath = Path(str(root).rstrip("/") + ".killverify.json")
+    with open(str(root).rstrip("/") + ".sessions.log", "a") as log:
+        for spec in [*kills, None]:
+            e = dict(env)
+            if spec:
+                e["LOGITGEOM_STORE_KILL"] = f"{spec}:9"
+            s = _watched([sys.executable, "-c", code, str(root)], e, root, log)
+            m = json.loads((root / "manifest.json").read_text())
+            s.update({"killed_at": spec, "batches_done": sorted(int(i) for i in
+                                                                m.get("batches_done", {})),
+                      "groups_done": sorted(int(i) for i in m.get("groups_done", {})),
+                      "certified": sorted(int(i) for i in m.get("certified", {})),
+                      "leftovers": sorted(
+                          f"{d}/{x}" for d in ("work", "shards") if (root / d).exists()
+                          for x in os.listdir(root / d) if x.startswith("."))})
+            report["sessions"].append(s)
+            rpath.write_text(json.dumps(report, indent=1))
+        report["manifest_steps"] = m.get("steps")
+        report["complete"] = m.get("complete")
+        report["rows"] = m.get("rows_written")
+        rpath.write_text(json.dumps(report, indent=1))
+    return report
+
+
+_VERIFY = """
+import json, os, random, shutil, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {engine!r})
+from engine.geometry import store as S
+root = Path({out!r})
+rep = json.loads(Path({report!r}).read_text())
+m = json.loads((root / "manifest.json").read_text())
+Hc = tuple(tuple(h) for h in m["arrangement"]["hyperplanes"])
+est = S._unit_bounds(Hc, m["units"])
+rng = random.Random(24)
+sample = lambda pop, k: rng.sample(pop, min(k, len(pop)))  # noqa: E731
+tmp = Path(tempfile.mkdtemp(dir=str(root.parent), prefix=".verify-"))
+(tmp / "work").mkdir(); (tmp / "shards").mkdir()
+(tmp / "work" / "plan.json").write_text(json.dumps({{"hyperplanes": m["arrangement"]["hyperplanes"],
+                                                     "units": m["units"]}}))
+out = {{"engine": {engine!r}, "checks": []}}
+sess = {{s["killed_at"].split(":")[0]: s for s in rep["sessions"] if s["killed_at"]}}
+
+def in_flight(step, order, recorded, extra=4):
+    # the first unrecorded tasks in submission order, and the batches whose temporary
+    # files the kill left behind
+    left = {{int(x.split(".tmp-b")[1][:6]) for x in sess[step]["leftovers"] if ".tmp-b" in x}}
+    near = [x for x in order[:len(recorded) + extra] if x not in recorded]
+    return near + sorted(left - set(near))
+
+def check(kind, piece, why, same, detail=""):
+    out["checks"].append({{"step": kind, "piece": piece, "why": why, "identical": same,
+                          "detail": detail}})
+    print(kind, piece, why, same, detail, flush=True)
+
+# phase 1: batches
+w0lo, w0hi = m["waves"][0]
+size = {{i: est[lo:hi].sum() for i, (lo, hi) in enumerate(m["batches"])}}
+order = sorted(range(w0lo, w0hi), key=lambda i: -size[i])
+near = in_flight("phase1", order, set(sess["phase1"]["batches_done"]))
+others = sample([i for i in range(len(m["batches"])) if i not in near], 4)
+for i, why in [*[(i, "in flight at the kill") for i in near], *[(i, "random") for i in others]]:
+    lo, hi = m["batches"][i]
+    S._run_batch(S._BatchTask(i, lo, hi, str(tmp / "work"), m["mode"] == "exact", None,
+                              m["buckets"], S.FLUSH_ROWS))
+    a, b = S._batch_path(tmp / "work", i), S._batch_path(root / "work", i)
+    check("phase1", f"batch {{i}}", why, a.read_bytes() == b.read_bytes(),
+          f"{{b.stat().st_size}} bytes")
+    a.unlink()
+# merges of wave 0 (inputs: the batch files of wave 0); the session record has no merge
+# list: the first recorded-at-kill + 4 tasks in submission (group) order are all checked
+groups = m["groups"]
+gorder = [lo for lo, _ in groups]
+if "merge" in sess:
+    n = int(sess["merge"]["killed_at"].split(":")[1])
+    near = gorder[:n + 4]
+    others = sample([lo for lo in gorder if lo not in near], 2)
+    for lo, why in [*[(x, "recorded or in flight at the kill") for x in near],
+                    *[(x, "random") for x in others]]:
+        hi = dict(groups)[lo]
+        name = S._merged_name(lo, 0)
+        S._run_group(S._GroupTask(lo, hi, w0lo, w0hi, str(root / "work"), "", (), 0,
+                                  into=str(tmp / "work" / name), buckets=m["buckets"]))
+        a, b = tmp / "work" / name, root / "work" / name
+        check("merge", f"group {{lo}}", why, a.read_bytes() == b.read_bytes(),
+              f"{{b.stat().st_size}} bytes")
+        a.unlink()
+# phase 2: shards of groups
+nw = m["waves_merged"]
+blo = m["waves"][nw][0]
+near = [lo for lo in gorder[:len(sess["phase2"]["groups_done"]) + 4]
+        if lo not in set(sess["phase2"]["groups_done"])]
+others = sample([lo for lo in gorder if lo not in near], 4)
+for lo, why in [*[(x, "in flight at the kill") for x in near], *[(x, "random") for x in others]]:
+    hi = dict(groups)[lo]
+    merged = S._merged_name(lo, m["merged"][str(lo)]) if str(lo) in m["merged"] else None
+    S._run_group(S._GroupTask(lo, hi, blo, len(m["batches"]), str(root / "work"),
+                              str(tmp / "shards"), tuple(m["arrangement"]["cols"]),
+                              m["arrangement"]["D"], merged=merged))
+    same = all(S._shard_path(tmp / "shards", p).read_bytes() ==
+               S._shard_path(root / "shards", p).read_bytes() for p in range(lo, hi))
+    check("phase2", f"buckets {{lo}}..{{hi - 1}}", why, same)
+    for p in range(lo, hi):
+        S._shard_path(tmp / "shards", p).unlink()
+# certification: verdicts of shard groups
+st = S._setup(m["kind"], m["input"]["W"], m["input"]["bias"], count=False)
+red = st.red
+cert = m["certified"]
+crec = set(sess["certify"]["certified"])
+B = m["buckets"]
+near = [p for p in range(min(B, len(crec) + 4)) if p not in crec]
+others = sample([p for p in range(B) if p not in near], 4)
+for p, why in [*[(x, "in flight at the kill") for x in near], *[(x, "random") for x in others]]:
+    v = S._check_shards(S._CheckTask(p, p + 1, B, str(root / "shards"), red.hyperplanes,
+                                     red.cols, red.D, st.keep))[str(p)]
+    same = (v["rows"], v["failed"]) == (cert[str(p)]["rows"], cert[str(p)]["failed"])
+    check("certify", f"shard {{p}}", why, same, f"{{v['rows']}} rows")
+shutil.rmtree(tmp)
+out["all_identical"] = all(c["identical"] for c in out["checks"])
+print(json.dumps(out))
+"""
+
+
+def verify_pieces(out: str, engine: str) -> dict:
+    """Recompute independently (a separate process, no kill) the pieces a
+    :func:`kill_verify` run redid after its kills (the tasks in flight at each kill: the
+    temporary files left, and the first unrecorded tasks in submission order) and a random
+    sample of the others, from the kept phase-1 files, and compare bytes (shard verdicts
+    for the certification).  ``engine`` is the checkout whose code the run used."""
+    report = str(out).rstrip("/") + ".killverify.json"
+    code = _VERIFY.format(engine=engine, out=str(out), report=report)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": engine})
+    if p.returncode:
+        raise SystemExit(p.stderr)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["_case"]:
         print(json.dumps(run_case(argv[1], argv[2])))
@@ -538,15 +967,28 @@ def main(argv: list[str]) -> int:
         print(json.dumps(kill_resume(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 2),
                          indent=1))
         return 0
+    if argv[:1] == ["kill-verify"]:  # kill-verify NAME OUT WORKERS step:n [step:n ...]
+        print(json.dumps(kill_verify(argv[1], argv[2], int(argv[3]), argv[4:]), indent=1))
+        return 0
+    if argv[:1] == ["verify-pieces"]:  # verify-pieces OUT ENGINE_ROOT
+        print(json.dumps(verify_pieces(argv[1], argv[2]), indent=1))
+        return 0
+    if argv[:1] == ["run"]:  # run NAME OUT [WORKERS]: a named instance, in full
+        W, kind = _instance(argv[1])
+        print(json.dumps(run_case(argv[1], argv[2], W=W, kind=kind,
+                                  workers=int(argv[3]) if len(argv) > 3 else 1)))
+        return 0
     if argv[:1] == ["calibrate"]:
         print(json.dumps(calibrate(argv[1]), indent=1))
         return 0
     if argv[:1] == ["predict2"]:  # predict2 NAME [UNITS] [report.json to compare with]
         W, kind = _instance(argv[1])
+        report = json.loads(Path(argv[3]).read_text()) if len(argv) > 3 else None
         pred = predict(W, kind, units=int(argv[2]) if len(argv) > 2 and argv[2] != "-"
-                       else None)
-        if len(argv) > 3:
-            pred["validation"] = compare(pred, json.loads(Path(argv[3]).read_text()))
+                       else None, workers=(report or {}).get("workers") or 2,
+                       wave_plan=(report or {}).get("waves"))
+        if report is not None:
+            pred["validation"] = compare(pred, report)
         print(json.dumps(pred, indent=1))
         return 0
     names = argv or list(CASES)

@@ -238,7 +238,9 @@ def test_parallel_and_budgeted_counts_equal_the_exact_count():
         assert count_or_refuse(W, bias=b, limit=10**7) == n
     with ProcessPoolExecutor(2) as pool:
         W = [[int(c) for c in format(i, "05b")] for i in range(1, 32)]
-        assert count_regions_parallel(W, executor=pool) == 11292
+        stats: dict = {}
+        assert count_regions_parallel(W, executor=pool, stats=stats) == 11292
+        assert stats["tasks"] == 16 and stats["cpu_tasks"] >= 0  # CPU of the workers' tasks
 
 
 def test_count_refuses_from_the_exact_work_not_the_bound():

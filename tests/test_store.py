@@ -102,6 +102,39 @@ def test_unit_plans_cover_every_region():
         assert len(seen) == count_regions_exact(rows)
 
 
+def test_bounded_memory_unit_rows_equal_the_unit_job():
+    """The streamed units' rows (blocked lifts, packed de-duplication, blocked shrink with
+    packed signs) are the in-memory unit job's rows, in the same order."""
+    from engine.geometry.arrangement import pack_signs
+
+    rng = np.random.default_rng(5)
+    old = (search.ROW_BLOCK, search.LIFT_BLOCK)
+    try:
+        search.ROW_BLOCK = search.LIFT_BLOCK = 7  # many blocks even on small units
+        for _ in range(6):
+            rows = search.reduce_rows(rng.integers(-3, 4, size=(11, 5)).tolist()).hyperplanes
+            for path in search.plan_units(rows, 30)[::3]:
+                for exact in (True, False):
+                    P, S = search._unit_job((rows, path, exact))
+                    Q, K = search.unit_rows(rows, path, exact)
+                    assert np.array_equal(P, Q) and np.array_equal(pack_signs(S), K)
+                    if P.dtype == np.int64 and len(P):
+                        A = ex.normals(rows)
+                        assert np.array_equal(search.shrink(P, S, A), search.shrink(P, K, A))
+    finally:
+        search.ROW_BLOCK, search.LIFT_BLOCK = old
+
+
+def test_float_proposals_for_wide_integer_heads(tmp_path):
+    """Entries of many bits in many dimensions: phase 1 proposes points in float64 (the
+    exact twin's points outgrow int64), every sign and witness still exact."""
+    W = np.random.default_rng(2).integers(-9, 10, size=(9, 5)).tolist()
+    r = enumerate_to_dir(W, tmp_path, units=12, progress=False, shard_rows=50)
+    assert r.manifest["mode"] == "float" and r.complete
+    assert r.count == count_regions_exact(W) and r.certify()["ok"]
+    assert {p for p, _ in r} == set(sign_pattern(W).patterns)
+
+
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
@@ -179,6 +212,39 @@ def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupte
     done = {"phase1": "units_done", "phase2": "buckets_done", "certify": "certified"}[step]
     for i, v in recorded.items():  # recorded tasks were not run again
         assert resumed.manifest[done][i] == v
+    assert resumed.count == resumed.exact_count == 72894 and resumed.complete
+    assert shard_bytes(resumed) == shard_bytes(uninterrupted)
+    assert not (out / "work").exists()
+
+
+_WAVE_RUN = _KILLED_RUN.replace("100_000", "5_000").replace(
+    "from engine.geometry.store import enumerate_to_dir",
+    "import engine.geometry.store as S\nS.WAVE_REGIONS = 20_000\n"
+    "from engine.geometry.store import enumerate_to_dir")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill", ["merge:1", "merge:3", "phase1:5"])
+def test_killed_wave_run_resumes_to_the_same_result(tmp_path, kill, uninterrupted,
+                                                    monkeypatch):
+    """Phase 1 in waves (each wave's files merged into the earlier waves' merged files and
+    deleted before the next wave): killed inside a merge or in a later wave, resumed, the
+    same shards as an uninterrupted run in one wave."""
+    import engine.geometry.store as store
+
+    monkeypatch.setattr(store, "WAVE_REGIONS", 20_000)
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{kill}:9"}
+    proc = subprocess.run([sys.executable, "-c", _WAVE_RUN, str(out)], env=env,
+                          capture_output=True, timeout=300)
+    assert proc.returncode != 0
+    before = json.loads((out / "manifest.json").read_text())
+    assert len(before["waves"]) == 5 and not before["complete"]
+    for lo, hi in before["waves"][:before["waves_merged"]]:  # merged waves: files gone
+        assert not any((out / "work" / f"b{i:06d}.bin").exists() for i in range(lo, hi))
+    resumed = enumerate_to_dir(_kill_head(), out, units=KILL_UNITS, shard_rows=5_000,
+                               progress=False)
+    assert resumed.manifest["waves_merged"] == 4
     assert resumed.count == resumed.exact_count == 72894 and resumed.complete
     assert shard_bytes(resumed) == shard_bytes(uninterrupted)
     assert not (out / "work").exists()

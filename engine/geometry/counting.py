@@ -403,7 +403,7 @@ def count_regions_within(W: object, *, bias: object = None, max_work: int) -> in
 
 
 def count_regions_parallel(W: object, *, bias: object = None, executor: object = None,
-                           tasks: int | None = None) -> int:
+                           tasks: int | None = None, stats: dict | None = None) -> int:
     """:func:`count_regions` as independent tasks on an executor (same exact result).
 
     Parameters
@@ -411,6 +411,9 @@ def count_regions_parallel(W: object, *, bias: object = None, executor: object =
     executor : None, concurrent.futures.Executor or distributed.Client
     tasks : int, optional
         Target number of tasks (default: 8 per worker, 1 serially).
+    stats : dict, optional
+        Receives ``cpu_tasks``: the CPU seconds of the tasks (in whichever process ran
+        them) and ``tasks``.
 
     Examples
     --------
@@ -431,9 +434,20 @@ def count_regions_parallel(W: object, *, bias: object = None, executor: object =
         members.append(nodes[i])
         heapq.heappush(bins, (load + size[i], b, members))
     work = [(members, dim) for _, _, members in sorted(bins, key=lambda t: t[1])]
-    parts = [r.value for r in run_units(count_task, work, executor=executor, progress=False,
-                                        desc="count")]
-    return combine_count(dim, coeffs, parts, affine=bias is not None)
+    done = [r.value for r in run_units(_count_task_cpu, work, executor=executor,
+                                       progress=False, desc="count")]
+    if stats is not None:
+        stats.update(cpu_tasks=sum(c for _, c in done), tasks=len(done))
+    return combine_count(dim, coeffs, [v for v, _ in done], affine=bias is not None)
+
+
+def _count_task_cpu(args: tuple) -> tuple[list[int], float]:
+    """:func:`count_task` and the CPU seconds it took (in the process that ran it)."""
+    import time
+
+    c0 = time.process_time()
+    v = count_task(args)
+    return v, time.process_time() - c0
 
 
 #: nodes of exact search tried, by default, on a head whose general-position bound is

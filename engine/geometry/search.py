@@ -39,7 +39,7 @@ from engine.lp_float import decide
 from engine.run.executor import in_worker, process_pool, run_units
 
 __all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",
-           "shrink",
+           "shrink", "unit_rows", "dedupe_packed",
            "generic_bound", "topes", "topes_arrays", "prefix_search", "default_executor",
            "prefer_exact", "PARALLEL_THRESHOLD"]
 
@@ -108,12 +108,36 @@ def unit_points(rows: ar.Rows, path: tuple[int, ...], exact: bool) -> np.ndarray
     if not path:  # the whole arrangement as one unit (planar ones: exact and cheap)
         return ex.regions(rows, len(rows[0]))
     if len(path) == 1:
-        return tw.chunk(rows, path[0])
+        if path[0] == 0:
+            return tw.chunk(rows, 0)
+        sub, sc = tw.sub_constraints(rows, path[0], ())  # tw.chunk, lifted in blocks
+        return _lift_blocks(tw, rows, path[0], tw.regions(sub, len(rows[0]) - 1, sc))
     j = path[0]
     sub = ar.restrict(rows[:j], rows[j])
     Z = unit_points(sub, path[1:], exact)
-    Z = tw.dedupe(Z, tw.normals(sub))[0]
-    return tw.lift(rows, j, Z)
+    if not exact:
+        return _lift_blocks(fl, rows, j, fl.dedupe(Z, fl.normals(sub))[0])
+    return _lift_blocks(ex, rows, j, dedupe_packed(ex.fit(Z), ex.normals(sub))[0])
+
+
+#: rows lifted at once (a lift holds two or three points x hyperplanes matrices of int64
+#: or float64: about 2 KB a row for 127 hyperplanes)
+LIFT_BLOCK = 1 << 15
+
+
+def _lift_blocks(tw, rows: ar.Rows, j: int, Z: np.ndarray) -> np.ndarray:
+    """``tw.lift(rows, j, Z)`` (all ``+`` points, then all ``-`` points) of the twin
+    ``tw``, computed in blocks of :data:`LIFT_BLOCK` rows per side: the same points in
+    bounded memory (each point depends on its own row of Z only)."""
+    if len(Z) <= LIFT_BLOCK:
+        return tw.lift(rows, j, Z)
+    parts = [tw.lift(rows, j, Z[lo:lo + LIFT_BLOCK], side) for side in (1, -1)
+             for lo in range(0, len(Z), LIFT_BLOCK)]
+    if tw is not ex:
+        return np.concatenate(parts)
+    if any(p.dtype == object for p in parts):
+        parts = [p.astype(object) for p in parts]
+    return ex.fit(np.concatenate(parts))
 
 
 def _unit_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
@@ -123,13 +147,64 @@ def _unit_job(args: tuple) -> tuple[np.ndarray, np.ndarray]:
 
 def _unit_job_inner(rows: ar.Rows, path: tuple[int, ...], exact: bool
                     ) -> tuple[np.ndarray, np.ndarray]:
+    return ex.dedupe(*_unit_candidates(rows, path, exact))
+
+
+def _unit_candidates(rows: ar.Rows, path: tuple[int, ...], exact: bool
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """A unit's exact integer candidate points and the exact normals."""
     P = unit_points(rows, path, exact)
     if not exact and path:  # float proposals -> exact integer points (2^52 grid)
         P = np.rint(P * 2.0**FLOAT_GRID_BITS).astype(np.int64)
     else:
         P = ex.fit(P.astype(object) if P.dtype != np.int64 else P)
-    A = ex.fit(np.array(rows, dtype=object))
-    return ex.dedupe(P, A)
+    return P, ex.fit(np.array(rows, dtype=object))
+
+
+def unit_rows(rows: ar.Rows, path: tuple[int, ...], exact: bool
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact points of one unit and their packed sign words (``pack_signs``),
+    de-duplicated within the unit: the rows of ``_unit_job`` in bounded memory (no sign
+    matrix of the whole unit is held).
+
+    Examples
+    --------
+    >>> P, K = unit_rows(((1, 0, 0), (0, 1, 0), (0, 0, 1)), (2,), True)
+    >>> len(P), K.dtype.name
+    (8, 'uint64')
+    """
+    return dedupe_packed(*_unit_candidates(rows, path, exact))
+
+
+#: rows whose exact sign vectors are computed at once by :func:`dedupe_packed` and
+#: :func:`shrink` (memory: about 3 bytes per row and hyperplane, per block)
+ROW_BLOCK = 1 << 15
+
+
+def dedupe_packed(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``ex.dedupe(P, A)`` (points off every hyperplane, the first of each
+    sign vector, in order) with their packed sign words instead of the sign matrix,
+    computed in blocks of :data:`ROW_BLOCK` rows.
+
+    Examples
+    --------
+    >>> Q, K = dedupe_packed(np.array([[1], [2], [0], [-1]]), np.array([[1]]))
+    >>> Q.ravel().tolist(), K.ravel().tolist()
+    ([1, -1], [1, 0])
+    """
+    words = max(1, -(-A.shape[0] // 64))
+    Ks, idx = [np.zeros((0, words), dtype=np.uint64)], [np.zeros(0, dtype=np.intp)]
+    for lo in range(0, P.shape[0], ROW_BLOCK):
+        S = ex.sign_matrix(P[lo:lo + ROW_BLOCK], A)
+        ok = np.flatnonzero(np.all(S != 0, axis=1))
+        Ks.append(ar.pack_signs(S[ok]))
+        idx.append(ok + lo)
+        del S
+    K = np.ascontiguousarray(np.concatenate(Ks))
+    ids = np.concatenate(idx)
+    keys = K.view(np.dtype((np.void, 8 * words))).ravel()
+    first = np.sort(np.unique(keys, return_index=True)[1])  # first occurrences
+    return P[ids[first]], K[first]
 
 
 def generic_bound(m: int, D: int) -> int:
@@ -360,9 +435,15 @@ def topes_arrays(
 
 def shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
     """Smaller witnesses: round(P / 2^s) with s found per row by a binary search, accepted
-    only where the exact signs still equal S; then divide each row by its gcd."""
+    only where the exact signs still equal S; then divide each row by its gcd.
+
+    ``S`` is the sign matrix (int8) or the packed sign words (uint64) of P; computed in
+    blocks of :data:`ROW_BLOCK` rows (each row on its own: the same result)."""
     if P.size == 0:
         return P
+    if P.shape[0] > ROW_BLOCK:
+        return np.concatenate([shrink(P[lo:lo + ROW_BLOCK], S[lo:lo + ROW_BLOCK], A)
+                               for lo in range(0, P.shape[0], ROW_BLOCK)])
     big = np.abs(P).max(axis=1)
     lo = np.zeros(P.shape[0], dtype=np.int64)  # s = lo is known to work (lo = 0: P itself)
     hi = np.maximum(np.floor(np.log2(np.maximum(big, 1))).astype(np.int64) - 1, 0)
@@ -372,7 +453,12 @@ def shrink(P: np.ndarray, S: np.ndarray, A: np.ndarray) -> np.ndarray:
             break
         mid = (lo[act] + hi[act] + 1) // 2
         Q = (P[act] + (np.int64(1) << (mid - 1))[:, None]) >> mid[:, None]
-        ok = np.all(ar.sign_matrix(Q, A) == S[act], axis=1)
+        T = ar.sign_matrix(Q, A)
+        if S.dtype == np.uint64:
+            ok = np.all(T != 0, axis=1) & np.all(ar.pack_signs(T) == S[act], axis=1)
+        else:
+            ok = np.all(T == S[act], axis=1)
+        del T
         lo[act[ok]] = mid[ok]
         hi[act[~ok]] = mid[~ok] - 1
     sh = lo[:, None]

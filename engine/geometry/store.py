@@ -13,7 +13,10 @@ directory (format ``logitgeom-regions``, version 2; see docs/enumeration-at-scal
                                words) and ``witness`` (an exact integer point), sorted by
                                ``signs``
     DIR/work/b000012.bin       phase-1 output of one batch of consecutive work units,
-                               partitioned by bucket and compressed (removed at the end)
+                               partitioned by bucket and compressed (removed once merged,
+                               or at the end)
+    DIR/work/m000040-0003.bin  the distinct rows of the waves merged so far, for the
+                               bucket group starting at bucket 40 (same layout)
 
 How a run goes (every step exact, every step a set of independent tasks on the executor):
 
@@ -26,9 +29,14 @@ How a run goes (every step exact, every step a set of independent tasks on the e
    exact points and sign vectors, de-duplicated within the unit, witnesses shrunk, sign
    vectors packed into uint64 words; the batch keeps the first occurrence of each sign
    vector, partitions the rows by a hash of the words into ``buckets`` and writes one
-   compressed file whose header gives each bucket's byte range (atomic rename).
-3. Phase 2, one task per group of consecutive buckets: reads only its byte range of each
-   batch file, keeps the first occurrence (in unit order) of each sign vector, sorts, and
+   compressed file whose header gives each bucket's byte range (atomic rename).  The
+   batches run in waves (consecutive batch ranges); after each wave but the last, one
+   task per bucket group merges the wave's files into the group's merged file (first
+   occurrence in unit order) and the wave's files are deleted: the phase-1 files on disk
+   stay near the distinct rows found so far plus one wave.
+3. Phase 2, one task per group of consecutive buckets: reads only its byte range of the
+   merged file and of each batch file of the last wave, keeps the first occurrence (in
+   unit order) of each sign vector, sorts, and
    writes one Parquet shard per bucket (atomic rename).  A sign vector lives in exactly
    one bucket, so shards are disjoint and no task holds more than its group in memory.
 4. Certification, one task per group of shards (:meth:`StoredResult.certify`): every
@@ -162,7 +170,7 @@ def _atomic_json(path: Path, obj: Any) -> None:
 
 #: layout of the phase-1 files (``work/b<batch>.bin``); a run whose manifest records
 #: another layout redoes phase 1
-WORK_FORMAT = 2
+WORK_FORMAT = 3
 _MAGIC = b"LGW2"
 #: frame header: rows, words per key, D, point dtype code, raw bytes, compressed bytes
 _FRAME = struct.Struct("<qiiBqq")
@@ -355,17 +363,17 @@ class _BatchTask:
 
 def _unit_rows(Hc: tuple, path: tuple[int, ...], exact: bool, keep) -> tuple:
     """Packed sign words and shrunk exact points of one unit (de-duplicated within it)."""
-    if Hc:
-        P, S = search._unit_job((Hc, path, exact))
-    else:  # no hyperplane: one region, the origin witnesses it
-        P, S = np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int8)
+    if not Hc:  # no hyperplane: one region, the origin witnesses it
+        return pack_signs(np.zeros((1, 0), dtype=np.int8)), np.zeros((1, 0), dtype=np.int64)
+    P, K = search.unit_rows(Hc, path, exact)
     if keep is not None and len(P):
         c, o = keep
-        ok = S[:, c] * o > 0
-        P, S = P[ok], S[ok]
+        plus = (K[:, c // 64] >> np.uint64(c % 64)) & np.uint64(1)
+        ok = plus == (1 if o > 0 else 0)
+        P, K = P[ok], K[ok]
     if P.dtype == np.int64 and len(P):
-        P = search.shrink(P, S, ex.normals(Hc))
-    return pack_signs(S), P
+        P = search.shrink(P, K, ex.normals(Hc))
+    return K, P
 
 
 def _run_batch(task: _BatchTask) -> dict[str, Any]:
@@ -392,11 +400,17 @@ def _run_batch(task: _BatchTask) -> dict[str, Any]:
 class _GroupTask:
     lo: int  # buckets lo..hi-1
     hi: int
-    batches: int
+    blo: int  # the batch files blo..bhi-1 (in batch order = unit order) ...
+    bhi: int
     work: str
     shards: str
     cols: tuple[int, ...]
     D: int
+    #: ... after the rows of earlier waves merged into this file of ``work`` (if any)
+    merged: str | None = None
+    #: write a merged file of this name in ``work`` instead of the Parquet shards
+    into: str | None = None
+    buckets: int = 0  # of the run (the merged file's header)
 
 
 def _shard_path(shards: str | Path, bucket: int) -> Path:
@@ -406,14 +420,18 @@ def _shard_path(shards: str | Path, bucket: int) -> Path:
 def _run_group(task: _GroupTask) -> dict[str, Any]:
     """Phase 2 of consecutive buckets: for each, the first occurrence (in unit order) of
     each sign vector, sorted, one Parquet shard.  Reads only these buckets' bytes of each
-    phase-1 file."""
+    phase-1 file (the merged file of earlier waves first: earlier units).  With ``into``:
+    the same rows written as one merged file instead (the merge after a wave)."""
     _one_blas_thread()
     t0 = time.process_time()
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(task.hi - task.lo)]
-    for i in range(task.batches):  # batch order = unit order
-        for p, frames in enumerate(_read_buckets(_batch_path(task.work, i), task.lo,
-                                                 task.hi)):
+    files = [Path(task.work) / task.merged] if task.merged else []
+    files += [_batch_path(task.work, i) for i in range(task.blo, task.bhi)]
+    for f in files:  # unit order
+        for p, frames in enumerate(_read_buckets(f, task.lo, task.hi)):
             parts[p] += frames
+    if task.into is not None:
+        return _merge_group(task, parts, t0)
     done = {}
     for p in range(task.hi - task.lo):
         c0, w0 = time.process_time(), time.perf_counter()
@@ -425,10 +443,9 @@ def _run_group(task: _GroupTask) -> dict[str, Any]:
             "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 
 
-def _write_shard(task: _GroupTask, bucket: int, frames: list) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+def _first_rows(frames: list, ncols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``frames`` (in unit order) sorted by sign words, keeping the first of
+    each run of equal words (the one of the smallest unit)."""
     if frames:
         K = np.concatenate([k for k, _ in frames])
         Ps = [p for _, p in frames]
@@ -436,14 +453,38 @@ def _write_shard(task: _GroupTask, bucket: int, frames: list) -> int:
             p.dtype == object for p in Ps) else Ps)
     else:
         K = np.zeros((0, 1), dtype=np.uint64)
-        P = np.zeros((0, len(task.cols)), dtype=np.int64)
+        P = np.zeros((0, ncols), dtype=np.int64)
     del frames
     order = _key_order(K)  # stable: equal keys stay in unit order
     K, P = K[order], P[order]
     first = np.ones(len(K), dtype=bool)
     if len(K) > 1:
         first[1:] = np.any(K[1:] != K[:-1], axis=1)
-    K, P = K[first], P[first]
+    return K[first], P[first]
+
+
+def _merge_group(task: _GroupTask, parts: list, t0: float) -> dict[str, Any]:
+    """The merge after a wave: each bucket's distinct rows (first in unit order), sorted,
+    as one frame of the merged file ``task.into`` (same layout as a batch file)."""
+    out = _BatchWriter(task.buckets, 0)
+    rows = 0
+    for p in range(task.hi - task.lo):
+        frames, parts[p] = parts[p], []
+        K, P = _first_rows(frames, len(task.cols))
+        rows += len(K)
+        if len(K):
+            out.frames[task.lo + p].append(_encode(K, P))
+    size = out.commit(Path(task.work) / task.into)
+    return {"rows": rows, "bytes": size, "cpu": time.process_time() - t0,
+            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def _write_shard(task: _GroupTask, bucket: int, frames: list) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    K, P = _first_rows(frames, len(task.cols))
+    del frames
     X = np.zeros((len(P), task.D), dtype=P.dtype)
     if X.dtype == object:
         X[:] = 0
@@ -508,19 +549,46 @@ def _setup(kind: str, W: object, bias: object, executor: Any = None,
     return _counted(st, executor) if count else st
 
 
-def _counted(st: _Setup, executor: Any) -> _Setup:
+def _counted(st: _Setup, executor: Any, stats: dict | None = None) -> _Setup:
     """The exact Zaslavsky count: sign patterns as parallel tasks on the executor (the
     search splits into independent subtrees), rankings by the ranking formula (cheap)."""
     from dataclasses import replace
 
     if st.kind == "sign":
-        n = count_regions_parallel(st.Wm, bias=st.b, executor=executor)
+        n = count_regions_parallel(st.Wm, bias=st.b, executor=executor, stats=stats)
     else:
         n = count_rankings_exact(st.Wm, st.b)
     return replace(st, expected=n)
 
 
 # ----------------------------------------------------------------------------- driver
+
+
+#: the exact twin proposes the points of a streamed run when (bits of the largest entry) x
+#: (dimension) is at most this; otherwise float proposals (every sign still exact)
+STREAM_EXACT_BITS = 16
+
+
+def _stream_exact(Hc: tuple) -> bool:
+    """Whether phase 1 proposes points with the exact twin (speed only: every sign vector
+    and every witness is exact either way, and a float run that misses a region is redone
+    exactly).  The exact twin's points grow with the depth of the recursion: on the random
+    56 x 7 head with entries in [-9, 9] (4 bits x 7 = 28) they exceed int64 inside the
+    units and the exact twin took 5 to 8 times the CPU and 4 times the memory of float
+    proposals on sampled units (docs/enumeration-at-scale.md), so the threshold is
+    stricter than :func:`search.prefer_exact`'s (30, for the in-memory path, whose units
+    are whole chunks).
+
+    Examples
+    --------
+    >>> _stream_exact(((1, 0, 1), (0, 1, 1))), _stream_exact(((9, -4, 7, 1, 2, 3, 5),))
+    (True, False)
+    """
+    if not Hc:
+        return True
+    bits = max(abs(v).bit_length() for r in Hc for v in r)
+    return bits * len(Hc[0]) <= STREAM_EXACT_BITS
+
 
 
 def enumerate_to_dir(
@@ -616,12 +684,18 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
             shutil.rmtree(root / "work", ignore_errors=True)  # an older layout: redo
             man.update(units_done={}, buckets_done={}, batches_done={}, certified={},
                        work_format=WORK_FORMAT)
+            for key in ("batches", "groups", "groups_done", "waves", "waves_merged",
+                        "merged", "merges_done"):
+                man.pop(key, None)
     Hc = st.red.hyperplanes
     if man is None:
         c0, w0 = time.process_time(), time.perf_counter()
-        st = _counted(st, executor)
+        cstats: dict = {}
+        st = _counted(st, executor, cstats)
         count_step = {"cpu_driver": round(time.process_time() - c0, 3),
                       "wall": round(time.perf_counter() - w0, 3)}
+        if executor is not None and cstats:  # serially the driver ran the tasks itself
+            count_step["cpu_tasks"] = round(cstats["cpu_tasks"], 3)
         total = st.expected if st.b is None else 2 * st.expected
         target = default_units(total) if units is None else units
         plan = search.plan_units(Hc, target) if Hc else [()]
@@ -632,7 +706,7 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
             "arrangement": {"D": st.red.D, "cols": list(st.red.cols),
                             "where": [list(w) for w in st.red.where],
                             "hyperplanes": [list(h) for h in Hc]},
-            "mode": "exact" if (not Hc or search.prefer_exact(Hc)) else "float",
+            "mode": "exact" if _stream_exact(Hc) else "float",
             "units": [list(p) for p in plan],
             "buckets": max(1, -(-st.expected // shard_rows)),
             "units_done": {}, "batches_done": {}, "buckets_done": {}, "certified": {},
@@ -647,8 +721,8 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
     if man.get("complete") and man.get("completeness") == "zaslavsky":
         return StoredResult(root, man)
     while True:
-        _phase1(root, man, st, executor, progress)
-        _phase2(root, man, st, executor, progress)
+        _phase1(root, man, st, executor, progress, keep_work)
+        _phase2(root, man, st, executor, progress, keep_work)
         rows = sum(v["rows"] for v in man["buckets_done"].values())
         man["rows_written"] = rows
         if rows == st.expected:
@@ -658,8 +732,9 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
             shutil.rmtree(root / "shards", ignore_errors=True)
             man.update(mode="exact", units_done={}, batches_done={}, buckets_done={},
                        certified={}, rows_written=None)
-            man.pop("batches", None)
-            man.pop("groups", None)
+            for key in ("batches", "groups", "groups_done", "waves", "waves_merged",
+                        "merged", "merges_done"):
+                man.pop(key, None)
             _atomic_json(mpath, man)
             continue
         raise EngineError(f"internal error: {rows} regions written but the exact "
@@ -689,8 +764,12 @@ BATCH_ROWS = 1_000_000
 UNITS_PER_BATCH = 32
 #: rows a phase-1 task buffers uncompressed before compressing them (memory bound)
 FLUSH_ROWS = 500_000
-#: phase-1 rows read by one phase-2 task (memory bound: about 100 bytes per row)
-GROUP_ROWS = 2_000_000
+#: phase-1 rows read by one merge or phase-2 task (memory bound: about 150 to 290 bytes per
+#: row at the peak: predict2 measured 734 MB for 2 million rows of resonance-7)
+GROUP_ROWS = 1_000_000
+#: expected regions per wave of phase 1: the phase-1 files of a wave are merged into the
+#: merged files (distinct rows only) and deleted before the next wave starts
+WAVE_REGIONS = 40_000_000
 
 
 def _unit_bounds(Hc: tuple, plan: list) -> np.ndarray:
@@ -713,7 +792,69 @@ def _plan_batches(est: np.ndarray, expected_rows: int, workers: int) -> list[lis
     return [[lo, hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
 
 
-def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | None) -> None:
+def _plan_waves(nbatches: int, expected: int) -> list[list[int]]:
+    """Consecutive ranges of batches (in unit order) of about :data:`WAVE_REGIONS`
+    expected regions each, the last one halved: after each wave but the last, its phase-1
+    files are merged into the merged files of the earlier waves and deleted (bounded
+    disk); the last wave's files stay until the shards are written, beside them.
+
+    Examples
+    --------
+    >>> _plan_waves(10, 1), _plan_waves(12, 3 * WAVE_REGIONS)
+    ([[0, 10]], [[0, 4], [4, 8], [8, 10], [10, 12]])
+    """
+    nw = max(1, min(nbatches, -(-expected // WAVE_REGIONS)))
+    cuts = [nbatches * i / nw for i in range(nw + 1)]
+    if nw > 1:  # the last wave in two halves: its files stay until phase 2 has finished
+        cuts.insert(nw, (cuts[nw - 1] + cuts[nw]) / 2)
+    bounds = sorted({round(c) for c in cuts})
+    return [[lo, hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _merged_name(lo: int, wave: int) -> str:
+    return f"m{lo:06d}-{wave:04d}.bin"
+
+
+def _work_bytes(work: Path) -> int:
+    tot = 0
+    with os.scandir(work) as it:
+        for e in it:
+            try:
+                tot += e.stat().st_size
+            except OSError:  # removed meanwhile
+                pass
+    return tot
+
+
+class _Recorder:
+    """Manifest writes (at most every MANIFEST_INTERVAL, always with the kill hook set),
+    files removed only once a manifest write no longer needs them, and the peak bytes of
+    ``work/`` seen at these points."""
+
+    def __init__(self, root: Path, man: dict) -> None:
+        self.root, self.man = root, man
+        self.last = time.monotonic()
+        self.pending: list[Path] = []
+
+    def disk(self) -> None:
+        work = self.root / "work"
+        if work.exists():
+            d = _steps(self.man).setdefault("disk", {"work_peak_bytes": 0})
+            d["work_peak_bytes"] = max(d["work_peak_bytes"], _work_bytes(work))
+
+    def tick(self, step: str, ndone: int, force: bool = False) -> None:
+        if force or time.monotonic() - self.last > MANIFEST_INTERVAL or _KILL in os.environ:
+            self.disk()
+            _atomic_json(self.root / MANIFEST, self.man)
+            for f in self.pending:  # no longer named by the manifest just written
+                f.unlink(missing_ok=True)
+            self.pending = []
+            self.last = time.monotonic()
+            _kill_hook(step, ndone)
+
+
+def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | None,
+            keep_work: bool = False) -> None:
     work = root / "work"
     work.mkdir(exist_ok=True)
     Hc = tuple(tuple(h) for h in man["arrangement"]["hyperplanes"])
@@ -722,44 +863,113 @@ def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
         from engine.run.executor import worker_count
 
         man["batches"] = _plan_batches(est, st.expected, worker_count(executor))
+        man["waves"] = _plan_waves(len(man["batches"]), st.expected)
+        man["waves_merged"] = 0
         _atomic_json(root / MANIFEST, man)
+    man.setdefault("waves", [[0, len(man["batches"])]])
+    man.setdefault("waves_merged", 0)
     plan_file = work / "plan.json"
     if not plan_file.exists():
         _atomic_json(plan_file, {"hyperplanes": man["arrangement"]["hyperplanes"],
                                  "units": man["units"]})
     exact = man["mode"] == "exact"
     done = man["batches_done"]
+    merged = man.setdefault("merged", {})
+    keep = {_merged_name(int(lo), w) for lo, w in merged.items()}
+    first_live = man["waves"][man["waves_merged"]][0] if man["waves_merged"] < len(
+        man["waves"]) else len(man["batches"])
     for name in os.listdir(work):  # leftovers of a killed run: never read as done
-        if name.startswith(".tmp-") or (name.startswith("b") and name.endswith(".bin")
-                                        and str(int(name[1:7])) not in done):
+        if name.startswith(".tmp-") or (
+                name.startswith("b") and name.endswith(".bin")
+                and (str(int(name[1:7])) not in done
+                     or (int(name[1:7]) < first_live and not keep_work))) or (
+                name.startswith("m") and name.endswith(".bin") and name not in keep
+                and not keep_work):
             os.remove(work / name)
-    tasks = [_BatchTask(i, lo, hi, str(work), exact, st.keep, man["buckets"], FLUSH_ROWS)
-             for i, (lo, hi) in enumerate(man["batches"]) if str(i) not in done]
-    if executor is not None:  # biggest first (by the generic bound): shorter tail
-        size = {i: est[lo:hi].sum() for i, (lo, hi) in enumerate(man["batches"])}
-        tasks.sort(key=lambda t: -size[t.index])
-    found = [sum(v["rows"] for v in man["units_done"].values())]
+    rec = _Recorder(root, man)
+    wall = 0.0
+    found = [0]
 
     def post(v: dict) -> dict:
         found[0] += sum(u["rows"] for u in v["units"].values())
         return {"rows": found[0]}  # witnessed rows so far (before the global de-dup)
 
-    last = time.monotonic()
-    w0 = time.perf_counter()
-    for r in run_units(_run_batch, tasks, executor=executor, progress=progress,
-                       desc="phase 1", postfix=post):
-        v = r.value
-        man["units_done"].update(v["units"])
-        done[str(tasks[r.index].index)] = {"seconds": round(r.seconds, 6),
-                                           "cpu": round(v["cpu"], 6), "bytes": v["bytes"],
-                                           "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
-        if time.monotonic() - last > MANIFEST_INTERVAL or _KILL in os.environ:
-            _atomic_json(root / MANIFEST, man)
-            last = time.monotonic()
-            _kill_hook("phase1", len(done))
-    if tasks:
-        _steps(man)["phase1"] = _step_summary(done, time.perf_counter() - w0)
+    for w in range(man["waves_merged"], len(man["waves"])):
+        blo, bhi = man["waves"][w]
+        tasks = [_BatchTask(i, lo, hi, str(work), exact, st.keep, man["buckets"], FLUSH_ROWS)
+                 for i, (lo, hi) in enumerate(man["batches"][blo:bhi], start=blo)
+                 if str(i) not in done]
+        if executor is not None:  # biggest first (by the generic bound): shorter tail
+            size = {i: est[lo:hi].sum() for i, (lo, hi) in enumerate(man["batches"])}
+            tasks.sort(key=lambda t: -size[t.index])
+        found[0] = sum(v["rows"] for v in man["units_done"].values())
+        w0 = time.perf_counter()
+        for r in run_units(_run_batch, tasks, executor=executor, progress=progress,
+                           desc="phase 1" if len(man["waves"]) == 1 else
+                           f"phase 1, wave {w + 1}/{len(man['waves'])}", postfix=post):
+            v = r.value
+            man["units_done"].update(v["units"])
+            done[str(tasks[r.index].index)] = {
+                "seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
+                "bytes": v["bytes"], "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+            rec.tick("phase1", len(done))
+        wall += time.perf_counter() - w0
+        if tasks:
+            _steps(man)["phase1"] = _step_summary(done, wall)
+        rec.tick("phase1", len(done), force=True)
+        if w < len(man["waves"]) - 1:
+            _merge_wave(root, man, w, executor, progress, keep_work, rec)
+
+
+def _ensure_groups(root: Path, man: dict, expected: int, executor: Any) -> None:
+    """Bucket groups, planned once: from the phase-1 rows of a single wave, or, with
+    several waves, from the first wave's rows (a quarter more) plus the regions the merged
+    files will hold (at most the count)."""
+    if "groups" in man:
+        return
+    from engine.run.executor import worker_count
+
+    rows = sum(v["rows"] for v in man["units_done"].values())
+    if len(man["waves"]) > 1:
+        rows = expected + rows + rows // 4
+    man["groups"] = _plan_groups(man["buckets"], rows, worker_count(executor))
     _atomic_json(root / MANIFEST, man)
+
+
+def _merge_wave(root: Path, man: dict, w: int, executor: Any, progress: bool | None,
+                keep_work: bool, rec: _Recorder) -> None:
+    """Merge the phase-1 files of wave ``w`` into the merged files of the earlier waves
+    (one task per bucket group; first occurrence in unit order kept), then delete them."""
+    _ensure_groups(root, man, int(man["exact_count"]), executor)
+    work = root / "work"
+    merged = man["merged"]
+    mdone = man.setdefault("merges_done", {})
+    blo, bhi = man["waves"][w]
+    tasks = []
+    for lo, hi in man["groups"]:
+        prev = merged.get(str(lo))
+        if prev is not None and prev >= w:
+            continue
+        tasks.append(_GroupTask(lo, hi, blo, bhi, str(work), "", (), 0,
+                                merged=None if prev is None else _merged_name(lo, prev),
+                                into=_merged_name(lo, w), buckets=man["buckets"]))
+    w0 = time.perf_counter()
+    for r in run_units(_run_group, tasks, executor=executor, progress=progress,
+                       desc=f"merge, wave {w + 1}/{len(man['waves'])}"):
+        v, t = r.value, tasks[r.index]
+        merged[str(t.lo)] = w
+        mdone[f"{w}:{t.lo}"] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
+                                "bytes": v["bytes"], "rows": v["rows"],
+                                "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+        if t.merged and not keep_work:
+            rec.pending.append(work / t.merged)
+        rec.tick("merge", len(mdone))
+    if tasks:
+        _steps(man)["merge"] = _step_summary(mdone, time.perf_counter() - w0)
+    man["waves_merged"] = w + 1
+    if not keep_work:
+        rec.pending += [_batch_path(work, i) for i in range(blo, bhi)]
+    rec.tick("merge", len(mdone), force=True)
 
 
 _KILL = "LOGITGEOM_STORE_KILL"
@@ -792,21 +1002,24 @@ def _plan_groups(buckets: int, rows: int, workers: int) -> list[list[int]]:
     return [[lo, hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | None) -> None:
+def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | None,
+            keep_work: bool = False) -> None:
     shards = root / "shards"
     shards.mkdir(exist_ok=True)
     done = man["buckets_done"]
     for name in os.listdir(shards):
         if name.startswith("."):
             os.remove(shards / name)
-    if "groups" not in man:
-        from engine.run.executor import worker_count
-
-        rows = sum(v["rows"] for v in man["units_done"].values())
-        man["groups"] = _plan_groups(man["buckets"], rows, worker_count(executor))
-        _atomic_json(root / MANIFEST, man)
-    tasks = [_GroupTask(lo, hi, len(man["batches"]), str(root / "work"), str(shards),
-                        tuple(man["arrangement"]["cols"]), man["arrangement"]["D"])
+    _ensure_groups(root, man, st.expected, executor)
+    merged = man.get("merged", {})
+    nw = man.get("waves_merged", 0)
+    blo = man["waves"][nw][0] if nw < len(man.get("waves", [])) else len(man["batches"])
+    if "waves" not in man:
+        blo = 0
+    tasks = [_GroupTask(lo, hi, blo, len(man["batches"]), str(root / "work"), str(shards),
+                        tuple(man["arrangement"]["cols"]), man["arrangement"]["D"],
+                        merged=None if str(lo) not in merged else _merged_name(
+                            lo, merged[str(lo)]))
              for lo, hi in man["groups"] if any(str(p) not in done for p in range(lo, hi))]
     found = [sum(v["rows"] for v in done.values())]
 
@@ -815,7 +1028,7 @@ def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
         return {"regions": found[0]}
 
     gdone = man.setdefault("groups_done", {})
-    last = time.monotonic()
+    rec = _Recorder(root, man)
     w0 = time.perf_counter()
     for r in run_units(_run_group, tasks, executor=executor, progress=progress,
                        desc="phase 2", postfix=post):
@@ -824,13 +1037,12 @@ def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
         t = tasks[r.index]
         gdone[str(t.lo)] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
                             "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
-        if time.monotonic() - last > MANIFEST_INTERVAL or _KILL in os.environ:
-            _atomic_json(root / MANIFEST, man)
-            last = time.monotonic()
-            _kill_hook("phase2", len(gdone))
+        if t.merged and not keep_work:  # its rows are in the shards now
+            rec.pending.append(root / "work" / t.merged)
+        rec.tick("phase2", len(gdone))
     if tasks:
         _steps(man)["phase2"] = _step_summary(gdone, time.perf_counter() - w0)
-    _atomic_json(root / MANIFEST, man)
+    rec.tick("phase2", len(gdone), force=True)
 
 def read_shard(path: Path, D: int) -> tuple[np.ndarray, np.ndarray]:
     """Packed sign words and integer witnesses of one shard."""
