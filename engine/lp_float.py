@@ -196,6 +196,7 @@ class MarginLP:
         self.h.changeColsCost(1, np.array([self.n], dtype=np.int32), np.array([-1.0]))
         self.A = np.zeros((0, self.n))
         self.c = np.zeros(0)
+        self._solved = False
 
     def set_option(self, key: str, value) -> None:
         """Set a HiGHS option (e.g. tighter tolerances for a second pass)."""
@@ -230,11 +231,18 @@ class MarginLP:
         self.h.setBasis(b)
 
     def solve(self, z0: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
-        """Solve (from the box vertex nearest to ``z0`` when given); (z, s), or None when
-        HiGHS does not report an optimum."""
-        if z0 is not None and np.all(np.isfinite(z0)):
+        """Solve; (z, s), or None when HiGHS does not report an optimum.
+
+        With ``z0``: primal simplex from the box vertex nearest to ``z0``; without it: dual
+        simplex from the last basis (after :meth:`add_rows` of a few cuts)."""
+        warm = z0 is not None and np.all(np.isfinite(z0))
+        if warm:
             self._warm(np.asarray(z0, dtype=np.float64))
+        # primal simplex from a primal feasible vertex; dual simplex from the last optimal
+        # basis (a few rows added to it keep it dual feasible)
+        self.h.setOptionValue("simplex_strategy", 4 if warm or not self._solved else 1)
         self.h.run()
+        self._solved = True
         if self.h.getModelStatus() != self._hs.HighsModelStatus.kOptimal:
             return None
         v = np.array(self.h.getSolution().col_value, dtype=np.float64)

@@ -69,6 +69,8 @@ def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> 
 
 #: Largest support x width for the exact (cdd.gmp) repair of basis multipliers.
 _CDD_REPAIR = 8192
+#: Up to this many new rows, the LP continues from its last basis (dual simplex).
+_FEW_CUTS = 64
 
 
 # ------------------------------------------------------------------------ witnesses
@@ -352,15 +354,20 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
         if ok:
             return _witness_record(x, None, "ascent"), []
-    m = np.where(np.isfinite(m), m, -np.inf)
-    m[k] = np.inf
-    order = np.argsort(m, kind="stable")
-    order = order[order != k]
     d = head.d
     add = max(opts.lp_add, d + 2)
+    n0 = max(opts.lp_rows, 2 * (d + 2))
+    first = _smallest(m, k, n0)
+    if opts.center is not None:
+        # and the rows with the smallest margins at x = w_k - c (another view of the cone)
+        t0 = time.process_time()
+        xc = (head.rows([k])[0] - np.asarray(opts.center)) * head.scale()
+        if box:
+            xc = np.clip(xc, -radius_f, radius_f)
+        first = np.union1d(first[: n0 // 2], _smallest(_margins(head, k, xc), k, n0 // 2))
+        stats["ascent"] = stats.get("ascent", 0.0) + time.process_time() - t0
     t0 = time.process_time()
-    cut = _Cutting(head, k, box, radius_f, np.sort(order[: max(opts.lp_rows, 2 * (d + 2))]),
-                   1e-9)
+    cut = _Cutting(head, k, box, radius_f, np.sort(first), 1e-9)
     stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
     z_start = cut.z_of(x) if np.all(np.isfinite(x)) else None
     seed: list[int] = []
@@ -406,7 +413,8 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
             cut.add(worst)
             stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
             seed = sorted(set(seed) | set(worst[: 2 * (d + 2)].tolist()))
-            z_start = z
+            # many new rows: restart from the box vertex at z; a few: keep the basis
+            z_start = z if worst.size > _FEW_CUTS else None
             continue
         if tightened:
             break
@@ -415,6 +423,14 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         cut.lp.set_option("dual_feasibility_tolerance", 1e-10)
         z_start = z
     return None, seed
+
+
+def _smallest(m: np.ndarray, k: int, n: int) -> np.ndarray:
+    """The n rows (not k) with the smallest float margins (non-finite ones first)."""
+    m = np.where(np.isfinite(m), m, -np.inf)
+    m[k] = np.inf
+    order = np.argsort(m, kind="stable")
+    return order[order != k][:n]
 
 
 def _evaluate(head: Head, k: int, x: np.ndarray, active: np.ndarray, box: bool,
