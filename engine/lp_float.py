@@ -255,6 +255,45 @@ class MarginLP:
         st = self.h.getBasis().row_status
         return np.array([i for i, v in enumerate(st) if v != BS.kBasic], dtype=np.int64)
 
+    def vertex(self) -> np.ndarray | None:
+        """z at the vertex of the final basis, re-solved in float64 with one step of
+        iterative refinement (often more accurate than the simplex's own iterate): the
+        non-basic rows tight, the non-basic columns at their bounds; None when the basis
+        does not give a square system.
+
+        Examples
+        --------
+        >>> lp = MarginLP([-1.0], [1.0])
+        >>> lp.add_rows(np.array([[1.0], [-1.0]]), np.array([-0.5, -0.5]))
+        >>> lp.solve(np.array([0.0])) is not None
+        True
+        >>> lp.vertex().round(12).tolist()
+        [0.0]
+        """
+        BS = self._hs.HighsBasisStatus
+        cs = list(self.h.getBasis().col_status)
+        T = self.tight_rows()
+        z = np.array(self.h.getSolution().col_value, dtype=np.float64)
+        fixed = [j for j in range(self.n + 1) if cs[j] != BS.kBasic]
+        free = [j for j in range(self.n + 1) if cs[j] == BS.kBasic]
+        if len(free) != len(T) or not free:
+            return None
+        for j in fixed:
+            if j < self.n:
+                z[j] = self.hi[j] if cs[j] == BS.kUpper else self.lo[j]
+            else:
+                z[j] = 1.0
+        M = np.hstack([self.A[T], -np.ones((len(T), 1))])
+        rhs = self.c[T] - M[:, fixed] @ z[fixed]
+        B = M[:, free]
+        try:
+            v = np.linalg.solve(B, rhs)
+            v = v + np.linalg.solve(B, rhs - B @ v)
+        except np.linalg.LinAlgError:
+            return None
+        z[free] = v
+        return z[:self.n] if np.all(np.isfinite(z)) else None
+
     def duals(self) -> np.ndarray:
         """Magnitudes of the row duals (proposed Gordan weights)."""
         return np.abs(np.array(self.h.getSolution().row_dual, dtype=np.float64))

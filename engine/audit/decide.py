@@ -304,35 +304,8 @@ class _Cutting:
         return x if np.all(np.isfinite(x)) else None
 
     def vertex(self) -> np.ndarray | None:
-        """The vertex of the final basis, re-solved in float64 with one step of iterative
-        refinement (more accurate than the simplex's own iterate): non-basic rows tight,
-        non-basic columns at their bounds."""
-        lp = self.lp
-        BS = lp._hs.HighsBasisStatus
-        basis = lp.h.getBasis()
-        cs = list(basis.col_status)
-        T = lp.tight_rows()
-        n = lp.n
-        z = np.array(lp.h.getSolution().col_value, dtype=np.float64)
-        fixed = [j for j in range(n + 1) if cs[j] != BS.kBasic]
-        free = [j for j in range(n + 1) if cs[j] == BS.kBasic]
-        if len(free) != len(T) or not free:
-            return None
-        for j in fixed:
-            if j < n:
-                z[j] = lp.hi[j] if cs[j] == BS.kUpper else lp.lo[j]
-            else:
-                z[j] = 1.0
-        M = np.hstack([lp.A[T], -np.ones((len(T), 1))])
-        rhs = lp.c[T] - M[:, fixed] @ z[fixed]
-        B = M[:, free]
-        try:
-            v = np.linalg.solve(B, rhs)
-            v = v + np.linalg.solve(B, rhs - B @ v)
-        except np.linalg.LinAlgError:
-            return None
-        z[free] = v
-        return z[:n]
+        """The vertex of the final basis, re-solved (:meth:`engine.lp_float.MarginLP.vertex`)."""
+        return self.lp.vertex()
 
 
 def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
