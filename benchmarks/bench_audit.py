@@ -17,11 +17,16 @@ deep-interior labels and 200 triangle labels.
 
 Then runs ``audit_argmax`` on the model folder twice: on the ordinary labels (all, or a random
 ``--fraction`` of them) and on the planted ones; reports wall and CPU time, CPU time per label
-by stage, peak RSS, the verdict counts, whether every planted label was proven never-argmax,
-and checks the proofs of the planted labels and of a random sample with the stdlib checker.
-The total for the whole head is (CPU per ordinary label) x (ordinary labels) + planted CPU.
+by stage, peak RSS, the verdict counts (triangle labels argmaxable / never), whether every
+deep-interior planted label was proven never-argmax, and checks with the stdlib checker every
+planted never-proof, the planted witnesses (all, or ``--planted-witnesses N`` of them: each
+costs O(n d) Python integer work) and a random sample of the ordinary labels' proofs.
+The total for the whole head is (deciding CPU per ordinary label) x (ordinary labels) + the
+rest of the ordinary run (load, tables, certificate, self-check; counted once) + the CPU of
+the planted run, which always runs in full.
 
     python benchmarks/bench_audit.py --rows 50257 --cols 768 [--fraction 0.1] [--workers N]
+    python benchmarks/bench_audit.py --rows 10000 --cols 128 --triangles 60   # quick
     python benchmarks/bench_audit.py --rows 32000 --cols 4096 --fraction 0.02
 
 The machine is shared: CPU time is the fairer figure.  With --fraction < 1 the ordinary
