@@ -348,10 +348,14 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
     for _ in range(opts.lp_rounds):
         _budget(opts, t_label, "lp")
         t0 = time.process_time()
+        if opts.label_seconds is not None:  # one LP cannot overrun the label's budget much
+            left = opts.label_seconds - (t0 - t_label)
+            cut.lp.set_option("time_limit", max(float(left), 0.01))
         sol = cut.lp.solve(z_start)
         tight = cut.rows[cut.lp.tight_rows()] if sol is not None else np.zeros(0, np.int64)
         stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
         if sol is None:
+            _budget(opts, t_label, "lp")
             break
         z, s = sol
         seed = sorted(set(tight[tight >= 0].tolist()))
