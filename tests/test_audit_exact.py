@@ -150,3 +150,40 @@ def test_pure_python_back_end_gives_the_same_proofs(monkeypatch):
     r2 = audit_argmax(W, progress=False)
     assert r1.certificate() == r2.certificate()
     assert check(r2.certificate(), None).ok
+
+
+@pytest.mark.parametrize("variant", ["plain", "bias", "box"])
+def test_near_boundary_d64_by_cutting_planes(variant):
+    """d = 64, 400 rows: labels rounded onto triangles of other rows (decided either way by a
+    hair), exact midpoints and a shrunken row (never). The LP starts from 132 of the 399
+    rows, so the cutting-plane rounds, the exact evaluation of their points and the exact
+    multipliers on their bases do the work; every proof is re-checked in full by the stdlib
+    checker (a checked witness and checked Gordan multipliers exclude each other, so the
+    verdicts are proven), and the planted never-labels are never by construction."""
+    rng = np.random.default_rng(11)
+    k, d = 400, 64
+    W = (np.round(rng.standard_normal((k, d)) * 4096) / 4096).astype(np.float32)  # sums exact
+    lab = rng.choice(k, size=9, replace=False).tolist()
+    others = np.setdiff1d(np.arange(k), lab)
+    for L in lab[:6]:
+        tri = rng.choice(others, 3, replace=False)
+        W[L] = (rng.dirichlet(np.ones(3)) @ W[tri].astype(np.float64)).astype(np.float32)
+    a, b2 = rng.choice(others, 2, replace=False)
+    W[lab[6]] = (W[a] + W[b2]) / np.float32(2)        # exact in float32
+    W[lab[7]] = (W[b2] + W[others[0]]) / np.float32(2)
+    W[lab[8]] = W[others[1]] / np.float32(8)           # deep inside the hull
+    bias = radius = None
+    if variant == "bias":
+        bias = np.zeros(k)
+        bias[lab] = 2.0**-30 * rng.standard_normal(len(lab))
+        bias[lab[6:]] = -1.0                           # still never: dominated with lower bias
+    if variant == "box":
+        radius = "1"
+    r = audit_argmax(W, bias=bias, radius=radius, tokens=lab, progress=False,
+                     options=Options(lp_rows=8, lp_add=4))
+    doms = ["all", "box"] if radius else ["all"]
+    for dom in doms:
+        assert r.counts[dom]["undecided"] == 0, r.counts
+        for L in lab[6:]:
+            assert r.verdicts[dom][L] == "never"
+    assert check(r.certificate(), None).ok

@@ -26,7 +26,6 @@ Examples
 
 from __future__ import annotations
 
-import contextvars
 import math
 import time
 from fractions import Fraction
@@ -56,12 +55,6 @@ from engine.exact.intmat import solve_rational
 __all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confirm_witness",
            "violations", "check_multipliers", "BudgetExceeded"]
 
-#: HiGHS at its tightest feasibility tolerances: near-boundary labels have LP optima of
-#: 1e-8 and below, under the default 1e-7 (proposals only; nothing is decided by them).
-_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-#: The tolerances of the current float pass: HiGHS's defaults first (fast at d = 768), the
-#: tight ones only for labels the first pass leaves open.
-_TOL: contextvars.ContextVar[dict | None] = contextvars.ContextVar("_TOL", default=None)
 
 
 def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
@@ -72,6 +65,12 @@ def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> 
     m = (s[k] + (b[k] if head.bias is not None else 0.0)) - (s + b)
     m[k] = np.inf
     return m
+
+
+#: Largest support x width for the exact (cdd.gmp) repair of basis multipliers.
+_CDD_REPAIR = 8192
+#: Up to this many new rows, the LP continues from its last basis (dual simplex).
+_FEW_CUTS = 64
 
 
 # ------------------------------------------------------------------------ witnesses
@@ -119,101 +118,6 @@ def _pow2_scale(v: np.ndarray) -> float:
 
 
 # ------------------------------------------------------------------------ LPs
-def _lp_witness(head: Head, k: int, active: np.ndarray, box: bool, radius: float | None):
-    """Max-margin LP on the active rows (dual simplex: basic duals), after exact
-    power-of-two rescaling of the row differences and of the bias differences.
-
-    Returns (x or None, s*, lam) with x in the original coordinates and lam the duals of the
-    active rows (Gordan proposals when s* <= 0)."""
-    from scipy.optimize import linprog
-
-    A = head.rows(active)
-    wk = head.rows([k])[0]
-    D = wk[None, :] - A
-    a = _pow2_scale(D)
-    D = D * a
-    d = head.d
-    bias = head.bias
-    db = (bias[k] - bias[active]) if bias is not None else np.zeros(len(active))
-    beta = _pow2_scale(db)
-    db = db * beta
-    if box or bias is None:
-        # in the box |x_i| <= radius, or (no bias: a cone) in the unit box
-        r = radius * beta / a if box else 1.0
-        if not np.isfinite(r) or r == 0.0:
-            return None, -np.inf, None
-        A_ub = np.hstack([-D, np.ones((len(active), 1))])
-        bounds = [(-r, r)] * d + [(None, 1.0)]
-        c = np.zeros(d + 1)
-        c[-1] = -1.0
-        res = linprog(c, A_ub=A_ub, b_ub=db, bounds=bounds, method="highs-ds", options=_TOL.get())
-        if res.status != 0:
-            return None, -np.inf, None
-        with np.errstate(over="ignore"):
-            x = res.x[:d] * (a / beta) if box else res.x[:d] * a
-        return x, float(res.x[-1]), _duals(res, len(active))
-    # vars [x, t, s]: -(D x) - db t + s <= 0; -t + s <= 0
-    A_ub = np.vstack([np.hstack([-D, -db[:, None], np.ones((len(active), 1))]),
-                      np.concatenate([np.zeros(d), [-1.0, 1.0]])[None, :]])
-    b_ub = np.zeros(len(active) + 1)
-    bounds = [(-1.0, 1.0)] * d + [(0.0, 1.0), (None, 1.0)]
-    c = np.zeros(d + 2)
-    c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds", options=_TOL.get())
-    if res.status != 0:
-        return None, -np.inf, None
-    t = float(res.x[d])
-    s = float(res.x[-1])
-    lam = _duals(res, len(active))
-    if t <= 0:
-        return None, min(s, 0.0), lam
-    with np.errstate(over="ignore"):
-        x = res.x[:d] * (a / beta) / t
-    return x, s, lam
-
-
-def _duals(res, n: int) -> np.ndarray | None:
-    marg = getattr(getattr(res, "ineqlin", None), "marginals", None)
-    if marg is None:
-        return None
-    return np.maximum(-np.asarray(marg[:n], dtype=np.float64), 0.0)
-
-
-def _lp_gordan(head: Head, k: int, active: np.ndarray, box: bool, radius: float | None):
-    """Float multipliers lambda >= 0 (sum 1) on the active rows, as a basic solution."""
-    from scipy.optimize import linprog
-
-    A = head.rows(active)
-    wk = head.rows([k])[0]
-    D = wk[None, :] - A  # n x d
-    a = _pow2_scale(D)
-    D = D * a
-    n, d = D.shape
-    bias = head.bias
-    db = (bias[k] - bias[active]) if bias is not None else np.zeros(n)
-    beta = _pow2_scale(db)
-    db = db * beta
-    if not box:
-        A_eq = np.vstack([D.T, np.ones((1, n))])
-        b_eq = np.concatenate([np.zeros(d), [1.0]])
-        kw = {}
-        if bias is not None:
-            kw = {"A_ub": db[None, :], "b_ub": np.zeros(1)}
-        res = linprog(db if bias is not None else np.zeros(n), A_eq=A_eq, b_eq=b_eq,
-                      bounds=[(0, None)] * n, method="highs-ds", options=_TOL.get(), **kw)
-        return res.x if res.status == 0 else None
-    r = radius * beta / a
-    if not np.isfinite(r):
-        return None
-    A_eq = np.vstack([np.hstack([D.T, -np.eye(d), np.eye(d)]),
-                      np.concatenate([np.ones(n), np.zeros(2 * d)])[None, :]])
-    b_eq = np.concatenate([np.zeros(d), [1.0]])
-    c = np.concatenate([db, np.full(2 * d, r)])
-    res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n + 2 * d),
-                  method="highs-ds", options=_TOL.get())
-    return res.x[:n] if res.status == 0 else None
-
-
 def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
                   with_bias_row: bool) -> list[Fraction] | None:
     """Solve sum lam_i (w_k - w_i) = 0, sum lam_i = 1 (and sum lam_i db_i = 0) exactly on
@@ -265,7 +169,10 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                 cand = _primitive([q for _, q in pos])
                 if check_multipliers(head, k, rows, cand, radius):
                     return _never(rows, cand, "lp")
-        # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows)
+        # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows);
+        # cdd.gmp is slow at large d, where the cutting-plane rounds are the repair
+        if len(support) * head.d > _CDD_REPAIR:
+            return None
         found = gordan_on_rows(head, k, support, radius)
         if found is not None:
             rows, cand = found
@@ -308,18 +215,11 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
 
 def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
                    stats: dict) -> dict:
-    """Relaxation steps, the float cutting-plane LP with exact evaluation of its points and
-    exact Gordan multipliers on its basis, then the exact completion stage."""
+    """Relaxation steps, the warm-started cutting-plane LP with exact evaluation of its
+    points and exact Gordan multipliers on its basis, then the exact completion stage."""
     t_label = time.process_time()
     try:
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
-        if rec is None:
-            token = _TOL.set(_HIGHS)
-            try:
-                rec, seed2 = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
-            finally:
-                _TOL.reset(token)
-            seed = sorted(set(seed) | set(seed2))
         return rec if rec is not None else exact_stage(head, k, box, opts, stats, t_label, seed)
     except BudgetExceeded as exc:
         return {"verdict": "undecided", "stage": str(exc),
@@ -327,10 +227,91 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
                           f"out in the {exc} stage"}
 
 
+class _Cutting:
+    """The max-margin LP of label k on an active set of rows, in the coordinates z of
+    :class:`engine.lp_float.MarginLP` (row differences and bias differences rescaled by
+    powers of two, so heads at 1e-200 or 1e150 behave like unit heads):
+
+    * domain R^d without a bias: z = x, rows (w_k - w_i) . x >= s, |x_j| <= 1;
+    * domain R^d with a bias: z = (x', t), rows a (w_k - w_i) . x' + beta (b_k - b_i) t >= s
+      and t >= s, |x'_j| <= 1, 0 <= t <= 1; x = a x' / (beta t);
+    * the box: z = x' = beta x / a, rows a (w_k - w_i) . x' + beta (b_k - b_i) >= s,
+      |x'_j| <= R beta / a.
+
+    Only proposals come out of it (points, supports); everything is decided exactly by the
+    caller."""
+
+    def __init__(self, head: Head, k: int, box: bool, radius_f: float | None,
+                 rows: np.ndarray, tol: float):
+        from engine.lp_float import MarginLP
+
+        self.head, self.k, self.box, self.d = head, k, box, head.d
+        wk = head.rows([k])[0]
+        self.wk = wk
+        self.a = _pow2_scale(wk[None, :] - head.rows(rows))
+        bias = head.bias
+        self.db_all = None if bias is None else bias[k] - bias
+        self.beta = 1.0 if bias is None else _pow2_scale(self.db_all)
+        self.hom = not box and bias is not None
+        d = self.d
+        if box:
+            r = radius_f * self.beta / self.a
+            lo, hi = np.full(d, -r), np.full(d, r)
+        elif self.hom:
+            lo, hi = np.r_[np.full(d, -1.0), 0.0], np.r_[np.full(d, 1.0), 1.0]
+        else:
+            lo, hi = np.full(d, -1.0), np.full(d, 1.0)
+        self.lp = MarginLP(lo, hi, tol=tol)
+        self.rows = np.zeros(0, dtype=np.int64)  # head row of each LP row (-1: t >= s)
+        if self.hom:
+            self.lp.add_rows(np.r_[np.zeros(d), 1.0][None, :], np.zeros(1))
+            self.rows = np.array([-1], dtype=np.int64)
+        self.add(rows)
+
+    def active(self) -> np.ndarray:
+        return self.rows[self.rows >= 0]
+
+    def add(self, rows: np.ndarray) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        D = (self.wk[None, :] - self.head.rows(rows)) * self.a
+        c = np.zeros(len(rows))
+        if self.db_all is not None:
+            db = self.db_all[rows] * self.beta
+            if self.hom:
+                D = np.hstack([D, db[:, None]])
+            else:
+                c = -db
+        self.lp.add_rows(D, c)
+        self.rows = np.r_[self.rows, rows]
+
+    def z_of(self, x: np.ndarray) -> np.ndarray:
+        if self.box:
+            return x * (self.beta / self.a)
+        if self.hom:
+            return np.r_[x, 1.0]
+        return x
+
+    def x_of(self, z: np.ndarray) -> np.ndarray | None:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if self.box:
+                x = z * (self.a / self.beta)
+            elif self.hom:
+                if not z[-1] > 0:
+                    return None
+                x = z[:-1] * (self.a / self.beta) / z[-1]
+            else:
+                x = z.copy()
+        return x if np.all(np.isfinite(x)) else None
+
+    def vertex(self) -> np.ndarray | None:
+        """The vertex of the final basis, re-solved (:meth:`engine.lp_float.MarginLP.vertex`)."""
+        return self.lp.vertex()
+
+
 def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
                          stats: dict, t_label: float) -> tuple[dict | None, list[int]]:
     """The float stages; (record, []) when they decide, else (None, seed rows for the exact
-    stage: the float basis and the rows found violated at the float points)."""
+    stage: the last float basis and the rows found violated at the float points)."""
     radius_f = None
     if box:
         radius_f = float(opts.radius)
@@ -346,123 +327,106 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
         if ok:
             return _witness_record(x, None, "ascent"), []
-    m = np.where(np.isfinite(m), m, -np.inf)
-    m[k] = np.inf
-    order = np.argsort(m, kind="stable")
-    order = order[order != k]
-    active = np.sort(order[: min(opts.lp_rows, head.k - 1)])
+    d = head.d
+    add = max(opts.lp_add, d + 2)
+    n0 = max(opts.lp_rows, 2 * (d + 2))
+    first = _smallest(m, k, n0)
+    if opts.center is not None:
+        # and the rows with the smallest margins at x = w_k - c (another view of the cone)
+        t0 = time.process_time()
+        xc = (head.rows([k])[0] - np.asarray(opts.center)) * head.scale()
+        if box:
+            xc = np.clip(xc, -radius_f, radius_f)
+        first = np.union1d(first[: n0 // 2], _smallest(_margins(head, k, xc), k, n0 // 2))
+        stats["ascent"] = stats.get("ascent", 0.0) + time.process_time() - t0
+    t0 = time.process_time()
+    cut = _Cutting(head, k, box, radius_f, np.sort(first), 1e-9)
+    stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
+    z_start = cut.z_of(x) if np.all(np.isfinite(x)) else None
     seed: list[int] = []
+    tightened = False
     for _ in range(opts.lp_rounds):
         _budget(opts, t_label, "lp")
         t0 = time.process_time()
-        x, s, lam = _lp_witness(head, k, active, box, radius_f)
+        if opts.label_seconds is not None:  # one LP cannot overrun the label's budget much
+            left = opts.label_seconds - (t0 - t_label)
+            cut.lp.set_option("time_limit", max(float(left), 0.01))
+        sol = cut.lp.solve(z_start)
+        tight = cut.rows[cut.lp.tight_rows()] if sol is not None else np.zeros(0, np.int64)
         stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
-        if lam is not None:
-            seed = [int(active[i]) for i in np.flatnonzero(lam > 0)]
-        if x is None or not s > 0 or not np.all(np.isfinite(x)):
-            if lam is not None and np.max(lam, initial=0.0) > 0:
-                rec = _gordan_from(head, k, active, box, opts, stats, lam)
-                if rec is not None:
-                    return rec, []
-            t0 = time.process_time()
-            lam2 = _lp_gordan(head, k, active, box, radius_f)
-            stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
-            if lam2 is not None:
-                rec = _gordan_from(head, k, active, box, opts, stats, lam2)
-                if rec is not None:
-                    return rec, []
-                seed = sorted(set(seed) | {int(active[i]) for i in np.flatnonzero(lam2 > 0)})
-            if x is None or not np.all(np.isfinite(x)):
-                break
-            # the float optimum may be wrong in sign by the solver's tolerance: refine
-            x, bad, new = _polish(head, k, active, x, box, radius_f, opts, stats, 0)
-            if bad.size == 0:
-                return _witness_record(x, None, "lp-refined"), []
-            if new.size == 0:
-                break
-        else:
+        if sol is None:
+            _budget(opts, t_label, "lp")
+            break
+        z, s = sol
+        seed = sorted(set(tight[tight >= 0].tolist()))
+        xo = cut.x_of(z) if s > 0 else None
+        new = np.zeros(0, dtype=np.int64)
+        if xo is not None:
             if box:
-                x = np.clip(x, -radius_f, radius_f)
-            # the float point, evaluated exactly (a positive exact margin on every row is a
-            # proof), refined against the solver's tolerance when only active rows fail
-            x, bad, new = _polish(head, k, active, x, box, radius_f, opts, stats, 3)
-            if bad.size == 0:
-                return _witness_record(x, None, "lp"), []
-            if new.size == 0:
-                seed = sorted(set(seed) | set(bad.tolist()))
-                break
-        mm = _margins(head, k, x)
-        worst = new[np.argsort(mm[new], kind="stable")[: opts.lp_add]]
-        active = np.union1d(active, worst)
-        seed = sorted(set(seed) | set(worst[: 2 * (head.d + 2)].tolist()))
+                xo = np.clip(xo, -radius_f, radius_f)
+            bad, new = _evaluate(head, k, xo, cut.active(), box, opts, stats)
+            if bad is not None and bad.size == 0:
+                return _witness_record(xo, None, "lp"), []
+            if new.size == 0:  # only active rows fail: the solver's tolerance; its vertex
+                xv = cut.vertex()
+                xv = None if xv is None else cut.x_of(xv)
+                if xv is not None and (not box or _in_box(xv, opts.radius)):
+                    bad2, new = _evaluate(head, k, xv, cut.active(), box, opts, stats)
+                    if bad2 is not None and bad2.size == 0:
+                        return _witness_record(xv, None, "lp-vertex"), []
+        if new.size == 0:
+            # s <= 0 as far as the float LP can tell, or its points fail only on active
+            # rows: exact Gordan multipliers on its basis
+            T = cut.lp.tight_rows()
+            keep = cut.rows[T] >= 0
+            lam = np.maximum(cut.lp.duals()[T][keep], 2.0**-80)
+            rec = _gordan_from(head, k, cut.rows[T][keep], box, opts, stats, lam)
+            if rec is not None:
+                return rec, []
+        if new.size:
+            mm = _margins(head, k, xo if xo is not None else x)
+            worst = new[np.argsort(mm[new], kind="stable")[:add]]
+            t0 = time.process_time()
+            cut.add(worst)
+            stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
+            seed = sorted(set(seed) | set(worst[: 2 * (d + 2)].tolist()))
+            # many new rows: restart from the box vertex at z; a few: keep the basis
+            z_start = z if worst.size > _FEW_CUTS else None
+            continue
+        if tightened:
+            break
+        tightened = True  # one more pass at HiGHS's tightest tolerances
+        cut.lp.set_option("primal_feasibility_tolerance", 1e-10)
+        cut.lp.set_option("dual_feasibility_tolerance", 1e-10)
+        z_start = z
     return None, seed
 
 
-def _polish(head: Head, k: int, active: np.ndarray, x: np.ndarray, box: bool,
-            radius_f: float | None, opts: Options, stats: dict, rounds: int):
-    """Evaluate x exactly; while only active rows fail, refine x (iterative refinement:
-    an LP in the correction, scaled by the residuals) up to ``rounds`` (+1 when 0) times.
-    Returns (x, violated rows, violated rows outside the active set)."""
-    tries = 0
-    while True:
-        t0 = time.process_time()
+def _smallest(m: np.ndarray, k: int, n: int) -> np.ndarray:
+    """The n rows (not k) with the smallest float margins (non-finite ones first)."""
+    m = np.where(np.isfinite(m), m, -np.inf)
+    m[k] = np.inf
+    order = np.argsort(m, kind="stable")
+    return order[order != k][:n]
+
+
+def _evaluate(head: Head, k: int, x: np.ndarray, active: np.ndarray, box: bool,
+              opts: Options, stats: dict) -> tuple[np.ndarray | None, np.ndarray]:
+    """(rows violated at x decided exactly, or None when a cheap float32 pass already
+    finds violated rows outside the active set; those rows)."""
+    t0 = time.process_time()
+    try:
+        mm = _margins(head, k, x)
+        fbad = np.flatnonzero(~(mm > 0))
+        new = fbad[~np.isin(fbad, active)]
+        if new.size:
+            return None, new
         if box and not _in_box(x, opts.radius):
-            bad = np.array([i for i in range(head.k) if i != k][:1], dtype=np.int64)
-            bad = np.union1d(bad, violations(head, k, x, stats=stats))
-        else:
-            bad = violations(head, k, x, stats=stats)
+            return np.array([-1]), np.zeros(0, dtype=np.int64)
+        bad = violations(head, k, x, stats=stats)
+        return bad, bad[~np.isin(bad, active)]
+    finally:
         stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
-        new = bad[~np.isin(bad, active)]
-        if bad.size == 0 or new.size or tries > rounds:
-            return x, bad, new
-        t0 = time.process_time()
-        x2 = _refine(head, k, active, x, box, radius_f)
-        stats["lp"] = stats.get("lp", 0.0) + time.process_time() - t0
-        tries += 1
-        if x2 is None:
-            return x, bad, new
-        x = x2
-
-
-def _refine(head: Head, k: int, active: np.ndarray, x0: np.ndarray, box: bool,
-            radius_f: float | None) -> np.ndarray | None:
-    """One step of iterative refinement: with residual margins r_i at x0 (floats), solve
-    max sigma s.t. (u_i / |U|) . y + r_i / |r| >= sigma, |y_j| <= 1 (and the box), and return
-    x0 + (|r| / |U|) y: the solver's absolute tolerance now applies to the residuals' scale."""
-    from scipy.optimize import linprog
-
-    A = head.rows(active)
-    U = head.rows([k])[0][None, :] - A
-    db = (head.bias[k] - head.bias[active]) if head.bias is not None else 0.0
-    with np.errstate(all="ignore"):
-        r = U @ x0 + db
-    if not np.all(np.isfinite(r)):
-        return None
-    R = float(np.max(np.abs(r)))
-    um = float(np.max(np.abs(U)))
-    if R == 0.0 or um == 0.0:
-        return None
-    R = math.ldexp(1.0, math.frexp(R)[1])
-    um = math.ldexp(1.0, math.frexp(um)[1])
-    eps = R / um
-    d = head.d
-    lo = np.full(d, -1.0)
-    hi = np.full(d, 1.0)
-    if box:
-        lo = np.maximum(lo, (-radius_f - x0) / eps)
-        hi = np.minimum(hi, (radius_f - x0) / eps)
-        if np.any(lo > hi):
-            return None
-    A_ub = np.hstack([-(U / um), np.ones((len(active), 1))])
-    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A_ub, b_ub=r / R,
-                  bounds=[*zip(lo.tolist(), hi.tolist(), strict=True), (None, 1.0)],
-                  method="highs-ds", options=_TOL.get())
-    if res.status != 0 or not res.x[-1] > 0:
-        return None
-    x = x0 + eps * res.x[:d]
-    if box:
-        x = np.clip(x, -radius_f, radius_f)
-    return x if np.all(np.isfinite(x)) else None
 
 
 def _bias_screen(head: Head, labels: tuple[int, ...]) -> set[int]:

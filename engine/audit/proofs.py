@@ -47,8 +47,9 @@ class Options:
     ascent_steps : int
         Relaxation steps on the smallest margin before the LP.
     lp_rows, lp_add, lp_rounds : int
-        Initial active rows, rows added per round, and rounds of the float cutting-plane LP
-        (after them the exact stage takes over; nothing is left undecided for lack of rounds).
+        Initial active rows (at least 2 (d + 2)), rows added per round (at least d + 2), and
+        rounds of the float cutting-plane LP (after them the exact stage takes over; nothing
+        is left undecided for lack of rounds).
     label_seconds : float or None
         Per-label CPU-second budget for the LP and exact stages of one domain.  None (the
         default): no budget, every label is decided.  When set and exceeded, the label is
