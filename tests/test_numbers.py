@@ -124,12 +124,8 @@ def test_float_nonfinite_via_math():
     ("9" * 100_000, "characters"),
 ])
 def test_number_text_is_bounded_before_parsing(text, limit):
-    import time
-
-    t0 = time.perf_counter()
     with pytest.raises(InvalidInput, match=limit):
         to_fraction(text)
-    assert time.perf_counter() - t0 < 0.5
 
 
 def test_limits_are_inclusive():
