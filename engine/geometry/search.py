@@ -155,7 +155,9 @@ def _unit_candidates(rows: ar.Rows, path: tuple[int, ...], exact: bool
     """A unit's exact integer candidate points and the exact normals."""
     P = unit_points(rows, path, exact)
     if not exact and path:  # float proposals -> exact integer points (2^52 grid)
-        P = np.rint(P * 2.0**FLOAT_GRID_BITS).astype(np.int64)
+        P *= 2.0**FLOAT_GRID_BITS  # in place: one float copy of the unit, not three
+        np.rint(P, out=P)
+        P = P.astype(np.int64)
     else:
         P = ex.fit(P.astype(object) if P.dtype != np.int64 else P)
     return P, ex.fit(np.array(rows, dtype=object))

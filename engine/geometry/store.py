@@ -194,6 +194,58 @@ def _one_blas_thread() -> None:
         _malloc_defaults()
 
 
+def _task_start() -> None:
+    """Start a task's memory measurement in a worker process: reset the process's peak-RSS
+    mark (Linux ``/proc/self/clear_refs``, value 5), so that :func:`_task_peak_kb` read at
+    the task's end is the peak of this task, not of every task the worker ran before (nor
+    of the pages a forked worker inherited and later freed); glibc's free heap is
+    returned to the system first (``malloc_trim``), so the peak is the worker's live
+    memory plus what this task adds.  Not done in the driver (a
+    serial run): there the process peak of the whole run is what a caller measures."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is None and not _in_dask_worker():
+        return
+    try:  # hand the heap the previous task freed back to the system first (glibc)
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:  # pragma: no cover - not Linux, or not permitted
+        pass
+
+
+def _in_dask_worker() -> bool:
+    import sys
+
+    if "distributed" not in sys.modules:
+        return False
+    try:
+        from distributed import get_worker
+
+        get_worker()
+        return True
+    except (ImportError, ValueError):
+        return False
+
+
+def _task_peak_kb() -> int:
+    """The peak resident memory (KiB) of this process since :func:`_task_start`
+    (``VmHWM``; ``ru_maxrss``, the process's lifetime peak, where /proc is missing)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # pragma: no cover
+
+
 def _malloc_defaults() -> None:
     """Undo ``MALLOC_TRIM_THRESHOLD_`` in this process (Dask's nannies set it to 64 KiB in
     every worker's environment): it freezes glibc's mmap threshold at 128 KiB, so every
@@ -265,11 +317,20 @@ class _BatchWriter:
         self.frames: list[list[bytes]] = [[] for _ in range(buckets)]
 
     def add(self, K: np.ndarray, P: np.ndarray) -> None:
-        if len(K):
-            self.pending.append((K, P))
-            self.npending += len(K)
-        if self.npending >= self.flush_rows:
-            self.flush()
+        """Buffer rows; a flush never holds more than ``flush_rows`` rows (a big unit is
+        written in slices: the frames differ, the rows phase 2 keeps do not)."""
+        n = len(K)
+        while len(K):
+            take = len(K) if self.flush_rows <= 0 else min(
+                len(K), max(self.flush_rows - self.npending, 1))
+            k, p = K[:take], P[:take]
+            if take < n:  # a slice left pending must not keep the whole unit alive
+                k, p = k.copy(), p.copy()
+            self.pending.append((k, p))
+            self.npending += take
+            K, P = K[take:], P[take:]
+            if self.npending >= self.flush_rows:
+                self.flush()
 
     def flush(self) -> None:
         if not self.pending:
@@ -371,8 +432,11 @@ def _unit_rows(Hc: tuple, path: tuple[int, ...], exact: bool, keep) -> tuple:
         plus = (K[:, c // 64] >> np.uint64(c % 64)) & np.uint64(1)
         ok = plus == (1 if o > 0 else 0)
         P, K = P[ok], K[ok]
-    if P.dtype == np.int64 and len(P):
-        P = search.shrink(P, K, ex.normals(Hc))
+    if P.dtype == np.int64 and len(P):  # in place, block by block (rows independent)
+        A = ex.normals(Hc)
+        for lo in range(0, len(P), search.ROW_BLOCK):
+            P[lo:lo + search.ROW_BLOCK] = search.shrink(P[lo:lo + search.ROW_BLOCK],
+                                                        K[lo:lo + search.ROW_BLOCK], A)
     return K, P
 
 
@@ -380,6 +444,7 @@ def _run_batch(task: _BatchTask) -> dict[str, Any]:
     """Phase 1 of a batch of consecutive units: one compressed file partitioned by bucket.
     Returns per-unit rows, wall and CPU seconds, and the file's bytes.  Any worker."""
     _one_blas_thread()
+    _task_start()
     t0 = time.process_time()
     Hc, plan = _load_plan(task.work)
     out = _BatchWriter(task.buckets, task.flush_rows)
@@ -393,7 +458,7 @@ def _run_batch(task: _BatchTask) -> dict[str, Any]:
         del K, P
     size = out.commit(_batch_path(task.work, task.index))
     return {"units": units, "bytes": size, "cpu": time.process_time() - t0,
-            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+            "maxrss_kb": _task_peak_kb()}
 
 
 @dataclass(frozen=True)
@@ -423,6 +488,7 @@ def _run_group(task: _GroupTask) -> dict[str, Any]:
     phase-1 file (the merged file of earlier waves first: earlier units).  With ``into``:
     the same rows written as one merged file instead (the merge after a wave)."""
     _one_blas_thread()
+    _task_start()
     t0 = time.process_time()
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(task.hi - task.lo)]
     files = [Path(task.work) / task.merged] if task.merged else []
@@ -440,7 +506,7 @@ def _run_group(task: _GroupTask) -> dict[str, Any]:
         done[str(task.lo + p)] = {"rows": n, "seconds": round(time.perf_counter() - w0, 6),
                                   "cpu": round(time.process_time() - c0, 6)}
     return {"buckets": done, "cpu": time.process_time() - t0,
-            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+            "maxrss_kb": _task_peak_kb()}
 
 
 def _first_rows(frames: list, ncols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -476,7 +542,7 @@ def _merge_group(task: _GroupTask, parts: list, t0: float) -> dict[str, Any]:
             out.frames[task.lo + p].append(_encode(K, P))
     size = out.commit(Path(task.work) / task.into)
     return {"rows": rows, "bytes": size, "cpu": time.process_time() - t0,
-            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+            "maxrss_kb": _task_peak_kb()}
 
 
 def _write_shard(task: _GroupTask, bucket: int, frames: list) -> int:
@@ -748,7 +814,10 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
     _steps(man)["certify"] = {"cpu_driver": round(time.process_time() - c0, 3),
                               "wall": round(time.perf_counter() - w0, 3),
                               "cpu_tasks": round(sum(v.get("cpu", 0) for v in
-                                                     man["certified"].values()), 3)}
+                                                     man["certified"].values()), 3),
+                              "max_task_rss_mb": round(max(
+                                  (v.get("maxrss_kb", 0) for v in man["certified"].values()),
+                                  default=0) / 1024, 1)}
     man["completeness"] = "zaslavsky" if verdict["ok"] else None
     man["complete"] = bool(verdict["ok"])
     man["certification"] = verdict
@@ -1076,8 +1145,10 @@ class _CheckTask:
 
 
 def _check_shards(task: _CheckTask) -> dict[str, dict]:
-    """The independent checks of shards lo..hi-1: ``{shard: {rows, failed, cpu}}``."""
+    """The independent checks of shards lo..hi-1: ``{shard: {rows, failed, cpu,
+    maxrss_kb}}`` (``maxrss_kb``: the task's peak memory so far)."""
     _one_blas_thread()
+    _task_start()
     A = np.zeros((len(task.hyperplanes), task.D), dtype=object)
     A[:] = 0
     if len(task.hyperplanes):
@@ -1087,7 +1158,8 @@ def _check_shards(task: _CheckTask) -> dict[str, dict]:
     for p in range(task.lo, task.hi):
         c0 = time.process_time()
         n, failed = _check_one(task, A, p)
-        out[str(p)] = {"rows": n, "failed": failed, "cpu": round(time.process_time() - c0, 6)}
+        out[str(p)] = {"rows": n, "failed": failed, "cpu": round(time.process_time() - c0, 6),
+                       "maxrss_kb": _task_peak_kb()}
     return out
 
 

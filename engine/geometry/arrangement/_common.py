@@ -234,11 +234,31 @@ def dedupe_with(sign_matrix, P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, 
     """
     if P.shape[0] == 0:
         return P, np.zeros((0, A.shape[0]), dtype=np.int8)
-    S = sign_matrix(P, A)
-    ok = np.flatnonzero(np.all(S != 0, axis=1))
-    S = S[ok]
+    if P.shape[0] <= DEDUPE_BLOCK:
+        S = sign_matrix(P, A)
+        ok = np.flatnonzero(np.all(S != 0, axis=1))
+        S = S[ok]
+        first = first_rows(S)
+        return P[ok[first]], S[first]
+    # the same rows in bounded memory: the signs of DEDUPE_BLOCK rows at a time (a float
+    # product of the whole P would hold rows x hyperplanes float64), kept as int8 for the
+    # rows off every hyperplane
+    Ss, idx = [], []
+    for lo in range(0, P.shape[0], DEDUPE_BLOCK):
+        S = sign_matrix(P[lo:lo + DEDUPE_BLOCK], A)
+        ok = np.flatnonzero(np.all(S != 0, axis=1))
+        Ss.append(S[ok])
+        idx.append(ok + lo)
+        del S
+    S = np.concatenate(Ss)
+    del Ss
+    ok = np.concatenate(idx)
     first = first_rows(S)
     return P[ok[first]], S[first]
+
+
+#: rows whose signs :func:`dedupe_with` computes at once (bounded memory; same result)
+DEDUPE_BLOCK = 1 << 15
 
 
 
