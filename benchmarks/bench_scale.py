@@ -239,28 +239,45 @@ def prediction(name: str, target: int | None = None, quantiles=QUANTILES) -> dic
 
 def _forked(fn, *args):
     """Run ``fn(*args)`` in a forked child: its value, CPU seconds and the peak memory it
-    added (ru_maxrss of the child minus this process's RSS at the fork), in MB."""
+    added (its peak RSS, VmHWM, minus its RSS at the fork), in MB."""
     import pickle
 
-    rss0 = _rss_mb()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child
         try:
             os.close(r)
+            rss0 = _rss_mb()
+            _reset_peak()
             c0 = time.process_time()
             v = fn(*args)
             cpu = time.process_time() - c0
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            peak = _peak_mb()
             with os.fdopen(w, "wb") as fh:
-                pickle.dump((v, cpu, peak), fh)
+                pickle.dump((v, cpu, peak - rss0), fh)
         finally:
             os._exit(0)
     os.close(w)
     with os.fdopen(r, "rb") as fh:
-        v, cpu, peak = pickle.load(fh)
+        v, cpu, added = pickle.load(fh)
     os.waitpid(pid, 0)
-    return v, cpu, max(0.0, peak - rss0)
+    return v, cpu, max(0.0, added)
+
+
+def _reset_peak() -> None:
+    """Reset this process's peak-RSS mark (``VmHWM``; Linux ``/proc/self/clear_refs``)."""
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+
+
+def _peak_mb() -> float:
+    """This process's peak RSS since the last :func:`_reset_peak` (``VmHWM``), in MB.
+    Not ``ru_maxrss``: that keeps a forked parent's peak across the fork (and exec)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise OSError("no VmHWM in /proc/self/status")
 
 
 def _rss_mb() -> float:
@@ -292,7 +309,7 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     c0 = time.process_time()
     K, P = S._unit_rows(rows, path, exact, keep)
     p1 = time.process_time() - c0
-    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss1 = _peak_mb()
     n = len(K)
     if n == 0:
         return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1, 0.0, 0.0)
@@ -352,7 +369,7 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
                 k, x, _ = S._decode(f, 0)
                 S._write_shard(task, q, [(k, x)])
             p2 = time.process_time() - c0
-        rss2 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rss2 = _peak_mb()
         shard_bytes = sum(S._shard_path(tmp, q).stat().st_size for q, _ in frames)
         for _ in range(2):
             c0 = time.process_time()
@@ -560,6 +577,36 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
                      "peak_disk_gb": max(disk, wave_rows[-1] * per_row["bytes"]
                                          + cnt * per_row["shard"]) / 1e9,
                      "sampled_unit_peak_mb": top[7]})
+    # phase 2 and certification at the run's bucket size: one synthetic bucket of the
+    # run's rows per bucket (distinct rows of sampled units, each row repeated as the
+    # run's phase-1 files repeat it, in as many frames as a bucket reads), written as a
+    # shard and checked, timed in a forked child; per-worker first-use costs apart
+    mean = {k: float(np.mean([r[k] for r in reps])) for k in ("regions", "phase2_rows",
+                                                               "emitted_rows")}
+    W_ = reps[0]["waves"]
+    waves = wave_plan or S._plan_waves(nbatches, int(mean["regions"]))
+    last = waves[-1][1] - waves[-1][0]
+    per_batch = mean["emitted_rows"] / max(waves[-1][1], 1)
+    nframes = (W_ > 1) + last * max(1, -(-int(per_batch) // S.FLUSH_ROWS))
+    out_rows = max(1, int(mean["regions"] / buckets))
+    in_rows = max(out_rows, int(mean["phase2_rows"] / buckets))
+    order_units = sorted(ucache, key=lambda i: -ucache[i][0])
+    frames = _bucket_frames(rows, plan, order_units, st.keep, exact, len(cols), out_rows,
+                            in_rows, nframes, rng)
+    bm = _bucket_measure(frames, rows, D, cols, st.keep, nfiles=last)
+    b_p2, b_cert, b_task = bm["phase2_s"], bm["certify_s"], bm["check_task_fixed_s"]
+    ngroups = len(S._plan_groups(buckets, int(mean["phase2_rows"]), workers))
+    ncheck = len(S._plan_groups(buckets, int(mean["regions"]), workers))
+    # each worker pays Parquet's first use once (phase 2; the checks come after it)
+    warm = min(workers, ngroups) * max(0.0, bm["phase2_first_s"] - b_p2)
+    out["bucket_measure"] = {"rows_in": in_rows, "rows_out": out_rows, "frames": nframes,
+                             **{k: round(v, 4) if isinstance(v, float) else v
+                                for k, v in bm.items()}}
+    for r in reps:
+        p2 = buckets * b_p2 * r["phase2_rows"] / mean["phase2_rows"] + warm
+        ce = buckets * b_cert * r["regions"] / mean["regions"] + ncheck * b_task
+        r["total_cpu_s"] += p2 - r["phase2_cpu_s"] + ce - r["certify_cpu_s"]
+        r["phase2_cpu_s"], r["certify_cpu_s"] = p2, ce
     keys = reps[0].keys()
     out["units"] = len(plan)
     out["measured_units"] = len(ucache)
@@ -599,6 +646,112 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     return out
 
 
+def _bucket_frames(rows, plan, picks, keep, exact, ncols, out_rows, in_rows, nframes,
+                   rng) -> list[bytes]:
+    """A synthetic phase-2 bucket: ``out_rows`` distinct rows (from the sampled units
+    ``picks``, largest first, each computed in a forked child), ``in_rows`` rows in all
+    (the rest repeats of them, as the run's phase-1 files repeat regions), cut into
+    ``nframes`` frames, each sorted by sign words as a batch writes it."""
+    import numpy as np
+
+    from engine.geometry import store as S
+
+    Ks, Ps, n = [], [], 0
+    for i in picks:
+        fr, _, _ = _forked(_unit_frame, rows, plan[i], keep, exact)
+        k, p, _ = S._decode(fr, 0)
+        Ks.append(k)
+        Ps.append(p)
+        n += len(k)
+        if n >= 2 * out_rows:
+            break
+    K, P = S._first_rows(list(zip(Ks, Ps, strict=True)), ncols)
+    del Ks, Ps
+    pick = np.sort(rng.choice(len(K), size=min(out_rows, len(K)), replace=False))
+    K, P = K[pick], P[pick]
+    idx = np.concatenate([np.arange(len(K)), rng.integers(0, len(K), max(0, in_rows - len(K)))])
+    rng.shuffle(idx)
+    frames = []
+    for part in np.array_split(idx, max(1, min(nframes, len(idx)))):
+        if len(part):
+            o = S._key_order(K[part])
+            frames.append(S._encode(K[part][o], P[part][o]))
+    return frames
+
+
+def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, passes: int = 4) -> dict:
+    """Phase 2 and the check of one synthetic bucket, as a worker runs them: in a fresh
+    interpreter (no fork: a forked child's first pass pays copy-on-write faults a worker
+    does not), the frames written as ``nfiles`` phase-1 files of one bucket, then
+    ``passes`` times: the phase-2 task (``_run_group``: reads, first rows, Parquet shard)
+    and the shard check (``_check_shards``), CPU each.  The first pass includes Parquet's
+    first use in the process (paid once per worker), the later ones do not."""
+    import pickle
+
+    tmp = Path(tempfile.mkdtemp(prefix="predict-bucket-"))
+    try:
+        (tmp / "in.pkl").write_bytes(pickle.dumps(
+            {"frames": frames, "rows": [list(r) for r in rows], "D": D, "cols": list(cols),
+             "keep": keep, "nfiles": nfiles, "passes": passes}))
+        p = subprocess.run([sys.executable, __file__, "_bucket", str(tmp)],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    finally:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _bucket_child(folder: str) -> dict:
+    """The child side of :func:`_bucket_measure` (``bench_scale.py _bucket DIR``)."""
+    import pickle
+
+    import numpy as np
+
+    from engine.geometry import store as S
+
+    tmp = Path(folder)
+    a = pickle.loads((tmp / "in.pkl").read_bytes())
+    work, shards = tmp / "work", tmp / "shards"
+    work.mkdir()
+    shards.mkdir()
+    S._one_blas_thread()
+    k, x, _ = S._decode(a["frames"][0], 0)  # phase-1 work a worker did before
+    S._encode(k, x)
+    parts = np.array_split(np.arange(len(a["frames"])), max(1, a["nfiles"]))
+    nf = 0
+    for part in parts:
+        if len(part):
+            out = S._BatchWriter(1, 0)
+            out.frames[0] = [a["frames"][i] for i in part]
+            out.commit(S._batch_path(work, nf))
+            nf += 1
+    cols, D = tuple(a["cols"]), a["D"]
+    hyper = tuple(tuple(r) for r in a["rows"])
+    keep = tuple(a["keep"]) if a["keep"] is not None else None
+    p2, ce, fixed = [], [], []
+    for _ in range(a["passes"]):
+        c0 = time.process_time()
+        v = S._run_group(S._GroupTask(0, 1, 0, nf, str(work), str(shards), cols, D))
+        p2.append(time.process_time() - c0)
+        c0 = time.process_time()
+        A = np.zeros((len(hyper), D), dtype=object)
+        A[:] = 0
+        A[:, list(cols)] = np.array(hyper, dtype=object)
+        S.ex.fit(A)
+        fixed.append(time.process_time() - c0)
+        c0 = time.process_time()
+        r = S._check_shards(S._CheckTask(0, 1, 1, str(shards), hyper, cols, D, keep))
+        ce.append(max(0.0, time.process_time() - c0 - fixed[-1]))
+        assert not r["0"]["failed"], r
+    rows_out = v["buckets"]["0"]["rows"]
+    return {"phase2_first_s": p2[0], "phase2_s": float(np.median(p2[1:])),
+            "certify_first_s": ce[0], "certify_s": float(np.median(ce[1:])),
+            "check_task_fixed_s": float(np.median(fixed)), "rows_out": rows_out,
+            "shard_bytes": S._shard_path(shards, 0).stat().st_size, "files": nf}
+
+
 def _unit_frame(rows, path, keep, exact) -> bytes:
     """A unit's rows as one phase-1 frame (sorted by sign words)."""
     from engine.geometry import store as S
@@ -626,8 +779,9 @@ def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
 
 def _worker_baseline_mb() -> float:
     """Peak memory of a fresh interpreter that imported what a worker imports."""
-    code = ("import resource, numpy, pyarrow, pyarrow.parquet, engine.geometry.store, "
-            "threadpoolctl; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = ("import numpy, pyarrow, pyarrow.parquet, engine.geometry.store, threadpoolctl; "
+            "print([int(x.split()[1]) for x in open('/proc/self/status') "
+            "if x.startswith('VmHWM:')][0])")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     return int(p.stdout.split()[-1]) / 1024
@@ -952,6 +1106,9 @@ def verify_pieces(out: str, engine: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["_bucket"]:
+        print(json.dumps(_bucket_child(argv[1])))
+        return 0
     if argv[:1] == ["_case"]:
         print(json.dumps(run_case(argv[1], argv[2])))
         return 0
