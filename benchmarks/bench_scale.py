@@ -619,11 +619,19 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     # the largest unit of the plan (by generic bound; 2-worker batch plan) adds, run here
     base = _worker_baseline_mb()
     out["worker_baseline_mb"] = round(base, 1)
+    # the batch holding the largest unit, and the batch of the most rows (both by
+    # generic bound); the larger of what they add
     big = int(np.argmax(est))
     bplan = S._plan_batches(est, int(first[1]), workers)
-    bi = next(i for i, (lo, hi) in enumerate(bplan) if lo <= big < hi)
-    _, bcpu, badd = _forked(_batch_measure, rows, plan, bplan[bi], exact, st.keep, buckets)
-    out["largest_batch"] = {"units": bplan[bi], "cpu_s": round(bcpu, 2),
+    cands = {next(i for i, (lo, hi) in enumerate(bplan) if lo <= big < hi),
+             int(np.argmax([est[lo:hi].sum() for lo, hi in bplan]))}
+    meas_b = []
+    for bi in sorted(cands):
+        _, bcpu, badd = _forked(_batch_measure, rows, plan, bplan[bi], exact, st.keep,
+                                buckets)
+        meas_b.append((badd, bplan[bi], bcpu))
+    badd, bunits, bcpu = max(meas_b)
+    out["largest_batch"] = {"units": bunits, "cpu_s": round(bcpu, 2),
                             "added_mb": round(badd, 1)}
     out["phase1_task_mb_predicted"] = round(base + badd, 1)
     mem = np.array([(v[0], v[7]) for v in ucache.values() if v[0] > 0 and v[7] > 1])
@@ -642,6 +650,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     frame, _, _ = _forked(_unit_frame, rows, plan[ib], st.keep, exact)
     _, _, gadd = _forked(_group_measure, frame, int(rows_group), D, cols)
     out["phase2_task_mb_predicted"] = round(base + gadd, 1)
+    out["phase2_added_mb"] = round(gadd, 1)
     out["phase2_group_rows"] = round(rows_group)
     return out
 
@@ -825,6 +834,15 @@ def compare(pred: dict, row: dict) -> dict:
         if k in pred:
             out[k] = {"predicted": pred[k], "measured": v,
                       "error_pct": round(100 * (pred[k] - v) / v, 1) if v else None}
+    # what one task adds to its worker (peak less start; recorded in worker processes,
+    # so a serial run, whose tasks run in the driver, has no such figure)
+    if (row.get("workers") or 1) > 1:
+        for k, step, v in (("phase1_task_added_mb", "phase1", pred["largest_batch"]["added_mb"]),
+                           ("phase2_task_added_mb", "phase2", pred.get("phase2_added_mb"))):
+            m = s[step].get("max_task_added_mb")
+            if m and v is not None:
+                out[k] = {"predicted": v, "measured": m,
+                          "error_pct": round(100 * (v - m) / m, 1)}
     return out
 
 

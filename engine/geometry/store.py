@@ -205,6 +205,7 @@ def _task_start() -> None:
     import multiprocessing
 
     if multiprocessing.parent_process() is None and not _in_dask_worker():
+        _TASK_RSS0[:] = [_status_kb("VmRSS:")]
         return
     try:  # hand the heap the previous task freed back to the system first (glibc)
         import ctypes
@@ -217,6 +218,23 @@ def _task_start() -> None:
             f.write("5")
     except OSError:  # pragma: no cover - not Linux, or not permitted
         pass
+    _TASK_RSS0[:] = [_status_kb("VmRSS:")]
+
+
+#: the resident memory (KiB) of this process when the current task started
+_TASK_RSS0: list[int] = [0]
+
+
+def _status_kb(key: str) -> int:
+    """A ``/proc/self/status`` figure in KiB (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return 0
 
 
 def _in_dask_worker() -> bool:
@@ -236,14 +254,7 @@ def _in_dask_worker() -> bool:
 def _task_peak_kb() -> int:
     """The peak resident memory (KiB) of this process since :func:`_task_start`
     (``VmHWM``; ``ru_maxrss``, the process's lifetime peak, where /proc is missing)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # pragma: no cover
+    return _status_kb("VmHWM:") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _malloc_defaults() -> None:
@@ -458,7 +469,7 @@ def _run_batch(task: _BatchTask) -> dict[str, Any]:
         del K, P
     size = out.commit(_batch_path(task.work, task.index))
     return {"units": units, "bytes": size, "cpu": time.process_time() - t0,
-            "maxrss_kb": _task_peak_kb()}
+            "maxrss_kb": _task_peak_kb(), "rss0_kb": _TASK_RSS0[0]}
 
 
 @dataclass(frozen=True)
@@ -506,7 +517,7 @@ def _run_group(task: _GroupTask) -> dict[str, Any]:
         done[str(task.lo + p)] = {"rows": n, "seconds": round(time.perf_counter() - w0, 6),
                                   "cpu": round(time.process_time() - c0, 6)}
     return {"buckets": done, "cpu": time.process_time() - t0,
-            "maxrss_kb": _task_peak_kb()}
+            "maxrss_kb": _task_peak_kb(), "rss0_kb": _TASK_RSS0[0]}
 
 
 def _first_rows(frames: list, ncols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -542,7 +553,7 @@ def _merge_group(task: _GroupTask, parts: list, t0: float) -> dict[str, Any]:
             out.frames[task.lo + p].append(_encode(K, P))
     size = out.commit(Path(task.work) / task.into)
     return {"rows": rows, "bytes": size, "cpu": time.process_time() - t0,
-            "maxrss_kb": _task_peak_kb()}
+            "maxrss_kb": _task_peak_kb(), "rss0_kb": _TASK_RSS0[0]}
 
 
 def _write_shard(task: _GroupTask, bucket: int, frames: list) -> int:
@@ -817,7 +828,10 @@ def _enumerate_to_dir(W, out, kind, bias, executor, units, shard_rows, progress,
                                                      man["certified"].values()), 3),
                               "max_task_rss_mb": round(max(
                                   (v.get("maxrss_kb", 0) for v in man["certified"].values()),
-                                  default=0) / 1024, 1)}
+                                  default=0) / 1024, 1),
+                              "max_task_added_mb": max(
+                                  (_added(v)["added_mb"] for v in man["certified"].values()
+                                   if "maxrss_kb" in v), default=0)}
     man["completeness"] = "zaslavsky" if verdict["ok"] else None
     man["complete"] = bool(verdict["ok"])
     man["certification"] = verdict
@@ -980,7 +994,8 @@ def _phase1(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
             man["units_done"].update(v["units"])
             done[str(tasks[r.index].index)] = {
                 "seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
-                "bytes": v["bytes"], "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+                "bytes": v["bytes"], "maxrss_mb": round(v["maxrss_kb"] / 1024, 1),
+                **_added(v)}
             rec.tick("phase1", len(done))
         wall += time.perf_counter() - w0
         if tasks:
@@ -1029,7 +1044,7 @@ def _merge_wave(root: Path, man: dict, w: int, executor: Any, progress: bool | N
         merged[str(t.lo)] = w
         mdone[f"{w}:{t.lo}"] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
                                 "bytes": v["bytes"], "rows": v["rows"],
-                                "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+                                "maxrss_mb": round(v["maxrss_kb"] / 1024, 1), **_added(v)}
         if t.merged and not keep_work:
             rec.pending.append(work / t.merged)
         rec.tick("merge", len(mdone))
@@ -1056,11 +1071,18 @@ def _kill_hook(step: str, ndone: int) -> None:
             time.sleep(5)  # the signal arrives (SIGINT raises KeyboardInterrupt here)
 
 
+def _added(v: dict) -> dict:
+    """What a task added to its process's memory, MB (its peak less its start)."""
+    return {"added_mb": round(max(0, v["maxrss_kb"] - v.get("rss0_kb", 0)) / 1024, 1)}
+
+
 def _step_summary(done: dict, wall: float) -> dict:
     return {"tasks": len(done), "cpu_tasks": round(sum(v["cpu"] for v in done.values()), 3),
             "wall_last_session": round(wall, 3),
             "bytes": sum(v.get("bytes", 0) for v in done.values()),
-            "max_task_rss_mb": max((v.get("maxrss_mb", 0) for v in done.values()), default=0)}
+            "max_task_rss_mb": max((v.get("maxrss_mb", 0) for v in done.values()), default=0),
+            "max_task_added_mb": max((v.get("added_mb", 0) for v in done.values()),
+                                     default=0)}
 
 
 def _plan_groups(buckets: int, rows: int, workers: int) -> list[list[int]]:
@@ -1105,7 +1127,7 @@ def _phase2(root: Path, man: dict, st: _Setup, executor: Any, progress: bool | N
         done.update(v["buckets"])
         t = tasks[r.index]
         gdone[str(t.lo)] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
-                            "maxrss_mb": round(v["maxrss_kb"] / 1024, 1)}
+                            "maxrss_mb": round(v["maxrss_kb"] / 1024, 1), **_added(v)}
         if t.merged and not keep_work:  # its rows are in the shards now
             rec.pending.append(root / "work" / t.merged)
         rec.tick("phase2", len(gdone))
@@ -1159,7 +1181,7 @@ def _check_shards(task: _CheckTask) -> dict[str, dict]:
         c0 = time.process_time()
         n, failed = _check_one(task, A, p)
         out[str(p)] = {"rows": n, "failed": failed, "cpu": round(time.process_time() - c0, 6),
-                       "maxrss_kb": _task_peak_kb()}
+                       "maxrss_kb": _task_peak_kb(), "rss0_kb": _TASK_RSS0[0]}
     return out
 
 
