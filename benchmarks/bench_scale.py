@@ -247,6 +247,11 @@ def _forked(fn, *args):
     if pid == 0:  # child
         try:
             os.close(r)
+            import ctypes
+
+            # the parent's free heap is resident here and would absorb what fn allocates
+            # unseen; a worker's task starts with it handed back (store._task_start)
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
             rss0 = _rss_mb()
             _reset_peak()
             c0 = time.process_time()
@@ -312,7 +317,11 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     rss1 = _peak_mb()
     n = len(K)
     if n == 0:
-        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1, 0.0, 0.0)
+        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1, 0.0, 0.0, b"")
+    # a uniform subsample of the unit's rows, for the synthetic bucket of _bucket_frames
+    sub = np.sort(np.random.default_rng(n).choice(n, size=min(n, SUBSAMPLE_ROWS),
+                                                  replace=False))
+    sub_frame = S._encode(K[sub], P[sub])
     sim = max(1, round(buckets * n / S.FLUSH_ROWS))  # frames of FLUSH_ROWS / buckets rows
     b = S.bucket_of(K, sim)
     order = np.lexsort((*K.T[::-1], b))
@@ -383,7 +392,11 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
         shutil.rmtree(tmp, ignore_errors=True)
     # the per-row parts (the fixed costs of the sample's shards taken out)
     return (n, p1, nbytes, merge, max(0.0, p2 - len(frames) * f_p2), shard_bytes,
-            max(0.0, cert - f_task - len(frames) * f_c), rss1, rss2, f_p2, f_c)
+            max(0.0, cert - f_task - len(frames) * f_c), rss1, rss2, f_p2, f_c, sub_frame)
+
+
+#: rows of each sampled unit kept for the synthetic phase-2 bucket
+SUBSAMPLE_ROWS = 32768
 
 
 def _count_measure(node, dim):
@@ -533,10 +546,13 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     # imports and caches, once, in this process (not in every forked child)
     _unit_full_measure(rows, plan[int(np.argmin(est))], st.keep, exact, buckets, D, cols)
 
+    usub: dict = {}
+
     def umeasure(i):
         v, cpu, _ = _forked(_unit_full_measure, rows, plan[i], st.keep, exact, buckets, D,
                             cols)
         rss0 = _rss_mb()
+        usub[i] = v[11]
         return (*v[:7], max(0.0, v[7] - rss0), max(0.0, v[8] - rss0), v[9], v[10])
 
     nbatches = len(S._plan_batches(est, int(first[1]), workers))
@@ -590,21 +606,31 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     nframes = (W_ > 1) + last * max(1, -(-int(per_batch) // S.FLUSH_ROWS))
     out_rows = max(1, int(mean["regions"] / buckets))
     in_rows = max(out_rows, int(mean["phase2_rows"] / buckets))
-    order_units = sorted(ucache, key=lambda i: -ucache[i][0])
-    frames = _bucket_frames(rows, plan, order_units, st.keep, exact, len(cols), out_rows,
-                            in_rows, nframes, rng)
-    bm = _bucket_measure(frames, rows, D, cols, st.keep, nfiles=last)
-    b_p2, b_cert, b_task = bm["phase2_s"], bm["certify_s"], bm["check_task_fixed_s"]
+    # each sampled unit stands for its stratum: weight = stratum size / units sampled in it
+    weight = {}
+    for sgroup in ustrata:
+        got = [int(i) for i in sgroup if int(i) in ucache]
+        for i in got:
+            weight[i] = len(sgroup) / len(got)
+    frames = _bucket_frames(usub, {i: weight[i] * ucache[i][0] for i in usub}, len(cols),
+                            out_rows, in_rows, nframes, rng)
     ngroups = len(S._plan_groups(buckets, int(mean["phase2_rows"]), workers))
     ncheck = len(S._plan_groups(buckets, int(mean["regions"]), workers))
-    # each worker pays Parquet's first use once (phase 2; the checks come after it)
-    warm = min(workers, ngroups) * max(0.0, bm["phase2_first_s"] - b_p2)
+    bm = _bucket_measure(frames, rows, D, cols, st.keep, nfiles=last,
+                         workers=min(workers, ngroups),
+                         per_worker=-(-buckets // max(1, min(workers, ngroups))))
+    b_p2, b_cert, b_task = bm["phase2_s"], bm["certify_s"], bm["check_task_fixed_s"]
+    b_cert *= out_rows / max(bm["rows_out"], 1)  # subsamples short of out_rows: per row
+    # each worker's first buckets and checks cost more (see _bucket_measure), once
+    warm_p2 = min(workers, ngroups) * bm["phase2_excess_s"]
+    warm_c = min(workers, ncheck) * bm["certify_excess_s"]
     out["bucket_measure"] = {"rows_in": in_rows, "rows_out": out_rows, "frames": nframes,
                              **{k: round(v, 4) if isinstance(v, float) else v
                                 for k, v in bm.items()}}
     for r in reps:
-        p2 = buckets * b_p2 * r["phase2_rows"] / mean["phase2_rows"] + warm
-        ce = buckets * b_cert * r["regions"] / mean["regions"] + ncheck * b_task
+        p2 = buckets * b_p2 * r["phase2_rows"] / mean["phase2_rows"] + warm_p2
+        ce = (buckets * b_cert * r["regions"] / mean["regions"] + ncheck * b_task
+              + warm_c)
         r["total_cpu_s"] += p2 - r["phase2_cpu_s"] + ce - r["certify_cpu_s"]
         r["phase2_cpu_s"], r["certify_cpu_s"] = p2, ce
     keys = reps[0].keys()
@@ -655,29 +681,29 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     return out
 
 
-def _bucket_frames(rows, plan, picks, keep, exact, ncols, out_rows, in_rows, nframes,
+def _bucket_frames(subs: dict, share: dict, ncols, out_rows, in_rows, nframes,
                    rng) -> list[bytes]:
-    """A synthetic phase-2 bucket: ``out_rows`` distinct rows (from the sampled units
-    ``picks``, largest first, each computed in a forked child), ``in_rows`` rows in all
+    """A synthetic phase-2 bucket: about ``out_rows`` distinct rows drawn from the sampled
+    units' subsamples ``subs`` in proportion to ``share`` (the rows each sampled unit
+    stands for in the run: a bucket holds rows of every unit), ``in_rows`` rows in all
     (the rest repeats of them, as the run's phase-1 files repeat regions), cut into
     ``nframes`` frames, each sorted by sign words as a batch writes it."""
     import numpy as np
 
     from engine.geometry import store as S
 
-    Ks, Ps, n = [], [], 0
-    for i in picks:
-        fr, _, _ = _forked(_unit_frame, rows, plan[i], keep, exact)
+    total = sum(share.values()) or 1.0
+    Ks, Ps = [], []
+    for i, fr in sorted(subs.items()):
+        if not fr:
+            continue
         k, p, _ = S._decode(fr, 0)
-        Ks.append(k)
-        Ps.append(p)
-        n += len(k)
-        if n >= 2 * out_rows:
-            break
+        want = min(len(k), int(np.ceil(out_rows * share[i] / total)))
+        pick = np.sort(rng.choice(len(k), size=want, replace=False))
+        Ks.append(k[pick])
+        Ps.append(p[pick])
     K, P = S._first_rows(list(zip(Ks, Ps, strict=True)), ncols)
     del Ks, Ps
-    pick = np.sort(rng.choice(len(K), size=min(out_rows, len(K)), replace=False))
-    K, P = K[pick], P[pick]
     idx = np.concatenate([np.arange(len(K)), rng.integers(0, len(K), max(0, in_rows - len(K)))])
     rng.shuffle(idx)
     frames = []
@@ -688,28 +714,61 @@ def _bucket_frames(rows, plan, picks, keep, exact, ncols, out_rows, in_rows, nfr
     return frames
 
 
-def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, passes: int = 4) -> dict:
-    """Phase 2 and the check of one synthetic bucket, as a worker runs them: in a fresh
-    interpreter (no fork: a forked child's first pass pays copy-on-write faults a worker
-    does not), the frames written as ``nfiles`` phase-1 files of one bucket, then
-    ``passes`` times: the phase-2 task (``_run_group``: reads, first rows, Parquet shard)
-    and the shard check (``_check_shards``), CPU each.  The first pass includes Parquet's
-    first use in the process (paid once per worker), the later ones do not."""
+def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
+                    passes: int = 8, per_worker: int = 8) -> dict:
+    """Phase 2 and the check of one synthetic bucket, as the run's workers run them.
+
+    ``workers`` fresh interpreters at once (the run's tasks share the cores, caches and
+    memory bandwidth with the other workers'; no fork: a forked child pays copy-on-write
+    faults a worker does not), each with the frames written as ``nfiles`` phase-1 files
+    of one bucket, run ``passes`` times: the phase-2 task (``_run_group``: reads, first
+    rows, Parquet shard) and the shard check (``_check_shards``), CPU each.  A worker's
+    first passes are slower (Parquet's first use, a heap growing to its working size):
+    the steady cost is the median of the second half of the passes, and the excess over
+    it of the first ``per_worker`` passes (the buckets one worker runs) is paid once per
+    worker.  Averaged over the interpreters."""
     import pickle
+    import shutil
+    import statistics
 
     tmp = Path(tempfile.mkdtemp(prefix="predict-bucket-"))
     try:
-        (tmp / "in.pkl").write_bytes(pickle.dumps(
-            {"frames": frames, "rows": [list(r) for r in rows], "D": D, "cols": list(cols),
-             "keep": keep, "nfiles": nfiles, "passes": passes}))
-        p = subprocess.run([sys.executable, __file__, "_bucket", str(tmp)],
-                           capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONPATH": str(ROOT)})
-        return json.loads(p.stdout.strip().splitlines()[-1])
+        blob = pickle.dumps({"frames": frames, "rows": [list(r) for r in rows], "D": D,
+                             "cols": list(cols), "keep": keep, "nfiles": nfiles,
+                             "passes": passes})
+        if os.environ.get("BENCH_SCALE_KEEP_BUCKET"):  # to re-time it: _bucket DIR
+            Path(os.environ["BENCH_SCALE_KEEP_BUCKET"]).write_bytes(blob)
+        procs = []
+        for w in range(max(1, workers)):
+            (tmp / str(w)).mkdir()
+            (tmp / str(w) / "in.pkl").write_bytes(blob)
+            procs.append(subprocess.Popen(
+                [sys.executable, __file__, "_bucket", str(tmp / str(w))],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT)}))
+        res = []
+        for p in procs:
+            out, err = p.communicate()
+            if p.returncode:
+                raise RuntimeError(f"bucket measure failed: {err[-2000:]}")
+            res.append(json.loads(out.strip().splitlines()[-1]))
     finally:
-        import shutil
-
         shutil.rmtree(tmp, ignore_errors=True)
+
+    def split(passes_s):  # the excess of a worker's first ``per_worker`` buckets
+        steady = statistics.median(passes_s[len(passes_s) // 2:])
+        return steady, sum(max(0.0, x - steady) for x in passes_s[:per_worker])
+
+    p2 = [split(r["phase2_passes_s"]) for r in res]
+    ce = [split(r["certify_passes_s"]) for r in res]
+    mean = statistics.fmean
+    return {"phase2_s": mean(x for x, _ in p2), "phase2_excess_s": mean(y for _, y in p2),
+            "certify_s": mean(x for x, _ in ce), "certify_excess_s": mean(y for _, y in ce),
+            "check_task_fixed_s": mean(r["check_task_fixed_s"] for r in res),
+            "rows_out": res[0]["rows_out"], "shard_bytes": res[0]["shard_bytes"],
+            "files": res[0]["files"], "interpreters": len(res),
+            "phase2_passes_s": [r["phase2_passes_s"] for r in res],
+            "certify_passes_s": [r["certify_passes_s"] for r in res]}
 
 
 def _bucket_child(folder: str) -> dict:
@@ -740,16 +799,24 @@ def _bucket_child(folder: str) -> dict:
     hyper = tuple(tuple(r) for r in a["rows"])
     keep = tuple(a["keep"]) if a["keep"] is not None else None
     p2, ce, fixed = [], [], []
+    import ctypes
+
+    trim = ctypes.CDLL("libc.so.6").malloc_trim
+    # phase 2 passes, then check passes: as a run does its steps (the other workers
+    # meanwhile run the same step, which the concurrent interpreters reproduce)
     for _ in range(a["passes"]):
+        trim(0)  # as a worker's task starts (store._task_start): the free heap returned
         c0 = time.process_time()
         v = S._run_group(S._GroupTask(0, 1, 0, nf, str(work), str(shards), cols, D))
         p2.append(time.process_time() - c0)
+    for _ in range(a["passes"]):
         c0 = time.process_time()
         A = np.zeros((len(hyper), D), dtype=object)
         A[:] = 0
         A[:, list(cols)] = np.array(hyper, dtype=object)
         S.ex.fit(A)
         fixed.append(time.process_time() - c0)
+        trim(0)
         c0 = time.process_time()
         r = S._check_shards(S._CheckTask(0, 1, 1, str(shards), hyper, cols, D, keep))
         ce.append(max(0.0, time.process_time() - c0 - fixed[-1]))
@@ -758,7 +825,9 @@ def _bucket_child(folder: str) -> dict:
     return {"phase2_first_s": p2[0], "phase2_s": float(np.median(p2[1:])),
             "certify_first_s": ce[0], "certify_s": float(np.median(ce[1:])),
             "check_task_fixed_s": float(np.median(fixed)), "rows_out": rows_out,
-            "shard_bytes": S._shard_path(shards, 0).stat().st_size, "files": nf}
+            "shard_bytes": S._shard_path(shards, 0).stat().st_size, "files": nf,
+            "phase2_passes_s": [round(x, 4) for x in p2],
+            "certify_passes_s": [round(x, 4) for x in ce]}
 
 
 def _unit_frame(rows, path, keep, exact) -> bytes:
