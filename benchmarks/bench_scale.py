@@ -715,7 +715,7 @@ def _bucket_frames(subs: dict, share: dict, ncols, out_rows, in_rows, nframes,
 
 
 def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
-                    passes: int = 8, per_worker: int = 8) -> dict:
+                    passes: int = 8, per_worker: int = 8, rounds: int = 3) -> dict:
     """Phase 2 and the check of one synthetic bucket, as the run's workers run them.
 
     ``workers`` fresh interpreters at once (the run's tasks share the cores, caches and
@@ -726,7 +726,8 @@ def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
     first passes are slower (Parquet's first use, a heap growing to its working size):
     the steady cost is the median of the second half of the passes, and the excess over
     it of the first ``per_worker`` passes (the buckets one worker runs) is paid once per
-    worker.  Averaged over the interpreters."""
+    worker.  ``rounds`` such rounds one after another (a worker's first passes vary from
+    process to process), averaged over every interpreter."""
     import pickle
     import shutil
     import statistics
@@ -738,20 +739,22 @@ def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
                              "passes": passes})
         if os.environ.get("BENCH_SCALE_KEEP_BUCKET"):  # to re-time it: _bucket DIR
             Path(os.environ["BENCH_SCALE_KEEP_BUCKET"]).write_bytes(blob)
-        procs = []
-        for w in range(max(1, workers)):
-            (tmp / str(w)).mkdir()
-            (tmp / str(w) / "in.pkl").write_bytes(blob)
-            procs.append(subprocess.Popen(
-                [sys.executable, __file__, "_bucket", str(tmp / str(w))],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                env={**os.environ, "PYTHONPATH": str(ROOT)}))
         res = []
-        for p in procs:
-            out, err = p.communicate()
-            if p.returncode:
-                raise RuntimeError(f"bucket measure failed: {err[-2000:]}")
-            res.append(json.loads(out.strip().splitlines()[-1]))
+        for rnd in range(rounds):  # rounds one after another, workers at once in each
+            procs = []
+            for w in range(max(1, workers)):
+                d = tmp / f"{rnd}-{w}"
+                d.mkdir()
+                (d / "in.pkl").write_bytes(blob)
+                procs.append(subprocess.Popen(
+                    [sys.executable, __file__, "_bucket", str(d)],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)}))
+            for p in procs:
+                out, err = p.communicate()
+                if p.returncode:
+                    raise RuntimeError(f"bucket measure failed: {err[-2000:]}")
+                res.append(json.loads(out.strip().splitlines()[-1]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
