@@ -398,3 +398,12 @@ def test_small_flushes_and_task_memory(tmp_path, monkeypatch):
     for step in ("phase1", "phase2", "certify"):
         assert b.manifest["steps"][step]["max_task_rss_mb"] > 0
     assert all(v["maxrss_kb"] > 0 for v in b.manifest["certified"].values())
+    # in worker processes each task's peak is its own: at least its start, recorded
+    from engine.run.executor import process_pool
+
+    with process_pool(2) as pool:
+        c = enumerate_to_dir(W, tmp_path / "c", units=12, progress=False, executor=pool)
+    assert shard_bytes(c) == shard_bytes(a)
+    for v in c.manifest["batches_done"].values():
+        assert v["maxrss_mb"] > 0 and 0 <= v["added_mb"] <= v["maxrss_mb"]
+    assert c.manifest["steps"]["phase1"]["max_task_added_mb"] >= 0
