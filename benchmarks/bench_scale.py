@@ -481,8 +481,11 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
       contribution to the count is positive); rankings: the ranking formula, timed;
     * phase 1: the unit plan of the run, a stratified sample of units (strata by generic
       bound) run in forked children: CPU, rows emitted, and the memory each adds;
-    * phase 2, certification, files: calibrated per-row constants (``calibrate``) times the
-      predicted rows;
+    * merge and files: the sampled units' rows re-encoded as the run encodes them;
+    * phase 2 and certification: one synthetic bucket of the run's size through the real
+      phase-2 task and shard check, in as many concurrent fresh interpreters as the run
+      has workers (:func:`_bucket_measure`), times the number of buckets;
+    * memory: what the largest batches and a phase-2 group add (``VmHWM``);
     * error bars: ``repeats`` independent samples; every figure is reported as mean and
       standard deviation over them (and min..max).
     """
