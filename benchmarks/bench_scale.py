@@ -278,11 +278,9 @@ def _reset_peak() -> None:
 def _peak_mb() -> float:
     """This process's peak RSS since the last :func:`_reset_peak` (``VmHWM``), in MB.
     Not ``ru_maxrss``: that keeps a forked parent's peak across the fork (and exec)."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise OSError("no VmHWM in /proc/self/status")
+    from engine.geometry.store import _status_kb
+
+    return _status_kb("VmHWM:") / 1024
 
 
 def _rss_mb() -> float:
@@ -298,15 +296,16 @@ def _unit_measure(rows, path, keep):
 
 
 def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
-    """One unit as phase 1 runs it, then its rows through the later steps' per-row work:
-    (rows, phase-1 CPU, phase-1 bytes, merge CPU, phase-2 CPU, shard bytes,
-    certification CPU, memory added by phase 1, memory added by phase 2).
+    """One unit as phase 1 runs it, then its rows through the merge's per-row work:
+    (rows, phase-1 CPU, phase-1 bytes, merge CPU, shard bytes, memory after phase 1,
+    memory after writing the shards, a subsample of the rows as one frame).
 
     The phase-1 bytes are those of the unit's rows cut into frames of the size a batch
-    writes (``FLUSH_ROWS / buckets`` rows, sorted by sign words, compressed); the merge and
-    phase-2 CPU are those of decoding these frames, sorting, keeping first occurrences and
-    encoding them again (merge) or writing a Parquet shard (phase 2); the certification CPU
-    is that of checking the rows as a shard.  Run in a forked child (memory)."""
+    writes (``FLUSH_ROWS / buckets`` rows, sorted by sign words, compressed); the merge
+    CPU is that of decoding these frames, sorting, keeping first occurrences and encoding
+    them again; the shard bytes those of the frames written as Parquet shards.  Phase 2
+    and the check are timed apart, on a bucket of the run's size (:func:`_bucket_measure`).
+    Run in a forked child (memory)."""
     import numpy as np
 
     from engine.geometry import store as S
@@ -317,7 +316,7 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     rss1 = _peak_mb()
     n = len(K)
     if n == 0:
-        return (0, p1, 0, 0.0, 0.0, 0, 0.0, rss1, rss1, 0.0, 0.0, b"")
+        return (0, p1, 0, 0.0, 0, rss1, rss1, b"")
     # a uniform subsample of the unit's rows, for the synthetic bucket of _bucket_frames
     sub = np.sort(np.random.default_rng(n).choice(n, size=min(n, SUBSAMPLE_ROWS),
                                                   replace=False))
@@ -330,11 +329,10 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     frames = [(q, S._encode(K[cut[q]:cut[q + 1]], P[cut[q]:cut[q + 1]])) for q in range(sim)
               if cut[q + 1] > cut[q]]
     nbytes = sum(len(f) for _, f in frames)
-    tiny = S._encode(K[:64], P[:64])  # warms up each step below in this child, untimed
     del K, P
     # merge: decode, sort, first, encode (per frame, as a group task does per bucket)
-    # each step runs twice and the second is timed: the first pays the copy-on-write
-    # faults of a forked child, which a long-lived worker does not
+    # run twice and the second is timed: the first pays the copy-on-write faults of a
+    # forked child, which a long-lived worker does not
     for _ in range(2):
         c0 = time.process_time()
         dec = []
@@ -346,53 +344,19 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
             S._encode(k1, x1)
         del dec
         merge = time.process_time() - c0
-    # phase 2: decode, sort, first, Parquet shard; then the shard's certification
     tmp = Path(tempfile.mkdtemp(prefix="predict-"))
-    try:
+    try:  # the shards these rows make (their bytes)
         task = S._GroupTask(0, sim, 0, 0, str(tmp), str(tmp), tuple(cols), D)
-        warm = tmp / "warm"
-        warm.mkdir()
-        wtask = S._GroupTask(0, 1, 0, 0, str(warm), str(warm), tuple(cols), D)
-        one = S._CheckTask(0, 1, 1, str(warm), rows, tuple(cols), D, keep)
-        S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
-        S._check_shards(one)
-        c0 = time.process_time()  # fixed costs: one more (warm) shard of 64 rows
-        S._write_shard(wtask, 0, [S._decode(tiny, 0)[:2]])
-        f_p2 = time.process_time() - c0
-        # a check task's fixed cost (its normals, as _check_shards builds them), then a
-        # shard's (a warm check of the 64-row shard, less the task's)
-        from engine.geometry.arrangement import exact as ex
-
-        c0 = time.process_time()
-        A = np.zeros((len(rows), D), dtype=object)
-        A[:] = 0
-        A[:, list(cols)] = np.array(rows, dtype=object)
-        ex.fit(A)
-        f_task = time.process_time() - c0
-        c0 = time.process_time()
-        S._check_shards(one)
-        f_c = max(0.0, time.process_time() - c0 - f_task)
-        for _ in range(2):
-            c0 = time.process_time()
-            for q, f in frames:
-                k, x, _ = S._decode(f, 0)
-                S._write_shard(task, q, [(k, x)])
-            p2 = time.process_time() - c0
+        for q, f in frames:
+            k, x, _ = S._decode(f, 0)
+            S._write_shard(task, q, [(k, x)])
         rss2 = _peak_mb()
         shard_bytes = sum(S._shard_path(tmp, q).stat().st_size for q, _ in frames)
-        for _ in range(2):
-            c0 = time.process_time()
-            v = S._check_shards(S._CheckTask(0, sim, sim, str(tmp), rows, tuple(cols), D,
-                                             keep))
-            cert = time.process_time() - c0
-        assert all(not r["failed"] or r["failed"].startswith("missing") for r in v.values())
     finally:
         import shutil
 
         shutil.rmtree(tmp, ignore_errors=True)
-    # the per-row parts (the fixed costs of the sample's shards taken out)
-    return (n, p1, nbytes, merge, max(0.0, p2 - len(frames) * f_p2), shard_bytes,
-            max(0.0, cert - f_task - len(frames) * f_c), rss1, rss2, f_p2, f_c, sub_frame)
+    return (n, p1, nbytes, merge, shard_bytes, rss1, rss2, sub_frame)
 
 
 #: rows of each sampled unit kept for the synthetic phase-2 bucket
@@ -555,20 +519,17 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         v, cpu, _ = _forked(_unit_full_measure, rows, plan[i], st.keep, exact, buckets, D,
                             cols)
         rss0 = _rss_mb()
-        usub[i] = v[11]
-        return (*v[:7], max(0.0, v[7] - rss0), max(0.0, v[8] - rss0), v[9], v[10])
+        usub[i] = v[7]
+        return (*v[:5], max(0.0, v[5] - rss0), max(0.0, v[6] - rss0))
 
     nbatches = len(S._plan_batches(est, int(first[1]), workers))
     reps = []
     for r in range(repeats):
         ccpu, cnt = first if r == 0 else count_rep()
         tot, top = _stratified(ustrata, max(2, samples // strata), umeasure, ucache, rng)
-        emitted, p1, p1_bytes, merge_cpu, p2_cpu, shard_bytes, cert_cpu = tot[:7]
-        # fixed costs per shard written and per shard checked (the run's buckets)
-        f_p2, f_c = tot[9] / len(plan), tot[10] / len(plan)
-        per_row = {"merge": merge_cpu / emitted, "p2": p2_cpu / emitted,
-                   "bytes": p1_bytes / emitted, "shard": shard_bytes / emitted,
-                   "cert": cert_cpu / emitted}
+        emitted, p1, p1_bytes, merge_cpu, shard_bytes = tot[:5]
+        per_row = {"merge": merge_cpu / emitted, "bytes": p1_bytes / emitted,
+                   "shard": shard_bytes / emitted}
         # the waves of the run compared with, if given (an older revision's plan)
         waves = wave_plan or S._plan_waves(nbatches, int(cnt))
         nbatches = waves[-1][1]
@@ -582,20 +543,17 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         reps.append({"count_cpu_s": ccpu, "regions": cnt, "phase1_cpu_s": p1,
                      "emitted_rows": emitted, "waves": W, "phase2_rows": p2_read,
                      "merge_cpu_s": merge_read * per_row["merge"],
-                     "phase2_cpu_s": p2_read * per_row["p2"] + buckets * f_p2,
-                     "certify_cpu_s": cnt * per_row["cert"] + buckets * f_c,
+                     "phase2_cpu_s": 0.0, "certify_cpu_s": 0.0,  # below: one bucket
                      "fixed_cpu_s": cal["fixed_cpu_s"] + out["plan_cpu_s"],
                      "total_cpu_s": ccpu + p1 + merge_read * per_row["merge"]
-                     + p2_read * per_row["p2"] + cnt * per_row["cert"] + buckets * (f_p2 + f_c)
-                     + cal["fixed_cpu_s"]
-                     + out["plan_cpu_s"],
+                     + cal["fixed_cpu_s"] + out["plan_cpu_s"],
                      "phase1_disk_gb": emitted * per_row["bytes"] / 1e9,
                      "peak_work_disk_gb": disk / 1e9,
                      "shards_disk_gb": cnt * per_row["shard"] / 1e9,
                      # the end of phase 2: the last wave's files beside all the shards
                      "peak_disk_gb": max(disk, wave_rows[-1] * per_row["bytes"]
                                          + cnt * per_row["shard"]) / 1e9,
-                     "sampled_unit_peak_mb": top[7]})
+                     "sampled_unit_peak_mb": top[5]})
     # phase 2 and certification at the run's bucket size: one synthetic bucket of the
     # run's rows per bucket (distinct rows of sampled units, each row repeated as the
     # run's phase-1 files repeat it, in as many frames as a bucket reads), written as a
@@ -634,7 +592,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         p2 = buckets * b_p2 * r["phase2_rows"] / mean["phase2_rows"] + warm_p2
         ce = (buckets * b_cert * r["regions"] / mean["regions"] + ncheck * b_task
               + warm_c)
-        r["total_cpu_s"] += p2 - r["phase2_cpu_s"] + ce - r["certify_cpu_s"]
+        r["total_cpu_s"] += p2 + ce
         r["phase2_cpu_s"], r["certify_cpu_s"] = p2, ce
     keys = reps[0].keys()
     out["units"] = len(plan)
@@ -663,7 +621,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     out["largest_batch"] = {"units": bunits, "cpu_s": round(bcpu, 2),
                             "added_mb": round(badd, 1)}
     out["phase1_task_mb_predicted"] = round(base + badd, 1)
-    mem = np.array([(v[0], v[7]) for v in ucache.values() if v[0] > 0 and v[7] > 1])
+    mem = np.array([(v[0], v[5]) for v in ucache.values() if v[0] > 0 and v[5] > 1])
     if len(mem) >= 3:
         q, b = np.polyfit(np.log(mem[:, 0]), np.log(mem[:, 1]), 1)
         k_emit = np.array([v[0] for v in ucache.values()])
@@ -817,10 +775,7 @@ def _bucket_child(folder: str) -> dict:
         p2.append(time.process_time() - c0)
     for _ in range(a["passes"]):
         c0 = time.process_time()
-        A = np.zeros((len(hyper), D), dtype=object)
-        A[:] = 0
-        A[:, list(cols)] = np.array(hyper, dtype=object)
-        S.ex.fit(A)
+        S._check_normals(hyper, cols, D)
         fixed.append(time.process_time() - c0)
         trim(0)
         c0 = time.process_time()

@@ -1171,11 +1171,7 @@ def _check_shards(task: _CheckTask) -> dict[str, dict]:
     maxrss_kb}}`` (``maxrss_kb``: the task's peak memory so far)."""
     _one_blas_thread()
     _task_start()
-    A = np.zeros((len(task.hyperplanes), task.D), dtype=object)
-    A[:] = 0
-    if len(task.hyperplanes):
-        A[:, list(task.cols)] = np.array(task.hyperplanes, dtype=object)
-    A = ex.fit(A)
+    A = _check_normals(task.hyperplanes, task.cols, task.D)
     out = {}
     for p in range(task.lo, task.hi):
         c0 = time.process_time()
@@ -1183,6 +1179,16 @@ def _check_shards(task: _CheckTask) -> dict[str, dict]:
         out[str(p)] = {"rows": n, "failed": failed, "cpu": round(time.process_time() - c0, 6),
                        "maxrss_kb": _task_peak_kb(), "rss0_kb": _TASK_RSS0[0]}
     return out
+
+
+def _check_normals(hyperplanes: tuple, cols: tuple[int, ...], D: int) -> np.ndarray:
+    """The hyperplanes' normals in the input's D coordinates, exact (a check task's fixed
+    cost, paid once per task)."""
+    A = np.zeros((len(hyperplanes), D), dtype=object)
+    A[:] = 0
+    if len(hyperplanes):
+        A[:, list(cols)] = np.array(hyperplanes, dtype=object)
+    return ex.fit(A)
 
 
 def _check_one(task: _CheckTask, A: np.ndarray, p: int) -> tuple[int, str | None]:
