@@ -238,6 +238,7 @@ def _status_kb(key: str) -> int:
 
 
 def _in_dask_worker() -> bool:
+    """Whether this process is a Dask worker (tasks run there as in a pool worker)."""
     import sys
 
     if "distributed" not in sys.modules:

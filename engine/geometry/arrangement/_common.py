@@ -261,8 +261,6 @@ def dedupe_with(sign_matrix, P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, 
 DEDUPE_BLOCK = 1 << 15
 
 
-
-
 def _obj(X: np.ndarray) -> np.ndarray:
     return X.astype(object) if X.dtype != object else X
 
