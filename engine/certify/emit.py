@@ -241,11 +241,9 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
                        statement=None, provenance=None) -> dict:
     """A ``pattern-complete-stream`` certificate for a result directory (streamed).
 
-    The rows of ``directory`` (written by :func:`engine.geometry.enumerate_to_dir`) are
-    re-written as gzip'd JSON-lines shards (:meth:`StoredResult.write_twins`) that the
-    stdlib checker verifies one line at a time; the certificate references them by SHA-256
-    and path relative to the certificate's folder, and inlines the intersection lattice
-    for the exact Zaslavsky count (certificates/SPEC.md section 10).
+    Opens ``directory`` (written by :func:`engine.geometry.enumerate_to_dir`) and builds the
+    certificate with :func:`engine.certify.stream.stream_certificate`, whose parameters
+    (``out``, ``twin``, ``buckets``) this takes.
 
     Parameters
     ----------
@@ -257,10 +255,17 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
         Folder of the twin shards (default ``directory/twin``).
     buckets : int, optional
         Number of twin shards (default: the directory's number of Parquet shards).
+    statement, provenance : optional
+        As for every certificate (:func:`header`).
 
     Returns
     -------
     dict
+
+    Raises
+    ------
+    InvalidInput
+        ``directory`` is not a readable result directory.
 
     Examples
     --------
@@ -272,24 +277,8 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     >>> c["kind"], sum(s["rows"] for s in c["shards"]), c["shards"][0]["file"][:5]
     ('pattern-complete-stream', 4, 'twin/')
     """
-    import os
+    from engine.certify import stream
+    from engine.geometry.stream import open_result
 
-    from certificates import api as sm
-    from engine.certify.geometry import _exact_model, _model_fields
-    from engine.geometry.store import open_result
-
-    res = open_result(directory)
-    doc = res.manifest["input"]
-    Wq, b, bz = _exact_model(doc["W"], doc["bias"])
-    ptype = doc["kind"]
-    twin = os.path.join(os.fspath(directory), "twin") if twin is None else os.fspath(twin)
-    shards = res.write_twins(twin, buckets)
-    base = os.path.dirname(os.path.abspath(os.fspath(out)))
-    cert = header("pattern-complete-stream", statement, provenance)
-    cert.update(_model_fields(Wq, b))
-    cert["pattern"] = ptype
-    cert["lattice"] = lattice(sm.arrangement(Wq, bz, ptype))
-    cert["buckets"] = len(shards)
-    cert["shards"] = [{"file": os.path.relpath(s["file"], base).replace(os.sep, "/"),
-                       "sha256": s["sha256"], "rows": s["rows"]} for s in shards]
-    return cert
+    return stream.stream_certificate(open_result(directory), out, twin=twin, buckets=buckets,
+                                     statement=statement, provenance=provenance)
