@@ -3,10 +3,9 @@
 Layers, bottom up: ``certificates`` (standard library only: the trusted checker) <-
 ``engine.exact`` (the exact kernel) <- ``engine.geometry`` / ``engine.convex`` / ... <-
 ``engine.cli`` / ``engine.reproduce``.  Every import counts, including those inside
-functions.  The rooms of ``engine.certify`` (one module per certificate family) are nodes
-of their own: a family builder that works from exact data (:mod:`engine.certify.geometry`)
-sits below the results whose ``.certificate()`` delegates to it; the index
-(:mod:`engine.certify.emit`), which enumerates first, sits above them.
+functions.  ``engine.certify`` (the certificate builders, from exact data) is one node on
+one floor, below the results whose ``.certificate()`` delegates to it; the entry points
+that enumerate first (:mod:`engine.emit`) sit above the results.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ def _node(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "engine"
-    if parts[1] == "certify" and len(parts) > 2:
-        return ".".join(parts[:3])
     return f"engine.{parts[1]}"
 
 

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from certificates import api as sm
 from engine.certify.common import header
-from engine.certify.geometry import _exact_model, _model_fields, lattice
+from engine.certify.geometry import exact_model, lattice, model_fields
 
 __all__ = ["StreamedRows", "stream_certificate"]
 
@@ -71,13 +71,13 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
         ``buckets`` is below 1, or the stored input is not a valid head.
     """
     doc = result.manifest["input"]
-    Wq, b, bz = _exact_model(doc["W"], doc["bias"])
+    Wq, b, bz = exact_model(doc["W"], doc["bias"])
     ptype = doc["kind"]
     twin = os.path.join(os.fspath(result.root), "twin") if twin is None else os.fspath(twin)
     shards = result.write_twins(twin, buckets)
     base = os.path.dirname(os.path.abspath(os.fspath(out)))
     cert = header("pattern-complete-stream", statement, provenance)
-    cert.update(_model_fields(Wq, b))
+    cert.update(model_fields(Wq, b))
     cert["pattern"] = ptype
     cert["lattice"] = lattice(sm.arrangement(Wq, bz, ptype))
     cert["buckets"] = len(shards)

@@ -1,7 +1,8 @@
-"""The certificate families, one import: ``from engine.certify import emit``.
+"""The certificate families, one import: ``from engine import emit``.
 
-Every certificate the engine writes is built in one module of :mod:`engine.certify`, one per
-family, all on the header and canonical text of :mod:`engine.certify.common`:
+Every certificate the engine writes is built in one module of :mod:`engine.certify` (one
+floor, from exact data), one per family, all on the header and canonical text of
+:mod:`engine.certify.common`; this index sits above the results, since it enumerates first:
 
 * geometry (:mod:`engine.certify.geometry`, from exact data, and this module, from a bare
   matrix): sign, ranking, complete-pattern, pattern-differs, argmaxable labels,
@@ -36,12 +37,12 @@ from __future__ import annotations
 from engine.certify.common import dumps, header
 from engine.certify.geometry import (
     GRID_CLAIMS,
-    _exact_model,
     argmax_certificate,
     bundle_certificate,
     decide,
     difference_rows,
     enumeration_certificate,
+    exact_model,
     grid_bundle,
     lattice,
     pattern_certificate,
@@ -104,7 +105,7 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
     if pattern not in ("sign", "ranking"):
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
     if patterns is None:
-        Wq, b, _ = _exact_model(W, bias)
+        Wq, b, _ = exact_model(W, bias)
         patterns = _enumerate(Wq, b, pattern)
     return enumeration_certificate(W, pattern, patterns, bias=bias, top=top,
                                    statement=statement, provenance=provenance)
@@ -125,8 +126,8 @@ def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None
     """
     ptype = "ranking" if ranking else "sign"
     P = "R" if ranking else "S"
-    A = _exact_model(W1, bias1)
-    B = _exact_model(W2, bias2)
+    A = exact_model(W1, bias1)
+    B = exact_model(W2, bias2)
     if len(A[0]) != len(B[0]):
         raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
     pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], ptype))
