@@ -36,6 +36,9 @@ def run(main, argv=None) -> int:
 
 
 def _invalid(path, v) -> str:
+    if v.exit_code == 2:  # refused (work budget, unreadable file): nothing was found wrong
+        return (f"{path}: NOT CHECKED {v.kind} failed_check={v.failed_check} "
+                f"location={v.location}: {v.message}")
     return (f"{path}: INVALID {v.kind} failed_check={v.failed_check} location={v.location}: "
             f"{v.message}")
 

@@ -242,9 +242,9 @@ def check_orbit(obj, loc="") -> None:
     Y = [list(c) for c in zip(*Yb, strict=True)]  # m x B, one column per base
     _stochastic(Y, "target", f"{loc}/bases")
     gens = _perms(K.get(obj, "generators", loc), f"{loc}/generators", m)
-    N = group_order(gens, m)
-    K.fail_if(K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order") != N,
-              "group-order", f"{loc}/group_order", f"the generators generate a group of order {N}")
+    claimed = K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order")  # schema first
+    K.fail_if(claimed != (N := group_order(gens, m)), "group-order", f"{loc}/group_order",
+              f"the generators generate a group of order {N}")  # then the metered order
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m, cols=m)
     for n, g in enumerate(gens):
         K.fail_if(_moved(W, g), "structure-invariant", f"{loc}/generators/{n}",

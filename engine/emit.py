@@ -96,6 +96,27 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
     complete enumeration (:func:`engine.geometry.sign_pattern` or
     :func:`engine.geometry.ranking_pattern`) is run first.
 
+    Parameters
+    ----------
+    W : k x d matrix
+    pattern : {"sign", "ranking"}
+    bias : length-k vector, optional
+    patterns : list, optional
+        The complete set (default: enumerated here).
+    top : int, optional
+        State the top-``top`` prefixes of the rankings (1..k; ranking patterns only).
+    statement, provenance : optional
+        As for every certificate.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    InvalidInput
+        Bad W, bias, pattern or ``top``.
+
     Examples
     --------
     >>> c = complete_certificate([[1, 0], [0, 1]], "sign")
@@ -104,8 +125,14 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
     """
     if pattern not in ("sign", "ranking"):
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
+    Wq, b, _ = exact_model(W, bias)
+    if top is not None:  # checked before any enumeration, with the message of ranking_pattern
+        if pattern != "ranking":
+            raise InvalidInput("top applies to ranking patterns only (pattern='ranking')")
+        if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= len(Wq):
+            raise InvalidInput(f"top must be an integer between 1 and k = {len(Wq)}; "
+                               f"got {top!r}")
     if patterns is None:
-        Wq, b, _ = exact_model(W, bias)
         patterns = _enumerate(Wq, b, pattern)
     return enumeration_certificate(W, pattern, patterns, bias=bias, top=top,
                                    statement=statement, provenance=provenance)

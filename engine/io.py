@@ -56,7 +56,7 @@ from engine.exact.numbers import (
     to_vector,
 )
 
-__all__ = ["read_raw", "read_matrix", "read_vector", "MAX_FILE_BYTES",
+__all__ = ["read_raw", "read_matrix", "read_vector", "read_text", "MAX_FILE_BYTES",
            "TEXT_SUFFIXES"]
 
 #: Largest matrix file read (bytes).
@@ -93,18 +93,50 @@ def _split_path(path: str | Path) -> tuple[Path, str | None]:
     return p, None
 
 
-def _checked(p: Path) -> Path:
+def _checked(p: Path, what: str = "matrix file") -> Path:
     if not p.exists():
         raise InvalidInput(f"file not found: {p}")
     if p.is_dir():
-        raise InvalidInput(f"{p} is a directory, not a matrix file")
+        raise InvalidInput(f"{p} is a directory, not a {what}")
     if not p.is_file():
-        raise InvalidInput(f"{p} is not a regular file (a device or a pipe?); give a matrix file")
+        raise InvalidInput(f"{p} is not a regular file (a device or a pipe?); give a {what}")
     size = p.stat().st_size
     if size > MAX_FILE_BYTES:
-        raise TooLarge(f"{p} has {size} bytes; matrix files are read up to {MAX_FILE_BYTES} bytes "
+        raise TooLarge(f"{p} has {size} bytes; {what}s are read up to {MAX_FILE_BYTES} bytes "
                        "(see docs/limits.md)")
     return p
+
+
+def read_text(path: str | Path, what: str = "text file") -> str:
+    """A UTF-8 text file, checked as every input file is (a regular file, at most
+    :data:`MAX_FILE_BYTES` bytes: never a pipe or a device, which could block or never end).
+
+    Parameters
+    ----------
+    path : path
+    what : str
+        What the file is (named in messages).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InvalidInput
+        Missing, a directory, a pipe or device, or not UTF-8.
+    TooLarge
+        Larger than :data:`MAX_FILE_BYTES`.
+
+    Examples
+    --------
+    >>> read_text("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: /dev/zero is not a regular file (a device or a pipe?); give a text file
+    """
+    p = _checked(Path(path).expanduser(), what)
+    return _decode(p, p.read_bytes())
 
 
 def _decode(p: Path, data: bytes) -> str:
@@ -204,13 +236,25 @@ def _depth_ok(text: str) -> bool:
     return True
 
 
+def _json_object(pairs: list) -> dict:
+    """A JSON object whose keys are all distinct (a repeated key is an error, not the last
+    value silently kept)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise InvalidInput(f"the JSON key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def _read_json(p: Path):
     text = _decode(p, p.read_bytes())
     if not _depth_ok(text):
         raise InvalidInput(f"{p}: JSON nested deeper than {_MAX_JSON_DEPTH} levels; a matrix "
                            "is a list of rows")
     try:
-        data = json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+        data = json.loads(text, parse_int=_json_int, parse_constant=_json_constant,
+                          object_pairs_hook=_json_object)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{p}, line {exc.lineno}, column {exc.colno}: not valid JSON: "
                            f"{exc.msg}") from None
@@ -227,7 +271,30 @@ def _read_json(p: Path):
     return data
 
 
+def _npy_header_fits(p: Path) -> None:
+    """Refuse a .npy file whose header promises more bytes than the file holds (it would be
+    reported as "out of memory" by the allocation numpy makes before reading)."""
+    fmt = np.lib.format
+    try:
+        with open(p, "rb") as fh:
+            version = fmt.read_magic(fh)
+            read = fmt.read_array_header_1_0 if version == (1, 0) else \
+                fmt.read_array_header_2_0
+            shape, _, dtype = read(fh)
+            start = fh.tell()
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError) as exc:
+        raise InvalidInput(f"{p} is not a readable .npy array: {exc}") from None
+    if dtype.hasobject:
+        return  # np.load refuses it (allow_pickle=False) with its own message
+    need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    have = p.stat().st_size - start
+    if need != have:
+        raise InvalidInput(f"{p}: the .npy header says shape {tuple(shape)} of {dtype} "
+                           f"({need:,} bytes) but the file holds {have:,} bytes of data")
+
+
 def _read_npy(p: Path) -> np.ndarray:
+    _npy_header_fits(p)
     try:
         arr = np.load(p, allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:

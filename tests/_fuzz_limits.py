@@ -71,3 +71,15 @@ def _text(b) -> str:
     if b is None:
         return ""
     return b if isinstance(b, str) else b.decode(errors="replace")
+
+
+def run_code(code: str, *, cpu: int = CPU_LIMIT, mem: int | None = 2 << 30,
+             timeout: float = 300, cwd: str | Path | None = None) -> Result:
+    """``python -c CODE`` under the same limits (a Python API call as a user makes it)."""
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           errors="replace", preexec_fn=_limits(cpu, mem), timeout=timeout,
+                           cwd=cwd, env=env(), stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        return Result(None, _text(exc.stdout), _text(exc.stderr))
+    return Result(p.returncode, p.stdout, p.stderr)

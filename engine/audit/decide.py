@@ -526,6 +526,16 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     out[k]["box"] = _witness_record(fit[0], None, "center")
                     pending[k].discard("box")
         stats["screen"] += time.process_time() - t0
+    # twins: a label whose row another label repeats (bias no larger) is never the strict
+    # argmax; one exact check each instead of an LP over every row (np.ones((100000, 1)))
+    if pending:
+        t0 = time.process_time()
+        for k, j in _twins(head, sorted(pending)).items():
+            for dom in sorted(pending[k]):
+                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None):
+                    out[k][dom] = _never([j], [1], "twin")
+                    pending[k].discard(dom)
+        stats["twins"] = time.process_time() - t0
     # the rest: relaxation, cutting-plane LP, Gordan, exact completion
     for k in sorted(pending):
         doms = pending[k]
@@ -563,6 +573,25 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
             margins[k] = _witness_margin(head, k, rec["witness"])
     stats["_margins"] = margins
     return [out[k] for k in labels], stats
+
+
+def _twins(head: Head, ks: list[int]) -> dict[int, int]:
+    """{k: j} for labels ``ks`` whose float row (and bias) equals that of another label j
+    (the first such j, by row order): proposals only, each checked exactly by the caller."""
+    rows = head.rows(list(range(head.k)))
+    b = head.bias
+    key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
+    view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+    _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+    out = {}
+    for k in ks:
+        j = int(first[inv[k]])
+        if j == k:  # k is its group's first: pair it with the next one, if any
+            same = np.flatnonzero(inv == inv[k])
+            j = int(same[1]) if len(same) > 1 else k
+        if j != k:
+            out[k] = j
+    return out
 
 
 def _witness_margin(head: Head, k: int, w: dict) -> float:

@@ -71,7 +71,12 @@ class HeadSpec:
 
 def _is_binary(q: Fraction) -> bool:
     den = q.denominator
-    return den & (den - 1) == 0 and float(q) == q
+    if den & (den - 1) or abs(q) > _FLOAT_MAX:  # beyond the float range: kept exact
+        return False
+    return float(q) == q
+
+
+_FLOAT_MAX = Fraction(float.fromhex("0x1.fffffffffffffp+1023"))
 
 
 def _exact_or_binary_rows(W) -> tuple:
@@ -121,6 +126,10 @@ class Head:
             if rows and isinstance(rows[0][0], Fraction):
                 self._exact = rows
                 self.binary = False
+                if any(abs(q) > _FLOAT_MAX for r in rows for q in r):
+                    raise InvalidInput("W has an entry beyond the float range (|x| > 1.8e308), "
+                                       "which the audit's float proposals cannot hold; scale "
+                                       "the head (a positive factor keeps every verdict)")
                 arr = np.array([[float(q) for q in r] for r in rows], dtype=np.float64)
             else:
                 self.binary = True

@@ -95,7 +95,8 @@ def nearest(rows: list[dict], n: int = 20) -> list[dict]:
 
 def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
     """Figure: margin at the witness against row norm, never-labels marked; PNG bytes
-    written with ``write``.  None when matplotlib is missing."""
+    written with ``write``.  None when matplotlib is missing or cannot draw the axes (values
+    near the float range)."""
     try:
         import matplotlib
 
@@ -104,9 +105,10 @@ def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
     except ImportError:  # pragma: no cover - optional
         return None
     fig, ax = plt.subplots(figsize=(5.5, 3.6), dpi=120)
+    finite = [math.isfinite(float(v)) for v in norms]  # rows near 1.8e308: no point
     arg = [r for r in rows if r["verdict"] == "argmaxable" and r["margin"] is not None
-           and r["margin"] > 0]
-    nev = [r for r in rows if r["verdict"] == "never"]
+           and 0 < r["margin"] < math.inf and finite[r["label"]]]
+    nev = [r for r in rows if r["verdict"] == "never" and finite[r["label"]]]
     if arg:
         ax.scatter([norms[r["label"]] for r in arg], [r["margin"] for r in arg], s=4,
                    label=f"argmaxable ({len(arg)})", color="tab:blue")
@@ -119,10 +121,14 @@ def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
     ax.set_ylabel("margin at the witness / ||x||")
     ax.set_title("Argmax audit: how far each label is from losing")
     ax.legend(loc="best", fontsize=8)
-    fig.tight_layout()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
+    try:
+        fig.tight_layout()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+    except (OverflowError, ValueError):  # axes spanning ~1e308: matplotlib cannot tick them
+        return None
+    finally:
+        plt.close(fig)
     write(path, buf.getvalue())
     return path
 
@@ -140,10 +146,12 @@ def read_label_names(spec, k: int) -> dict[int, str]:
     from engine.errors import InvalidInput
 
     if isinstance(spec, str | Path):
+        from engine.io import read_text
+
         p = Path(spec)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+        try:  # a regular file of bounded size: never a FIFO or /dev/zero
+            text = read_text(p, "label-names file")
+        except OSError as exc:
             raise InvalidInput(f"cannot read label names from {p}: {exc}") from None
         if text.lstrip().startswith("["):
             try:

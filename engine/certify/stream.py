@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from certificates import api as sm
 from engine.certify.common import header
 from engine.certify.geometry import exact_model, lattice, model_fields
+from engine.errors import InvalidInput
 
 __all__ = ["StreamedRows", "stream_certificate"]
 
@@ -68,8 +69,13 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
     Raises
     ------
     InvalidInput
-        ``buckets`` is below 1, or the stored input is not a valid head.
+        The run is incomplete, a shard is unreadable, ``buckets`` is below 1, or the
+        stored input is not a valid head.
     """
+    if not result.manifest.get("complete"):
+        raise InvalidInput(f"{result.root} is an incomplete run (not certified complete; a run "
+                           "killed or left by a full disk?); finish it first: run the same "
+                           "`logitgeom patterns ... -o DIR` again, which resumes it")
     doc = result.manifest["input"]
     Wq, b, bz = exact_model(doc["W"], doc["bias"])
     ptype = doc["kind"]

@@ -194,7 +194,7 @@ def _pattern(args: argparse.Namespace) -> int:
 
     W = read_matrix(args.W, what="W")
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
-    ptype = "ranking" if (args.ranking or args.top) else "sign"
+    ptype = "ranking" if (args.ranking or args.top is not None) else "sign"
     _size_check(W, bias, ptype == "ranking", args)
     cert = emit.complete_certificate(W, ptype, bias=bias, top=args.top,
                                      provenance=_prov(args))
@@ -206,7 +206,7 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     from certificates.api import check_file
     from engine import emit
 
-    if args.W is not None or args.bias or args.ranking or args.top:
+    if args.W is not None or args.bias or args.ranking or args.top is not None:
         raise InvalidInput("--from DIR takes W, bias and pattern type from DIR/manifest.json; "
                            "do not also give W, --bias, --ranking or --top")
     if not args.output or args.output == "-":

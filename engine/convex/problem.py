@@ -124,6 +124,9 @@ class LayerPeeled:
         self.E_W = float(self.E_W_exact)
         self.E_H = float(self.E_H_exact)
         self.rho = math.sqrt(self.E_W * self.E_H)
+        if not 0 < self.rho < math.inf:
+            raise InvalidInput(f"E_W * E_H = {self.E_W:g} * {self.E_H:g} is outside the float "
+                               "range the solvers work in; choose budgets nearer 1")
         if d is not None:
             if isinstance(d, bool) or not isinstance(d, int | np.integer) or int(d) < 1:
                 raise InvalidInput(f"d must be a positive integer (the hidden width); got {d!r}")

@@ -29,10 +29,49 @@ SUM_TOL = 1e-9
 
 
 def read_budget(x: object, name: str) -> Fraction:
+    """A squared Frobenius budget, exact, positive, and usable by the float side.
+
+    Parameters
+    ----------
+    x : number or string
+        The budget as given (exact conversion).
+    name : str
+        ``"E_W"`` or ``"E_H"`` (names it in a message).
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    InvalidInput
+        Not a number, not positive, or outside the float range the solvers work in (its
+        float is 0 or infinite).
+
+    Examples
+    --------
+    >>> read_budget("1/2", "E_W")
+    Fraction(1, 2)
+    >>> read_budget("1e-400", "E_H")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: E_H = '1e-400' is below the smallest positive float (about 2.2e-308); the solvers need a budget between 2.2e-308 and 1.8e308
+    """
     q = to_fraction(x, what=name)
     if q <= 0:
         raise InvalidInput(f"{name} must be > 0 (a squared Frobenius budget); got {x!r}")
+    if q < _TINY:
+        raise InvalidInput(f"{name} = {x!r} is below the smallest positive float (about "
+                           "2.2e-308); the solvers need a budget between 2.2e-308 and 1.8e308")
+    if q > _HUGE:
+        raise InvalidInput(f"{name} = {x!r} is beyond the float range (about 1.8e308); the "
+                           "solvers need a budget between 2.2e-308 and 1.8e308")
     return q
+
+
+#: the smallest positive normal float and the largest float, exactly
+_TINY = Fraction(float.fromhex("0x1p-1022"))
+_HUGE = Fraction(float.fromhex("0x1.fffffffffffffp+1023"))
 
 
 

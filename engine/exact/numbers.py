@@ -77,6 +77,20 @@ def _limit_error(what: str, text: str, detail: str) -> InvalidInput:
     )
 
 
+#: bits of the largest numerator or denominator given as a number (not text): those of the
+#: largest MAX_DIGITS-digit integer, so every accepted number has a decimal string
+_MAX_BITS = 13288
+
+
+def _bounded(q: Fraction, what: str) -> Fraction:
+    """``q`` if its numerator and denominator have at most :data:`MAX_DIGITS` digits."""
+    if q.numerator.bit_length() > _MAX_BITS or q.denominator.bit_length() > _MAX_BITS:
+        big = max(q.numerator.bit_length(), q.denominator.bit_length())
+        raise InvalidInput(f"{what} is too large to read: about {int(big * 0.30103) + 1} digits "
+                           f"(limit: {MAX_DIGITS} digits; see docs/limits.md)")
+    return q
+
+
 def check_number_text(text: str, *, what: str = "value") -> str:
     """Check the textual form of a number before it is parsed; return it stripped.
 
@@ -147,7 +161,9 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
     Raises
     ------
     InvalidInput
-        NaN, infinity, booleans, complex numbers, unparsable strings, other types.
+        NaN, infinity, booleans, complex numbers, unparsable strings, other types, and
+        numbers with more than :data:`MAX_DIGITS` digits (text, integers and fractions
+        alike).
 
     Examples
     --------
@@ -163,9 +179,9 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
     if isinstance(x, bool | np.bool_):
         raise InvalidInput(f"{what} is a boolean ({x!r}); give a number")
     if isinstance(x, Fraction):
-        return x
+        return _bounded(x, what)
     if isinstance(x, int | np.integer):
-        return Fraction(int(x))
+        return _bounded(Fraction(int(x)), what)
     if isinstance(x, float | np.floating):
         xf = float(x)
         if math.isnan(xf):
@@ -196,7 +212,7 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
             ) from exc
         return q
     if isinstance(x, numbers.Rational):
-        return Fraction(x.numerator, x.denominator)
+        return _bounded(Fraction(x.numerator, x.denominator), what)
     if isinstance(x, complex | np.complexfloating):
         raise InvalidInput(f"{what} is complex ({x!r}); give a real number")
     raise InvalidInput(f"{what} has unsupported type {type(x).__name__}; give a real number")

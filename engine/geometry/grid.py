@@ -44,7 +44,7 @@ from typing import Any
 from tqdm import tqdm
 
 from engine import _display
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, TooLarge
 from engine.exact.linalg import column_basis
 from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
 from engine.geometry._grid_sets import (
@@ -54,6 +54,7 @@ from engine.geometry._grid_sets import (
 )
 from engine.geometry.cosine import difference_pairs, gram_exact
 from engine.geometry.patterns import PatternResult, ranking_pattern, sign_pattern
+from engine.limits import as_size
 from engine.run.executor import cpu_count, in_worker, process_pool
 
 __all__ = [
@@ -79,6 +80,43 @@ GRID_NOTE = (
 )
 
 
+#: :func:`random_head` draws at most this many entries
+RANDOM_HEAD_MAX_ENTRIES = 1_000_000
+#: :func:`verify_grid` refuses a grid whose regions bound (:func:`grid_work`) exceeds this; the
+#: cosine paper's grid (n = 3, 5, 10, d = 2..6, 5 seeds) is 14,014,330
+GRID_LIMIT = 30_000_000
+
+
+def grid_work(ns: Sequence[int], seeds: int, d_min: int, d_max: int) -> int:
+    """An upper bound on the regions a verification grid enumerates: per head, the rankings
+    of ``n`` labels in ``d`` dimensions, at most ``min(n!, 2 sum_{i<d} C(m - 1, i))`` with
+    ``m = C(n, 2)`` (the generic count of m central hyperplanes in R^d), times the seeds.
+
+    Parameters
+    ----------
+    ns : sequence of int
+    seeds, d_min, d_max : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> grid_work((3, 5, 10), 5, 2, 6)
+    14014330
+    """
+    from math import comb, factorial
+
+    tot = 0
+    for n in ns:
+        m = comb(n, 2)
+        for d in range(d_min, min(d_max, n) + 1):
+            gen = 2 * sum(comb(m - 1, i) for i in range(d))
+            tot += seeds * (min(gen, factorial(n)) if n <= 20 else gen)
+    return tot
+
+
 def random_head(n: int, d: int, seed: int, *, low: int = -5, high: int = 5) -> ExactMatrix:
     """A deterministic random ``n x d`` integer head with non-zero, pairwise distinct rows.
 
@@ -86,11 +124,26 @@ def random_head(n: int, d: int, seed: int, *, low: int = -5, high: int = 5) -> E
     redrawn.  The generator is seeded by the string ``"logitgeom-grid/n/d/seed"``, so the
     head is the same on every run and platform.
 
+    Parameters
+    ----------
+    n, d : int
+        Rows (labels) and columns; ``n * d`` at most :data:`RANDOM_HEAD_MAX_ENTRIES`.
+    seed : int
+        The seed (any integer).
+    low, high : int
+        The range of the entries.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+
     Raises
     ------
     InvalidInput
         ``n < 1``, ``d < 1``, ``low > high``, or a range too small for ``n`` distinct
         non-zero rows.
+    TooLarge
+        ``n * d`` above :data:`RANDOM_HEAD_MAX_ENTRIES`.
 
     Examples
     --------
@@ -103,9 +156,13 @@ def random_head(n: int, d: int, seed: int, *, low: int = -5, high: int = 5) -> E
             raise InvalidInput(f"{name} must be an integer; got {v!r}")
     if n < 1 or d < 1:
         raise InvalidInput(f"n and d must be at least 1; got n = {n}, d = {d}")
+    if n * d > RANDOM_HEAD_MAX_ENTRIES:
+        raise TooLarge(f"a random head of {n:,} x {d:,} entries is above the largest supported "
+                       f"size ({RANDOM_HEAD_MAX_ENTRIES:,} entries)")
     if low > high:
         raise InvalidInput(f"low = {low} is larger than high = {high}")
-    if (high - low + 1) ** d - (1 if low <= 0 <= high else 0) < n:
+    if d * (high - low + 1).bit_length() < 64 and \
+            (high - low + 1) ** d - (1 if low <= 0 <= high else 0) < n:
         raise InvalidInput(
             f"only {(high - low + 1) ** d} integer rows in {low}..{high}^{d}: "
             f"cannot draw {n} distinct non-zero rows"
@@ -451,6 +508,14 @@ def verify_grid(
     -------
     GridResult
 
+    Raises
+    ------
+    InvalidInput
+        ``ns`` not a sequence of positive integers, bad ``seeds``, ``d_min``, ``d_max``,
+        ``method`` or ``workers``, or an empty grid.
+    TooLarge
+        The grid's regions bound (:func:`grid_work`) is over :data:`GRID_LIMIT`.
+
     Examples
     --------
     >>> r = verify_grid(ns=(3,), seeds=1, progress=False)
@@ -459,6 +524,16 @@ def verify_grid(
     """
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise InvalidInput(f"seeds must be a positive integer; got {seeds!r}")
+    if isinstance(ns, str | bytes) or not isinstance(ns, Sequence):
+        raise InvalidInput(f"ns must be a sequence of integers; got {ns!r}")
+    ns = [as_size(n, "each n (labels)", least=1, most=1000) for n in ns]
+    d_min = as_size(d_min, "d_min", least=1, most=1000)
+    d_max = as_size(d_max, "d_max", least=1, most=1000)
+    work = grid_work(ns, seeds, d_min, d_max)
+    if work > GRID_LIMIT:
+        raise TooLarge(f"the grid (n = {','.join(map(str, ns))}, d = {d_min}..{d_max}, {seeds:,} "
+                       f"seeds) may enumerate up to {work:,} regions, over the limit of "
+                       f"{GRID_LIMIT:,}; choose smaller n, d or seeds")
     jobs = [(n, d, s) for n in ns for d in range(d_min, min(d_max, n) + 1) for s in range(seeds)]
     if not jobs:
         raise InvalidInput(f"the grid is empty: ns = {list(ns)}, d = {d_min}..{d_max}")

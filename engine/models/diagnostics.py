@@ -61,6 +61,9 @@ def _float_matrix(A, what: str, *, square: bool) -> np.ndarray:
         M = np.array(A, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"{what} must be a real matrix: {exc}") from exc
+    except OverflowError:  # an exact number beyond the float range
+        raise InvalidInput(f"{what} has an entry beyond the float range (|x| > 1.8e308); "
+                           "the diagnostics are float computations") from None
     if M.ndim != 2:
         raise InvalidInput(f"{what} must be 2-D; got shape {M.shape}")
     if square and M.shape[0] != M.shape[1]:

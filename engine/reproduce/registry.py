@@ -146,7 +146,7 @@ def select_claims(only: str | None = None) -> list[Claim]:
     Raises
     ------
     InvalidInput
-        A pattern matches no claim (the known keys are listed).
+        A pattern matches no claim (the known keys are listed), or ``only`` names none.
 
     Examples
     --------
@@ -156,7 +156,12 @@ def select_claims(only: str | None = None) -> list[Claim]:
     """
     if only is None:
         return list(CLAIMS.values())
+    if not isinstance(only, str):
+        raise InvalidInput(f"only must be a string of claim keys; got {only!r}")
     pats = [p.strip().lower() for p in only.split(",") if p.strip()]
+    if not pats:
+        raise InvalidInput(f"--only {only!r} names no claim; give claim keys or globs such as "
+                           "'cos-thm-3.4' (logitgeom reproduce --list shows them)")
     out = []
     for p in pats:
         glob = p if "*" in p or "?" in p else p + "*"

@@ -253,6 +253,11 @@ def close_executor(executor: object, timeout: float = 60.0) -> None:
     cluster.close(timeout=timeout)
 
 
+#: the most local worker processes :func:`make_executor` starts (a pool that large is
+#: already far past any machine's cores; more only exhausts process and memory limits)
+MAX_WORKERS = 256
+
+
 def make_executor(workers: int | None = None, scheduler: str | None = None):
     """Build an executor from CLI-style options.
 
@@ -270,11 +275,24 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
     None, concurrent.futures.Executor or distributed.Client
         The caller owns it and closes it (``close()`` / ``shutdown()``).
 
+    Raises
+    ------
+    InvalidInput
+        ``workers`` is not an integer in 1..:data:`MAX_WORKERS`.
+
     Examples
     --------
     >>> make_executor(workers=1) is None
     True
+    >>> make_executor(workers=100_000)
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: --workers must be an integer from 1 to 256 (processes on this machine); got 100000
     """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or not 1 <= workers <= MAX_WORKERS):
+        raise InvalidInput(f"--workers must be an integer from 1 to {MAX_WORKERS} (processes on "
+                           f"this machine); got {workers!r}")
     if scheduler is not None:
         try:
             from distributed import Client, LocalCluster

@@ -280,7 +280,16 @@ class GroupAction:
     def __repr__(self) -> str:
         nm = f"{self.name!r}, " if self.name else ""
         kind = f", regular blocks={self._blocks}" if self.is_regular else ""
-        return f"GroupAction({nm}order={self.order}, m={self.m}, n={self.n}{kind})"
+        return f"GroupAction({nm}order={self._order_text()}, m={self.m}, n={self.n}{kind})"
+
+    def _order_text(self) -> str:
+        """|G| when known or cheap (within :data:`engine.limits.GROUP_LIMIT`), else a note:
+        a repr never starts a long stabiliser-chain computation (``S40 wr S40``)."""
+        from engine.limits import GROUP_LIMIT, group_work
+
+        if "order" in self.__dict__ or group_work(self.m, self.row_generators) <= GROUP_LIMIT:
+            return str(self.order)
+        return "not computed (large)"
 
     # ----------------------------------------------------------------- elements
     @_memo

@@ -198,6 +198,9 @@ def predicted_gram_structure(group: object) -> GramStructure:
     ------
     InvalidInput
         Not a group spelling.
+    TooLarge
+        Computing the group's orbitals is estimated over :data:`engine.limits.GROUP_LIMIT`
+        (:func:`engine.limits.check_group`).
 
     Examples
     --------
@@ -207,10 +210,13 @@ def predicted_gram_structure(group: object) -> GramStructure:
     >>> predicted_gram_structure("S3").n_classes
     2
     """
+    from engine.limits import check_group
+
     if not isinstance(group, GroupAction):
         from engine.symmetry.constructors import as_group
 
         group = as_group(group)
+    check_group(group, what="predicted_gram_structure")  # refusal bound, as the CLI's
     return GramStructure(_canonical(group.orbitals(symmetrized=True)),
                          f"orbitals of {group.name or 'G'}")
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import EngineError
+from engine.errors import EngineError, InvalidInput
 
 __all__ = ["bucket_of", "key_order", "encode", "decode", "BatchWriter", "read_buckets",
            "read_shard", "write_shard_file", "batch_path", "shard_path", "merged_name",
@@ -215,9 +215,15 @@ def read_buckets(path: Path, lo: int, hi: int) -> list[list[tuple[np.ndarray, np
 
 def read_shard(path: Path, D: int) -> tuple[np.ndarray, np.ndarray]:
     """Packed sign words and integer witnesses of one shard."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    t = pq.ParquetFile(path).read(use_threads=False)  # no dataset layer: less memory
+    try:
+        t = pq.ParquetFile(path).read(use_threads=False)  # no dataset layer: less memory
+    except (pa.ArrowException, OSError) as exc:
+        raise InvalidInput(f"{path}: unreadable shard ({str(exc).splitlines()[0][:120]}); the "
+                           "run is incomplete or damaged: run the enumeration again (it "
+                           "resumes)") from None
     n = t.num_rows
     s = t.column("signs").combine_chunks()
     K = s.values.to_numpy().reshape(n, -1) if n else np.zeros((0, 1), np.uint64)

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInput
 from engine.run.state import kill_armed, kill_hook, write_json
 
-__all__ = ["FORMAT", "VERSION", "MANIFEST", "MANIFEST_INTERVAL", "check_version", "steps",
-           "work_bytes", "Recorder", "added", "step_summary"]
+__all__ = ["FORMAT", "VERSION", "MANIFEST", "MANIFEST_INTERVAL", "Manifest", "check_version",
+           "steps", "work_bytes", "Recorder", "added", "step_summary"]
 
 FORMAT = "logitgeom-regions"
 #: 2: ranking pair rows in the checker's order (``difference_pairs``); version 1 listed them
@@ -57,6 +58,86 @@ def check_version(root: Path, man: dict[str, Any]) -> None:
         raise InvalidInput(f"{root}: {FORMAT} version {v!r} of a {man.get('kind')} result is "
                            f"not supported (this engine reads version {VERSION}, and version 1 "
                            "sign results); remove the directory and enumerate again")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The fixed part of a manifest, typed and validated: what a reader relies on.
+
+    The run's progress (finished batches, shards, checks, telemetry) stays in the manifest's
+    dictionary, which the run rewrites as it goes; this is read once, when a directory is
+    opened, so a damaged or foreign ``manifest.json`` is one clear error.
+
+    Examples
+    --------
+    >>> Manifest.from_json([], Path("d"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: d: manifest.json is not a logitgeom-regions manifest ...
+    """
+
+    kind: str
+    k: int
+    d: int
+    affine: bool
+    exact_count: int
+    buckets: int
+    D: int
+    cols: tuple[int, ...]
+    where: tuple[tuple[int, int], ...]
+    hyperplanes: tuple[tuple[int, ...], ...]
+    input: dict[str, Any]
+    input_sha256: str
+
+    @classmethod
+    def from_json(cls, doc: object, root: Path) -> Manifest:
+        """Validate a parsed ``manifest.json``.
+
+        Parameters
+        ----------
+        doc : object
+            The parsed JSON.
+        root : pathlib.Path
+            The directory (named in messages).
+
+        Returns
+        -------
+        Manifest
+
+        Raises
+        ------
+        InvalidInput
+            Not a manifest of this format, an unsupported version, or a field missing or
+            of the wrong type.
+        """
+        if not isinstance(doc, dict):
+            raise InvalidInput(f"{root}: {MANIFEST} is not a {FORMAT} manifest (a JSON object "
+                               "is expected)")
+        if doc.get("format") != FORMAT:
+            raise InvalidInput(f"{root}: not a {FORMAT} directory")
+        check_version(root, doc)
+        try:
+            arr = doc["arrangement"]
+            out = cls(kind=str(doc["kind"]), k=_int(doc["k"]), d=_int(doc["d"]),
+                      affine=bool(doc["affine"]), exact_count=_int(doc["exact_count"]),
+                      buckets=_int(doc["buckets"]), D=_int(arr["D"]),
+                      cols=tuple(_int(c) for c in arr["cols"]),
+                      where=tuple((_int(c), _int(o)) for c, o in arr["where"]),
+                      hyperplanes=tuple(tuple(_int(v) for v in h) for h in arr["hyperplanes"]),
+                      input=dict(doc["input"]), input_sha256=str(doc["input_sha256"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInput(f"{root}: {MANIFEST} is damaged ({type(exc).__name__}: {exc}); "
+                               "remove the directory and enumerate again") from None
+        if out.kind not in ("sign", "ranking") or out.buckets < 1:
+            raise InvalidInput(f"{root}: {MANIFEST} is damaged (kind {out.kind!r}, "
+                               f"{out.buckets} buckets)")
+        return out
+
+
+def _int(v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{v!r} is not an integer")
+    return v
 
 
 def steps(man: dict) -> dict:

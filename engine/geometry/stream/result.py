@@ -30,7 +30,7 @@ from engine.geometry.cosine import difference_pairs
 from engine.geometry.patterns import rankings_from_pairs
 from engine.geometry.stream.check import certify_shards
 from engine.geometry.stream.codec import bucket_of, read_shard, shard_path
-from engine.geometry.stream.manifest import FORMAT, MANIFEST, check_version
+from engine.geometry.stream.manifest import FORMAT, MANIFEST, Manifest
 from engine.geometry.stream.plan import Setup, setup
 
 __all__ = ["StoredResult", "open_result"]
@@ -52,14 +52,11 @@ class StoredResult:
             except (OSError, json.JSONDecodeError) as exc:
                 raise InvalidInput(f"{self.root} is not a readable {FORMAT} directory: "
                                    f"{exc}") from exc
-        if manifest.get("format") != FORMAT:
-            raise InvalidInput(f"{self.root}: not a {FORMAT} directory")
-        check_version(self.root, manifest)
+        self.header = Manifest.from_json(manifest, self.root)
         self.manifest = manifest
-        arr = manifest["arrangement"]
-        self._where = [tuple(w) for w in arr["where"]]
-        self._H = tuple(tuple(h) for h in arr["hyperplanes"])
-        self._cols = tuple(arr["cols"])
+        self._where = self.header.where
+        self._H = self.header.hyperplanes
+        self._cols = self.header.cols
 
     # -- summary ---------------------------------------------------------------------
     @property
