@@ -133,7 +133,7 @@ def read_text(path: str | Path, what: str = "text file") -> str:
     >>> read_text("/dev/zero")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: /dev/zero is not a regular file (a device or a pipe?); give a text file
+    engine.errors.InvalidInput: /dev/zero is not a regular file (a device or a pipe?); ...
     """
     p = _checked(Path(path).expanduser(), what)
     return _decode(p, p.read_bytes())
