@@ -155,9 +155,6 @@ def check(obj, loc="") -> None:
     K.fail_if(hn > EH, "budget", f"{loc}/H", "sum_j beta_j ||h_j||^2 > E_H")
     K.fail_if(any(W[b] != W[B[0]] for b in B), "equal-rows", f"{loc}/W",
               "the rows of W on equal_rows are not equal")
-    upper_c, lower_c = bounds(obj, loc)
-    lower, upper = _num(obj, "lower", loc), _num(obj, "upper", loc)
-    K.fail_if(upper_c > upper, "upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
     acols = list(zip(*A, strict=True))
     if loss == "ce":
         for j, c in enumerate(acols):
@@ -166,6 +163,9 @@ def check(obj, loc="") -> None:
     if loss == "bce":
         K.fail_if(any(not 0 <= x <= 1 for r in A for x in r), "dual-admissible", f"{loc}/A",
                   "the entries of A must lie in [0, 1]")
+    upper_c, lower_c = bounds(obj, loc)
+    lower, upper = _num(obj, "lower", loc), _num(obj, "upper", loc)
+    K.fail_if(upper_c > upper, "upper", f"{loc}/upper", "J(W H) may exceed the stated upper bound")
     s, rho = _num(obj, "s", loc), _num(obj, "rho_up", loc)
     M = [[p - y for p, y in zip(ra, ry, strict=True)] for ra, ry in zip(A, Y, strict=True)]
     if B:
@@ -265,7 +265,10 @@ def check_theorem(obj, loc, dispatch) -> None:
     same(("kind", "Y", "weights", "h_budget"), "both parts must be the same program (kind, Y, "
          "weights, h_budget)")
     Bs = [tuple(p["equal_rows"]) for p in parts]
-    rd = (lambda p, k: K.read_number(p[k], f"{loc}/{k}"))
+
+    def rd(p, k):
+        return K.read_number(p[k], f"{loc}/{k}")
+
     if name == "minority-separation":
         same(("E_W", "E_H"), "both parts must have the same budgets")
         K.fail_if(Bs[0] or not Bs[1], "theorem-mismatch", f"{loc}/parts",

@@ -24,7 +24,7 @@ Examples
 --------
 >>> from engine.convex.family import minority_program
 >>> P = minority_program(2, 1, 4)
->>> c = P.solve().certificate()
+>>> c = family_certificate(P, P.solve().Z)
 >>> from certificates.api import check
 >>> c["kind"], check(c).ok
 ('layer-peeled-weighted-bracket', True)
@@ -53,34 +53,13 @@ from engine.certify.convex import (
 )
 from engine.errors import InexactResult, InvalidInput
 
-__all__ = ["family_certificate", "separation_certificate", "collapse_certificate",
-           "KIND_OF", "two_orbit_generators"]
+__all__ = ["family_certificate", "separation_certificate", "collapse_certificate", "KIND_OF"]
 
 #: loss name -> bracket kind
 KIND_OF = {"ce": "layer-peeled-weighted-bracket", "mse": "layer-peeled-mse-bracket",
            "bce": "layer-peeled-bce-bracket"}
 _GRID = 2 ** 48
 _DIGITS = 10 ** 30
-
-
-def two_orbit_generators(A: list[int], B: list[int], m: int) -> list[list[int]]:
-    """Generators of S_A x S_B (a transposition and a cycle on each class), image form.
-
-    Examples
-    --------
-    >>> two_orbit_generators([0, 1], [2, 3, 4], 5)
-    [[1, 0, 2, 3, 4], [1, 0, 2, 3, 4], [0, 1, 3, 2, 4], [0, 1, 3, 4, 2]]
-    """
-    gens = []
-    for S in (A, B):
-        if len(S) < 2:
-            continue
-        t, c = list(range(m)), list(range(m))
-        t[S[0]], t[S[1]] = S[1], S[0]
-        for k, i in enumerate(S):
-            c[i] = S[(k + 1) % len(S)]
-        gens += [t, c]
-    return gens
 
 
 def _mean_rows(W: list[list[Fraction]], rows) -> None:
@@ -191,8 +170,9 @@ def family_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: str
         Float logits (m x n) near the optimum (``sol.Z``).
     eps, eps_mode : as for :func:`engine.certify.convex.bracket_certificate`.
     generators : list of permutations, optional
-        A group preserving Y with its weights and budgets; claims ``invariant``.  Default:
-        S_A x S_B when the two-orbit structure applies, else none.
+        A group preserving Y with its weights and budgets; claims ``invariant``
+        (``FamilySolution.certificate`` passes S_A x S_B when the two-orbit structure
+        applies).
     claims : iterable of str
         "span-I-J", "simplex-etf".
     equal_row_claims : iterable of label lists
@@ -212,21 +192,22 @@ def family_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: str
     InexactResult
         The width exceeds ``eps``, or a structure claim fails after exact symmetrisation.
     """
-    from engine.convex.family import two_orbits
-
     if eps_mode not in ("relative", "absolute"):
         raise InvalidInput(f"eps_mode must be 'relative' or 'absolute'; got {eps_mode!r}")
     bad = set(claims) - {"span-I-J", "simplex-etf"}
     if bad:
         raise InvalidInput(f"unknown structure claims {sorted(bad)}")
     m, n = problem.shape
+    if problem.loss.name == "ce":
+        for j, col in enumerate(zip(*problem.exact_Y, strict=True)):
+            if sum(col) != 1:
+                raise InvalidInput(f"Y column {j} sums to {float(sum(col))!r}, not exactly 1: "
+                                   "a certificate needs exact probability columns (give Y as "
+                                   "rationals, e.g. 'p/q' strings)")
     Z = np.asarray(Z, dtype=float)
     if Z.shape != (m, n):
         raise InvalidInput(f"Z has shape {Z.shape}, Y has shape {(m, n)}")
-    if generators is None:
-        orb = two_orbits(problem)
-        generators = two_orbit_generators(*orb, m) if orb else []
-    gens = [list(map(int, g)) for g in generators]
+    gens = [list(map(int, g)) for g in generators or []]
     row_sets = [list(problem.equal_rows)] + [sorted(map(int, L)) for L in equal_row_claims]
     W, H = _primal(problem, Z, gens, row_sets)
     Wf = np.array([[float(x) for x in r] for r in W])

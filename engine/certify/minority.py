@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.certify.family import collapse_certificate, family_certificate, separation_certificate
-from engine.convex.family import minority_program
+from engine.convex.family import minority_program, two_orbit_generators
 from engine.errors import InexactResult, InvalidInput
 
 __all__ = ["MinorityPoint", "minority_point", "collapse_threshold", "exact_cosines"]
@@ -98,12 +98,13 @@ def minority_point(K_A: int, K_B: int, ratio: Any, E_W: Any = 1, E_H: Any = 1, *
     if int(K_B) < 2:
         raise InvalidInput("the minority-collapse question needs K_B >= 2 minority classes")
     B = list(range(K_A, K_A + K_B))
+    gens = two_orbit_generators(list(range(K_A)), B, K_A + K_B)
     plain = minority_program(K_A, K_B, ratio, E_W, E_H, loss=loss)
     sol = plain.solve(solver=solver)
-    full = family_certificate(plain, sol.Z)
+    full = family_certificate(plain, sol.Z, generators=gens)
     coll = minority_program(K_A, K_B, ratio, E_W, E_H, loss=loss, collapsed=True)
     csol = coll.solve(solver=solver)
-    restricted = family_certificate(coll, csol.Z)
+    restricted = family_certificate(coll, csol.Z, generators=gens)
     R = Fraction(plain.weights_exact[0] / plain.weights_exact[-1])
     info: dict = {"plain_float": sol.loss, "collapsed_float": csol.loss}
     if Fraction(full["upper"]) < Fraction(restricted["lower"]):
@@ -112,13 +113,13 @@ def minority_point(K_A: int, K_B: int, ratio: Any, E_W: Any = 1, E_H: Any = 1, *
     for h in SECANT_STEPS:
         larger = minority_program(K_A, K_B, ratio, Fraction(E_W) * (1 + h) ** 2, E_H,
                                   loss=loss, collapsed=True)
-        up = family_certificate(larger, larger.solve(solver=solver).Z)
+        up = family_certificate(larger, larger.solve(solver=solver).Z, generators=gens)
         try:
             thm = collapse_certificate(restricted, up, label=f"R = {R}")
         except InexactResult:
             continue
         info["secant_step"] = str(h)
-        own = family_certificate(plain, csol.Z, equal_row_claims=[B])
+        own = family_certificate(plain, csol.Z, equal_row_claims=[B], generators=gens)
         return _point(K_A, K_B, R, "collapsed", own, thm, info)
     return _point(K_A, K_B, R, "undecided", full, None, info)
 

@@ -36,15 +36,15 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex.reductions.full import nuclear_ball_constraints
 from engine.convex.losses import Loss, get_loss
+from engine.convex.reductions.full import nuclear_ball_constraints
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
 
 __all__ = ["LayerPeeledFamily", "FamilySolution", "minority_program", "minority_samples",
-           "two_orbits", "METHODS"]
+           "two_orbits", "two_orbit_generators", "mse_projection", "sm_mse_value", "METHODS"]
 
-METHODS = ("auto", "full", "two-orbit")
+METHODS = ("auto", "full", "two-orbit", "svt")
 
 
 def _positive_vector(x: Any, n: int, name: str) -> list[Fraction]:
@@ -171,11 +171,16 @@ class LayerPeeledFamily:
         if method not in METHODS:
             raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
         orbits = two_orbits(self)
+        svt = (self.loss.name == "mse" and not self.equal_rows
+               and len(set(self.weights_exact)) == 1 and set(self.h_budget_exact) == {1})
+        if method == "svt" and not svt:
+            raise InvalidInput("method 'svt' (the MSE closed form) needs loss 'mse', equal "
+                               "weights, h_budget 1 and no equal_rows")
         if method == "two-orbit" and orbits is None:
             raise InvalidInput("method 'two-orbit' needs Y = I with the labels in at most two "
                                "classes of equal weight and h_budget (and equal_rows one of them)")
         if method == "auto":
-            return "two-orbit" if orbits is not None else "full"
+            return "svt" if svt else "two-orbit" if orbits is not None else "full"
         return method
 
     def solve(self, method: str = "auto", solver: str | None = None) -> FamilySolution:
@@ -193,6 +198,11 @@ class LayerPeeledFamily:
         method = self.select(method)
         m, n = self.shape
         sq = np.sqrt(self.h_budget)
+        if method == "svt":
+            Z, tau = mse_projection(self.Y, self.rho)
+            return FamilySolution(Z=Z, problem=self, method=method, solver="closed form",
+                                  status="optimal", loss=self.objective(Z),
+                                  dual_bound=self.dual_bound(Z), info={"tau": tau})
         if method == "two-orbit":
             prob, getz = _two_orbit_program(self, two_orbits(self))
         else:
@@ -266,10 +276,69 @@ class FamilySolution:
         return G / d[:, None] / d[None, :]
 
     def certificate(self, **kw: Any) -> dict:
-        """The certified bracket of this solution (:func:`engine.certify.family.family_certificate`)."""
+        """The certified bracket of this solution
+        (:func:`engine.certify.family.family_certificate`); ``generators`` defaults to
+        S_A x S_B when :func:`two_orbits` finds that structure (claim ``invariant``)."""
         from engine.certify.family import family_certificate
 
+        if "generators" not in kw:
+            orb = two_orbits(self.problem)
+            kw["generators"] = two_orbit_generators(*orb, self.problem.shape[0]) if orb else None
         return family_certificate(self.problem, self.Z, **kw)
+
+
+# ------------------------------------------------------------------ the MSE closed form
+def mse_projection(Y: np.ndarray, rho: float) -> tuple[np.ndarray, float]:
+    """The optimum of ``min ||Z - Y||_F^2 / 2 s.t. ||Z||_* <= rho``: the projection onto the
+    nuclear ball, ``Z = U (S - tau)_+ V^T`` with ``sum (s_i - tau)_+ = rho`` (tau = 0 when
+    ``||Y||_* <= rho``); returns ``(Z, tau)``.  The value is ``sum_i min(s_i, tau)^2 / 2``
+    (docs/layer-peeled-family.md, section 3).
+
+    Examples
+    --------
+    >>> Z, tau = mse_projection(np.diag([3.0, 1.0]), 2.0)
+    >>> Z.round(12).tolist(), tau
+    ([[2.0, 0.0], [0.0, 0.0]], 1.0)
+    """
+    U, S, Vt = np.linalg.svd(np.asarray(Y, dtype=float), full_matrices=False)
+    if S.sum() <= rho:
+        return np.asarray(Y, dtype=float).copy(), 0.0
+    tau = 0.0
+    for k in range(1, len(S) + 1):  # tau with the top k singular values above it
+        t = (S[:k].sum() - rho) / k
+        if t >= 0 and (k == len(S) or S[k] <= t) and S[k - 1] > t:
+            tau = t
+            break
+    return (U * np.maximum(S - tau, 0.0)) @ Vt, float(tau)
+
+
+def sm_mse_value(y: Any, rho: float) -> tuple[float, float, float]:
+    """Closed-form optimum of the MSE program on the S_m orbit of ``y`` (n = m! columns):
+    ``(J*, sigma_0, sigma_c)`` with ``sigma_0 = |sum y| sqrt(n/m)`` (the all-ones
+    direction), ``sigma_c = sqrt(n/(m-1)) ||y - mean(y) 1||`` (m - 1 times) and
+    ``J* = (min(sigma_0, tau)^2 + (m - 1) min(sigma_c, tau)^2) / 2``.
+
+    Examples
+    --------
+    >>> round(sm_mse_value([1, 0], 1.0)[0], 12)
+    0.25
+    """
+    y = np.asarray([float(to_fraction(v, what="y")) for v in y])
+    m = len(y)
+    n = math.factorial(m)
+    s0 = abs(y.sum()) * math.sqrt(n / m)
+    sc = math.sqrt(n / (m - 1)) * float(np.linalg.norm(y - y.mean()))
+    S = np.array(sorted([s0] + [sc] * (m - 1), reverse=True))
+    tau = 0.0
+    if S.sum() > rho:
+        for k in range(1, m + 1):
+            t = (S[:k].sum() - rho) / k
+            if t >= 0 and (k == m or S[k] <= t) and S[k - 1] > t:
+                tau = t
+                break
+    else:
+        return 0.0, s0, sc
+    return 0.5 * float(np.sum(np.minimum(S, tau) ** 2)), s0, sc
 
 
 # -------------------------------------------------------------- the two-orbit reduction
@@ -297,6 +366,26 @@ def two_orbits(problem: LayerPeeledFamily) -> tuple[list[int], list[int]] | None
     if problem.equal_rows and set(problem.equal_rows) not in (set(A), set(B)):
         return None
     return A, B
+
+
+def two_orbit_generators(A: list[int], B: list[int], m: int) -> list[list[int]]:
+    """Generators of S_A x S_B (a transposition and a cycle on each class), image form.
+
+    Examples
+    --------
+    >>> two_orbit_generators([0, 1], [2, 3, 4], 5)
+    [[1, 0, 2, 3, 4], [1, 0, 2, 3, 4], [0, 1, 3, 2, 4], [0, 1, 3, 4, 2]]
+    """
+    gens = []
+    for S in (A, B):
+        if len(S) < 2:
+            continue
+        t, c = list(range(m)), list(range(m))
+        t[S[0]], t[S[1]] = S[1], S[0]
+        for k, i in enumerate(S):
+            c[i] = S[(k + 1) % len(S)]
+        gens += [t, c]
+    return gens
 
 
 def _two_orbit_program(problem: LayerPeeledFamily, orbits: tuple[list[int], list[int]]):
