@@ -77,6 +77,9 @@ def _primal(problem, Z: np.ndarray, gens, row_sets) -> tuple[list, list]:
     sq = np.sqrt(problem.h_budget)
     a = (problem.E_W / problem.E_H) ** 0.25
     U, S, _ = np.linalg.svd(Z * sq, full_matrices=False)
+    # singular values below RCOND x the largest are the solver's noise around a rank-deficient
+    # optimum: drop them, or their square roots (~3e-5 relative) make W H = Z amplify it
+    S = np.where(S > RCOND * S.max(initial=0.0), S, 0.0)
     W = _qmat(a * (U * np.sqrt(S)) @ U.T)
     if gens:
         W = orbital_average(W, gens)

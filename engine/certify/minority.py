@@ -31,7 +31,8 @@ from engine.certify.family import collapse_certificate, family_certificate, sepa
 from engine.convex.family import minority_program, two_orbit_generators
 from engine.errors import InexactResult, InvalidInput
 
-__all__ = ["MinorityPoint", "minority_point", "collapse_threshold", "exact_cosines"]
+__all__ = ["MinorityPoint", "minority_point", "collapse_threshold", "exact_cosines",
+           "minority_curve", "CURVE_RATIOS", "CURVE_SETTING"]
 
 #: relative radius steps h tried for the secant of the minority-collapse theorem
 SECANT_STEPS = (Fraction(1, 16), Fraction(1, 64), Fraction(1, 256), Fraction(1, 4))
@@ -161,3 +162,33 @@ def collapse_threshold(K_A: int, K_B: int, low: Any, high: Any, E_W: Any = 1, E_
         else:
             break
     return lo, hi
+
+
+#: the ratios of the reproduced curve (decades), per-class budgets and class counts
+CURVE_RATIOS = (1, 3, 10, 30, 100, 300, 1000, 10_000, 100_000)
+CURVE_SETTING = {"K_A": 5, "K_B": 5, "E_W": 3, "E_H": 3}
+
+
+def minority_curve(ratios=CURVE_RATIOS, *, K_A: int = 5, K_B: int = 5, E_W: Any = 3,
+                   E_H: Any = 3, loss: str = "ce", threshold_steps: int = 6
+                   ) -> tuple[list[MinorityPoint], tuple[MinorityPoint, MinorityPoint] | None]:
+    """Every ratio certified (:func:`minority_point`), and the collapse threshold bracketed
+    by :func:`collapse_threshold` between the last separated and the first collapsed ratio
+    (None when the curve has no such pair).
+
+    Examples
+    --------
+    >>> pts, thr = minority_curve((1, 100), K_A=2, K_B=2, threshold_steps=0)
+    >>> [p.verdict for p in pts]
+    ['separated', 'collapsed']
+    """
+    pts = [minority_point(K_A, K_B, R, E_W, E_H, loss=loss) for R in ratios]
+    sep = [p for p in pts if p.verdict == "separated"]
+    col = [p for p in pts if p.verdict == "collapsed"]
+    if not sep or not col or sep[-1].ratio > col[0].ratio:
+        return pts, None
+    lo, hi = sep[-1], col[0]
+    if threshold_steps:
+        lo, hi = collapse_threshold(K_A, K_B, lo.ratio, hi.ratio, E_W, E_H,
+                                    steps=threshold_steps, loss=loss)
+    return pts, (lo, hi)
