@@ -246,3 +246,42 @@ def test_bad_budgets_and_targets():
         LayerPeeledFamily([["1/2", 0], [0, 1]], 1, 1)
     with pytest.raises(InvalidInput, match="ratio must be > 0"):
         minority_program(2, 2, 0)
+
+
+# ------------------------------------------------------------------- command line
+def test_cli_solve_and_certify_with_loss_and_weights(tmp_path, capsys):
+    from engine.cli.main import main as cli
+
+    Y = tmp_path / "I3.csv"
+    Y.write_text("1,0,0\n0,1,0\n0,0,1\n")
+    assert cli(["solve", str(Y), "--loss", "mse", "--ew", "2", "--eh", "2",
+                "--weights", "3,3,1"]) == 0
+    assert "method: two-orbit" in capsys.readouterr().out
+    out = tmp_path / "c.json"
+    assert cli(["certify", "solve", str(Y), "--loss", "bce", "--weights", "3,3,1",
+                "--h-budget", "1,1,2", "-o", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert cert["kind"] == "layer-peeled-bce-bracket" and check(cert).ok
+    assert cert["h_budget"] == ["1", "1", "2"]
+    out2 = tmp_path / "d.json"
+    assert cli(["certify", "solve", str(Y), "--weights", "4,1,1", "--equal-rows", "1,2",
+                "--ew", "3", "--eh", "3", "-o", str(out2)]) == 0
+    cert = json.loads(out2.read_text())
+    assert cert["equal_rows"] == [1, 2] and check(cert).ok
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--loss", "hinge"], "unknown loss 'hinge'"),
+    (["--weights", "1,0,1"], r"weights\[1\] must be > 0"),
+    (["--h-budget", "1,-1,1"], r"h_budget\[1\] must be > 0"),
+    (["--weights", "1,x"], "weights"),
+])
+def test_cli_bad_family_input(tmp_path, capsys, extra, match):
+    import re
+
+    from engine.cli.main import main as cli
+
+    Y = tmp_path / "I3.csv"
+    Y.write_text("1,0,0\n0,1,0\n0,0,1\n")
+    assert cli(["solve", str(Y), *extra]) == 2
+    assert re.search(match, capsys.readouterr().err)

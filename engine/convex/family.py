@@ -275,6 +275,21 @@ class FamilySolution:
         d = np.sqrt(np.clip(np.diag(G), 1e-300, None))
         return G / d[:, None] / d[None, :]
 
+    def to_dict(self) -> dict:
+        """Plain-JSON data (floats and nested lists; write with sorted keys)."""
+        p = self.problem
+        W, H = self.factors()
+        return {"format": "logitgeom.layer_peeled_family_solution", "version": 1,
+                "loss": p.loss.name, "shape": list(p.shape), "E_W": p.E_W, "E_H": p.E_H,
+                "rho": p.rho, "weights": [str(x) for x in p.weights_exact],
+                "h_budget": [str(x) for x in p.h_budget_exact],
+                "equal_rows": list(p.equal_rows), "method": self.method,
+                "solver": self.solver, "status": self.status, "loss_value": self.loss,
+                "dual_bound": self.dual_bound, "gap": self.gap, "Z": self.Z.tolist(),
+                "W": W.tolist(), "H": H.tolist(), "WWt": (W @ W.T).tolist(),
+                "info": {k: (v if isinstance(v, int | float | str) else str(v))
+                         for k, v in self.info.items()}}
+
     def certificate(self, **kw: Any) -> dict:
         """The certified bracket of this solution
         (:func:`engine.certify.family.family_certificate`); ``generators`` defaults to
