@@ -59,8 +59,51 @@ def explain(c) -> str:
     return "\n".join(out) + "\n"
 
 
+TEX_LOSS = {"layer-peeled-weighted-bracket": "cross-entropy",
+            "layer-peeled-mse-bracket": "$\\|z - y\\|^2/2$",
+            "layer-peeled-bce-bracket": "binary cross-entropy"}
+TEX_THEOREM = {
+    "minority-separation": "no feasible point whose classifiers are equal on the labels {B} "
+                           "is optimal (each is at least ${gap}$ above $J^*$)",
+    "minority-collapse": "some optimum has exactly equal classifiers on the labels {B} (the "
+                         "secant slope of the restricted value is at least "
+                         "$w_B/\\sqrt{{\\beta_B}}$)",
+}
+
+
+def _pmatrix(M) -> str:
+    rows = [" & ".join(_tex_num(x) for x in r) for r in M]
+    return "\\begin{pmatrix}" + " \\\\ ".join(rows) + "\\end{pmatrix}"
+
+
+def _tex_num(x) -> str:
+    q = Fraction(x)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
 def latex(c) -> str:
-    """A short LaTeX paragraph of the claim (the explanation, verbatim)."""
-    body = explain(c).replace("\\", "\\textbackslash{}")
-    return ("% logitgeom certificate: " + c["kind"] + "\n\\begin{verbatim}\n" + body
-            + "\\end{verbatim}\n")
+    """A LaTeX snippet: the claim, the bracket, the target and the weights."""
+    out = [f"% logitgeom certificate: {c['kind']}; labels 0-based"]
+    part = c
+    if c["kind"] == "layer-peeled-family-theorem":
+        part = c["parts"][0]
+        B = c["parts"][1]["equal_rows"]
+        out.append(f"\\paragraph{{Claim.}} Theorem \\texttt{{{c['theorem']}}}: "
+                   + TEX_THEOREM[c["theorem"]].format(B=B, gap=_short(
+                       Fraction(c["parts"][1]["lower"]) - Fraction(c["parts"][0]["upper"])))
+                   + ".")
+    lo, up = Fraction(part["lower"]), Fraction(part["upper"])
+    out.append(f"\\paragraph{{{'Bracket' if part is not c else 'Claim'}.}} For the loss "
+               f"{TEX_LOSS[part['kind']]}, weights $w$ and budget weights $\\beta$ as below, "
+               f"$\\|W\\|_F^2 \\le {part['E_W']}$, $\\sum_j \\beta_j \\|h_j\\|^2 \\le "
+               f"{part['E_H']}$" + (f", rows {part['equal_rows']} of $W$ equal"
+                                    if part["equal_rows"] else "")
+               + f": \\[ J^* \\in [{_short(lo)},\\ {_short(up)}] \\]")
+    if len(part["Y"]) * len(part["Y"][0]) <= 400:
+        out.append(f"\\[ Y = {_pmatrix(part['Y'])} \\]")
+        for name, key in (("w", "weights"), ("\\beta", "h_budget")):  # one per line
+            vals = part[key]
+            for a in range(0, len(vals), 6):
+                out.append(f"\\[ {name}_{{{a}..{min(a + 6, len(vals)) - 1}}} = "
+                           f"{_pmatrix([vals[a:a + 6]])} \\]")
+    return "\n".join(out) + "\n"
