@@ -21,8 +21,8 @@ from make_family_examples import invalid as family_invalid  # noqa: E402
 from make_family_examples import valid as family_valid  # noqa: E402
 
 from certificates.check import check  # noqa: E402
+from engine import emit  # noqa: E402
 from engine.audit import examples as audit_examples  # noqa: E402
-from engine.certify import emit  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 H = emit.header
