@@ -581,7 +581,7 @@ structure of the file's own point) and proves a verdict; between the last separa
 first collapsed ratio it bisects, each step proven again. The cosines are those of the
 certificate's own exact $W$."""),
     ("code", """\
-from engine.certify.minority import minority_curve
+from engine.convex.minority import minority_curve
 
 pts, (lo, hi) = minority_curve((1, 3, 10, 30, 100, 1000, 10**5), threshold_steps=4)
 for p in pts:

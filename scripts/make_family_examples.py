@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certificates.check import check  # noqa: E402
-from engine.certify import emit  # noqa: E402
-from engine.certify.minority import minority_point  # noqa: E402
+from engine import emit  # noqa: E402
 from engine.convex.family import minority_program  # noqa: E402
+from engine.convex.minority import minority_point  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 

@@ -12,7 +12,6 @@ import pytest
 from _family_gd import gd_optimum
 
 from certificates.api import check
-from engine.certify.minority import minority_point
 from engine.convex.family import (
     LayerPeeledFamily,
     minority_program,
@@ -20,6 +19,7 @@ from engine.convex.family import (
     sm_mse_value,
     two_orbits,
 )
+from engine.convex.minority import minority_point
 from engine.errors import InvalidInput
 from engine.symmetry import orbit_targets, symmetric
 
@@ -285,3 +285,18 @@ def test_cli_bad_family_input(tmp_path, capsys, extra, match):
     Y.write_text("1,0,0\n0,1,0\n0,0,1\n")
     assert cli(["solve", str(Y), *extra]) == 2
     assert re.search(match, capsys.readouterr().err)
+
+
+def test_layer_peeled_signature_builds_the_family():
+    from engine import LayerPeeled
+
+    P = LayerPeeled(np.eye(4, dtype=int).tolist(), 8, 8, weights=["3/8", "3/8", "1/8", "1/8"])
+    assert isinstance(P, LayerPeeledFamily) and P.loss.name == "ce"
+    assert _rel(P.solve().loss, minority_program(2, 2, 3, 2, 2).solve().loss) < 1e-9
+    assert type(LayerPeeled(np.eye(2), 1, 1)).__name__ == "LayerPeeled"
+    with pytest.raises(InvalidInput, match="unknown loss"):
+        LayerPeeled(np.eye(2), 1, 1, loss="hinge")
+    with pytest.raises(InvalidInput, match="weights\\[0\\] must be > 0"):
+        LayerPeeled(np.eye(2), 1, 1, weights=[-1, 1])
+    with pytest.raises(InvalidInput, match="do not combine"):
+        LayerPeeled(np.eye(2), 1, 1, 2, h_budget=[1, 1])

@@ -33,7 +33,7 @@ def _width(c: dict) -> float:
 def minority_collapse(ctx: Context) -> Row:
     """Beyond the papers: minority collapse, certified point by point, threshold bracketed."""
     from certificates.api import check
-    from engine.certify.minority import CURVE_RATIOS, CURVE_SETTING, minority_curve
+    from engine.convex.minority import CURVE_RATIOS, CURVE_SETTING, minority_curve
 
     pts, thr = minority_curve(CURVE_RATIOS, **CURVE_SETTING)
     arts, ok, rows = [], True, []

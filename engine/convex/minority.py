@@ -178,7 +178,7 @@ def minority_curve(ratios=CURVE_RATIOS, *, K_A: int = 5, K_B: int = 5, E_W: Any 
 
     Examples
     --------
-    >>> pts, thr = minority_curve((1, 100), K_A=2, K_B=2, threshold_steps=0)
+    >>> pts, thr = minority_curve((1, 1000), K_A=2, K_B=2, threshold_steps=0)
     >>> [p.verdict for p in pts]
     ['separated', 'collapsed']
     """
