@@ -300,3 +300,23 @@ def test_layer_peeled_signature_builds_the_family():
         LayerPeeled(np.eye(2), 1, 1, weights=[-1, 1])
     with pytest.raises(InvalidInput, match="do not combine"):
         LayerPeeled(np.eye(2), 1, 1, 2, h_budget=[1, 1])
+
+
+def test_collapse_theorem_refuses_a_separated_ratio():
+    """Negative control: at R = 30 (separation proven) the collapse inequality fails for every
+    secant step, and the plain program's own optimum separates the minority rows."""
+    from fractions import Fraction as Q
+
+    from engine.certify.family import collapse_certificate, family_certificate
+    from engine.errors import InexactResult
+
+    coll = minority_program(5, 5, 30, 3, 3, collapsed=True)
+    at = family_certificate(coll, coll.solve().Z)
+    for h in (Q(1, 256), Q(1, 16), Q(1, 4)):
+        big = minority_program(5, 5, 30, Q(3) * (1 + h) ** 2, 3, collapsed=True)
+        with pytest.raises(InexactResult):
+            collapse_certificate(at, family_certificate(big, big.solve().Z))
+    Z = minority_program(5, 5, 30, 3, 3).solve().Z
+    assert Z[5, 5] - Z[5, 6] > 0.1          # e - f: the separating singular value
+    Z = minority_program(5, 5, 100, 3, 3).solve().Z
+    assert abs(Z[5, 5] - Z[5, 6]) < 1e-8    # collapsed: the plain solve agrees
