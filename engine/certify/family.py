@@ -53,7 +53,8 @@ from engine.certify.convex import (
 )
 from engine.errors import InexactResult, InvalidInput
 
-__all__ = ["family_certificate", "separation_certificate", "collapse_certificate", "KIND_OF"]
+__all__ = ["family_certificate", "separation_certificate", "collapse_certificate", "KIND_OF",
+           "family_statement"]
 
 #: loss name -> bracket kind
 KIND_OF = {"ce": "layer-peeled-weighted-bracket", "mse": "layer-peeled-mse-bracket",
@@ -221,6 +222,8 @@ def family_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: str
     structure += [{"claim": "equal-rows", "labels": L} for L in row_sets[1:]]
     if gens:
         structure.append({"claim": "invariant", "generators": gens})
+    if statement is None:
+        statement = family_statement(structure, bool(problem.equal_rows))
     cert = header(KIND_OF[problem.loss.name], statement, provenance)
     cert.update({"Y": _s(problem.exact_Y), "E_W": str(problem.E_W_exact),
                  "E_H": str(problem.E_H_exact),
@@ -241,6 +244,34 @@ def family_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: str
         raise InexactResult(f"the emitted certificate fails '{f.check}' at {f.location}: "
                             f"{f.message}") from None
     return cert
+
+
+def family_statement(structure: list[dict], restricted: bool) -> str:
+    """The theorem a family bracket with these structure claims proves (what the checker
+    verifies, and what follows by averaging; docs/layer-peeled-family.md, section 4).
+
+    Examples
+    --------
+    >>> print(family_statement([], False))  # doctest: +ELLIPSIS
+    Proven by the checker: lower <= J* <= upper...
+    """
+    names = [c["claim"] for c in structure]
+    out = ("Proven by the checker: lower <= J* <= upper"
+           + (" for the program restricted to equal classifiers on equal_rows" if restricted
+              else "") + ", and the file's own (W, H) is feasible with loss <= upper")
+    shapes = {"equal-rows": "the rows of W on the listed labels equal",
+              "span-I-J": "W W^T = alpha I + beta (J - I)",
+              "simplex-etf": "W W^T a simplex ETF",
+              "invariant": "W W^T invariant under the listed group, which preserves Y with "
+                           "its weights and budgets"}
+    if names:
+        out += ", with " + "; ".join(shapes[k] for k in names) + " (exactly, for this W)"
+    out += "."
+    if "invariant" in names:
+        out += (" Averaging an optimum over the group gives an optimum with the same "
+                "invariance.")
+    return out + (" Not proven: that every optimum has this structure, or that the file's W "
+                  "is near an optimal W (only its value is within the width).")
 
 
 def _theorem(name: str, parts: list[dict], label: str | None) -> dict:
