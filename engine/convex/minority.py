@@ -35,7 +35,8 @@ __all__ = ["MinorityPoint", "minority_point", "collapse_threshold", "exact_cosin
            "minority_curve", "CURVE_RATIOS", "CURVE_SETTING"]
 
 #: relative radius steps h tried for the secant of the minority-collapse theorem
-SECANT_STEPS = (Fraction(1, 16), Fraction(1, 64), Fraction(1, 256), Fraction(1, 4))
+SECANT_STEPS = (Fraction(1, 16), Fraction(1, 64), Fraction(1, 256), Fraction(1, 1024),
+                Fraction(1, 4096), Fraction(1, 4))
 
 
 def exact_cosines(cert: dict, i: int, j: int) -> float:
@@ -170,7 +171,7 @@ CURVE_SETTING = {"K_A": 5, "K_B": 5, "E_W": 3, "E_H": 3}
 
 
 def minority_curve(ratios=CURVE_RATIOS, *, K_A: int = 5, K_B: int = 5, E_W: Any = 3,
-                   E_H: Any = 3, loss: str = "ce", threshold_steps: int = 6
+                   E_H: Any = 3, loss: str = "ce", threshold_steps: int = 8
                    ) -> tuple[list[MinorityPoint], tuple[MinorityPoint, MinorityPoint] | None]:
     """Every ratio certified (:func:`minority_point`), and the collapse threshold bracketed
     by :func:`collapse_threshold` between the last separated and the first collapsed ratio
