@@ -357,8 +357,17 @@ def _audit_explain(c, one_based: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+#: the layer-peeled family's kinds (rendered by certificates/_render_family.py)
+_FAMILY = ("layer-peeled-weighted-bracket", "layer-peeled-mse-bracket",
+           "layer-peeled-bce-bracket", "layer-peeled-family-theorem")
+
+
 def explain(c, *, one_based: bool = False) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
+    if c["kind"] in _FAMILY:  # the layer-peeled family (issue 33)
+        from certificates._render_family import explain as family_explain
+
+        return family_explain(c)
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
         from certificates._render_bracket import explain as bracket_explain
 
@@ -620,6 +629,10 @@ def latex(c, *, one_based: bool = False) -> str:
 
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
+    if c["kind"] in _FAMILY:
+        from certificates._render_family import latex as family_latex
+
+        return family_latex(c)
     if c["kind"].startswith("layer-peeled-"):
         return _bracket_latex(c, _Style(True, one_based))
     st = _Style(True, one_based)

@@ -17,7 +17,9 @@ Exact bracket arithmetic (the emitter states the bounds the checker recomputes)
     ``BRACKET_KINDS``, ``BRACKET_THEOREMS``, ``bracket_bounds``, ``check_bracket``,
     ``check_orbit_bracket`` (raise ``Fail``), ``decimal_context``, ``exp_up``, ``log_up``,
     ``loss_upper``, ``entropy_lower``, ``int_matrix``, ``matmul``, ``psd_fails``,
-    ``group_order``, ``orbital_labels``, ``orbital_mean``.
+    ``group_order``, ``orbital_labels``, ``orbital_mean``; the layer-peeled family
+    (weighted, MSE, BCE brackets and their theorems): ``FAMILY_KINDS``, ``FAMILY_LOSS_OF``,
+    ``family_bounds``, ``check_family``.
 
 Examples
 --------
@@ -53,6 +55,8 @@ _WHERE = {
     "int_matrix": ("kernel", "scaled_matrix"), "matmul": ("kernel", "matmul"),
     "psd_fails": ("kernel", "psd_fails"), "group_order": ("groups", "group_order"),
     "orbital_labels": ("groups", "orbital_labels"), "orbital_mean": ("groups", "orbital_mean"),
+    "FAMILY_KINDS": ("check_family", "KINDS"), "FAMILY_LOSS_OF": ("check_family", "LOSS_OF"),
+    "family_bounds": ("check_family", "bounds"), "check_family": ("check_family", "check"),
 }
 __all__ = sorted([*_WHERE, "bracket_bounds"])
 

@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT))
 from make_bracket_examples import forged_inactive  # noqa: E402
 from make_bracket_examples import invalid as bracket_invalid  # noqa: E402
 from make_bracket_examples import valid as bracket_valid  # noqa: E402
+from make_family_examples import invalid as family_invalid  # noqa: E402
+from make_family_examples import valid as family_valid  # noqa: E402
 
 from certificates.check import check  # noqa: E402
 from engine import emit  # noqa: E402
@@ -50,7 +52,7 @@ def valid() -> dict[str, dict]:
             "cos(w''_0, w''_1) = +1"),
     }
     v["argmax-audit"] = audit_examples.valid_certificate()  # its invalid ones: argmax-audit/
-    return v | bracket_valid()
+    return v | bracket_valid() | family_valid()
 
 
 def _set(c, path, value):
@@ -124,6 +126,7 @@ def invalid(v: dict[str, dict]) -> dict[str, tuple[dict | str, str]]:
         "work-budget": (mut("same-chirotope", ["W1"], _big()) | {"W2": _big()},
                         "20 x 10: C(20, 10) determinants, above the default --max-work"),
         **bracket_invalid(v),
+        **family_invalid(v),
     }
 
 

@@ -85,6 +85,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
     q.add_argument("--max-work", type=int, default=None, metavar="N",
                    help="refuse at once when the estimated work exceeds N (engine/limits.py)")
+    from engine.cli.solve import add_family_arguments
+
+    add_family_arguments(q)
     q.set_defaults(func=_solve_bracket)
 
     q = cs.add_parser("paper", help="regenerate the papers' certificates (certificates/paper)")
@@ -296,6 +299,14 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         gens = [list(g) for g in G.row_generators]
         if args.method in ("auto", "etf", "orbit"):
             options["group"] = G
+    from engine.cli.solve import family_problem
+
+    family = family_problem(args, Y)
+    if family is not None:  # the layer-peeled family (docs/layer-peeled-family.md)
+        sol = family.solve(method=args.method, solver=args.solver)
+        kw = {} if gens is None else {"generators": gens}
+        cert = sol.certificate(eps=eps, provenance=_prov(args), **kw)
+        return _emit_bracket(cert, args, sol)
     problem = LayerPeeled(Y, args.ew, args.eh, normalize=args.normalize)
     sol = problem.solve(method=args.method, solver=args.solver, **options)
     cert = sol.certificate(eps=eps, generators=gens, provenance=_prov(args))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from engine.cli import _output
 
@@ -20,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eh", default="1", help="budget E_H on ||H||_F^2 (default 1)")
     p.add_argument("--d", type=int, default=None, help="hidden width (default min(m, n))")
     p.add_argument("--method", default="auto",
-                   help="auto, full, circulant, etf or orbit (default auto)")
+                   help="auto, full, circulant, etf or orbit (default auto); with a family "
+                        "option: auto, full, two-orbit or svt")
     p.add_argument("--group", default=None, metavar="SPEC|JSON|FILE",
                    help="a symmetry group of the labels: a spec (S3, C7, AGL5, D5, A5, "
                         "PSL(2,7), PGL(2,5), M11, M12, F(7,3), combined with + x wr), a JSON "
@@ -33,8 +35,76 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--normalize", action="store_true",
                    help="divide each column of Y by its sum instead of requiring sums of 1")
     p.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK (default: registry)")
+    add_family_arguments(p)
     _output.add_output(p, what="the full solution as JSON")
     p.set_defaults(func=_solve)
+
+
+def add_family_arguments(p: argparse.ArgumentParser) -> None:
+    """``--loss``, ``--weights``, ``--h-budget``, ``--equal-rows`` (the layer-peeled family,
+    docs/layer-peeled-family.md); shared by ``solve`` and ``certify solve``."""
+    p.add_argument("--loss", default="ce", metavar="ce|mse|bce",
+                   help="loss: ce (softmax cross-entropy, default), mse (||z - y||^2 / 2) or bce "
+                        "(sigmoid heads, binary cross-entropy)")
+    p.add_argument("--weights", default=None, metavar="W1,W2,...|FILE",
+                   help="column weights w_j > 0 of the loss (one per column of Y)")
+    p.add_argument("--h-budget", default=None, metavar="B1,B2,...|FILE",
+                   help="feature budget weights beta_j > 0: sum_j beta_j ||h_j||^2 <= E_H")
+    p.add_argument("--equal-rows", default=None, metavar="I,J,...",
+                   help="restrict to equal classifiers w_i on these labels (0-based)")
+
+
+def family_problem(args: argparse.Namespace, Y):
+    """A :class:`engine.convex.family.LayerPeeledFamily` when a family option is given, else
+    None (the balanced cross-entropy program)."""
+    if (args.loss == "ce" and args.weights is None and args.h_budget is None
+            and args.equal_rows is None):
+        return None
+    from engine.convex.family import LayerPeeledFamily
+
+    if getattr(args, "normalize", False) or getattr(args, "d", None) is not None \
+            or getattr(args, "tol", None) is not None or getattr(args, "bases", None):
+        from engine.errors import InvalidInput
+
+        raise InvalidInput("--loss/--weights/--h-budget/--equal-rows do not combine with "
+                           "--normalize, --d, --tol or --bases")
+    return LayerPeeledFamily(Y, args.ew, args.eh, loss=args.loss,
+                             weights=_list(args.weights, "weights"),
+                             h_budget=_list(args.h_budget, "h_budget"),
+                             equal_rows=_list(args.equal_rows, "equal-rows", int))
+
+
+def _list(text: str | None, what: str, kind=str):
+    """A comma-separated list, or a file holding one row/column of numbers."""
+    if text is None:
+        return None
+    from pathlib import Path
+
+    if Path(text).is_file():
+        from engine.io import read_matrix
+
+        return [x for r in read_matrix(text, what=what) for x in r]
+    try:
+        return [kind(x.strip()) for x in text.split(",") if x.strip()]
+    except ValueError:
+        from engine.errors import InvalidInput
+
+        raise InvalidInput(f"--{what} {text!r} is not a comma-separated list") from None
+
+
+def _solve_family(args: argparse.Namespace, problem, target) -> int:
+    sol = problem.solve(method=args.method, solver=args.solver)
+    if target == "-":
+        _output.write(args, "-", json.dumps(sol.to_dict(), sort_keys=True, indent=1) + "\n")
+        return 0
+    m, n = problem.shape
+    print(f"Y: {m} x {n}   loss: {problem.loss.name}   rho = sqrt(E_W E_H) = {problem.rho:.10g}")
+    print(f"method: {sol.method}   solver: {sol.solver}   status: {sol.status}")
+    print(f"loss: {sol.loss:.12g}   dual bound: {sol.dual_bound:.12g}   gap: {sol.gap:.3g}")
+    if target:
+        _output.write(args, target, json.dumps(sol.to_dict(), sort_keys=True, indent=1) + "\n")
+        print(f"solution written to {target}")
+    return 0
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -44,6 +114,14 @@ def _solve(args: argparse.Namespace) -> int:
 
     target = _output.json_target(args)
     _output.prepare(args, target)
+    family = family_problem(args, read_raw(args.Y))
+    if family is not None:
+        if args.group is not None:
+            from engine.errors import InvalidInput
+
+            raise InvalidInput("--group does not combine with the family options (the "
+                               "two-orbit structure is found by itself)")
+        return _solve_family(args, family, target)
     problem = LayerPeeled(read_raw(args.Y), args.ew, args.eh, args.d,
                           normalize=args.normalize)
     options = {}

@@ -73,6 +73,13 @@ class LayerPeeled:
         must sum to 1 within :func:`float_sum_tol` (``m`` units in the last place of
         its dtype, at least 1e-9) and is then divided by its sum in float64
         (``normalized`` says so).
+    loss, weights, h_budget, equal_rows
+        The layer-peeled family (docs/layer-peeled-family.md): ``loss`` in "ce", "mse",
+        "bce"; column weights w_j > 0 of the loss; budget weights beta_j > 0
+        (``sum_j beta_j ||h_j||^2 <= E_H``); equal classifiers on a label set.  With any of
+        them other than the default, the constructor returns a
+        :class:`engine.convex.family.LayerPeeledFamily` (Fang et al.'s imbalanced model:
+        :func:`engine.convex.family.minority_program`).
 
     Raises
     ------
@@ -93,10 +100,29 @@ class LayerPeeled:
     [0.4545, 0.5455]
     >>> LayerPeeled(np.array([[0.3, 0.6], [0.7, 0.4]], dtype=np.float32), 1, 1).normalized
     True
+    >>> type(LayerPeeled(np.eye(2), 1, 1, weights=[3, 1])).__name__  # the family's program
+    'LayerPeeledFamily'
     """
 
+    def __new__(cls, *args: Any, loss: str = "ce", weights: Any = None, h_budget: Any = None,
+                equal_rows: Any = None, **kw: Any) -> Any:
+        """With ``loss`` other than "ce", ``weights``, ``h_budget`` or ``equal_rows``: the
+        layer-peeled family's program (:class:`engine.convex.family.LayerPeeledFamily`,
+        docs/layer-peeled-family.md) instead of the balanced cross-entropy one."""
+        if loss == "ce" and weights is None and h_budget is None and equal_rows is None:
+            return super().__new__(cls)
+        from engine.convex.family import LayerPeeledFamily
+
+        if len(args) > 3 or kw.get("d") is not None or kw.get("normalize"):
+            raise InvalidInput("loss/weights/h_budget/equal_rows do not combine with d or "
+                               "normalize (the family program is solved at full width)")
+        return LayerPeeledFamily(*args, loss=loss, weights=weights, h_budget=h_budget,
+                                 equal_rows=equal_rows,
+                                 **{k: v for k, v in kw.items() if k not in ("d", "normalize")})
+
     def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
-                 normalize: bool = False) -> None:
+                 normalize: bool = False, loss: str = "ce", weights: Any = None,
+                 h_budget: Any = None, equal_rows: Any = None) -> None:
         #: the group a target built by engine.symmetry.orbit_targets carries (else None)
         self.symmetry: GroupAction | None = None
         self._codes: np.ndarray | None = None
