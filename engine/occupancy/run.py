@@ -133,9 +133,15 @@ def _exact_counts(head, k: int, top: int) -> tuple[dict, dict, dict]:
         try:
             counts[kind] = count_or_refuse(rows, bias=b, ranking=ranking, limit=10**6)
             how[kind] = "exact count, Zaslavsky"
-        except EngineError as exc:
+        except EngineError:
+            from engine.geometry.counting import region_upper_bound
+
+            bound = region_upper_bound(rows, bias=b, ranking=ranking)
             counts[kind] = None
-            how[kind] = "not counted: " + str(exc).split(";")[0][:120]
+            digits = len(str(bound))
+            size = f"{bound:,}" if digits <= 12 else f"about 10^{digits - 1}"
+            how[kind] = (f"not counted: at most {size} regions (general-position bound), "
+                         "over the exact-count budget")
     sets: dict = {}
     if k <= 12:
         from engine.geometry.patterns import ranking_pattern, sign_pattern
