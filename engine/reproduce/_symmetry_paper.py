@@ -102,7 +102,11 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
     lo, up = Fraction(part["lower"]), Fraction(part["upper"])
     text = (f"; certified J* in [{float(lo):.12g}, {float(up):.12g}] (rel. width "
             f"{float((up - lo) / up):.1e}, {theorem}: "
-            f"{'checked' if verdict.ok else 'REJECTED ' + str(verdict.failed_check)})")
+            f"{'checked' if verdict.ok else 'REJECTED ' + str(verdict.failed_check)}). "
+            "What the file certifies: for this instance, the optimum value lies in that "
+            "bracket and one optimum has the stated structure (the file's point, within the "
+            "bracket's width); the paper's theorem (every target of the family, the "
+            "structure of the optima) is the paper's, not the file's")
     return verdict.ok, text, art
 
 
