@@ -69,3 +69,16 @@ def test_no_certified_row_without_a_checked_file(tmp_path):
         assert all(c in r.artifacts for c in certs)
     assert [r.status for r in rep.rows] == [Status.CERTIFIED, Status.CERTIFIED,
                                             Status.COMPUTED, Status.NEEDS_WEIGHTS]
+
+
+def test_rows_of_optional_extras_are_skipped_with_a_line(tmp_path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    rep = reproduce(tmp_path / "r", only="sym-trained-lm,sym-layer-peeled-gd", progress=False,
+                    log=False)
+    assert rep.ok and [r.status for r in rep.rows] == [Status.NEEDS_WEIGHTS] * 2
+    assert all("skipped: the optional 'models' extra is not installed (torch missing"
+               in r.result for r in rep.rows)

@@ -20,7 +20,7 @@ from enum import StrEnum
 
 from engine.errors import InvalidInput
 
-__all__ = ["Status", "Row", "Claim", "CLAIMS", "claim", "select_claims"]
+__all__ = ["Status", "Row", "Claim", "CLAIMS", "claim", "select_claims", "needs_extra"]
 
 
 class Status(StrEnum):
@@ -184,3 +184,24 @@ def select_claims(only: str | None = None) -> list[Claim]:
                                + ", ".join(CLAIMS))
         out += [k for k in hit if k not in out]
     return [CLAIMS[k] for k in CLAIMS if k in out]
+
+
+def needs_extra(claim_name: str, modules: tuple[str, ...], extra: str) -> Row | None:
+    """A NEEDS WEIGHTS row saying the claim was skipped, when one of ``modules`` is missing
+    (an optional extra is not installed), else None.
+
+    Examples
+    --------
+    >>> needs_extra("x", ("json",), "models") is None
+    True
+    >>> needs_extra("x", ("no_such_module_here",), "models").status.value
+    'NEEDS WEIGHTS'
+    """
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if not missing:
+        return None
+    return Row(claim_name, "-", "-", f"skipped: the optional '{extra}' extra is not installed "
+               f"({', '.join(missing)} missing; pip install '.[{extra}]'); not a failure", (),
+               Status.NEEDS_WEIGHTS)

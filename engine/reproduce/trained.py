@@ -191,6 +191,12 @@ def train_cyclic(y=WEEKDAY_Y, *, d: int | None = None, hidden: int = 32, lam_W: 
 def _trained_row(ctx):
     """The nonconvex layer-peeled program (free feature per context) solved by gradient
     descent approaches the convex optimum (weekday target, torch on CPU)."""
+    from engine.reproduce.registry import needs_extra
+
+    skipped = needs_extra("Nonconvex layer-peeled program by gradient descent (Thm 1, "
+                          "weekdays)", ("torch",), "models")
+    if skipped is not None:
+        return skipped
     from engine.reproduce import _plots
     from engine.reproduce.registry import Row, Status
 
