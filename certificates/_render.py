@@ -642,7 +642,7 @@ _RESULT_RE = re.compile(r"^((?:Thms?|Lemma|App\.|Prop\.|Sec\.|Defs?\.)\s*[A-Z]?[
                         r"[0-9A-Z])")
 
 
-def paper_result(c) -> tuple[str, str] | None:
+def paper_result(c: dict) -> tuple[str, str] | None:
     """``(paper key, result)`` a paper certificate proves an instance of (``("cosine",
     "Thm 5.5")``), from its statement or label, else from its theorem kind; None for a
     certificate that is not a paper's result.
@@ -665,12 +665,12 @@ def paper_result(c) -> tuple[str, str] | None:
     return (paper, result) if result else None
 
 
-def _paper_default(c, one_based: bool | None) -> bool:
+def _paper_default(c: dict, one_based: bool | None) -> bool:
     """Labels from 1 by default in a paper's result (both papers count from 1)."""
     return (paper_result(c) is not None) if one_based is None else bool(one_based)
 
 
-def _result_tex(c, st: _Style) -> list[str]:
+def _result_tex(c: dict, st: _Style) -> list[str]:
     """The opening paragraph: which paper and result, what the file proves, label numbering."""
     pr = paper_result(c)
     base = ("Labels are numbered from 1, as in the paper (the certificate file numbers them "

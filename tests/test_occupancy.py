@@ -186,3 +186,58 @@ def test_cli_writes_the_run(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "ranking:" in proc.stdout and "of 12 regions" in proc.stdout
     assert (tmp_path / "o" / "labels.csv").read_text().startswith("label,wins,verdict,status")
+
+
+def test_model_folder_and_text_through_the_context_machinery(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import GPT2LMHeadModel
+
+    from engine.occupancy.run import hidden_states_from_text
+    from tests import _tiny_models as T
+
+    model = T.tiny_lm()
+    text = tmp_path / "contexts.txt"
+    lines = ["Today is Monday. Tomorrow is", "Today is Friday | and", "", "Tomorrow is"]
+    text.write_text("\n".join(lines), encoding="utf-8")
+    H = hidden_states_from_text(model, text, progress=False)
+    assert H.shape == (3, T.D)
+    lm = GPT2LMHeadModel.from_pretrained(str(model)).eval()
+    tok = Tokenizer.from_file(str(model / "tokenizer.json"))
+    want = []
+    with torch.no_grad():
+        for ln in [x for x in lines if x]:
+            ids = torch.tensor([tok.encode(ln).ids])
+            want.append(int(lm(input_ids=ids).logits[0, -1].argmax()))
+    out = tmp_path / "o"
+    proc = subprocess.run([sys.executable, "-m", "engine", "occupancy", str(model), str(text),
+                           "-o", str(out), "--no-count", "--no-audit", "--no-progress"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    import pyarrow.parquet as pq
+
+    got = pq.read_table(out / "shards" / "part-000000.parquet").column("argmax").to_pylist()
+    assert got == want
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_same_shards(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    rng = np.random.default_rng(5)
+    W = rng.normal(size=(6, 3))
+    np.save(tmp_path / "x.npy", rng.normal(size=(900, 3)))
+    ref = occupancy(W, tmp_path / "x.npy", out=tmp_path / "a", chunk_rows=200, progress=False,
+                    plots=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        r = occupancy(W, tmp_path / "x.npy", out=tmp_path / "b", chunk_rows=200,
+                      executor=client, progress=False, plots=False)
+    assert r.summary == ref.summary
+    for i in range(5):
+        name = f"shards/part-{i:06d}.parquet"
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(tmp_path / "a" / name).equals(pq.read_table(tmp_path / "b" / name))

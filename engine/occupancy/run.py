@@ -300,8 +300,9 @@ def _aggregate(h, folder: Path, units: int, top: int, audit: bool, do_counts: bo
     regions, how, sets = ({}, {}, {})
     if do_counts:
         regions, how, sets = _exact_counts(h, k, top)
-    regions.setdefault(f"top-{top}", None)
-    how.setdefault(f"top-{top}", "not counted")
+    for kind in ("sign", "ranking", f"top-{top}"):
+        regions.setdefault(kind, None)
+        how.setdefault(kind, "not counted" + ("" if do_counts else " (counts off)"))
     regions["argmax"] = None
     how["argmax"] = "argmaxable labels, argmax audit" if audit else "not audited"
     # a realized region missing from a complete enumeration would be a bug
