@@ -471,7 +471,8 @@ def _tex_vector(v) -> str:
 
 def _tex_vector_par(sym: str, v, what: str) -> str:
     """A vector on its own paragraph (breaks across lines when long)."""
-    return f"\\par\\noindent {what[0].upper() + what[1:]}: ${sym} = {_tex_vector(v)}$.\\par"
+    return (f"\\par\\noindent{{\\raggedright {what[0].upper() + what[1:]}: "
+            f"${sym} = {_tex_vector(v)}$.\\par}}")
 
 
 def _chain_rows(p, kind: str, values) -> list[tuple[int, int]] | None:

@@ -216,3 +216,25 @@ def test_paper_snippets_name_their_result_and_count_labels_from_1():
     assert _render.paper_result(sym) == ("symmetry", "Thm 1")
     assert _render.paper_result({"kind": "sign-feasible"}) is None
     assert "Zhehang Du" in _render.PAPERS["symmetry"][1]
+
+
+@_NEEDS_PDFLATEX
+def test_long_float_vectors_wrap_without_overfull_boxes(tmp_path):
+    """An audit of a float32 head with a bias (long binary fractions in the bias vector and
+    the matrix blocks, as in the spaCy rows of reproduce) fits the text width."""
+    import numpy as np
+
+    from engine.audit import audit_argmax
+
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(40, 6)).astype(np.float32)
+    b = rng.normal(size=40).astype(np.float32)
+    cert = audit_argmax(W, bias=b, progress=False).certificate()
+    pk = ",".join(_render.LATEX_PACKAGES)
+    (tmp_path / "doc.tex").write_text(
+        f"\\documentclass{{article}}\n\\usepackage{{{pk}}}\n\\begin{{document}}\n"
+        + _render.latex(cert) + "\n\\end{document}\n", encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert not _overfull((tmp_path / "doc.log").read_text(errors="replace"))
