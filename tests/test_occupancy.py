@@ -241,3 +241,12 @@ def test_dask_local_cluster_same_shards(tmp_path):
         import pyarrow.parquet as pq
 
         assert pq.read_table(tmp_path / "a" / name).equals(pq.read_table(tmp_path / "b" / name))
+
+
+def test_logits_beyond_the_float_range_are_still_decided():
+    W = [[1e300, 0.0], [0.0, 1e300], [1e300, -1e300]]
+    X = np.array([[1e10, 1e10], [1e10, 2e10]])
+    d = decide_chunk(open_head(HeadSpec.from_array(W)), X)
+    assert d.exact.all() and d.tie[0].tolist() == [True, False] and d.argmax.tolist() == [-1, 1]
+    assert d.order[1].tolist() == [1, 0, 2] and d.sign.tolist() == [[1, 1, 0], [1, 1, -1]]
+    assert np.isinf(d.logits[:, :2]).all()

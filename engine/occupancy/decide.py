@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -136,6 +137,14 @@ def exact_logits(head: Head, x) -> list[int]:
     return [t * eh.den_b + ((b * eh.den_w) << -ex) for t, b in zip(T, B, strict=True)]
 
 
+def _to_float(q: Fraction) -> float:
+    """q rounded to float64; beyond the float range, +-inf (a measurement only)."""
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
 def _exact_row(head: Head, x: np.ndarray, k: int):
     L = exact_logits(head, x)
     sign = np.array([(v > 0) - (v < 0) for v in L], dtype=np.int8)
@@ -144,7 +153,7 @@ def _exact_row(head: Head, x: np.ndarray, k: int):
     eh = _exact_head(head)
     xi, ex = float_ints(np.asarray(x, dtype=np.float64))
     den = eh.den_w * eh.den_b * (1 if ex >= 0 else 2**-ex)
-    z = np.array([float(Fraction(v) / den) for v in L], dtype=np.float64)
+    z = np.array([_to_float(Fraction(v, den)) for v in L], dtype=np.float64)
     return sign, np.array(order), tie, z
 
 
@@ -189,23 +198,24 @@ def decide_chunk(head: Head, X: np.ndarray, *, first: int = 0) -> Decided:
         raise InvalidInput(f"input {first + int(np.argmax(bad))} has a NaN or infinite entry")
     n, k = X.shape[0], head.k
     W = head.chunk(0, k)
-    Z = X @ W.T
-    if head.bias is not None:
-        Z += head.bias
-    binary = head.binary and head.exact_rows_binary()
-    g = filter_factor(head.d, binary)
-    S = _norm_bounds(X)[:, None] * head.norms()[None, :]
-    if head.bias is not None:
-        S += np.abs(head.bias)[None, :]
-    S = g * S + _TINY
-    finite = np.isfinite(Z).all(axis=1) & np.isfinite(S).all(axis=1)
-    sure = finite & (np.abs(Z) > S).all(axis=1)
-    sign = np.sign(Z).astype(np.int8)
-    order = np.argsort(-Z, axis=1, kind="stable")
-    Zs = np.take_along_axis(Z, order, axis=1)
-    Ss = np.take_along_axis(S, order, axis=1)
-    gap = Zs[:, :-1] - Zs[:, 1:]
-    sure &= (gap > Ss[:, :-1] + Ss[:, 1:]).all(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite rows go exact
+        Z = X @ W.T
+        if head.bias is not None:
+            Z += head.bias
+        binary = head.binary and head.exact_rows_binary()
+        g = filter_factor(head.d, binary)
+        S = _norm_bounds(X)[:, None] * head.norms()[None, :]
+        if head.bias is not None:
+            S += np.abs(head.bias)[None, :]
+        S = g * S + _TINY
+        finite = np.isfinite(Z).all(axis=1) & np.isfinite(S).all(axis=1)
+        sure = finite & (np.abs(Z) > S).all(axis=1)
+        sign = np.sign(Z).astype(np.int8)
+        order = np.argsort(-Z, axis=1, kind="stable")
+        Zs = np.take_along_axis(Z, order, axis=1)
+        Ss = np.take_along_axis(S, order, axis=1)
+        gap = Zs[:, :-1] - Zs[:, 1:]
+        sure &= (gap > Ss[:, :-1] + Ss[:, 1:]).all(axis=1)
     tie = np.zeros((n, max(0, k - 1)), dtype=bool)
     exact = ~sure
     for r in np.flatnonzero(exact):
