@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.audit.head import HeadSpec, open_head
+from engine.audit.head import open_head
 from engine.occupancy.decide import boundary_distances, decide_chunk
 from engine.occupancy.inputs import read_unit
 
@@ -107,5 +107,3 @@ def read_columns(folder: Path, count: int, names: tuple[str, ...]) -> dict[str, 
                 parts[c].append(np.asarray(col.to_numpy(zero_copy_only=False)))
     return {c: np.concatenate(v) if v else np.zeros(0) for c, v in parts.items()}
 
-
-__all__ += ["HeadSpec"]
