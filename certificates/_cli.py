@@ -55,10 +55,14 @@ def check_main(argv, read_and_check) -> int:
                     help="refuse (not checked, exit 2) a certificate whose work exceeds N "
                     f"units (default {DEFAULT_MAX_WORK:,}; none with --sample; docs/limits.md)")
     ap.add_argument("--one-based", action="store_true", help="labels from 1 in --explain/--latex")
+    ap.add_argument("--zero-based", action="store_true",
+                    help="--latex: labels from 0 also for a paper's result (default there: 1)")
     ap.add_argument("--sample", type=int, metavar="N", help="argmax audits: check every "
                     "never-proof and N witnesses drawn from --seed (other kinds: in full)")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     args = ap.parse_args(argv)
+    if args.one_based and args.zero_based:
+        ap.error("--one-based and --zero-based exclude each other")
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
     code = 0
@@ -84,7 +88,8 @@ def check_main(argv, read_and_check) -> int:
                         f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
                 print(("% " if args.latex else "") + note)
             print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
-            print(_render.latex(obj, one_based=args.one_based) if args.latex else "", end="")
+            base = True if args.one_based else (False if args.zero_based else None)
+            print(_render.latex(obj, one_based=base) if args.latex else "", end="")
     return code
 
 

@@ -28,7 +28,9 @@ True
 
 from __future__ import annotations
 
-__all__ = ["explain", "latex", "LATEX_PACKAGES"]
+import re
+
+__all__ = ["explain", "latex", "LATEX_PACKAGES", "PAPERS", "paper_result"]
 
 #: what a document needs to \\input the LaTeX (also written as a comment at its top)
 LATEX_PACKAGES = ("amsmath", "amssymb", "longtable")
@@ -478,7 +480,8 @@ def _tex_vector(v) -> str:
 
 def _tex_vector_par(sym: str, v, what: str) -> str:
     """A vector on its own paragraph (breaks across lines when long)."""
-    return f"\\par\\noindent {what[0].upper() + what[1:]}: ${sym} = {_tex_vector(v)}$.\\par"
+    return (f"\\par\\noindent{{\\raggedright {what[0].upper() + what[1:]}: "
+            f"${sym} = {_tex_vector(v)}$.\\par}}")
 
 
 def _chain_rows(p, kind: str, values) -> list[tuple[int, int]] | None:
@@ -578,6 +581,7 @@ def _bracket_latex(c, st: _Style) -> str:
     lo, up = Fraction(part["lower"]), Fraction(part["upper"])
     out = [f"% logitgeom certificate: {c['kind']}; labels {'1' if st.base else '0'}-based; "
            f"needs \\usepackage{{{','.join(LATEX_PACKAGES)}}}"]
+    out += _result_tex(c, st)
     if th:
         what = {"cyclic-circulant": "cyclic target: $W W^\\top$ circulant",
                 "transitive-etf": "2-homogeneous target: $W W^\\top$ a simplex ETF",
@@ -623,16 +627,97 @@ def _bracket_latex(c, st: _Style) -> str:
     return "\n".join(out) + "\n"
 
 
-def latex(c, *, one_based: bool = False) -> str:
-    """A LaTeX snippet a paper can ``\\input``: the claim as mathematics, each matrix once
-    (named), witnesses and multipliers, and a longtable of every complete pattern set.
+#: The source papers, by the names the documentation uses.
+PAPERS = {
+    "cosine": ("the cosine paper", "What Cosine Similarity of Label Representations Can and "
+               "Cannot Tell us"),
+    "symmetry": ("the symmetry paper", "Uncovering Symmetry Transfer in Large Language Models "
+                 "via Layer-Peeled Optimization (Zhehang Du, Hangfeng He and Weijie Su)"),
+}
+#: The result each theorem kind proves an instance of, when its statement does not name one.
+_RESULTS = {
+    "translation-cosine": ("cosine", "Thm 3.4"),
+    "centred-cosine-ranking": ("cosine", "App. C.2"),
+    "cosine-not-ranking": ("cosine", "Thm 5.5"),
+    "sign-not-ranking": ("cosine", "App. H.2"),
+    "cosine-determines-sign": ("cosine", "Lemma 5.3"),
+    "difference-cosine-determines-ranking": ("cosine", "Thm 5.6"),
+    "argmaxable-labels": ("cosine", "Sec. 5"),
+    "patterns-equal": ("cosine", "Sec. 5"),
+    "cyclic-circulant": ("symmetry", "Thm 1"),
+    "transitive-etf": ("symmetry", "Thms 2-4"),
+    "group-block-form": ("symmetry", "Thm 6 and App. F"),
+}
+_RESULT_RE = re.compile(r"^((?:Thms?|Lemma|App\.|Prop\.|Sec\.|Defs?\.)\s*[A-Z]?[0-9.\-]*"
+                        r"[0-9A-Z])")
 
+
+def paper_result(c: dict) -> tuple[str, str] | None:
+    """``(paper key, result)`` a paper certificate proves an instance of (``("cosine",
+    "Thm 5.5")``), from its statement or label, else from its theorem kind; None for a
+    certificate that is not a paper's result.
+
+    Examples
+    --------
+    >>> paper_result({"kind": "theorem", "theorem": "cosine-not-ranking",
+    ...               "statement": "Thm 5.5: C(W1) = C(W2) but R(W1) != R(W2)."})
+    ('cosine', 'Thm 5.5')
+    """
+    if c.get("kind") not in ("theorem", "layer-peeled-theorem"):
+        return None
+    th = c.get("theorem")
+    paper, result = _RESULTS.get(th, ("cosine", None))
+    for text in (c.get("label"), c.get("statement")):
+        mt = _RESULT_RE.match(str(text or ""))
+        if mt:
+            result = mt.group(1)
+            break
+    return (paper, result) if result else None
+
+
+def _paper_default(c: dict, one_based: bool | None) -> bool:
+    """Labels from 1 by default in a paper's result (both papers count from 1)."""
+    return (paper_result(c) is not None) if one_based is None else bool(one_based)
+
+
+def _result_tex(c: dict, st: _Style) -> list[str]:
+    """The opening paragraph: which paper and result, what the file proves, label numbering."""
+    pr = paper_result(c)
+    base = ("Labels are numbered from 1, as in the paper (the certificate file numbers them "
+            "from 0)." if st.base else "Labels are numbered from 0, as in the certificate "
+            "file (the papers number them from 1).")
+    if pr is None:
+        return [f"\\paragraph{{Convention.}} {base}"]
+    name, title = PAPERS[pr[0]]
+    what = ("The certificate proves the statement below for the instance it contains; the "
+            "paper's result is the general statement.")
+    if c["kind"] == "layer-peeled-theorem":
+        what = ("The certificate proves, for the target it contains, a bracket of the optimum "
+                "value and that one optimum has the stated structure; the paper's theorem "
+                "(every target of the family) is the paper's.")
+    out = [f"\\paragraph{{Result.}} {name[0].upper() + name[1:]} (\\emph{{{_tex_text(title)}}}), "
+           f"{_tex_text(pr[1])}. {what} {base}"]
+    remark = str(c.get("statement") or "").partition(" Remark: ")[2]
+    if remark:  # said by the file's author, not verified by the checker
+        out.append(f"\\paragraph{{Remark.}} {_tex_text(remark[0].upper() + remark[1:])} "
+                   "(A remark of the certificate's statement, not verified by the checker.)")
+    return out
+
+
+def latex(c, *, one_based: bool | None = None) -> str:
+    """A LaTeX snippet a paper can ``\\input``: the paper and result it proves, the claim as
+    mathematics, each matrix once (named), witnesses and multipliers, and a longtable of
+    every complete pattern set.
+
+    ``one_based`` None (the default): labels from 1 for a paper's result (as the papers
+    number them), from 0 otherwise; the snippet says which.
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
     if c["kind"] in _FAMILY:
         from certificates._render_family import latex as family_latex
 
         return family_latex(c)
+    one_based = _paper_default(c, one_based)
     if c["kind"].startswith("layer-peeled-"):
         return _bracket_latex(c, _Style(True, one_based))
     st = _Style(True, one_based)
@@ -640,6 +725,7 @@ def latex(c, *, one_based: bool = False) -> str:
     base = "1-based" if one_based else "0-based"
     out = [f"% logitgeom certificate: {c['kind']}; labels {base}; "
            f"needs \\usepackage{{{','.join(LATEX_PACKAGES)}}}"]
+    out += _result_tex(c, st)
     if head is not None:
         out.append(f"\\paragraph{{Claim.}} {head}.")
     printed: set[str] = set()

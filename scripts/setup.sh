@@ -41,7 +41,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # setuptools' "Editable installation" banner (a BuildBackendWarning about folders that
   # shadow the package) is silenced: the checkout IS the package; other warnings still show.
   PYTHONWARNINGS="ignore:Editable installation" \
-    "$VENV/bin/python" -m pip install -q -e ".[dev,notebooks,mosek,models]" \
+    "$VENV/bin/python" -m pip install -q -e ".[dev,notebooks,mosek,models,spacy]" \
     2> >(grep -v -E "is ignored: it is neither a file nor a directory" >&2)
   "$VENV/bin/python" -c "import cdd.gmp" || { echo "setup: cdd.gmp (exact arithmetic) did not import" >&2; exit 1; }
   echo "$want" > "$stamp"

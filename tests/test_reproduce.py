@@ -48,8 +48,11 @@ def test_every_claim_passes(run):
 @pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_artifacts_exist_and_summary_lists_them(run):
     summary = (run.out / "SUMMARY.md").read_text()
-    waiting = [r for r in run.rows if r.status is Status.NEEDS_WEIGHTS]
-    assert summary.count("| PASS |") == len(run.rows) - len(waiting) and "FAIL" not in summary
+    waiting = [r for r in run.rows if r.status is Status.NEEDS_WEIGHTS
+               and not r.claim.startswith("Realized vs possible")]  # spaCy: an extra
+    done = sum(summary.count(f"| {s} |") for s in ("CERTIFIED", "COMPUTED", "MEASURED"))
+    assert done == sum(r.status is not Status.NEEDS_WEIGHTS for r in run.rows)
+    assert "| PASS |" not in summary and "| FAIL |" not in summary
     assert len(waiting) == 25 and all("logitgeom inspect" in r.method for r in waiting)
     for r in run.rows:
         for a in r.artifacts:
@@ -105,7 +108,7 @@ def test_second_run_is_byte_identical(run, tmp_path):
     for p in files:
         rel = p.relative_to(out)
         assert p.read_bytes() == (run.out / rel).read_bytes(), rel
-    assert "| PASS |" in (out / "SUMMARY.md").read_text()
+    assert "| CERTIFIED |" in (out / "SUMMARY.md").read_text()
 
 
 def test_only_filter_and_bad_pattern():
@@ -239,7 +242,7 @@ def test_each_real_model_row_runs_and_compares_on_tiny_checkpoints(zoo, tmp_path
                     trust_remote_code=True, log=False)
     assert len(rep.rows) == 25
     for r in rep.rows:
-        assert r.status in (Status.PASS, Status.FAIL, Status.MEASURED), r
+        assert r.status in (Status.MEASURED, Status.FAIL), r
         assert r.ours is not None and 0 <= r.ours <= 2, r
         if r.paper is not None:
             assert f"ours {r.ours:.3f} vs paper {r.paper:.3f}" in r.result

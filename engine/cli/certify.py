@@ -103,6 +103,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--latex", action="store_true", help="print a LaTeX snippet per valid file")
     c.add_argument("--one-based", action="store_true",
                    help="--explain/--latex: print labels from 1, as the papers do")
+    c.add_argument("--zero-based", action="store_true",
+                   help="--latex: labels from 0 also for a paper's result (default there: 1)")
     c.add_argument("--max-work", type=int, default=None, metavar="N",
                    help="stop (not checked) a certificate whose exact work, metered as it "
                    "is checked, exceeds N units (default: the checker's, 20,000,000; "
@@ -371,6 +373,7 @@ def _check(args: argparse.Namespace) -> int:
     _output.prepare(args, args.out)
     argv = (["--explain"] if args.explain else []) + (["--latex"] if args.latex else []) + \
         (["--one-based"] if args.one_based else []) + \
+        (["--zero-based"] if args.zero_based else []) + \
         ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
         ([f"--sample={args.sample}"] if args.sample is not None else []) + \
         ([f"--seed={args.seed}"] if args.seed is not None else []) + \

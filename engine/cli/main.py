@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "engine.cli.reproduce",
     "engine.cli.symmetry",
     "engine.cli.audit",
+    "engine.cli.occupancy",
 ]
 
 
@@ -59,7 +60,7 @@ def _os_error(exc: OSError) -> str:
 def _output_folder(args: argparse.Namespace) -> str | None:
     """The folder a command writes into as a whole run (locked while it runs), or None."""
     cmd = getattr(args, "command", None)
-    if cmd in ("audit-argmax", "reproduce"):
+    if cmd in ("audit-argmax", "reproduce", "occupancy"):
         return getattr(args, "out", None)
     if cmd == "certify" and getattr(args, "certify_command", None) == "paper":
         return getattr(args, "out", None)

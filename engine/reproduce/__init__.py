@@ -19,6 +19,7 @@ from engine.reproduce import _cosine_paper, _cosine_grid, _cosine_facts  # noqa:
 from engine.reproduce import _symmetry_paper, _symmetry_facts, _real_models  # noqa: F401
 from engine.reproduce import trained, lm  # noqa: F401
 from engine.reproduce import _family  # noqa: F401  (beyond the papers: the layer-peeled family)
+from engine.reproduce import _spacy_rows  # noqa: F401
 # isort: on
 from engine.reproduce.registry import CLAIMS, Claim, Row, Status, claim, select_claims
 from engine.reproduce.runner import Report, check_certificates, reproduce, summary_markdown

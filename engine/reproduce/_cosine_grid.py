@@ -20,7 +20,7 @@ __all__ = ["GRID", "SEEDS"]
 
 #: the grid: n -> the d values checked (Thm 5.6 only for d < n)
 GRID = {n: list(range(2, min(6, n) + 1)) for n in (3, 5, 10)}
-#: heads per cell (the cosine paper's five)
+#: heads per cell (our choice: the cosine paper does not say how many heads it checked)
 SEEDS = 5
 _CELLS: dict[int, tuple[GridCell, ...]] = {}
 

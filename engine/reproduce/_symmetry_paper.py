@@ -102,7 +102,11 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
     lo, up = Fraction(part["lower"]), Fraction(part["upper"])
     text = (f"; certified J* in [{float(lo):.12g}, {float(up):.12g}] (rel. width "
             f"{float((up - lo) / up):.1e}, {theorem}: "
-            f"{'checked' if verdict.ok else 'REJECTED ' + str(verdict.failed_check)})")
+            f"{'checked' if verdict.ok else 'REJECTED ' + str(verdict.failed_check)}). "
+            "What the file certifies: for this instance, the optimum value lies in that "
+            "bracket and one optimum has the stated structure (the file's point, within the "
+            "bracket's width); the paper's theorem (every target of the family, the "
+            "structure of the optima) is the paper's, not the file's")
     return verdict.ok, text, art
 
 
@@ -392,7 +396,9 @@ def _register() -> None:
                         "Kronecker-type patterns (products, wreaths); labels 1-based.",
                         figsize=(3.3, 6.2)) as f:
             _plots.heatmaps(f, mats, titles, ncols=2, first_full_width=False)
-        return Row("App. F (figure)", f"{len(mats)} composite groups", "orbit reduction",
+        return Row("App. F (figure)", f"{len(mats)} composite groups",
+                   "orbit reduction (the solutions of the App. F rows above, drawn; their "
+                   "structure is certified in those rows)",
                    "W W^T heatmaps: block forms alpha I + beta (J - I), constant off-diagonal "
                    "blocks (sums), Kronecker forms (products)", (rel,), Status.PASS)
 

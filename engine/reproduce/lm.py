@@ -352,6 +352,12 @@ FIT_TOLERANCE = 0.01
 def _lm_row(ctx):
     """A small decoder-only transformer LM trained on a synthetic corpus with cyclic and
     symmetric structure, inspected like a real model."""
+    from engine.reproduce.registry import needs_extra
+
+    skipped = needs_extra("Symmetry transfer in a trained transformer LM (Thms 1-3, Sec. 5 "
+                          "pipeline)", ("torch", "transformers", "tokenizers"), "models")
+    if skipped is not None:
+        return skipped
     from engine.reproduce import _plots
     from engine.reproduce.registry import Row, Status
 
@@ -402,7 +408,7 @@ def _lm_row(ctx):
         "proven: training moves every delta towards the prediction; a real LM is not "
         "budget-constrained like the layer-peeled program, so the deltas stay above 0, as in "
         "the paper's Sec. 5",
-        (res, fig), Status.PASS if ok else Status.FAIL)
+        (res, fig), Status.MEASURED if ok else Status.FAIL)
 
 
 def _register() -> None:

@@ -81,7 +81,10 @@ def _app_h2() -> dict:
     return emit.bundle_certificate(
         "sign-not-ranking", parts,
         "App. H.2: S(W1) = S(W2) (same chirotope) but R(W1) != R(W2): rankings 41325 and "
-        "52314 (1-based) are realisable only under W1, 14352 and 25341 only under W2.",
+        "52314 (1-based) are realisable only under W1, 14352 and 25341 only under W2. Remark: "
+        "the point sets are rebuilt (the paper draws them) and degenerate: some differences "
+        "p_i - p_j are parallel, so each realises 14 rankings, not the 20 of five points in "
+        "general position.",
         provenance=_PROV)
 
 

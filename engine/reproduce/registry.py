@@ -6,9 +6,9 @@ the order the papers state them; the runner (:mod:`engine.reproduce.runner`) run
 
 Examples
 --------
->>> r = Row("Lemma 3.1", "W 3 x 2", "exact", "B W' = B W", ("a.json",), Status.PASS)
+>>> r = Row("Lemma 3.1", "W 3 x 2", "exact", "B W' = B W", ("a.json",), Status.CERTIFIED)
 >>> r.ok, r.markdown_cells()[-1]
-(True, 'PASS')
+(True, 'CERTIFIED')
 """
 
 from __future__ import annotations
@@ -20,22 +20,41 @@ from enum import StrEnum
 
 from engine.errors import InvalidInput
 
-__all__ = ["Status", "Row", "Claim", "CLAIMS", "claim", "select_claims"]
+__all__ = ["Status", "Row", "Claim", "CLAIMS", "claim", "select_claims", "needs_extra"]
 
 
 class Status(StrEnum):
-    """Outcome of one claim."""
+    """Outcome of one claim: what kind of evidence its row is.
 
+    A claim function returns PASS when its claim holds; the runner turns it into CERTIFIED
+    (the row wrote certificates and the stdlib checker verified every one) or COMPUTED (the
+    engine computed it, exactly or within the tolerance the row states, and no checked file
+    backs it).  Experiments return MEASURED.  SUMMARY.md shows only CERTIFIED, COMPUTED,
+    MEASURED, NEEDS WEIGHTS and FAIL.
+    """
+
+    #: returned by a claim function whose claim holds (resolved by the runner)
     PASS = "PASS"
+    #: every certificate the row wrote was verified by the stdlib checker in a subprocess
+    CERTIFIED = "CERTIFIED"
+    #: computed by the engine (exact, or numerical within the tolerance the row states);
+    #: no checked file
+    COMPUTED = "COMPUTED"
     FAIL = "FAIL"
-    #: a claim about real models whose weights are not on this machine: the row gives the
-    #: command that reproduces it; not a failure
-    NEEDS_WEIGHTS = "needs local weights"
+    #: a claim about real models whose weights are not on this machine (or an optional extra
+    #: that brings them is not installed): the row gives the command; not a failure
+    NEEDS_WEIGHTS = "NEEDS WEIGHTS"
     #: the weights are here but do not fit the memory: refused before loading, with the
-    #: estimate; not a failure
-    NEEDS_MEMORY = "needs more memory"
-    #: a real-model row measured with no printed value to compare against
-    MEASURED = "measured"
+    #: estimate (an alias of NEEDS_WEIGHTS; the row says why); not a failure
+    NEEDS_MEMORY = "NEEDS WEIGHTS"
+    #: an experiment's outcome (a trained model, a real model's hidden states), with its
+    #: figure or numbers; not a proof
+    MEASURED = "MEASURED"
+
+
+#: Status values of runs written before the evidence kinds (read back for --only merges).
+_OLD_VALUES = {"needs local weights": "NEEDS WEIGHTS", "needs more memory": "NEEDS WEIGHTS",
+               "measured": "MEASURED"}
 
 
 @dataclass(frozen=True)
@@ -72,8 +91,7 @@ class Row:
     @property
     def ok(self) -> bool:
         """Whether the claim passed (or could not run: no local weights, not enough memory)."""
-        return self.status in (Status.PASS, Status.NEEDS_WEIGHTS, Status.NEEDS_MEMORY,
-                               Status.MEASURED)
+        return self.status is not Status.FAIL
 
     def markdown_cells(self) -> list[str]:
         """The table cells (pipes escaped)."""
@@ -171,3 +189,24 @@ def select_claims(only: str | None = None) -> list[Claim]:
                                + ", ".join(CLAIMS))
         out += [k for k in hit if k not in out]
     return [CLAIMS[k] for k in CLAIMS if k in out]
+
+
+def needs_extra(claim_name: str, modules: tuple[str, ...], extra: str) -> Row | None:
+    """A NEEDS WEIGHTS row saying the claim was skipped, when one of ``modules`` is missing
+    (an optional extra is not installed), else None.
+
+    Examples
+    --------
+    >>> needs_extra("x", ("json",), "models") is None
+    True
+    >>> needs_extra("x", ("no_such_module_here",), "models").status.value
+    'NEEDS WEIGHTS'
+    """
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if not missing:
+        return None
+    return Row(claim_name, "-", "-", f"skipped: the optional '{extra}' extra is not installed "
+               f"({', '.join(missing)} missing; pip install '.[{extra}]'); not a failure", (),
+               Status.NEEDS_WEIGHTS)

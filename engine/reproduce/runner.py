@@ -6,12 +6,13 @@ Examples
 >>> tmp = tempfile.TemporaryDirectory()
 >>> rep = reproduce(tmp.name, only="cos-lemma-3.2", progress=False)
 >>> rep.ok, [r.status.value for r in rep.rows], rep.certificates_checked
-(True, ['PASS'], 3)
+(True, ['CERTIFIED'], 3)
 >>> tmp.cleanup()
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from engine.reproduce.manifest import (
     write_manifest,
     write_run_record,
 )
-from engine.reproduce.registry import CLAIMS, Row, Status, select_claims
+from engine.reproduce.registry import _OLD_VALUES, CLAIMS, Row, Status, select_claims
 
 __all__ = ["Report", "reproduce", "check_certificates", "summary_markdown"]
 
@@ -122,6 +123,25 @@ def _failed(key: str, exc: BaseException) -> Row:
     return Row(key, "-", "-", "error: " + msg, (), Status.FAIL)
 
 
+#: What each status of SUMMARY.md means (printed under the table).
+STATUS_NOTE = (
+    "Statuses: CERTIFIED = the row's certificates (listed as artifacts) were verified by the "
+    "standard-library checker in a subprocess; COMPUTED = computed by the engine, exactly or "
+    "within the tolerance the row states, with no checked file; MEASURED = an experiment's "
+    "outcome (a trained or real model), with its figure or numbers; NEEDS WEIGHTS = a "
+    "real-model row whose weights (or optional extra) are not on this machine, with the "
+    "command that runs it; FAIL = the claim did not hold.")
+
+
+def status_counts(rows) -> str:
+    """``"12 CERTIFIED, 3 COMPUTED, ..."`` (every status present, in a fixed order)."""
+    order = (Status.CERTIFIED, Status.COMPUTED, Status.MEASURED, Status.NEEDS_WEIGHTS,
+             Status.FAIL, Status.PASS)
+    parts = [f"{sum(r.status is s for r in rows)} {s.value}" for s in order
+             if any(r.status is s for r in rows)]
+    return f"{len(rows)} rows: " + ", ".join(parts)
+
+
 def summary_markdown(rep: Report) -> str:
     """The Markdown summary (deterministic: no timings, no dates)."""
     lines = ["# logitgeom reproduction", "",
@@ -139,14 +159,9 @@ def summary_markdown(rep: Report) -> str:
              "docs/layer-peeled.md).", "",
              "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
     lines += ["| " + " | ".join(r.markdown_cells()) + " |" for r in rep.rows]
-    n_ok = sum(r.status is Status.PASS for r in rep.rows)
-    n_w = sum(r.status is Status.NEEDS_WEIGHTS for r in rep.rows)
-    n_run = len(rep.rows) - n_w
-    lines += ["", f"**{n_ok}/{n_run} claims pass"
-              + (f" ({n_w} more {'needs' if n_w == 1 else 'need'} local model weights: "
-                 "the row gives the command)" if n_w else "")
+    lines += ["", "**" + status_counts(rep.rows)
               + f"; {rep.certificates_checked} certificates checked by the stdlib checker, "
-              f"{len(rep.certificates_invalid)} invalid.**", ""]
+              f"{len(rep.certificates_invalid)} invalid.**", "", STATUS_NOTE, ""]
     real = [r for r in rep.rows if r.paper is not None or r.ours is not None]
     if real:
         lines += ["## Real-model deltas: ours vs the paper's", "",
@@ -176,8 +191,11 @@ def _num(x) -> float | None:
 
 def _row_from_json(d: dict) -> Row | None:
     try:
+        st = _OLD_VALUES.get(d["status"], d["status"])
+        if st == "PASS":  # a run before the evidence kinds
+            st = "CERTIFIED" if d.get("certificates") else "COMPUTED"
         return Row(str(d["claim"]), str(d["instance"]), str(d["method"]), str(d["result"]),
-                   tuple(str(a) for a in d["artifacts"]), Status(d["status"]),
+                   tuple(str(a) for a in d["artifacts"]), Status(st),
                    _num(d.get("paper")), _num(d.get("ours")))
     except (KeyError, TypeError, ValueError):
         return None
@@ -331,6 +349,11 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         rows[i] = Row(r.claim, r.instance, r.method,
                       r.result + f"; CERTIFICATE {n} REJECTED: {verdicts[n]}", r.artifacts,
                       Status.FAIL)
+    for i, r in enumerate(rows):  # PASS -> the kind of evidence (docs/paper-output.md)
+        if r.status is Status.PASS:
+            mine = [n for n, j in owner.items() if j == i]
+            rows[i] = dataclasses.replace(
+                r, status=Status.CERTIFIED if mine else Status.COMPUTED)
     rep = Report(ctx.out, tuple(rows), len(verdicts), bad, tuple(ctx.captions.items()))
     write_manifest(ctx.out, ctx.certificates, merge=only is not None)
     # SUMMARY.md: this run's rows, plus (for --only) the earlier rows of the other claims
@@ -348,7 +371,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         total = rep
     else:
         invalid = {n for k in merged_keys for n in record["rows"][k].get("certificates", [])
-                   if record["rows"][k].get("status") != "PASS"} & set(bad)
+                   if record["rows"][k].get("status") == "FAIL"} & set(bad)
         n_certs = len({n for k in merged_keys for n in record["rows"][k].get("certificates", [])})
         total = Report(ctx.out, tuple(merged), n_certs, tuple(sorted(invalid)),
                        tuple(sorted(record["captions"].items())))
@@ -360,4 +383,4 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     return rep
 
 
-__all__ += ["checker_command", "RUN_RECORD"]
+__all__ += ["checker_command", "RUN_RECORD", "status_counts", "STATUS_NOTE"]

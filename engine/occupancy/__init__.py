@@ -1,0 +1,12 @@
+"""Occupancy: which regions of a head real inputs occupy (docs/occupancy.md).
+
+:func:`occupancy` decides each input's sign pattern, ranking, top-t prefix and argmax exactly
+(float filter, integer arithmetic where it does not separate) and sets the realized regions
+against the possible ones; :func:`decide_chunk` is the per-chunk decision.
+"""
+
+from engine.occupancy.decide import Decided, boundary_distances, decide_chunk, exact_logits
+from engine.occupancy.run import OccupancyError, OccupancyResult, occupancy
+
+__all__ = ["occupancy", "OccupancyResult", "OccupancyError", "decide_chunk", "Decided",
+           "boundary_distances", "exact_logits"]
