@@ -359,6 +359,10 @@ def _audit_explain(c, one_based: bool) -> str:
 
 def explain(c, *, one_based: bool = False) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
+    if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
+        from certificates._render_rank import explain as rank_explain
+
+        return rank_explain(c)
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
         from certificates._render_bracket import explain as bracket_explain
 
@@ -620,6 +624,10 @@ def latex(c, *, one_based: bool = False) -> str:
 
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
+    if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
+        from certificates._render_rank import latex as rank_latex
+
+        return rank_latex(c)
     if c["kind"].startswith("layer-peeled-"):
         return _bracket_latex(c, _Style(True, one_based))
     st = _Style(True, one_based)
