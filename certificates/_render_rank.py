@@ -33,7 +33,7 @@ def explain(c) -> str:
            "claim).",
            f"  So the relaxation gap J*_D - J*_conv is at most {float(up - lo):.3g}."]
     if c["relaxation"] == "exact":
-        out.append("  Relaxation exact: the relative width is <= 10^-6, the rank-D program "
+        out.append("  Relaxation exact: the relative width is <= 10^-9, the rank-D program "
                    "reaches the convex value up to it.")
     else:
         out.append("  Relaxation: gap (a positive gap is not proven; the upper end is one "

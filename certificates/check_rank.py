@@ -10,7 +10,7 @@ the shape of W: rank W H <= d); ||W||_F^2 <= E_W and ||H||_F^2 <= E_H exactly; u
 (P - Y)(P - Y)^T PSD (exact LDL^T), rho_up^2 >= E_W E_H, lower <= Ent(P) - rho_up s (the
 Fenchel bound of the convex relaxation ||Z||_* <= rho, valid for every d); upper - lower <= eps
 (absolute or relative).  ``relaxation`` is ``"exact"`` or ``"gap"``: "exact" further needs
-the relative width ``(upper - lower) / |upper| <= 10^-6`` (:data:`EXACT_WIDTH`).
+the relative width ``(upper - lower) / |upper| <= 10^-9`` (:data:`EXACT_WIDTH`).
 
 Then: lower <= J*_conv <= J*_d <= upper, so the relaxation gap J*_d - J*_conv is at most
 upper - lower ("exact": the rank-d program reaches the convex value up to that width).
@@ -40,7 +40,7 @@ KIND = "layer-peeled-rank-bracket"
 FIELDS = {"Y", "E_W", "E_H", "d", "W", "H", "P", "s", "rho_up", "precision", "lower", "upper",
           "eps", "eps_mode", "relaxation", "construction"}
 #: the largest relative width of a bracket whose relaxation is called "exact"
-EXACT_WIDTH = Fraction(1, 10 ** 6)
+EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
 def _num(obj, key, loc) -> Fraction:

@@ -40,7 +40,7 @@ __all__ = ["rank_certificate", "rank_statement", "EXACT_WIDTH"]
 
 _DIGITS = 10 ** 30
 #: the checker's limit on the relative width of an "exact" claim
-EXACT_WIDTH = Fraction(1, 10 ** 6)
+EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
 def rank_statement(D: int, relaxation: str, width: Fraction) -> str:
@@ -57,7 +57,7 @@ def rank_statement(D: int, relaxation: str, width: Fraction) -> str:
            "is exactly feasible and J(W H) <= upper.  So the relaxation gap J*_D - J*_conv is "
            f"at most upper - lower = {float(width):.3g}.")
     if relaxation == "exact":
-        out += (" Relaxation exact: width <= 10^-6 relative, the rank-D program reaches the "
+        out += (" Relaxation exact: width <= 10^-9 relative, the rank-D program reaches the "
                 "convex value up to that width.")
     else:
         out += (" Not proven: that the gap is positive (upper is one feasible point, not "
