@@ -59,11 +59,42 @@ def instances(quick: bool):
         yield "ETF", m, etf(m)
 
 
+def compact(rows: list[dict]) -> None:
+    """One line per (target, m, rho): the convex rank, the smallest D certified exact, and the
+    certified relative width for D = 1, 2, ..., m - 1 (0 when "exact")."""
+    print("| target | m | rho | rank | exact from D = | relative width, D = 1, 2, ... | best "
+          "construction at D = 1, 2, ... |")
+    print("|---|---|---|---|---|---|---|")
+    keys = sorted({(r["target"], r["m"], r["rho"]) for r in rows},
+                  key=lambda k: (k[0] != "cyclic", k[0], k[1], k[2]))
+    short = {"convex optimum (rank <= D)": "opt", "spectrum truncation": "trunc",
+             "top-D column space": "colsp"}
+    for k in keys:
+        rs = sorted((r for r in rows if (r["target"], r["m"], r["rho"]) == k),
+                    key=lambda r: r["D"])
+        ex = [r["D"] for r in rs if r["relaxation"] == "exact"]
+        widths = ", ".join("0" if r["relaxation"] == "exact" else f"{r['relative']:.1g}"
+                           for r in rs)
+        cons = []
+        for r in rs:
+            c = r["construction"].replace("descent from ", "d:")
+            for a, b in short.items():
+                c = c.replace(a, b)
+            cons.append(c.replace("Fourier modes ", "F").replace(", ", "/"))
+        print(f"| {k[0]} | {k[1]} | {k[2]:g} | {rs[0]['rank']} | {min(ex) if ex else '-'} | "
+              f"{widths} | {', '.join(cons)} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--compact", metavar="JSON", default=None,
+                    help="print the compact table of docs/beyond-symmetry.md from a --json file")
     args = ap.parse_args()
+    if args.compact:
+        compact(json.loads(Path(args.compact).read_text()))
+        return 0
     rows = []
     t0 = time.process_time()
     print("| target | m | rho | D | rank | lower | upper | width | relative | relaxation | best "
