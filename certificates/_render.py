@@ -627,7 +627,9 @@ def latex(c, *, one_based: bool = False) -> str:
     if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
         from certificates._render_rank import latex as rank_latex
 
-        return rank_latex(c)
+        Y = c["Y"] if "Y" in c else c["brackets"][0]["Y"]
+        return rank_latex(c) + "\n".join(["\\paragraph{Target.}", *_tex_named_matrix(
+            "Y", Y, _Style(True, one_based))]) + "\n"
     if c["kind"].startswith("layer-peeled-"):
         return _bracket_latex(c, _Style(True, one_based))
     st = _Style(True, one_based)

@@ -65,14 +65,21 @@ def latex(c) -> str:
     """A LaTeX paragraph of the claim."""
     if c["kind"] == KINDS[1]:
         b1, b0 = c["brackets"]
-        return ("% logitgeom certificate: layer-peeled-stability\n"
-                "\\paragraph{Claim.} For the target $Y$ and its $G$-invariant neighbour $Y_0$: "
-                f"$J^*(Y) \\in [{_f(b1['lower'])}, {_f(b1['upper'])}]$, "
-                f"$J^*(Y_0) \\in [{_f(b0['lower'])}, {_f(b0['upper'])}]$, "
-                f"$|J^*(Y) - J^*(Y_0)| \\le \\rho\\,\\|Y - Y_0\\|_2 \\le {_f(c['stability'])}$, "
-                f"and $\\|C(Z_0 - Z^*)\\|_F^2 \\le {_f(c['distance2'])}$ for the file's "
-                "$G$-invariant logits $Z_0$ and the optimal logits $Z^*$ of $Y$ "
-                f"(strong convexity $\\mu = {_f(c['mu'])}$).\n")
+        out = ["% logitgeom certificate: layer-peeled-stability",
+               "\\paragraph{Claim.} For the target $Y$ and its $G$-invariant neighbour $Y_0$:",
+               f"\\[ J^*(Y) \\in [{_f(b1['lower'])},\\ {_f(b1['upper'])}] \\]",
+               f"\\[ J^*(Y_0) \\in [{_f(b0['lower'])},\\ {_f(b0['upper'])}] \\]",
+               "\\[ |J^*(Y) - J^*(Y_0)| \\le \\rho\\,\\|Y - Y_0\\|_2 \\le "
+               f"{_f(c['stability'])} \\]"]
+        if c["average"]:
+            out.append("$Y_0$ is the group average of $Y$, so the best $G$-invariant point has "
+                       "loss $J^*(Y_0)$ and")
+            out.append(f"\\[ J^*(Y_0) - J^*(Y) \\in [{_f(c['gap_lower'])},\\ "
+                       f"{_f(c['gap_upper'])}]. \\]")
+        out.append("For the file's $G$-invariant logits $Z_0 = W_0 H_0$ and every optimum $Z^*$ "
+                   f"of $Y$ (strong convexity $\\mu = {_f(c['mu'])}$, $C = I - J/m$):")
+        out.append(f"\\[ \\|C(Z_0 - Z^*)\\|_F^2 \\le {_f(c['distance2'])}. \\]")
+        return "\n".join(out) + "\n"
     lo, up = Fraction(c["lower"]), Fraction(c["upper"])
     tail = ("the relaxation is exact up to this width" if c["relaxation"] == "exact" else
             "this bounds the relaxation gap $J^*_D - J^*_{\\mathrm{conv}}$")

@@ -130,7 +130,7 @@ def test_tampered_rank_brackets_rejected(gap_cert):
     bad = copy.deepcopy(gap_cert)  # W with more columns than d
     bad["W"] = [r + ["0"] for r in bad["W"]]
     bad["H"] = bad["H"] + [["0"] * len(bad["H"][0])]
-    assert check(bad).failed_check == "rank"
+    assert check(bad).failed_check == "rank-bound"
     bad = copy.deepcopy(gap_cert)  # L above the relaxation bound
     bad["lower"] = str(Fraction(bad["lower"]) + Fraction(1, 10 ** 6))
     assert check(bad).failed_check == "lower"

@@ -130,7 +130,7 @@ def rank_certificate(problem: Any, D: int | None = None, *, result: Any = None,
                  "rho_up": conv["rho_up"], "precision": int(precision), "lower": str(lower),
                  "upper": str(upper), "eps": str(_eps(eps, width, eps_mode)),
                  "eps_mode": eps_mode, "relaxation": relaxation,
-                 "construction": result.construction[:200]})
+                 "construction": result.construction[:200], "structure": []})
     verdict = cb.check(cert)
     if not verdict.ok:
         raise InexactResult(f"the emitted rank bracket fails '{verdict.failed_check}' at "
