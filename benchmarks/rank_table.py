@@ -113,7 +113,8 @@ def main() -> int:
                        "rank": res.convex_rank,
                        "lower": float(lo), "upper": float(up), "width": float(up - lo),
                        "relative": float((up - lo) / up), "relaxation": cert["relaxation"],
-                       "construction": cert["construction"]}
+                       "construction": cert["construction"],
+                       "candidates": res.candidates}
                 rows.append(row)
                 print(f"| {name} | {m} | {problem.rho:g} | {D} | {res.convex_rank} | "
                       f"{float(lo):.10f} | "
