@@ -51,3 +51,27 @@ def test_certify_solve_rank_and_stability(tmp_path, capsys):
     assert "|J*(Y) - J*(Y0)| <=" in capsys.readouterr().out
     assert main(["check", str(out), "--explain"]) == 0
     assert "group average of Y (checked)" in capsys.readouterr().out
+
+
+def test_inspect_reports_approximate_symmetry_of_the_contexts(capsys, tmp_path):
+    import pytest
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("safetensors")
+    pytest.importorskip("tokenizers")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import _tiny_models as T
+
+    out = tmp_path / "r.json"
+    assert main(["inspect", str(T.tiny_lm()), "--tokens", ",".join(T.DAYS), "--prompt",
+                 "Today is {TOKEN}. Tomorrow is", "--group", "cyclic", "--no-progress",
+                 "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "approximate symmetry of P" in text and "|J*(Y) - J*(Y0)|" in text
+    rep = json.loads(out.read_text())["approximate_symmetry"]
+    assert rep["average"] and rep["bound"] >= 0
+    assert rep["J_Y"][0] <= rep["J_Y0"][1] + rep["bound"] + 1e-6

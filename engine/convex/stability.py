@@ -35,7 +35,7 @@ from engine.convex.loss import cross_entropy
 from engine.errors import InvalidInput
 
 __all__ = ["StabilityReport", "stability_report", "strong_convexity", "group_average",
-           "resolve_action"]
+           "resolve_action", "model_stability"]
 
 
 def strong_convexity(m: int, rho: float) -> float:
@@ -47,7 +47,8 @@ def strong_convexity(m: int, rho: float) -> float:
     >>> round(strong_convexity(2, 0.0), 12)
     0.5
     """
-    return 1.0 / (1.0 + (m - 1) * math.exp(math.sqrt(2.0) * rho))
+    t = math.sqrt(2.0) * rho
+    return 0.0 if t > 700 else 1.0 / (1.0 + (m - 1) * math.exp(t))
 
 
 def group_average(Y: Any, action: Any) -> Any:
@@ -143,7 +144,8 @@ class StabilityReport:
         return {"delta_spectral": self.delta_spectral, "delta_frobenius": self.delta_frobenius,
                 "rho": self.rho, "bound": self.bound, "J_Y": list(self.J_Y),
                 "J_Y0": list(self.J_Y0), "gap": None if self.gap is None else list(self.gap),
-                "mu": self.mu, "distance": self.distance, "average": self.average}
+                "mu": self.mu, "distance": None if math.isinf(self.distance) else self.distance,
+                "average": self.average}
 
 
 def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
@@ -197,7 +199,42 @@ def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
     gap = (max(0.0, L0 - U1), min(U0 - L1, bound)) if average else None
     mu = strong_convexity(P1.m, rho)
     cross = cross_entropy(Z0, P1.Y)
-    dist = math.sqrt(max(0.0, 2.0 * (cross - L1) / mu))
+    dist = math.sqrt(max(0.0, 2.0 * (cross - L1) / mu)) if mu > 0 else math.inf
     return StabilityReport(delta_spectral=d2, delta_frobenius=float(np.linalg.norm(D)), rho=rho,
                            bound=bound, J_Y=(L1, U1), J_Y0=(L0, U0), gap=gap, mu=mu,
                            distance=dist, average=average, Z0=Z0, Z=s1.Z)
+
+
+def model_stability(P: np.ndarray, W: np.ndarray, H: np.ndarray, group: Any, *,
+                    solver: str | None = None) -> StabilityReport:
+    """:func:`stability_report` for a model's own contexts: Y = the next-token probabilities
+    P (m x m: context j is the one-token context of token j, so G acts on tokens and contexts
+    by the same permutation), budgets E_W = ||W||_F^2 and E_H = ||H||_F^2 of the head rows
+    (m x d) and the context states (d x m).
+
+    Raises
+    ------
+    InvalidInput
+        P is not square (the contexts are not one per token).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> W, H = rng.standard_normal((3, 4)), rng.standard_normal((4, 3))
+    >>> from engine.convex.loss import softmax
+    >>> r = model_stability(softmax(W @ H), W, H, "C3")
+    >>> r.bound >= 0 and r.average
+    True
+    """
+    from engine.symmetry.constructors import as_group
+    from engine.symmetry.group import GroupAction
+
+    P = np.asarray(P, dtype=float)
+    m, n = P.shape
+    if m != n:
+        raise InvalidInput(f"the contexts must be one per token (P is {m} x {n})")
+    rows = as_group(group, m=m).row_generators
+    action = GroupAction([(g, g) for g in rows], m=m, n=m)
+    E_W = float(np.sum(np.asarray(W, dtype=float) ** 2))
+    E_H = float(np.sum(np.asarray(H, dtype=float) ** 2))
+    return stability_report(P, E_W, E_H, action, solver=solver, normalize=True)
