@@ -18,6 +18,7 @@ True
 from engine.reproduce import _cosine_paper, _cosine_grid, _cosine_facts  # noqa: F401
 from engine.reproduce import _symmetry_paper, _symmetry_facts, _real_models  # noqa: F401
 from engine.reproduce import trained, lm  # noqa: F401
+from engine.reproduce import _beyond  # noqa: F401  (rows beyond the papers)
 # isort: on
 from engine.reproduce.registry import CLAIMS, Claim, Row, Status, claim, select_claims
 from engine.reproduce.runner import Report, check_certificates, reproduce, summary_markdown
