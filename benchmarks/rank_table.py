@@ -28,8 +28,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from certificates.check import check  # noqa: E402
-from engine.certify.rank import rank_certificate  # noqa: E402
-from engine.convex.lowrank import rank_constrained  # noqa: E402
+from engine.convex.lowrank import (
+    rank_certificate,  # noqa: E402
+    rank_constrained,  # noqa: E402
+)
 from engine.convex.problem import LayerPeeled  # noqa: E402
 from engine.convex.targets import cyclic_orbit  # noqa: E402
 

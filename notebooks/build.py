@@ -571,7 +571,7 @@ from certificates.api import check
 from engine.convex.problem import LayerPeeled
 from engine.convex.targets import cyclic_orbit
 from engine.convex.lowrank import rank_constrained
-from engine.certify.rank import rank_certificate
+from engine.convex.lowrank import rank_certificate
 
 m = 7
 y = [Fraction(2 ** (m - 1 - k), 2 ** m - 1) for k in range(m)]   # a geometric cyclic target
@@ -612,7 +612,7 @@ average (the orthogonal projection onto $G$-invariant matrices), and the certifi
 both brackets, the stability bound, the gap of the best $G$-invariant point (its loss is
 exactly $J^*(Y_0)$) and a distance bound from strong convexity."""),
     ("code", """\
-from engine.certify.stability import stability_certificate
+from engine.convex.stability import stability_certificate
 from engine.symmetry import cyclic
 from engine.symmetry.group import column_action
 from certificates._render import explain

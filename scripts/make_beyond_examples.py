@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certificates.api import check  # noqa: E402
-from engine.certify.emit import dumps  # noqa: E402
-from engine.certify.rank import rank_certificate  # noqa: E402
-from engine.certify.stability import stability_certificate  # noqa: E402
+from engine.certify.common import dumps  # noqa: E402
+from engine.convex.lowrank import rank_certificate  # noqa: E402
 from engine.convex.problem import LayerPeeled  # noqa: E402
+from engine.convex.stability import stability_certificate  # noqa: E402
 from engine.convex.targets import cyclic_orbit  # noqa: E402
 from engine.symmetry import cyclic  # noqa: E402
 from engine.symmetry.group import column_action  # noqa: E402

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from certificates.api import check
-from engine.certify.rank import rank_certificate
 from engine.convex.loss import cross_entropy, softmax
 from engine.convex.lowrank import (
     fourier_basis,
     is_cyclic_block,
+    rank_certificate,
     rank_constrained,
     subspace_optimum,
     truncate,

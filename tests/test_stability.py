@@ -17,10 +17,14 @@ import numpy as np
 import pytest
 
 from certificates.api import check
-from engine.certify.stability import stability_certificate
 from engine.convex.loss import cross_entropy, softmax
 from engine.convex.problem import LayerPeeled
-from engine.convex.stability import group_average, stability_report, strong_convexity
+from engine.convex.stability import (
+    group_average,
+    stability_certificate,
+    stability_report,
+    strong_convexity,
+)
 from engine.symmetry import cyclic, orbit_targets, symmetric
 from engine.symmetry.constructors import group_from_text
 

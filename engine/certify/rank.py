@@ -6,13 +6,16 @@ upper end is the loss of an exactly feasible rational pair (W, H) with D columns
 point of :func:`engine.convex.lowrank.rank_constrained` rounded to the 2^-48 grid and scaled
 into the budgets by a dyadic factor <= sqrt(budget / ||.||_F^2).  The stdlib checker
 (:mod:`certificates.check_rank`) decides; docs/beyond-symmetry.md derives every step.
+Like every builder of :mod:`engine.certify` it imports nothing above the exact kernel: the
+float search arrives as data (:func:`engine.convex.lowrank.rank_certificate` runs it).
 
 Examples
 --------
+>>> from engine.convex.lowrank import rank_constrained
 >>> from engine.convex.problem import LayerPeeled
 >>> from engine.convex.targets import cyclic_orbit
->>> Y = cyclic_orbit(["1/2", "1/4", "1/8", "1/8"], exact=True)
->>> c = rank_certificate(LayerPeeled(Y, 1, 4), 2)
+>>> lp = LayerPeeled(cyclic_orbit(["1/2", "1/4", "1/8", "1/8"], exact=True), 1, 4)
+>>> c = rank_bracket_certificate(lp, rank_constrained(lp, 2))
 >>> c["kind"], len(c["W"][0]), c["relaxation"]
 ('layer-peeled-rank-bracket', 2, 'gap')
 """
@@ -36,7 +39,7 @@ from engine.certify.convex import (
 )
 from engine.errors import InexactResult, InvalidInput
 
-__all__ = ["rank_certificate", "rank_statement", "EXACT_WIDTH"]
+__all__ = ["rank_bracket_certificate", "rank_statement", "EXACT_WIDTH"]
 
 _DIGITS = 10 ** 30
 #: the checker's limit on the relative width of an "exact" claim
@@ -48,8 +51,8 @@ def rank_statement(D: int, relaxation: str, width: Fraction) -> str:
 
     Examples
     --------
-    >>> rank_statement(2, "gap", Fraction(1, 100))[:59]
-    'Proven by the checker: lower <= J*_conv <= J*_D <= upper for'
+    >>> rank_statement(2, "gap", Fraction(1, 100)).split(" for ")[0]
+    'Proven by the checker: lower <= J*_conv <= J*_D <= upper'
     """
     out = (f"Proven by the checker: lower <= J*_conv <= J*_D <= upper for the layer-peeled "
            f"program with hidden width D = {D} (W of D columns), where J*_conv is its convex "
@@ -65,26 +68,23 @@ def rank_statement(D: int, relaxation: str, width: Fraction) -> str:
     return out
 
 
-def rank_certificate(problem: Any, D: int | None = None, *, result: Any = None,
-                     eps: Any = None, eps_mode: str = "relative",
-                     precision: int = DEFAULT_PRECISION, solver: str | None = None,
-                     provenance: dict | None = None) -> dict:
-    """A ``layer-peeled-rank-bracket`` for hidden width D.
+def rank_bracket_certificate(problem: Any, result: Any, *, eps: Any = None,
+                             eps_mode: str = "relative", precision: int = DEFAULT_PRECISION,
+                             provenance: dict | None = None) -> dict:
+    """A ``layer-peeled-rank-bracket`` from a float rank-D search (built from the data handed
+    in; the search itself is :func:`engine.convex.lowrank.rank_certificate`'s).
 
     Parameters
     ----------
-    problem : engine.convex.LayerPeeled
-        Target (exact probability columns) and budgets; ``D`` defaults to ``problem.d``.
-    D : int or None
-        Hidden width.
-    result : engine.convex.lowrank.RankResult, optional
-        The float search (run here when absent).
+    problem : LayerPeeled
+        Target (exact probability columns) and budgets.
+    result : RankResult
+        The float search: ``D``, ``W`` (m x D), ``H``, ``construction`` and the convex
+        ``solution`` (its ``Z`` gives the certified lower bound).
     eps, eps_mode : optional
         Required width (None: the achieved width, rounded up to two digits).
     precision : int
         Decimal digits of the checker's exp/log.
-    solver : str, optional
-        Conic solver.
 
     Returns
     -------
@@ -94,14 +94,10 @@ def rank_certificate(problem: Any, D: int | None = None, *, result: Any = None,
     Raises
     ------
     InvalidInput
-        Y not exact, D not a positive integer.
+        Y not exact, bad eps_mode.
     InexactResult
         The width exceeds ``eps``.
     """
-    from engine.convex.lowrank import rank_constrained
-
-    if result is None:
-        result = rank_constrained(problem, D, solver=solver)
     D = result.D
     Y = _exact_target(problem)
     conv = bracket_certificate(problem, result.solution.Z, precision=precision)

@@ -17,6 +17,7 @@ Examples
 >>> T = orbit_targets(cyclic(3), ["1/2", "1/3", "1/6"])
 >>> Y = np.array(LayerPeeled(T, 1, 1).exact_entries(), dtype=object)
 >>> Y[:, 0] = [F(13, 25), F(31, 100), F(17, 100)]
+>>> from engine.convex.stability import stability_certificate
 >>> c = stability_certificate(Y, 1, 4, T.action)
 >>> from certificates.api import check
 >>> check(c).ok, c["average"]
@@ -47,9 +48,9 @@ from engine.certify.convex import (
     bracket_certificate,
     orbital_average,
 )
-from engine.errors import InexactResult, InvalidInput
+from engine.errors import InexactResult
 
-__all__ = ["stability_certificate", "invariant_bracket"]
+__all__ = ["stability_bracket_certificate", "invariant_bracket"]
 
 _DIGITS = 10 ** 30
 _RCOND = 1e-9
@@ -144,23 +145,24 @@ def _spectral_delta(Y: list, Y0: list) -> Fraction:
     raise InexactResult("could not verify a spectral bound for Y - Y0 (please report this)")
 
 
-def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
-                          tol: float = 1e-6, precision: int = DEFAULT_PRECISION,
-                          solver: str | None = None, normalize: bool = False,
-                          provenance: dict | None = None) -> dict:
-    """A ``layer-peeled-stability`` certificate for Y near the G-invariant Y0.
+def stability_bracket_certificate(P1: Any, P0: Any, Z1: np.ndarray, Z0: np.ndarray,
+                                  action: Any, average: bool, *,
+                                  precision: int = DEFAULT_PRECISION,
+                                  provenance: dict | None = None) -> dict:
+    """A ``layer-peeled-stability`` certificate from the data handed in (the solves and the
+    group average are :func:`engine.convex.stability.stability_certificate`'s).
 
     Parameters
     ----------
-    Y : array_like
-        m x n target with exact probability columns (or ``normalize=True``).
-    E_W, E_H : number
-        Budgets.
-    group : GroupAction, spec or generators
-        G (see :func:`engine.convex.stability.resolve_action`).
-    Y0 : array_like, optional
-        G-invariant target (default: the exact group average of Y, then the gap of the best
-        G-invariant point is certified too).
+    P1, P0 : LayerPeeled
+        The problems of Y and of the G-invariant Y0 (exact probability columns, same budgets).
+    Z1, Z0 : numpy.ndarray
+        Float solutions of their convex programs.
+    action : GroupAction
+        G acting on labels and contexts (``generators``, ``row_generators``,
+        ``pair_orbit_labels()``); Y0 must be invariant.
+    average : bool
+        Whether Y0 is the group average of Y (the checker verifies it).
     precision : int
         Decimal digits of the checker's exp/log.
 
@@ -172,29 +174,12 @@ def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = N
     Raises
     ------
     InvalidInput
-        Y or Y0 not exact, shapes differ, Y0 not G-invariant.
+        Y or Y0 not exact.
     InexactResult
         An emitted part fails its check (please report).
     """
-    from engine.convex.problem import LayerPeeled
-    from engine.convex.stability import group_average, resolve_action
-
-    P1 = LayerPeeled(Y, E_W, E_H, normalize=normalize)
-    Ye = np.array(_exact_target(P1), dtype=object)
-    action = resolve_action(group, P1.Y, Y0=Y0, tol=tol)
-    avg = group_average(Ye, action)
-    if Y0 is None:
-        P0, average = LayerPeeled(avg, E_W, E_H), True
-    else:
-        P0 = LayerPeeled(Y0, E_W, E_H)
-        if P0.shape != P1.shape:
-            raise InvalidInput(f"Y0 has shape {P0.shape}, Y has shape {P1.shape}")
-        Y0e = np.array(_exact_target(P0), dtype=object)
-        if not np.array_equal(group_average(Y0e, action), Y0e):
-            raise InvalidInput("Y0 is not invariant under the group")
-        average = bool(np.array_equal(avg, Y0e))
-    b1 = bracket_certificate(P1, P1.solve(solver=solver).Z, precision=precision)
-    b0 = invariant_bracket(P0, P0.solve(solver=solver).Z, action, precision=precision)
+    b1 = bracket_certificate(P1, Z1, precision=precision)
+    b0 = invariant_bracket(P0, Z0, action, precision=precision)
     Y1q, Y0q = _exact_target(P1), _exact_target(P0)
     s = _spectral_delta(Y1q, Y0q)
     rho = Fraction(b1["rho_up"])
@@ -204,10 +189,7 @@ def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = N
     m = P1.m
     t = _sqrt_up(2 * rho * rho)
     ctx = cb.decimal_context(int(precision))
-    mu_f = (1 - 1e-12) / (1 + (m - 1) * math.exp(float(t)))    # t >= sqrt(2) rho
-    mu = Fraction(mu_f)
-    while mu * (1 + (m - 1) * cb.exp_up(t, ctx)) > 1:
-        mu /= 2
+    mu = 1 / (1 + (m - 1) * cb.exp_up(t, ctx))     # t >= sqrt(2) rho; the checker's own exp
     W0 = [[Fraction(x) for x in r] for r in b0["W"]]
     H0 = [[Fraction(x) for x in r] for r in b0["H"]]
     cross = cb.loss_upper(Y1q, W0, H0, ctx)

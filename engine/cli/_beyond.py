@@ -40,13 +40,13 @@ def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> di
     if args.d is not None and (args.tol is not None or args.y0 is not None):
         raise InvalidInput("give --d (rank bracket) or --tol/--y0 (stability), not both")
     if args.d is not None:
-        from engine.certify.rank import rank_certificate
+        from engine.convex.lowrank import rank_certificate
 
         problem = LayerPeeled(Y, args.ew, args.eh, args.d, normalize=args.normalize)
         return rank_certificate(problem, args.d, eps=eps, solver=args.solver, provenance=prov)
     if args.tol is None and args.y0 is None:
         return None
-    from engine.certify.stability import stability_certificate
+    from engine.convex.stability import stability_certificate
     from engine.io import read_matrix
     from engine.symmetry.constructors import group_from_text
 

@@ -35,8 +35,9 @@ import numpy as np
 from engine.convex.loss import cross_entropy, softmax
 from engine.errors import InvalidInput
 
-__all__ = ["RankResult", "rank_constrained", "truncate", "subspace_optimum", "fourier_basis",
-           "factor_descent", "balanced_factors", "is_cyclic_block", "RELAX_EXACT_TOL"]
+__all__ = ["RankResult", "rank_constrained", "rank_certificate", "truncate",
+           "subspace_optimum", "fourier_basis", "factor_descent", "balanced_factors",
+           "is_cyclic_block", "RELAX_EXACT_TOL"]
 
 #: relative difference of the convex value and the best rank-D loss below which the float
 #: result calls the relaxation exact (a float report; the certificate states its own width)
@@ -307,3 +308,29 @@ def rank_constrained(problem: Any, D: int | None = None, *, sol: Any = None,
     return RankResult(D=D, W=W, H=H, loss=loss, construction=best, convex_loss=sol.loss,
                       convex_lower=sol.dual_bound, convex_rank=rank, exact=exact,
                       candidates=losses, solution=sol)
+
+
+def rank_certificate(problem: Any, D: int | None = None, *, result: RankResult | None = None,
+                     solver: str | None = None, **kw: Any) -> dict:
+    """Search (:func:`rank_constrained`, unless ``result`` is given) and certify: a
+    ``layer-peeled-rank-bracket`` for hidden width D (keywords: ``eps``, ``eps_mode``,
+    ``precision``, ``provenance`` of :func:`engine.certify.rank.rank_bracket_certificate`).
+
+    Raises
+    ------
+    InvalidInput
+        Y not exact, D not a positive integer.
+
+    Examples
+    --------
+    >>> from engine.convex.problem import LayerPeeled
+    >>> from engine.convex.targets import cyclic_orbit
+    >>> lp = LayerPeeled(cyclic_orbit(["1/2", "1/4", "1/8", "1/8"], exact=True), 1, 4, d=2)
+    >>> rank_certificate(lp)["d"]
+    2
+    """
+    from engine.certify.rank import rank_bracket_certificate
+
+    if result is None:
+        result = rank_constrained(problem, D, solver=solver)
+    return rank_bracket_certificate(problem, result, **kw)

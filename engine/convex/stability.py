@@ -35,7 +35,7 @@ from engine.convex.loss import cross_entropy
 from engine.errors import InvalidInput
 
 __all__ = ["StabilityReport", "stability_report", "strong_convexity", "group_average",
-           "resolve_action", "model_stability"]
+           "resolve_action", "model_stability", "stability_certificate"]
 
 
 def strong_convexity(m: int, rho: float) -> float:
@@ -238,3 +238,75 @@ def model_stability(P: np.ndarray, W: np.ndarray, H: np.ndarray, group: Any, *,
     E_W = float(np.sum(np.asarray(W, dtype=float) ** 2))
     E_H = float(np.sum(np.asarray(H, dtype=float) ** 2))
     return stability_report(P, E_W, E_H, action, solver=solver, normalize=True)
+
+
+def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
+                          tol: float = 1e-6, solver: str | None = None,
+                          normalize: bool = False, **kw: Any) -> dict:
+    """A ``layer-peeled-stability`` certificate for Y near the G-invariant Y0: solve both,
+    then :func:`engine.certify.stability.stability_bracket_certificate` (keywords
+    ``precision``, ``provenance``).
+
+    Parameters
+    ----------
+    Y : array_like
+        m x n target with exact probability columns (or ``normalize=True``).
+    E_W, E_H : number
+        Budgets.
+    group : GroupAction, spec or generators
+        G (see :func:`resolve_action`).
+    Y0 : array_like, optional
+        G-invariant target (default: the exact group average of Y; then the gap of the best
+        G-invariant point is certified too).
+
+    Returns
+    -------
+    dict
+        The certificate (already accepted by the stdlib checker).
+
+    Raises
+    ------
+    InvalidInput
+        Y or Y0 not exact, shapes differ, Y0 not G-invariant.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from engine.convex.targets import cyclic_orbit
+    >>> from engine.symmetry import cyclic
+    >>> from engine.symmetry.group import column_action
+    >>> Y0 = cyclic_orbit(["1/2", "1/3", "1/6"], exact=True)
+    >>> Y = Y0.copy(); Y[:, 0] = [F(13, 25), F(31, 100), F(17, 100)]
+    >>> stability_certificate(Y, 1, 4, column_action(cyclic(3), Y0))["average"]
+    True
+    """
+    from engine.certify.stability import stability_bracket_certificate
+    from engine.convex.problem import LayerPeeled
+
+    P1 = LayerPeeled(Y, E_W, E_H, normalize=normalize)
+    Ye = np.array(_exact(P1), dtype=object)
+    action = resolve_action(group, P1.Y, Y0=Y0, tol=tol)
+    avg = group_average(Ye, action)
+    if Y0 is None:
+        P0, average = LayerPeeled(avg, E_W, E_H), True
+    else:
+        P0 = LayerPeeled(Y0, E_W, E_H)
+        if P0.shape != P1.shape:
+            raise InvalidInput(f"Y0 has shape {P0.shape}, Y has shape {P1.shape}")
+        Y0e = np.array(_exact(P0), dtype=object)
+        if not np.array_equal(group_average(Y0e, action), Y0e):
+            raise InvalidInput("Y0 is not invariant under the group")
+        average = bool(np.array_equal(avg, Y0e))
+    return stability_bracket_certificate(P1, P0, P1.solve(solver=solver).Z,
+                                         P0.solve(solver=solver).Z, action, average, **kw)
+
+
+def _exact(problem: Any) -> list[list[Fraction]]:
+    """Y's exact rows; every column must sum to exactly 1 (a certificate needs it)."""
+    rows = problem.exact_entries()
+    for j, col in enumerate(zip(*rows, strict=True)):
+        if sum(col) != 1:
+            raise InvalidInput(f"Y column {j} sums to {float(sum(col))!r}, not exactly 1: a "
+                               "certificate needs exact probability columns (give Y as "
+                               "rationals, or normalize=True / --normalize)")
+    return rows

@@ -22,9 +22,8 @@ def rank_brackets(ctx: Context) -> Row:
     """Beyond the paper (d < m): certified rank brackets J*_d in [L, U] for d = 1..m-1 on the
     weekdays target and on an S_5 (ETF) target; exact where the optimum's rank is <= d."""
     from certificates.api import check
-    from engine.certify.rank import rank_certificate
     from engine.convex import LayerPeeled, cyclic_orbit
-    from engine.convex.lowrank import rank_constrained
+    from engine.convex.lowrank import rank_certificate, rank_constrained
     from engine.reproduce._symmetry_paper import WEEKDAY_Y
 
     half = Fraction(1, 2)
@@ -57,8 +56,8 @@ def stability(ctx: Context) -> Row:
     """Beyond the paper (approximate symmetry): |J*(Y) - J*(Y0)| <= rho ||Y - Y0||_2 with both
     values certified, for perturbed cyclic and S_4 targets, Y0 the group average."""
     from certificates.api import check
-    from engine.certify.stability import stability_certificate
     from engine.convex import LayerPeeled
+    from engine.convex.stability import stability_certificate
     from engine.symmetry import cyclic, orbit_targets, symmetric
 
     rng = np.random.default_rng(0)
