@@ -9,12 +9,19 @@ import sys
 from fractions import Fraction
 from typing import Any
 
+#: ``solve --d`` runs the rank-d search (several full-size conic solves) up to this m n
+RANK_SEARCH_MAX = 20_000
+
 
 def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
     """Extra report lines of ``logitgeom solve``: the rank-d bracket when d < rank, the
     stability figures when ``--tol`` found an approximate symmetry."""
     out = []
-    if args.d is not None and not sol.tight:
+    if args.d is not None and not sol.tight and problem.m * problem.n > RANK_SEARCH_MAX:
+        out.append(f"rank-{args.d} search skipped: m n = {problem.m * problem.n:,} entries > "
+                   f"{RANK_SEARCH_MAX:,} (each candidate is a full-size conic solve); "
+                   "engine.convex.rank_constrained runs it on request")
+    elif args.d is not None and not sol.tight:
         from engine.convex.lowrank import rank_constrained
 
         r = rank_constrained(problem, args.d, sol=sol, solver=args.solver)
