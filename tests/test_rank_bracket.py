@@ -168,3 +168,15 @@ def test_explain_and_latex(gap_cert):
     text = explain(gap_cert)
     assert "hidden width D = 2" in text and "gap" in text
     assert "\\le" in latex(gap_cert)
+
+
+def test_fourier_subspace_program_against_full_program():
+    """A period-p cyclic target: the optimum lives on the frequencies that are multiples of
+    m/p, so the Fourier-mode program on them reaches the full program's value."""
+    y = ["2/5", "1/20", "1/20", "2/5", "1/20", "1/20"]        # period 3, m = 6: k = 2 (dim 2)
+    Y = cyclic_orbit(y)
+    problem = LayerPeeled(Y, 1, 4)
+    full = problem.solve("full")
+    Z = subspace_optimum(Y, fourier_basis(6, (2,)), problem.rho)
+    assert abs(cross_entropy(Z, Y) - full.loss) < 1e-6
+    assert np.linalg.matrix_rank(Z, 1e-8) == 2

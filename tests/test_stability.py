@@ -148,3 +148,11 @@ def test_explain_and_latex(cert):
 
     assert "rho ||Y - Y0||_2" in explain(cert)
     assert "\\rho" in latex(cert)
+
+
+def test_group_average_is_the_orbit_reductions_symmetrized_target():
+    from engine.convex.reductions.orbit import symmetrized_target
+
+    Y0, action = _target("S4")
+    Yf = np.array(perturb(Y0, 5), dtype=float)
+    assert np.allclose(group_average(Yf, action), symmetrized_target(Yf, action))
