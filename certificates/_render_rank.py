@@ -12,11 +12,11 @@ from fractions import Fraction
 KINDS = ("layer-peeled-rank-bracket", "layer-peeled-stability")
 
 
-def _f(q) -> str:
+def _f(q: str | Fraction) -> str:
     return f"{float(Fraction(q)):.12g}"
 
 
-def explain(c) -> str:
+def explain(c: dict) -> str:
     """The proven claim in words."""
     if c["kind"] == KINDS[1]:
         return _explain_stability(c)
@@ -41,7 +41,7 @@ def explain(c) -> str:
     return "\n".join(out) + "\n"
 
 
-def _explain_stability(c) -> str:
+def _explain_stability(c: dict) -> str:
     b1, b0 = c["brackets"]
     m, n = len(b1["Y"]), len(b1["Y"][0])
     out = [f"Claim: approximate symmetry of a target Y ({m} x {n}) near the G-invariant Y0 "
@@ -61,7 +61,7 @@ def _explain_stability(c) -> str:
     return "\n".join(out) + "\n"
 
 
-def latex(c) -> str:
+def latex(c: dict) -> str:
     """A LaTeX paragraph of the claim."""
     if c["kind"] == KINDS[1]:
         b1, b0 = c["brackets"]

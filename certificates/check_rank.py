@@ -44,7 +44,7 @@ FIELDS = CB.FIELDS[CB.KINDS[0]] | {"d", "relaxation", "construction"}
 EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
-def check(obj, loc="") -> None:
+def check(obj: dict, loc: str = "") -> None:
     """Verify a ``layer-peeled-rank-bracket``; raise :class:`certificates.errors.Fail`."""
     d = K.read_int(K.get(obj, "d", loc), f"{loc}/d", 1)
     W = K.read_field(K.read_matrix, obj, "W", loc)

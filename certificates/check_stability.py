@@ -38,22 +38,22 @@ FIELDS = {"brackets", "actions", "average", "s_delta", "stability", "gap_lower",
           "t", "mu", "distance2"}
 
 
-def _num(obj, key, loc) -> Fraction:
+def _num(obj: dict, key: str, loc: str) -> Fraction:
     return K.read_field(K.read_number, obj, key, loc)
 
 
-def _perm(p, size, loc) -> tuple:
+def _perm(p: list, size: int, loc: str) -> tuple:
     K.fail_if(not isinstance(p, list) or sorted(x if type(x) is int else -1 for x in p)
               != list(range(size)), "generator", loc,
               f"not a permutation of 0..{size - 1} in image form")
     return tuple(p)
 
 
-def _pair_orbits(m: int, n: int, gens) -> list[int]:
+def _pair_orbits(m: int, n: int, gens: list) -> list[int]:
     """Union-find labels of the orbits of the generated group on the m n label-context pairs."""
     parent = list(range(m * n))
 
-    def find(a):
+    def find(a: int) -> int:
         while parent[a] != a:
             parent[a] = parent[parent[a]]
             a = parent[a]
@@ -69,7 +69,7 @@ def _pair_orbits(m: int, n: int, gens) -> list[int]:
     return [find(k) for k in range(m * n)]
 
 
-def check(obj, loc="") -> None:
+def check(obj: dict, loc: str = "") -> None:
     """Verify a ``layer-peeled-stability`` certificate; raise :class:`Fail` on the first failure."""
     br = K.read_list(K.get(obj, "brackets", loc), f"{loc}/brackets", 2)
     for k, b in enumerate(br):
