@@ -311,8 +311,9 @@ def rank_constrained(problem: Any, D: int | None = None, *, sol: Any = None,
 
 
 def rank_certificate(problem: Any, D: int | None = None, *, result: RankResult | None = None,
-                     solver: str | None = None, **kw: Any) -> dict:
-    """Search (:func:`rank_constrained`, unless ``result`` is given) and certify: a
+                     sol: Any = None, solver: str | None = None, **kw: Any) -> dict:
+    """Search (:func:`rank_constrained`, from the convex solution ``sol`` when given, unless
+    ``result`` is given) and certify: a
     ``layer-peeled-rank-bracket`` for hidden width D (keywords: ``eps``, ``eps_mode``,
     ``precision``, ``provenance`` of :func:`engine.certify.rank.rank_bracket_certificate`).
 
@@ -332,5 +333,5 @@ def rank_certificate(problem: Any, D: int | None = None, *, result: RankResult |
     from engine.certify.rank import rank_bracket_certificate
 
     if result is None:
-        result = rank_constrained(problem, D, solver=solver)
+        result = rank_constrained(problem, D, sol=sol, solver=solver)
     return rank_bracket_certificate(problem, result, **kw)
