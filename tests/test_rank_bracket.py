@@ -180,3 +180,18 @@ def test_fourier_subspace_program_against_full_program():
     Z = subspace_optimum(Y, fourier_basis(6, (2,)), problem.rho)
     assert abs(cross_entropy(Z, Y) - full.loss) < 1e-6
     assert np.linalg.matrix_rank(Z, 1e-8) == 2
+
+
+def test_fourier_candidates_on_two_cyclic_blocks():
+    """Thm 5 targets (several cyclic blocks): the Fourier-mode candidates are tried too, and the
+    bracket certifies."""
+    from engine.convex.targets import concat_blocks
+
+    Y = concat_blocks(cyclic_orbit(["1/2", "1/4", "1/8", "1/16", "1/16"], exact=True),
+                      cyclic_orbit(["1/3", "1/3", "1/6", "1/12", "1/12"], exact=True))
+    problem = LayerPeeled(Y, 1, 25)                              # optimum of rank 4
+    assert is_cyclic_block(problem.codes)
+    res = rank_constrained(problem, 2)
+    assert any(k.startswith("Fourier modes") for k in res.candidates)
+    cert = rank_certificate(problem, 2, result=res)
+    assert check(cert).ok and cert["d"] == 2

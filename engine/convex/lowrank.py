@@ -9,8 +9,9 @@ certificate, docs/beyond-symmetry.md):
 - ``truncate``: the top-D part of the convex optimum's spectrum, rescaled to the radius;
 - ``subspace``: the convex program restricted to a D-dimensional column space B
   (``min J(B X) s.t. ||X||_* <= rho``, convex; rank B X <= D), for B = the top-D left singular
-  vectors of the convex optimum, and, for a cyclic target, B = the real Fourier modes of the
-  strongest frequencies (conjugate pairs kept together: an invariant low-rank candidate);
+  vectors of the convex optimum, and, for a cyclic target (one or several cyclic blocks),
+  B = the real Fourier modes of the strongest frequencies (conjugate pairs kept together:
+  an invariant low-rank candidate);
 - ``descent``: L-BFGS on the factors from the best candidate (a local method).
 
 Examples
@@ -159,15 +160,19 @@ def fourier_basis(m: int, ks: tuple[int, ...]) -> np.ndarray:
 
 
 def is_cyclic_block(Y: np.ndarray) -> bool:
-    """Whether Y (m x m) is a single cyclic block: ``Y[i+1, j+1] = Y[i, j]`` (mod m), exactly.
+    """Whether the cyclic shift of the labels permutes the columns of Y (compared exactly): a
+    union of cyclic orbits, e.g. one cyclic block ``Y[i+1, j+1] = Y[i, j]`` or several.
 
     Examples
     --------
     >>> is_cyclic_block(np.array([[0.7, 0.3], [0.3, 0.7]]))
     True
+    >>> is_cyclic_block(np.array([[0.7, 0.3], [0.3, 0.7], [0.0, 0.0]]))
+    False
     """
     Y = np.asarray(Y)
-    return Y.shape[0] == Y.shape[1] and bool(np.array_equal(np.roll(Y, (1, 1), (0, 1)), Y))
+    cols = sorted(map(tuple, Y.T.tolist()))
+    return cols == sorted(map(tuple, np.roll(Y, 1, axis=0).T.tolist()))
 
 
 def _frequency_sets(m: int, strength: np.ndarray, D: int, keep: int) -> list[tuple[int, ...]]:
@@ -288,9 +293,9 @@ def rank_constrained(problem: Any, D: int | None = None, *, sol: Any = None,
         cands["spectrum truncation"] = truncate(Zc, D, rho if problem.budget_active else
                                                 float(s[:D].sum()))
         cands["top-D column space"] = subspace_optimum(Y, U[:, :D], rho, solver)
-        if is_cyclic_block(problem.entries if problem.entries.dtype != object else Y):
+        if is_cyclic_block(problem.codes):  # exact comparison of the entries
             m = Y.shape[0]
-            strength = np.abs(np.fft.fft(Zc[:, 0]))
+            strength = np.linalg.norm(np.fft.fft(Zc, axis=0), axis=1)  # per frequency
             for S in _frequency_sets(m, strength, D, fourier_keep):
                 cands[f"Fourier modes {list(S)}"] = subspace_optimum(
                     Y, fourier_basis(m, S), rho, solver)
