@@ -195,3 +195,18 @@ def test_fourier_candidates_on_two_cyclic_blocks():
     assert any(k.startswith("Fourier modes") for k in res.candidates)
     cert = rank_certificate(problem, 2, result=res)
     assert check(cert).ok and cert["d"] == 2
+
+
+def test_eigenspace_candidates_for_other_groups():
+    """A target of the direct sum S_2 + S_3 (not cyclic): unions of whole eigenspaces of
+    Z Z^T (G-invariant subspaces) are tried; every candidate stays above the dual bound."""
+    from engine.symmetry import orbit_targets
+    from engine.symmetry.constructors import group_from_text
+
+    T = orbit_targets(group_from_text("S2+S3", m=5), ["1/2", "1/4", "1/8", "1/16", "1/16"])
+    problem = LayerPeeled(T.exact_Y(), 1, 9)
+    sol = problem.solve()
+    res = rank_constrained(problem, 1, sol=sol)
+    assert any(k.startswith("eigenspaces") for k in res.candidates)
+    assert min(res.candidates.values()) >= sol.dual_bound - 1e-12
+    assert check(rank_certificate(problem, 1, result=res)).ok

@@ -11,7 +11,8 @@ certificate, docs/beyond-symmetry.md):
   (``min J(B X) s.t. ||X||_* <= rho``, convex; rank B X <= D), for B = the top-D left singular
   vectors of the convex optimum, and, for a cyclic target (one or several cyclic blocks),
   B = the real Fourier modes of the strongest frequencies (conjugate pairs kept together:
-  an invariant low-rank candidate);
+  an invariant low-rank candidate), for other targets unions of whole eigenspaces of Z Z^T
+  (invariant under every label symmetry of the optimum);
 - ``descent``: L-BFGS on the factors from the best candidate (a local method).
 
 Examples
@@ -193,6 +194,34 @@ def _frequency_sets(m: int, strength: np.ndarray, D: int, keep: int) -> list[tup
     return sets[:keep]
 
 
+def _eigenspace_sets(s: np.ndarray, D: int, keep: int,
+                     rtol: float = 1e-5) -> list[list[list[int]]]:
+    """Maximal unions of whole clusters of equal singular values (relative ``rtol``) of total
+    dimension <= D, strongest first, those that are not just the top-D space (at most
+    ``keep``).  Each cluster spans an eigenspace of Z Z^T, which every label permutation
+    preserving Z commutes with: the union is a G-invariant subspace."""
+    clusters: list[list[int]] = []
+    for i, v in enumerate(s):
+        if clusters and abs(v - s[clusters[-1][0]]) <= rtol * s[clusters[-1][0]]:
+            clusters[-1].append(i)
+        else:
+            clusters.append([i])
+    if len(clusters) > 16:
+        return []
+    out = []
+    for r in range(1, len(clusters) + 1):
+        for S in itertools.combinations(range(len(clusters)), r):
+            used = sum(len(clusters[c]) for c in S)
+            if used > D or any(c not in S and used + len(clusters[c]) <= D
+                               for c in range(len(clusters))):
+                continue
+            cols = sorted(i for c in S for i in clusters[c])
+            if cols != list(range(D)):  # the top-D column space is tried anyway
+                out.append([clusters[c] for c in S])
+    out.sort(key=lambda S: -sum(s[i] for c in S for i in c))
+    return out[:keep]
+
+
 def _loss_grad(Y: np.ndarray, W: np.ndarray, H: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     Z = W @ H
     G = softmax(Z) - Y
@@ -299,6 +328,11 @@ def rank_constrained(problem: Any, D: int | None = None, *, sol: Any = None,
             for S in _frequency_sets(m, strength, D, fourier_keep):
                 cands[f"Fourier modes {list(S)}"] = subspace_optimum(
                     Y, fourier_basis(m, S), rho, solver)
+        else:  # unions of eigenspaces of Z Z^T: invariant under every symmetry of the optimum
+            for idx in _eigenspace_sets(s[:rank], D, fourier_keep):
+                dims = "+".join(str(len(c)) for c in idx)
+                cols = [i for c in idx for i in c]
+                cands[f"eigenspaces {dims}"] = subspace_optimum(Y, U[:, cols], rho, solver)
     losses = {k: cross_entropy(Z, Y) for k, Z in cands.items()}
     best = min(losses, key=losses.get)
     W, H = balanced_factors(cands[best], D, E_W, E_H)
