@@ -370,6 +370,10 @@ def explain(c, *, one_based: bool = False) -> str:
         from certificates._render_family import explain as family_explain
 
         return family_explain(c)
+    if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
+        from certificates._render_rank import explain as rank_explain
+
+        return rank_explain(c)
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
         from certificates._render_bracket import explain as bracket_explain
 
@@ -718,6 +722,12 @@ def latex(c, *, one_based: bool | None = None) -> str:
 
         return family_latex(c)
     one_based = _paper_default(c, one_based)
+    if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
+        from certificates._render_rank import latex as rank_latex
+
+        Y = c["Y"] if "Y" in c else c["brackets"][0]["Y"]
+        return rank_latex(c) + "\n".join(["\\paragraph{Target.}", *_tex_named_matrix(
+            "Y", Y, _Style(True, one_based))]) + "\n"
     if c["kind"].startswith("layer-peeled-"):
         return _bracket_latex(c, _Style(True, one_based))
     st = _Style(True, one_based)

@@ -35,7 +35,7 @@ from itertools import combinations
 if not __package__:  # run as a script (python path/to/certificates/check.py): find the package
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from certificates import check_bracket, check_family
+from certificates import check_bracket, check_family, check_rank, check_stability
 from certificates import kernel as K
 from certificates import semantics as sem
 from certificates.check_audit import check_argmax_audit
@@ -265,6 +265,8 @@ _KINDS = {
     **{k: (check_family.check, check_family.FIELDS[k]) for k in check_family.LOSS_OF},
     check_family.THEOREM_KIND: (lambda o, loc: check_family.check_theorem(o, loc, _dispatch),
                                 check_family.FIELDS[check_family.THEOREM_KIND]),
+    check_rank.KIND: (check_rank.check, check_rank.FIELDS),
+    check_stability.KIND: (check_stability.check, check_stability.FIELDS),
     "pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice", "buckets",
                                                "shards"}),
 }

@@ -247,7 +247,7 @@ def test_engine_uses_only_public_names_of_other_packages():
 #: Code lines (non-blank, non-comment, non-docstring) of every module that decides a verdict
 #: (presentation excluded: PRESENTATION below): the goal was 1,200; the budget holds the
 #: present figure so that it can only shrink.
-TRUSTED_BUDGET = 1413  # 1,184 + the layer-peeled family (issue 33)
+TRUSTED_BUDGET = 1548  # 1,184 + the layer-peeled family (229) + the rank and stability kinds (135)
 
 
 def code_lines(path: Path) -> int:
@@ -269,7 +269,8 @@ def code_lines(path: Path) -> int:
 #: it returns), so they cannot change one; they are not counted, and no counted module may
 #: import them except in an entry point's ``main`` (or its ``__main__`` block).
 PRESENTATION = frozenset({"certificates._cli", "certificates._render",
-                          "certificates._render_bracket", "certificates._render_family"})
+                          "certificates._render_bracket", "certificates._render_family",
+                          "certificates._render_rank"})
 
 
 def trusted_modules() -> list[str]:

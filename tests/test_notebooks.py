@@ -39,8 +39,8 @@ def kernel_env(tmp_path_factory):
         os.environ["JUPYTER_PATH"] = old
 
 
-def test_there_are_eight_and_they_match_the_generator():
-    assert len(NOTEBOOKS) == 8
+def test_there_are_nine_and_they_match_the_generator():
+    assert len(NOTEBOOKS) == 9
     proc = subprocess.run([sys.executable, str(ROOT / "notebooks" / "build.py"), "--check"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout

@@ -82,6 +82,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="take every entry exactly as written (decimal text exactly, binary "
                    "floats of .npy exactly) and divide each column by its exact sum; the "
                    "certificate records (and proves its bracket for) this normalised Y")
+    q.add_argument("--d", type=int, default=None, metavar="D",
+                   help="hidden width D: a rank bracket (layer-peeled-rank-bracket, W of D "
+                   "columns; docs/beyond-symmetry.md)")
+    q.add_argument("--tol", type=float, default=None,
+                   help="approximate symmetry: Y near its group average (group: --group, or "
+                   "detected with entries within TOL equal); a layer-peeled-stability "
+                   "certificate")
+    q.add_argument("--y0", default=None, metavar="FILE",
+                   help="with --tol/--group: a G-invariant target Y0 near Y (default: the "
+                   "group average of Y)")
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
     q.add_argument("--max-work", type=int, default=None, metavar="N",
                    help="refuse at once when the estimated work exceeds N (engine/limits.py)")
@@ -282,6 +292,8 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         raise InvalidInput("give the group once: --group or --generators, not both")
     options = {}
     if args.bases is not None:
+        if args.d is not None or args.tol is not None or args.y0 is not None:
+            raise InvalidInput("--d, --tol and --y0 need a target file Y, not --bases")
         if args.group is None:
             raise InvalidInput("--bases needs --group (the group whose orbit of the bases is "
                                "the target)")
@@ -295,6 +307,14 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         return _emit_bracket(cert, args, sol)
     Y = read_matrix(args.Y, what="Y")
     check_solve(Y, args.method, args.max_work)  # refusal bound (engine.limits)
+    from engine.cli import _beyond
+
+    cert = _beyond.certify_beyond(args, Y, eps, _prov(args))  # --d, --tol, --y0
+    if cert is not None:
+        code = _emit(cert, args)
+        if code == 0 and args.output and args.output != "-":
+            _beyond.say(cert)
+        return code
     gens = json.loads(args.generators) if args.generators else None
     if args.group is not None:
         G = group_from_text(args.group, m=len(Y))

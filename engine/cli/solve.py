@@ -151,6 +151,10 @@ def _solve(args: argparse.Namespace) -> int:
     for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
         if key in sol.info:
             print(f"note: {sol.info[key]}")
+    from engine.cli._beyond import solve_lines
+
+    for line in solve_lines(args, problem, sol):  # rank-d bracket, stability (--tol)
+        print(line)
     if target:
         _output.write(args, target, sol.to_json(indent=1) + "\n")
         print(f"solution written to {target}")

@@ -8,10 +8,12 @@ Examples
 """
 
 from engine.convex.dual import DualBound, dual_bound, dual_value
+from engine.convex.lowrank import RankResult, rank_constrained
 from engine.convex.predict import PredictedGeometry, predicted_geometry
 from engine.convex.problem import LayerPeeled, LayerPeeledSolution, Status, solve_layer_peeled
 from engine.convex.recovery import Factors, gram_matrices, recover_factors
 from engine.convex.solvers import available_solvers, default_solver, resolve_solver, solve
+from engine.convex.stability import StabilityReport, stability_report
 from engine.convex.targets import (
     affine_group,
     concat_blocks,
@@ -27,6 +29,8 @@ __all__ = [
     "LayerPeeled",
     "LayerPeeledSolution",
     "PredictedGeometry",
+    "RankResult",
+    "StabilityReport",
     "Status",
     "affine_group",
     "available_solvers",
@@ -39,9 +43,11 @@ __all__ = [
     "gram_matrices",
     "group_orbit",
     "predicted_geometry",
+    "rank_constrained",
     "recover_factors",
     "resolve_solver",
     "solve",
     "solve_layer_peeled",
+    "stability_report",
     "symmetric_group",
 ]

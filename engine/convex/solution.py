@@ -133,6 +133,22 @@ class LayerPeeledSolution:
 
         return solution_certificate(self, eps=eps, **kw)
 
+    def rank_certificate(self, **kw: Any) -> dict:
+        """A ``layer-peeled-rank-bracket`` for this solution's width d: W of d columns, lower
+        end the convex relaxation's certified bound (docs/beyond-symmetry.md).  Keywords of
+        :func:`engine.convex.lowrank.rank_certificate` (``eps``, ``precision``, ...).
+
+        Examples
+        --------
+        >>> from engine.convex.problem import LayerPeeled
+        >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1, d=1).solve()
+        >>> sol.rank_certificate()["relaxation"]
+        'exact'
+        """
+        from engine.convex.lowrank import rank_certificate
+
+        return rank_certificate(self.problem, self.d, sol=self, **kw)
+
     def to_dict(self, *, include_timing: bool = False) -> dict:
         """Plain-JSON data (floats and nested lists), keys sorted by :meth:`to_json`."""
         fr = self.free_radius

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.errors import InvalidInput
 from engine.models.audit import CosineAudit, cosine_audit
@@ -88,6 +89,9 @@ class InspectReport:
     head_diagnostics: GeometryDiagnostics
     audit: CosineAudit
     context: ContextResult | None
+    #: the approximate-symmetry figures of the model's own contexts (docs/beyond-symmetry.md,
+    #: section 2.5): a StabilityReport, or None (no --prompt, no --group, or --contexts)
+    approx_symmetry: Any = None
 
     def as_dict(self) -> dict:
         h = self.head
@@ -100,6 +104,8 @@ class InspectReport:
             "unembedding_gram": self.head_diagnostics.as_dict(),
             "cosine_audit": self.audit.as_dict(),
             "context": None if self.context is None else self.context.as_dict(),
+            "approximate_symmetry": (None if self.approx_symmetry is None
+                                     else self.approx_symmetry.as_dict()),
         }
 
     def summary(self) -> list[str]:
@@ -136,6 +142,10 @@ class InspectReport:
                 out.append(f"next-token probabilities P (restricted to the set, double-centred): "
                            f"delta_ETF = {c.p_delta_etf:.4f}  delta_circ = {c.p_delta_circ:.4f}"
                            f"  (set mass {min(c.mass):.3g}..{max(c.mass):.3g})")
+        if self.approx_symmetry is not None:  # Y = P of the model's contexts, near its average
+            out += [line.replace("approximate symmetry:", "approximate symmetry of P (layer-"
+                                 "peeled, E_W, E_H = the head's and contexts' norms):", 1)
+                    for line in self.approx_symmetry.lines()]
         a = self.audit
         i, j = a.pair
         out.append(f"cosine audit: cos({a.labels[i]}, {a.labels[j]}) = {a.cosine[i, j]:.4f}; "
@@ -267,7 +277,13 @@ def inspect_model(
         context = context_embeddings(model, tset, prompt, contexts=contexts, tokenizer=tok_path,
                                      group=ctx_group, progress=progress, device=device,
                                      dtype=dtype, trust_remote_code=trust_remote_code)
+    approx = None
+    if context is not None and grp is not None and contexts is None:
+        from engine.convex.stability import model_stability
+
+        approx = model_stability(context.P, head.weight, context.H, grp)
     return InspectReport(
+        approx_symmetry=approx,
         head=head,
         tokens=tset,
         labels=labels,

@@ -20,6 +20,7 @@ from engine.reproduce import _symmetry_paper, _symmetry_facts, _real_models  # n
 from engine.reproduce import trained, lm  # noqa: F401
 from engine.reproduce import _family  # noqa: F401  (beyond the papers: the layer-peeled family)
 from engine.reproduce import _spacy_rows  # noqa: F401
+from engine.reproduce import _beyond  # noqa: F401  (rows beyond the papers)
 # isort: on
 from engine.reproduce.registry import CLAIMS, Claim, Row, Status, claim, select_claims
 from engine.reproduce.runner import Report, check_certificates, reproduce, summary_markdown

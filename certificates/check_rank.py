@@ -1,0 +1,63 @@
+"""Checker of ``layer-peeled-rank-bracket``: a proven bracket for the program with hidden width d.
+
+Standard library only.  The program (docs/beyond-symmetry.md, section 1):
+
+    J*_d = min J(W H)  s.t.  ||W||_F^2 <= E_W, ||H||_F^2 <= E_H,  W in R^{m x d}, H in R^{d x n}.
+
+Proof obligation, in order: ``d`` a positive integer and W exactly m x d (the rank bound is
+the shape of W: rank W H <= d); ||W||_F^2 <= E_W and ||H||_F^2 <= E_H exactly; upper >= J(W H)
+(rigorous exp/log of :mod:`certificates.check_bracket`); P column-stochastic, s^2 I -
+(P - Y)(P - Y)^T PSD (exact LDL^T), rho_up^2 >= E_W E_H, lower <= Ent(P) - rho_up s (the
+Fenchel bound of the convex relaxation ||Z||_* <= rho, valid for every d); upper - lower <= eps
+(absolute or relative); the structure claims of a bracket, on G = W W^T (m x m whatever d
+is).  All of this is :func:`certificates.check_bracket.check`.  ``relaxation`` is "exact"
+or "gap": "exact" further needs the relative width ``(upper - lower) / |upper| <= 10^-9``
+(:data:`EXACT_WIDTH`).
+
+Then: lower <= J*_conv <= J*_d <= upper, so the relaxation gap J*_d - J*_conv is at most
+upper - lower ("exact": the rank-d program reaches the convex value up to that width).
+Nothing is claimed about a positive gap: the upper end is one feasible point, not J*_d.
+
+Examples
+--------
+>>> cert = {"format": "logitgeom-certificate", "version": 1,
+...         "kind": "layer-peeled-rank-bracket", "Y": [["1/2"], ["1/2"]], "E_W": "1",
+...         "E_H": "1", "d": 1, "W": [["0"], ["0"]], "H": [["0"]], "P": [["1/2"], ["1/2"]],
+...         "s": "0", "rho_up": "1", "precision": 30, "lower": "693147/1000000",
+...         "upper": "433217/625000", "eps": "1/100000", "eps_mode": "absolute",
+...         "relaxation": "gap", "construction": "zero", "structure": []}
+>>> check(cert)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from certificates import check_bracket as CB
+from certificates import kernel as K
+
+__all__ = ["KIND", "FIELDS", "EXACT_WIDTH", "check"]
+
+KIND = "layer-peeled-rank-bracket"
+FIELDS = CB.FIELDS[CB.KINDS[0]] | {"d", "relaxation", "construction"}
+#: the largest relative width of a bracket whose relaxation is called "exact"
+EXACT_WIDTH = Fraction(1, 10 ** 9)
+
+
+def check(obj: dict, loc: str = "") -> None:
+    """Verify a ``layer-peeled-rank-bracket``; raise :class:`certificates.errors.Fail`."""
+    d = K.read_int(K.get(obj, "d", loc), f"{loc}/d", 1)
+    W = K.read_field(K.read_matrix, obj, "W", loc)
+    K.fail_if(len(W[0]) != d, "rank-bound", f"{loc}/W",
+              f"W has {len(W[0])} columns, not d = {d} (the rank bound is the shape of W)")
+    CB.check(obj, loc)  # Y, H (d x n), P; budgets, upper, dual bound, width, structure
+    upper, lower = (K.read_field(K.read_number, obj, k, loc) for k in ("upper", "lower"))
+    rel = K.get(obj, "relaxation", loc)
+    K.fail_if(rel not in ("exact", "gap"), "schema", f"{loc}/relaxation",
+              "relaxation is 'exact' or 'gap'")
+    K.fail_if(rel == "exact" and (upper <= 0 or upper - lower > EXACT_WIDTH * upper),
+              "relaxation-exact", f"{loc}/relaxation", "the claim 'exact' needs a relative "
+              f"width <= {EXACT_WIDTH}")
+    K.fail_if(not isinstance(K.get(obj, "construction", loc), str) or
+              len(obj["construction"]) > 200, "schema", f"{loc}/construction",
+              "construction is a short string (how the point was found; not a claim)")
