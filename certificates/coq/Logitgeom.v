@@ -1,0 +1,727 @@
+(** * Logitgeom: the geometry of classifier heads, for machine-checked certificates.
+
+    The definitions a referee reads (section [Definitions]) say what the claims of the
+    exported files mean: logits of a head [W x + b] over the rationals, the sign pattern and
+    the ranking of a head at an input, "label k is the strict argmax", the cosine of two
+    rows and the softmax over Coq's real numbers, the chirotope (signs of maximal minors).
+    The rest proves, once, that small boolean checkers are sound; an exported file applies a
+    checker to a certificate's data and runs it with [vm_compute].  No [Admitted], no axiom
+    beyond those of the standard library's real numbers ([Print Assumptions] in the tests).
+
+    Conventions: labels are 0-based ([nat]); a vector is a list of rationals; a matrix
+    a list of rows; an input [x] is any list of rationals ([dot] ignores entries beyond
+    a row's length and counts missing ones as 0, so this is exactly Q^d); a missing bias
+    ([b = []]) is the bias 0.  See docs/coq.md. *)
+
+From Coq Require Import ZArith QArith Qabs Qreduction List Bool Psatz Reals Qreals.
+Import ListNotations.
+
+(* ================================================================== Definitions *)
+
+Open Scope Q_scope.
+
+Definition vec := list Q.
+Definition mat := list vec.
+
+Fixpoint dot (u x : vec) : Q :=
+  match u, x with
+  | a :: u', c :: x' => a * c + dot u' x'
+  | _, _ => 0
+  end.
+
+Definition row (W : mat) (i : nat) : vec := nth i W [].
+
+(** The logit of label [i] at input [x]: w_i . x + b_i. *)
+Definition logit (W : mat) (b : vec) (i : nat) (x : vec) : Q := dot (row W i) x + nth i b 0.
+
+Definition qsign (q : Q) : Z := match Qcompare q 0 with Lt => -1 | Eq => 0 | Gt => 1 end%Z.
+
+Fixpoint veqb (u v : vec) : bool :=
+  match u, v with
+  | [], [] => true
+  | a :: u', c :: v' => Qeq_bool a c && veqb u' v'
+  | _, _ => false
+  end.
+
+(** Row [i] of the affine head is identically zero (w_i = 0 and b_i = 0). *)
+Definition zero_rowb (W : mat) (b : vec) (i : nat) : bool :=
+  forallb (fun a => Qeq_bool a 0) (row W i) && Qeq_bool (nth i b 0) 0.
+
+(** The sign vector of the head at [x]. *)
+Definition signs_at (W : mat) (b : vec) (x : vec) : list Z :=
+  map (fun i => qsign (logit W b i x)) (seq 0 (length W)).
+
+(** [x] lies on no hyperplane (identically zero rows are no hyperplanes). *)
+Definition generic (W : mat) (b : vec) (x : vec) : Prop :=
+  forall i, (i < length W)%nat -> zero_rowb W b i = false -> ~ logit W b i x == 0.
+
+(** [s] is in S(W): the sign vector of a full-dimensional region (a tope). *)
+Definition sign_pattern (W : mat) (b : vec) (s : list Z) : Prop :=
+  exists x, generic W b x /\ signs_at W b x = s.
+
+(** Labels [a] and [c] are tied: equal rows and equal biases. *)
+Definition tiedb (W : mat) (b : vec) (a c : nat) : bool :=
+  veqb (row W a) (row W c) && Qeq_bool (nth a b 0) (nth c b 0).
+
+(** At [x], label [a] comes before label [c]: a larger logit, or tied with a < c. *)
+Definition before (W : mat) (b : vec) (x : vec) (a c : nat) : Prop :=
+  logit W b c x < logit W b a x \/ ((a < c)%nat /\ tiedb W b a c = true).
+
+Fixpoint chain (W : mat) (b : vec) (x : vec) (pi : list nat) : Prop :=
+  match pi with
+  | a :: ((c :: _) as rest) => before W b x a c /\ chain W b x rest
+  | _ => True
+  end.
+
+(** At [x], the head ranks the labels of [pi] first, in this order, ahead of every other
+    label: [pi] is the ranking at [x] (all labels) or its top-t prefix. *)
+Definition ranks (W : mat) (b : vec) (pi : list nat) (x : vec) : Prop :=
+  NoDup pi /\ Forall (fun a => (a < length W)%nat) pi /\ pi <> [] /\ chain W b x pi /\
+  forall j, (j < length W)%nat -> ~ In j pi -> before W b x (last pi O) j.
+
+(** [pi] is in R(W) (a full ranking), or a feasible top-t prefix. *)
+Definition ranking (W : mat) (b : vec) (pi : list nat) : Prop := exists x, ranks W b pi x.
+
+(** Label [k] is the strict argmax at [x]. *)
+Definition strict_argmax (W : mat) (b : vec) (k : nat) (x : vec) : Prop :=
+  forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
+
+Definition in_box (R : Q) (x : vec) : Prop := Forall (fun c => Qabs c <= R) x.
+
+(** Complete lists of patterns. *)
+Definition all_sign_patterns (W : mat) (b : vec) (L : list (list Z)) : Prop :=
+  forall s, sign_pattern W b s <-> In s L.
+
+Definition all_rankings (W : mat) (b : vec) (L : list (list nat)) : Prop :=
+  forall pi, length pi = length W -> (ranking W b pi <-> In pi L).
+
+(** Gram matrix M M^T; the difference rows B M (pairs a < c, lexicographic). *)
+Definition gram (M : mat) : mat := map (fun r => map (fun r' => dot r r') M) M.
+
+Fixpoint vsub (u v : vec) : vec :=
+  match u, v with
+  | a :: u', c :: v' => (a - c) :: vsub u' v'
+  | [], _ => map Qopp v
+  | _, [] => u
+  end.
+
+Definition pairs (k : nat) : list (nat * nat) :=
+  flat_map (fun a => map (fun c => (a, c)) (seq (S a) (k - S a))) (seq 0 k).
+
+Definition diffs (W : mat) : mat := map (fun '(a, c) => vsub (row W a) (row W c)) (pairs (length W)).
+
+Fixpoint position (a : nat) (pi : list nat) : nat :=
+  match pi with [] => O | c :: pi' => if Nat.eqb a c then O else S (position a pi') end.
+
+(** The sign vector of B W (no bias) at any input ranking the labels as [pi]. *)
+Definition pair_signs (W : mat) (pi : list nat) : list Z :=
+  map (fun '(a, c) => if tiedb W [] a c then 0%Z
+                      else if Nat.ltb (position a pi) (position c pi) then 1%Z else (-1)%Z)
+      (pairs (length W)).
+
+(** Determinants (Laplace expansion along the first row) and the chirotope. *)
+Fixpoint remove_at (j : nat) (l : vec) : vec :=
+  match l, j with
+  | [], _ => []
+  | _ :: t, O => t
+  | h :: t, S j' => h :: remove_at j' t
+  end.
+
+Fixpoint detn (n : nat) (M : mat) : Q :=
+  match n, M with
+  | S n', r :: rs =>
+      (fix go (j : nat) (r : vec) : Q :=
+         match r with
+         | [] => 0
+         | a :: r' => (if Nat.even j then a else - a) * detn n' (map (remove_at j) rs)
+                      + go (S j) r'
+         end) O r
+  | _, _ => 1
+  end.
+
+Definition det (M : mat) : Q := detn (length M) M.
+
+Fixpoint subsets (d : nat) (l : list nat) : list (list nat) :=
+  match d, l with
+  | O, _ => [[]]
+  | S _, [] => []
+  | S d', a :: l' => map (cons a) (subsets d' l') ++ subsets d l'
+  end.
+
+(** The chirotope of a k x d matrix: signs of its d x d minors, row subsets in
+    lexicographic order. *)
+Definition chirotope (W : mat) (d : nat) : list Z :=
+  map (fun S => qsign (det (map (row W) S))) (subsets d (seq 0 (length W))).
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+(** Real logits and the softmax. *)
+Fixpoint dotR (u : vec) (h : list R) : R :=
+  match u, h with
+  | a :: u', c :: h' => Q2R a * c + dotR u' h'
+  | _, _ => 0
+  end.
+
+Definition logitsR (W : mat) (h : list R) : list R := map (fun w => dotR w h) W.
+
+Definition sumR (l : list R) : R := fold_right Rplus 0 l.
+
+Definition softmax (z : list R) : list R := map (fun zi => exp zi / sumR (map exp z)) z.
+
+(** The cosine of two rational vectors. *)
+Definition cosine (u v : vec) : R :=
+  Q2R (dot u v) / (sqrt (Q2R (dot u u)) * sqrt (Q2R (dot v v))).
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+(* ============================================================ General lemmas *)
+
+Lemma Qeq_bool_true : forall a c, Qeq_bool a c = true <-> a == c.
+Proof. intros; apply Qeq_bool_iff. Qed.
+
+Lemma veqb_dot : forall u v x, veqb u v = true -> dot u x == dot v x.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; simpl; try discriminate; intros x H.
+  - reflexivity.
+  - apply andb_true_iff in H as [H1 H2]. apply Qeq_bool_true in H1.
+    destruct x as [|e x]; [reflexivity|]. rewrite H1, (IH v x H2). reflexivity.
+Qed.
+
+Lemma veqb_length : forall u v, veqb u v = true -> length u = length v.
+Proof.
+  induction u as [|a u IH]; destruct v; simpl; try discriminate; auto.
+  intros H; apply andb_true_iff in H as [_ H]; f_equal; auto.
+Qed.
+
+Lemma dot_vsub : forall u v x, dot (vsub u v) x == dot u x - dot v x.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; destruct x as [|e x]; simpl; try ring.
+  - assert (H : forall v x, dot (map Qopp v) x == - dot v x).
+    { induction v0 as [|f v0 IHv]; destruct x0; simpl; try ring. rewrite IHv; ring. }
+    rewrite H. ring.
+  - rewrite IH. ring.
+Qed.
+
+Lemma dot_nil_r : forall u, dot u [] == 0.
+Proof. destruct u; reflexivity. Qed.
+
+(** ** Gordan's alternative, in the form of the certificates *)
+
+(** A constraint (a, c) means a . x + c > 0. *)
+Definition holds (x : vec) (r : vec * Q) : Prop := 0 < dot (fst r) x + snd r.
+
+Fixpoint vadd (u v : vec) : vec :=
+  match u, v with
+  | a :: u', c :: v' => (Qplus' a c) :: vadd u' v'
+  | [], _ => v
+  | _, [] => u
+  end.
+
+Definition vscale (t : Q) (u : vec) : vec := map (fun a => Qmult' t a) u.
+
+Fixpoint combine_rows (ys : vec) (rs : list (vec * Q)) : vec * Q :=
+  match ys, rs with
+  | y :: ys', (a, c) :: rs' =>
+      let (A, C) := combine_rows ys' rs' in (vadd (vscale y a) A, Qplus' (Qmult' y c) C)
+  | _, _ => ([], 0)
+  end.
+
+Lemma dot_vadd : forall u v x, dot (vadd u v) x == dot u x + dot v x.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; destruct x as [|e x]; simpl; try ring.
+  rewrite IH, Qplus'_correct. ring.
+Qed.
+
+Lemma dot_vscale : forall t u x, dot (vscale t u) x == t * dot u x.
+Proof.
+  induction u as [|a u IH]; destruct x as [|e x]; simpl; try ring.
+  rewrite IH, Qmult'_correct. ring.
+Qed.
+
+Fixpoint weighted (ys : vec) (vals : list Q) : Q :=
+  match ys, vals with
+  | y :: ys', v :: vals' => y * v + weighted ys' vals'
+  | _, _ => 0
+  end.
+
+Lemma combine_rows_eval : forall ys rs x,
+  dot (fst (combine_rows ys rs)) x + snd (combine_rows ys rs)
+  == weighted ys (map (fun r => dot (fst r) x + snd r) rs).
+Proof.
+  induction ys as [|y ys IH]; destruct rs as [|[a c] rs]; intros x; simpl; try ring.
+  specialize (IH rs x). destruct (combine_rows ys rs) as [A C]. simpl in *.
+  rewrite dot_vadd, dot_vscale, Qplus'_correct, Qmult'_correct, <- IH. ring.
+Qed.
+
+Lemma weighted_nonneg : forall ys vals,
+  Forall (fun y => 0 <= y) ys -> Forall (fun v => 0 < v) vals -> 0 <= weighted ys vals.
+Proof.
+  induction ys as [|y ys IH]; destruct vals as [|v vals]; simpl; intros Hy Hv; try lra.
+  inversion Hy; inversion Hv; subst. specialize (IH vals H2 H6). nra.
+Qed.
+
+Lemma weighted_pos : forall ys vals,
+  length ys = length vals -> Forall (fun y => 0 <= y) ys -> Forall (fun v => 0 < v) vals ->
+  existsb (fun y => negb (Qle_bool y 0)) ys = true -> 0 < weighted ys vals.
+Proof.
+  induction ys as [|y ys IH]; destruct vals as [|v vals]; simpl; try discriminate;
+    intros Hl Hy Hv Hex.
+  inversion Hy; inversion Hv; subst.
+  pose proof (weighted_nonneg ys vals H2 H6).
+  apply orb_true_iff in Hex as [Hex|Hex].
+  - apply negb_true_iff in Hex. assert (0 < y).
+    { apply Qnot_le_lt. intro Hle. apply Qle_bool_iff in Hle. congruence. }
+    nra.
+  - specialize (IH vals (eq_add_S _ _ Hl) H2 H6 Hex). nra.
+Qed.
+
+(** The boolean Gordan check: y >= 0, some y_i > 0, sum y_i a_i = 0, sum y_i c_i <= 0. *)
+Definition gordan_ok (ys : vec) (rs : list (vec * Q)) : bool :=
+  Nat.eqb (length ys) (length rs) && forallb (fun y => Qle_bool 0 y) ys
+  && existsb (fun y => negb (Qle_bool y 0)) ys
+  && forallb (fun a => Qeq_bool a 0) (fst (combine_rows ys rs))
+  && Qle_bool (snd (combine_rows ys rs)) 0.
+
+Lemma dot_zero : forall u x, forallb (fun a => Qeq_bool a 0) u = true -> dot u x == 0.
+Proof.
+  induction u as [|a u IH]; destruct x; simpl; intros H; try reflexivity.
+  apply andb_true_iff in H as [H1 H2]. apply Qeq_bool_true in H1. rewrite H1, IH; auto. ring.
+Qed.
+
+Lemma forallb_Forall : forall {A} (f : A -> bool) (P : A -> Prop) l,
+  (forall a, f a = true -> P a) -> forallb f l = true -> Forall P l.
+Proof.
+  intros A f P l Hf H. apply Forall_forall. intros a Ha.
+  apply Hf. eapply forallb_forall in H; eauto.
+Qed.
+
+(** Gordan: such multipliers leave no input satisfying every constraint. *)
+Theorem gordan_sound : forall ys rs, gordan_ok ys rs = true -> ~ exists x, Forall (holds x) rs.
+Proof.
+  intros ys rs H [x Hx]. unfold gordan_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[Hl Hy] Hex] Hz] Hc].
+  apply Nat.eqb_eq in Hl. apply Qle_bool_iff in Hc.
+  pose proof (combine_rows_eval ys rs x) as E. rewrite (dot_zero _ x Hz), Qplus_0_l in E.
+  assert (0 < weighted ys (map (fun r => dot (fst r) x + snd r) rs)).
+  { apply weighted_pos; auto.
+    - rewrite map_length; auto.
+    - eapply forallb_Forall; [|exact Hy]. intros a Ha; apply Qle_bool_iff; auto.
+    - apply Forall_map. eapply Forall_impl; [|exact Hx]. intros r Hr; exact Hr. }
+  rewrite <- E in H. apply (Qlt_not_le _ _ H Hc).
+Qed.
+
+(** The box form: also sum y_i c_i + R |sum y_i a_i|_1 <= 0 leaves no input with
+    max_j |x_j| <= R. *)
+Fixpoint norm1 (u : vec) : Q := match u with [] => 0 | a :: u' => Qabs a + norm1 u' end.
+
+Lemma norm1_nonneg : forall u, 0 <= norm1 u.
+Proof.
+  induction u as [|a u IH]; simpl; [apply Qle_refl|].
+  apply (Qplus_le_compat 0 _ 0 _); [apply Qabs_nonneg|exact IH].
+Qed.
+
+Lemma dot_box : forall R u x, 0 <= R -> in_box R x -> dot u x <= R * norm1 u.
+Proof.
+  intros R; induction u as [|a u IH]; destruct x as [|e x]; simpl; intros HR Hx.
+  - rewrite Qmult_0_r; apply Qle_refl.
+  - rewrite Qmult_0_r; apply Qle_refl.
+  - apply Qmult_le_0_compat; [exact HR|].
+    apply (Qplus_le_compat 0 _ 0 _); [apply Qabs_nonneg|apply norm1_nonneg].
+  - inversion Hx as [|? ? H0 H1]; subst.
+    assert (Hae : a * e <= Qabs a * R).
+    { apply Qle_trans with (Qabs (a * e)); [apply Qle_Qabs|]. rewrite Qabs_Qmult.
+      pose proof (Qabs_nonneg a). pose proof (Qabs_nonneg e). nra. }
+    specialize (IH x HR H1). lra.
+Qed.
+
+Definition gordan_box_ok (ys : vec) (rs : list (vec * Q)) (R : Q) : bool :=
+  Nat.eqb (length ys) (length rs) && Qle_bool 0 R && forallb (fun y => Qle_bool 0 y) ys
+  && existsb (fun y => negb (Qle_bool y 0)) ys
+  && Qle_bool (snd (combine_rows ys rs) + R * norm1 (fst (combine_rows ys rs))) 0.
+
+(** Gordan in the box max_j |x_j| <= R (Hoelder). *)
+Theorem gordan_box_sound : forall ys rs R,
+  gordan_box_ok ys rs R = true -> ~ exists x, in_box R x /\ Forall (holds x) rs.
+Proof.
+  intros ys rs R H [x [Hb Hx]]. unfold gordan_box_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[Hl HR] Hy] Hex] Hc].
+  apply Nat.eqb_eq in Hl. apply Qle_bool_iff in Hc. apply Qle_bool_iff in HR.
+  pose proof (combine_rows_eval ys rs x) as E.
+  pose proof (dot_box R (fst (combine_rows ys rs)) x HR Hb) as Hd.
+  assert (0 < weighted ys (map (fun r => dot (fst r) x + snd r) rs)).
+  { apply weighted_pos; auto.
+    - rewrite map_length; auto.
+    - eapply forallb_Forall; [|exact Hy]. intros a Ha; apply Qle_bool_iff; auto.
+    - apply Forall_map. eapply Forall_impl; [|exact Hx]. intros r Hr; exact Hr. }
+  rewrite <- E in H. lra.
+Qed.
+
+(* ================================================================ Checkers *)
+
+Lemma nth_map_seq : forall {A} (f : nat -> A) n i d, (i < n)%nat -> nth i (map f (seq 0 n)) d = f i.
+Proof.
+  intros A f n i d Hi. rewrite nth_indep with (d' := f O) by (rewrite map_length, seq_length; auto).
+  rewrite map_nth, seq_nth; auto.
+Qed.
+
+Lemma qsign_cases : forall q,
+  (qsign q = 1%Z /\ 0 < q) \/ (qsign q = 0%Z /\ q == 0) \/ (qsign q = (-1)%Z /\ q < 0).
+Proof.
+  intros q. unfold qsign. destruct (Qcompare_spec q 0); auto.
+Qed.
+
+Definition zleqb (s t : list Z) : bool := if list_eq_dec Z.eq_dec s t then true else false.
+Definition zmem (s : list Z) (L : list (list Z)) : bool := existsb (zleqb s) L.
+Definition nleqb (s t : list nat) : bool := if list_eq_dec Nat.eq_dec s t then true else false.
+Definition nmem (s : list nat) (L : list (list nat)) : bool := existsb (nleqb s) L.
+
+Lemma zmem_In : forall s L, zmem s L = true <-> In s L.
+Proof.
+  intros s L. unfold zmem, zleqb. rewrite existsb_exists. split.
+  - intros [t [Ht E]]. destruct (list_eq_dec Z.eq_dec s t); subst; auto; discriminate.
+  - intros H. exists s. split; auto. destruct (list_eq_dec Z.eq_dec s s); auto.
+Qed.
+
+Lemma nmem_In : forall s L, nmem s L = true <-> In s L.
+Proof.
+  intros s L. unfold nmem, nleqb. rewrite existsb_exists. split.
+  - intros [t [Ht E]]. destruct (list_eq_dec Nat.eq_dec s t); subst; auto; discriminate.
+  - intros H. exists s. split; auto. destruct (list_eq_dec Nat.eq_dec s s); auto.
+Qed.
+
+(** ** Sign patterns: witnesses, Gordan, complete lists *)
+
+Definition sign_witness_ok (W : mat) (b : vec) (s : list Z) (x : vec) : bool :=
+  zleqb (signs_at W b x) s
+  && forallb (fun i => zero_rowb W b i || negb (Qeq_bool (logit W b i x) 0)) (seq 0 (length W)).
+
+Theorem sign_witness_sound : forall W b s x, sign_witness_ok W b s x = true -> sign_pattern W b s.
+Proof.
+  intros W b s x H. apply andb_true_iff in H as [H1 H2]. exists x. split.
+  - intros i Hi Hz. pose proof (proj1 (forallb_forall _ _) H2 i) as H3.
+    assert (Hs : In i (seq 0 (length W))) by (apply in_seq; lia). specialize (H3 Hs). clear H2.
+    rename H3 into H2. cbv beta in H2.
+    rewrite Hz in H2. simpl in H2. intro E. apply Qeq_bool_true in E. rewrite E in H2.
+    discriminate.
+  - unfold zleqb in H1. destruct (list_eq_dec Z.eq_dec (signs_at W b x) s); auto; discriminate.
+Qed.
+
+Definition sign_rows (W : mat) (b : vec) (s : list Z) : list (vec * Q) :=
+  flat_map (fun i => let si := nth i s 0%Z in
+                     if Z.eqb si 0 then [] else [(vscale (inject_Z si) (row W i), inject_Z si * nth i b 0)])
+           (seq 0 (length W)).
+
+Lemma sign_rows_hold : forall W b s x, signs_at W b x = s -> Forall (holds x) (sign_rows W b s).
+Proof.
+  intros W b s x Hs. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
+  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi.
+  assert (E : nth i s 0%Z = qsign (logit W b i x)).
+  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+  rewrite E in Hr. destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
+  apply Z.eqb_neq in Z0.
+  destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
+  destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
+    unfold logit in *.
+  - setoid_replace (inject_Z 1) with 1 by reflexivity. lra.
+  - contradiction.
+  - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
+Qed.
+
+Theorem sign_never_sound : forall W b s ys,
+  gordan_ok ys (sign_rows W b s) = true -> ~ sign_pattern W b s.
+Proof.
+  intros W b s ys H [x [_ Hx]]. apply (gordan_sound _ _ H). exists x.
+  apply sign_rows_hold; auto.
+Qed.
+
+Fixpoint choices (l : list (list Z)) : list (list Z) :=
+  match l with [] => [[]] | o :: l' => flat_map (fun c => map (cons c) (choices l')) o end.
+
+Lemma in_choices : forall s l, Forall2 (fun c o => In c o) s l -> In s (choices l).
+Proof.
+  intros s l H. induction H; simpl; auto.
+  apply in_flat_map. exists x. split; auto. apply in_map; auto.
+Qed.
+
+Lemma Forall2_map_seq : forall {A B} (P : A -> B -> Prop) f g n,
+  (forall i, (i < n)%nat -> P (f i) (g i)) -> Forall2 P (map f (seq 0 n)) (map g (seq 0 n)).
+Proof.
+  intros A B P f g n H.
+  assert (G : forall n m, (forall i, (m <= i < m + n)%nat -> P (f i) (g i)) ->
+    Forall2 P (map f (seq m n)) (map g (seq m n))).
+  { clear n H. induction n as [|n IH]; intros m Hm; simpl; constructor; [apply Hm; lia|].
+    apply IH. intros i Hi; apply Hm; lia. }
+  apply G. intros i Hi. apply H. lia.
+Qed.
+
+Definition sign_candidates (W : mat) (b : vec) : list (list Z) :=
+  choices (map (fun i => if zero_rowb W b i then [0%Z] else [1%Z; (-1)%Z]) (seq 0 (length W))).
+
+Lemma sign_pattern_candidate : forall W b s, sign_pattern W b s -> In s (sign_candidates W b).
+Proof.
+  intros W b s [x [Hg Hs]]. subst s. apply in_choices. unfold signs_at.
+  apply Forall2_map_seq. intros i Hi.
+  destruct (zero_rowb W b i) eqn:Z.
+  - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
+    left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
+  - specialize (Hg i Hi Z).
+    destruct (qsign_cases (logit W b i x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
+    all: contradiction.
+Qed.
+
+(** Walk the candidates: each is listed, or refuted by the next certificate. *)
+Fixpoint cover {A} (memb : A -> bool) (refute : A -> vec -> bool) (cands : list A)
+    (certs : list vec) : bool :=
+  match cands with
+  | [] => true
+  | c :: cs => if memb c then cover memb refute cs certs
+               else match certs with
+                    | [] => false
+                    | y :: certs' => refute c y && cover memb refute cs certs'
+                    end
+  end.
+
+Lemma cover_sound : forall {A} memb refute (cands : list A) certs,
+  cover memb refute cands certs = true ->
+  forall c, In c cands -> memb c = true \/ exists y, refute c y = true.
+Proof.
+  intros A memb refute cands. induction cands as [|c0 cs IH]; intros certs H c Hc; [destruct Hc|].
+  simpl in H. destruct Hc as [<-|Hc].
+  - destruct (memb c0); auto. destruct certs as [|y certs]; [discriminate|].
+    apply andb_true_iff in H as [H1 _]. right; eauto.
+  - destruct (memb c0); [eapply IH; eauto|]. destruct certs as [|y certs]; [discriminate|].
+    apply andb_true_iff in H as [_ H2]. eapply IH; eauto.
+Qed.
+
+Definition complete_sign_ok (W : mat) (b : vec) (pats : list (list Z * vec)) (certs : list vec) :=
+  forallb (fun p => sign_witness_ok W b (fst p) (snd p)) pats
+  && cover (fun s => zmem s (map fst pats)) (fun s y => gordan_ok y (sign_rows W b s))
+           (sign_candidates W b) certs.
+
+Theorem complete_sign_sound : forall W b pats certs,
+  complete_sign_ok W b pats certs = true -> all_sign_patterns W b (map fst pats).
+Proof.
+  intros W b pats certs H s. apply andb_true_iff in H as [H1 H2]. split.
+  - intros Hs. destruct (cover_sound _ _ _ _ H2 s (sign_pattern_candidate _ _ _ Hs))
+      as [M|[y R]]; [apply zmem_In; auto|].
+    exfalso. exact (sign_never_sound _ _ _ _ R Hs).
+  - intros Hin. apply in_map_iff in Hin as [[s' x] [E Hin]]. simpl in E. subst s'.
+    eapply forallb_forall in H1; [|exact Hin]. exact (sign_witness_sound _ _ _ _ H1).
+Qed.
+
+(** ** Rankings: witnesses, Gordan, complete lists *)
+
+Definition Qltb (p q : Q) : bool := negb (Qle_bool q p).
+
+Lemma Qltb_true : forall p q, Qltb p q = true -> p < q.
+Proof.
+  intros p q H. apply negb_true_iff in H. apply Qnot_le_lt. intro L.
+  apply Qle_bool_iff in L. congruence.
+Qed.
+
+Definition beforeb (W : mat) (b : vec) (x : vec) (a c : nat) : bool :=
+  Qltb (logit W b c x) (logit W b a x) || (Nat.ltb a c && tiedb W b a c).
+
+Lemma beforeb_sound : forall W b x a c, beforeb W b x a c = true -> before W b x a c.
+Proof.
+  intros W b x a c H. apply orb_true_iff in H as [H|H]; [left; apply Qltb_true; auto|].
+  apply andb_true_iff in H as [H1 H2]. right. split; auto. apply Nat.ltb_lt; auto.
+Qed.
+
+Fixpoint chainb (W : mat) (b : vec) (x : vec) (pi : list nat) : bool :=
+  match pi with
+  | a :: ((c :: _) as rest) => beforeb W b x a c && chainb W b x rest
+  | _ => true
+  end.
+
+Fixpoint nodupb (l : list nat) : bool :=
+  match l with [] => true | a :: l' => negb (existsb (Nat.eqb a) l') && nodupb l' end.
+
+Lemma existsb_eqb : forall a l, existsb (Nat.eqb a) l = true <-> In a l.
+Proof.
+  intros a l. rewrite existsb_exists. split.
+  - intros [c [H E]]. apply Nat.eqb_eq in E. subst; auto.
+  - intros H. exists a. split; auto. apply Nat.eqb_refl.
+Qed.
+
+Lemma nodupb_iff : forall l, nodupb l = true <-> NoDup l.
+Proof.
+  induction l as [|a l IH]; simpl; split; intros H; try constructor.
+  - apply andb_true_iff in H as [H1 H2]. apply negb_true_iff in H1. intro Hin.
+    apply existsb_eqb in Hin. congruence.
+  - apply andb_true_iff in H as [_ H2]. apply IH; auto.
+  - inversion H; subst. apply andb_true_iff. split; [|apply IH; auto].
+    apply negb_true_iff. destruct (existsb (Nat.eqb a) l) eqn:E; auto.
+    apply existsb_eqb in E. contradiction.
+Qed.
+
+Definition ranks_b (W : mat) (b : vec) (pi : list nat) (x : vec) : bool :=
+  nodupb pi && forallb (fun a => Nat.ltb a (length W)) pi
+  && negb (Nat.eqb (length pi) 0) && chainb W b x pi
+  && forallb (fun j => existsb (Nat.eqb j) pi || beforeb W b x (last pi O) j) (seq 0 (length W)).
+
+Lemma chainb_sound : forall W b x pi, chainb W b x pi = true -> chain W b x pi.
+Proof.
+  intros W b x pi. induction pi as [|a [|c pi] IH]; simpl; auto.
+  intros H. apply andb_true_iff in H as [H1 H2]. split; [apply beforeb_sound; auto|].
+  apply IH; auto.
+Qed.
+
+Theorem ranking_witness_sound : forall W b pi x, ranks_b W b pi x = true -> ranking W b pi.
+Proof.
+  intros W b pi x H. exists x. unfold ranks_b in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[H1 H2] H3] H4] H5].
+  repeat split.
+  - apply nodupb_iff; auto.
+  - eapply forallb_Forall; [|exact H2]. intros a Ha; apply Nat.ltb_lt; auto.
+  - destruct pi; simpl in H3; discriminate.
+  - apply chainb_sound; auto.
+  - intros j Hj Hn. pose proof (proj1 (forallb_forall _ _) H5 j) as H6.
+    assert (Hs : In j (seq 0 (length W))) by (apply in_seq; lia). specialize (H6 Hs). clear H5.
+    rename H6 into H5. cbv beta in H5.
+    apply orb_true_iff in H5 as [E|E]; [apply existsb_eqb in E; contradiction|].
+    apply beforeb_sound; auto.
+Qed.
+
+Fixpoint consecutive (pi : list nat) : list (nat * nat) :=
+  match pi with a :: ((c :: _) as rest) => (a, c) :: consecutive rest | _ => [] end.
+
+Definition rank_pairs (W : mat) (pi : list nat) : list (nat * nat) :=
+  consecutive pi ++ map (fun j => (last pi O, j))
+                        (filter (fun j => negb (existsb (Nat.eqb j) pi)) (seq 0 (length W))).
+
+Definition pair_row (W : mat) (b : vec) (p : nat * nat) : list (vec * Q) :=
+  let (a, c) := p in
+  if Nat.ltb a c && tiedb W b a c then []
+  else [(vsub (row W a) (row W c), nth a b 0 - nth c b 0)].
+
+Definition rank_rows (W : mat) (b : vec) (pi : list nat) : list (vec * Q) :=
+  flat_map (pair_row W b) (rank_pairs W pi).
+
+Lemma chain_consecutive : forall W b x pi a c,
+  chain W b x pi -> In (a, c) (consecutive pi) -> before W b x a c.
+Proof.
+  intros W b x pi. induction pi as [|a0 [|c0 pi] IH]; simpl; intros a c H Hin; try tauto.
+  destruct H as [H1 H2]. destruct Hin as [E|Hin]; [inversion E; subst; auto|].
+  apply IH; auto.
+Qed.
+
+Lemma rank_rows_hold : forall W b pi x, ranks W b pi x -> Forall (holds x) (rank_rows W b pi).
+Proof.
+  intros W b pi x [_ [_ [_ [Hc Hl]]]]. apply Forall_forall. intros r Hr.
+  apply in_flat_map in Hr as [[a c] [Hp Hr]].
+  assert (B : before W b x a c).
+  { apply in_app_or in Hp as [Hp|Hp]; [eapply chain_consecutive; eauto|].
+    apply in_map_iff in Hp as [j [E Hj]]. inversion E; subst.
+    apply filter_In in Hj as [Hj Hn]. apply in_seq in Hj. apply Hl; [lia|].
+    intro Hin. apply existsb_eqb in Hin. rewrite Hin in Hn. discriminate. }
+  unfold pair_row in Hr. destruct (Nat.ltb a c && tiedb W b a c) eqn:T; [destruct Hr|].
+  destruct Hr as [<-|[]]. unfold holds. simpl. rewrite dot_vsub.
+  destruct B as [B|[B1 B2]]; [unfold logit in B; lra|].
+  apply Nat.ltb_lt in B1. rewrite B1, B2 in T. discriminate.
+Qed.
+
+Theorem ranking_never_sound : forall W b pi ys,
+  gordan_ok ys (rank_rows W b pi) = true -> ~ ranking W b pi.
+Proof.
+  intros W b pi ys H [x Hx]. apply (gordan_sound _ _ H). exists x. apply rank_rows_hold; auto.
+Qed.
+
+Fixpoint seqs (n k : nat) : list (list nat) :=
+  match n with O => [[]] | S n' => flat_map (fun a => map (cons a) (seqs n' k)) (seq 0 k) end.
+
+Lemma in_seqs : forall l k, Forall (fun a => (a < k)%nat) l -> In l (seqs (length l) k).
+Proof.
+  induction l as [|a l IH]; intros k H; simpl; auto. inversion H; subst.
+  apply in_flat_map. exists a. split; [apply in_seq; lia|]. apply in_map. auto.
+Qed.
+
+Definition rank_candidates (W : mat) : list (list nat) :=
+  filter nodupb (seqs (length W) (length W)).
+
+Definition complete_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
+  forallb (fun p => Nat.eqb (length (fst p)) (length W) && ranks_b W b (fst p) (snd p)) pats
+  && cover (fun pi => nmem pi (map fst pats)) (fun pi y => gordan_ok y (rank_rows W b pi))
+           (rank_candidates W) certs.
+
+Theorem complete_rank_sound : forall W b pats certs,
+  complete_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+Proof.
+  intros W b pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
+  - intros Hr. assert (C : In pi (rank_candidates W)).
+    { destruct Hr as [x [Hn [Hf _]]]. apply filter_In. split; [|apply nodupb_iff; auto].
+      rewrite <- Hlen. apply in_seqs. rewrite Hlen; auto. }
+    destruct (cover_sound _ _ _ _ H2 pi C) as [M|[y R]]; [apply nmem_In; auto|].
+    exfalso. exact (ranking_never_sound _ _ _ _ R Hr).
+  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
+    eapply forallb_forall in H1; [|exact Hin]. apply andb_true_iff in H1 as [_ H1].
+    exact (ranking_witness_sound _ _ _ _ H1).
+Qed.
+
+(** ** Set comparisons of complete lists: Lemma 5.3 and Thm 5.6 on an instance *)
+
+Definition set_eqb (A B : list (list Z)) : bool :=
+  forallb (fun a => zmem a B) A && forallb (fun c => zmem c A) B.
+
+Theorem equal_sign_patterns : forall W b L W' b' L',
+  all_sign_patterns W b L -> all_sign_patterns W' b' L' -> set_eqb L L' = true ->
+  forall s, sign_pattern W b s <-> sign_pattern W' b' s.
+Proof.
+  intros W b L W' b' L' H H' E s. apply andb_true_iff in E as [E1 E2].
+  unfold all_sign_patterns in *. rewrite H, H'. split; intros Hin.
+  - eapply forallb_forall in E1; eauto. apply zmem_In; auto.
+  - eapply forallb_forall in E2; eauto. apply zmem_In; auto.
+Qed.
+
+Theorem rankings_as_sign_patterns : forall W LR G LS,
+  all_rankings W [] LR -> all_sign_patterns G [] LS ->
+  forallb (fun pi => Nat.eqb (length pi) (length W)) LR = true ->
+  set_eqb (map (pair_signs W) LR) LS = true ->
+  forall s, sign_pattern G [] s <->
+            exists pi, length pi = length W /\ ranking W [] pi /\ s = pair_signs W pi.
+Proof.
+  intros W LR G LS HR HS HL E s. apply andb_true_iff in E as [E1 E2].
+  unfold all_sign_patterns in HS. rewrite HS. split.
+  - intros Hin. eapply forallb_forall in E2; eauto. apply zmem_In in E2.
+    apply in_map_iff in E2 as [pi [<- Hpi]].
+    eapply forallb_forall in HL; eauto. apply Nat.eqb_eq in HL.
+    exists pi. repeat split; auto. apply HR; auto.
+  - intros [pi [Hl [Hr ->]]]. apply HR in Hr; auto.
+    eapply forallb_forall in E1; [|apply in_map; exact Hr]. apply zmem_In; auto.
+Qed.
+
+(** ** The argmax audit *)
+
+Definition argmax_rows (W : mat) (b : vec) (k : nat) (S : list nat) : list (vec * Q) :=
+  map (fun i => (vsub (row W k) (row W i), nth k b 0 - nth i b 0)) S.
+
+Definition rows_ok (W : mat) (k : nat) (S : list nat) : bool :=
+  forallb (fun i => Nat.ltb i (length W) && negb (Nat.eqb i k)) S.
+
+Lemma argmax_rows_hold : forall W b k S x, rows_ok W k S = true -> strict_argmax W b k x ->
+  Forall (holds x) (argmax_rows W b k S).
+Proof.
+  intros W b k S x H Hx. apply Forall_forall. intros r Hr.
+  apply in_map_iff in Hr as [i [<- Hi]]. eapply forallb_forall in H; eauto.
+  apply andb_true_iff in H as [H1 H2]. apply Nat.ltb_lt in H1. apply negb_true_iff in H2.
+  assert (i <> k) by (intro E; subst; rewrite Nat.eqb_refl in H2; discriminate).
+  specialize (Hx i H1 H). unfold holds, logit in *. simpl. rewrite dot_vsub. lra.
+Qed.
+
+Theorem never_argmax_sound : forall W b k S ys,
+  rows_ok W k S && gordan_ok ys (argmax_rows W b k S) = true ->
+  ~ exists x, strict_argmax W b k x.
+Proof.
+  intros W b k S ys H [x Hx]. apply andb_true_iff in H as [H1 H2].
+  apply (gordan_sound _ _ H2). exists x. apply argmax_rows_hold; auto.
+Qed.
+
+Theorem never_argmax_box_sound : forall W b k R S ys,
+  rows_ok W k S && gordan_box_ok ys (argmax_rows W b k S) R = true ->
+  ~ exists x, in_box R x /\ strict_argmax W b k x.
+Proof.
+  intros W b k R S ys H [x [Hb Hx]]. apply andb_true_iff in H as [H1 H2].
+  apply (gordan_box_sound _ _ _ H2). exists x. split; auto. apply argmax_rows_hold; auto.
+Qed.
