@@ -725,3 +725,234 @@ Proof.
   intros W b k R S ys H [x [Hb Hx]]. apply andb_true_iff in H as [H1 H2].
   apply (gordan_box_sound _ _ _ H2). exists x. split; auto. apply argmax_rows_hold; auto.
 Qed.
+
+(** ** Softmax, translations and cosines, over the real numbers *)
+
+Definition rows_translated_ok (W W' : mat) (v : vec) : bool :=
+  Nat.eqb (length W) (length W') && forallb (fun p => veqb (snd p) (vadd (fst p) v)) (combine W W').
+
+(** Every row of [W'] is the row of [W] plus the same vector [v]: W' = W + 1 v^T. *)
+Definition translate (W : mat) (v : vec) : mat := map (fun w => vadd w v) W.
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+Lemma Q2R_0 : Q2R 0 = 0.
+Proof. unfold Q2R; simpl. apply Rmult_0_l. Qed.
+
+Lemma Q2R_Qplus' : forall a c, Q2R (Qplus' a c) = Q2R a + Q2R c.
+Proof. intros. rewrite <- Q2R_plus. apply Qeq_eqR. apply Qplus'_correct. Qed.
+
+Lemma dotR_vadd : forall u v h, dotR (vadd u v) h = dotR u h + dotR v h.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; destruct h as [|e h]; simpl; try ring.
+  rewrite IH, Q2R_Qplus'. ring.
+Qed.
+
+Lemma dotR_veqb : forall u v h, veqb u v = true -> dotR u h = dotR v h.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; simpl; try discriminate; intros h H; auto.
+  apply andb_true_iff in H as [H1 H2]. apply Qeq_bool_true in H1.
+  destruct h; auto. rewrite (Qeq_eqR _ _ H1), (IH v h H2). reflexivity.
+Qed.
+
+Lemma sumR_scale : forall f (z : list R) c,
+  sumR (map (fun zi => f zi * c) z) = sumR (map f z) * c.
+Proof. intros f z c. induction z; simpl; [ring|rewrite IHz; ring]. Qed.
+
+Lemma sumR_exp_pos : forall z, z <> [] -> 0 < sumR (map exp z).
+Proof.
+  induction z as [|a z IH]; intros H; [contradiction|]. simpl.
+  destruct z as [|c z]; simpl; [pose proof (exp_pos a); lra|].
+  assert (0 < sumR (map exp (c :: z))) by (apply IH; discriminate).
+  simpl in H0. pose proof (exp_pos a). lra.
+Qed.
+
+(** Adding one number to every logit leaves the softmax unchanged. *)
+Theorem softmax_shift : forall z t, softmax (map (fun zi => zi + t) z) = softmax z.
+Proof.
+  intros z t. unfold softmax.
+  assert (E : map exp (map (fun zi => zi + t) z) = map (fun zi => exp zi * exp t) z).
+  { rewrite map_map. apply map_ext. intros a. apply exp_plus. }
+  rewrite E, sumR_scale, map_map. apply map_ext_in. intros zi Hin.
+  assert (S : 0 < sumR (map exp z)) by (apply sumR_exp_pos; intro; subst; destruct Hin).
+  pose proof (exp_pos t). rewrite exp_plus. field. split; lra.
+Qed.
+
+(** A translation W' = W + 1 v^T gives the same probabilities at every input. *)
+Theorem translation_same_softmax : forall W W' v, rows_translated_ok W W' v = true ->
+  forall h, softmax (logitsR W' h) = softmax (logitsR W h).
+Proof.
+  intros W W' v H h. rewrite <- (softmax_shift (logitsR W h) (dotR v h)). f_equal.
+  apply andb_true_iff in H as [Hl H]. apply Nat.eqb_eq in Hl. unfold logitsR. rewrite map_map.
+  revert W' Hl H. induction W as [|w W IH]; destruct W' as [|w' W']; simpl; try discriminate;
+    intros Hl H; auto.
+  apply andb_true_iff in H as [H1 H2]. simpl in H1. rewrite (dotR_veqb _ _ h H1), dotR_vadd.
+  f_equal. apply IH; auto.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+Lemma dot_comm : forall u v, dot u v == dot v u.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; simpl; try reflexivity. rewrite IH. ring.
+Qed.
+
+Lemma dot_veqb_r : forall u v x, veqb u v = true -> dot x u == dot x v.
+Proof. intros. rewrite (dot_comm x u), (dot_comm x v). apply veqb_dot; auto. Qed.
+
+Definition parallel_ok (u v : vec) (t : Q) : bool :=
+  veqb u (vscale t v) && Qltb 0 (dot v v) && negb (Qeq_bool t 0).
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+(** Parallel rows u = t v (t <> 0, v <> 0) have cosine sign(t). *)
+Theorem cosine_parallel : forall u v t, parallel_ok u v t = true ->
+  cosine u v = Q2R t / Rabs (Q2R t).
+Proof.
+  intros u v t H. unfold parallel_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[H1 H2] H3]. apply Qltb_true in H2. apply negb_true_iff in H3.
+  assert (Euv : (dot u v == t * dot v v)%Q) by (rewrite (veqb_dot _ _ v H1); apply dot_vscale).
+  assert (Euu : (dot u u == t * t * dot v v)%Q).
+  { rewrite (veqb_dot _ _ u H1), dot_vscale, (dot_comm v u), Euv. ring. }
+  unfold cosine. rewrite (Qeq_eqR _ _ Euv), (Qeq_eqR _ _ Euu), !Q2R_mult.
+  set (T := Q2R t). set (n := Q2R (dot v v)).
+  assert (Hn : 0 < n) by (unfold n; rewrite <- Q2R_0; apply Qlt_Rlt; auto).
+  assert (HT : T <> 0).
+  { unfold T. intro E. rewrite <- Q2R_0 in E. apply eqR_Qeq in E.
+    apply Qeq_bool_true in E. congruence. }
+  clearbody T n. clear H1 H2 H3 Euv Euu.
+  assert (Sq : sqrt (T * T) = Rabs T) by (rewrite <- sqrt_Rsqr_abs; reflexivity).
+  rewrite sqrt_mult_alt by (apply (Rle_0_sqr T)). rewrite Sq, (Rmult_assoc (Rabs T)), sqrt_sqrt by (clear Sq HT; lra).
+  field. split; [apply Rabs_no_R0; auto|]. apply Rgt_not_eq; exact Hn.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+Definition cos_equal_ok (u v u' v' : vec) : bool :=
+  Qltb 0 (dot u u) && Qltb 0 (dot v v) && Qltb 0 (dot u' u') && Qltb 0 (dot v' v')
+  && Z.eqb (qsign (dot u v)) (qsign (dot u' v'))
+  && Qeq_bool (dot u v * dot u v * (dot u' u' * dot v' v'))
+              (dot u' v' * dot u' v' * (dot u u * dot v v)).
+
+Definition cos_at_least_ok (u v : vec) (c : Q) : bool :=
+  Qltb 0 c && Qltb 0 (dot u v) && Qltb 0 (dot u u) && Qltb 0 (dot v v)
+  && Qle_bool (c * c * (dot u u * dot v v)) (dot u v * dot u v).
+
+(** C(W1) = C(W2): every pair of rows has the same cosine in both heads. *)
+Definition cosines_equal_ok (W1 W2 : mat) : bool :=
+  Nat.eqb (length W1) (length W2)
+  && forallb (fun i => forallb (fun j => cos_equal_ok (row W1 i) (row W1 j) (row W2 i) (row W2 j))
+                               (seq 0 (length W1))) (seq 0 (length W1)).
+
+Definition col_sums (W : mat) : vec := fold_right vadd [] W.
+
+(** W is centred: its rows sum to the zero vector. *)
+Definition centred (W : mat) : Prop := Forall (fun a => a == 0) (col_sums W).
+
+Lemma centred_ok : forall W, forallb (fun a => Qeq_bool a 0) (col_sums W) = true -> centred W.
+Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
+
+Lemma nonzero_minor : forall l : list Z,
+  existsb (fun z => negb (Z.eqb z 0)) l = true -> exists z, In z l /\ z <> 0%Z.
+Proof.
+  intros l H. apply existsb_exists in H as [z [Hz E]]. exists z. split; auto.
+  apply negb_true_iff in E. apply Z.eqb_neq; auto.
+Qed.
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+Lemma Q2R_pos : forall q, (0 < q)%Q -> 0 < Q2R q.
+Proof. intros q H. rewrite <- Q2R_0. apply Qlt_Rlt; auto. Qed.
+
+Lemma qsign_R : forall q,
+  (qsign q = 1%Z /\ 0 < Q2R q) \/ (qsign q = 0%Z /\ Q2R q = 0) \/ (qsign q = (-1)%Z /\ Q2R q < 0).
+Proof.
+  intros q. destruct (qsign_cases q) as [[S P]|[[S P]|[S P]]].
+  - left. split; auto. apply Q2R_pos; auto.
+  - right; left. split; auto. rewrite <- Q2R_0. apply Qeq_eqR; auto.
+  - right; right. split; auto. rewrite <- Q2R_0. apply Qlt_Rlt; auto.
+Qed.
+
+Lemma sq_eq_pos : forall x y, 0 < x -> 0 < y -> x * x = y * y -> x = y.
+Proof. intros x y Hx Hy E. nra. Qed.
+
+Lemma norms_pos : forall a c, 0 < a -> 0 < c ->
+  0 < sqrt a * sqrt c /\ (sqrt a * sqrt c) * (sqrt a * sqrt c) = a * c.
+Proof.
+  intros a c Ha Hc. pose proof (sqrt_lt_R0 a Ha). pose proof (sqrt_lt_R0 c Hc). split.
+  - apply Rmult_lt_0_compat; auto.
+  - replace ((sqrt a * sqrt c) * (sqrt a * sqrt c)) with ((sqrt a * sqrt a) * (sqrt c * sqrt c))
+      by ring. rewrite !sqrt_sqrt by lra. reflexivity.
+Qed.
+
+Theorem cosine_equal : forall u v u' v', cos_equal_ok u v u' v' = true ->
+  cosine u v = cosine u' v'.
+Proof.
+  intros u v u' v' H. unfold cos_equal_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[[[Ha Hc] Ha'] Hc'] Hs] He].
+  apply Qltb_true, Q2R_pos in Ha, Hc, Ha', Hc'. apply Z.eqb_eq in Hs.
+  apply Qeq_bool_true, Qeq_eqR in He. rewrite !Q2R_mult in He.
+  pose proof (qsign_R (dot u v)) as S1. pose proof (qsign_R (dot u' v')) as S2.
+  unfold cosine.
+  destruct (norms_pos _ _ Ha Hc) as [P P2]. destruct (norms_pos _ _ Ha' Hc') as [P' P2'].
+  revert He S1 S2 P P2 P' P2'. rewrite Hs.
+  generalize (sqrt (Q2R (dot u u)) * sqrt (Q2R (dot v v))) as p.
+  generalize (sqrt (Q2R (dot u' u')) * sqrt (Q2R (dot v' v'))) as p'.
+  generalize (Q2R (dot u v)) as g. generalize (Q2R (dot u' v')) as g'.
+  generalize (Q2R (dot u u)) (Q2R (dot v v)) (Q2R (dot u' u')) (Q2R (dot v' v')).
+  intros a c a' c' g' g p' p He S1 S2 P P2 P' P2'.
+  assert (X : g * p' = g' * p).
+  { assert (Sq : (g * p') * (g * p') = (g' * p) * (g' * p)).
+    { transitivity (g * g * (p' * p')); [ring|]. rewrite P2'.
+      transitivity (g' * g' * (p * p)); [|ring]. rewrite P2. lra. }
+    destruct S1 as [[E1 G1]|[[E1 G1]|[E1 G1]]]; destruct S2 as [[E2 G2]|[[E2 G2]|[E2 G2]]];
+      rewrite E1 in E2; try discriminate.
+    - apply sq_eq_pos; auto; apply Rmult_lt_0_compat; auto.
+    - rewrite G1, G2; ring.
+    - assert (- (g * p') = - (g' * p)); [|lra].
+      apply sq_eq_pos; [nra|nra|]. transitivity ((g * p') * (g * p')); [ring|].
+      rewrite Sq; ring. }
+  apply (Rmult_eq_reg_r (p * p')); [|nra].
+  unfold Rdiv. replace (g * / p * (p * p')) with (g * p') by (field; lra).
+  replace (g' * / p' * (p * p')) with (g' * p) by (field; lra). exact X.
+Qed.
+
+Theorem cosine_at_least : forall u v c, cos_at_least_ok u v c = true -> Q2R c <= cosine u v.
+Proof.
+  intros u v c H. unfold cos_at_least_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[[Hc Hg] Ha] Hb] Hle].
+  apply Qltb_true, Q2R_pos in Hc, Hg, Ha, Hb. apply Qle_bool_iff, Qle_Rle in Hle.
+  rewrite !Q2R_mult in Hle. unfold cosine.
+  destruct (norms_pos _ _ Ha Hb) as [P P2].
+  revert Hle Hg P P2 Hc.
+  generalize (sqrt (Q2R (dot u u)) * sqrt (Q2R (dot v v))) as p.
+  generalize (Q2R (dot u v)) as g. generalize (Q2R c) as C.
+  generalize (Q2R (dot u u)) (Q2R (dot v v)).
+  intros a b C g p Hle Hg P P2 Hc.
+  assert (L : C * p <= g).
+  { destruct (Rle_or_lt (C * p) g) as [L|L]; auto.
+    assert (g * g < (C * p) * (C * p)) by nra.
+    replace ((C * p) * (C * p)) with (C * C * (p * p)) in H by ring. rewrite P2 in H. lra. }
+  unfold Rdiv. apply (Rmult_le_reg_r p); auto.
+  rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra. exact L.
+Qed.
+
+Theorem cosines_equal_sound : forall W1 W2, cosines_equal_ok W1 W2 = true ->
+  forall i j, (i < length W1)%nat -> (j < length W1)%nat ->
+  cosine (row W1 i) (row W1 j) = cosine (row W2 i) (row W2 j).
+Proof.
+  intros W1 W2 H i j Hi Hj. apply andb_true_iff in H as [_ H].
+  assert (Ii : In i (seq 0 (length W1))) by (apply in_seq; lia).
+  assert (Ij : In j (seq 0 (length W1))) by (apply in_seq; lia).
+  pose proof (proj1 (forallb_forall _ _) H i Ii) as H1. cbv beta in H1.
+  pose proof (proj1 (forallb_forall _ _) H1 j Ij) as H2. cbv beta in H2.
+  apply cosine_equal; auto.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
