@@ -14,6 +14,7 @@
     ([b = []]) is the bias 0.  See docs/coq.md. *)
 
 From Coq Require Import ZArith QArith Qabs Qreduction List Bool Psatz Reals Qreals.
+From Coq Require Uint63.
 Import ListNotations.
 
 (* ================================================================== Definitions *)
@@ -22,6 +23,15 @@ Open Scope Q_scope.
 
 Definition vec := list Q.
 Definition mat := list vec.
+
+(** Long numbers are written in base 2^62 with Coq's primitive 63-bit integers (fast to
+    read): [Ql s p q] is the rational (-1)^s p / q, [p] and [q] given by their digits in
+    base 2^62, least significant first.  Short ones are written [(p # q)]. *)
+Fixpoint limbs (l : list Uint63.int) : Z :=
+  match l with [] => 0%Z | n :: l' => (Uint63.to_Z n + Z.shiftl (limbs l') 62)%Z end.
+Definition Ql (s : bool) (p q : list Uint63.int) : Q :=
+  Qmake (if s then Z.opp (limbs p) else limbs p) (Z.to_pos (limbs q)).
+(* Generated files write the digits as [[d0; d1]%uint63] (Import Uint63 first). *)
 
 Fixpoint dot (u x : vec) : Q :=
   match u, x with
@@ -956,3 +966,61 @@ Qed.
 
 Close Scope R_scope.
 Open Scope Q_scope.
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+Theorem cosine_opposite : forall u v t, parallel_ok u v t = true -> Qltb t 0 = true ->
+  cosine u v = -1.
+Proof.
+  intros u v t H N. rewrite (cosine_parallel u v t H). apply Qltb_true in N.
+  assert (Q2R t < 0) by (rewrite <- Q2R_0; apply Qlt_Rlt; auto).
+  rewrite Rabs_left by lra. field. lra.
+Qed.
+
+Theorem cosine_same : forall u v t, parallel_ok u v t = true -> Qltb 0 t = true ->
+  cosine u v = 1.
+Proof.
+  intros u v t H N. rewrite (cosine_parallel u v t H). apply Qltb_true, Q2R_pos in N.
+  rewrite Rabs_right by lra. field. lra.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+(** Many never-proofs of one head at once: (label, rows, multipliers). *)
+Definition never_list_ok (W : mat) (b : vec) (L : list (nat * list nat * vec)) : bool :=
+  forallb (fun e => let '(k, rs, ys) := e in rows_ok W k rs && gordan_ok ys (argmax_rows W b k rs)) L.
+
+Theorem never_list_sound : forall W b L, never_list_ok W b L = true ->
+  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, strict_argmax W b k x.
+Proof.
+  intros W b L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  exact (never_argmax_sound W b k rs ys H1).
+Qed.
+
+Definition never_box_list_ok (W : mat) (b : vec) (R : Q) (L : list (nat * list nat * vec)) :=
+  forallb (fun e => let '(k, rs, ys) := e in
+                    rows_ok W k rs && gordan_box_ok ys (argmax_rows W b k rs) R) L.
+
+Theorem never_box_list_sound : forall W b R L, never_box_list_ok W b R L = true ->
+  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, in_box R x /\ strict_argmax W b k x.
+Proof.
+  intros W b R L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  exact (never_argmax_box_sound W b k R rs ys H1).
+Qed.
+
+Definition nset_eqb (A B : list (list nat)) : bool :=
+  forallb (fun a => nmem a B) A && forallb (fun c => nmem c A) B.
+
+Theorem equal_rankings : forall W b L W' b' L',
+  all_rankings W b L -> all_rankings W' b' L' -> nset_eqb L L' = true ->
+  forall pi, length pi = length W -> length pi = length W' -> (ranking W b pi <-> ranking W' b' pi).
+Proof.
+  intros W b L W' b' L' H H' E pi Hl Hl'. apply andb_true_iff in E as [E1 E2].
+  rewrite (H pi Hl), (H' pi Hl'). split; intros Hin.
+  - eapply forallb_forall in E1; eauto. apply nmem_In; auto.
+  - eapply forallb_forall in E2; eauto. apply nmem_In; auto.
+Qed.
