@@ -14,7 +14,7 @@
     ([b = []]) is the bias 0.  See docs/coq.md. *)
 
 From Coq Require Import ZArith QArith Qabs Qreduction List Bool Psatz Reals Qreals.
-From Coq Require Uint63.
+From Coq Require Uint63 Sint63.
 Import ListNotations.
 
 (* ================================================================== Definitions *)
@@ -31,7 +31,11 @@ Fixpoint limbs (l : list Uint63.int) : Z :=
   match l with [] => 0%Z | n :: l' => (Uint63.to_Z n + Z.shiftl (limbs l') 62)%Z end.
 Definition Ql (s : bool) (p q : list Uint63.int) : Q :=
   Qmake (if s then Z.opp (limbs p) else limbs p) (Z.to_pos (limbs q)).
-(* Generated files write the digits as [[d0; d1]%uint63] (Import Uint63 first). *)
+(** A row of numerators over one denominator: [Qrow d ns] is the vector of n / d for the
+    63-bit signed integers n of [ns] ([d] in base 2^62 as for [Ql]).  Generated files write
+    [[d0; d1]%uint63] and [[n1; n2]%sint63] (after Import Uint63 Sint63). *)
+Definition Qrow (d : list Uint63.int) (ns : list Uint63.int) : vec :=
+  let D := Z.to_pos (limbs d) in map (fun n => Qmake (Sint63.to_Z n) D) ns.
 
 Fixpoint dot (u x : vec) : Q :=
   match u, x with
@@ -108,9 +112,13 @@ Definition all_rankings (W : mat) (b : vec) (L : list (list nat)) : Prop :=
 (** Gram matrix M M^T; the difference rows B M (pairs a < c, lexicographic). *)
 Definition gram (M : mat) : mat := map (fun r => map (fun r' => dot r r') M) M.
 
+(** Subtraction that keeps a common denominator (as [qadd]). *)
+Definition qsub (a c : Q) : Q :=
+  if Pos.eqb (Qden a) (Qden c) then Qmake (Qnum a - Qnum c) (Qden a) else a - c.
+
 Fixpoint vsub (u v : vec) : vec :=
   match u, v with
-  | a :: u', c :: v' => (a - c) :: vsub u' v'
+  | a :: u', c :: v' => qsub a c :: vsub u' v'
   | [], _ => map Qopp v
   | _, [] => u
   end.
@@ -205,13 +213,19 @@ Proof.
   intros H; apply andb_true_iff in H as [_ H]; f_equal; auto.
 Qed.
 
+Lemma qsub_correct : forall a c, qsub a c == a - c.
+Proof.
+  intros [n1 d1] [n2 d2]. unfold qsub. simpl. destruct (Pos.eqb_spec d1 d2) as [<-|]; [|reflexivity].
+  unfold Qeq, Qminus, Qplus. simpl. rewrite Pos2Z.inj_mul. ring.
+Qed.
+
 Lemma dot_vsub : forall u v x, dot (vsub u v) x == dot u x - dot v x.
 Proof.
   induction u as [|a u IH]; destruct v as [|c v]; destruct x as [|e x]; simpl; try ring.
   - assert (H : forall v x, dot (map Qopp v) x == - dot v x).
     { induction v0 as [|f v0 IHv]; destruct x0; simpl; try ring. rewrite IHv; ring. }
     rewrite H. ring.
-  - rewrite IH. ring.
+  - rewrite IH, qsub_correct. ring.
 Qed.
 
 Lemma dot_nil_r : forall u, dot u [] == 0.
@@ -222,32 +236,43 @@ Proof. destruct u; reflexivity. Qed.
 (** A constraint (a, c) means a . x + c > 0. *)
 Definition holds (x : vec) (r : vec * Q) : Prop := 0 < dot (fst r) x + snd r.
 
+(** Addition that keeps a common denominator (no gcd): the checkers' sums of rows written
+    over one denominator stay over it, however long their numerators grow. *)
+Definition qadd (a c : Q) : Q :=
+  if Pos.eqb (Qden a) (Qden c) then Qmake (Qnum a + Qnum c) (Qden a) else a + c.
+
+Lemma qadd_correct : forall a c, qadd a c == a + c.
+Proof.
+  intros [n1 d1] [n2 d2]. unfold qadd. simpl. destruct (Pos.eqb_spec d1 d2) as [<-|]; [|reflexivity].
+  unfold Qeq, Qplus. simpl. rewrite Pos2Z.inj_mul. ring.
+Qed.
+
 Fixpoint vadd (u v : vec) : vec :=
   match u, v with
-  | a :: u', c :: v' => (Qplus' a c) :: vadd u' v'
+  | a :: u', c :: v' => qadd a c :: vadd u' v'
   | [], _ => v
   | _, [] => u
   end.
 
-Definition vscale (t : Q) (u : vec) : vec := map (fun a => Qmult' t a) u.
+Definition vscale (t : Q) (u : vec) : vec := map (fun a => a * t) u.
 
 Fixpoint combine_rows (ys : vec) (rs : list (vec * Q)) : vec * Q :=
   match ys, rs with
   | y :: ys', (a, c) :: rs' =>
-      let (A, C) := combine_rows ys' rs' in (vadd (vscale y a) A, Qplus' (Qmult' y c) C)
+      let (A, C) := combine_rows ys' rs' in (vadd (vscale y a) A, qadd (c * y) C)
   | _, _ => ([], 0)
   end.
 
 Lemma dot_vadd : forall u v x, dot (vadd u v) x == dot u x + dot v x.
 Proof.
   induction u as [|a u IH]; destruct v as [|c v]; destruct x as [|e x]; simpl; try ring.
-  rewrite IH, Qplus'_correct. ring.
+  rewrite IH, qadd_correct. ring.
 Qed.
 
 Lemma dot_vscale : forall t u x, dot (vscale t u) x == t * dot u x.
 Proof.
   induction u as [|a u IH]; destruct x as [|e x]; simpl; try ring.
-  rewrite IH, Qmult'_correct. ring.
+  rewrite IH. ring.
 Qed.
 
 Fixpoint weighted (ys : vec) (vals : list Q) : Q :=
@@ -262,7 +287,7 @@ Lemma combine_rows_eval : forall ys rs x,
 Proof.
   induction ys as [|y ys IH]; destruct rs as [|[a c] rs]; intros x; simpl; try ring.
   specialize (IH rs x). destruct (combine_rows ys rs) as [A C]. simpl in *.
-  rewrite dot_vadd, dot_vscale, Qplus'_correct, Qmult'_correct, <- IH. ring.
+  rewrite dot_vadd, dot_vscale, qadd_correct, <- IH. ring.
 Qed.
 
 Lemma weighted_nonneg : forall ys vals,
@@ -705,7 +730,7 @@ Qed.
 (** ** The argmax audit *)
 
 Definition argmax_rows (W : mat) (b : vec) (k : nat) (S : list nat) : list (vec * Q) :=
-  map (fun i => (vsub (row W k) (row W i), nth k b 0 - nth i b 0)) S.
+  map (fun i => (vsub (row W k) (row W i), qsub (nth k b 0) (nth i b 0))) S.
 
 Definition rows_ok (W : mat) (k : nat) (S : list nat) : bool :=
   forallb (fun i => Nat.ltb i (length W) && negb (Nat.eqb i k)) S.
@@ -717,7 +742,7 @@ Proof.
   apply in_map_iff in Hr as [i [<- Hi]]. eapply forallb_forall in H; eauto.
   apply andb_true_iff in H as [H1 H2]. apply Nat.ltb_lt in H1. apply negb_true_iff in H2.
   assert (i <> k) by (intro E; subst; rewrite Nat.eqb_refl in H2; discriminate).
-  specialize (Hx i H1 H). unfold holds, logit in *. simpl. rewrite dot_vsub. lra.
+  specialize (Hx i H1 H). unfold holds, logit in *. simpl. rewrite dot_vsub, qsub_correct. lra.
 Qed.
 
 Theorem never_argmax_sound : forall W b k S ys,
@@ -750,13 +775,13 @@ Open Scope R_scope.
 Lemma Q2R_0 : Q2R 0 = 0.
 Proof. unfold Q2R; simpl. apply Rmult_0_l. Qed.
 
-Lemma Q2R_Qplus' : forall a c, Q2R (Qplus' a c) = Q2R a + Q2R c.
-Proof. intros. rewrite <- Q2R_plus. apply Qeq_eqR. apply Qplus'_correct. Qed.
+Lemma Q2R_qadd : forall a c, Q2R (qadd a c) = Q2R a + Q2R c.
+Proof. intros. rewrite <- Q2R_plus. apply Qeq_eqR. apply qadd_correct. Qed.
 
 Lemma dotR_vadd : forall u v h, dotR (vadd u v) h = dotR u h + dotR v h.
 Proof.
   induction u as [|a u IH]; destruct v as [|c v]; destruct h as [|e h]; simpl; try ring.
-  rewrite IH, Q2R_Qplus'. ring.
+  rewrite IH, Q2R_qadd. ring.
 Qed.
 
 Lemma dotR_veqb : forall u v h, veqb u v = true -> dotR u h = dotR v h.

@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "engine.cli.reproduce",
     "engine.cli.symmetry",
     "engine.cli.audit",
+    "engine.cli.export",
 ]
 
 

@@ -7,8 +7,9 @@ The generator is not trusted: coqc decides.
 """
 
 from engine.coq._read import ExportError
-from engine.coq.build import LIBRARY, compile_files, coqc_available, export_files
+from engine.coq.build import LIBRARY, compile_files, compile_library, coqc_available, export_files
 from engine.coq.export import export_certificate
 
-__all__ = ["ExportError", "LIBRARY", "compile_files", "coqc_available", "export_certificate",
+__all__ = ["ExportError", "LIBRARY", "compile_files", "compile_library", "coqc_available",
+           "export_certificate",
            "export_files"]

@@ -4,7 +4,9 @@
 x with max_j |x_j| <= R" (``box``), proved by ``never_list_sound`` /
 ``never_box_list_sound`` of Logitgeom.v on the records' rows and multipliers.  The head
 is written in full (a file reference is read, its data bytes checked against the stated
-SHA-256, each float as the exact binary rational it is).  The ``argmaxable`` witnesses
+SHA-256, each float as the exact binary rational it is), every entry over one common
+denominator, and each proof's multipliers scaled to integers, so that Coq's sums of rows
+need no gcd of long numbers.  The ``argmaxable`` witnesses
 are not exported (docs/coq.md).
 
 Examples
@@ -29,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.coq._terms import nats, q, qmat, qvec
+from engine.coq._terms import integers, nats, q, qmat_common, qvec, qvec_common
 
 __all__ = ["audit"]
 
@@ -99,14 +101,15 @@ def audit(sc, obj, loc):
     if not any(never.values()):
         raise sc.r.fail(loc, "no label of this audit is proven never argmaxable: nothing to "
                         "export (argmaxable witnesses are not covered)")
-    Wn = sc.define("W", "mat", qmat(W))
-    bn = "[]" if b is None else sc.define("b", "vec", qvec(b))
+    Wn = sc.define("W", "mat", qmat_common(W))  # one denominator: sums without gcds
+    bn = "[]" if b is None else sc.define("b", "vec", qvec_common(b))
     out = []
     for dom, entries in never.items():
         if not entries:
             continue
         L = sc.define(f"never_{dom}", "list (nat * list nat * vec)", "[" + ";\n ".join(
-            f"({lab}%nat, {nats(rows)}, {qvec(ys)})" for lab, rows, ys in entries) + "]")
+            f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries)
+            + "]")
         labels = nats([lab for lab, _, _ in entries])
         if dom == "all":
             stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"

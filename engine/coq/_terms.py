@@ -18,11 +18,13 @@ Examples
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-__all__ = ["q", "qvec", "qmat", "nats", "zs", "ident", "SMALL"]
+__all__ = ["q", "qvec", "qmat", "qmat_common", "qvec_common", "integers", "nats", "zs", "ident",
+           "SMALL"]
 
 #: Numerators and denominators below this are written as decimal literals.
 SMALL = 10 ** 6
@@ -36,6 +38,13 @@ def _limbs(n: int) -> str:
         n >>= _BASE
         if not n:
             return "[" + "; ".join(out) + "]%uint63"
+
+
+def _over(p: int, d: int) -> str:
+    """p/d written with this denominator (not reduced)."""
+    if abs(p) < SMALL and d < SMALL:
+        return f"({p}#{d})"
+    return f"Ql {'true' if p < 0 else 'false'} {_limbs(abs(p))} {_limbs(d)}"
 
 
 def q(f: Fraction) -> str:
@@ -55,10 +64,7 @@ def q(f: Fraction) -> str:
     '(5#1)'
     """
     f = Fraction(f)
-    p, d = f.numerator, f.denominator
-    if abs(p) < SMALL and d < SMALL:
-        return f"({p}#{d})"
-    return f"Ql {'true' if p < 0 else 'false'} {_limbs(abs(p))} {_limbs(d)}"
+    return _over(f.numerator, f.denominator)
 
 
 def qvec(v: Sequence[Fraction]) -> str:
@@ -104,3 +110,43 @@ def ident(name: str) -> str:
     """
     s = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "claim"
     return s if s[0].isalpha() else "c_" + s
+
+
+def qmat_common(M: Sequence[Sequence[Fraction]]) -> str:
+    """A matrix written over one common denominator D (the lcm of its entries'), so that
+    the Coq checkers' sums of its rows need no gcd (``qadd`` in Logitgeom.v).  A row whose
+    numerators fit in 63-bit signed integers is written ``Qrow [D]%uint63 [n...]%sint63``
+    (primitive integers: fast to read), any other row entry by entry.
+
+    Examples
+    --------
+    >>> qmat_common([[Fraction(1, 2), Fraction(-1, 4)]])
+    '[Qrow [4]%uint63 [2; -1]%sint63]'
+    """
+    D = math.lcm(*(Fraction(x).denominator for r in M for x in r))
+    out = []
+    for r in M:
+        ns = [int(Fraction(x) * D) for x in r]
+        if all(-(1 << 62) <= n < (1 << 62) for n in ns):
+            out.append(f"Qrow {_limbs(D)} [" + "; ".join(map(str, ns)) + "]%sint63")
+        else:
+            out.append("[" + "; ".join(_over(n, D) for n in ns) + "]")
+    return "[" + ";\n ".join(out) + "]"
+
+
+def qvec_common(v: Sequence[Fraction]) -> str:
+    """A vector over one common denominator (see :func:`qmat_common`)."""
+    return qmat_common([v])[1:-1]
+
+
+def integers(v: Sequence[Fraction]) -> list[Fraction]:
+    """The positive multiple of ``v`` with integer entries (the lcm of the denominators):
+    Gordan multipliers stay valid under positive scaling.
+
+    Examples
+    --------
+    >>> integers([Fraction(1, 2), Fraction(1, 3)])
+    [Fraction(3, 1), Fraction(2, 1)]
+    """
+    D = math.lcm(*(Fraction(x).denominator for x in v)) if len(v) else 1
+    return [Fraction(x) * D for x in v]

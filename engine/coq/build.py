@@ -36,7 +36,8 @@ _BUILT: dict[str, Path] = {}
 
 @dataclass(frozen=True)
 class Compiled:
-    """coqc's verdict on one file: ``ok`` (exit 0), its message, the CPU seconds of coqc."""
+    """coqc's verdict on one file: ``ok`` (exit 0), its output (the error when rejected),
+    the CPU seconds (user + sys) of coqc."""
 
     path: Path
     ok: bool
@@ -104,7 +105,7 @@ def compile_files(paths: list[str | Path]) -> list[Compiled]:
         with tempfile.TemporaryDirectory(prefix="logitgeom-coqc-") as tmp:
             shutil.copy(p, Path(tmp) / p.name)
             code, msg, cpu = _run([_coqc(), "-Q", str(lib), "Logitgeom", p.name], Path(tmp))
-        out.append(Compiled(p, code == 0, msg if code else "accepted by coqc", cpu))
+        out.append(Compiled(p, code == 0, msg, cpu))
     return out
 
 

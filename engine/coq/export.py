@@ -50,7 +50,7 @@ THEOREM_NAMES = {"translation-cosine": "Thm_3_4", "centred-cosine-ranking": "App
                  "difference-cosine-determines-ranking": "Thm_5_6",
                  "patterns-equal": "patterns_equal", "argmaxable-labels": "argmaxable_labels"}
 
-HEADER = """From Coq Require Import Uint63.
+HEADER = """From Coq Require Import Uint63 Sint63.
 From Coq Require Import ZArith QArith List Reals.
 From Logitgeom Require Import Logitgeom.
 Import ListNotations.
