@@ -135,7 +135,7 @@ def _set(obj, path, value):
     return out
 
 
-#: (example file, field whose one-digit change the stdlib checker rejects) per covered kind.
+#: (certificate, field whose one-digit change the stdlib checker rejects), every covered kind.
 TAMPER = [
     ("valid-sign-feasible.json", "witness"), ("valid-sign-infeasible.json", "multipliers"),
     ("valid-ranking-feasible.json", "witness"), ("valid-ranking-infeasible.json", "multipliers"),
@@ -143,8 +143,18 @@ TAMPER = [
     ("valid-same-chirotope.json", "W2"), ("valid-pattern-complete.json", "witness"),
     ("valid-pattern-complete.json", "pattern"), ("valid-pattern-complete-ranking.json", "witness"),
     ("valid-pattern-differs.json", "witness"), ("valid-pattern-differs.json", "multipliers"),
-    ("valid-theorem.json", "multipliers"), ("valid-argmax-audit.json", "multipliers"),
+    ("valid-theorem.json", "v"), ("valid-argmax-audit.json", "multipliers"),
+    ("paper/app-h.2-sign-ranking.json", "multipliers"),
+    ("paper/app-c.2-centred-cosine.json", "witness"),
+    ("paper/thm-5.5-cosine-ranking.json", "multipliers"),
+    ("paper/grid-5x3-c-lemma-5.3.json", "witness"),
+    ("paper/grid-5x3-c-thm-5.6.json", "witness"),
 ]
+
+
+def _load(name: str) -> dict:
+    base = ROOT / "certificates" if name.startswith("paper/") else EXAMPLES
+    return json.loads((base / name).read_text())
 
 
 def _rejected_variant(cert, field):
@@ -162,8 +172,7 @@ def test_tampered_certificates_are_refused_or_rejected_by_coqc(tmp_path):
     the export (clear error) or yields a file that coqc rejects; each path is exercised."""
     to_compile, refused = [], []
     for n, (name, field) in enumerate(TAMPER):
-        cert = json.loads((EXAMPLES / name).read_text())
-        path, bad = _rejected_variant(cert, field)
+        path, bad = _rejected_variant(_load(name), field)
         try:
             fname, text = export_certificate(bad, f"t{n}")
         except ExportError as exc:

@@ -21,8 +21,8 @@ Examples
 >>> name, text = export_certificate(cert, "example")
 >>> name
 'example.v'
->>> print(text.split("Theorem ")[1].split(".")[0])
-claim : ~ sign_pattern W [] [1; 1; -1]%Z
+>>> print([line for line in text.splitlines() if "~ sign_pattern" in line][0].strip())
+~ sign_pattern W [] [1; 1; -1]%Z.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from engine.coq._audit import audit
 from engine.coq._read import ExportError, Reader
 from engine.coq._terms import ident, nats, q, qmat, qvec, zs
 
-__all__ = ["export_certificate", "ExportError", "THEOREM_NAMES", "HEADER"]
+__all__ = ["export_certificate", "paper_name", "ExportError", "THEOREM_NAMES", "HEADER"]
 
 #: The papers' names of the ``theorem`` kinds (the cosine paper), used as theorem names.
 THEOREM_NAMES = {"translation-cosine": "Thm_3_4", "centred-cosine-ranking": "App_C_2",
@@ -78,6 +78,7 @@ class Script:
         self._by_term: dict[tuple[str, str], str] = {}
         self._used: set[str] = set(_library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
         self.base_dir: str | None = None
+        self.paper: str | None = None
 
     def name(self, base: str) -> str:
         """A fresh identifier starting with ``base`` (never a name of the library)."""
@@ -372,7 +373,7 @@ def _theorem(sc: Script, obj, loc):
     parts = sc.r.get(obj, "parts", loc)
     if not isinstance(parts, list) or not parts:
         raise sc.r.fail(f"{loc}/parts", "a theorem needs parts")
-    base, doc = THEOREM_NAMES[name], _DOCS[name]
+    base, doc = sc.paper or THEOREM_NAMES[name], _DOCS[name]
     if name in ("cosine-determines-sign", "difference-cosine-determines-ranking"):
         return _grid(sc, obj, loc, name, parts, base, doc)
     if name == "patterns-equal":
@@ -439,6 +440,21 @@ def _equal(sc: Script, obj, loc, parts, base, doc):
     return [(nm, stmt)]
 
 
+def paper_name(name: str) -> str | None:
+    """The paper's result a certificate's file name refers to, as a Coq name.
+
+    Examples
+    --------
+    >>> paper_name("grid-5x3-a-thm-5.6"), paper_name("app-c.3-centred"), paper_name("x")
+    ('Thm_5_6', 'App_C_3', None)
+    """
+    m = re.search(r"(?:^|-)(thm|lemma|app|prop|sec)-([0-9]+|[a-z])((?:\.[0-9]+)*)(?=-|$)", name)
+    if not m:
+        return None
+    tail = m.group(3).replace(".", "_")
+    return f"{m.group(1).capitalize()}_{m.group(2).upper()}{tail}"
+
+
 # ------------------------------------------------------------------------ dispatch
 _KINDS: dict[str, Callable] = {
     "sign-feasible": _single, "sign-infeasible": _single, "ranking-feasible": _single,
@@ -491,6 +507,7 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
     """
     sc = Script(Reader(source or name))
     sc.base_dir = base_dir
+    sc.paper = paper_name(name)
     top = _dispatch(sc, obj, "")
     digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
     stem = ident(name)
@@ -500,7 +517,11 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
             f"   The claim: the last theorem, {top[-1][0]}, in the words of Logitgeom.v;\n"
             f"   its proof runs checkers proven sound in Logitgeom.v (vm_compute).\n"
             f"   coqc -Q . Logitgeom Logitgeom.v && coqc -Q . Logitgeom {stem}.v *)\n")
-    if len(top) > 1:  # one named claim for the whole file
-        _conj(sc, "claim_all", top, "the certificate's claims")
+    paper = paper_name(name)
+    if paper and top[-1][0] != paper:  # the paper's result names the file's claim
+        top = _conj(sc, paper, top, f"{paper.replace('_', ' ', 1).replace('_', '.')} on this "
+                    "instance (the certificate's claim)")
+    elif len(top) > 1:  # one named claim for the whole file
+        top = _conj(sc, "claim_all", top, "the certificate's claims")
     text = "\n".join([head, HEADER, *sc.defs, *sc.lemmas])
     return stem + ".v", text
