@@ -18,8 +18,14 @@ import pytest
 
 from certificates.check import check
 from engine.cli.main import main as cli
-from engine.coq import (LIBRARY, ExportError, compile_files, compile_library,
-                        export_certificate, export_files)
+from engine.coq import (
+    LIBRARY,
+    ExportError,
+    compile_files,
+    compile_library,
+    export_certificate,
+    export_files,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = sorted((ROOT / "certificates" / "paper").glob("*.json"))

@@ -33,8 +33,8 @@ import importlib.util
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from fractions import Fraction
+from pathlib import Path
 
 from engine.coq import _rows as rows
 from engine.coq._audit import audit
