@@ -212,3 +212,26 @@ def test_paper_certificates_tampered_fail_in_coq(tmp_path):
     (tmp_path / fname).write_text(text)
     (r,) = compile_files([tmp_path / fname])
     assert not r.ok and "Error" in r.message
+
+
+def test_affine_tied_and_zero_rows_compile(tmp_path):
+    """Complete lists with a bias, tied labels, an identically zero row, a top-t claim, and
+    a ranking refuted through a tied pair: exported and accepted by coqc."""
+    from engine.certify import emit
+
+    certs = {
+        "rank_bias_tie": emit.complete_certificate([[1, 0], [0, 1], [1, 0], [-1, -1]], "ranking",
+                                                   bias=[0, 1, 0, "1/2"]),
+        "sign_bias_zero": emit.complete_certificate([[1, 0], [0, 0], [1, 1], [0, 1]], "sign",
+                                                    bias=[1, 0, -1, "1/3"]),
+        "rank_top": emit.complete_certificate([[3, 0], [1, 2], [-1, 2], [-2, -1]], "ranking",
+                                              top=2),
+        "rank_tie_never": emit.ranking_certificate([[1, 0], [1, 0], [0, 1]], [1, 0, 2]),
+    }
+    files = []
+    for name, cert in certs.items():
+        assert check(cert).ok
+        fname, text = export_certificate(cert, name)
+        (tmp_path / fname).write_text(text)
+        files.append(tmp_path / fname)
+    assert all(r.ok for r in compile_files(files)), [r.message[:300] for r in compile_files(files)]
