@@ -78,7 +78,7 @@ def _records(sc, obj):
                 yield json.loads(line)
 
 
-def audit(sc, obj, loc):
+def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
     """Lemmas (name, statement) of an audit's never-proofs, one per domain with any."""
     k = sc.r.get(obj, "rows", loc)
     d = sc.r.get(obj, "cols", loc)

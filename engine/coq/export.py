@@ -112,18 +112,19 @@ class Script:
 
 
 # ------------------------------------------------------------------- single claims
-def _sign_value(sc: Script, obj, loc, key, W):
+def _sign_value(sc: Script, obj: dict, loc: str, key: str, W: list) -> list[int]:
     return sc.r.ints(sc.r.get(obj, key, loc), f"{loc}/{key}", -1, 1)
 
 
-def _ranking_value(sc: Script, obj, loc, key, W):
+def _ranking_value(sc: Script, obj: dict, loc: str, key: str, W: list) -> list[int]:
     pi = sc.r.ints(sc.r.get(obj, key, loc), f"{loc}/{key}", 0, len(W) - 1)
     if not pi or len(set(pi)) != len(pi):
         raise sc.r.fail(f"{loc}/{key}", "a ranking lists distinct labels, at least one")
     return pi
 
 
-def _witness(sc: Script, obj, loc, W, b, ranking: bool, value, Wn, bn) -> tuple[str, str]:
+def _witness(sc: Script, obj: dict, loc: str, W: list, b: list | None, ranking: bool,
+             value: list[int], Wn: str, bn: str) -> tuple[str, str]:
     x = sc.define("x", "vec", qvec(sc.r.vec(sc.r.get(obj, "witness", loc), f"{loc}/witness",
                                             len(W[0]))))
     if ranking:
@@ -135,7 +136,8 @@ def _witness(sc: Script, obj, loc, W, b, ranking: bool, value, Wn, bn) -> tuple[
             f"apply (sign_witness_sound {Wn} {bn} {zs(value)} {x}); {_VM}.")
 
 
-def _never(sc: Script, obj, loc, W, b, ranking: bool, value, Wn, bn) -> tuple[str, str]:
+def _never(sc: Script, obj: dict, loc: str, W: list, b: list | None, ranking: bool,
+           value: list[int], Wn: str, bn: str) -> tuple[str, str]:
     ys = sc.r.vec(sc.r.get(obj, "multipliers", loc), f"{loc}/multipliers")
     if ranking:
         keep = rows.rank_keep(W, b, value)
@@ -154,7 +156,7 @@ def _never(sc: Script, obj, loc, W, b, ranking: bool, value, Wn, bn) -> tuple[st
     return stmt, f"apply ({chk} {Wn} {bn} {val} {y}); {_VM}."
 
 
-def _single(sc: Script, obj, loc):
+def _single(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     kind = obj["kind"]
     ranking, feasible = kind.startswith("ranking"), kind.endswith("-feasible")
     W, b = sc.r.model(obj, loc)
@@ -165,7 +167,7 @@ def _single(sc: Script, obj, loc):
     return [sc.lemma("claim", stmt, proof, f"{kind} ({loc or 'top level'})")]
 
 
-def _differs(sc: Script, obj, loc):
+def _differs(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     W1, b1 = sc.r.model(obj, loc, "W1", "bias1")
     W2, b2 = sc.r.model(obj, loc, "W2", "bias2")
     if len(W1) != len(W2):
@@ -180,7 +182,7 @@ def _differs(sc: Script, obj, loc):
                      f"pattern-differs ({loc or 'top level'}): in P(W1), not in P(W2)")]
 
 
-def _translation(sc: Script, obj, loc):
+def _translation(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     W, _ = sc.r.model(obj, loc)
     Wt = sc.r.mat(sc.r.get(obj, "W_translated", loc), f"{loc}/W_translated")
     v = sc.r.vec(sc.r.get(obj, "v", loc), f"{loc}/v")
@@ -200,7 +202,7 @@ def _translation(sc: Script, obj, loc):
                      f"{val[:-2].strip('()')}")]
 
 
-def _cosine_equal(sc: Script, obj, loc):
+def _cosine_equal(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     W1, _ = sc.r.model(obj, loc, "W1")
     W2, _ = sc.r.model(obj, loc, "W2")
     if len(W1) != len(W2):
@@ -214,7 +216,8 @@ def _cosine_equal(sc: Script, obj, loc):
     return [sc.lemma("cosines_equal", stmt, proof, "C(W1) = C(W2): every cosine agrees")]
 
 
-def _complete_sign(sc: Script, W, b, Wn: str, bn: str, listed, loc) -> tuple[str, str]:
+def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list | None,
+                   loc: str) -> tuple[str, str]:
     """Lemma ``all_sign_patterns Wn bn L``.  ``listed`` = [(sign vector, witness)] from the
     certificate (an unlisted candidate the exact LP finds feasible: refused), or None: the
     exporter enumerates every candidate itself (feasible ones listed with the LP's witness)."""
@@ -245,7 +248,8 @@ def _complete_sign(sc: Script, W, b, Wn: str, bn: str, listed, loc) -> tuple[str
                     "these are all the sign patterns")
 
 
-def _complete_rank(sc: Script, W, b, Wn: str, bn: str, listed, loc) -> tuple[str, str]:
+def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list,
+                   loc: str) -> tuple[str, str]:
     k, d, have = len(W), len(W[0]), {tuple(p): x for p, x in listed}
     n = 1
     for i in range(2, k + 1):
@@ -271,7 +275,7 @@ def _complete_rank(sc: Script, W, b, Wn: str, bn: str, listed, loc) -> tuple[str
                     "these are all the rankings (full)")
 
 
-def _listed(sc: Script, obj, loc, W, ranking: bool):
+def _listed(sc: Script, obj: dict, loc: str, W: list, ranking: bool) -> list:
     out = []
     for n, p in enumerate(sc.r.get(obj, "patterns", loc)):
         pl = f"{loc}/patterns/{n}"
@@ -282,7 +286,8 @@ def _listed(sc: Script, obj, loc, W, ranking: bool):
     return out
 
 
-def _pattern_complete(sc: Script, obj, loc, Wterm: str | None = None):
+def _pattern_complete(sc: Script, obj: dict, loc: str,
+                      Wterm: str | None = None) -> list[tuple[str, str]]:
     W, b = sc.r.model(obj, loc)
     ranking = sc.r.get(obj, "pattern", loc) == "ranking"
     Wn, bn = sc.head(W, b)
@@ -292,7 +297,7 @@ def _pattern_complete(sc: Script, obj, loc, Wterm: str | None = None):
     return [make(sc, W, b, Wn, bn, listed, loc)]
 
 
-def _chirotope(sc: Script, obj, loc):
+def _chirotope(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     W1, _ = sc.r.model(obj, loc, "W1")
     W2, _ = sc.r.model(obj, loc, "W2")
     d = len(W1[0])
@@ -312,7 +317,7 @@ def _chirotope(sc: Script, obj, loc):
     return [chi, eq]
 
 
-def _chi(W, d) -> list[int]:
+def _chi(W: list, d: int) -> list[int]:
     from itertools import combinations
     out = []
     for S in combinations(range(len(W)), d):
@@ -366,7 +371,7 @@ _DOCS = {"translation-cosine": "The cosine paper, Thm 3.4 on this head: W' = W +
          "argmaxable-labels": "Which tie classes of labels can be ranked first."}
 
 
-def _theorem(sc: Script, obj, loc):
+def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     name = sc.r.get(obj, "theorem", loc)
     if name not in THEOREM_NAMES:
         raise sc.r.fail(f"{loc}/theorem", f"unknown theorem {name!r}")
@@ -396,7 +401,8 @@ def _theorem(sc: Script, obj, loc):
     return _conj(sc, base, lem, doc, extra)
 
 
-def _grid(sc: Script, obj, loc, name, parts, base, doc):
+def _grid(sc: Script, obj: dict, loc: str, name: str, parts: list, base: str,
+          doc: str) -> list[tuple[str, str]]:
     if len(parts) != 2:
         raise sc.r.fail(f"{loc}/parts", f"{name} has two parts")
     W, b = sc.r.model(parts[0], f"{loc}/parts/0")
@@ -420,7 +426,8 @@ def _grid(sc: Script, obj, loc, name, parts, base, doc):
     return [(nm, stmt)]
 
 
-def _equal(sc: Script, obj, loc, parts, base, doc):
+def _equal(sc: Script, obj: dict, loc: str, parts: list, base: str,
+           doc: str) -> list[tuple[str, str]]:
     if len(parts) != 2:
         raise sc.r.fail(f"{loc}/parts", "patterns-equal has two parts")
     a = _pattern_complete(sc, parts[0], f"{loc}/parts/0")[0]
@@ -466,7 +473,7 @@ _NOT_COVERED = {"layer-peeled-bracket", "layer-peeled-orbit-bracket", "layer-pee
                 "pattern-complete-stream"}
 
 
-def _dispatch(sc: Script, obj, loc):
+def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     if not isinstance(obj, dict):
         raise sc.r.fail(loc, "a certificate is a JSON object")
     if obj.get("format") != "logitgeom-certificate" or obj.get("version") != 1:
