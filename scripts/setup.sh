@@ -10,9 +10,10 @@ VENV=.venv
 
 # 1. System packages. pycddlib has no Linux wheel; it compiles against these.  pdflatex
 # (texlive-latex-base; amsmath/longtable from texlive-latex-recommended) compiles the output
-# of `logitgeom check --latex` in the tests.
+# of `logitgeom check --latex` in the tests; coq (coqc) compiles the proofs of
+# `logitgeom export coq` in the tests (docs/coq.md).
 missing=()
-for pkg in libcdd-dev libgmp-dev gcc texlive-latex-base texlive-latex-recommended; do
+for pkg in libcdd-dev libgmp-dev gcc texlive-latex-base texlive-latex-recommended coq; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ! "$PY" -c "import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"; then

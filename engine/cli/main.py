@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "engine.cli.symmetry",
     "engine.cli.audit",
     "engine.cli.occupancy",
+    "engine.cli.export",
 ]
 
 

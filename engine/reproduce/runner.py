@@ -375,7 +375,10 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         n_certs = len({n for k in merged_keys for n in record["rows"][k].get("certificates", [])})
         total = Report(ctx.out, tuple(merged), n_certs, tuple(sorted(invalid)),
                        tuple(sorted(record["captions"].items())))
-    write_atomic(ctx.out / "SUMMARY.md", summary_markdown(total))
+    from engine.reproduce._coq import coq_proofs  # Coq files beside the JSON (docs/coq.md)
+
+    coq = coq_proofs(ctx, [n for n in ctx.certificates if n not in bad])
+    write_atomic(ctx.out / "SUMMARY.md", "\n".join([summary_markdown(total), *coq]))
     ctx.written |= {"SUMMARY.md", MANIFEST}
     record["files"].update({rel: _digest(out / rel) for rel in ctx.written})
     record["status"] = "complete"

@@ -1,0 +1,1051 @@
+(** * Logitgeom: the geometry of classifier heads, for machine-checked certificates.
+
+    The definitions a referee reads (section [Definitions]) say what the claims of the
+    exported files mean: logits of a head [W x + b] over the rationals, the sign pattern and
+    the ranking of a head at an input, "label k is the strict argmax", the cosine of two
+    rows and the softmax over Coq's real numbers, the chirotope (signs of maximal minors).
+    The rest proves, once, that small boolean checkers are sound; an exported file applies a
+    checker to a certificate's data and runs it with [vm_compute].  No [Admitted], no axiom
+    beyond those of the standard library's real numbers ([Print Assumptions] in the tests).
+
+    Conventions: labels are 0-based ([nat]); a vector is a list of rationals; a matrix
+    a list of rows; an input [x] is any list of rationals ([dot] ignores entries beyond
+    a row's length and counts missing ones as 0, so this is exactly Q^d); a missing bias
+    ([b = []]) is the bias 0.  See docs/coq.md. *)
+
+From Coq Require Import ZArith QArith Qabs Qreduction List Bool Psatz Reals Qreals.
+From Coq Require Uint63 Sint63.
+Import ListNotations.
+
+(* ================================================================== Definitions *)
+
+Open Scope Q_scope.
+
+Definition vec := list Q.
+Definition mat := list vec.
+
+(** Long numbers are written in base 2^62 with Coq's primitive 63-bit integers (fast to
+    read): [Ql s p q] is the rational (-1)^s p / q, [p] and [q] given by their digits in
+    base 2^62, least significant first.  Short ones are written [(p # q)]. *)
+Fixpoint limbs (l : list Uint63.int) : Z :=
+  match l with [] => 0%Z | n :: l' => (Uint63.to_Z n + Z.shiftl (limbs l') 62)%Z end.
+Definition Ql (s : bool) (p q : list Uint63.int) : Q :=
+  Qmake (if s then Z.opp (limbs p) else limbs p) (Z.to_pos (limbs q)).
+(** A row of numerators over one denominator: [Qrow d ns] is the vector of n / d for the
+    63-bit signed integers n of [ns] ([d] in base 2^62 as for [Ql]).  Generated files write
+    [[d0; d1]%uint63] and [[n1; n2]%sint63] (after Import Uint63 Sint63). *)
+Definition Qrow (d : list Uint63.int) (ns : list Uint63.int) : vec :=
+  let D := Z.to_pos (limbs d) in map (fun n => Qmake (Sint63.to_Z n) D) ns.
+
+Fixpoint dot (u x : vec) : Q :=
+  match u, x with
+  | a :: u', c :: x' => a * c + dot u' x'
+  | _, _ => 0
+  end.
+
+Definition row (W : mat) (i : nat) : vec := nth i W [].
+
+(** The logit of label [i] at input [x]: w_i . x + b_i. *)
+Definition logit (W : mat) (b : vec) (i : nat) (x : vec) : Q := dot (row W i) x + nth i b 0.
+
+Definition qsign (q : Q) : Z := match Qcompare q 0 with Lt => -1 | Eq => 0 | Gt => 1 end%Z.
+
+Fixpoint veqb (u v : vec) : bool :=
+  match u, v with
+  | [], [] => true
+  | a :: u', c :: v' => Qeq_bool a c && veqb u' v'
+  | _, _ => false
+  end.
+
+(** Row [i] of the affine head is identically zero (w_i = 0 and b_i = 0). *)
+Definition zero_rowb (W : mat) (b : vec) (i : nat) : bool :=
+  forallb (fun a => Qeq_bool a 0) (row W i) && Qeq_bool (nth i b 0) 0.
+
+(** The sign vector of the head at [x]. *)
+Definition signs_at (W : mat) (b : vec) (x : vec) : list Z :=
+  map (fun i => qsign (logit W b i x)) (seq 0 (length W)).
+
+(** [x] lies on no hyperplane (identically zero rows are no hyperplanes). *)
+Definition generic (W : mat) (b : vec) (x : vec) : Prop :=
+  forall i, (i < length W)%nat -> zero_rowb W b i = false -> ~ logit W b i x == 0.
+
+(** [s] is in S(W): the sign vector of a full-dimensional region (a tope). *)
+Definition sign_pattern (W : mat) (b : vec) (s : list Z) : Prop :=
+  exists x, generic W b x /\ signs_at W b x = s.
+
+(** Labels [a] and [c] are tied: equal rows and equal biases. *)
+Definition tiedb (W : mat) (b : vec) (a c : nat) : bool :=
+  veqb (row W a) (row W c) && Qeq_bool (nth a b 0) (nth c b 0).
+
+(** At [x], label [a] comes before label [c]: a larger logit, or tied with a < c. *)
+Definition before (W : mat) (b : vec) (x : vec) (a c : nat) : Prop :=
+  logit W b c x < logit W b a x \/ ((a < c)%nat /\ tiedb W b a c = true).
+
+Fixpoint chain (W : mat) (b : vec) (x : vec) (pi : list nat) : Prop :=
+  match pi with
+  | a :: ((c :: _) as rest) => before W b x a c /\ chain W b x rest
+  | _ => True
+  end.
+
+(** At [x], the head ranks the labels of [pi] first, in this order, ahead of every other
+    label: [pi] is the ranking at [x] (all labels) or its top-t prefix. *)
+Definition ranks (W : mat) (b : vec) (pi : list nat) (x : vec) : Prop :=
+  NoDup pi /\ Forall (fun a => (a < length W)%nat) pi /\ pi <> [] /\ chain W b x pi /\
+  forall j, (j < length W)%nat -> ~ In j pi -> before W b x (last pi O) j.
+
+(** [pi] is in R(W) (a full ranking), or a feasible top-t prefix. *)
+Definition ranking (W : mat) (b : vec) (pi : list nat) : Prop := exists x, ranks W b pi x.
+
+(** Label [k] is the strict argmax at [x]. *)
+Definition strict_argmax (W : mat) (b : vec) (k : nat) (x : vec) : Prop :=
+  forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
+
+Definition in_box (R : Q) (x : vec) : Prop := Forall (fun c => Qabs c <= R) x.
+
+(** Complete lists of patterns. *)
+Definition all_sign_patterns (W : mat) (b : vec) (L : list (list Z)) : Prop :=
+  forall s, sign_pattern W b s <-> In s L.
+
+Definition all_rankings (W : mat) (b : vec) (L : list (list nat)) : Prop :=
+  forall pi, length pi = length W -> (ranking W b pi <-> In pi L).
+
+(** Gram matrix M M^T; the difference rows B M (pairs a < c, lexicographic). *)
+Definition gram (M : mat) : mat := map (fun r => map (fun r' => dot r r') M) M.
+
+(** Subtraction that keeps a common denominator (as [qadd]). *)
+Definition qsub (a c : Q) : Q :=
+  if Pos.eqb (Qden a) (Qden c) then Qmake (Qnum a - Qnum c) (Qden a) else a - c.
+
+Fixpoint vsub (u v : vec) : vec :=
+  match u, v with
+  | a :: u', c :: v' => qsub a c :: vsub u' v'
+  | [], _ => map Qopp v
+  | _, [] => u
+  end.
+
+Definition pairs (k : nat) : list (nat * nat) :=
+  flat_map (fun a => map (fun c => (a, c)) (seq (S a) (k - S a))) (seq 0 k).
+
+Definition diffs (W : mat) : mat := map (fun '(a, c) => vsub (row W a) (row W c)) (pairs (length W)).
+
+Fixpoint position (a : nat) (pi : list nat) : nat :=
+  match pi with [] => O | c :: pi' => if Nat.eqb a c then O else S (position a pi') end.
+
+(** The sign vector of B W (no bias) at any input ranking the labels as [pi]. *)
+Definition pair_signs (W : mat) (pi : list nat) : list Z :=
+  map (fun '(a, c) => if tiedb W [] a c then 0%Z
+                      else if Nat.ltb (position a pi) (position c pi) then 1%Z else (-1)%Z)
+      (pairs (length W)).
+
+(** Determinants (Laplace expansion along the first row) and the chirotope. *)
+Fixpoint remove_at (j : nat) (l : vec) : vec :=
+  match l, j with
+  | [], _ => []
+  | _ :: t, O => t
+  | h :: t, S j' => h :: remove_at j' t
+  end.
+
+Fixpoint detn (n : nat) (M : mat) : Q :=
+  match n, M with
+  | S n', r :: rs =>
+      (fix go (j : nat) (r : vec) : Q :=
+         match r with
+         | [] => 0
+         | a :: r' => (if Nat.even j then a else - a) * detn n' (map (remove_at j) rs)
+                      + go (S j) r'
+         end) O r
+  | _, _ => 1
+  end.
+
+Definition det (M : mat) : Q := detn (length M) M.
+
+Fixpoint subsets (d : nat) (l : list nat) : list (list nat) :=
+  match d, l with
+  | O, _ => [[]]
+  | S _, [] => []
+  | S d', a :: l' => map (cons a) (subsets d' l') ++ subsets d l'
+  end.
+
+(** The chirotope of a k x d matrix: signs of its d x d minors, row subsets in
+    lexicographic order. *)
+Definition chirotope (W : mat) (d : nat) : list Z :=
+  map (fun S => qsign (det (map (row W) S))) (subsets d (seq 0 (length W))).
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+(** Real logits and the softmax. *)
+Fixpoint dotR (u : vec) (h : list R) : R :=
+  match u, h with
+  | a :: u', c :: h' => Q2R a * c + dotR u' h'
+  | _, _ => 0
+  end.
+
+Definition logitsR (W : mat) (h : list R) : list R := map (fun w => dotR w h) W.
+
+Definition sumR (l : list R) : R := fold_right Rplus 0 l.
+
+Definition softmax (z : list R) : list R := map (fun zi => exp zi / sumR (map exp z)) z.
+
+(** The cosine of two rational vectors. *)
+Definition cosine (u v : vec) : R :=
+  Q2R (dot u v) / (sqrt (Q2R (dot u u)) * sqrt (Q2R (dot v v))).
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+(* ============================================================ General lemmas *)
+
+Lemma Qeq_bool_true : forall a c, Qeq_bool a c = true <-> a == c.
+Proof. intros; apply Qeq_bool_iff. Qed.
+
+Lemma veqb_dot : forall u v x, veqb u v = true -> dot u x == dot v x.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; simpl; try discriminate; intros x H.
+  - reflexivity.
+  - apply andb_true_iff in H as [H1 H2]. apply Qeq_bool_true in H1.
+    destruct x as [|e x]; [reflexivity|]. rewrite H1, (IH v x H2). reflexivity.
+Qed.
+
+Lemma veqb_length : forall u v, veqb u v = true -> length u = length v.
+Proof.
+  induction u as [|a u IH]; destruct v; simpl; try discriminate; auto.
+  intros H; apply andb_true_iff in H as [_ H]; f_equal; auto.
+Qed.
+
+Lemma qsub_correct : forall a c, qsub a c == a - c.
+Proof.
+  intros [n1 d1] [n2 d2]. unfold qsub. simpl. destruct (Pos.eqb_spec d1 d2) as [<-|]; [|reflexivity].
+  unfold Qeq, Qminus, Qplus. simpl. rewrite Pos2Z.inj_mul. ring.
+Qed.
+
+Lemma dot_vsub : forall u v x, dot (vsub u v) x == dot u x - dot v x.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; destruct x as [|e x]; simpl; try ring.
+  - assert (H : forall v x, dot (map Qopp v) x == - dot v x).
+    { induction v0 as [|f v0 IHv]; destruct x0; simpl; try ring. rewrite IHv; ring. }
+    rewrite H. ring.
+  - rewrite IH, qsub_correct. ring.
+Qed.
+
+Lemma dot_nil_r : forall u, dot u [] == 0.
+Proof. destruct u; reflexivity. Qed.
+
+(** ** Gordan's alternative, in the form of the certificates *)
+
+(** A constraint (a, c) means a . x + c > 0. *)
+Definition holds (x : vec) (r : vec * Q) : Prop := 0 < dot (fst r) x + snd r.
+
+(** Addition that keeps a common denominator (no gcd): the checkers' sums of rows written
+    over one denominator stay over it, however long their numerators grow. *)
+Definition qadd (a c : Q) : Q :=
+  if Pos.eqb (Qden a) (Qden c) then Qmake (Qnum a + Qnum c) (Qden a) else a + c.
+
+Lemma qadd_correct : forall a c, qadd a c == a + c.
+Proof.
+  intros [n1 d1] [n2 d2]. unfold qadd. simpl. destruct (Pos.eqb_spec d1 d2) as [<-|]; [|reflexivity].
+  unfold Qeq, Qplus. simpl. rewrite Pos2Z.inj_mul. ring.
+Qed.
+
+Fixpoint vadd (u v : vec) : vec :=
+  match u, v with
+  | a :: u', c :: v' => qadd a c :: vadd u' v'
+  | [], _ => v
+  | _, [] => u
+  end.
+
+Definition vscale (t : Q) (u : vec) : vec := map (fun a => a * t) u.
+
+Fixpoint combine_rows (ys : vec) (rs : list (vec * Q)) : vec * Q :=
+  match ys, rs with
+  | y :: ys', (a, c) :: rs' =>
+      let (A, C) := combine_rows ys' rs' in (vadd (vscale y a) A, qadd (c * y) C)
+  | _, _ => ([], 0)
+  end.
+
+Lemma dot_vadd : forall u v x, dot (vadd u v) x == dot u x + dot v x.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; destruct x as [|e x]; simpl; try ring.
+  rewrite IH, qadd_correct. ring.
+Qed.
+
+Lemma dot_vscale : forall t u x, dot (vscale t u) x == t * dot u x.
+Proof.
+  induction u as [|a u IH]; destruct x as [|e x]; simpl; try ring.
+  rewrite IH. ring.
+Qed.
+
+Fixpoint weighted (ys : vec) (vals : list Q) : Q :=
+  match ys, vals with
+  | y :: ys', v :: vals' => y * v + weighted ys' vals'
+  | _, _ => 0
+  end.
+
+Lemma combine_rows_eval : forall ys rs x,
+  dot (fst (combine_rows ys rs)) x + snd (combine_rows ys rs)
+  == weighted ys (map (fun r => dot (fst r) x + snd r) rs).
+Proof.
+  induction ys as [|y ys IH]; destruct rs as [|[a c] rs]; intros x; simpl; try ring.
+  specialize (IH rs x). destruct (combine_rows ys rs) as [A C]. simpl in *.
+  rewrite dot_vadd, dot_vscale, qadd_correct, <- IH. ring.
+Qed.
+
+Lemma weighted_nonneg : forall ys vals,
+  Forall (fun y => 0 <= y) ys -> Forall (fun v => 0 < v) vals -> 0 <= weighted ys vals.
+Proof.
+  induction ys as [|y ys IH]; destruct vals as [|v vals]; simpl; intros Hy Hv; try lra.
+  inversion Hy; inversion Hv; subst. specialize (IH vals H2 H6). nra.
+Qed.
+
+Lemma weighted_pos : forall ys vals,
+  length ys = length vals -> Forall (fun y => 0 <= y) ys -> Forall (fun v => 0 < v) vals ->
+  existsb (fun y => negb (Qle_bool y 0)) ys = true -> 0 < weighted ys vals.
+Proof.
+  induction ys as [|y ys IH]; destruct vals as [|v vals]; simpl; try discriminate;
+    intros Hl Hy Hv Hex.
+  inversion Hy; inversion Hv; subst.
+  pose proof (weighted_nonneg ys vals H2 H6).
+  apply orb_true_iff in Hex as [Hex|Hex].
+  - apply negb_true_iff in Hex. assert (0 < y).
+    { apply Qnot_le_lt. intro Hle. apply Qle_bool_iff in Hle. congruence. }
+    nra.
+  - specialize (IH vals (eq_add_S _ _ Hl) H2 H6 Hex). nra.
+Qed.
+
+(** The boolean Gordan check: y >= 0, some y_i > 0, sum y_i a_i = 0, sum y_i c_i <= 0. *)
+Definition gordan_ok (ys : vec) (rs : list (vec * Q)) : bool :=
+  Nat.eqb (length ys) (length rs) && forallb (fun y => Qle_bool 0 y) ys
+  && existsb (fun y => negb (Qle_bool y 0)) ys
+  && forallb (fun a => Qeq_bool a 0) (fst (combine_rows ys rs))
+  && Qle_bool (snd (combine_rows ys rs)) 0.
+
+Lemma dot_zero : forall u x, forallb (fun a => Qeq_bool a 0) u = true -> dot u x == 0.
+Proof.
+  induction u as [|a u IH]; destruct x; simpl; intros H; try reflexivity.
+  apply andb_true_iff in H as [H1 H2]. apply Qeq_bool_true in H1. rewrite H1, IH; auto. ring.
+Qed.
+
+Lemma forallb_Forall : forall {A} (f : A -> bool) (P : A -> Prop) l,
+  (forall a, f a = true -> P a) -> forallb f l = true -> Forall P l.
+Proof.
+  intros A f P l Hf H. apply Forall_forall. intros a Ha.
+  apply Hf. eapply forallb_forall in H; eauto.
+Qed.
+
+(** Gordan: such multipliers leave no input satisfying every constraint. *)
+Theorem gordan_sound : forall ys rs, gordan_ok ys rs = true -> ~ exists x, Forall (holds x) rs.
+Proof.
+  intros ys rs H [x Hx]. unfold gordan_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[Hl Hy] Hex] Hz] Hc].
+  apply Nat.eqb_eq in Hl. apply Qle_bool_iff in Hc.
+  pose proof (combine_rows_eval ys rs x) as E. rewrite (dot_zero _ x Hz), Qplus_0_l in E.
+  assert (0 < weighted ys (map (fun r => dot (fst r) x + snd r) rs)).
+  { apply weighted_pos; auto.
+    - rewrite map_length; auto.
+    - eapply forallb_Forall; [|exact Hy]. intros a Ha; apply Qle_bool_iff; auto.
+    - apply Forall_map. eapply Forall_impl; [|exact Hx]. intros r Hr; exact Hr. }
+  rewrite <- E in H. apply (Qlt_not_le _ _ H Hc).
+Qed.
+
+(** The box form: also sum y_i c_i + R |sum y_i a_i|_1 <= 0 leaves no input with
+    max_j |x_j| <= R. *)
+Fixpoint norm1 (u : vec) : Q := match u with [] => 0 | a :: u' => Qabs a + norm1 u' end.
+
+Lemma norm1_nonneg : forall u, 0 <= norm1 u.
+Proof.
+  induction u as [|a u IH]; simpl; [apply Qle_refl|].
+  apply (Qplus_le_compat 0 _ 0 _); [apply Qabs_nonneg|exact IH].
+Qed.
+
+Lemma dot_box : forall R u x, 0 <= R -> in_box R x -> dot u x <= R * norm1 u.
+Proof.
+  intros R; induction u as [|a u IH]; destruct x as [|e x]; simpl; intros HR Hx.
+  - rewrite Qmult_0_r; apply Qle_refl.
+  - rewrite Qmult_0_r; apply Qle_refl.
+  - apply Qmult_le_0_compat; [exact HR|].
+    apply (Qplus_le_compat 0 _ 0 _); [apply Qabs_nonneg|apply norm1_nonneg].
+  - inversion Hx as [|? ? H0 H1]; subst.
+    assert (Hae : a * e <= Qabs a * R).
+    { apply Qle_trans with (Qabs (a * e)); [apply Qle_Qabs|]. rewrite Qabs_Qmult.
+      pose proof (Qabs_nonneg a). pose proof (Qabs_nonneg e). nra. }
+    specialize (IH x HR H1). lra.
+Qed.
+
+Definition gordan_box_ok (ys : vec) (rs : list (vec * Q)) (R : Q) : bool :=
+  Nat.eqb (length ys) (length rs) && Qle_bool 0 R && forallb (fun y => Qle_bool 0 y) ys
+  && existsb (fun y => negb (Qle_bool y 0)) ys
+  && Qle_bool (snd (combine_rows ys rs) + R * norm1 (fst (combine_rows ys rs))) 0.
+
+(** Gordan in the box max_j |x_j| <= R (Hoelder). *)
+Theorem gordan_box_sound : forall ys rs R,
+  gordan_box_ok ys rs R = true -> ~ exists x, in_box R x /\ Forall (holds x) rs.
+Proof.
+  intros ys rs R H [x [Hb Hx]]. unfold gordan_box_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[Hl HR] Hy] Hex] Hc].
+  apply Nat.eqb_eq in Hl. apply Qle_bool_iff in Hc. apply Qle_bool_iff in HR.
+  pose proof (combine_rows_eval ys rs x) as E.
+  pose proof (dot_box R (fst (combine_rows ys rs)) x HR Hb) as Hd.
+  assert (0 < weighted ys (map (fun r => dot (fst r) x + snd r) rs)).
+  { apply weighted_pos; auto.
+    - rewrite map_length; auto.
+    - eapply forallb_Forall; [|exact Hy]. intros a Ha; apply Qle_bool_iff; auto.
+    - apply Forall_map. eapply Forall_impl; [|exact Hx]. intros r Hr; exact Hr. }
+  rewrite <- E in H. lra.
+Qed.
+
+(* ================================================================ Checkers *)
+
+Lemma nth_map_seq : forall {A} (f : nat -> A) n i d, (i < n)%nat -> nth i (map f (seq 0 n)) d = f i.
+Proof.
+  intros A f n i d Hi. rewrite nth_indep with (d' := f O) by (rewrite map_length, seq_length; auto).
+  rewrite map_nth, seq_nth; auto.
+Qed.
+
+Lemma qsign_cases : forall q,
+  (qsign q = 1%Z /\ 0 < q) \/ (qsign q = 0%Z /\ q == 0) \/ (qsign q = (-1)%Z /\ q < 0).
+Proof.
+  intros q. unfold qsign. destruct (Qcompare_spec q 0); auto.
+Qed.
+
+Definition zleqb (s t : list Z) : bool := if list_eq_dec Z.eq_dec s t then true else false.
+Definition zmem (s : list Z) (L : list (list Z)) : bool := existsb (zleqb s) L.
+Definition nleqb (s t : list nat) : bool := if list_eq_dec Nat.eq_dec s t then true else false.
+Definition nmem (s : list nat) (L : list (list nat)) : bool := existsb (nleqb s) L.
+
+Lemma zmem_In : forall s L, zmem s L = true <-> In s L.
+Proof.
+  intros s L. unfold zmem, zleqb. rewrite existsb_exists. split.
+  - intros [t [Ht E]]. destruct (list_eq_dec Z.eq_dec s t); subst; auto; discriminate.
+  - intros H. exists s. split; auto. destruct (list_eq_dec Z.eq_dec s s); auto.
+Qed.
+
+Lemma nmem_In : forall s L, nmem s L = true <-> In s L.
+Proof.
+  intros s L. unfold nmem, nleqb. rewrite existsb_exists. split.
+  - intros [t [Ht E]]. destruct (list_eq_dec Nat.eq_dec s t); subst; auto; discriminate.
+  - intros H. exists s. split; auto. destruct (list_eq_dec Nat.eq_dec s s); auto.
+Qed.
+
+(** ** Sign patterns: witnesses, Gordan, complete lists *)
+
+Definition sign_witness_ok (W : mat) (b : vec) (s : list Z) (x : vec) : bool :=
+  zleqb (signs_at W b x) s
+  && forallb (fun i => zero_rowb W b i || negb (Qeq_bool (logit W b i x) 0)) (seq 0 (length W)).
+
+Theorem sign_witness_sound : forall W b s x, sign_witness_ok W b s x = true -> sign_pattern W b s.
+Proof.
+  intros W b s x H. apply andb_true_iff in H as [H1 H2]. exists x. split.
+  - intros i Hi Hz. pose proof (proj1 (forallb_forall _ _) H2 i) as H3.
+    assert (Hs : In i (seq 0 (length W))) by (apply in_seq; lia). specialize (H3 Hs). clear H2.
+    rename H3 into H2. cbv beta in H2.
+    rewrite Hz in H2. simpl in H2. intro E. apply Qeq_bool_true in E. rewrite E in H2.
+    discriminate.
+  - unfold zleqb in H1. destruct (list_eq_dec Z.eq_dec (signs_at W b x) s); auto; discriminate.
+Qed.
+
+Definition sign_rows (W : mat) (b : vec) (s : list Z) : list (vec * Q) :=
+  flat_map (fun i => let si := nth i s 0%Z in
+                     if Z.eqb si 0 then [] else [(vscale (inject_Z si) (row W i), inject_Z si * nth i b 0)])
+           (seq 0 (length W)).
+
+Lemma sign_rows_hold : forall W b s x, signs_at W b x = s -> Forall (holds x) (sign_rows W b s).
+Proof.
+  intros W b s x Hs. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
+  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi.
+  assert (E : nth i s 0%Z = qsign (logit W b i x)).
+  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+  rewrite E in Hr. destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
+  apply Z.eqb_neq in Z0.
+  destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
+  destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
+    unfold logit in *.
+  - setoid_replace (inject_Z 1) with 1 by reflexivity. lra.
+  - contradiction.
+  - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
+Qed.
+
+Theorem sign_never_sound : forall W b s ys,
+  gordan_ok ys (sign_rows W b s) = true -> ~ sign_pattern W b s.
+Proof.
+  intros W b s ys H [x [_ Hx]]. apply (gordan_sound _ _ H). exists x.
+  apply sign_rows_hold; auto.
+Qed.
+
+Fixpoint choices (l : list (list Z)) : list (list Z) :=
+  match l with [] => [[]] | o :: l' => flat_map (fun c => map (cons c) (choices l')) o end.
+
+Lemma in_choices : forall s l, Forall2 (fun c o => In c o) s l -> In s (choices l).
+Proof.
+  intros s l H. induction H; simpl; auto.
+  apply in_flat_map. exists x. split; auto. apply in_map; auto.
+Qed.
+
+Lemma Forall2_map_seq : forall {A B} (P : A -> B -> Prop) f g n,
+  (forall i, (i < n)%nat -> P (f i) (g i)) -> Forall2 P (map f (seq 0 n)) (map g (seq 0 n)).
+Proof.
+  intros A B P f g n H.
+  assert (G : forall n m, (forall i, (m <= i < m + n)%nat -> P (f i) (g i)) ->
+    Forall2 P (map f (seq m n)) (map g (seq m n))).
+  { clear n H. induction n as [|n IH]; intros m Hm; simpl; constructor; [apply Hm; lia|].
+    apply IH. intros i Hi; apply Hm; lia. }
+  apply G. intros i Hi. apply H. lia.
+Qed.
+
+Definition sign_candidates (W : mat) (b : vec) : list (list Z) :=
+  choices (map (fun i => if zero_rowb W b i then [0%Z] else [1%Z; (-1)%Z]) (seq 0 (length W))).
+
+Lemma sign_pattern_candidate : forall W b s, sign_pattern W b s -> In s (sign_candidates W b).
+Proof.
+  intros W b s [x [Hg Hs]]. subst s. apply in_choices. unfold signs_at.
+  apply Forall2_map_seq. intros i Hi.
+  destruct (zero_rowb W b i) eqn:Z.
+  - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
+    left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
+  - specialize (Hg i Hi Z).
+    destruct (qsign_cases (logit W b i x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
+    all: contradiction.
+Qed.
+
+(** Walk the candidates: each is listed, or refuted by the next certificate. *)
+Fixpoint cover {A} (memb : A -> bool) (refute : A -> vec -> bool) (cands : list A)
+    (certs : list vec) : bool :=
+  match cands with
+  | [] => true
+  | c :: cs => if memb c then cover memb refute cs certs
+               else match certs with
+                    | [] => false
+                    | y :: certs' => refute c y && cover memb refute cs certs'
+                    end
+  end.
+
+Lemma cover_sound : forall {A} memb refute (cands : list A) certs,
+  cover memb refute cands certs = true ->
+  forall c, In c cands -> memb c = true \/ exists y, refute c y = true.
+Proof.
+  intros A memb refute cands. induction cands as [|c0 cs IH]; intros certs H c Hc; [destruct Hc|].
+  simpl in H. destruct Hc as [<-|Hc].
+  - destruct (memb c0); auto. destruct certs as [|y certs]; [discriminate|].
+    apply andb_true_iff in H as [H1 _]. right; eauto.
+  - destruct (memb c0); [eapply IH; eauto|]. destruct certs as [|y certs]; [discriminate|].
+    apply andb_true_iff in H as [_ H2]. eapply IH; eauto.
+Qed.
+
+Definition complete_sign_ok (W : mat) (b : vec) (pats : list (list Z * vec)) (certs : list vec) :=
+  forallb (fun p => sign_witness_ok W b (fst p) (snd p)) pats
+  && cover (fun s => zmem s (map fst pats)) (fun s y => gordan_ok y (sign_rows W b s))
+           (sign_candidates W b) certs.
+
+Theorem complete_sign_sound : forall W b pats certs,
+  complete_sign_ok W b pats certs = true -> all_sign_patterns W b (map fst pats).
+Proof.
+  intros W b pats certs H s. apply andb_true_iff in H as [H1 H2]. split.
+  - intros Hs. destruct (cover_sound _ _ _ _ H2 s (sign_pattern_candidate _ _ _ Hs))
+      as [M|[y R]]; [apply zmem_In; auto|].
+    exfalso. exact (sign_never_sound _ _ _ _ R Hs).
+  - intros Hin. apply in_map_iff in Hin as [[s' x] [E Hin]]. simpl in E. subst s'.
+    eapply forallb_forall in H1; [|exact Hin]. exact (sign_witness_sound _ _ _ _ H1).
+Qed.
+
+(** ** Rankings: witnesses, Gordan, complete lists *)
+
+Definition Qltb (p q : Q) : bool := negb (Qle_bool q p).
+
+Lemma Qltb_true : forall p q, Qltb p q = true -> p < q.
+Proof.
+  intros p q H. apply negb_true_iff in H. apply Qnot_le_lt. intro L.
+  apply Qle_bool_iff in L. congruence.
+Qed.
+
+Definition beforeb (W : mat) (b : vec) (x : vec) (a c : nat) : bool :=
+  Qltb (logit W b c x) (logit W b a x) || (Nat.ltb a c && tiedb W b a c).
+
+Lemma beforeb_sound : forall W b x a c, beforeb W b x a c = true -> before W b x a c.
+Proof.
+  intros W b x a c H. apply orb_true_iff in H as [H|H]; [left; apply Qltb_true; auto|].
+  apply andb_true_iff in H as [H1 H2]. right. split; auto. apply Nat.ltb_lt; auto.
+Qed.
+
+Fixpoint chainb (W : mat) (b : vec) (x : vec) (pi : list nat) : bool :=
+  match pi with
+  | a :: ((c :: _) as rest) => beforeb W b x a c && chainb W b x rest
+  | _ => true
+  end.
+
+Fixpoint nodupb (l : list nat) : bool :=
+  match l with [] => true | a :: l' => negb (existsb (Nat.eqb a) l') && nodupb l' end.
+
+Lemma existsb_eqb : forall a l, existsb (Nat.eqb a) l = true <-> In a l.
+Proof.
+  intros a l. rewrite existsb_exists. split.
+  - intros [c [H E]]. apply Nat.eqb_eq in E. subst; auto.
+  - intros H. exists a. split; auto. apply Nat.eqb_refl.
+Qed.
+
+Lemma nodupb_iff : forall l, nodupb l = true <-> NoDup l.
+Proof.
+  induction l as [|a l IH]; simpl; split; intros H; try constructor.
+  - apply andb_true_iff in H as [H1 H2]. apply negb_true_iff in H1. intro Hin.
+    apply existsb_eqb in Hin. congruence.
+  - apply andb_true_iff in H as [_ H2]. apply IH; auto.
+  - inversion H; subst. apply andb_true_iff. split; [|apply IH; auto].
+    apply negb_true_iff. destruct (existsb (Nat.eqb a) l) eqn:E; auto.
+    apply existsb_eqb in E. contradiction.
+Qed.
+
+Definition ranks_b (W : mat) (b : vec) (pi : list nat) (x : vec) : bool :=
+  nodupb pi && forallb (fun a => Nat.ltb a (length W)) pi
+  && negb (Nat.eqb (length pi) 0) && chainb W b x pi
+  && forallb (fun j => existsb (Nat.eqb j) pi || beforeb W b x (last pi O) j) (seq 0 (length W)).
+
+Lemma chainb_sound : forall W b x pi, chainb W b x pi = true -> chain W b x pi.
+Proof.
+  intros W b x pi. induction pi as [|a [|c pi] IH]; simpl; auto.
+  intros H. apply andb_true_iff in H as [H1 H2]. split; [apply beforeb_sound; auto|].
+  apply IH; auto.
+Qed.
+
+Theorem ranking_witness_sound : forall W b pi x, ranks_b W b pi x = true -> ranking W b pi.
+Proof.
+  intros W b pi x H. exists x. unfold ranks_b in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[H1 H2] H3] H4] H5].
+  repeat split.
+  - apply nodupb_iff; auto.
+  - eapply forallb_Forall; [|exact H2]. intros a Ha; apply Nat.ltb_lt; auto.
+  - destruct pi; simpl in H3; discriminate.
+  - apply chainb_sound; auto.
+  - intros j Hj Hn. pose proof (proj1 (forallb_forall _ _) H5 j) as H6.
+    assert (Hs : In j (seq 0 (length W))) by (apply in_seq; lia). specialize (H6 Hs). clear H5.
+    rename H6 into H5. cbv beta in H5.
+    apply orb_true_iff in H5 as [E|E]; [apply existsb_eqb in E; contradiction|].
+    apply beforeb_sound; auto.
+Qed.
+
+Fixpoint consecutive (pi : list nat) : list (nat * nat) :=
+  match pi with a :: ((c :: _) as rest) => (a, c) :: consecutive rest | _ => [] end.
+
+Definition rank_pairs (W : mat) (pi : list nat) : list (nat * nat) :=
+  consecutive pi ++ map (fun j => (last pi O, j))
+                        (filter (fun j => negb (existsb (Nat.eqb j) pi)) (seq 0 (length W))).
+
+Definition pair_row (W : mat) (b : vec) (p : nat * nat) : list (vec * Q) :=
+  let (a, c) := p in
+  if Nat.ltb a c && tiedb W b a c then []
+  else [(vsub (row W a) (row W c), nth a b 0 - nth c b 0)].
+
+Definition rank_rows (W : mat) (b : vec) (pi : list nat) : list (vec * Q) :=
+  flat_map (pair_row W b) (rank_pairs W pi).
+
+Lemma chain_consecutive : forall W b x pi a c,
+  chain W b x pi -> In (a, c) (consecutive pi) -> before W b x a c.
+Proof.
+  intros W b x pi. induction pi as [|a0 [|c0 pi] IH]; simpl; intros a c H Hin; try tauto.
+  destruct H as [H1 H2]. destruct Hin as [E|Hin]; [inversion E; subst; auto|].
+  apply IH; auto.
+Qed.
+
+Lemma rank_rows_hold : forall W b pi x, ranks W b pi x -> Forall (holds x) (rank_rows W b pi).
+Proof.
+  intros W b pi x [_ [_ [_ [Hc Hl]]]]. apply Forall_forall. intros r Hr.
+  apply in_flat_map in Hr as [[a c] [Hp Hr]].
+  assert (B : before W b x a c).
+  { apply in_app_or in Hp as [Hp|Hp]; [eapply chain_consecutive; eauto|].
+    apply in_map_iff in Hp as [j [E Hj]]. inversion E; subst.
+    apply filter_In in Hj as [Hj Hn]. apply in_seq in Hj. apply Hl; [lia|].
+    intro Hin. apply existsb_eqb in Hin. rewrite Hin in Hn. discriminate. }
+  unfold pair_row in Hr. destruct (Nat.ltb a c && tiedb W b a c) eqn:T; [destruct Hr|].
+  destruct Hr as [<-|[]]. unfold holds. simpl. rewrite dot_vsub.
+  destruct B as [B|[B1 B2]]; [unfold logit in B; lra|].
+  apply Nat.ltb_lt in B1. rewrite B1, B2 in T. discriminate.
+Qed.
+
+Theorem ranking_never_sound : forall W b pi ys,
+  gordan_ok ys (rank_rows W b pi) = true -> ~ ranking W b pi.
+Proof.
+  intros W b pi ys H [x Hx]. apply (gordan_sound _ _ H). exists x. apply rank_rows_hold; auto.
+Qed.
+
+Fixpoint seqs (n k : nat) : list (list nat) :=
+  match n with O => [[]] | S n' => flat_map (fun a => map (cons a) (seqs n' k)) (seq 0 k) end.
+
+Lemma in_seqs : forall l k, Forall (fun a => (a < k)%nat) l -> In l (seqs (length l) k).
+Proof.
+  induction l as [|a l IH]; intros k H; simpl; auto. inversion H; subst.
+  apply in_flat_map. exists a. split; [apply in_seq; lia|]. apply in_map. auto.
+Qed.
+
+Definition rank_candidates (W : mat) : list (list nat) :=
+  filter nodupb (seqs (length W) (length W)).
+
+Definition complete_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
+  forallb (fun p => Nat.eqb (length (fst p)) (length W) && ranks_b W b (fst p) (snd p)) pats
+  && cover (fun pi => nmem pi (map fst pats)) (fun pi y => gordan_ok y (rank_rows W b pi))
+           (rank_candidates W) certs.
+
+Theorem complete_rank_sound : forall W b pats certs,
+  complete_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+Proof.
+  intros W b pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
+  - intros Hr. assert (C : In pi (rank_candidates W)).
+    { destruct Hr as [x [Hn [Hf _]]]. apply filter_In. split; [|apply nodupb_iff; auto].
+      rewrite <- Hlen. apply in_seqs. rewrite Hlen; auto. }
+    destruct (cover_sound _ _ _ _ H2 pi C) as [M|[y R]]; [apply nmem_In; auto|].
+    exfalso. exact (ranking_never_sound _ _ _ _ R Hr).
+  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
+    eapply forallb_forall in H1; [|exact Hin]. apply andb_true_iff in H1 as [_ H1].
+    exact (ranking_witness_sound _ _ _ _ H1).
+Qed.
+
+(** ** Set comparisons of complete lists: Lemma 5.3 and Thm 5.6 on an instance *)
+
+Definition set_eqb (A B : list (list Z)) : bool :=
+  forallb (fun a => zmem a B) A && forallb (fun c => zmem c A) B.
+
+Theorem equal_sign_patterns : forall W b L W' b' L',
+  all_sign_patterns W b L -> all_sign_patterns W' b' L' -> set_eqb L L' = true ->
+  forall s, sign_pattern W b s <-> sign_pattern W' b' s.
+Proof.
+  intros W b L W' b' L' H H' E s. apply andb_true_iff in E as [E1 E2].
+  unfold all_sign_patterns in *. rewrite H, H'. split; intros Hin.
+  - eapply forallb_forall in E1; eauto. apply zmem_In; auto.
+  - eapply forallb_forall in E2; eauto. apply zmem_In; auto.
+Qed.
+
+Theorem rankings_as_sign_patterns : forall W LR G LS,
+  all_rankings W [] LR -> all_sign_patterns G [] LS ->
+  forallb (fun pi => Nat.eqb (length pi) (length W)) LR = true ->
+  set_eqb (map (pair_signs W) LR) LS = true ->
+  forall s, sign_pattern G [] s <->
+            exists pi, length pi = length W /\ ranking W [] pi /\ s = pair_signs W pi.
+Proof.
+  intros W LR G LS HR HS HL E s. apply andb_true_iff in E as [E1 E2].
+  unfold all_sign_patterns in HS. rewrite HS. split.
+  - intros Hin. eapply forallb_forall in E2; eauto. apply zmem_In in E2.
+    apply in_map_iff in E2 as [pi [<- Hpi]].
+    eapply forallb_forall in HL; eauto. apply Nat.eqb_eq in HL.
+    exists pi. repeat split; auto. apply HR; auto.
+  - intros [pi [Hl [Hr ->]]]. apply HR in Hr; auto.
+    eapply forallb_forall in E1; [|apply in_map; exact Hr]. apply zmem_In; auto.
+Qed.
+
+(** ** The argmax audit *)
+
+Definition argmax_rows (W : mat) (b : vec) (k : nat) (S : list nat) : list (vec * Q) :=
+  map (fun i => (vsub (row W k) (row W i), qsub (nth k b 0) (nth i b 0))) S.
+
+Definition rows_ok (W : mat) (k : nat) (S : list nat) : bool :=
+  forallb (fun i => Nat.ltb i (length W) && negb (Nat.eqb i k)) S.
+
+Lemma argmax_rows_hold : forall W b k S x, rows_ok W k S = true -> strict_argmax W b k x ->
+  Forall (holds x) (argmax_rows W b k S).
+Proof.
+  intros W b k S x H Hx. apply Forall_forall. intros r Hr.
+  apply in_map_iff in Hr as [i [<- Hi]]. eapply forallb_forall in H; eauto.
+  apply andb_true_iff in H as [H1 H2]. apply Nat.ltb_lt in H1. apply negb_true_iff in H2.
+  assert (i <> k) by (intro E; subst; rewrite Nat.eqb_refl in H2; discriminate).
+  specialize (Hx i H1 H). unfold holds, logit in *. simpl. rewrite dot_vsub, qsub_correct. lra.
+Qed.
+
+Theorem never_argmax_sound : forall W b k S ys,
+  rows_ok W k S && gordan_ok ys (argmax_rows W b k S) = true ->
+  ~ exists x, strict_argmax W b k x.
+Proof.
+  intros W b k S ys H [x Hx]. apply andb_true_iff in H as [H1 H2].
+  apply (gordan_sound _ _ H2). exists x. apply argmax_rows_hold; auto.
+Qed.
+
+Theorem never_argmax_box_sound : forall W b k R S ys,
+  rows_ok W k S && gordan_box_ok ys (argmax_rows W b k S) R = true ->
+  ~ exists x, in_box R x /\ strict_argmax W b k x.
+Proof.
+  intros W b k R S ys H [x [Hb Hx]]. apply andb_true_iff in H as [H1 H2].
+  apply (gordan_box_sound _ _ _ H2). exists x. split; auto. apply argmax_rows_hold; auto.
+Qed.
+
+(** ** Softmax, translations and cosines, over the real numbers *)
+
+Definition rows_translated_ok (W W' : mat) (v : vec) : bool :=
+  Nat.eqb (length W) (length W') && forallb (fun p => veqb (snd p) (vadd (fst p) v)) (combine W W').
+
+(** Every row of [W'] is the row of [W] plus the same vector [v]: W' = W + 1 v^T. *)
+Definition translate (W : mat) (v : vec) : mat := map (fun w => vadd w v) W.
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+Lemma Q2R_0 : Q2R 0 = 0.
+Proof. unfold Q2R; simpl. apply Rmult_0_l. Qed.
+
+Lemma Q2R_qadd : forall a c, Q2R (qadd a c) = Q2R a + Q2R c.
+Proof. intros. rewrite <- Q2R_plus. apply Qeq_eqR. apply qadd_correct. Qed.
+
+Lemma dotR_vadd : forall u v h, dotR (vadd u v) h = dotR u h + dotR v h.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; destruct h as [|e h]; simpl; try ring.
+  rewrite IH, Q2R_qadd. ring.
+Qed.
+
+Lemma dotR_veqb : forall u v h, veqb u v = true -> dotR u h = dotR v h.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; simpl; try discriminate; intros h H; auto.
+  apply andb_true_iff in H as [H1 H2]. apply Qeq_bool_true in H1.
+  destruct h; auto. rewrite (Qeq_eqR _ _ H1), (IH v h H2). reflexivity.
+Qed.
+
+Lemma sumR_scale : forall f (z : list R) c,
+  sumR (map (fun zi => f zi * c) z) = sumR (map f z) * c.
+Proof. intros f z c. induction z; simpl; [ring|rewrite IHz; ring]. Qed.
+
+Lemma sumR_exp_pos : forall z, z <> [] -> 0 < sumR (map exp z).
+Proof.
+  induction z as [|a z IH]; intros H; [contradiction|]. simpl.
+  destruct z as [|c z]; simpl; [pose proof (exp_pos a); lra|].
+  assert (0 < sumR (map exp (c :: z))) by (apply IH; discriminate).
+  simpl in H0. pose proof (exp_pos a). lra.
+Qed.
+
+(** Adding one number to every logit leaves the softmax unchanged. *)
+Theorem softmax_shift : forall z t, softmax (map (fun zi => zi + t) z) = softmax z.
+Proof.
+  intros z t. unfold softmax.
+  assert (E : map exp (map (fun zi => zi + t) z) = map (fun zi => exp zi * exp t) z).
+  { rewrite map_map. apply map_ext. intros a. apply exp_plus. }
+  rewrite E, sumR_scale, map_map. apply map_ext_in. intros zi Hin.
+  assert (S : 0 < sumR (map exp z)) by (apply sumR_exp_pos; intro; subst; destruct Hin).
+  pose proof (exp_pos t). rewrite exp_plus. field. split; lra.
+Qed.
+
+(** A translation W' = W + 1 v^T gives the same probabilities at every input. *)
+Theorem translation_same_softmax : forall W W' v, rows_translated_ok W W' v = true ->
+  forall h, softmax (logitsR W' h) = softmax (logitsR W h).
+Proof.
+  intros W W' v H h. rewrite <- (softmax_shift (logitsR W h) (dotR v h)). f_equal.
+  apply andb_true_iff in H as [Hl H]. apply Nat.eqb_eq in Hl. unfold logitsR. rewrite map_map.
+  revert W' Hl H. induction W as [|w W IH]; destruct W' as [|w' W']; simpl; try discriminate;
+    intros Hl H; auto.
+  apply andb_true_iff in H as [H1 H2]. simpl in H1. rewrite (dotR_veqb _ _ h H1), dotR_vadd.
+  f_equal. apply IH; auto.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+Lemma dot_comm : forall u v, dot u v == dot v u.
+Proof.
+  induction u as [|a u IH]; destruct v as [|c v]; simpl; try reflexivity. rewrite IH. ring.
+Qed.
+
+Lemma dot_veqb_r : forall u v x, veqb u v = true -> dot x u == dot x v.
+Proof. intros. rewrite (dot_comm x u), (dot_comm x v). apply veqb_dot; auto. Qed.
+
+Definition parallel_ok (u v : vec) (t : Q) : bool :=
+  veqb u (vscale t v) && Qltb 0 (dot v v) && negb (Qeq_bool t 0).
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+(** Parallel rows u = t v (t <> 0, v <> 0) have cosine sign(t). *)
+Theorem cosine_parallel : forall u v t, parallel_ok u v t = true ->
+  cosine u v = Q2R t / Rabs (Q2R t).
+Proof.
+  intros u v t H. unfold parallel_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[H1 H2] H3]. apply Qltb_true in H2. apply negb_true_iff in H3.
+  assert (Euv : (dot u v == t * dot v v)%Q) by (rewrite (veqb_dot _ _ v H1); apply dot_vscale).
+  assert (Euu : (dot u u == t * t * dot v v)%Q).
+  { rewrite (veqb_dot _ _ u H1), dot_vscale, (dot_comm v u), Euv. ring. }
+  unfold cosine. rewrite (Qeq_eqR _ _ Euv), (Qeq_eqR _ _ Euu), !Q2R_mult.
+  set (T := Q2R t). set (n := Q2R (dot v v)).
+  assert (Hn : 0 < n) by (unfold n; rewrite <- Q2R_0; apply Qlt_Rlt; auto).
+  assert (HT : T <> 0).
+  { unfold T. intro E. rewrite <- Q2R_0 in E. apply eqR_Qeq in E.
+    apply Qeq_bool_true in E. congruence. }
+  clearbody T n. clear H1 H2 H3 Euv Euu.
+  assert (Sq : sqrt (T * T) = Rabs T) by (rewrite <- sqrt_Rsqr_abs; reflexivity).
+  rewrite sqrt_mult_alt by (apply (Rle_0_sqr T)). rewrite Sq, (Rmult_assoc (Rabs T)), sqrt_sqrt by (clear Sq HT; lra).
+  field. split; [apply Rabs_no_R0; auto|]. apply Rgt_not_eq; exact Hn.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+Definition cos_equal_ok (u v u' v' : vec) : bool :=
+  Qltb 0 (dot u u) && Qltb 0 (dot v v) && Qltb 0 (dot u' u') && Qltb 0 (dot v' v')
+  && Z.eqb (qsign (dot u v)) (qsign (dot u' v'))
+  && Qeq_bool (dot u v * dot u v * (dot u' u' * dot v' v'))
+              (dot u' v' * dot u' v' * (dot u u * dot v v)).
+
+Definition cos_at_least_ok (u v : vec) (c : Q) : bool :=
+  Qltb 0 c && Qltb 0 (dot u v) && Qltb 0 (dot u u) && Qltb 0 (dot v v)
+  && Qle_bool (c * c * (dot u u * dot v v)) (dot u v * dot u v).
+
+(** C(W1) = C(W2): every pair of rows has the same cosine in both heads. *)
+Definition cosines_equal_ok (W1 W2 : mat) : bool :=
+  Nat.eqb (length W1) (length W2)
+  && forallb (fun i => forallb (fun j => cos_equal_ok (row W1 i) (row W1 j) (row W2 i) (row W2 j))
+                               (seq 0 (length W1))) (seq 0 (length W1)).
+
+Definition col_sums (W : mat) : vec := fold_right vadd [] W.
+
+(** W is centred: its rows sum to the zero vector. *)
+Definition centred (W : mat) : Prop := Forall (fun a => a == 0) (col_sums W).
+
+Lemma centred_ok : forall W, forallb (fun a => Qeq_bool a 0) (col_sums W) = true -> centred W.
+Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
+
+Lemma nonzero_minor : forall l : list Z,
+  existsb (fun z => negb (Z.eqb z 0)) l = true -> exists z, In z l /\ z <> 0%Z.
+Proof.
+  intros l H. apply existsb_exists in H as [z [Hz E]]. exists z. split; auto.
+  apply negb_true_iff in E. apply Z.eqb_neq; auto.
+Qed.
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+Lemma Q2R_pos : forall q, (0 < q)%Q -> 0 < Q2R q.
+Proof. intros q H. rewrite <- Q2R_0. apply Qlt_Rlt; auto. Qed.
+
+Lemma qsign_R : forall q,
+  (qsign q = 1%Z /\ 0 < Q2R q) \/ (qsign q = 0%Z /\ Q2R q = 0) \/ (qsign q = (-1)%Z /\ Q2R q < 0).
+Proof.
+  intros q. destruct (qsign_cases q) as [[S P]|[[S P]|[S P]]].
+  - left. split; auto. apply Q2R_pos; auto.
+  - right; left. split; auto. rewrite <- Q2R_0. apply Qeq_eqR; auto.
+  - right; right. split; auto. rewrite <- Q2R_0. apply Qlt_Rlt; auto.
+Qed.
+
+Lemma sq_eq_pos : forall x y, 0 < x -> 0 < y -> x * x = y * y -> x = y.
+Proof. intros x y Hx Hy E. nra. Qed.
+
+Lemma norms_pos : forall a c, 0 < a -> 0 < c ->
+  0 < sqrt a * sqrt c /\ (sqrt a * sqrt c) * (sqrt a * sqrt c) = a * c.
+Proof.
+  intros a c Ha Hc. pose proof (sqrt_lt_R0 a Ha). pose proof (sqrt_lt_R0 c Hc). split.
+  - apply Rmult_lt_0_compat; auto.
+  - replace ((sqrt a * sqrt c) * (sqrt a * sqrt c)) with ((sqrt a * sqrt a) * (sqrt c * sqrt c))
+      by ring. rewrite !sqrt_sqrt by lra. reflexivity.
+Qed.
+
+Theorem cosine_equal : forall u v u' v', cos_equal_ok u v u' v' = true ->
+  cosine u v = cosine u' v'.
+Proof.
+  intros u v u' v' H. unfold cos_equal_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[[[Ha Hc] Ha'] Hc'] Hs] He].
+  apply Qltb_true, Q2R_pos in Ha, Hc, Ha', Hc'. apply Z.eqb_eq in Hs.
+  apply Qeq_bool_true, Qeq_eqR in He. rewrite !Q2R_mult in He.
+  pose proof (qsign_R (dot u v)) as S1. pose proof (qsign_R (dot u' v')) as S2.
+  unfold cosine.
+  destruct (norms_pos _ _ Ha Hc) as [P P2]. destruct (norms_pos _ _ Ha' Hc') as [P' P2'].
+  revert He S1 S2 P P2 P' P2'. rewrite Hs.
+  generalize (sqrt (Q2R (dot u u)) * sqrt (Q2R (dot v v))) as p.
+  generalize (sqrt (Q2R (dot u' u')) * sqrt (Q2R (dot v' v'))) as p'.
+  generalize (Q2R (dot u v)) as g. generalize (Q2R (dot u' v')) as g'.
+  generalize (Q2R (dot u u)) (Q2R (dot v v)) (Q2R (dot u' u')) (Q2R (dot v' v')).
+  intros a c a' c' g' g p' p He S1 S2 P P2 P' P2'.
+  assert (X : g * p' = g' * p).
+  { assert (Sq : (g * p') * (g * p') = (g' * p) * (g' * p)).
+    { transitivity (g * g * (p' * p')); [ring|]. rewrite P2'.
+      transitivity (g' * g' * (p * p)); [|ring]. rewrite P2. lra. }
+    destruct S1 as [[E1 G1]|[[E1 G1]|[E1 G1]]]; destruct S2 as [[E2 G2]|[[E2 G2]|[E2 G2]]];
+      rewrite E1 in E2; try discriminate.
+    - apply sq_eq_pos; auto; apply Rmult_lt_0_compat; auto.
+    - rewrite G1, G2; ring.
+    - assert (- (g * p') = - (g' * p)); [|lra].
+      apply sq_eq_pos; [nra|nra|]. transitivity ((g * p') * (g * p')); [ring|].
+      rewrite Sq; ring. }
+  apply (Rmult_eq_reg_r (p * p')); [|nra].
+  unfold Rdiv. replace (g * / p * (p * p')) with (g * p') by (field; lra).
+  replace (g' * / p' * (p * p')) with (g' * p) by (field; lra). exact X.
+Qed.
+
+Theorem cosine_at_least : forall u v c, cos_at_least_ok u v c = true -> Q2R c <= cosine u v.
+Proof.
+  intros u v c H. unfold cos_at_least_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[[Hc Hg] Ha] Hb] Hle].
+  apply Qltb_true, Q2R_pos in Hc, Hg, Ha, Hb. apply Qle_bool_iff, Qle_Rle in Hle.
+  rewrite !Q2R_mult in Hle. unfold cosine.
+  destruct (norms_pos _ _ Ha Hb) as [P P2].
+  revert Hle Hg P P2 Hc.
+  generalize (sqrt (Q2R (dot u u)) * sqrt (Q2R (dot v v))) as p.
+  generalize (Q2R (dot u v)) as g. generalize (Q2R c) as C.
+  generalize (Q2R (dot u u)) (Q2R (dot v v)).
+  intros a b C g p Hle Hg P P2 Hc.
+  assert (L : C * p <= g).
+  { destruct (Rle_or_lt (C * p) g) as [L|L]; auto.
+    assert (g * g < (C * p) * (C * p)) by nra.
+    replace ((C * p) * (C * p)) with (C * C * (p * p)) in H by ring. rewrite P2 in H. lra. }
+  unfold Rdiv. apply (Rmult_le_reg_r p); auto.
+  rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra. exact L.
+Qed.
+
+Theorem cosines_equal_sound : forall W1 W2, cosines_equal_ok W1 W2 = true ->
+  forall i j, (i < length W1)%nat -> (j < length W1)%nat ->
+  cosine (row W1 i) (row W1 j) = cosine (row W2 i) (row W2 j).
+Proof.
+  intros W1 W2 H i j Hi Hj. apply andb_true_iff in H as [_ H].
+  assert (Ii : In i (seq 0 (length W1))) by (apply in_seq; lia).
+  assert (Ij : In j (seq 0 (length W1))) by (apply in_seq; lia).
+  pose proof (proj1 (forallb_forall _ _) H i Ii) as H1. cbv beta in H1.
+  pose proof (proj1 (forallb_forall _ _) H1 j Ij) as H2. cbv beta in H2.
+  apply cosine_equal; auto.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+Close Scope Q_scope.
+Open Scope R_scope.
+
+Theorem cosine_opposite : forall u v t, parallel_ok u v t = true -> Qltb t 0 = true ->
+  cosine u v = -1.
+Proof.
+  intros u v t H N. rewrite (cosine_parallel u v t H). apply Qltb_true in N.
+  assert (Q2R t < 0) by (rewrite <- Q2R_0; apply Qlt_Rlt; auto).
+  rewrite Rabs_left by lra. field. lra.
+Qed.
+
+Theorem cosine_same : forall u v t, parallel_ok u v t = true -> Qltb 0 t = true ->
+  cosine u v = 1.
+Proof.
+  intros u v t H N. rewrite (cosine_parallel u v t H). apply Qltb_true, Q2R_pos in N.
+  rewrite Rabs_right by lra. field. lra.
+Qed.
+
+Close Scope R_scope.
+Open Scope Q_scope.
+
+(** Many never-proofs of one head at once: (label, rows, multipliers). *)
+Definition never_list_ok (W : mat) (b : vec) (L : list (nat * list nat * vec)) : bool :=
+  forallb (fun e => let '(k, rs, ys) := e in rows_ok W k rs && gordan_ok ys (argmax_rows W b k rs)) L.
+
+Theorem never_list_sound : forall W b L, never_list_ok W b L = true ->
+  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, strict_argmax W b k x.
+Proof.
+  intros W b L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  exact (never_argmax_sound W b k rs ys H1).
+Qed.
+
+Definition never_box_list_ok (W : mat) (b : vec) (R : Q) (L : list (nat * list nat * vec)) :=
+  forallb (fun e => let '(k, rs, ys) := e in
+                    rows_ok W k rs && gordan_box_ok ys (argmax_rows W b k rs) R) L.
+
+Theorem never_box_list_sound : forall W b R L, never_box_list_ok W b R L = true ->
+  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, in_box R x /\ strict_argmax W b k x.
+Proof.
+  intros W b R L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  exact (never_argmax_box_sound W b k R rs ys H1).
+Qed.
+
+Definition nset_eqb (A B : list (list nat)) : bool :=
+  forallb (fun a => nmem a B) A && forallb (fun c => nmem c A) B.
+
+Theorem equal_rankings : forall W b L W' b' L',
+  all_rankings W b L -> all_rankings W' b' L' -> nset_eqb L L' = true ->
+  forall pi, length pi = length W -> length pi = length W' -> (ranking W b pi <-> ranking W' b' pi).
+Proof.
+  intros W b L W' b' L' H H' E pi Hl Hl'. apply andb_true_iff in E as [E1 E2].
+  rewrite (H pi Hl), (H' pi Hl'). split; intros Hin.
+  - eapply forallb_forall in E1; eauto. apply nmem_In; auto.
+  - eapply forallb_forall in E2; eauto. apply nmem_In; auto.
+Qed.

@@ -1,0 +1,126 @@
+"""The never-proofs of an ``argmax-audit`` certificate as one Coq theorem per domain.
+
+"Every label in L is never the strict argmax of W x + b" (domain ``all``), or "... for any
+x with max_j |x_j| <= R" (``box``), proved by ``never_list_sound`` /
+``never_box_list_sound`` of Logitgeom.v on the records' rows and multipliers.  The head
+is written in full (a file reference is read, its data bytes checked against the stated
+SHA-256, each float as the exact binary rational it is), every entry over one common
+denominator, and each proof's multipliers scaled to integers, so that Coq's sums of rows
+need no gcd of long numbers.  The ``argmaxable`` witnesses
+are not exported (docs/coq.md).
+
+Examples
+--------
+>>> from engine.coq.export import export_certificate
+>>> cert = {"format": "logitgeom-certificate", "version": 1, "kind": "argmax-audit",
+...         "head": {"W": [["1", "0"], ["-1", "0"], ["0", "1"], ["0", "1/4"]]},
+...         "rows": 4, "cols": 2, "domains": ["all"], "labels": [[3, 3]],
+...         "counts": {"all": {"argmaxable": 0, "never": 1, "undecided": 0}},
+...         "records": [{"label": 3, "all": {"verdict": "never", "rows": [0, 1, 2],
+...                                           "multipliers": ["3", "3", "2"]}}]}
+>>> "strict_argmax W [] k x" in export_certificate(cert, "audit")[1]
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from fractions import Fraction
+
+import numpy as np
+
+from engine.coq._terms import integers, nats, q, qmat_common, qvec, qvec_common
+
+__all__ = ["audit"]
+
+
+def _head(sc, obj, k: int, d: int):
+    head = sc.r.get(obj, "head", "")
+    if isinstance(head, dict) and "W" in head:
+        W = sc.r.mat(head["W"], "/head/W")
+        if len(W) != k or len(W[0]) != d:
+            raise sc.r.fail("/head/W", f"the head is not {k} x {d}")
+        return W
+    f = sc.r.get(head, "file", "/head")
+    path = f if os.path.isabs(f) else os.path.join(sc.base_dir or ".", f)
+    try:
+        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise sc.r.fail("/head/file", f"cannot read the head {path}: {exc}") from None
+    if arr.dtype not in (np.dtype("<f8"), np.dtype("<f4")) or arr.shape != (k, d):
+        raise sc.r.fail("/head", f"{path}: not a little-endian float64/float32 {k} x {d} head")
+    data = np.ascontiguousarray(arr)
+    if hashlib.sha256(data.tobytes()).hexdigest() != sc.r.get(head, "sha256", "/head"):
+        raise sc.r.fail("/head/sha256", f"SHA-256 of the data in {path} differs")
+    if not np.isfinite(data).all():
+        raise sc.r.fail("/head", "the head has a NaN or infinite entry")
+    return [[Fraction(float(x)) for x in row] for row in data.tolist()]
+
+
+def _records(sc, obj):
+    if "records" in obj:
+        yield from obj["records"]
+        return
+    for n, sh in enumerate(sc.r.get(obj, "shards", "")):
+        f = sc.r.get(sh, "file", f"/shards/{n}")
+        path = f if os.path.isabs(f) else os.path.join(sc.base_dir or ".", f)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise sc.r.fail(f"/shards/{n}", f"cannot read {path}: {exc}") from None
+        if hashlib.sha256(data).hexdigest() != sc.r.get(sh, "sha256", f"/shards/{n}"):
+            raise sc.r.fail(f"/shards/{n}", f"SHA-256 of {path} differs")
+        for line in data.decode().splitlines():
+            if line.strip():
+                yield json.loads(line)
+
+
+def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
+    """Lemmas (name, statement) of an audit's never-proofs, one per domain with any."""
+    k = sc.r.get(obj, "rows", loc)
+    d = sc.r.get(obj, "cols", loc)
+    if type(k) is not int or type(d) is not int or k < 2 or d < 1:
+        raise sc.r.fail(loc, "rows and cols must be integers k >= 2, d >= 1")
+    W = _head(sc, obj, k, d)
+    b = None if obj.get("bias") is None else sc.r.vec(obj["bias"], "/bias", k)
+    domains = sc.r.get(obj, "domains", loc)
+    R = sc.r.num(sc.r.get(obj, "radius", loc), "/radius") if "box" in domains else None
+    never: dict[str, list] = {dom: [] for dom in domains}
+    for n, rec in enumerate(_records(sc, obj)):
+        lab = sc.r.get(rec, "label", f"/records/{n}")
+        for dom in domains:
+            e = sc.r.get(rec, dom, f"/records/{n}")
+            if sc.r.get(e, "verdict", f"/records/{n}/{dom}") == "never":
+                el = f"/records/{n}/{dom}"
+                rows = sc.r.ints(sc.r.get(e, "rows", el), f"{el}/rows", 0, k - 1)
+                ys = sc.r.vec(sc.r.get(e, "multipliers", el), f"{el}/multipliers", len(rows))
+                never[dom].append((lab, rows, ys))
+    if not any(never.values()):
+        raise sc.r.fail(loc, "no label of this audit is proven never argmaxable: nothing to "
+                        "export (argmaxable witnesses are not covered)")
+    Wn = sc.define("W", "mat", qmat_common(W))  # one denominator: sums without gcds
+    bn = "[]" if b is None else sc.define("b", "vec", qvec_common(b))
+    out = []
+    for dom, entries in never.items():
+        if not entries:
+            continue
+        L = sc.define(f"never_{dom}", "list (nat * list nat * vec)", "[" + ";\n ".join(
+            f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries)
+            + "]")
+        labels = nats([lab for lab, _, _ in entries])
+        if dom == "all":
+            stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"
+            proof = (f"intros k Hk. apply (never_list_sound {Wn} {bn} {L}); "
+                     f"[vm_compute; reflexivity|exact Hk].")
+        else:
+            stmt = (f"forall k, In k {labels} -> ~ exists x, in_box {q(R)} x /\\ "
+                    f"strict_argmax {Wn} {bn} k x")
+            proof = (f"intros k Hk. apply (never_box_list_sound {Wn} {bn} {q(R)} {L}); "
+                     f"[vm_compute; reflexivity|exact Hk].")
+        out.append(sc.lemma(f"never_argmax_{dom}", stmt, proof,
+                            f"argmax audit, domain {dom}: these labels are never the strict "
+                            "argmax" + (" in the box" if dom == "box" else "")))
+    return out

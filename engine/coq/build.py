@@ -1,0 +1,153 @@
+"""Writing exported Coq files and compiling them with ``coqc``.
+
+The library ``certificates/coq/Logitgeom.v`` is compiled once per process into a temporary
+folder (never committed, never written beside the sources); each exported file is compiled
+in a temporary copy, so only ``.v`` files are written to the output folder.  coqc's verdict
+is the result: exit status 0 means Coq's kernel accepted every proof.
+
+Examples
+--------
+>>> LIBRARY.name
+'Logitgeom.v'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import resource
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.coq._read import ExportError
+from engine.coq.export import export_certificate
+
+__all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
+           "export_files"]
+
+LIBRARY = Path(importlib.util.find_spec("certificates").origin).parent / "coq" / "Logitgeom.v"
+_BUILT: dict[str, Path] = {}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """coqc's verdict on one file: ``ok`` (exit 0), its output (the error when rejected),
+    the CPU seconds (user + sys) of coqc."""
+
+    path: Path
+    ok: bool
+    message: str
+    cpu_seconds: float
+
+
+def coqc_available() -> str | None:
+    """The path of ``coqc``, or None when Coq is not installed (``apt-get install coq``)."""
+    return shutil.which("coqc")
+
+
+def _coqc() -> str:
+    exe = coqc_available()
+    if exe is None:
+        raise ExportError("coqc not found: install Coq (Debian: apt-get install coq; "
+                          "scripts/setup.sh does)")
+    return exe
+
+
+def _run(args: list[str], cwd: Path) -> tuple[int, str, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc.returncode, (proc.stdout + proc.stderr).strip(), cpu
+
+
+def compile_library() -> Path:
+    """Compile Logitgeom.v (once per process and library text); returns the folder that
+    holds ``Logitgeom.vo`` (give it to coqc as ``-Q DIR Logitgeom``).
+
+    Raises
+    ------
+    ExportError
+        coqc is missing or rejects the library.
+    """
+    text = LIBRARY.read_bytes()
+    key = hashlib.sha256(text).hexdigest()
+    if key not in _BUILT:
+        d = Path(tempfile.mkdtemp(prefix="logitgeom-coq-"))
+        (d / "Logitgeom.v").write_bytes(text)
+        code, msg, _ = _run([_coqc(), "-Q", ".", "Logitgeom", "Logitgeom.v"], d)
+        if code:
+            raise ExportError(f"coqc rejected the library {LIBRARY}: {msg[:2000]}")
+        _BUILT[key] = d
+    return _BUILT[key]
+
+
+def compile_files(paths: list[str | Path]) -> list[Compiled]:
+    """Compile exported ``.v`` files against the library; never raises on a rejected file.
+
+    Parameters
+    ----------
+    paths : list of path
+        Coq files written by :func:`export_files` (or by hand).
+
+    Returns
+    -------
+    list of Compiled
+    """
+    lib = compile_library()
+    out = []
+    for p in map(Path, paths):
+        with tempfile.TemporaryDirectory(prefix="logitgeom-coqc-") as tmp:
+            shutil.copy(p, Path(tmp) / p.name)
+            code, msg, cpu = _run([_coqc(), "-Q", str(lib), "Logitgeom", p.name], Path(tmp))
+        out.append(Compiled(p, code == 0, msg, cpu))
+    return out
+
+
+def export_files(paths: list[str | Path], out: str | Path) -> list[Path]:
+    """Export certificate files to ``out``: one ``.v`` per certificate, plus a copy of
+    ``Logitgeom.v`` so that the folder compiles on its own.
+
+    Parameters
+    ----------
+    paths : list of path
+        Certificate JSON files.
+    out : path
+        Output folder (created).
+
+    Returns
+    -------
+    list of Path
+        The written ``.v`` files, in the order of ``paths``.
+
+    Raises
+    ------
+    ExportError
+        A file that is not JSON, or a certificate that cannot be exported (the message
+        names the file and the place).
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(LIBRARY, out / "Logitgeom.v")
+    written, taken = [], {"Logitgeom.v"}
+    for p in map(Path, paths):
+        try:
+            obj = json.loads(p.read_text(), parse_float=str, parse_constant=str)
+        except (OSError, UnicodeError, json.JSONDecodeError) as exc:
+            raise ExportError(f"{p}: not a readable JSON certificate: {exc}") from None
+        name, text = export_certificate(obj, p.stem, source=p.name, base_dir=str(p.parent))
+        stem, n = name[:-2], 1
+        while name in taken:
+            n += 1
+            name = f"{stem}_{n}.v"
+        taken.add(name)
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, out / name)
+        written.append(out / name)
+    return written

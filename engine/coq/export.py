@@ -1,0 +1,534 @@
+"""``logitgeom export coq``: one Coq file per certificate, its claim proved by computation.
+
+Each file defines the certificate's data (heads, patterns, witnesses, multipliers) and
+states the claim in the words of ``certificates/coq/Logitgeom.v`` ("s is a sign pattern of
+W", "label k is never the strict argmax", "these are all the rankings of W", "every input
+gives the same softmax"); the proof applies a boolean checker that the library proves sound
+once, and runs it with ``vm_compute``.  No proof searches.  This generator is not trusted:
+what it writes is believed only when coqc accepts it (docs/coq.md).
+
+Covered: ``sign-``/``ranking-feasible``/``-infeasible``, ``translation``, ``cosine-equal``,
+``same-chirotope`` (with S(W1) = S(W2) proved by enumeration), ``pattern-complete`` (every
+unlisted candidate refuted by its own Gordan multipliers, found by the exact LP),
+``pattern-differs``, every ``theorem`` name, and the never-proofs of ``argmax-audit``.
+Not covered: the layer-peeled brackets (exp/log enclosures) and streamed completeness.
+
+Examples
+--------
+>>> cert = {"format": "logitgeom-certificate", "version": 1, "kind": "sign-infeasible",
+...         "W": [["1", "0"], ["0", "1"], ["1", "1"]], "signs": [1, 1, -1],
+...         "multipliers": ["1", "1", "1"]}
+>>> name, text = export_certificate(cert, "example")
+>>> name
+'example.v'
+>>> print([line for line in text.splitlines() if "~ sign_pattern" in line][0].strip())
+~ sign_pattern W [] [1; 1; -1]%Z.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+from engine.coq import _rows as rows
+from engine.coq._audit import audit
+from engine.coq._read import ExportError, Reader
+from engine.coq._terms import ident, nats, q, qmat, qvec, zs
+
+__all__ = ["export_certificate", "paper_name", "ExportError", "THEOREM_NAMES", "HEADER"]
+
+#: The papers' names of the ``theorem`` kinds (the cosine paper), used as theorem names.
+THEOREM_NAMES = {"translation-cosine": "Thm_3_4", "centred-cosine-ranking": "App_C_2",
+                 "cosine-not-ranking": "Thm_5_5", "sign-not-ranking": "App_H_2",
+                 "cosine-determines-sign": "Lemma_5_3",
+                 "difference-cosine-determines-ranking": "Thm_5_6",
+                 "patterns-equal": "patterns_equal", "argmaxable-labels": "argmaxable_labels"}
+
+HEADER = """From Coq Require Import Uint63 Sint63.
+From Coq Require Import ZArith QArith List Reals.
+From Logitgeom Require Import Logitgeom.
+Import ListNotations.
+Open Scope Q_scope.
+"""
+
+_VM = "vm_compute; reflexivity"
+
+
+@functools.cache
+def _library_names() -> frozenset[str]:
+    """Every name Logitgeom.v defines: a file's own names must not shadow them."""
+    lib = Path(importlib.util.find_spec("certificates").origin).parent / "coq" / "Logitgeom.v"
+    return frozenset(re.findall(r"^(?:Definition|Fixpoint|Lemma|Theorem|Record) +([A-Za-z_0-9']+)",
+                                lib.read_text(), re.M))
+
+
+class Script:
+    """Definitions (deduplicated by their text) and lemmas of one file."""
+
+    def __init__(self, reader: Reader):
+        self.r = reader
+        self.defs: list[str] = []
+        self.lemmas: list[str] = []
+        self._by_term: dict[tuple[str, str], str] = {}
+        self._used: set[str] = set(_library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
+        self.base_dir: str | None = None
+        self.paper: str | None = None
+
+    def name(self, base: str) -> str:
+        """A fresh identifier starting with ``base`` (never a name of the library)."""
+        n, out = 0, base
+        while out in self._used:
+            n += 1
+            out = f"{base}{n}"
+        self._used.add(out)
+        return out
+
+    def define(self, base: str, typ: str, term: str) -> str:
+        """``Definition base : typ := term.`` (once per distinct term); returns its name."""
+        key = (typ, term)
+        if key not in self._by_term:
+            nm = self.name(base)
+            self.defs.append(f"Definition {nm} : {typ} :=\n{term}.\n")
+            self._by_term[key] = nm
+        return self._by_term[key]
+
+    def lemma(self, base: str, statement: str, proof: str, doc: str = "") -> tuple[str, str]:
+        """A lemma proved by ``proof``; returns (name, statement)."""
+        nm = self.name(base)
+        head = f"(** {doc} *)\n" if doc else ""
+        self.lemmas.append(f"{head}Lemma {nm} :\n  {statement}.\nProof. {proof} Qed.\n")
+        return nm, statement
+
+    def head(self, W, b) -> tuple[str, str]:
+        """Names of the matrix and bias (``[]`` when there is none)."""
+        Wn = self.define("W", "mat", qmat(W))
+        return Wn, ("[]" if b is None else self.define("b", "vec", qvec(b)))
+
+
+# ------------------------------------------------------------------- single claims
+def _sign_value(sc: Script, obj: dict, loc: str, key: str, W: list) -> list[int]:
+    return sc.r.ints(sc.r.get(obj, key, loc), f"{loc}/{key}", -1, 1)
+
+
+def _ranking_value(sc: Script, obj: dict, loc: str, key: str, W: list) -> list[int]:
+    pi = sc.r.ints(sc.r.get(obj, key, loc), f"{loc}/{key}", 0, len(W) - 1)
+    if not pi or len(set(pi)) != len(pi):
+        raise sc.r.fail(f"{loc}/{key}", "a ranking lists distinct labels, at least one")
+    return pi
+
+
+def _witness(sc: Script, obj: dict, loc: str, W: list, b: list | None, ranking: bool,
+             value: list[int], Wn: str, bn: str) -> tuple[str, str]:
+    x = sc.define("x", "vec", qvec(sc.r.vec(sc.r.get(obj, "witness", loc), f"{loc}/witness",
+                                            len(W[0]))))
+    if ranking:
+        return (f"ranking {Wn} {bn} {nats(value)}",
+                f"apply (ranking_witness_sound {Wn} {bn} {nats(value)} {x}); {_VM}.")
+    if len(value) != len(W):
+        raise sc.r.fail(f"{loc}", f"{len(value)} signs for {len(W)} rows")
+    return (f"sign_pattern {Wn} {bn} {zs(value)}",
+            f"apply (sign_witness_sound {Wn} {bn} {zs(value)} {x}); {_VM}.")
+
+
+def _never(sc: Script, obj: dict, loc: str, W: list, b: list | None, ranking: bool,
+           value: list[int], Wn: str, bn: str) -> tuple[str, str]:
+    ys = sc.r.vec(sc.r.get(obj, "multipliers", loc), f"{loc}/multipliers")
+    if ranking:
+        keep = rows.rank_keep(W, b, value)
+        chk, stmt = "ranking_never_sound", f"~ ranking {Wn} {bn} {nats(value)}"
+        val = nats(value)
+    else:
+        if len(value) != len(W) or any((s == 0) != (not any(W[i]) and not rows._b(b, i))
+                                       for i, s in enumerate(value)):
+            raise sc.r.fail(f"{loc}", "a sign vector whose zeros are not exactly the "
+                            "identically zero rows is not covered by the Coq export")
+        keep = [s != 0 for s in value]
+        chk, stmt, val = "sign_never_sound", f"~ sign_pattern {Wn} {bn} {zs(value)}", zs(value)
+    if len(ys) != len(keep):
+        raise sc.r.fail(f"{loc}/multipliers", f"{len(ys)} multipliers for {len(keep)} rows")
+    y = sc.define("y", "vec", qvec([v for v, k in zip(ys, keep, strict=True) if k]))
+    return stmt, f"apply ({chk} {Wn} {bn} {val} {y}); {_VM}."
+
+
+def _single(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    kind = obj["kind"]
+    ranking, feasible = kind.startswith("ranking"), kind.endswith("-feasible")
+    W, b = sc.r.model(obj, loc)
+    Wn, bn = sc.head(W, b)
+    read = _ranking_value if ranking else _sign_value
+    value = read(sc, obj, loc, "ranking" if ranking else "signs", W)
+    stmt, proof = (_witness if feasible else _never)(sc, obj, loc, W, b, ranking, value, Wn, bn)
+    return [sc.lemma("claim", stmt, proof, f"{kind} ({loc or 'top level'})")]
+
+
+def _differs(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    W1, b1 = sc.r.model(obj, loc, "W1", "bias1")
+    W2, b2 = sc.r.model(obj, loc, "W2", "bias2")
+    if len(W1) != len(W2):
+        raise sc.r.fail(loc, "W1 and W2 have different numbers of rows")
+    ranking = sc.r.get(obj, "pattern", loc) == "ranking"
+    value = (_ranking_value if ranking else _sign_value)(sc, obj, loc, "value", W1)
+    n1, m1 = sc.head(W1, b1)
+    n2, m2 = sc.head(W2, b2)
+    s1, p1 = _witness(sc, obj, loc, W1, b1, ranking, value, n1, m1)
+    s2, p2 = _never(sc, obj, loc, W2, b2, ranking, value, n2, m2)
+    return [sc.lemma("differs", f"{s1} /\\ {s2}", f"split; [{p1[:-1]}|{p2[:-1]}].",
+                     f"pattern-differs ({loc or 'top level'}): in P(W1), not in P(W2)")]
+
+
+def _translation(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    W, _ = sc.r.model(obj, loc)
+    Wt = sc.r.mat(sc.r.get(obj, "W_translated", loc), f"{loc}/W_translated")
+    v = sc.r.vec(sc.r.get(obj, "v", loc), f"{loc}/v")
+    i, j = sc.r.ints(sc.r.get(obj, "labels", loc), f"{loc}/labels", 0, len(Wt) - 1)
+    target = sc.r.get(obj, "target", loc)
+    if target not in (1, -1):
+        raise sc.r.fail(f"{loc}/target", "target must be +1 or -1")
+    t = next((a / c for a, c in zip(Wt[i], Wt[j], strict=False) if c), Fraction(0))
+    Wn, Wtn = sc.define("W", "mat", qmat(W)), sc.define("W", "mat", qmat(Wt))
+    vn = sc.define("v", "vec", qvec(v))
+    lemma, val = ("cosine_opposite", "(-1)%R") if target < 0 else ("cosine_same", "1%R")
+    stmt = (f"(forall h, softmax (logitsR {Wtn} h) = softmax (logitsR {Wn} h)) /\\ "
+            f"cosine (row {Wtn} {i}) (row {Wtn} {j}) = {val}")
+    proof = (f"split; [apply (translation_same_softmax {Wn} {Wtn} {vn}); {_VM}|"
+             f"apply ({lemma} (row {Wtn} {i}) (row {Wtn} {j}) {q(t)}); {_VM}].")
+    return [sc.lemma("translation", stmt, proof, "translation: same probabilities, cosine "
+                     f"{val[:-2].strip('()')}")]
+
+
+def _cosine_equal(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    W1, _ = sc.r.model(obj, loc, "W1")
+    W2, _ = sc.r.model(obj, loc, "W2")
+    if len(W1) != len(W2):
+        raise sc.r.fail(loc, "W1 and W2 have different numbers of rows")
+    n1, n2 = sc.define("W", "mat", qmat(W1)), sc.define("W", "mat", qmat(W2))
+    k = len(W1)
+    stmt = (f"forall i j, (i < {k})%nat -> (j < {k})%nat -> "
+            f"cosine (row {n1} i) (row {n1} j) = cosine (row {n2} i) (row {n2} j)")
+    proof = (f"intros i j Hi Hj. apply (cosines_equal_sound {n1} {n2}); "
+             f"[{_VM}|exact Hi|exact Hj].")
+    return [sc.lemma("cosines_equal", stmt, proof, "C(W1) = C(W2): every cosine agrees")]
+
+
+def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list | None,
+                   loc: str) -> tuple[str, str]:
+    """Lemma ``all_sign_patterns Wn bn L``.  ``listed`` = [(sign vector, witness)] from the
+    certificate (an unlisted candidate the exact LP finds feasible: refused), or None: the
+    exporter enumerates every candidate itself (feasible ones listed with the LP's witness)."""
+    d = len(W[0])
+    if 2 ** sum(1 for r in range(len(W)) if any(W[r]) or rows._b(b, r)) > rows.MAX_CANDIDATES:
+        raise sc.r.fail(loc, f"too many sign vectors (2^{len(W)}) for a Coq enumeration "
+                        f"(at most {rows.MAX_CANDIDATES})")
+    have = None if listed is None else {tuple(s): x for s, x in listed}
+    found, certs = {}, []
+    for s in rows.sign_candidates(W, b):
+        if have is not None and s in have:
+            continue
+        ok, cert = rows.gordan(rows.sign_rows(W, b, s), d)
+        if ok and have is not None:
+            raise sc.r.fail(loc, f"the list is not complete: sign vector {list(s)} is realised "
+                            f"at x = [{', '.join(map(str, cert))}] but not listed")
+        if ok:
+            found[s] = cert
+        else:
+            certs.append(cert)
+    pats = list((found if have is None else have).items())
+    L = sc.define("L", "list (list Z)", "[" + ";\n ".join(zs(s) for s, _ in pats) + "]")
+    P = sc.define("pats", "list (list Z * vec)", "combine " + L + " [" + ";\n ".join(
+        qvec(x) for _, x in pats) + "]")
+    C = sc.define("certs", "list vec", "[" + ";\n ".join(qvec(y) for y in certs) + "]")
+    return sc.lemma("all_signs", f"all_sign_patterns {Wn} {bn} {L}",
+                    f"apply (complete_sign_sound {Wn} {bn} {P} {C}); {_VM}.",
+                    "these are all the sign patterns")
+
+
+def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list,
+                   loc: str) -> tuple[str, str]:
+    k, d, have = len(W), len(W[0]), {tuple(p): x for p, x in listed}
+    n = 1
+    for i in range(2, k + 1):
+        n *= i
+    if n > rows.MAX_CANDIDATES:
+        raise sc.r.fail(loc, f"too many rankings ({k}! = {n}) for a Coq enumeration "
+                        f"(at most {rows.MAX_CANDIDATES})")
+    certs = []
+    for pi in rows.rank_candidates(k):
+        if pi in have:
+            continue
+        ok, cert = rows.gordan(rows.rank_rows(W, b, pi), d)
+        if ok:
+            raise sc.r.fail(loc, f"the list is not complete: ranking {list(pi)} is realised "
+                            f"at x = [{', '.join(map(str, cert))}] but not listed")
+        certs.append(cert)
+    L = sc.define("L", "list (list nat)", "[" + ";\n ".join(nats(p) for p in have) + "]")
+    P = sc.define("pats", "list (list nat * vec)", "combine " + L + " [" + ";\n ".join(
+        qvec(x) for x in have.values()) + "]")
+    C = sc.define("certs", "list vec", "[" + ";\n ".join(qvec(y) for y in certs) + "]")
+    return sc.lemma("all_rankings", f"all_rankings {Wn} {bn} {L}",
+                    f"apply (complete_rank_sound {Wn} {bn} {P} {C}); {_VM}.",
+                    "these are all the rankings (full)")
+
+
+def _listed(sc: Script, obj: dict, loc: str, W: list, ranking: bool) -> list:
+    out = []
+    for n, p in enumerate(sc.r.get(obj, "patterns", loc)):
+        pl = f"{loc}/patterns/{n}"
+        value = (_ranking_value if ranking else _sign_value)(sc, p, pl, "pattern", W)
+        if ranking and len(value) != len(W):
+            raise sc.r.fail(f"{pl}/pattern", f"a full ranking lists all {len(W)} labels")
+        out.append((value, sc.r.vec(sc.r.get(p, "witness", pl), f"{pl}/witness", len(W[0]))))
+    return out
+
+
+def _pattern_complete(sc: Script, obj: dict, loc: str,
+                      Wterm: str | None = None) -> list[tuple[str, str]]:
+    W, b = sc.r.model(obj, loc)
+    ranking = sc.r.get(obj, "pattern", loc) == "ranking"
+    Wn, bn = sc.head(W, b)
+    Wn = Wterm or Wn
+    listed = _listed(sc, obj, loc, W, ranking)
+    make = _complete_rank if ranking else _complete_sign
+    return [make(sc, W, b, Wn, bn, listed, loc)]
+
+
+def _chirotope(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    W1, _ = sc.r.model(obj, loc, "W1")
+    W2, _ = sc.r.model(obj, loc, "W2")
+    d = len(W1[0])
+    n1, n2 = sc.define("W", "mat", qmat(W1)), sc.define("W", "mat", qmat(W2))
+    s1, s2 = _chi(W1, d), _chi(W2, d)
+    side = "right" if s1 != s2 and s1 == [-x for x in s2] else "left"
+    c = (f"(chirotope {n1} {d} = chirotope {n2} {d} \\/ "
+         f"chirotope {n1} {d} = map Z.opp (chirotope {n2} {d})) /\\ "
+         f"(exists z, In z (chirotope {n1} {d}) /\\ z <> 0%Z)")
+    chi = sc.lemma("chirotope", c, f"split; [{side}; {_VM}|apply nonzero_minor; {_VM}].",
+                   "equal chirotopes up to one sign, rank d")
+    a1 = _complete_sign(sc, W1, None, n1, "[]", None, loc)
+    a2 = _complete_sign(sc, W2, None, n2, "[]", None, loc)
+    eq = sc.lemma("same_signs", f"forall s, sign_pattern {n1} [] s <-> sign_pattern {n2} [] s",
+                  f"apply (equal_sign_patterns _ _ _ _ _ _ {a1[0]} {a2[0]}); {_VM}.",
+                  "S(W1) = S(W2), by complete enumeration of both")
+    return [chi, eq]
+
+
+def _chi(W: list, d: int) -> list[int]:
+    from itertools import combinations
+    out = []
+    for S in combinations(range(len(W)), d):
+        M, sign = [list(W[i]) for i in S], 1
+        for c in range(d):
+            p = next((r for r in range(c, d) if M[r][c]), None)
+            if p is None:
+                sign = 0
+                break
+            if p != c:
+                M[c], M[p], sign = M[p], M[c], -sign
+            sign *= 1 if M[c][c] > 0 else -1
+            for r in range(c + 1, d):
+                f = M[r][c] / M[c][c]
+                M[r] = [x - f * y for x, y in zip(M[r], M[c], strict=True)]
+        out.append(sign)
+    return out
+
+
+# ------------------------------------------------------------------------ theorems
+def _conj(sc: Script, base: str, parts: list[tuple[str, str]], doc: str,
+          extra: list[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """The theorem: the conjunction of the lemmas' statements."""
+    lem = [*extra, *parts]
+    stmt = " /\\\n  ".join(f"({s})" for _, s in lem)
+    proof = "exact " + _pairs([n for n, _ in lem]) + "."
+    nm = sc.name(base)
+    sc.lemmas.append(f"(** {doc} *)\nTheorem {nm} :\n  {stmt}.\nProof. {proof} Qed.\n")
+    return [(nm, stmt)]
+
+
+def _pairs(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"(conj {names[0]} {_pairs(names[1:])})"
+
+
+_DOCS = {"translation-cosine": "The cosine paper, Thm 3.4 on this head: W' = W + 1 v'^T and "
+         "W'' = W + 1 v''^T give the probabilities of W at every input, with "
+         "cos(w'_i, w'_j) = -1 and cos(w''_i, w''_j) = +1.",
+         "centred-cosine-ranking": "The cosine paper, App. C.2: W is centred, "
+         "cos(w_i, w_j) >= c, yet some input ranks i first and j last.",
+         "cosine-not-ranking": "The cosine paper, Thm 5.5 on this pair: C(W1) = C(W2), "
+         "yet a ranking (or top-t prefix) is realised by one head and not the other.",
+         "sign-not-ranking": "The cosine paper, App. H.2: W1 and W2 have the same chirotope "
+         "and S(W1) = S(W2), yet their rankings differ.",
+         "cosine-determines-sign": "The cosine paper, Lemma 5.3 on this W: S(W) = S(W W^T) "
+         "(and S(C(W)) = S(W W^T), C(W) = D^-1 W W^T D^-1 with D positive diagonal: not part "
+         "of this Coq statement).",
+         "difference-cosine-determines-ranking": "The cosine paper, Thm 5.6 on this W: the "
+         "sign patterns of G = (BW)(BW)^T are exactly the B W sign vectors of the rankings.",
+         "patterns-equal": "The two heads have the same pattern set.",
+         "argmaxable-labels": "Which tie classes of labels can be ranked first."}
+
+
+def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    name = sc.r.get(obj, "theorem", loc)
+    if name not in THEOREM_NAMES:
+        raise sc.r.fail(f"{loc}/theorem", f"unknown theorem {name!r}")
+    parts = sc.r.get(obj, "parts", loc)
+    if not isinstance(parts, list) or not parts:
+        raise sc.r.fail(f"{loc}/parts", "a theorem needs parts")
+    base, doc = sc.paper or THEOREM_NAMES[name], _DOCS[name]
+    if name in ("cosine-determines-sign", "difference-cosine-determines-ranking"):
+        return _grid(sc, obj, loc, name, parts, base, doc)
+    if name == "patterns-equal":
+        return _equal(sc, obj, loc, parts, base, doc)
+    lem = []
+    for n, p in enumerate(parts):
+        lem += _dispatch(sc, p, f"{loc}/parts/{n}")
+    extra = []
+    if name == "centred-cosine-ranking":
+        W, _ = sc.r.model(parts[0], f"{loc}/parts/0")
+        prm = sc.r.get(obj, "parameters", loc)
+        i, j = sc.r.ints(sc.r.get(prm, "labels", f"{loc}/parameters"), f"{loc}/parameters/labels",
+                         0, len(W) - 1)
+        c = sc.r.num(sc.r.get(prm, "cosine_at_least", f"{loc}/parameters"),
+                     f"{loc}/parameters/cosine_at_least")
+        Wn = sc.define("W", "mat", qmat(W))
+        extra = [sc.lemma("centred", f"centred {Wn}", f"apply centred_ok; {_VM}."),
+                 sc.lemma("cosine_high", f"(Q2R {q(c)} <= cosine (row {Wn} {i}) (row {Wn} {j}))%R",
+                          f"apply cosine_at_least; {_VM}.")]
+    return _conj(sc, base, lem, doc, extra)
+
+
+def _grid(sc: Script, obj: dict, loc: str, name: str, parts: list, base: str,
+          doc: str) -> list[tuple[str, str]]:
+    if len(parts) != 2:
+        raise sc.r.fail(f"{loc}/parts", f"{name} has two parts")
+    W, b = sc.r.model(parts[0], f"{loc}/parts/0")
+    if b is not None:
+        raise sc.r.fail(f"{loc}/parts/0", "no bias in Lemma 5.3 / Thm 5.6")
+    Wn = sc.define("W", "mat", qmat(W))
+    ranking = name != "cosine-determines-sign"
+    first = _pattern_complete(sc, parts[0], f"{loc}/parts/0")[0]
+    G = f"(gram (diffs {Wn}))" if ranking else f"(gram {Wn})"
+    second = _pattern_complete(sc, parts[1], f"{loc}/parts/1", Wterm=G)[0]
+    if ranking:
+        stmt = (f"forall s, sign_pattern {G} [] s <-> exists pi, length pi = length {Wn} /\\ "
+                f"ranking {Wn} [] pi /\\ s = pair_signs {Wn} pi")
+        proof = (f"apply (rankings_as_sign_patterns {Wn} _ {G} _ {first[0]} {second[0]}); "
+                 f"{_VM}.")
+    else:
+        stmt = f"forall s, sign_pattern {Wn} [] s <-> sign_pattern {G} [] s"
+        proof = f"apply (equal_sign_patterns _ _ _ _ _ _ {first[0]} {second[0]}); {_VM}."
+    nm = sc.name(base)
+    sc.lemmas.append(f"(** {doc} *)\nTheorem {nm} :\n  {stmt}.\nProof. {proof} Qed.\n")
+    return [(nm, stmt)]
+
+
+def _equal(sc: Script, obj: dict, loc: str, parts: list, base: str,
+           doc: str) -> list[tuple[str, str]]:
+    if len(parts) != 2:
+        raise sc.r.fail(f"{loc}/parts", "patterns-equal has two parts")
+    a = _pattern_complete(sc, parts[0], f"{loc}/parts/0")[0]
+    c = _pattern_complete(sc, parts[1], f"{loc}/parts/1")[0]
+    ranking = sc.r.get(parts[0], "pattern", f"{loc}/parts/0") == "ranking"
+    (W1, b1), (W2, b2) = (sc.r.model(p, f"{loc}/parts/{n}") for n, p in enumerate(parts))
+    (n1, m1), (n2, m2) = sc.head(W1, b1), sc.head(W2, b2)
+    if ranking:
+        stmt = (f"forall pi, length pi = length {n1} -> length pi = length {n2} -> "
+                f"(ranking {n1} {m1} pi <-> ranking {n2} {m2} pi)")
+        proof = f"apply (equal_rankings _ _ _ _ _ _ {a[0]} {c[0]}); {_VM}."
+    else:
+        stmt = f"forall s, sign_pattern {n1} {m1} s <-> sign_pattern {n2} {m2} s"
+        proof = f"apply (equal_sign_patterns _ _ _ _ _ _ {a[0]} {c[0]}); {_VM}."
+    nm = sc.name(base)
+    sc.lemmas.append(f"(** {doc} *)\nTheorem {nm} :\n  {stmt}.\nProof. {proof} Qed.\n")
+    return [(nm, stmt)]
+
+
+def paper_name(name: str) -> str | None:
+    """The paper's result a certificate's file name refers to, as a Coq name.
+
+    Examples
+    --------
+    >>> paper_name("grid-5x3-a-thm-5.6"), paper_name("app-c.3-centred"), paper_name("x")
+    ('Thm_5_6', 'App_C_3', None)
+    """
+    m = re.search(r"(?:^|-)(thm|lemma|app|prop|sec)-([0-9]+|[a-z])((?:\.[0-9]+)*)(?=-|$)", name)
+    if not m:
+        return None
+    tail = m.group(3).replace(".", "_")
+    return f"{m.group(1).capitalize()}_{m.group(2).upper()}{tail}"
+
+
+# ------------------------------------------------------------------------ dispatch
+_KINDS: dict[str, Callable] = {
+    "sign-feasible": _single, "sign-infeasible": _single, "ranking-feasible": _single,
+    "ranking-infeasible": _single, "translation": _translation, "cosine-equal": _cosine_equal,
+    "same-chirotope": _chirotope, "pattern-complete": _pattern_complete,
+    "pattern-differs": _differs, "theorem": _theorem, "argmax-audit": audit,
+}
+_NOT_COVERED = {"layer-peeled-bracket", "layer-peeled-orbit-bracket", "layer-peeled-theorem",
+                "pattern-complete-stream"}
+
+
+def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
+    if not isinstance(obj, dict):
+        raise sc.r.fail(loc, "a certificate is a JSON object")
+    if obj.get("format") != "logitgeom-certificate" or obj.get("version") != 1:
+        raise sc.r.fail(loc, "not a logitgeom certificate of version 1")
+    kind = obj.get("kind")
+    if kind in _NOT_COVERED:
+        raise sc.r.fail(loc, f"kind {kind!r} is not covered by the Coq export (its exp/log "
+                        "enclosures or streamed shards are checked by the stdlib checker "
+                        "only; docs/coq.md)")
+    if kind not in _KINDS:
+        raise sc.r.fail(f"{loc}/kind", f"unknown kind {kind!r}"[:200])
+    return _KINDS[kind](sc, obj, loc)
+
+
+def export_certificate(obj: dict, name: str, *, source: str | None = None,
+                       base_dir: str | None = None) -> tuple[str, str]:
+    """The Coq file of one parsed certificate.
+
+    Parameters
+    ----------
+    obj : dict
+        The certificate (as parsed by :func:`json.loads`).
+    name : str
+        Its name (the file stem); the Coq file is ``ident(name) + ".v"``.
+    source : str, optional
+        Shown in errors and in the file's header (default ``name``).
+    base_dir : str, optional
+        Folder that relative file references (audit heads and shards) are resolved against.
+
+    Returns
+    -------
+    (file name, text)
+
+    Raises
+    ------
+    ExportError
+        Malformed data, an incomplete pattern list, or a kind that is not covered.
+    """
+    sc = Script(Reader(source or name))
+    sc.base_dir = base_dir
+    sc.paper = paper_name(name)
+    top = _dispatch(sc, obj, "")
+    digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+    stem = ident(name)
+    head = (f"(* logitgeom export coq: {source or name} (kind {obj.get('kind')}"
+            f"{', ' + str(obj.get('theorem')) if obj.get('theorem') else ''}).\n"
+            f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
+            f"   The claim: the last theorem, {top[-1][0]}, in the words of Logitgeom.v;\n"
+            f"   its proof runs checkers proven sound in Logitgeom.v (vm_compute).\n"
+            f"   coqc -Q . Logitgeom Logitgeom.v && coqc -Q . Logitgeom {stem}.v *)\n")
+    paper = paper_name(name)
+    if paper and top[-1][0] != paper:  # the paper's result names the file's claim
+        top = _conj(sc, paper, top, f"{paper.replace('_', ' ', 1).replace('_', '.')} on this "
+                    "instance (the certificate's claim)")
+    elif len(top) > 1:  # one named claim for the whole file
+        top = _conj(sc, "claim_all", top, "the certificate's claims")
+    text = "\n".join([head, HEADER, *sc.defs, *sc.lemmas])
+    return stem + ".v", text

@@ -1,0 +1,62 @@
+"""The reproduction's Coq proofs: every discrete certificate exported beside its JSON.
+
+Each covered certificate of the run gets ``<name>.v`` (and the folder the library
+``Logitgeom.v``), compiled by coqc when it is installed; SUMMARY.md lists them
+(docs/coq.md).  Layer-peeled brackets are not covered (exp/log enclosures).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from engine._fsio import write_atomic
+
+__all__ = ["coq_proofs"]
+
+
+def coq_proofs(ctx, names: list[str]) -> list[str]:
+    """Write the Coq files of the certificates ``names`` (relative to ``ctx.out``) and
+    compile them when coqc is installed; return the lines of SUMMARY.md's section."""
+    from engine.coq import LIBRARY, ExportError, compile_files, coqc_available
+    from engine.coq.export import export_certificate
+
+    rows, files, skipped, taken = [], [], [], {"Logitgeom.v"}
+    for n in names:
+        obj = json.loads((ctx.out / n).read_text())
+        try:
+            vname, text = export_certificate(obj, Path(n).stem, source=n, base_dir=str(ctx.out))
+        except ExportError as exc:  # the reason without the file name and place
+            skipped.append(f"`{n}` ({str(exc).split(': ', 2)[-1][:160]})")
+            continue
+        stem, k = vname[:-2], 1
+        while vname in taken:
+            k += 1
+            vname = f"{stem}_{k}.v"
+        taken.add(vname)
+        write_atomic(ctx._path(vname), text)
+        main = re.findall(r"^(?:Lemma|Theorem) +([\w']+)", text, re.M)[-1]
+        rows.append([n, vname, main])
+        files.append(ctx.out / vname)
+    if not rows:
+        return []
+    write_atomic(ctx._path("Logitgeom.v"), LIBRARY.read_text())
+    if coqc_available():
+        for row, c in zip(rows, compile_files(files), strict=True):
+            row.append("accepted" if c.ok else
+                       "REJECTED: " + " ".join(c.message.split())[:200].replace("|", "/"))
+    else:
+        for row in rows:
+            row.append("not compiled (coqc not installed)")
+    lines = ["## Coq proofs", "",
+             "Each discrete certificate is also a Coq file here, its claim stated in the words "
+             "of `Logitgeom.v` (the library, proven once) and proved by computation; compile "
+             "with `coqc -Q . Logitgeom Logitgeom.v` and then `coqc -Q . Logitgeom FILE.v` "
+             "(docs/coq.md).", "",
+             "| certificate | Coq file | theorem | coqc |", "|---|---|---|---|"]
+    lines += [f"| `{n}` | `{v}` | `{t}` | {s} |" for n, v, t, s in rows]
+    if skipped:
+        lines += ["", "Not covered by the Coq export (checked by the stdlib checker only): "
+                  + ", ".join(skipped) + "."]
+    return lines + [""]

@@ -1,0 +1,237 @@
+"""Coq export (docs/coq.md): the library's assumptions, the papers' certificates compiled by
+coqc, and tampered certificates refused by the export or rejected by coqc, kind by kind.
+
+Every test here needs ``coqc`` (``apt-get install coq``; scripts/setup.sh installs it).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from certificates.check import check
+from engine.cli.main import main as cli
+from engine.coq import (
+    LIBRARY,
+    ExportError,
+    compile_files,
+    compile_library,
+    export_certificate,
+    export_files,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = sorted((ROOT / "certificates" / "paper").glob("*.json"))
+EXAMPLES = ROOT / "certificates" / "examples"
+#: The axioms of the standard library's real numbers (Coq 8.16), and nothing else.
+ALLOWED_AXIOMS = {"ClassicalDedekindReals.sig_not_dec", "ClassicalDedekindReals.sig_forall_dec",
+                  "FunctionalExtensionality.functional_extensionality_dep"}
+
+pytestmark = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc not installed")
+
+
+def _assumptions(output: str, n: int) -> set[str]:
+    """Axiom names printed by n ``Print Assumptions`` commands (each closed or listed)."""
+    closed = output.count("Closed under the global context")
+    listed = output.count("Axioms:")
+    assert closed + listed == n, output[:2000]
+    return {m for m in re.findall(r"^([A-Za-z_][\w.']*) :", output, re.M)}
+
+
+def _coq_names(text: str, kinds=("Lemma", "Theorem")) -> list[str]:
+    return re.findall(rf"^(?:{'|'.join(kinds)}) +([\w']+)", text, re.M)
+
+
+def test_library_has_no_admitted_or_axiom():
+    text = LIBRARY.read_text()
+    code = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
+    for word in ("Admitted", "admit", "Axiom", "Parameter", "Hypothesis", "Conjecture"):
+        assert not re.search(rf"\b{word}\b", code), word
+
+
+def test_print_assumptions_of_every_library_theorem(tmp_path):
+    names = _coq_names(LIBRARY.read_text())
+    assert len(names) > 50
+    lib = compile_library()
+    (tmp_path / "pa.v").write_text("From Logitgeom Require Import Logitgeom.\n" + "".join(
+        f"Print Assumptions {n}.\n" for n in names))
+    out = subprocess.run(["coqc", "-Q", str(lib), "Logitgeom", "pa.v"], cwd=tmp_path,
+                         capture_output=True, text=True, check=True).stdout
+    assert _assumptions(out, len(names)) <= ALLOWED_AXIOMS
+
+
+@pytest.mark.slow
+def test_every_paper_certificate_compiles_with_its_papers_name(tmp_path):
+    written = export_files(PAPER, tmp_path)
+    assert (tmp_path / "Logitgeom.v").read_text() == LIBRARY.read_text()
+    names = {"thm_3_4_translation.v": "Thm_3_4", "app_c_2_centred_cosine.v": "App_C_2",
+             "thm_5_5_cosine_ranking.v": "Thm_5_5", "app_h_2_sign_ranking.v": "App_H_2"}
+    for v in written:
+        text = v.read_text()
+        main = _coq_names(text)[-1]
+        assert main == names.get(v.name, "Thm_5_6" if "thm_5_6" in v.name else "Lemma_5_3")
+        assert not re.search(r"\b(lia|lra|nra|auto|eauto|tauto|firstorder|Admitted)\b", text)
+        v.write_text(text + f"\nPrint Assumptions {main}.\n")
+    results = compile_files(written)
+    bad = [(r.path.name, r.message[:300]) for r in results if not r.ok]
+    assert not bad, bad
+    for r in results:  # coqc's output: the main theorem's assumptions, the reals' at most
+        assert _assumptions(r.message, 1) <= ALLOWED_AXIOMS, r.path.name
+
+
+def test_cli_export_and_compile(tmp_path, capsys):
+    code = cli(["export", "coq", str(EXAMPLES / "valid-sign-infeasible.json"),
+                str(EXAMPLES / "valid-argmax-audit.json"), "-o", str(tmp_path), "--compile"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.count("accepted by coqc") == 2
+    assert "~ exists x, in_box (1#4) x /\\ strict_argmax W b k x" in (
+        tmp_path / "valid_argmax_audit.v").read_text()
+
+
+def test_cli_refuses_uncovered_kind(tmp_path, capsys):
+    code = cli(["export", "coq", str(EXAMPLES / "valid-layer-peeled-bracket.json"),
+                "-o", str(tmp_path)])
+    assert code == 2
+    assert "not covered by the Coq export" in capsys.readouterr().err
+
+
+def test_export_is_deterministic():
+    cert = json.loads((ROOT / "certificates" / "paper" / "app-h.2-sign-ranking.json").read_text())
+    assert export_certificate(cert, "a") == export_certificate(copy.deepcopy(cert), "a")
+
+
+# ------------------------------------------------------------------ tampering
+def _bump(s: str) -> str:
+    """p/q -> (p+1)/q, canonical: a one-digit change of a number."""
+    f = Fraction(s) + Fraction(1, Fraction(s).denominator)
+    return str(f)
+
+
+def _variants(obj, path=()):
+    """(path, new value): every number bumped by one unit of its last digit's place (p/q to
+    (p+1)/q) or its sign flipped, every sign negated."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _variants(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _variants(v, (*path, i))
+    elif isinstance(obj, str) and re.fullmatch(r"-?\d+(/\d+)?", obj):
+        yield path, _bump(obj)
+        if obj != "0":  # a sign flipped: one character
+            yield path, obj[1:] if obj.startswith("-") else "-" + obj
+    elif type(obj) is int and path and path[-2:-1] and path[-2] in ("signs", "pattern", "value"):
+        yield path, -obj if obj else 1
+
+
+def _set(obj, path, value):
+    out = copy.deepcopy(obj)
+    cur = out
+    for p in path[:-1]:
+        cur = cur[p]
+    cur[path[-1]] = value
+    return out
+
+
+#: (certificate, field whose one-digit change the stdlib checker rejects), every covered kind.
+TAMPER = [
+    ("valid-sign-feasible.json", "witness"), ("valid-sign-infeasible.json", "multipliers"),
+    ("valid-ranking-feasible.json", "witness"), ("valid-ranking-infeasible.json", "multipliers"),
+    ("valid-translation.json", "v"), ("valid-cosine-equal.json", "W2"),
+    ("valid-same-chirotope.json", "W2"), ("valid-pattern-complete.json", "witness"),
+    ("valid-pattern-complete.json", "pattern"), ("valid-pattern-complete-ranking.json", "witness"),
+    ("valid-pattern-differs.json", "witness"), ("valid-pattern-differs.json", "multipliers"),
+    ("valid-theorem.json", "v"), ("valid-argmax-audit.json", "multipliers"),
+    ("paper/app-h.2-sign-ranking.json", "multipliers"),
+    ("paper/app-c.2-centred-cosine.json", "witness"),
+    ("paper/thm-5.5-cosine-ranking.json", "multipliers"),
+    ("paper/grid-5x3-c-lemma-5.3.json", "witness"),
+    ("paper/grid-5x3-c-thm-5.6.json", "witness"),
+]
+
+
+def _load(name: str) -> dict:
+    base = ROOT / "certificates" if name.startswith("paper/") else EXAMPLES
+    return json.loads((base / name).read_text())
+
+
+def _rejected_variant(cert, field):
+    for path, value in _variants(cert):
+        if field in path:
+            bad = _set(cert, path, value)
+            if not check(bad).ok:
+                return path, bad
+    raise AssertionError(f"no rejected variant of {field}")
+
+
+@pytest.mark.slow
+def test_tampered_certificates_are_refused_or_rejected_by_coqc(tmp_path):
+    """Every covered kind: a one-digit change that the stdlib checker rejects is refused by
+    the export (clear error) or yields a file that coqc rejects; each path is exercised."""
+    to_compile, refused = [], []
+    for n, (name, field) in enumerate(TAMPER):
+        path, bad = _rejected_variant(_load(name), field)
+        try:
+            fname, text = export_certificate(bad, f"t{n}")
+        except ExportError as exc:
+            assert str(exc).startswith(f"t{n}: /") and len(str(exc).splitlines()) == 1
+            refused.append((name, field))
+            continue
+        (tmp_path / fname).write_text(text)
+        to_compile.append((tmp_path / fname, name, field))
+    results = compile_files([p for p, _, _ in to_compile])
+    accepted = [(n, f) for (_, n, f), r in zip(to_compile, results, strict=True) if r.ok]
+    assert not accepted, accepted
+    assert ("valid-pattern-complete.json", "pattern") in refused  # now incomplete: refused
+    assert len(to_compile) >= len(TAMPER) - 2
+
+
+@pytest.mark.parametrize("name", ["valid-sign-feasible.json", "valid-translation.json",
+                                  "valid-pattern-complete.json", "valid-argmax-audit.json",
+                                  "valid-theorem.json", "valid-same-chirotope.json",
+                                  "valid-cosine-equal.json", "valid-pattern-differs.json"])
+def test_malformed_number_refused_by_export(name):
+    cert = json.loads((EXAMPLES / name).read_text())
+    path = next(p for p, _ in _variants(cert))
+    with pytest.raises(ExportError, match="not a canonical rational"):
+        export_certificate(_set(cert, path, "1.0"), "m")
+
+
+def test_paper_certificates_tampered_fail_in_coq(tmp_path):
+    cert = json.loads((ROOT / "certificates" / "paper" / "thm-3.4-translation.json").read_text())
+    path, bad = _rejected_variant(cert, "v")
+    fname, text = export_certificate(bad, "thm_bad")
+    (tmp_path / fname).write_text(text)
+    (r,) = compile_files([tmp_path / fname])
+    assert not r.ok and "Error" in r.message
+
+
+def test_affine_tied_and_zero_rows_compile(tmp_path):
+    """Complete lists with a bias, tied labels, an identically zero row, a top-t claim, and
+    a ranking refuted through a tied pair: exported and accepted by coqc."""
+    from engine.certify import emit
+
+    certs = {
+        "rank_bias_tie": emit.complete_certificate([[1, 0], [0, 1], [1, 0], [-1, -1]], "ranking",
+                                                   bias=[0, 1, 0, "1/2"]),
+        "sign_bias_zero": emit.complete_certificate([[1, 0], [0, 0], [1, 1], [0, 1]], "sign",
+                                                    bias=[1, 0, -1, "1/3"]),
+        "rank_top": emit.complete_certificate([[3, 0], [1, 2], [-1, 2], [-2, -1]], "ranking",
+                                              top=2),
+        "rank_tie_never": emit.ranking_certificate([[1, 0], [1, 0], [0, 1]], [1, 0, 2]),
+    }
+    files = []
+    for name, cert in certs.items():
+        assert check(cert).ok
+        fname, text = export_certificate(cert, name)
+        (tmp_path / fname).write_text(text)
+        files.append(tmp_path / fname)
+    assert all(r.ok for r in compile_files(files)), [r.message[:300] for r in compile_files(files)]
