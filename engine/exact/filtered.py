@@ -1,0 +1,223 @@
+"""Filtered exact signs: float64 with a proven error bound, exact integers only where needed.
+
+The sign of an integer dot product ``p . a`` is what every enumeration and certification
+step asks (``sign(P A^T)``: points times hyperplane normals).  On a float head the
+primitive integer normals have 55 to 65 bits, so no int64 product is safe and every sign
+used to be a Python-integer product.  This module decides each sign the way Shewchuk's
+adaptive predicates and CGAL's filtered kernels do: evaluate ``s = fl(p . a)`` in float64
+(any summation order, BLAS, FMA or not), compare it with a rigorous bound ``B`` on
+``|s - p . a|``, and accept ``sign(s)`` when ``|s| > B``; only the entries the bound does
+not separate from zero are recomputed in exact integers.  Every returned sign is exact;
+the float evaluation only decides *how fast* it is found.  The proof of the bound is in
+``docs/filtered-arithmetic.md``; in short, with ``u = 2^-53`` and ``D`` terms:
+
+* the normals ``a`` must be exactly representable in float64 (checked entry by entry:
+  ``float(a) == a``); the normals of a float head are (their odd part has at most 53
+  bits); the points ``p`` are rounded to float64 (relative error at most ``u`` each);
+* every product and partial sum is integer-valued, so nothing underflows; overflow is
+  excluded up front (``max|p| * max l1(a) < 2^1000``, else everything is exact);
+* ``|s - p . a| <= ((D + 1) u + O(u^2)) * max|p| * l1(a) < B = fl(c * fl(max|p~| * l1~(a)))``
+  with ``c = 2 (D + 1) u`` (the factor 2 absorbs every second-order term and the two
+  roundings of ``B`` itself), for ``D <= 2^20``.
+
+Examples
+--------
+>>> import numpy as np
+>>> A = np.array([[3 * 2**60, 1], [1, -1]], dtype=object)
+>>> P = np.array([[1, -3 * 2**60], [2, 2]], dtype=object)
+>>> sign_matrix(P, A)  # the first entry is exactly 0: the filter leaves it to integers
+array([[0, 1],
+       [1, 0]], dtype=int8)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ROUNDOFF", "MAX_TERMS", "OVERFLOW_GUARD", "bound_factor", "exact_floats",
+           "rounded_floats", "filtered_signs", "sign_matrix", "exact_signs"]
+
+#: unit roundoff of float64 round-to-nearest (half an ulp of 1)
+ROUNDOFF = 2.0 ** -53
+#: the bound is proven for dot products of at most this many terms
+MAX_TERMS = 1 << 20
+#: the filter runs only when max|p| * max l1(a) is below this (no intermediate overflows)
+OVERFLOW_GUARD = 2.0 ** 1000
+#: undecided entries are recomputed exactly in blocks of this many (bounds memory)
+EXACT_BLOCK = 1 << 16
+
+
+def bound_factor(D: int) -> float:
+    """The factor ``c = 2 (D + 1) u`` of the error bound for ``D``-term dot products.
+
+    Exactly representable (a small integer times a power of two).
+
+    Parameters
+    ----------
+    D : int
+        Number of terms, ``1 <= D <= MAX_TERMS``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``D`` out of range.
+
+    Examples
+    --------
+    >>> bound_factor(6) == 14 * 2.0 ** -53
+    True
+    """
+    if not 1 <= D <= MAX_TERMS:
+        raise ValueError(f"the filter's bound needs 1 <= D <= {MAX_TERMS}; got {D}")
+    return 2.0 * (D + 1) * ROUNDOFF
+
+
+def exact_floats(A: np.ndarray) -> np.ndarray | None:
+    """``A`` (an integer array) as float64 if every entry is exactly representable, else None.
+
+    Parameters
+    ----------
+    A : ndarray of int64 or of Python int (object)
+
+    Returns
+    -------
+    ndarray of float64 or None
+
+    Examples
+    --------
+    >>> exact_floats(np.array([2**60, -3], dtype=object))
+    array([ 1.1529215e+18, -3.0000000e+00])
+    >>> exact_floats(np.array([2**60 + 1], dtype=object)) is None
+    True
+    """
+    try:
+        F = np.asarray(A, dtype=np.float64) if A.dtype != object else A.astype(np.float64)
+    except OverflowError:
+        return None
+    if not np.all(np.isfinite(F)):
+        return None
+    if A.dtype == np.int64:
+        # float -> int64 is exact for |F| < 2^63; F == 2^63 only from A near the top
+        if np.any(np.abs(F) >= 2.0 ** 63) or np.any(F.astype(np.int64) != A):
+            return None
+        return F
+    # Python int == float compares the exact values
+    if not all(int(f) == a for f, a in zip(F.ravel().tolist(), A.ravel().tolist(),
+                                           strict=True)):
+        return None
+    return F
+
+
+def rounded_floats(P: np.ndarray) -> np.ndarray | None:
+    """``P`` (an integer array) rounded entrywise to float64 (round to nearest), or None
+    when an entry is beyond the float range.
+
+    Examples
+    --------
+    >>> rounded_floats(np.array([2**53 + 1], dtype=object))
+    array([9.00719925e+15])
+    >>> rounded_floats(np.array([10**400], dtype=object)) is None
+    True
+    """
+    try:
+        F = P.astype(np.float64)
+    except OverflowError:
+        return None
+    return F if np.all(np.isfinite(F)) else None
+
+
+def exact_signs(P: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Signs of ``P A^T`` in Python integers (the reference; int8).
+
+    Examples
+    --------
+    >>> exact_signs(np.array([[1, 2]]), np.array([[2, -1], [1, 1]]))
+    array([[0, 1]], dtype=int8)
+    """
+    V = P.astype(object) @ A.astype(object).T
+    return ((V > 0).astype(np.int8) - (V < 0).astype(np.int8)).astype(np.int8)
+
+
+def filtered_signs(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The float filter alone: signs of ``P A^T`` and which of them it decided.
+
+    Parameters
+    ----------
+    P : (n, D) integer ndarray (int64 or Python int)
+        Points.
+    A : (m, D) integer ndarray (int64 or Python int)
+        Normals.
+
+    Returns
+    -------
+    (signs, decided) or None
+        ``signs`` (int8, n x m) is exact wherever ``decided`` (bool, n x m) is True, and 0
+        elsewhere.  None when the filter does not apply at all (an entry of ``A`` not
+        exactly representable in float64, ``P`` beyond the float range, more than
+        :data:`MAX_TERMS` columns, or a product bound above :data:`OVERFLOW_GUARD`).
+
+    Examples
+    --------
+    >>> S, ok = filtered_signs(np.array([[1, 1], [1, -1]]), np.array([[1, -1]]))
+    >>> S.tolist(), ok.tolist()
+    ([[0], [1]], [[False], [True]])
+    """
+    n, D = P.shape
+    m = A.shape[0]
+    if D == 0 or D > MAX_TERMS:
+        return None
+    Af = exact_floats(A)
+    if Af is None:
+        return None
+    Pf = rounded_floats(P)
+    if Pf is None:
+        return None
+    pinf = np.abs(Pf).max(axis=1) if n else np.zeros(0)
+    al1 = np.abs(Af).sum(axis=1) if m else np.zeros(0)
+    if n and m and not float(pinf.max()) * float(al1.max()) < OVERFLOW_GUARD:
+        return None
+    s = Pf @ Af.T
+    B = bound_factor(D) * np.multiply.outer(pinf, al1)
+    decided = np.abs(s) > B
+    # max|p| * l1(a) == 0 means p = 0 or a = 0: the exact value is 0
+    decided |= B == 0
+    S = (s > 0).astype(np.int8) - (s < 0).astype(np.int8)
+    S[~decided] = 0
+    return S, decided
+
+
+def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Exact signs of ``P A^T`` (int8): float filter first, Python integers where it
+    does not decide (or does not apply).
+
+    Parameters
+    ----------
+    P : (n, D) integer ndarray (int64 or Python int)
+    A : (m, D) integer ndarray (int64 or Python int)
+
+    Returns
+    -------
+    ndarray of int8, n x m
+        ``sign(P @ A.T)`` exactly.
+
+    Examples
+    --------
+    >>> sign_matrix(np.array([[2**70, 1]], dtype=object), np.array([[1, -2**70]], dtype=object))
+    array([[0]], dtype=int8)
+    """
+    if P.shape[0] == 0 or A.shape[0] == 0:
+        return np.zeros((P.shape[0], A.shape[0]), dtype=np.int8)
+    got = filtered_signs(P, A)
+    if got is None:
+        return exact_signs(P, A)
+    S, decided = got
+    ii, kk = np.nonzero(~decided)
+    for lo in range(0, ii.size, EXACT_BLOCK):
+        i, k = ii[lo:lo + EXACT_BLOCK], kk[lo:lo + EXACT_BLOCK]
+        v = (P[i].astype(object) * A[k].astype(object)).sum(axis=1)
+        S[i, k] = (v > 0).astype(np.int8) - (v < 0).astype(np.int8)
+    return S
