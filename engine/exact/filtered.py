@@ -16,9 +16,11 @@ the float evaluation only decides *how fast* it is found.  The proof of the boun
   bits); the points ``p`` are rounded to float64 (relative error at most ``u`` each);
 * every product and partial sum is integer-valued, so nothing underflows; overflow is
   excluded up front (``max|p| * max l1(a) < 2^1000``, else everything is exact);
-* ``|s - p . a| <= ((D + 1) u + O(u^2)) * max|p| * l1(a) < B = fl(c * fl(max|p~| * l1~(a)))``
-  with ``c = 2 (D + 1) u`` (the factor 2 absorbs every second-order term and the two
-  roundings of ``B`` itself), for ``D <= 2^20``.
+* ``|s - p . a| <= ((D + 1) u + O(u^2)) * max|p| * l1(a) < B``; the filter first compares
+  every entry of a block with one bound, ``B = fl(c * fl(max|p~| * L))`` over the block's
+  points (``L`` the largest computed l1 norm of a row of ``A``), then the few entries left
+  with their own ``fl(c * fl(max|p~_i| * l1~(a_k)))``, where ``c = 2 (D + 1) u`` (the
+  factor 2 absorbs every second-order term and the two roundings of ``B``); ``D <= 2^20``.
 
 Examples
 --------
@@ -166,8 +168,24 @@ def filtered_signs(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray
     >>> S.tolist(), ok.tolist()
     ([[0], [1]], [[False], [True]])
     """
+    got = _filter(P, A)
+    if got is None:
+        return None
+    S, ii, kk = got
+    decided = np.ones(S.shape, dtype=bool)
+    decided[ii, kk] = False
+    return S, decided
+
+
+def _filter(P: np.ndarray, A: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(signs, rows, cols): the filter's signs, exact except at the entries (rows[t],
+    cols[t]), where they are 0; None when the filter does not apply."""
     n, D = P.shape
     m = A.shape[0]
+    if n == 0 or m == 0:
+        e = np.zeros(0, dtype=np.intp)
+        return np.zeros((n, m), dtype=np.int8), e, e
     if D == 0 or D > MAX_TERMS:
         return None
     Af = exact_floats(A)
@@ -176,18 +194,28 @@ def filtered_signs(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray
     Pf = rounded_floats(P)
     if Pf is None:
         return None
-    pinf = np.abs(Pf).max(axis=1) if n else np.zeros(0)
-    al1 = np.abs(Af).sum(axis=1) if m else np.zeros(0)
-    if n and m and not float(pinf.max()) * float(al1.max()) < OVERFLOW_GUARD:
+    al1 = np.abs(Af).sum(axis=1)
+    amax = float(al1.max())
+    pmax = max(float(Pf.max()), -float(Pf.min()))
+    if not pmax * amax < OVERFLOW_GUARD:
         return None
+    c = bound_factor(D)
     s = Pf @ Af.T
-    B = bound_factor(D) * np.multiply.outer(pinf, al1)
-    decided = np.abs(s) > B
-    # max|p| * l1(a) == 0 means p = 0 or a = 0: the exact value is 0
-    decided |= B == 0
-    S = (s > 0).astype(np.int8) - (s < 0).astype(np.int8)
-    S[~decided] = 0
-    return S, decided
+    S = (s > 0).view(np.int8) - (s < 0).view(np.int8)
+    # stage 1: one bound for the whole block, c * max|p| * max_k l1(a_k)
+    und = np.abs(s) <= c * (pmax * amax)
+    if not und.any():
+        e = np.zeros(0, dtype=np.intp)
+        return S, e, e
+    ii, kk = np.nonzero(und)
+    if ii.size:
+        # stage 2, the few entries left: the entry's own bound c * max|p_i| * l1(a_k);
+        # it is 0 only when p_i = 0 or a_k = 0, and then s = p . a = 0 (decided)
+        Bk = c * (np.abs(Pf[ii]).max(axis=1) * al1[kk])
+        left = (np.abs(s[ii, kk]) <= Bk) & (Bk > 0)
+        ii, kk = ii[left], kk[left]
+        S[ii, kk] = 0
+    return S, ii, kk
 
 
 def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -211,11 +239,10 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     """
     if P.shape[0] == 0 or A.shape[0] == 0:
         return np.zeros((P.shape[0], A.shape[0]), dtype=np.int8)
-    got = filtered_signs(P, A)
+    got = _filter(P, A)
     if got is None:
         return exact_signs(P, A)
-    S, decided = got
-    ii, kk = np.nonzero(~decided)
+    S, ii, kk = got
     for lo in range(0, ii.size, EXACT_BLOCK):
         i, k = ii[lo:lo + EXACT_BLOCK], kk[lo:lo + EXACT_BLOCK]
         v = (P[i].astype(object) * A[k].astype(object)).sum(axis=1)
