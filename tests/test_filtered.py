@@ -63,6 +63,40 @@ def near_zero(draw):
     return np.array(P, dtype=object), np.array(A, dtype=object)
 
 
+wide = st.one_of(floaty, st.integers(-(1 << 110), 1 << 110))
+
+
+@st.composite
+def limbs_near_zero(draw):
+    """Normals that are not floats (up to 110 bits: differences of float rows, two limbs)
+    and points whose dot products with them are 0 or +-1 or +-2."""
+    D = draw(st.integers(2, 6))
+    A = [[draw(wide) for _ in range(D)] for _ in range(draw(st.integers(1, 4)))]
+    P = []
+    for _ in range(draw(st.integers(1, 5))):
+        a = A[draw(st.integers(0, len(A) - 1))]
+        i, j = draw(st.integers(0, D - 1)), draw(st.integers(0, D - 1))
+        k = draw(st.integers(-(1 << 20), 1 << 20))
+        p = [0] * D
+        if i != j:
+            p[i], p[j] = k * a[j], -k * a[i]
+        p[draw(st.integers(0, D - 1))] += draw(st.integers(-2, 2))
+        P.append(p)
+    return np.array(P, dtype=object), np.array(A, dtype=object)
+
+
+@settings(max_examples=200, deadline=None)
+@given(limbs_near_zero())
+def test_two_limb_decisions_are_exact(case):
+    P, A = case
+    want = _exact(P, A)
+    got = filtered.filtered_signs(P, A)
+    if got is not None:
+        S, ok = got
+        assert np.array_equal(S[ok], want[ok])
+    assert np.array_equal(filtered.sign_matrix(P, A), want)
+
+
 @st.composite
 def random_case(draw):
     D = draw(st.integers(1, 7))
@@ -110,9 +144,14 @@ def test_float_head_normals_are_decided_in_floats():
     assert np.array_equal(filtered.sign_matrix(P, A), _exact(P, A))
 
 
-def test_not_floats_or_out_of_range_goes_exact():
-    A = np.array([[(1 << 60) + 1, 1]], dtype=object)  # 61 significant bits: not a float
-    P = np.array([[1, -((1 << 60) + 1)]], dtype=object)
+def test_not_floats_split_in_two_limbs_or_go_exact():
+    A = np.array([[(1 << 60) + 1, 1]], dtype=object)  # 61 significant bits: two limbs
+    P = np.array([[1, -((1 << 60) + 1)], [1, 5]], dtype=object)
+    S, ok = filtered.filtered_signs(P, A)
+    assert S[ok].tolist() == [1] and ok.tolist() == [[False], [True]]
+    assert filtered.sign_matrix(P, A).tolist() == [[0], [1]]
+    A = np.array([[(1 << 120) + (1 << 60) + 1, 1]], dtype=object)  # not two floats
+    P = np.array([[1, -((1 << 120) + (1 << 60) + 1)]], dtype=object)
     assert filtered.filtered_signs(P, A) is None
     assert filtered.sign_matrix(P, A).tolist() == [[0]]
     huge = np.array([[10 ** 400, 1]], dtype=object)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["ROUNDOFF", "MAX_TERMS", "OVERFLOW_GUARD", "bound_factor", "exact_floats",
-           "rounded_floats", "filtered_signs", "sign_matrix", "exact_signs"]
+           "float_limbs", "rounded_floats", "filtered_signs", "sign_matrix", "exact_signs"]
 
 #: unit roundoff of float64 round-to-nearest (half an ulp of 1)
 ROUNDOFF = 2.0 ** -53
@@ -114,6 +114,31 @@ def exact_floats(A: np.ndarray) -> np.ndarray | None:
     return F
 
 
+def float_limbs(A: np.ndarray) -> np.ndarray | None:
+    """``[hi, lo]`` (float64, twice the columns) with ``A = hi + lo`` exactly, or None when
+    ``A`` does not split into two floats (an entry with more than about 106 significant
+    bits, or beyond the float range).
+
+    ``hi = fl(A)`` (round to nearest) and ``lo = A - hi`` computed in integers.  Used for
+    normals that are not floats themselves, such as the differences ``w_i - w_j`` of a
+    float head's rows (rankings).
+
+    Examples
+    --------
+    >>> [int(v) for v in float_limbs(np.array([[2**60 + 1, 3]], dtype=object))[0]]
+    [1152921504606846976, 3, 1, 0]
+    """
+    hi = rounded_floats(A)
+    if hi is None:
+        return None
+    Ao = A.astype(object)
+    lo = Ao - np.array([[int(v) for v in r] for r in hi.tolist()], dtype=object).reshape(A.shape)
+    lof = exact_floats(lo)
+    if lof is None:
+        return None
+    return np.hstack([hi, lof])
+
+
 def rounded_floats(P: np.ndarray) -> np.ndarray | None:
     """``P`` (an integer array) rounded entrywise to float64 (round to nearest), or None
     when an entry is beyond the float range.
@@ -186,14 +211,18 @@ def _filter(P: np.ndarray, A: np.ndarray
     if n == 0 or m == 0:
         e = np.zeros(0, dtype=np.intp)
         return np.zeros((n, m), dtype=np.int8), e, e
-    if D == 0 or D > MAX_TERMS:
+    if D == 0 or 2 * D > MAX_TERMS:
         return None
     Af = exact_floats(A)
-    if Af is None:
-        return None
     Pf = rounded_floats(P)
     if Pf is None:
         return None
+    if Af is None:  # two float limbs: a = hi + lo exactly, p . a as a 2D-term dot product
+        Af = float_limbs(A)
+        if Af is None:
+            return None
+        Pf = np.hstack([Pf, Pf])
+        D = 2 * D
     al1 = np.abs(Af).sum(axis=1)
     amax = float(al1.max())
     pmax = max(float(Pf.max()), -float(Pf.min()))
