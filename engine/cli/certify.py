@@ -106,8 +106,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "docs/limits.md)")
     c.add_argument("--sample", type=int, default=None, metavar="N",
                    help="argmax audits: check every never-proof and N witnesses drawn from "
-                   "--seed, and say how many were checked (other kinds: in full)")
+                   "--seed; streamed results: every line's structure and N lines' witnesses; "
+                   "says how many were checked (other kinds: in full)")
     c.add_argument("--seed", type=int, default=None, help="seed of --sample (default 0)")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="check the shards of a streamed certificate in N processes")
     _output.add_output(c, what="the verdicts as JSON", json_flag=False)
     c.add_argument("--json", dest="json_out", action="store_const", const="-", default=None,
                    help="the verdicts as JSON (one object per file, with the run listings' "
@@ -363,6 +366,7 @@ def _check(args: argparse.Namespace) -> int:
         ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
         ([f"--sample={args.sample}"] if args.sample is not None else []) + \
         ([f"--seed={args.seed}"] if args.seed is not None else []) + \
+        ([f"--workers={args.workers}"] if args.workers is not None else []) + \
         ["--", *args.files]  # a file named like an option stays a file
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run
