@@ -26,7 +26,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from certificates.check import check  # noqa: E402
-from engine.certify.emit import dumps  # noqa: E402
 from engine.convex import (  # noqa: E402
     LayerPeeled,
     affine_group,
@@ -36,6 +35,7 @@ from engine.convex import (  # noqa: E402
     symmetric_group,
 )
 from engine.convex.reductions.etf import group_generators  # noqa: E402
+from engine.emit import dumps  # noqa: E402
 
 WEEKDAYS = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
 

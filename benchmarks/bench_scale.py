@@ -83,7 +83,7 @@ def _tree_cpu() -> float:
 def run_case(name: str, out: str, W=None, kind=None, units=None, workers=None,
              scheduler=None) -> dict:
     """Run one case in this process and report its figures (called in a subprocess)."""
-    from engine.geometry.store import enumerate_to_dir
+    from engine.geometry.stream import enumerate_to_dir
     from engine.run.executor import make_executor
 
     if name in CASES:
@@ -212,7 +212,7 @@ def prediction(name: str, target: int | None = None, quantiles=QUANTILES) -> dic
     for q in quantiles:
         i = int(order[min(int(q * (len(plan) - 1)), len(plan) - 1)])
         c0 = time.process_time()
-        P, _ = search._unit_job((rows, plan[i], True))
+        P, _ = search.unit_rows(rows, plan[i], True)  # what phase 1 runs
         ys.append(time.process_time() - c0)
         xs.append(est[i])
         ns.append(len(P))
@@ -250,7 +250,7 @@ def _forked(fn, *args):
             import ctypes
 
             # the parent's free heap is resident here and would absorb what fn allocates
-            # unseen; a worker's task starts with it handed back (store._task_start)
+            # unseen; a worker's task starts with it handed back (engine.run.worker.task_start)
             ctypes.CDLL("libc.so.6").malloc_trim(0)
             rss0 = _rss_mb()
             _reset_peak()
@@ -278,9 +278,9 @@ def _reset_peak() -> None:
 def _peak_mb() -> float:
     """This process's peak RSS since the last :func:`_reset_peak` (``VmHWM``), in MB.
     Not ``ru_maxrss``: that keeps a forked parent's peak across the fork (and exec)."""
-    from engine.geometry.store import _status_kb
+    from engine.run.worker import status_kb
 
-    return _status_kb("VmHWM:") / 1024
+    return status_kb("VmHWM:") / 1024
 
 
 def _rss_mb() -> float:
@@ -289,9 +289,9 @@ def _rss_mb() -> float:
 
 
 def _unit_measure(rows, path, keep):
-    from engine.geometry.store import _unit_rows
+    from engine.geometry.stream.phases import unit_rows
 
-    K, _ = _unit_rows(rows, path, True, keep)
+    K, _ = unit_rows(rows, path, True, keep)
     return len(K)
 
 
@@ -308,10 +308,10 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     Run in a forked child (memory)."""
     import numpy as np
 
-    from engine.geometry import store as S
-
+    from engine.geometry.stream import codec, phases
+    from engine.geometry.stream import plan as splan
     c0 = time.process_time()
-    K, P = S._unit_rows(rows, path, exact, keep)
+    K, P = phases.unit_rows(rows, path, exact, keep)
     p1 = time.process_time() - c0
     rss1 = _peak_mb()
     n = len(K)
@@ -320,13 +320,13 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     # a uniform subsample of the unit's rows, for the synthetic bucket of _bucket_frames
     sub = np.sort(np.random.default_rng(n).choice(n, size=min(n, SUBSAMPLE_ROWS),
                                                   replace=False))
-    sub_frame = S._encode(K[sub], P[sub])
-    sim = max(1, round(buckets * n / S.FLUSH_ROWS))  # frames of FLUSH_ROWS / buckets rows
-    b = S.bucket_of(K, sim)
+    sub_frame = codec.encode(K[sub], P[sub])
+    sim = max(1, round(buckets * n / splan.FLUSH_ROWS))  # frames of FLUSH_ROWS / buckets rows
+    b = codec.bucket_of(K, sim)
     order = np.lexsort((*K.T[::-1], b))
     K, P, b = K[order], P[order], b[order]
     cut = np.searchsorted(b, np.arange(sim + 1))
-    frames = [(q, S._encode(K[cut[q]:cut[q + 1]], P[cut[q]:cut[q + 1]])) for q in range(sim)
+    frames = [(q, codec.encode(K[cut[q]:cut[q + 1]], P[cut[q]:cut[q + 1]])) for q in range(sim)
               if cut[q + 1] > cut[q]]
     nbytes = sum(len(f) for _, f in frames)
     del K, P
@@ -337,21 +337,21 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
         c0 = time.process_time()
         dec = []
         for _, f in frames:
-            k, x, _ = S._decode(f, 0)
+            k, x, _ = codec.decode(f, 0)
             dec.append((k, x))
         for k, x in dec:
-            k1, x1 = S._first_rows([(k, x)], len(cols))
-            S._encode(k1, x1)
+            k1, x1 = phases.first_rows([(k, x)], len(cols))
+            codec.encode(k1, x1)
         del dec
         merge = time.process_time() - c0
     tmp = Path(tempfile.mkdtemp(prefix="predict-"))
     try:  # the shards these rows make (their bytes)
-        task = S._GroupTask(0, sim, 0, 0, str(tmp), str(tmp), tuple(cols), D)
+        task = phases.GroupTask(0, sim, 0, 0, str(tmp), str(tmp), tuple(cols), D)
         for q, f in frames:
-            k, x, _ = S._decode(f, 0)
-            S._write_shard(task, q, [(k, x)])
+            k, x, _ = codec.decode(f, 0)
+            phases.write_shard(task, q, [(k, x)])
         rss2 = _peak_mb()
-        shard_bytes = sum(S._shard_path(tmp, q).stat().st_size for q, _ in frames)
+        shard_bytes = sum(codec.shard_path(tmp, q).stat().st_size for q, _ in frames)
     finally:
         import shutil
 
@@ -457,10 +457,10 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
 
     from engine.geometry import search
     from engine.geometry.counting import count_tasks
-    from engine.geometry.store import _setup, default_units
+    from engine.geometry.stream.plan import default_units, setup
 
     cal = json.loads(CALIBRATION.read_text())
-    st = _setup(kind, W, None, count=False)
+    st = setup(kind, W, None, count=False)
     rows = st.red.hyperplanes
     out: dict = {"kind": kind, "hyperplanes": len(rows), "D": st.red.D}
     # -- count
@@ -498,17 +498,16 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
 
     first = count_rep()
     # -- plan (from the count estimate, as the run decides it from the exact count)
-    from engine.geometry import store as S
-
+    from engine.geometry.stream import plan as splan
     t0 = time.process_time()
     plan = search.plan_units(rows, units or default_units(int(first[1])))
     out["plan_cpu_s"] = round(time.process_time() - t0, 2)
-    exact = S._stream_exact(rows)
+    exact = splan.stream_exact(rows)
     out["mode"] = "exact" if exact else "float"
     est = np.array([search.unit_estimate(rows, p) for p in plan], dtype=float)
     ustrata = _strata(est, strata)
     ucache: dict = {}
-    buckets = max(1, -(-int(first[1]) // S.DEFAULT_SHARD_ROWS))
+    buckets = max(1, -(-int(first[1]) // splan.DEFAULT_SHARD_ROWS))
     cols, D = st.red.cols, st.red.D
     # imports and caches, once, in this process (not in every forked child)
     _unit_full_measure(rows, plan[int(np.argmin(est))], st.keep, exact, buckets, D, cols)
@@ -522,7 +521,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         usub[i] = v[7]
         return (*v[:5], max(0.0, v[5] - rss0), max(0.0, v[6] - rss0))
 
-    nbatches = len(S._plan_batches(est, int(first[1]), workers))
+    nbatches = len(splan.plan_batches(est, int(first[1]), workers))
     reps = []
     for r in range(repeats):
         ccpu, cnt = first if r == 0 else count_rep()
@@ -531,7 +530,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
         per_row = {"merge": merge_cpu / emitted, "bytes": p1_bytes / emitted,
                    "shard": shard_bytes / emitted}
         # the waves of the run compared with, if given (an older revision's plan)
-        waves = wave_plan or S._plan_waves(nbatches, int(cnt))
+        waves = wave_plan or splan.plan_waves(nbatches, int(cnt))
         nbatches = waves[-1][1]
         W = len(waves)
         wave_rows = [emitted * (hi - lo) / nbatches for lo, hi in waves]
@@ -561,10 +560,10 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     mean = {k: float(np.mean([r[k] for r in reps])) for k in ("regions", "phase2_rows",
                                                                "emitted_rows")}
     W_ = reps[0]["waves"]
-    waves = wave_plan or S._plan_waves(nbatches, int(mean["regions"]))
+    waves = wave_plan or splan.plan_waves(nbatches, int(mean["regions"]))
     last = waves[-1][1] - waves[-1][0]
     per_batch = mean["emitted_rows"] / max(waves[-1][1], 1)
-    nframes = (W_ > 1) + last * max(1, -(-int(per_batch) // S.FLUSH_ROWS))
+    nframes = (W_ > 1) + last * max(1, -(-int(per_batch) // splan.FLUSH_ROWS))
     out_rows = max(1, int(mean["regions"] / buckets))
     in_rows = max(out_rows, int(mean["phase2_rows"] / buckets))
     # each sampled unit stands for its stratum: weight = stratum size / units sampled in it
@@ -575,8 +574,8 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
             weight[i] = len(sgroup) / len(got)
     frames = _bucket_frames(usub, {i: weight[i] * ucache[i][0] for i in usub}, len(cols),
                             out_rows, in_rows, nframes, rng)
-    ngroups = len(S._plan_groups(buckets, int(mean["phase2_rows"]), workers))
-    ncheck = len(S._plan_groups(buckets, int(mean["regions"]), workers))
+    ngroups = len(splan.plan_groups(buckets, int(mean["phase2_rows"]), workers))
+    ncheck = len(splan.plan_groups(buckets, int(mean["regions"]), workers))
     bm = _bucket_measure(frames, rows, D, cols, st.keep, nfiles=last,
                          workers=min(workers, ngroups),
                          per_worker=-(-buckets // max(1, min(workers, ngroups))))
@@ -609,7 +608,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     # the batch holding the largest unit, and the batch of the most rows (both by
     # generic bound); the larger of what they add
     big = int(np.argmax(est))
-    bplan = S._plan_batches(est, int(first[1]), workers)
+    bplan = splan.plan_batches(est, int(first[1]), workers)
     cands = {next(i for i, (lo, hi) in enumerate(bplan) if lo <= big < hi),
              int(np.argmax([est[lo:hi].sum() for lo, hi in bplan]))}
     meas_b = []
@@ -632,7 +631,8 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     # a phase-2 task: the rows of the largest sampled unit, repeated to a group's rows,
     # through the phase-2 code in a forked child
     p2rows = out["terms"]["phase2_rows"]["mean"]
-    rows_group = min(S.GROUP_ROWS, p2rows / len(S._plan_groups(buckets, int(p2rows), workers)))
+    rows_group = min(splan.GROUP_ROWS,
+                     p2rows / len(splan.plan_groups(buckets, int(p2rows), workers)))
     ib = max(ucache, key=lambda i: ucache[i][0])
     frame, _, _ = _forked(_unit_frame, rows, plan[ib], st.keep, exact)
     _, _, gadd = _forked(_group_measure, frame, int(rows_group), D, cols)
@@ -651,27 +651,26 @@ def _bucket_frames(subs: dict, share: dict, ncols, out_rows, in_rows, nframes,
     ``nframes`` frames, each sorted by sign words as a batch writes it."""
     import numpy as np
 
-    from engine.geometry import store as S
-
+    from engine.geometry.stream import codec, phases
     total = sum(share.values()) or 1.0
     Ks, Ps = [], []
     for i, fr in sorted(subs.items()):
         if not fr:
             continue
-        k, p, _ = S._decode(fr, 0)
+        k, p, _ = codec.decode(fr, 0)
         want = min(len(k), int(np.ceil(out_rows * share[i] / total)))
         pick = np.sort(rng.choice(len(k), size=want, replace=False))
         Ks.append(k[pick])
         Ps.append(p[pick])
-    K, P = S._first_rows(list(zip(Ks, Ps, strict=True)), ncols)
+    K, P = phases.first_rows(list(zip(Ks, Ps, strict=True)), ncols)
     del Ks, Ps
     idx = np.concatenate([np.arange(len(K)), rng.integers(0, len(K), max(0, in_rows - len(K)))])
     rng.shuffle(idx)
     frames = []
     for part in np.array_split(idx, max(1, min(nframes, len(idx)))):
         if len(part):
-            o = S._key_order(K[part])
-            frames.append(S._encode(K[part][o], P[part][o]))
+            o = codec.key_order(K[part])
+            frames.append(codec.encode(K[part][o], P[part][o]))
     return frames
 
 
@@ -683,7 +682,7 @@ def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
     memory bandwidth with the other workers'; no fork: a forked child pays copy-on-write
     faults a worker does not), each with the frames written as ``nfiles`` phase-1 files
     of one bucket, run ``passes`` times: the phase-2 task (``_run_group``: reads, first
-    rows, Parquet shard) and the shard check (``_check_shards``), CPU each.  A worker's
+    rows, Parquet shard) and the shard check (``check.check_shards``), CPU each.  A worker's
     first passes are slower (Parquet's first use, a heap growing to its working size):
     the steady cost is the median of the second half of the passes, and the excess over
     it of the first ``per_worker`` passes (the buckets one worker runs) is paid once per
@@ -741,23 +740,25 @@ def _bucket_child(folder: str) -> dict:
 
     import numpy as np
 
-    from engine.geometry import store as S
+    from engine.geometry.stream import check as scheck
+    from engine.geometry.stream import codec, phases
+    from engine.run import worker
 
     tmp = Path(folder)
     a = pickle.loads((tmp / "in.pkl").read_bytes())
     work, shards = tmp / "work", tmp / "shards"
     work.mkdir()
     shards.mkdir()
-    S._one_blas_thread()
-    k, x, _ = S._decode(a["frames"][0], 0)  # phase-1 work a worker did before
-    S._encode(k, x)
+    worker.one_blas_thread()
+    k, x, _ = codec.decode(a["frames"][0], 0)  # phase-1 work a worker did before
+    codec.encode(k, x)
     parts = np.array_split(np.arange(len(a["frames"])), max(1, a["nfiles"]))
     nf = 0
     for part in parts:
         if len(part):
-            out = S._BatchWriter(1, 0)
+            out = codec.BatchWriter(1, 0)
             out.frames[0] = [a["frames"][i] for i in part]
-            out.commit(S._batch_path(work, nf))
+            out.commit(codec.batch_path(work, nf))
             nf += 1
     cols, D = tuple(a["cols"]), a["D"]
     hyper = tuple(tuple(r) for r in a["rows"])
@@ -769,46 +770,44 @@ def _bucket_child(folder: str) -> dict:
     # phase 2 passes, then check passes: as a run does its steps (the other workers
     # meanwhile run the same step, which the concurrent interpreters reproduce)
     for _ in range(a["passes"]):
-        trim(0)  # as a worker's task starts (store._task_start): the free heap returned
+        trim(0)  # as a worker's task starts (engine.run.worker.task_start): the free heap returned
         c0 = time.process_time()
-        v = S._run_group(S._GroupTask(0, 1, 0, nf, str(work), str(shards), cols, D))
+        v = phases.run_group(phases.GroupTask(0, 1, 0, nf, str(work), str(shards), cols, D))
         p2.append(time.process_time() - c0)
     for _ in range(a["passes"]):
         c0 = time.process_time()
-        S._check_normals(hyper, cols, D)
+        scheck.check_normals(hyper, cols, D)
         fixed.append(time.process_time() - c0)
         trim(0)
         c0 = time.process_time()
-        r = S._check_shards(S._CheckTask(0, 1, 1, str(shards), hyper, cols, D, keep))
+        r = scheck.check_shards(scheck.CheckTask(0, 1, 1, str(shards), hyper, cols, D, keep))
         ce.append(max(0.0, time.process_time() - c0 - fixed[-1]))
         assert not r["0"]["failed"], r
     rows_out = v["buckets"]["0"]["rows"]
     return {"phase2_first_s": p2[0], "phase2_s": float(np.median(p2[1:])),
             "certify_first_s": ce[0], "certify_s": float(np.median(ce[1:])),
             "check_task_fixed_s": float(np.median(fixed)), "rows_out": rows_out,
-            "shard_bytes": S._shard_path(shards, 0).stat().st_size, "files": nf,
+            "shard_bytes": codec.shard_path(shards, 0).stat().st_size, "files": nf,
             "phase2_passes_s": [round(x, 4) for x in p2],
             "certify_passes_s": [round(x, 4) for x in ce]}
 
 
 def _unit_frame(rows, path, keep, exact) -> bytes:
     """A unit's rows as one phase-1 frame (sorted by sign words)."""
-    from engine.geometry import store as S
-
-    K, P = S._unit_rows(rows, path, exact, keep)
-    o = S._key_order(K)
-    return S._encode(K[o], P[o])
+    from engine.geometry.stream import codec, phases
+    K, P = phases.unit_rows(rows, path, exact, keep)
+    o = codec.key_order(K)
+    return codec.encode(K[o], P[o])
 
 
 def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
     """A phase-2 bucket of ``rows`` rows (copies of one frame) written as a shard."""
-    from engine.geometry import store as S
-
-    n = S._FRAME.unpack_from(frame, 0)[0]
-    frames = [S._decode(frame, 0)[:2] for _ in range(max(1, round(rows / max(n, 1))))]
+    from engine.geometry.stream import codec, phases
+    n = codec.FRAME.unpack_from(frame, 0)[0]
+    frames = [codec.decode(frame, 0)[:2] for _ in range(max(1, round(rows / max(n, 1))))]
     tmp = Path(tempfile.mkdtemp(prefix="predict-group-"))
     try:
-        return S._write_shard(S._GroupTask(0, 1, 0, 0, str(tmp), str(tmp), tuple(cols), D),
+        return phases.write_shard(phases.GroupTask(0, 1, 0, 0, str(tmp), str(tmp), tuple(cols), D),
                               0, frames)
     finally:
         import shutil
@@ -818,7 +817,7 @@ def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
 
 def _worker_baseline_mb() -> float:
     """Peak memory of a fresh interpreter that imported what a worker imports."""
-    code = ("import numpy, pyarrow, pyarrow.parquet, engine.geometry.store, threadpoolctl; "
+    code = ("import numpy, pyarrow, pyarrow.parquet, engine.geometry.stream, threadpoolctl; "
             "print([int(x.split()[1]) for x in open('/proc/self/status') "
             "if x.startswith('VmHWM:')][0])")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -828,14 +827,14 @@ def _worker_baseline_mb() -> float:
 
 def _batch_measure(rows, plan, lohi, exact, keep, buckets):
     """One phase-1 batch task (units lo..hi-1) into a temporary directory."""
-    from engine.geometry import store as S
-
+    from engine.geometry.stream import phases
+    from engine.geometry.stream import plan as splan
     work = Path(tempfile.mkdtemp(prefix="predict-batch-"))
     try:
         (work / "plan.json").write_text(json.dumps({"hyperplanes": [list(r) for r in rows],
                                                     "units": [list(p) for p in plan]}))
-        S._run_batch(S._BatchTask(0, lohi[0], lohi[1], str(work), exact, keep, buckets,
-                                  S.FLUSH_ROWS))
+        phases.run_batch(phases.BatchTask(0, lohi[0], lohi[1], str(work), exact, keep, buckets,
+                                  splan.FLUSH_ROWS))
     finally:
         import shutil
 
@@ -938,10 +937,10 @@ sys.path.insert(0, {root!r})
 sys.path.insert(0, {bench!r})
 import os
 import bench_scale as b
-import engine.geometry.store as S
-from engine.geometry.store import enumerate_to_dir
+from engine.geometry.stream import plan as splan
+from engine.geometry.stream import enumerate_to_dir
 from engine.run.executor import make_executor
-S.WAVE_REGIONS = int(os.environ.get("BENCH_WAVE_REGIONS", S.WAVE_REGIONS))
+splan.WAVE_REGIONS = int(os.environ.get("BENCH_WAVE_REGIONS", splan.WAVE_REGIONS))
 W, kind = b._instance({name!r})
 ex = make_executor(workers={workers})
 r = enumerate_to_dir(W, sys.argv[1], kind=kind, executor=ex, progress=False, resume=True,
@@ -1043,12 +1042,12 @@ _VERIFY = """
 import json, os, random, shutil, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, {engine!r})
-from engine.geometry import store as S
+from engine.geometry.stream import check as scheck, codec, phases, plan as splan
 root = Path({out!r})
 rep = json.loads(Path({report!r}).read_text())
 m = json.loads((root / "manifest.json").read_text())
 Hc = tuple(tuple(h) for h in m["arrangement"]["hyperplanes"])
-est = S._unit_bounds(Hc, m["units"])
+est = splan.unit_bounds(Hc, m["units"])
 rng = random.Random(24)
 sample = lambda pop, k: rng.sample(pop, min(k, len(pop)))  # noqa: E731
 tmp = Path(tempfile.mkdtemp(dir=str(root.parent), prefix=".verify-"))
@@ -1078,9 +1077,9 @@ near = in_flight("phase1", order, set(sess["phase1"]["batches_done"]))
 others = sample([i for i in range(len(m["batches"])) if i not in near], 4)
 for i, why in [*[(i, "in flight at the kill") for i in near], *[(i, "random") for i in others]]:
     lo, hi = m["batches"][i]
-    S._run_batch(S._BatchTask(i, lo, hi, str(tmp / "work"), m["mode"] == "exact", None,
-                              m["buckets"], S.FLUSH_ROWS))
-    a, b = S._batch_path(tmp / "work", i), S._batch_path(root / "work", i)
+    phases.run_batch(phases.BatchTask(i, lo, hi, str(tmp / "work"), m["mode"] == "exact", None,
+                              m["buckets"], splan.FLUSH_ROWS))
+    a, b = codec.batch_path(tmp / "work", i), codec.batch_path(root / "work", i)
     check("phase1", f"batch {{i}}", why, a.read_bytes() == b.read_bytes(),
           f"{{b.stat().st_size}} bytes")
     a.unlink()
@@ -1095,8 +1094,8 @@ if "merge" in sess:
     for lo, why in [*[(x, "recorded or in flight at the kill") for x in near],
                     *[(x, "random") for x in others]]:
         hi = dict(groups)[lo]
-        name = S._merged_name(lo, 0)
-        S._run_group(S._GroupTask(lo, hi, w0lo, w0hi, str(root / "work"), "", (), 0,
+        name = codec.merged_name(lo, 0)
+        phases.run_group(phases.GroupTask(lo, hi, w0lo, w0hi, str(root / "work"), "", (), 0,
                                   into=str(tmp / "work" / name), buckets=m["buckets"]))
         a, b = tmp / "work" / name, root / "work" / name
         check("merge", f"group {{lo}}", why, a.read_bytes() == b.read_bytes(),
@@ -1110,17 +1109,17 @@ near = [lo for lo in gorder[:len(sess["phase2"]["groups_done"]) + 4]
 others = sample([lo for lo in gorder if lo not in near], 4)
 for lo, why in [*[(x, "in flight at the kill") for x in near], *[(x, "random") for x in others]]:
     hi = dict(groups)[lo]
-    merged = S._merged_name(lo, m["merged"][str(lo)]) if str(lo) in m["merged"] else None
-    S._run_group(S._GroupTask(lo, hi, blo, len(m["batches"]), str(root / "work"),
+    merged = codec.merged_name(lo, m["merged"][str(lo)]) if str(lo) in m["merged"] else None
+    phases.run_group(phases.GroupTask(lo, hi, blo, len(m["batches"]), str(root / "work"),
                               str(tmp / "shards"), tuple(m["arrangement"]["cols"]),
                               m["arrangement"]["D"], merged=merged))
-    same = all(S._shard_path(tmp / "shards", p).read_bytes() ==
-               S._shard_path(root / "shards", p).read_bytes() for p in range(lo, hi))
+    same = all(codec.shard_path(tmp / "shards", p).read_bytes() ==
+               codec.shard_path(root / "shards", p).read_bytes() for p in range(lo, hi))
     check("phase2", f"buckets {{lo}}..{{hi - 1}}", why, same)
     for p in range(lo, hi):
-        S._shard_path(tmp / "shards", p).unlink()
+        codec.shard_path(tmp / "shards", p).unlink()
 # certification: verdicts of shard groups
-st = S._setup(m["kind"], m["input"]["W"], m["input"]["bias"], count=False)
+st = splan.setup(m["kind"], m["input"]["W"], m["input"]["bias"], count=False)
 red = st.red
 cert = m["certified"]
 crec = set(sess["certify"]["certified"])
@@ -1128,7 +1127,7 @@ B = m["buckets"]
 near = [p for p in range(min(B, len(crec) + 4)) if p not in crec]
 others = sample([p for p in range(B) if p not in near], 4)
 for p, why in [*[(x, "in flight at the kill") for x in near], *[(x, "random") for x in others]]:
-    v = S._check_shards(S._CheckTask(p, p + 1, B, str(root / "shards"), red.hyperplanes,
+    v = scheck.check_shards(scheck.CheckTask(p, p + 1, B, str(root / "shards"), red.hyperplanes,
                                      red.cols, red.D, st.keep))[str(p)]
     same = (v["rows"], v["failed"]) == (cert[str(p)]["rows"], cert[str(p)]["failed"])
     check("certify", f"shard {{p}}", why, same, f"{{v['rows']}} rows")

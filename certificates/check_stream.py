@@ -5,7 +5,7 @@ thousand regions (the checker reads files up to 64 MB).  A ``pattern-complete-st
 certificate makes the same claim, "these are all the sign patterns (rankings) of W, each
 with an exact witness", but its patterns live in gzip'd JSON-lines shard files referenced by
 SHA-256 (written by ``logitgeom certify pattern --from DIR``, next to a result directory of
-``engine.geometry.store``).  The check reads one line at a time and holds one line plus the
+``engine.geometry.stream``).  The check reads one line at a time and holds one line plus the
 previous one in memory:
 
 1. every shard's SHA-256 equals the certificate's (hashed while it is decompressed);

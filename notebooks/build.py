@@ -102,7 +102,7 @@ small JSON file (numbers as `"p/q"` strings) that the trusted checker
 `certificates/check.py` verifies with the Python standard library alone. Tampering with any
 number is caught."""),
     ("code", """\
-from engine.certify import emit
+from engine import emit
 from certificates.check import check
 
 cert = emit.translation_certificate(W, 0, 1, -1)
@@ -234,7 +234,7 @@ NB["03_counterexamples"] = [
 Both are decided exactly and shipped as certificates."""),
     ("code", SETUP),
     ("code", """\
-from engine.certify.paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
+from engine.reproduce.paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
 from engine import argmaxable, cosine_equal, ranking_pattern, sign_pattern
 
 print("C(W) == C(W'):", cosine_equal(THM_5_5_W1, THM_5_5_W2))

@@ -19,8 +19,8 @@ from make_bracket_examples import invalid as bracket_invalid  # noqa: E402
 from make_bracket_examples import valid as bracket_valid  # noqa: E402
 
 from certificates.check import check  # noqa: E402
+from engine import emit  # noqa: E402
 from engine.audit import examples as audit_examples  # noqa: E402
-from engine.certify import emit  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 H = emit.header

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from engine.certify.emit import dumps, stream_certificate
+from engine.emit import dumps, stream_certificate
 from engine.geometry import enumerate_to_dir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,8 +18,8 @@ import pytest
 
 import certificates._render
 import certificates.check
-import engine.certify.emit
-import engine.certify.paper
+import engine.emit
+import engine.reproduce.paper
 from certificates.check import check, check_file, main
 from certificates.kernel import base_dir
 
@@ -140,8 +140,8 @@ def test_explain_and_latex_render(path):
     assert "\\begin{pmatrix}" in tex and "\\paragraph{Claim.}" in tex
 
 
-@pytest.mark.parametrize("mod", [certificates.check, certificates._render, engine.certify.emit,
-                                 engine.certify.paper], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("mod", [certificates.check, certificates._render, engine.emit,
+                                 engine.reproduce.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from certificates.check import check, check_file
-from engine.certify import emit
+from engine import emit
 from engine.cli.main import main
 from engine.errors import EngineError, InvalidInput
 

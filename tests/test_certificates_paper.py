@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from certificates.check import check, check_file
-from engine.certify import emit
+from engine import emit
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _cert_oracle import claim_true  # noqa: E402
@@ -66,7 +66,7 @@ def test_certify_paper_regenerates_the_committed_meaning(tmp_path):
 
 
 def test_paper_certificates_are_deterministic():
-    from engine.certify.paper import paper_certificates
+    from engine.reproduce.paper import paper_certificates
 
     first, second = paper_certificates(progress=False), paper_certificates(progress=False)
     assert {n: emit.dumps(c) for n, c in first.items()} == \

@@ -14,8 +14,8 @@ import pytest
 
 from certificates.check import check, check_file
 from certificates.check_stream import shard_of
-from engine.certify.emit import dumps, stream_certificate
 from engine.cli.main import main as cli
+from engine.emit import dumps, stream_certificate
 from engine.geometry import enumerate_to_dir, ranking_pattern, sign_pattern
 
 W = [[1, 0], [0, 1], [1, 1], [2, -1]]

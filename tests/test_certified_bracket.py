@@ -325,8 +325,8 @@ def test_etf_theorem_certificate_and_explain(capsys, tmp_path):
     part = sol.certificate(eps="1/100000000")
     thm = theorem_certificate("transitive-etf", part, label="Thms 2-3")
     assert check(thm).ok and claim_true(thm) is True
-    from engine.certify.emit import dumps
     from engine.cli.main import main
+    from engine.emit import dumps
 
     f = tmp_path / "thm.json"
     f.write_text(dumps(thm))

@@ -245,13 +245,13 @@ def test_orbit_target_shortcuts_agree_with_the_matrix_and_the_full_program(monke
     """The base-column sums (dual bound, free radius, entropy, tier score) of a large orbit
     target, forced here on a small one, and the ETF Z built from the bases, against the
     same quantities on the materialised matrix and the full nuclear-norm program."""
-    from engine.convex import problem as problem_mod
+    from engine.convex import solution as solution_mod
 
     T = orbit_targets(parse_group("AGL5"), ["1/2", "1/4", "1/8", "1/16", "1/16"])
     ref = LayerPeeled(T.exact_Y(), 1, 4)
     full = ref.solve("full")
     etf_ref = ref.solve("etf", group="AGL5")
-    monkeypatch.setattr(problem_mod, "KEEP_PROBABILITIES", 10)
+    monkeypatch.setattr(solution_mod, "KEEP_PROBABILITIES", 10)
     for method in ("orbit", "etf"):
         lp = LayerPeeled(T, 1, 4)
         sol = lp.solve(method)

@@ -157,7 +157,7 @@ def test_lemma_3_3_any_a_b(W):
     """Lemma 3.3 holds for any a, b: some translation gives cos(w'_0, w'_1) = +1, exactly,
     and the stdlib checker accepts the translation certificate."""
     from certificates.check import check
-    from engine.certify.emit import translation_certificate
+    from engine.emit import translation_certificate
 
     Wt = translate(W, translation_for_cosine(W, 0, 1, 1))
     assert _parallel_with_sign(Wt[0], Wt[1]) == 1

@@ -152,7 +152,7 @@ def test_stream_long_witnesses_in_shards(tmp_path):
 
 @pytest.mark.parametrize("shape", [(50, 40), (400, 300)], ids=["24KB", "1.6MB"])
 def test_valid_cosine_equal_judged_or_refused(tmp_path, shape):
-    from engine.certify.emit import cosine_equal_certificate
+    from engine.emit import cosine_equal_certificate
 
     W = np.random.default_rng(4).integers(-999, 1000, shape).tolist()
     c = cosine_equal_certificate(W, [[2 * v for v in r] for r in W])

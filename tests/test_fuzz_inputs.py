@@ -176,7 +176,7 @@ def test_explain_escapes_the_files_words(capsys, tmp_path):
 
 def test_cosine_determines_sign_needs_nonzero_rows():
     from certificates.check import check
-    from engine.certify.emit import bundle_certificate, complete_certificate
+    from engine.emit import bundle_certificate, complete_certificate
 
     W = [[1, 0], [0, 0], [1, 1]]
     G = [[sum(a * b for a, b in zip(r, s, strict=True)) for s in W] for r in W]

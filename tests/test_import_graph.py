@@ -3,10 +3,9 @@
 Layers, bottom up: ``certificates`` (standard library only: the trusted checker) <-
 ``engine.exact`` (the exact kernel) <- ``engine.geometry`` / ``engine.convex`` / ... <-
 ``engine.cli`` / ``engine.reproduce``.  Every import counts, including those inside
-functions.  The rooms of ``engine.certify`` (one module per certificate family) are nodes
-of their own: a family builder that works from exact data (:mod:`engine.certify.geometry`)
-sits below the results whose ``.certificate()`` delegates to it; the index
-(:mod:`engine.certify.emit`), which enumerates first, sits above them.
+functions.  ``engine.certify`` (the certificate builders, from exact data) is one node on
+one floor, below the results whose ``.certificate()`` delegates to it; the entry points
+that enumerate first (:mod:`engine.emit`) sit above the results.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ def _node(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "engine"
-    if parts[1] == "certify" and len(parts) > 2:
-        return ".".join(parts[:3])
     return f"engine.{parts[1]}"
 
 
@@ -350,3 +347,44 @@ def test_trusted_checker_stays_small():
         lines = base + sum(sizes[x.strip("` ")] for x in mods.removeprefix("base + ").split(","))
         assert figure.replace(",", "") == str(lines), (name, figure, lines)
         base = base or lines
+
+
+# ---------------------------------------------------------------- sizes and benchmarks
+#: No module of engine or certificates is longer than this (lines): one job per module.
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_over_800_lines():
+    long = {str(path.relative_to(ROOT)): n for path, _ in _files()
+            if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them): {long}"
+
+
+def test_benchmarks_use_public_engine_names():
+    """The benchmarks reach the engine through public names only (no ``engine.x._private``,
+    imported or as an attribute of an imported module), so a refactoring inside a room
+    cannot break them silently."""
+    bad = []
+    for path in sorted((ROOT / "benchmarks").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names, aliases = [], {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.module and not n.level:
+                for a in n.names:
+                    full = f"{n.module}.{a.name}"
+                    names.append((full, n.lineno))
+                    if _is_module(full):
+                        aliases[a.asname or a.name] = full
+            elif isinstance(n, ast.Import):
+                for a in n.names:
+                    names.append((a.name, n.lineno))
+                    if a.asname:
+                        aliases[a.asname] = a.name
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and \
+                    n.value.id in aliases:
+                names.append((f"{aliases[n.value.id]}.{n.attr}", n.lineno))
+        for full, line in names:
+            if full.split(".")[0] == "engine" and _owner(full) is not None:
+                bad.append(f"{path.relative_to(ROOT)}:{line} uses the private {full}")
+    assert not bad, "\n".join(bad)

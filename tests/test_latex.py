@@ -13,7 +13,7 @@ import pytest
 import certificates
 from certificates import _render
 from certificates.check import check, check_file
-from engine.certify.emit import bundle_certificate, ranking_certificate
+from engine.emit import bundle_certificate, ranking_certificate
 
 ROOT = Path(certificates.__file__).parent
 FILES = sorted((ROOT / "examples").glob("valid-*.json")) + sorted((ROOT / "paper").glob("*.json"))

@@ -1,4 +1,4 @@
-"""Streamed enumeration (engine.geometry.store): same answers as memory, any executor,
+"""Streamed enumeration (engine.geometry.stream): same answers as memory, any executor,
 resumable after a kill, certified from the directory, tampering detected."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from engine.exact.lattice import count_regions_exact
 from engine.geometry import ranking_pattern, search, sign_pattern
 from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import float_ as fl
-from engine.geometry.store import enumerate_to_dir, open_result
+from engine.geometry.stream import enumerate_to_dir, open_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,7 +163,7 @@ def test_serial_pool_and_dask_give_identical_bytes(tmp_path, dask_client):
 _KILLED_RUN = """
 import sys
 import time
-from engine.geometry.store import enumerate_to_dir
+from engine.geometry.stream import enumerate_to_dir
 W = [[int(c) for c in format(i, "06b")] for i in range(1, 64)][:KILL_ROWS]
 enumerate_to_dir(W, sys.argv[1], units=KILL_UNITS, shard_rows=100_000, progress=False)
 """
@@ -218,9 +218,9 @@ def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupte
 
 
 _WAVE_RUN = _KILLED_RUN.replace("100_000", "5_000").replace(
-    "from engine.geometry.store import enumerate_to_dir",
-    "import engine.geometry.store as S\nS.WAVE_REGIONS = 20_000\n"
-    "from engine.geometry.store import enumerate_to_dir")
+    "from engine.geometry.stream import enumerate_to_dir",
+    "import engine.geometry.stream.plan as P\nP.WAVE_REGIONS = 20_000\n"
+    "from engine.geometry.stream import enumerate_to_dir")
 
 
 @pytest.mark.slow
@@ -230,9 +230,9 @@ def test_killed_wave_run_resumes_to_the_same_result(tmp_path, kill, uninterrupte
     """Phase 1 in waves (each wave's files merged into the earlier waves' merged files and
     deleted before the next wave): killed inside a merge or in a later wave, resumed, the
     same shards as an uninterrupted run in one wave."""
-    import engine.geometry.store as store
+    import engine.geometry.stream.plan as plan
 
-    monkeypatch.setattr(store, "WAVE_REGIONS", 20_000)
+    monkeypatch.setattr(plan, "WAVE_REGIONS", 20_000)
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{kill}:9"}
     proc = subprocess.run([sys.executable, "-c", _WAVE_RUN, str(out)], env=env,
@@ -388,11 +388,11 @@ def test_blocked_float_and_exact_dedupe_equal_the_whole_product(monkeypatch):
 def test_small_flushes_and_task_memory(tmp_path, monkeypatch):
     """A batch flushed in slices smaller than a unit writes other frames but the same
     shards; every step records the peak memory of its tasks."""
-    import engine.geometry.store as store
+    import engine.geometry.stream.plan as plan
 
     W = resonance(5)
     a = enumerate_to_dir(W, tmp_path / "a", units=12, progress=False)
-    monkeypatch.setattr(store, "FLUSH_ROWS", 7)
+    monkeypatch.setattr(plan, "FLUSH_ROWS", 7)
     b = enumerate_to_dir(W, tmp_path / "b", units=12, progress=False)
     assert shard_bytes(a) == shard_bytes(b) and b.complete
     for step in ("phase1", "phase2", "certify"):

@@ -253,11 +253,11 @@ def test_reduction_contract_plans_and_reuse():
 def test_huge_solutions_keep_no_n_sized_extras(monkeypatch):
     """Above KEEP_PROBABILITIES entries H and softmax(Z) are rebuilt on access, equal in
     meaning to the stored ones (W H = Z within the budgets; the same probabilities)."""
-    from engine.convex import problem as problem_mod
+    from engine.convex import solution as solution_mod
 
     T = orbit_targets(symmetric(5), [f"{k}/15" for k in range(1, 6)])
     kept = LayerPeeled(T, EW, EH).solve("orbit")
-    monkeypatch.setattr(problem_mod, "KEEP_PROBABILITIES", 10)
+    monkeypatch.setattr(solution_mod, "KEEP_PROBABILITIES", 10)
     lazy = LayerPeeled(T, EW, EH).solve("orbit")
     assert lazy.stored_H is None and lazy.stored_probabilities is None
     assert kept.stored_H is not None

@@ -81,7 +81,7 @@ def invalid_certificates() -> dict[str, tuple[dict | str, str]]:
 
 def write_examples(examples_dir: str | Path) -> list[Path]:
     """Write valid-argmax-audit.json and argmax-audit/invalid-*.json; return the paths."""
-    from engine.certify.emit import dumps
+    from engine.certify.common import dumps
 
     root = Path(examples_dir)
     sub = root / "argmax-audit"

@@ -36,6 +36,7 @@ from engine.audit.head import open_head
 from engine.audit.source import INLINE_ENTRIES, Source, load_source
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import fraction_to_str, to_fraction
+from engine.run.state import kill_hook, write_json
 
 __all__ = ["AuditResult", "audit_argmax", "VERDICTS", "INLINE_ENTRIES"]
 
@@ -284,8 +285,8 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
         state["done"][name] = hashlib.sha256(data).hexdigest()
         state["stage_seconds"] = stage
         state["margins"] = {str(a): v for a, v in sorted(margins.items())}
-        _write(out_dir / "run.json", (json.dumps(state, sort_keys=True, indent=1)
-                                      + "\n").encode())
+        write_json(out_dir / "run.json", state)  # the resume state (engine.run.state)
+        kill_hook("audit", len(state["done"]))  # resume tests: LOGITGEOM_STORE_KILL=audit:n:sig
     records: list[dict] = []
     for b, _blk in enumerate(plan.blocks):
         if out_dir is None:

@@ -1,12 +1,15 @@
 """Certificate building: the engine side of :mod:`certificates`, one room for every kind.
 
-One module per family, all on the header and canonical text of
-:mod:`engine.certify.common`: :mod:`engine.certify.geometry` (patterns, rankings,
-argmaxable labels, grid bundles, from exact data; the results' ``.certificate()``
-methods delegate here), and the convex, audit and stream families beside it.
-:mod:`engine.certify.emit` is the index (``from engine.certify import emit``) with the
-entry points that start from a bare matrix; :mod:`engine.certify.paper` is the set of the
-papers' results that ``logitgeom certify paper`` writes.  This package depends on
-:mod:`certificates` (for the format constants and the meaning of the rows it proves);
-:mod:`certificates` never imports it.
+One floor, just above the exact kernel: every builder here works from exact data handed to
+it and imports nothing above :mod:`engine.exact` (no enumeration, no solver), so every
+result can delegate its ``.certificate()`` here without an arrow back up.  One module per
+family, all on the header and canonical text of :mod:`engine.certify.common`:
+:mod:`engine.certify.geometry` (patterns, rankings, argmaxable labels, grid bundles),
+:mod:`engine.certify.convex` (layer-peeled brackets and their theorems),
+:mod:`engine.certify.audit` (argmax audits of real heads) and :mod:`engine.certify.stream`
+(streamed complete enumerations).  The entry points that start from a bare matrix and
+enumerate first live one floor up, in :mod:`engine.emit` (``from engine import emit``);
+the papers' certificates that ``logitgeom certify paper`` writes in
+:mod:`engine.reproduce.paper`.  This package depends on :mod:`certificates` (for the format
+constants and the meaning of the rows it proves); :mod:`certificates` never imports it.
 """

@@ -7,7 +7,7 @@ exact data it is handed (a matrix, a pattern, a complete enumeration with its wi
 and imports nothing from :mod:`engine.geometry`, so the ``engine.geometry`` results'
 ``.certificate()`` methods delegate here without an import cycle.  The entry points that
 start from a bare matrix (enumerate first, then build) and the claims about a matrix alone
-(translation, cosine-equal, chirotope) are in :mod:`engine.certify.emit`.
+(translation, cosine-equal, chirotope) are in :mod:`engine.emit`.
 
 The builder may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
 Feasibility is decided by the exact LP (:func:`decide`, on :func:`engine.lp_float.decide`),
@@ -45,6 +45,8 @@ from engine.lp_float import decide as decide_cone
 
 __all__ = [
     "decide",
+    "exact_model",
+    "model_fields",
     "sign_certificate",
     "ranking_certificate",
     "lattice",
@@ -123,13 +125,55 @@ def _decide_or_raise(rows, what, d):
 
 
 # ---------------------------------------------------------------------- single claims
-def _exact_model(W, bias):
+def exact_model(W: object, bias: object) -> tuple[tuple, tuple | None, tuple]:
+    """A head read exactly: (W, bias or None, bias or zeros).
+
+    Parameters
+    ----------
+    W : k x d matrix
+        Exact conversion (:func:`engine.exact.numbers.to_matrix`).
+    bias : length-k vector or None
+
+    Returns
+    -------
+    tuple
+        ``(Wq, b, bz)``: rows of Fractions, the bias (None if not given), and the bias with
+        zeros in place of None.
+
+    Raises
+    ------
+    InvalidInput
+        W or the bias cannot be read exactly, or the lengths differ.
+
+    Examples
+    --------
+    >>> exact_model([[1, "1/2"]], None)[2]
+    (Fraction(0, 1),)
+    """
     Wq = to_matrix(W)
     b = to_vector(bias, what="bias", length=len(Wq)) if bias is not None else None
     return Wq, b, (b if b is not None else (Fraction(0),) * len(Wq))
 
 
-def _model_fields(Wq, b, w="W", bk="bias") -> dict:
+def model_fields(Wq: tuple, b: tuple | None, w: str = "W", bk: str = "bias") -> dict:
+    """The certificate fields of a head: ``{w: W as strings}`` and ``{bk: bias}`` if any.
+
+    Parameters
+    ----------
+    Wq : rows of Fractions
+    b : vector of Fractions or None
+    w, bk : str
+        The field names.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> model_fields(*exact_model([[1, "1/2"]], None)[:2])
+    {'W': [['1', '1/2']]}
+    """
     out = {w: matrix_to_str(Wq)}
     if b is not None:
         out[bk] = vector_to_str(b)
@@ -159,7 +203,7 @@ def sign_certificate(W, signs, *, bias=None, statement=None, provenance=None) ->
     >>> sign_certificate([[1], [2]], [1, 1])["witness"]
     ['1']
     """
-    Wq, b, bz = _exact_model(W, bias)
+    Wq, b, bz = exact_model(W, bias)
     s = tuple(int(v) for v in signs)
     if len(s) != len(Wq) or any(v not in (-1, 0, 1) for v in s):
         raise InvalidInput(f"signs must be {len(Wq)} entries in {{-1, 0, 1}}; got {list(signs)}")
@@ -179,7 +223,7 @@ def ranking_certificate(W, ranking, *, bias=None, statement=None, provenance=Non
     >>> ranking_certificate([[1, 0], [0, 1], [-1, 0]], [2, 1, 0])["kind"]
     'ranking-feasible'
     """
-    Wq, b, bz = _exact_model(W, bias)
+    Wq, b, bz = exact_model(W, bias)
     r = tuple(int(a) for a in ranking)
     if not r or len(set(r)) != len(r) or any(not 0 <= a < len(Wq) for a in r):
         raise InvalidInput(f"ranking must list distinct labels in 0..{len(Wq) - 1}; got {r}")
@@ -193,7 +237,7 @@ def _decided(claim: str, ok: bool, z, Wq, b, key: str, value, statement=None,
     """A ``<claim>-feasible`` certificate with witness z, or ``<claim>-infeasible`` with
     multipliers z, of the pattern ``value`` (field ``key``) of the model (Wq, b)."""
     out = header(f"{claim}-feasible" if ok else f"{claim}-infeasible", statement, provenance)
-    out.update(_model_fields(Wq, b))
+    out.update(model_fields(Wq, b))
     out[key] = list(value)
     out["witness" if ok else "multipliers"] = vector_to_str(z)
     return out
@@ -263,7 +307,7 @@ def enumeration_certificate(W, pattern: str, patterns, *, bias=None, witnesses=N
     """
     if pattern not in ("sign", "ranking"):
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
-    Wq, b, bz = _exact_model(W, bias)
+    Wq, b, bz = exact_model(W, bias)
     d = len(Wq[0])
     pats = [tuple(int(v) for v in p) for p in patterns]
     if witnesses is not None and len(witnesses) != len(pats):
@@ -284,7 +328,7 @@ def enumeration_certificate(W, pattern: str, patterns, *, bias=None, witnesses=N
                                   f"reproduce pattern {list(p)}; please report this as a bug")
         items.append({"pattern": list(p), "witness": vector_to_str(x)})
     out = header("pattern-complete", statement, provenance)
-    out.update(_model_fields(Wq, b))
+    out.update(model_fields(Wq, b))
     out["pattern"] = pattern
     if top is not None:
         out["top"] = int(top)
@@ -363,7 +407,7 @@ def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
     >>> argmax_certificate([[1], [0], [-1]])["parameters"]
     {'labels': [0, 2]}
     """
-    Wq, b, bz = _exact_model(W, bias)
+    Wq, b, bz = exact_model(W, bias)
     classes: dict[tuple, list[int]] = {}
     for a, (w, c) in enumerate(zip(Wq, bz, strict=True)):
         classes.setdefault((w, c), []).append(a)
@@ -432,7 +476,7 @@ def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=N
     (['1', '-1'], ['1', '1'])
     """
     ptype = "ranking" if ranking else "sign"
-    X, Y = _exact_model(W1, bias1), _exact_model(W2, bias2)
+    X, Y = exact_model(W1, bias1), exact_model(W2, bias2)
     if len(X[0]) != len(Y[0]):
         raise InvalidInput(f"W1 has {len(X[0])} rows but W2 has {len(Y[0])}")
     p = tuple(int(v) for v in value)
@@ -449,8 +493,8 @@ def pattern_differs_certificate(W1, W2, value, *, ranking: bool = False, bias1=N
     if ok:
         raise InvalidInput(f"pattern {list(p)} is also a pattern of W2")
     out = header("pattern-differs", statement, provenance)
-    out.update(_model_fields(X[0], X[1], "W1", "bias1"))
-    out.update(_model_fields(Y[0], Y[1], "W2", "bias2"))
+    out.update(model_fields(X[0], X[1], "W1", "bias1"))
+    out.update(model_fields(Y[0], Y[1], "W2", "bias2"))
     out.update({"pattern": ptype, "value": list(p), "witness": vector_to_str(x),
                 "multipliers": vector_to_str(y)})
     return out

@@ -1,6 +1,6 @@
 """``logitgeom certify ...`` (emit certificates) and ``logitgeom check FILE...`` (verify them).
 
-Thin: parse, call :mod:`engine.certify.emit` / :mod:`certificates.check`, write or print.
+Thin: parse, call :mod:`engine.emit` / :mod:`certificates.check`, write or print.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 def _emit(cert: dict, args: argparse.Namespace) -> int:
     from certificates.api import check
-    from engine.certify.emit import dumps
+    from engine.emit import dumps
 
     _output.prepare(args, args.output)
     from certificates.api import DEFAULT_MAX_WORK
@@ -187,7 +187,7 @@ def _emit(cert: dict, args: argparse.Namespace) -> int:
 
 
 def _pattern(args: argparse.Namespace) -> int:
-    from engine.certify import emit
+    from engine import emit
     from engine.io import read_matrix, read_vector
 
     if args.from_dir is not None:
@@ -207,7 +207,7 @@ def _pattern(args: argparse.Namespace) -> int:
 def _pattern_stream(args: argparse.Namespace) -> int:
     """``certify pattern --from DIR -o CERT``: a streamed certificate of a result directory."""
     from certificates.api import check_file
-    from engine.certify import emit
+    from engine import emit
 
     if args.W is not None or args.bias or args.ranking or args.top:
         raise InvalidInput("--from DIR takes W, bias and pattern type from DIR/manifest.json; "
@@ -229,7 +229,7 @@ def _pattern_stream(args: argparse.Namespace) -> int:
 
 
 def _differs(args: argparse.Namespace) -> int:
-    from engine.certify import emit
+    from engine import emit
     from engine.io import read_matrix
 
     W1, W2 = read_matrix(args.W1, what="W1"), read_matrix(args.W2, what="W2")
@@ -240,7 +240,7 @@ def _differs(args: argparse.Namespace) -> int:
 
 
 def _translation(args: argparse.Namespace) -> int:
-    from engine.certify import emit
+    from engine import emit
     from engine.io import read_matrix
 
     W = read_matrix(args.W, what="W")
@@ -249,7 +249,7 @@ def _translation(args: argparse.Namespace) -> int:
 
 
 def _argmax(args: argparse.Namespace) -> int:
-    from engine.certify import emit
+    from engine import emit
     from engine.io import read_matrix, read_vector
     from engine.limits import check_argmax
 
@@ -328,9 +328,9 @@ def _paper(args: argparse.Namespace) -> int:
 
     from certificates.api import check
     from engine._fsio import OutputError, write_atomic
-    from engine.certify.emit import dumps
-    from engine.certify.paper import paper_certificates
+    from engine.emit import dumps
     from engine.errors import EngineError
+    from engine.reproduce.paper import paper_certificates
 
     d = Path(args.out)
     if d.exists() and not d.is_dir():

@@ -76,7 +76,7 @@ def _pair(text: str) -> tuple[int, int]:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from engine.certify.emit import dumps
+    from engine.emit import dumps
     from engine.models.report import inspect_model
     from engine.models.tokens import parse_token_list
 

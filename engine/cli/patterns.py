@@ -163,7 +163,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_out(args: argparse.Namespace, W, b, executor, progress) -> int:
     from engine.exact.lattice import count_rankings_exact, count_regions_exact
-    from engine.geometry.store import DEFAULT_SHARD_ROWS, enumerate_to_dir
+    from engine.geometry.stream import DEFAULT_SHARD_ROWS, enumerate_to_dir
 
     if args.max_regions is not None:
         n = count_regions_exact(W, b) if args.patterns_kind == "sign" else \

@@ -36,7 +36,7 @@ from engine.geometry.patterns import (
     ranking_pattern,
     sign_pattern,
 )
-from engine.geometry.store import StoredResult, enumerate_to_dir, open_result
+from engine.geometry.stream import StoredResult, enumerate_to_dir, open_result
 
 __all__ = [
     "GridCell",

@@ -47,7 +47,6 @@ from engine import _display
 from engine.errors import InvalidInput
 from engine.exact.linalg import column_basis
 from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
-from engine.geometry import search
 from engine.geometry._grid_sets import (
     ranking_sign_array,
     same_sets,
@@ -55,7 +54,7 @@ from engine.geometry._grid_sets import (
 )
 from engine.geometry.cosine import difference_pairs, gram_exact
 from engine.geometry.patterns import PatternResult, ranking_pattern, sign_pattern
-from engine.run.executor import in_worker, process_pool
+from engine.run.executor import cpu_count, in_worker, process_pool
 
 __all__ = [
     "GridCell",
@@ -470,7 +469,7 @@ def verify_grid(
         raise InvalidInput(f"workers must be a positive integer; got {workers!r}")
     show = sys.stderr.isatty() if progress is None else bool(progress)
     if workers is None:
-        workers = search._cpus() if max(n for n, _, _ in jobs) >= 10 else 1
+        workers = cpu_count() if max(n for n, _, _ in jobs) >= 10 else 1
     if in_worker():  # no nested pools
         workers = 1
     args = [(n, d, s, low, high, method) for n, d, s in jobs]

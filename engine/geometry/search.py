@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import Executor
@@ -36,7 +35,7 @@ from engine.geometry import arrangement as ar
 from engine.geometry.arrangement import exact as ex
 from engine.geometry.arrangement import float_ as fl
 from engine.lp_float import decide
-from engine.run.executor import in_worker, process_pool, run_units
+from engine.run.executor import cpu_count, in_worker, process_pool, run_units
 
 __all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",
            "shrink", "unit_rows", "dedupe_packed",
@@ -47,16 +46,9 @@ __all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "un
 PARALLEL_THRESHOLD = 100_000
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
-
-
 def default_executor(expected: int | None) -> Executor | None:
     """A process pool over the available cores when the work is big, else ``None`` (serial)."""
-    n = _cpus()
+    n = cpu_count()
     if in_worker():  # workers may not have pools of their own
         return None
     if expected is not None and expected > PARALLEL_THRESHOLD and n > 1:

@@ -282,7 +282,7 @@ def cosine_audit(
     bq = None if bias is None else to_vector(bias, what="bias", length=m)
 
     from certificates.api import check
-    from engine.certify.emit import bundle_certificate, translation_certificate
+    from engine.emit import bundle_certificate, translation_certificate
     from engine.geometry.cosine import difference_pairs, translation_for_cosine
 
     Wf = np.array([[float(x) for x in r] for r in Wq])

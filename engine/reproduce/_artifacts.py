@@ -130,14 +130,14 @@ class Context:
         return rel
 
     def write_certificate(self, name: str, cert: dict) -> str:
-        """Write a certificate (``engine.certify.emit.dumps``) at the top level of ``out``.
+        """Write a certificate (``engine.emit.dumps``) at the top level of ``out``.
 
         Raises
         ------
         InvalidInput
             ``name`` is not a top-level ``*.json`` file name.
         """
-        from engine.certify.emit import dumps
+        from engine.emit import dumps
 
         if "/" in name or not name.endswith(".json"):
             raise InvalidInput(f"certificate names are top-level *.json files; got {name!r}")

@@ -38,7 +38,7 @@ THM_5_6_CERT_MAX_D = {10: 2}
 
 
 def _certificate(ctx: Context, W, n: int, d: int, lemma: bool) -> str:
-    from engine.certify import emit
+    from engine import emit
 
     tag = "lemma-5.3" if lemma else "thm-5.6"
     stmt = ("S(C(W)) = S(W W^T) = S(W)" if lemma else "S(C(BW)) = S(BW (BW)^T) = R(W)")

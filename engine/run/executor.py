@@ -41,8 +41,8 @@ from tqdm import tqdm
 from engine.errors import InvalidInput
 
 __all__ = ["UnitResult", "run_units", "make_executor", "is_dask_client", "cpu_count",
-           "process_pool", "WorkerPool", "in_worker", "worker_count", "close_executor",
-           "quiet_workers"]
+           "process_pool", "WorkerPool", "in_worker", "in_dask_worker", "worker_count",
+           "close_executor", "quiet_workers"]
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,40 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def in_dask_worker() -> bool:
+    """Whether this process (or thread) is a Dask worker (checked without importing dask).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> in_dask_worker()
+    False
+    """
+    import sys
+
+    if "distributed" not in sys.modules:
+        return False
+    try:
+        from distributed import get_worker
+
+        get_worker()
+        return True
+    except (ImportError, ValueError):
+        return False
+
+
 def in_worker() -> bool:
     """True in a worker process (of a pool, of Dask, of any ``multiprocessing`` parent).
 
-    Work running in a worker stays serial: no nested pools.
+    Work running in a worker stays serial: no nested pools.  The one test of "am I a
+    worker" in the engine (pools, Dask, the tasks' memory measurement).
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -73,7 +103,7 @@ def in_worker() -> bool:
     False
     """
     return multiprocessing.parent_process() is not None or \
-        multiprocessing.current_process().daemon
+        multiprocessing.current_process().daemon or in_dask_worker()
 
 
 def _die_with_parent() -> None:

@@ -1,7 +1,8 @@
-"""The certificate families, one import: ``from engine.certify import emit``.
+"""The certificate families, one import: ``from engine import emit``.
 
-Every certificate the engine writes is built in one module of :mod:`engine.certify`, one per
-family, all on the header and canonical text of :mod:`engine.certify.common`:
+Every certificate the engine writes is built in one module of :mod:`engine.certify` (one
+floor, from exact data), one per family, all on the header and canonical text of
+:mod:`engine.certify.common`; this index sits above the results, since it enumerates first:
 
 * geometry (:mod:`engine.certify.geometry`, from exact data, and this module, from a bare
   matrix): sign, ranking, complete-pattern, pattern-differs, argmaxable labels,
@@ -36,12 +37,12 @@ from __future__ import annotations
 from engine.certify.common import dumps, header
 from engine.certify.geometry import (
     GRID_CLAIMS,
-    _exact_model,
     argmax_certificate,
     bundle_certificate,
     decide,
     difference_rows,
     enumeration_certificate,
+    exact_model,
     grid_bundle,
     lattice,
     pattern_certificate,
@@ -104,7 +105,7 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
     if pattern not in ("sign", "ranking"):
         raise InvalidInput(f"pattern must be 'sign' or 'ranking', got {pattern!r}")
     if patterns is None:
-        Wq, b, _ = _exact_model(W, bias)
+        Wq, b, _ = exact_model(W, bias)
         patterns = _enumerate(Wq, b, pattern)
     return enumeration_certificate(W, pattern, patterns, bias=bias, top=top,
                                    statement=statement, provenance=provenance)
@@ -125,8 +126,8 @@ def differs_certificate(W1, W2, *, ranking: bool = False, bias1=None, bias2=None
     """
     ptype = "ranking" if ranking else "sign"
     P = "R" if ranking else "S"
-    A = _exact_model(W1, bias1)
-    B = _exact_model(W2, bias2)
+    A = exact_model(W1, bias1)
+    B = exact_model(W2, bias2)
     if len(A[0]) != len(B[0]):
         raise InvalidInput(f"W1 has {len(A[0])} rows but W2 has {len(B[0])}")
     pa, pb = (sorted(tuple(int(v) for v in p) for p in _enumerate(M[0], M[1], ptype))
@@ -241,11 +242,9 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
                        statement=None, provenance=None) -> dict:
     """A ``pattern-complete-stream`` certificate for a result directory (streamed).
 
-    The rows of ``directory`` (written by :func:`engine.geometry.enumerate_to_dir`) are
-    re-written as gzip'd JSON-lines shards (:meth:`StoredResult.write_twins`) that the
-    stdlib checker verifies one line at a time; the certificate references them by SHA-256
-    and path relative to the certificate's folder, and inlines the intersection lattice
-    for the exact Zaslavsky count (certificates/SPEC.md section 10).
+    Opens ``directory`` (written by :func:`engine.geometry.enumerate_to_dir`) and builds the
+    certificate with :func:`engine.certify.stream.stream_certificate`, whose parameters
+    (``out``, ``twin``, ``buckets``) this takes.
 
     Parameters
     ----------
@@ -257,10 +256,17 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
         Folder of the twin shards (default ``directory/twin``).
     buckets : int, optional
         Number of twin shards (default: the directory's number of Parquet shards).
+    statement, provenance : optional
+        As for every certificate (:func:`header`).
 
     Returns
     -------
     dict
+
+    Raises
+    ------
+    InvalidInput
+        ``directory`` is not a readable result directory.
 
     Examples
     --------
@@ -272,24 +278,8 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     >>> c["kind"], sum(s["rows"] for s in c["shards"]), c["shards"][0]["file"][:5]
     ('pattern-complete-stream', 4, 'twin/')
     """
-    import os
+    from engine.certify import stream
+    from engine.geometry.stream import open_result
 
-    from certificates import api as sm
-    from engine.certify.geometry import _exact_model, _model_fields
-    from engine.geometry.store import open_result
-
-    res = open_result(directory)
-    doc = res.manifest["input"]
-    Wq, b, bz = _exact_model(doc["W"], doc["bias"])
-    ptype = doc["kind"]
-    twin = os.path.join(os.fspath(directory), "twin") if twin is None else os.fspath(twin)
-    shards = res.write_twins(twin, buckets)
-    base = os.path.dirname(os.path.abspath(os.fspath(out)))
-    cert = header("pattern-complete-stream", statement, provenance)
-    cert.update(_model_fields(Wq, b))
-    cert["pattern"] = ptype
-    cert["lattice"] = lattice(sm.arrangement(Wq, bz, ptype))
-    cert["buckets"] = len(shards)
-    cert["shards"] = [{"file": os.path.relpath(s["file"], base).replace(os.sep, "/"),
-                       "sha256": s["sha256"], "rows": s["rows"]} for s in shards]
-    return cert
+    return stream.stream_certificate(open_result(directory), out, twin=twin, buckets=buckets,
+                                     statement=statement, provenance=provenance)

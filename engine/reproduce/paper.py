@@ -1,7 +1,7 @@
 """The papers' results (the cosine paper) as certificates: what ``logitgeom certify paper`` writes.
 
-Every certificate is built from the exact data below by :mod:`engine.certify.emit` with the
-exact LP fallback of :func:`engine.certify.emit.decide`, so regenerating the set is
+Every certificate is built from the exact data below by :mod:`engine.emit` with the
+exact LP fallback of :func:`engine.emit.decide`, so regenerating the set is
 byte-identical.  Labels are 0-based (the cosine paper's labels are 1-based).
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.certify import emit
+from engine import emit
 
 __all__ = ["THM_3_4_W", "APP_C2_W", "THM_5_5_W1", "THM_5_5_W2", "APP_H2_W1", "APP_H2_W2",
            "APP_H2_RANKINGS", "GRID", "paper_certificates", "write_paper"]
 
-_PROV = {"generator": "engine.certify.emit", "command": "logitgeom certify paper"}
+_PROV = {"generator": "engine.emit", "command": "logitgeom certify paper"}
 
 #: Thm 3.4 / Fig. 1 style model: three labels in the plane; labels 0 and 1 get cos -1 / +1.
 THM_3_4_W = [[2, 1], [1, 3], [-1, -2]]
