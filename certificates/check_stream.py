@@ -59,7 +59,7 @@ from certificates.meter import budget, grant, left
 from certificates.stream_lines import LineCheck
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "WORKERS",
-           "DEFAULT_REGIONS"]
+           "DEFAULT_REGIONS", "allowance", "default_budget"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
@@ -96,6 +96,40 @@ WORKERS: contextvars.ContextVar = contextvars.ContextVar("stream_workers", defau
 #: The default budget admits streamed certificates of up to this many regions (each row is
 #: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
 DEFAULT_REGIONS = 10 ** 6
+
+
+def allowance(flats: int, hyperplanes: int, d: int, rows: int, row_units: int) -> int:
+    """Units the default budget adds for a streamed certificate: each listed flat (at most
+    :data:`DEFAULT_REGIONS` of them: an arrangement has at least as many regions as flats,
+    since ``|mu(0, X)| >= 1``) and each listed row (at most :data:`DEFAULT_REGIONS`) is
+    granted what checking it costs with numbers of at most 256 bits.
+
+    Examples
+    --------
+    >>> allowance(10, 4, 2, 100, 15)
+    2300
+    """
+    n = d + 1
+    return (min(flats, DEFAULT_REGIONS) * (hyperplanes + 1) * (n + 1) ** 2
+            + min(rows, DEFAULT_REGIONS) * row_units)
+
+
+def default_budget(obj) -> int:
+    """The default budget of a streamed certificate (assumes its fields parse): what
+    ``check`` without ``--max-work`` allows.
+
+    Examples
+    --------
+    >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
+    >>> default_budget(c) - K.DEFAULT_MAX_WORK
+    44
+    """
+    W, b = sem.read_model(obj, "")
+    Wi, bi = K.integer_model(W, b)
+    H = sem.arrangement(Wi, bi, obj["pattern"])
+    return K.DEFAULT_MAX_WORK + allowance(
+        len(obj["lattice"]), len(H), len(W[0]), sum(s["rows"] for s in obj["shards"]),
+        LineCheck(Wi, bi, obj["pattern"] == "ranking").units)
 
 
 def _lines(path, sloc, sha, rows):
@@ -176,17 +210,12 @@ def check_stream(obj, loc):
         K.fail_if(not isinstance(sh["sha256"], str), "schema", f"{sloc}/sha256",
                   "expected a hex string")
     total = sum(sh["rows"] for sh in shards)
-    # the lattice first (its work comes out of the budget before the shards share the rest);
-    # the default budget grants each listed flat (at most DEFAULT_REGIONS of them: an
-    # arrangement has at least as many regions as flats, |mu(0, X)| >= 1) its cost with
-    # small numbers
+    # the lattice first (its work comes out of the budget before the shards share the rest)
     lattice, H = K.get(obj, "lattice", loc), sem.arrangement(Wi, bi, ptype)
-    if isinstance(lattice, list):
-        n = len(W[0]) + 1
-        grant(min(len(lattice), DEFAULT_REGIONS) * (len(H) + 1) * (n + 1) * (n + 1))
-    count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
     model = (Wi, bi, ptype == "ranking")
-    grant(min(total, DEFAULT_REGIONS) * LineCheck(*model).units)
+    grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(H), len(W[0]),
+                    total, LineCheck(*model).units))
+    count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
     scope = K.SCOPE.get()
     sample = scope.get("sample") if scope else None
     picks: list = [None] * buckets

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from certificates.errors import Fail
-from certificates.meter import DEFAULT_MAX_WORK, budget, charge, setting, weight
+from certificates.meter import DEFAULT_MAX_WORK, budget, charge, setting, used, weight
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed, so a
 #: short string such as "1e100000000" or a 100,000-digit number costs nothing.
@@ -85,6 +85,8 @@ class Verdict:
     failed_check: str | None
     location: str | None
     message: str
+    #: units of work charged (None when unmetered); what ``--max-work`` must be at least
+    work: int | None = None
 
     @property
     def exit_code(self) -> int:
@@ -100,6 +102,7 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
     try:
         with budget(DEFAULT_MAX_WORK if default else max_work, default):
             checker(obj, "")
+            work = used()
     except Fail as f:
         return Verdict(False, kind, f.check, f.location or "/", f.message)
     except ArithmeticError as exc:  # absurd numbers: decimal overflow, ...
@@ -108,7 +111,7 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
             MemoryError) as exc:  # malformed beyond the schema
         return Verdict(False, kind, "schema", "/",
                        f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
-    return Verdict(True, kind, None, None, "valid")
+    return Verdict(True, kind, None, None, "valid", work)
 
 
 #: Which proofs of a batch certificate to re-check (argmax audits): None (all), or a dict

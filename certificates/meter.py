@@ -19,7 +19,8 @@ import contextvars
 
 from certificates.errors import Fail
 
-__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "weight"]
+__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "used",
+           "weight"]
 
 #: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
 DEFAULT_MAX_WORK = 20_000_000
@@ -43,7 +44,7 @@ def setting(var, value):
 def budget(max_work, default: bool = False):
     """Meter the exact work done inside the block; None: unmetered.  ``default``: the
     budget is the default one, which :func:`grant` may raise."""
-    with setting(_BUDGET, None if max_work is None else [max_work]), \
+    with setting(_BUDGET, None if max_work is None else [max_work, max_work]), \
             setting(_DEFAULT, default and max_work is not None):
         yield
 
@@ -55,6 +56,13 @@ def grant(units) -> None:
     left = _BUDGET.get()
     if left is not None and _DEFAULT.get():
         left[0] += units
+        left[1] += units
+
+
+def used():
+    """Units charged so far in the current budget (None: unmetered)."""
+    v = _BUDGET.get()
+    return None if v is None else v[1] - v[0]
 
 
 def left():

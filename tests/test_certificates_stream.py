@@ -190,3 +190,55 @@ def test_fast_line_check_agrees_with_the_general_path(ranking):
             accepted += 1
             assert got is not None  # canonical valid lines take the fast path
     assert fast == accepted > 30
+
+
+def test_tampered_directory_is_not_called_a_bug(tmp_path, capsys):
+    """A witness changed in a result directory's shard: certify --from refuses with a
+    message naming the directory, never 'please report this bug'."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    wf = tmp_path / "W.csv"
+    wf.write_text("\n".join(",".join(map(str, r)) for r in W) + "\n")
+    assert cli(["patterns", "sign", str(wf), "--out", str(tmp_path / "R")]) == 0
+    shard = sorted((tmp_path / "R" / "shards").glob("*.parquet"))[0]
+    t = pq.read_table(shard)
+    w = t.column("witness").to_pylist()
+    w[0] = [-v for v in w[0]]  # the opposite region's witness
+    t = t.set_column(t.schema.get_field_index("witness"), "witness",
+                     pa.array(w, type=t.schema.field("witness").type))
+    pq.write_table(t, shard)
+    capsys.readouterr()
+    cert = tmp_path / "c.json"
+    assert cli(["certify", "pattern", "--from", str(tmp_path / "R"), "-o", str(cert)]) == 1
+    err = capsys.readouterr().err
+    assert "does not certify" in err and "please report" not in err
+    assert not cert.exists()
+
+
+def test_sample_and_workers_and_default_budget(tmp_path, capsys):
+    """--sample N checks every line's structure and N witnesses (and says so); --workers 2
+    gives the same verdict; the default budget accepts, a tiny explicit one does not."""
+    c, out = _cert(tmp_path)
+    from certificates.check import main
+
+    assert main([str(out), "--workers", "2"]) == 0
+    assert main([str(out), "--sample", "2"]) == 0
+    assert "witnesses of 2 of" in capsys.readouterr().out
+    assert main([str(out), "--max-work", "100"]) == 2
+    # a wrong witness is found by the full check and by a sample that draws it
+    s = next(i for i, sh in enumerate(c["shards"]) if sh["rows"] >= 1)
+    lines = _lines(tmp_path / c["shards"][s]["file"])
+    v = _rewrite(tmp_path, json.loads(json.dumps(c)), s,
+                 [dict(lines[0], witness=["0", "0"])] + lines[1:])
+    assert v.failed_check == "witness"
+    assert main([str(tmp_path / "cert.json"), "--workers", "2"]) == 1
+    total = sum(sh["rows"] for sh in c["shards"])
+    assert main([str(tmp_path / "cert.json"), "--sample", str(total)]) == 1
+
+
+def test_manifest_points_to_certify_from(tmp_path):
+    d = tmp_path / "R"
+    enumerate_to_dir(W, d, progress=False)
+    v = check_file(d / "manifest.json")
+    assert v.failed_check == "unsupported-format" and "certify pattern --from" in v.message

@@ -217,14 +217,35 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     _output.prepare(args, args.output)
     cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args))
     _output.write(args, args.output, emit.dumps(cert))
-    verdict = check_file(args.output, None)  # never leave a certificate the checker rejects
+    # never leave a certificate the checker rejects; metered (not bounded) to say what
+    # --max-work a check of it needs
+    verdict = check_file(args.output, 1 << 62)
     if not verdict.ok:
         os.remove(args.output)
-        print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
-              f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
+        from engine.errors import EngineError
+        from engine.geometry.stream import open_result
+
+        where = f"{verdict.failed_check} at {verdict.location}: {verdict.message}"
+        try:
+            own = open_result(args.from_dir).certify()
+        except (EngineError, OSError, ValueError, KeyError) as exc:
+            own = {"ok": False, "failed": str(exc)[:200]}
+        if not own["ok"]:  # the directory itself fails: changed or damaged, not a bug
+            print(f"logitgeom: error: {args.from_dir} does not certify ({own.get('failed')}; "
+                  f"the certificate written from it failed {where}): its shards or manifest "
+                  "were changed or damaged after the run; run 'logitgeom patterns ... --out "
+                  "DIR --restart' again", file=sys.stderr)
+        else:
+            print(f"logitgeom: error: emitted certificate failed {where} (please report this "
+                  "bug)", file=sys.stderr)
         return 1
     print(f"wrote {args.output} (pattern-complete-stream, "
           f"{sum(s['rows'] for s in cert['shards'])} rows in {len(cert['shards'])} shards)")
+    from certificates.api import default_budget
+
+    if verdict.work is not None and verdict.work > default_budget(cert):
+        print(f"its check needs more work than the default budget allows: check it with "
+              f"'logitgeom check --max-work {verdict.work} {args.output}'")
     return 0
 
 
