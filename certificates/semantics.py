@@ -213,7 +213,7 @@ def _moebius_covers(flats) -> dict:
     lower cover of X without ``a`` (semimodularity), so
     ``mu(0, X) = - sum of mu(0, Y) over the lower covers Y of X not containing a``.  One
     step per cover relation (the previous revision summed over every flat below X: the
-    same numbers, tested, at a cost growing with the lattice's depth)."""
+    same numbers, tested against the engine's, at a cost growing with the depth)."""
     lower: dict = {X: [] for X in flats}
     for Y, (_, ups) in flats.items():
         for T in ups:
@@ -259,29 +259,3 @@ def _reduced_groups(basis, rows, bits) -> dict:
         else:
             groups[key] = [j]
     return groups
-
-
-def _moebius(order) -> list:
-    """mu(0, X) = -sum of mu(0, Y) over the flats Y strictly below X, for closed flats sorted
-    by rank (a flat strictly below X is a proper subset of X's hyperplanes, so it comes
-    earlier).  The flats below X are the earlier ones containing no hyperplane outside X:
-    found with one bit per flat (bit n of inside[h]: flat n contains hyperplane h)."""
-    inside = {}
-    for n, X in enumerate(order):
-        for h in X:
-            inside[h] = inside.get(h, 0) | 1 << n
-    mu = []
-    for n, X in enumerate(order):
-        outside = 0
-        K.charge(len(inside) + n // 32)
-        for h, bits in inside.items():
-            if h not in X:
-                outside |= bits
-        below, total = ((1 << n) - 1) & ~outside, 0
-        K.charge(below.bit_count() * (1 + n // 1024))  # one step per flat below X
-        while below:
-            low = below & -below
-            total += mu[low.bit_length() - 1]
-            below ^= low
-        mu.append(-total if X else 1)
-    return mu
