@@ -117,6 +117,12 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
 def _sign_block(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     l = l1(A)
     big = maxabs(P)
+    if P.dtype == np.int64 and A.dtype == np.int64 and big * l < EXACT_FLOAT:
+        return _signs(_dot(P, A, big * l))  # exact in float64 BLAS (or small int64 loops)
+    if P.shape[0] * A.shape[0] > BLAS_MIN_ENTRIES:
+        # past 2^53 the int64 products would run in numpy's integer loops (no BLAS): the
+        # float filter decides almost every sign in BLAS, integers the rest (same signs)
+        return filtered.sign_matrix(P, A)
     if A.dtype == np.int64 and l < (1 << 30) and (big >> SPLIT_BITS) * l < LIMIT:
         if P.dtype == np.int64 and big * l < LIMIT:
             return _signs(_dot(P, A, big * l))
