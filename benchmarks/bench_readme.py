@@ -40,18 +40,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: figure -> (quoted value, unit, where it is quoted)
 QUOTED = {
-    "resonance-6 cpu_s": (15.6, "CPU s", "README.md limits table"),
-    "resonance-6 peak_rss_mb": (341, "MB", "README.md limits table"),
+    "resonance-6 cpu_s": (24.4, "CPU s", "README.md limits table"),
+    "resonance-6 peak_rss_mb": (329, "MB", "README.md limits table"),
+    "perm-8 peak_rss_mb": (299, "MB", "README.md limits table"),
     "resonance-6 bytes_per_region": (11.8, "B/region", "README.md limits table"),
-    "perm-8 cpu_s": (18.2, "CPU s", "docs/enumeration-at-scale.md (goal 20)"),
+    "perm-8 cpu_s": (25.7, "CPU s", "README.md limits table (goal 20)"),
     "perm-9 cpu_s": (192.5, "CPU s", "README.md limits table (goal 250)"),
     "perm-9 peak_rss_mb": (416, "MB", "README.md limits table"),
-    "f64-40x6 cpu_s": (24.0, "CPU s", "docs/filtered-arithmetic.md"),
-    "f32-40x6 cpu_s": (24.0, "CPU s", "docs/filtered-arithmetic.md"),
-    "int-40x6 cpu_s": (21.4, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 enumerate_cpu_s": (20.0, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 certify_cpu_s": (20.5, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 check_cpu_s": (10.4, "CPU s", "docs/filtered-arithmetic.md"),
+    "f64-40x6 certification_cpu_s": (0.75, "CPU s", "docs/filtered-arithmetic.md"),
+    "f32-40x6 certification_cpu_s": (1.24, "CPU s", "docs/filtered-arithmetic.md"),
+    "int-40x6 certification_cpu_s": (0.52, "CPU s", "docs/filtered-arithmetic.md"),
+    "f64-40x6 cpu_s": (33.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
+    "f32-40x6 cpu_s": (31.1, "CPU s", "README.md, docs/filtered-arithmetic.md"),
+    "int-40x6 cpu_s": (26.6, "CPU s", "README.md, docs/filtered-arithmetic.md"),
+    "shi-7 enumerate_cpu_s": (25.4, "CPU s", "docs/filtered-arithmetic.md"),
+    "shi-7 certify_cpu_s": (23.9, "CPU s", "docs/filtered-arithmetic.md"),
+    "shi-7 check_regions_per_cpu_s": (21107, "regions/CPU s", "README.md"),
+    "shi-7 check_cpu_s": (12.4, "CPU s", "docs/filtered-arithmetic.md"),
 }
 
 
