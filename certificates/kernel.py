@@ -45,7 +45,7 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from certificates.errors import Fail
@@ -86,7 +86,7 @@ class Verdict:
     location: str | None
     message: str
     #: units of work charged (None when unmetered); what ``--max-work`` must be at least
-    work: int | None = None
+    work: int | None = field(default=None, repr=False, compare=False)
 
     @property
     def exit_code(self) -> int:
