@@ -184,3 +184,19 @@ def test_bound_factor_range():
         filtered.bound_factor(0)
     with pytest.raises(ValueError):
         filtered.bound_factor(filtered.MAX_TERMS + 1)
+
+
+def test_many_rows_in_blocks_equal_integer_signs():
+    """More rows than one filter block (FILTER_ROWS), with exact zeros among them: the
+    blocked result equals Python-integer signs."""
+    from engine.exact.linalg import primitive_integer_row
+
+    rng = np.random.default_rng(8)
+    A = np.array([primitive_integer_row([Fraction(float(v)) for v in r])
+                  for r in rng.standard_normal((12, 4))], dtype=object)
+    P = rng.integers(-(1 << 30), 1 << 30, size=(3 * filtered.FILTER_ROWS + 17, 4)).astype(object)
+    P[::97, 0], P[::97, 1] = A[0, 1], -A[0, 0]  # p . a_0 = 0 on these rows
+    P[::97, 2:] = 0
+    got = filtered.sign_matrix(P, A)
+    assert np.array_equal(got, filtered.exact_signs(P, A))
+    assert (got[::97, 0] == 0).all()

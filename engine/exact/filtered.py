@@ -47,6 +47,9 @@ MAX_TERMS = 1 << 20
 OVERFLOW_GUARD = 2.0 ** 1000
 #: undecided entries are recomputed exactly in blocks of this many (bounds memory)
 EXACT_BLOCK = 1 << 16
+#: rows of P filtered at a time: the float temporaries stay in cache (measured on a float
+#: 40 x 6 head's witnesses: 2,048 rows a third faster than 32,768; same signs)
+FILTER_ROWS = 2048
 
 
 def bound_factor(D: int) -> float:
@@ -268,6 +271,9 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     """
     if P.shape[0] == 0 or A.shape[0] == 0:
         return np.zeros((P.shape[0], A.shape[0]), dtype=np.int8)
+    if P.shape[0] > FILTER_ROWS:  # rows are independent: blocks that stay in cache
+        return np.concatenate([sign_matrix(P[lo:lo + FILTER_ROWS], A)
+                               for lo in range(0, P.shape[0], FILTER_ROWS)])
     got = _filter(P, A)
     if got is None:
         return exact_signs(P, A)
