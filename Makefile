@@ -2,7 +2,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-fast lint
+.PHONY: setup demo test test-fast lint bench-readme
 
 setup:
 	@bash scripts/setup.sh
@@ -21,3 +21,7 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/python -m ruff check .
+
+# Re-measure the enumeration and certification figures README.md and docs/ quote (CPU s)
+bench-readme: setup
+	$(BIN)/python benchmarks/bench_readme.py

@@ -58,19 +58,31 @@ def check_main(argv, read_and_check) -> int:
     ap.add_argument("--zero-based", action="store_true",
                     help="--latex: labels from 0 also for a paper's result (default there: 1)")
     ap.add_argument("--sample", type=int, metavar="N", help="argmax audits: check every "
-                    "never-proof and N witnesses drawn from --seed (other kinds: in full)")
+                    "never-proof and N witnesses drawn from --seed; streamed results: every "
+                    "line's structure and N lines' witnesses (other kinds: in full)")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="check the shards of a streamed certificate in N processes")
     args = ap.parse_args(argv)
     if args.one_based and args.zero_based:
         ap.error("--one-based and --zero-based exclude each other")
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
+    if args.workers < 1:
+        ap.error("--workers takes N >= 1")
+    from certificates.check_stream import WORKERS
+    from certificates.meter import setting
     code = 0
     for path in args.files:
         tally: dict = {}
-        v, obj = read_and_check(path, args.max_work if args.max_work is not None else "default",
-                                args.sample, args.seed, tally)
-        if v.ok and "witnesses" in tally:
+        with setting(WORKERS, args.workers):
+            v, obj = read_and_check(path, args.max_work if args.max_work is not None
+                                    else "default", args.sample, args.seed, tally)
+        if v.ok and "witnesses" in tally and v.kind == "pattern-complete-stream":
+            line = (f"{path}: OK {v.kind} (hashes, shards, order and count of every line; "
+                    f"witnesses of {tally['checked']} of {tally['witnesses']} lines, drawn with "
+                    f"seed {args.seed}: the others not checked)")
+        elif v.ok and "witnesses" in tally:
             line = (f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
                     f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
         else:

@@ -12,7 +12,8 @@ Format and checking
     (an audit, optionally only a sample of its proofs), ``NPY_HEADER`` (the one head file
     layout an audit references), ``DEFAULT_MAX_WORK``.
 Meaning of geometric data
-    ``sign_rows``, ``ranking_rows``, ``arrangement``, ``pattern_key`` (streamed shards).
+    ``sign_rows``, ``ranking_rows``, ``arrangement``, ``pattern_key`` (streamed shards),
+    ``default_budget`` (the default budget of a streamed certificate).
 Exact bracket arithmetic (the emitter states the bounds the checker recomputes)
     ``BRACKET_KINDS``, ``BRACKET_THEOREMS``, ``bracket_bounds``, ``check_bracket``,
     ``check_orbit_bracket`` (raise ``Fail``), ``decimal_context``, ``exp_up``, ``log_up``,
@@ -46,6 +47,7 @@ _WHERE = {
     "NPY_HEADER": ("check_audit", "NPY_HEADER"),
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
+    "default_budget": ("check_stream", "default_budget"),
     "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_bracket", "THEOREMS"),
     "check_bracket": ("check_bracket", "check"),
     "check_orbit_bracket": ("check_bracket", "check_orbit"),

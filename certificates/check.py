@@ -41,7 +41,6 @@ from certificates import semantics as sem
 from certificates.check_audit import check_argmax_audit
 from certificates.check_stream import check_stream
 from certificates.errors import Fail
-from certificates.meter import DEFAULT_MAX_WORK
 
 FORMAT, VERSION, UNREADABLE, Verdict, load = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict, K.load
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
@@ -281,16 +280,18 @@ def _dispatch(obj, loc):
     return checker(obj, loc)
 
 
-def check(obj, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
+def check(obj, max_work: int | str | None = "default") -> K.Verdict:
     """Check one parsed certificate (a dict); never raises on bad input.
 
     Parameters
     ----------
     obj : dict
         The certificate, as parsed by :func:`json.loads` (numbers as ``"p/q"`` strings).
-    max_work : int or None
+    max_work : int, "default" or None
         Budget (see :mod:`certificates.meter`): a certificate whose metered work exceeds
-        it is not checked (verdict ``work-budget``, never valid).  None: no budget.
+        it is not checked (verdict ``work-budget``, never valid).  None: no budget;
+        ``"default"``: :data:`DEFAULT_MAX_WORK`, raised for streamed certificates by their
+        rows (docs/limits.md).
 
     Returns
     -------
@@ -309,7 +310,7 @@ def read_and_check(path, max_work="default", sample=None, seed=0, tally=None):
     return K.read_and_check(path, _dispatch, max_work, tally, sample=sample, seed=seed)
 
 
-def check_file(path, max_work: int | None = DEFAULT_MAX_WORK) -> K.Verdict:
+def check_file(path, max_work: int | str | None = "default") -> K.Verdict:
     """Read and check one certificate file (bounded: see :func:`certificates.kernel.load`).
 
     Returns

@@ -18,6 +18,21 @@ previous one in memory:
 4. the number of lines equals each shard's stated ``rows`` (reading stops beyond it) and
    their sum equals the exact Zaslavsky count recomputed from the inlined lattice.
 
+Lines in the writer's canonical form are checked in integers over the witness's common
+denominator (:mod:`certificates.stream_lines`), any other line by the general path; the
+verdict is the same.  Shards are independent: ``check --workers N`` checks them in a
+standard-library process pool.  The default budget grows with the rows, up to
+:data:`DEFAULT_REGIONS` regions (docs/limits.md).
+
+**What ``--sample N`` proves.**  Items 1, 3 and 4 for every line (hashes, counts, shard
+membership, strict order, hence distinctness, and the exact count), and item 2 for the
+witnesses of N lines drawn uniformly without replacement (``random.Random(seed)``) among
+all lines.  The other witnesses are not checked, so the sampled verdict does not prove that
+every listed pattern is a region.  If a fraction ``f`` of the lines had an invalid witness,
+the sample would have missed all of them with probability at most ``(1 - f)^N`` (for
+``f = 0.001`` and ``N = 5000``: under 0.7 %); a full check (no ``--sample``) proves the
+claim.
+
 Paths are resolved against the certificate's folder (``check_file``) or the current folder.
 See certificates/SPEC.md section 10 and docs/enumeration-at-scale.md.
 
@@ -30,16 +45,21 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import gzip
 import hashlib
 import json
+import random
 import zlib
 
 from certificates import kernel as K
 from certificates import semantics as sem
 from certificates.errors import Fail
+from certificates.meter import budget, grant, left
+from certificates.stream_lines import LineCheck
 
-__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS"]
+__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "WORKERS",
+           "DEFAULT_REGIONS", "allowance", "default_budget"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
@@ -70,9 +90,52 @@ class _Hashing:
         return data
 
 
+#: Workers of a streamed check (``check --workers N``): shards are checked in parallel by
+#: a standard-library process pool; the verdict does not depend on it.
+WORKERS: contextvars.ContextVar = contextvars.ContextVar("stream_workers", default=1)
+#: The default budget admits streamed certificates of up to this many regions (each row is
+#: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
+DEFAULT_REGIONS = 10 ** 6
+
+
+def allowance(flats: int, hyperplanes: int, d: int, rows: int, row_units: int) -> int:
+    """Units the default budget adds for a streamed certificate: each listed flat (at most
+    :data:`DEFAULT_REGIONS` of them: an arrangement has at least as many regions as flats,
+    since ``|mu(0, X)| >= 1``) and each listed row (at most :data:`DEFAULT_REGIONS`) is
+    granted what checking it costs with numbers of at most 256 bits.
+
+    Examples
+    --------
+    >>> allowance(10, 4, 2, 100, 15)
+    2300
+    """
+    n = d + 1
+    return (min(flats, DEFAULT_REGIONS) * (hyperplanes + 1) * (n + 1) ** 2
+            + min(rows, DEFAULT_REGIONS) * row_units)
+
+
+def default_budget(obj) -> int:
+    """The default budget of a streamed certificate (assumes its fields parse): what
+    ``check`` without ``--max-work`` allows.
+
+    Examples
+    --------
+    >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
+    >>> default_budget(c) - K.DEFAULT_MAX_WORK
+    44
+    """
+    W, b = sem.read_model(obj, "")
+    Wi, bi = K.integer_model(W, b)
+    H = sem.arrangement(Wi, bi, obj["pattern"])
+    return K.DEFAULT_MAX_WORK + allowance(
+        len(obj["lattice"]), len(H), len(W[0]), sum(s["rows"] for s in obj["shards"]),
+        LineCheck(Wi, bi, obj["pattern"] == "ranking").units)
+
+
 def _lines(path, sloc, sha, rows):
-    """(location, record) per line of a gzip'd JSON-lines shard; after the last line, the
-    SHA-256 of the file (hashed as it was decompressed) and the count of lines are checked."""
+    """(line number, raw line) per line of a gzip'd JSON-lines shard; after the last line,
+    the SHA-256 of the file (hashed as it was decompressed) and the count of lines are
+    checked."""
     with K.open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
         hr, n = _Hashing(fh), 0
         try:
@@ -81,7 +144,7 @@ def _lines(path, sloc, sha, rows):
                     K.fail_if(len(line) > MAX_LINE, "schema", f"{sloc}:{n + 1}", "line too long")
                     n += 1
                     K.fail_if(n > rows, "count", sloc, f"more than the stated {rows} rows")
-                    yield f"{sloc}:{n}", K.parse_json(line, f"{sloc}:{n}", "schema")
+                    yield n, line
         except (OSError, EOFError, zlib.error) as exc:
             raise Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
         while hr.read(1 << 20):
@@ -91,8 +154,47 @@ def _lines(path, sloc, sha, rows):
     K.fail_if(n != rows, "count", sloc, f"{n} rows, the certificate states {rows}")
 
 
+def _check_shard(job) -> tuple:
+    """Check one shard (a task: run in the checking process or a worker).  Returns
+    ``("ok", witnesses checked)`` or ``("fail", check, location, message)``."""
+    s, path, sha, rows, buckets, model, work, picks, base = job
+    Wi, bi, ranking = model
+    sloc = f"{base}/shards/{s}"
+    try:
+        with budget(work):
+            lc = LineCheck(Wi, bi, ranking)
+            prev, checked = None, 0
+            for n, line in _lines(path, sloc, sha, rows):
+                rloc = f"{sloc}:{n}"
+                full = picks is None or n in picks
+                got = lc.check(line, full)
+                if got is None:  # not the canonical form, or a failure: the general path
+                    rec = K.parse_json(line, rloc, "schema")
+                    value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]))
+                    key = pattern_key(value)
+                    full = True
+                else:
+                    value, key = got
+                checked += full
+                if zlib.crc32(key) % buckets != s:
+                    raise Fail("shard", rloc, f"pattern belongs to shard "
+                               f"{zlib.crc32(key) % buckets}, not {s}")
+                if prev is not None and not prev < value:
+                    raise Fail("duplicate-pattern" if prev == value else "order", rloc,
+                               "patterns of a shard must be strictly increasing")
+                prev = value
+    except Fail as f:
+        return ("fail", f.check, f.location, f.message)
+    return ("ok", checked)
+
+
 def check_stream(obj, loc):
-    """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`."""
+    """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`.
+
+    The lattice comes first, then every shard, each with its share of the budget left (in
+    proportion to its stated rows: the verdict does not depend on the number of workers).
+    With ``--sample N`` (:data:`certificates.kernel.SCOPE`) every line's structure is checked
+    and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
     W, b = sem.read_model(obj, loc)
     ptype = sem.read_pattern_type(obj, loc)
     Wi, bi = K.integer_model(W, b)
@@ -105,15 +207,51 @@ def check_stream(obj, loc):
         K.fail_if(not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}, "schema",
                   sloc, "a shard is {file, sha256, rows}")
         K.read_int(sh["rows"], f"{sloc}/rows", 0, None)
-        prev = None
-        for rloc, rec in _lines(K.resolve(sh["file"], f"{sloc}/file"), sloc, sh["sha256"],
-                                sh["rows"]):
-            value = sem.listed_pattern(rec, rloc, ptype == "ranking", Wi, bi, len(W[0]))
-            if shard_of(value, buckets) != s:
-                raise Fail("shard", rloc, f"pattern belongs to shard "
-                           f"{shard_of(value, buckets)}, not {s}")
-            if prev is not None and not prev < value:
-                raise Fail("duplicate-pattern" if prev == value else "order", rloc,
-                           "patterns of a shard must be strictly increasing")
-            prev = value
-    sem.region_count(obj, loc, Wi, bi, ptype, sum(sh["rows"] for sh in shards), f"{loc}/shards")
+        K.fail_if(not isinstance(sh["sha256"], str), "schema", f"{sloc}/sha256",
+                  "expected a hex string")
+    total = sum(sh["rows"] for sh in shards)
+    # the lattice first (its work comes out of the budget before the shards share the rest)
+    lattice, H = K.get(obj, "lattice", loc), sem.arrangement(Wi, bi, ptype)
+    model = (Wi, bi, ptype == "ranking")
+    grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(H), len(W[0]),
+                    total, LineCheck(*model).units))
+    count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
+    scope = K.SCOPE.get()
+    sample = scope.get("sample") if scope else None
+    picks: list = [None] * buckets
+    if sample is not None:
+        drawn = sorted(random.Random(scope.get("seed", 0)).sample(range(total),
+                                                                  min(sample, total)))
+        picks = [set() for _ in range(buckets)]
+        start, i = 0, 0
+        for s, sh in enumerate(shards):
+            while i < len(drawn) and drawn[i] < start + sh["rows"]:
+                picks[s].add(drawn[i] - start + 1)
+                i += 1
+            start += sh["rows"]
+    room = left()
+    jobs = [(s, K.resolve(sh["file"], f"{loc}/shards/{s}/file"), sh["sha256"], sh["rows"],
+             buckets, model,
+             None if room is None else room * sh["rows"] // max(total, 1) if total
+             else room // buckets, picks[s], loc)
+            for s, sh in enumerate(shards)]
+    workers = max(1, WORKERS.get())
+    checked = 0
+    if workers > 1 and len(jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:
+            results = list(pool.map(_check_shard, jobs))
+    else:
+        results = []
+        for job in jobs:
+            results.append(_check_shard(job))
+            if results[-1][0] == "fail":
+                break
+    for r in results:  # the first failing shard, in shard order
+        if r[0] == "fail":
+            raise Fail(r[1], r[2], r[3])
+        checked += r[1]
+    K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
+              f" arrangement has {count} regions")
+    if scope is not None and sample is not None:
+        scope.update(witnesses=total, checked=checked)

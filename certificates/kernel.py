@@ -45,11 +45,11 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from certificates.errors import Fail
-from certificates.meter import DEFAULT_MAX_WORK, budget, charge, setting, weight
+from certificates.meter import DEFAULT_MAX_WORK, budget, charge, setting, used, weight
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed, so a
 #: short string such as "1e100000000" or a 100,000-digit number costs nothing.
@@ -85,6 +85,8 @@ class Verdict:
     failed_check: str | None
     location: str | None
     message: str
+    #: units of work charged (None when unmetered); what ``--max-work`` must be at least
+    work: int | None = field(default=None, repr=False, compare=False)
 
     @property
     def exit_code(self) -> int:
@@ -94,11 +96,13 @@ class Verdict:
 
 def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
     """Run ``checker(obj, "")`` under the work budget (metered: every exact step is charged
-    before it is done); never raises on bad input."""
+    before it is done; ``"default"``: the default budget); never raises on bad input."""
     kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
+    default = max_work == "default"
     try:
-        with budget(max_work):
+        with budget(DEFAULT_MAX_WORK if default else max_work, default):
             checker(obj, "")
+            work = used()
     except Fail as f:
         return Verdict(False, kind, f.check, f.location or "/", f.message)
     except ArithmeticError as exc:  # absurd numbers: decimal overflow, ...
@@ -107,7 +111,7 @@ def judge(obj, checker, max_work=DEFAULT_MAX_WORK) -> Verdict:
             MemoryError) as exc:  # malformed beyond the schema
         return Verdict(False, kind, "schema", "/",
                        f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
-    return Verdict(True, kind, None, None, "valid")
+    return Verdict(True, kind, None, None, "valid", work)
 
 
 #: Which proofs of a batch certificate to re-check (argmax audits): None (all), or a dict
@@ -132,7 +136,7 @@ def read_and_check(path, checker, max_work="default", scope=None, labels=None, s
     scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
     if max_work == "default":  # a partial audit: the caller chose the proofs
         audit = isinstance(obj, dict) and obj.get("kind") == "argmax-audit"
-        max_work = None if partial and audit else DEFAULT_MAX_WORK
+        max_work = None if partial and audit else "default"
     with setting(SCOPE, scope if partial else None), base_dir(os.path.dirname(
             os.path.abspath(path))):
         return judge(obj, checker, max_work), obj
@@ -324,9 +328,26 @@ def read_file(path, loc, sha256=None, limit=MAX_FILE_BYTES, check="file") -> byt
     return data
 
 
+#: the ``format`` of a result directory's manifest (engine.geometry.store), not a certificate
+REGIONS_FORMAT = b'"logitgeom-regions"'
+
+
 def load(path):
-    """Parse a certificate file (a regular file of at most MAX_FILE_BYTES, strict JSON)."""
-    return parse_json(read_file(path, "/", check="unreadable"), "/")
+    """Parse a certificate file (a regular file of at most MAX_FILE_BYTES, strict JSON).  A
+    result directory's ``manifest.json`` is refused with a pointer to the certificate it
+    can be turned into."""
+    data = read_file(path, "/", check="unreadable")
+    try:
+        obj = parse_json(data, "/")
+    except Fail:
+        if REGIONS_FORMAT not in data:
+            raise
+        obj = None
+    if obj is None or (isinstance(obj, dict) and obj.get("format") == "logitgeom-regions"):
+        raise Fail("unsupported-format", "/", "this is the manifest of a result directory "
+                   "(patterns --out DIR), not a certificate; write its certificate with "
+                   "'logitgeom certify pattern --from DIR -o CERT' and check CERT")
+    return obj
 
 
 def json_lines(data: bytes, loc):

@@ -19,12 +19,15 @@ import contextvars
 
 from certificates.errors import Fail
 
-__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "setting", "weight"]
+__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "used",
+           "weight"]
 
 #: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
 DEFAULT_MAX_WORK = 20_000_000
 
 _BUDGET: contextvars.ContextVar = contextvars.ContextVar("work_budget", default=None)
+#: whether the current budget is the default one (only it takes :func:`grant`)
+_DEFAULT: contextvars.ContextVar = contextvars.ContextVar("work_budget_default", default=False)
 
 
 @contextlib.contextmanager
@@ -37,9 +40,35 @@ def setting(var, value):
         var.reset(token)
 
 
-def budget(max_work):
-    """Meter the exact work done inside the block; None: unmetered."""
-    return setting(_BUDGET, None if max_work is None else [max_work])
+@contextlib.contextmanager
+def budget(max_work, default: bool = False):
+    """Meter the exact work done inside the block; None: unmetered.  ``default``: the
+    budget is the default one, which :func:`grant` may raise."""
+    with setting(_BUDGET, None if max_work is None else [max_work, max_work]), \
+            setting(_DEFAULT, default and max_work is not None):
+        yield
+
+
+def grant(units) -> None:
+    """Raise the *default* budget by ``units`` (a kind whose work is linear in data the
+    user chose to check, such as the rows of a streamed certificate; docs/limits.md).  A
+    budget the user set (``--max-work``) is never raised."""
+    left = _BUDGET.get()
+    if left is not None and _DEFAULT.get():
+        left[0] += units
+        left[1] += units
+
+
+def used():
+    """Units charged so far in the current budget (None: unmetered)."""
+    v = _BUDGET.get()
+    return None if v is None else v[1] - v[0]
+
+
+def left():
+    """Units left in the current budget (None: unmetered)."""
+    v = _BUDGET.get()
+    return None if v is None else v[0]
 
 
 def charge(units) -> None:

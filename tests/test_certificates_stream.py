@@ -124,3 +124,121 @@ def test_cli_from_dir(tmp_path):
     assert cli(["certify", "pattern", "--from", str(tmp_path / "R"), "-o", str(cert)]) == 0
     assert check_file(cert).ok
     assert cli(["check", str(cert)]) == 0
+
+
+# ------------------------------------------------ the integer fast path of shard lines
+def _generic(lc_model, line):
+    from certificates import kernel as K
+    from certificates import semantics as sem
+    from certificates.errors import Fail
+
+    Wi, bi, ranking = lc_model
+    try:
+        rec = K.parse_json(line, "/", "schema")
+        return sem.listed_pattern(rec, "/", ranking, Wi, bi, len(Wi[0]))
+    except Fail:
+        return None
+
+
+@pytest.mark.parametrize("ranking", [False, True])
+def test_fast_line_check_agrees_with_the_general_path(ranking):
+    """Every line the integer fast path accepts, the general path accepts with the same
+    value; canonical valid lines take the fast path.  Random models (zero rows and tied
+    rows included), random and near-boundary witnesses, tampered tokens."""
+    import random
+    from fractions import Fraction
+
+    from certificates.meter import budget
+    from certificates.stream_lines import LineCheck
+
+    rng = random.Random(11)
+    accepted = fast = 0
+    for _ in range(300):
+        k, d = rng.randint(1, 5), rng.randint(1, 4)
+        Wi = [tuple(rng.choice([0, 1, -1, 2, 3, 10 ** 30]) for _ in range(d)) for _ in range(k)]
+        bi = [rng.choice([0, 1, -2, 7]) for _ in range(k)]
+        if rng.random() < 0.2:
+            Wi[0], bi[0] = (0,) * d, 0  # a zero row
+        if k > 1 and rng.random() < 0.2:
+            Wi[1], bi[1] = Wi[0], bi[0]  # tied rows
+        Wi, bi = tuple(Wi), tuple(bi)
+        x = [Fraction(rng.randint(-6, 6), rng.choice([1, 2, 3, 7])) for _ in range(d)]
+        logits = [sum(a * v for a, v in zip(r, x, strict=True)) + c
+                  for r, c in zip(Wi, bi, strict=True)]
+        if ranking:
+            pat = sorted(range(k), key=lambda i: (-logits[i], i))
+            if rng.random() < 0.3:
+                rng.shuffle(pat)
+        else:
+            pat = [(v > 0) - (v < 0) for v in logits]
+            if rng.random() < 0.3:
+                pat[rng.randrange(k)] *= -1
+        wit = [str(v) for v in x]
+        if rng.random() < 0.15:
+            wit[rng.randrange(d)] = rng.choice(["-0", "2/4", "3/1", "0/5", "1.5", "01", " 1"])
+        line = json.dumps({"pattern": pat, "witness": wit}, separators=(",", ":")).encode()
+        line += b"\n"
+        lc = LineCheck(Wi, bi, ranking)
+        with budget(None):
+            got = lc.check(line, True)
+            ref = _generic((Wi, bi, ranking), line)
+        if got is not None:
+            fast += 1
+            assert ref is not None and tuple(ref) == got[0]
+            assert got[1] == json.dumps(pat, separators=(",", ":")).encode()
+        if ref is not None:
+            accepted += 1
+            assert got is not None  # canonical valid lines take the fast path
+    assert fast == accepted > 30
+
+
+def test_tampered_directory_is_not_called_a_bug(tmp_path, capsys):
+    """A witness changed in a result directory's shard: certify --from refuses with a
+    message naming the directory, never 'please report this bug'."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    wf = tmp_path / "W.csv"
+    wf.write_text("\n".join(",".join(map(str, r)) for r in W) + "\n")
+    assert cli(["patterns", "sign", str(wf), "--out", str(tmp_path / "R")]) == 0
+    shard = sorted((tmp_path / "R" / "shards").glob("*.parquet"))[0]
+    t = pq.read_table(shard)
+    w = t.column("witness").to_pylist()
+    w[0] = [-v for v in w[0]]  # the opposite region's witness
+    t = t.set_column(t.schema.get_field_index("witness"), "witness",
+                     pa.array(w, type=t.schema.field("witness").type))
+    pq.write_table(t, shard)
+    capsys.readouterr()
+    cert = tmp_path / "c.json"
+    assert cli(["certify", "pattern", "--from", str(tmp_path / "R"), "-o", str(cert)]) == 1
+    err = capsys.readouterr().err
+    assert "does not certify" in err and "please report" not in err
+    assert not cert.exists()
+
+
+def test_sample_and_workers_and_default_budget(tmp_path, capsys):
+    """--sample N checks every line's structure and N witnesses (and says so); --workers 2
+    gives the same verdict; the default budget accepts, a tiny explicit one does not."""
+    c, out = _cert(tmp_path)
+    from certificates.check import main
+
+    assert main([str(out), "--workers", "2"]) == 0
+    assert main([str(out), "--sample", "2"]) == 0
+    assert "witnesses of 2 of" in capsys.readouterr().out
+    assert main([str(out), "--max-work", "100"]) == 2
+    # a wrong witness is found by the full check and by a sample that draws it
+    s = next(i for i, sh in enumerate(c["shards"]) if sh["rows"] >= 1)
+    lines = _lines(tmp_path / c["shards"][s]["file"])
+    v = _rewrite(tmp_path, json.loads(json.dumps(c)), s,
+                 [dict(lines[0], witness=["0", "0"])] + lines[1:])
+    assert v.failed_check == "witness"
+    assert main([str(tmp_path / "cert.json"), "--workers", "2"]) == 1
+    total = sum(sh["rows"] for sh in c["shards"])
+    assert main([str(tmp_path / "cert.json"), "--sample", str(total)]) == 1
+
+
+def test_manifest_points_to_certify_from(tmp_path):
+    d = tmp_path / "R"
+    enumerate_to_dir(W, d, progress=False)
+    v = check_file(d / "manifest.json")
+    assert v.failed_check == "unsupported-format" and "certify pattern --from" in v.message

@@ -121,8 +121,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "docs/limits.md)")
     c.add_argument("--sample", type=int, default=None, metavar="N",
                    help="argmax audits: check every never-proof and N witnesses drawn from "
-                   "--seed, and say how many were checked (other kinds: in full)")
+                   "--seed; streamed results: every line's structure and N lines' witnesses; "
+                   "says how many were checked (other kinds: in full)")
     c.add_argument("--seed", type=int, default=None, help="seed of --sample (default 0)")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="check the shards of a streamed certificate in N processes")
     _output.add_output(c, what="the verdicts as JSON", json_flag=False)
     c.add_argument("--json", dest="json_out", action="store_const", const="-", default=None,
                    help="the verdicts as JSON (one object per file, with the run listings' "
@@ -229,14 +232,35 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     _output.prepare(args, args.output)
     cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args))
     _output.write(args, args.output, emit.dumps(cert))
-    verdict = check_file(args.output, None)  # never leave a certificate the checker rejects
+    # never leave a certificate the checker rejects; metered (not bounded) to say what
+    # --max-work a check of it needs
+    verdict = check_file(args.output, 1 << 62)
     if not verdict.ok:
         os.remove(args.output)
-        print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
-              f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
+        from engine.errors import EngineError
+        from engine.geometry.stream import open_result
+
+        where = f"{verdict.failed_check} at {verdict.location}: {verdict.message}"
+        try:
+            own = open_result(args.from_dir).certify()
+        except (EngineError, OSError, ValueError, KeyError) as exc:
+            own = {"ok": False, "failed": str(exc)[:200]}
+        if not own["ok"]:  # the directory itself fails: changed or damaged, not a bug
+            print(f"logitgeom: error: {args.from_dir} does not certify ({own.get('failed')}; "
+                  f"the certificate written from it failed {where}): its shards or manifest "
+                  "were changed or damaged after the run; run 'logitgeom patterns ... --out "
+                  "DIR --restart' again", file=sys.stderr)
+        else:
+            print(f"logitgeom: error: emitted certificate failed {where} (please report this "
+                  "bug)", file=sys.stderr)
         return 1
     print(f"wrote {args.output} (pattern-complete-stream, "
           f"{sum(s['rows'] for s in cert['shards'])} rows in {len(cert['shards'])} shards)")
+    from certificates.api import default_budget
+
+    if verdict.work is not None and verdict.work > default_budget(cert):
+        print(f"its check needs more work than the default budget allows: check it with "
+              f"'logitgeom check --max-work {verdict.work} {args.output}'")
     return 0
 
 
@@ -397,6 +421,7 @@ def _check(args: argparse.Namespace) -> int:
         ([f"--max-work={args.max_work}"] if args.max_work is not None else []) + \
         ([f"--sample={args.sample}"] if args.sample is not None else []) + \
         ([f"--seed={args.seed}"] if args.seed is not None else []) + \
+        ([f"--workers={args.workers}"] if args.workers is not None else []) + \
         ["--", *args.files]  # a file named like an option stays a file
     code = check_main(argv)
     for path, problem, c in verify_manifests(args.files):  # deleted / edited files of a run

@@ -584,6 +584,33 @@ def _aug_rows(rows, bias) -> tuple[list[tuple[int, ...] | None], int, bool]:
     return out, d, b is not None
 
 
+def _directions(basis: tuple, vecs: list) -> dict[tuple[int, ...], list[int]]:
+    """``{canonical_direction(residual of v modulo basis): [h, ...]}`` over ``vecs`` =
+    [(h, v)] (integer lists): :meth:`EchelonBasis.residual` and
+    :func:`canonical_direction` in one loop (the same keys; the inner loop of
+    :func:`flats`)."""
+    gcd = math.gcd
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for h, v in vecs:
+        for p, r in basis:
+            x = v[p]
+            if x:
+                y = r[p]
+                v = [y * a - x * b for a, b in zip(v, r)]  # noqa: B905 (equal lengths)
+        g = gcd(*v)
+        if g:
+            if next(x for x in v if x) < 0:
+                g = -g
+            key = tuple(v) if g == 1 else tuple(x // g for x in v)
+        else:
+            key = tuple(v)
+        if key in groups:
+            groups[key].append(h)
+        else:
+            groups[key] = [h]
+    return groups
+
+
 def flats(
     rows: Sequence[Sequence[Number]],
     bias: Sequence[Number] | None = None,
@@ -624,14 +651,12 @@ def flats(
     const = (0,) * d + (1,)
     bases: dict[frozenset[int], EchelonBasis] = {frozenset(): EchelonBasis.empty(dim)}
     todo = [frozenset()]
+    vecs = [(h, list(aug[h])) for h in hyper]  # type: ignore[arg-type]
     while todo:
         X = todo.pop()
         B = bases[X]
-        empty = canonical_direction(B.residual(const)) if affine else None
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for h in hyper:
-            if h not in X:
-                groups.setdefault(canonical_direction(B.residual(aug[h])), []).append(h)
+        empty = _directions(B.rows, [(-1, list(const))]).popitem()[0] if affine else None
+        groups = _directions(B.rows, [hv for hv in vecs if hv[0] not in X])
         for r, g in groups.items():
             T = X | frozenset(g)
             if r != empty and T not in bases:

@@ -256,6 +256,20 @@ def close_executor(executor: object, timeout: float = 60.0) -> None:
 #: the most local worker processes :func:`make_executor` starts (a pool that large is
 #: already far past any machine's cores; more only exhausts process and memory limits)
 MAX_WORKERS = 256
+#: Dask settings of the clusters this package starts (workers inherit them): no
+#: statistical profiler (sampling every thread's stack every 10 ms cost about half the
+#: work again), and the periodic callbacks of every worker's event loop spaced out: the
+#: loop-health tick (every 20 ms by default), the memory monitor (100 ms) and the system
+#: monitor (500 ms) each wake the worker's event loop, which then competes for the GIL with
+#: the task's thread; no work stealing (the plan balances the tasks; a stolen task is
+#: serialised again).  None of them changes a result.
+DASK_QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.scheduler.work-stealing": False,
+}
 
 
 def make_executor(workers: int | None = None, scheduler: str | None = None):
@@ -301,7 +315,7 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
                 from exc
         import dask
 
-        with dask.config.set({"distributed.worker.profile.enabled": False}):
+        with dask.config.set(DASK_QUIET):
             if scheduler == "local":
                 n = workers or cpu_count()
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,

@@ -23,14 +23,19 @@ is taken only after a bound on the exact result has been checked:
 * cross products of 3-vectors: each coordinate is a difference of two products, each
   at most ``max|U| max|V|``; below ``CROSS_LIMIT = 2^61`` the difference is below 2^62.
 
-Outside these bounds the code falls back to Python integers (numpy object arrays):
-slower, never wrong.  Nothing here uses floats to decide a sign except through the
-exactness argument above.
+Outside these bounds products fall back to Python integers (numpy object arrays): slower,
+never wrong.  Signs outside them go through the floating-point filter
+(:func:`engine.exact.filtered.sign_matrix`: float64 with a proven error bound, Python
+integers only for the entries the bound does not separate from zero; the proof is in
+``docs/filtered-arithmetic.md``).  Nothing here uses floats to decide a sign except
+through the exactness argument above or that bound.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from engine.exact import filtered
 
 __all__ = ["LIMIT", "EXACT_FLOAT", "CROSS_LIMIT", "SPLIT_BITS", "BLAS_MIN_ENTRIES", "SIGN_BLOCK",
            "maxabs", "l1", "fit", "matmul", "sign_matrix", "cross"]
@@ -112,6 +117,12 @@ def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
 def _sign_block(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     l = l1(A)
     big = maxabs(P)
+    if P.dtype == np.int64 and A.dtype == np.int64 and big * l < EXACT_FLOAT:
+        return _signs(_dot(P, A, big * l))  # exact in float64 BLAS (or small int64 loops)
+    if P.shape[0] * A.shape[0] > BLAS_MIN_ENTRIES:
+        # past 2^53 the int64 products would run in numpy's integer loops (no BLAS): the
+        # float filter decides almost every sign in BLAS, integers the rest (same signs)
+        return filtered.sign_matrix(P, A)
     if A.dtype == np.int64 and l < (1 << 30) and (big >> SPLIT_BITS) * l < LIMIT:
         if P.dtype == np.int64 and big * l < LIMIT:
             return _signs(_dot(P, A, big * l))
@@ -129,7 +140,7 @@ def _sign_block(P: np.ndarray, A: np.ndarray) -> np.ndarray:
         T = (H.astype(np.int64) if H.dtype != np.int64 else H) + (L >> SPLIT_BITS)
         R = L & mask
         return _signs(T) + ((T == 0) & (R > 0)).astype(np.int8)
-    return _signs(P.astype(object) @ A.astype(object).T)
+    return filtered.sign_matrix(P, A)
 
 
 def _obj(X: np.ndarray) -> np.ndarray:

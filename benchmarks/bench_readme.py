@@ -1,0 +1,173 @@
+"""Re-measure the enumeration and certification figures README.md and docs/ quote.
+
+Each case runs in a fresh interpreter (so imports and peak memory are its own) and is
+measured in CPU seconds of that process and its children (user + sys,
+``resource.getrusage(RUSAGE_CHILDREN)``), never wall time: the machine may be shared.
+The script prints, per figure, the value measured here beside the value quoted and where it
+is quoted, and the ratio.  Usage::
+
+    python benchmarks/bench_readme.py            # every case but perm-9 (about 3 CPU-minutes)
+    python benchmarks/bench_readme.py --full     # also perm-9 (about 4 more CPU-minutes)
+    python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
+    make bench-readme
+
+Cases: ``resonance-6`` and ``perm-8``/``perm-9`` (``bench_scale.py _case``, streamed with
+witnesses, certified complete); ``f64-40x6``, ``f32-40x6``, ``int-40x6`` (``logitgeom
+patterns sign HEAD --out DIR``, serial, on a random N(0, 1) float64 / float32 head and an
+integer head with entries up to 10^6, seed 7: all three have 1,335,856 regions); ``shi-7``
+(the Shi arrangement in R^7: enumeration, ``certify pattern --from``, the default
+``check`` and its rate in regions per CPU second).
+
+The figures of other README rows (argmax audits, the grid, the symmetry programs,
+``reproduce``) come from their own scripts, named in the README's table; this script does
+not re-run them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: figure -> (quoted value, unit, where it is quoted)
+QUOTED = {
+    "resonance-6 cpu_s": (24.4, "CPU s", "README.md limits table"),
+    "resonance-6 peak_rss_mb": (329, "MB", "README.md limits table"),
+    "perm-8 peak_rss_mb": (299, "MB", "README.md limits table"),
+    "resonance-6 bytes_per_region": (11.8, "B/region", "README.md limits table"),
+    "perm-8 cpu_s": (25.7, "CPU s", "README.md limits table (goal 20)"),
+    "perm-9 cpu_s": (192.5, "CPU s", "README.md limits table (goal 250)"),
+    "perm-9 peak_rss_mb": (416, "MB", "README.md limits table"),
+    "f64-40x6 certification_cpu_s": (0.48, "CPU s", "docs/filtered-arithmetic.md"),
+    "f32-40x6 certification_cpu_s": (0.71, "CPU s", "docs/filtered-arithmetic.md"),
+    "int-40x6 certification_cpu_s": (0.75, "CPU s", "docs/filtered-arithmetic.md"),
+    "f64-40x6 cpu_s": (26.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
+    "f32-40x6 cpu_s": (24.1, "CPU s", "README.md, docs/filtered-arithmetic.md"),
+    "int-40x6 cpu_s": (24.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
+    "shi-7 enumerate_cpu_s": (25.4, "CPU s", "docs/filtered-arithmetic.md"),
+    "shi-7 certify_cpu_s": (23.9, "CPU s", "docs/filtered-arithmetic.md"),
+    "shi-7 check_regions_per_cpu_s": (21107, "regions/CPU s", "README.md"),
+    "shi-7 check_cpu_s": (12.4, "CPU s", "docs/filtered-arithmetic.md"),
+}
+
+
+def _run(cmd: list[str]) -> tuple[float, str]:
+    """(CPU seconds of the child and its children, stdout) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode not in (0,):
+        raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return round(cpu, 2), p.stdout
+
+
+def _engine(*args: str) -> list[str]:
+    return [sys.executable, "-m", "engine", *args]
+
+
+def _scale(name: str, tmp: Path) -> dict:
+    cpu, out = _run([sys.executable, str(ROOT / "benchmarks" / "bench_scale.py"), "_case", name,
+                     str(tmp / name)])
+    row = json.loads(out.strip().splitlines()[-1])
+    return {"cpu_s": row["cpu_s"], "peak_rss_mb": row["peak_rss_mb"],
+            "bytes_per_region": row["bytes_per_region_on_disk"], "process_cpu_s": cpu}
+
+
+def heads(tmp: Path) -> dict[str, Path]:
+    """The 40 x 6 heads of the float-filter figures (seed 7)."""
+    rng = np.random.default_rng(7)
+    f64 = rng.standard_normal((40, 6))
+    f32 = rng.standard_normal((40, 6)).astype(np.float32)
+    i64 = rng.integers(-10 ** 6, 10 ** 6, (40, 6))
+    out = {}
+    for name, W in (("f64-40x6", f64), ("f32-40x6", f32), ("int-40x6", i64)):
+        out[name] = tmp / f"{name}.npy"
+        np.save(out[name], W)
+    return out
+
+
+def _head(name: str, tmp: Path) -> dict:
+    path = heads(tmp)[name]
+    cpu, _ = _run(_engine("patterns", "sign", str(path), "--out", str(tmp / f"o-{name}"),
+                          "--no-progress"))
+    man = json.loads((tmp / f"o-{name}" / "manifest.json").read_text())
+    steps = man["steps"]
+    return {"cpu_s": cpu, "regions": man["rows_written"],
+            "phase1_cpu_s": steps["phase1"]["cpu_tasks"],
+            "certification_cpu_s": steps["certify"]["cpu_driver"]}
+
+
+def shi(n: int, tmp: Path) -> tuple[Path, Path]:
+    """The Shi arrangement in R^n: x_i - x_j in {0, 1} for i < j ((n+1)^(n-1) regions)."""
+    W, b = [], []
+    for i, j in itertools.combinations(range(n), 2):
+        for c in (0, -1):
+            r = [0] * n
+            r[i], r[j] = 1, -1
+            W.append(r)
+            b.append(c)
+    wf, bf = tmp / "shiW.csv", tmp / "shib.csv"
+    wf.write_text("\n".join(",".join(map(str, r)) for r in W) + "\n")
+    bf.write_text("\n".join(map(str, b)) + "\n")
+    return wf, bf
+
+
+def _shi(tmp: Path) -> dict:
+    wf, bf = shi(7, tmp)
+    d = tmp / "o-shi"
+    enum, _ = _run(_engine("patterns", "sign", str(wf), "--bias", str(bf), "--out", str(d),
+                           "--no-progress"))
+    cert = d / "cert.json"
+    certify, _ = _run(_engine("certify", "pattern", "--from", str(d), "-o", str(cert)))
+    check, out = _run(_engine("check", str(cert)))
+    regions = json.loads((d / "manifest.json").read_text())["rows_written"]
+    return {"enumerate_cpu_s": enum, "certify_cpu_s": certify, "check_cpu_s": check,
+            "check_ok": ": OK " in out, "regions": regions,
+            "check_regions_per_cpu_s": round(regions / check)}
+
+
+CASES = {
+    "resonance-6": lambda tmp: _scale("resonance-6", tmp),
+    "perm-8": lambda tmp: _scale("perm-8", tmp),
+    "perm-9": lambda tmp: _scale("perm-9", tmp),
+    "f64-40x6": lambda tmp: _head("f64-40x6", tmp),
+    "f32-40x6": lambda tmp: _head("f32-40x6", tmp),
+    "int-40x6": lambda tmp: _head("int-40x6", tmp),
+    "shi-7": _shi,
+}
+
+
+def main(argv: list[str]) -> int:
+    full = "--full" in argv
+    names = [a for a in argv if not a.startswith("--")] or [
+        c for c in CASES if full or c != "perm-9"]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    print(f"# commit {commit}; load average {os.getloadavg()[0]:.1f} at the start "
+          "(CPU seconds are the fair figure on a shared machine)")
+    with tempfile.TemporaryDirectory(prefix="bench_readme_") as t:
+        tmp = Path(t)
+        for name in names:
+            got = CASES[name](tmp)
+            print(json.dumps({"case": name, **got}))
+            for key, val in got.items():
+                q = QUOTED.get(f"{name} {key}")
+                if q is not None and isinstance(val, (int, float)):
+                    print(f"   {name} {key}: measured {val} {q[1]}, quoted {q[0]} in {q[2]} "
+                          f"(ratio {val / q[0]:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,285 @@
+"""Filtered exact signs: float64 with a proven error bound, exact integers only where needed.
+
+The sign of an integer dot product ``p . a`` is what every enumeration and certification
+step asks (``sign(P A^T)``: points times hyperplane normals).  On a float head the
+primitive integer normals have 55 to 65 bits, so no int64 product is safe and every sign
+used to be a Python-integer product.  This module decides each sign the way Shewchuk's
+adaptive predicates and CGAL's filtered kernels do: evaluate ``s = fl(p . a)`` in float64
+(any summation order, BLAS, FMA or not), compare it with a rigorous bound ``B`` on
+``|s - p . a|``, and accept ``sign(s)`` when ``|s| > B``; only the entries the bound does
+not separate from zero are recomputed in exact integers.  Every returned sign is exact;
+the float evaluation only decides *how fast* it is found.  The proof of the bound is in
+``docs/filtered-arithmetic.md``; in short, with ``u = 2^-53`` and ``D`` terms:
+
+* the normals ``a`` must be exactly representable in float64 (checked entry by entry:
+  ``float(a) == a``); the normals of a float head are (their odd part has at most 53
+  bits); the points ``p`` are rounded to float64 (relative error at most ``u`` each);
+* every product and partial sum is integer-valued, so nothing underflows; overflow is
+  excluded up front (``max|p| * max l1(a) < 2^1000``, else everything is exact);
+* ``|s - p . a| <= ((D + 1) u + O(u^2)) * max|p| * l1(a) < B``; the filter first compares
+  every entry of a block with one bound, ``B = fl(c * fl(max|p~| * L))`` over the block's
+  points (``L`` the largest computed l1 norm of a row of ``A``), then the few entries left
+  with their own ``fl(c * fl(max|p~_i| * l1~(a_k)))``, where ``c = 2 (D + 1) u`` (the
+  factor 2 absorbs every second-order term and the two roundings of ``B``); ``D <= 2^20``.
+
+Examples
+--------
+>>> import numpy as np
+>>> A = np.array([[3 * 2**60, 1], [1, -1]], dtype=object)
+>>> P = np.array([[1, -3 * 2**60], [2, 2]], dtype=object)
+>>> sign_matrix(P, A)  # the first entry is exactly 0: the filter leaves it to integers
+array([[0, 1],
+       [1, 0]], dtype=int8)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ROUNDOFF", "MAX_TERMS", "OVERFLOW_GUARD", "bound_factor", "exact_floats",
+           "float_limbs", "rounded_floats", "filtered_signs", "sign_matrix", "exact_signs"]
+
+#: unit roundoff of float64 round-to-nearest (half an ulp of 1)
+ROUNDOFF = 2.0 ** -53
+#: the bound is proven for dot products of at most this many terms
+MAX_TERMS = 1 << 20
+#: the filter runs only when max|p| * max l1(a) is below this (no intermediate overflows)
+OVERFLOW_GUARD = 2.0 ** 1000
+#: undecided entries are recomputed exactly in blocks of this many (bounds memory)
+EXACT_BLOCK = 1 << 16
+#: rows of P filtered at a time: the float temporaries stay in cache (measured on a float
+#: 40 x 6 head's witnesses: 2,048 rows a third faster than 32,768; same signs)
+FILTER_ROWS = 2048
+
+
+def bound_factor(D: int) -> float:
+    """The factor ``c = 2 (D + 1) u`` of the error bound for ``D``-term dot products.
+
+    Exactly representable (a small integer times a power of two).
+
+    Parameters
+    ----------
+    D : int
+        Number of terms, ``1 <= D <= MAX_TERMS``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``D`` out of range.
+
+    Examples
+    --------
+    >>> bound_factor(6) == 14 * 2.0 ** -53
+    True
+    """
+    if not 1 <= D <= MAX_TERMS:
+        raise ValueError(f"the filter's bound needs 1 <= D <= {MAX_TERMS}; got {D}")
+    return 2.0 * (D + 1) * ROUNDOFF
+
+
+def exact_floats(A: np.ndarray) -> np.ndarray | None:
+    """``A`` (an integer array) as float64 if every entry is exactly representable, else None.
+
+    Parameters
+    ----------
+    A : ndarray of int64 or of Python int (object)
+
+    Returns
+    -------
+    ndarray of float64 or None
+
+    Examples
+    --------
+    >>> exact_floats(np.array([2**60, -3], dtype=object))
+    array([ 1.1529215e+18, -3.0000000e+00])
+    >>> exact_floats(np.array([2**60 + 1], dtype=object)) is None
+    True
+    """
+    try:
+        F = np.asarray(A, dtype=np.float64) if A.dtype != object else A.astype(np.float64)
+    except OverflowError:
+        return None
+    if not np.all(np.isfinite(F)):
+        return None
+    if A.dtype == np.int64:
+        # float -> int64 is exact for |F| < 2^63; F == 2^63 only from A near the top
+        if np.any(np.abs(F) >= 2.0 ** 63) or np.any(F.astype(np.int64) != A):
+            return None
+        return F
+    # Python int == float compares the exact values
+    if not all(int(f) == a for f, a in zip(F.ravel().tolist(), A.ravel().tolist(),
+                                           strict=True)):
+        return None
+    return F
+
+
+def float_limbs(A: np.ndarray) -> np.ndarray | None:
+    """``[hi, lo]`` (float64, twice the columns) with ``A = hi + lo`` exactly, or None when
+    ``A`` does not split into two floats (an entry with more than about 106 significant
+    bits, or beyond the float range).
+
+    ``hi = fl(A)`` (round to nearest) and ``lo = A - hi`` computed in integers.  Used for
+    normals that are not floats themselves, such as the differences ``w_i - w_j`` of a
+    float head's rows (rankings).
+
+    Examples
+    --------
+    >>> [int(v) for v in float_limbs(np.array([[2**60 + 1, 3]], dtype=object))[0]]
+    [1152921504606846976, 3, 1, 0]
+    """
+    hi = rounded_floats(A)
+    if hi is None:
+        return None
+    Ao = A.astype(object)
+    lo = Ao - np.array([[int(v) for v in r] for r in hi.tolist()], dtype=object).reshape(A.shape)
+    lof = exact_floats(lo)
+    if lof is None:
+        return None
+    return np.hstack([hi, lof])
+
+
+def rounded_floats(P: np.ndarray) -> np.ndarray | None:
+    """``P`` (an integer array) rounded entrywise to float64 (round to nearest), or None
+    when an entry is beyond the float range.
+
+    Examples
+    --------
+    >>> rounded_floats(np.array([2**53 + 1], dtype=object))
+    array([9.00719925e+15])
+    >>> rounded_floats(np.array([10**400], dtype=object)) is None
+    True
+    """
+    try:
+        F = P.astype(np.float64)
+    except OverflowError:
+        return None
+    return F if np.all(np.isfinite(F)) else None
+
+
+def exact_signs(P: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Signs of ``P A^T`` in Python integers (the reference; int8).
+
+    Examples
+    --------
+    >>> exact_signs(np.array([[1, 2]]), np.array([[2, -1], [1, 1]]))
+    array([[0, 1]], dtype=int8)
+    """
+    V = P.astype(object) @ A.astype(object).T
+    return ((V > 0).astype(np.int8) - (V < 0).astype(np.int8)).astype(np.int8)
+
+
+def filtered_signs(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The float filter alone: signs of ``P A^T`` and which of them it decided.
+
+    Parameters
+    ----------
+    P : (n, D) integer ndarray (int64 or Python int)
+        Points.
+    A : (m, D) integer ndarray (int64 or Python int)
+        Normals.
+
+    Returns
+    -------
+    (signs, decided) or None
+        ``signs`` (int8, n x m) is exact wherever ``decided`` (bool, n x m) is True, and 0
+        elsewhere.  None when the filter does not apply at all (an entry of ``A`` not
+        exactly representable in float64, ``P`` beyond the float range, more than
+        :data:`MAX_TERMS` columns, or a product bound above :data:`OVERFLOW_GUARD`).
+
+    Examples
+    --------
+    >>> S, ok = filtered_signs(np.array([[1, 1], [1, -1]]), np.array([[1, -1]]))
+    >>> S.tolist(), ok.tolist()
+    ([[0], [1]], [[False], [True]])
+    """
+    got = _filter(P, A)
+    if got is None:
+        return None
+    S, ii, kk = got
+    decided = np.ones(S.shape, dtype=bool)
+    decided[ii, kk] = False
+    return S, decided
+
+
+def _filter(P: np.ndarray, A: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(signs, rows, cols): the filter's signs, exact except at the entries (rows[t],
+    cols[t]), where they are 0; None when the filter does not apply."""
+    n, D = P.shape
+    m = A.shape[0]
+    if n == 0 or m == 0:
+        e = np.zeros(0, dtype=np.intp)
+        return np.zeros((n, m), dtype=np.int8), e, e
+    if D == 0 or 2 * D > MAX_TERMS:
+        return None
+    Af = exact_floats(A)
+    Pf = rounded_floats(P)
+    if Pf is None:
+        return None
+    if Af is None:  # two float limbs: a = hi + lo exactly, p . a as a 2D-term dot product
+        Af = float_limbs(A)
+        if Af is None:
+            return None
+        Pf = np.hstack([Pf, Pf])
+        D = 2 * D
+    al1 = np.abs(Af).sum(axis=1)
+    amax = float(al1.max())
+    pmax = max(float(Pf.max()), -float(Pf.min()))
+    if not pmax * amax < OVERFLOW_GUARD:
+        return None
+    c = bound_factor(D)
+    s = Pf @ Af.T
+    S = (s > 0).view(np.int8) - (s < 0).view(np.int8)
+    # stage 1: one bound for the whole block, c * max|p| * max_k l1(a_k)
+    und = np.abs(s) <= c * (pmax * amax)
+    if not und.any():
+        e = np.zeros(0, dtype=np.intp)
+        return S, e, e
+    ii, kk = np.nonzero(und)
+    if ii.size:
+        # stage 2, the few entries left: the entry's own bound c * max|p_i| * l1(a_k);
+        # it is 0 only when p_i = 0 or a_k = 0, and then s = p . a = 0 (decided)
+        Bk = c * (np.abs(Pf[ii]).max(axis=1) * al1[kk])
+        left = (np.abs(s[ii, kk]) <= Bk) & (Bk > 0)
+        ii, kk = ii[left], kk[left]
+        S[ii, kk] = 0
+    return S, ii, kk
+
+
+def sign_matrix(P: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Exact signs of ``P A^T`` (int8): float filter first, Python integers where it
+    does not decide (or does not apply).
+
+    Parameters
+    ----------
+    P : (n, D) integer ndarray (int64 or Python int)
+    A : (m, D) integer ndarray (int64 or Python int)
+
+    Returns
+    -------
+    ndarray of int8, n x m
+        ``sign(P @ A.T)`` exactly.
+
+    Examples
+    --------
+    >>> sign_matrix(np.array([[2**70, 1]], dtype=object), np.array([[1, -2**70]], dtype=object))
+    array([[0]], dtype=int8)
+    """
+    if P.shape[0] == 0 or A.shape[0] == 0:
+        return np.zeros((P.shape[0], A.shape[0]), dtype=np.int8)
+    if P.shape[0] > FILTER_ROWS:  # rows are independent: blocks that stay in cache
+        return np.concatenate([sign_matrix(P[lo:lo + FILTER_ROWS], A)
+                               for lo in range(0, P.shape[0], FILTER_ROWS)])
+    got = _filter(P, A)
+    if got is None:
+        return exact_signs(P, A)
+    S, ii, kk = got
+    for lo in range(0, ii.size, EXACT_BLOCK):
+        i, k = ii[lo:lo + EXACT_BLOCK], kk[lo:lo + EXACT_BLOCK]
+        v = (P[i].astype(object) * A[k].astype(object)).sum(axis=1)
+        S[i, k] = (v > 0).astype(np.int8) - (v < 0).astype(np.int8)
+    return S
