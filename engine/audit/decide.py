@@ -527,10 +527,12 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     pending[k].discard("box")
         stats["screen"] += time.process_time() - t0
     # the rest: relaxation, cutting-plane LP, Gordan, exact completion
+    label_cpu: dict[int, float] = {}
     for k in sorted(pending):
         doms = pending[k]
         if not doms:
             continue
+        t_k = time.process_time()
         x0 = head.rows([k])[0] * sW
         if "all" in doms:
             rec = _decide_domain(head, k, False, x0, opts, stats)
@@ -557,11 +559,13 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
             if rec is None:
                 rec = _decide_domain(head, k, True, x0, opts, stats)
             out[k]["box"] = rec
+        label_cpu[k] = time.process_time() - t_k
     for k in labels:
         rec = out[k].get("all") or out[k].get("box")
         if k not in margins and rec["verdict"] == "argmaxable":
             margins[k] = _witness_margin(head, k, rec["witness"])
     stats["_margins"] = margins
+    stats["_label_cpu"] = label_cpu
     return [out[k] for k in labels], stats
 
 

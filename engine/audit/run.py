@@ -94,6 +94,7 @@ class AuditResult:
     nearest: list = field(default_factory=list, repr=False)
     checked: str = ""
     source: dict | None = None
+    label_cpu: dict = field(default_factory=dict, repr=False)
 
     def never(self, domain: str = "all") -> list[int]:
         """Labels proven never to be the strict argmax."""
@@ -252,8 +253,9 @@ def _block_unit(unit):
     return decide_block(spec, labels, opts)
 
 
-def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
-    """Run the unfinished blocks; returns (records in label order, stage seconds, margins)."""
+def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, dict]:
+    """Run the unfinished blocks; returns (records in label order, stage seconds, margins,
+    CPU seconds of each label that went past the screens in this run)."""
     out_dir, state = plan.out_dir, plan.state
     todo = []
     for b, blk in enumerate(plan.blocks):
@@ -269,10 +271,12 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
     stage = dict(state.get("stage_seconds", {}))
     margins = {int(a): v for a, v in state.get("margins", {}).items()}
     results: dict[int, list[dict]] = {}
+    label_cpu: dict[int, float] = {}
     for res in _run(units, executor, progress):
         b, _blk = todo[res.index]
         recs, st = res.value
         margins.update(st.pop("_margins", {}))
+        label_cpu.update(st.pop("_label_cpu", {}))
         for key, v in st.items():
             stage[key] = stage.get(key, 0) + v
         if out_dir is None:
@@ -293,7 +297,7 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
         else:
             text = (out_dir / "shards" / f"block-{b:06d}.jsonl").read_text()
             records.extend(json.loads(line) for line in text.splitlines() if line)
-    return records, stage, margins
+    return records, stage, margins, label_cpu
 
 
 def _run(units, executor, progress):
@@ -514,7 +518,7 @@ def audit_argmax(
         plan = _plan(src, tokens, label_names, R, doms, options or Options(), block_size,
                      out_dir, work)
         # 3. decide
-        records, stage, margins = _decide(plan, executor, progress)
+        records, stage, margins, label_cpu = _decide(plan, executor, progress)
         verdicts = {dom: {r["label"]: r[dom]["verdict"] for r in records} for dom in doms}
         counts = {dom: {v: sum(1 for x in verdicts[dom].values() if x == v) for v in VERDICTS}
                   for dom in doms}
@@ -522,7 +526,8 @@ def audit_argmax(
                              names=_names_for(plan, verdicts, doms), radius=R,
                              certificate_path=None, stage_seconds=stage,
                              records=records if out_dir is None else None,
-                             certificate_obj=None, k=plan.k, d=plan.d)
+                             certificate_obj=None, k=plan.k, d=plan.d,
+                             label_cpu=label_cpu)
         # 4. certify (before the write stage reports on it)
         cert, path, how = _certify(plan, records, counts)
         result.certificate_path = path
