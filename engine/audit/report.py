@@ -93,8 +93,28 @@ def nearest(rows: list[dict], n: int = 20) -> list[dict]:
     return sorted(cand, key=lambda r: (r["margin"], r["label"]))[:n]
 
 
+def marked(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """The figure's three groups: argmaxable labels with a positive margin, labels never the
+    argmax (over all inputs), and labels argmaxable over all inputs but never inside the box
+    (``verdict_box``).
+
+    Examples
+    --------
+    >>> rows = [{"label": 0, "verdict": "argmaxable", "margin": 0.5, "verdict_box": "never"},
+    ...         {"label": 1, "verdict": "never", "margin": None, "verdict_box": "never"}]
+    >>> [[r["label"] for r in g] for g in marked(rows)]
+    [[0], [1], [0]]
+    """
+    arg = [r for r in rows if r["verdict"] == "argmaxable" and r["margin"] is not None
+           and r["margin"] > 0]
+    nev = [r for r in rows if r["verdict"] == "never"]
+    nev_box = [r for r in rows if r["verdict"] != "never" and r.get("verdict_box") == "never"]
+    return arg, nev, nev_box
+
+
 def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
-    """Figure: margin at the witness against row norm, never-labels marked; PNG bytes
+    """Figure: margin at the witness against row norm, never-labels marked (and, with a
+    radius, the labels never the argmax in the box, :func:`marked`); PNG bytes
     written with ``write``.  None when matplotlib is missing."""
     try:
         import matplotlib
@@ -104,9 +124,7 @@ def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
     except ImportError:  # pragma: no cover - optional
         return None
     fig, ax = plt.subplots(figsize=(5.5, 3.6), dpi=120)
-    arg = [r for r in rows if r["verdict"] == "argmaxable" and r["margin"] is not None
-           and r["margin"] > 0]
-    nev = [r for r in rows if r["verdict"] == "never"]
+    arg, nev, nev_box = marked(rows)
     if arg:
         ax.scatter([norms[r["label"]] for r in arg], [r["margin"] for r in arg], s=4,
                    label=f"argmaxable ({len(arg)})", color="tab:blue")
@@ -115,6 +133,11 @@ def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
         lo = min((r["margin"] for r in arg), default=1.0)
         ax.scatter([norms[r["label"]] for r in nev], [lo / 4] * len(nev), s=12, marker="x",
                    color="tab:red", label=f"never the argmax ({len(nev)})")
+    if nev_box:  # argmaxable somewhere, but never inside the box max_j |x_j| <= R
+        lo = min((r["margin"] for r in arg), default=1.0)
+        ax.scatter([norms[r["label"]] for r in nev_box], [lo / 2] * len(nev_box), s=14,
+                   marker="v", color="tab:orange",
+                   label=f"never the argmax in the box ({len(nev_box)})")
     ax.set_xlabel("row norm ||w_k||")
     ax.set_ylabel("margin at the witness / ||x||")
     ax.set_title("Argmax audit: how far each label is from losing")

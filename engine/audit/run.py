@@ -344,9 +344,22 @@ def _write_outputs(plan: _Plan, result: AuditResult, records, margins, stage) ->
                "nearest_to_unargmaxable": [{"label": r["label"], "name": r["name"],
                                             "margin": r["margin"]} for r in result.nearest],
                "files": sorted(p.name for p in [*paths, *([fig] if fig else [])]),
+               "certificate_covers": _coverage(plan.labels, plan.k),
+               "reports_covered_by_certificate": False,  # this file and the tables: no hash
                "stage_seconds": {key: round(v, 3) for key, v in sorted(stage.items())}}
     _write(out_dir / "summary.json", (json.dumps(summary, indent=1, sort_keys=True)
                                       + "\n").encode())
+
+
+def _coverage(labels, k: int) -> str:
+    """'labels 0-48 of a 50-row head' (never 'all' for a part)."""
+    from engine.certify.audit import label_runs
+
+    runs = label_runs(labels)
+    if runs == [[0, k - 1]]:
+        return f"all {k} labels of a {k}-row head"
+    return "labels " + ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20]) + \
+        (f" and {len(runs) - 20} more runs" if len(runs) > 20 else "") + f" of a {k}-row head"
 
 
 # ----------------------------------------------------------------------------- certify
@@ -408,6 +421,7 @@ def audit_argmax(
     *,
     tensor: str | None = None,
     transpose: bool = False,
+    rows_are_labels: bool = False,
     tokenizer=None,
     block_size: int = 256,
     domains: Sequence[str] | None = None,
@@ -445,6 +459,9 @@ def audit_argmax(
         Progress bar with ETA (default: when stderr is a terminal).
     tensor, transpose, tokenizer
         As in ``logitgeom inspect``.
+    rows_are_labels : bool
+        A matrix file with fewer rows than columns looks stored as (d, vocab): it needs
+        ``transpose=True``, or this flag to say its rows really are the labels.
     block_size : int
         Labels per work unit.
     domains : sequence of str, optional
@@ -513,6 +530,7 @@ def audit_argmax(
     try:
         # 1. load
         src = load_source(source, bias=bias, tensor=tensor, transpose=transpose,
+                          rows_are_labels=rows_are_labels,
                           tokenizer=tokenizer, work=work, out_dir=out_dir)
         # 2. plan
         plan = _plan(src, tokens, label_names, R, doms, options or Options(), block_size,
