@@ -76,6 +76,9 @@ class AuditResult:
         ``{"file", "sha256"}`` of the user's head file.
     records : list of dict or None
         The per-label records (kept in memory only without ``out``).
+    label_cpu : dict
+        ``{label: CPU seconds}`` of the labels that went past the screens in this run (the
+        hard ones: Wolfe, LP and exact stages); a figure, not part of any proof.
     """
 
     labels: tuple[int, ...]
