@@ -78,15 +78,16 @@ def check_main(argv, read_and_check) -> int:
         with setting(WORKERS, args.workers):
             v, obj = read_and_check(path, args.max_work if args.max_work is not None
                                     else "default", args.sample, args.seed, tally)
+        cover = f" ({coverage(obj)})" if v.ok and v.kind == "argmax-audit" else ""
         if v.ok and "witnesses" in tally and v.kind == "pattern-complete-stream":
             line = (f"{path}: OK {v.kind} (hashes, shards, order and count of every line; "
                     f"witnesses of {tally['checked']} of {tally['witnesses']} lines, drawn with "
                     f"seed {args.seed}: the others not checked)")
         elif v.ok and "witnesses" in tally:
-            line = (f"{path}: OK {v.kind} (every never-proof; checked {tally['checked']} of "
-                    f"{tally['witnesses']} witnesses, drawn with seed {args.seed})")
+            line = (f"{path}: OK {v.kind}{cover} (every never-proof; checked {tally['checked']} "
+                    f"of {tally['witnesses']} witnesses, drawn with seed {args.seed})")
         else:
-            line = f"{path}: OK {v.kind}" if v.ok else _invalid(path, v)
+            line = f"{path}: OK {v.kind}{cover}" if v.ok else _invalid(path, v)
         if args.latex:  # stdout is LaTeX only: the verdict on stderr, and as a comment
             print(line, file=sys.stderr)
             print("% " + " ".join(line.splitlines()))
@@ -99,10 +100,30 @@ def check_main(argv, read_and_check) -> int:
                 note = (f"  (this run checked every never-proof and {tally['checked']} of "
                         f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
                 print(("% " if args.latex else "") + note)
-            print(_render.explain(obj, one_based=args.one_based) if args.explain else "", end="")
+            print(_render.explain(obj, one_based=args.one_based, base=os.path.dirname(
+                os.path.abspath(path))) if args.explain else "", end="")
             base = True if args.one_based else (False if args.zero_based else None)
             print(_render.latex(obj, one_based=base) if args.latex else "", end="")
     return code
+
+
+def coverage(obj) -> str:
+    """Which labels a (checked) argmax audit covers, in words: "labels 0-48 of a 50-row
+    head", or "all 50 labels of a 50-row head" only when the runs are exactly 0..k-1.
+
+    Examples
+    --------
+    >>> coverage({"rows": 50, "labels": [[0, 48]]})
+    'labels 0-48 of a 50-row head'
+    >>> coverage({"rows": 3, "labels": [[0, 2]]})
+    'all 3 labels of a 3-row head'
+    """
+    k, runs = obj["rows"], obj["labels"]
+    if runs == [[0, k - 1]]:
+        return f"all {k} labels of a {k}-row head"
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20])
+    more = f" and {len(runs) - 20} more runs" if len(runs) > 20 else ""
+    return f"label{'s' if runs != [[runs[0][0]] * 2] else ''} {text}{more} of a {k}-row head"
 
 
 def parse_labels(text: str) -> list[int]:
@@ -144,7 +165,11 @@ def audit_main(argv, check_file) -> int:
                 f"witnesses: checked {scope.get('checked', 0)} of {scope.get('witnesses', 0)} "
                 f"witnesses, seed {args.seed}")
     else:
-        what = "all labels"
+        what = "every proof"
+    if v.ok:  # which labels the certificate covers (the runs it lists, never "all" for a part)
+        from certificates import kernel
+
+        what = f"{coverage(kernel.load(args.file))}: {what}"
     print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)" if v.ok
           else _invalid(args.file, v))
     return v.exit_code

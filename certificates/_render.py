@@ -321,13 +321,26 @@ def _walk(c, st: _Style):
     return head, out, names
 
 
-def _audit_explain(c, one_based: bool) -> str:
+def _shard_records(c, base):
+    """The records of a (checked) sharded audit, read again from its folder (presentation)."""
+    import json
+    import os
+
+    for sh in c.get("shards", []):
+        path = sh["file"] if os.path.isabs(sh["file"]) else os.path.join(base, sh["file"])
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    yield json.loads(line)
+
+
+def _audit_explain(c, one_based: bool, base=None) -> str:
     """A short citable statement of an audit: head (and its hash), domains, counts, the
     labels proven never argmaxable; never the matrix."""
     import hashlib
     import json
 
-    head, base = c["head"], int(one_based)
+    head, folder, base = c["head"], base, int(one_based)
     if "W" in head:
         digest = hashlib.sha256(json.dumps(head["W"], separators=(",", ":")).encode()).hexdigest()
         what = f"the inline head W (sha256 of its JSON {digest[:16]}...)"
@@ -349,6 +362,8 @@ def _audit_explain(c, one_based: bool) -> str:
                 f"{n['never']} never argmaxable (each with exact Gordan multipliers), "
                 f"{n['undecided']} undecided (no claim)")
         recs = c.get("records")
+        if recs is None and folder is not None:
+            recs = list(_shard_records(c, folder))
         if isinstance(recs, list):
             never = [r["label"] + base for r in recs if r[d]["verdict"] == "never"]
             line += (f"; never argmaxable: {', '.join(map(str, never[:50]))}"
@@ -356,6 +371,9 @@ def _audit_explain(c, one_based: bool) -> str:
         else:
             line += "; the per-label proofs are in the shards"
         out.append(line + ".")
+    out.append("Not covered by this certificate: the reports written next to it "
+               "(summary.json, labels.csv, labels.parquet, margins.png) are derived from "
+               "these records and carry no hash here.")
     return "\n".join(out) + "\n"
 
 
@@ -364,7 +382,7 @@ _FAMILY = ("layer-peeled-weighted-bracket", "layer-peeled-mse-bracket",
            "layer-peeled-bce-bracket", "layer-peeled-family-theorem")
 
 
-def explain(c, *, one_based: bool = False) -> str:
+def explain(c, *, one_based: bool = False, base: str | None = None) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
     if c["kind"] in _FAMILY:  # the layer-peeled family (issue 33)
         from certificates._render_family import explain as family_explain
@@ -378,8 +396,8 @@ def explain(c, *, one_based: bool = False) -> str:
         from certificates._render_bracket import explain as bracket_explain
 
         return bracket_explain(c)
-    if c["kind"] == "argmax-audit":
-        return _audit_explain(c, one_based)
+    if c["kind"] == "argmax-audit":  # base: the folder its shards are read from
+        return _audit_explain(c, one_based, base)
     st = _Style(False, one_based)
     head, parts, names = _walk(c, st)
     lines = []

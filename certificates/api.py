@@ -10,7 +10,8 @@ Format and checking
     digit limit of numbers, for engine and checker), ``Fail``, ``Verdict``, ``check``,
     ``check_file``, ``read_and_check``, ``main`` (the command line), ``check_audit_file``
     (an audit, optionally only a sample of its proofs), ``NPY_HEADER`` (the one head file
-    layout an audit references), ``DEFAULT_MAX_WORK``.
+    layout an audit references), ``DEFAULT_MAX_WORK``, ``int_to_str`` / ``str_to_int``
+    (decimal text of integers of any length, without the interpreter's digit limit).
 Meaning of geometric data
     ``sign_rows``, ``ranking_rows``, ``arrangement``, ``pattern_key`` (streamed shards),
     ``default_budget`` (the default budget of a streamed certificate).
@@ -39,6 +40,7 @@ import importlib
 _WHERE = {
     "FORMAT": ("kernel", "FORMAT"), "VERSION": ("kernel", "VERSION"),
     "MAX_DIGITS": ("kernel", "MAX_DIGITS"), "Fail": ("errors", "Fail"),
+    "int_to_str": ("bigint", "int_to_str"), "str_to_int": ("bigint", "str_to_int"),
     "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("meter", "DEFAULT_MAX_WORK"),
     "THEOREMS": ("check", "THEOREMS"),
     "KINDS": ("check", "KINDS"), "check": ("check", "check"),

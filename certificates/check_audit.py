@@ -120,6 +120,18 @@ class _Model:
         K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
                   "not positive at the witness")
 
+    def gordan_rows(self, k, rows):
+        """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
+        positive factor D L for all of them (the rows' and the biases' denominators)."""
+        R = [self.row(i) for i in (k, *rows)]
+        L = math.lcm(*(Li for _, Li in R))
+        db = [Fraction(self.b[k] - self.b[i]) for i in rows]
+        D = math.lcm(*(q.denominator for q in db))
+        return [[(a * (L // R[0][1]) - v * (L // Li)) * D for a, v in zip(R[0][0], wi,
+                                                                          strict=True)]
+                + [q.numerator * (D // q.denominator) * L] for (wi, Li), q in zip(R[1:], db,
+                                                                                 strict=True)]
+
     def never(self, k, rows, c, radius, loc):
         """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L > 0 (R unchanged)."""
         R = [self.row(i) for i in (k, *rows)]
@@ -159,11 +171,18 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
         rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
-        c = K.read_field(K.read_vector, e, "multipliers", loc, len(rows))
+        texts = K.read_list(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows))
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
         K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > M.cap, "gordan-support",
                   f"{loc}/rows", f"label {k}: rows must be distinct, exclude the label itself "
                   f"and number at most {M.cap}")
+        # a number longer than the default limit is read only up to the Hadamard bound of
+        # this proof's own rows (SPEC.md section 9, "Number sizes")
+        limit = K.MAX_DIGITS
+        if any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts):
+            limit = max(limit, K.hadamard_digits(M.gordan_rows(k, rows)))
+        c = tuple(K.read_long_number(t, f"{loc}/multipliers/{i}", limit)
+                  for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:

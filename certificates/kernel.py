@@ -48,6 +48,7 @@ import stat
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from certificates.bigint import str_to_int
 from certificates.errors import Fail
 from certificates.meter import DEFAULT_MAX_WORK, budget, charge, setting, used, weight
 
@@ -234,6 +235,43 @@ def read_number(s, loc) -> Fraction:
     if str(q) != s:
         raise Fail("number", loc, f"{s!r} is not canonical; write {str(q)!r}")
     return q
+
+
+#: A canonical rational of any length (the length is checked against the caller's bound
+#: before anything is parsed, :func:`read_long_number`).
+_LONG = re.compile(r"(-?)(0|[1-9][0-9]*)(?:/([1-9][0-9]*))?", re.ASCII)
+
+
+def read_long_number(s, loc, max_digits: int) -> Fraction:
+    """A canonical rational ``"p/q"`` whose p and q may have up to ``max_digits`` digits
+    (a bound the caller derives from the certificate itself, e.g. :func:`hadamard_digits`;
+    at most :data:`MAX_DIGITS` it is :func:`read_number`).  The length is checked on the
+    text before parsing, the text is parsed piecewise (:mod:`certificates.bigint`: no
+    interpreter digit limit), and the work, quadratic in the length, is charged first."""
+    if max_digits <= MAX_DIGITS or not isinstance(s, str) or len(s) <= MAX_DIGITS:
+        return read_number(s, loc)
+    m = _LONG.fullmatch(s)
+    if m is None or max(len(m[2]), len(m[3] or "")) > max_digits:
+        raise Fail("number", loc, f"{s[:37]!r}... ({len(s)} characters) is not a canonical "
+                   f"rational 'p/q' of at most {max_digits} digits in p and in q (the bound "
+                   "this proof's rows allow)")
+    charge(1 + (len(s) // 64) ** 2)
+    p, q = str_to_int(m[2]), str_to_int(m[3] or "1")
+    fail_if(q == 1 and m[3] is not None or math.gcd(p, q) != 1, "number", loc,
+            f"{s[:37]!r}... is not canonical (p/q in lowest terms, q > 1)")
+    return Fraction(-p if m[1] else p, q)
+
+
+def hadamard_digits(rows) -> int:
+    """Decimal digits enough for the primitive integer solution of a square system whose
+    columns are the integer vectors ``rows`` (plus a row of ones): by Cramer's rule each
+    entry divides an (n - 1)-minor, at most prod ||row||_2 by Hadamard's inequality.  The
+    bound is computed exactly (squared norms in integers), its work charged first."""
+    bits = 0
+    for r in rows:
+        charge(len(r) * weight(max(map(abs, r), default=0)))
+        bits += (sum(a * a for a in r).bit_length() + 1) // 2 + 1
+    return bits * 30103 // 100000 + 2
 
 
 def read_int(v, loc, lo=None, hi=None) -> int:
@@ -464,7 +502,7 @@ def check_gordan(rows, y, loc, radius=None) -> None:
     fail_if(not any(y), "gordan-nonzero", loc, "all multipliers are zero")
     yi, _ = scaled(y)  # a positive scaling of y proves the same
     live = [(q, r) for q, r in zip(yi, rows, strict=True) if r is not None and q]
-    charge(sum(len(a) * weight(q, *a[:1]) for q, (a, _) in live))
+    charge(sum(len(a) * weight(q, max(map(abs, a), default=0)) for q, (a, _) in live))
     v = [sum(q * a[j] for q, (a, _) in live) for j in range(len(live[0][1][0]))]
     beta = sum((q * r[1] for q, r in live), 0)
     nz = next((j for j, t in enumerate(v) if t), None)

@@ -183,8 +183,10 @@ def test_checker_rejects_box_witness_outside_the_radius():
 
 def test_files_shards_hashes_and_resume(tmp_path, monkeypatch):
     import engine.audit.run as run_mod
+    import engine.audit.source as src_mod
 
-    monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)  # reference the .npy, as for LM heads
+    monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
+    monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)  # reference the .npy, as for LM heads
     W, _ = planted_head(k=300, d=4, seed=6)
     W = np.ascontiguousarray(W)
     p = tmp_path / "W.npy"
@@ -280,8 +282,10 @@ def test_safetensors_model_folder_and_cli(tmp_path, capsys):
 
 def test_check_audit_cli_sample(tmp_path, capsys, monkeypatch):
     import engine.audit.run as run_mod
+    import engine.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
+    monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)
     W, _ = planted_head(k=300, d=4, seed=10)
     np.save(tmp_path / "W.npy", W)
     audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
@@ -350,8 +354,10 @@ def test_check_audit_as_a_module_resolves_files(tmp_path, monkeypatch):
     import sys
 
     import engine.audit.run as run_mod
+    import engine.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
+    monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)
     W, _ = planted_head(k=200, d=4, seed=12)
     np.save(tmp_path / "W.npy", W)
     audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
@@ -374,8 +380,10 @@ def test_unknown_fields_and_work_budget(tmp_path, monkeypatch):
     assert check(bad).failed_check == "schema"
     # a full check of a big head is refused by the budget; a chosen sample is checked
     import engine.audit.run as run_mod
+    import engine.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
+    monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)
     W, _ = planted_head(k=300, d=4, seed=13)
     np.save(tmp_path / "W.npy", W)
     audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
@@ -498,7 +506,7 @@ def test_sharded_safetensors_with_tied_embeddings(tmp_path):
         "model.norm.weight": "model-00002-of-00002.safetensors"}}))
     r = audit_argmax(tmp_path, out=tmp_path / "o", progress=False)
     cert = _check_dir(tmp_path / "o")
-    assert cert["head"] == {**cert["head"], "format": "npy", "file": "head.npy"}  # canonical
+    assert list(cert["head"]) == ["W"]  # small (<= 65,536 entries): inline, as documented
     assert cert["source"]["file"] == "model-00001-of-00002.safetensors"
     assert 39 in r.never() and r.counts["all"]["undecided"] == 0
 
@@ -511,7 +519,7 @@ def test_safetensors_integer_head_is_converted(tmp_path):
     save_file({"lm_head.weight": W}, str(tmp_path / "m.safetensors"))
     audit_argmax(tmp_path / "m.safetensors", out=tmp_path / "o", progress=False)
     cert = _check_dir(tmp_path / "o")
-    assert cert["head"]["file"] == "head.npy"
+    assert cert["head"]["W"][0] == [str(int(v)) for v in W[0]]  # small: inline, exact
 
 
 def test_gguf_q8_0_head(tmp_path):
@@ -527,7 +535,7 @@ def test_gguf_q8_0_head(tmp_path):
     w.close()
     r = audit_argmax(tmp_path / "m.gguf", out=tmp_path / "o", progress=False)
     cert = _check_dir(tmp_path / "o")
-    assert cert["source"]["file"] == "m.gguf" and cert["head"]["file"] == "head.npy"
+    assert cert["source"]["file"] == "m.gguf" and list(cert["head"]) == ["W"]  # small: inline
     assert r.counts["all"]["undecided"] == 0
 
 

@@ -219,12 +219,68 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     points and exact Gordan multipliers on its basis, then the exact completion stage."""
     t_label = time.process_time()
     try:
+        if not box and head.bias is None:
+            rec = _wolfe(head, k, opts, stats)
+            if rec is not None:
+                return rec
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
         return rec if rec is not None else exact_stage(head, k, box, opts, stats, t_label, seed)
     except BudgetExceeded as exc:
         return {"verdict": "undecided", "stage": str(exc),
                 "reason": f"per-label budget label_seconds={opts.label_seconds} CPU s ran "
                           f"out in the {exc} stage"}
+
+
+def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
+    """Wolfe's minimum-norm point of conv{w_i - w_k} over a pool of rows (grown by the rows
+    a proposed witness violates), decided exactly: a corral of d + 1 rows with positive float
+    weights goes to the exact Gordan solve on those rows (FLINT, one (d + 1)-square system:
+    the multipliers are integers over the system's one common denominator, made primitive);
+    a non-zero nearest point q proposes the witness x = -q, confirmed over every row.
+    None when neither proves the label (the cutting-plane LP and the exact stage then do)."""
+    from engine.audit.wolfe import affine_nearest, min_norm_corral
+
+    t0 = time.process_time()
+    try:
+        d = head.d
+        wk = head.rows([k])[0]
+        sW = head.scale()
+        n0 = 4 * (d + 2)
+        pool = _smallest(_margins(head, k, wk * sW), k, n0)
+        if opts.center is not None:
+            xc = (wk - np.asarray(opts.center)) * sW
+            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+        init = None
+        D = head.rows(pool) - wk[None, :]
+        for _ in range(16):
+            a = _pow2_scale(D)
+            kind, S, lam = min_norm_corral(D * a, init=init)
+            rows = pool[np.asarray(S, dtype=np.int64)]
+            if kind == "in":
+                stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
+                try:
+                    return _gordan_from(head, k, rows, False, opts, stats, lam)
+                finally:
+                    t0 = time.process_time()
+            if kind != "out":
+                return None
+            x = -affine_nearest(D[S] * a)
+            if not np.all(np.isfinite(x)) or not np.any(x):
+                return None
+            x = x * _pow2_scale(x)
+            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+            if bad is not None and bad.size == 0:
+                return _witness_record(x, None, "wolfe")
+            if new.size == 0:
+                return None
+            mm = _margins(head, k, x)
+            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
+            init = (list(S), lam)  # the corral keeps its indices: new rows go at the end
+            pool = np.r_[pool, more]
+            D = np.vstack([D, head.rows(more) - wk[None, :]])
+        return None
+    finally:
+        stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
 
 
 class _Cutting:
@@ -537,10 +593,12 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     pending[k].discard(dom)
         stats["twins"] = time.process_time() - t0
     # the rest: relaxation, cutting-plane LP, Gordan, exact completion
+    label_cpu: dict[int, float] = {}
     for k in sorted(pending):
         doms = pending[k]
         if not doms:
             continue
+        t_k = time.process_time()
         x0 = head.rows([k])[0] * sW
         if "all" in doms:
             rec = _decide_domain(head, k, False, x0, opts, stats)
@@ -567,11 +625,13 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
             if rec is None:
                 rec = _decide_domain(head, k, True, x0, opts, stats)
             out[k]["box"] = rec
+        label_cpu[k] = time.process_time() - t_k
     for k in labels:
         rec = out[k].get("all") or out[k].get("box")
         if k not in margins and rec["verdict"] == "argmaxable":
             margins[k] = _witness_margin(head, k, rec["witness"])
     stats["_margins"] = margins
+    stats["_label_cpu"] = label_cpu
     return [out[k] for k in labels], stats
 
 

@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from certificates.api import MAX_DIGITS, int_to_str
 from engine.audit.head import Head
 from engine.exact.intmat import float_ints
 from engine.exact.numbers import fraction_to_str
@@ -233,14 +234,51 @@ def _primitive(vals: list[Fraction]) -> list[int]:
     return [v // g for v in ints]
 
 
+def hadamard_digits(head: Head, k: int, rows: list[int]) -> int:
+    """The digit bound the checker allows for the multipliers of a never-proof on ``rows``
+    (certificates/SPEC.md section 9, "Number sizes"): with g_i the integer vectors
+    D L (w_k - w_i, b_k - b_i) (L the rows' common denominator, D that of the bias
+    differences), floor(B log10 2) + 2 digits for B = sum_i (ceil(bitlen(||g_i||^2) / 2) + 1),
+    Hadamard's bound on the minors that Cramer's rule makes of a basic solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine.audit.head import HeadSpec, open_head
+    >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
+    >>> hadamard_digits(h, 2, [0, 1])
+    3
+    """
+    R, _, L, _ = exact_rows_int(head, [k, *rows])
+    db = [head.exact_bias(k) - head.exact_bias(i) for i in rows] if head.bias is not None \
+        else [Fraction(0)] * len(rows)
+    D = math.lcm(*(q.denominator for q in db))
+    bits = 0
+    for r, q in zip(R[1:], db, strict=True):
+        g = [(a - w) * D for a, w in zip(R[0], r, strict=True)]
+        g.append(q.numerator * (D // q.denominator) * L)
+        bits += (sum(a * a for a in g).bit_length() + 1) // 2 + 1
+    return bits * 30103 // 100000 + 2
+
+
+def _digits_fit(head: Head, k: int, rows: list[int], c: list[int]) -> bool:
+    """Whether the checker reads these multipliers: each at most 4,000 digits, or at most
+    the Hadamard bound of the proof's rows (:func:`hadamard_digits`)."""
+    if all(v.bit_length() <= 13000 for v in c):  # < 3,914 digits
+        return True
+    longest = max(len(int_to_str(v)) for v in c if v.bit_length() > 13000)
+    return longest <= max(MAX_DIGITS, hadamard_digits(head, k, rows))
+
+
 def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
                       radius: Fraction | None) -> bool:
     """Exactly: c > 0, and sum c_i (w_k - w_i) = 0 with sum c_i (b_k - b_i) <= 0 (radius
     None), or sum c_i (b_k - b_i) + R ||sum c_i (w_k - w_i)||_1 <= 0 (radius R); at most
-    d + 1 rows (d + 2 with a bias), as the certificate format requires."""
+    d + 1 rows (d + 2 with a bias), and numbers no longer than the checker reads
+    (:func:`hadamard_digits`), as the certificate format requires."""
     cap = head.d + (2 if head.bias is not None else 1)
     if not rows or any(v <= 0 for v in c) or k in rows or len(set(rows)) != len(rows) \
-            or len(rows) > cap:
+            or len(rows) > cap or not _digits_fit(head, k, rows, c):
         return False
     R, b, den_w, den_b = exact_rows_int(head, [k, *rows])
     wk = R[0]
@@ -259,7 +297,7 @@ def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
 def _never(rows: list[int], c: list[int], stage: str) -> dict:
     order = sorted(range(len(rows)), key=lambda n: rows[n])
     return {"verdict": "never", "rows": [rows[n] for n in order],
-            "multipliers": [str(c[n]) for n in order], "stage": stage}
+            "multipliers": [int_to_str(c[n]) for n in order], "stage": stage}
 
 
 def _budget(opts: Options, t_label: float, stage: str) -> None:

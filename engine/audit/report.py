@@ -93,10 +93,30 @@ def nearest(rows: list[dict], n: int = 20) -> list[dict]:
     return sorted(cand, key=lambda r: (r["margin"], r["label"]))[:n]
 
 
+def marked(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """The figure's three groups: argmaxable labels with a positive margin, labels never the
+    argmax (over all inputs), and labels argmaxable over all inputs but never inside the box
+    (``verdict_box``).
+
+    Examples
+    --------
+    >>> rows = [{"label": 0, "verdict": "argmaxable", "margin": 0.5, "verdict_box": "never"},
+    ...         {"label": 1, "verdict": "never", "margin": None, "verdict_box": "never"}]
+    >>> [[r["label"] for r in g] for g in marked(rows)]
+    [[0], [1], [0]]
+    """
+    arg = [r for r in rows if r["verdict"] == "argmaxable" and r["margin"] is not None
+           and r["margin"] > 0]
+    nev = [r for r in rows if r["verdict"] == "never"]
+    nev_box = [r for r in rows if r["verdict"] != "never" and r.get("verdict_box") == "never"]
+    return arg, nev, nev_box
+
+
 def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
-    """Figure: margin at the witness against row norm, never-labels marked; PNG bytes
-    written with ``write``.  None when matplotlib is missing or cannot draw the axes (values
-    near the float range)."""
+    """Figure: margin at the witness against row norm, never-labels marked (and, with a
+    radius, the labels never the argmax in the box, :func:`marked`); PNG bytes written with
+    ``write``.  None when matplotlib is missing or cannot draw the axes (values near the
+    float range)."""
     try:
         import matplotlib
 
@@ -106,9 +126,8 @@ def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
         return None
     fig, ax = plt.subplots(figsize=(5.5, 3.6), dpi=120)
     finite = [math.isfinite(float(v)) for v in norms]  # rows near 1.8e308: no point
-    arg = [r for r in rows if r["verdict"] == "argmaxable" and r["margin"] is not None
-           and 0 < r["margin"] < math.inf and finite[r["label"]]]
-    nev = [r for r in rows if r["verdict"] == "never" and finite[r["label"]]]
+    arg, nev, nev_box = ([r for r in group if finite[r["label"]]] for group in marked(rows))
+    arg = [r for r in arg if r["margin"] < math.inf]
     if arg:
         ax.scatter([norms[r["label"]] for r in arg], [r["margin"] for r in arg], s=4,
                    label=f"argmaxable ({len(arg)})", color="tab:blue")
@@ -117,6 +136,11 @@ def plot_margins(rows: list[dict], norms, path: Path, write) -> Path | None:
         lo = min((r["margin"] for r in arg), default=1.0)
         ax.scatter([norms[r["label"]] for r in nev], [lo / 4] * len(nev), s=12, marker="x",
                    color="tab:red", label=f"never the argmax ({len(nev)})")
+    if nev_box:  # argmaxable somewhere, but never inside the box max_j |x_j| <= R
+        lo = min((r["margin"] for r in arg), default=1.0)
+        ax.scatter([norms[r["label"]] for r in nev_box], [lo / 2] * len(nev_box), s=14,
+                   marker="v", color="tab:orange",
+                   label=f"never the argmax in the box ({len(nev_box)})")
     ax.set_xlabel("row norm ||w_k||")
     ax.set_ylabel("margin at the witness / ||x||")
     ax.set_title("Argmax audit: how far each label is from losing")

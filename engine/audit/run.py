@@ -77,6 +77,9 @@ class AuditResult:
         ``{"file", "sha256"}`` of the user's head file.
     records : list of dict or None
         The per-label records (kept in memory only without ``out``).
+    label_cpu : dict
+        ``{label: CPU seconds}`` of the labels that went past the screens in this run (the
+        hard ones: Wolfe, LP and exact stages); a figure, not part of any proof.
     """
 
     labels: tuple[int, ...]
@@ -95,6 +98,7 @@ class AuditResult:
     nearest: list = field(default_factory=list, repr=False)
     checked: str = ""
     source: dict | None = None
+    label_cpu: dict = field(default_factory=dict, repr=False)
 
     def never(self, domain: str = "all") -> list[int]:
         """Labels proven never to be the strict argmax."""
@@ -253,8 +257,9 @@ def _block_unit(unit):
     return decide_block(spec, labels, opts)
 
 
-def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
-    """Run the unfinished blocks; returns (records in label order, stage seconds, margins)."""
+def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, dict]:
+    """Run the unfinished blocks; returns (records in label order, stage seconds, margins,
+    CPU seconds of each label that went past the screens in this run)."""
     out_dir, state = plan.out_dir, plan.state
     todo = []
     for b, blk in enumerate(plan.blocks):
@@ -270,10 +275,12 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
     stage = dict(state.get("stage_seconds", {}))
     margins = {int(a): v for a, v in state.get("margins", {}).items()}
     results: dict[int, list[dict]] = {}
+    label_cpu: dict[int, float] = {}
     for res in _run(units, executor, progress):
         b, _blk = todo[res.index]
         recs, st = res.value
         margins.update(st.pop("_margins", {}))
+        label_cpu.update(st.pop("_label_cpu", {}))
         for key, v in st.items():
             stage[key] = stage.get(key, 0) + v
         if out_dir is None:
@@ -294,7 +301,7 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict]:
         else:
             text = (out_dir / "shards" / f"block-{b:06d}.jsonl").read_text()
             records.extend(json.loads(line) for line in text.splitlines() if line)
-    return records, stage, margins
+    return records, stage, margins, label_cpu
 
 
 def _run(units, executor, progress):
@@ -341,9 +348,22 @@ def _write_outputs(plan: _Plan, result: AuditResult, records, margins, stage) ->
                "nearest_to_unargmaxable": [{"label": r["label"], "name": r["name"],
                                             "margin": r["margin"]} for r in result.nearest],
                "files": sorted(p.name for p in [*paths, *([fig] if fig else [])]),
+               "certificate_covers": _coverage(plan.labels, plan.k),
+               "reports_covered_by_certificate": False,  # this file and the tables: no hash
                "stage_seconds": {key: round(v, 3) for key, v in sorted(stage.items())}}
     _write(out_dir / "summary.json", (json.dumps(summary, indent=1, sort_keys=True)
                                       + "\n").encode())
+
+
+def _coverage(labels, k: int) -> str:
+    """'labels 0-48 of a 50-row head' (never 'all' for a part)."""
+    from engine.certify.audit import label_runs
+
+    runs = label_runs(labels)
+    if runs == [[0, k - 1]]:
+        return f"all {k} labels of a {k}-row head"
+    return "labels " + ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20]) + \
+        (f" and {len(runs) - 20} more runs" if len(runs) > 20 else "") + f" of a {k}-row head"
 
 
 # ----------------------------------------------------------------------------- certify
@@ -405,6 +425,7 @@ def audit_argmax(
     *,
     tensor: str | None = None,
     transpose: bool = False,
+    rows_are_labels: bool = False,
     tokenizer=None,
     block_size: int = 256,
     domains: Sequence[str] | None = None,
@@ -442,6 +463,9 @@ def audit_argmax(
         Progress bar with ETA (default: when stderr is a terminal).
     tensor, transpose, tokenizer
         As in ``logitgeom inspect``.
+    rows_are_labels : bool
+        A matrix file with fewer rows than columns looks stored as (d, vocab): it needs
+        ``transpose=True``, or this flag to say its rows really are the labels.
     block_size : int
         Labels per work unit.
     domains : sequence of str, optional
@@ -510,12 +534,13 @@ def audit_argmax(
     try:
         # 1. load
         src = load_source(source, bias=bias, tensor=tensor, transpose=transpose,
+                          rows_are_labels=rows_are_labels,
                           tokenizer=tokenizer, work=work, out_dir=out_dir)
         # 2. plan
         plan = _plan(src, tokens, label_names, R, doms, options or Options(), block_size,
                      out_dir, work)
         # 3. decide
-        records, stage, margins = _decide(plan, executor, progress)
+        records, stage, margins, label_cpu = _decide(plan, executor, progress)
         verdicts = {dom: {r["label"]: r[dom]["verdict"] for r in records} for dom in doms}
         counts = {dom: {v: sum(1 for x in verdicts[dom].values() if x == v) for v in VERDICTS}
                   for dom in doms}
@@ -523,7 +548,8 @@ def audit_argmax(
                              names=_names_for(plan, verdicts, doms), radius=R,
                              certificate_path=None, stage_seconds=stage,
                              records=records if out_dir is None else None,
-                             certificate_obj=None, k=plan.k, d=plan.d)
+                             certificate_obj=None, k=plan.k, d=plan.d,
+                             label_cpu=label_cpu)
         # 4. certify (before the write stage reports on it)
         cert, path, how = _certify(plan, records, counts)
         result.certificate_path = path

@@ -244,15 +244,26 @@ def _int_to_float(A: np.ndarray, what: str) -> np.ndarray:
     return A.astype(np.float64)
 
 
+def _orientation(p: Path, k: int, d: int, transpose: bool, rows_are_labels: bool) -> None:
+    """A matrix file with fewer rows than columns looks like a (d, vocab) head: refuse the
+    guess, name the two flags."""
+    if k < d and not transpose and not rows_are_labels:
+        raise InvalidInput(f"{p.name}: {k} rows x {d} columns, fewer rows (labels) than "
+                           "columns (the hidden dimension); a head stored as (d, vocab) needs "
+                           "--transpose, and --rows-are-labels says the rows are the labels")
+
+
 def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool = False,
-                tokenizer=None, work: Path, out_dir: Path | None = None) -> Source:
+                tokenizer=None, work: Path, out_dir: Path | None = None,
+                rows_are_labels: bool = False) -> Source:
     """Load the head (and bias, tokenizer) from an array, a matrix file or a checkpoint.
 
     Parameters
     ----------
     source : array_like or path
-    bias, tensor, transpose, tokenizer
-        As in :func:`engine.audit.audit_argmax`.
+    bias, tensor, transpose, tokenizer, rows_are_labels
+        As in :func:`engine.audit.audit_argmax` (a matrix file with fewer rows than columns
+        needs ``transpose`` or ``rows_are_labels``).
     work : Path
         Folder for a canonical ``head.npy`` (the output folder, or a temporary one).
     out_dir : Path, optional
@@ -275,6 +286,8 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
         raise InvalidInput(f"source not found: {p} (logitgeom never downloads)")
     if p.is_file() and not os.access(p, os.R_OK):
         raise InvalidInput(f"{p} is not readable (permission denied)")
+    if p.is_file() and p.name.endswith(".index.json"):  # a sharded checkpoint's index
+        p = p.parent
     suffix = p.suffix.lower()
     is_model = p.is_dir() or suffix in _MODEL_SUFFIXES
     if p.is_file() and suffix in {".csv", ".json", ".txt", ".tsv"}:
@@ -283,9 +296,12 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
         if isinstance(bias, str) and bias == "auto":
             _bias_tuple(bias, 1, False)
         M = read_matrix(p)
+        if transpose:
+            M = [list(r) for r in zip(*M, strict=True)]
+        _orientation(p, len(M), len(M[0]) if len(M) else 0, transpose, rows_are_labels)
         return _from_matrix(M, bias, work, out_dir, _src(p))
     if p.is_file() and suffix == ".npy":
-        return _from_npy(p, bias, transpose, tokenizer, work, out_dir)
+        return _from_npy(p, bias, transpose, tokenizer, work, out_dir, rows_are_labels)
     if not is_model:
         raise InvalidInput(f"{p}: unsupported head file type {suffix!r} (use .npy, .csv, "
                            ".json, .safetensors, .npz, .bin/.pt, .gguf or a model folder)")
@@ -296,7 +312,8 @@ def _src(p: Path) -> dict:
     return {"file": p.name, "sha256": file_sha256(p)}
 
 
-def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir) -> Source:
+def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir,
+              rows_are_labels: bool = False) -> Source:
     try:
         arr = np.load(p, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
@@ -310,9 +327,18 @@ def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir) -> Source:
     if k < 1 or d < 1:
         raise InvalidInput(f"{p}: the head is empty (shape {arr.shape}); need at least 2 rows "
                            "and 1 column")
+    _orientation(p, k, d, transpose, rows_are_labels)
     bvals = _bias_tuple(bias, k, False)
     tok = _find_tokenizer(p, tokenizer)
     src = _src(p)
+    if k * d <= INLINE_ENTRIES:  # small heads inline: a copied output folder still checks
+        A = np.asarray(arr.T if transpose else arr)
+        A = _int_to_float(A, p.name) if A.dtype.kind in "iu" else A.astype(np.float64)
+        if not np.all(np.isfinite(A)):
+            raise InvalidInput(f"head row {int(np.argwhere(~np.isfinite(A))[0][0])} has a NaN "
+                               "or infinite entry")
+        spec = HeadSpec("inline", inline=HeadSpec.from_array(A).inline, bias=bvals)
+        return Source(spec, _inline_field(spec), tok, src)
     direct = (arr.dtype.str in _CHECKER_NPY and arr.flags.c_contiguous
               and not np.isfortran(arr) and not transpose and _checker_layout(p))
     if direct:
@@ -364,7 +390,7 @@ def _converted(k, d, chunks, bvals, tok, src, why, work: Path, out_dir: Path | N
     ``work`` folder is temporary) and the head has at most 2^20 entries, as in memory."""
     out = work / "head.npy"
     _write_canonical(out, k, d, chunks)
-    if out_dir is None and k * d <= 1 << 20:
+    if k * d <= INLINE_ENTRIES or (out_dir is None and k * d <= 1 << 20):
         spec = HeadSpec("inline", inline=HeadSpec.from_array(np.load(out)).inline, bias=bvals)
         return Source(spec, _inline_field(spec), tok, src)
     spec = HeadSpec("npy", path=str(out.resolve()), bias=bvals)

@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
     p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
     p.add_argument("--transpose", action="store_true", help="the head is stored as (d, vocab)")
+    p.add_argument("--rows-are-labels", action="store_true",
+                   help="the matrix's rows are the labels even though it has fewer rows than "
+                        "columns (otherwise such a matrix file needs --transpose or this flag)")
     p.add_argument("--tokenizer", help="tokenizer.json or its folder (default: next to SOURCE)")
     p.add_argument("--block-size", type=int, default=256, help="labels per work unit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -71,6 +74,7 @@ def _audit(args: argparse.Namespace) -> int:
             progress=False if args.no_progress else None,
             tensor=args.tensor,
             transpose=args.transpose,
+            rows_are_labels=args.rows_are_labels,
             tokenizer=args.tokenizer,
             block_size=args.block_size,
             options=Options(label_seconds=args.label_seconds),

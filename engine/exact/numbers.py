@@ -39,7 +39,7 @@ import numpy as np
 #: MAX_DIGITS: most digits accepted in one part of a number written as text (integer part
 #: plus fraction digits of a decimal, or each of p and q of ``p/q``); the checker's own
 #: limit, one constant for the engine, the checker and the docs.
-from certificates.api import MAX_DIGITS
+from certificates.api import MAX_DIGITS, int_to_str
 from engine.errors import InvalidInput
 
 __all__ = [
@@ -318,8 +318,13 @@ def fraction_to_str(q: Fraction | int) -> str:
     --------
     >>> fraction_to_str(Fraction(4, 2)), fraction_to_str(Fraction(-1, 3))
     ('2', '-1/3')
+    >>> len(fraction_to_str(Fraction(10 ** 6000, 3)))  # no int/str digit limit
+    6003
     """
-    return str(Fraction(q))
+    q = Fraction(q)
+    if q.denominator == 1:
+        return int_to_str(q.numerator)
+    return f"{int_to_str(q.numerator)}/{int_to_str(q.denominator)}"
 
 
 def vector_to_str(v: Sequence[Fraction]) -> list[str]:
