@@ -410,7 +410,14 @@ class LayerPeeled:
             Z = self.unconstrained_optimum()
             solver_name, status = None, Status.BUDGET_INACTIVE
         else:
-            reduced = red.apply(self, verdict, **_only(options, red))
+            try:
+                reduced = red.apply(self, verdict, **_only(options, red))
+            except SolverFailed:  # a closed form out of the float range: the general program
+                if str(method).lower() != "auto" or not getattr(red, "closed_form", False):
+                    raise
+                red = get_reduction("full")
+                verdict = red.accepts(self)
+                reduced = red.apply(self, verdict)
             info.update(reduced.info)
             score = lambda: _full_size_gap(self, red.invert(reduced))  # noqa: E731
             orbit = self._orbit() if _invariant(red, verdict, self) else None
