@@ -14,6 +14,7 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m ruff check .
+	$(BIN)/python -m mypy engine/exact certificates engine/certify
 	$(BIN)/python -m pytest -q
 
 test-fast: setup
@@ -21,3 +22,4 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/python -m ruff check .
+	$(BIN)/python -m mypy engine/exact certificates engine/certify
