@@ -575,20 +575,28 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     return [out[k] for k in labels], stats
 
 
+_TWIN_CACHE: dict = {}
+
+
 def _twins(head: Head, ks: list[int]) -> dict[int, int]:
     """{k: j} for labels ``ks`` whose float row (and bias) equals that of another label j
     (the first such j, by row order): proposals only, each checked exactly by the caller."""
-    rows = head.rows(list(range(head.k)))
-    b = head.bias
-    key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
-    view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-    _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+    cached = _TWIN_CACHE.get(head.spec)
+    if cached is None:  # once per head and process, not once per block
+        rows = head.rows(list(range(head.k)))
+        b = head.bias
+        key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
+        view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+        _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+        counts = np.bincount(inv)
+        _TWIN_CACHE.clear()
+        _TWIN_CACHE[head.spec] = cached = (first, inv, counts)
+    first, inv, counts = cached
     out = {}
     for k in ks:
         j = int(first[inv[k]])
-        if j == k:  # k is its group's first: pair it with the next one, if any
-            same = np.flatnonzero(inv == inv[k])
-            j = int(same[1]) if len(same) > 1 else k
+        if j == k and counts[inv[k]] > 1:  # k is its group's first: pair it with the next
+            j = int(np.flatnonzero(inv == inv[k])[1])
         if j != k:
             out[k] = j
     return out

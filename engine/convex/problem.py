@@ -485,6 +485,24 @@ def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
                        normalize: bool = False, **kw: Any) -> LayerPeeledSolution:
     """``LayerPeeled(Y, E_W, E_H, d, normalize=normalize).solve(**kw)`` in one call.
 
+    Parameters
+    ----------
+    Y, E_W, E_H, d, normalize
+        As for :class:`LayerPeeled`.
+    **kw
+        As for :meth:`LayerPeeled.solve`.
+
+    Returns
+    -------
+    LayerPeeledSolution
+
+    Raises
+    ------
+    InvalidInput
+        Bad Y, budgets, d, method or options.
+    SolverFailed
+        The solver did not reach an optimal status.
+
     Examples
     --------
     >>> sol = solve_layer_peeled(np.eye(2), 1.0, 1.0, method="full")
