@@ -41,7 +41,19 @@ __all__ = ["PredictedGeometry", "predicted_geometry", "etf_gram_exact", "circula
 
 @dataclass(frozen=True)
 class PredictedGeometry:
-    """Predicted structure (``kind``), exact/symbolic forms, numeric predictions, deviations."""
+    """Predicted structure (``kind``), exact/symbolic forms, numeric predictions, deviations.
+
+    Attributes
+    ----------
+    kind : str
+        "etf", "circulant", "inactive" or "general".
+    WWt_exact, WWt_form, WWt, HtH, Z : optional
+        The predicted matrices (exact where the theorem gives them) and their form.
+    deviation : dict
+        Relative deviation of the solution from each prediction.
+    details : dict
+        What the prediction used (classes, group, parameters).
+    """
 
     kind: str
     WWt_exact: sympy.Matrix | None
