@@ -466,6 +466,16 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     for k in _bias_screen(head, labels):
         for dom in opts.domains:
             out[k][dom] = _zero_record(head.d)
+    # twins: a label whose row another label repeats (bias no larger) is never the strict
+    # argmax; one exact check each, before the screen and any LP (np.ones((100000, 1)))
+    t0 = time.process_time()
+    open_labels = [k for k in labels if len(out[k]) == 1]
+    for k, j in (_twins(head, open_labels).items() if open_labels else ()):
+        recs = {dom: _never([j], [1], "twin") for dom in opts.domains
+                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None)}
+        if len(recs) == len(opts.domains):
+            out[k].update(recs)
+    stats["twins"] = time.process_time() - t0
     sW = head.scale()
     todo = [k for k in labels if k not in out or len(out[k]) == 1]
     X = head.rows(todo).T * sW if todo else np.zeros((head.d, 0))
@@ -526,16 +536,6 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     out[k]["box"] = _witness_record(fit[0], None, "center")
                     pending[k].discard("box")
         stats["screen"] += time.process_time() - t0
-    # twins: a label whose row another label repeats (bias no larger) is never the strict
-    # argmax; one exact check each instead of an LP over every row (np.ones((100000, 1)))
-    if pending:
-        t0 = time.process_time()
-        for k, j in _twins(head, sorted(pending)).items():
-            for dom in sorted(pending[k]):
-                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None):
-                    out[k][dom] = _never([j], [1], "twin")
-                    pending[k].discard(dom)
-        stats["twins"] = time.process_time() - t0
     # the rest: relaxation, cutting-plane LP, Gordan, exact completion
     for k in sorted(pending):
         doms = pending[k]
