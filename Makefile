@@ -14,6 +14,7 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m ruff check .
+	$(BIN)/python -m mypy engine/exact certificates engine/certify
 	$(BIN)/python -m pytest -q
 
 test-fast: setup
@@ -21,6 +22,7 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/python -m ruff check .
+	$(BIN)/python -m mypy engine/exact certificates engine/certify
 
 # Re-measure the enumeration and certification figures README.md and docs/ quote (CPU s)
 bench-readme: setup

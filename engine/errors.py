@@ -24,28 +24,70 @@ __all__ = [
 
 
 class EngineError(Exception):
-    """Base class of every error raised by :mod:`engine`."""
+    """Base class of every error raised by :mod:`engine`.
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """
 
 
 class InvalidInput(EngineError, ValueError):
-    """The input is malformed: wrong shape, NaN/inf, negative probability, ..."""
+    """The input is malformed: wrong shape, NaN/inf, negative probability, ...
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """
 
 
 class SolverUnavailable(EngineError, RuntimeError):
-    """A solver was requested that is not installed or not licensed."""
+    """A solver was requested that is not installed or not licensed.
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """
 
 
 class SolverFailed(EngineError, RuntimeError):
-    """A solver ran but did not return an optimal solution."""
+    """A solver ran but did not return an optimal solution.
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """
 
 
 class Infeasible(SolverFailed):
-    """The solver reported the problem infeasible or unbounded."""
+    """The solver reported the problem infeasible or unbounded.
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """
 
 
 class InexactResult(SolverFailed):
-    """The solver returned a result flagged inaccurate (e.g. ``optimal_inaccurate``)."""
+    """The solver returned a result flagged inaccurate (e.g. ``optimal_inaccurate``).
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """
 
 
 class TooLarge(EngineError, RuntimeError):
-    """The work exceeds a limit the user set (the message names the exact size)."""
+    """The work exceeds a limit the user set (the message names the exact size).
+
+    Parameters
+    ----------
+    *args : str
+        The message: one line that names the problem (what, where, what to do).
+    """

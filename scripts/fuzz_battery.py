@@ -26,7 +26,10 @@ tall argmax heads), wide heads (2 x 2,000, certified and checked), negative toke
 concurrent runs into one locked folder, the checker's referenced files (FIFOs, ``/dev/zero``,
 truncated or flipped shards of the audit and stream kinds) and bracket certificates with
 huge exponents; the mutation battery covers every valid example kind, referenced files
-included (:func:`file_battery`).
+included (:func:`file_battery`).  The third round (``scripts/fuzz_round3.py``) adds the
+failures issue 36 found: budgets outside the float range, pipes and devices as label files,
+huge grids, worker counts and groups, huge numbers in the Python API, lying ``.npy``
+headers, duplicated JSON keys, incomplete stream runs, and more.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ class Case:
     stdout_closed: bool = False
     check: object = None  # callable(code, out, err) -> str | None (a wrong-answer reason)
     hold_lock: str | None = None  # a folder whose lock the parent holds during the case
+    call: object = None  # a Python API call (no argv): an EngineError is a clear error
 
 
 @dataclass
@@ -115,9 +119,19 @@ def _child(case: Case, out_path: str, err_path: str) -> None:
     sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
     code = 99
     try:
-        from engine.cli.main import main
+        if case.call is not None:  # a Python API call, as a user makes it
+            from engine.errors import EngineError
 
-        code = main(case.argv)
+            try:
+                case.call()
+                code = 0
+            except EngineError as exc:
+                print(f"{type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
+                code = 2
+        else:
+            from engine.cli.main import main
+
+            code = main(case.argv)
     except SystemExit as exc:  # argparse usage errors
         code = exc.code if isinstance(exc.code, int) else 2
     except BaseException:  # noqa: BLE001 - this IS the traceback we count
@@ -764,6 +778,9 @@ def battery(quick: bool, timeout: float, seed: int, mutations: int,
     cases += model_cases(d)
     cases.append(planted_checker_case(d))
     cases += bound_cases(d, quick) + checker_file_cases(d)
+    from fuzz_round3 import round3_cases  # the failures of issue 36, each a case
+
+    cases += round3_cases(d, Case)
     results = [run_case(c, timeout, d) for c in cases]
     certs = certificate_battery(d, mutations, seed, timeout)
     certs.update(file_battery(d, max(mutations // 10, 12), seed, timeout))

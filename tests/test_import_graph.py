@@ -390,3 +390,68 @@ def test_benchmarks_use_public_engine_names():
             if full.split(".")[0] == "engine" and _owner(full) is not None:
                 bad.append(f"{path.relative_to(ROOT)}:{line} uses the private {full}")
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- floors
+#: The floors of the house, bottom up (docs/architecture.md draws the same table): a room
+#: imports only rooms on lower floors.  ``engine.certify`` is one room on one floor, below
+#: every result whose ``.certificate()`` delegates to it; nothing imports upward.
+FLOORS: list[tuple[str, set[str]]] = [
+    ("base", {"certificates", "engine._version", "engine.errors"}),
+    ("exact kernel", {"engine.exact", "engine._fsio"}),
+    ("services", {"engine._display", "engine.io", "engine.lp_float", "engine.plotstyle",
+                  "engine.run", "engine.symmetry"}),
+    ("certificates and bounds", {"engine.certify", "engine.limits"}),
+    ("programs", {"engine.convex", "engine.geometry"}),
+    ("entry points from a bare matrix", {"engine.emit"}),
+    ("models", {"engine.models"}),
+    ("applications", {"engine.audit", "engine.reproduce"}),
+    ("front doors", {"engine", "engine.cli"}),
+    ("python -m engine", {"engine.__main__"}),
+]
+
+
+def _package_edges() -> dict[str, dict[str, str]]:
+    edges: dict[str, dict[str, str]] = {}
+    for path, module in _files():
+        src = _node(module)
+        edges.setdefault(src, {})
+        for name, line in _imports(path, module):
+            dst = _node(name)
+            if dst is not None and dst != src:
+                edges[src].setdefault(dst, f"{path.relative_to(ROOT)}:{line}")
+    return edges
+
+
+def test_every_arrow_points_down_a_floor():
+    """0 arrows from a lower floor to a higher one (nor within a floor); every room is on
+    exactly one floor; engine.certify is one room."""
+    floor = {}
+    for i, (_, rooms) in enumerate(FLOORS):
+        for r in rooms:
+            assert r not in floor, f"{r} is on two floors"
+            floor[r] = i
+    edges = _package_edges()
+    missing = sorted(set(edges) - set(floor))
+    assert not missing, f"rooms on no floor (add them to FLOORS and docs/architecture.md): " \
+                        f"{missing}"
+    assert not [n for n in edges if n.startswith("engine.certify.")]
+    up = [f"{a} ({FLOORS[floor[a]][0]}) -> {b} ({FLOORS[floor[b]][0]}) at {where}"
+          for a, out in edges.items() for b, where in out.items() if floor[b] >= floor[a]]
+    assert not up, "arrows that do not point down:\n" + "\n".join(up)
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    for name, rooms in FLOORS:  # the docs draw the same floors
+        assert name in doc, name
+        for r in rooms:
+            assert f"`{r}`" in doc, r
+
+
+def test_presentation_figures_in_the_docs_are_measured():
+    """The code lines docs/certificates.md gives for the presentation modules are the
+    measured ones (they were stale once)."""
+    rows = _trust_tables()
+    for m in PRESENTATION:
+        name = m.split(".")[1]
+        row = next(r for r in rows if r[0] == f"`certificates/{name}.py`")
+        assert row[-1].replace(",", "") == str(code_lines(ROOT / "certificates" / f"{name}.py")), \
+            (name, row[-1])

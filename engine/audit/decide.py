@@ -522,6 +522,16 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     for k in _bias_screen(head, labels):
         for dom in opts.domains:
             out[k][dom] = _zero_record(head.d)
+    # twins: a label whose row another label repeats (bias no larger) is never the strict
+    # argmax; one exact check each, before the screen and any LP (np.ones((100000, 1)))
+    t0 = time.process_time()
+    open_labels = [k for k in labels if len(out[k]) == 1]
+    for k, j in (_twins(head, open_labels).items() if open_labels else ()):
+        recs = {dom: _never([j], [1], "twin") for dom in opts.domains
+                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None)}
+        if len(recs) == len(opts.domains):
+            out[k].update(recs)
+    stats["twins"] = time.process_time() - t0
     sW = head.scale()
     todo = [k for k in labels if k not in out or len(out[k]) == 1]
     X = head.rows(todo).T * sW if todo else np.zeros((head.d, 0))
@@ -582,16 +592,6 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                     out[k]["box"] = _witness_record(fit[0], None, "center")
                     pending[k].discard("box")
         stats["screen"] += time.process_time() - t0
-    # twins: a label whose row another label repeats (bias no larger) is never the strict
-    # argmax; one exact check each instead of an LP over every row (np.ones((100000, 1)))
-    if pending:
-        t0 = time.process_time()
-        for k, j in _twins(head, sorted(pending)).items():
-            for dom in sorted(pending[k]):
-                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None):
-                    out[k][dom] = _never([j], [1], "twin")
-                    pending[k].discard(dom)
-        stats["twins"] = time.process_time() - t0
     # the rest: relaxation, cutting-plane LP, Gordan, exact completion
     label_cpu: dict[int, float] = {}
     for k in sorted(pending):
@@ -635,20 +635,28 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     return [out[k] for k in labels], stats
 
 
+_TWIN_CACHE: dict = {}
+
+
 def _twins(head: Head, ks: list[int]) -> dict[int, int]:
     """{k: j} for labels ``ks`` whose float row (and bias) equals that of another label j
     (the first such j, by row order): proposals only, each checked exactly by the caller."""
-    rows = head.rows(list(range(head.k)))
-    b = head.bias
-    key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
-    view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-    _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+    cached = _TWIN_CACHE.get(head.spec)
+    if cached is None:  # once per head and process, not once per block
+        rows = head.rows(list(range(head.k)))
+        b = head.bias
+        key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
+        view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+        _, first, inv = np.unique(view, return_index=True, return_inverse=True)
+        counts = np.bincount(inv)
+        _TWIN_CACHE.clear()
+        _TWIN_CACHE[head.spec] = cached = (first, inv, counts)
+    first, inv, counts = cached
     out = {}
     for k in ks:
         j = int(first[inv[k]])
-        if j == k:  # k is its group's first: pair it with the next one, if any
-            same = np.flatnonzero(inv == inv[k])
-            j = int(same[1]) if len(same) > 1 else k
+        if j == k and counts[inv[k]] > 1:  # k is its group's first: pair it with the next
+            j = int(np.flatnonzero(inv == inv[k])[1])
         if j != k:
             out[k] = j
     return out

@@ -191,7 +191,11 @@ def _emit(cert: dict, args: argparse.Namespace) -> int:
     if over:
         print(f"note: checking this certificate takes more exact work than the default budget "
               f"of {DEFAULT_MAX_WORK:,} units; check it with a larger --max-work "
-              "(docs/limits.md)", file=sys.stderr)
+              "(docs/limits.md)" + (
+                  "; for a target that is the orbit of a few columns under a group, "
+                  "`certify solve --bases FILE --group G` writes the orbit bracket instead "
+                  "(m x m sized, checked within the default budget)"
+                  if cert.get("kind") == "layer-peeled-bracket" else ""), file=sys.stderr)
     text = dumps(cert)
     if args.output and args.output != "-":
         _output.write(args, args.output, text)

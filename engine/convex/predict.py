@@ -33,6 +33,7 @@ from engine.convex.recovery import gram_matrices
 from engine.convex.reductions._structure import shift
 from engine.convex.reductions.circulant import CirculantPlan, cyclic_classes
 from engine.convex.reductions.etf import ETFReduction
+from engine.errors import InvalidInput
 from engine.exact.numbers import to_fraction
 
 __all__ = ["PredictedGeometry", "predicted_geometry", "etf_gram_exact", "circulant_form"]
@@ -40,7 +41,19 @@ __all__ = ["PredictedGeometry", "predicted_geometry", "etf_gram_exact", "circula
 
 @dataclass(frozen=True)
 class PredictedGeometry:
-    """Predicted structure (``kind``), exact/symbolic forms, numeric predictions, deviations."""
+    """Predicted structure (``kind``), exact/symbolic forms, numeric predictions, deviations.
+
+    Attributes
+    ----------
+    kind : str
+        "etf", "circulant", "inactive" or "general".
+    WWt_exact, WWt_form, WWt, HtH, Z : optional
+        The predicted matrices (exact where the theorem gives them) and their form.
+    deviation : dict
+        Relative deviation of the solution from each prediction.
+    details : dict
+        What the prediction used (classes, group, parameters).
+    """
 
     kind: str
     WWt_exact: sympy.Matrix | None
@@ -127,7 +140,18 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
     PredictedGeometry
         ``kind`` is "etf", "circulant", "inactive" (budget not active: the theorems do not
         apply; the Gram identity is still compared) or "general".
+
+    Raises
+    ------
+    InvalidInput
+        ``solution`` is not a solution of :class:`~engine.convex.LayerPeeled` (with its
+        problem), or an option is not understood.
     """
+    from engine.convex.solution import LayerPeeledSolution
+
+    if not isinstance(solution, LayerPeeledSolution) or solution.problem is None:
+        raise InvalidInput("predicted_geometry needs a LayerPeeledSolution (the result of "
+                           f"LayerPeeled(...).solve()); got {type(solution).__name__}")
     P = solution.problem
     Z, Y = solution.Z, P.Y
     m = P.m

@@ -436,7 +436,14 @@ class LayerPeeled:
             Z = self.unconstrained_optimum()
             solver_name, status = None, Status.BUDGET_INACTIVE
         else:
-            reduced = red.apply(self, verdict, **_only(options, red))
+            try:
+                reduced = red.apply(self, verdict, **_only(options, red))
+            except SolverFailed:  # a closed form out of the float range: the general program
+                if str(method).lower() != "auto" or not getattr(red, "closed_form", False):
+                    raise
+                red = get_reduction("full")
+                verdict = red.accepts(self)
+                reduced = red.apply(self, verdict)
             info.update(reduced.info)
             score = lambda: _full_size_gap(self, red.invert(reduced))  # noqa: E731
             orbit = self._orbit() if _invariant(red, verdict, self) else None
@@ -503,6 +510,24 @@ def _invariant(red: Any, verdict: Any, problem: LayerPeeled) -> bool:
 def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
                        normalize: bool = False, **kw: Any) -> LayerPeeledSolution:
     """``LayerPeeled(Y, E_W, E_H, d, normalize=normalize).solve(**kw)`` in one call.
+
+    Parameters
+    ----------
+    Y, E_W, E_H, d, normalize
+        As for :class:`LayerPeeled`.
+    **kw
+        As for :meth:`LayerPeeled.solve`.
+
+    Returns
+    -------
+    LayerPeeledSolution
+
+    Raises
+    ------
+    InvalidInput
+        Bad Y, budgets, d, method or options.
+    SolverFailed
+        The solver did not reach an optimal status.
 
     Examples
     --------

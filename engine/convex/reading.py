@@ -108,7 +108,9 @@ def read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarray
             i, j = neg[0]
             raise InvalidInput(f"Y[{i},{j}] = {float(F[i, j])!r} is negative; Y holds "
                                f"probabilities ({len(neg)} negative entries)")
-        sums = F.sum(axis=0)  # rounding error ~ m * 1e-16, far below the 1e-9 tolerance
+        # summed in sorted order: columns that are permutations of each other get the same
+        # float sum, so normalising keeps a symmetry of Y exact (rounding ~ m * 1e-16)
+        sums = np.sort(F, axis=0).sum(axis=0)
         low = Y.dtype.kind == "f" and np.finfo(Y.dtype).eps > np.finfo(np.float64).eps
         tol = float_sum_tol(Y.dtype, F.shape[0]) if low else SUM_TOL
         if normalize or low:

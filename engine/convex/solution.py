@@ -56,6 +56,21 @@ class LayerPeeledSolution:
     ``info["kept_status"]`` is the solver status of the tolerance tier whose point was kept
     when it differs from ``status`` (e.g. a tight tier that ended "optimal_inaccurate" but
     had the smaller full-size duality gap), and ``info["solver_note"]`` says why.
+
+    Attributes
+    ----------
+    Z, W, WWt : numpy.ndarray
+        The optimal logits, the label factor and its Gram (H and HtH on access).
+    loss, dual_bound, gap : float
+        J(Z), the dual value at softmax(Z), their difference.
+    method, solver, status
+        The reduction, the solver (None when nothing was solved) and its status.
+    rank, tight, d, rho, nuclear_norm, free_radius, entropy, singular_values
+        As named; ``tight`` is ``d >= rank``.
+    info : dict
+        Facts about the solve (solver notes, the reduction's findings).
+    problem, reduction
+        The LayerPeeled solved and the reduced problem (None if budget inactive).
     """
 
     Z: np.ndarray

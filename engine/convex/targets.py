@@ -52,6 +52,11 @@ def cyclic_orbit(y: Any, *, exact: bool = False) -> np.ndarray:
     numpy.ndarray
         m x m.
 
+    Raises
+    ------
+    InvalidInput
+        y is not a sequence of numbers.
+
     Examples
     --------
     >>> cyclic_orbit([1, 0, 0]).astype(int).tolist()
@@ -106,7 +111,17 @@ def concat_blocks(*blocks: Any) -> np.ndarray:
     Raises
     ------
     InvalidInput
-        Blocks with different numbers of rows.
+        No block, a block that is not a 2-D matrix, or blocks with different numbers of
+        rows.
+
+    Parameters
+    ----------
+    *blocks : 2-D arrays
+        The blocks (or one list of them), with equal numbers of rows.
+
+    Returns
+    -------
+    numpy.ndarray
 
     Examples
     --------
@@ -121,7 +136,9 @@ def concat_blocks(*blocks: Any) -> np.ndarray:
         raise InvalidInput("concat_blocks needs at least one block")
     arrs = [np.asarray(b) for b in blocks]
     for i, a in enumerate(arrs):
-        if a.ndim != 2 or a.shape[0] != arrs[0].shape[0]:
+        if a.ndim != 2:
+            raise InvalidInput(f"block {i} must be a 2-D matrix; got shape {a.shape}")
+        if a.shape[0] != arrs[0].shape[0]:
             raise InvalidInput(f"block {i} has {a.shape[0] if a.ndim else 0} rows but block 0 "
                                f"has {arrs[0].shape[0]}")
     return np.concatenate(arrs, axis=1)

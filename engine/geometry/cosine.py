@@ -120,6 +120,20 @@ is undefined; drop those rows or translate W first
 def difference_pairs(k: int) -> tuple[tuple[int, int], ...]:
     """The label pairs ``(i, j)``, ``i < j``, in lexicographic order (the rows of ``B``).
 
+    Parameters
+    ----------
+    k : int
+        Number of labels (>= 1).
+
+    Returns
+    -------
+    tuple of (int, int)
+
+    Raises
+    ------
+    InvalidInput
+        k is not a positive integer.
+
     Examples
     --------
     >>> difference_pairs(3)
@@ -139,6 +153,20 @@ def difference_matrix(k: int) -> ExactMatrix:
 
     ``R(W) = S(B W)``: row ``(i, j)`` of ``B W x`` is positive iff label ``i`` is ranked
     above label ``j``.  For ``k = 1`` the matrix has no rows (an empty tuple).
+
+    Parameters
+    ----------
+    k : int
+        Number of labels (>= 1).
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+
+    Raises
+    ------
+    InvalidInput
+        k is not a positive integer.
 
     Examples
     --------
@@ -165,6 +193,16 @@ def translate(W: object, v: object) -> ExactMatrix:
     ------
     InvalidInput
         ``v`` does not have length ``d``.
+
+    Parameters
+    ----------
+    W : k x d matrix
+    v : length-d vector
+        Both read exactly.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
 
     Examples
     --------
@@ -258,6 +296,20 @@ so their cosine stays 1 (or undefined at 0): no translation reaches -1
 def gram_exact(W: object) -> ExactMatrix:
     """The exact Gram matrix ``W W^T``.
 
+    Parameters
+    ----------
+    W : k x d matrix
+        Read exactly (at most 4,000 digits per number).
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+
+    Raises
+    ------
+    InvalidInput
+        W cannot be read exactly.
+
     Examples
     --------
     >>> [[int(x) for x in r] for r in gram_exact([[1, 2], [3, 4]])]
@@ -285,6 +337,15 @@ def cosine_equal(W1: object, W2: object) -> bool:
     ------
     InvalidInput
         Different numbers of rows, or a zero row (cosine undefined).
+
+    Parameters
+    ----------
+    W1, W2 : k x d matrices
+        Read exactly.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------

@@ -225,6 +225,22 @@ def cover_count(k: int, d: int) -> int:
 
     ``2 * sum_{i < d} C(k - 1, i)``.
 
+    Parameters
+    ----------
+    k : int
+        Number of hyperplanes.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInput
+        k or d is not a non-negative integer.
+
     Examples
     --------
     >>> cover_count(20, 5), cover_count(3, 5)
@@ -236,6 +252,22 @@ def cover_count(k: int, d: int) -> int:
 
 def affine_generic_count(k: int, d: int) -> int:
     """Regions of ``k`` affine hyperplanes in general position in ``R^d``: ``sum_{i<=d} C(k, i)``.
+
+    Parameters
+    ----------
+    k : int
+        Number of hyperplanes.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInput
+        k or d is not a non-negative integer.
 
     Examples
     --------
@@ -272,6 +304,22 @@ def ranking_count_generic(k: int, d: int) -> int:
     Cover (1967) / Good and Tideman: ``Q(n, d) = Q(n-1, d) + (n-1) Q(n-1, d-1)`` with
     ``Q(1, d) = 1`` and ``Q(n, 1) = 2`` for ``n >= 2``; equals ``k!`` when ``d >= k - 1``.
 
+    Parameters
+    ----------
+    k : int
+        Number of labels.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInput
+        k or d is not a non-negative integer.
+
     Examples
     --------
     >>> [ranking_count_generic(5, d) for d in (2, 3, 4)]
@@ -295,6 +343,22 @@ def ranking_count_generic_affine(k: int, d: int) -> int:
     """Rankings of ``k`` labels of a head with a generic bias, unembeddings generic in ``R^d``.
 
     ``sum_{i <= d} c(k, k - i)`` (``c``: unsigned Stirling numbers of the first kind).
+
+    Parameters
+    ----------
+    k : int
+        Number of labels.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInput
+        k or d is not a non-negative integer.
 
     Examples
     --------

@@ -319,7 +319,15 @@ class GridCell:
 
 @dataclass(frozen=True, repr=False)
 class GridResult(_display.ResultDisplay):
-    """All cells of a verification grid."""
+    """All cells of a verification grid.
+
+    Attributes
+    ----------
+    cells : tuple of GridCell
+        One per (n, d, seed), in grid order.
+    method : str
+        How the Gram side was enumerated ("enumerate" or "transport").
+    """
 
     cells: tuple[GridCell, ...]
     method: str = "enumerate"

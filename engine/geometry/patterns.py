@@ -76,7 +76,13 @@ __all__ = [
 
 
 class PatternKind(StrEnum):
-    """What a :class:`PatternResult` enumerates."""
+    """What a :class:`PatternResult` enumerates.
+
+    Attributes
+    ----------
+    SIGN, RANKING, RANKING_TOP : str
+        Sign patterns, full rankings, top-T prefixes of rankings.
+    """
 
     SIGN = "sign"
     RANKING = "ranking"
@@ -84,7 +90,15 @@ class PatternKind(StrEnum):
 
 
 class Completeness(StrEnum):
-    """How completeness of an enumeration was established (all exact)."""
+    """How completeness of an enumeration was established (all exact).
+
+    Attributes
+    ----------
+    ZASLAVSKY : str
+        Complete: the rows equal the exact Zaslavsky count.
+    EXACT_LP : str
+        Complete: every candidate decided by an exact LP (top-T prefixes).
+    """
 
     #: the witnessed count equals the exact Zaslavsky count of the intersection lattice
     ZASLAVSKY = "zaslavsky"

@@ -111,6 +111,22 @@ def normalized_gram(X) -> np.ndarray:
     """Gram matrix of the mean-centred, commonly rescaled rows of ``X`` (docs/symmetry.md,
     section 5).
 
+    Parameters
+    ----------
+    X : m x d real matrix
+        One vector per row (m >= 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        m x m.
+
+    Raises
+    ------
+    InvalidInput
+        X is not a real matrix with finite entries, has fewer than 2 rows, or all rows are
+        equal.
+
     Examples
     --------
     >>> normalized_gram([[1.0, 0.0], [3.0, 0.0]]).tolist()
@@ -161,6 +177,19 @@ def _norm_or_raise(G: np.ndarray) -> float:
 
 def nearest_etf(G) -> np.ndarray:
     """The best multiple ``c M`` of the simplex-ETF Gram in Frobenius norm.
+
+    Parameters
+    ----------
+    G : m x m real matrix
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    InvalidInput
+        G is not a real square matrix with finite entries.
 
     Examples
     --------
@@ -265,6 +294,15 @@ def nearest_invariant(G, group) -> np.ndarray:
         Objects and spec strings go through :func:`engine.symmetry.as_group` (a
         ``GroupAction``, a sympy ``PermutationGroup``, ``"S4"``, ...).
 
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    InvalidInput
+        G is not a real square matrix with finite entries, or not a group.
+
     Examples
     --------
     >>> import numpy as np
@@ -282,6 +320,19 @@ def nearest_invariant(G, group) -> np.ndarray:
 
 def nearest_circulant(G) -> np.ndarray:
     """Projection onto circulant matrices: each cyclic diagonal ``(j - i) mod m`` averaged.
+
+    Parameters
+    ----------
+    G : m x m real matrix
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    InvalidInput
+        G is not a real square matrix with finite entries.
 
     Examples
     --------

@@ -111,7 +111,7 @@ def hth_closed_form(ctx: Context) -> Row:
     return Row("Thms 2-3 (H^T H closed form)", "S_4 orbit of y = (1/2, 1/4, 1/4, 0), n = 24, "
                f"E_W = {E_W}, E_H = {E_H}",
                "closed forms from the stationarity system vs the etf reduction and the full "
-               "program (CLARABEL); tolerances 1e-6 (reduction), 2e-3 (full)",
+               "program (default solver); tolerances 1e-6 (reduction), 2e-3 (full)",
                f"H*^T H* = E_H/((m-1) s^2) C^T C with C = A - Y: rel. dev. "
                f"{dev['HtH_reduction']:.0e} (etf) / {dev['HtH_full']:.0e} (full); W* W*^T = "
                f"E_W/(m-1)(I - J/m): {dev['WWt_reduction']:.0e} / {dev['WWt_full']:.0e}; "
@@ -150,7 +150,7 @@ def remark_repeated(ctx: Context) -> Row:
     return Row("Thm 6 Remark (repeated / distinct columns)",
                "animals: Y = [e_1 e_2 e_3 | (1/3, 1/3, 1/3)] (distinct orbit vectors, n = 4) "
                "and the full S_3 orbits (each one-hot twice, uniform six times, n = 12)",
-               "full nuclear-norm program (CLARABEL) on both; tolerance 2e-3",
+               "full nuclear-norm program (default solver) on both; tolerance 2e-3",
                f"W* W*^T = E_W/(m-1)(I - J/m) in both (rel. dev. {devs[0]:.0e} / {devs[1]:.0e});"
                f" the uniform column has zero logits; only the scale of Z* changes (first "
                f"logit ratio distinct/full = {ratio:.4f})", (res,), _status(ok))

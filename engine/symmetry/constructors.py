@@ -89,6 +89,20 @@ def cyclic(m: int) -> GroupAction:
     Its orbit target is the circulant ``Y = [y, P y, ..., P^{m-1} y]`` of docs/layer-peeled.md
     (section 3).
 
+    Parameters
+    ----------
+    m : int
+        Number of labels (>= 1).
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        m is not a positive integer.
+
     Examples
     --------
     >>> cyclic(7).order
@@ -100,6 +114,20 @@ def cyclic(m: int) -> GroupAction:
 
 def symmetric(m: int) -> GroupAction:
     """The symmetric group S_m (generators: the transposition (0 1) and the m-cycle).
+
+    Parameters
+    ----------
+    m : int
+        Number of labels (>= 1).
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        m is not a positive integer.
 
     Examples
     --------
@@ -121,6 +149,15 @@ def affine_line(p: int) -> GroupAction:
     ------
     InvalidInput
         p is not a prime.
+
+    Parameters
+    ----------
+    p : int
+        A prime (the number of labels).
+
+    Returns
+    -------
+    GroupAction
 
     Examples
     --------
@@ -145,6 +182,20 @@ def affine_line(p: int) -> GroupAction:
 
 def direct_sum(*groups: GroupAction) -> GroupAction:
     """G1 x G2 x ... acting on the disjoint union of their labels (blocks in order).
+
+    Parameters
+    ----------
+    *groups : GroupAction or group spelling
+        The summands, blocks in order.
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        An argument is not a group.
 
     Examples
     --------
@@ -171,6 +222,20 @@ def direct_product(G1: GroupAction, G2: GroupAction) -> GroupAction:
 
     Label of entry (i, j) is ``i + m1 * j`` (vec stacks the columns of P).
 
+    Parameters
+    ----------
+    G1, G2 : GroupAction or group spelling
+        The factors.
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        A factor is not a group.
+
     Examples
     --------
     >>> G = direct_product(symmetric(2), symmetric(3))
@@ -190,6 +255,20 @@ def direct_product(G1: GroupAction, G2: GroupAction) -> GroupAction:
 
 def wreath(inner: GroupAction, outer: GroupAction) -> GroupAction:
     """The wreath product ``inner wr outer`` on ``outer.m`` blocks of ``inner.m`` labels.
+
+    Parameters
+    ----------
+    inner, outer : GroupAction or group spelling
+        The inner group (on a block) and the outer one (on the blocks).
+
+    Returns
+    -------
+    GroupAction
+
+    Raises
+    ------
+    InvalidInput
+        An argument is not a group.
 
     Examples
     --------
@@ -438,6 +517,15 @@ def parse_group(spec: str) -> GroupAction:
     ------
     InvalidInput
         A malformed spec (the position is named).
+
+    Parameters
+    ----------
+    spec : str
+        The group's spelling.
+
+    Returns
+    -------
+    GroupAction
 
     Examples
     --------

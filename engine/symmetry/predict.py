@@ -199,8 +199,8 @@ def predicted_gram_structure(group: object) -> GramStructure:
     InvalidInput
         Not a group spelling.
     TooLarge
-        Computing the group's orbitals is estimated over :data:`engine.limits.GROUP_LIMIT`
-        (:func:`engine.limits.check_group`).
+        Computing the group's orbitals is estimated over
+        :data:`engine.symmetry.group.ORDER_WORK_LIMIT` (as the CLI's refusal bound).
 
     Examples
     --------
@@ -210,13 +210,18 @@ def predicted_gram_structure(group: object) -> GramStructure:
     >>> predicted_gram_structure("S3").n_classes
     2
     """
-    from engine.limits import check_group
+    from engine.errors import TooLarge
+    from engine.symmetry.group import ORDER_WORK_LIMIT, order_work
 
     if not isinstance(group, GroupAction):
         from engine.symmetry.constructors import as_group
 
         group = as_group(group)
-    check_group(group, what="predicted_gram_structure")  # refusal bound, as the CLI's
+    work = order_work(group.m, group.row_generators)  # the CLI's refusal bound (engine.limits)
+    if work > ORDER_WORK_LIMIT and "order" not in group.__dict__:
+        raise TooLarge(f"predicted_gram_structure of {group.name or 'a group'} (degree "
+                       f"{group.m}): estimated {work:,} units of work for its orbitals, over "
+                       f"the limit of {ORDER_WORK_LIMIT:,}; refused before any work")
     return GramStructure(_canonical(group.orbitals(symmetrized=True)),
                          f"orbitals of {group.name or 'G'}")
 

@@ -279,8 +279,8 @@ class ETFReduction(Reduction):
             hi += 2.0
             if hi > 700.0:  # kappa > 1e304: ||Z*||_* cannot reach rho
                 raise SolverFailed("the ETF stationarity system has no root below kappa = "
-                                   "1e304: the budget is not active for this Y (rho >= "
-                                   "min_c ||log Y + 1c^T||_*)")
+                                   "1e304, the float range (a near one-hot target at a large "
+                                   "budget); method 'full' solves it (auto falls back to it)")
         lo = hi - 2.0
         while F(lo) > 0:
             lo -= 2.0
