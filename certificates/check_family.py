@@ -78,7 +78,7 @@ def _column_upper(loss, z, y, D, ctx) -> Fraction:
         return sum((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)) / 2
     if loss == "ce":
         top = max(z)
-        S = sum(exp_up(Fraction(zi - top, D), ctx) for zi in z)
+        S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
         lin = sum((yi * zi for yi, zi in zip(y, z, strict=True)), Fraction(0))
         return Fraction(top, D) + log_up(S, ctx) - lin / D
     total = Fraction(0)  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
@@ -198,7 +198,7 @@ def _structure(obj, loc, Y, w, beta, W) -> None:
     K.fail_if(not isinstance(claims, list), "schema", f"{loc}/structure",
               "structure is a list of claims")
     m = len(W)
-    G = K.matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else None
+    G = K.matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else []
     cols = Counter(zip(zip(*Y, strict=True), w, beta, strict=True))
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"

@@ -122,10 +122,10 @@ def check(obj: dict, loc: str = "") -> None:
     Bi, D = K.scaled_matrix([[a - b for a, b in zip(r1, r0, strict=True)]
                              for r1, r0 in zip(Y, Y0, strict=True)])
     G = K.matmul(Bi, [list(c) for c in zip(*Bi, strict=True)])
-    k = K.psd_fails([[s * s * D * D * (i == j) - x for j, x in enumerate(g)]
-                     for i, g in enumerate(G)])
-    K.fail_if(s < 0 or k is not None, "spectral", f"{loc}/s_delta",
-              f"s_delta < 0 or s_delta^2 I - (Y - Y0)(Y - Y0)^T is not PSD (pivot {k})")
+    piv = K.psd_fails([[s * s * D * D * (i == j) - x for j, x in enumerate(g)]
+                       for i, g in enumerate(G)])
+    K.fail_if(s < 0 or piv is not None, "spectral", f"{loc}/s_delta",
+              f"s_delta < 0 or s_delta^2 I - (Y - Y0)(Y - Y0)^T is not PSD (pivot {piv})")
     stab = _num(obj, "stability", loc)
     K.fail_if(stab < rho * s, "stability", f"{loc}/stability", "stability < rho_up s_delta")
     L1, U1 = Fraction(b1["lower"]), Fraction(b1["upper"])

@@ -217,7 +217,7 @@ def test_paper_certificates_tampered_fail_in_coq(tmp_path):
 def test_affine_tied_and_zero_rows_compile(tmp_path):
     """Complete lists with a bias, tied labels, an identically zero row, a top-t claim, and
     a ranking refuted through a tied pair: exported and accepted by coqc."""
-    from engine.certify import emit
+    from engine import emit
 
     certs = {
         "rank_bias_tie": emit.complete_certificate([[1, 0], [0, 1], [1, 0], [-1, -1]], "ranking",

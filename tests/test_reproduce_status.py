@@ -24,7 +24,7 @@ def fake_claims():
 
 
 def test_rows_resolve_to_evidence_kinds(tmp_path, fake_claims):
-    from engine.certify import emit
+    from engine import emit
 
     def with_cert(ctx):
         name = ctx.write_certificate("t-ok.json",
