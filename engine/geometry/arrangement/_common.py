@@ -65,8 +65,28 @@ def basis(h: tuple[int, ...]) -> Rows:
     return tuple(cols)
 
 
+#: restrictions already computed (the recursion meets the same ones many times: the
+#: rankings of 9 labels restrict each (rows, h) about 7 times); a pure function's values,
+#: so the cache changes no result.  Cleared whole when full.
+_RESTRICTED: dict = {}
+RESTRICT_CACHE = 1 << 14
+
+
 def restrict_map(rows: Rows, h: tuple[int, ...]) -> tuple[Rows, list[tuple[int, int]]]:
     """:func:`restrict`, and where each input row went: (restricted index or -1, sign)."""
+    try:
+        key = (rows, h)
+        hit = _RESTRICTED.get(key)
+    except TypeError:  # lists: not hashable, computed every time
+        return _restrict_map(rows, h)
+    if hit is None:
+        if len(_RESTRICTED) >= RESTRICT_CACHE:
+            _RESTRICTED.clear()
+        hit = _RESTRICTED[key] = _restrict_map(rows, h)
+    return hit[0], list(hit[1])
+
+
+def _restrict_map(rows: Rows, h: tuple[int, ...]) -> tuple[Rows, list[tuple[int, int]]]:
     D = len(h)
     p = _pivot(h)
     hp = h[p]
