@@ -146,9 +146,9 @@ def chunk(rows: Rows, j: int, constraints: Constraints = ()) -> np.ndarray:
 #: regions already enumerated, by (rows, D, constraints): the recursion of a unit meets
 #: the same restrictions many times (the rankings of 8 labels call :func:`regions` 14
 #: times per distinct argument).  The values of a pure function, returned as copies, so
-#: the cache changes no point; entries of at most :data:`REGIONS_CACHE_ROWS` points, at
-#: most :data:`REGIONS_CACHE` entries in all (32 MB of int64), the whole cache
-#: dropped when full.
+#: the cache changes no point; int64 results of at most :data:`REGIONS_CACHE_ROWS`
+#: points, at most :data:`REGIONS_CACHE` entries in all (32 MB), the whole cache
+#: dropped when full (results in Python integers are not kept: their size is unbounded).
 _REGIONS: dict = {}
 REGIONS_CACHE = 1 << 22
 REGIONS_CACHE_ROWS = 1 << 12
@@ -175,7 +175,7 @@ def regions(rows: Rows, D: int, constraints: Constraints = ()) -> np.ndarray:
     if hit is not None:
         return hit.copy()
     P = _regions(rows, D, constraints)
-    if P.shape[0] <= REGIONS_CACHE_ROWS:
+    if P.shape[0] <= REGIONS_CACHE_ROWS and P.dtype == np.int64:
         if _CACHED[0] + P.size > REGIONS_CACHE:
             _REGIONS.clear()
             _CACHED[0] = 0
