@@ -6,8 +6,8 @@ measured in CPU seconds of that process and its children (user + sys,
 The script prints, per figure, the value measured here beside the value quoted and where it
 is quoted, and the ratio.  Usage::
 
-    python benchmarks/bench_readme.py            # every case but perm-9 (about 3 CPU-minutes)
-    python benchmarks/bench_readme.py --full     # also perm-9 (about 4 more CPU-minutes)
+    python benchmarks/bench_readme.py            # every case but perm-9 (about 2 CPU-minutes)
+    python benchmarks/bench_readme.py --full     # also perm-9 (about 40 more CPU s)
     python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
     make bench-readme
 
@@ -57,13 +57,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: figure -> (quoted value, unit, where it is quoted)
 QUOTED = {
-    "resonance-6 cpu_s": (24.4, "CPU s", "README.md limits table"),
-    "resonance-6 peak_rss_mb": (329, "MB", "README.md limits table"),
-    "perm-8 peak_rss_mb": (299, "MB", "README.md limits table"),
+    "resonance-6 cpu_s": (13.9, "CPU s", "README.md limits table"),
+    "resonance-6 peak_rss_mb": (373, "MB", "README.md limits table"),
+    "perm-8 peak_rss_mb": (315, "MB", "README.md limits table"),
     "resonance-6 bytes_per_region": (11.8, "B/region", "README.md limits table"),
-    "perm-8 cpu_s": (25.7, "CPU s", "README.md limits table (goal 20)"),
-    "perm-9 cpu_s": (192.5, "CPU s", "README.md limits table (goal 250)"),
-    "perm-9 peak_rss_mb": (416, "MB", "README.md limits table"),
+    "perm-8 cpu_s": (4.9, "CPU s", "README.md limits table (goal 20)"),
+    "perm-9 cpu_s": (40.7, "CPU s", "README.md limits table (goal 250)"),
+    "perm-9 peak_rss_mb": (443, "MB", "README.md limits table"),
     "f64-40x6 certification_cpu_s": (0.48, "CPU s", "docs/filtered-arithmetic.md"),
     "f32-40x6 certification_cpu_s": (0.71, "CPU s", "docs/filtered-arithmetic.md"),
     "int-40x6 certification_cpu_s": (0.75, "CPU s", "docs/filtered-arithmetic.md"),
