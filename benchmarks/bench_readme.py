@@ -70,10 +70,10 @@ QUOTED = {
     "f64-40x6 cpu_s": (26.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
     "f32-40x6 cpu_s": (24.1, "CPU s", "README.md, docs/filtered-arithmetic.md"),
     "int-40x6 cpu_s": (24.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
-    "shi-7 enumerate_cpu_s": (25.4, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 certify_cpu_s": (23.9, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 check_regions_per_cpu_s": (21107, "regions/CPU s", "README.md"),
-    "shi-7 check_cpu_s": (12.4, "CPU s", "docs/filtered-arithmetic.md"),
+    "shi-7 enumerate_cpu_s": (9.7, "CPU s", "README.md limits table"),
+    "shi-7 certify_cpu_s": (22.5, "CPU s", "README.md limits table"),
+    "shi-7 check_regions_per_cpu_s": (21701, "regions/CPU s", "README.md"),
+    "shi-7 check_cpu_s": (12.1, "CPU s", "README.md limits table"),
 }
 
 
