@@ -6,8 +6,8 @@ measured in CPU seconds of that process and its children (user + sys,
 The script prints, per figure, the value measured here beside the value quoted and where it
 is quoted, and the ratio.  Usage::
 
-    python benchmarks/bench_readme.py            # every case but perm-9 (about 3 CPU-minutes)
-    python benchmarks/bench_readme.py --full     # also perm-9 (about 4 more CPU-minutes)
+    python benchmarks/bench_readme.py            # every case but perm-9 (about 2 CPU-minutes)
+    python benchmarks/bench_readme.py --full     # also perm-9 (about 40 more CPU s)
     python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
     make bench-readme
 
@@ -18,9 +18,26 @@ integer head with entries up to 10^6, seed 7: all three have 1,335,856 regions);
 (the Shi arrangement in R^7: enumeration, ``certify pattern --from``, the default
 ``check`` and its rate in regions per CPU second).
 
-The figures of other README rows (argmax audits, the grid, the symmetry programs,
-``reproduce``) come from their own scripts, named in the README's table; this script does
-not re-run them.
+The other README rows come from their own scripts; ``--groups`` runs them (each in its
+own process, CPU seconds and peak memory of the process and its children) and prints
+each group's output beside the README figures that group stands for (the scripts print
+their own detailed figures)::
+
+    python benchmarks/bench_readme.py --quick            # the cheap groups only
+    python benchmarks/bench_readme.py --groups patterns,counting,certified
+    python benchmarks/bench_readme.py --groups all       # every group (long, see below)
+
+Groups and their cost in CPU (quoted figures, shared 2-core machine): ``patterns``
+(``bench_patterns.py --quick``, about 1 CPU-minute), ``counting`` (``bench_counting.py
+--quick``, under 1 minute), ``certified`` (``bench_certified.py --quick``, under 1
+minute), ``symmetry`` (``bench_symmetry.py --goals-only --s10``, 1-2 minutes), ``grid``
+(``bench_grid.py``, about 2 CPU-minutes), ``models`` (``bench_models.py``, under 1
+minute plus a 512 MiB file), ``notebooks`` (about 21 CPU s), ``audit``
+(``bench_audit.py`` at the two README sizes: 8 + 6 CPU-minutes, 1.7 GB), ``reproduce``
+(``logitgeom reproduce``: about 150 CPU s, 8 minutes wall on a shared machine).
+``--quick`` runs ``patterns``, ``counting`` and ``certified``; ``all`` runs every group
+(about half an hour of CPU).  The enumeration cases above take, after the cache of
+:func:`engine.geometry.arrangement.exact.regions`, well under a CPU-minute each.
 """
 
 from __future__ import annotations
@@ -40,23 +57,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: figure -> (quoted value, unit, where it is quoted)
 QUOTED = {
-    "resonance-6 cpu_s": (24.4, "CPU s", "README.md limits table"),
-    "resonance-6 peak_rss_mb": (329, "MB", "README.md limits table"),
-    "perm-8 peak_rss_mb": (299, "MB", "README.md limits table"),
+    "resonance-6 cpu_s": (13.9, "CPU s", "README.md limits table"),
+    "resonance-6 peak_rss_mb": (373, "MB", "README.md limits table"),
+    "perm-8 peak_rss_mb": (315, "MB", "README.md limits table"),
     "resonance-6 bytes_per_region": (11.8, "B/region", "README.md limits table"),
-    "perm-8 cpu_s": (25.7, "CPU s", "README.md limits table (goal 20)"),
-    "perm-9 cpu_s": (192.5, "CPU s", "README.md limits table (goal 250)"),
-    "perm-9 peak_rss_mb": (416, "MB", "README.md limits table"),
+    "perm-8 cpu_s": (4.0, "CPU s", "README.md limits table (goal 20)"),
+    "perm-9 cpu_s": (33.2, "CPU s", "README.md limits table (goal 250)"),
+    "perm-9 peak_rss_mb": (447, "MB", "README.md limits table"),
     "f64-40x6 certification_cpu_s": (0.48, "CPU s", "docs/filtered-arithmetic.md"),
     "f32-40x6 certification_cpu_s": (0.71, "CPU s", "docs/filtered-arithmetic.md"),
     "int-40x6 certification_cpu_s": (0.75, "CPU s", "docs/filtered-arithmetic.md"),
     "f64-40x6 cpu_s": (26.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
     "f32-40x6 cpu_s": (24.1, "CPU s", "README.md, docs/filtered-arithmetic.md"),
     "int-40x6 cpu_s": (24.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
-    "shi-7 enumerate_cpu_s": (25.4, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 certify_cpu_s": (23.9, "CPU s", "docs/filtered-arithmetic.md"),
-    "shi-7 check_regions_per_cpu_s": (21107, "regions/CPU s", "README.md"),
-    "shi-7 check_cpu_s": (12.4, "CPU s", "docs/filtered-arithmetic.md"),
+    "shi-7 enumerate_cpu_s": (9.7, "CPU s", "README.md limits table"),
+    "shi-7 certify_cpu_s": (22.5, "CPU s", "README.md limits table"),
+    "shi-7 check_regions_per_cpu_s": (21701, "regions/CPU s", "README.md"),
+    "shi-7 check_cpu_s": (12.1, "CPU s", "README.md limits table"),
 }
 
 
@@ -137,6 +154,48 @@ def _shi(tmp: Path) -> dict:
             "check_regions_per_cpu_s": round(regions / check)}
 
 
+#: group -> (command after ``python``, README figures it stands for, as quoted)
+GROUPS = {
+    "patterns": (["benchmarks/bench_patterns.py", "--quick"],
+                 "README limits: S(W) k=20, d=5 0.90 s wall; R(W) k=10, d=6 40.9 s wall "
+                 "with witnesses, 24.1 s without"),
+    "counting": (["benchmarks/bench_counting.py", "--quick"],
+                 "README limits: exact count rankings k=12, d=6 34 s / sign k=60, d=6 45 s"),
+    "certified": (["benchmarks/bench_certified.py", "--quick"],
+                  "README limits: emit <= 0.09 s, check <= 0.05 s CPU, 333 MB"),
+    "symmetry": (["benchmarks/bench_symmetry.py", "--goals-only", "--s10"],
+                 "README limits: orbit 0.4-0.7 s / 1.6 s CPU, S_10 4.3 s CPU; 195 / 245 / "
+                 "957 MB"),
+    "grid": (["benchmarks/bench_grid.py"], "README limits: the whole grid 62 s on 2 cores"),
+    "models": (["benchmarks/bench_models.py"],
+               "README limits: 0.001 s to read 7 rows, 0.9 s audit + certificate"),
+    "notebooks": (["notebooks/build.py", "--execute", "{tmp}/nb"],
+                  "README limits: 21 s CPU, 529 MB peak"),
+    "audit": (["benchmarks/bench_audit.py", "--rows", "50257", "--cols", "768"],
+              "README limits: 8.0 CPU-minutes, 832 MB (the 32,000 x 4,096 row: run "
+              "bench_audit.py --rows 32000 --cols 4096 by hand, 6.1 CPU-minutes)"),
+    "reproduce": (["-m", "engine", "reproduce", "-o", "{tmp}/repro", "--no-progress"],
+                  "README limits: 147 s CPU, 658 MB peak"),
+}
+QUICK_GROUPS = ("patterns", "counting", "certified")
+
+
+def _group(name: str, tmp: Path) -> dict:
+    """Run one group's script; its CPU seconds, peak memory and last lines of output."""
+    args, quoted = GROUPS[name]
+    cmd = [sys.executable, *(a.format(tmp=tmp) for a in args)]
+    log = tmp / f"{name}.log"
+    with open(log, "w") as f:  # wait4: the rusage of this child and its descendants only
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    tail = (log.read_text().strip().splitlines() or [""])[-25:]
+    return {"group": name, "returncode": p.returncode,
+            "cpu_s": round(ru.ru_utime + ru.ru_stime, 1),
+            "peak_rss_mb": round(ru.ru_maxrss / 1024, 1), "quoted": quoted, "output": tail}
+
+
 CASES = {
     "resonance-6": lambda tmp: _scale("resonance-6", tmp),
     "perm-8": lambda tmp: _scale("perm-8", tmp),
@@ -150,8 +209,24 @@ CASES = {
 
 def main(argv: list[str]) -> int:
     full = "--full" in argv
-    names = [a for a in argv if not a.startswith("--")] or [
-        c for c in CASES if full or c != "perm-9"]
+    groups: list[str] = []
+    if "--groups" in argv:
+        i = argv.index("--groups")
+        if i + 1 >= len(argv):
+            raise SystemExit("--groups needs a comma-separated list of groups, or all")
+        groups = list(GROUPS) if argv[i + 1] == "all" else argv[i + 1].split(",")
+        argv = argv[:i] + argv[i + 2:]
+        bad = [g for g in groups if g not in GROUPS]
+        if bad:
+            raise SystemExit(f"unknown group {bad[0]!r}; groups: {', '.join(GROUPS)}")
+    if "--quick" in argv:
+        groups = groups or list(QUICK_GROUPS)
+    names = [a for a in argv if not a.startswith("--")]
+    bad = [n for n in names if n not in CASES]
+    if bad:
+        raise SystemExit(f"unknown case {bad[0]!r}; cases: {', '.join(CASES)}")
+    if not names and not groups:
+        names = [c for c in CASES if full or c != "perm-9"]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
     print(f"# commit {commit}; load average {os.getloadavg()[0]:.1f} at the start "
@@ -166,6 +241,10 @@ def main(argv: list[str]) -> int:
                 if q is not None and isinstance(val, (int, float)):
                     print(f"   {name} {key}: measured {val} {q[1]}, quoted {q[0]} in {q[2]} "
                           f"(ratio {val / q[0]:.2f})")
+        for g in groups:
+            r = _group(g, tmp)
+            print(json.dumps({k: v for k, v in r.items() if k != "output"}))
+            print("\n".join(f"   | {line}" for line in r["output"]))
     return 0
 
 

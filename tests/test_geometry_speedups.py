@@ -95,3 +95,29 @@ def test_transport_and_enumerate_agree_on_a_big_cell():
 
     a, b = check_cell(W), check_cell(W, method="transport")
     assert a.passed and a.to_json() == b.to_json() and a.ranking_count > 1000
+
+
+def test_regions_cache_changes_no_point():
+    """The bounded caches of ``regions`` and ``restrict_map`` return the points and
+    restrictions computed without them, as independent copies."""
+    from engine.geometry.arrangement import _common
+    from engine.geometry.arrangement import exact as ex
+
+    rng = np.random.default_rng(5)
+    for D in (3, 4, 5):
+        rows = tuple(tuple(int(v) for v in r) for r in rng.integers(-3, 4, size=(9, D))
+                     if any(r))
+        rows = tuple(dict.fromkeys(_common.canonical(r)[0] for r in rows))
+        ex._REGIONS.clear()
+        _common._RESTRICTED.clear()
+        first = ex.regions(rows, D)
+        again = ex.regions(rows, D)  # from the cache
+        assert np.array_equal(first, again) and first.dtype == again.dtype
+        again[:] = 0  # a copy: the cache keeps its points
+        fresh = ex._regions(rows, D, ())
+        assert np.array_equal(ex.regions(rows, D), fresh)
+        sub, where = _common.restrict_map(rows[:-1], rows[-1])
+        where.append((9, 9))
+        assert _common.restrict_map(rows[:-1], rows[-1]) == _common._restrict_map(
+            rows[:-1], rows[-1])
+        assert ex.regions([list(r) for r in rows], D).tolist() == fresh.tolist()  # lists

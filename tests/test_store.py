@@ -161,8 +161,12 @@ def test_serial_pool_and_dask_give_identical_bytes(tmp_path, dask_client):
 
 
 _KILLED_RUN = """
+import signal
 import sys
 import time
+# Ctrl-C as in a terminal, even when the test runner was started with SIGINT ignored (a
+# background job of a non-interactive shell): the child would inherit SIG_IGN
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from engine.geometry.stream import enumerate_to_dir
 W = [[int(c) for c in format(i, "06b")] for i in range(1, 64)][:KILL_ROWS]
 enumerate_to_dir(W, sys.argv[1], units=KILL_UNITS, shard_rows=100_000, progress=False)

@@ -65,8 +65,32 @@ def basis(h: tuple[int, ...]) -> Rows:
     return tuple(cols)
 
 
+#: restrictions already computed (the recursion meets the same ones many times: the
+#: rankings of 8 labels restrict each (rows, h) about 7 times); a pure function's values,
+#: so the cache changes no result.  At most :data:`RESTRICT_CACHE` input rows held in
+#: all (a few tens of MB), cleared whole when full.
+_RESTRICTED: dict = {}
+RESTRICT_CACHE = 1 << 18
+_HELD = [0]  # input rows held
+
+
 def restrict_map(rows: Rows, h: tuple[int, ...]) -> tuple[Rows, list[tuple[int, int]]]:
     """:func:`restrict`, and where each input row went: (restricted index or -1, sign)."""
+    try:
+        key = (rows, h)
+        hit = _RESTRICTED.get(key)
+    except TypeError:  # lists: not hashable, computed every time
+        return _restrict_map(rows, h)
+    if hit is None:
+        if _HELD[0] + len(rows) > RESTRICT_CACHE:
+            _RESTRICTED.clear()
+            _HELD[0] = 0
+        hit = _RESTRICTED[key] = _restrict_map(rows, h)
+        _HELD[0] += len(rows)
+    return hit[0], list(hit[1])
+
+
+def _restrict_map(rows: Rows, h: tuple[int, ...]) -> tuple[Rows, list[tuple[int, int]]]:
     D = len(h)
     p = _pivot(h)
     hp = h[p]

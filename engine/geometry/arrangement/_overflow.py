@@ -54,12 +54,16 @@ SIGN_BLOCK = 1 << 15
 BLAS_MIN_ENTRIES = 20_000
 
 
+_MAX, _MIN = np.maximum.reduce, np.minimum.reduce
+
+
 def maxabs(X: np.ndarray) -> int:
     """The largest absolute entry of an integer array, exactly (0 for an empty array)."""
     if not X.size:
         return 0
-    if X.dtype == np.int64:  # no object copy, no overflow of abs(-2^63)
-        return max(int(X.max()), -int(X.min()))
+    if X.dtype == np.int64:  # no object copy, no overflow of abs(-2^63); the ufunc
+        # reductions directly (X.max() adds a Python wrapper per call: many small arrays)
+        return max(int(_MAX(X, axis=None)), -int(_MIN(X, axis=None)))
     return int(np.abs(X).max())
 
 

@@ -143,8 +143,22 @@ def chunk(rows: Rows, j: int, constraints: Constraints = ()) -> np.ndarray:
     return lift(rows, j, regions(sub, D - 1, sc), side)
 
 
+#: regions already enumerated, by (rows, D, constraints): the recursion of a unit meets
+#: the same restrictions many times (the rankings of 8 labels call :func:`regions` 14
+#: times per distinct argument).  The values of a pure function, returned as copies, so
+#: the cache changes no point; int64 results of at most :data:`REGIONS_CACHE_ROWS`
+#: points, at most :data:`REGIONS_CACHE` entries in all (32 MB), the whole cache
+#: dropped when full (results in Python integers are not kept: their size is unbounded).
+_REGIONS: dict = {}
+REGIONS_CACHE = 1 << 22
+REGIONS_CACHE_ROWS = 1 << 12
+_CACHED = [0]  # entries held
+
+
 def regions(rows: Rows, D: int, constraints: Constraints = ()) -> np.ndarray:
     """One exact point per region (shape (r, D)); only regions meeting ``constraints``.
+
+    Repeated arguments are answered from a bounded cache (copies of the same points).
 
     Examples
     --------
@@ -153,6 +167,24 @@ def regions(rows: Rows, D: int, constraints: Constraints = ()) -> np.ndarray:
     >>> regions(((1, 0), (0, 1)), 2, ((0, 1),)).tolist()
     [[1, 1], [1, -1]]
     """
+    try:
+        key = (rows, D, constraints)
+        hit = _REGIONS.get(key)
+    except TypeError:  # lists: not hashable, computed every time
+        return _regions(rows, D, constraints)
+    if hit is not None:
+        return hit.copy()
+    P = _regions(rows, D, constraints)
+    if P.shape[0] <= REGIONS_CACHE_ROWS and P.dtype == np.int64:
+        if _CACHED[0] + P.size > REGIONS_CACHE:
+            _REGIONS.clear()
+            _CACHED[0] = 0
+        _REGIONS[key] = P.copy()
+        _CACHED[0] += P.size
+    return P
+
+
+def _regions(rows: Rows, D: int, constraints: Constraints) -> np.ndarray:
     if len(rows) == 0:
         P = _zeros(1, D)
         if D:
