@@ -30,9 +30,10 @@ from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 
 from engine.coq._rows import Row, gordan, rank_rows, sign_rows
+from engine.exact.linalg import column_basis
 
 __all__ = ["Incomplete", "children", "certs", "rank_opts", "sign_opts", "enumerate_signs",
-           "rank_rows", "sign_rows"]
+           "rank_rows", "sign_rows", "reduce_columns"]
 
 Opts = Callable[[tuple[int, ...]], list[int]]
 
@@ -53,6 +54,37 @@ def sign_opts(W: Sequence, b: Sequence | None) -> Opts:
         zero = not any(W[i]) and (b is None or not b[i])
         return [0] if zero else [1, -1]
     return opts
+
+
+def reduce_columns(W: Sequence[Sequence[Fraction]]) -> tuple[list[list[Fraction]],
+                                                              Callable[[list], list]]:
+    """W on a basis of its column space (the first independent columns), and the map that
+    puts a witness of the reduced rows back in R^d (zeros off the basis).
+
+    Every column of W is a combination of the basis columns, so multipliers with
+    sum y_i a_i = 0 on the basis columns have it on every column: Gordan multipliers of the
+    reduced rows (sign rows, rank rows, with the same biases) are Gordan multipliers of the
+    full ones, and a witness on the basis coordinates is one in R^d.  This only makes the
+    LPs smaller (a 45 x 45 Gram matrix of rank 2 becomes 45 x 2); Coq checks the full rows.
+
+    Examples
+    --------
+    >>> Wr, lift = reduce_columns([[Fraction(1), Fraction(2)], [Fraction(2), Fraction(4)]])
+    >>> Wr, lift([Fraction(3)])
+    ([[Fraction(1, 1)], [Fraction(2, 1)]], [Fraction(3, 1), Fraction(0, 1)])
+    """
+    d = len(W[0])
+    cols = column_basis(W) if any(any(r) for r in W) else ()
+    if not cols:
+        cols = (0,)
+    Wr = [[r[j] for j in cols] for r in W]
+
+    def lift(x: list) -> list:
+        out = [Fraction(0)] * d
+        for j, v in zip(cols, x, strict=True):
+            out[j] = v
+        return out
+    return Wr, lift
 
 
 def children(L: Sequence[Sequence[int]], k: int, opts: Opts) -> Iterator[tuple[int, ...]]:
@@ -106,15 +138,16 @@ def enumerate_signs(W: Sequence, b: Sequence | None, d: int) -> list[tuple[tuple
     [(1, 1), (-1, -1)]
     """
     k, opts, out = len(W), sign_opts(W, b), []
+    Wr, lift = reduce_columns(W)
 
     def walk(p: tuple[int, ...]) -> None:
         for a in opts(p):
             c = p + (a,)
-            ok, x = gordan(sign_rows(W, b, c), d)
+            ok, x = gordan(sign_rows(Wr, b, c), len(Wr[0]))
             if not ok:
                 continue
             if len(c) == k:
-                out.append((c, x))
+                out.append((c, lift(x)))
             else:
                 walk(c)
     walk(())

@@ -226,12 +226,12 @@ def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
     itself (:func:`engine.coq._tree.enumerate_signs`)."""
     d = len(W[0])
     pats = tree.enumerate_signs(W, b, d) if listed is None else [(tuple(s), x) for s, x in listed]
-    opts = tree.sign_opts(W, b)
+    opts, (Wr, lift) = tree.sign_opts(W, b), tree.reduce_columns(W)
     try:
         certs = tree.certs([s for s, _ in pats], len(W), opts,
-                           lambda c: rows.sign_rows(W, b, c), d)
+                           lambda c: rows.sign_rows(Wr, b, c), len(Wr[0]))
     except tree.Incomplete as e:
-        c, x = e.args
+        c, x = e.args[0], lift(e.args[1])
         raise sc.r.fail(loc, f"the list is not complete: the sign prefix {list(c)} is realised "
                         f"at x = [{', '.join(map(str, x))}] but no listed sign vector starts "
                         "with it") from None
@@ -249,11 +249,13 @@ def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
 def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list,
                    loc: str) -> tuple[str, str]:
     """Lemma ``all_rankings Wn bn L`` by the prefix tree (``tree_rank_sound``)."""
-    k, d, have = len(W), len(W[0]), {tuple(p): x for p, x in listed}
+    k, have = len(W), {tuple(p): x for p, x in listed}
+    Wr, lift = tree.reduce_columns(W)
     try:
-        certs = tree.certs(list(have), k, tree.rank_opts(k), lambda c: rows.rank_rows(W, b, c), d)
+        certs = tree.certs(list(have), k, tree.rank_opts(k), lambda c: rows.rank_rows(Wr, b, c),
+                           len(Wr[0]))
     except tree.Incomplete as e:
-        c, x = e.args
+        c, x = e.args[0], lift(e.args[1])
         raise sc.r.fail(loc, f"the list is not complete: {list(c)} is the top of a ranking at "
                         f"x = [{', '.join(map(str, x))}] but no listed ranking starts "
                         "with it") from None
