@@ -235,3 +235,85 @@ def test_affine_tied_and_zero_rows_compile(tmp_path):
         (tmp_path / fname).write_text(text)
         files.append(tmp_path / fname)
     assert all(r.ok for r in compile_files(files)), [r.message[:300] for r in compile_files(files)]
+
+
+# ------------------------------------------------------------------ prefix trees
+def _lying_gordan(monkeypatch):
+    """Make the (untrusted) generator answer every realised prefix with made-up multipliers."""
+    from engine.coq import _tree
+
+    real = _tree.gordan
+
+    def lying(rows, d):
+        ok, y = real(rows, d)
+        return (False, [Fraction(1)] * len(rows)) if ok else (ok, y)
+    monkeypatch.setattr(_tree, "gordan", lying)
+
+
+@pytest.mark.parametrize("name,part", [("paper/grid-5x3-c-thm-5.6.json", 0),
+                                       ("paper/grid-5x3-c-thm-5.6.json", 1),
+                                       ("valid-pattern-complete.json", None),
+                                       ("valid-pattern-complete-ranking.json", None)])
+def test_prefix_tree_refuses_a_removed_pattern(name, part):
+    cert = _load(name)
+    bad = copy.deepcopy(cert)
+    target = bad if part is None else bad["parts"][part]
+    del target["patterns"][len(target["patterns"]) // 2]
+    with pytest.raises(ExportError, match="the list is not complete: .* no listed"):
+        export_certificate(bad, "t")
+
+
+def test_prefix_tree_with_made_up_multipliers_rejected_by_coqc(tmp_path, monkeypatch):
+    """A listed pattern removed and the generator lying (multipliers for realised prefixes):
+    the file is written, and coqc rejects it (the tree checker is what decides)."""
+    _lying_gordan(monkeypatch)
+    files = []
+    names = ["valid-pattern-complete.json", "valid-pattern-complete-ranking.json"]
+    for n, name in enumerate(names):
+        bad = _load(name)
+        del bad["patterns"][0]
+        fname, text = export_certificate(bad, f"lie{n}")
+        assert "tree_sign_sound" in text or "tree_rank_sound" in text
+        (tmp_path / fname).write_text(text)
+        files.append(tmp_path / fname)
+    results = compile_files(files)
+    assert not any(r.ok for r in results), [r.path.name for r in results]
+
+
+def test_prefix_tree_tampered_multiplier_rejected_by_coqc(tmp_path):
+    """One digit of a prefix refutation changed: coqc rejects the file."""
+    fname, text = export_certificate(_load("paper/grid-5x3-c-thm-5.6.json"), "tam")
+    head, block = text.split("Definition certs : list vec :=\n", 1)
+    assert block.startswith("[[")
+    lines = block.split("\n")  # one refutation a line; the first on two or more rows
+    n = next(i for i, ln in enumerate(lines) if len(re.findall(r"\([1-9]\d*#1\)", ln)) >= 2)
+    m = re.search(r"\(([1-9]\d*)#1\)", lines[n])
+    lines[n] = lines[n][:m.start(1)] + str(int(m.group(1)) + 1) + lines[n][m.end(1):]
+    block = "\n".join(lines)
+    (tmp_path / fname).write_text(head + "Definition certs : list vec :=\n" + block)
+    (r,) = compile_files([tmp_path / fname])
+    assert not r.ok and "Error" in r.message
+
+
+@pytest.mark.slow
+def test_thm_5_6_on_ten_labels_compiles(tmp_path):
+    """``make demo``'s grid-n10-d2-thm-5.6.json: 10! candidate rankings and 2^45 candidate sign
+    vectors of the 45 x 45 Gram matrix, proven complete by their prefix trees; a removed
+    ranking is refused by the export."""
+    from engine.certify import emit
+    from engine.geometry.grid import random_head
+
+    cert = emit.grid_certificate(random_head(10, 2, 0), "thm-5.6")
+    assert check(cert).ok
+    bad = copy.deepcopy(cert)
+    del bad["parts"][0]["patterns"][17]
+    with pytest.raises(ExportError, match="not complete"):
+        export_certificate(bad, "grid-n10-d2-thm-5.6")
+    fname, text = export_certificate(cert, "grid-n10-d2-thm-5.6")
+    assert "tree_rank_sound" in text and "tree_sign_sound" in text
+    main = _coq_names(text)[-1]
+    assert main == "Thm_5_6"
+    (tmp_path / fname).write_text(text + f"\nPrint Assumptions {main}.\n")
+    (r,) = compile_files([tmp_path / fname])
+    assert r.ok, r.message[:1000]
+    assert _assumptions(r.message, 1) <= ALLOWED_AXIOMS

@@ -695,6 +695,269 @@ Proof.
     exact (ranking_witness_sound _ _ _ _ H1).
 Qed.
 
+(** ** Completeness by a prefix tree
+
+    The listed patterns (all of length [k]) form a tree of prefixes.  [tree_ok] checks that
+    at every node [p] (a prefix of a listed pattern, shorter than [k]) every possible next
+    entry [a] either extends [p] to a prefix of a listed pattern, or [p ++ [a]] is refuted by
+    its own certificate (taken in order from [certs]).  If no pattern can extend a refuted
+    prefix, every pattern is listed ([tree_sound]); the instances below show this for
+    rankings (a refuted prefix cannot be the top of any ranking) and sign vectors (a
+    refuted prefix of signs holds at no input). *)
+
+Section Tree.
+Variable A : Type.
+Variable dec : forall a c : A, {a = c} + {a <> c}.
+Variable opts : list A -> list A.
+Variable refute : list A -> vec -> bool.
+
+Definition leqb (p q : list A) : bool := if list_eq_dec dec p q then true else false.
+Definition prefixb (p w : list A) : bool := leqb p (firstn (length p) w).
+Definition in_tree (L : list (list A)) (p : list A) : bool := existsb (prefixb p) L.
+Definition tree_nodes (k : nat) (L : list (list A)) : list (list A) :=
+  flat_map (fun w => map (fun m => firstn m w) (seq 0 k)) L.
+Definition tree_children (k : nat) (L : list (list A)) : list (list A) :=
+  flat_map (fun p => map (fun a => p ++ [a]) (opts p)) (tree_nodes k L).
+Definition tree_ok (k : nat) (L : list (list A)) (certs : list vec) : bool :=
+  negb (Nat.eqb (length L) 0) && forallb (fun w => Nat.eqb (length w) k) L
+  && cover (in_tree L) refute (tree_children k L) certs.
+
+Lemma firstn_S_nth : forall (v : list A) m d, (m < length v)%nat ->
+  firstn (S m) v = firstn m v ++ [nth m v d].
+Proof.
+  induction v as [|a v IH]; intros m d H; simpl in H; [lia|].
+  destruct m as [|m]; [reflexivity|].
+  change (a :: firstn (S m) v = (a :: firstn m v) ++ [nth m v d]). rewrite (IH m d) by lia.
+  reflexivity.
+Qed.
+
+Lemma in_tree_spec : forall L p, in_tree L p = true -> exists w, In w L /\ firstn (length p) w = p.
+Proof.
+  intros L p H. apply existsb_exists in H as [w [Hw E]]. exists w. split; auto.
+  unfold prefixb, leqb in E. destruct (list_eq_dec dec p (firstn (length p) w)); auto; discriminate.
+Qed.
+
+Theorem tree_sound : forall k L certs (v : list A) d,
+  tree_ok k L certs = true -> length v = k ->
+  (forall m, (m < k)%nat -> In (nth m v d) (opts (firstn m v))) ->
+  (forall m y, (m < k)%nat -> refute (firstn (S m) v) y = false) ->
+  In v L.
+Proof.
+  intros k L certs v d H Hl Ho Hr. unfold tree_ok in H.
+  apply andb_true_iff in H as [H H3]. apply andb_true_iff in H as [H1 H2].
+  assert (P : forall m, (m <= k)%nat -> in_tree L (firstn m v) = true).
+  { induction m as [|m IH]; intros Hm.
+    - destruct L as [|w L]; [discriminate|]. unfold in_tree. simpl. unfold prefixb, leqb. simpl.
+      destruct (list_eq_dec dec [] []); [reflexivity|congruence].
+    - assert (Hm' : (m < k)%nat) by lia. specialize (IH ltac:(lia)).
+      apply in_tree_spec in IH as [w [Hw Ew]].
+      rewrite firstn_length, Nat.min_l in Ew by lia.
+      assert (C : In (firstn (S m) v) (tree_children k L)).
+      { rewrite (firstn_S_nth v m d) by lia. apply in_flat_map. exists (firstn m v). split.
+        - apply in_flat_map. exists w. split; auto. rewrite <- Ew.
+          apply (in_map (fun i => firstn i w)). apply in_seq. lia.
+        - apply (in_map (fun a => firstn m v ++ [a])). apply Ho. auto. }
+      destruct (cover_sound _ _ _ _ H3 _ C) as [M|[y R]]; auto.
+      rewrite (Hr m y Hm') in R. discriminate. }
+  specialize (P k (le_n k)). rewrite <- Hl, firstn_all in P.
+  apply in_tree_spec in P as [w [Hw E]].
+  eapply forallb_forall in H2; [|exact Hw]. apply Nat.eqb_eq in H2.
+  rewrite Hl, <- H2, firstn_all in E. subst; auto.
+Qed.
+End Tree.
+
+(** Rankings: a prefix that is the top of a ranking at [x] ... *)
+
+Lemma veqb_trans : forall u v w, veqb u v = true -> veqb v w = true -> veqb u w = true.
+Proof.
+  induction u as [|a u IH]; intros [|c v] [|e w] H1 H2; simpl in *; try discriminate; auto.
+  apply andb_true_iff in H1 as [A1 B1]. apply andb_true_iff in H2 as [A2 B2].
+  apply andb_true_iff. split; [|eapply IH; eauto].
+  apply Qeq_bool_true in A1. apply Qeq_bool_true in A2. apply Qeq_bool_true. eapply Qeq_trans; eauto.
+Qed.
+
+Lemma tied_logit : forall W b x a c, tiedb W b a c = true -> logit W b a x == logit W b c x.
+Proof.
+  intros W b x a c T. unfold tiedb in T. apply andb_true_iff in T as [T1 T2].
+  apply Qeq_bool_true in T2. unfold logit. rewrite (veqb_dot _ _ x T1), T2. reflexivity.
+Qed.
+
+Lemma before_trans : forall W b x a c e, before W b x a c -> before W b x c e -> before W b x a e.
+Proof.
+  intros W b x a c e [H1|[L1 T1]] [H2|[L2 T2]]; unfold before.
+  - left. lra.
+  - left. pose proof (tied_logit W b x c e T2). lra.
+  - left. pose proof (tied_logit W b x a c T1). lra.
+  - right. split; [lia|]. unfold tiedb in *.
+    apply andb_true_iff in T1 as [T1 U1]. apply andb_true_iff in T2 as [T2 U2].
+    apply andb_true_iff. split; [eapply veqb_trans; eauto|].
+    apply Qeq_bool_true in U1. apply Qeq_bool_true in U2. apply Qeq_bool_true. eapply Qeq_trans; eauto.
+Qed.
+
+Lemma chain_head : forall W b x r c, chain W b x (c :: r) -> forall j, In j r -> before W b x c j.
+Proof.
+  intros W b x r. induction r as [|a r IH]; intros c H j Hj; [destruct Hj|].
+  simpl in H. destruct H as [H1 H2]. destruct Hj as [<-|Hj]; auto.
+  eapply before_trans; [exact H1|]. apply IH; auto.
+Qed.
+
+Lemma chain_app_l : forall W b x q r, chain W b x (q ++ r) -> chain W b x q.
+Proof.
+  intros W b x q r. induction q as [|a q IH]; intros H; [simpl; auto|].
+  destruct q as [|c q]; [simpl; auto|]. simpl in H |- *. destruct H as [H1 H2]. split; [exact H1|apply IH; exact H2].
+Qed.
+
+Lemma chain_tail : forall W b x a l, chain W b x (a :: l) -> chain W b x l.
+Proof. intros W b x a [|c l] H; simpl in *; tauto. Qed.
+
+Lemma chain_app_r : forall W b x q r, chain W b x (q ++ r) -> chain W b x r.
+Proof.
+  intros W b x q r. induction q as [|a q IH]; intros H; auto. apply IH. eapply chain_tail; exact H.
+Qed.
+
+Lemma in_last : forall (r : list nat) c, r <> [] -> In (last (c :: r) O) r.
+Proof.
+  induction r as [|a r IH]; intros c H; [congruence|].
+  destruct r as [|e r]; [left; reflexivity|]. right. apply (IH a). discriminate.
+Qed.
+
+Lemma last_app_ne : forall (l m : list nat) d, m <> [] -> last (l ++ m) d = last m d.
+Proof.
+  induction l as [|a l IH]; intros m d H; auto. simpl. rewrite <- (IH m d H).
+  destruct (l ++ m) eqn:E; auto. apply app_eq_nil in E. tauto.
+Qed.
+
+Lemma in_firstn : forall {B} n (l : list B) a, In a (firstn n l) -> In a l.
+Proof.
+  intros B n l a H. rewrite <- (firstn_skipn n l). apply in_or_app. auto.
+Qed.
+
+Lemma nodup_firstn : forall n (l : list nat), NoDup l -> NoDup (firstn n l).
+Proof.
+  induction n as [|n IH]; intros [|a l] H; simpl; try constructor.
+  - inversion H; subst. intro Hin. apply in_firstn in Hin. contradiction.
+  - inversion H; subst. apply IH; auto.
+Qed.
+
+(** ... so every nonempty prefix of a ranking at [x] ranks at [x] (this uses transitivity). *)
+Lemma ranks_prefix : forall W b pi x n, ranks W b pi x -> (0 < n)%nat -> ranks W b (firstn n pi) x.
+Proof.
+  intros W b pi x n [Hd [Hf [Hn [Hc Hl]]]] Hpos.
+  assert (Q : firstn n pi <> []).
+  { destruct pi as [|a pi]; [congruence|]. destruct n; [lia|]. discriminate. }
+  destruct (exists_last Q) as [q0 [c Eq]].
+  assert (Epi : pi = q0 ++ c :: skipn n pi).
+  { rewrite <- (firstn_skipn n pi) at 1. rewrite Eq, <- app_assoc. reflexivity. }
+  repeat split.
+  - apply nodup_firstn; auto.
+  - apply Forall_forall. intros a Ha. eapply Forall_forall in Hf; [exact Hf|]. eapply in_firstn; eauto.
+  - exact Q.
+  - rewrite <- (firstn_skipn n pi) in Hc. eapply chain_app_l; eauto.
+  - intros j Hj Hnin. rewrite Eq, last_last.
+    assert (Hcr : chain W b x (c :: skipn n pi)).
+    { rewrite Epi in Hc. eapply chain_app_r; eauto. }
+    destruct (in_dec Nat.eq_dec j (skipn n pi)) as [Hin|Hout]; [eapply chain_head; eauto|].
+    assert (Hj' : ~ In j pi).
+    { rewrite <- (firstn_skipn n pi). intro H. apply in_app_or in H. tauto. }
+    specialize (Hl j Hj Hj').
+    destruct (skipn n pi) as [|e r] eqn:Er.
+    + rewrite Epi, last_last in Hl. exact Hl.
+    + rewrite Epi, (last_app_ne q0 (c :: e :: r)) in Hl by discriminate.
+      eapply before_trans; [|exact Hl]. eapply chain_head; [exact Hcr|].
+      apply in_last. discriminate.
+Qed.
+
+Lemma nodup_nth_firstn : forall (v : list nat) m d, NoDup v -> (m < length v)%nat ->
+  ~ In (nth m v d) (firstn m v).
+Proof.
+  induction v as [|a v IH]; intros m d H Hm; simpl in Hm; [lia|]. inversion H; subst.
+  destruct m as [|m]; simpl; [tauto|]. intros [E|Hin].
+  - apply H2. rewrite E. apply nth_In. lia.
+  - eapply IH; eauto. lia.
+Qed.
+
+Definition rank_opts (k : nat) (p : list nat) : list nat :=
+  filter (fun j => negb (existsb (Nat.eqb j) p)) (seq 0 k).
+
+(** The checker: every listed ranking has its witness, and the prefix tree is closed. *)
+Definition tree_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
+  forallb (fun p => ranks_b W b (fst p) (snd p)) pats
+  && tree_ok nat Nat.eq_dec (rank_opts (length W)) (fun pi y => gordan_ok y (rank_rows W b pi))
+             (length W) (map fst pats) certs.
+
+Theorem tree_rank_sound : forall W b pats certs,
+  tree_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+Proof.
+  intros W b pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
+  - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
+    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
+      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
+        apply nth_In. lia.
+      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
+        exfalso. eapply nodup_nth_firstn; eauto. lia.
+    + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
+      exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
+  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
+    eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
+Qed.
+
+(** Sign vectors: the signs of the first rows at [x] hold at [x]. *)
+Lemma nth_firstn_cases : forall (s : list Z) n i,
+  nth i (firstn n s) 0%Z = 0%Z \/ nth i (firstn n s) 0%Z = nth i s 0%Z.
+Proof.
+  induction s as [|a s IH]; intros [|n] [|i]; simpl; auto.
+Qed.
+
+Lemma sign_rows_sub : forall W b s t x, signs_at W b x = s ->
+  (forall i, nth i t 0%Z = 0%Z \/ nth i t 0%Z = nth i s 0%Z) -> Forall (holds x) (sign_rows W b t).
+Proof.
+  intros W b s t x Hs Ht. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
+  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi. cbv zeta in Hr.
+  assert (E : nth i s 0%Z = qsign (logit W b i x)).
+  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+  destruct (Ht i) as [T|T]; rewrite T in Hr; [simpl in Hr; destruct Hr|]. rewrite E in Hr.
+  destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
+  apply Z.eqb_neq in Z0.
+  destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
+  destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
+    unfold logit in *.
+  - setoid_replace (inject_Z 1) with 1 by reflexivity. lra.
+  - contradiction.
+  - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
+Qed.
+
+Definition sign_opts (W : mat) (b : vec) (p : list Z) : list Z :=
+  if zero_rowb W b (length p) then [0%Z] else [1%Z; (-1)%Z].
+
+(** The checker: every listed sign vector has its witness, and the prefix tree is closed. *)
+Definition tree_sign_ok (W : mat) (b : vec) (pats : list (list Z * vec)) (certs : list vec) :=
+  forallb (fun p => sign_witness_ok W b (fst p) (snd p)) pats
+  && tree_ok Z Z.eq_dec (sign_opts W b) (fun s y => gordan_ok y (sign_rows W b s))
+             (length W) (map fst pats) certs.
+
+Theorem tree_sign_sound : forall W b pats certs,
+  tree_sign_ok W b pats certs = true -> all_sign_patterns W b (map fst pats).
+Proof.
+  intros W b pats certs H s. apply andb_true_iff in H as [H1 H2]. split.
+  - intros [x [Hg Hs]].
+    assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
+    apply (tree_sound Z Z.eq_dec _ _ _ _ _ s 0%Z H2 Hl).
+    + intros m Hm. unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
+      assert (E : nth m s 0%Z = qsign (logit W b m x)).
+      { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+      rewrite E. destruct (zero_rowb W b m) eqn:Z.
+      * unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
+        left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
+      * specialize (Hg m Hm Z).
+        destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
+        all: contradiction.
+    + intros m y Hm. destruct (gordan_ok y (sign_rows W b (firstn (S m) s))) eqn:G; auto.
+      exfalso. apply (gordan_sound _ _ G). exists x. apply (sign_rows_sub W b s); auto.
+      apply nth_firstn_cases.
+  - intros Hin. apply in_map_iff in Hin as [[s' x] [E Hin]]. simpl in E. subst s'.
+    eapply forallb_forall in H1; [|exact Hin]. exact (sign_witness_sound _ _ _ _ H1).
+Qed.
+
 (** ** Set comparisons of complete lists: Lemma 5.3 and Thm 5.6 on an instance *)
 
 Definition set_eqb (A B : list (list Z)) : bool :=

@@ -2,10 +2,10 @@
 
 The Coq checkers build their rows themselves (``sign_rows``, ``rank_rows``); Gordan
 multipliers must come in the same order, so this module lists the rows exactly as the Coq
-functions do.  For a complete list of patterns, every candidate that is not listed gets
-its own Gordan multipliers from the engine's exact LP (:func:`engine.exact.lp.decide`);
-a candidate the LP finds feasible means the list is not complete, and the export refuses.
-Nothing here is trusted: coqc re-checks every multiplier.
+functions do, and gets multipliers from the engine's exact LP (:func:`engine.exact.lp.decide`).
+Complete lists are proven by their prefix trees (:mod:`engine.coq._tree`); the candidate
+lists of the exhaustive checkers (``sign_candidates``, ``rank_candidates``) are kept for
+reference.  Nothing here is trusted: coqc re-checks every multiplier.
 
 Examples
 --------
@@ -26,10 +26,7 @@ from itertools import permutations, product
 from engine.exact.lp import decide
 
 __all__ = ["sign_rows", "rank_rows", "rank_keep", "sign_candidates", "rank_candidates",
-           "gordan", "tied", "MAX_CANDIDATES"]
-
-#: Most candidate patterns of a complete enumeration exported to Coq (2^k or k!).
-MAX_CANDIDATES = 40320
+           "gordan", "tied"]
 
 Row = tuple[list[Fraction], Fraction]
 

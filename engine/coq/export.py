@@ -8,8 +8,9 @@ once, and runs it with ``vm_compute``.  No proof searches.  This generator is no
 what it writes is believed only when coqc accepts it (docs/coq.md).
 
 Covered: ``sign-``/``ranking-feasible``/``-infeasible``, ``translation``, ``cosine-equal``,
-``same-chirotope`` (with S(W1) = S(W2) proved by enumeration), ``pattern-complete`` (every
-unlisted candidate refuted by its own Gordan multipliers, found by the exact LP),
+``same-chirotope`` (with S(W1) = S(W2) proved by enumeration), ``pattern-complete`` (by the
+prefix tree of the listed patterns: every prefix no listed pattern starts with is refuted by
+its own Gordan multipliers, found by the exact LP; :mod:`engine.coq._tree`),
 ``pattern-differs``, every ``theorem`` name, and the never-proofs of ``argmax-audit``.
 Not covered: the layer-peeled brackets (exp/log enclosures) and streamed completeness.
 
@@ -37,6 +38,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from engine.coq import _rows as rows
+from engine.coq import _tree as tree
 from engine.coq._audit import audit
 from engine.coq._read import ExportError, Reader
 from engine.coq._terms import ident, nats, q, qmat, qvec, zs
@@ -218,60 +220,53 @@ def _cosine_equal(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
 
 def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list | None,
                    loc: str) -> tuple[str, str]:
-    """Lemma ``all_sign_patterns Wn bn L``.  ``listed`` = [(sign vector, witness)] from the
-    certificate (an unlisted candidate the exact LP finds feasible: refused), or None: the
-    exporter enumerates every candidate itself (feasible ones listed with the LP's witness)."""
+    """Lemma ``all_sign_patterns Wn bn L`` by the prefix tree (``tree_sign_sound``).
+    ``listed`` = [(sign vector, witness)] from the certificate (a realised prefix that no
+    listed vector starts with: refused), or None: the exporter enumerates the sign vectors
+    itself (:func:`engine.coq._tree.enumerate_signs`)."""
     d = len(W[0])
-    if 2 ** sum(1 for r in range(len(W)) if any(W[r]) or rows._b(b, r)) > rows.MAX_CANDIDATES:
-        raise sc.r.fail(loc, f"too many sign vectors (2^{len(W)}) for a Coq enumeration "
-                        f"(at most {rows.MAX_CANDIDATES})")
-    have = None if listed is None else {tuple(s): x for s, x in listed}
-    found, certs = {}, []
-    for s in rows.sign_candidates(W, b):
-        if have is not None and s in have:
-            continue
-        ok, cert = rows.gordan(rows.sign_rows(W, b, s), d)
-        if ok and have is not None:
-            raise sc.r.fail(loc, f"the list is not complete: sign vector {list(s)} is realised "
-                            f"at x = [{', '.join(map(str, cert))}] but not listed")
-        if ok:
-            found[s] = cert
-        else:
-            certs.append(cert)
-    pats = list((found if have is None else have).items())
+    pats = tree.enumerate_signs(W, b, d) if listed is None else [(tuple(s), x) for s, x in listed]
+    opts, (Wr, lift) = tree.sign_opts(W, b), tree.reduce_columns(W)
+    try:
+        certs = tree.certs([s for s, _ in pats], len(W), opts,
+                           lambda c: rows.sign_rows(Wr, b, c), len(Wr[0]))
+    except tree.Incomplete as e:
+        c, x = e.args[0], lift(e.args[1])
+        raise sc.r.fail(loc, f"the list is not complete: the sign prefix {list(c)} is realised "
+                        f"at x = [{', '.join(map(str, x))}] but no listed sign vector starts "
+                        "with it") from None
+    except ValueError as e:
+        raise sc.r.fail(loc, str(e)) from None
     L = sc.define("L", "list (list Z)", "[" + ";\n ".join(zs(s) for s, _ in pats) + "]")
     P = sc.define("pats", "list (list Z * vec)", "combine " + L + " [" + ";\n ".join(
         qvec(x) for _, x in pats) + "]")
     C = sc.define("certs", "list vec", "[" + ";\n ".join(qvec(y) for y in certs) + "]")
     return sc.lemma("all_signs", f"all_sign_patterns {Wn} {bn} {L}",
-                    f"apply (complete_sign_sound {Wn} {bn} {P} {C}); {_VM}.",
+                    f"apply (tree_sign_sound {Wn} {bn} {P} {C}); {_VM}.",
                     "these are all the sign patterns")
 
 
 def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list,
                    loc: str) -> tuple[str, str]:
-    k, d, have = len(W), len(W[0]), {tuple(p): x for p, x in listed}
-    n = 1
-    for i in range(2, k + 1):
-        n *= i
-    if n > rows.MAX_CANDIDATES:
-        raise sc.r.fail(loc, f"too many rankings ({k}! = {n}) for a Coq enumeration "
-                        f"(at most {rows.MAX_CANDIDATES})")
-    certs = []
-    for pi in rows.rank_candidates(k):
-        if pi in have:
-            continue
-        ok, cert = rows.gordan(rows.rank_rows(W, b, pi), d)
-        if ok:
-            raise sc.r.fail(loc, f"the list is not complete: ranking {list(pi)} is realised "
-                            f"at x = [{', '.join(map(str, cert))}] but not listed")
-        certs.append(cert)
+    """Lemma ``all_rankings Wn bn L`` by the prefix tree (``tree_rank_sound``)."""
+    k, have = len(W), {tuple(p): x for p, x in listed}
+    Wr, lift = tree.reduce_columns(W)
+    try:
+        certs = tree.certs(list(have), k, tree.rank_opts(k), lambda c: rows.rank_rows(Wr, b, c),
+                           len(Wr[0]))
+    except tree.Incomplete as e:
+        c, x = e.args[0], lift(e.args[1])
+        raise sc.r.fail(loc, f"the list is not complete: {list(c)} is the top of a ranking at "
+                        f"x = [{', '.join(map(str, x))}] but no listed ranking starts "
+                        "with it") from None
+    except ValueError as e:
+        raise sc.r.fail(loc, str(e)) from None
     L = sc.define("L", "list (list nat)", "[" + ";\n ".join(nats(p) for p in have) + "]")
     P = sc.define("pats", "list (list nat * vec)", "combine " + L + " [" + ";\n ".join(
         qvec(x) for x in have.values()) + "]")
     C = sc.define("certs", "list vec", "[" + ";\n ".join(qvec(y) for y in certs) + "]")
     return sc.lemma("all_rankings", f"all_rankings {Wn} {bn} {L}",
-                    f"apply (complete_rank_sound {Wn} {bn} {P} {C}); {_VM}.",
+                    f"apply (tree_rank_sound {Wn} {bn} {P} {C}); {_VM}.",
                     "these are all the rankings (full)")
 
 
