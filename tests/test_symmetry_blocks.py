@@ -265,4 +265,5 @@ def test_huge_solutions_keep_no_n_sized_extras(monkeypatch):
     assert np.sum(lazy.H ** 2) <= EH * (1 + 1e-9)
     assert np.allclose(lazy.probabilities, kept.probabilities, atol=1e-12)
     assert np.allclose(lazy.HtH, kept.HtH, atol=1e-9)
-    assert abs(lazy.gap - kept.gap) <= 1e-9 and lazy.loss == kept.loss
+    assert abs(lazy.gap - kept.gap) <= 1e-9
+    assert abs(lazy.loss - kept.loss) <= 1e-12 * abs(kept.loss)  # summation order may differ

@@ -11,8 +11,9 @@ are not exported (docs/coq.md).
 
 Examples
 --------
+>>> from engine.certify.common import header
 >>> from engine.coq.export import export_certificate
->>> cert = {"format": "logitgeom-certificate", "version": 1, "kind": "argmax-audit",
+>>> cert = {**header("argmax-audit"),
 ...         "head": {"W": [["1", "0"], ["-1", "0"], ["0", "1"], ["0", "1/4"]]},
 ...         "rows": 4, "cols": 2, "domains": ["all"], "labels": [[3, 3]],
 ...         "counts": {"all": {"argmaxable": 0, "never": 1, "undecided": 0}},

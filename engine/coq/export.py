@@ -16,7 +16,8 @@ Not covered: the layer-peeled brackets (exp/log enclosures) and streamed complet
 
 Examples
 --------
->>> cert = {"format": "logitgeom-certificate", "version": 1, "kind": "sign-infeasible",
+>>> from certificates.api import FORMAT, VERSION
+>>> cert = {"format": FORMAT, "version": VERSION, "kind": "sign-infeasible",
 ...         "W": [["1", "0"], ["0", "1"], ["1", "1"]], "signs": [1, 1, -1],
 ...         "multipliers": ["1", "1", "1"]}
 >>> name, text = export_certificate(cert, "example")
@@ -37,6 +38,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
+from certificates.api import FORMAT, VERSION
 from engine.coq import _rows as rows
 from engine.coq import _tree as tree
 from engine.coq._audit import audit
@@ -471,8 +473,8 @@ _NOT_COVERED = {"layer-peeled-bracket", "layer-peeled-orbit-bracket", "layer-pee
 def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     if not isinstance(obj, dict):
         raise sc.r.fail(loc, "a certificate is a JSON object")
-    if obj.get("format") != "logitgeom-certificate" or obj.get("version") != 1:
-        raise sc.r.fail(loc, "not a logitgeom certificate of version 1")
+    if obj.get("format") != FORMAT or obj.get("version") != VERSION:
+        raise sc.r.fail(loc, f"not a logitgeom certificate of version {VERSION}")
     kind = obj.get("kind")
     if kind in _NOT_COVERED:
         raise sc.r.fail(loc, f"kind {kind!r} is not covered by the Coq export (its exp/log "
