@@ -69,7 +69,7 @@ def _cpu() -> float:
 
 def grid(n: int, d: int, work: Path) -> int:
     """Thm 5.6 on the grid head (n, d, seed 0): build, export, compile; print the figures."""
-    from engine.certify import emit
+    from engine import emit
     from engine.coq import compile_files, compile_library, export_files
     from engine.geometry.grid import random_head
 

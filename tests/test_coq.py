@@ -300,7 +300,7 @@ def test_thm_5_6_on_ten_labels_compiles(tmp_path):
     """``make demo``'s grid-n10-d2-thm-5.6.json: 10! candidate rankings and 2^45 candidate sign
     vectors of the 45 x 45 Gram matrix, proven complete by their prefix trees; a removed
     ranking is refused by the export."""
-    from engine.certify import emit
+    from engine import emit
     from engine.geometry.grid import random_head
 
     cert = emit.grid_certificate(random_head(10, 2, 0), "thm-5.6")
