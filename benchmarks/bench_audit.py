@@ -52,6 +52,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 N_SHRUNKEN = 3
 
 
+def write_safetensors_head(file: Path, W: np.ndarray) -> None:
+    """Write a float32 k x d head as ``lm_head.weight`` of a one-tensor safetensors file."""
+    k, d = W.shape
+    header = {"lm_head.weight": {"dtype": "F32", "shape": [k, d],
+                                 "data_offsets": [0, k * d * 4]}}
+    hb = json.dumps(header).encode()
+    hb += b" " * (-len(hb) % 8)
+    with open(file, "wb") as fh:
+        fh.write(struct.pack("<Q", len(hb)))
+        fh.write(hb)
+        fh.write(np.ascontiguousarray(W, dtype=np.float32).tobytes())
+
+
 def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = None,
                n_shrunken: int = N_SHRUNKEN, n_triangle: int = 0) -> dict:
     """Write model.safetensors with planted labels; return {label: kind}."""
@@ -85,14 +98,7 @@ def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = 
         else:
             W[lab] = (W[src[0]] + W[src[1]] + W[src[2]] + W[src[3]]) / np.float32(4)
             planted[lab] = "average"
-    header = {"lm_head.weight": {"dtype": "F32", "shape": [k, d],
-                                 "data_offsets": [0, k * d * 4]}}
-    hb = json.dumps(header).encode()
-    hb += b" " * (-len(hb) % 8)
-    with open(path / "model.safetensors", "wb") as fh:
-        fh.write(struct.pack("<Q", len(hb)))
-        fh.write(hb)
-        fh.write(np.ascontiguousarray(W).tobytes())
+    write_safetensors_head(path / "model.safetensors", W)
     meta_path.write_text(json.dumps({str(a): b for a, b in sorted(planted.items())}))
     return planted
 

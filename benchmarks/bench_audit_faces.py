@@ -31,12 +31,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import struct
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from bench_audit import write_safetensors_head  # the same file layout as the grid benchmark
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -69,14 +69,7 @@ def build_head(path: Path, k: int, d: int, n_planted: int, recipe: str, seed: in
             p = p * (1.0 + sgn * e)
             planted[lab] = f"face{m}-{'out' if sgn > 0 else 'in'}-{e:g}"
         W[lab] = p.astype(np.float32)
-    header = {"lm_head.weight": {"dtype": "F32", "shape": [k, d],
-                                 "data_offsets": [0, k * d * 4]}}
-    hb = json.dumps(header).encode()
-    hb += b" " * (-len(hb) % 8)
-    with open(path / "model.safetensors", "wb") as fh:
-        fh.write(struct.pack("<Q", len(hb)))
-        fh.write(hb)
-        fh.write(np.ascontiguousarray(W).tobytes())
+    write_safetensors_head(path / "model.safetensors", W)
     meta.write_text(json.dumps({str(a): b for a, b in sorted(planted.items())}))
     return planted
 
