@@ -28,14 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from certificates.check import check  # noqa: E402
 from engine.convex import (  # noqa: E402
     LayerPeeled,
-    affine_group,
     concat_blocks,
     cyclic_orbit,
     group_orbit,
-    symmetric_group,
 )
 from engine.convex.reductions.etf import group_generators  # noqa: E402
 from engine.emit import dumps  # noqa: E402
+from engine.symmetry import symmetric  # noqa: E402
 
 WEEKDAYS = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
 
@@ -45,12 +44,12 @@ def instances():
     from engine.symmetry import affine_line, orbit_targets
     from engine.symmetry.examples import app_f_examples
 
-    S3 = symmetric_group(3)
+    S3 = symmetric(3)
     out = [
         ("Thm 1 weekdays", cyclic_orbit(WEEKDAYS, exact=True), (1, 4), "circulant", {}, {}),
-        ("Thms 2-3 S_4", group_orbit(["1/2", "1/4", "1/4", "0"], symmetric_group(4),
+        ("Thms 2-3 S_4", group_orbit(["1/2", "1/4", "1/4", "0"], symmetric(4),
                                      exact=True), (1, 4), "etf", {}, {}),
-        ("Thm 4 AGL(1,5)", group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_group(5),
+        ("Thm 4 AGL(1,5)", group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_line(5),
                                        exact=True), (1, 4), "etf", {"group": affine_line(5)},
          {"generators": [list(g) for g in group_generators(affine_line(5), 5)]}),
         ("Thm 5 3 cyclic blocks", concat_blocks(*[cyclic_orbit(y, exact=True) for y in (

@@ -30,8 +30,8 @@ from engine.convex import (  # noqa: E402
     concat_blocks,
     cyclic_orbit,
     group_orbit,
-    symmetric_group,
 )
+from engine.symmetry import symmetric  # noqa: E402
 
 
 def _with_zero(y):
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
         _row(f"cyclic m={m}", Y, "circulant", args.solver, m <= args.full_max_cyclic,
              args.repeat)
     for m in range(3, 9):
-        Y = group_orbit(_with_zero(rng.dirichlet(np.ones(m))), symmetric_group(m))
+        Y = group_orbit(_with_zero(rng.dirichlet(np.ones(m))), symmetric(m))
         assert Y.shape[1] == math.factorial(m)
         _row(f"S_{m} orbit", Y, "etf", args.solver, m <= args.full_max_sym, args.repeat)
     Y = concat_blocks(*[cyclic_orbit(_with_zero(rng.dirichlet(np.ones(12)))) for _ in range(5)])

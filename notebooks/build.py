@@ -374,11 +374,10 @@ are $g\\circ\\alpha$ and $\\alpha$ solves a scalar stationarity system
 $\\log\\alpha_i + \\kappa(\\alpha_i - y_i) = \\frac1m\\sum_r \\log\\alpha_r$."""),
     ("code", SETUP),
     ("code", """\
-from engine import LayerPeeled, group_orbit, predicted_geometry
-from engine.convex import symmetric_group
+from engine import LayerPeeled, group_orbit, predicted_geometry, symmetric
 
 y = ["1/2", "1/4", "1/4", "0"]
-Y = group_orbit(y, symmetric_group(4), exact=True)      # 4 x 24
+Y = group_orbit(y, symmetric(4), exact=True)      # 4 x 24
 sol = LayerPeeled(Y, 1, 4).solve()
 print(sol.method, "loss", round(sol.loss, 8), "gap", f"{sol.gap:.1e}")
 g = predicted_geometry(sol)
@@ -403,9 +402,8 @@ plt.tight_layout()"""),
 order 20, much smaller than $|S_5| = 120$, yet it is 2-transitive, so the same ETF appears."""),
     ("code", """\
 from engine import affine_line
-from engine.convex import affine_group
 
-Y5 = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_group(5), exact=True)
+Y5 = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_line(5), exact=True)
 s5 = LayerPeeled(Y5, 1, 4).solve("etf", group=affine_line(5))
 print(Y5.shape, s5.method, "W W^T * (m-1)/E_W ="); print((s5.WWt * 4).round(6))"""),
     ("md", """\
@@ -414,7 +412,7 @@ target and a uniform one; each block gets its own $\\alpha_i$, one $\\kappa$ is 
 label Gram is still the ETF."""),
     ("code", """\
 from engine import concat_blocks
-S3 = symmetric_group(3)
+S3 = symmetric(3)
 Ym = concat_blocks(group_orbit([1, 0, 0], S3, exact=True),
                    group_orbit(["1/3", "1/3", "1/3"], S3, exact=True))
 sm = LayerPeeled(Ym, 1, 4).solve()

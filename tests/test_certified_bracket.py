@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 from certificates.check import check
 from engine.certify.convex import bracket_certificate, orbital_average, theorem_certificate
-from engine.convex import LayerPeeled, cyclic_orbit, group_orbit, symmetric_group
+from engine.convex import LayerPeeled, cyclic_orbit, group_orbit
 from engine.errors import InexactResult, InvalidInput
+from engine.symmetry import symmetric
 
 ROOT = Path(__file__).resolve().parents[1]
 WEEKDAYS = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
@@ -294,7 +295,7 @@ def _assert_certified(sol, **kw):
 
 
 def test_every_reduction_certifies():
-    Y = group_orbit(["1/2", "1/3", "1/6"], symmetric_group(3), exact=True)
+    Y = group_orbit(["1/2", "1/3", "1/6"], symmetric(3), exact=True)
     lp = LayerPeeled(Y, 1, 2)
     for method in ("full", "etf", "orbit", "circulant"):
         kw = {}
@@ -320,7 +321,7 @@ def test_every_reduction_certifies():
 
 
 def test_etf_theorem_certificate_and_explain(capsys, tmp_path):
-    Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric_group(4), exact=True)
+    Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric(4), exact=True)
     sol = LayerPeeled(Y, 1, 4).solve("etf")
     part = sol.certificate(eps="1/100000000")
     thm = theorem_certificate("transitive-etf", part, label="Thms 2-3")

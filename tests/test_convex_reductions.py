@@ -10,14 +10,13 @@ from hypothesis import strategies as st
 from engine import InvalidInput
 from engine.convex import (
     LayerPeeled,
-    affine_group,
     concat_blocks,
     cyclic_orbit,
     group_orbit,
     predicted_geometry,
-    symmetric_group,
 )
 from engine.convex.reductions.circulant import cyclic_classes
+from engine.symmetry import affine_line, symmetric
 
 RNG = np.random.default_rng(2026)
 
@@ -79,17 +78,17 @@ def test_cyclic_single_block_gives_circulant_grams():
 
 
 ETF = {
-    "S3": (lambda: group_orbit(_dirichlet(3), symmetric_group(3)), {}),
-    "S4_zero": (lambda: group_orbit(_dirichlet(4, zeros=1), symmetric_group(4)), {}),
-    "AGL15": (lambda: group_orbit(_dirichlet(5), affine_group(5)),
-              {"group": affine_group(5)}),
-    "S3_two_blocks": (lambda: concat_blocks(group_orbit(_dirichlet(3), symmetric_group(3)),
-                                            group_orbit([0.5, 0.5, 0.0], symmetric_group(3))),
+    "S3": (lambda: group_orbit(_dirichlet(3), symmetric(3)), {}),
+    "S4_zero": (lambda: group_orbit(_dirichlet(4, zeros=1), symmetric(4)), {}),
+    "AGL15": (lambda: group_orbit(_dirichlet(5), affine_line(5)),
+              {"group": affine_line(5)}),
+    "S3_two_blocks": (lambda: concat_blocks(group_orbit(_dirichlet(3), symmetric(3)),
+                                            group_orbit([0.5, 0.5, 0.0], symmetric(3))),
                       {}),
     "AGL15_two_blocks": (lambda: concat_blocks(
-        group_orbit(_dirichlet(5, zeros=2), affine_group(5)),
-        group_orbit(_dirichlet(5), affine_group(5)))[:, RNG.permutation(40)],
-        {"group": affine_group(5)}),
+        group_orbit(_dirichlet(5, zeros=2), affine_line(5)),
+        group_orbit(_dirichlet(5), affine_line(5)))[:, RNG.permutation(40)],
+        {"group": affine_line(5)}),
 }
 
 
@@ -119,16 +118,16 @@ def test_etf_agrees_with_full_and_gives_a_simplex_etf(name):
 
 
 def test_agl_is_not_the_symmetric_group_but_etf_applies_with_the_group():
-    Y = group_orbit(_dirichlet(5), affine_group(5))
+    Y = group_orbit(_dirichlet(5), affine_line(5))
     P = LayerPeeled(Y, 1.0, 1.0)
     with pytest.raises(InvalidInput, match="not a union of orbits of S_m"):
         P.solve("etf")
-    assert P.select("auto", group=affine_group(5)).name == "etf"
+    assert P.select("auto", group=affine_line(5)).name == "etf"
 
 
 def test_stationarity_system_holds_at_the_etf_solution():
     y = _dirichlet(4, zeros=1)
-    sol = LayerPeeled(group_orbit(y, symmetric_group(4)), 2.0, 3.0).solve("etf")
+    sol = LayerPeeled(group_orbit(y, symmetric(4)), 2.0, 3.0).solve("etf")
     kappa = sol.info["kappa"]
     (cls,) = sol.info["classes"]
     a, yy = np.array(cls["alpha"]), np.array(cls["y"])

@@ -47,7 +47,7 @@ from engine.errors import InexactResult, InvalidInput
 
 __all__ = ["bracket_certificate", "theorem_certificate", "solution_certificate",
            "orbit_bracket_certificate", "structure_statement", "solved_group",
-           "orbit_solution_certificate",
+           "orbit_solution_certificate", "plan_claims",
            "cyclic_shift", "orbital_average", "DEFAULT_PRECISION"]
 
 #: decimal digits the checker uses for exp/log (each result widened by one ulp)
@@ -362,7 +362,7 @@ def solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
                                "also pass generators=")
         return orbit_solution_certificate(sol, eps=eps, eps_mode=eps_mode, claims=claims, **kw)
     if claims is None:
-        claims = {"circulant": ("circulant",), "etf": ("simplex-etf",)}.get(sol.method, ())
+        claims = plan_claims(sol)
         if not sol.budget_active:
             claims = ()
     if generators is None and sol.budget_active:
@@ -401,7 +401,7 @@ def orbit_solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relativ
     B = len(T.base)
     z_bases = np.asarray(sol.Z[:, [b * order for b in range(B)]], dtype=float)  # identity first
     if claims is None:
-        claims = {"circulant": ("circulant",), "etf": ("simplex-etf",)}.get(sol.method, ())
+        claims = plan_claims(sol)
     gens = [list(map(int, g)) for g in T.action.row_generators]
     statement = kw.pop("statement", None) or structure_statement(
         [{"claim": c} for c in claims] + [{"claim": "invariant"}], problem.m)
@@ -410,12 +410,27 @@ def orbit_solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relativ
                                      claims=tuple(claims), statement=statement, **kw)
 
 
+def plan_claims(sol) -> tuple[str, ...]:
+    """The structure claims the solve's plan proves for the optimum (``Plan.claims``: the
+    ETF plan "simplex-etf", the circulant plan "circulant"; none otherwise).
+
+    Examples
+    --------
+    >>> from engine.convex import LayerPeeled
+    >>> plan_claims(LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve("full"))
+    ()
+    """
+    plan = getattr(getattr(sol, "reduction", None), "plan", None)
+    return tuple(getattr(plan, "claims", ()))
+
+
 def solved_group(sol) -> list[list[int]] | None:
     """Label generators of the group the solve used and verified exactly on Y, or None.
 
-    "etf": the plan's group (S_m by default, or the detected / given 2-homogeneous group:
-    AGL(1, 5), PSL(2, 7), ...); "orbit": the plan's group when the symmetry is exact
-    (``tol`` 0); otherwise None ("circulant" adds the cyclic shift by its claim).
+    The plan's ``label_generators``: the ETF plan's group (S_m by default, or the detected
+    / given 2-homogeneous group: AGL(1, 5), PSL(2, 7), ...), the orbit plan's group when
+    the symmetry is exact (``tol`` 0); otherwise None (the circulant plan adds the cyclic
+    shift by its claim).
 
     Examples
     --------
@@ -425,15 +440,10 @@ def solved_group(sol) -> list[list[int]] | None:
     True
     """
     red = getattr(sol, "reduction", None)
-    plan = getattr(red, "plan", None)
-    if plan is None:
+    found = getattr(getattr(red, "plan", None), "label_generators", None)
+    if found is None:
         return None
-    if sol.method == "etf":
-        gens = [list(map(int, g)) for g in plan.generators]
-    elif sol.method == "orbit" and getattr(plan, "tol", 1) == 0:
-        gens = [list(map(int, g)) for g in plan.group.row_generators]
-    else:
-        return None
+    gens = [list(map(int, g)) for g in found]
     m = sol.Z.shape[0]
     return [g for g in gens if g != list(range(m))] or None
 

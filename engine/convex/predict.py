@@ -14,8 +14,9 @@ Examples
 --------
 >>> import numpy as np
 >>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import group_orbit, symmetric_group
->>> sol = LayerPeeled(group_orbit([0.5, 0.3, 0.2], symmetric_group(3)), 2, 1).solve()
+>>> from engine.convex.targets import group_orbit
+>>> from engine.symmetry import symmetric
+>>> sol = LayerPeeled(group_orbit([0.5, 0.3, 0.2], symmetric(3)), 2, 1).solve()
 >>> g = predicted_geometry(sol)
 >>> g.kind, g.WWt_exact[0, 0], g.WWt_exact[0, 1], g.deviation["WWt"] < 1e-9
 ('etf', 2/3, -1/3, True)
@@ -32,7 +33,7 @@ import sympy
 from engine.convex.recovery import gram_matrices
 from engine.convex.reductions._structure import shift
 from engine.convex.reductions.circulant import CirculantPlan, cyclic_classes
-from engine.convex.reductions.etf import ETFReduction
+from engine.convex.reductions.etf import ETFPlan, ETFReduction
 from engine.errors import InvalidInput
 from engine.exact.numbers import to_fraction
 
@@ -169,7 +170,7 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
                                  {"note": "budget inactive: Z* = centred log Y"})
     etf = ETFReduction()
     red = solution.reduction
-    if not (solution.method == "etf" and red is not None and not options):
+    if not (isinstance(getattr(red, "plan", None), ETFPlan) and not options):
         verdict = etf.accepts(P, **options) if m >= 2 else None
         red = etf.apply(P, verdict) if verdict else None
     if red is not None:  # the solve's own closed form is reused when it was the ETF one

@@ -30,7 +30,7 @@ from engine.convex import solution
 from engine.convex.dual import dual_bound
 from engine.convex.reading import SUM_TOL, check_orbit_bases, read_budget, read_target
 from engine.convex.recovery import RANK_TOL, thin_svd
-from engine.convex.reductions import AUTO_ORDER, REGISTRY, get_reduction
+from engine.convex.reductions import AUTO_ORDER, GENERAL, REGISTRY, get_reduction
 from engine.convex.reductions.base import Status
 from engine.convex.solution import (
     LayerPeeledSolution,
@@ -304,9 +304,11 @@ class LayerPeeled:
     def choose(self, method: str = "auto", **options: Any):
         """The reduction ``solve`` would use and its acceptance (what it found).
 
-        ``"auto"`` asks the reductions of :data:`AUTO_ORDER` in turn; when the orbit
-        reduction accepts with a group it *detected*, the ETF closed form is tried with
-        that group (it applies when the group is 2-homogeneous on the labels).
+        ``"auto"`` asks the reductions of :data:`AUTO_ORDER` in turn and takes the first
+        that accepts, or what that one's :meth:`~engine.convex.reductions.Reduction.refine`
+        offers instead (unless ``group=`` or ``tol=`` was given): the circulant and orbit
+        reductions offer the ETF closed form with a group they verified exactly on Y when it
+        is 2-homogeneous on the labels.  No reduction is picked by its name.
 
         Returns
         -------
@@ -345,34 +347,19 @@ class LayerPeeled:
                 verdict = red.accepts(self, **_only(options, red))
                 if not verdict:
                     continue
-                if red.name in ("circulant", "orbit") and "group" not in options \
-                        and not options.get("tol"):
-                    better = self._etf_by_detection(verdict.plan if red.name == "orbit" else None)
+                if "group" not in options and not options.get("tol"):
+                    better = red.refine(self, verdict)
                     if better is not None:
                         return better
                 return red, verdict
-            raise InvalidInput("no reduction accepts this problem (the 'full' one always should)")
+            raise InvalidInput(f"no reduction accepts this problem (the {GENERAL!r} one always "
+                               "should)")
         red = get_reduction(name)
         _check_options(options, [red], name)
         verdict = red.accepts(self, **options)
         if not verdict:
             raise InvalidInput(f"method {name!r} does not apply to this Y: {verdict.reason}")
         return red, verdict
-
-    def _etf_by_detection(self, plan: Any) -> tuple | None:
-        """(etf, acceptance) when the group detected on Y is 2-homogeneous, else None."""
-        if plan is None:  # circulant accepted: look for a larger group (cheap under the limit)
-            from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES
-
-            if self.m * self.n > DETECT_MAX_ENTRIES or "orbit" not in REGISTRY:
-                return None
-            verdict = get_reduction("orbit").accepts(self, blocks="none")
-            plan = verdict.plan if verdict else None
-        if plan is None or plan.source not in ("detected", "target") or plan.tol != 0:
-            return None
-        etf = get_reduction("etf")
-        verdict = etf.accepts(self, group=GroupAction(plan.group.row_generators, m=self.m))
-        return (etf, verdict) if verdict else None
 
     def solve(self, method: str = "auto", solver: str | None = None, *,
               solver_options: dict | None = None, rank_tol: float = RANK_TOL,
@@ -441,7 +428,7 @@ class LayerPeeled:
             except SolverFailed:  # a closed form out of the float range: the general program
                 if str(method).lower() != "auto" or not getattr(red, "closed_form", False):
                     raise
-                red = get_reduction("full")
+                red = get_reduction(GENERAL)
                 verdict = red.accepts(self)
                 reduced = red.apply(self, verdict)
             info.update(reduced.info)
@@ -496,15 +483,10 @@ def _full_size_gap(problem: LayerPeeled, Z: np.ndarray) -> float:
 
 
 def _invariant(red: Any, verdict: Any, problem: LayerPeeled) -> bool:
-    """Whether the reduction's Z is invariant under the OrbitTargets' own group: the ETF
-    closed form (an entrywise function of each column), or the orbit program solved with
-    the target's group."""
-    if problem.orbit_target is None:
-        return False
-    if red.name == "etf":
-        return True
+    """Whether the reduction's Z is invariant under the OrbitTargets' own group (its plan
+    says so: ``Plan.keeps_target_group``)."""
     plan = getattr(verdict, "plan", None)
-    return red.name == "orbit" and getattr(plan, "source", "") == "target" and plan.tol == 0
+    return problem.orbit_target is not None and bool(getattr(plan, "keeps_target_group", False))
 
 
 def solve_layer_peeled(Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,

@@ -1,5 +1,8 @@
 """Constructors of symmetric targets: cyclic orbits, group orbits, multi-block Y.
 
+The groups themselves come from :mod:`engine.symmetry` (``symmetric``, ``cyclic``,
+``affine_line``, ...: one name each).
+
 A permutation ``g`` (``g[i]`` = image of label i) acts by ``(g o y)[g[i]] = y[i]``
 (docs/layer-peeled.md, section 4).  Entries given as ``Fraction``/``"p/q"`` stay exact with
 ``exact=True`` (an object array of ``Fraction``); otherwise a float64 array.
@@ -8,7 +11,8 @@ Examples
 --------
 >>> cyclic_orbit([0.5, 0.3, 0.2]).tolist()
 [[0.5, 0.2, 0.3], [0.3, 0.5, 0.2], [0.2, 0.3, 0.5]]
->>> group_orbit(["1/2", "1/2", 0], symmetric_group(3), exact=True)[:, 1].tolist()
+>>> from engine.symmetry import symmetric
+>>> group_orbit(["1/2", "1/2", 0], symmetric(3), exact=True)[:, 1].tolist()
 [Fraction(1, 2), Fraction(0, 1), Fraction(1, 2)]
 >>> concat_blocks(cyclic_orbit([1, 0]), cyclic_orbit([0.5, 0.5])).shape
 (2, 4)
@@ -23,8 +27,7 @@ import numpy as np
 from engine.errors import InvalidInput
 from engine.exact.numbers import to_vector
 
-__all__ = ["cyclic_orbit", "group_orbit", "concat_blocks", "symmetric_group", "affine_group",
-           "cyclic_group"]
+__all__ = ["cyclic_orbit", "group_orbit", "concat_blocks"]
 
 
 def _vec(y: Any, exact: bool) -> np.ndarray:
@@ -73,7 +76,7 @@ def group_orbit(y: Any, group: Any, *, exact: bool = False) -> np.ndarray:
     ----------
     y : sequence of numbers
     group : any spelling :func:`engine.symmetry.as_group` accepts
-        A GroupAction (e.g. ``symmetric_group(3)``), a sympy PermutationGroup, a spec
+        A GroupAction (e.g. ``engine.symmetry.symmetric(3)``), a sympy PermutationGroup, a spec
         string, or a list of generators (all elements also work: they generate it).
     exact : bool
 
@@ -90,7 +93,8 @@ def group_orbit(y: Any, group: Any, *, exact: bool = False) -> np.ndarray:
 
     Examples
     --------
-    >>> group_orbit([0.7, 0.2, 0.1], cyclic_group(3)).tolist()[0]
+    >>> from engine.symmetry import cyclic
+    >>> group_orbit([0.7, 0.2, 0.1], cyclic(3)).tolist()[0]
     [0.7, 0.1, 0.2]
     """
     from engine.symmetry.constructors import as_group
@@ -142,36 +146,3 @@ def concat_blocks(*blocks: Any) -> np.ndarray:
             raise InvalidInput(f"block {i} has {a.shape[0] if a.ndim else 0} rows but block 0 "
                                f"has {arrs[0].shape[0]}")
     return np.concatenate(arrs, axis=1)
-
-
-def symmetric_group(m: int):
-    """S_m as the one group type (:func:`engine.symmetry.symmetric`).
-
-    Examples
-    --------
-    >>> symmetric_group(4).order
-    24
-    """
-    from engine.symmetry.constructors import symmetric
-
-    return symmetric(m)
-
-
-def cyclic_group(m: int):
-    """C_m as the one group type (:func:`engine.symmetry.cyclic`)."""
-    from engine.symmetry.constructors import cyclic
-
-    return cyclic(m)
-
-
-def affine_group(p: int):
-    """AGL(1, p), 2-transitive of order p (p - 1) (:func:`engine.symmetry.affine_line`).
-
-    Examples
-    --------
-    >>> affine_group(5).order
-    20
-    """
-    from engine.symmetry.constructors import affine_line
-
-    return affine_line(p)

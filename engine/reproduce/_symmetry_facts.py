@@ -82,9 +82,10 @@ def deltas_planted(ctx: Context) -> Row:
 def hth_closed_form(ctx: Context) -> Row:
     """Thms 2-3: H*^T H* = E_H / ((m-1) s^2) C^T C with C = A - Y and s the common singular
     value of C; W* W*^T = E_W/(m-1) (I - J/m); Z* = -kappa C."""
-    from engine.convex import LayerPeeled, group_orbit, predicted_geometry, symmetric_group
+    from engine.convex import LayerPeeled, group_orbit, predicted_geometry
+    from engine.symmetry import symmetric
 
-    Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric_group(4), exact=True)
+    Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric(4), exact=True)
     lp = LayerPeeled(Y, E_W, E_H)
     red, full = lp.solve("etf"), lp.solve("full")
     g = predicted_geometry(red)

@@ -168,9 +168,10 @@ def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row
 @claim("sym-thm-2-3-etf", "symmetry")
 def thm_2_3(ctx: Context) -> Row:
     """Thms 2-3: an S_m orbit target gives a simplex-ETF optimum."""
-    from engine.convex import group_orbit, symmetric_group
+    from engine.convex import group_orbit
+    from engine.symmetry import symmetric
 
-    Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric_group(4), exact=True)
+    Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric(4), exact=True)
     return _etf_row(ctx, "Thms 2-3 (S_m, ETF)", "thm-2-3-s4", Y, None,
                     "S_4 orbit of y = (1/2, 1/4, 1/4, 0), n = 24")
 
@@ -178,10 +179,10 @@ def thm_2_3(ctx: Context) -> Row:
 @claim("sym-thm-4-agl", "symmetry")
 def thm_4(ctx: Context) -> Row:
     """Thm 4: any 2-transitive group, here AGL(1,5) (order 20, not S_5)."""
-    from engine.convex import affine_group, group_orbit
+    from engine.convex import group_orbit
     from engine.symmetry import affine_line
 
-    Y = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_group(5), exact=True)
+    Y = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_line(5), exact=True)
     return _etf_row(ctx, "Thm 4 (2-transitive)", "thm-4-agl15", Y, affine_line(5),
                     "AGL(1,5) (order 20, 2-transitive, not S_5) orbit of "
                     "y = (1/2, 1/4, 1/8, 1/8, 0)")
@@ -223,9 +224,10 @@ def thm_5(ctx: Context) -> Row:
 @claim("sym-thm-6-multiblock-etf", "symmetry")
 def thm_6(ctx: Context) -> Row:
     """Thm 6: several S_m orbits (the symmetry paper's animals example: one-hot and uniform)."""
-    from engine.convex import concat_blocks, group_orbit, symmetric_group
+    from engine.convex import concat_blocks, group_orbit
+    from engine.symmetry import symmetric
 
-    S3 = symmetric_group(3)
+    S3 = symmetric(3)
     Y = concat_blocks(group_orbit(["1", "0", "0"], S3, exact=True),
                       group_orbit(["1/2", "1/2", "0"], S3, exact=True),
                       group_orbit(["1/3", "1/3", "1/3"], S3, exact=True))

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import importlib
 
-from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
+from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
 from engine.errors import InvalidInput
 
 __all__ = [
     "AUTO_ORDER",
+    "GENERAL",
     "REGISTRY",
     "Acceptance",
+    "Plan",
     "ReducedProblem",
     "Reduction",
     "get_reduction",
@@ -39,8 +41,12 @@ REGISTRY: dict[str, str] = {
     "orbit": "engine.convex.reductions.orbit:OrbitReduction",
 }
 
+#: the general program: it accepts every problem (``auto`` falls back to it when a closed
+#: form leaves the float range).
+GENERAL = "full"
+
 #: the order in which ``method="auto"`` asks reductions whether they accept.
-AUTO_ORDER: tuple[str, ...] = ("etf", "circulant", "orbit", "full")
+AUTO_ORDER: tuple[str, ...] = ("etf", "circulant", "orbit", GENERAL)
 
 
 def get_reduction(name: str) -> Reduction:

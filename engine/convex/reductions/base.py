@@ -22,6 +22,15 @@ Contract
     ``Z`` directly and says so in ``Solved.solver``.
 ``invert(reduced) -> numpy.ndarray``
     After solving, the full-size optimal ``Z`` (m x n).
+``refine(problem, acceptance) -> (Reduction, Acceptance) or None``
+    A cheaper exact reduction the found structure admits (``method="auto"`` takes it):
+    the orbit reduction offers the group it verified to the ETF closed form.
+
+Plans are typed (a subclass of :class:`Plan` per reduction) and say, as typed
+attributes, what ``LayerPeeled`` and the certificate builders need to know: the label
+group verified exactly on Y (``label_generators``), whether Z keeps an OrbitTargets'
+own group (``keeps_target_group``) and the structure claims the optimum is proven to
+have (``claims``).  Nothing outside a reduction tests a reduction's name.
 
 Each reduction lists the keyword ``options`` it understands; ``LayerPeeled.solve``
 rejects any other keyword.
@@ -36,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Acceptance", "ReducedProblem", "Reduction", "Solved", "Status"]
+__all__ = ["Acceptance", "Plan", "ReducedProblem", "Reduction", "Solved", "Status"]
 
 
 class Status(enum.StrEnum):
@@ -48,12 +57,48 @@ class Status(enum.StrEnum):
     BUDGET_INACTIVE = "budget_inactive"
 
 
+class Plan:
+    """Base of the reductions' typed plans (each a frozen dataclass of its own).
+
+    Attributes
+    ----------
+    label_generators : tuple of permutations or None
+        Generators (image form, on the labels) of a group verified *exactly* on Y: Y's
+        column multiset is invariant under it and the reduced Z is invariant under it
+        (None when the plan verified no group, or only approximately).
+    keeps_target_group : bool
+        Whether the Z of this plan is invariant under the group an
+        :class:`engine.symmetry.OrbitTargets` target brings (its sums then reduce to the
+        base columns).
+    claims : tuple of str
+        Structure claims of the ``layer-peeled-bracket`` certificate the optimum is
+        proven to have ("simplex-etf", "circulant"; docs/certified-optima.md).
+
+    Examples
+    --------
+    >>> Plan().label_generators is None, Plan().keeps_target_group, Plan().claims
+    (True, False, ())
+    """
+
+    @property
+    def label_generators(self) -> tuple[tuple[int, ...], ...] | None:
+        return None
+
+    @property
+    def keeps_target_group(self) -> bool:
+        return False
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        return ()
+
+
 @dataclass(frozen=True)
 class Acceptance:
     """Verdict of :meth:`Reduction.accepts`: ``ok``, why not, and what was found.
 
-    ``plan`` is the reduction's own frozen record of the structure it found (None when
-    not ok); ``apply`` builds from it.
+    ``plan`` is the reduction's own frozen record of the structure it found (a
+    :class:`Plan`; None when not ok); ``apply`` builds from it.
     """
 
     ok: bool
@@ -112,6 +157,11 @@ class Reduction(abc.ABC):
     @abc.abstractmethod
     def invert(self, reduced: ReducedProblem) -> np.ndarray:
         """Full-size optimal logits Z (numpy array, m x n) from the solved reduced program."""
+
+    def refine(self, problem: Any, acceptance: Acceptance) -> tuple[Reduction, Acceptance] | None:
+        """A cheaper exact reduction that the structure in ``acceptance`` admits, with its
+        acceptance, or None (the default: nothing cheaper)."""
+        return None
 
     def solve(self, reduced: ReducedProblem, solver: str | None = None,
               solver_options: dict | None = None, score: Any = None) -> Solved:

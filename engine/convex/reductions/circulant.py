@@ -34,7 +34,7 @@ import numpy as np
 
 from engine.convex.loss import cross_entropy_expr
 from engine.convex.reductions._structure import column_counts, invariant_codes, shift
-from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
+from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
 
 __all__ = ["CirculantInverse", "CirculantPlan", "CirculantReduction", "CyclicClass",
            "cyclic_classes", "dft_rows"]
@@ -120,10 +120,15 @@ class CyclicClass:
 
 
 @dataclass(frozen=True)
-class CirculantPlan:
-    """What :meth:`CirculantReduction.accepts` found: the cyclic orbit classes of Y."""
+class CirculantPlan(Plan):
+    """What :meth:`CirculantReduction.accepts` found: the cyclic orbit classes of Y (the
+    optimum's ``W W^T`` is then circulant: claim "circulant")."""
 
     classes: tuple[CyclicClass, ...]
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        return ("circulant",)
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,18 @@ class CirculantReduction(Reduction):
                                      f"(even after permuting columns): {reason}")
         plan, reason = _plan(problem.column_keys())
         return Acceptance(True, plan=plan)
+
+    def refine(self, problem: Any, acceptance: Acceptance) -> tuple[Reduction, Acceptance] | None:
+        """The ETF closed form when the group detected on Y (a search, under
+        :data:`~engine.convex.reductions.orbit.DETECT_MAX_ENTRIES` entries) is
+        2-homogeneous: AGL(1, p) and M11 targets are cyclic too."""
+        from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES, OrbitReduction
+
+        if problem.m * problem.n > DETECT_MAX_ENTRIES:
+            return None
+        orbit = OrbitReduction()
+        verdict = orbit.accepts(problem, blocks="none")
+        return orbit.refine(problem, verdict) if verdict else None
 
     def apply(self, problem: Any, acceptance: Acceptance, **options: Any) -> ReducedProblem:
         """Build the DFT program (module docstring) from the planned classes."""

@@ -22,8 +22,9 @@ Examples
 --------
 >>> import numpy as np
 >>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import group_orbit, symmetric_group
->>> Y = group_orbit([0.6, 0.3, 0.1], symmetric_group(3))
+>>> from engine.convex.targets import group_orbit
+>>> from engine.symmetry import symmetric
+>>> Y = group_orbit([0.6, 0.3, 0.1], symmetric(3))
 >>> sol = LayerPeeled(Y, 2.0, 1.0).solve("etf")
 >>> sol.solver, bool(np.allclose(sol.WWt, (2.0 / 2) * (np.eye(3) - 1 / 3), atol=1e-9))
 ('brentq', True)
@@ -40,12 +41,19 @@ from scipy.optimize import brentq
 from scipy.special import lambertw
 
 from engine.convex.reductions._structure import invariant_codes, pair_homogeneous
-from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction, Solved, Status
+from engine.convex.reductions.base import (
+    Acceptance,
+    Plan,
+    ReducedProblem,
+    Reduction,
+    Solved,
+    Status,
+)
 from engine.errors import InvalidInput, SolverFailed
 from engine.symmetry.group import GroupAction
 
-__all__ = ["ETFInverse", "ETFPlan", "ETFReduction", "alpha_of", "group_generators",
-           "lambertw_exp", "residual_of"]
+__all__ = ["ETFInverse", "ETFPlan", "ETFReduction", "alpha_of", "etf_with_group",
+           "group_generators", "lambertw_exp", "residual_of"]
 
 
 def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
@@ -191,16 +199,29 @@ def _classes(problem: Any) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
 
 
 @dataclass(frozen=True, eq=False)
-class ETFPlan:
+class ETFPlan(Plan):
     """What :meth:`ETFReduction.accepts` found: the group's generators (on labels), whether
     it was the default S_m, and the column classes (sorted representative y, count,
-    columns)."""
+    columns).  The closed-form Z is an entrywise function of each column, so it keeps every
+    group preserving Y; the optimum's ``W W^T`` is a simplex ETF (claim "simplex-etf")."""
 
     generators: tuple[tuple[int, ...], ...]
     default_group: bool
     ys: np.ndarray
     counts: np.ndarray
     columns: tuple[np.ndarray, ...]
+
+    @property
+    def label_generators(self) -> tuple[tuple[int, ...], ...] | None:
+        return self.generators
+
+    @property
+    def keeps_target_group(self) -> bool:
+        return True
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        return ("simplex-etf",)
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,6 +238,24 @@ class ETFInverse:
     log_kappa: float = 0.0
     #: the OrbitTargets Y came as (then Y is None and Z is built from the base columns)
     orbit_target: Any = None
+
+
+def etf_with_group(problem: Any, generators: Any) -> tuple[ETFReduction, Acceptance] | None:
+    """The ETF reduction and its acceptance with the label group ``generators`` (found
+    exactly on Y by another reduction), or None when it does not apply (the group is not
+    2-homogeneous).
+
+    Examples
+    --------
+    >>> from engine.convex.problem import LayerPeeled
+    >>> from engine.symmetry import affine_line, orbit_targets
+    >>> T = orbit_targets(affine_line(5), ["1/2", "1/4", "1/8", "1/8", "0"])
+    >>> etf_with_group(LayerPeeled(T.Y, 1, 1), affine_line(5).row_generators)[0].name
+    'etf'
+    """
+    red = ETFReduction()
+    verdict = red.accepts(problem, group=GroupAction(list(generators), m=problem.m))
+    return (red, verdict) if verdict else None
 
 
 def _orbit_only(problem: Any) -> bool:

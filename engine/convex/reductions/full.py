@@ -30,7 +30,7 @@ import cvxpy as cp
 import numpy as np
 
 from engine.convex.loss import cross_entropy_expr
-from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
+from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
 from engine.errors import InvalidInput
 
 __all__ = ["FullInverse", "FullPlan", "FullReduction", "choose_form", "nuclear_ball_constraints",
@@ -129,7 +129,7 @@ def _split_sdp(M, bound) -> list:
 
 
 @dataclass(frozen=True)
-class FullPlan:
+class FullPlan(Plan):
     """What :class:`FullReduction` decided: the conic form of the nuclear-norm ball."""
 
     form: str

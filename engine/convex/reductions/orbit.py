@@ -38,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import enum
 import math
 import warnings
 from dataclasses import dataclass
@@ -47,7 +48,8 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from engine.convex.reductions.base import Acceptance, ReducedProblem, Reduction
+from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
+from engine.convex.reductions.etf import etf_with_group
 from engine.convex.reductions.full import nuclear_epigraph
 from engine.errors import InexactResult, InvalidInput
 from engine.symmetry.constructors import OrbitTargets, as_group, orbit_matrix
@@ -56,8 +58,8 @@ from engine.symmetry.group import GroupAction
 from engine.symmetry.isotypic import IsotypicDecomposition, isotypic_decomposition
 from engine.symmetry.values import tolerant_codes, value_codes
 
-__all__ = ["DETECT_MAX_ENTRIES", "LABEL_FIRST_MAX", "OrbitInverse", "OrbitPlan", "OrbitReduction",
-           "orbit_program", "symmetrized_target"]
+__all__ = ["DETECT_MAX_ENTRIES", "LABEL_FIRST_MAX", "GroupSource", "OrbitInverse", "OrbitPlan",
+           "OrbitReduction", "orbit_program", "symmetrized_target"]
 
 #: Largest Y (m * n entries) on which the reduction runs the full search by itself; above
 #: it (and when the row-action-first search does not settle it), ``accepts`` says no *and
@@ -71,8 +73,19 @@ LABEL_FIRST_MAX = 50_000_000
 BLOCKS = ("auto", "none")
 
 
+class GroupSource(enum.StrEnum):
+    """Where the orbit reduction's group came from (``info["group_source"]``)."""
+
+    #: passed as ``group=``
+    GIVEN = "given"
+    #: found on Y by the detection
+    DETECTED = "detected"
+    #: the group an OrbitTargets target was built from
+    TARGET = "target"
+
+
 @dataclass(frozen=True, eq=False)
-class OrbitPlan:
+class OrbitPlan(Plan):
     """What :meth:`OrbitReduction.accepts` found.
 
     ``group`` acts on Y's rows and columns (verified: exactly, or to ``tol`` with the
@@ -84,11 +97,21 @@ class OrbitPlan:
     """
 
     group: GroupAction
-    source: str
+    source: GroupSource
     deviation: float
     tol: float
     target: np.ndarray
     decomposition: IsotypicDecomposition | None
+
+    @property
+    def label_generators(self) -> tuple[tuple[int, ...], ...] | None:
+        """The group's label generators when it preserves Y exactly (``tol`` 0)."""
+        return self.group.row_generators if self.tol == 0 else None
+
+    @property
+    def keeps_target_group(self) -> bool:
+        """The program was solved with the OrbitTargets' own group, exactly."""
+        return self.source is GroupSource.TARGET and self.tol == 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -347,9 +370,9 @@ class OrbitReduction(Reduction):
         try:
             if group is not None:
                 G = as_group(group, m=problem.m, Y=codes)
-                source = "given"
+                source = GroupSource.GIVEN
             elif getattr(problem, "symmetry", None) is not None and tol == 0:
-                G, source = problem.symmetry, "target"  # Y was built as its orbit target
+                G, source = problem.symmetry, GroupSource.TARGET  # Y was built as its orbit target
             else:
                 if not detect:
                     return Acceptance(False, "the orbit reduction needs group= (a "
@@ -372,11 +395,11 @@ class OrbitReduction(Reduction):
                     found = detect_symmetry(codes)
                 if not found.complete or found.is_trivial:
                     return Acceptance(False, f"no group given; detection: {found}")
-                G, source = found.action, "detected"
+                G, source = found.action, GroupSource.DETECTED
         except InvalidInput as exc:
             return Acceptance(False, str(exc))
         T = getattr(problem, "orbit_target", None)
-        exact_target = T is not None and source == "target" and tol == 0
+        exact_target = T is not None and source is GroupSource.TARGET and tol == 0
         target, dev = (T if exact_target else np.asarray(problem.Y, dtype=float)), 0.0
         if tol > 0:
             Yf = np.asarray(problem.Y, dtype=float)
@@ -392,6 +415,11 @@ class OrbitReduction(Reduction):
             except InexactResult:
                 dec = None
         return Acceptance(True, plan=OrbitPlan(G, source, dev, float(tol), target, dec))
+
+    def refine(self, problem: Any, acceptance: Acceptance) -> tuple[Reduction, Acceptance] | None:
+        """The ETF closed form when the group found exactly on Y is 2-homogeneous."""
+        gens = acceptance.plan.label_generators
+        return None if gens is None else etf_with_group(problem, gens)
 
     def apply(self, problem: Any, acceptance: Acceptance, blocks: str = "auto",
               **options: Any) -> ReducedProblem:
