@@ -173,29 +173,32 @@ def _argv(args: argparse.Namespace) -> list[str]:
     return words
 
 
-def _emit(cert: dict, args: argparse.Namespace) -> int:
-    from certificates.api import check
-    from engine.emit import dumps
+def _emit(cert: dict, args: argparse.Namespace, checked: bool = False) -> int:
+    from certificates.api import DEFAULT_MAX_WORK, check
 
     _output.prepare(args, args.output)
-    from certificates.api import DEFAULT_MAX_WORK
-
-    verdict = check(cert)  # never write a certificate the trusted checker rejects
-    over = verdict.failed_check == "work-budget"  # then checked again without a budget
-    if over:
-        verdict = check(cert, None)
+    if checked:  # by the engine, metered (engine.convex.certified)
+        return _write(cert, args)
+    verdict = check(cert, 1 << 62)  # never write a certificate the trusted checker rejects
+    over = verdict.ok and (verdict.work or 0) > DEFAULT_MAX_WORK  # metered: the exact work
     if not verdict.ok:
         print(f"logitgeom: error: emitted certificate failed {verdict.failed_check} at "
               f"{verdict.location}: {verdict.message} (please report this bug)", file=sys.stderr)
         return 1
     if over:
-        print(f"note: checking this certificate takes more exact work than the default budget "
-              f"of {DEFAULT_MAX_WORK:,} units; check it with a larger --max-work "
-              "(docs/limits.md)" + (
+        print(f"note: checking this certificate takes {verdict.work:,} units of exact work, "
+              f"more than the default budget of {DEFAULT_MAX_WORK:,}: check it with "
+              f"`logitgeom check --max-work {verdict.work} FILE` (docs/limits.md)" + (
                   "; for a target that is the orbit of a few columns under a group, "
                   "`certify solve --bases FILE --group G` writes the orbit bracket instead "
                   "(m x m sized, checked within the default budget)"
                   if cert.get("kind") == "layer-peeled-bracket" else ""), file=sys.stderr)
+    return _write(cert, args)
+
+
+def _write(cert: dict, args: argparse.Namespace) -> int:
+    from engine.emit import dumps
+
     text = dumps(cert)
     if args.output and args.output != "-":
         _output.write(args, args.output, text)
@@ -318,7 +321,6 @@ def _solve_bracket(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--eps {args.eps!r} is not a number (e.g. 1e-8)") from None
     if args.generators is not None and args.group is not None:
         raise InvalidInput("give the group once: --group or --generators, not both")
-    options = {}
     if args.bases is not None:
         if args.d is not None or args.tol is not None or args.y0 is not None:
             raise InvalidInput("--d, --tol and --y0 need a target file Y, not --bases")
@@ -344,11 +346,10 @@ def _solve_bracket(args: argparse.Namespace) -> int:
             _beyond.say(cert)
         return code
     gens = json.loads(args.generators) if args.generators else None
+    G = None
     if args.group is not None:
         G = group_from_text(args.group, m=len(Y))
         gens = [list(g) for g in G.row_generators]
-        if args.method in ("auto", "etf", "orbit"):
-            options["group"] = G
     from engine.cli.solve import family_problem
 
     family = family_problem(args, Y)
@@ -357,18 +358,25 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         kw = {} if gens is None else {"generators": gens}
         cert = sol.certificate(eps=eps, provenance=_prov(args), **kw)
         return _emit_bracket(cert, args, sol)
+    from engine.convex.certified import certified_solve
+
     problem = LayerPeeled(Y, args.ew, args.eh, normalize=args.normalize)
-    sol = problem.solve(method=args.method, solver=args.solver, **options)
-    cert = sol.certificate(eps=eps, generators=gens, provenance=_prov(args))
+    # the full bracket, or the orbit bracket when the full one's check would exceed the
+    # default work budget and Y is the orbit target of a known group (engine.convex.certified)
+    out = certified_solve(problem, args.method, args.solver, eps=eps, group=G,
+                          generators=gens, provenance=_prov(args))
     if problem.normalized:
         print("note: Y was normalised exactly (each column divided by its exact sum); the "
               "certificate records and proves the bracket for that Y", file=sys.stderr)
-    return _emit_bracket(cert, args, sol)
+    if out.note:
+        print(f"note: {out.note}", file=sys.stderr)
+    return _emit_bracket(out.certificate, args, out.solution, checked=True)
 
 
-def _emit_bracket(cert: dict, args: argparse.Namespace, sol) -> int:
-    """Write the bracket and say, on stderr, what it proves (the engine's statement)."""
-    code = _emit(cert, args)
+def _emit_bracket(cert: dict, args: argparse.Namespace, sol, checked: bool = False) -> int:
+    """Write the bracket and say, on stderr, what it proves (the engine's statement);
+    ``checked``: the engine checked it already (and said what a check needs)."""
+    code = _emit(cert, args, checked=checked)
     if code == 0 and args.output and args.output != "-":
         lo, up = Fraction(cert["lower"]), Fraction(cert["upper"])
         rel = float((up - lo) / abs(up)) if up else 0.0

@@ -7,6 +7,7 @@ Examples
 'circulant'
 """
 
+from engine.convex.certified import CertifiedSolve, certified_solve
 from engine.convex.dual import DualBound, dual_bound, dual_value
 from engine.convex.lowrank import RankResult, rank_constrained
 from engine.convex.predict import PredictedGeometry, predicted_geometry
@@ -21,6 +22,7 @@ from engine.convex.targets import concat_blocks, cyclic_orbit, group_orbit
 _MOVED = {"symmetric_group": "symmetric", "cyclic_group": "cyclic", "affine_group": "affine_line"}
 
 __all__ = [
+    "CertifiedSolve",
     "DualBound",
     "Factors",
     "LayerPeeled",
@@ -30,6 +32,7 @@ __all__ = [
     "StabilityReport",
     "Status",
     "available_solvers",
+    "certified_solve",
     "concat_blocks",
     "cyclic_orbit",
     "default_solver",

@@ -22,7 +22,7 @@ from engine.symmetry.constructors import (
     wreath,
 )
 from engine.symmetry.detect import DetectedSymmetry, detect_label_symmetry, detect_symmetry
-from engine.symmetry.group import GroupAction, column_action
+from engine.symmetry.group import GroupAction, column_action, orbit_bases
 from engine.symmetry.predict import (
     GramCheck,
     GramStructure,
@@ -49,6 +49,7 @@ __all__ = [
     "direct_sum",
     "direct_sum_form",
     "frobenius",
+    "orbit_bases",
     "orbit_targets",
     "parse_group",
     "predicted_gram_structure",

@@ -43,7 +43,7 @@ from engine.errors import EngineError, InvalidInput, TooLarge
 if TYPE_CHECKING:  # sympy is imported on first use (it costs ~0.4 s)
     from sympy.combinatorics import PermutationGroup
 
-__all__ = ["GroupAction", "column_action", "orbit_labels"]
+__all__ = ["GroupAction", "column_action", "orbit_bases", "orbit_labels"]
 
 #: Largest group whose elements :meth:`GroupAction.row_elements` will list.
 MAX_ELEMENTS = 5_000_000
@@ -690,3 +690,68 @@ def column_action(G: GroupAction, Y: object, *, what: str = "Y") -> GroupAction:
         c[mo] = base_order  # the t-th column with key k goes to the t-th column with key r o k
         pairs.append((list(r), c.tolist()))
     return GroupAction(pairs, m=G.m, n=n, name=G.name)
+
+
+def orbit_bases(G: GroupAction, Y: object) -> list[int] | None:
+    """Columns of Y whose orbit targets make up Y: ``[g o y_b : g in G, b]`` (``|G|``
+    columns per base, repeats counted) has exactly Y's columns, as a multiset; None when
+    Y is no such target (then :func:`engine.symmetry.orbit_targets` of no bases gives Y).
+
+    The check is exact (columns compared by their exact values) and costs ``m n`` steps
+    after listing G (a group larger than n is refused at once: no target of its has n
+    columns).
+
+    Parameters
+    ----------
+    G : GroupAction
+        A row action (``n = 0``) on Y's ``m`` labels.
+    Y : array_like (m x n) or integer codes
+
+    Returns
+    -------
+    list of int or None
+        The base columns' indices, in order of first appearance.
+
+    Raises
+    ------
+    InvalidInput
+        A group that is not a row action, or on another number of labels.
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 1, 0], [0, 0, 1, 0, 0, 1]])
+    >>> orbit_bases(GroupAction([[1, 2, 0]], m=3), Y)  # C_3: two orbits of e_1 (or e_2)
+    [0, 1]
+    >>> orbit_bases(GroupAction([[1, 0, 2], [1, 2, 0]], m=3), Y)  # S_3: each twice
+    [0]
+    >>> orbit_bases(GroupAction([[1, 0, 2], [1, 2, 0]], m=3), Y[:, :3]) is None
+    True
+    """
+    K = _codes_of(Y)
+    if G.n != 0 or K.ndim != 2 or K.shape[0] != G.m:
+        raise InvalidInput(f"orbit_bases needs a row action on the {K.shape[0]} labels of Y; "
+                           f"got a group on {G.m} labels" + (" and columns" if G.n else ""))
+    n = K.shape[1]
+    N = G.order
+    if n == 0 or N > n or n % N:
+        return None
+    inverse = G.inverse_elements()  # (g o y)[i] = y[g^-1(i)]
+    left: dict[tuple[int, ...], int] = {}
+    keys = [tuple(c) for c in K.T.tolist()]
+    for k in keys:
+        left[k] = left.get(k, 0) + 1
+    bases = []
+    for j, k in enumerate(keys):
+        if not left[k]:
+            continue
+        images: dict[tuple[int, ...], int] = {}
+        for img in K[:, j][inverse].tolist():
+            t = tuple(img)
+            images[t] = images.get(t, 0) + 1
+        for t, c in images.items():
+            if left.get(t, 0) < c:
+                return None
+            left[t] -= c
+        bases.append(j)
+    return bases
+
