@@ -529,7 +529,7 @@ def _tex_gordan(p, st: _Style, wname: str) -> str:
     terms = []
     if kind == "ranking":
         rows = _chain_rows(p, kind, values)
-        for (a, c), yi in zip(rows, y, strict=False):
+        for (a, c), yi in zip(rows or [], y, strict=False):
             if str(yi) != "0":
                 terms.append(f"{_frac_tex(yi)}\\,(w_{{{st.lab(a)}}} - w_{{{st.lab(c)}}})")
         what = "the chain rows $w_a - w_c$ (label $a$ above label $c$)"
@@ -688,7 +688,7 @@ def paper_result(c: dict) -> tuple[str, str] | None:
     if c.get("kind") not in ("theorem", "layer-peeled-theorem"):
         return None
     th = c.get("theorem")
-    paper, result = _RESULTS.get(th, ("cosine", None))
+    paper, result = _RESULTS.get(str(th), ("cosine", ""))
     for text in (c.get("label"), c.get("statement")):
         mt = _RESULT_RE.match(str(text or ""))
         if mt:

@@ -161,7 +161,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
         if "scale" in w:
             t = K.read_number(w["scale"], f"{loc}/witness/scale")
             K.fail_if(t <= 0, "witness", f"{loc}/witness/scale", "scale must be positive")
-            x = [t * Fraction(v) for v in M.W(k)] if on else None
+            x = [t * Fraction(v) for v in M.W(k)] if on else []
         else:
             x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
         if on:

@@ -117,7 +117,7 @@ def loss_upper(Y, W, H, ctx) -> Fraction:
     total = Fraction(0)
     for j, zc in enumerate(zip(*Zi, strict=True)):
         top = max(zc)  # log sum exp(z) = M + log sum exp(z - M); each exp(z_i - M) <= 1
-        S = sum(exp_up(Fraction(z - top, D), ctx) for z in zc)
+        S = sum((exp_up(Fraction(z - top, D), ctx) for z in zc), Fraction(0))
         lin = sum((y * z for y, z in zip((r[j] for r in Y), zc, strict=True)), Fraction(0))
         total += Fraction(top, D) + log_up(S, ctx) - lin / D
     return total
@@ -178,7 +178,7 @@ def _structure(obj, loc, Y, W, orbit) -> None:
     K.fail_if(not isinstance(claims, list), "schema", f"{loc}/structure",
               "structure is a list of claims")
     m = len(W)
-    G = K.matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else None
+    G = K.matmul(W, [list(c) for c in zip(*W, strict=True)]) if claims else []
     cols = Counter(zip(*Y, strict=True))  # the columns of Y with their multiplicities
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"

@@ -41,7 +41,8 @@ def group_order(gens, n) -> int:
     criterion); the order is the product of the basic orbit lengths.  Every permutation
     product is charged to the work budget (about n / 3 units)."""
     e = tuple(range(n))
-    base, strong, trans = [], [], []  # per level: base point, generators added, transversal
+    # per level: base point, generators added, transversal
+    base, strong, trans = [], [], []  # type: list, list, list
 
     def orbit(k):  # the transversal of level k under the generators of levels k, k + 1, ...
         gs = [g for lv in strong[k:] for g in lv]
@@ -119,7 +120,7 @@ def orbital_mean(M, gens) -> list:
     """The group average (1/|G|) sum_g P_g M P_g^T: the mean of M over each orbital (orbit of
     the group on pairs (i, j)), see :func:`orbital_labels`."""
     m, lab = len(M), orbital_labels(len(M), gens)
-    sums, counts = Counter(), Counter(lab)
+    sums, counts = Counter(), Counter(lab)  # type: Counter, Counter
     for k in range(m * m):
         sums[lab[k]] += M[k // m][k % m]
     return [[sums[lab[i * m + j]] / counts[lab[i * m + j]] for j in range(m)]

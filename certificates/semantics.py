@@ -85,7 +85,7 @@ def reduce_row(basis, v) -> tuple:
 
 def echelon(rows) -> list:
     """An integer echelon basis [(pivot, row)] of the span of ``rows``."""
-    basis = []
+    basis: list = []
     for r in rows:
         r = reduce_row(basis, r)
         if r:

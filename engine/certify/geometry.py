@@ -174,7 +174,7 @@ def model_fields(Wq: tuple, b: tuple | None, w: str = "W", bk: str = "bias") -> 
     >>> model_fields(*exact_model([[1, "1/2"]], None)[:2])
     {'W': [['1', '1/2']]}
     """
-    out = {w: matrix_to_str(Wq)}
+    out: dict[str, list] = {w: matrix_to_str(Wq)}
     if b is not None:
         out[bk] = vector_to_str(b)
     return out

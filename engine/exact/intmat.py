@@ -23,9 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
+_flint: Any
 try:  # pragma: no cover - depends on the installation
     import flint as _flint
 except ImportError:  # pragma: no cover
@@ -109,7 +111,8 @@ def solve_rational(M: Sequence[Sequence[int]], rhs: Sequence[int],
         A = _flint.fmpz_mat(m, n + 1, [int(v) for r, b in zip(M, rhs, strict=True)
                                         for v in (*r, b)])
         E, _den, rank = A.rref()
-        piv_rows = [[int(E[r, c]) for c in range(n + 1)] for r in range(rank)]
+        piv_rows: Sequence[Sequence[int | Fraction]] = \
+            [[int(E[r, c]) for c in range(n + 1)] for r in range(rank)]
     else:
         rows = [[Fraction(v) for v in (*r, b)] for r, b in zip(M, rhs, strict=True)]
         piv_rows = _rref_fraction(rows, n)
@@ -122,8 +125,9 @@ def solve_rational(M: Sequence[Sequence[int]], rhs: Sequence[int],
     fixed = set(pivots)
     sol = [Fraction(0)] * n
     for c in range(n):
-        if c not in fixed and free_values[c] is not None:
-            sol[c] = Fraction(free_values[c])
+        value = free_values[c]
+        if c not in fixed and value is not None:
+            sol[c] = Fraction(value)
     for r, p in zip(piv_rows, pivots, strict=True):
         acc = Fraction(r[n])
         for c in range(n):

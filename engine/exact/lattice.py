@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.linalg import (
@@ -452,7 +453,8 @@ def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]
     res0 = list(vecs)
     if affine:
         res0.append((0,) * d + (1,))  # index k: e_last (after the bias coordinate)
-    stack = [(1, (0,), (1,), 1, 0, res0)]
+    stack: list[tuple[int, tuple[int, ...], tuple[int, ...], int, int, list[tuple[int, ...]]]] = \
+        [(1, (0,), (1,), 1, 0, res0)]
     budget = _PARTITION_BUDGET
     while stack:
         budget -= 1
@@ -650,7 +652,7 @@ def flats(
     hyper = [i for i, v in enumerate(aug) if v is not None]
     const = (0,) * d + (1,)
     bases: dict[frozenset[int], EchelonBasis] = {frozenset(): EchelonBasis.empty(dim)}
-    todo = [frozenset()]
+    todo: list[frozenset[int]] = [frozenset()]
     vecs = [(h, list(aug[h])) for h in hyper]  # type: ignore[arg-type]
     while todo:
         X = todo.pop()
@@ -660,13 +662,13 @@ def flats(
         for r, g in groups.items():
             T = X | frozenset(g)
             if r != empty and T not in bases:
-                bases[T] = B.add(aug[g[0]])[0]
+                bases[T] = B.add(cast("tuple[int, ...]", aug[g[0]]))[0]  # a hyperplane's row
                 todo.append(T)
                 if len(bases) > max_flats:
                     raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
     order = sorted(bases, key=lambda F: (bases[F].rank, sorted(F)))
-    mu: dict[frozenset[int], int | None] = {}
+    mu: dict[frozenset[int], int] = {}  # filled only with mobius
     for F in order:
-        mu[F] = None if not mobius else (
-            1 if not F else -sum(m for G, m in mu.items() if G < F))
-    return tuple(Flat(bases[F].rank, tuple(sorted(F)), mu[F]) for F in order)
+        if mobius:
+            mu[F] = 1 if not F else -sum(m for G, m in mu.items() if G < F)
+    return tuple(Flat(bases[F].rank, tuple(sorted(F)), mu.get(F)) for F in order)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import cast
 
 from engine.errors import InvalidInput
 
@@ -85,7 +86,7 @@ def primitive_integer_row(v: Iterable[Number]) -> tuple[int, ...]:
     """
     v = list(v)
     if all(type(x) is int for x in v):
-        return _primitive(v)
+        return _primitive(cast("list[int]", v))
     v = [Fraction(x) for x in v]
     den = 1
     for x in v:
@@ -456,7 +457,7 @@ class EchelonBasis:
                 f"vector has length {len(v)} but the basis lives in dimension {self.dim}"
             )
         if all(type(x) is int for x in v):
-            return list(v)
+            return list(cast("Sequence[int]", v))
         return list(primitive_integer_row(v))
 
     def residual(self, v: Sequence[Number]) -> tuple[int, ...]:
@@ -476,10 +477,10 @@ class EchelonBasis:
         p = next((i for i, x in enumerate(r) if x), None)
         if p is None:
             return self, False
-        r = _primitive(r)
-        if r[p] < 0:
-            r = tuple(-x for x in r)
-        return EchelonBasis(self.dim, self.rows + ((p, r),)), True
+        row = _primitive(r)
+        if row[p] < 0:
+            row = tuple(-x for x in row)
+        return EchelonBasis(self.dim, self.rows + ((p, row),)), True
 
     def vectors(self) -> tuple[tuple[int, ...], ...]:
         """The stored basis vectors (primitive integer rows)."""

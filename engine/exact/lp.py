@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 import cdd
 import cdd.gmp
@@ -70,7 +71,7 @@ def as_rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int
     return R, d
 
 
-def margin_lp(R: list[list], d: int, module) -> tuple[object, list]:
+def margin_lp(R: list[list], d: int, module) -> tuple[Any, Any]:
     """Solve max t subject to r . x >= t, t <= 1, -1 <= x_i <= 1 with ``module``
     (``cdd.gmp`` exact here, ``cdd`` float in :mod:`engine.lp_float`); (status, lp)."""
     # variables (x_1..x_d, t); cdd rows [b, a] mean b + a . z >= 0.
@@ -90,7 +91,7 @@ def margin_lp(R: list[list], d: int, module) -> tuple[object, list]:
     return lp.status, lp
 
 
-def gordan_lp(R: list[list], module) -> object:
+def gordan_lp(R: list[list], module) -> Any:
     """Solve {y >= 0, sum y = 1, R^T y = 0} with ``module`` (``cdd.gmp`` exact, ``cdd`` float);
     a basic solution, so its support is a circuit of the rows."""
     k, d = len(R), len(R[0])
@@ -337,11 +338,11 @@ def decide(rows: Sequence[Sequence[Number]], *, point=None,
     elif support:
         ys = gordan_multipliers([R[i] for i in support])
         if ys is not None:
-            y = [Fraction(0)] * len(R)
+            full = [Fraction(0)] * len(R)
             for i, v in zip(support, ys, strict=True):
-                y[i] = v
-            if check_gordan(R, y):
-                return False, tuple(Fraction(v) for v in primitive_integer_row(y))
+                full[i] = v
+            if check_gordan(R, full):
+                return False, tuple(Fraction(v) for v in primitive_integer_row(full))
     x = strictly_feasible(R)
     if x is not None:
         z = small_integer_point(Ri, x) or primitive_integer_row(x)
@@ -389,6 +390,7 @@ def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
     (Fraction(1, 2), [Fraction(1, 2), Fraction(1, 1)])
     """
     n = len(rows)
+    A: list[list[Any]]
     if not gordan:
         A = [[r[d], *r[:d], -1] for r in rows]
         A.append([1] + [0] * d + [-1])
@@ -400,7 +402,7 @@ def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
             A.append([radius, *e, 0])
         m = cdd.gmp.matrix_from_array(A, rep_type=cdd.RepType.INEQUALITY)
         m.obj_type = cdd.LPObjType.MAX
-        m.obj_func = [0] * (d + 1) + [1]
+        m.obj_func = [Fraction(0)] * (d + 1) + [Fraction(1)]
     else:
         nv = n + 2 * d
         A = [[-1] + [1] * n + [0] * (2 * d)]
@@ -416,7 +418,7 @@ def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
             A.append(e)
         m = cdd.gmp.matrix_from_array(A, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
         m.obj_type = cdd.LPObjType.MIN
-        m.obj_func = [0] + [r[d] for r in rows] + [radius] * (2 * d)
+        m.obj_func = [Fraction(0)] + [Fraction(r[d]) for r in rows] + [radius] * (2 * d)
     lp = cdd.gmp.linprog_from_matrix(m)
     cdd.gmp.linprog_solve(lp)
     if lp.status != cdd.LPStatusType.OPTIMAL:

@@ -212,7 +212,7 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
             ) from exc
         return q
     if isinstance(x, numbers.Rational):
-        return _bounded(Fraction(x.numerator, x.denominator), what)
+        return _bounded(Fraction(int(x.numerator), int(x.denominator)), what)
     if isinstance(x, complex | np.complexfloating):
         raise InvalidInput(f"{what} is complex ({x!r}); give a real number")
     raise InvalidInput(f"{what} has unsupported type {type(x).__name__}; give a real number")
