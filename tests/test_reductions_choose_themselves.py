@@ -14,11 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _reduction_names() -> set[str]:
+    from engine.convex.family import FamilyMethod
     from engine.convex.reductions import REGISTRY
     from engine.convex.reductions.orbit import GroupSource
 
-    # the registered names, the DFT program's other name, and the orbit plan's sources
-    return set(REGISTRY) | {"dft"} | {s.value for s in GroupSource}
+    # the registered names, the DFT program's other name, the orbit plan's sources and the
+    # family program's methods
+    return set(REGISTRY) | {"dft"} | {s.value for s in GroupSource} | \
+        {m.value for m in FamilyMethod} - {"auto"}
 
 
 def _string_constants(node: ast.AST) -> list[str]:

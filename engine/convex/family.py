@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import enum
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -41,10 +42,24 @@ from engine.convex.reductions.full import nuclear_ball_constraints
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import to_fraction, to_matrix
 
-__all__ = ["LayerPeeledFamily", "FamilySolution", "minority_program", "minority_samples",
-           "two_orbits", "two_orbit_generators", "mse_projection", "sm_mse_value", "METHODS"]
+__all__ = ["LayerPeeledFamily", "FamilySolution", "FamilyMethod", "minority_program",
+           "minority_samples", "two_orbits", "two_orbit_generators", "mse_projection",
+           "sm_mse_value", "METHODS"]
 
-METHODS = ("auto", "full", "two-orbit", "svt")
+
+class FamilyMethod(enum.StrEnum):
+    """The family program's methods (a ``str`` enum: ``FamilyMethod.SVT == "svt"``)."""
+
+    AUTO = "auto"
+    #: the general program
+    FULL = "full"
+    #: Y = I with the labels in at most two classes: one variable per orbit
+    TWO_ORBIT = "two-orbit"
+    #: the MSE closed form (singular value thresholding)
+    SVT = "svt"
+
+
+METHODS = tuple(m.value for m in FamilyMethod)
 
 
 def _positive_vector(x: Any, n: int, name: str) -> list[Fraction]:
@@ -158,7 +173,7 @@ class LayerPeeledFamily:
         return C - self.rho * float(np.linalg.norm(V, 2))
 
     # -- solving -------------------------------------------------------------------
-    def select(self, method: str = "auto") -> str:
+    def select(self, method: str = "auto") -> FamilyMethod:
         """The method ``solve`` uses: "two-orbit" when :func:`two_orbits` finds the
         structure (Y the identity, labels in at most two classes of equal weight and
         budget), else "full".
@@ -168,20 +183,24 @@ class LayerPeeledFamily:
         InvalidInput
             Unknown method, or "two-orbit" asked for a problem without that structure.
         """
-        if method not in METHODS:
-            raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+        try:
+            chosen = FamilyMethod(method)
+        except ValueError:
+            raise InvalidInput(f"unknown method {method!r}; choose one of "
+                               f"{', '.join(METHODS)}") from None
         orbits = two_orbits(self)
         svt = (self.loss.name == "mse" and not self.equal_rows
                and len(set(self.weights_exact)) == 1 and set(self.h_budget_exact) == {1})
-        if method == "svt" and not svt:
+        if chosen is FamilyMethod.SVT and not svt:
             raise InvalidInput("method 'svt' (the MSE closed form) needs loss 'mse', equal "
                                "weights, h_budget 1 and no equal_rows")
-        if method == "two-orbit" and orbits is None:
+        if chosen is FamilyMethod.TWO_ORBIT and orbits is None:
             raise InvalidInput("method 'two-orbit' needs Y = I with the labels in at most two "
                                "classes of equal weight and h_budget (and equal_rows one of them)")
-        if method == "auto":
-            return "svt" if svt else "two-orbit" if orbits is not None else "full"
-        return method
+        if chosen is FamilyMethod.AUTO:
+            return FamilyMethod.SVT if svt else FamilyMethod.TWO_ORBIT if orbits is not None \
+                else FamilyMethod.FULL
+        return chosen
 
     def solve(self, method: str = "auto", solver: str | None = None) -> FamilySolution:
         """Solve the convex form; the solution is scaled into (onto, when better) the ball.
@@ -198,12 +217,12 @@ class LayerPeeledFamily:
         method = self.select(method)
         m, n = self.shape
         sq = np.sqrt(self.h_budget)
-        if method == "svt":
+        if method is FamilyMethod.SVT:
             Z, tau = mse_projection(self.Y, self.rho)
-            return FamilySolution(Z=Z, problem=self, method=method, solver="closed form",
+            return FamilySolution(Z=Z, problem=self, method=str(method), solver="closed form",
                                   status="optimal", loss=self.objective(Z),
                                   dual_bound=self.dual_bound(Z), info={"tau": tau})
-        if method == "two-orbit":
+        if method is FamilyMethod.TWO_ORBIT:
             prob, getz = _two_orbit_program(self, two_orbits(self))
         else:
             Zp = cp.Variable((m, n))
@@ -229,7 +248,7 @@ class LayerPeeledFamily:
             Z = Z * (self.rho / nuc)
         elif 0 < nuc < self.rho and self.objective(Z * (self.rho / nuc)) < self.objective(Z):
             Z = Z * (self.rho / nuc)
-        return FamilySolution(Z=Z, problem=self, method=method, solver=rep.solver,
+        return FamilySolution(Z=Z, problem=self, method=str(method), solver=rep.solver,
                               status=str(rep.status), loss=self.objective(Z),
                               dual_bound=self.dual_bound(Z))
 
