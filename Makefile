@@ -15,10 +15,10 @@ demo: setup
 test: setup
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m mypy engine/exact certificates engine/certify
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
 
 lint: setup
 	$(BIN)/python -m ruff check .
