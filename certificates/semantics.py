@@ -187,29 +187,36 @@ def zaslavsky(H, lattice, loc, d) -> int:
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                        " of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
-        parsed.append((fl, frozenset(hs), hs, rank))
-        listed.setdefault(frozenset(hs), rank)
+        X = sum(1 << h for h in hs)  # a flat as the bit mask of its hyperplanes
+        parsed.append((fl, X, hs, rank))
+        listed.setdefault(X, rank)
     flats, missing = _generate(R, E, listed, bits, d + 1)
     seen: set = set()
     for fl, X, hs, rank in parsed:  # in list order: the first bad flat fails
         if X not in flats or flats[X][0] != rank or X in seen:
             _diagnose(R, E, X, hs, rank, fl, bits, seen)
         seen.add(X)
-    if frozenset() not in listed:
+    if 0 not in listed:
         raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
     if missing is not None:
-        raise Fail("lattice-incomplete", loc, f"closure of flat {sorted(missing[0])} and"
-                   f" hyperplane {missing[1]} is not listed")
+        X, h = missing
+        raise Fail("lattice-incomplete", loc, f"closure of flat {_members(X)} and"
+                   f" hyperplane {h} is not listed")
     K.fail_if(flats.keys() != listed.keys(), "lattice-incomplete", loc,
               "the listed flats are not the lattice")
     return sum(abs(m) for m in _moebius_covers(flats).values())
 
 
+def _members(X: int) -> list:
+    """The hyperplanes of a flat given as a bit mask."""
+    return [h for h in range(X.bit_length()) if X >> h & 1]
+
+
 def _generate(R, E, listed, bits, n) -> tuple:
     """``({X: (rank, covers of X)}, None)``: the lattice of the non-empty flats of the rows
-    ``R``, generated from the whole space upwards; or ``(partial, (X, h))`` as soon as the
-    closure of a flat X and a hyperplane h is not in ``listed`` (so the work is bounded by
-    the list's length).
+    ``R`` (a flat: the bit mask of its hyperplanes), generated from the whole space
+    upwards; or ``(partial, (X, h))`` as soon as the closure of a flat X and a hyperplane
+    h is not in ``listed`` (so the work is bounded by the list's length).
 
     A node is a flat X with the residuals modulo X of the rows outside X, grouped by
     direction (primitive, first non-zero entry > 0): the rows of one direction ``r`` are
@@ -226,29 +233,30 @@ def _generate(R, E, listed, bits, n) -> tuple:
     unit = n * (1 + (top >> 8) ** 2)
     groups: dict = {}
     for j, r in R.items():
-        groups.setdefault(r, []).append(j)
-    flats: dict = {frozenset(): (0, None)}
-    stack = [(frozenset(), 0, groups, primitive(E))]
+        groups[r] = groups.get(r, 0) | 1 << j
+    flats: dict = {0: (0, None)}
+    stack = [(0, 0, groups, primitive(E))]
     while stack:
         X, rank, groups, e = stack.pop()
-        K.charge(len(groups) * (1 + len(X)))
+        K.charge(len(groups))
         ups = []
         for r, hs in groups.items():
             if r == e:
                 continue  # X meets these hyperplanes nowhere
-            T = X.union(hs)
+            T = X | hs
             ups.append(T)
             if T in flats:
                 continue
             if T not in listed:
                 flats[X] = (rank, ups)
-                return flats, (X, min(hs))
+                return flats, (X, (hs & -hs).bit_length() - 1)
             K.charge(len(groups) * unit)
             p = next(i for i, x in enumerate(r) if x)
             sub: dict = {}
             for v, js in groups.items():
                 if v is not r:
-                    sub.setdefault(_step(v, r, p), []).extend(js)
+                    v = _step(v, r, p)
+                    sub[v] = sub.get(v, 0) | js
             flats[T] = (rank + 1, None)
             stack.append((T, rank + 1, sub, _step(e, r, p)))
         flats[X] = (rank, ups)
@@ -272,7 +280,7 @@ def _diagnose(R, E, X, hs, rank, fl, bits, seen) -> None:
     """The checks of one listed flat on its own: non-empty (``flat-empty``), of the stated
     rank (``flat-rank``), closed (``flat-closed``), listed once (``flat-duplicate``)."""
     basis = echelon([R[h] for h in hs])
-    groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if j not in X], bits)
+    groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if not X >> j & 1], bits)
     zero, e = groups.pop((), []), reduce_row(basis, E)
     K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
     if len(basis) != rank:
@@ -285,7 +293,8 @@ def _diagnose(R, E, X, hs, rank, fl, bits, seen) -> None:
 def _moebius_covers(flats) -> dict:
     """``{X: mu(0, X)}`` from the verified cover relation, by Weisner's theorem.
 
-    ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X.  The flats below X form
+    ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X (flats as bit masks of
+    their hyperplanes).  The flats below X form
     a geometric lattice (those of the central arrangement at a point of X), where for any
     atom ``a <= X`` (a hyperplane of X) Weisner's theorem gives
     ``sum over Y with Y v a = X of mu(0, Y) = 0``; a ``Y < X`` with ``Y v a = X`` is a
@@ -301,8 +310,8 @@ def _moebius_covers(flats) -> dict:
     mu: dict = {}
     for X in sorted(flats, key=lambda F: flats[F][0]):  # lower covers have smaller rank
         if X:
-            a = min(X)
-            mu[X] = -sum(mu[Y] for Y in lower[X] if a not in Y)
+            a = X & -X  # its first hyperplane (flats are bit masks of hyperplanes)
+            mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & a)
         else:
             mu[X] = 1
     return mu

@@ -635,30 +635,34 @@ def flats(
     # its parent's other groups reduced by the group's direction at its first non-zero
     # position (one elimination step per group; the stdlib checker does the same,
     # certificates/semantics.py::_generate)
-    groups: dict[tuple[int, ...], list[int]] = {}
+    groups: dict[tuple[int, ...], int] = {}  # direction -> bit mask of its hyperplanes
     for h, v in enumerate(aug):
         if v is not None:
-            groups.setdefault(_step(v, v, -1), []).append(h)
+            key = _step(v, v, -1)
+            groups[key] = groups.get(key, 0) | 1 << h
     empty = ((0,) * d + (1,)) if affine else None
-    ranks: dict[frozenset[int], int] = {frozenset(): 0}
-    stack = [(frozenset(), groups, empty)]
+    depth: dict[int, int] = {0: 0}
+    stack = [(0, groups, empty)]
     while stack:
         X, groups, e = stack.pop()
         for r, hs in groups.items():
             if r == e:
                 continue  # X meets these hyperplanes nowhere (affine case)
-            T = X.union(hs)
-            if T in ranks:
+            T = X | hs
+            if T in depth:
                 continue
-            ranks[T] = ranks[X] + 1
-            if len(ranks) > max_flats:
+            depth[T] = depth[X] + 1
+            if len(depth) > max_flats:
                 raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
             p = next(i for i, x in enumerate(r) if x)
-            sub: dict[tuple[int, ...], list[int]] = {}
+            sub: dict[tuple[int, ...], int] = {}
             for v, js in groups.items():
                 if v is not r:
-                    sub.setdefault(_step(v, r, p), []).extend(js)
+                    v = _step(v, r, p)
+                    sub[v] = sub.get(v, 0) | js
             stack.append((T, sub, None if e is None else _step(e, r, p)))
+    ranks = {frozenset(h for h in range(F.bit_length()) if F >> h & 1): k
+             for F, k in depth.items()}
     order = sorted(ranks, key=lambda F: (ranks[F], sorted(F)))
     mu: dict[frozenset[int], int | None] = {}
     for F in order:
