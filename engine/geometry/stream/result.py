@@ -250,13 +250,14 @@ class StoredResult:
                                else max(abs(int(v)) for v in X.ravel().tolist()))
                         bits = max(bits, top.bit_length())
                     # spill lines 'sort key TAB line' (twin.py: numpy formats the numbers)
-                    keys, lines, shard = twin_lines(pats, X, affine=affine, buckets=B,
-                                                    signs=signs)
-                    parts: list[list[str]] = [[] for _ in range(B)]
-                    for key, line, p in zip(keys, lines, shard, strict=True):
-                        parts[p].append(f"{key}\t{line}")
-                    for fh, part in zip(fhs, parts, strict=True):
-                        fh.write("".join(part))
+                    for lo in range(0, len(X), 65536):  # slices: bounded memory
+                        keys, lines, shard = twin_lines(pats[lo:lo + 65536], X[lo:lo + 65536],
+                                                        affine=affine, buckets=B, signs=signs)
+                        parts: list[list[str]] = [[] for _ in range(B)]
+                        for key, line, p in zip(keys, lines, shard, strict=True):
+                            parts[p].append(f"{key}\t{line}")
+                        for fh, part in zip(fhs, parts, strict=True):
+                            fh.write("".join(part))
             finally:
                 for fh in fhs:
                     fh.close()
