@@ -658,7 +658,8 @@ def flats(
             sub: dict[tuple[int, ...], int] = {}
             for v, js in groups.items():
                 if v is not r:
-                    v = _step(v, r, p)
+                    if v[p]:  # else already reduced at p
+                        v = _step(v, r, p)
                     sub[v] = sub.get(v, 0) | js
             stack.append((T, sub, None if e is None else _step(e, r, p)))
     ranks = {frozenset(h for h in range(F.bit_length()) if F >> h & 1): k
