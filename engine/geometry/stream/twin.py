@@ -95,6 +95,25 @@ def twin_line(pattern: list[int], x: list[int], affine: bool) -> str:
     """One line, formatted row by row (the reference the batch formatting is tested
     against).
 
+    Parameters
+    ----------
+    pattern : list of int
+        The sign vector or ranking.
+    x : list of int
+        The stored witness (homogeneous ``(x_0, x)`` with ``x_0 > 0`` when ``affine``).
+    affine : bool
+        Homogeneous witness.
+
+    Returns
+    -------
+    str
+        ``{"pattern":[...],"witness":[...]}`` and a newline.
+
+    Raises
+    ------
+    ZeroDivisionError
+        ``x_0 = 0`` in the affine case (never stored).
+
     Examples
     --------
     >>> twin_line([1, -1], [2, 1, -4], True)
