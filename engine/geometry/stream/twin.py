@@ -100,7 +100,8 @@ def twin_line(pattern: list[int], x: list[int], affine: bool) -> str:
     pattern : list of int
         The sign vector or ranking.
     x : list of int
-        The stored witness (homogeneous ``(x_0, x)`` with ``x_0 > 0`` when ``affine``).
+        The stored witness (homogeneous ``(x_0, x)`` when ``affine``; a run stores
+        ``x_0 > 0``, which the text assumes).
     affine : bool
         Homogeneous witness.
 
@@ -108,11 +109,6 @@ def twin_line(pattern: list[int], x: list[int], affine: bool) -> str:
     -------
     str
         ``{"pattern":[...],"witness":[...]}`` and a newline.
-
-    Raises
-    ------
-    ZeroDivisionError
-        ``x_0 = 0`` in the affine case (never stored).
 
     Examples
     --------
