@@ -9,7 +9,16 @@ is quoted, and the ratio.  Usage::
     python benchmarks/bench_readme.py            # every case but perm-9 (about 2 CPU-minutes)
     python benchmarks/bench_readme.py --full     # also perm-9 (about 40 more CPU s)
     python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
+    python benchmarks/bench_readme.py --only shi-7,notebooks   # cases and groups
+    python benchmarks/bench_readme.py --list     # every figure README.md and docs/ quote,
+                                                 # file:line, re-measured here or not
     make bench-readme
+
+Each re-measured figure is printed as ``KEY: measured X, quoted Q at FILE:LINE (ratio
+X/Q)``; :data:`FIGURES` lists them (the quoting line is found by its text, so the line
+number follows edits; ``tests/test_bench_readme_figures.py`` checks each is still there).
+``--list`` greps README.md and docs/*.md for CPU, memory, disk and rate figures and marks
+which lines this script re-measures: the others are not reproduced by it.
 
 Cases: ``resonance-6`` and ``perm-8``/``perm-9`` (``bench_scale.py _case``, streamed with
 witnesses, certified complete); ``f64-40x6``, ``f32-40x6``, ``int-40x6`` (``logitgeom
@@ -45,6 +54,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -55,26 +65,100 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: figure -> (quoted value, unit, where it is quoted)
-QUOTED = {
-    "resonance-6 cpu_s": (13.9, "CPU s", "README.md limits table"),
-    "resonance-6 peak_rss_mb": (373, "MB", "README.md limits table"),
-    "perm-8 peak_rss_mb": (315, "MB", "README.md limits table"),
-    "resonance-6 bytes_per_region": (11.8, "B/region", "README.md limits table"),
-    "perm-8 cpu_s": (4.0, "CPU s", "README.md limits table (goal 20)"),
-    "perm-9 cpu_s": (33.2, "CPU s", "README.md limits table (goal 250)"),
-    "perm-9 peak_rss_mb": (447, "MB", "README.md limits table"),
-    "f64-40x6 certification_cpu_s": (0.48, "CPU s", "docs/filtered-arithmetic.md"),
-    "f32-40x6 certification_cpu_s": (0.71, "CPU s", "docs/filtered-arithmetic.md"),
-    "int-40x6 certification_cpu_s": (0.75, "CPU s", "docs/filtered-arithmetic.md"),
-    "f64-40x6 cpu_s": (26.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
-    "f32-40x6 cpu_s": (24.1, "CPU s", "README.md, docs/filtered-arithmetic.md"),
-    "int-40x6 cpu_s": (24.8, "CPU s", "README.md, docs/filtered-arithmetic.md"),
-    "shi-7 enumerate_cpu_s": (9.7, "CPU s", "README.md limits table"),
-    "shi-7 certify_cpu_s": (22.5, "CPU s", "README.md limits table"),
-    "shi-7 check_regions_per_cpu_s": (21701, "regions/CPU s", "README.md"),
-    "shi-7 check_cpu_s": (12.1, "CPU s", "README.md limits table"),
-}
+#: every figure README.md and docs/ quote that this script re-measures: (measurement key,
+#: quoted value, unit, file, a piece of text of the quoting line).  The line number is
+#: looked up when printed (the text must occur on exactly one line of the file);
+#: ``--list`` shows every figure-like line of README.md and docs/ and which are not here.
+FIGURES = [
+    ("resonance-6 cpu_s", 13.9, "CPU s", "README.md", "| 13.9 s CPU (*shared*, load 9"),
+    ("resonance-6 peak_rss_mb", 373, "MB", "README.md", "| 373 MB peak, 11.8 B/region"),
+    ("resonance-6 bytes_per_region", 11.8, "B/region", "README.md",
+     "| 373 MB peak, 11.8 B/region"),
+    ("perm-8 cpu_s", 4.0, "CPU s", "README.md", "| 4.0 s CPU / 33.2 s (load 2-3"),
+    ("perm-8 peak_rss_mb", 315, "MB", "README.md", "| 315 MB / 443 MB peak"),
+    ("perm-8 bytes_per_region", 8.0, "B/region", "README.md", "8.0 / 10.9 B/region"),
+    ("perm-9 cpu_s", 33.2, "CPU s", "README.md", "| 4.0 s CPU / 33.2 s (load 2-3"),
+    ("perm-9 peak_rss_mb", 443, "MB", "README.md", "| 315 MB / 443 MB peak"),
+    ("perm-9 bytes_per_region", 10.9, "B/region", "README.md", "8.0 / 10.9 B/region"),
+    ("f64-40x6 cpu_s", 26.8, "CPU s", "README.md", "| 26.8 / 24.1 / 24.8 s CPU"),
+    ("f32-40x6 cpu_s", 24.1, "CPU s", "README.md", "| 26.8 / 24.1 / 24.8 s CPU"),
+    ("int-40x6 cpu_s", 24.8, "CPU s", "README.md", "| 26.8 / 24.1 / 24.8 s CPU"),
+    ("f64-40x6 cpu_s", 26.8, "CPU s", "docs/filtered-arithmetic.md",
+     "| float64 N(0, 1) | 26.8"),
+    ("f64-40x6 phase1_cpu_s", 20.2, "CPU s", "docs/filtered-arithmetic.md",
+     "| float64 N(0, 1) | 26.8"),
+    ("f64-40x6 certification_cpu_s", 0.48, "CPU s", "docs/filtered-arithmetic.md",
+     "| float64 N(0, 1) | 26.8"),
+    ("f32-40x6 cpu_s", 24.1, "CPU s", "docs/filtered-arithmetic.md",
+     "| float32 N(0, 1) | 24.1"),
+    ("f32-40x6 phase1_cpu_s", 18.5, "CPU s", "docs/filtered-arithmetic.md",
+     "| float32 N(0, 1) | 24.1"),
+    ("f32-40x6 certification_cpu_s", 0.71, "CPU s", "docs/filtered-arithmetic.md",
+     "| float32 N(0, 1) | 24.1"),
+    ("int-40x6 cpu_s", 24.8, "CPU s", "docs/filtered-arithmetic.md",
+     "| integer, entries up to 10^6 | 24.8"),
+    ("int-40x6 phase1_cpu_s", 19.2, "CPU s", "docs/filtered-arithmetic.md",
+     "| integer, entries up to 10^6 | 24.8"),
+    ("int-40x6 certification_cpu_s", 0.75, "CPU s", "docs/filtered-arithmetic.md",
+     "| integer, entries up to 10^6 | 24.8"),
+    ("shi-7 enumerate_cpu_s", 10.6, "CPU s", "README.md", "| enumerate 10.6 s"),
+    ("shi-7 certify_cpu_s", 9.8, "CPU s", "README.md", "`certify pattern --from` 9.8 s"),
+    ("shi-7 check_cpu_s", 6.9, "CPU s", "README.md", "default `check` 6.9 s CPU"),
+    ("shi-7 check_regions_per_cpu_s", 37882, "regions/CPU s", "README.md",
+     "37,882 regions per CPU second"),
+    ("shi-7 enumerate_cpu_s", 10.6, "CPU s", "docs/enumeration-at-scale.md",
+     "enumeration 10.6 CPU s"),
+    ("shi-7 certify_cpu_s", 9.8, "CPU s", "docs/enumeration-at-scale.md",
+     "`certify pattern --from` 9.8 CPU s"),
+    ("shi-7 check_cpu_s", 6.9, "CPU s", "docs/enumeration-at-scale.md",
+     "`logitgeom check` 6.9 CPU s"),
+    ("group:notebooks cpu_s", 42.1, "CPU s", "README.md", "| 42.1 s CPU (*shared*, load 10"),
+    ("group:notebooks peak_rss_mb", 484, "MB", "README.md", "| 484 MB peak |"),
+    ("group:audit cpu_s", 480, "CPU s", "README.md", "| 8.0 CPU-minutes (4.1 ms"),
+    ("group:audit peak_rss_mb", 832, "MB", "README.md", "| 832 MB |"),
+]
+#: the old name: key -> (quoted value, unit, where), the README's quote of each key
+QUOTED = {k: (v, u, f) for k, v, u, f, _ in reversed(FIGURES)}
+#: what makes a line of README.md or docs/*.md quote a figure (``--list``)
+FIGURE_RE = re.compile(r"\d[\d,.]*\s*(?:s CPU|CPU[ -]?s\b|CPU seconds|CPU-minutes|CPU-hours|"
+                       r"MB\b|GB\b|MiB\b|B/region|regions per|us per|us a row|ms per)")
+
+
+def where(path: str, text: str) -> str:
+    """``file:line`` of the one line of ``path`` holding ``text`` (``file:?`` if it is not
+    there exactly once: the quote moved or changed)."""
+    lines = (ROOT / path).read_text().splitlines()
+    hits = [i + 1 for i, line in enumerate(lines) if text in line]
+    return f"{path}:{hits[0]}" if len(hits) == 1 else f"{path}:? ({len(hits)} lines hold {text!r})"
+
+
+def figure_lines() -> list[tuple[str, int, str]]:
+    """Every line of README.md and docs/*.md quoting a CPU, memory, disk or rate figure."""
+    out = []
+    for path in ["README.md", *sorted(str(p.relative_to(ROOT))
+                                      for p in (ROOT / "docs").glob("*.md"))]:
+        for i, line in enumerate((ROOT / path).read_text().splitlines()):
+            if FIGURE_RE.search(line):
+                out.append((path, i + 1, line.strip()))
+    return out
+
+
+def list_figures() -> int:
+    """Print every figure-quoting line and whether this script re-measures it."""
+    mapped: dict = {}
+    for key, val, unit, path, text in FIGURES:
+        loc = where(path, text)
+        mapped.setdefault(loc, []).append(f"{key} (quoted {val} {unit})")
+    lines = figure_lines()
+    hit = 0
+    for path, n, line in lines:
+        keys = mapped.get(f"{path}:{n}")
+        hit += bool(keys)
+        tag = "MEASURED " + "; ".join(keys) if keys else "not re-measured here"
+        print(f"{path}:{n}: [{tag}] {line[:160]}")
+    print(f"# {len(lines)} lines quote figures; {hit} re-measured by this script "
+          f"({len(FIGURES)} figures), {len(lines) - hit} not")
+    return 0
 
 
 def _run(cmd: list[str]) -> tuple[float, str]:
@@ -170,7 +254,7 @@ GROUPS = {
     "models": (["benchmarks/bench_models.py"],
                "README limits: 0.001 s to read 7 rows, 0.9 s audit + certificate"),
     "notebooks": (["notebooks/build.py", "--execute", "{tmp}/nb"],
-                  "README limits: 21 s CPU, 529 MB peak"),
+                  "README limits: 42.1 s CPU, 484 MB peak"),
     "audit": (["benchmarks/bench_audit.py", "--rows", "50257", "--cols", "768"],
               "README limits: 8.0 CPU-minutes, 832 MB (the 32,000 x 4,096 row: run "
               "bench_audit.py --rows 32000 --cols 4096 by hand, 6.1 CPU-minutes)"),
@@ -207,9 +291,34 @@ CASES = {
 }
 
 
+def _report(prefix: str, got: dict) -> None:
+    """Each quoted figure of these measurements: measured, quoted, where, ratio."""
+    for key, val in got.items():
+        for fkey, quoted, unit, path, text in FIGURES:
+            if fkey == f"{prefix} {key}" and isinstance(val, (int, float)):
+                print(f"   {fkey}: measured {val} {unit}, quoted {quoted} at "
+                      f"{where(path, text)} (ratio {val / quoted:.2f})")
+
+
 def main(argv: list[str]) -> int:
+    if "--list" in argv:
+        return list_figures()
     full = "--full" in argv
     groups: list[str] = []
+    if "--only" in argv:  # cases and groups, comma-separated
+        i = argv.index("--only")
+        if i + 1 >= len(argv):
+            raise SystemExit("--only needs a comma-separated list of cases and groups")
+        picked = argv[i + 1].split(",")
+        argv = argv[:i] + argv[i + 2:]
+        bad = [x for x in picked if x not in CASES and x not in GROUPS]
+        if bad:
+            raise SystemExit(f"unknown case or group {bad[0]!r}; cases: {', '.join(CASES)}; "
+                             f"groups: {', '.join(GROUPS)}")
+        groups = [x for x in picked if x in GROUPS]
+        argv = argv + [x for x in picked if x in CASES]
+        if not any(x in CASES for x in picked):
+            argv.append("--no-cases")
     if "--groups" in argv:
         i = argv.index("--groups")
         if i + 1 >= len(argv):
@@ -225,7 +334,7 @@ def main(argv: list[str]) -> int:
     bad = [n for n in names if n not in CASES]
     if bad:
         raise SystemExit(f"unknown case {bad[0]!r}; cases: {', '.join(CASES)}")
-    if not names and not groups:
+    if not names and not groups and "--no-cases" not in argv:
         names = [c for c in CASES if full or c != "perm-9"]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
@@ -236,14 +345,11 @@ def main(argv: list[str]) -> int:
         for name in names:
             got = CASES[name](tmp)
             print(json.dumps({"case": name, **got}))
-            for key, val in got.items():
-                q = QUOTED.get(f"{name} {key}")
-                if q is not None and isinstance(val, (int, float)):
-                    print(f"   {name} {key}: measured {val} {q[1]}, quoted {q[0]} in {q[2]} "
-                          f"(ratio {val / q[0]:.2f})")
+            _report(name, got)
         for g in groups:
             r = _group(g, tmp)
             print(json.dumps({k: v for k, v in r.items() if k != "output"}))
+            _report(f"group:{g}", r)
             print("\n".join(f"   | {line}" for line in r["output"]))
     return 0
 

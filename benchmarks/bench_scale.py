@@ -20,7 +20,7 @@ Usage::
     python benchmarks/bench_scale.py simulate DIR/manifest.json   # from a kept manifest
     python benchmarks/bench_scale.py predict [perm-9] [resonance-7] # sampled units
     python benchmarks/bench_scale.py run NAME DIR [WORKERS]      # any instance, in full
-    python benchmarks/bench_scale.py predict2 NAME [UNITS|-] [REPORT.json]  # every term
+    python benchmarks/bench_scale.py predict2 NAME [UNITS|-] [REPORT.json] [--cheap]  # every term
     python benchmarks/bench_scale.py calibrate DIR                # perm-8, the constants
     python benchmarks/bench_scale.py kill-verify NAME DIR WORKERS phase1:40 merge:5 ...
     python benchmarks/bench_scale.py verify-pieces DIR ENGINE_CHECKOUT
@@ -378,8 +378,10 @@ def _strata(sizes, k: int):
     return [s for s in np.array_split(order, min(k, len(order))) if len(s)]
 
 
-def _stratified(strata, per: int, measure, cache: dict, rng):
-    """Stratified estimate of totals: sum over strata of N_k * mean of a random sample.
+def _stratified(strata, per: int, measure, cache: dict, rng, ratio=None):
+    """Stratified estimate of totals: sum over strata of N_k * mean of a random sample
+    (with ``ratio``, an auxiliary value per index: the stratum's total of it times the
+    sample's ratio of each quantity to it).
     Returns (totals per measured quantity, max of each quantity over the sample)."""
     import numpy as np
 
@@ -393,7 +395,9 @@ def _stratified(strata, per: int, measure, cache: dict, rng):
                 cache[i] = measure(i)
             vals.append(cache[i])
         v = np.array(vals, dtype=float)
-        t = len(s) * v.mean(axis=0)
+        aux = None if ratio is None else float(np.sum(ratio[pick]))
+        t = (len(s) * v.mean(axis=0) if not aux
+             else float(np.sum(ratio[s])) * v.sum(axis=0) / aux)
         tot = t if tot is None else tot + t
         top = v.max(axis=0) if top is None else np.maximum(top, v.max(axis=0))
     return tot, top
@@ -436,7 +440,7 @@ def predict(W, kind: str, **kw) -> dict:
 
 def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repeats: int = 5,
             strata: int = 6, count_tasks_target: int = 2000, seed: int = 0,
-            workers: int = 2, wave_plan: list | None = None) -> dict:
+            workers: int = 2, wave_plan: list | None = None, cheap: bool = False) -> dict:
     """Predict every term of a streamed run without running it.
 
     * count: the exact search split into about ``count_tasks_target`` subtrees
@@ -452,6 +456,14 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     * memory: what the largest batches and a phase-2 group add (``VmHWM``);
     * error bars: ``repeats`` independent samples; every figure is reported as mean and
       standard deviation over them (and min..max).
+
+    ``cheap``: two samples of one unit per stratum (five strata) with a ratio estimator on
+    the units' generic bounds, 200 count subtrees (two per stratum), the bucket measured
+    in one forked child (three passes), no whole phase-1 batch run (so no phase-1 task
+    memory).  An experiment towards a prediction costing a small fraction of the run
+    (``predictor_cpu_s`` says what it cost): it does not yet meet the goal (its phase-1
+    term ignores the cache of repeated restrictions a worker keeps across units, its
+    phase-2 and certification terms are off by up to 70 %; benchmarks/scale-log.md).
     """
     import numpy as np
 
@@ -459,6 +471,9 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     from engine.geometry.counting import count_tasks
     from engine.geometry.stream.plan import default_units, setup
 
+    cpu0 = _cpu_with_children()
+    if cheap:
+        repeats, strata, count_tasks_target = 2, 5, 200
     cal = json.loads(CALIBRATION.read_text())
     st = setup(kind, W, None, count=False)
     rows = st.red.hyperplanes
@@ -489,8 +504,8 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     def count_rep():
         if kind != "sign":
             return expand, n
-        (ccpu, cnt), _ = _stratified(cstrata, 4 * max(2, samples // strata), cmeasure,
-                                     ccache, rng)
+        (ccpu, cnt), _ = _stratified(cstrata, 2 if cheap else 4 * max(2, samples // strata),
+                                     cmeasure, ccache, rng)
         # a run packs the subtrees into a few tasks: the fixed cost of one call per subtree
         # (the cheapest sampled subtree's CPU, an upper bound of it) is not paid per subtree
         c_call = min(v[0] for v in ccache.values())
@@ -525,7 +540,8 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     reps = []
     for r in range(repeats):
         ccpu, cnt = first if r == 0 else count_rep()
-        tot, top = _stratified(ustrata, max(2, samples // strata), umeasure, ucache, rng)
+        tot, top = _stratified(ustrata, 1 if cheap else max(2, samples // strata), umeasure,
+                               ucache, rng, ratio=est if cheap else None)
         emitted, p1, p1_bytes, merge_cpu, shard_bytes = tot[:5]
         per_row = {"merge": merge_cpu / emitted, "bytes": p1_bytes / emitted,
                    "shard": shard_bytes / emitted}
@@ -577,8 +593,9 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     ngroups = len(splan.plan_groups(buckets, int(mean["phase2_rows"]), workers))
     ncheck = len(splan.plan_groups(buckets, int(mean["regions"]), workers))
     bm = _bucket_measure(frames, rows, D, cols, st.keep, nfiles=last,
-                         workers=min(workers, ngroups),
-                         per_worker=-(-buckets // max(1, min(workers, ngroups))))
+                         workers=1 if cheap else min(workers, ngroups),
+                         per_worker=-(-buckets // max(1, min(workers, ngroups))),
+                         **({"passes": 3, "rounds": 1, "fork": True} if cheap else {}))
     b_p2, b_cert, b_task = bm["phase2_s"], bm["certify_s"], bm["check_task_fixed_s"]
     b_cert *= out_rows / max(bm["rows_out"], 1)  # subsamples short of out_rows: per row
     # each worker's first buckets and checks cost more (see _bucket_measure), once
@@ -612,14 +629,10 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     cands = {next(i for i, (lo, hi) in enumerate(bplan) if lo <= big < hi),
              int(np.argmax([est[lo:hi].sum() for lo, hi in bplan]))}
     meas_b = []
-    for bi in sorted(cands):
+    for bi in ([] if cheap else sorted(cands)):
         _, bcpu, badd = _forked(_batch_measure, rows, plan, bplan[bi], exact, st.keep,
                                 buckets)
         meas_b.append((badd, bplan[bi], bcpu))
-    badd, bunits, bcpu = max(meas_b)
-    out["largest_batch"] = {"units": bunits, "cpu_s": round(bcpu, 2),
-                            "added_mb": round(badd, 1)}
-    out["phase1_task_mb_predicted"] = round(base + badd, 1)
     mem = np.array([(v[0], v[5]) for v in ucache.values() if v[0] > 0 and v[5] > 1])
     if len(mem) >= 3:
         q, b = np.polyfit(np.log(mem[:, 0]), np.log(mem[:, 1]), 1)
@@ -628,6 +641,13 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
             int(np.argmax(k_emit))]]
         out["largest_unit_rows_predicted"] = round(biggest)
         out["largest_unit_added_mb_predicted"] = round(float(np.exp(b) * biggest ** q), 1)
+    if meas_b:  # (cheap: no whole batch run, no phase-1 task memory predicted)
+        badd, bunits, bcpu = max(meas_b, key=lambda m: m[0])
+        out["largest_batch"] = {"units": bunits, "cpu_s": round(bcpu, 2),
+                                "added_mb": round(badd, 1)}
+        out["phase1_task_mb_predicted"] = round(base + badd, 1)
+    else:
+        out["largest_batch"] = {"units": None, "cpu_s": 0.0, "added_mb": None}
     # a phase-2 task: the rows of the largest sampled unit, repeated to a group's rows,
     # through the phase-2 code in a forked child
     p2rows = out["terms"]["phase2_rows"]["mean"]
@@ -639,7 +659,14 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     out["phase2_task_mb_predicted"] = round(base + gadd, 1)
     out["phase2_added_mb"] = round(gadd, 1)
     out["phase2_group_rows"] = round(rows_group)
+    out["predictor_cpu_s"] = round(_cpu_with_children() - cpu0, 2)
     return out
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and its waited-for children so far."""
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
 def _bucket_frames(subs: dict, share: dict, ncols, out_rows, in_rows, nframes,
@@ -675,7 +702,8 @@ def _bucket_frames(subs: dict, share: dict, ncols, out_rows, in_rows, nframes,
 
 
 def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
-                    passes: int = 8, per_worker: int = 8, rounds: int = 3) -> dict:
+                    passes: int = 8, per_worker: int = 8, rounds: int = 3,
+                    fork: bool = False) -> dict:
     """Phase 2 and the check of one synthetic bucket, as the run's workers run them.
 
     ``workers`` fresh interpreters at once (the run's tasks share the cores, caches and
@@ -700,7 +728,8 @@ def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
         if os.environ.get("BENCH_SCALE_KEEP_BUCKET"):  # to re-time it: _bucket DIR
             Path(os.environ["BENCH_SCALE_KEEP_BUCKET"]).write_bytes(blob)
         res = []
-        for rnd in range(rounds):  # rounds one after another, workers at once in each
+        # rounds one after another, workers at once in each (none when forking)
+        for rnd in range(0 if fork else rounds):
             procs = []
             for w in range(max(1, workers)):
                 d = tmp / f"{rnd}-{w}"
@@ -715,6 +744,11 @@ def _bucket_measure(frames, rows, D, cols, keep, nfiles: int, workers: int = 1,
                 if p.returncode:
                     raise RuntimeError(f"bucket measure failed: {err[-2000:]}")
                 res.append(json.loads(out.strip().splitlines()[-1]))
+        if fork:  # one forked child (no interpreter start; the cheap prediction)
+            d = tmp / "fork"
+            d.mkdir()
+            (d / "in.pkl").write_bytes(blob)
+            res.append(_forked(_bucket_child, str(d))[0])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -1186,13 +1220,17 @@ def main(argv: list[str]) -> int:
         print(json.dumps(calibrate(argv[1]), indent=1))
         return 0
     if argv[:1] == ["predict2"]:  # predict2 NAME [UNITS] [report.json to compare with]
+        cheap = "--cheap" in argv
+        argv = [a for a in argv if a != "--cheap"]
         W, kind = _instance(argv[1])
         report = json.loads(Path(argv[3]).read_text()) if len(argv) > 3 else None
         pred = predict(W, kind, units=int(argv[2]) if len(argv) > 2 and argv[2] != "-"
                        else None, workers=(report or {}).get("workers") or 2,
-                       wave_plan=(report or {}).get("waves"))
+                       wave_plan=(report or {}).get("waves"), cheap=cheap)
         if report is not None:
             pred["validation"] = compare(pred, report)
+            pred["validation"]["predictor_cpu_fraction"] = round(
+                pred["predictor_cpu_s"] / report["cpu_s"], 3)
         print(json.dumps(pred, indent=1))
         return 0
     names = argv or list(CASES)

@@ -50,6 +50,8 @@ _WHERE = {
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
     "default_budget": ("check_stream", "default_budget"),
+    "LineCheck": ("stream_lines", "LineCheck"), "read_model": ("semantics", "read_model"),
+    "integer_model": ("kernel", "integer_model"),
     "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_bracket", "THEOREMS"),
     "check_bracket": ("check_bracket", "check"),
     "check_orbit_bracket": ("check_bracket", "check_orbit"),

@@ -55,7 +55,7 @@ import zlib
 from certificates import kernel as K
 from certificates import semantics as sem
 from certificates.errors import Fail
-from certificates.meter import budget, grant, left
+from certificates.meter import budget, charge, grant, left, used
 from certificates.stream_lines import LineCheck
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "WORKERS",
@@ -156,7 +156,7 @@ def _lines(path, sloc, sha, rows):
 
 def _check_shard(job) -> tuple:
     """Check one shard (a task: run in the checking process or a worker).  Returns
-    ``("ok", witnesses checked)`` or ``("fail", check, location, message)``."""
+    ``("ok", witnesses checked, work used)`` or ``("fail", check, location, message)``."""
     s, path, sha, rows, buckets, model, work, picks, base = job
     Wi, bi, ranking = model
     sloc = f"{base}/shards/{s}"
@@ -183,9 +183,10 @@ def _check_shard(job) -> tuple:
                     raise Fail("duplicate-pattern" if prev == value else "order", rloc,
                                "patterns of a shard must be strictly increasing")
                 prev = value
+            work = used()
     except Fail as f:
         return ("fail", f.check, f.location, f.message)
-    return ("ok", checked)
+    return ("ok", checked, work)
 
 
 def check_stream(obj, loc):
@@ -251,6 +252,8 @@ def check_stream(obj, loc):
         if r[0] == "fail":
             raise Fail(r[1], r[2], r[3])
         checked += r[1]
+        if r[2] is not None:  # within the shard's share: the verdict's work includes it
+            charge(r[2])
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
     if scope is not None and sample is not None:

@@ -168,11 +168,17 @@ def arrangement(W, b, ptype):
 
 def zaslavsky(H, lattice, loc, d) -> int:
     """Verify the listed intersection lattice of the non-constant rows of H; return the
-    number of regions sum |mu(0, X)| (Zaslavsky's theorem)."""
+    number of regions sum |mu(0, X)| (Zaslavsky's theorem).
+
+    The lattice is generated from the whole space upwards (:func:`_generate`, one
+    elimination step per cover) and compared with the list; a listed flat that was not
+    generated, or has another rank, is checked on its own (:func:`_diagnose`), which names
+    what is wrong with it."""
     R = {i: int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
     bits = max((abs(x).bit_length() for r in R.values() for x in r), default=0)
     E = (0,) * d + (1,)
-    flats = {}
+    listed: dict = {}
+    parsed = []
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
         K.only(f, {"hyperplanes", "rank"}, fl, "a flat")
@@ -181,32 +187,114 @@ def zaslavsky(H, lattice, loc, d) -> int:
             raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                        " of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
-        X, basis = frozenset(hs), echelon([R[h] for h in hs])
-        # rows outside X reduced modulo X (its echelon basis), grouped by direction: row j is
-        # in the closure of X + h iff its reduction is parallel to h's
-        groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if j not in X], bits)
-        zero, e = groups.pop((), []), reduce_row(basis, E)
-        K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
-        if len(basis) != rank:
-            raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
-        if zero:
-            raise Fail("flat-closed", fl, f"not closed: hyperplane {zero[0]} contains this flat")
-        K.fail_if(X in flats, "flat-duplicate", fl, "flat listed twice")
-        flats[X] = (rank, [X | frozenset(g) for r, g in groups.items() if r != e])
-    if frozenset() not in flats:
+        X = sum(1 << h for h in hs)  # a flat as the bit mask of its hyperplanes
+        parsed.append((fl, X, hs, rank))
+        listed.setdefault(X, rank)
+    flats, missing = _generate(R, E, listed, bits, d + 1)
+    seen: set = set()
+    for fl, X, hs, rank in parsed:  # in list order: the first bad flat fails
+        if X not in flats or flats[X][0] != rank or X in seen:
+            _diagnose(R, E, X, hs, rank, fl, bits, seen)
+        seen.add(X)
+    if 0 not in listed:
         raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
-    for X, (_, ups) in flats.items():
-        for T in ups:  # the closure of X and one more hyperplane (non-empty intersections)
-            if T not in flats:
-                raise Fail("lattice-incomplete", loc, f"closure of flat {sorted(X)} and"
-                           f" hyperplane {min(T - X)} is not listed")
+    if missing is not None:
+        X, h = missing
+        raise Fail("lattice-incomplete", loc, f"closure of flat {_members(X)} and"
+                   f" hyperplane {h} is not listed")
+    K.fail_if(flats.keys() != listed.keys(), "lattice-incomplete", loc,
+              "the listed flats are not the lattice")
     return sum(abs(m) for m in _moebius_covers(flats).values())
+
+
+def _members(X: int) -> list:
+    """The hyperplanes of a flat given as a bit mask."""
+    return [h for h in range(X.bit_length()) if X >> h & 1]
+
+
+def _generate(R, E, listed, bits, n) -> tuple:
+    """``({X: (rank, covers of X)}, None)``: the lattice of the non-empty flats of the rows
+    ``R`` (a flat: the bit mask of its hyperplanes), generated from the whole space
+    upwards; or ``(partial, (X, h))`` as soon as the closure of a flat X and a hyperplane
+    h is not in ``listed`` (so the work is bounded by the list's length).
+
+    A node is a flat X with the residuals modulo X of the rows outside X, grouped by
+    direction (primitive, first non-zero entry > 0): the rows of one direction ``r`` are
+    the hyperplanes added by the cover ``X + r``, and the group parallel to the constant
+    function's residual ``e`` would make it empty (affine case).  The residuals of a cover
+    are those of X's other groups reduced by ``r`` at its first non-zero position (where
+    every residual modulo X is zero at X's pivots): one elimination step per group, not
+    per row and pivot.  All residuals of one node are reductions by the same pivots, so
+    two rows have parallel residuals exactly when they are parallel modulo the span of X,
+    whatever the path that reached X.  A primitive residual direction divides minors of
+    order at most n of the rows (Hadamard: under ``n (bits + log2 n)`` bits); the meter
+    charges from that bound."""
+    top = 2 * n * (bits + n.bit_length()) + 2
+    unit = n * (1 + (top >> 8) ** 2)
+    groups: dict = {}
+    for j, r in R.items():
+        groups[r] = groups.get(r, 0) | 1 << j
+    flats: dict = {0: (0, None)}
+    stack = [(0, 0, groups, primitive(E))]
+    while stack:
+        X, rank, groups, e = stack.pop()
+        K.charge(len(groups))
+        ups = []
+        for r, hs in groups.items():
+            if r == e:
+                continue  # X meets these hyperplanes nowhere
+            T = X | hs
+            ups.append(T)
+            if T in flats:
+                continue
+            if T not in listed:
+                flats[X] = (rank, ups)
+                return flats, (X, (hs & -hs).bit_length() - 1)
+            K.charge(len(groups) * unit)
+            p = next(i for i, x in enumerate(r) if x)
+            sub: dict = {}
+            for v, js in groups.items():
+                if v is not r:
+                    v = _step(v, r, p)
+                    sub[v] = sub.get(v, 0) | js
+            flats[T] = (rank + 1, None)
+            stack.append((T, rank + 1, sub, _step(e, r, p)))
+        flats[X] = (rank, ups)
+    return flats, None
+
+
+def _step(v, r, p) -> tuple:
+    """The primitive direction of v reduced by r at position p (v not parallel to r)."""
+    x = v[p]
+    if not x:
+        return v
+    y = r[p]
+    w = [y * a - x * b for a, b in zip(v, r)]  # noqa: B905 (equal lengths)
+    g = math.gcd(*w)
+    if next(z for z in w if z) < 0:
+        g = -g
+    return tuple(w) if g == 1 else tuple(z // g for z in w)
+
+
+def _diagnose(R, E, X, hs, rank, fl, bits, seen) -> None:
+    """The checks of one listed flat on its own: non-empty (``flat-empty``), of the stated
+    rank (``flat-rank``), closed (``flat-closed``), listed once (``flat-duplicate``)."""
+    basis = echelon([R[h] for h in hs])
+    groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if not X >> j & 1], bits)
+    zero, e = groups.pop((), []), reduce_row(basis, E)
+    K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
+    if len(basis) != rank:
+        raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
+    if zero:
+        raise Fail("flat-closed", fl, f"not closed: hyperplane {zero[0]} contains this flat")
+    K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
 
 
 def _moebius_covers(flats) -> dict:
     """``{X: mu(0, X)}`` from the verified cover relation, by Weisner's theorem.
 
-    ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X.  The flats below X form
+    ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X (flats as bit masks of
+    their hyperplanes).  The flats below X form
     a geometric lattice (those of the central arrangement at a point of X), where for any
     atom ``a <= X`` (a hyperplane of X) Weisner's theorem gives
     ``sum over Y with Y v a = X of mu(0, Y) = 0``; a ``Y < X`` with ``Y v a = X`` is a
@@ -222,8 +310,8 @@ def _moebius_covers(flats) -> dict:
     mu: dict = {}
     for X in sorted(flats, key=lambda F: flats[F][0]):  # lower covers have smaller rank
         if X:
-            a = min(X)
-            mu[X] = -sum(mu[Y] for Y in lower[X] if a not in Y)
+            a = X & -X  # its first hyperplane (flats are bit masks of hyperplanes)
+            mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & a)
         else:
             mu[X] = 1
     return mu

@@ -266,7 +266,7 @@ def _pair_certificate(kind: str, W1, W2, statement, provenance) -> dict:
 
 
 def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
-                       statement=None, provenance=None) -> dict:
+                       statement=None, provenance=None, report: dict | None = None) -> dict:
     """A ``pattern-complete-stream`` certificate for a result directory (streamed).
 
     Opens ``directory`` (written by :func:`engine.geometry.enumerate_to_dir`) and builds the
@@ -285,6 +285,8 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
         Number of twin shards (default: the directory's number of Parquet shards).
     statement, provenance : optional
         As for every certificate (:func:`header`).
+    report : dict, optional
+        Receives ``witness_bits`` (see :func:`engine.certify.stream.stream_certificate`).
 
     Returns
     -------
@@ -309,4 +311,5 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     from engine.geometry.stream import open_result
 
     return stream.stream_certificate(open_result(directory), out, twin=twin, buckets=buckets,
-                                     statement=statement, provenance=provenance)
+                                     statement=statement, provenance=provenance,
+                                     report=report)

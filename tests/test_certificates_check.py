@@ -179,18 +179,68 @@ def test_semantics_moebius_and_count_agree_with_the_engine():
                 assert sm.zaslavsky(sm.arrangement(W, bz, "sign"), lattice, "", d) == \
                     count_regions_exact(W, bias)
                 # the cover-relation (Weisner) Moebius values equal the engine's
-                ups = {frozenset(f.hyperplanes): (f.rank, [frozenset(g.hyperplanes) for g in fl
-                                                           if g.rank == f.rank + 1 and
-                                                           set(f.hyperplanes) < set(g.hyperplanes)])
+                def mask(f):
+                    return sum(1 << h for h in f.hyperplanes)
+                ups = {mask(f): (f.rank, [mask(g) for g in fl if g.rank == f.rank + 1 and
+                                          set(f.hyperplanes) < set(g.hyperplanes)])
                        for f in fl}
                 mu = sm._moebius_covers(ups)
-                assert [mu[frozenset(f.hyperplanes)] for f in fl] == [f.mobius for f in fl]
+                assert [mu[mask(f)] for f in fl] == [f.mobius for f in fl]
         if k > 1:
             H = sm.arrangement(W, (Fraction(0),) * k, "ranking")
             if any(any(a) for a, _ in H):
                 fl = flats([a for a, _ in H])
                 lattice = [{"hyperplanes": list(f.hyperplanes), "rank": f.rank} for f in fl]
                 assert sm.zaslavsky(H, lattice, "", d) == count_rankings_exact(W)
+
+
+def test_lattice_generation_rejects_every_tampered_list():
+    """The lattice generated upwards (one step per cover) against tampered lists of the
+    engine's lattice: a flat dropped, a rank changed, a flat listed twice, a flat widened by
+    a hyperplane; each rejected with the check that names it, the true list accepted."""
+    import random
+    from fractions import Fraction
+
+    from certificates import semantics as sm
+    from certificates.errors import Fail
+    from engine.exact.lattice import count_regions_exact, flats
+
+    rng = random.Random(11)
+    tried = 0
+    while tried < 30:
+        k, d = rng.randint(2, 7), rng.randint(1, 4)
+        W = tuple(tuple(Fraction(rng.randint(-2, 2)) for _ in range(d)) for _ in range(k))
+        b = tuple(Fraction(rng.randint(-1, 1)) for _ in range(k))
+        if not all(any(r) for r in W):
+            continue
+        fl = flats(W, b)
+        if len(fl) < 3:
+            continue
+        tried += 1
+        H = sm.arrangement(W, b, "sign")
+        good = [{"hyperplanes": list(f.hyperplanes), "rank": f.rank} for f in fl]
+        assert sm.zaslavsky(H, good, "", d) == count_regions_exact(W, b)
+
+        def verdict(lat, H=H, d=d):
+            try:
+                sm.zaslavsky(H, lat, "", d)
+            except Fail as exc:
+                return exc.check
+            return "ok"
+
+        i = rng.randrange(1, len(good))
+        assert verdict(good[:i] + good[i + 1:]) == "lattice-incomplete"
+        assert verdict(good[1:]) in ("lattice-bottom", "lattice-incomplete")
+        bad = [dict(f) for f in good]
+        bad[i]["rank"] += 1
+        assert verdict(bad) == "flat-rank"
+        assert verdict(good + [good[i]]) == "flat-duplicate"
+        extra = [h for h in range(k) if h not in good[i]["hyperplanes"]]
+        if extra:
+            wide = sorted(good[i]["hyperplanes"] + [rng.choice(extra)])
+            if wide not in [f["hyperplanes"] for f in good]:
+                got = verdict(good + [{"hyperplanes": wide, "rank": good[i]["rank"]}])
+                assert got in ("flat-empty", "flat-rank", "flat-closed"), got
 
 
 # ------------------------------------------------------------ the kernel: hostile input

@@ -242,3 +242,26 @@ def test_manifest_points_to_certify_from(tmp_path):
     enumerate_to_dir(W, d, progress=False)
     v = check_file(d / "manifest.json")
     assert v.failed_check == "unsupported-format" and "certify pattern --from" in v.message
+
+
+def test_self_check_bounds_the_work_of_a_full_check(tmp_path):
+    """certify --from checks a sample of witnesses; the --max-work it would print bounds
+    the metered work of the full check (sign vectors with an affine bias, and rankings)."""
+    import json
+
+    from certificates.api import check_file
+    from engine.certify.stream import self_check, stream_certificate
+    from engine.geometry import enumerate_to_dir
+
+    W = [[3, -1, 2], [1, 4, -2], [-2, 1, 5], [5, 2, 1], [1, -3, -1]]
+    for name, kw in (("s", {"bias": [1, -2, 0, 3, -1]}), ("r", {"kind": "ranking"})):
+        r = enumerate_to_dir(W, tmp_path / name, progress=False, **kw)
+        info: dict = {}
+        path = tmp_path / f"{name}.json"
+        cert = stream_certificate(r, path, report=info)
+        path.write_text(json.dumps(cert))
+        v, bound = self_check(path, cert, info["witness_bits"], sample=3)
+        full = check_file(path, 1 << 62)
+        assert v.ok and full.ok
+        assert full.work <= bound
+        assert v.work <= full.work

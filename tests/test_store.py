@@ -294,6 +294,35 @@ def test_certify_rejects_tampered_directories(tmp_path):
     assert "missing" in open_result(tmp_path / "d").certify()["failed"]
 
 
+def test_resuming_a_tampered_directory_says_so(tmp_path):
+    """A run directory changed after the run started (its recorded count, or a shard of a
+    run not yet certified) is reported as changed or damaged, never as an engine bug."""
+    import json
+
+    from engine.errors import InvalidInput
+
+    W = resonance(4)
+    enumerate_to_dir(W, tmp_path / "d", progress=False, shard_rows=100)
+    mpath = tmp_path / "d" / "manifest.json"
+    man = json.loads(mpath.read_text())
+    man.update(complete=False, completeness=None, certified={},
+               exact_count=man["exact_count"] + 1)
+    mpath.write_text(json.dumps(man))
+    with pytest.raises(InvalidInput, match="changed or damaged") as exc:
+        enumerate_to_dir(W, tmp_path / "d", progress=False, shard_rows=100)
+    assert "please report" not in str(exc.value)
+    enumerate_to_dir(W, tmp_path / "e", progress=False, shard_rows=100)
+    mpath = tmp_path / "e" / "manifest.json"
+    man = json.loads(mpath.read_text())
+    man.update(complete=False, completeness=None, certified={})
+    mpath.write_text(json.dumps(man))
+    shard = open_result(tmp_path / "e").shards()[0]
+    _rewrite(shard, lambda t: t.slice(1))
+    with pytest.raises(InvalidInput, match="changed or damaged") as exc:
+        enumerate_to_dir(W, tmp_path / "e", progress=False, shard_rows=100)
+    assert "please report" not in str(exc.value)
+
+
 def test_cli_out(tmp_path):
     np.savetxt(tmp_path / "W.csv", np.array(resonance(3)), fmt="%d", delimiter=",")
     cmd = [sys.executable, "-m", "engine.cli.main", "patterns", "sign", str(tmp_path / "W.csv"),

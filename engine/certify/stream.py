@@ -28,7 +28,11 @@ from engine.certify.common import header
 from engine.certify.geometry import exact_model, lattice, model_fields
 from engine.errors import InvalidInput
 
-__all__ = ["StreamedRows", "stream_certificate"]
+__all__ = ["SELF_CHECK_SAMPLE", "StreamedRows", "self_check", "stream_certificate"]
+
+#: witnesses the stdlib checker re-checks, drawn at random, when ``certify pattern --from``
+#: checks what it wrote (:func:`self_check`)
+SELF_CHECK_SAMPLE = 1000
 
 
 class StreamedRows(Protocol):
@@ -44,7 +48,8 @@ class StreamedRows(Protocol):
 def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
                        twin: str | os.PathLike | None = None, buckets: int | None = None,
                        statement: str | None = None,
-                       provenance: dict | None = None) -> dict[str, Any]:
+                       provenance: dict | None = None,
+                       report: dict | None = None) -> dict[str, Any]:
     """A ``pattern-complete-stream`` certificate for an opened result directory.
 
     Parameters
@@ -61,6 +66,9 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
         The certificate's statement (default: the kind's theorem).
     provenance : dict, optional
         Recorded as is.
+    report : dict, optional
+        Receives ``witness_bits``: the bit length of the largest stored witness number
+        (:func:`self_check` bounds the work of a full check with it).
 
     Returns
     -------
@@ -81,6 +89,8 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
     ptype = doc["kind"]
     twin = os.path.join(os.fspath(result.root), "twin") if twin is None else os.fspath(twin)
     shards = result.write_twins(twin, buckets)
+    if report is not None:
+        report["witness_bits"] = max((s.get("witness_bits", 0) for s in shards), default=0)
     base = os.path.dirname(os.path.abspath(os.fspath(out)))
     cert = header("pattern-complete-stream", statement, provenance)
     cert.update(model_fields(Wq, b))
@@ -90,3 +100,57 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
     cert["shards"] = [{"file": os.path.relpath(s["file"], base).replace(os.sep, "/"),
                        "sha256": s["sha256"], "rows": s["rows"]} for s in shards]
     return cert
+
+
+def self_check(path: str | os.PathLike, cert: dict[str, Any], witness_bits: int,
+               sample: int = SELF_CHECK_SAMPLE) -> tuple[Any, int]:
+    """The stdlib checker on a streamed certificate just written, and the work its full
+    check takes at most.
+
+    The check is the one ``logitgeom check --sample N`` runs: the lattice in full, every
+    shard line's form, order, shard and file hash, and the witnesses of ``sample`` lines
+    drawn at random (seed 0).  The rows come from a complete run, whose certification step
+    checked every witness exactly when it was written; ``logitgeom check`` re-checks them
+    all, independently.  The bound: the metered work of this check plus, for each line
+    whose witness it did not check, what the checker charges for one (its numbers are at
+    most ``witness_bits`` long: the witness's integers over their common denominator are
+    at most the stored homogeneous ones).
+
+    Parameters
+    ----------
+    path : path
+        The certificate file.
+    cert : dict
+        Its content (as written).
+    witness_bits : int
+        Bit length of the largest stored witness number (``report`` of
+        :func:`stream_certificate`).
+    sample : int
+        Witnesses re-checked.
+
+    Returns
+    -------
+    (Verdict, int)
+        The verdict of the sampled check and the bound on a full check's work units.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from engine.geometry import enumerate_to_dir
+    >>> d = tempfile.mkdtemp()
+    >>> r = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
+    >>> info = {}
+    >>> c = stream_certificate(r, os.path.join(d, "c.json"), report=info)
+    >>> with open(os.path.join(d, "c.json"), "w") as f:
+    ...     _ = f.write(__import__("json").dumps(c))
+    >>> v, work = self_check(os.path.join(d, "c.json"), c, info["witness_bits"])
+    >>> v.ok, work >= v.work
+    (True, True)
+    """
+    verdict, _ = sm.read_and_check(os.fspath(path), 1 << 62, sample=sample, seed=0)
+    W, b = sm.read_model(cert, "")
+    Wi, bi = sm.integer_model(W, b)
+    line = sm.LineCheck(Wi, bi, cert["pattern"] == "ranking")
+    per = line.units * (1 + (max(witness_bits, line.row_bits) >> 8) ** 2)
+    rows = sum(s["rows"] for s in cert["shards"])
+    return verdict, (verdict.work or 0) + max(rows - min(sample, rows), 0) * per

@@ -40,7 +40,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import cast
 
 from engine.errors import InvalidInput, TooLarge
 from engine.exact.linalg import (
@@ -586,31 +585,15 @@ def _aug_rows(rows, bias) -> tuple[list[tuple[int, ...] | None], int, bool]:
     return out, d, b is not None
 
 
-def _directions(basis: tuple, vecs: list) -> dict[tuple[int, ...], list[int]]:
-    """``{canonical_direction(residual of v modulo basis): [h, ...]}`` over ``vecs`` =
-    [(h, v)] (integer lists): :meth:`EchelonBasis.residual` and
-    :func:`canonical_direction` in one loop (the same keys; the inner loop of
-    :func:`flats`)."""
-    gcd = math.gcd
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for h, v in vecs:
-        for p, r in basis:
-            x = v[p]
-            if x:
-                y = r[p]
-                v = [y * a - x * b for a, b in zip(v, r)]  # noqa: B905 (equal lengths)
-        g = gcd(*v)
-        if g:
-            if next(x for x in v if x) < 0:
-                g = -g
-            key = tuple(v) if g == 1 else tuple(x // g for x in v)
-        else:
-            key = tuple(v)
-        if key in groups:
-            groups[key].append(h)
-        else:
-            groups[key] = [h]
-    return groups
+def _step(v: tuple[int, ...], r: tuple[int, ...], p: int) -> tuple[int, ...]:
+    """The primitive direction (first non-zero entry > 0) of ``v`` reduced by ``r`` at
+    position ``p`` (``v`` not parallel to ``r``); ``p = -1``: of ``v`` itself."""
+    x = v[p] if p >= 0 else 0
+    w = [r[p] * a - x * b for a, b in zip(v, r)] if x else v  # noqa: B905 (equal lengths)
+    g = math.gcd(*w)
+    if next(z for z in w if z) < 0:
+        g = -g
+    return tuple(w) if g == 1 else tuple(z // g for z in w)
 
 
 def flats(
@@ -648,27 +631,43 @@ def flats(
     [(), (0,), (1,)]
     """
     aug, d, affine = _aug_rows(rows, bias)
-    dim = d + (1 if affine else 0)
-    hyper = [i for i, v in enumerate(aug) if v is not None]
-    const = (0,) * d + (1,)
-    bases: dict[frozenset[int], EchelonBasis] = {frozenset(): EchelonBasis.empty(dim)}
-    todo: list[frozenset[int]] = [frozenset()]
-    vecs = [(h, list(aug[h])) for h in hyper]  # type: ignore[arg-type]
-    while todo:
-        X = todo.pop()
-        B = bases[X]
-        empty = _directions(B.rows, [(-1, list(const))]).popitem()[0] if affine else None
-        groups = _directions(B.rows, [hv for hv in vecs if hv[0] not in X])
-        for r, g in groups.items():
-            T = X | frozenset(g)
-            if r != empty and T not in bases:
-                bases[T] = B.add(cast("tuple[int, ...]", aug[g[0]]))[0]  # a hyperplane's row
-                todo.append(T)
-                if len(bases) > max_flats:
-                    raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
-    order = sorted(bases, key=lambda F: (bases[F].rank, sorted(F)))
+    # generated upwards: a node is a flat X with the residuals modulo X of the rows outside
+    # it, grouped by direction (one group, one cover X + group); a cover's residuals are
+    # its parent's other groups reduced by the group's direction at its first non-zero
+    # position (one elimination step per group; the stdlib checker does the same,
+    # certificates/semantics.py::_generate)
+    groups: dict[tuple[int, ...], int] = {}  # direction -> bit mask of its hyperplanes
+    for h, v in enumerate(aug):
+        if v is not None:
+            key = _step(v, v, -1)
+            groups[key] = groups.get(key, 0) | 1 << h
+    empty = ((0,) * d + (1,)) if affine else None
+    depth: dict[int, int] = {0: 0}
+    stack = [(0, groups, empty)]
+    while stack:
+        X, groups, e = stack.pop()
+        for r, hs in groups.items():
+            if r == e:
+                continue  # X meets these hyperplanes nowhere (affine case)
+            T = X | hs
+            if T in depth:
+                continue
+            depth[T] = depth[X] + 1
+            if len(depth) > max_flats:
+                raise TooLarge(f"the lattice has more than {max_flats} flats; raise max_flats")
+            p = next(i for i, x in enumerate(r) if x)
+            sub: dict[tuple[int, ...], int] = {}
+            for v, js in groups.items():
+                if v is not r:
+                    if v[p]:  # else already reduced at p
+                        v = _step(v, r, p)
+                    sub[v] = sub.get(v, 0) | js
+            stack.append((T, sub, None if e is None else _step(e, r, p)))
+    ranks = {frozenset(h for h in range(F.bit_length()) if F >> h & 1): k
+             for F, k in depth.items()}
+    order = sorted(ranks, key=lambda F: (ranks[F], sorted(F)))
     mu: dict[frozenset[int], int] = {}  # filled only with mobius
     for F in order:
         if mobius:
             mu[F] = 1 if not F else -sum(m for G, m in mu.items() if G < F)
-    return tuple(Flat(bases[F].rank, tuple(sorted(F)), mu.get(F)) for F in order)
+    return tuple(Flat(ranks[F], tuple(sorted(F)), mu.get(F)) for F in order)

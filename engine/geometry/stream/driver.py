@@ -133,6 +133,7 @@ def _enumerate_to_dir(W: object, out: str | os.PathLike, kind: str, bias: object
                         "merged", "merges_done"):
                 man.pop(key, None)
     Hc = st.red.hyperplanes
+    resumed = man is not None
     if man is None:
         c0, w0 = time.process_time(), time.perf_counter()
         cstats: dict = {}
@@ -182,6 +183,11 @@ def _enumerate_to_dir(W: object, out: str | os.PathLike, kind: str, bias: object
                 man.pop(key, None)
             write_json(mpath, man)
             continue
+        if resumed:  # the count came from the manifest, the rows from its files
+            raise InvalidInput(f"{root}: {rows} regions written but its manifest records an "
+                               f"exact count of {st.expected}: the directory was changed or "
+                               "damaged after the run started; run the same command with "
+                               "--restart")
         raise EngineError(f"internal error: {rows} regions written but the exact "
                           f"Zaslavsky count is {st.expected}; please report this input")
     write_json(mpath, man)
@@ -204,6 +210,10 @@ def _enumerate_to_dir(W: object, out: str | os.PathLike, kind: str, bias: object
     man["complete"] = bool(verdict["ok"])
     man["certification"] = verdict
     write_json(mpath, man)
+    if not verdict["ok"] and resumed:
+        raise InvalidInput(f"{root} does not certify ({verdict.get('failed')}): the directory "
+                           "was changed or damaged after the run started; run the same "
+                           "command with --restart")
     if not verdict["ok"]:  # pragma: no cover - would be a bug
         raise EngineError(f"internal error: streamed certification failed: {verdict}")
     return StoredResult(root, man)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import shutil
 import uuid
@@ -33,6 +32,7 @@ from engine.geometry.stream.check import certify_shards
 from engine.geometry.stream.codec import bucket_of, read_shard, shard_path
 from engine.geometry.stream.manifest import FORMAT, MANIFEST, Manifest
 from engine.geometry.stream.plan import Setup, setup
+from engine.geometry.stream.twin import twin_lines
 
 __all__ = ["StoredResult", "open_result"]
 
@@ -216,7 +216,9 @@ class StoredResult:
         Returns
         -------
         list of dict
-            ``{"file": absolute path, "sha256": ..., "rows": ...}`` per shard.
+            ``{"file": absolute path, "sha256": ..., "rows": ..., "witness_bits": ...}`` per
+            shard (``witness_bits``: bit length of the largest stored witness number of the
+            whole directory).
 
         Examples
         --------
@@ -228,7 +230,6 @@ class StoredResult:
         [1, 3]
         """
         import gzip
-        import zlib
 
         B = int(buckets or self.manifest["buckets"])
         if B < 1:
@@ -239,51 +240,47 @@ class StoredResult:
         tmp.mkdir()
         out: list[dict[str, Any]] = []
         try:
-            fhs = [open(tmp / f"{p:05d}.txt", "w", encoding="ascii") for p in range(B)]
-            affine = self.manifest["affine"]
-            gcd, crc = math.gcd, zlib.crc32
+            fhs = [open(tmp / f"{p:05d}.txt", "w", encoding="utf-8") for p in range(B)]
+            affine, signs = self.manifest["affine"], self.kind != "ranking"
+            bits = 0  # of the largest stored witness number (what a check's numbers stay under)
             try:
                 for pats, X in self.batches():
-                    for p, x in zip(pats.tolist(), X.tolist(), strict=True):
-                        # pattern_key(p) and the canonical 'p/q' strings of the witness,
-                        # written out directly (the same bytes; tested)
-                        key = "[" + ",".join(map(str, p)) + "]"
-                        if affine:
-                            x0 = int(x[0])
-                            parts = []
-                            for a in x[1:]:
-                                a = int(a)
-                                g = gcd(a, x0)
-                                parts.append(str(a // g) if g == x0 else f"{a // g}/{x0 // g}")
-                        else:
-                            parts = [str(int(a)) for a in x]
-                        w = '["' + '","'.join(parts) + '"]'
-                        fhs[crc(key.encode()) % B].write(f"{key}\t{w}\n")
+                    if X.size:
+                        top = (max(int(X.max()), -int(X.min())) if X.dtype != object
+                               else max(abs(int(v)) for v in X.ravel().tolist()))
+                        bits = max(bits, top.bit_length())
+                    # spill lines 'sort key TAB line' (twin.py: numpy formats the numbers)
+                    for lo in range(0, len(X), 65536):  # slices: bounded memory
+                        keys, lines, shard = twin_lines(pats[lo:lo + 65536], X[lo:lo + 65536],
+                                                        affine=affine, buckets=B, signs=signs)
+                        parts: list[list[str]] = [[] for _ in range(B)]
+                        for key, line, p in zip(keys, lines, shard, strict=True):
+                            parts[p].append(f"{key}\t{line}")
+                        for fh, part in zip(fhs, parts, strict=True):
+                            fh.write("".join(part))
             finally:
                 for fh in fhs:
                     fh.close()
             for p in range(B):
-                rows = []
-                with open(tmp / f"{p:05d}.txt", encoding="ascii") as fh:
-                    for line in fh:
-                        key, w = line.rstrip("\n").split("\t")
-                        rows.append((tuple(map(int, key[1:-1].split(","))) if len(key) > 2
-                                     else (), key, w))
-                rows.sort()
+                with open(tmp / f"{p:05d}.txt", encoding="utf-8") as fh:
+                    spilled = fh.readlines()
+                spilled.sort()  # by key: the patterns' order as integer tuples
+                cut = len(spilled[0].split("\t", 1)[0]) + 1 if spilled else 0  # keys: k chars
+                rows = [line[cut:] for line in spilled]
+                del spilled
                 final = folder / f"part-{p:05d}.jsonl.gz"
                 part = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
                 with open(part, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
                                                              mtime=0, compresslevel=6) as gz:
                     for lo in range(0, len(rows), 65536):  # a slice at a time: bounded memory
-                        gz.write("".join([f'{{"pattern":{key},"witness":{w}}}\n'
-                                          for _, key, w in rows[lo:lo + 65536]]).encode("ascii"))
+                        gz.write("".join(rows[lo:lo + 65536]).encode("ascii"))
                 h = hashlib.sha256()
                 with open(part, "rb") as fh:
                     for chunk in iter(lambda: fh.read(1 << 20), b""):
                         h.update(chunk)
                 os.replace(part, final)
                 out.append({"file": str(final.resolve()), "sha256": h.hexdigest(),
-                            "rows": len(rows)})
+                            "rows": len(rows), "witness_bits": bits})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return out
