@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from fractions import Fraction
 
@@ -90,38 +91,127 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
     domains = sc.r.get(obj, "domains", loc)
     R = sc.r.num(sc.r.get(obj, "radius", loc), "/radius") if "box" in domains else None
     never: dict[str, list] = {dom: [] for dom in domains}
+    wins: dict[str, list] = {dom: [] for dom in domains}
     for n, rec in enumerate(_records(sc, obj)):
         lab = sc.r.get(rec, "label", f"/records/{n}")
+        if type(lab) is not int or not 0 <= lab < k:
+            raise sc.r.fail(f"/records/{n}/label", f"a label is an integer in [0, {k - 1}]")
         for dom in domains:
+            el = f"/records/{n}/{dom}"
             e = sc.r.get(rec, dom, f"/records/{n}")
-            if sc.r.get(e, "verdict", f"/records/{n}/{dom}") == "never":
-                el = f"/records/{n}/{dom}"
+            verdict = sc.r.get(e, "verdict", el)
+            if verdict == "never":
                 rows = sc.r.ints(sc.r.get(e, "rows", el), f"{el}/rows", 0, k - 1)
                 ys = sc.r.vec(sc.r.get(e, "multipliers", el), f"{el}/multipliers", len(rows))
                 never[dom].append((lab, rows, ys))
-    if not any(never.values()):
-        raise sc.r.fail(loc, "no label of this audit is proven never argmaxable: nothing to "
-                        "export (argmaxable witnesses are not covered)")
+            elif verdict == "argmaxable":
+                wins[dom].append((lab, _point(sc, sc.r.get(e, "witness", el), f"{el}/witness",
+                                              d)))
+    if not any(never.values()) and not any(wins.values()):
+        raise sc.r.fail(loc, "no label of this audit is decided (every entry undecided): "
+                        "nothing to export")
     Wn = sc.define("W", "mat", qmat_common(W))  # one denominator: sums without gcds
     bn = "[]" if b is None else sc.define("b", "vec", qvec_common(b))
     out = []
-    for dom, entries in never.items():
-        if not entries:
-            continue
-        L = sc.define(f"never_{dom}", "list (nat * list nat * vec)", "[" + ";\n ".join(
-            f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries)
-            + "]")
-        labels = nats([lab for lab, _, _ in entries])
-        if dom == "all":
-            stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"
-            proof = (f"intros k Hk. apply (never_list_sound {Wn} {bn} {L}); "
-                     f"[vm_compute; reflexivity|exact Hk].")
-        else:
-            stmt = (f"forall k, In k {labels} -> ~ exists x, in_box {q(R)} x /\\ "
-                    f"strict_argmax {Wn} {bn} k x")
-            proof = (f"intros k Hk. apply (never_box_list_sound {Wn} {bn} {q(R)} {L}); "
-                     f"[vm_compute; reflexivity|exact Hk].")
-        out.append(sc.lemma(f"never_argmax_{dom}", stmt, proof,
-                            f"argmax audit, domain {dom}: these labels are never the strict "
-                            "argmax" + (" in the box" if dom == "box" else "")))
+    for dom in domains:
+        if never[dom]:
+            out.append(_never(sc, never[dom], dom, Wn, bn, R))
+        if wins[dom]:
+            out.append(_wins(sc, wins[dom], dom, W, b, Wn, bn, R))
     return out
+
+
+def _point(sc, w, loc: str, d: int):
+    """A witness as read: ("x", [d numbers]) or ("scale", t) (the point t w_k)."""
+    if not isinstance(w, dict) or len(w) != 1 or not set(w) <= {"x", "scale"}:
+        raise sc.r.fail(loc, "a witness is {'x': [d numbers]} or {'scale': t}")
+    if "scale" in w:
+        return "scale", sc.r.num(w["scale"], f"{loc}/scale")
+    return "x", sc.r.vec(w["x"], f"{loc}/x", d)
+
+
+#: Limbs of the integers the Coq checker multiplies: base 2^21, digits of absolute value at
+#: most 2^20 (Logitgeom.v: ``smallb`` allows 2^21; rows of at most 2^19 entries).
+LIMB = 21
+
+
+def limbs(ns: list[int]) -> list[list[int]]:
+    """Limb vectors (least significant first) of the integers ``ns``: ns[j] = sum_p
+    2^(21 p) out[p][j], every digit in [-2^20, 2^20).
+
+    Examples
+    --------
+    >>> limbs([5, -1, 2**21 + 3])
+    [[5, -1, 3], [0, 0, 1]]
+    """
+    cols, half, base = [], 1 << (LIMB - 1), 1 << LIMB
+    for n in ns:
+        ds = []
+        while n or not ds:
+            r = n % base
+            r = r - base if r >= half else r
+            ds.append(r)
+            n = (n - r) >> LIMB
+        cols.append(ds)
+    depth = max(len(c) for c in cols)
+    return [[c[p] if p < len(c) else 0 for c in cols] for p in range(depth)]
+
+
+def _limb_term(ns: list[int]) -> str:
+    return "[" + "; ".join("[" + "; ".join(map(str, v)) + "]%sint63" for v in limbs(ns)) + "]"
+
+
+def _never(sc, entries: list, dom: str, Wn: str, bn: str, R) -> tuple[str, str]:
+    L = sc.define(f"never_{dom}", "list (nat * list nat * vec)", "[" + ";\n ".join(
+        f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries) + "]")
+    labels = nats([lab for lab, _, _ in entries])
+    if dom == "all":
+        stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"
+        proof = (f"intros k Hk. apply (never_list_sound {Wn} {bn} {L}); "
+                 f"[vm_compute; reflexivity|exact Hk].")
+    else:
+        stmt = (f"forall k, In k {labels} -> ~ exists x, in_box {q(R)} x /\\ "
+                f"strict_argmax {Wn} {bn} k x")
+        proof = (f"intros k Hk. apply (never_box_list_sound {Wn} {bn} {q(R)} {L}); "
+                 f"[vm_compute; reflexivity|exact Hk].")
+    return sc.lemma(f"never_argmax_{dom}", stmt, proof,
+                    f"argmax audit, domain {dom}: these labels are never the strict argmax"
+                    + (" in the box" if dom == "box" else ""))
+
+
+def _wins(sc, entries: list, dom: str, W, b, Wn: str, bn: str, R) -> tuple[str, str]:
+    """Each label with a witness is the strict argmax at some input (in the box), by
+    ``argmax_list_sound`` & co. on the limbs of (W | b) and of each (x | 1): for every label
+    of the head, ``forall k, (k < length W)%nat -> ...``, else the listed labels."""
+    k, d = len(W), len(W[0])
+    D = math.lcm(*(x.denominator for r in W for x in r), *(x.denominator for x in b or ()))
+    Hn = sc.define("Wlimbs", "list (list (list Uint63.int))", "[" + ";\n ".join(
+        _limb_term([int(x * D) for x in r] + [int(b[i] * D) if b else 0])
+        for i, r in enumerate(W)) + "]")
+    rows = []
+    for lab, (how, v) in entries:
+        x = [v * a for a in W[lab]] if how == "scale" else v
+        E = math.lcm(*(c.denominator for c in x))
+        rows.append(f"({lab}%nat, {E}%positive, {_limb_term([int(c * E) for c in x] + [E])})")
+    L = sc.define(f"witnesses_{dom}", "list (nat * positive * list (list Uint63.int))",
+                  "[" + ";\n ".join(rows) + "]")
+    labs = [lab for lab, _ in entries]
+    every = labs == list(range(k))
+    box = "" if dom == "all" else f" {q(R)}"
+    concl = (f"exists x, strict_argmax {Wn} {bn} k x" if dom == "all" else
+             f"exists x, in_box {q(R)} x /\\ strict_argmax {Wn} {bn} k x")
+    sound = "argmax" + ("" if dom == "all" else "_box")
+    args = f"{Wn} {bn}{box} {D}%positive {Hn} {L}"
+    if every:
+        stmt = f"forall k, (k < length {Wn})%nat -> {concl}"
+        proof = (f"intros k Hk. apply ({sound}_every_label_sound {args}); "
+                 f"[vm_compute; reflexivity|exact Hk].")
+    else:
+        stmt = f"forall k, In k {nats(labs)} -> {concl}"
+        proof = (f"intros k Hk. apply ({sound}_list_sound {args}); "
+                 f"[vm_compute; reflexivity|exact Hk].")
+    return sc.lemma(f"argmaxable_{dom}", stmt, proof,
+                    f"argmax audit, domain {dom}: "
+                    + ("every label" if every else "these labels")
+                    + " can be the strict argmax" + (" in the box" if dom == "box" else "")
+                    + " (a witness each)")
