@@ -1316,234 +1316,107 @@ Qed.
 
 (** ** Argmax witnesses: "label k is the strict argmax at some input"
 
-    Checking that label k wins at x costs a dot product with every row: k d products per
-    witness.  The checker does them in Coq's primitive 63-bit integers, exactly: the file
-    gives, besides W and b, every numerator of (W | b) over one denominator D cut into limbs
-    of at most 2^21 in absolute value (n = l_0 + 2^21 l_1 + ...), and so each witness
-    (x | 1) over its denominator E.  With rows of at most 2^19 entries a sum of limb products
-    stays below 2^61, so no primitive operation overflows; the limbs are checked against W
-    and b (and their bounds) once, and only the few partial sums are turned into [Z]. *)
+    A witness of an audit is a point x, or a multiple t w_k of the label's own row.  W and b
+    are written over one common denominator D and each point over one denominator E, so each
+    logit is an integer over D E ([ndot]): the check compares integers, with no rational
+    sum and no gcd.  Only [Z] arithmetic: no primitive-integer axiom is used. *)
 
-Section Limbs.
-Local Open Scope Z_scope.
+Inductive point := At (x : vec) | Scaled (t : Q).
 
-Definition LB : Z := 2097152.
-Definition lim : Uint63.int := Eval vm_compute in Uint63.of_Z 2097152.
-Definition mlim : Uint63.int := Eval vm_compute in PrimInt63.sub (Uint63.of_Z 0) (Uint63.of_Z 2097152).
-Definition izero : Uint63.int := Eval vm_compute in Uint63.of_Z 0.
+(** The input a witness names: x itself, or t w_k. *)
+Definition point_of (W : mat) (k : nat) (p : point) : vec :=
+  match p with At x => x | Scaled t => vscale t (row W k) end.
 
-Definition smallb (l : Uint63.int) : bool := PrimInt63.lesb mlim l && PrimInt63.lesb l lim.
+Definition den_all (D : positive) (u : vec) : bool := forallb (fun a => Pos.eqb (Qden a) D) u.
 
-Fixpoint sdot (u v : list Uint63.int) : Uint63.int :=
-  match u, v with
-  | a :: u', c :: v' => PrimInt63.add (PrimInt63.mul a c) (sdot u' v')
-  | _, _ => izero
+Fixpoint ndot (u x : vec) : Z :=
+  match u, x with
+  | a :: u', c :: x' => (Qnum a * Qnum c + ndot u' x')%Z
+  | _, _ => 0%Z
   end.
-
-Fixpoint zdot (u v : list Z) : Z :=
-  match u, v with a :: u', c :: v' => a * c + zdot u' v' | _, _ => 0 end.
-
-Lemma smallb_spec : forall l, smallb l = true -> Z.abs (Sint63.to_Z l) <= LB.
-Proof.
-  intros l H. unfold smallb in H. apply andb_true_iff in H as [H1 H2].
-  destruct (Sint63.lebP mlim l) as [L1|]; [|discriminate].
-  destruct (Sint63.lebP l lim) as [L2|]; [|discriminate].
-  assert (E1 : Sint63.to_Z mlim = -2097152) by reflexivity.
-  assert (E2 : Sint63.to_Z lim = 2097152) by reflexivity.
-  unfold LB. lia.
-Qed.
-
-Lemma sdot_spec : forall u v, forallb smallb u = true -> forallb smallb v = true ->
-  Z.of_nat (length u) <= 524288 ->
-  Sint63.to_Z (sdot u v) = zdot (map Sint63.to_Z u) (map Sint63.to_Z v) /\
-  Z.abs (Sint63.to_Z (sdot u v)) <= Z.of_nat (length u) * (LB * LB).
-Proof.
-  assert (Hmin : Sint63.to_Z Sint63.min_int = -4611686018427387904) by reflexivity.
-  assert (Hmax : Sint63.to_Z Sint63.max_int = 4611686018427387903) by reflexivity.
-  assert (H0 : Sint63.to_Z izero = 0) by reflexivity.
-  induction u as [|a u IH]; destruct v as [|c v]; simpl; intros Hu Hv Hl;
-    try (rewrite H0; unfold LB; lia).
-  apply andb_true_iff in Hu as [Ha Hu]. apply andb_true_iff in Hv as [Hc Hv].
-  destruct (IH v Hu Hv ltac:(lia)) as [E B].
-  apply smallb_spec in Ha. apply smallb_spec in Hc.
-  assert (Hm : Z.abs (Sint63.to_Z a * Sint63.to_Z c) <= LB * LB).
-  { rewrite Z.abs_mul. apply Z.mul_le_mono_nonneg; lia. }
-  assert (Hn : (Z.of_nat (length u) + 1) * (LB * LB) < 4611686018427387903).
-  { unfold LB. lia. }
-  assert (M : Sint63.to_Z (PrimInt63.mul a c) = Sint63.to_Z a * Sint63.to_Z c).
-  { apply Sint63.to_Z_mul. unfold LB in *. lia. }
-  assert (A : Sint63.to_Z (PrimInt63.add (PrimInt63.mul a c) (sdot u v))
-              = Sint63.to_Z a * Sint63.to_Z c + Sint63.to_Z (sdot u v)).
-  { rewrite Sint63.to_Z_add; rewrite M; [reflexivity|]. unfold LB in *. lia. }
-  rewrite A, E. split; [reflexivity|]. rewrite <- E. unfold LB in *. lia.
-Qed.
-
-Fixpoint zaddv (u v : list Z) : list Z :=
-  match u, v with
-  | a :: u', c :: v' => a + c :: zaddv u' v'
-  | [], _ => v
-  | _, [] => u
-  end.
-
-(** The integers whose limbs are [U] (limb vectors, least significant first). *)
-Fixpoint zcomb (U : list (list Uint63.int)) : list Z :=
-  match U with [] => [] | u :: U' => zaddv (map Sint63.to_Z u) (map (Z.mul LB) (zcomb U')) end.
-
-Fixpoint ldot1 (u : list Uint63.int) (V : list (list Uint63.int)) : Z :=
-  match V with [] => 0 | v :: V' => Sint63.to_Z (sdot u v) + LB * ldot1 u V' end.
-
-(** The dot product of the integer vectors with limbs [U] and [V]. *)
-Fixpoint ldot (U V : list (list Uint63.int)) : Z :=
-  match U with [] => 0 | u :: U' => ldot1 u V + LB * ldot U' V end.
-
-Definition limbs_ok (U : list (list Uint63.int)) : bool :=
-  forallb (fun u => forallb smallb u && Z.leb (Z.of_nat (length u)) 524288) U.
-
-Lemma zdot_addv_l : forall a c y, zdot (zaddv a c) y = zdot a y + zdot c y.
-Proof. induction a as [|p a IH]; destruct c; destruct y; simpl; try rewrite IH; lia. Qed.
-
-Lemma zdot_addv_r : forall y a c, zdot y (zaddv a c) = zdot y a + zdot y c.
-Proof. induction y as [|p y IH]; destruct a; destruct c; simpl; try rewrite IH; lia. Qed.
-
-Lemma zdot_scale_l : forall t a y, zdot (map (Z.mul t) a) y = t * zdot a y.
-Proof. induction a as [|p a IH]; destruct y; simpl; try rewrite IH; lia. Qed.
-
-Lemma zdot_scale_r : forall t y a, zdot y (map (Z.mul t) a) = t * zdot y a.
-Proof. induction y as [|p y IH]; destruct a; simpl; try rewrite IH; lia. Qed.
-
-Lemma ldot1_spec : forall u V, forallb smallb u && Z.leb (Z.of_nat (length u)) 524288 = true ->
-  limbs_ok V = true -> ldot1 u V = zdot (map Sint63.to_Z u) (zcomb V).
-Proof.
-  intros u V Hu. apply andb_true_iff in Hu as [Hu Hl]. apply Z.leb_le in Hl.
-  induction V as [|v V IH]; simpl; intros HV.
-  - destruct (map Sint63.to_Z u); reflexivity.
-  - apply andb_true_iff in HV as [Hv HV]. apply andb_true_iff in Hv as [Hv _].
-    rewrite zdot_addv_r, zdot_scale_r, IH by exact HV.
-    rewrite (proj1 (sdot_spec u v Hu Hv Hl)). reflexivity.
-Qed.
-
-Lemma ldot_spec : forall U V, limbs_ok U = true -> limbs_ok V = true ->
-  ldot U V = zdot (zcomb U) (zcomb V).
-Proof.
-  induction U as [|u U IH]; simpl; intros V HU HV; [reflexivity|].
-  apply andb_true_iff in HU as [Hu HU].
-  rewrite zdot_addv_l, zdot_scale_l, IH, ldot1_spec; auto.
-Qed.
-
-Lemma zdot_last : forall d u v,
-  zdot (firstn (S d) u) (firstn (S d) v) = zdot (firstn d u) (firstn d v) + nth d u 0 * nth d v 0.
-Proof.
-  induction d as [|d IH]; destruct u as [|a u]; destruct v as [|c v]; simpl.
-  all: try (destruct d; simpl; lia).
-  all: try lia.
-  specialize (IH u v). simpl in IH. rewrite IH. lia.
-Qed.
-
-Lemma zdot_split : forall d u v, length u = S d -> length v = S d ->
-  zdot u v = zdot (firstn d u) (firstn d v) + nth d u 0 * nth d v 0.
-Proof.
-  intros d u v Hu Hv. rewrite <- zdot_last, <- Hu, firstn_all, Hu, <- Hv, firstn_all.
-  reflexivity.
-Qed.
-
-End Limbs.
-
-Definition qs (D : positive) (u : list Z) : vec := map (fun z => Qmake z D) u.
 
 Lemma Qmake_add : forall n m P, Qmake n P + Qmake m P == Qmake (n + m) P.
 Proof. intros n m P. unfold Qeq, Qplus. simpl. rewrite !Pos2Z.inj_mul. ring. Qed.
 
-Lemma dot_qs : forall D E u v, dot (qs D u) (qs E v) == Qmake (zdot u v) (D * E).
+Lemma ndot_dot : forall D E u x, den_all D u = true -> den_all E x = true ->
+  dot u x == Qmake (ndot u x) (D * E).
 Proof.
-  intros D E. induction u as [|a u IH]; destruct v as [|c v]; simpl;
-    try (unfold Qeq; simpl; reflexivity).
-  rewrite IH. change (Qmake a D * Qmake c E) with (Qmake (a * c) (D * E)).
-  apply Qmake_add.
+  intros D E. induction u as [|[n p] u IH]; destruct x as [|[m r] x]; simpl; intros Hu Hx;
+    try reflexivity.
+  apply andb_true_iff in Hu as [Hp Hu]. apply andb_true_iff in Hx as [Hr Hx].
+  apply Pos.eqb_eq in Hp. apply Pos.eqb_eq in Hr. subst p r.
+  rewrite (IH x Hu Hx), <- Qmake_add. reflexivity.
 Qed.
 
-(** The witness point [x]: the first d entries of the integers with limbs [X], over E. *)
-Definition wit_point (d : nat) (E : positive) (X : list (list Uint63.int)) : vec :=
-  qs E (firstn d (zcomb X)).
+(** The numerator over D E of the logit of a row [w] with bias [c] at [x]. *)
+Definition nlogit (w : vec) (c : Q) (E : positive) (x : vec) : Z :=
+  (ndot w x + Qnum c * Zpos E)%Z.
 
-(** The limbs [H] (one entry per label: its limb vectors, d + 1 entries each) are those of
-    the rows of W, and of b in the last entry, over the denominator D. *)
-Definition head_ok (W : mat) (b : vec) (D : positive) (d : nat)
-    (H : list (list (list Uint63.int))) : bool :=
-  Nat.eqb (length H) (length W) &&
-  forallb (fun p => let zu := zcomb (snd p) in
-                    limbs_ok (snd p) && Nat.eqb (length zu) (S d)
-                    && veqb (row W (fst p)) (qs D (firstn d zu))
-                    && Qeq_bool (nth (fst p) b 0) (Qmake (nth d zu 0%Z) D))
-          (combine (seq 0 (length H)) H).
-
-(** One witness: the limbs [X] of (x | 1) over E, and label [k]'s logit beats every other
-    (compared as integers over D E). *)
-Definition wit_ok (H : list (list (list Uint63.int))) (d : nat) (k : nat) (E : positive)
-    (X : list (list Uint63.int)) : bool :=
-  let zx := zcomb X in
-  limbs_ok X && Nat.eqb (length zx) (S d) && Z.eqb (nth d zx 0%Z) (Zpos E)
-  && Nat.ltb k (length H)
-  && (let top := ldot (nth k H []) X in
-      forallb (fun p => Nat.eqb (fst p) k || Z.ltb (ldot (snd p) X) top)
-              (combine (seq 0 (length H)) H)).
-
-Lemma in_combine_seq : forall {A} (H : list A) i d, (i < length H)%nat ->
-  In (i, nth i H d) (combine (seq 0 (length H)) H).
+Lemma logit_nlogit : forall W b D E i x, forallb (den_all D) W = true -> den_all D b = true ->
+  den_all E x = true -> (i < length W)%nat ->
+  logit W b i x == Qmake (nlogit (row W i) (nth i b 0) E x) (D * E).
 Proof.
-  intros A H i d Hi.
-  assert (E : nth i (combine (seq 0 (length H)) H) (O, d) = (i, nth i H d)).
-  { rewrite combine_nth by (rewrite seq_length; reflexivity). rewrite seq_nth by exact Hi.
-    reflexivity. }
-  rewrite <- E. apply nth_In. rewrite combine_length, seq_length, Nat.min_id. exact Hi.
-Qed.
-
-Lemma logit_limbs : forall W b D d H E X i,
-  head_ok W b D d H = true -> limbs_ok X = true -> length (zcomb X) = S d ->
-  nth d (zcomb X) 0%Z = Zpos E -> (i < length W)%nat ->
-  logit W b i (wit_point d E X) == Qmake (ldot (nth i H []) X) (D * E).
-Proof.
-  intros W b D d H E X i HH HX Hlx Hd Hi. unfold head_ok in HH.
-  apply andb_true_iff in HH as [Hlen HH]. apply Nat.eqb_eq in Hlen.
-  pose proof (proj1 (forallb_forall _ _) HH _ (in_combine_seq H i [] ltac:(lia))) as Hp.
-  simpl in Hp. repeat rewrite andb_true_iff in Hp. destruct Hp as [[[Hu Hlu] Hr] Hb].
-  apply Nat.eqb_eq in Hlu. apply Qeq_bool_true in Hb.
-  unfold logit, wit_point. rewrite (veqb_dot _ _ _ Hr), dot_qs, Hb, (ldot_spec _ _ Hu HX).
-  rewrite (zdot_split d _ _ Hlu Hlx), Hd.
+  intros W b D E i x HW Hb Hx Hi. unfold logit, nlogit.
+  rewrite (ndot_dot D E); [|eapply forallb_forall in HW; [exact HW|apply nth_In; exact Hi]|exact Hx].
   rewrite <- Qmake_add. apply Qplus_comp; [reflexivity|].
-  unfold Qeq. simpl. rewrite Pos2Z.inj_mul. ring.
+  destruct (nth_in_or_default i b 0) as [Hin|Hd].
+  - eapply forallb_forall in Hb; [|exact Hin]. apply Pos.eqb_eq in Hb.
+    destruct (nth i b 0) as [n p]. simpl in *. subst p. unfold Qeq. simpl.
+    rewrite Pos2Z.inj_mul. ring.
+  - rewrite Hd. reflexivity.
 Qed.
 
-Theorem wit_sound : forall W b D d H k E X,
-  head_ok W b D d H = true -> wit_ok H d k E X = true -> strict_argmax W b k (wit_point d E X).
+(** Every row but label [k]'s (rows numbered from [i]) has a smaller numerator than [top]. *)
+Fixpoint beats (W : mat) (b : vec) (i k : nat) (E : positive) (x : vec) (top : Z) : bool :=
+  match W with
+  | [] => true
+  | w :: W' => (Nat.eqb i k || Z.ltb (nlogit w (hd 0 b) E x) top) && beats W' (tl b) (S i) k E x top
+  end.
+
+Lemma beats_spec : forall W b i k E x top, beats W b i k E x top = true ->
+  forall j, (j < length W)%nat -> (i + j)%nat <> k ->
+  (nlogit (nth j W []) (nth j b 0%Q) E x < top)%Z.
 Proof.
-  intros W b D d H k E X HH HW. pose proof HH as HH'. unfold head_ok in HH'.
-  apply andb_true_iff in HH' as [Hlen _]. apply Nat.eqb_eq in Hlen.
-  unfold wit_ok in HW. repeat rewrite andb_true_iff in HW.
-  destruct HW as [[[[HX Hlx] Hd] Hk] HC]. apply Nat.eqb_eq in Hlx. apply Z.eqb_eq in Hd.
-  apply Nat.ltb_lt in Hk.
-  intros i Hi Hne. rewrite (logit_limbs W b D d H E X i), (logit_limbs W b D d H E X k);
-    try assumption; try lia.
-  pose proof (proj1 (forallb_forall _ _) HC _ (in_combine_seq H i [] ltac:(lia))) as Hc.
-  simpl in Hc. apply orb_true_iff in Hc as [Hc|Hc]; [apply Nat.eqb_eq in Hc; contradiction|].
-  apply Z.ltb_lt in Hc. unfold Qlt. simpl. apply Z.mul_lt_mono_pos_r; [lia|exact Hc].
+  induction W as [|w W IH]; simpl; intros b i k E x top H j Hj Hne; [lia|].
+  apply andb_true_iff in H as [H1 H2]. destruct j as [|j].
+  - apply orb_true_iff in H1 as [H1|H1]; [apply Nat.eqb_eq in H1; lia|].
+    apply Z.ltb_lt in H1. destruct b; exact H1.
+  - specialize (IH (tl b) (S i) k E x top H2 j ltac:(lia) ltac:(lia)).
+    destruct b; [destruct j|]; exact IH.
 Qed.
 
-(** Many witnesses of one head: (label, E, limbs of (x | 1)). *)
-Definition argmax_list_ok (W : mat) (b : vec) (D : positive) (H : list (list (list Uint63.int)))
-    (L : list (nat * positive * list (list Uint63.int))) : bool :=
-  let d := length (hd [] W) in
-  head_ok W b D d H && forallb (fun e => let '(k, E, X) := e in wit_ok H d k E X) L.
+(** The boolean check of one witness: label [k] exists and every other logit is smaller. *)
+Definition argmax_ok (W : mat) (b : vec) (k : nat) (x : vec) : bool :=
+  let E := Qden (hd 0 x) in
+  Nat.ltb k (length W) && den_all E x
+  && beats W b 0 k E x (nlogit (row W k) (nth k b 0) E x).
 
-Definition wit_labels (L : list (nat * positive * list (list Uint63.int))) : list nat :=
-  map (fun e => fst (fst e)) L.
-
-Theorem argmax_list_sound : forall W b D H L, argmax_list_ok W b D H L = true ->
-  forall k, In k (wit_labels L) -> exists x, strict_argmax W b k x.
+Theorem argmax_witness_sound : forall W b D k x,
+  forallb (den_all D) W = true -> den_all D b = true -> argmax_ok W b k x = true ->
+  strict_argmax W b k x.
 Proof.
-  intros W b D H L HL k Hk. unfold argmax_list_ok in HL. apply andb_true_iff in HL as [HH HL].
-  apply in_map_iff in Hk as [[[k' E] X] [Ek Hin]]. simpl in Ek. subst k'.
-  pose proof (proj1 (forallb_forall _ _) HL _ Hin) as H1. simpl in H1.
-  eexists. exact (wit_sound _ _ _ _ _ _ _ _ HH H1).
+  intros W b D k x HW Hb H. unfold argmax_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[Hk Hx] H]. apply Nat.ltb_lt in Hk.
+  intros i Hi Hne. rewrite (logit_nlogit W b D _ i x HW Hb Hx Hi), (logit_nlogit W b D _ k x HW Hb Hx Hk).
+  pose proof (beats_spec W b 0 k _ x _ H i Hi Hne) as L. unfold Qlt. simpl.
+  apply Z.mul_lt_mono_pos_r; [lia|exact L].
+Qed.
+
+(** Many witnesses of one head: (label, witness); W and b over the denominator of W's
+    first entry. *)
+Definition argmax_list_ok (W : mat) (b : vec) (L : list (nat * point)) : bool :=
+  let D := Qden (hd 0 (hd [] W)) in
+  forallb (den_all D) W && den_all D b
+  && forallb (fun e => argmax_ok W b (fst e) (point_of W (fst e) (snd e))) L.
+
+Theorem argmax_list_sound : forall W b L, argmax_list_ok W b L = true ->
+  forall k, In k (map fst L) -> exists x, strict_argmax W b k x.
+Proof.
+  intros W b L H k Hk. unfold argmax_list_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[HW Hb] H].
+  apply in_map_iff in Hk as [[k' p] [Ek Hin]]. simpl in Ek. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  exists (point_of W k p). exact (argmax_witness_sound _ _ _ _ _ HW Hb H1).
 Qed.
 
 Lemma every_label : forall (l : list nat) n k, nleqb l (seq 0 n) = true -> (k < n)%nat -> In k l.
@@ -1553,38 +1426,36 @@ Proof.
 Qed.
 
 (** Every label of the head has a witness (the list's labels are 0, 1, ..., k - 1). *)
-Theorem argmax_every_label_sound : forall W b D H L,
-  argmax_list_ok W b D H L && nleqb (wit_labels L) (seq 0 (length W)) = true ->
+Theorem argmax_every_label_sound : forall W b L,
+  argmax_list_ok W b L && nleqb (map fst L) (seq 0 (length W)) = true ->
   forall k, (k < length W)%nat -> exists x, strict_argmax W b k x.
 Proof.
-  intros W b D H L HL k Hk. apply andb_true_iff in HL as [H1 H2].
-  exact (argmax_list_sound W b D H L H1 k (every_label _ _ _ H2 Hk)).
+  intros W b L H k Hk. apply andb_true_iff in H as [H1 H2].
+  exact (argmax_list_sound W b L H1 k (every_label _ _ _ H2 Hk)).
 Qed.
 
 Definition box_okb (R : Q) (x : vec) : bool := forallb (fun c => Qle_bool (Qabs c) R) x.
 
 (** The box domain: each witness also lies in max_j |x_j| <= R. *)
-Definition argmax_box_list_ok (W : mat) (b : vec) (R : Q) (D : positive)
-    (H : list (list (list Uint63.int))) (L : list (nat * positive * list (list Uint63.int))) :=
-  argmax_list_ok W b D H L
-  && forallb (fun e => let '(k, E, X) := e in box_okb R (wit_point (length (hd [] W)) E X)) L.
+Definition argmax_box_list_ok (W : mat) (b : vec) (R : Q) (L : list (nat * point)) : bool :=
+  argmax_list_ok W b L && forallb (fun e => box_okb R (point_of W (fst e) (snd e))) L.
 
-Theorem argmax_box_list_sound : forall W b R D H L, argmax_box_list_ok W b R D H L = true ->
-  forall k, In k (wit_labels L) -> exists x, in_box R x /\ strict_argmax W b k x.
+Theorem argmax_box_list_sound : forall W b R L, argmax_box_list_ok W b R L = true ->
+  forall k, In k (map fst L) -> exists x, in_box R x /\ strict_argmax W b k x.
 Proof.
-  intros W b R D H L HL k Hk. unfold argmax_box_list_ok, argmax_list_ok in HL.
-  repeat rewrite andb_true_iff in HL. destruct HL as [[HH HL] HB].
-  apply in_map_iff in Hk as [[[k' E] X] [Ek Hin]]. simpl in Ek. subst k'.
-  pose proof (proj1 (forallb_forall _ _) HL _ Hin) as H1.
+  intros W b R L H k Hk. unfold argmax_box_list_ok, argmax_list_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[HW Hb] H] HB].
+  apply in_map_iff in Hk as [[k' p] [Ek Hin]]. simpl in Ek. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1.
   pose proof (proj1 (forallb_forall _ _) HB _ Hin) as H2. simpl in H1, H2.
-  eexists. split; [|exact (wit_sound _ _ _ _ _ _ _ _ HH H1)].
+  exists (point_of W k p). split; [|exact (argmax_witness_sound _ _ _ _ _ HW Hb H1)].
   eapply forallb_Forall; [|exact H2]. intros c Hc. apply Qle_bool_iff. exact Hc.
 Qed.
 
-Theorem argmax_box_every_label_sound : forall W b R D H L,
-  argmax_box_list_ok W b R D H L && nleqb (wit_labels L) (seq 0 (length W)) = true ->
+Theorem argmax_box_every_label_sound : forall W b R L,
+  argmax_box_list_ok W b R L && nleqb (map fst L) (seq 0 (length W)) = true ->
   forall k, (k < length W)%nat -> exists x, in_box R x /\ strict_argmax W b k x.
 Proof.
-  intros W b R D H L HL k Hk. apply andb_true_iff in HL as [H1 H2].
-  exact (argmax_box_list_sound W b R D H L H1 k (every_label _ _ _ H2 Hk)).
+  intros W b R L H k Hk. apply andb_true_iff in H as [H1 H2].
+  exact (argmax_box_list_sound W b R L H1 k (every_label _ _ _ H2 Hk)).
 Qed.
