@@ -111,6 +111,27 @@ def test_cli_refuses_uncovered_kind(tmp_path, capsys):
     assert "not covered by the Coq export" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("valid-layer-peeled-*")))
+def test_every_layer_peeled_kind_is_refused_as_not_discrete(name):
+    """Each convex kind (brackets, family, rank, stability) is named "not discrete (convex
+    bracket)", not "unknown kind"; a kind the checker does not know is "unknown"."""
+    cert = _load(name)
+    with pytest.raises(ExportError, match=r"not covered by the Coq export: not discrete \(convex "
+                       r"bracket\)"):
+        export_certificate(cert, "c")
+    with pytest.raises(ExportError, match="unknown kind 'layer-peeled-nothing'"):
+        export_certificate({**cert, "kind": "layer-peeled-nothing"}, "c")
+
+
+def test_cli_no_witnesses_exports_the_never_proofs_only(tmp_path, capsys):
+    code = cli(["export", "coq", str(EXAMPLES / "valid-argmax-audit.json"), "-o", str(tmp_path),
+                "--no-witnesses"])
+    assert code == 0, capsys.readouterr()
+    text = (tmp_path / "valid_argmax_audit.v").read_text()
+    assert "never_box_list_sound" in text and "argmax_list" not in text
+    assert "without its witnesses (--no-witnesses)" in text
+
+
 def test_export_is_deterministic():
     cert = json.loads((ROOT / "certificates" / "paper" / "app-h.2-sign-ranking.json").read_text())
     assert export_certificate(cert, "a") == export_certificate(copy.deepcopy(cert), "a")
