@@ -34,6 +34,12 @@ EXAMPLES = ROOT / "certificates" / "examples"
 ALLOWED_AXIOMS = {"ClassicalDedekindReals.sig_not_dec", "ClassicalDedekindReals.sig_forall_dec",
                   "FunctionalExtensionality.functional_extensionality_dep"}
 
+#: Coq's primitive 63-bit integer type and operations, with which ``Qrow`` and ``Ql`` read
+#: long numbers (an audit's head): kernel primitives that ``Print Assumptions`` lists, not
+#: axioms about them (no ``Uint63.add_spec`` and the like).
+PRIMITIVES = {f"{p}{n}" for p in ("", "PrimInt63.") for n in
+              ("int", "sub", "lsr", "land", "ltb", "leb", "eqb", "add", "mul", "lsl", "lor")}
+
 pytestmark = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc not installed")
 
 
@@ -92,8 +98,10 @@ def test_cli_export_and_compile(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.count("accepted by coqc") == 2
-    assert "~ exists x, in_box (1#4) x /\\ strict_argmax W b k x" in (
-        tmp_path / "valid_argmax_audit.v").read_text()
+    text = (tmp_path / "valid_argmax_audit.v").read_text()
+    assert "~ exists x, in_box (1#4) x /\\ strict_argmax W b k x" in text
+    assert "forall k, (k < length W)%nat -> exists x, strict_argmax W b k x" in text
+    assert "forall k, In k [4]%nat -> exists x, in_box (1#4) x /\\ strict_argmax W b k x" in text
 
 
 def test_cli_refuses_uncovered_kind(tmp_path, capsys):
@@ -101,6 +109,27 @@ def test_cli_refuses_uncovered_kind(tmp_path, capsys):
                 "-o", str(tmp_path)])
     assert code == 2
     assert "not covered by the Coq export" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("valid-layer-peeled-*")))
+def test_every_layer_peeled_kind_is_refused_as_not_discrete(name):
+    """Each convex kind (brackets, family, rank, stability) is named "not discrete (convex
+    bracket)", not "unknown kind"; a kind the checker does not know is "unknown"."""
+    cert = _load(name)
+    with pytest.raises(ExportError, match=r"not covered by the Coq export: not discrete \(convex "
+                       r"bracket\)"):
+        export_certificate(cert, "c")
+    with pytest.raises(ExportError, match="unknown kind 'layer-peeled-nothing'"):
+        export_certificate({**cert, "kind": "layer-peeled-nothing"}, "c")
+
+
+def test_cli_no_witnesses_exports_the_never_proofs_only(tmp_path, capsys):
+    code = cli(["export", "coq", str(EXAMPLES / "valid-argmax-audit.json"), "-o", str(tmp_path),
+                "--no-witnesses"])
+    assert code == 0, capsys.readouterr()
+    text = (tmp_path / "valid_argmax_audit.v").read_text()
+    assert "never_box_list_sound" in text and "argmax_list" not in text
+    assert "without its witnesses (--no-witnesses)" in text
 
 
 def test_export_is_deterministic():
@@ -150,6 +179,7 @@ TAMPER = [
     ("valid-pattern-complete.json", "pattern"), ("valid-pattern-complete-ranking.json", "witness"),
     ("valid-pattern-differs.json", "witness"), ("valid-pattern-differs.json", "multipliers"),
     ("valid-theorem.json", "v"), ("valid-argmax-audit.json", "multipliers"),
+    ("valid-argmax-audit.json", "witness"),
     ("paper/app-h.2-sign-ranking.json", "multipliers"),
     ("paper/app-c.2-centred-cosine.json", "witness"),
     ("paper/thm-5.5-cosine-ranking.json", "multipliers"),
@@ -203,6 +233,96 @@ def test_malformed_number_refused_by_export(name):
     path = next(p for p, _ in _variants(cert))
     with pytest.raises(ExportError, match="not a canonical rational"):
         export_certificate(_set(cert, path, "1.0"), "m")
+
+
+# ------------------------------------------------------------------ argmax witnesses
+def _audit_cert(**fields) -> dict:
+    from engine.certify.common import header
+
+    return {**header("argmax-audit"), **fields}
+
+
+#: W = [[1], [-1]] in the box |x| <= 1/4: label 0 wins at x = 1/4, label 1 at x = -1/4.
+BOX = _audit_cert(head={"W": [["1"], ["-1"]]}, rows=2, cols=1, domains=["box"], radius="1/4",
+                  labels=[[0, 1]], counts={"box": {"argmaxable": 2, "never": 0, "undecided": 0}},
+                  records=[{"label": n, "box": {"verdict": "argmaxable", "witness": {"x": [x]}}}
+                           for n, x in enumerate(["1/4", "-1/4"])])
+
+
+def test_audit_witnesses_compile_and_a_changed_coordinate_fails_in_coq(tmp_path):
+    """Witnesses of an audit are Coq theorems (every label; the box's labels) and a one-digit
+    change of a witness coordinate, which the stdlib checker rejects, yields a file coqc
+    rejects: in ``all`` another label wins (label 4 moved from (0, 0) to (1, 0)); in ``box``
+    the point leaves the box (1/4 -> 1/2, label 0 still wins)."""
+    audit = _load("valid-argmax-audit.json")
+    moved = copy.deepcopy(audit)
+    moved["records"][4]["all"]["witness"]["x"][0] = "1"
+    outside = copy.deepcopy(BOX)
+    outside["records"][0]["box"]["witness"]["x"][0] = "1/2"
+    assert check(BOX).ok and check(audit).ok
+    assert check(moved).failed_check == "witness" and check(outside).failed_check == "box"
+    files = []
+    for name, cert in [("ok_all", audit), ("ok_box", BOX), ("moved", moved),
+                       ("outside", outside)]:
+        fname, text = export_certificate(cert, name)
+        assert "argmax_" in text and "_sound" in text
+        assert not re.search(r"\b(lia|lra|nra|auto|eauto|tauto|firstorder|Admitted)\b", text)
+        (tmp_path / fname).write_text(text)
+        files.append(tmp_path / fname)
+    assert "forall k, (k < length W)%nat -> exists x, in_box (1#4) x /\\ strict_argmax W [] k x" \
+        in files[1].read_text()
+    ok = [r.ok for r in compile_files(files)]
+    assert ok == [True, True, False, False], ok
+
+
+def test_audit_witness_changed_in_a_shard_or_malformed_is_refused_by_export(tmp_path):
+    """A one-digit change of a witness coordinate in a shard breaks its SHA-256, and a
+    coordinate made non-canonical by one digit ("1/4" -> "2/4"): the export refuses, with a
+    one-line error naming the place."""
+    src = EXAMPLES / "argmax-audit"
+    shutil.copy(src / "records.jsonl", tmp_path / "records.jsonl")
+    cert = json.loads((src / "valid-sharded.json").read_text())
+    name, text = export_certificate(cert, "sharded", base_dir=str(tmp_path))
+    (tmp_path / name).write_text(text)
+    (r,) = compile_files([tmp_path / name])
+    assert r.ok, r.message[:500]
+    lines = (tmp_path / "records.jsonl").read_text().splitlines()
+    assert '"x":["0","0"]' in lines[4]
+    lines[4] = lines[4].replace('"x":["0","0"]', '"x":["1","0"]', 1)
+    (tmp_path / "records.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ExportError, match="SHA-256") as e:
+        export_certificate(cert, "sharded", base_dir=str(tmp_path))
+    assert len(str(e.value).splitlines()) == 1
+    bad = copy.deepcopy(BOX)
+    bad["records"][0]["box"]["witness"]["x"][0] = "2/4"
+    with pytest.raises(ExportError, match="/records/0/box/witness/x/0: '2/4' is not in lowest"):
+        export_certificate(bad, "b")
+
+
+def test_audit_of_a_float32_head_with_bias_both_domains_compiles(tmp_path):
+    """A float32 head with bias and a planted midpoint label, audited in ``all`` and in the
+    box: never-proofs and witnesses of both domains in one file, accepted; the main theorem
+    assumes nothing but the primitive integers the head is read with."""
+    import numpy as np
+
+    from engine.audit import audit_argmax
+
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((12, 3)).astype(np.float32)
+    W[5] = (W[0] + W[1]) / np.float32(2)
+    cert = audit_argmax(W, bias=rng.standard_normal(12).astype(np.float32), radius=1.0,
+                        progress=False).certificate()
+    assert check(cert).ok
+    counts = cert["counts"]
+    assert all(counts[d]["never"] and counts[d]["argmaxable"] for d in ("all", "box"))
+    fname, text = export_certificate(cert, "float_head")
+    for lemma in ("never_argmax_all", "argmaxable_all", "never_argmax_box", "argmaxable_box"):
+        assert f"Lemma {lemma} :" in text
+    main = _coq_names(text)[-1]
+    (tmp_path / fname).write_text(text + f"\nPrint Assumptions {main}.\n")
+    (r,) = compile_files([tmp_path / fname])
+    assert r.ok, r.message[:1000]
+    assert _assumptions(r.message, 1) <= ALLOWED_AXIOMS | PRIMITIVES
 
 
 def test_paper_certificates_tampered_fail_in_coq(tmp_path):

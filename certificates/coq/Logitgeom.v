@@ -1312,3 +1312,150 @@ Proof.
   - eapply forallb_forall in E1; eauto. apply nmem_In; auto.
   - eapply forallb_forall in E2; eauto. apply nmem_In; auto.
 Qed.
+
+
+(** ** Argmax witnesses: "label k is the strict argmax at some input"
+
+    A witness of an audit is a point x, or a multiple t w_k of the label's own row.  W and b
+    are written over one common denominator D and each point over one denominator E, so each
+    logit is an integer over D E ([ndot]): the check compares integers, with no rational
+    sum and no gcd.  Only [Z] arithmetic: no primitive-integer axiom is used. *)
+
+Inductive point := At (x : vec) | Scaled (t : Q).
+
+(** The input a witness names: x itself, or t w_k. *)
+Definition point_of (W : mat) (k : nat) (p : point) : vec :=
+  match p with At x => x | Scaled t => vscale t (row W k) end.
+
+Definition den_all (D : positive) (u : vec) : bool := forallb (fun a => Pos.eqb (Qden a) D) u.
+
+Fixpoint ndot (u x : vec) : Z :=
+  match u, x with
+  | a :: u', c :: x' => (Qnum a * Qnum c + ndot u' x')%Z
+  | _, _ => 0%Z
+  end.
+
+Lemma Qmake_add : forall n m P, Qmake n P + Qmake m P == Qmake (n + m) P.
+Proof. intros n m P. unfold Qeq, Qplus. simpl. rewrite !Pos2Z.inj_mul. ring. Qed.
+
+Lemma ndot_dot : forall D E u x, den_all D u = true -> den_all E x = true ->
+  dot u x == Qmake (ndot u x) (D * E).
+Proof.
+  intros D E. induction u as [|[n p] u IH]; destruct x as [|[m r] x]; simpl; intros Hu Hx;
+    try reflexivity.
+  apply andb_true_iff in Hu as [Hp Hu]. apply andb_true_iff in Hx as [Hr Hx].
+  apply Pos.eqb_eq in Hp. apply Pos.eqb_eq in Hr. subst p r.
+  rewrite (IH x Hu Hx), <- Qmake_add. reflexivity.
+Qed.
+
+(** The numerator over D E of the logit of a row [w] with bias [c] at [x]. *)
+Definition nlogit (w : vec) (c : Q) (E : positive) (x : vec) : Z :=
+  (ndot w x + Qnum c * Zpos E)%Z.
+
+Lemma logit_nlogit : forall W b D E i x, forallb (den_all D) W = true -> den_all D b = true ->
+  den_all E x = true -> (i < length W)%nat ->
+  logit W b i x == Qmake (nlogit (row W i) (nth i b 0) E x) (D * E).
+Proof.
+  intros W b D E i x HW Hb Hx Hi. unfold logit, nlogit.
+  rewrite (ndot_dot D E); [|eapply forallb_forall in HW; [exact HW|apply nth_In; exact Hi]|exact Hx].
+  rewrite <- Qmake_add. apply Qplus_comp; [reflexivity|].
+  destruct (nth_in_or_default i b 0) as [Hin|Hd].
+  - eapply forallb_forall in Hb; [|exact Hin]. apply Pos.eqb_eq in Hb.
+    destruct (nth i b 0) as [n p]. simpl in *. subst p. unfold Qeq. simpl.
+    rewrite Pos2Z.inj_mul. ring.
+  - rewrite Hd. reflexivity.
+Qed.
+
+(** Every row but label [k]'s (rows numbered from [i]) has a smaller numerator than [top]. *)
+Fixpoint beats (W : mat) (b : vec) (i k : nat) (E : positive) (x : vec) (top : Z) : bool :=
+  match W with
+  | [] => true
+  | w :: W' => (Nat.eqb i k || Z.ltb (nlogit w (hd 0 b) E x) top) && beats W' (tl b) (S i) k E x top
+  end.
+
+Lemma beats_spec : forall W b i k E x top, beats W b i k E x top = true ->
+  forall j, (j < length W)%nat -> (i + j)%nat <> k ->
+  (nlogit (nth j W []) (nth j b 0%Q) E x < top)%Z.
+Proof.
+  induction W as [|w W IH]; simpl; intros b i k E x top H j Hj Hne; [lia|].
+  apply andb_true_iff in H as [H1 H2]. destruct j as [|j].
+  - apply orb_true_iff in H1 as [H1|H1]; [apply Nat.eqb_eq in H1; lia|].
+    apply Z.ltb_lt in H1. destruct b; exact H1.
+  - specialize (IH (tl b) (S i) k E x top H2 j ltac:(lia) ltac:(lia)).
+    destruct b; [destruct j|]; exact IH.
+Qed.
+
+(** The boolean check of one witness: label [k] exists and every other logit is smaller. *)
+Definition argmax_ok (W : mat) (b : vec) (k : nat) (x : vec) : bool :=
+  let E := Qden (hd 0 x) in
+  Nat.ltb k (length W) && den_all E x
+  && beats W b 0 k E x (nlogit (row W k) (nth k b 0) E x).
+
+Theorem argmax_witness_sound : forall W b D k x,
+  forallb (den_all D) W = true -> den_all D b = true -> argmax_ok W b k x = true ->
+  strict_argmax W b k x.
+Proof.
+  intros W b D k x HW Hb H. unfold argmax_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[Hk Hx] H]. apply Nat.ltb_lt in Hk.
+  intros i Hi Hne. rewrite (logit_nlogit W b D _ i x HW Hb Hx Hi), (logit_nlogit W b D _ k x HW Hb Hx Hk).
+  pose proof (beats_spec W b 0 k _ x _ H i Hi Hne) as L. unfold Qlt. simpl.
+  apply Z.mul_lt_mono_pos_r; [lia|exact L].
+Qed.
+
+(** Many witnesses of one head: (label, witness); W and b over the denominator of W's
+    first entry. *)
+Definition argmax_list_ok (W : mat) (b : vec) (L : list (nat * point)) : bool :=
+  let D := Qden (hd 0 (hd [] W)) in
+  forallb (den_all D) W && den_all D b
+  && forallb (fun e => argmax_ok W b (fst e) (point_of W (fst e) (snd e))) L.
+
+Theorem argmax_list_sound : forall W b L, argmax_list_ok W b L = true ->
+  forall k, In k (map fst L) -> exists x, strict_argmax W b k x.
+Proof.
+  intros W b L H k Hk. unfold argmax_list_ok in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[HW Hb] H].
+  apply in_map_iff in Hk as [[k' p] [Ek Hin]]. simpl in Ek. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  exists (point_of W k p). exact (argmax_witness_sound _ _ _ _ _ HW Hb H1).
+Qed.
+
+Lemma every_label : forall (l : list nat) n k, nleqb l (seq 0 n) = true -> (k < n)%nat -> In k l.
+Proof.
+  intros l n k H Hk. unfold nleqb in H. destruct (list_eq_dec Nat.eq_dec l (seq 0 n)) as [E|];
+    [|discriminate]. rewrite E. apply in_seq. lia.
+Qed.
+
+(** Every label of the head has a witness (the list's labels are 0, 1, ..., k - 1). *)
+Theorem argmax_every_label_sound : forall W b L,
+  argmax_list_ok W b L && nleqb (map fst L) (seq 0 (length W)) = true ->
+  forall k, (k < length W)%nat -> exists x, strict_argmax W b k x.
+Proof.
+  intros W b L H k Hk. apply andb_true_iff in H as [H1 H2].
+  exact (argmax_list_sound W b L H1 k (every_label _ _ _ H2 Hk)).
+Qed.
+
+Definition box_okb (R : Q) (x : vec) : bool := forallb (fun c => Qle_bool (Qabs c) R) x.
+
+(** The box domain: each witness also lies in max_j |x_j| <= R. *)
+Definition argmax_box_list_ok (W : mat) (b : vec) (R : Q) (L : list (nat * point)) : bool :=
+  argmax_list_ok W b L && forallb (fun e => box_okb R (point_of W (fst e) (snd e))) L.
+
+Theorem argmax_box_list_sound : forall W b R L, argmax_box_list_ok W b R L = true ->
+  forall k, In k (map fst L) -> exists x, in_box R x /\ strict_argmax W b k x.
+Proof.
+  intros W b R L H k Hk. unfold argmax_box_list_ok, argmax_list_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[HW Hb] H] HB].
+  apply in_map_iff in Hk as [[k' p] [Ek Hin]]. simpl in Ek. subst k'.
+  pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1.
+  pose proof (proj1 (forallb_forall _ _) HB _ Hin) as H2. simpl in H1, H2.
+  exists (point_of W k p). split; [|exact (argmax_witness_sound _ _ _ _ _ HW Hb H1)].
+  eapply forallb_Forall; [|exact H2]. intros c Hc. apply Qle_bool_iff. exact Hc.
+Qed.
+
+Theorem argmax_box_every_label_sound : forall W b R L,
+  argmax_box_list_ok W b R L && nleqb (map fst L) (seq 0 (length W)) = true ->
+  forall k, (k < length W)%nat -> exists x, in_box R x /\ strict_argmax W b k x.
+Proof.
+  intros W b R L H k Hk. apply andb_true_iff in H as [H1 H2].
+  exact (argmax_box_list_sound W b R L H1 k (every_label _ _ _ H2 Hk)).
+Qed.

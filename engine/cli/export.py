@@ -1,4 +1,4 @@
-"""``logitgeom export coq CERT... -o DIR [--compile]``: Coq proofs of certificates.
+"""``logitgeom export coq CERT... -o DIR [--compile] [--no-witnesses]``: Coq proofs of certificates.
 
 Thin: parse, call :mod:`engine.coq`, print one line per file (docs/coq.md).
 """
@@ -20,13 +20,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder")
     q.add_argument("--compile", action="store_true",
                    help="compile every file with coqc (exit 1 if coqc rejects one)")
+    q.add_argument("--no-witnesses", action="store_true",
+                   help="argmax audits: prove the never-proofs only, not the argmaxable "
+                   "labels' witnesses (these cost k d products each in Coq: O(k^2 d) for a "
+                   "k x d head)")
     q.set_defaults(func=_coq)
 
 
 def _coq(args: argparse.Namespace) -> int:
     from engine.coq import compile_files, export_files
 
-    written = export_files(args.certificates, args.out)
+    written = export_files(args.certificates, args.out, witnesses=not args.no_witnesses)
     for src, v in zip(args.certificates, written, strict=True):
         print(f"{src} -> {v}")
     if not args.compile:

@@ -1,13 +1,20 @@
-"""The never-proofs of an ``argmax-audit`` certificate as one Coq theorem per domain.
+"""The claims of an ``argmax-audit`` certificate as Coq theorems, per domain.
 
-"Every label in L is never the strict argmax of W x + b" (domain ``all``), or "... for any
-x with max_j |x_j| <= R" (``box``), proved by ``never_list_sound`` /
+Never-proofs: "every label in L is never the strict argmax of W x + b" (domain ``all``),
+or "... for any x with max_j |x_j| <= R" (``box``), proved by ``never_list_sound`` /
 ``never_box_list_sound`` of Logitgeom.v on the records' rows and multipliers.  The head
 is written in full (a file reference is read, its data bytes checked against the stated
 SHA-256, each float as the exact binary rational it is), every entry over one common
 denominator, and each proof's multipliers scaled to integers, so that Coq's sums of rows
-need no gcd of long numbers.  The ``argmaxable`` witnesses
-are not exported (docs/coq.md).
+need no gcd of long numbers.
+
+Witnesses: "each label in L (or every label of W) is the strict argmax at some input (in
+the box)", proved by ``argmax_list_sound`` / ``argmax_every_label_sound`` (and their box
+forms).  W and b are written over one common denominator, each point ``{"x": [...]}`` over
+its own, so that Coq compares logits as integers; ``{"scale": t}`` is written
+``Scaled t`` (the point t w_k).  Checking a witness costs k d integer products, so the
+witnesses of a k-label head cost O(k^2 d) in Coq (docs/coq.md, Cost).  ``undecided``
+entries make no claim and are left out.
 
 Examples
 --------
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from fractions import Fraction
 
@@ -35,6 +43,10 @@ import numpy as np
 from engine.coq._terms import integers, nats, q, qmat_common, qvec, qvec_common
 
 __all__ = ["audit"]
+
+#: How a witness list's checker is run: once, by the kernel at Qed (``vm_compute;
+#: reflexivity`` would run it twice, in the tactic and again in the kernel).
+VM_CHECK = "vm_cast_no_check (eq_refl true)"
 
 
 def _head(sc, obj, k: int, d: int):
@@ -90,38 +102,88 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
     domains = sc.r.get(obj, "domains", loc)
     R = sc.r.num(sc.r.get(obj, "radius", loc), "/radius") if "box" in domains else None
     never: dict[str, list] = {dom: [] for dom in domains}
+    wins: dict[str, list] = {dom: [] for dom in domains}
     for n, rec in enumerate(_records(sc, obj)):
         lab = sc.r.get(rec, "label", f"/records/{n}")
+        if type(lab) is not int or not 0 <= lab < k:
+            raise sc.r.fail(f"/records/{n}/label", f"a label is an integer in [0, {k - 1}]")
         for dom in domains:
+            el = f"/records/{n}/{dom}"
             e = sc.r.get(rec, dom, f"/records/{n}")
-            if sc.r.get(e, "verdict", f"/records/{n}/{dom}") == "never":
-                el = f"/records/{n}/{dom}"
+            verdict = sc.r.get(e, "verdict", el)
+            if verdict == "never":
                 rows = sc.r.ints(sc.r.get(e, "rows", el), f"{el}/rows", 0, k - 1)
                 ys = sc.r.vec(sc.r.get(e, "multipliers", el), f"{el}/multipliers", len(rows))
                 never[dom].append((lab, rows, ys))
-    if not any(never.values()):
-        raise sc.r.fail(loc, "no label of this audit is proven never argmaxable: nothing to "
-                        "export (argmaxable witnesses are not covered)")
-    Wn = sc.define("W", "mat", qmat_common(W))  # one denominator: sums without gcds
-    bn = "[]" if b is None else sc.define("b", "vec", qvec_common(b))
+            elif verdict == "argmaxable" and sc.witnesses:
+                wins[dom].append((lab, _point(sc, sc.r.get(e, "witness", el), f"{el}/witness",
+                                              d)))
+    if not any(never.values()) and not any(wins.values()):
+        raise sc.r.fail(loc, "no label of this audit is proven never argmax" + (
+            "" if not sc.witnesses else " or given a witness (every entry undecided)")
+            + ": nothing to export")
+    # one denominator for W and b: sums without gcds, logits as integers (argmax_list_ok)
+    D = math.lcm(*(x.denominator for r in W for x in r), *(x.denominator for x in b or ()))
+    Wn = sc.define("W", "mat", qmat_common(W, D))
+    bn = "[]" if b is None else sc.define("b", "vec", qvec_common(b, D))
     out = []
-    for dom, entries in never.items():
-        if not entries:
-            continue
-        L = sc.define(f"never_{dom}", "list (nat * list nat * vec)", "[" + ";\n ".join(
-            f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries)
-            + "]")
-        labels = nats([lab for lab, _, _ in entries])
-        if dom == "all":
-            stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"
-            proof = (f"intros k Hk. apply (never_list_sound {Wn} {bn} {L}); "
-                     f"[vm_compute; reflexivity|exact Hk].")
-        else:
-            stmt = (f"forall k, In k {labels} -> ~ exists x, in_box {q(R)} x /\\ "
-                    f"strict_argmax {Wn} {bn} k x")
-            proof = (f"intros k Hk. apply (never_box_list_sound {Wn} {bn} {q(R)} {L}); "
-                     f"[vm_compute; reflexivity|exact Hk].")
-        out.append(sc.lemma(f"never_argmax_{dom}", stmt, proof,
-                            f"argmax audit, domain {dom}: these labels are never the strict "
-                            "argmax" + (" in the box" if dom == "box" else "")))
+    for dom in domains:
+        if never[dom]:
+            out.append(_never(sc, never[dom], dom, Wn, bn, R))
+        if wins[dom]:
+            out.append(_wins(sc, wins[dom], dom, k, Wn, bn, R))
     return out
+
+
+def _point(sc, w, loc: str, d: int):
+    """A witness as read: ("x", [d numbers]) or ("scale", t) (the point t w_k)."""
+    if not isinstance(w, dict) or len(w) != 1 or not set(w) <= {"x", "scale"}:
+        raise sc.r.fail(loc, "a witness is {'x': [d numbers]} or {'scale': t}")
+    if "scale" in w:
+        return "scale", sc.r.num(w["scale"], f"{loc}/scale")
+    return "x", sc.r.vec(w["x"], f"{loc}/x", d)
+
+
+def _never(sc, entries: list, dom: str, Wn: str, bn: str, R) -> tuple[str, str]:
+    L = sc.define(f"never_{dom}", "list (nat * list nat * vec)", "[" + ";\n ".join(
+        f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries) + "]")
+    labels = nats([lab for lab, _, _ in entries])
+    if dom == "all":
+        stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"
+        proof = (f"intros k Hk. apply (never_list_sound {Wn} {bn} {L}); "
+                 f"[{VM_CHECK}|exact Hk].")
+    else:
+        stmt = (f"forall k, In k {labels} -> ~ exists x, in_box {q(R)} x /\\ "
+                f"strict_argmax {Wn} {bn} k x")
+        proof = (f"intros k Hk. apply (never_box_list_sound {Wn} {bn} {q(R)} {L}); "
+                 f"[{VM_CHECK}|exact Hk].")
+    return sc.lemma(f"never_argmax_{dom}", stmt, proof,
+                    f"argmax audit, domain {dom}: these labels are never the strict argmax"
+                    + (" in the box" if dom == "box" else ""))
+
+
+def _wins(sc, entries: list, dom: str, k: int, Wn: str, bn: str, R) -> tuple[str, str]:
+    """Each label with a witness is the strict argmax at some input (in the box), by
+    ``argmax_list_sound`` & co.: for every label of the head,
+    ``forall k, (k < length W)%nat -> ...``, else ``forall k, In k [...] -> ...``."""
+    pts = [f"Scaled {q(v)}" if how == "scale" else f"At ({qvec_common(v)})"
+           for _, (how, v) in entries]
+    L = sc.define(f"witnesses_{dom}", "list (nat * point)", "[" + ";\n ".join(
+        f"({lab}%nat, {pt})" for (lab, _), pt in zip(entries, pts, strict=True)) + "]")
+    labs = [lab for lab, _ in entries]
+    every = labs == list(range(k))
+    box = "" if dom == "all" else f" {q(R)}"
+    concl = (f"exists x, strict_argmax {Wn} {bn} k x" if dom == "all" else
+             f"exists x, in_box {q(R)} x /\\ strict_argmax {Wn} {bn} k x")
+    sound = "argmax" + ("" if dom == "all" else "_box")
+    if every:
+        stmt, form = f"forall k, (k < length {Wn})%nat -> {concl}", "every_label"
+    else:
+        stmt, form = f"forall k, In k {nats(labs)} -> {concl}", "list"
+    proof = (f"intros k Hk. apply ({sound}_{form}_sound {Wn} {bn}{box} {L}); "
+             f"[{VM_CHECK}|exact Hk].")
+    return sc.lemma(f"argmaxable_{dom}", stmt, proof,
+                    f"argmax audit, domain {dom}: "
+                    + ("every label" if every else "these labels")
+                    + " can be the strict argmax" + (" in the box" if dom == "box" else "")
+                    + " (a witness each)")

@@ -112,7 +112,7 @@ def ident(name: str) -> str:
     return s if s[0].isalpha() else "c_" + s
 
 
-def qmat_common(M: Sequence[Sequence[Fraction]]) -> str:
+def qmat_common(M: Sequence[Sequence[Fraction]], D: int | None = None) -> str:
     """A matrix written over one common denominator D (the lcm of its entries'), so that
     the Coq checkers' sums of its rows need no gcd (``qadd`` in Logitgeom.v).  A row whose
     numerators fit in 63-bit signed integers is written ``Qrow [D]%uint63 [n...]%sint63``
@@ -122,8 +122,11 @@ def qmat_common(M: Sequence[Sequence[Fraction]]) -> str:
     --------
     >>> qmat_common([[Fraction(1, 2), Fraction(-1, 4)]])
     '[Qrow [4]%uint63 [2; -1]%sint63]'
+    >>> qmat_common([[Fraction(1, 2)]], D=6)
+    '[Qrow [6]%uint63 [3]%sint63]'
     """
-    D = math.lcm(*(Fraction(x).denominator for r in M for x in r))
+    if D is None:
+        D = math.lcm(*(Fraction(x).denominator for r in M for x in r))
     out = []
     for r in M:
         ns = [int(Fraction(x) * D) for x in r]
@@ -134,9 +137,10 @@ def qmat_common(M: Sequence[Sequence[Fraction]]) -> str:
     return "[" + ";\n ".join(out) + "]"
 
 
-def qvec_common(v: Sequence[Fraction]) -> str:
-    """A vector over one common denominator (see :func:`qmat_common`)."""
-    return qmat_common([v])[1:-1]
+def qvec_common(v: Sequence[Fraction], D: int | None = None) -> str:
+    """A vector over one common denominator (``D``, a multiple of every entry's, or the
+    lcm; see :func:`qmat_common`)."""
+    return qmat_common([v], D)[1:-1]
 
 
 def integers(v: Sequence[Fraction]) -> list[Fraction]:

@@ -109,7 +109,8 @@ def compile_files(paths: list[str | Path]) -> list[Compiled]:
     return out
 
 
-def export_files(paths: list[str | Path], out: str | Path) -> list[Path]:
+def export_files(paths: list[str | Path], out: str | Path, *,
+                 witnesses: bool = True) -> list[Path]:
     """Export certificate files to ``out``: one ``.v`` per certificate, plus a copy of
     ``Logitgeom.v`` so that the folder compiles on its own.
 
@@ -119,6 +120,8 @@ def export_files(paths: list[str | Path], out: str | Path) -> list[Path]:
         Certificate JSON files.
     out : path
         Output folder (created).
+    witnesses : bool
+        Prove the witnesses of argmax audits too (default); False: their never-proofs only.
 
     Returns
     -------
@@ -140,7 +143,8 @@ def export_files(paths: list[str | Path], out: str | Path) -> list[Path]:
             obj = json.loads(p.read_text(), parse_float=str, parse_constant=str)
         except (OSError, UnicodeError, json.JSONDecodeError) as exc:
             raise ExportError(f"{p}: not a readable JSON certificate: {exc}") from None
-        name, text = export_certificate(obj, p.stem, source=p.name, base_dir=str(p.parent))
+        name, text = export_certificate(obj, p.stem, source=p.name, base_dir=str(p.parent),
+                                        witnesses=witnesses)
         stem, n = name[:-2], 1
         while name in taken:
             n += 1

@@ -11,8 +11,9 @@ Covered: ``sign-``/``ranking-feasible``/``-infeasible``, ``translation``, ``cosi
 ``same-chirotope`` (with S(W1) = S(W2) proved by enumeration), ``pattern-complete`` (by the
 prefix tree of the listed patterns: every prefix no listed pattern starts with is refuted by
 its own Gordan multipliers, found by the exact LP; :mod:`engine.coq._tree`),
-``pattern-differs``, every ``theorem`` name, and the never-proofs of ``argmax-audit``.
-Not covered: the layer-peeled brackets (exp/log enclosures) and streamed completeness.
+``pattern-differs``, every ``theorem`` name, and ``argmax-audit`` (never-proofs and
+witnesses).  Not covered: the ``layer-peeled-*`` kinds (convex brackets, not discrete:
+exp/log enclosures) and streamed completeness.
 
 Examples
 --------
@@ -39,6 +40,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from certificates.api import FORMAT, VERSION
+from certificates.api import KINDS as CHECKER_KINDS
 from engine.coq import _rows as rows
 from engine.coq import _tree as tree
 from engine.coq._audit import audit
@@ -61,7 +63,11 @@ Import ListNotations.
 Open Scope Q_scope.
 """
 
-_VM = "vm_compute; reflexivity"
+#: Runs a checker (a goal ``checker ... = true``) once, in the kernel at Qed: ``vm_compute;
+#: reflexivity`` would run it twice (the tactic, then the kernel's check of the proof).
+_VM = "vm_cast_no_check (eq_refl true)"
+#: For an equation of two computed values (the chirotopes): computed and compared.
+_VM_EQ = "vm_compute; reflexivity"
 
 
 @functools.cache
@@ -82,6 +88,7 @@ class Script:
         self._by_term: dict[tuple[str, str], str] = {}
         self._used: set[str] = set(_library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
         self.base_dir: str | None = None
+        self.witnesses = True
         self.paper: str | None = None
 
     def name(self, base: str) -> str:
@@ -304,7 +311,7 @@ def _chirotope(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     c = (f"(chirotope {n1} {d} = chirotope {n2} {d} \\/ "
          f"chirotope {n1} {d} = map Z.opp (chirotope {n2} {d})) /\\ "
          f"(exists z, In z (chirotope {n1} {d}) /\\ z <> 0%Z)")
-    chi = sc.lemma("chirotope", c, f"split; [{side}; {_VM}|apply nonzero_minor; {_VM}].",
+    chi = sc.lemma("chirotope", c, f"split; [{side}; {_VM_EQ}|apply nonzero_minor; {_VM}].",
                    "equal chirotopes up to one sign, rank d")
     a1 = _complete_sign(sc, W1, None, n1, "[]", None, loc)
     a2 = _complete_sign(sc, W2, None, n2, "[]", None, loc)
@@ -466,8 +473,20 @@ _KINDS: dict[str, Callable] = {
     "same-chirotope": _chirotope, "pattern-complete": _pattern_complete,
     "pattern-differs": _differs, "theorem": _theorem, "argmax-audit": audit,
 }
-_NOT_COVERED = {"layer-peeled-bracket", "layer-peeled-orbit-bracket", "layer-peeled-theorem",
-                "pattern-complete-stream"}
+#: Kinds the stdlib checker knows that the export does not cover, with the reason: every
+#: ``layer-peeled-*`` kind is a convex bracket (or built on one), not a discrete claim.
+_STREAMED = "pattern-complete-stream"
+
+
+def _not_covered(kind: str) -> str | None:
+    """Why a kind of the checker is not exported (None: covered or unknown)."""
+    if kind == _STREAMED:
+        return ("streamed completeness (millions of regions in shards) is beyond an "
+                "enumeration in Coq; checked by the stdlib checker only (docs/coq.md)")
+    if kind.startswith("layer-peeled-") and kind in CHECKER_KINDS:
+        return ("not discrete (convex bracket): its bounds rest on exp/log enclosures, "
+                "checked by the stdlib checker only (docs/coq.md)")
+    return None
 
 
 def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
@@ -476,17 +495,16 @@ def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     if obj.get("format") != FORMAT or obj.get("version") != VERSION:
         raise sc.r.fail(loc, f"not a logitgeom certificate of version {VERSION}")
     kind = obj.get("kind")
-    if kind in _NOT_COVERED:
-        raise sc.r.fail(loc, f"kind {kind!r} is not covered by the Coq export (its exp/log "
-                        "enclosures or streamed shards are checked by the stdlib checker "
-                        "only; docs/coq.md)")
+    why = _not_covered(kind) if isinstance(kind, str) else None
+    if why:
+        raise sc.r.fail(loc, f"kind {kind!r} is not covered by the Coq export: {why}")
     if kind not in _KINDS:
         raise sc.r.fail(f"{loc}/kind", f"unknown kind {kind!r}"[:200])
     return _KINDS[kind](sc, obj, loc)
 
 
 def export_certificate(obj: dict, name: str, *, source: str | None = None,
-                       base_dir: str | None = None) -> tuple[str, str]:
+                       base_dir: str | None = None, witnesses: bool = True) -> tuple[str, str]:
     """The Coq file of one parsed certificate.
 
     Parameters
@@ -499,6 +517,9 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
         Shown in errors and in the file's header (default ``name``).
     base_dir : str, optional
         Folder that relative file references (audit heads and shards) are resolved against.
+    witnesses : bool
+        Argmax audits: also prove the argmaxable labels from their witnesses (default;
+        O(k^2 d) work for coqc on a k x d head); False: the never-proofs only.
 
     Returns
     -------
@@ -511,6 +532,7 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
     """
     sc = Script(Reader(source or name))
     sc.base_dir = base_dir
+    sc.witnesses = witnesses
     sc.paper = paper_name(name)
     top = _dispatch(sc, obj, "")
     digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
@@ -518,7 +540,10 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
     head = (f"(* logitgeom export coq: {source or name} (kind {obj.get('kind')}"
             f"{', ' + str(obj.get('theorem')) if obj.get('theorem') else ''}).\n"
             f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
-            f"   The claim: the last theorem, {top[-1][0]}, in the words of Logitgeom.v;\n"
+            + ("   Argmax audit exported without its witnesses (--no-witnesses): the "
+               "argmaxable labels are not proven here.\n"
+               if not witnesses and obj.get("kind") == "argmax-audit" else "")
+            + f"   The claim: the last theorem, {top[-1][0]}, in the words of Logitgeom.v;\n"
             f"   its proof runs checkers proven sound in Logitgeom.v (vm_compute).\n"
             f"   coqc -Q . Logitgeom Logitgeom.v && coqc -Q . Logitgeom {stem}.v *)\n")
     paper = paper_name(name)
