@@ -50,7 +50,7 @@ from engine.audit.proofs import (
     rounding_bound,
     violations,
 )
-from engine.exact.intmat import solve_rational
+from engine.exact.intmat import solve_rational, solve_square
 
 __all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confirm_witness",
            "violations", "check_multipliers", "BudgetExceeded"]
@@ -133,6 +133,11 @@ def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
     if with_bias_row and b is not None:
         eqs.append([b[0] - b[1 + i] for i in range(n)])
         rhs.append(0)
+    if len(eqs) == n:  # a square system (a full basis): integers over one denominator
+        sq = solve_square(eqs, rhs)
+        if sq is not None:
+            z, den = sq
+            return [Fraction(v, den) for v in z]
     return solve_rational(eqs, rhs, [float(v) for v in lam])
 
 
@@ -159,7 +164,10 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
             for with_bias in (False, True):
                 if with_bias and head.bias is None:
                     break
+                t1 = time.process_time()
                 sol = _exact_gordan(head, k, support, lam_s, with_bias)
+                stats["gordan_solve"] = stats.get("gordan_solve", 0.0) \
+                    + time.process_time() - t1
                 if sol is None or any(q < 0 for q in sol):
                     continue
                 pos = [(i, q) for i, q in zip(support, sol, strict=True) if q > 0]
@@ -167,7 +175,11 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                     continue
                 rows = [i for i, _ in pos]
                 cand = _primitive([q for _, q in pos])
-                if check_multipliers(head, k, rows, cand, radius):
+                t1 = time.process_time()
+                ok = check_multipliers(head, k, rows, cand, radius)
+                stats["gordan_check"] = stats.get("gordan_check", 0.0) \
+                    + time.process_time() - t1
+                if ok:
                     return _never(rows, cand, "lp")
         # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows);
         # cdd.gmp is slow at large d, where the cutting-plane rounds are the repair
@@ -237,7 +249,18 @@ def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
     weights goes to the exact Gordan solve on those rows (FLINT, one (d + 1)-square system:
     the multipliers are integers over the system's one common denominator, made primitive);
     a non-zero nearest point q proposes the witness x = -q, confirmed over every row.
-    None when neither proves the label (the cutting-plane LP and the exact stage then do)."""
+    None when neither proves the label (the cutting-plane LP and the exact stage then do).
+
+    Runs with one BLAS thread: its products are small (a pool of a few thousand rows times
+    one vector, triangular solves of order d), and OpenBLAS's spinning helper threads
+    otherwise cost 2 to 4 times the CPU on a busy machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _wolfe_body(head, k, opts, stats)
+
+
+def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
     from engine.audit.wolfe import affine_nearest, min_norm_corral
 
     t0 = time.process_time()
@@ -259,7 +282,9 @@ def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
             if kind == "in":
                 stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
                 try:
-                    return _gordan_from(head, k, rows, False, opts, stats, lam)
+                    rec = _wolfe_never(head, k, pool, D * a, S, stats)
+                    return rec if rec is not None else \
+                        _gordan_from(head, k, rows, False, opts, stats, lam)
                 finally:
                     t0 = time.process_time()
             if kind != "out":
@@ -281,6 +306,44 @@ def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
         return None
     finally:
         stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
+
+
+def _wolfe_never(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int],
+                 stats: dict) -> dict | None:
+    """The never-proof of a full Wolfe corral S (indices into ``pool``; P the float points):
+    its exact barycentric weights (one FLINT solve, integers over one denominator), repaired
+    by exact simplex pivots when one is negative (:mod:`engine.audit.basis`), checked
+    exactly.  None when the basis is singular or the repair finds nothing."""
+    from engine.audit.basis import basis_weights, repair
+
+    t1 = time.process_time()
+    try:
+        sol = basis_weights(head, k, [int(pool[i]) for i in S])
+        if sol is None:
+            return None
+        z, den = sol
+        stage = "wolfe"
+        if min(z) < 0:
+            fixed = repair(head, k, pool, P, S, z, den)
+            if fixed is None:
+                return None
+            rows, z = fixed
+            stage = "wolfe-repair"
+        else:
+            rows = [int(pool[i]) for i, v in zip(S, z, strict=True) if v > 0]
+            z = [v for v in z if v > 0]
+    finally:
+        stats["gordan_solve"] = stats.get("gordan_solve", 0.0) + time.process_time() - t1
+    if not rows:
+        return None
+    t1 = time.process_time()
+    try:
+        g = math.gcd(*z)
+        cand = [v // g for v in z]
+        return _never(rows, cand, stage) if check_multipliers(head, k, rows, cand, None) \
+            else None
+    finally:
+        stats["gordan_check"] = stats.get("gordan_check", 0.0) + time.process_time() - t1
 
 
 class _Cutting:
