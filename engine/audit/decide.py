@@ -71,6 +71,8 @@ def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> 
 _CDD_REPAIR = 8192
 #: Up to this many new rows, the LP continues from its last basis (dual simplex).
 _FEW_CUTS = 64
+#: Rows (in units of d + 2) a failed Wolfe witness adds to the pool.
+_GROW = 4
 
 
 # ------------------------------------------------------------------------ witnesses
@@ -289,17 +291,23 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
                     t0 = time.process_time()
             if kind != "out":
                 return None
-            x = -affine_nearest(D[S] * a)
-            if not np.all(np.isfinite(x)) or not np.any(x):
-                return None
-            x = x * _pow2_scale(x)
-            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
-            if bad is not None and bad.size == 0:
-                return _witness_record(x, None, "wolfe")
+            # the witness x = -q: first Wolfe's own q (free), then q re-solved on the affine
+            # hull of S (a QR of d x |S|) only when the first fails on pool rows alone
+            new = np.zeros(0, dtype=np.int64)
+            for accurate in (False, True):
+                x = -affine_nearest(D[S] * a) if accurate else -(lam @ D[S])
+                if not np.all(np.isfinite(x)) or not np.any(x):
+                    return None
+                x = x * _pow2_scale(x)
+                bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+                if bad is not None and bad.size == 0:
+                    return _witness_record(x, None, "wolfe")
+                if new.size:
+                    break
             if new.size == 0:
                 return None
             mm = _margins(head, k, x)
-            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
+            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:_GROW * (d + 2)]], pool)
             init = (list(S), lam)  # the corral keeps its indices: new rows go at the end
             pool = np.r_[pool, more]
             D = np.vstack([D, head.rows(more) - wk[None, :]])
