@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import engine.exact.intmat as intmat
-from engine.audit.basis import basis_weights, repair
-from engine.audit.decide import _wolfe_never, decide_block
+from engine.audit.basis import basis_never, basis_weights, repair
+from engine.audit.decide import decide_block
 from engine.audit.head import HeadSpec, open_head
 from engine.audit.proofs import Options, check_multipliers
 
@@ -73,7 +73,7 @@ def test_repair_of_a_wrong_basis():
     rows, c = fixed
     assert all(v > 0 for v in c) and len(rows) <= d + 1
     assert check_multipliers(h, 0, rows, c, None)
-    rec = _wolfe_never(h, 0, pool, W[pool] - W[0], S, {})
+    rec = basis_never(h, 0, pool, W[pool] - W[0], S, {})
     assert rec is not None and rec["stage"] == "wolfe-repair" and rec["verdict"] == "never"
     assert check_multipliers(h, 0, rec["rows"], [int(v) for v in rec["multipliers"]], None)
     # no entering point on 0's side: nothing is claimed
@@ -109,4 +109,27 @@ def test_wolfe_never_proof_at_moderate_width():
     rec = recs[0]["all"]
     assert rec["verdict"] == "never" and rec["stage"].startswith("wolfe")
     h = open_head(HeadSpec.from_array(W))
+    assert check_multipliers(h, 0, rec["rows"], [int(v) for v in rec["multipliers"]], None)
+
+
+def test_lp_basis_repaired_exactly_at_large_width():
+    """The cutting-plane LP's path: a full basis (d + 1 rows, support x d beyond the cdd
+    repair's size) whose exact weights have a negative entry is repaired by exact pivots
+    with the LP's active rows as candidates (stage ``lp-repair``)."""
+    from engine.audit.decide import _gordan_from
+
+    d = 100
+    rng = np.random.default_rng(5)
+    B = rng.standard_normal((d + 1, d))
+    delta = 2.0**-30
+    lam = np.r_[-delta, np.full(d, (1.0 + delta) / d)]
+    B = B - lam @ B
+    W = np.vstack([np.zeros(d), B, -3.0 * B[0], 5.0 * rng.standard_normal((20, d))])
+    h = open_head(HeadSpec.from_array(W))
+    active = np.arange(1, len(W))
+    duals = np.zeros(len(active))
+    duals[: d + 1] = np.abs(lam) + 1e-3  # the float basis: positive duals on B
+    rec = _gordan_from(h, 0, active, False, Options(), {}, duals)
+    assert rec is not None and rec["verdict"] == "never" and rec["stage"] == "lp-repair"
+    assert len(rec["rows"]) <= d + 1
     assert check_multipliers(h, 0, rec["rows"], [int(v) for v in rec["multipliers"]], None)

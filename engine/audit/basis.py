@@ -15,7 +15,8 @@ does after a float solve (float basis, then rational verification and repair): t
 negative coordinate t leaves, a pool point on 0's side of the opposite facet enters (chosen
 in floats by the ratio test on the exact current weights), and (B) is solved exactly again
 on the new basis, at most a few times.  Floats only choose the pivots; every verdict rests
-on the exact solve and the caller's exact check of the multipliers.
+on the exact solve and the exact check of the multipliers (:func:`basis_never`, which the
+Wolfe path and the cutting-plane LP's Gordan stage of :mod:`engine.audit.decide` call).
 
 Examples
 --------
@@ -29,14 +30,18 @@ Examples
 
 from __future__ import annotations
 
+import math
+import time
+from fractions import Fraction
+
 import numpy as np
 from scipy.linalg import lu_factor, lu_solve
 
 from engine.audit.head import Head
-from engine.audit.proofs import exact_rows_int
+from engine.audit.proofs import _never, check_multipliers, exact_rows_int
 from engine.exact.intmat import solve_square
 
-__all__ = ["basis_weights", "repair"]
+__all__ = ["basis_weights", "repair", "basis_never"]
 
 
 def basis_weights(head: Head, k: int, rows: list[int]) -> tuple[list[int], int] | None:
@@ -161,3 +166,79 @@ def repair(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int],
         return None
     keep = [(int(pool[i]), v) for i, v in zip(S, z, strict=True) if v > 0]
     return [i for i, _ in keep], [v for _, v in keep]
+
+
+def basis_never(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int],
+                 stats: dict, known: list[Fraction] | None = None, stage: str = "wolfe"
+                 ) -> dict | None:
+    """The never-proof of a full basis S (indices into ``pool``; P the float points, e.g. a
+    Wolfe corral): its exact barycentric weights (one FLINT solve, integers over one
+    denominator; ``known`` when already solved), repaired by exact simplex pivots when one is
+    negative (:mod:`engine.audit.basis`), checked exactly.
+
+    Parameters
+    ----------
+    head : Head
+    k : int
+        The label.
+    pool : ndarray of int
+        Head rows (the candidates a repair pivot may bring in).
+    P : ndarray
+        Float points w_i - w_k of the pool rows (times any positive factor).
+    S : list of int
+        The basis: d + 1 indices into ``pool``.
+    stats : dict
+        CPU seconds are added under ``gordan_solve`` and ``gordan_check``.
+    known : list of Fraction, optional
+        The basis's exact weights when the caller has already solved for them.
+    stage : str
+        The record's stage note (``"-repair"`` is appended after a repair).
+
+    Returns
+    -------
+    dict or None
+        A ``never`` record whose multipliers passed :func:`check_multipliers`; None when the
+        basis is singular or the repair finds nothing (nothing is decided then).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine.audit.head import HeadSpec, open_head
+    >>> W = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> rec = basis_never(open_head(HeadSpec.from_array(W)), 0, np.array([1, 2, 3]),
+    ...                   W[1:], [0, 1, 2], {})
+    >>> rec["rows"], rec["multipliers"], rec["stage"]
+    ([1, 2, 3], ['2', '1', '1'], 'wolfe')
+    """
+    t1 = time.process_time()
+    try:
+        if known is not None:
+            den = math.lcm(*(q.denominator for q in known))
+            sol: tuple[list[int], int] | None = (
+                [q.numerator * (den // q.denominator) for q in known], den)
+        else:
+            sol = basis_weights(head, k, [int(pool[i]) for i in S])
+        if sol is None:
+            return None
+        z, den = sol
+        if min(z) < 0:
+            fixed = repair(head, k, pool, P, S, z, den)
+            if fixed is None:
+                return None
+            rows, z = fixed
+            stage += "-repair"
+        else:
+            rows = [int(pool[i]) for i, v in zip(S, z, strict=True) if v > 0]
+            z = [v for v in z if v > 0]
+    finally:
+        stats["gordan_solve"] = stats.get("gordan_solve", 0.0) + time.process_time() - t1
+    if not rows:
+        return None
+    t1 = time.process_time()
+    try:
+        g = math.gcd(*z)
+        cand = [v // g for v in z]
+        return _never(rows, cand, stage) if check_multipliers(head, k, rows, cand, None) \
+            else None
+    finally:
+        stats["gordan_check"] = stats.get("gordan_check", 0.0) + time.process_time() - t1

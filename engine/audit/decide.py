@@ -32,6 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from engine.audit.basis import basis_never
 from engine.audit.complete import exact_stage, gordan_on_rows
 from engine.audit.head import Head, HeadSpec, open_head
 from engine.audit.proofs import (
@@ -162,6 +163,7 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
             if check_multipliers(head, k, support, cand, radius):
                 return _never(support, cand, "lp")
         # (2) solved exactly on the support (v = 0 exactly)
+        neg: list[Fraction] | None = None
         if len(support) <= head.d + 2:
             for with_bias in (False, True):
                 if with_bias and head.bias is None:
@@ -170,6 +172,8 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                 sol = _exact_gordan(head, k, support, lam_s, with_bias)
                 stats["gordan_solve"] = stats.get("gordan_solve", 0.0) \
                     + time.process_time() - t1
+                if sol is not None and any(q < 0 for q in sol) and not with_bias:
+                    neg = sol
                 if sol is None or any(q < 0 for q in sol):
                     continue
                 pos = [(i, q) for i, q in zip(support, sol, strict=True) if q > 0]
@@ -184,9 +188,15 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                 if ok:
                     return _never(rows, cand, "lp")
         # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows);
-        # cdd.gmp is slow at large d, where the cutting-plane rounds are the repair
+        # cdd.gmp is slow at large d, where a full basis is repaired by exact simplex pivots
+        # (engine.audit.basis) with the active rows as the entering candidates
         if len(support) * head.d > _CDD_REPAIR:
-            return None
+            if neg is None or box or head.bias is not None or len(support) != head.d + 1:
+                return None
+            pool = np.asarray(active, dtype=np.int64)
+            P = head.rows(pool) - head.rows([k])[0][None, :]
+            return basis_never(head, k, pool, P * _pow2_scale(P), [int(i) for i in keep],
+                               stats, neg, "lp")
         found = gordan_on_rows(head, k, support, radius)
         if found is not None:
             rows, cand = found
@@ -284,12 +294,18 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
             if kind == "in":
                 stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
                 try:
-                    rec = _wolfe_never(head, k, pool, D * a, S, stats)
+                    rec = basis_never(head, k, pool, D * a, S, stats)
                     return rec if rec is not None else \
                         _gordan_from(head, k, rows, False, opts, stats, lam)
                 finally:
                     t0 = time.process_time()
-            if kind != "out":
+            if kind != "out":  # a stall; a full corral still gets its exact weights
+                if len(S) == d + 1:
+                    stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
+                    try:
+                        return basis_never(head, k, pool, D * a, S, stats)
+                    finally:
+                        t0 = time.process_time()
                 return None
             # the witness x = -q: first Wolfe's own q (free), then q re-solved on the affine
             # hull of S (a QR of d x |S|) only when the first fails on pool rows alone
@@ -314,44 +330,6 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
         return None
     finally:
         stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
-
-
-def _wolfe_never(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int],
-                 stats: dict) -> dict | None:
-    """The never-proof of a full Wolfe corral S (indices into ``pool``; P the float points):
-    its exact barycentric weights (one FLINT solve, integers over one denominator), repaired
-    by exact simplex pivots when one is negative (:mod:`engine.audit.basis`), checked
-    exactly.  None when the basis is singular or the repair finds nothing."""
-    from engine.audit.basis import basis_weights, repair
-
-    t1 = time.process_time()
-    try:
-        sol = basis_weights(head, k, [int(pool[i]) for i in S])
-        if sol is None:
-            return None
-        z, den = sol
-        stage = "wolfe"
-        if min(z) < 0:
-            fixed = repair(head, k, pool, P, S, z, den)
-            if fixed is None:
-                return None
-            rows, z = fixed
-            stage = "wolfe-repair"
-        else:
-            rows = [int(pool[i]) for i, v in zip(S, z, strict=True) if v > 0]
-            z = [v for v in z if v > 0]
-    finally:
-        stats["gordan_solve"] = stats.get("gordan_solve", 0.0) + time.process_time() - t1
-    if not rows:
-        return None
-    t1 = time.process_time()
-    try:
-        g = math.gcd(*z)
-        cand = [v // g for v in z]
-        return _never(rows, cand, stage) if check_multipliers(head, k, rows, cand, None) \
-            else None
-    finally:
-        stats["gordan_check"] = stats.get("gordan_check", 0.0) + time.process_time() - t1
 
 
 class _Cutting:
