@@ -133,3 +133,45 @@ def test_lp_basis_repaired_exactly_at_large_width():
     assert rec is not None and rec["verdict"] == "never" and rec["stage"] == "lp-repair"
     assert len(rec["rows"]) <= d + 1
     assert check_multipliers(h, 0, rec["rows"], [int(v) for v in rec["multipliers"]], None)
+
+
+def test_repaired_proof_is_written_and_checked_by_the_stdlib_checker(tmp_path, monkeypatch):
+    """End to end: the float proposer hands over a wrong basis (0 just outside it); the
+    exact repair turns it into a never-proof that the audit writes and the stdlib checker
+    accepts, and rejects once a multiplier is changed."""
+    import hashlib
+    import json
+
+    import engine.audit.wolfe as wolfe
+    from certificates import check_audit
+    from engine.audit import audit_argmax
+
+    d = 6
+    rng = np.random.default_rng(1)
+    B = rng.standard_normal((d + 1, d))
+    delta = 2.0**-30
+    lam = np.r_[-delta, np.full(d, (1.0 + delta) / d)]
+    B = B - lam @ B
+    W = np.vstack([np.zeros(d), B, -3.0 * B[0], 5.0 * rng.standard_normal((4, d))])
+    real = wolfe.min_norm_corral
+
+    def wrong_first(P, max_steps=None, init=None):  # pool = rows 1.. in order (all rows)
+        if init is None and len(P) == len(W) - 1:
+            return "in", list(range(d + 1)), np.full(d + 1, 1.0 / (d + 1))
+        return real(P, max_steps, init)
+
+    monkeypatch.setattr(wolfe, "min_norm_corral", wrong_first)
+    out = tmp_path / "run"
+    res = audit_argmax(W, tokens=[0], out=out, progress=False)
+    assert res.never() == [0]
+    shard = next((out / "shards").glob("*.jsonl"))
+    rec = json.loads(shard.read_text())
+    assert rec["all"]["stage"] == "wolfe-repair"
+    assert check_audit.check_file(out / "audit.json").ok
+    rec["all"]["multipliers"][0] = str(int(rec["all"]["multipliers"][0]) + 1)
+    data = (json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    shard.write_bytes(data)
+    cert = json.loads((out / "audit.json").read_text())
+    cert["shards"][0]["sha256"] = hashlib.sha256(data).hexdigest()
+    (out / "audit.json").write_text(json.dumps(cert))
+    assert not check_audit.check_file(out / "audit.json").ok
