@@ -32,6 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from engine.audit.basis import basis_never
 from engine.audit.complete import exact_stage, gordan_on_rows
 from engine.audit.head import Head, HeadSpec, open_head
 from engine.audit.proofs import (
@@ -50,7 +51,7 @@ from engine.audit.proofs import (
     rounding_bound,
     violations,
 )
-from engine.exact.intmat import solve_rational
+from engine.exact.intmat import solve_rational, solve_square
 
 __all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confirm_witness",
            "violations", "check_multipliers", "BudgetExceeded"]
@@ -71,6 +72,8 @@ def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> 
 _CDD_REPAIR = 8192
 #: Up to this many new rows, the LP continues from its last basis (dual simplex).
 _FEW_CUTS = 64
+#: Rows (in units of d + 2) a failed Wolfe witness adds to the pool.
+_GROW = 4
 
 
 # ------------------------------------------------------------------------ witnesses
@@ -133,6 +136,11 @@ def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
     if with_bias_row and b is not None:
         eqs.append([b[0] - b[1 + i] for i in range(n)])
         rhs.append(0)
+    if len(eqs) == n:  # a square system (a full basis): integers over one denominator
+        sq = solve_square(eqs, rhs)
+        if sq is not None:
+            z, den = sq
+            return [Fraction(v, den) for v in z]
     return solve_rational(eqs, rhs, [float(v) for v in lam])
 
 
@@ -155,11 +163,17 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
             if check_multipliers(head, k, support, cand, radius):
                 return _never(support, cand, "lp")
         # (2) solved exactly on the support (v = 0 exactly)
+        neg: list[Fraction] | None = None
         if len(support) <= head.d + 2:
             for with_bias in (False, True):
                 if with_bias and head.bias is None:
                     break
+                t1 = time.process_time()
                 sol = _exact_gordan(head, k, support, lam_s, with_bias)
+                stats["gordan_solve"] = stats.get("gordan_solve", 0.0) \
+                    + time.process_time() - t1
+                if sol is not None and any(q < 0 for q in sol) and not with_bias:
+                    neg = sol
                 if sol is None or any(q < 0 for q in sol):
                     continue
                 pos = [(i, q) for i, q in zip(support, sol, strict=True) if q > 0]
@@ -167,12 +181,22 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                     continue
                 rows = [i for i, _ in pos]
                 cand = _primitive([q for _, q in pos])
-                if check_multipliers(head, k, rows, cand, radius):
+                t1 = time.process_time()
+                ok = check_multipliers(head, k, rows, cand, radius)
+                stats["gordan_check"] = stats.get("gordan_check", 0.0) \
+                    + time.process_time() - t1
+                if ok:
                     return _never(rows, cand, "lp")
         # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows);
-        # cdd.gmp is slow at large d, where the cutting-plane rounds are the repair
+        # cdd.gmp is slow at large d, where a full basis is repaired by exact simplex pivots
+        # (engine.audit.basis) with the active rows as the entering candidates
         if len(support) * head.d > _CDD_REPAIR:
-            return None
+            if neg is None or box or head.bias is not None or len(support) != head.d + 1:
+                return None
+            pool = np.asarray(active, dtype=np.int64)
+            P = head.rows(pool) - head.rows([k])[0][None, :]
+            return basis_never(head, k, pool, P * _pow2_scale(P), [int(i) for i in keep],
+                               stats, neg, "lp")
         found = gordan_on_rows(head, k, support, radius)
         if found is not None:
             rows, cand = found
@@ -237,7 +261,18 @@ def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
     weights goes to the exact Gordan solve on those rows (FLINT, one (d + 1)-square system:
     the multipliers are integers over the system's one common denominator, made primitive);
     a non-zero nearest point q proposes the witness x = -q, confirmed over every row.
-    None when neither proves the label (the cutting-plane LP and the exact stage then do)."""
+    None when neither proves the label (the cutting-plane LP and the exact stage then do).
+
+    Runs with one BLAS thread: its products are small (a pool of a few thousand rows times
+    one vector, triangular solves of order d), and OpenBLAS's spinning helper threads
+    otherwise cost 2 to 4 times the CPU on a busy machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _wolfe_body(head, k, opts, stats)
+
+
+def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
     from engine.audit.wolfe import affine_nearest, min_norm_corral
 
     t0 = time.process_time()
@@ -259,22 +294,36 @@ def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
             if kind == "in":
                 stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
                 try:
-                    return _gordan_from(head, k, rows, False, opts, stats, lam)
+                    rec = basis_never(head, k, pool, D * a, S, stats)
+                    return rec if rec is not None else \
+                        _gordan_from(head, k, rows, False, opts, stats, lam)
                 finally:
                     t0 = time.process_time()
-            if kind != "out":
+            if kind != "out":  # a stall; a full corral still gets its exact weights
+                if len(S) == d + 1:
+                    stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
+                    try:
+                        return basis_never(head, k, pool, D * a, S, stats)
+                    finally:
+                        t0 = time.process_time()
                 return None
-            x = -affine_nearest(D[S] * a)
-            if not np.all(np.isfinite(x)) or not np.any(x):
-                return None
-            x = x * _pow2_scale(x)
-            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
-            if bad is not None and bad.size == 0:
-                return _witness_record(x, None, "wolfe")
+            # the witness x = -q: first Wolfe's own q (free), then q re-solved on the affine
+            # hull of S (a QR of d x |S|) only when the first fails on pool rows alone
+            new = np.zeros(0, dtype=np.int64)
+            for accurate in (False, True):
+                x = -affine_nearest(D[S] * a) if accurate else -(lam @ D[S])
+                if not np.all(np.isfinite(x)) or not np.any(x):
+                    return None
+                x = x * _pow2_scale(x)
+                bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+                if bad is not None and bad.size == 0:
+                    return _witness_record(x, None, "wolfe")
+                if new.size:
+                    break
             if new.size == 0:
                 return None
             mm = _margins(head, k, x)
-            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
+            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:_GROW * (d + 2)]], pool)
             init = (list(S), lam)  # the corral keeps its indices: new rows go at the end
             pool = np.r_[pool, more]
             D = np.vstack([D, head.rows(more) - wk[None, :]])

@@ -22,9 +22,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from certificates.api import MAX_DIGITS, int_to_str
+from certificates.api import MAX_DIGITS
 from engine.audit.head import Head
-from engine.exact.intmat import float_ints
+from engine.exact.intmat import float_ints, int_combination, int_str
 from engine.exact.numbers import fraction_to_str
 
 __all__ = ["Options", "BudgetExceeded", "rounding_bound", "exact_rows_int", "violations",
@@ -266,8 +266,8 @@ def _digits_fit(head: Head, k: int, rows: list[int], c: list[int]) -> bool:
     the Hadamard bound of the proof's rows (:func:`hadamard_digits`)."""
     if all(v.bit_length() <= 13000 for v in c):  # < 3,914 digits
         return True
-    longest = max(len(int_to_str(v)) for v in c if v.bit_length() > 13000)
-    return longest <= max(MAX_DIGITS, hadamard_digits(head, k, rows))
+    top = max(abs(v) for v in c)  # at most B digits <=> |v| < 10^B (no decimal text made)
+    return top < 10 ** max(MAX_DIGITS, hadamard_digits(head, k, rows))
 
 
 def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
@@ -281,12 +281,9 @@ def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
             or len(rows) > cap or not _digits_fit(head, k, rows, c):
         return False
     R, b, den_w, den_b = exact_rows_int(head, [k, *rows])
-    wk = R[0]
-    v = [0] * head.d
-    for ci, r in zip(c, R[1:], strict=True):
-        for j, (a, w) in enumerate(zip(wk, r, strict=True)):
-            if a != w:
-                v[j] += ci * (a - w)
+    # sum c_i (w_k - w_i) = (sum c) w_k - sum c_i w_i, in integers
+    tot = sum(c)
+    v = [tot * a - s for a, s in zip(R[0], int_combination(c, R[1:]), strict=True)]
     beta = 0 if b is None else sum(ci * (b[0] - bi) for ci, bi in zip(c, b[1:], strict=True))
     if radius is None:
         return not any(v) and beta <= 0
@@ -297,7 +294,7 @@ def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
 def _never(rows: list[int], c: list[int], stage: str) -> dict:
     order = sorted(range(len(rows)), key=lambda n: rows[n])
     return {"verdict": "never", "rows": [rows[n] for n in order],
-            "multipliers": [int_to_str(c[n]) for n in order], "stage": stage}
+            "multipliers": [int_str(c[n]) for n in order], "stage": stage}
 
 
 def _budget(opts: Options, t_label: float, stage: str) -> None:

@@ -34,22 +34,37 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import qr, solve_triangular
+from scipy.linalg import qr, qr_delete, solve_triangular
+from scipy.linalg.blas import dtrsv as _trsv
 
 __all__ = ["min_norm_corral", "affine_nearest"]
 
+#: Partial pricing: after a full pass over the points, the next entering points are sought
+#: among this many rows of smallest p_j . x first (a full pass again when none improves).
+_CAND = 256
+
 
 class _Chol:
-    """Upper-triangular R with R^T R = 1 1^T + P_S P_S^T for the corral's points P_S."""
+    """Upper-triangular R with R^T R = 1 1^T + P_S P_S^T for the corral's points P_S.
+
+    Stored as the leading s x s block of a Fortran-ordered cap x cap array whose trailing
+    block is the identity, so the triangular solves run on the whole array (BLAS ``dtrsv``,
+    no copy of the s x s block per solve) and leave the trailing entries 0."""
 
     def __init__(self, d: int, cap: int):
-        self.R = np.zeros((cap, cap))
+        self.R = np.eye(cap, order="F")
+        self.cap = cap
         self.s = 0
+
+    def _solve(self, b: np.ndarray, trans: int) -> np.ndarray:
+        full = np.zeros(self.cap)
+        full[:b.size] = b
+        return _trsv(self.R, full, trans=trans)[:self.s]
 
     def append(self, m: np.ndarray, mu: float) -> bool:
         s = self.s
         if s:
-            r = solve_triangular(self.R[:s, :s], m, trans="T", lower=False, check_finite=False)
+            r = self._solve(m, 1)
             rho2 = mu - float(r @ r)
         else:
             r, rho2 = np.zeros(0), mu
@@ -63,6 +78,15 @@ class _Chol:
     def delete(self, t: int) -> None:
         s = self.s
         R = self.R
+        m = s - t
+        if m > 32:  # a long tail: LAPACK-level Givens on the trailing block (scipy.qr_delete)
+            tail = qr_delete(np.eye(m), R[t:s, t:s], 0, 1, which="col", check_finite=False)[1]
+            R[:t, t:s - 1] = R[:t, t + 1:s].copy()
+            R[t:s, t:s - 1] = tail
+            R[:s, s - 1] = 0.0
+            R[s - 1, s - 1] = 1.0
+            self.s = s - 1
+            return
         R[:s, t:s - 1] = R[:s, t + 1:s].copy()
         R[:s, s - 1] = 0.0
         for j in range(t, s - 1):  # restore the triangle with Givens rotations
@@ -76,13 +100,15 @@ class _Chol:
             R[j + 1, j:s - 1] = -sn * rj + c * rj1
             R[j + 1, j] = 0.0
         R[s - 1, :s] = 0.0
+        R[s - 1, s - 1] = 1.0  # back to the identity block
         self.s = s - 1
 
     def affine_weights(self) -> np.ndarray | None:
         s = self.s
-        Rs = self.R[:s, :s]
-        y = solve_triangular(Rs, np.ones(s), trans="T", lower=False, check_finite=False)
-        beta = solve_triangular(Rs, y, lower=False, check_finite=False)
+        full = np.zeros(self.cap)
+        full[:s] = 1.0
+        y = _trsv(self.R, full, trans=1)
+        beta = _trsv(self.R, y, trans=0)[:s]
         tot = float(beta.sum())
         if not np.isfinite(tot) or tot == 0.0:
             return None
@@ -139,6 +165,10 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
         C[0] = P[j0]
         S, lam = [j0], np.ones(1)
     steps = 0
+    in_s = np.zeros(n, dtype=bool)
+    in_s[S] = True
+    cand = np.zeros(0, dtype=np.int64)  # partial pricing: the best rows of the last full pass
+    Pc = P[cand]
     while steps < max_steps:
         steps += 1
         s = len(S)
@@ -146,14 +176,26 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
         xx = float(x @ x)
         if s == d + 1:
             return ("in" if np.all(lam > 0) else "stall"), S, lam
-        v = P @ x
-        j = int(np.argmin(v))
-        if xx - v[j] <= 4e-16 * pmax * np.sqrt(xx) * (d + 2) or j in S:
-            return "out", S, lam
+        tol = 4e-16 * pmax * np.sqrt(xx) * (d + 2)
+        j = -1
+        if cand.size:  # any improving point will do (Wolfe's step rule needs no argmin)
+            vc = Pc @ x
+            i = int(np.argmin(vc))
+            if xx - vc[i] > tol and not in_s[cand[i]]:
+                j = int(cand[i])
+        if j < 0:  # a full pass over the points: the candidates, or the proof of optimality
+            v = P @ x
+            j = int(np.argmin(v))
+            if xx - v[j] <= tol or in_s[j]:
+                return "out", S, lam
+            if n > 2 * _CAND:
+                cand = np.argpartition(v, _CAND)[:_CAND]
+                Pc = P[cand]
         if not ch.append(1.0 + C[:s] @ P[j], 1.0 + norms2[j]):
             return "stall", S, lam
         C[s] = P[j]
         S.append(j)
+        in_s[j] = True
         lam = np.r_[lam, 0.0]
         while steps < max_steps:  # minor cycle
             steps += 1
@@ -172,6 +214,7 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
             for i in sorted((i for i in range(len(S)) if lam[i] <= 0.0), reverse=True):
                 ch.delete(i)
                 C[i:len(S) - 1] = C[i + 1:len(S)]
+                in_s[S[i]] = False
                 del S[i]
             lam = lam[lam > 0.0]
             if not S:

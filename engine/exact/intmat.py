@@ -5,7 +5,11 @@ Two jobs of the argmax audit live here, on the exact side of the engine:
 * :func:`float_ints` turns float64 numbers into integers over one power-of-two denominator
   (a float64 is a binary rational, so this is exact);
 * :func:`solve_rational` solves a consistent linear system ``M z = rhs`` over the rationals
-  (reduced row echelon form), giving free variables the values the caller proposes.
+  (reduced row echelon form), giving free variables the values the caller proposes;
+* :func:`solve_square` solves a square non-singular system, the answer as integers over one
+  common denominator (FLINT's ``fmpz_mat.solve``, no Fractions on the way);
+* :func:`int_combination` (sum_i c_i r_i of integer vectors) and :func:`int_str` (decimal
+  text of an integer of any length) are the exact check's and the writer's big-number work.
 
 The back end is FLINT (``python-flint``'s ``fmpz_mat.rref``, fraction-free and fast at
 d = 768) when it is installed, else a pure-Python Gauss-Jordan elimination on
@@ -21,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -33,7 +38,8 @@ try:  # pragma: no cover - depends on the installation
 except ImportError:  # pragma: no cover
     _flint = None
 
-__all__ = ["BACKEND", "float_ints", "solve_rational"]
+__all__ = ["BACKEND", "float_ints", "solve_rational", "solve_square", "int_combination",
+           "int_str"]
 
 #: ``"flint"`` or ``"fraction"``: the back end :func:`solve_rational` uses.
 BACKEND = "flint" if _flint is not None else "fraction"
@@ -135,6 +141,133 @@ def solve_rational(M: Sequence[Sequence[int]], rhs: Sequence[int],
                 acc -= r[c] * sol[c]
         sol[p] = acc / r[p]  # the pivot entry (den for FLINT's fraction-free form, else 1)
     return sol
+
+
+def solve_square(M: Sequence[Sequence[int]], rhs: Sequence[int]
+                 ) -> tuple[list[int], int] | None:
+    """Integers z and a common denominator den > 0 with ``M (z / den) = rhs`` exactly.
+
+    Parameters
+    ----------
+    M : sequence of sequences of int
+        A square n x n integer matrix.
+    rhs : sequence of int
+        Right-hand side (length n).
+
+    Returns
+    -------
+    (list of int, int) or None
+        The numerators and the denominator (in lowest terms as a whole: gcd(z, den) = 1);
+        None when M is singular.
+
+    Raises
+    ------
+    ValueError
+        When M is not square or rhs has the wrong length.
+
+    Examples
+    --------
+    >>> solve_square([[2, 1], [1, 3]], [1, 0])
+    ([3, -1], 5)
+    >>> solve_square([[1, 2], [2, 4]], [1, 0]) is None
+    True
+    """
+    n = len(M)
+    if any(len(r) != n for r in M) or len(rhs) != n:
+        raise ValueError("solve_square needs a square matrix and a matching right-hand side")
+    if n == 0:
+        return [], 1
+    if _flint is not None:
+        A = _flint.fmpz_mat([[int(v) for v in r] for r in M])
+        try:
+            X = A.solve(_flint.fmpz_mat(n, 1, [int(v) for v in rhs]))
+        except ZeroDivisionError:
+            return None
+        num, den = X.numer_denom()
+        z, dd = [int(v) for v in num.entries()], int(den)
+    else:
+        rows = [[Fraction(v) for v in (*r, b)] for r, b in zip(M, rhs, strict=True)]
+        E = _rref_fraction(rows, n)
+        if len(E) < n or any(not any(r[:n]) for r in E):
+            return None
+        sol = [Fraction(0)] * n
+        for r in E:
+            c = next(c for c, v in enumerate(r) if v != 0)
+            sol[c] = r[n] / r[c]
+        dd = math.lcm(*(q.denominator for q in sol))
+        z = [q.numerator * (dd // q.denominator) for q in sol]
+    if dd < 0:
+        z, dd = [-v for v in z], -dd
+    g = math.gcd(dd, *z)
+    return [v // g for v in z], dd // g
+
+
+def int_combination(c: Sequence[int], rows: Sequence[Sequence[int]]) -> list[int]:
+    """The exact integer vector sum_i c_i rows_i (FLINT's matrix product when installed).
+
+    Parameters
+    ----------
+    c : sequence of int
+        Coefficients (length n).
+    rows : sequence of sequences of int
+        n integer vectors of one length d (n >= 1).
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        When the lengths do not match.
+
+    Examples
+    --------
+    >>> int_combination([2, -1], [[1, 0, 3], [2, 5, 6]])
+    [0, -5, 0]
+    """
+    if len(c) != len(rows) or not rows:
+        raise ValueError("int_combination needs one coefficient per row (and a row)")
+    d = len(rows[0])
+    if any(len(r) != d for r in rows):
+        raise ValueError("int_combination needs rows of one length")
+    if _flint is not None and len(rows) * d >= 64:
+        out = _flint.fmpz_mat(1, len(c), [int(v) for v in c]) * _flint.fmpz_mat(
+            [[int(v) for v in r] for r in rows])
+        return [int(v) for v in out.entries()]
+    acc = [0] * d
+    for ci, r in zip(c, rows, strict=True):
+        if ci:
+            for j, v in enumerate(r):
+                if v:
+                    acc[j] += ci * v
+    return acc
+
+
+def int_str(v: int) -> str:
+    """Decimal text of an integer of any length, never through the interpreter's digit limit
+    (FLINT's conversion when installed, else ``certificates.api.int_to_str``).
+
+    Parameters
+    ----------
+    v : int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> int_str(-12345)
+    '-12345'
+    >>> len(int_str(10**5000))
+    5001
+    """
+    if _flint is not None:
+        return str(_flint.fmpz(int(v)))
+    from certificates.api import int_to_str
+
+    return int_to_str(int(v))
 
 
 def _rref_fraction(rows: list[list[Fraction]], n: int) -> list[list[Fraction]]:
