@@ -42,7 +42,7 @@ def main() -> None:
         ex = make_executor(args.workers) if args.workers else None
         c0, t0 = cpu(), time.perf_counter()
         r = occupancy(Path(tmp) / "head.npy", Path(tmp) / "inputs.npy", out=Path(tmp) / "out",
-                      executor=ex, progress=False)
+                      executor=ex, progress=False, rows_are_labels=True)
         c1, t1 = cpu(), time.perf_counter()
         if ex is not None:
             ex.shutdown()

@@ -6,7 +6,7 @@ measured in CPU seconds of that process and its children (user + sys,
 The script prints, per figure, the value measured here beside the value quoted and where it
 is quoted, and the ratio.  Usage::
 
-    python benchmarks/bench_readme.py            # every case but perm-9 (about 2 CPU-minutes)
+    python benchmarks/bench_readme.py            # every case but perm-9 (about 4 CPU-minutes)
     python benchmarks/bench_readme.py --full     # also perm-9 (about 40 more CPU s)
     python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
     python benchmarks/bench_readme.py --only shi-7,notebooks   # cases and groups
@@ -17,15 +17,21 @@ is quoted, and the ratio.  Usage::
 Each re-measured figure is printed as ``KEY: measured X, quoted Q at FILE:LINE (ratio
 X/Q)``; :data:`FIGURES` lists them (the quoting line is found by its text, so the line
 number follows edits; ``tests/test_bench_readme_figures.py`` checks each is still there).
-``--list`` greps README.md and docs/*.md for CPU, memory, disk and rate figures and marks
-which lines this script re-measures: the others are not reproduced by it.
+``--list`` greps README.md and docs/*.md for CPU, memory, disk, rate and wall-time figures
+and marks each line: re-measured here (its keys), a limit/constant (a size or bound, not a
+measurement), an estimate (arithmetic on a quoted figure), or a labelled record of an
+earlier round (the page says "record" and gives the date: :data:`NOT_MEASURED`); the test
+fails on a figure line that is none of these.
 
 Cases: ``resonance-6`` and ``perm-8``/``perm-9`` (``bench_scale.py _case``, streamed with
 witnesses, certified complete); ``f64-40x6``, ``f32-40x6``, ``int-40x6`` (``logitgeom
 patterns sign HEAD --out DIR``, serial, on a random N(0, 1) float64 / float32 head and an
 integer head with entries up to 10^6, seed 7: all three have 1,335,856 regions); ``shi-7``
 (the Shi arrangement in R^7: enumeration, ``certify pattern --from``, the default
-``check`` and its rate in regions per CPU second).
+``check`` and its rate in regions per CPU second); every enumeration case also prints
+``regions_per_cpu_s`` (the README's measured range of enumeration rates);
+``wide-2x200k`` (``certify argmax`` / ``certify pattern`` on a 2 x 200,000 head: peak RSS,
+docs/limits.md; about 1 CPU-minute); ``footprint`` (the virtualenv and torch on disk).
 
 The other README rows come from their own scripts; ``--groups`` runs them (each in its
 own process, CPU seconds and peak memory of the process and its children) and prints
@@ -36,14 +42,18 @@ their own detailed figures)::
     python benchmarks/bench_readme.py --groups patterns,counting,certified
     python benchmarks/bench_readme.py --groups all       # every group (long, see below)
 
-Groups and their cost in CPU (quoted figures, shared 2-core machine): ``patterns``
+Groups and their cost in CPU (shared 2-core machine, 2026-12-03): ``patterns``
 (``bench_patterns.py --quick``, about 1 CPU-minute), ``counting`` (``bench_counting.py
---quick``, under 1 minute), ``certified`` (``bench_certified.py --quick``, under 1
-minute), ``symmetry`` (``bench_symmetry.py --goals-only --s10``, 1-2 minutes), ``grid``
-(``bench_grid.py``, about 2 CPU-minutes), ``models`` (``bench_models.py``, under 1
-minute plus a 512 MiB file), ``notebooks`` (about 21 CPU s), ``audit``
-(``bench_audit.py`` at the two README sizes: 8 + 6 CPU-minutes, 1.7 GB), ``reproduce``
-(``logitgeom reproduce``: about 150 CPU s, 8 minutes wall on a shared machine).
+--quick``, under 1 minute), ``certified`` (``bench_certified.py``, 6 CPU s), ``family``
+(``bench_family.py``, 7 CPU s), ``symmetry`` (``bench_symmetry.py --goals-only --s10``,
+about 2 CPU-minutes, most of it the undecomposed programs), ``coq`` (``bench_coq.py --rows
+1000 --cols 64``, 27 CPU s), ``coq-grid`` (``bench_coq.py --grid 10 2``, about 30 CPU s),
+``occupancy`` (``bench_occupancy.py``, 20 CPU s, 1.7 GB), ``grid`` (``bench_grid.py``,
+about 2 CPU-minutes), ``models`` (``bench_models.py``, 29 CPU s plus a 512 MiB file),
+``notebooks`` (about 42 CPU s); heavy: ``audit`` and ``audit-32k`` (``bench_audit.py``
+at the two README sizes: 8 + 6 CPU-minutes, 1.7 GB), ``reproduce`` (``logitgeom
+reproduce``: about 150 CPU s, 8 minutes wall on a shared machine).  Figures of a group's
+output are read by :data:`GROUP_FIGURES`; its whole CPU and peak memory need none.
 ``--quick`` runs ``patterns``, ``counting`` and ``certified``; ``all`` runs every group
 (about half an hour of CPU).  The enumeration cases above take, after the cache of
 :func:`engine.geometry.arrangement.exact.regions`, well under a CPU-minute each.
@@ -114,14 +124,263 @@ FIGURES = [
      "`logitgeom check` 6.9 CPU s"),
     ("group:notebooks cpu_s", 42.1, "CPU s", "README.md", "| 42.1 s CPU (*shared*, load 10"),
     ("group:notebooks peak_rss_mb", 484, "MB", "README.md", "| 484 MB peak |"),
-    ("group:audit cpu_s", 480, "CPU s", "README.md", "| 8.0 CPU-minutes (4.1 ms"),
+    ("group:audit cpu_min", 8.0, "CPU-minutes", "README.md", "| 8.0 CPU-minutes (4.1 ms"),
     ("group:audit peak_rss_mb", 832, "MB", "README.md", "| 832 MB |"),
+    ("group:audit-32k cpu_min", 6.1, "CPU-minutes", "README.md",
+     "| 6.1 CPU-minutes, all 32,000 decided"),
+    ("group:audit-32k peak_rss_gb", 1.73, "GB", "README.md", "| 1.73 GB peak incl. the checker"),
+    ("footprint venv_gb", 2.42, "GB", "README.md", "with every extra is 2.42 GB"),
+    ("footprint torch_mb", 750, "MB", "README.md", "with every extra is 2.42 GB"),
+    ("group:reproduce out_mb", 4, "MB", "README.md", "`reproduction/` is about 4 MB before"),
+    ("group:symmetry cyclic96_cpu_s", 0.16, "CPU s", "README.md",
+     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
+    ("group:symmetry agl101_cpu_s", 0.87, "CPU s", "README.md",
+     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
+    ("group:symmetry s10_cpu_s", 4.4, "CPU s", "README.md",
+     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
+    ("group:symmetry cyclic96_undecomposed_cpu_s", 45, "CPU s", "README.md",
+     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
+    ("group:symmetry cyclic96_rss_mb", 195, "MB", "README.md", "| 195 MB / 245 MB / 660 MB |"),
+    ("group:symmetry agl101_rss_mb", 245, "MB", "README.md", "| 195 MB / 245 MB / 660 MB |"),
+    ("group:symmetry s10_rss_mb", 660, "MB", "README.md", "| 195 MB / 245 MB / 660 MB |"),
+    ("group:symmetry cyclic96_cpu_s", 0.16, "CPU s", "docs/symmetry-reduction.md",
+     "cyclic m = 96 0.16 s, 195 MB"),
+    ("group:symmetry cyclic96_rss_mb", 195, "MB", "docs/symmetry-reduction.md",
+     "cyclic m = 96 0.16 s, 195 MB"),
+    ("group:symmetry cyclic96_undecomposed_cpu_s", 45, "CPU s", "docs/symmetry-reduction.md",
+     "cyclic m = 96 0.16 s, 195 MB"),
+    ("group:symmetry agl101_cpu_s", 0.87, "CPU s", "docs/symmetry-reduction.md",
+     "AGL(1,101) 0.67-0.87 s, 245 MB"),
+    ("group:symmetry agl101_rss_mb", 245, "MB", "docs/symmetry-reduction.md",
+     "AGL(1,101) 0.67-0.87 s, 245 MB"),
+    ("group:symmetry s10_cpu_s", 4.4, "CPU s", "docs/symmetry-reduction.md",
+     "2.4-4.4 s, 660 MB (two runs).  What made S_10 fit"),
+    ("group:symmetry s10_rss_mb", 660, "MB", "docs/symmetry-reduction.md",
+     "2.4-4.4 s, 660 MB (two runs).  What made S_10 fit"),
+    ("group:certified paper_emit_cpu_s", 0.09, "CPU s", "README.md",
+     "| emit <= 0.09 s, check <= 0.05 s CPU"),
+    ("group:certified paper_check_cpu_s", 0.05, "CPU s", "README.md",
+     "| emit <= 0.09 s, check <= 0.05 s CPU"),
+    ("group:certified rss_mb", 363, "MB", "README.md", "| 363 MB | `bench_readme.py --only cert"),
+    ("group:family curve_cpu_s", 4.5, "CPU s", "README.md",
+     "threshold bisection 4.5 s CPU (*shared*)"),
+    ("group:family rss_mb", 204, "MB", "README.md", "| 204 MB | `bench_readme.py --only family"),
+    ("group:coq coqc_cpu_s", 13.1, "CPU s", "README.md", "| 13.1 CPU s of coqc"),
+    ("group:coq peak_rss_gb", 0.65, "GB", "README.md", "| 13.1 CPU s of coqc"),
+    ("group:models read_rows_cpu_s", 0.002, "CPU s", "README.md", "| 0.002 s CPU to read 7 rows"),
+    ("group:models audit_cpu_s", 0.47, "CPU s", "README.md", "| 0.002 s CPU to read 7 rows"),
+    ("group:coq-grid export_cpu_s", 9.6, "CPU s", "README.md", "| export 9.6 CPU s, coqc 13.5"),
+    ("group:coq-grid coqc_cpu_s", 13.5, "CPU s", "README.md", "| export 9.6 CPU s, coqc 13.5"),
+    ("group:coq-grid peak_rss_gb", 0.66, "GB", "README.md", "| export 9.6 CPU s, coqc 13.5"),
+    ("group:coq-grid coq_mb", 0.66, "MB", "docs/coq.md", "0.66 MB of Coq, 2,288 + 2,478"),
+    ("group:coq-grid export_cpu_s", 9.6, "CPU s", "docs/coq.md",
+     "is exported in 9.6 CPU s and compiled in 13.5"),
+    ("group:coq-grid coqc_cpu_s", 13.5, "CPU s", "docs/coq.md",
+     "is exported in 9.6 CPU s and compiled in 13.5"),
+    ("group:coq-grid peak_rss_gb", 0.66, "GB", "docs/coq.md",
+     "the checkers ran twice), 0.66 GB"),
+    ("group:coq coqc_cpu_s", 13.1, "CPU s", "docs/coq.md", "compiles in 13.1 CPU s on this"),
+    ("shi-7 regions_per_cpu_s", 25000, "regions/CPU s", "README.md",
+     "exact enumeration is output-sensitive: 25,000 to"),
+    ("perm-9 regions_per_cpu_s", 109000, "regions/CPU s", "README.md",
+     "109,000 regions per CPU second on the instances above"),
+    ("f64-40x6 regions_per_cpu_s", 50000, "regions/CPU s", "README.md",
+     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
+    ("f32-40x6 regions_per_cpu_s", 55000, "regions/CPU s", "README.md",
+     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
+    ("int-40x6 regions_per_cpu_s", 54000, "regions/CPU s", "README.md",
+     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
+    ("resonance-6 regions_per_cpu_s", 77000, "regions/CPU s", "README.md",
+     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
+    ("perm-8 regions_per_cpu_s", 91000, "regions/CPU s", "README.md",
+     "perm-8 91,000, perm-9 109,000: symmetric"),
+    ("group:occupancy cpu_s", 19.3, "CPU s", "README.md", "| 19.3 CPU s (*shared*, load 7"),
+    ("group:occupancy peak_rss_gb", 1.7, "GB", "README.md", "| 1.7 GB peak | `bench_readme"),
+    ("group:occupancy cpu_s", 19.3, "CPU s", "docs/occupancy.md",
+     "and both figures, in 19.3 CPU s"),
+    ("group:occupancy shards_mb", 89, "MB", "docs/occupancy.md", "89 MB of shards, 1.7 GB peak"),
+    ("group:occupancy peak_rss_gb", 1.7, "GB", "docs/occupancy.md", "89 MB of shards, 1.7 GB peak"),
+    ("wide-2x200k certify_argmax_rss_gb", 0.4, "GB (bound)", "docs/limits.md",
+     "0.4 GB (`python benchmarks/bench_readme.py wide-2x200k`"),
+    ("wide-2x200k certify_pattern_rss_gb", 0.4, "GB (bound)", "docs/limits.md",
+     "0.4 GB (`python benchmarks/bench_readme.py wide-2x200k`"),
+    ("wide-2x200k certify_argmax_rss_gb", 0.27, "GB", "docs/limits.md",
+     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
+    ("wide-2x200k certify_pattern_rss_gb", 0.31, "GB", "docs/limits.md",
+     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
+    ("wide-2x200k certify_argmax_cpu_s", 19, "CPU s", "docs/limits.md",
+     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
+    ("wide-2x200k certify_pattern_cpu_s", 37, "CPU s", "docs/limits.md",
+     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
+]
+#: figures of the groups (``--only GROUP``): (group, key, regex on the group's output whose
+#: first group is the figure).  ``cpu_s`` and ``peak_rss_mb`` of the whole group (its
+#: process and every descendant: ``wait4``) need no regex.
+GROUP_FIGURES = [
+    ("symmetry", "cyclic96_cpu_s", r"^cyclic96 +auto +\d+ +\S+ +([\d.]+)"),
+    ("symmetry", "cyclic96_rss_mb", r"^cyclic96 +auto +\d+ +\S+ +\S+ +([\d.]+)"),
+    ("symmetry", "agl101_cpu_s", r"^agl101 +auto +\d+ +\S+ +([\d.]+)"),
+    ("symmetry", "agl101_rss_mb", r"^agl101 +auto +\d+ +\S+ +\S+ +([\d.]+)"),
+    ("symmetry", "s10_cpu_s", r"^s10 +auto +\d+ +\S+ +([\d.]+)"),
+    ("symmetry", "s10_rss_mb", r"^s10 +auto +\d+ +\S+ +\S+ +([\d.]+)"),
+    ("symmetry", "cyclic96_undecomposed_cpu_s", r"^cyclic96 +none +\d+ +\S+ +([\d.]+)"),
+    ("certified", "rss_mb", r"worst emit .*peak RSS ([\d.]+) MB"),
+    ("family", "curve_cpu_s", r"minority curve .*?: ([\d.]+) s CPU"),
+    ("family", "rss_mb", r"^peak RSS ([\d.]+) MB"),
+    ("coq", "coqc_cpu_s", r"^coqc: accepted; ([\d.]+) CPU s"),
+    ("coq-grid", "export_cpu_s", r"^export: .*; ([\d.]+) CPU s"),
+    ("coq-grid", "coqc_cpu_s", r"^coqc: accepted; ([\d.]+) CPU s"),
+    ("coq-grid", "coq_mb", r"^export: \S+, ([\d.]+) MB"),
+    ("models", "read_rows_cpu_s", r"^load 7 rows .* ([\d.]+) s CPU"),
+    ("models", "audit_cpu_s", r"^cosine audit \+ certificate check .* ([\d.]+) s CPU"),
+    ("occupancy", "cpu_s", r"head: ([\d.]+) CPU s"),
+    ("occupancy", "shards_mb", r"shards ([\d.]+) MB"),
 ]
 #: the old name: key -> (quoted value, unit, where), the README's quote of each key
 QUOTED = {k: (v, u, f) for k, v, u, f, _ in reversed(FIGURES)}
 #: what makes a line of README.md or docs/*.md quote a figure (``--list``)
 FIGURE_RE = re.compile(r"\d[\d,.]*\s*(?:s CPU|CPU[ -]?s\b|CPU seconds|CPU-minutes|CPU-hours|"
-                       r"MB\b|GB\b|MiB\b|B/region|regions per|us per|us a row|ms per)")
+                       r"MB\b|GB\b|MiB\b|B/region|regions per|us per|us a row|ms per|"
+                       r"s wall\b|min \d+ s\b|s \|)|\d s / \d+ s \(")
+
+
+#: figure-quoting lines that are not measurements this script repeats, each with its kind
+#: and why: (file, a piece of text of the line, kind, why).  Kinds: ``limit`` (a limit,
+#: a constant or a size that follows from a shape: not a measurement), ``estimate``
+#: (arithmetic on a figure quoted beside it, said to be an estimate), ``record`` (a
+#: figure of an earlier round, labelled on the page as a record with its date or commit;
+#: ``tests/test_bench_readme_figures.py`` checks the word "record" stands on the line or
+#: the lines just before it).  A line claiming current performance belongs in
+#: :data:`FIGURES`, not here.
+_SETUP = "the set-up table, a labelled record"
+NOT_MEASURED = [
+    ("README.md", "| random 56 x 7 integer head (65,673,892 regions)", "record",
+     "21 CPU-minutes (bench_scale.py run random-56x7 DIR 2): a labelled record"),
+    ("README.md", "| exact ranking pattern R(W) | k = 10, d = 6", "record",
+     "wall time of bench_patterns.py, a labelled record"),
+    ("README.md", "| `logitgeom reproduce` | every claim", "record",
+     "make demo, 429 CPU s alongside make test: a labelled record"),
+    ("README.md", "| `logitgeom reproduce` (the demo's main job) | 177 s |", "record", _SETUP),
+    ("README.md", "| installing the `spacy` extra", "record", _SETUP),
+    ("README.md", "| `make setup` from scratch", "record", _SETUP),
+    ("README.md", "| `make demo` (reproduce, 70 rows", "record", _SETUP),
+    ("README.md", "| `make test` (ruff, mypy", "record", _SETUP),
+    ("README.md", "| 0.90 s wall (*shared*; a record of", "record",
+     "wall time of bench_patterns.py, a labelled record"),
+    ("README.md", "| 34 s / 45 s (*shared*; a record of", "record",
+     "bench_counting.py, a labelled record"),
+    ("docs/argmax-audit.md", "about 5.5 CPU s at", "record",
+     "one exact solve inside bench_audit_hard.py's run, 2026-12-03"),
+    ("docs/argmax-audit.md", "by 0.3 to 1.5 CPU s for the labels", "record",
+     "bench_audit_hard.py's per-label figures, 2026-12-03"),
+    ("docs/argmax-audit.md", "pushed out of a face, 2 to 6 CPU s for those", "record",
+     "bench_audit_hard.py's per-label figures, 2026-12-03"),
+    ("docs/argmax-audit.md", "hundreds of rows), about 8 CPU s for the never", "record",
+     "bench_audit_hard.py's per-label figures, 2026-12-03"),
+    ("docs/argmax-audit.md", "solve) and about 15 CPU s for a never label", "record",
+     "bench_audit_hard.py's per-label figures, 2026-12-03"),
+    ("README.md", "| 4.7 / 6.1 / 12.1 CPU s of coqc", "record",
+     "logitgeom export coq --compile on the demo's spaCy audits, 2026-12-03"),
+    ("README.md", "| 281 CPU s of coqc", "record",
+     "bench_coq.py --witnesses (281 CPU s), 2026-12-03"),
+    ("docs/coq.md", "the checkers ran twice), 0.66 GB", "record",
+     "the revision before (checkers run twice)"),
+    ("docs/coq.md", "characters) compiles in 13.1 CPU s on this", "record",
+     "also measured by --only coq (this line's first figure)"),
+    ("docs/coq.md", "never-proofs alone; the goal was 60 CPU s).", "limit", "a goal, not a figure"),
+    ("docs/coq.md", "common denominator) compile in 4.7 CPU s", "record",
+     "logitgeom export coq --compile on the demo's spaCy audits, 2026-12-03"),
+    ("docs/coq.md", "12.1 CPU s (parser, 106 x 64)", "record",
+     "logitgeom export coq --compile on the demo's spaCy audits, 2026-12-03"),
+    ("docs/coq.md", "--compile`; 22 CPU s for the parser", "record",
+     "the revision before (checker run twice)"),
+    ("docs/coq.md", "million products), compiles in 281 CPU s", "record",
+     "bench_coq.py --witnesses, 2026-12-03 (about 5 CPU-minutes)"),
+    ("docs/coq.md", "1000 --cols 64 --witnesses`; 13 CPU s without", "record",
+     "bench_coq.py --witnesses, 2026-12-03"),
+    ("docs/coq.md", "1,000 x 64 audit in 62 CPU s", "record",
+     "a primitive-integer checker not adopted (commit eadb25f), 2026-12-03"),
+    ("docs/argmax-audit.md", "HiGHS simplex on 2,600 rows of width 769", "record",
+     "the near-face benchmark's LP before and after the corral (bench_audit_faces.py)"),
+    ("docs/argmax-audit.md", "per label) by about a second for the labels", "record",
+     "the near-face benchmark's LP before and after the corral (bench_audit_faces.py)"),
+    ("docs/argmax-audit.md", "about 3 CPU seconds for 769 rows", "record",
+     "one FLINT rref inside an audit run"),
+    ("docs/argmax-audit.md", "about 0.25 CPU s each in a record", "record",
+     "labels of a rank-3 300 x 10 head in an audit run"),
+    ("docs/argmax-audit.md", "with 200 near-boundary labels | 2,499", "record",
+     "section 6's table: bench_audit.py runs of 8-20 CPU-minutes"),
+    ("docs/argmax-audit.md", "earlier full run without near-boundary labels", "record",
+     "section 6's table (the full run is --only audit here)"),
+    ("docs/argmax-audit.md", "| 32,000 x 4,096 float32 | 320 random", "record",
+     "section 6's table: a sampled bench_audit.py run"),
+    ("docs/argmax-audit.md", "all 200 triangle witnesses (about 150 CPU s per", "record",
+     "a check of the near-boundary run's audit.json, 20 labels at a time"),
+    ("docs/argmax-audit.md", "81 ms per label, and 256,000 x 81 ms", "estimate",
+     "arithmetic on the sampled 2.99 ms, said to be a prediction"),
+    ("docs/argmax-audit.md", "With the measured c = 14.8 ms that is about", "estimate",
+     "arithmetic on the record's 14.8 ms"),
+    ("docs/argmax-audit.md", "CPU seconds, about 17 CPU-hours for the screens", "estimate",
+     "arithmetic on the record's 14.8 ms"),
+    ("docs/argmax-audit.md", "a bfloat16 256,000 x 8,192 head is 4.2 GB", "limit",
+     "the size of a head of that shape, and of an n x B float64 block"),
+    ("docs/argmax-audit.md", "block holds an n x B float64 product, 524 MB", "limit",
+     "the size of an n x B float64 block (256,000 x 256 x 8 bytes)"),
+    ("docs/argmax-audit.md", "all 83 planted labels of the GPT-2-shape benchmark", "record",
+     "a check of the full audit run's never-proofs"),
+    ("docs/argmax-audit.md", "(peak RSS 0.32 GB, the head read and hashed", "record",
+     "a check of the full audit run's never-proofs"),
+    ("docs/certificates.md", "(a record of 2026-12-01: about 16 CPU s at", "record",
+     "one witness check at 50,257 x 768"),
+    ("docs/certified-optima.md", "a 9.5 MB file whose check takes 29,158,584", "limit",
+     "the size and work count of one file, exact and deterministic (not a timing)"),
+    ("docs/enumeration-at-scale.md", "perm-8 streamed with witnesses went from 25.4-25.8",
+     "record", "the revision before the caches against the one after (perm-8 today: "
+     "README, measured)"),
+    ("docs/enumeration-at-scale.md", "otherwise keep about 45 GB of phase-1 files", "estimate",
+     "resonance-7's phase-1 rows times their size (benchmarks/scale-log.md)"),
+    ("docs/enumeration-at-scale.md", "costs about 240 bytes per row (resonance-7's", "record",
+     "one unit of resonance-7 before and after the float blocks"),
+    ("docs/enumeration-at-scale.md", "603 MB unblocked).  Measured on the random 56 x 7",
+     "record", "random 56 x 7's largest batch before and after the float blocks"),
+    ("docs/enumeration-at-scale.md", "1.2 million rows each, float proposals, a fresh", "record",
+     "random 56 x 7's largest batch before and after the float blocks"),
+    ("docs/enumeration-at-scale.md", "float blocks, 378 MB after; the shards", "record",
+     "random 56 x 7's largest batch before and after the float blocks"),
+    ("docs/enumeration-at-scale.md", "grows past the checker's 64 MB", "limit",
+     "the checker's file-size limit"),
+    ("docs/enumeration-at-scale.md", "| resonance-6, serial | 1,066,044 |", "record",
+     "section 8's table of an earlier round"),
+    ("docs/enumeration-at-scale.md", "| resonance-6, Dask `LocalCluster` of 2 |", "record",
+     "section 8's table of an earlier round"),
+    ("docs/enumeration-at-scale.md", "| random 40 x 6, 2 pool workers |", "record",
+     "section 8's table of an earlier round"),
+    ("docs/enumeration-at-scale.md", "| perm-8, serial | 362,880 |", "record",
+     "section 8's table of an earlier round"),
+    ("docs/enumeration-at-scale.md", "| perm-9, serial | 3,628,800 |", "record",
+     "section 8's table of an earlier round"),
+    ("docs/enumeration-at-scale.md", "starting and closing a `LocalCluster` of 2 costs", "record",
+     "Dask against the pool on demicube-7, alternating runs"),
+    ("docs/enumeration-at-scale.md", "perm-8 4.0 and 4.1 CPU s at load 2 to 3", "record",
+     "the round of the caches, against the revision before (today's: README, measured)"),
+    ("docs/enumeration-at-scale.md", "23.3 s in the same window, alternating runs", "record",
+     "the round of the caches, against the revision before (today's: README, measured)"),
+    ("docs/enumeration-at-scale.md", "7), 441-443 MB peak; shards of perm-8", "record",
+     "the round of the caches, against the revision before (today's: README, measured)"),
+    ("docs/symmetry-reduction.md", "(a record of 2026-12-01) from 0.6 s to 0.2 s CPU", "record",
+     "one BLAS thread against a pool, before and after"),
+    ("docs/limits.md", "It reads only regular files of at most 256 MiB", "limit",
+     "engine/io.py's MAX_FILE_BYTES"),
+    ("docs/limits.md", "| certificate file size | 64 MiB", "limit",
+     "the checker's file-size limit"),
+    ("docs/paper-output.md", "GPT-OSS-20B needs about 42 GB as bfloat16", "limit",
+     "a model's weights in bfloat16 (parameters x 2 bytes)"),
+    ("docs/paper-output.md", "a CPU, GPT-OSS-120B about 234 GB.", "limit",
+     "a model's weights in bfloat16 (parameters x 2 bytes)"),
+]
+KIND_LABEL = {"limit": "a limit/constant, not a measurement",
+              "estimate": "an estimate by arithmetic on a quoted figure",
+              "record": "a labelled record of an earlier round"}
 
 
 def where(path: str, text: str) -> str:
@@ -143,21 +402,39 @@ def figure_lines() -> list[tuple[str, int, str]]:
     return out
 
 
-def list_figures() -> int:
-    """Print every figure-quoting line and whether this script re-measures it."""
+def classify() -> list[tuple[str, int, str, str, str]]:
+    """Every figure-quoting line as (file, line, kind, what, text): kind ``measured`` (what:
+    the keys of :data:`FIGURES` on it), ``limit``, ``estimate``, ``record`` (what: why,
+    from :data:`NOT_MEASURED`) or ``not`` (not re-measured and not classified)."""
     mapped: dict = {}
     for key, val, unit, path, text in FIGURES:
-        loc = where(path, text)
-        mapped.setdefault(loc, []).append(f"{key} (quoted {val} {unit})")
-    lines = figure_lines()
-    hit = 0
-    for path, n, line in lines:
+        mapped.setdefault(where(path, text), []).append(f"{key} (quoted {val} {unit})")
+    noted = {where(path, text): (kind, why) for path, text, kind, why in NOT_MEASURED}
+    out = []
+    for path, n, line in figure_lines():
         keys = mapped.get(f"{path}:{n}")
-        hit += bool(keys)
-        tag = "MEASURED " + "; ".join(keys) if keys else "not re-measured here"
+        if keys:
+            out.append((path, n, "measured", "; ".join(keys), line))
+        elif f"{path}:{n}" in noted:
+            kind, why = noted[f"{path}:{n}"]
+            out.append((path, n, kind, why, line))
+        else:
+            out.append((path, n, "not", "", line))
+    return out
+
+
+def list_figures() -> int:
+    """Print every figure-quoting line: measured here, a limit, an estimate, a record, or
+    not re-measured."""
+    rows = classify()
+    for path, n, kind, what, line in rows:
+        tag = ("MEASURED " + what if kind == "measured" else "not re-measured here"
+               if kind == "not" else f"{KIND_LABEL[kind]}: {what}")
         print(f"{path}:{n}: [{tag}] {line[:160]}")
-    print(f"# {len(lines)} lines quote figures; {hit} re-measured by this script "
-          f"({len(FIGURES)} figures), {len(lines) - hit} not")
+    count = {k: sum(r[2] == k for r in rows) for k in ("measured", *KIND_LABEL, "not")}
+    print(f"# {len(rows)} lines quote figures; {count['measured']} re-measured by this script "
+          f"({len(FIGURES)} figures), {count['limit']} limits/constants, {count['estimate']} "
+          f"estimates, {count['record']} labelled records, {count['not']} not re-measured")
     return 0
 
 
@@ -182,7 +459,8 @@ def _scale(name: str, tmp: Path) -> dict:
                      str(tmp / name)])
     row = json.loads(out.strip().splitlines()[-1])
     return {"cpu_s": row["cpu_s"], "peak_rss_mb": row["peak_rss_mb"],
-            "bytes_per_region": row["bytes_per_region_on_disk"], "process_cpu_s": cpu}
+            "bytes_per_region": row["bytes_per_region_on_disk"], "process_cpu_s": cpu,
+            "regions_per_cpu_s": round(row["regions"] / row["cpu_s"], -3)}
 
 
 def heads(tmp: Path) -> dict[str, Path]:
@@ -205,6 +483,7 @@ def _head(name: str, tmp: Path) -> dict:
     man = json.loads((tmp / f"o-{name}" / "manifest.json").read_text())
     steps = man["steps"]
     return {"cpu_s": cpu, "regions": man["rows_written"],
+            "regions_per_cpu_s": round(man["rows_written"] / cpu, -3),
             "phase1_cpu_s": steps["phase1"]["cpu_tasks"],
             "certification_cpu_s": steps["certify"]["cpu_driver"]}
 
@@ -235,7 +514,54 @@ def _shi(tmp: Path) -> dict:
     regions = json.loads((d / "manifest.json").read_text())["rows_written"]
     return {"enumerate_cpu_s": enum, "certify_cpu_s": certify, "check_cpu_s": check,
             "check_ok": ": OK " in out, "regions": regions,
+            "regions_per_cpu_s": round(regions / enum, -3),
             "check_regions_per_cpu_s": round(regions / check)}
+
+
+def _run_rss(cmd: list[str]) -> tuple[float, float, int]:
+    """(CPU seconds, peak RSS in GB, exit status) of one command and its descendants
+    (``wait4``: this child's rusage only)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    _, status, ru = os.wait4(p.pid, 0)
+    return (round(ru.ru_utime + ru.ru_stime, 2), round(ru.ru_maxrss / 2 ** 20, 3),
+            os.waitstatus_to_exitcode(status))
+
+
+def _wide(tmp: Path) -> dict:
+    """``certify argmax`` and ``certify pattern`` on a 2 x 200,000 integer head (seed 0, as
+    tests/test_fuzz_memory.py): CPU seconds and peak RSS of each."""
+    W = np.random.default_rng(0).integers(-999, 1000, (2, 200_000))
+    np.savetxt(tmp / "wide.csv", W, fmt="%d", delimiter=",")
+    out = {}
+    for kind in ("argmax", "pattern"):
+        cpu, gb, code = _run_rss(_engine("certify", kind, str(tmp / "wide.csv"), "-o",
+                                         str(tmp / f"wide-{kind}.json"), "--force"))
+        out |= {f"certify_{kind}_cpu_s": cpu, f"certify_{kind}_rss_gb": gb,
+                f"certify_{kind}_status": code}
+    return out
+
+
+def _size(path: Path) -> int:
+    """Bytes on disk under ``path`` (``du``: allocated blocks, symbolic links not followed)."""
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for f in files:
+            st = os.lstat(os.path.join(dirpath, f))
+            total += st.st_blocks * 512
+    return total
+
+
+def _footprint(tmp: Path) -> dict:
+    """The install's footprint: the virtualenv (``sys.prefix``) and torch's package folder."""
+    import importlib.util
+
+    out = {"venv_gb": round(_size(Path(sys.prefix).resolve()) / 2 ** 30, 2)}
+    spec = importlib.util.find_spec("torch")
+    if spec and spec.submodule_search_locations:
+        out["torch_mb"] = round(_size(Path(list(spec.submodule_search_locations)[0]))
+                                / 2 ** 20)
+    return out
 
 
 #: group -> (command after ``python``, README figures it stands for, as quoted)
@@ -245,23 +571,47 @@ GROUPS = {
                  "with witnesses, 24.1 s without"),
     "counting": (["benchmarks/bench_counting.py", "--quick"],
                  "README limits: exact count rankings k=12, d=6 34 s / sign k=60, d=6 45 s"),
-    "certified": (["benchmarks/bench_certified.py", "--quick"],
-                  "README limits: emit <= 0.09 s, check <= 0.05 s CPU, 333 MB"),
+    "certified": (["benchmarks/bench_certified.py"],
+                  "README limits: emit <= 0.09 s, check <= 0.05 s CPU, 363 MB"),
     "symmetry": (["benchmarks/bench_symmetry.py", "--goals-only", "--s10"],
-                 "README limits: orbit 0.4-0.7 s / 1.6 s CPU, S_10 4.3 s CPU; 195 / 245 / "
-                 "957 MB"),
+                 "README limits: orbit 0.16 s / 0.67-0.87 s / S_10 2.4-4.4 s CPU; 195 / 245 / "
+                 "660 MB"),
     "grid": (["benchmarks/bench_grid.py"], "README limits: the whole grid 62 s on 2 cores"),
     "models": (["benchmarks/bench_models.py"],
-               "README limits: 0.001 s to read 7 rows, 0.9 s audit + certificate"),
+               "README limits: 0.002 s CPU to read 7 rows, 0.47 s CPU audit + certificate"),
     "notebooks": (["notebooks/build.py", "--execute", "{tmp}/nb"],
                   "README limits: 42.1 s CPU, 484 MB peak"),
-    "audit": (["benchmarks/bench_audit.py", "--rows", "50257", "--cols", "768"],
-              "README limits: 8.0 CPU-minutes, 832 MB (the 32,000 x 4,096 row: run "
-              "bench_audit.py --rows 32000 --cols 4096 by hand, 6.1 CPU-minutes)"),
+    # the README's rows are the runs without near-boundary labels (83 / 8 planted)
+    "audit": (["benchmarks/bench_audit.py", "--rows", "50257", "--cols", "768",
+               "--triangles", "0"],
+              "README limits: 8.0 CPU-minutes, 832 MB"),
+    "audit-32k": (["benchmarks/bench_audit.py", "--rows", "32000", "--cols", "4096",
+                   "--plant", "4", "--shrunken", "0", "--triangles", "0"],
+                  "README limits: 6.1 CPU-minutes, 1.73 GB peak incl. the checker"),
+    "family": (["benchmarks/bench_family.py"],
+               "README limits: the whole minority curve 4.5 s CPU, 204 MB"),
+    "coq": (["benchmarks/bench_coq.py", "--rows", "1000", "--cols", "64"],
+            "README limits: coqc 20.7 CPU s, 0.62 GB"),
+    "coq-grid": (["benchmarks/bench_coq.py", "--grid", "10", "2"],
+                 "README limits: export 8.7 CPU s, coqc 17.7 CPU s, 0.66 GB"),
+    "occupancy": (["benchmarks/bench_occupancy.py"],
+                  "README limits: 14.6 CPU s, 1.5 GB peak"),
     "reproduce": (["-m", "engine", "reproduce", "-o", "{tmp}/repro", "--no-progress"],
                   "README limits: 147 s CPU, 658 MB peak"),
 }
 QUICK_GROUPS = ("patterns", "counting", "certified")
+
+
+def _paper_instances(text: str) -> dict:
+    """bench_certified.py's worst emit and check CPU seconds over the paper instances (the
+    rows of at most 72 columns; its own "worst" line also counts PSL(2,7)'s 168)."""
+    rows = [m.groups() for m in re.finditer(
+        r"^.{34} +\d+ x (\d+) +[\d.]+ +([\d.]+) +([\d.]+) ", text, re.M)]
+    paper = [(float(e), float(c)) for n, e, c in rows if int(n) <= 72]
+    if not paper:
+        return {}
+    return {"paper_emit_cpu_s": max(e for e, _ in paper),
+            "paper_check_cpu_s": max(c for _, c in paper)}
 
 
 def _group(name: str, tmp: Path) -> dict:
@@ -274,10 +624,23 @@ def _group(name: str, tmp: Path) -> dict:
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
-    tail = (log.read_text().strip().splitlines() or [""])[-25:]
-    return {"group": name, "returncode": p.returncode,
-            "cpu_s": round(ru.ru_utime + ru.ru_stime, 1),
-            "peak_rss_mb": round(ru.ru_maxrss / 1024, 1), "quoted": quoted, "output": tail}
+    text = log.read_text()
+    tail = (text.strip().splitlines() or [""])[-25:]
+    got: dict = {"group": name, "returncode": p.returncode,
+                 "cpu_s": round(ru.ru_utime + ru.ru_stime, 1),
+                 "cpu_min": round((ru.ru_utime + ru.ru_stime) / 60, 1),
+                 "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
+                 "peak_rss_gb": round(ru.ru_maxrss / 2 ** 20, 2)}
+    out_dir = tmp / "repro"
+    if name == "reproduce" and out_dir.is_dir():  # before the executed notebooks
+        got["out_mb"] = round(_size(out_dir) / 2 ** 20, 1)
+    for group, key, pattern in GROUP_FIGURES:
+        m = re.search(pattern, text, re.M) if group == name else None
+        if m:
+            got[key] = float(m.group(1))
+    if name == "certified":
+        got |= _paper_instances(text)
+    return {**got, "quoted": quoted, "output": tail}
 
 
 CASES = {
@@ -288,6 +651,8 @@ CASES = {
     "f32-40x6": lambda tmp: _head("f32-40x6", tmp),
     "int-40x6": lambda tmp: _head("int-40x6", tmp),
     "shi-7": _shi,
+    "wide-2x200k": _wide,
+    "footprint": _footprint,
 }
 
 

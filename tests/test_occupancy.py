@@ -250,3 +250,22 @@ def test_logits_beyond_the_float_range_are_still_decided():
     assert d.exact.all() and d.tie[0].tolist() == [True, False] and d.argmax.tolist() == [-1, 1]
     assert d.order[1].tolist() == [1, 0, 2] and d.sign.tolist() == [[1, 1, 0], [1, 1, -1]]
     assert np.isinf(d.logits[:, :2]).all()
+
+
+def test_a_wide_head_file_needs_rows_are_labels(tmp_path):
+    """A matrix file with fewer rows than columns is refused unless the rows are said to be
+    the labels (as audit-argmax); with the flag, the API and the CLI decide it."""
+    rng = np.random.default_rng(1)
+    np.save(tmp_path / "w.npy", rng.normal(size=(3, 5)))
+    np.save(tmp_path / "x.npy", rng.normal(size=(40, 5)))
+    with pytest.raises(InvalidInput, match="--rows-are-labels"):
+        occupancy(tmp_path / "w.npy", tmp_path / "x.npy", progress=False, counts=False,
+                  audit=False)
+    r = occupancy(tmp_path / "w.npy", tmp_path / "x.npy", progress=False, counts=False,
+                  audit=False, rows_are_labels=True)
+    assert r.summary["inputs"] == 40 and r.summary["k"] == 3
+    proc = subprocess.run([sys.executable, "-m", "engine", "occupancy", str(tmp_path / "w.npy"),
+                           str(tmp_path / "x.npy"), "--rows-are-labels", "--no-count",
+                           "--no-audit", "--no-progress"], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr

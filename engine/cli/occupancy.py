@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
     p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
     p.add_argument("--transpose", action="store_true", help="the head is stored as (d, vocab)")
+    p.add_argument("--rows-are-labels", action="store_true",
+                   help="the matrix's rows are the labels even though it has fewer rows than "
+                        "columns (otherwise such a matrix file needs --transpose or this flag)")
     p.add_argument("--device", default="cpu", help="torch device for a model's contexts")
     p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (contexts)")
     p.add_argument("--trust-remote-code", action="store_true",
@@ -72,7 +75,7 @@ def _occupancy(args: argparse.Namespace) -> int:
                            executor=executor, progress=False if args.no_progress else None,
                            chunk_rows=args.chunk_rows, audit=not args.no_audit,
                            counts=not args.no_count, tensor=args.tensor,
-                           transpose=args.transpose)
+                           transpose=args.transpose, rows_are_labels=args.rows_are_labels)
     finally:
         if executor is not None:
             (getattr(executor, "close", None) or executor.shutdown)()

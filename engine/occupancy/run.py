@@ -163,7 +163,7 @@ def _exact_counts(head, k: int, top: int) -> tuple[dict, dict, dict]:
 def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
               progress: bool | None = None, chunk_rows: int = 1 << 16, audit: bool = True,
               counts: bool = True, plots: bool = True, tensor: str | None = None,
-              transpose: bool = False) -> OccupancyResult:
+              transpose: bool = False, rows_are_labels: bool = False) -> OccupancyResult:
     """Decide every input's regions exactly and set the realized regions against the possible.
 
     Parameters
@@ -197,6 +197,9 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
         Write the coverage and margin figures (with ``out``).
     tensor, transpose
         As in ``logitgeom inspect``.
+    rows_are_labels : bool
+        A matrix file with fewer rows than columns holds one label a row (as
+        ``audit-argmax --rows-are-labels``); without it such a file is refused.
 
     Returns
     -------
@@ -218,7 +221,7 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
     try:
         folder.mkdir(parents=True, exist_ok=True)
         src = load_source(head, bias=bias, tensor=tensor, transpose=transpose, work=folder,
-                          out_dir=folder)
+                          out_dir=folder, rows_are_labels=rows_are_labels)
         h = open_head(src.spec)
         k, d = h.k, h.d
         if not 1 <= top:
