@@ -206,3 +206,38 @@ def test_hardest_first_and_same_bytes_with_two_workers(tmp_path, monkeypatch):
     assert check_file(tmp_path / "b" / "audit.json").ok
     state = json.loads((tmp_path / "b" / "run.json").read_text())
     assert len(state["done"]) == len(list((tmp_path / "b" / "shards").iterdir()))
+
+
+def _bias_face_head(seed: int, k: int = 120, d: int = 6):
+    """Rows on and near faces of other rows (as in the near-face benchmark) with small
+    biases: the labels the screens leave go through the homogenised Wolfe method."""
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((k, d))
+    for n, lab in enumerate(range(k - 12, k)):
+        m = (2, 3, 5)[n % 3]
+        src = rng.choice(k - 12, size=m, replace=False)
+        W[lab] = rng.dirichlet(np.ones(m)) @ W[src] * (1 + (-1) ** n * 1e-3)
+    b = (rng.standard_normal(k) * 1e-3).astype(np.float32)
+    return W.astype(np.float32), b
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_bias_labels_through_the_homogenised_wolfe(seed, monkeypatch):
+    import engine.audit.homog as homog
+
+    W, b = _bias_face_head(seed)
+    calls = []
+    real = homog.wolfe_bias
+    monkeypatch.setattr(homog, "wolfe_bias", lambda *a: calls.append(a[1]) or real(*a))
+    r = audit_argmax(W, bias=b, progress=False)
+    assert calls and r.counts["all"]["undecided"] == 0
+    cert = r.certificate()
+    assert check(cert).ok
+    assert any(rec["all"]["stage"] == "wolfe" for rec in cert["records"])
+    ref = argmaxable(W.astype(np.float64), b.astype(np.float64))
+    assert sorted(k for k, v in r.verdicts["all"].items() if v == "argmaxable") == \
+        list(ref.labels)
+    # the same verdicts without it (the cutting-plane LP path)
+    monkeypatch.setattr(homog, "wolfe_bias", lambda *a: None)
+    r2 = audit_argmax(W, bias=b, progress=False)
+    assert r2.verdicts == r.verdicts

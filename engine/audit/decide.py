@@ -189,6 +189,12 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
             rec = _wolfe(head, k, opts, stats)
             if rec is not None:
                 return rec
+        elif not box:  # a bias: the homogenised Wolfe (engine.audit.homog)
+            from engine.audit.homog import wolfe_bias
+
+            rec = wolfe_bias(head, k, opts, stats)
+            if rec is not None:
+                return rec
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
         return rec if rec is not None else exact_stage(head, k, box, opts, stats, t_label, seed)
     except BudgetExceeded as exc:
