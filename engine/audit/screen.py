@@ -309,14 +309,8 @@ def _twins(head: Head, ks: list[int]) -> dict[int, int]:
     (the first such j, by row order): proposals only, each checked exactly by the caller."""
     cached = _TWIN_CACHE.get(head.spec)
     if cached is None:  # once per head and process, not once per block
-        rows = head.rows(list(range(head.k)))
-        b = head.bias
-        key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
-        view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-        _, first, inv = np.unique(view, return_index=True, return_inverse=True)
-        counts = np.bincount(inv)
         _TWIN_CACHE.clear()
-        _TWIN_CACHE[head.spec] = cached = (first, inv, counts)
+        _TWIN_CACHE[head.spec] = cached = _twin_groups(head)
     first, inv, counts = cached
     out = {}
     for k in ks:
@@ -326,6 +320,35 @@ def _twins(head: Head, ks: list[int]) -> dict[int, int]:
         if j != k:
             out[k] = j
     return out
+
+
+def _twin_groups(head: Head) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first, inverse, counts) of the groups of rows with equal bytes (and equal biases),
+    as ``np.unique`` over the rows gives them: grouped by a hash of each row's bytes (one
+    pass over the head in chunks, no copy of it), every group of more than one row then
+    verified row by row (a hash collision falls back to sorting the rows themselves).  The
+    groups, hence the result, do not depend on the hash values."""
+    keys = np.empty(head.k, dtype=np.int64)
+    b = head.bias
+    for r0 in range(0, head.k, head.chunk_rows):
+        c = head.chunk(r0, min(head.k, r0 + head.chunk_rows))
+        for i in range(len(c)):
+            keys[r0 + i] = hash(c[i].tobytes()) if b is None else \
+                hash((c[i].tobytes(), float(b[r0 + i])))
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    counts = np.bincount(inv)
+    for g in np.flatnonzero(counts > 1).tolist():
+        members = np.flatnonzero(inv == g)
+        rows = head.rows(members)
+        if np.all(rows == rows[0][None, :]) and (b is None or np.all(b[members] ==
+                                                                   b[members[0]])):
+            continue
+        rows = head.rows(list(range(head.k)))  # a collision: compare the rows themselves
+        key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
+        v = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+        _, first, inv = np.unique(v, return_index=True, return_inverse=True)
+        return first, inv, np.bincount(inv)
+    return first, inv, counts
 
 
 def _radius_f(radius: Fraction) -> float:
