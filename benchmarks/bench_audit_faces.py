@@ -127,6 +127,13 @@ def main(argv=None) -> int:
         print(f"planted labels' CPU s (decide): median {float(np.median(hard)):.2f}, worst "
               f"{hard[-1]:.2f}, sum {sum(hard):.1f} over {len(hard)} past the screens "
               f"({len(planted) - len(hard)} planted labels decided by the screens)")
+    slow = sorted(per.items(), key=lambda kv: -kv[1])[:5]
+    print("slowest labels: " + ", ".join(f"{lab} ({planted.get(lab, 'ordinary')}, "
+                                         f"{res.verdicts['all'][lab]}) {v:.1f} s"
+                                         for lab, v in slow))
+    (Path(args.cache) / f"{out.name}-label-cpu.json").write_text(json.dumps(
+        {str(lab): [planted.get(lab), res.verdicts["all"][lab], round(v, 3)]
+         for lab, v in sorted(per.items())}, indent=0))
     others = sorted(float(v) for lab, v in per.items() if lab not in planted)
     if others:
         print(f"other labels past the screens: {len(others)}, CPU s median "
