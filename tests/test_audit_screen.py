@@ -223,12 +223,12 @@ def _bias_face_head(seed: int, k: int = 120, d: int = 6):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_bias_labels_through_the_homogenised_wolfe(seed, monkeypatch):
-    import engine.audit.homog as homog
+    import engine.audit.decide as homog
 
     W, b = _bias_face_head(seed)
     calls = []
-    real = homog.wolfe_bias
-    monkeypatch.setattr(homog, "wolfe_bias", lambda *a: calls.append(a[1]) or real(*a))
+    real = homog._wolfe_bias
+    monkeypatch.setattr(homog, "_wolfe_bias", lambda *a: calls.append(a[1]) or real(*a))
     r = audit_argmax(W, bias=b, progress=False)
     assert calls and r.counts["all"]["undecided"] == 0
     cert = r.certificate()
@@ -238,6 +238,6 @@ def test_bias_labels_through_the_homogenised_wolfe(seed, monkeypatch):
     assert sorted(k for k, v in r.verdicts["all"].items() if v == "argmaxable") == \
         list(ref.labels)
     # the same verdicts without it (the cutting-plane LP path)
-    monkeypatch.setattr(homog, "wolfe_bias", lambda *a: None)
+    monkeypatch.setattr(homog, "_wolfe_bias", lambda *a: None)
     r2 = audit_argmax(W, bias=b, progress=False)
     assert r2.verdicts == r.verdicts

@@ -189,10 +189,8 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
             rec = _wolfe(head, k, opts, stats)
             if rec is not None:
                 return rec
-        elif not box:  # a bias: the homogenised Wolfe (engine.audit.homog)
-            from engine.audit.homog import wolfe_bias
-
-            rec = wolfe_bias(head, k, opts, stats)
+        elif not box:  # a bias: Wolfe's method on the homogenised problem
+            rec = _wolfe_bias(head, k, opts, stats)
             if rec is not None:
                 return rec
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
@@ -560,3 +558,95 @@ def _witness_margin(head: Head, k: int, w: dict) -> float:
 
 def _fits_rational(xq: list[Fraction], radius: Fraction | None) -> bool:
     return radius is None or max(abs(q) for q in xq) <= radius
+
+
+def _wolfe_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
+    """Decide label k of a head with a bias over R^d by Wolfe's method on the homogenised
+    problem, or return None (then the cutting-plane LP and the exact stage decide).
+
+    x makes k the strict argmax iff (x, t), t > 0, solves u_i . (x, t) > 0 for
+    u_i = (w_k - w_i, b_k - b_i) and u_0 = (0, 1); Gordan: no solution iff 0 is in the hull
+    of p_i = (w_i - w_k, b_i - b_k) and p_0 = (0, -1) of R^(d+1) (both coordinates
+    rescaled by powers of two, which keeps the cone).  A corral of d + 2 points with
+    positive weights: its rows (p_0 dropped: its weight is the slack of
+    sum c_i (b_k - b_i) <= 0) go to the exact Gordan solve; a non-zero nearest point q:
+    z = -q has z_t > 0 and proposes x = z_x / z_t, confirmed over every row exactly.
+
+    Parameters
+    ----------
+    head : Head
+        A head with a bias.
+    k : int
+    opts : Options
+    stats : dict
+        Stage CPU seconds (``wolfe``; the exact solve counts as ``gordan``), updated.
+
+    Returns
+    -------
+    dict or None
+        An exactly checked record (a witness or Gordan multipliers), or None.
+
+    Examples
+    --------
+    >>> from engine.audit.head import HeadSpec, open_head
+    >>> W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.5, 0.25]])
+    >>> h = open_head(HeadSpec.from_array(W, [0.0, 0.0, 0.0, 0.0, 0.25]))
+    >>> _wolfe_bias(h, 4, Options(), {})["verdict"]
+    'argmaxable'
+    """
+    from engine.audit.wolfe import affine_nearest, min_norm_corral
+
+    t0 = time.process_time()
+    try:
+        d = head.d
+        b = head.bias
+        wk = head.rows([k])[0]
+        n0 = 4 * (d + 2)
+        pool = _smallest(_margins(head, k, wk * head.scale()), k, n0)
+        if opts.center is not None:
+            xc = (wk - np.asarray(opts.center)) * head.scale()
+            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+        D = head.rows(pool) - wk[None, :]
+        db = b[pool] - b[k]
+        init = None
+        for _ in range(16):
+            a, be = _pow2_scale(D), _pow2_scale(db)
+            P = np.zeros((len(pool) + 1, d + 1))  # row 0: p_0 = (0, -1); row j + 1: pool[j]
+            P[0, d] = -1.0
+            P[1:, :d] = D * a
+            P[1:, d] = db * be
+            kind, S, lam = min_norm_corral(P, init=init)
+            Sa = np.asarray(S, dtype=np.int64)
+            if kind == "in":
+                real = Sa > 0
+                stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
+                try:
+                    return _gordan_from(head, k, pool[Sa[real] - 1], False, opts, stats,
+                                        lam[real])
+                finally:
+                    t0 = time.process_time()
+            if kind != "out":
+                return None
+            z = -affine_nearest(P[S])
+            if not (np.all(np.isfinite(z)) and z[d] > 0):
+                return None
+            with np.errstate(all="ignore"):
+                x = z[:d] * (be / (a * z[d]))
+            if not np.all(np.isfinite(x)):
+                return None
+            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+            if bad is not None and bad.size == 0:
+                return _witness_record(x, None, "wolfe")
+            if new.size == 0:
+                return None
+            mm = _margins(head, k, x)
+            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
+            if more.size == 0:
+                return None
+            init = (list(S), lam)  # indices are kept: new rows go at the end
+            pool = np.r_[pool, more]
+            D = np.vstack([D, head.rows(more) - wk[None, :]])
+            db = np.r_[db, b[more] - b[k]]
+        return None
+    finally:
+        stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
