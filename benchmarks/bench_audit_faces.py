@@ -87,6 +87,8 @@ def main(argv=None) -> int:
     ap.add_argument("--recipe", choices=("faces", "triangles"), default="faces")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--scheduler", default=None,
+                    help="a Dask scheduler address, or 'local' (a LocalCluster of --workers)")
     ap.add_argument("--block", type=int, default=256)
     ap.add_argument("--only-planted", action="store_true",
                     help="audit the planted labels only (the per-label figures)")
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
 
     from certificates import check_audit
     from engine.audit import audit_argmax
-    from engine.run.executor import make_executor
+    from engine.run.executor import close_executor, make_executor
 
     k, d = args.rows, args.cols
     model = Path(args.cache) / f"head-{k}x{d}-{args.recipe}{args.planted}-s{args.seed}"
@@ -110,21 +112,32 @@ def main(argv=None) -> int:
         import shutil
 
         shutil.rmtree(out)
-    ex = make_executor(workers=args.workers)
+    ex = make_executor(workers=args.workers, scheduler=args.scheduler)
     c0, w0 = _cpu(), time.perf_counter()
     try:
         res = audit_argmax(model, tokens=sorted(planted) if args.only_planted else None,
                            out=out, executor=ex, progress=False, block_size=args.block)
     finally:
-        if ex is not None:
-            ex.shutdown()
+        close_executor(ex)
     cpu, wall = _cpu() - c0, time.perf_counter() - w0
     print("\n".join(res.summary()))
     per = res.label_cpu
     hard = sorted(float(per[lab]) for lab in planted if lab in per)
     if hard:
         print(f"planted labels' CPU s (decide): median {float(np.median(hard)):.2f}, worst "
-              f"{hard[-1]:.2f}, sum {sum(hard):.1f} over {len(hard)}")
+              f"{hard[-1]:.2f}, sum {sum(hard):.1f} over {len(hard)} past the screens "
+              f"({len(planted) - len(hard)} planted labels decided by the screens)")
+    slow = sorted(per.items(), key=lambda kv: -kv[1])[:5]
+    print("slowest labels: " + ", ".join(f"{lab} ({planted.get(lab, 'ordinary')}, "
+                                         f"{res.verdicts['all'][lab]}) {v:.1f} s"
+                                         for lab, v in slow))
+    (Path(args.cache) / f"{out.name}-label-cpu.json").write_text(json.dumps(
+        {str(lab): [planted.get(lab), res.verdicts["all"][lab], round(v, 3)]
+         for lab, v in sorted(per.items())}, indent=0))
+    others = sorted(float(v) for lab, v in per.items() if lab not in planted)
+    if others:
+        print(f"other labels past the screens: {len(others)}, CPU s median "
+              f"{float(np.median(others)):.2f}, worst {others[-1]:.2f}, sum {sum(others):.1f}")
     kinds: dict[str, list[str]] = {}
     for lab, kind in planted.items():
         kinds.setdefault(kind, []).append(res.verdicts["all"][lab])
@@ -135,7 +148,9 @@ def main(argv=None) -> int:
         f"{key} {v:.1f}" for key, v in sorted(res.stage_seconds.items())
         if isinstance(v, float)))
     print(f"whole run: CPU {cpu:.1f} s ({cpu / 60:.2f} CPU-min, user+sys incl. workers), "
-          f"wall {wall:.1f} s (shared machine)")
+          f"wall {wall:.1f} s (shared machine), workers {args.workers}"
+          f"{'' if args.scheduler is None else ', dask ' + args.scheduler}")
+    print(f"self-check in the run: {res.checked}")
     rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     print(f"peak RSS {rss:.0f} MB (largest process)")

@@ -51,10 +51,11 @@ from engine.audit.proofs import (
     rounding_bound,
     violations,
 )
+from engine.audit.screen import _fit_box, screen_block
 from engine.exact.intmat import solve_rational, solve_square
 
-__all__ = ["Options", "decide_block", "rounding_bound", "exact_rows_int", "confirm_witness",
-           "violations", "check_multipliers", "BudgetExceeded"]
+__all__ = ["Options", "decide_block", "decide_label", "rounding_bound", "exact_rows_int",
+           "confirm_witness", "violations", "check_multipliers", "BudgetExceeded"]
 
 
 
@@ -77,41 +78,6 @@ _GROW = 4
 
 
 # ------------------------------------------------------------------------ witnesses
-def _pow2_at_least(v: float) -> float:
-    if v <= 1.0:
-        return 1.0
-    return 2.0 ** math.ceil(math.log2(v))
-
-
-def _scale_for(g: np.ndarray, db: np.ndarray | None) -> float | None:
-    """A power of two t with t g_i + db_i > 0 for all i (float proposal), or None."""
-    if not np.all(g > 0):
-        return None
-    if db is None:
-        return 1.0
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        need = np.max(-db / g)
-    if not np.isfinite(need) or need > 2.0**900:
-        return None
-    return _pow2_at_least(2.0 * need) if need > 0 else 1.0
-
-
-def _fit_box(x: np.ndarray, radius: Fraction | None, homogeneous: bool
-             ) -> tuple[np.ndarray, float] | None:
-    """(f x, f): x itself (f = 1) if inside the box; for a homogeneous head a power-of-two
-    down-scaling f (exact in floats); None if neither."""
-    if _in_box(x, radius):
-        return x, 1.0
-    if not homogeneous:
-        return None
-    mx = float(np.max(np.abs(x)))
-    e = math.ceil(math.log2(mx / float(radius))) + 1
-    y = np.ldexp(x, -e)
-    if _in_box(y, radius) and np.array_equal(np.ldexp(y, e), x):
-        return y, 2.0**-e
-    return None
-
-
 def _pow2_scale(v: np.ndarray) -> float:
     """2^-e with 2^(e-1) <= max|v| < 2^e (1 for a zero vector): exact rescaling to O(1)."""
     mx = float(np.max(np.abs(v))) if v.size else 0.0
@@ -245,6 +211,10 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     try:
         if not box and head.bias is None:
             rec = _wolfe(head, k, opts, stats)
+            if rec is not None:
+                return rec
+        elif not box:  # a bias: Wolfe's method on the homogenised problem
+            rec = _wolfe_bias(head, k, opts, stats)
             if rec is not None:
                 return rec
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
@@ -534,181 +504,89 @@ def _evaluate(head: Head, k: int, x: np.ndarray, active: np.ndarray, box: bool,
         stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
 
 
-def _bias_screen(head: Head, labels: tuple[int, ...]) -> set[int]:
-    """Labels whose bias is strictly the largest: x = 0 is a witness (every margin is
-    b_k - b_i > 0), whatever the rows; decided on the exact biases."""
-    if head.bias is None:
-        return set()
-    k = int(np.argmax(head.bias))
-    if k not in labels:
-        return set()
-    bk = head.exact_bias(k)
-    if all(bk > head.exact_bias(i) for i in range(head.k) if i != k):
-        return {k}
-    return set()
-
-
-def _zero_record(d: int) -> dict:
-    return {"verdict": "argmaxable", "witness": {"x": ["0"] * d}, "stage": "bias"}
-
-
 def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                  ) -> tuple[list[dict], dict]:
     """Decide a block of labels; returns (records in label order, seconds per stage).
 
-    Each record is ``{"label": k, "<domain>": {"verdict": ..., ...}}`` for each domain in
-    ``opts.domains`` (see certificates/SPEC.md, kind ``argmax-audit``).
+    The screens (:func:`engine.audit.screen.screen_block`: one blocked product and a
+    vectorised rigorous bound) decide the ordinary labels; the others go through
+    :func:`decide_label`.  Each record is ``{"label": k, "<domain>": {"verdict": ...}}``
+    for each domain in ``opts.domains`` (see certificates/SPEC.md, kind ``argmax-audit``).
     """
     head = open_head(spec)
-    stats: dict = {}
-    labels = tuple(int(k) for k in labels)
-    b = head.bias
-    homogeneous = b is None
-    t0 = time.process_time()
-    out: dict[int, dict] = {k: {"label": k} for k in labels}
-    pending: dict[int, set[str]] = {}
-    margins: dict[int, float] = {}
-    for k in _bias_screen(head, labels):
-        for dom in opts.domains:
-            out[k][dom] = _zero_record(head.d)
-    # twins: a label whose row another label repeats (bias no larger) is never the strict
-    # argmax; one exact check each, before the screen and any LP (np.ones((100000, 1)))
-    t0 = time.process_time()
-    open_labels = [k for k in labels if len(out[k]) == 1]
-    for k, j in (_twins(head, open_labels).items() if open_labels else ()):
-        recs = {dom: _never([j], [1], "twin") for dom in opts.domains
-                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None)}
-        if len(recs) == len(opts.domains):
-            out[k].update(recs)
-    stats["twins"] = time.process_time() - t0
-    sW = head.scale()
-    todo = [k for k in labels if k not in out or len(out[k]) == 1]
-    X = head.rows(todo).T * sW if todo else np.zeros((head.d, 0))
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        S = head.matmul(X) if todo else np.zeros((head.k, 0))
-    stats["screen"] = time.process_time() - t0
-    for j, k in enumerate(todo):
-        t0 = time.process_time()
-        col = S[:, j]
-        g = col[k] - col
-        g[k] = np.inf
-        t = _scale_for(g, None if b is None else b[k] - b) if np.all(np.isfinite(col)) else None
-        done: set[str] = set()
-        if t is not None:
-            x = X[:, j] * t
-            if confirm_witness(head, k, x, s=col * t, stats=stats):
-                with np.errstate(all="ignore"):
-                    mm = g * t + (0.0 if b is None else b[k] - b)
-                    margins[k] = float(np.min(mm)) / max(_norm2(x), 2.0**-1000)
-                if "all" in opts.domains:
-                    out[k]["all"] = _witness_record(x, t * sW, "row")
-                    done.add("all")
-                if "box" in opts.domains:
-                    fit = _fit_box(x, opts.radius, homogeneous)
-                    if fit is not None:
-                        out[k]["box"] = _witness_record(fit[0], t * sW * fit[1], "row")
-                        done.add("box")
-        stats["screen"] += time.process_time() - t0
-        rest = set(opts.domains) - done
-        if rest:
-            pending[k] = rest
-    # screen 2: x = t (w_k - c), on the labels still open
-    if pending and opts.center is not None:
-        t0 = time.process_time()
-        ks = sorted(pending)
-        c = np.asarray(opts.center, dtype=np.float64)
-        Xc = (head.rows(ks).T - c[:, None]) * sW
-        with np.errstate(over="ignore", invalid="ignore"):
-            Sc = head.matmul(Xc)
-        for j, k in enumerate(ks):
-            col = Sc[:, j]
-            if not np.all(np.isfinite(col)):
-                continue
-            g = col[k] - col
-            g[k] = np.inf
-            t = _scale_for(g, None if b is None else b[k] - b)
-            if t is None:
-                continue
-            x = Xc[:, j] * t
-            if not confirm_witness(head, k, x, s=col * t, stats=stats):
-                continue
-            if "all" in pending[k]:
-                out[k]["all"] = _witness_record(x, None, "center")
-                pending[k].discard("all")
-            if "box" in pending[k]:
-                fit = _fit_box(x, opts.radius, homogeneous)
-                if fit is not None:
-                    out[k]["box"] = _witness_record(fit[0], None, "center")
-                    pending[k].discard("box")
-        stats["screen"] += time.process_time() - t0
-    # the rest: relaxation, cutting-plane LP, Gordan, exact completion
+    sc = screen_block(head, labels, opts)
+    stats, margins, out = sc.stats, sc.margins, sc.out
     label_cpu: dict[int, float] = {}
-    for k in sorted(pending):
-        doms = pending[k]
-        if not doms:
-            continue
+    for k in sorted(sc.pending):
         t_k = time.process_time()
-        x0 = head.rows([k])[0] * sW
-        if "all" in doms:
-            rec = _decide_domain(head, k, False, x0, opts, stats)
-            out[k]["all"] = rec
-            doms.discard("all")
-        if "box" in doms:
-            a = out[k].get("all")
-            rec = None
-            if a is not None and a["verdict"] == "never":
-                rec = dict(a)  # v = 0 and sum c (b_k - b_i) <= 0 also close the box
-            elif a is not None and a["verdict"] == "argmaxable" and "x" in a["witness"]:
-                xa = [Fraction(v) for v in a["witness"]["x"]]
-                if _fits_rational(xa, opts.radius):
-                    rec = dict(a)
-                elif homogeneous:  # a cone: scale the witness into the box, exactly
-                    f = opts.radius / (2 * max(abs(q) for q in xa))
-                    rec = _rational_witness_record([q * f for q in xa], a["stage"])
-                else:
-                    xf = np.array([float(q) for q in xa])
-                    if all(Fraction(v) == q for v, q in zip(xf.tolist(), xa, strict=True)):
-                        fit = _fit_box(xf, opts.radius, homogeneous)
-                        if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
-                            rec = _witness_record(fit[0], None, a["stage"])
-            if rec is None:
-                rec = _decide_domain(head, k, True, x0, opts, stats)
-            out[k]["box"] = rec
+        rec, m = decide_label(head, k, sc.pending[k], out[k], opts, stats)
+        out[k] = rec
+        if m is not None and k not in margins:
+            margins[k] = m
         label_cpu[k] = time.process_time() - t_k
-    for k in labels:
+    for k in out:
         rec = out[k].get("all") or out[k].get("box")
         if k not in margins and rec["verdict"] == "argmaxable":
             margins[k] = _witness_margin(head, k, rec["witness"])
     stats["_margins"] = margins
     stats["_label_cpu"] = label_cpu
-    return [out[k] for k in labels], stats
+    return [out[int(k)] for k in labels], stats
 
 
-_TWIN_CACHE: dict = {}
+def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts: Options,
+                 stats: dict) -> tuple[dict, float | None]:
+    """Decide the open domains ``doms`` of a label the screens left (relaxation, Wolfe,
+    the cutting-plane LP, exact Gordan multipliers, the exact completion stage).
 
+    Parameters
+    ----------
+    head : Head
+    k : int
+    doms : set of str
+        The domains still open.
+    rec : dict
+        The label's record so far (the domains the screens decided); not modified.
+    opts : Options
+    stats : dict
+        Stage CPU seconds, updated.
 
-def _twins(head: Head, ks: list[int]) -> dict[int, int]:
-    """{k: j} for labels ``ks`` whose float row (and bias) equals that of another label j
-    (the first such j, by row order): proposals only, each checked exactly by the caller."""
-    cached = _TWIN_CACHE.get(head.spec)
-    if cached is None:  # once per head and process, not once per block
-        rows = head.rows(list(range(head.k)))
-        b = head.bias
-        key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
-        view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-        _, first, inv = np.unique(view, return_index=True, return_inverse=True)
-        counts = np.bincount(inv)
-        _TWIN_CACHE.clear()
-        _TWIN_CACHE[head.spec] = cached = (first, inv, counts)
-    first, inv, counts = cached
-    out = {}
-    for k in ks:
-        j = int(first[inv[k]])
-        if j == k and counts[inv[k]] > 1:  # k is its group's first: pair it with the next
-            j = int(np.flatnonzero(inv == inv[k])[1])
-        if j != k:
-            out[k] = j
-    return out
+    Returns
+    -------
+    (dict, float or None)
+        The completed record and the table's margin figure (None for a never label).
+    """
+    out = dict(rec)
+    doms = set(doms)
+    homogeneous = head.bias is None
+    x0 = head.rows([k])[0] * head.scale()
+    if "all" in doms:
+        out["all"] = _decide_domain(head, k, False, x0, opts, stats)
+        doms.discard("all")
+    if "box" in doms:
+        a = out.get("all")
+        box = None
+        if a is not None and a["verdict"] == "never":
+            box = dict(a)  # v = 0 and sum c (b_k - b_i) <= 0 also close the box
+        elif a is not None and a["verdict"] == "argmaxable" and "x" in a["witness"]:
+            xa = [Fraction(v) for v in a["witness"]["x"]]
+            if _fits_rational(xa, opts.radius):
+                box = dict(a)
+            elif homogeneous:  # a cone: scale the witness into the box, exactly
+                f = opts.radius / (2 * max(abs(q) for q in xa))
+                box = _rational_witness_record([q * f for q in xa], a["stage"])
+            else:
+                xf = np.array([float(q) for q in xa])
+                if all(Fraction(v) == q for v, q in zip(xf.tolist(), xa, strict=True)):
+                    fit = _fit_box(xf, opts.radius, homogeneous)
+                    if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
+                        box = _witness_record(fit[0], None, a["stage"])
+        if box is None:
+            box = _decide_domain(head, k, True, x0, opts, stats)
+        out["box"] = box
+    first = out.get("all") or out.get("box")
+    m = _witness_margin(head, k, first["witness"]) if first["verdict"] == "argmaxable" \
+        else None
+    return out, m
 
 
 def _witness_margin(head: Head, k: int, w: dict) -> float:
@@ -729,3 +607,95 @@ def _witness_margin(head: Head, k: int, w: dict) -> float:
 
 def _fits_rational(xq: list[Fraction], radius: Fraction | None) -> bool:
     return radius is None or max(abs(q) for q in xq) <= radius
+
+
+def _wolfe_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
+    """Decide label k of a head with a bias over R^d by Wolfe's method on the homogenised
+    problem, or return None (then the cutting-plane LP and the exact stage decide).
+
+    x makes k the strict argmax iff (x, t), t > 0, solves u_i . (x, t) > 0 for
+    u_i = (w_k - w_i, b_k - b_i) and u_0 = (0, 1); Gordan: no solution iff 0 is in the hull
+    of p_i = (w_i - w_k, b_i - b_k) and p_0 = (0, -1) of R^(d+1) (both coordinates
+    rescaled by powers of two, which keeps the cone).  A corral of d + 2 points with
+    positive weights: its rows (p_0 dropped: its weight is the slack of
+    sum c_i (b_k - b_i) <= 0) go to the exact Gordan solve; a non-zero nearest point q:
+    z = -q has z_t > 0 and proposes x = z_x / z_t, confirmed over every row exactly.
+
+    Parameters
+    ----------
+    head : Head
+        A head with a bias.
+    k : int
+    opts : Options
+    stats : dict
+        Stage CPU seconds (``wolfe``; the exact solve counts as ``gordan``), updated.
+
+    Returns
+    -------
+    dict or None
+        An exactly checked record (a witness or Gordan multipliers), or None.
+
+    Examples
+    --------
+    >>> from engine.audit.head import HeadSpec, open_head
+    >>> W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.5, 0.25]])
+    >>> h = open_head(HeadSpec.from_array(W, [0.0, 0.0, 0.0, 0.0, 0.25]))
+    >>> _wolfe_bias(h, 4, Options(), {})["verdict"]
+    'argmaxable'
+    """
+    from engine.audit.wolfe import affine_nearest, min_norm_corral
+
+    t0 = time.process_time()
+    try:
+        d = head.d
+        b = head.bias
+        wk = head.rows([k])[0]
+        n0 = 4 * (d + 2)
+        pool = _smallest(_margins(head, k, wk * head.scale()), k, n0)
+        if opts.center is not None:
+            xc = (wk - np.asarray(opts.center)) * head.scale()
+            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+        D = head.rows(pool) - wk[None, :]
+        db = b[pool] - b[k]
+        init = None
+        for _ in range(16):
+            a, be = _pow2_scale(D), _pow2_scale(db)
+            P = np.zeros((len(pool) + 1, d + 1))  # row 0: p_0 = (0, -1); row j + 1: pool[j]
+            P[0, d] = -1.0
+            P[1:, :d] = D * a
+            P[1:, d] = db * be
+            kind, S, lam = min_norm_corral(P, init=init)
+            Sa = np.asarray(S, dtype=np.int64)
+            if kind == "in":
+                real = Sa > 0
+                stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
+                try:
+                    return _gordan_from(head, k, pool[Sa[real] - 1], False, opts, stats,
+                                        lam[real])
+                finally:
+                    t0 = time.process_time()
+            if kind != "out":
+                return None
+            z = -affine_nearest(P[S])
+            if not (np.all(np.isfinite(z)) and z[d] > 0):
+                return None
+            with np.errstate(all="ignore"):
+                x = z[:d] * (be / (a * z[d]))
+            if not np.all(np.isfinite(x)):
+                return None
+            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+            if bad is not None and bad.size == 0:
+                return _witness_record(x, None, "wolfe")
+            if new.size == 0:
+                return None
+            mm = _margins(head, k, x)
+            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
+            if more.size == 0:
+                return None
+            init = (list(S), lam)  # indices are kept: new rows go at the end
+            pool = np.r_[pool, more]
+            D = np.vstack([D, head.rows(more) - wk[None, :]])
+            db = np.r_[db, b[more] - b[k]]
+        return None
+    finally:
+        stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0

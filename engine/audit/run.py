@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from engine._fsio import write_atomic
-from engine.audit.decide import Options, decide_block
+from engine.audit.decide import Options, _witness_margin, decide_label
 from engine.audit.head import open_head
+from engine.audit.screen import screen_block
 from engine.audit.source import INLINE_ENTRIES, Source, load_source
 from engine.errors import InvalidInput, SolverFailed
 from engine.exact.numbers import fraction_to_str, to_fraction
@@ -253,13 +254,92 @@ def _dumps_line(rec: dict) -> str:
 
 
 def _block_unit(unit):
+    """Phase 1 work unit: the screens of one block (one blocked product, one BLAS thread).
+    Returns (records so far, pending {label: domains}, margins, cost, stats)."""
     spec, labels, opts = unit
-    return decide_block(spec, labels, opts)
+    with _one_blas_thread():
+        head = open_head(spec)
+        sc = screen_block(head, labels, opts)
+        for k, rec in sc.out.items():
+            if k in sc.pending or k in sc.margins:
+                continue
+            first = rec.get("all") or rec.get("box")
+            if first["verdict"] == "argmaxable":
+                sc.margins[k] = _witness_margin(head, k, first["witness"])
+    return sc.out, sc.pending, sc.margins, sc.cost, sc.stats
+
+
+def _label_unit(unit):
+    """Phase 2 work unit: one label the screens left open.  Returns (label, record, margin
+    or None, stats, CPU seconds)."""
+    spec, k, doms, rec, opts = unit
+    with _one_blas_thread():
+        head = open_head(spec)
+        stats: dict = {}
+        t0 = time.process_time()
+        rec, m = decide_label(head, k, doms, rec, opts, stats)
+    return k, rec, m, stats, time.process_time() - t0
+
+
+def _one_blas_thread():
+    """One BLAS thread inside a work unit: parallelism comes from the units (--workers);
+    OpenBLAS's spinning helper threads otherwise roughly double the CPU of the many small
+    products of the hard labels (docs/argmax-audit.md section 6)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+#: run.json (the resume state) is rewritten at most this often (seconds), and at the end.
+_STATE_EVERY = 2.0
+
+
+class _Blocks:
+    """Finished blocks: shards written in label order, run.json kept current."""
+
+    def __init__(self, plan: _Plan, stage: dict, margins: dict):
+        self.plan, self.stage, self.margins = plan, stage, margins
+        self.results: dict[int, list[dict]] = {}
+        self.last = 0.0
+
+    def finish(self, b: int, recs: list[dict]) -> None:
+        plan, state = self.plan, self.plan.state
+        if plan.out_dir is None:
+            self.results[b] = recs
+            return
+        name = f"block-{b:06d}.jsonl"
+        data = "".join(_dumps_line(r) + "\n" for r in recs).encode()
+        _write(plan.out_dir / "shards" / name, data)
+        state["done"][name] = hashlib.sha256(data).hexdigest()
+        if time.monotonic() - self.last >= _STATE_EVERY:
+            self.save()
+        kill_hook("audit", len(state["done"]))  # resume tests: LOGITGEOM_STORE_KILL=audit:n:sig
+
+    def save(self) -> None:
+        if self.plan.out_dir is None:
+            return
+        state = self.plan.state
+        state["stage_seconds"] = self.stage
+        state["margins"] = {str(a): v for a, v in sorted(self.margins.items())}
+        write_json(self.plan.out_dir / "run.json", state)  # the resume state (engine.run.state)
+        self.last = time.monotonic()
+
+
+def _add_stats(stage: dict, st: dict) -> None:
+    for key, v in st.items():
+        if not key.startswith("_"):
+            stage[key] = stage.get(key, 0) + v
 
 
 def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, dict]:
     """Run the unfinished blocks; returns (records in label order, stage seconds, margins,
-    CPU seconds of each label that went past the screens in this run)."""
+    CPU seconds of each label that went past the screens in this run).
+
+    Phase 1 screens every block (one unit per block); phase 2 decides the labels the
+    screens left open, one unit per label, hardest first (by the screen's cost estimate:
+    rows violated at x = w_k), so that the long labels start first on the workers.  Each
+    block's shard is written, in label order, once all its labels are decided: the output
+    does not depend on the executor or the completion order."""
     out_dir, state = plan.out_dir, plan.state
     todo = []
     for b, blk in enumerate(plan.blocks):
@@ -271,44 +351,53 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
                 continue
             state["done"].pop(name, None)
         todo.append((b, blk))
-    units = [(plan.src.spec, blk, plan.opts) for _, blk in todo]
     stage = dict(state.get("stage_seconds", {}))
     margins = {int(a): v for a, v in state.get("margins", {}).items()}
-    results: dict[int, list[dict]] = {}
+    blocks = _Blocks(plan, stage, margins)
     label_cpu: dict[int, float] = {}
-    for res in _run(units, executor, progress):
-        b, _blk = todo[res.index]
-        recs, st = res.value
-        margins.update(st.pop("_margins", {}))
-        label_cpu.update(st.pop("_label_cpu", {}))
-        for key, v in st.items():
-            stage[key] = stage.get(key, 0) + v
-        if out_dir is None:
-            results[b] = recs
-            continue
-        name = f"block-{b:06d}.jsonl"
-        data = "".join(_dumps_line(r) + "\n" for r in recs).encode()
-        _write(out_dir / "shards" / name, data)
-        state["done"][name] = hashlib.sha256(data).hexdigest()
-        state["stage_seconds"] = stage
-        state["margins"] = {str(a): v for a, v in sorted(margins.items())}
-        write_json(out_dir / "run.json", state)  # the resume state (engine.run.state)
-        kill_hook("audit", len(state["done"]))  # resume tests: LOGITGEOM_STORE_KILL=audit:n:sig
+    parts: dict[int, dict] = {}
+    waiting: dict[int, set[int]] = {}
+    hard: list[tuple[int, int, int, list[str]]] = []
+    units = [(plan.src.spec, blk, plan.opts) for _, blk in todo]
+    for res in _run(_block_unit, units, executor, progress, "label blocks (screens)"):
+        b, blk = todo[res.index]
+        out, pending, m, cost, st = res.value
+        margins.update(m)
+        _add_stats(stage, st)
+        if pending:
+            parts[b], waiting[b] = out, set(pending)
+            hard.extend((cost.get(k, 0), k, b, sorted(pending[k])) for k in pending)
+        else:
+            blocks.finish(b, [out[k] for k in blk])
+    hard.sort(key=lambda h: (-h[0], h[1]))  # hardest first; ties by label
+    units2 = [(plan.src.spec, k, doms, parts[b][k], plan.opts) for _, k, b, doms in hard]
+    for res in _run(_label_unit, units2, executor, progress, "hard labels"):
+        _, k, b, _ = hard[res.index]
+        _k, rec, m, st, cpu = res.value
+        parts[b][k] = rec
+        if m is not None and k not in margins:
+            margins[k] = m
+        label_cpu[k] = cpu
+        _add_stats(stage, st)
+        waiting[b].discard(k)
+        if not waiting[b]:
+            blocks.finish(b, [parts[b][j] for j in plan.blocks[b]])
+            del parts[b]
+    blocks.save()
     records: list[dict] = []
     for b, _blk in enumerate(plan.blocks):
         if out_dir is None:
-            records.extend(results[b])
+            records.extend(blocks.results[b])
         else:
             text = (out_dir / "shards" / f"block-{b:06d}.jsonl").read_text()
             records.extend(json.loads(line) for line in text.splitlines() if line)
     return records, stage, margins, label_cpu
 
 
-def _run(units, executor, progress):
+def _run(fn, units, executor, progress, desc):
     from engine.run.executor import run_units
 
-    return run_units(_block_unit, units, executor=executor, progress=progress,
-                     desc="label blocks")
+    return run_units(fn, units, executor=executor, progress=progress, desc=desc)
 
 
 # ----------------------------------------------------------------------------- write

@@ -1,0 +1,540 @@
+"""The screens of the argmax audit: one blocked product decides the ordinary labels.
+
+For a block of labels K the screen computes ``S = W X`` with ``X = [w_k]_(k in K)`` (one
+float64 matrix product, docs/argmax-audit.md section 2, step 1) and proposes, per label,
+the witness x = t w_k.  Every margin at every proposal is then compared with the rigorous
+rounding-error bound of section 3 *for the whole block at once* (the same float
+expressions as :func:`engine.audit.proofs.violations`, one array operation per block
+instead of one per label): a label all of whose margins exceed their bound is proven
+``argmaxable`` without any exact work; only the labels the bound does not settle go
+through :func:`engine.audit.proofs.confirm_witness` (clearly negative margins reject the
+proposal, ambiguous ones are decided in rational arithmetic).
+
+The scale t of x = t w_k:
+
+* no bias: t = 1 (the margins are t (w_k - w_i) . w_k, the sign does not depend on t);
+* a bias, every g_i = (w_k - w_i) . w_k > 0: the smallest power of two with
+  t g_i + (b_k - b_i) > 0 for all i (twice the largest -db_i / g_i, rounded up);
+* otherwise (a bias, some g_i <= 0), and in the box domain when a bias makes the label
+  non-homogeneous: the margins t g_i + db_i are linear in t, so the t that make them all
+  positive form an interval (lo, hi) (intersected with (0, R / max_j |w_kj|] in the box),
+  computed in floats; a dyadic t inside it with at most 20 significant bits (so that
+  t w_k is exact in float64 for heads whose entries have at most 33 significant bits, as
+  float32, float16 and bfloat16 heads have; checked) is proposed and decided as above.
+
+Labels the screen does not decide are the hard ones; the number of rows violating the
+proposal x = w_k is their expected cost (deeper inside the hull: more violated rows), by
+which the run hands them to workers, hardest first.
+
+Examples
+--------
+>>> import numpy as np
+>>> from engine.audit.head import HeadSpec, open_head
+>>> from engine.audit.proofs import Options
+>>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0],
+...                                              [0.0, 0.25]])))
+>>> s = screen_block(h, (0, 1, 2, 3), Options())
+>>> sorted(s.pending), s.cost
+([3], {3: 1})
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from engine.audit.head import Head
+from engine.audit.proofs import (
+    _U,
+    Options,
+    _in_box,
+    _never,
+    _witness_record,
+    check_multipliers,
+    confirm_witness,
+    rounding_bound,
+)
+
+__all__ = ["Screened", "screen_block", "columns_proven", "scale_interval"]
+
+#: Columns of the block product handled at once by the vectorised bound (temporaries of
+#: rows x this many float64 numbers).
+_COLS = 32
+#: Significant bits of a non-power-of-two scale t (t w_k stays exact in float64 for rows
+#: with at most 53 - 20 = 33 significant bits).
+_T_BITS = 20
+
+
+@dataclass
+class Screened:
+    """What the screens decided for a block.
+
+    Attributes
+    ----------
+    out : dict
+        ``{label: record}``, with the domains the screens decided.
+    pending : dict
+        ``{label: set of domains}`` still open (the hard labels).
+    margins : dict
+        ``{label: float}``, the table's margin figure for the labels decided here.
+    cost : dict
+        ``{label: int}`` expected cost of each pending label (rows violated at x = w_k).
+    stats : dict
+        CPU seconds (``twins``, ``screen``) and ``exact_pairs``.
+    """
+
+    out: dict
+    pending: dict
+    margins: dict = field(default_factory=dict)
+    cost: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------ scales
+def _pow2_at_least(v: float) -> float:
+    if v <= 1.0:
+        return 1.0
+    return 2.0 ** math.ceil(math.log2(v))
+
+
+def _scale_for(g: np.ndarray, db: np.ndarray | None) -> float | None:
+    """A power of two t with t g_i + db_i > 0 for all i (float proposal), or None."""
+    if not np.all(g > 0):
+        return None
+    if db is None:
+        return 1.0
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        need = np.max(-db / g)
+    if not np.isfinite(need) or need > 2.0**900:
+        return None
+    return _pow2_at_least(2.0 * need) if need > 0 else 1.0
+
+
+def _short(t: float) -> float:
+    """t rounded to :data:`_T_BITS` significant bits (a dyadic: exact products with short
+    rows)."""
+    m, e = math.frexp(t)
+    return math.ldexp(round(math.ldexp(m, _T_BITS)), e - _T_BITS)
+
+
+def scale_interval(g: np.ndarray, db: np.ndarray, tmax: float = math.inf) -> float | None:
+    """A scale t in (0, tmax] with t g_i + db_i > 0 for every i, proposed in floats: the
+    margins are linear in t, so such t form an interval (lo, hi); returns a power of two
+    inside it when there is one, else a dyadic with at most 20 significant bits near its
+    middle, else None.  ``g[k]`` is expected to be +inf (the label itself).  A proposal
+    only: the caller decides every margin at the resulting witness exactly.
+
+    Parameters
+    ----------
+    g : numpy.ndarray
+        (w_k - w_i) . w_k (float values).
+    db : numpy.ndarray
+        b_k - b_i.
+    tmax : float
+        Largest allowed t (the box domain).
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> scale_interval(np.array([np.inf, -1.0, 2.0]), np.array([0.0, 3.0, -1.0]))
+    1.0
+    >>> scale_interval(np.array([np.inf, -1.0]), np.array([0.0, -1.0])) is None
+    True
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if np.any((g == 0) & ~(db > 0)) or not np.all(np.isfinite(db)):
+            return None
+        pos, neg = g > 0, g < 0
+        lo = max(0.0, float(np.max(-db[pos] / g[pos]))) if np.any(pos) else 0.0
+        hi = float(np.min(db[neg] / -g[neg])) if np.any(neg) else math.inf
+    hi = min(hi, tmax)
+    if not (np.isfinite(lo) and lo < hi) or hi <= 0 or not hi > lo * (1 + 2.0**-30):
+        return None
+    if hi == math.inf:
+        return _pow2_at_least(2.0 * lo) if lo > 0 else 1.0
+    if hi > 2.0**900 or hi < 2.0**-900:
+        return None
+    p = 2.0 ** math.floor(math.log2(hi))  # the largest power of two <= hi
+    if p == hi:
+        p /= 2
+    if p > lo:
+        # the power of two nearest the interval's geometric middle
+        q = 2.0 ** round(math.log2(math.sqrt(hi * max(lo, hi * 2.0**-60))))
+        return q if lo < q < hi else p
+    t = _short(0.5 * (lo + hi))
+    return t if lo < t < hi else None
+
+
+def _exact_scaled(x: np.ndarray, t: float) -> np.ndarray | None:
+    """t x when every product is exact in float64 (checked on the significant bits), or
+    None."""
+    if t == 2.0 ** math.frexp(t)[1] / 2:  # a power of two
+        y = x * t
+        return y if np.all(np.isfinite(y)) and np.array_equal(y / t, x) else None
+    m = np.frexp(x)[0]
+    ints = np.ldexp(m, 53).astype(np.int64)
+    if np.any(ints & ((1 << _T_BITS) - 1)):
+        return None  # more than 33 significant bits somewhere
+    y = x * t
+    return y if np.all(np.isfinite(y)) and np.all((np.abs(y) >= 2.0**-1000) | (x == 0)) \
+        else None
+
+
+# ------------------------------------------------------------------------ proofs
+def _col_norms(X: np.ndarray) -> np.ndarray:
+    """Euclidean norms of the columns of X (power-of-two rescaling per column)."""
+    mx = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
+    Y = np.ldexp(X, -e[None, :])
+    return np.where(mx > 0, np.ldexp(np.sqrt(np.einsum("ij,ij->j", Y, Y)), e), 0.0)
+
+
+def columns_proven(head: Head, ks: np.ndarray, X: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """For each column j: whether every margin of label ks[j] at x = X[:, j] is proven
+    positive by the float value against the rigorous bound alone (docs/argmax-audit.md
+    section 3; the float expressions of :func:`engine.audit.proofs.violations`, vectorised).
+    ``S`` must be ``fl(W X)`` (float64).  False means "not proven here" (the caller
+    decides exactly), never "not a witness".
+
+    Parameters
+    ----------
+    head : Head
+    ks : numpy.ndarray
+        Labels (int), one per column.
+    X : numpy.ndarray
+        d x m candidate witnesses.
+    S : numpy.ndarray
+        k x m, ``fl(W X)``.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Examples
+    --------
+    >>> from engine.audit.head import HeadSpec, open_head
+    >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
+    >>> X = np.array([[1.0, 0.5], [0.0, 0.5]])
+    >>> columns_proven(h, np.array([0, 2]), X, h.matmul(X)).tolist()
+    [True, False]
+    """
+    ks = np.asarray(ks, dtype=np.int64)
+    m = len(ks)
+    out = np.zeros(m, dtype=bool)
+    if m == 0:
+        return out
+    d = head.d
+    fin = np.all(np.isfinite(X), axis=0) & np.all(np.isfinite(S), axis=0)
+    nx = _col_norms(np.where(np.isfinite(X), X, 0.0)) * (1.0 + 8.0 * (d + 4) * _U) + 2.0**-900
+    nrm = head.norms()
+    b = head.bias if head.bias is not None else np.zeros(head.k)
+    g = rounding_bound(d + (0 if head.binary else 1))
+    ab = np.abs(b)
+    for c0 in range(0, m, _COLS):
+        c1 = min(m, c0 + _COLS)
+        cols = np.arange(c1 - c0)
+        kk = ks[c0:c1]
+        Sb = S[:, c0:c1]
+        with np.errstate(all="ignore"):
+            top = Sb[kk, cols] + b[kk]
+            M = top[None, :] - (Sb + b[:, None])
+            B = g * ((nrm[kk][None, :] + nrm[:, None]) * nx[None, c0:c1]
+                     + ab[kk][None, :] + ab[:, None]) + 2.0**-900
+            ok = M > B
+        ok[kk, cols] = True
+        out[c0:c1] = np.all(ok, axis=0) & fin[c0:c1]
+    return out
+
+
+def _decide_columns(head: Head, ks: list[int], X: np.ndarray, S: np.ndarray,
+                    stats: dict) -> list[bool]:
+    """Exact decision for each column: the vectorised bound, then
+    :func:`confirm_witness` for the columns it does not settle."""
+    quick = columns_proven(head, np.asarray(ks, dtype=np.int64), X, S)
+    res = quick.tolist()
+    for j in np.flatnonzero(~quick).tolist():
+        x = X[:, j]
+        if np.all(np.isfinite(x)) and np.all(np.isfinite(S[:, j])):
+            res[j] = confirm_witness(head, ks[j], x, s=S[:, j], stats=stats)
+    return res
+
+
+# ------------------------------------------------------------------------ the screens
+def _fit_box(x: np.ndarray, radius: Fraction | None, homogeneous: bool
+             ) -> tuple[np.ndarray, float] | None:
+    """(f x, f): x itself (f = 1) if inside the box; for a homogeneous head a power-of-two
+    down-scaling f (exact in floats); None if neither."""
+    if _in_box(x, radius):
+        return x, 1.0
+    if not homogeneous:
+        return None
+    mx = float(np.max(np.abs(x)))
+    e = math.ceil(math.log2(mx / float(radius))) + 1
+    y = np.ldexp(x, -e)
+    if _in_box(y, radius) and np.array_equal(np.ldexp(y, e), x):
+        return y, 2.0**-e
+    return None
+
+
+def _bias_screen(head: Head, labels: tuple[int, ...]) -> set[int]:
+    """Labels whose bias is strictly the largest: x = 0 is a witness (every margin is
+    b_k - b_i > 0), whatever the rows; decided on the exact biases."""
+    if head.bias is None:
+        return set()
+    k = int(np.argmax(head.bias))
+    if k not in labels:
+        return set()
+    bk = head.exact_bias(k)
+    if all(bk > head.exact_bias(i) for i in range(head.k) if i != k):
+        return {k}
+    return set()
+
+
+def _zero_record(d: int) -> dict:
+    return {"verdict": "argmaxable", "witness": {"x": ["0"] * d}, "stage": "bias"}
+
+
+_TWIN_CACHE: dict = {}
+
+
+def _twins(head: Head, ks: list[int]) -> dict[int, int]:
+    """{k: j} for labels ``ks`` whose float row (and bias) equals that of another label j
+    (the first such j, by row order): proposals only, each checked exactly by the caller."""
+    cached = _TWIN_CACHE.get(head.spec)
+    if cached is None:  # once per head and process, not once per block
+        _TWIN_CACHE.clear()
+        _TWIN_CACHE[head.spec] = cached = _twin_groups(head)
+    first, inv, counts = cached
+    out = {}
+    for k in ks:
+        j = int(first[inv[k]])
+        if j == k and counts[inv[k]] > 1:  # k is its group's first: pair it with the next
+            j = int(np.flatnonzero(inv == inv[k])[1])
+        if j != k:
+            out[k] = j
+    return out
+
+
+def _twin_groups(head: Head) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first, inverse, counts) of the groups of rows with equal bytes (and equal biases),
+    as ``np.unique`` over the rows gives them: grouped by a hash of each row's bytes (one
+    pass over the head in chunks, no copy of it), every group of more than one row then
+    verified row by row (a hash collision falls back to sorting the rows themselves).  The
+    groups, hence the result, do not depend on the hash values."""
+    keys = np.empty(head.k, dtype=np.int64)
+    b = head.bias
+    for r0 in range(0, head.k, head.chunk_rows):
+        c = head.chunk(r0, min(head.k, r0 + head.chunk_rows))
+        for i in range(len(c)):
+            keys[r0 + i] = hash(c[i].tobytes()) if b is None else \
+                hash((c[i].tobytes(), float(b[r0 + i])))
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    counts = np.bincount(inv)
+    for g in np.flatnonzero(counts > 1).tolist():
+        members = np.flatnonzero(inv == g)
+        rows = head.rows(members)
+        if np.all(rows == rows[0][None, :]) and (b is None or np.all(b[members] ==
+                                                                   b[members[0]])):
+            continue
+        rows = head.rows(list(range(head.k)))  # a collision: compare the rows themselves
+        key = np.ascontiguousarray(rows if b is None else np.column_stack([rows, b]))
+        v = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+        _, first, inv = np.unique(v, return_index=True, return_inverse=True)
+        return first, inv, np.bincount(inv)
+    return first, inv, counts
+
+
+def _radius_f(radius: Fraction) -> float:
+    r = float(radius)
+    return float(np.nextafter(r, 0.0)) if Fraction(r) > radius else r
+
+
+def screen_block(head: Head, labels: tuple[int, ...], opts: Options) -> Screened:
+    """Run the screens on a block of labels (bias, twins, x = t w_k, x = t (w_k - c)).
+
+    Parameters
+    ----------
+    head : Head
+    labels : tuple of int
+    opts : Options
+
+    Returns
+    -------
+    Screened
+        The decided domains and the pending (hard) labels with their expected cost.
+    """
+    stats: dict = {}
+    labels = tuple(int(k) for k in labels)
+    out: dict[int, dict] = {k: {"label": k} for k in labels}
+    margins: dict[int, float] = {}
+    cost: dict[int, int] = {}
+    t0 = time.process_time()
+    for k in _bias_screen(head, labels):
+        for dom in opts.domains:
+            out[k][dom] = _zero_record(head.d)
+    # twins: a label whose row another label repeats (bias no larger) is never the strict
+    # argmax; one exact check each, before the screen and any LP (np.ones((100000, 1)))
+    open_labels = [k for k in labels if len(out[k]) == 1]
+    for k, j in (_twins(head, open_labels).items() if open_labels else ()):
+        recs = {dom: _never([j], [1], "twin") for dom in opts.domains
+                if check_multipliers(head, k, [j], [1], opts.radius if dom == "box" else None)}
+        if len(recs) == len(opts.domains):
+            out[k].update(recs)
+    stats["twins"] = time.process_time() - t0
+    t0 = time.process_time()
+    sW = head.scale()
+    todo = [k for k in labels if len(out[k]) == 1]
+    pending: dict[int, set[str]] = {}
+    if todo:
+        _row_screen(head, todo, opts, sW, out, pending, margins, cost, stats)
+    if pending and opts.center is not None:
+        _center_screen(head, opts, sW, out, pending, stats)
+    stats["screen"] = time.process_time() - t0
+    pending = {k: v for k, v in pending.items() if v}
+    cost = {k: cost.get(k, 0) for k in pending}
+    return Screened(out, pending, margins, cost, stats)
+
+
+def _row_screen(head: Head, todo: list[int], opts: Options, sW: float, out: dict,
+                pending: dict, margins: dict, cost: dict, stats: dict) -> None:
+    """x = t w_k for every label of ``todo``: one product, one vectorised bound."""
+    b = head.bias
+    homogeneous = b is None
+    X = head.rows(todo).T * sW
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        S = head.matmul(X)
+    kk = np.asarray(todo, dtype=np.int64)
+    cols = np.arange(len(todo))
+    with np.errstate(all="ignore"):
+        G = S[kk, cols][None, :] - S
+    G[kk, cols] = np.inf
+    finite = np.all(np.isfinite(S), axis=0)
+    bad_rows = np.count_nonzero(~(G > 0), axis=0)  # rows violated at x = w_k: the cost
+    # scales (float proposals, vectorised): t = 1 without a bias
+    T = np.where((bad_rows == 0) & finite, 1.0, np.nan)
+    if b is not None:
+        with np.errstate(all="ignore"):
+            need = np.max(-(b[kk][None, :] - b[:, None]) / G, axis=0)
+        for j in np.flatnonzero(~np.isnan(T)).tolist():
+            nd = float(need[j])
+            T[j] = np.nan if not nd <= 2.0**900 else (_pow2_at_least(2.0 * nd) if nd > 0
+                                                      else 1.0)
+        for j in np.flatnonzero(np.isnan(T) & finite).tolist():
+            t = scale_interval(G[:, j], b[todo[j]] - b)
+            T[j] = np.nan if t is None else t
+    for j in np.flatnonzero(np.isnan(T)).tolist():
+        cost[todo[j]] = int(bad_rows[j])
+    have = np.flatnonzero(np.isfinite(T))
+    ok = np.zeros(len(todo), dtype=bool)
+    scaled = bool(np.any(T[have] != 1.0))
+    Xt, St = (X.copy(), S.copy()) if scaled else (X, S)
+    for j in have.tolist():
+        if T[j] != 1.0:
+            xj = _exact_scaled(X[:, j], T[j])
+            if xj is None:
+                T[j] = np.nan
+                continue
+            Xt[:, j] = xj
+            if T[j] == 2.0 ** math.frexp(T[j])[1] / 2:
+                St[:, j] = S[:, j] * T[j]  # fl(W (t x)) = t fl(W x) for a power of two t
+            else:
+                with np.errstate(all="ignore"):
+                    St[:, j] = head.matmul(xj[:, None])[:, 0]
+    have = np.flatnonzero(np.isfinite(T))
+    if have.size:
+        res = _decide_columns(head, [todo[j] for j in have], Xt[:, have], St[:, have], stats)
+        ok[have] = res
+    # the table's margin figure: smallest margin at the witness over ||x||_2 (floats)
+    with np.errstate(all="ignore"):
+        MM = G * np.where(ok, T, 0.0)[None, :]
+        if b is not None:
+            MM += b[kk][None, :] - b[:, None]
+            MM[kk, cols] = np.inf
+        mins = np.min(MM, axis=0) / np.maximum(_col_norms(np.where(ok, Xt, 0.0)), 2.0**-1000)
+    del MM
+    for j, k in enumerate(todo):
+        done: set[str] = set()
+        if ok[j]:
+            x, t = Xt[:, j], float(T[j])
+            margins[k] = float(mins[j])
+            if "all" in opts.domains:
+                out[k]["all"] = _witness_record(x, t * sW, "row")
+                done.add("all")
+            if "box" in opts.domains:
+                fit = _fit_box(x, opts.radius, homogeneous)
+                if fit is not None:
+                    out[k]["box"] = _witness_record(fit[0], t * sW * fit[1], "row")
+                    done.add("box")
+        elif k not in cost:
+            cost[k] = int(bad_rows[j])
+        rest = set(opts.domains) - done
+        if "box" in rest and finite[j] and b is not None:
+            if _box_row(head, k, X[:, j], G[:, j], S[:, j], opts, sW, out, stats):
+                rest.discard("box")
+        if rest:
+            pending[k] = rest
+
+
+def _box_row(head: Head, k: int, x1: np.ndarray, g: np.ndarray, s1: np.ndarray,
+             opts: Options, sW: float, out: dict, stats: dict) -> bool:
+    """The box domain with a bias: x = t w_k with t in the interval of positive margins
+    cut at R / max_j |w_kj| (a float proposal, decided exactly)."""
+    b = head.bias
+    mx = float(np.max(np.abs(x1)))
+    if mx == 0.0:
+        return False
+    tmax = _radius_f(opts.radius) / mx
+    t = scale_interval(g, b[k] - b, tmax * (1 - 2.0**-40))
+    if t is None:
+        return False
+    x = _exact_scaled(x1, t)
+    if x is None or not _in_box(x, opts.radius):
+        return False
+    if t == 2.0 ** math.frexp(t)[1] / 2:
+        s = s1 * t
+    else:
+        with np.errstate(all="ignore"):
+            s = head.matmul(x[:, None])[:, 0]
+    if not _decide_columns(head, [k], x[:, None], s[:, None], stats)[0]:
+        return False
+    out[k]["box"] = _witness_record(x, t * sW, "row")
+    return True
+
+
+def _center_screen(head: Head, opts: Options, sW: float, out: dict, pending: dict,
+                   stats: dict) -> None:
+    """x = t (w_k - c) on the labels still open (a power of two t, as for x = t w_k)."""
+    b = head.bias
+    homogeneous = b is None
+    ks = sorted(pending)
+    c = np.asarray(opts.center, dtype=np.float64)
+    Xc = (head.rows(ks).T - c[:, None]) * sW
+    with np.errstate(over="ignore", invalid="ignore"):
+        Sc = head.matmul(Xc)
+    for j, k in enumerate(ks):
+        col = Sc[:, j]
+        if not np.all(np.isfinite(col)):
+            continue
+        g = col[k] - col
+        g[k] = np.inf
+        t = _scale_for(g, None if b is None else b[k] - b)
+        if t is None:
+            continue
+        x = Xc[:, j] * t
+        if not confirm_witness(head, k, x, s=col * t, stats=stats):
+            continue
+        if "all" in pending[k]:
+            out[k]["all"] = _witness_record(x, None, "center")
+            pending[k].discard("all")
+        if "box" in pending[k]:
+            fit = _fit_box(x, opts.radius, homogeneous)
+            if fit is not None:
+                out[k]["box"] = _witness_record(fit[0], None, "center")
+                pending[k].discard("box")
