@@ -561,3 +561,32 @@ def test_cli_o_alias_and_labels_file(tmp_path, capsys):
     assert "self-check" in text and "'t11'" in text
     assert main(["audit-argmax", str(tmp_path / "nope.npy")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_a_block_too_large_for_one_shard_file_is_split(tmp_path, monkeypatch):
+    """A block whose records exceed SHARD_BYTES goes to several shard files (split between
+    records, in label order): the certificate lists them all, the checker accepts it, a
+    resumed run leaves the files as they are, and losing one part recomputes the block."""
+    import engine.audit.run as run_mod
+
+    monkeypatch.setattr(run_mod, "SHARD_BYTES", 2000)
+    W, _ = planted_head(k=120, d=4, seed=6)
+    out = tmp_path / "out"
+    r = audit_argmax(W, out=out, block_size=64, progress=False)
+    files = sorted(p.name for p in (out / "shards").glob("*.jsonl"))
+    assert len(files) > 2 and "block-000000.1.jsonl" in files
+    cert = json.loads((out / "audit.json").read_text())
+    assert [s["file"] for s in cert["shards"]][:2] == ["shards/block-000000.jsonl",
+                                                       "shards/block-000000.1.jsonl"]
+    assert all((out / s["file"]).stat().st_size <= 2000 or
+               (out / s["file"]).read_bytes().count(b"\n") == 1 for s in cert["shards"])
+    assert check_file(out / "audit.json").ok
+    text = (out / "audit.json").read_text()
+    calls = []
+    real = run_mod._block_unit
+    monkeypatch.setattr(run_mod, "_block_unit", lambda u: calls.append(u[1][0]) or real(u))
+    assert audit_argmax(W, out=out, block_size=64, progress=False).verdicts == r.verdicts
+    assert calls == [] and (out / "audit.json").read_text() == text
+    (out / "shards" / "block-000000.1.jsonl").unlink()
+    assert audit_argmax(W, out=out, block_size=64, progress=False).verdicts == r.verdicts
+    assert calls == [0] and (out / "audit.json").read_text() == text

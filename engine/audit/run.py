@@ -294,6 +294,37 @@ def _one_blas_thread():
 _STATE_EVERY = 2.0
 
 
+#: A block's records go to shard files of at most this many bytes (split between records),
+#: well inside the checker's 64 MiB per file: a never-proof on 769 full-precision float32
+#: rows is about 6.5 MB, so a block holding ten of them would not fit one file.  A single
+#: record larger than this is written alone (the checker reads at most 64 MiB per file).
+SHARD_BYTES = 32 * 1024 * 1024
+
+
+def _split_lines(lines: list[str], limit: int) -> list[bytes]:
+    """The lines, encoded, grouped in order into chunks of at most ``limit`` bytes (a line
+    longer than ``limit`` alone in its chunk); always at least one chunk."""
+    out: list[bytes] = []
+    cur: list[bytes] = []
+    size = 0
+    for line in lines:
+        data = line.encode()
+        if cur and size + len(data) > limit:
+            out.append(b"".join(cur))
+            cur, size = [], 0
+        cur.append(data)
+        size += len(data)
+    out.append(b"".join(cur))
+    return out
+
+
+def _block_files(name: str, entry) -> list[tuple[str, str]]:
+    """(file, sha256) of a finished block's shard parts, from its ``run.json`` entry."""
+    if isinstance(entry, str):
+        return [(name, entry)]
+    return [(str(f), str(h)) for f, h in entry]
+
+
 class _Blocks:
     """Finished blocks: shards written in label order, run.json kept current."""
 
@@ -308,9 +339,14 @@ class _Blocks:
             self.results[b] = recs
             return
         name = f"block-{b:06d}.jsonl"
-        data = "".join(_dumps_line(r) + "\n" for r in recs).encode()
-        _write(plan.out_dir / "shards" / name, data)
-        state["done"][name] = hashlib.sha256(data).hexdigest()
+        parts = _split_lines([_dumps_line(r) + "\n" for r in recs], SHARD_BYTES)
+        files = []
+        for i, data in enumerate(parts):
+            part = name if i == 0 else f"block-{b:06d}.{i}.jsonl"
+            _write(plan.out_dir / "shards" / part, data)
+            files.append([part, hashlib.sha256(data).hexdigest()])
+        # one part: the hash alone (the format of runs written before parts existed)
+        state["done"][name] = files[0][1] if len(files) == 1 else files
         if time.monotonic() - self.last >= _STATE_EVERY:
             self.save()
         kill_hook("audit", len(state["done"]))  # resume tests: LOGITGEOM_STORE_KILL=audit:n:sig
@@ -344,10 +380,11 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
     todo = []
     for b, blk in enumerate(plan.blocks):
         name = f"block-{b:06d}.jsonl"
-        sha = state["done"].get(name)
-        if sha is not None and out_dir is not None:
-            p = out_dir / "shards" / name
-            if p.exists() and hashlib.sha256(p.read_bytes()).hexdigest() == sha:
+        entry = state["done"].get(name)
+        if entry is not None and out_dir is not None:
+            if all((out_dir / "shards" / f).exists() and hashlib.sha256(
+                    (out_dir / "shards" / f).read_bytes()).hexdigest() == h
+                   for f, h in _block_files(name, entry)):
                 continue
             state["done"].pop(name, None)
         todo.append((b, blk))
@@ -389,8 +426,10 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
         if out_dir is None:
             records.extend(blocks.results[b])
         else:
-            text = (out_dir / "shards" / f"block-{b:06d}.jsonl").read_text()
-            records.extend(json.loads(line) for line in text.splitlines() if line)
+            name = f"block-{b:06d}.jsonl"
+            for f, _h in _block_files(name, state["done"][name]):
+                text = (out_dir / "shards" / f).read_text()
+                records.extend(json.loads(line) for line in text.splitlines() if line)
     return records, stage, margins, label_cpu
 
 
@@ -462,9 +501,10 @@ def _certify(plan: _Plan, records, counts) -> tuple[dict, Path | None, str]:
 
     out_dir = plan.out_dir
     kw = {"records": records} if out_dir is None else {
-        "shards": [{"file": f"shards/block-{b:06d}.jsonl",
-                    "sha256": plan.state["done"][f"block-{b:06d}.jsonl"]}
-                   for b in range(len(plan.blocks))]}
+        "shards": [{"file": f"shards/{f}", "sha256": h}
+                   for b in range(len(plan.blocks))
+                   for f, h in _block_files(f"block-{b:06d}.jsonl",
+                                            plan.state["done"][f"block-{b:06d}.jsonl"])]}
     cert = audit_certificate(head=plan.src.head_field, rows=plan.k, cols=plan.d,
                              domains=plan.opts.domains, labels=plan.labels, counts=counts,
                              bias=plan.bias_field, radius=None if plan.radius is None else
