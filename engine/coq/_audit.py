@@ -162,11 +162,17 @@ def _never(sc, entries: list, dom: str, Wn: str, bn: str, R) -> tuple[str, str]:
                     + (" in the box" if dom == "box" else ""))
 
 
+def _atom(term: str) -> str:
+    """A Coq term as an application's argument: parenthesised unless it already is (a long
+    rational is written ``Ql sign [limbs] [limbs]``, an application itself)."""
+    return term if term.startswith("(") and term.endswith(")") else f"({term})"
+
+
 def _wins(sc, entries: list, dom: str, k: int, Wn: str, bn: str, R) -> tuple[str, str]:
     """Each label with a witness is the strict argmax at some input (in the box), by
     ``argmax_list_sound`` & co.: for every label of the head,
     ``forall k, (k < length W)%nat -> ...``, else ``forall k, In k [...] -> ...``."""
-    pts = [f"Scaled {q(v)}" if how == "scale" else f"At ({qvec_common(v)})"
+    pts = [f"Scaled {_atom(q(v))}" if how == "scale" else f"At ({qvec_common(v)})"
            for _, (how, v) in entries]
     L = sc.define(f"witnesses_{dom}", "list (nat * point)", "[" + ";\n ".join(
         f"({lab}%nat, {pt})" for (lab, _), pt in zip(entries, pts, strict=True)) + "]")
