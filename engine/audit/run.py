@@ -495,8 +495,39 @@ def _coverage(labels, k: int) -> str:
 
 
 # ----------------------------------------------------------------------------- certify
-def _certify(plan: _Plan, records, counts) -> tuple[dict, Path | None, str]:
-    """Build, write and re-check the certificate; raise SolverFailed when it does not check."""
+def _check_unit(unit) -> tuple[bool, str, str]:
+    """Work unit of the self-check: the stdlib checker on a written ``audit.json``, the
+    proofs of the given labels only (structure, hashes, coverage and counts always)."""
+    from engine.certify.audit import self_check
+
+    path, labels = unit
+    v = self_check(path, labels)
+    return bool(v.ok), str(getattr(v, "failed_check", "?")), str(getattr(v, "message", v))
+
+
+#: The self-check of a written certificate runs as this many units on an executor (each
+#: re-checks structure, hashes and counts, and the proofs of its share of the labels).
+SELF_CHECK_UNITS = 4
+
+
+def _parallel_check(path: Path, labels: list[int], never: set[int], executor, progress
+                    ) -> tuple[bool, str, str]:
+    """The self-check split over the executor: never-proofs (the long ones) dealt out first,
+    round robin, so every unit gets its share; the union of the units' label sets is
+    ``labels``, so all units passing is the one check passing."""
+    order = sorted(labels, key=lambda x: (x not in never, x))
+    parts = [sorted(order[i::SELF_CHECK_UNITS]) for i in range(SELF_CHECK_UNITS)]
+    units = [(str(path), part) for part in parts if part]
+    for res in _run(_check_unit, units, executor, progress, "self-check"):
+        if not res.value[0]:
+            return res.value
+    return True, "", ""
+
+
+def _certify(plan: _Plan, records, counts, executor=None, progress=None
+             ) -> tuple[dict, Path | None, str]:
+    """Build, write and re-check the certificate; raise SolverFailed when it does not check.
+    With an executor the re-check of a written certificate is split over it."""
     from engine.certify.audit import audit_certificate, self_check
 
     out_dir = plan.out_dir
@@ -529,8 +560,18 @@ def _certify(plan: _Plan, records, counts) -> tuple[dict, Path | None, str]:
     else:
         path = out_dir / "audit.json"
         _write(path, (json.dumps(cert, indent=1, sort_keys=True) + "\n").encode())
-        v = self_check(path, only)
-    if not v.ok:
+        if executor is None:
+            v = self_check(path, only)
+        else:
+            never = {r["label"] for r in records
+                     if any(r[dom]["verdict"] == "never" for dom in plan.opts.domains)}
+            labs = [r["label"] for r in records] if only is None else list(only)
+            ok, failed, message = _parallel_check(path, labs, never, executor, progress)
+            if not ok:
+                raise SolverFailed(f"the audit certificate does not pass the stdlib checker "
+                                   f"({failed}: {message})")
+            v = None
+    if v is not None and not v.ok:
         raise SolverFailed(f"the audit certificate does not pass the stdlib checker "
                            f"({getattr(v, 'failed_check', '?')}: {getattr(v, 'message', v)})")
     n_never = sum(1 for r in records if any(r[dom]["verdict"] == "never"
@@ -680,7 +721,7 @@ def audit_argmax(
                              certificate_obj=None, k=plan.k, d=plan.d,
                              label_cpu=label_cpu)
         # 4. certify (before the write stage reports on it)
-        cert, path, how = _certify(plan, records, counts)
+        cert, path, how = _certify(plan, records, counts, executor, progress)
         result.certificate_path = path
         result.certificate_obj = cert if out_dir is None else None
         result.checked = how
