@@ -522,6 +522,45 @@ def _shi(tmp: Path) -> dict:
             "check_regions_per_cpu_s": round(regions / check)}
 
 
+def demicube(n: int, tmp: Path) -> Path:
+    """The D_n reflection arrangement x_i +- x_j = 0 in R^n (demicube-7: 42 hyperplanes,
+    322,560 chambers)."""
+    rows = []
+    for i, j in itertools.combinations(range(n), 2):
+        for s in (1, -1):
+            r = [0] * n
+            r[i], r[j] = 1, s
+            rows.append(r)
+    path = tmp / f"d{n}.csv"
+    path.write_text("\n".join(",".join(map(str, r)) for r in rows) + "\n")
+    return path
+
+
+def _dask(tmp: Path) -> dict:
+    """Dask ``LocalCluster`` of 2 against a pool of 2 on demicube-7, alternating pool, Dask,
+    Dask, pool, twice (the tasks are 0.1-0.7 CPU s each, so one round varies by about 10 %):
+    CPU of the whole command (workers, nannies and scheduler included) and the phase-1 task
+    CPU the manifest records, pooled over the runs."""
+    path = demicube(7, tmp)
+    cpu: dict[str, list[float]] = {"pool": [], "dask": []}
+    task: dict[str, list[float]] = {"pool": [], "dask": []}
+    for i, how in enumerate(("pool", "dask", "dask", "pool") * 2):
+        out = tmp / f"o-d7-{i}"
+        extra = ["--scheduler", "local"] if how == "dask" else []
+        c, _ = _run(_engine("patterns", "sign", str(path), "--out", str(out), "--workers", "2",
+                            *extra, "--no-progress"))
+        man = json.loads((out / "manifest.json").read_text())
+        assert man["rows_written"] == 322560, man["rows_written"]
+        cpu[how].append(c)
+        task[how].append(man["steps"]["phase1"]["cpu_tasks"])
+    mean = {k: sum(v) / len(v) for k, v in cpu.items()}
+    tmean = {k: sum(v) / len(v) for k, v in task.items()}
+    return {"pool_cpu_s": round(mean["pool"], 1), "dask_cpu_s": round(mean["dask"], 1),
+            "runs_cpu_s": cpu, "dask_over_pool": round(mean["dask"] / mean["pool"], 2),
+            "phase1_task_cpu_s": task,
+            "task_dask_over_pool": round(tmean["dask"] / tmean["pool"], 2)}
+
+
 def _run_rss(cmd: list[str]) -> tuple[float, float, int]:
     """(CPU seconds, peak RSS in GB, exit status) of one command and its descendants
     (``wait4``: this child's rusage only)."""
@@ -655,6 +694,7 @@ CASES = {
     "f32-40x6": lambda tmp: _head("f32-40x6", tmp),
     "int-40x6": lambda tmp: _head("int-40x6", tmp),
     "shi-7": _shi,
+    "dask-demicube-7": _dask,
     "wide-2x200k": _wide,
     "footprint": _footprint,
 }
