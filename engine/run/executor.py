@@ -162,6 +162,36 @@ class WorkerPool(ProcessPoolExecutor):
         return super().__exit__(exc_type, exc_val, exc_tb)
 
 
+_WARM: list[bool] = []
+
+
+def warm_before_fork() -> None:
+    """Pay Parquet's first use once in this process, before worker processes are forked
+    from it (once per process).
+
+    The first Parquet write and read of a process costs about 0.2 CPU s (Arrow builds its
+    registries); a forked worker inherits them.  Without this each worker paid it in its
+    first phase-2 or check task, so which task paid it, and the run's CPU, varied from run
+    to run.  Changes no result.
+
+    Examples
+    --------
+    >>> warm_before_fork()
+    """
+    if _WARM:
+        return
+    _WARM.append(True)
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"a": pa.array([1], type=pa.uint64())}), buf, compression="zstd")
+    buf.seek(0)
+    pq.ParquetFile(buf).read(use_threads=False)
+
+
 def process_pool(workers: int) -> WorkerPool:
     """A :class:`WorkerPool` of ``workers`` processes (the one way this package makes pools).
 
@@ -171,6 +201,7 @@ def process_pool(workers: int) -> WorkerPool:
     ...     pool.submit(abs, -2).result()
     2
     """
+    warm_before_fork()  # the workers fork at the first submit, after this
     return WorkerPool(max_workers=workers)
 
 
@@ -270,6 +301,15 @@ DASK_QUIET = {
     "distributed.admin.system-monitor.interval": "2s",
     "distributed.scheduler.work-stealing": False,
 }
+#: Dask settings of a ``LocalCluster`` only (``--scheduler local``): on Linux its worker
+#: processes are forked from this process, as the process pool's are, instead of spawned
+#: (a spawned worker starts a fresh interpreter and imports Dask and then the engine again:
+#: about 1.1 CPU s per worker on this kind of machine, the larger part of the cluster's
+#: fixed cost on a run of a few CPU seconds).  The tasks set their BLAS threads themselves
+#: (:func:`engine.run.worker.one_blas_thread`), so the environment variables a spawned
+#: worker would be given before start-up are not needed.
+LOCAL_CLUSTER = ({"distributed.worker.multiprocessing-method": "fork"}
+                 if sys.platform == "linux" else {})
 
 
 def make_executor(workers: int | None = None, scheduler: str | None = None):
@@ -315,8 +355,9 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
                 from exc
         import dask
 
-        with dask.config.set(DASK_QUIET):
+        with dask.config.set({**DASK_QUIET, **(LOCAL_CLUSTER if scheduler == "local" else {})}):
             if scheduler == "local":
+                warm_before_fork()  # its workers fork from this process (LOCAL_CLUSTER)
                 n = workers or cpu_count()
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
