@@ -19,19 +19,28 @@ X/Q)``; :data:`FIGURES` lists them (the quoting line is found by its text, so th
 number follows edits; ``tests/test_bench_readme_figures.py`` checks each is still there).
 ``--list`` greps README.md and docs/*.md for CPU, memory, disk, rate and wall-time figures
 and marks each line: re-measured here (its keys), a limit/constant (a size or bound, not a
-measurement), an estimate (arithmetic on a quoted figure), or a labelled record of an
-earlier round (the page says "record" and gives the date: :data:`NOT_MEASURED`); the test
-fails on a figure line that is none of these.
+measurement) or an estimate (arithmetic on a quoted figure: :data:`NOT_MEASURED`); the test
+fails on a figure line that is none of these.  Figures of earlier revisions (before/after
+comparisons, one-off runs) are not quoted by the pages: they are logged, with date,
+revision, command and machine, in ``benchmarks/records.md`` (the streamed enumeration's in
+``benchmarks/scale-log.md``); ``--list`` also flags any line of the pages that still labels
+a figure "a record of DATE" (:data:`RECORD_RE`), and its summary ends "0 labelled records,
+0 not re-measured" when every figure is re-measured, a limit or an estimate.
 
 Cases: ``resonance-6`` and ``perm-8``/``perm-9`` (``bench_scale.py _case``, streamed with
-witnesses, certified complete); ``f64-40x6``, ``f32-40x6``, ``int-40x6`` (``logitgeom
-patterns sign HEAD --out DIR``, serial, on a random N(0, 1) float64 / float32 head and an
-integer head with entries up to 10^6, seed 7: all three have 1,335,856 regions); ``shi-7``
-(the Shi arrangement in R^7: enumeration, ``certify pattern --from``, the default
-``check`` and its rate in regions per CPU second); every enumeration case also prints
-``regions_per_cpu_s`` (the README's measured range of enumeration rates);
-``wide-2x200k`` (``certify argmax`` / ``certify pattern`` on a 2 x 200,000 head: peak RSS,
-docs/limits.md; about 1 CPU-minute); ``footprint`` (the virtualenv and torch on disk).
+witnesses, certified complete; with the manifest's steps: ``count_cpu_s``,
+``phase1_cpu_s``, ``phase2_cpu_s``, ``certify_cpu_s``, docs/enumeration-at-scale.md's
+table); ``f64-40x6``, ``f32-40x6``, ``int-40x6`` (``logitgeom patterns sign HEAD --out
+DIR``, serial, on a random N(0, 1) float64 / float32 head and an integer head with entries
+up to 10^6, seed 7: all three have 1,335,856 regions); ``shi-7`` (the Shi arrangement in
+R^7: enumeration, ``certify pattern --from``, the default ``check`` and its rate in
+regions per CPU second); every enumeration case also prints ``regions_per_cpu_s`` (the
+README's measured range of enumeration rates); ``wide-2x200k`` (``certify argmax`` /
+``certify pattern`` on a 2 x 200,000 head: peak RSS, docs/limits.md; about 1 CPU-minute);
+``dask-demicube-7`` (a Dask ``LocalCluster`` of 2 against a pool of 2 on the D_7
+arrangement, alternating runs: ``dask_over_pool``, ``task_dask_over_pool``,
+``pool_cpu_s``, ``dask_cpu_s``, ``cluster_cpu_s``); ``footprint`` (the virtualenv and
+torch on disk).
 
 The other README rows come from their own scripts; ``--groups`` runs them (each in its
 own process, CPU seconds and peak memory of the process and its children) and prints
@@ -43,21 +52,23 @@ their own detailed figures)::
     python benchmarks/bench_readme.py --groups all       # every group (long, see below)
 
 Groups and their cost in CPU (shared 2-core machine, 2026-12-03): ``patterns``
-(``bench_patterns.py --quick``, about 1 CPU-minute), ``counting`` (``bench_counting.py
---quick``, under 1 minute), ``certified`` (``bench_certified.py``, 6 CPU s), ``family``
-(``bench_family.py``, 7 CPU s), ``symmetry`` (``bench_symmetry.py --goals-only --s10``,
-about 2 CPU-minutes, most of it the undecomposed programs), ``coq`` (``bench_coq.py --rows
-1000 --cols 64``, 27 CPU s), ``coq-grid`` (``bench_coq.py --grid 10 2``, about 30 CPU s),
+(``bench_patterns.py --quick``, about 1 CPU-minute), ``patterns-rw``
+(``bench_patterns.py`` in full: R(W) for k = 10, d = 6 and the scaling table; its whole
+cost not yet measured), ``counting`` (``bench_counting.py --quick``, under 1 minute), ``certified``
+(``bench_certified.py``, 6 CPU s), ``family`` (``bench_family.py``, 7 CPU s), ``symmetry``
+(``bench_symmetry.py --goals-only --s10``, about 2 CPU-minutes, most of it the
+undecomposed programs), ``coq`` (``bench_coq.py --rows 1000 --cols 64``, 27 CPU s),
+``coq-witnesses`` (the same with ``--witnesses``: about 5 CPU-minutes, most of it coqc on
+the 988 witnesses), ``coq-grid`` (``bench_coq.py --grid 10 2``, about 30 CPU s),
 ``occupancy`` (``bench_occupancy.py``, 20 CPU s, 1.7 GB), ``grid`` (``bench_grid.py``,
 about 2 CPU-minutes), ``models`` (``bench_models.py``, 29 CPU s plus a 512 MiB file),
-``notebooks`` (about 42 CPU s); heavy: ``audit`` and ``audit-32k`` (``bench_audit.py``
-at the two README sizes: 8 + 6 CPU-minutes, 1.7 GB), ``reproduce`` (``logitgeom
-reproduce``: about 150 CPU s, 8 minutes wall on a shared machine).  Figures of a group's
-output are read by :data:`GROUP_FIGURES`; its whole CPU and peak memory need none.
-``--quick`` runs ``patterns``, ``counting`` and ``certified``; ``all`` runs every group
-(about half an hour of CPU).  The enumeration cases above take, after the cache of
-:func:`engine.geometry.arrangement.exact.regions`, well under a CPU-minute each.
-"""
+``notebooks`` (about 42 CPU s); heavy: ``audit`` and ``audit-32k`` (``bench_audit.py`` at
+the two README sizes: 8 + 6 CPU-minutes, 1.7 GB), ``reproduce`` (``logitgeom reproduce``:
+about 150 CPU s, 8 minutes wall on a shared machine). Figures of a group's output are read
+by :data:`GROUP_FIGURES`; its whole CPU and peak memory need none. ``--quick`` runs
+``patterns``, ``counting`` and ``certified``; ``all`` runs every group (about 40 minutes
+of CPU). The enumeration cases above take, after the cache of
+:func:`engine.geometry.arrangement.exact.regions`, well under a CPU-minute each."""
 
 from __future__ import annotations
 
@@ -178,7 +189,7 @@ FIGURES = [
     ("group:coq-grid coqc_cpu_s", 13.5, "CPU s", "docs/coq.md",
      "is exported in 9.6 CPU s and compiled in 13.5"),
     ("group:coq-grid peak_rss_gb", 0.66, "GB", "docs/coq.md",
-     "the checkers ran twice), 0.66 GB"),
+     "compiled in 13.5 CPU s, 0.66 GB"),
     ("group:coq coqc_cpu_s", 13.1, "CPU s", "docs/coq.md", "compiles in 13.1 CPU s on this"),
     ("shi-7 regions_per_cpu_s", 25000, "regions/CPU s", "README.md",
      "exact enumeration is output-sensitive: 25,000 to"),
@@ -212,6 +223,63 @@ FIGURES = [
      "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
     ("wide-2x200k certify_pattern_cpu_s", 37, "CPU s", "docs/limits.md",
      "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
+    ("group:patterns sw_wall_s", 0.90, "s wall", "README.md", "| 0.90 s wall (*shared*)"),
+    ("group:patterns-rw rw_witnesses_wall_s", 40.9, "s wall", "README.md",
+     "| 40.9 s wall with a witness each"),
+    ("group:patterns-rw rw_wall_s", 24.1, "s wall", "README.md",
+     "| 40.9 s wall with a witness each"),
+    ("group:patterns-rw rw_main_rss_mb", 609, "MB", "README.md", "| 609 MB main + 120 MB"),
+    ("group:patterns-rw rw_workers_rss_mb", 120, "MB", "README.md", "| 609 MB main + 120 MB"),
+    ("group:coq-witnesses witnesses_coqc_cpu_s", 281, "CPU s", "README.md",
+     "| 281 CPU s of coqc (*shared*)"),
+    ("group:coq-witnesses peak_rss_gb", 0.9, "GB", "README.md", "| 281 CPU s of coqc (*shared*)"),
+    ("group:coq-witnesses witnesses_coqc_cpu_s", 281, "CPU s", "docs/coq.md",
+     "compiles in 281 CPU s, 0.9 GB"),
+    ("group:coq-witnesses peak_rss_gb", 0.9, "GB", "docs/coq.md",
+     "compiles in 281 CPU s, 0.9 GB"),
+    ("group:reproduce cpu_s", 177, "CPU s", "README.md", "| 177 s CPU (*shared*; `make demo`"),
+    ("group:reproduce peak_rss_mb", 775, "MB", "README.md", "| 775 MB peak |"),
+    # docs/enumeration-at-scale.md section 8: the serial rows and the manifest's steps
+    ("resonance-6 cpu_s", 15.6, "CPU s", "docs/enumeration-at-scale.md",
+     "| resonance-6, serial | 1,066,044 |"),
+    ("resonance-6 count_cpu_s", 2.2, "CPU s", "docs/enumeration-at-scale.md",
+     "| resonance-6, serial | 1,066,044 |"),
+    ("resonance-6 phase1_cpu_s", 11.9, "CPU s", "docs/enumeration-at-scale.md",
+     "| resonance-6, serial | 1,066,044 |"),
+    ("resonance-6 phase2_cpu_s", 0.6, "CPU s", "docs/enumeration-at-scale.md",
+     "| resonance-6, serial | 1,066,044 |"),
+    ("resonance-6 certify_cpu_s", 0.2, "CPU s", "docs/enumeration-at-scale.md",
+     "| resonance-6, serial | 1,066,044 |"),
+    ("resonance-6 peak_rss_mb", 341, "MB", "docs/enumeration-at-scale.md",
+     "| resonance-6, serial | 1,066,044 |"),
+    ("perm-8 cpu_s", 18.2, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-8, serial | 362,880 |"),
+    ("perm-8 count_cpu_s", 0.1, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-8, serial | 362,880 |"),
+    ("perm-8 phase1_cpu_s", 16.9, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-8, serial | 362,880 |"),
+    ("perm-8 phase2_cpu_s", 0.4, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-8, serial | 362,880 |"),
+    ("perm-8 certify_cpu_s", 0.1, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-8, serial | 362,880 |"),
+    ("perm-8 peak_rss_mb", 314, "MB", "docs/enumeration-at-scale.md",
+     "| perm-8, serial | 362,880 |"),
+    ("perm-9 cpu_s", 192.5, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-9, serial | 3,628,800 |"),
+    ("perm-9 count_cpu_s", 0.6, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-9, serial | 3,628,800 |"),
+    ("perm-9 phase1_cpu_s", 188.9, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-9, serial | 3,628,800 |"),
+    ("perm-9 phase2_cpu_s", 1.7, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-9, serial | 3,628,800 |"),
+    ("perm-9 certify_cpu_s", 0.6, "CPU s", "docs/enumeration-at-scale.md",
+     "| perm-9, serial | 3,628,800 |"),
+    ("perm-9 peak_rss_mb", 416, "MB", "docs/enumeration-at-scale.md",
+     "| perm-9, serial | 3,628,800 |"),
+    ("dask-demicube-7 dask_over_pool", 1.23, "ratio", "docs/enumeration-at-scale.md",
+     "Dask over the pool 1.23 pooled"),
+    ("dask-demicube-7 cluster_cpu_s", 4.5, "CPU s", "docs/enumeration-at-scale.md",
+     "costs about 4.5 CPU s (the scheduler"),
 ]
 #: figures of the groups (``--only GROUP``): (group, key, regex on the group's output whose
 #: first group is the figure).  ``cpu_s`` and ``peak_rss_mb`` of the whole group (its
@@ -235,6 +303,13 @@ GROUP_FIGURES = [
     ("models", "audit_cpu_s", r"^cosine audit \+ certificate check .* ([\d.]+) s CPU"),
     ("occupancy", "cpu_s", r"head: ([\d.]+) CPU s"),
     ("occupancy", "shards_mb", r"shards ([\d.]+) MB"),
+    ("patterns", "sw_wall_s", r"^S\(W\) k=20 d=5: \d+ regions in ([\d.]+) s"),
+    ("patterns-rw", "rw_witnesses_wall_s", r"^R\(W\) k=10 d=6: \d+ rankings in ([\d.]+) s with"),
+    ("patterns-rw", "rw_wall_s", r"^R\(W\) k=10 d=6: .*\(([\d.]+) s without\)"),
+    ("patterns-rw", "rw_main_rss_mb", r"^R\(W\) k=10 d=6: .*peak RSS main ([\d.]+) MB"),
+    ("patterns-rw", "rw_workers_rss_mb", r"^R\(W\) k=10 d=6: .*, workers ([\d.]+) MB"),
+    ("coq-witnesses", "witnesses_coqc_cpu_s",
+     r"^export \(never-proofs and \d+ witnesses\).*\ncoqc: accepted; ([\d.]+) CPU s"),
 ]
 #: the old name: key -> (quoted value, unit, where), the README's quote of each key
 QUOTED = {k: (v, u, f) for k, v, u, f, _ in reversed(FIGURES)}
@@ -246,133 +321,33 @@ FIGURE_RE = re.compile(r"\d[\d,.]*\s*(?:s CPU|CPU[ -]?s\b|CPU seconds|CPU-minute
 
 #: figure-quoting lines that are not measurements this script repeats, each with its kind
 #: and why: (file, a piece of text of the line, kind, why).  Kinds: ``limit`` (a limit,
-#: a constant or a size that follows from a shape: not a measurement), ``estimate``
-#: (arithmetic on a figure quoted beside it, said to be an estimate), ``record`` (a
-#: figure of an earlier round, labelled on the page as a record with its date or commit;
-#: ``tests/test_bench_readme_figures.py`` checks the word "record" stands on the line or
-#: the lines just before it).  A line claiming current performance belongs in
-#: :data:`FIGURES`, not here.
-_SETUP = "the set-up table, a labelled record"
+#: a constant or a size that follows from a shape: not a measurement) and ``estimate``
+#: (arithmetic on a figure quoted beside it, said to be an estimate).  A line claiming
+#: current performance belongs in :data:`FIGURES`, not here; a figure of an earlier round
+#: (a before/after comparison, a one-off run) belongs in benchmarks/records.md, not in
+#: README.md or docs/.
 NOT_MEASURED = [
-    ("README.md", "| random 56 x 7 integer head (65,673,892 regions)", "record",
-     "21 CPU-minutes (bench_scale.py run random-56x7 DIR 2): a labelled record"),
-    ("README.md", "| exact ranking pattern R(W) | k = 10, d = 6", "record",
-     "wall time of bench_patterns.py, a labelled record"),
-    ("README.md", "| `logitgeom reproduce` | every claim", "record",
-     "make demo, 429 CPU s alongside make test: a labelled record"),
-    ("README.md", "| `logitgeom reproduce` (the demo's main job) | 177 s |", "record", _SETUP),
-    ("README.md", "| installing the `spacy` extra", "record", _SETUP),
-    ("README.md", "| `make setup` from scratch", "record", _SETUP),
-    ("README.md", "| `make demo` (reproduce, 70 rows", "record", _SETUP),
-    ("README.md", "| `make test` (ruff, mypy", "record", _SETUP),
-    ("README.md", "| 0.90 s wall (*shared*; a record of", "record",
-     "wall time of bench_patterns.py, a labelled record"),
-    ("README.md", "| 34 s / 45 s (*shared*; a record of", "record",
-     "bench_counting.py, a labelled record"),
-    ("docs/argmax-audit.md", "about 5.5 CPU s at", "record",
-     "one exact solve inside bench_audit_hard.py's run, 2026-12-03"),
-    ("docs/argmax-audit.md", "by 0.3 to 1.5 CPU s for the labels", "record",
-     "bench_audit_hard.py's per-label figures, 2026-12-03"),
-    ("docs/argmax-audit.md", "pushed out of a face, 2 to 6 CPU s for those", "record",
-     "bench_audit_hard.py's per-label figures, 2026-12-03"),
-    ("docs/argmax-audit.md", "hundreds of rows), about 8 CPU s for the never", "record",
-     "bench_audit_hard.py's per-label figures, 2026-12-03"),
-    ("docs/argmax-audit.md", "solve) and about 15 CPU s for a never label", "record",
-     "bench_audit_hard.py's per-label figures, 2026-12-03"),
     ("docs/argmax-audit.md", "renamed atomically; a block whose lines pass 32 MiB", "limit",
      "engine/audit/run.py's SHARD_BYTES"),
     ("docs/argmax-audit.md", "full-precision float32 rows alone is about 6.5 MB", "limit",
      "a proof's size follows from d and the precision; the checker's 64 MiB a file"),
-    ("docs/argmax-audit.md", "labels took 29.4 CPU s with", "record",
-     "one against two BLAS threads, 2026-12-03"),
-    ("docs/argmax-audit.md", "0.41 CPU s per 1,000 labels at 5,000 x 768", "record",
-     "the block-wide screen, 2026-12-03"),
-    ("docs/argmax-audit.md", "0.54 CPU s per block of 256 labels at 20,000", "record",
-     "the block-wide screen, 2026-12-03"),
-    ("README.md", "| 4.7 / 6.1 / 12.1 CPU s of coqc", "record",
-     "logitgeom export coq --compile on the demo's spaCy audits, 2026-12-03"),
-    ("README.md", "| 281 CPU s of coqc", "record",
-     "bench_coq.py --witnesses (281 CPU s), 2026-12-03"),
-    ("docs/coq.md", "never-proofs alone; the goal was 60 CPU s).", "limit", "a goal, not a figure"),
-    ("docs/coq.md", "common denominator) compile in 4.7 CPU s", "record",
-     "logitgeom export coq --compile on the demo's spaCy audits, 2026-12-03"),
-    ("docs/coq.md", "12.1 CPU s (parser, 106 x 64)", "record",
-     "logitgeom export coq --compile on the demo's spaCy audits, 2026-12-03"),
-    ("docs/coq.md", "--compile`; 22 CPU s for the parser", "record",
-     "the revision before (checker run twice)"),
-    ("docs/coq.md", "million products), compiles in 281 CPU s", "record",
-     "bench_coq.py --witnesses, 2026-12-03 (about 5 CPU-minutes)"),
-    ("docs/coq.md", "1000 --cols 64 --witnesses`; 13 CPU s without", "record",
-     "bench_coq.py --witnesses, 2026-12-03"),
-    ("docs/coq.md", "1,000 x 64 audit in 62 CPU s", "record",
-     "a primitive-integer checker not adopted (commit eadb25f), 2026-12-03"),
-    ("docs/argmax-audit.md", "HiGHS simplex on 2,600 rows of width 769", "record",
-     "the near-face benchmark's LP before and after the corral (bench_audit_faces.py)"),
-    ("docs/argmax-audit.md", "about 3 CPU seconds for 769 rows", "record",
-     "one FLINT rref inside an audit run"),
-    ("docs/argmax-audit.md", "about 0.25 CPU s each in a record", "record",
-     "labels of a rank-3 300 x 10 head in an audit run"),
-    ("docs/argmax-audit.md", "with 200 near-boundary labels | 2,499", "record",
-     "section 6's table: bench_audit.py runs of 8-20 CPU-minutes"),
-    ("docs/argmax-audit.md", "earlier full run without near-boundary labels", "record",
-     "section 6's table (the full run is --only audit here)"),
-    ("docs/argmax-audit.md", "| 32,000 x 4,096 float32 | 320 random", "record",
-     "section 6's table: a sampled bench_audit.py run"),
-    ("docs/argmax-audit.md", "all 200 triangle witnesses (about 150 CPU s per", "record",
-     "a check of the near-boundary run's audit.json, 20 labels at a time"),
+    ("docs/coq.md", "never-proofs alone; the goal was 60 CPU s;", "limit", "a goal, not a figure"),
     ("docs/argmax-audit.md", "81 ms per label, and 256,000 x 81 ms", "estimate",
-     "arithmetic on the sampled 2.99 ms, said to be a prediction"),
+     "arithmetic on the sampled 2.99 ms (benchmarks/records.md), said to be a prediction"),
     ("docs/argmax-audit.md", "With the measured c = 14.8 ms that is about", "estimate",
-     "arithmetic on the record's 14.8 ms"),
+     "arithmetic on the 14.8 ms of benchmarks/records.md (section 6's sampled runs)"),
     ("docs/argmax-audit.md", "CPU seconds, about 17 CPU-hours for the screens", "estimate",
-     "arithmetic on the record's 14.8 ms"),
+     "arithmetic on the 14.8 ms of benchmarks/records.md (section 6's sampled runs)"),
     ("docs/argmax-audit.md", "a bfloat16 256,000 x 8,192 head is 4.2 GB", "limit",
      "the size of a head of that shape, and of an n x B float64 block"),
     ("docs/argmax-audit.md", "block holds an n x B float64 product, 524 MB", "limit",
      "the size of an n x B float64 block (256,000 x 256 x 8 bytes)"),
-    ("docs/argmax-audit.md", "all 83 planted labels of the GPT-2-shape benchmark", "record",
-     "a check of the full audit run's never-proofs"),
-    ("docs/argmax-audit.md", "(peak RSS 0.32 GB, the head read and hashed", "record",
-     "a check of the full audit run's never-proofs"),
-    ("docs/certificates.md", "(a record of 2026-12-01: about 16 CPU s at", "record",
-     "one witness check at 50,257 x 768"),
     ("docs/certified-optima.md", "a 9.5 MB file whose check takes 29,158,584", "limit",
      "the size and work count of one file, exact and deterministic (not a timing)"),
-    ("docs/enumeration-at-scale.md", "perm-8 streamed with witnesses went from 25.4-25.8",
-     "record", "the revision before the caches against the one after (perm-8 today: "
-     "README, measured)"),
     ("docs/enumeration-at-scale.md", "otherwise keep about 45 GB of phase-1 files", "estimate",
      "resonance-7's phase-1 rows times their size (benchmarks/scale-log.md)"),
-    ("docs/enumeration-at-scale.md", "costs about 240 bytes per row (resonance-7's", "record",
-     "one unit of resonance-7 before and after the float blocks"),
-    ("docs/enumeration-at-scale.md", "603 MB unblocked).  Measured on the random 56 x 7",
-     "record", "random 56 x 7's largest batch before and after the float blocks"),
-    ("docs/enumeration-at-scale.md", "1.2 million rows each, float proposals, a fresh", "record",
-     "random 56 x 7's largest batch before and after the float blocks"),
-    ("docs/enumeration-at-scale.md", "float blocks, 378 MB after; the shards", "record",
-     "random 56 x 7's largest batch before and after the float blocks"),
     ("docs/enumeration-at-scale.md", "grows past the checker's 64 MB", "limit",
      "the checker's file-size limit"),
-    ("docs/enumeration-at-scale.md", "| resonance-6, serial | 1,066,044 |", "record",
-     "section 8's table of an earlier round"),
-    ("docs/enumeration-at-scale.md", "| resonance-6, Dask `LocalCluster` of 2 |", "record",
-     "section 8's table of an earlier round"),
-    ("docs/enumeration-at-scale.md", "| random 40 x 6, 2 pool workers |", "record",
-     "section 8's table of an earlier round"),
-    ("docs/enumeration-at-scale.md", "| perm-8, serial | 362,880 |", "record",
-     "section 8's table of an earlier round"),
-    ("docs/enumeration-at-scale.md", "| perm-9, serial | 3,628,800 |", "record",
-     "section 8's table of an earlier round"),
-    ("docs/enumeration-at-scale.md", "starting and closing a `LocalCluster` of 2 costs", "record",
-     "Dask against the pool on demicube-7, alternating runs"),
-    ("docs/enumeration-at-scale.md", "perm-8 4.0 and 4.1 CPU s at load 2 to 3", "record",
-     "the round of the caches, against the revision before (today's: README, measured)"),
-    ("docs/enumeration-at-scale.md", "23.3 s in the same window, alternating runs", "record",
-     "the round of the caches, against the revision before (today's: README, measured)"),
-    ("docs/enumeration-at-scale.md", "7), 441-443 MB peak; shards of perm-8", "record",
-     "the round of the caches, against the revision before (today's: README, measured)"),
-    ("docs/symmetry-reduction.md", "(a record of 2026-12-01) from 0.6 s to 0.2 s CPU", "record",
-     "one BLAS thread against a pool, before and after"),
     ("docs/limits.md", "It reads only regular files of at most 256 MiB", "limit",
      "engine/io.py's MAX_FILE_BYTES"),
     ("docs/limits.md", "| certificate file size | 64 MiB", "limit",
@@ -381,10 +356,14 @@ NOT_MEASURED = [
      "a model's weights in bfloat16 (parameters x 2 bytes)"),
     ("docs/paper-output.md", "a CPU, GPT-OSS-120B about 234 GB.", "limit",
      "a model's weights in bfloat16 (parameters x 2 bytes)"),
+
 ]
 KIND_LABEL = {"limit": "a limit/constant, not a measurement",
-              "estimate": "an estimate by arithmetic on a quoted figure",
-              "record": "a labelled record of an earlier round"}
+              "estimate": "an estimate by arithmetic on a quoted figure"}
+#: the wording of a dated record of an earlier round ("a record of 2026-12-01"): such
+#: figures belong in benchmarks/records.md (or benchmarks/scale-log.md), not in the pages
+RECORD_RE = re.compile(r"\brecords? of (?:\d{4}-\d\d-\d\d|that round|an earlier)|"
+                       r"labelled record", re.I)
 
 
 def where(path: str, text: str) -> str:
@@ -406,10 +385,22 @@ def figure_lines() -> list[tuple[str, int, str]]:
     return out
 
 
+def dated_records() -> list[tuple[str, int, str]]:
+    """Lines of README.md and docs/*.md that label a figure as a record of an earlier round
+    (:data:`RECORD_RE`): there should be none, such figures live in benchmarks/records.md."""
+    out = []
+    for path in ["README.md", *sorted(str(p.relative_to(ROOT))
+                                      for p in (ROOT / "docs").glob("*.md"))]:
+        for i, line in enumerate((ROOT / path).read_text().splitlines()):
+            if RECORD_RE.search(line):
+                out.append((path, i + 1, line.strip()))
+    return out
+
+
 def classify() -> list[tuple[str, int, str, str, str]]:
     """Every figure-quoting line as (file, line, kind, what, text): kind ``measured`` (what:
-    the keys of :data:`FIGURES` on it), ``limit``, ``estimate``, ``record`` (what: why,
-    from :data:`NOT_MEASURED`) or ``not`` (not re-measured and not classified)."""
+    the keys of :data:`FIGURES` on it), ``limit``, ``estimate`` (what: why, from
+    :data:`NOT_MEASURED`) or ``not`` (not re-measured and not classified)."""
     mapped: dict = {}
     for key, val, unit, path, text in FIGURES:
         mapped.setdefault(where(path, text), []).append(f"{key} (quoted {val} {unit})")
@@ -428,17 +419,20 @@ def classify() -> list[tuple[str, int, str, str, str]]:
 
 
 def list_figures() -> int:
-    """Print every figure-quoting line: measured here, a limit, an estimate, a record, or
-    not re-measured."""
+    """Print every figure-quoting line: measured here, a limit, an estimate, or not
+    re-measured; and any line still labelling a figure as a record of an earlier round."""
     rows = classify()
     for path, n, kind, what, line in rows:
         tag = ("MEASURED " + what if kind == "measured" else "not re-measured here"
                if kind == "not" else f"{KIND_LABEL[kind]}: {what}")
         print(f"{path}:{n}: [{tag}] {line[:160]}")
     count = {k: sum(r[2] == k for r in rows) for k in ("measured", *KIND_LABEL, "not")}
+    dated = dated_records()
+    for path, n, line in dated:
+        print(f"{path}:{n}: [a dated record: move it to benchmarks/records.md] {line[:160]}")
     print(f"# {len(rows)} lines quote figures; {count['measured']} re-measured by this script "
           f"({len(FIGURES)} figures), {count['limit']} limits/constants, {count['estimate']} "
-          f"estimates, {count['record']} labelled records, {count['not']} not re-measured")
+          f"estimates, {len(dated)} labelled records, {count['not']} not re-measured")
     return 0
 
 
@@ -462,9 +456,14 @@ def _scale(name: str, tmp: Path) -> dict:
     cpu, out = _run([sys.executable, str(ROOT / "benchmarks" / "bench_scale.py"), "_case", name,
                      str(tmp / name)])
     row = json.loads(out.strip().splitlines()[-1])
+    s = row["steps"]  # the manifest's steps, read as bench_scale.py's report reads them
     return {"cpu_s": row["cpu_s"], "peak_rss_mb": row["peak_rss_mb"],
             "bytes_per_region": row["bytes_per_region_on_disk"], "process_cpu_s": cpu,
-            "regions_per_cpu_s": round(row["regions"] / row["cpu_s"], -3)}
+            "regions_per_cpu_s": round(row["regions"] / row["cpu_s"], -3),
+            "count_cpu_s": round(s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0), 1),
+            "phase1_cpu_s": round(s["phase1"]["cpu_tasks"], 1),
+            "phase2_cpu_s": round(s["phase2"]["cpu_tasks"], 1),
+            "certify_cpu_s": round(s["certify"]["cpu_tasks"], 1)}
 
 
 def heads(tmp: Path) -> dict[str, Path]:
@@ -540,7 +539,8 @@ def _dask(tmp: Path) -> dict:
     """Dask ``LocalCluster`` of 2 against a pool of 2 on demicube-7, alternating pool, Dask,
     Dask, pool, twice (the tasks are 0.1-0.7 CPU s each, so one round varies by about 10 %):
     CPU of the whole command (workers, nannies and scheduler included) and the phase-1 task
-    CPU the manifest records, pooled over the runs."""
+    CPU the manifest records, pooled over the runs; ``cluster_cpu_s`` is the difference of
+    the means (what starting and closing the cluster costs)."""
     path = demicube(7, tmp)
     cpu: dict[str, list[float]] = {"pool": [], "dask": []}
     task: dict[str, list[float]] = {"pool": [], "dask": []}
@@ -556,6 +556,7 @@ def _dask(tmp: Path) -> dict:
     mean = {k: sum(v) / len(v) for k, v in cpu.items()}
     tmean = {k: sum(v) / len(v) for k, v in task.items()}
     return {"pool_cpu_s": round(mean["pool"], 1), "dask_cpu_s": round(mean["dask"], 1),
+            "cluster_cpu_s": round(mean["dask"] - mean["pool"], 1),
             "runs_cpu_s": cpu, "dask_over_pool": round(mean["dask"] / mean["pool"], 2),
             "phase1_task_cpu_s": task,
             "task_dask_over_pool": round(tmean["dask"] / tmean["pool"], 2)}
@@ -610,10 +611,12 @@ def _footprint(tmp: Path) -> dict:
 #: group -> (command after ``python``, README figures it stands for, as quoted)
 GROUPS = {
     "patterns": (["benchmarks/bench_patterns.py", "--quick"],
-                 "README limits: S(W) k=20, d=5 0.90 s wall; R(W) k=10, d=6 40.9 s wall "
-                 "with witnesses, 24.1 s without"),
+                 "README limits: S(W) k=20, d=5 0.90 s wall"),
+    "patterns-rw": (["benchmarks/bench_patterns.py"],
+                    "README limits: R(W) k=10, d=6 40.9 s wall with witnesses, 24.1 s "
+                    "without; 609 MB main + 120 MB workers"),
     "counting": (["benchmarks/bench_counting.py", "--quick"],
-                 "README limits: exact count rankings k=12, d=6 34 s / sign k=60, d=6 45 s"),
+                 "the exact-count goals (count_rankings k=10, d=6; count_regions k=20, d=5)"),
     "certified": (["benchmarks/bench_certified.py"],
                   "README limits: emit <= 0.09 s, check <= 0.05 s CPU, 363 MB"),
     "symmetry": (["benchmarks/bench_symmetry.py", "--goals-only", "--s10"],
@@ -635,12 +638,15 @@ GROUPS = {
                "README limits: the whole minority curve 4.5 s CPU, 204 MB"),
     "coq": (["benchmarks/bench_coq.py", "--rows", "1000", "--cols", "64"],
             "README limits: coqc 20.7 CPU s, 0.62 GB"),
+    "coq-witnesses": (["benchmarks/bench_coq.py", "--rows", "1000", "--cols", "64",
+                       "--witnesses"],
+                      "README limits: coqc 281 CPU s with the witnesses, 0.9 GB"),
     "coq-grid": (["benchmarks/bench_coq.py", "--grid", "10", "2"],
                  "README limits: export 8.7 CPU s, coqc 17.7 CPU s, 0.66 GB"),
     "occupancy": (["benchmarks/bench_occupancy.py"],
                   "README limits: 14.6 CPU s, 1.5 GB peak"),
     "reproduce": (["-m", "engine", "reproduce", "-o", "{tmp}/repro", "--no-progress"],
-                  "README limits: 147 s CPU, 658 MB peak"),
+                  "README limits: 177 s CPU, 775 MB peak"),
 }
 QUICK_GROUPS = ("patterns", "counting", "certified")
 

@@ -2,9 +2,10 @@
 
 Every figure it re-measures is still quoted where it says (its text on exactly one line of
 that file), so the printed ``file:line`` is right; every figure-quoting line ``--list``
-finds is either re-measured, a limit/constant, an estimate or a record labelled as one on
-the page; every registered measurement names a case or group that produces it; and the
-group output parsers read the lines the benchmark scripts print."""
+finds is either re-measured, a limit/constant or an estimate, and no line of the pages
+labels a figure as a record of an earlier round (those live in benchmarks/records.md);
+every registered measurement names a case or group that produces it; and the group output
+parsers read the lines the benchmark scripts print."""
 
 from __future__ import annotations
 
@@ -49,22 +50,16 @@ def test_every_measured_figure_names_what_produces_it():
 def test_every_figure_line_is_measured_or_labelled():
     for path, text, kind, why in b.NOT_MEASURED:
         assert kind in b.KIND_LABEL and why, (path, text)
-        n, _ = _line(path, text)
-        if kind == "record":  # the page says so: "record" in the paragraph up to the line
-            lines = (ROOT / path).read_text().splitlines()
-            i = n - 1
-            while i > 0 and lines[i - 1].strip():
-                i -= 1
-            para = lines[i:n]
-            if lines[n - 1].lstrip().startswith("|"):  # a table row: its intro counts too
-                j = i - 1
-                while j > 0 and lines[j - 1].strip():
-                    j -= 1
-                para = lines[max(j, 0):n]
-            assert any("record" in x.lower() for x in para), (path, n, text)
+        _line(path, text)
     rows = b.classify()
     left = [(p, n, line) for p, n, kind, _, line in rows if kind == "not"]
     assert not left, left
+
+
+def test_no_page_quotes_a_record_of_an_earlier_round():
+    assert not b.dated_records(), b.dated_records()
+    assert b.RECORD_RE.search("(a record of 2026-12-01: about 16 CPU s)")
+    assert (ROOT / "benchmarks" / "records.md").is_file()
 
 
 def test_group_parsers_read_the_scripts_lines():
@@ -86,6 +81,15 @@ def test_group_parsers_read_the_scripts_lines():
                   "cosine audit + certificate check          1.408 s wall    0.471 s CPU\n",
         "occupancy": "1,000,000 inputs, 50 x 64 head: 14.6 CPU s (user + sys, all threads), "
                      "32.5 s wall; shards 89 MB; peak RSS 1500 MB\n",
+        "patterns": "S(W) k=20 d=5: 10072 regions in 0.90 s (count_regions 0.012 s)\n",
+        "patterns-rw": "S(W) k=20 d=5: 10072 regions in 0.91 s (count_regions 0.012 s)\n"
+                       "R(W) k=10 d=6: 557640 rankings in 40.9 s with witnesses (24.1 s "
+                       "without); count_rankings 0.310 s; peak RSS main 609 MB, workers "
+                       "120 MB\n",
+        "coq-witnesses": "export (never-proofs, --no-witnesses): audit.v, 0.21 MB; 0.4 CPU s\n"
+                         "coqc: accepted; 13.1 CPU s (user + sys of coqc; goal <= 60)\n"
+                         "export (never-proofs and 988 witnesses): audit.v, 3.10 MB; 2.2 "
+                         "CPU s\ncoqc: accepted; 281.0 CPU s (user + sys of coqc)\n",
     }
     want = {("symmetry", "cyclic96_cpu_s"): 0.162, ("symmetry", "cyclic96_rss_mb"): 195,
             ("symmetry", "cyclic96_undecomposed_cpu_s"): 45.361,
@@ -95,7 +99,10 @@ def test_group_parsers_read_the_scripts_lines():
             ("coq-grid", "export_cpu_s"): 9.7, ("coq-grid", "coqc_cpu_s"): 18.8,
             ("coq-grid", "coq_mb"): 0.66, ("models", "read_rows_cpu_s"): 0.002,
             ("models", "audit_cpu_s"): 0.471, ("occupancy", "cpu_s"): 14.6,
-            ("occupancy", "shards_mb"): 89}
+            ("occupancy", "shards_mb"): 89, ("patterns", "sw_wall_s"): 0.9,
+            ("patterns-rw", "rw_witnesses_wall_s"): 40.9, ("patterns-rw", "rw_wall_s"): 24.1,
+            ("patterns-rw", "rw_main_rss_mb"): 609, ("patterns-rw", "rw_workers_rss_mb"): 120,
+            ("coq-witnesses", "witnesses_coqc_cpu_s"): 281.0}
     import re
 
     got = {}
