@@ -706,13 +706,49 @@ CASES = {
 }
 
 
+#: a re-measured figure reproduces its quote when measured / quoted is within this factor
+#: (the issue's 20 %); a bound ("(bound)" in its unit) when the measurement is at most it
+TOLERANCE = 1.2
+#: every comparison printed so far: (figure key, where, ratio, reproduced)
+VERDICTS: list[tuple[str, str, float, bool]] = []
+
+
+def reproduced(measured: float, quoted: float, unit: str) -> bool:
+    """Whether a measurement reproduces its quote: at most the quote for a bound, else
+    within :data:`TOLERANCE` either way.
+
+    Examples
+    --------
+    >>> reproduced(11.0, 10.0, "CPU s"), reproduced(13.0, 10.0, "CPU s")
+    (True, False)
+    >>> reproduced(0.2, 0.4, "GB (bound)")
+    True
+    """
+    if "(bound)" in unit:
+        return measured <= quoted
+    return quoted / TOLERANCE <= measured <= quoted * TOLERANCE
+
+
 def _report(prefix: str, got: dict) -> None:
-    """Each quoted figure of these measurements: measured, quoted, where, ratio."""
+    """Each quoted figure of these measurements: measured, quoted, where, ratio, and
+    whether it reproduces (:func:`reproduced`)."""
     for key, val in got.items():
         for fkey, quoted, unit, path, text in FIGURES:
             if fkey == f"{prefix} {key}" and isinstance(val, (int, float)):
-                print(f"   {fkey}: measured {val} {unit}, quoted {quoted} at "
-                      f"{where(path, text)} (ratio {val / quoted:.2f})")
+                ok = reproduced(val, quoted, unit)
+                at = where(path, text)
+                VERDICTS.append((fkey, at, val / quoted, ok))
+                print(f"   {fkey}: measured {val} {unit}, quoted {quoted} at {at} "
+                      f"(ratio {val / quoted:.2f}{'' if ok else '; NOT within 20 %'})")
+
+
+def _summary() -> None:
+    """How many of the figures compared reproduce, and which do not."""
+    bad = [v for v in VERDICTS if not v[3]]
+    print(f"# {len(VERDICTS)} quoted figures compared: {len(VERDICTS) - len(bad)} reproduced "
+          f"(within 20 %, or under a bound), {len(bad)} not")
+    for fkey, at, ratio, _ in bad:
+        print(f"#   not reproduced: {fkey} at {at} (ratio {ratio:.2f})")
 
 
 def main(argv: list[str]) -> int:
@@ -766,6 +802,7 @@ def main(argv: list[str]) -> int:
             print(json.dumps({k: v for k, v in r.items() if k != "output"}))
             _report(f"group:{g}", r)
             print("\n".join(f"   | {line}" for line in r["output"]))
+    _summary()
     return 0
 
 
