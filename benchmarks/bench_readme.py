@@ -10,6 +10,8 @@ is quoted, and the ratio.  Usage::
     python benchmarks/bench_readme.py --full     # also perm-9 (about 40 more CPU s)
     python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
     python benchmarks/bench_readme.py --only shi-7,notebooks   # cases and groups
+    python benchmarks/bench_readme.py --all      # every case and every group: every quoted
+                                                 # figure (about 50 CPU-minutes)
     python benchmarks/bench_readme.py --list     # every figure README.md and docs/ quote,
                                                  # file:line, re-measured here or not
     make bench-readme
@@ -308,6 +310,10 @@ GROUP_FIGURES = [
     ("patterns-rw", "rw_wall_s", r"^R\(W\) k=10 d=6: .*\(([\d.]+) s without\)"),
     ("patterns-rw", "rw_main_rss_mb", r"^R\(W\) k=10 d=6: .*peak RSS main ([\d.]+) MB"),
     ("patterns-rw", "rw_workers_rss_mb", r"^R\(W\) k=10 d=6: .*, workers ([\d.]+) MB"),
+    ("grid", "transport_wall_s", r"method transport: ([\d.]+) s wall \(whole grid"),
+    ("grid", "enumerate_wall_s", r"method enumerate: ([\d.]+) s wall \(whole grid"),
+    ("audit", "ordinary_ms_per_label",
+     r"--- ordinary labels: \d+; wall [\d.]+ s, CPU [\d.]+ s \(([\d.]+) ms CPU per label\)"),
     ("coq-witnesses", "witnesses_coqc_cpu_s",
      r"^export \(never-proofs and \d+ witnesses\).*\ncoqc: accepted; ([\d.]+) CPU s"),
 ]
@@ -754,6 +760,8 @@ def _summary() -> None:
 def main(argv: list[str]) -> int:
     if "--list" in argv:
         return list_figures()
+    if "--all" in argv:  # every case (perm-9 included) and every group
+        argv = [a for a in argv if a != "--all"] + ["--only", ",".join([*CASES, *GROUPS])]
     full = "--full" in argv
     groups: list[str] = []
     if "--only" in argv:  # cases and groups, comma-separated
