@@ -6,8 +6,10 @@ measured in CPU seconds of that process and its children (user + sys,
 The script prints, per figure, the value measured here beside the value quoted and where it
 is quoted, and the ratio.  Usage::
 
-    python benchmarks/bench_readme.py            # every case but perm-9 (about 4 CPU-minutes)
-    python benchmarks/bench_readme.py --full     # also perm-9 (about 40 more CPU s)
+    python benchmarks/bench_readme.py            # every case but perm-9 (about 8 CPU-minutes)
+    python benchmarks/bench_readme.py --full     # also perm-9 (about 100 more CPU s)
+    python benchmarks/bench_readme.py --repeats 1   # each case once (default: the median
+                                                    # of 3 runs; Dask, footprint, wide once)
     python benchmarks/bench_readme.py shi-7 f64-40x6   # some cases
     python benchmarks/bench_readme.py --only shi-7,notebooks   # cases and groups
     python benchmarks/bench_readme.py --all      # every case and every group: every quoted
@@ -93,195 +95,199 @@ ROOT = Path(__file__).resolve().parents[1]
 #: looked up when printed (the text must occur on exactly one line of the file);
 #: ``--list`` shows every figure-like line of README.md and docs/ and which are not here.
 FIGURES = [
-    ("resonance-6 cpu_s", 13.9, "CPU s", "README.md", "| 13.9 s CPU (*shared*, load 9"),
-    ("resonance-6 peak_rss_mb", 373, "MB", "README.md", "| 373 MB peak, 11.8 B/region"),
+    ("resonance-6 cpu_s", 12.6, "CPU s", "README.md", "| 12.6 s CPU | 376 MB peak"),
+    ("resonance-6 peak_rss_mb", 376, "MB", "README.md", "| 376 MB peak, 11.8 B/region"),
     ("resonance-6 bytes_per_region", 11.8, "B/region", "README.md",
-     "| 373 MB peak, 11.8 B/region"),
-    ("perm-8 cpu_s", 4.0, "CPU s", "README.md", "| 4.0 s CPU / 33.2 s (load 2-3"),
-    ("perm-8 peak_rss_mb", 315, "MB", "README.md", "| 315 MB / 443 MB peak"),
+     "| 376 MB peak, 11.8 B/region"),
+    ("perm-8 cpu_s", 3.9, "CPU s", "README.md", "| 3.9 s CPU / 31.6 s |"),
+    ("perm-8 peak_rss_mb", 329, "MB", "README.md", "| 329 MB / 438 MB peak"),
     ("perm-8 bytes_per_region", 8.0, "B/region", "README.md", "8.0 / 10.9 B/region"),
-    ("perm-9 cpu_s", 33.2, "CPU s", "README.md", "| 4.0 s CPU / 33.2 s (load 2-3"),
-    ("perm-9 peak_rss_mb", 443, "MB", "README.md", "| 315 MB / 443 MB peak"),
+    ("perm-9 cpu_s", 31.6, "CPU s", "README.md", "| 3.9 s CPU / 31.6 s |"),
+    ("perm-9 peak_rss_mb", 438, "MB", "README.md", "| 329 MB / 438 MB peak"),
     ("perm-9 bytes_per_region", 10.9, "B/region", "README.md", "8.0 / 10.9 B/region"),
-    ("f64-40x6 cpu_s", 26.8, "CPU s", "README.md", "| 26.8 / 24.1 / 24.8 s CPU"),
-    ("f32-40x6 cpu_s", 24.1, "CPU s", "README.md", "| 26.8 / 24.1 / 24.8 s CPU"),
-    ("int-40x6 cpu_s", 24.8, "CPU s", "README.md", "| 26.8 / 24.1 / 24.8 s CPU"),
-    ("f64-40x6 cpu_s", 26.8, "CPU s", "docs/filtered-arithmetic.md",
-     "| float64 N(0, 1) | 26.8"),
-    ("f64-40x6 phase1_cpu_s", 20.2, "CPU s", "docs/filtered-arithmetic.md",
-     "| float64 N(0, 1) | 26.8"),
-    ("f64-40x6 certification_cpu_s", 0.48, "CPU s", "docs/filtered-arithmetic.md",
-     "| float64 N(0, 1) | 26.8"),
-    ("f32-40x6 cpu_s", 24.1, "CPU s", "docs/filtered-arithmetic.md",
-     "| float32 N(0, 1) | 24.1"),
-    ("f32-40x6 phase1_cpu_s", 18.5, "CPU s", "docs/filtered-arithmetic.md",
-     "| float32 N(0, 1) | 24.1"),
-    ("f32-40x6 certification_cpu_s", 0.71, "CPU s", "docs/filtered-arithmetic.md",
-     "| float32 N(0, 1) | 24.1"),
-    ("int-40x6 cpu_s", 24.8, "CPU s", "docs/filtered-arithmetic.md",
-     "| integer, entries up to 10^6 | 24.8"),
-    ("int-40x6 phase1_cpu_s", 19.2, "CPU s", "docs/filtered-arithmetic.md",
-     "| integer, entries up to 10^6 | 24.8"),
-    ("int-40x6 certification_cpu_s", 0.75, "CPU s", "docs/filtered-arithmetic.md",
-     "| integer, entries up to 10^6 | 24.8"),
-    ("shi-7 enumerate_cpu_s", 10.6, "CPU s", "README.md", "| enumerate 10.6 s"),
-    ("shi-7 certify_cpu_s", 9.8, "CPU s", "README.md", "`certify pattern --from` 9.8 s"),
+    ("f64-40x6 cpu_s", 28.1, "CPU s", "README.md", "| 28.1 / 24.6 / 24.0 s CPU"),
+    ("f32-40x6 cpu_s", 24.6, "CPU s", "README.md", "| 28.1 / 24.6 / 24.0 s CPU"),
+    ("int-40x6 cpu_s", 24.0, "CPU s", "README.md", "| 28.1 / 24.6 / 24.0 s CPU"),
+    ("f64-40x6 cpu_s", 28.1, "CPU s", "docs/filtered-arithmetic.md",
+     "| float64 N(0, 1) | 28.1"),
+    ("f64-40x6 phase1_cpu_s", 20.5, "CPU s", "docs/filtered-arithmetic.md",
+     "| float64 N(0, 1) | 28.1"),
+    ("f64-40x6 certification_cpu_s", 0.83, "CPU s", "docs/filtered-arithmetic.md",
+     "| float64 N(0, 1) | 28.1"),
+    ("f32-40x6 cpu_s", 24.6, "CPU s", "docs/filtered-arithmetic.md",
+     "| float32 N(0, 1) | 24.6"),
+    ("f32-40x6 phase1_cpu_s", 18.0, "CPU s", "docs/filtered-arithmetic.md",
+     "| float32 N(0, 1) | 24.6"),
+    ("f32-40x6 certification_cpu_s", 0.61, "CPU s", "docs/filtered-arithmetic.md",
+     "| float32 N(0, 1) | 24.6"),
+    ("int-40x6 cpu_s", 24.0, "CPU s", "docs/filtered-arithmetic.md",
+     "| integer, entries up to 10^6 | 24.0"),
+    ("int-40x6 phase1_cpu_s", 17.9, "CPU s", "docs/filtered-arithmetic.md",
+     "| integer, entries up to 10^6 | 24.0"),
+    ("int-40x6 certification_cpu_s", 0.73, "CPU s", "docs/filtered-arithmetic.md",
+     "| integer, entries up to 10^6 | 24.0"),
+    ("shi-7 enumerate_cpu_s", 10.5, "CPU s", "README.md", "| enumerate 10.5 s"),
+    ("shi-7 certify_cpu_s", 9.0, "CPU s", "README.md", "`certify pattern --from` 9.0 s"),
     ("shi-7 check_cpu_s", 6.9, "CPU s", "README.md", "default `check` 6.9 s CPU"),
-    ("shi-7 check_regions_per_cpu_s", 37882, "regions/CPU s", "README.md",
-     "37,882 regions per CPU second"),
-    ("shi-7 enumerate_cpu_s", 10.6, "CPU s", "docs/enumeration-at-scale.md",
-     "enumeration 10.6 CPU s"),
-    ("shi-7 certify_cpu_s", 9.8, "CPU s", "docs/enumeration-at-scale.md",
-     "`certify pattern --from` 9.8 CPU s"),
+    ("shi-7 check_regions_per_cpu_s", 38_158, "regions/CPU s", "README.md",
+     "38,158 regions per CPU second"),
+    ("shi-7 enumerate_cpu_s", 10.5, "CPU s", "docs/enumeration-at-scale.md",
+     "enumeration 10.5 CPU s"),
+    ("shi-7 certify_cpu_s", 9.0, "CPU s", "docs/enumeration-at-scale.md",
+     "`certify pattern --from` 9.0 CPU s"),
     ("shi-7 check_cpu_s", 6.9, "CPU s", "docs/enumeration-at-scale.md",
      "`logitgeom check` 6.9 CPU s"),
-    ("group:notebooks cpu_s", 42.1, "CPU s", "README.md", "| 42.1 s CPU (*shared*, load 10"),
-    ("group:notebooks peak_rss_mb", 484, "MB", "README.md", "| 484 MB peak |"),
-    ("group:audit cpu_min", 8.0, "CPU-minutes", "README.md", "| 8.0 CPU-minutes (4.1 ms"),
-    ("group:audit peak_rss_mb", 832, "MB", "README.md", "| 832 MB |"),
-    ("group:audit-32k cpu_min", 6.1, "CPU-minutes", "README.md",
-     "| 6.1 CPU-minutes, all 32,000 decided"),
-    ("group:audit-32k peak_rss_gb", 1.73, "GB", "README.md", "| 1.73 GB peak incl. the checker"),
+    ("group:notebooks cpu_s", 38.6, "CPU s", "README.md", "| 38.6 s CPU | 483 MB"),
+    ("group:notebooks peak_rss_mb", 483, "MB", "README.md", "| 483 MB peak |"),
+    ("group:audit cpu_min", 10.0, "CPU-minutes", "README.md", "| 10.0 CPU-minutes (6.0 ms"),
+    ("group:audit peak_rss_mb", 1016, "MB", "README.md", "| 1016 MB |"),
+    ("group:audit-32k cpu_min", 10.7, "CPU-minutes", "README.md",
+     "| 10.7 CPU-minutes, all 32,000 decided"),
+    ("group:audit-32k peak_rss_gb", 2.52, "GB", "README.md", "| 2.52 GB peak incl. the checker"),
     ("footprint venv_gb", 2.42, "GB", "README.md", "with every extra is 2.42 GB"),
     ("footprint torch_mb", 750, "MB", "README.md", "with every extra is 2.42 GB"),
-    ("group:reproduce out_mb", 4, "MB", "README.md", "`reproduction/` is about 4 MB before"),
-    ("group:symmetry cyclic96_cpu_s", 0.16, "CPU s", "README.md",
-     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
-    ("group:symmetry agl101_cpu_s", 0.87, "CPU s", "README.md",
-     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
-    ("group:symmetry s10_cpu_s", 4.4, "CPU s", "README.md",
-     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
+    ("group:reproduce out_mb", 6, "MB", "README.md", "`reproduction/` is about 6 MB before"),
+    ("group:symmetry cyclic96_cpu_s", 0.17, "CPU s", "README.md",
+     "| 0.17 s / 0.89 s / 6.1 s CPU end to end"),
+    ("group:symmetry agl101_cpu_s", 0.89, "CPU s", "README.md",
+     "| 0.17 s / 0.89 s / 6.1 s CPU end to end"),
+    ("group:symmetry s10_cpu_s", 6.1, "CPU s", "README.md",
+     "| 0.17 s / 0.89 s / 6.1 s CPU end to end"),
     ("group:symmetry cyclic96_undecomposed_cpu_s", 45, "CPU s", "README.md",
-     "| 0.16 s / 0.67-0.87 s / 2.4-4.4 s CPU end to end"),
-    ("group:symmetry cyclic96_rss_mb", 195, "MB", "README.md", "| 195 MB / 245 MB / 660 MB |"),
-    ("group:symmetry agl101_rss_mb", 245, "MB", "README.md", "| 195 MB / 245 MB / 660 MB |"),
-    ("group:symmetry s10_rss_mb", 660, "MB", "README.md", "| 195 MB / 245 MB / 660 MB |"),
-    ("group:symmetry cyclic96_cpu_s", 0.16, "CPU s", "docs/symmetry-reduction.md",
-     "cyclic m = 96 0.16 s, 195 MB"),
+     "| 0.17 s / 0.89 s / 6.1 s CPU end to end"),
+    ("group:symmetry cyclic96_rss_mb", 195, "MB", "README.md", "| 195 MB / 244 MB / 660 MB |"),
+    ("group:symmetry agl101_rss_mb", 244, "MB", "README.md", "| 195 MB / 244 MB / 660 MB |"),
+    ("group:symmetry s10_rss_mb", 660, "MB", "README.md", "| 195 MB / 244 MB / 660 MB |"),
+    ("group:symmetry cyclic96_cpu_s", 0.17, "CPU s", "docs/symmetry-reduction.md",
+     "cyclic m = 96 0.17 s, 195 MB"),
     ("group:symmetry cyclic96_rss_mb", 195, "MB", "docs/symmetry-reduction.md",
-     "cyclic m = 96 0.16 s, 195 MB"),
+     "cyclic m = 96 0.17 s, 195 MB"),
     ("group:symmetry cyclic96_undecomposed_cpu_s", 45, "CPU s", "docs/symmetry-reduction.md",
-     "cyclic m = 96 0.16 s, 195 MB"),
-    ("group:symmetry agl101_cpu_s", 0.87, "CPU s", "docs/symmetry-reduction.md",
-     "AGL(1,101) 0.67-0.87 s, 245 MB"),
-    ("group:symmetry agl101_rss_mb", 245, "MB", "docs/symmetry-reduction.md",
-     "AGL(1,101) 0.67-0.87 s, 245 MB"),
-    ("group:symmetry s10_cpu_s", 4.4, "CPU s", "docs/symmetry-reduction.md",
-     "2.4-4.4 s, 660 MB (two runs).  What made S_10 fit"),
+     "cyclic m = 96 0.17 s, 195 MB"),
+    ("group:symmetry agl101_cpu_s", 0.89, "CPU s", "docs/symmetry-reduction.md",
+     "AGL(1,101) 0.89 s, 244 MB"),
+    ("group:symmetry agl101_rss_mb", 244, "MB", "docs/symmetry-reduction.md",
+     "AGL(1,101) 0.89 s, 244 MB"),
+    ("group:symmetry s10_cpu_s", 6.1, "CPU s", "docs/symmetry-reduction.md",
+     "6.1 s, 660 MB.  What made S_10 fit"),
     ("group:symmetry s10_rss_mb", 660, "MB", "docs/symmetry-reduction.md",
-     "2.4-4.4 s, 660 MB (two runs).  What made S_10 fit"),
-    ("group:certified paper_emit_cpu_s", 0.09, "CPU s", "README.md",
-     "| emit <= 0.09 s, check <= 0.05 s CPU"),
+     "6.1 s, 660 MB.  What made S_10 fit"),
+    ("group:certified paper_emit_cpu_s", 0.08, "CPU s", "README.md",
+     "| emit <= 0.08 s, check <= 0.05 s CPU"),
     ("group:certified paper_check_cpu_s", 0.05, "CPU s", "README.md",
-     "| emit <= 0.09 s, check <= 0.05 s CPU"),
-    ("group:certified rss_mb", 363, "MB", "README.md", "| 363 MB | `bench_readme.py --only cert"),
-    ("group:family curve_cpu_s", 4.5, "CPU s", "README.md",
-     "threshold bisection 4.5 s CPU (*shared*)"),
-    ("group:family rss_mb", 204, "MB", "README.md", "| 204 MB | `bench_readme.py --only family"),
-    ("group:coq coqc_cpu_s", 13.1, "CPU s", "README.md", "| 13.1 CPU s of coqc"),
-    ("group:coq peak_rss_gb", 0.65, "GB", "README.md", "| 13.1 CPU s of coqc"),
-    ("group:models read_rows_cpu_s", 0.002, "CPU s", "README.md", "| 0.002 s CPU to read 7 rows"),
-    ("group:models audit_cpu_s", 0.47, "CPU s", "README.md", "| 0.002 s CPU to read 7 rows"),
-    ("group:coq-grid export_cpu_s", 9.6, "CPU s", "README.md", "| export 9.6 CPU s, coqc 13.5"),
-    ("group:coq-grid coqc_cpu_s", 13.5, "CPU s", "README.md", "| export 9.6 CPU s, coqc 13.5"),
-    ("group:coq-grid peak_rss_gb", 0.66, "GB", "README.md", "| export 9.6 CPU s, coqc 13.5"),
+     "| emit <= 0.08 s, check <= 0.05 s CPU"),
+    ("group:certified rss_mb", 364, "MB", "README.md", "| 364 MB | `bench_readme.py --only cert"),
+    ("group:family curve_cpu_s", 3.4, "CPU s", "README.md",
+     "threshold bisection 3.4 s CPU"),
+    ("group:family rss_mb", 201, "MB", "README.md", "| 201 MB | `bench_readme.py --only family"),
+    ("group:coq coqc_cpu_s", 10.1, "CPU s", "README.md", "| 10.1 CPU s of coqc"),
+    ("group:coq peak_rss_gb", 0.57, "GB", "README.md", "| 10.1 CPU s of coqc"),
+    ("group:models read_rows_cpu_s", 0.001, "CPU s", "README.md", "| 0.001 s CPU to read 7 rows"),
+    ("group:models audit_cpu_s", 0.47, "CPU s", "README.md", "| 0.001 s CPU to read 7 rows"),
+    ("group:coq-grid export_cpu_s", 7.3, "CPU s", "README.md", "| export 7.3 CPU s, coqc 10.7"),
+    ("group:coq-grid coqc_cpu_s", 10.7, "CPU s", "README.md", "| export 7.3 CPU s, coqc 10.7"),
+    ("group:coq-grid peak_rss_gb", 0.63, "GB", "README.md", "| export 7.3 CPU s, coqc 10.7"),
     ("group:coq-grid coq_mb", 0.66, "MB", "docs/coq.md", "0.66 MB of Coq, 2,288 + 2,478"),
-    ("group:coq-grid export_cpu_s", 9.6, "CPU s", "docs/coq.md",
-     "is exported in 9.6 CPU s and compiled in 13.5"),
-    ("group:coq-grid coqc_cpu_s", 13.5, "CPU s", "docs/coq.md",
-     "is exported in 9.6 CPU s and compiled in 13.5"),
-    ("group:coq-grid peak_rss_gb", 0.66, "GB", "docs/coq.md",
-     "compiled in 13.5 CPU s, 0.66 GB"),
-    ("group:coq coqc_cpu_s", 13.1, "CPU s", "docs/coq.md", "compiles in 13.1 CPU s on this"),
+    ("group:coq-grid export_cpu_s", 7.3, "CPU s", "docs/coq.md",
+     "is exported in 7.3 CPU s and compiled in 10.7"),
+    ("group:coq-grid coqc_cpu_s", 10.7, "CPU s", "docs/coq.md",
+     "is exported in 7.3 CPU s and compiled in 10.7"),
+    ("group:coq-grid peak_rss_gb", 0.63, "GB", "docs/coq.md",
+     "compiled in 10.7 CPU s, 0.63 GB"),
+    ("group:coq coqc_cpu_s", 10.1, "CPU s", "docs/coq.md", "compiles in 10.1 CPU s on this"),
     ("shi-7 regions_per_cpu_s", 25000, "regions/CPU s", "README.md",
      "exact enumeration is output-sensitive: 25,000 to"),
-    ("perm-9 regions_per_cpu_s", 109000, "regions/CPU s", "README.md",
-     "109,000 regions per CPU second on the instances above"),
-    ("f64-40x6 regions_per_cpu_s", 50000, "regions/CPU s", "README.md",
-     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
-    ("f32-40x6 regions_per_cpu_s", 55000, "regions/CPU s", "README.md",
-     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
-    ("int-40x6 regions_per_cpu_s", 54000, "regions/CPU s", "README.md",
-     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
-    ("resonance-6 regions_per_cpu_s", 77000, "regions/CPU s", "README.md",
-     "heads 50,000 / 55,000 / 54,000, resonance-6 77,000"),
-    ("perm-8 regions_per_cpu_s", 91000, "regions/CPU s", "README.md",
-     "perm-8 91,000, perm-9 109,000: symmetric"),
-    ("group:occupancy cpu_s", 19.3, "CPU s", "README.md", "| 19.3 CPU s (*shared*, load 7"),
-    ("group:occupancy peak_rss_gb", 1.7, "GB", "README.md", "| 1.7 GB peak | `bench_readme"),
-    ("group:occupancy cpu_s", 19.3, "CPU s", "docs/occupancy.md",
-     "and both figures, in 19.3 CPU s"),
-    ("group:occupancy shards_mb", 89, "MB", "docs/occupancy.md", "89 MB of shards, 1.7 GB peak"),
-    ("group:occupancy peak_rss_gb", 1.7, "GB", "docs/occupancy.md", "89 MB of shards, 1.7 GB peak"),
+    ("perm-9 regions_per_cpu_s", 115_000, "regions/CPU s", "README.md",
+     "115,000 regions per CPU second on the instances above"),
+    ("f64-40x6 regions_per_cpu_s", 48_000, "regions/CPU s", "README.md",
+     "heads 48,000 / 54,000 / 56,000, resonance-6 85,000"),
+    ("f32-40x6 regions_per_cpu_s", 54_000, "regions/CPU s", "README.md",
+     "heads 48,000 / 54,000 / 56,000, resonance-6 85,000"),
+    ("int-40x6 regions_per_cpu_s", 56_000, "regions/CPU s", "README.md",
+     "heads 48,000 / 54,000 / 56,000, resonance-6 85,000"),
+    ("resonance-6 regions_per_cpu_s", 85_000, "regions/CPU s", "README.md",
+     "heads 48,000 / 54,000 / 56,000, resonance-6 85,000"),
+    ("perm-8 regions_per_cpu_s", 93_000, "regions/CPU s", "README.md",
+     "perm-8 93,000, perm-9 115,000: symmetric"),
+    ("group:occupancy cpu_s", 17.5, "CPU s", "README.md", "| 17.5 CPU s | 1.4 GB peak"),
+    ("group:occupancy peak_rss_gb", 1.4, "GB", "README.md", "| 1.4 GB peak | `bench_readme"),
+    ("group:occupancy cpu_s", 17.5, "CPU s", "docs/occupancy.md",
+     "and both figures, in 17.5 CPU s"),
+    ("group:occupancy shards_mb", 89, "MB", "docs/occupancy.md", "89 MB of shards, 1.4 GB peak"),
+    ("group:occupancy peak_rss_gb", 1.4, "GB", "docs/occupancy.md", "89 MB of shards, 1.4 GB peak"),
     ("wide-2x200k certify_argmax_rss_gb", 0.4, "GB (bound)", "docs/limits.md",
      "0.4 GB (`python benchmarks/bench_readme.py wide-2x200k`"),
     ("wide-2x200k certify_pattern_rss_gb", 0.4, "GB (bound)", "docs/limits.md",
      "0.4 GB (`python benchmarks/bench_readme.py wide-2x200k`"),
     ("wide-2x200k certify_argmax_rss_gb", 0.27, "GB", "docs/limits.md",
-     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
+     "0.27 / 0.31 GB peak, 18 / 36 CPU s)"),
     ("wide-2x200k certify_pattern_rss_gb", 0.31, "GB", "docs/limits.md",
-     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
-    ("wide-2x200k certify_argmax_cpu_s", 19, "CPU s", "docs/limits.md",
-     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
-    ("wide-2x200k certify_pattern_cpu_s", 37, "CPU s", "docs/limits.md",
-     "0.27 / 0.31 GB peak, 19 / 37 CPU s)"),
-    ("group:patterns sw_wall_s", 0.90, "s wall", "README.md", "| 0.90 s wall (*shared*)"),
-    ("group:patterns-rw rw_witnesses_wall_s", 40.9, "s wall", "README.md",
-     "| 40.9 s wall with a witness each"),
-    ("group:patterns-rw rw_wall_s", 24.1, "s wall", "README.md",
-     "| 40.9 s wall with a witness each"),
-    ("group:patterns-rw rw_main_rss_mb", 609, "MB", "README.md", "| 609 MB main + 120 MB"),
-    ("group:patterns-rw rw_workers_rss_mb", 120, "MB", "README.md", "| 609 MB main + 120 MB"),
-    ("group:coq-witnesses witnesses_coqc_cpu_s", 281, "CPU s", "README.md",
-     "| 281 CPU s of coqc (*shared*)"),
-    ("group:coq-witnesses peak_rss_gb", 0.9, "GB", "README.md", "| 281 CPU s of coqc (*shared*)"),
-    ("group:coq-witnesses witnesses_coqc_cpu_s", 281, "CPU s", "docs/coq.md",
-     "compiles in 281 CPU s, 0.9 GB"),
+     "0.27 / 0.31 GB peak, 18 / 36 CPU s)"),
+    ("wide-2x200k certify_argmax_cpu_s", 18, "CPU s", "docs/limits.md",
+     "0.27 / 0.31 GB peak, 18 / 36 CPU s)"),
+    ("wide-2x200k certify_pattern_cpu_s", 36, "CPU s", "docs/limits.md",
+     "0.27 / 0.31 GB peak, 18 / 36 CPU s)"),
+    ("group:patterns sw_wall_s", 0.15, "s wall", "README.md", "| 0.15 s wall"),
+    ("group:patterns-rw rw_witnesses_wall_s", 13.3, "s wall", "README.md",
+     "| 13.3 s wall with a witness each"),
+    ("group:patterns-rw rw_wall_s", 9.2, "s wall", "README.md",
+     "| 13.3 s wall with a witness each"),
+    ("group:patterns-rw rw_main_rss_mb", 694, "MB", "README.md", "| 694 MB main + 152 MB"),
+    ("group:patterns-rw rw_workers_rss_mb", 152, "MB", "README.md", "| 694 MB main + 152 MB"),
+    ("group:coq-witnesses witnesses_coqc_cpu_s", 232, "CPU s", "README.md",
+     "| 232 CPU s of coqc"),
+    ("group:coq-witnesses peak_rss_gb", 0.9, "GB", "README.md", "| 232 CPU s of coqc"),
+    ("group:coq-witnesses witnesses_coqc_cpu_s", 232, "CPU s", "docs/coq.md",
+     "compiles in 232 CPU s, 0.9 GB"),
     ("group:coq-witnesses peak_rss_gb", 0.9, "GB", "docs/coq.md",
-     "compiles in 281 CPU s, 0.9 GB"),
-    ("group:reproduce cpu_s", 177, "CPU s", "README.md", "| 177 s CPU (*shared*; `make demo`"),
-    ("group:reproduce peak_rss_mb", 775, "MB", "README.md", "| 775 MB peak |"),
+     "compiles in 232 CPU s, 0.9 GB"),
+    ("group:grid transport_wall_s", 55.7, "s wall", "README.md", "| 55.7 s wall on 2 cores (99.5"),
+    ("group:grid enumerate_wall_s", 99.5, "s wall", "README.md", "| 55.7 s wall on 2 cores (99.5"),
+    ("group:audit ordinary_ms_per_label", 6.0, "ms CPU", "README.md",
+     "| 10.0 CPU-minutes (6.0 ms"),
+    ("group:reproduce cpu_s", 315, "CPU s", "README.md", "| 315 s CPU (`make demo`"),
+    ("group:reproduce peak_rss_mb", 825, "MB", "README.md", "| 825 MB peak |"),
     # docs/enumeration-at-scale.md section 8: the serial rows and the manifest's steps
-    ("resonance-6 cpu_s", 15.6, "CPU s", "docs/enumeration-at-scale.md",
+    ("resonance-6 cpu_s", 12.6, "CPU s", "docs/enumeration-at-scale.md",
      "| resonance-6, serial | 1,066,044 |"),
-    ("resonance-6 count_cpu_s", 2.2, "CPU s", "docs/enumeration-at-scale.md",
+    ("resonance-6 count_cpu_s", 2.3, "CPU s", "docs/enumeration-at-scale.md",
      "| resonance-6, serial | 1,066,044 |"),
-    ("resonance-6 phase1_cpu_s", 11.9, "CPU s", "docs/enumeration-at-scale.md",
+    ("resonance-6 phase1_cpu_s", 7.7, "CPU s", "docs/enumeration-at-scale.md",
      "| resonance-6, serial | 1,066,044 |"),
-    ("resonance-6 phase2_cpu_s", 0.6, "CPU s", "docs/enumeration-at-scale.md",
+    ("resonance-6 phase2_cpu_s", 3, "CPU s (bound)", "docs/enumeration-at-scale.md",
      "| resonance-6, serial | 1,066,044 |"),
-    ("resonance-6 certify_cpu_s", 0.2, "CPU s", "docs/enumeration-at-scale.md",
+    ("resonance-6 certify_cpu_s", 1, "CPU s (bound)", "docs/enumeration-at-scale.md",
      "| resonance-6, serial | 1,066,044 |"),
-    ("resonance-6 peak_rss_mb", 341, "MB", "docs/enumeration-at-scale.md",
+    ("resonance-6 peak_rss_mb", 376, "MB", "docs/enumeration-at-scale.md",
      "| resonance-6, serial | 1,066,044 |"),
-    ("perm-8 cpu_s", 18.2, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-8 cpu_s", 3.9, "CPU s", "docs/enumeration-at-scale.md",
      "| perm-8, serial | 362,880 |"),
     ("perm-8 count_cpu_s", 0.1, "CPU s", "docs/enumeration-at-scale.md",
      "| perm-8, serial | 362,880 |"),
-    ("perm-8 phase1_cpu_s", 16.9, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-8 phase1_cpu_s", 1.9, "CPU s", "docs/enumeration-at-scale.md",
      "| perm-8, serial | 362,880 |"),
-    ("perm-8 phase2_cpu_s", 0.4, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-8 phase2_cpu_s", 2, "CPU s (bound)", "docs/enumeration-at-scale.md",
      "| perm-8, serial | 362,880 |"),
-    ("perm-8 certify_cpu_s", 0.1, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-8 certify_cpu_s", 1, "CPU s (bound)", "docs/enumeration-at-scale.md",
      "| perm-8, serial | 362,880 |"),
-    ("perm-8 peak_rss_mb", 314, "MB", "docs/enumeration-at-scale.md",
+    ("perm-8 peak_rss_mb", 329, "MB", "docs/enumeration-at-scale.md",
      "| perm-8, serial | 362,880 |"),
-    ("perm-9 cpu_s", 192.5, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-9 cpu_s", 31.6, "CPU s", "docs/enumeration-at-scale.md",
      "| perm-9, serial | 3,628,800 |"),
     ("perm-9 count_cpu_s", 0.6, "CPU s", "docs/enumeration-at-scale.md",
      "| perm-9, serial | 3,628,800 |"),
-    ("perm-9 phase1_cpu_s", 188.9, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-9 phase1_cpu_s", 26.6, "CPU s", "docs/enumeration-at-scale.md",
      "| perm-9, serial | 3,628,800 |"),
-    ("perm-9 phase2_cpu_s", 1.7, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-9 phase2_cpu_s", 4, "CPU s (bound)", "docs/enumeration-at-scale.md",
      "| perm-9, serial | 3,628,800 |"),
-    ("perm-9 certify_cpu_s", 0.6, "CPU s", "docs/enumeration-at-scale.md",
+    ("perm-9 certify_cpu_s", 2, "CPU s (bound)", "docs/enumeration-at-scale.md",
      "| perm-9, serial | 3,628,800 |"),
-    ("perm-9 peak_rss_mb", 416, "MB", "docs/enumeration-at-scale.md",
+    ("perm-9 peak_rss_mb", 438, "MB", "docs/enumeration-at-scale.md",
      "| perm-9, serial | 3,628,800 |"),
-    ("dask-demicube-7 dask_over_pool", 1.23, "ratio", "docs/enumeration-at-scale.md",
-     "Dask over the pool 1.23 pooled"),
-    ("dask-demicube-7 cluster_cpu_s", 4.5, "CPU s", "docs/enumeration-at-scale.md",
-     "costs about 4.5 CPU s (the scheduler"),
+    ("dask-demicube-7 dask_over_pool", 1.22, "ratio", "docs/enumeration-at-scale.md",
+     "Dask over the pool 1.22 pooled"),
+    ("dask-demicube-7 cluster_cpu_s", 1.2, "CPU s", "docs/enumeration-at-scale.md",
+     "costs about 1.2 CPU s more than the pool"),
 ]
 #: figures of the groups (``--only GROUP``): (group, key, regex on the group's output whose
 #: first group is the figure).  ``cpu_s`` and ``peak_rss_mb`` of the whole group (its
@@ -735,6 +741,37 @@ def reproduced(measured: float, quoted: float, unit: str) -> bool:
     return quoted / TOLERANCE <= measured <= quoted * TOLERANCE
 
 
+#: cases run once whatever ``--repeats`` says: the Dask comparison repeats itself (eight
+#: runs), the footprint is no timing, the wide head takes a CPU-minute a run
+ONCE = ("dask-demicube-7", "footprint", "wide-2x200k")
+#: runs of each case; its figures are the medians (identical runs of a 30-second case vary
+#: by up to a third on a quiet machine: perm-9 31.6 and 41.3 CPU s, 2026-12-03)
+REPEATS = 3
+
+
+def _repeated(name: str, tmp: Path, n: int) -> dict:
+    """Run case ``name`` ``n`` times (each in a directory of its own): each numeric figure
+    is the median of the runs, and ``runs`` keeps every run's value of it."""
+    import statistics
+
+    rows = []
+    for i in range(n):
+        d = tmp / f"{name}-run{i}"
+        d.mkdir()
+        rows.append(CASES[name](d))
+    if n == 1:
+        return rows[0]
+    out = dict(rows[0])
+    spread = {}
+    for k in rows[0]:
+        vals = [r.get(k) for r in rows]
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals):
+            out[k] = statistics.median(vals)
+            spread[k] = vals
+    out["runs"] = spread
+    return out
+
+
 def _report(prefix: str, got: dict) -> None:
     """Each quoted figure of these measurements: measured, quoted, where, ratio, and
     whether it reproduces (:func:`reproduced`)."""
@@ -760,6 +797,16 @@ def _summary() -> None:
 def main(argv: list[str]) -> int:
     if "--list" in argv:
         return list_figures()
+    repeats = REPEATS
+    if "--repeats" in argv:
+        i = argv.index("--repeats")
+        try:
+            repeats = int(argv[i + 1])
+        except (IndexError, ValueError):
+            raise SystemExit("--repeats needs a positive integer") from None
+        if repeats < 1:
+            raise SystemExit("--repeats needs a positive integer")
+        argv = argv[:i] + argv[i + 2:]
     if "--all" in argv:  # every case (perm-9 included) and every group
         argv = [a for a in argv if a != "--all"] + ["--only", ",".join([*CASES, *GROUPS])]
     full = "--full" in argv
@@ -802,7 +849,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_readme_") as t:
         tmp = Path(t)
         for name in names:
-            got = CASES[name](tmp)
+            got = _repeated(name, tmp, 1 if name in ONCE else repeats)
             print(json.dumps({"case": name, **got}))
             _report(name, got)
         for g in groups:

@@ -86,6 +86,11 @@ def test_group_parsers_read_the_scripts_lines():
                        "R(W) k=10 d=6: 557640 rankings in 40.9 s with witnesses (24.1 s "
                        "without); count_rankings 0.310 s; peak RSS main 609 MB, workers "
                        "120 MB\n",
+        "grid": "exact grid: all passed = True\n"
+                "  method enumerate: 99.5 s wall (whole grid; cells sum to 196.2 s)\n"
+                "  method transport: 55.7 s wall (whole grid; cells sum to 111.1 s)\n",
+        "audit": "--- ordinary labels: 50174; wall 310.3 s, CPU 300.9 s (6.0 ms CPU per "
+                 "label)\n",
         "coq-witnesses": "export (never-proofs, --no-witnesses): audit.v, 0.21 MB; 0.4 CPU s\n"
                          "coqc: accepted; 13.1 CPU s (user + sys of coqc; goal <= 60)\n"
                          "export (never-proofs and 988 witnesses): audit.v, 3.10 MB; 2.2 "
@@ -102,7 +107,9 @@ def test_group_parsers_read_the_scripts_lines():
             ("occupancy", "shards_mb"): 89, ("patterns", "sw_wall_s"): 0.9,
             ("patterns-rw", "rw_witnesses_wall_s"): 40.9, ("patterns-rw", "rw_wall_s"): 24.1,
             ("patterns-rw", "rw_main_rss_mb"): 609, ("patterns-rw", "rw_workers_rss_mb"): 120,
-            ("coq-witnesses", "witnesses_coqc_cpu_s"): 281.0}
+            ("coq-witnesses", "witnesses_coqc_cpu_s"): 281.0,
+            ("grid", "transport_wall_s"): 55.7, ("grid", "enumerate_wall_s"): 99.5,
+            ("audit", "ordinary_ms_per_label"): 6.0}
     import re
 
     got = {}
