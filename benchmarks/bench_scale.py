@@ -22,6 +22,7 @@ Usage::
     python benchmarks/bench_scale.py run NAME DIR [WORKERS]      # any instance, in full
     python benchmarks/bench_scale.py predict2 NAME [UNITS|-] [REPORT.json] [--cheap]  # every term
     python benchmarks/bench_scale.py calibrate DIR                # perm-8, the constants
+    python benchmarks/bench_scale.py spread NAME [WORKERS] [RUNS]   # identical runs, each term
     python benchmarks/bench_scale.py kill-verify NAME DIR WORKERS phase1:40 merge:5 ...
     python benchmarks/bench_scale.py verify-pieces DIR ENGINE_CHECKOUT
 
@@ -875,6 +876,44 @@ def _batch_measure(rows, plan, lohi, exact, keep, buckets):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def spread(name: str, workers: int = 1, runs: int = 4) -> dict:
+    """``runs`` identical full runs of instance ``name`` (each a fresh process and a fresh
+    directory): every term :func:`compare` compares a prediction with, per run, and its
+    min, max and max / min.  A term whose own runs differ by more than 20 % cannot be
+    predicted within 20 % of every run (scale-log.md)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = ("import json, sys; sys.path.insert(0, {b!r}); import bench_scale as b; "
+            "W, kind = b._instance({n!r}); "
+            "print(json.dumps(b.run_case({n!r}, sys.argv[1], W=W, kind=kind, workers={w})))")
+    terms: dict[str, list[float]] = {}
+    for _ in range(runs):
+        out = Path(tempfile.mkdtemp(prefix="bench_spread_"))
+        try:
+            p = subprocess.run([sys.executable, "-c", code.format(b=str(ROOT / "benchmarks"),
+                                                                  n=name, w=workers),
+                                str(out / "run")], env=env, capture_output=True, text=True,
+                               check=True)
+        finally:
+            import shutil
+
+            shutil.rmtree(out, ignore_errors=True)
+        row = json.loads(p.stdout.strip().splitlines()[-1])
+        s = row["steps"]
+        got = {"total_cpu_s": row["cpu_s"],
+               "count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
+               "phase1_cpu_s": s["phase1"]["cpu_tasks"],
+               "phase2_cpu_s": s["phase2"]["cpu_tasks"],
+               "certify_cpu_s": s["certify"]["cpu_tasks"],
+               "phase1_task_mb": s["phase1"]["max_task_rss_mb"],
+               "phase2_task_mb": s["phase2"]["max_task_rss_mb"]}
+        for k, v in got.items():
+            terms.setdefault(k, []).append(round(v, 3))
+    return {"case": name, "workers": workers, "runs": runs,
+            "terms": {k: {"runs": v, "min": min(v), "max": max(v),
+                          "max_over_min": round(max(v) / min(v), 2) if min(v) else None}
+                      for k, v in terms.items()}}
+
+
 def compare(pred: dict, row: dict) -> dict:
     """Predicted (mean +- sd) against measured, per term, from a full run's report."""
     s = row["steps"]
@@ -1218,6 +1257,10 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["calibrate"]:
         print(json.dumps(calibrate(argv[1]), indent=1))
+        return 0
+    if argv[:1] == ["spread"]:  # spread NAME [WORKERS] [RUNS]: identical runs, every term
+        print(json.dumps(spread(argv[1], int(argv[2]) if len(argv) > 2 else 1,
+                                int(argv[3]) if len(argv) > 3 else 4), indent=1))
         return 0
     if argv[:1] == ["predict2"]:  # predict2 NAME [UNITS] [report.json to compare with]
         cheap = "--cheap" in argv

@@ -41,7 +41,9 @@ def test_every_measured_figure_names_what_produces_it():
             assert group in b.GROUPS, key
             parsed = {k for g, k, _ in b.GROUP_FIGURES if g == group}
             extra = {"reproduce": {"out_mb"},
-                     "certified": {"paper_emit_cpu_s", "paper_check_cpu_s"}}.get(group, set())
+                     "certified": {"paper_emit_cpu_s", "paper_check_cpu_s"},
+                     "family": {"worst_solve_cpu_s", "worst_emit_cpu_s",
+                                "worst_check_cpu_s"}}.get(group, set())
             assert name in whole | parsed | extra, key
         else:
             assert prefix in b.CASES, key
@@ -123,4 +125,12 @@ def test_group_parsers_read_the_scripts_lines():
             "1.0e-10     10.2  True\n"
             "PSL(2,7), solved group                  8 x 168    0.133   0.230    0.116    "
             "4.4e-15    154.3  True\n")
+    fam = ("case                                              solve s   emit s  check s  "
+           "rel width\n"
+           "CE minority 5+5, R = 100 (full)                      0.07     0.03     0.02    "
+           "8.5e-12\n"
+           "MSE 6 x 12 weighted                                  0.03     0.01     0.00    "
+           "2.8e-12\n")
+    assert b._family_worst(fam) == {"worst_solve_cpu_s": 0.07, "worst_emit_cpu_s": 0.03,
+                                    "worst_check_cpu_s": 0.02}
     assert b._paper_instances(rows) == {"paper_emit_cpu_s": 0.022, "paper_check_cpu_s": 0.008}
