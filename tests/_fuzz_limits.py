@@ -26,6 +26,7 @@ class Result:
     code: int | None  # None: killed by the wall-clock backstop
     out: str
     err: str
+    peak_kb: int | None = None  # the child's own peak resident set (run_own_peak only)
 
     @property
     def killed(self) -> bool:
@@ -65,6 +66,39 @@ def run(args: list[str], *, cpu: int = CPU_LIMIT, mem: int | None = 2 << 30,
     except subprocess.TimeoutExpired as exc:
         return Result(None, _text(exc.stdout), _text(exc.stderr))
     return Result(p.returncode, p.stdout, p.stderr)
+
+
+def run_own_peak(args: list[str], *, cpu: int = CPU_LIMIT, mem: int | None = 2 << 30,
+                 timeout: float = 300) -> Result:
+    """:func:`run`, and the peak resident set of that child alone (``os.wait4``).
+
+    Not ``getrusage(RUSAGE_CHILDREN)``: that is the largest of every child this process
+    ever reaped, so a test would see another test's children (a pool or a ``LocalCluster``
+    worker forked from a large pytest process) instead of its own command's."""
+    import tempfile
+    import time
+
+    cmd = [sys.executable, "-m", "engine", *args]
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL,
+                             preexec_fn=_limits(cpu, mem), env=env())
+        end = time.monotonic() + timeout
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > end:
+                p.kill()
+                _, status, ru = os.wait4(p.pid, 0)
+                p.returncode = -9
+                fo.seek(0)
+                fe.seek(0)
+                return Result(None, _text(fo.read()), _text(fe.read()), ru.ru_maxrss)
+            time.sleep(0.05)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        return Result(p.returncode, _text(fo.read()), _text(fe.read()), ru.ru_maxrss)
 
 
 def _text(b) -> str:

@@ -9,11 +9,9 @@ at once with one line.  The CPU limit only stops a runaway regression.
 
 from __future__ import annotations
 
-import resource
-
 import numpy as np
 import pytest
-from _fuzz_limits import run
+from _fuzz_limits import run_own_peak
 
 MEM = 1536 << 20  # RLIMIT_AS of each child
 GB = 1 << 30
@@ -37,9 +35,9 @@ def wide(tmp_path_factory):
 ], ids=["certify-argmax", "certify-pattern", "patterns", "count", "audit"])
 def test_wide_head_under_one_gigabyte(wide, argv):
     args = [a.format(d=wide) for a in argv]
-    r = run(args, cpu=300, mem=MEM)
+    r = run_own_peak(args, cpu=300, mem=MEM)
     assert not r.killed, f"killed: {r.err[-300:]}"
     assert r.code == 0 or r.one_line_error(), r.err[-500:]
     assert "MemoryError" not in r.err and "out of memory" not in r.err
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # KiB on Linux
+    peak = r.peak_kb * 1024  # the child's own, KiB on Linux
     assert peak < GB, f"peak resident set {peak / GB:.2f} GB"
