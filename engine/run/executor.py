@@ -359,8 +359,14 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
             if scheduler == "local":
                 warm_before_fork()  # its workers fork from this process (LOCAL_CLUSTER)
                 n = workers or cpu_count()
+                # memory_limit=0: no Dask memory management.  A forked worker's resident set
+                # counts the pages it shares with this process, so a large driver (a big
+                # Jupyter kernel) would put it over the nanny's pause threshold (80 % of
+                # its share of the machine) before it ran a task; the tasks bound their own
+                # memory, as they do in the process pool, which has no such monitor either.
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=None,
+                                       memory_limit=0 if LOCAL_CLUSTER else "auto")
                 client = Client(cluster)
             else:
                 client = Client(scheduler)
