@@ -881,31 +881,25 @@ def spread(name: str, workers: int = 1, runs: int = 4) -> dict:
     directory): every term :func:`compare` compares a prediction with, per run, and its
     min, max and max / min.  A term whose own runs differ by more than 20 % cannot be
     predicted within 20 % of every run (scale-log.md)."""
+    import shutil
+
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    code = ("import json, sys; sys.path.insert(0, {b!r}); import bench_scale as b; "
-            "W, kind = b._instance({n!r}); "
-            "print(json.dumps(b.run_case({n!r}, sys.argv[1], W=W, kind=kind, workers={w})))")
+    # the same child as kill_resume's: run_case under a name outside CASES, so the
+    # instance's own name never overrides ``workers``
+    code = _KR_RUN.format(bench=str(ROOT / "benchmarks"), name=name, workers=workers)
     terms: dict[str, list[float]] = {}
     for _ in range(runs):
         out = Path(tempfile.mkdtemp(prefix="bench_spread_"))
         try:
-            p = subprocess.run([sys.executable, "-c", code.format(b=str(ROOT / "benchmarks"),
-                                                                  n=name, w=workers),
-                                str(out / "run")], env=env, capture_output=True, text=True,
-                               check=True)
+            p = subprocess.run([sys.executable, "-c", code, str(out / "run")], env=env,
+                               capture_output=True, text=True, check=True)
         finally:
-            import shutil
-
             shutil.rmtree(out, ignore_errors=True)
         row = json.loads(p.stdout.strip().splitlines()[-1])
         s = row["steps"]
-        got = {"total_cpu_s": row["cpu_s"],
-               "count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
-               "phase1_cpu_s": s["phase1"]["cpu_tasks"],
-               "phase2_cpu_s": s["phase2"]["cpu_tasks"],
-               "certify_cpu_s": s["certify"]["cpu_tasks"],
-               "phase1_task_mb": s["phase1"]["max_task_rss_mb"],
-               "phase2_task_mb": s["phase2"]["max_task_rss_mb"]}
+        got = {k: v for k, v in measured_terms(row).items() if k.endswith("_cpu_s")}
+        got |= {"phase1_task_mb": s["phase1"]["max_task_rss_mb"],
+                "phase2_task_mb": s["phase2"]["max_task_rss_mb"]}
         for k, v in got.items():
             terms.setdefault(k, []).append(round(v, 3))
     return {"case": name, "workers": workers, "runs": runs,
@@ -914,10 +908,10 @@ def spread(name: str, workers: int = 1, runs: int = 4) -> dict:
                       for k, v in terms.items()}}
 
 
-def compare(pred: dict, row: dict) -> dict:
-    """Predicted (mean +- sd) against measured, per term, from a full run's report."""
+def measured_terms(row: dict) -> dict:
+    """The terms of a full run's report (``run_case``) a prediction is compared on."""
     s = row["steps"]
-    meas = {"count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
+    return {"count_cpu_s": s["count"]["cpu_driver"] + s["count"].get("cpu_tasks", 0),
             "phase1_cpu_s": s["phase1"]["cpu_tasks"],
             "merge_cpu_s": s.get("merge", {}).get("cpu_tasks", 0.0),
             "phase2_cpu_s": s["phase2"]["cpu_tasks"],
@@ -925,6 +919,12 @@ def compare(pred: dict, row: dict) -> dict:
             "regions": row["regions"], "phase1_disk_gb": s["phase1"]["bytes"] / 1e9,
             "peak_work_disk_gb": s.get("disk", {}).get("work_peak_bytes", 0) / 1e9,
             "shards_disk_gb": row["bytes_per_region_on_disk"] * row["regions"] / 1e9}
+
+
+def compare(pred: dict, row: dict) -> dict:
+    """Predicted (mean +- sd) against measured, per term, from a full run's report."""
+    s = row["steps"]
+    meas = measured_terms(row)
     out = {}
     for k, v in meas.items():
         p = pred["terms"][k]

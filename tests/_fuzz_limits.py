@@ -83,22 +83,18 @@ def run_own_peak(args: list[str], *, cpu: int = CPU_LIMIT, mem: int | None = 2 <
         p = subprocess.Popen(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL,
                              preexec_fn=_limits(cpu, mem), env=env())
         end = time.monotonic() + timeout
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > end:
-                p.kill()
-                _, status, ru = os.wait4(p.pid, 0)
-                p.returncode = -9
-                fo.seek(0)
-                fe.seek(0)
-                return Result(None, _text(fo.read()), _text(fe.read()), ru.ru_maxrss)
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        while not pid and time.monotonic() < end:
             time.sleep(0.05)
-        p.returncode = os.waitstatus_to_exitcode(status)
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if not pid:  # the wall-clock backstop
+            p.kill()
+            _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         fo.seek(0)
         fe.seek(0)
-        return Result(p.returncode, _text(fo.read()), _text(fe.read()), ru.ru_maxrss)
+        return Result(p.returncode if pid else None, _text(fo.read()), _text(fe.read()),
+                      ru.ru_maxrss)
 
 
 def _text(b) -> str:
