@@ -14,7 +14,8 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m ruff check .
-	$(BIN)/python -m mypy engine/exact certificates engine/certify
+	@bash scripts/typing-links.sh
+	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom_certificates
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-fast: setup
@@ -22,7 +23,8 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/python -m ruff check .
-	$(BIN)/python -m mypy engine/exact certificates engine/certify
+	@bash scripts/typing-links.sh
+	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom_certificates
 
 # Re-measure the enumeration and certification figures README.md and docs/ quote (CPU s)
 bench-readme: setup

@@ -127,9 +127,9 @@ def main(argv=None) -> int:
                          "witnesses (each costs O(n d) in the checker); default: all")
     args = ap.parse_args(argv)
 
-    from certificates import check, check_audit  # noqa: F401 - loaded now, used at the end
-    from engine.audit import audit_argmax
-    from engine.run.executor import make_executor
+    from logitgeom.audit import audit_argmax
+    from logitgeom.run.executor import make_executor
+    from logitgeom_certificates import check, check_audit  # noqa: F401 - loaded now, used at the end
 
     k, d = args.rows, args.cols
     model = Path(args.cache) / f"head-{k}x{d}-p{args.plant}-s{args.shrunken}-t{args.triangles}"

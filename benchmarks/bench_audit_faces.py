@@ -97,9 +97,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-faces")
     args = ap.parse_args(argv)
 
-    from certificates import check_audit
-    from engine.audit import audit_argmax
-    from engine.run.executor import close_executor, make_executor
+    from logitgeom.audit import audit_argmax
+    from logitgeom.run.executor import close_executor, make_executor
+    from logitgeom_certificates import check_audit
 
     k, d = args.rows, args.cols
     model = Path(args.cache) / f"head-{k}x{d}-{args.recipe}{args.planted}-s{args.seed}"

@@ -3,7 +3,7 @@
 Builds (or reuses) the near-face head of ``bench_audit_faces.py`` (full-precision float32
 normal rows; planted labels on edges and 5- and 10-row faces pushed out or in by 1e-5 or
 1e-7, rounded to float32) and decides only the planted labels, one at a time, through the
-block decider (``engine.audit.decide.decide_block`` on a one-label block, the path every
+block decider (``logitgeom.audit.decide.decide_block`` on a one-label block, the path every
 audit takes), printing each label's CPU seconds by stage and its verdict:
 
 * ``wolfe``: Wolfe's minimum-norm point (float proposals, pool growth, witness evaluation);
@@ -53,9 +53,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-faces")
     args = ap.parse_args(argv)
 
-    from engine.audit.decide import decide_block
-    from engine.audit.head import HeadSpec, open_head
-    from engine.audit.proofs import Options
+    from logitgeom.audit.decide import decide_block
+    from logitgeom.audit.head import HeadSpec, open_head
+    from logitgeom.audit.proofs import Options
 
     k, d = args.rows, args.cols
     model = Path(args.cache) / f"head-{k}x{d}-{args.recipe}{args.planted}-s{args.seed}"

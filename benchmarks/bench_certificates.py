@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates.check import check, check_file  # noqa: E402
-from engine import emit  # noqa: E402
-from engine.reproduce.paper import write_paper  # noqa: E402
+from logitgeom import emit  # noqa: E402
+from logitgeom.reproduce.paper import write_paper  # noqa: E402
+from logitgeom_certificates.check import check, check_file  # noqa: E402
 
 
 def _t(f):

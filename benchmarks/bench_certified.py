@@ -25,24 +25,24 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from certificates.check import check  # noqa: E402
-from engine.convex import (  # noqa: E402
+from logitgeom.convex import (  # noqa: E402
     LayerPeeled,
     concat_blocks,
     cyclic_orbit,
     group_orbit,
 )
-from engine.convex.reductions.etf import group_generators  # noqa: E402
-from engine.emit import dumps  # noqa: E402
-from engine.symmetry import symmetric  # noqa: E402
+from logitgeom.convex.reductions.etf import group_generators  # noqa: E402
+from logitgeom.emit import dumps  # noqa: E402
+from logitgeom.symmetry import symmetric  # noqa: E402
+from logitgeom_certificates.check import check  # noqa: E402
 
 WEEKDAYS = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
 
 
 def instances():
     """(name, Y, budgets, method, solve options, certificate options)."""
-    from engine.symmetry import affine_line, orbit_targets
-    from engine.symmetry.examples import app_f_examples
+    from logitgeom.symmetry import affine_line, orbit_targets
+    from logitgeom.symmetry.examples import app_f_examples
 
     S3 = symmetric(3)
     out = [
@@ -67,7 +67,7 @@ def instances():
                     {"generators": gens}))
     # optima of rank < m - 1 (the H least squares needs its singular-value cut-off) and
     # 2-homogeneous groups other than S_m (the certificate uses the solved group)
-    from engine.symmetry import as_group, parse_group
+    from logitgeom.symmetry import as_group, parse_group
 
     rng = np.random.default_rng(1)
 
@@ -91,7 +91,7 @@ def instances():
 
 
 def s9(quick: bool):
-    from engine.symmetry import orbit_targets, symmetric
+    from logitgeom.symmetry import orbit_targets, symmetric
 
     m = 7 if quick else 9
     y = ["1/2", "1/4", "1/8", "1/16", "1/32", "1/64", "1/128", "1/256", "1/256"][:m - 1]

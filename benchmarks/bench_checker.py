@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates.check import check_file  # noqa: E402
+from logitgeom_certificates.check import check_file  # noqa: E402
 
 EXAMPLES = ROOT / "certificates" / "examples"
 

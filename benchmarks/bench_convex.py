@@ -24,14 +24,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import SolverFailed  # noqa: E402
-from engine.convex import (  # noqa: E402
+from logitgeom import SolverFailed  # noqa: E402
+from logitgeom.convex import (  # noqa: E402
     LayerPeeled,
     concat_blocks,
     cyclic_orbit,
     group_orbit,
 )
-from engine.symmetry import symmetric  # noqa: E402
+from logitgeom.symmetry import symmetric  # noqa: E402
 
 
 def _with_zero(y):

@@ -3,8 +3,8 @@
 Builds a float32 head (Gaussian rows on a 2^-12 grid, so planted combinations are exact)
 with planted never-argmax labels: midpoints of two rows, averages of four, and shrunken
 rows w_a / 32 (deep inside the hull: never-proofs on up to d + 1 rows), audits it with
-``engine.audit.audit_argmax`` (domain ``all``), exports the certificate with
-``logitgeom export coq`` (:func:`engine.coq.export_files`) and compiles the file with
+``logitgeom.audit.audit_argmax`` (domain ``all``), exports the certificate with
+``logitgeom export coq`` (:func:`logitgeom.coq.export_files`) and compiles the file with
 coqc.  Reports the CPU seconds (user + sys) of the export and of coqc, the number of
 never-proofs and the largest one, and coqc's verdict.  The machine may be shared: CPU
 seconds are the figure to quote.
@@ -18,7 +18,7 @@ audit is exported and compiled too, the argmaxable labels proven from their witn
 (k d integer products each in Coq: O(k^2 d) for the head).
 
 With ``--grid N D``: instead, the cosine paper's Thm 5.6 on the verification grid's head of
-N labels in R^D (seed 0, :func:`engine.geometry.grid.random_head`), as ``make demo``
+N labels in R^D (seed 0, :func:`logitgeom.geometry.grid.random_head`), as ``make demo``
 certifies it (``grid-nN-dD-thm-5.6.json``): complete R(W) and complete S((BW)(BW)^T), both
 proven complete in Coq by their prefix trees.  Reports the tree sizes and the CPU seconds.
 
@@ -74,9 +74,9 @@ def _cpu() -> float:
 
 def grid(n: int, d: int, work: Path) -> int:
     """Thm 5.6 on the grid head (n, d, seed 0): build, export, compile; print the figures."""
-    from engine import emit
-    from engine.coq import compile_files, compile_library, export_files
-    from engine.geometry.grid import random_head
+    from logitgeom import emit
+    from logitgeom.coq import compile_files, compile_library, export_files
+    from logitgeom.geometry.grid import random_head
 
     t0 = _cpu()
     cert = emit.grid_certificate(random_head(n, d, 0), "thm-5.6")
@@ -119,8 +119,8 @@ def main(argv=None) -> int:
         work = Path(args.dir or tempfile.mkdtemp(prefix="bench-coq-"))
         work.mkdir(parents=True, exist_ok=True)
         return grid(*args.grid, work)
-    from engine.audit import audit_argmax
-    from engine.coq import compile_files, compile_library, export_files
+    from logitgeom.audit import audit_argmax
+    from logitgeom.coq import compile_files, compile_library, export_files
 
     work = Path(args.dir or tempfile.mkdtemp(prefix="bench-coq-"))
     work.mkdir(parents=True, exist_ok=True)

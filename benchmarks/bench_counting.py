@@ -1,4 +1,4 @@
-"""Exact counts (Zaslavsky, engine.exact.lattice): time table and the two headline goals.
+"""Exact counts (Zaslavsky, logitgeom.exact.lattice): time table and the two headline goals.
 
 Run:  .venv/bin/python benchmarks/bench_counting.py [--quick]
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.geometry import (  # noqa: E402
+from logitgeom.geometry import (  # noqa: E402
     affine_generic_count,
     count_rankings,
     count_regions,

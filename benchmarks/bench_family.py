@@ -24,13 +24,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from certificates.check import check  # noqa: E402
-from engine.convex.family import (  # noqa: E402
+from logitgeom.convex.family import (  # noqa: E402
     LayerPeeledFamily,
     minority_program,
     minority_samples,
 )
-from engine.convex.minority import CURVE_RATIOS, CURVE_SETTING, minority_curve  # noqa: E402
+from logitgeom.convex.minority import CURVE_RATIOS, CURVE_SETTING, minority_curve  # noqa: E402
+from logitgeom_certificates.check import check  # noqa: E402
 
 
 def _cases():

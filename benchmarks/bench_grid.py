@@ -3,7 +3,7 @@
 Run:  .venv/bin/python benchmarks/bench_grid.py [--n 3,5,10] [--seeds 5] [--method both]
       [--workers N] [--baseline-budget 300000]
 
-Exact side: :func:`engine.geometry.verify_grid` on the whole grid (Lemma 5.3:
+Exact side: :func:`logitgeom.geometry.verify_grid` on the whole grid (Lemma 5.3:
 S(W) == S(W W^T); Thm 5.6 for d < n: R(W) == S((BW)(BW)^T); every set complete with exact
 witnesses and Zaslavsky-certified counts), with ``method="enumerate"`` (both sides
 enumerated independently) and/or ``"transport"`` (the Gram side through an exactly checked
@@ -35,8 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.geometry.cosine import difference_pairs  # noqa: E402
-from engine.geometry.grid import GRID_NOTE, random_head, verify_grid  # noqa: E402
+from logitgeom.geometry.cosine import difference_pairs  # noqa: E402
+from logitgeom.geometry.grid import GRID_NOTE, random_head, verify_grid  # noqa: E402
 
 CUTOFF = 1e-10
 

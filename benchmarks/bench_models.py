@@ -1,11 +1,11 @@
-"""Benchmark of engine.models on a synthetic LLM-sized head (no network, no real weights).
+"""Benchmark of logitgeom.models on a synthetic LLM-sized head (no network, no real weights).
 
 Writes a bf16 ``lm_head.weight`` of VOCAB x D (default 131072 x 2048, 512 MiB, like a
 7B-class model's head) into a temp folder as two safetensors shards with an index, then
 times: listing tensors, reading the 7 weekday rows (memory-mapped: only those rows are
 touched), the delta diagnostics, the cosine audit with its certificate (exact rationals
 in d = D dimensions, checked by the trusted checker), and the exact projection to 3
-dimensions (plus the ranking enumeration when engine.geometry.patterns is available).
+dimensions (plus the ranking enumeration when logitgeom.geometry.patterns is available).
 
 Run:  .venv/bin/python benchmarks/bench_models.py [--vocab 131072] [--d 2048]
 """
@@ -44,7 +44,7 @@ def main() -> None:
     ap.add_argument("--dim", type=int, default=3)
     args = ap.parse_args()
 
-    from engine.models import cosine_audit, diagnose, list_tensors, load_lm_head
+    from logitgeom.models import cosine_audit, diagnose, list_tensors, load_lm_head
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-models-"))
     try:
@@ -86,7 +86,7 @@ def main() -> None:
                   f"  ({len(a.projection.rankings)} rankings, "
                   f"{sum(a.projection.argmaxable)}/7 argmaxable)")
         except NotImplementedError:
-            print("ranking enumeration: engine.geometry.patterns not available yet")
+            print("ranking enumeration: logitgeom.geometry.patterns not available yet")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

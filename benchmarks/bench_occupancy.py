@@ -1,7 +1,7 @@
 """Benchmark of ``occupancy``: 1,000,000 inputs of width 64 on a 50 x 64 head (goal: <= 60 CPU s).
 
 Writes a seeded Gaussian head (50 x 64, float64) and 1,000,000 seeded Gaussian inputs
-(float64 .npy) into a temporary folder, runs :func:`engine.occupancy.occupancy` serially with
+(float64 .npy) into a temporary folder, runs :func:`logitgeom.occupancy.occupancy` serially with
 Parquet shards, the argmax audit, the exact counts and the figures, and prints the CPU seconds
 (user + sys of this process and its children, all threads) and the wall time.
 
@@ -31,8 +31,8 @@ def main() -> None:
     ap.add_argument("--d", type=int, default=64)
     ap.add_argument("--workers", type=int, default=0, help="0: serial in this process")
     args = ap.parse_args()
-    from engine.occupancy import occupancy
-    from engine.run.executor import make_executor
+    from logitgeom.occupancy import occupancy
+    from logitgeom.run.executor import make_executor
 
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:

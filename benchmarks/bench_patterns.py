@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from engine.exact.lattice import count_rankings_exact, count_regions_exact
-from engine.geometry import ranking_pattern, sign_pattern
+from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact
+from logitgeom.geometry import ranking_pattern, sign_pattern
 
 
 def generic(k: int, d: int, seed: int = 0) -> list[list[int]]:

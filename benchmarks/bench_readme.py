@@ -72,7 +72,7 @@ about 150 CPU s, 8 minutes wall on a shared machine). Figures of a group's outpu
 by :data:`GROUP_FIGURES`; its whole CPU and peak memory need none. ``--quick`` runs
 ``patterns``, ``counting`` and ``certified``; ``all`` runs every group (about 40 minutes
 of CPU). The enumeration cases above take, after the cache of
-:func:`engine.geometry.arrangement.exact.regions`, well under a CPU-minute each."""
+:func:`logitgeom.geometry.arrangement.exact.regions`, well under a CPU-minute each."""
 
 from __future__ import annotations
 
@@ -468,7 +468,7 @@ def _run(cmd: list[str]) -> tuple[float, str]:
 
 
 def _engine(*args: str) -> list[str]:
-    return [sys.executable, "-m", "engine", *args]
+    return [sys.executable, "-m", "logitgeom", *args]
 
 
 def _scale(name: str, tmp: Path) -> dict:
@@ -664,7 +664,7 @@ GROUPS = {
                  "README limits: export 8.7 CPU s, coqc 17.7 CPU s, 0.66 GB"),
     "occupancy": (["benchmarks/bench_occupancy.py"],
                   "README limits: 14.6 CPU s, 1.5 GB peak"),
-    "reproduce": (["-m", "engine", "reproduce", "-o", "{tmp}/repro", "--no-progress"],
+    "reproduce": (["-m", "logitgeom", "reproduce", "-o", "{tmp}/repro", "--no-progress"],
                   "README limits: 177 s CPU, 775 MB peak"),
 }
 QUICK_GROUPS = ("patterns", "counting", "certified")

@@ -84,8 +84,8 @@ def _tree_cpu() -> float:
 def run_case(name: str, out: str, W=None, kind=None, units=None, workers=None,
              scheduler=None) -> dict:
     """Run one case in this process and report its figures (called in a subprocess)."""
-    from engine.geometry.stream import enumerate_to_dir
-    from engine.run.executor import make_executor
+    from logitgeom.geometry.stream import enumerate_to_dir
+    from logitgeom.run.executor import make_executor
 
     if name in CASES:
         make_W, kind, units, workers, scheduler = CASES[name]
@@ -101,7 +101,7 @@ def run_case(name: str, out: str, W=None, kind=None, units=None, workers=None,
             if hasattr(ex, "shutdown"):
                 ex.shutdown()
             else:
-                from engine.run.executor import close_executor
+                from logitgeom.run.executor import close_executor
 
                 close_executor(ex)
     wall = time.perf_counter() - t0
@@ -177,9 +177,9 @@ def _instance(name: str):
 
 
 def _rows(name: str):
-    from engine.exact.numbers import to_matrix
-    from engine.geometry import search
-    from engine.geometry.patterns import arrangement_rows
+    from logitgeom.exact.numbers import to_matrix
+    from logitgeom.geometry import search
+    from logitgeom.geometry.patterns import arrangement_rows
 
     if name == "resonance-7":
         return search.reduce_rows(resonance(7)).hyperplanes
@@ -201,7 +201,7 @@ def prediction(name: str, target: int | None = None, quantiles=QUANTILES) -> dic
     and simulate 64 and 256 workers (phase 1; phase 2 is about 1/10 of it here)."""
     import numpy as np
 
-    from engine.geometry import search
+    from logitgeom.geometry import search
 
     rows = _rows(name)
     t = time.process_time()
@@ -251,7 +251,7 @@ def _forked(fn, *args):
             import ctypes
 
             # the parent's free heap is resident here and would absorb what fn allocates
-            # unseen; a worker's task starts with it handed back (engine.run.worker.task_start)
+            # unseen; a worker's task starts with it handed back (logitgeom.run.worker.task_start)
             ctypes.CDLL("libc.so.6").malloc_trim(0)
             rss0 = _rss_mb()
             _reset_peak()
@@ -279,7 +279,7 @@ def _reset_peak() -> None:
 def _peak_mb() -> float:
     """This process's peak RSS since the last :func:`_reset_peak` (``VmHWM``), in MB.
     Not ``ru_maxrss``: that keeps a forked parent's peak across the fork (and exec)."""
-    from engine.run.worker import status_kb
+    from logitgeom.run.worker import status_kb
 
     return status_kb("VmHWM:") / 1024
 
@@ -290,7 +290,7 @@ def _rss_mb() -> float:
 
 
 def _unit_measure(rows, path, keep):
-    from engine.geometry.stream.phases import unit_rows
+    from logitgeom.geometry.stream.phases import unit_rows
 
     K, _ = unit_rows(rows, path, True, keep)
     return len(K)
@@ -309,8 +309,8 @@ def _unit_full_measure(rows, path, keep, exact, buckets, D, cols):
     Run in a forked child (memory)."""
     import numpy as np
 
-    from engine.geometry.stream import codec, phases
-    from engine.geometry.stream import plan as splan
+    from logitgeom.geometry.stream import codec, phases
+    from logitgeom.geometry.stream import plan as splan
     c0 = time.process_time()
     K, P = phases.unit_rows(rows, path, exact, keep)
     p1 = time.process_time() - c0
@@ -365,8 +365,8 @@ SUBSAMPLE_ROWS = 32768
 
 
 def _count_measure(node, dim):
-    from engine.exact.lattice import evaluate
-    from engine.geometry.counting import count_task
+    from logitgeom.exact.lattice import evaluate
+    from logitgeom.geometry.counting import count_task
 
     return abs(evaluate(count_task((node, dim)), -1))
 
@@ -445,7 +445,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     """Predict every term of a streamed run without running it.
 
     * count: the exact search split into about ``count_tasks_target`` subtrees
-      (:func:`engine.geometry.counting.count_tasks`), a stratified sample of them run (strata
+      (:func:`logitgeom.geometry.counting.count_tasks`), a stratified sample of them run (strata
       by the number of hyperplanes left): CPU and the number of regions (each subtree's
       contribution to the count is positive); rankings: the ranking formula, timed;
     * phase 1: the unit plan of the run, a stratified sample of units (strata by generic
@@ -468,9 +468,9 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     """
     import numpy as np
 
-    from engine.geometry import search
-    from engine.geometry.counting import count_tasks
-    from engine.geometry.stream.plan import default_units, setup
+    from logitgeom.geometry import search
+    from logitgeom.geometry.counting import count_tasks
+    from logitgeom.geometry.stream.plan import default_units, setup
 
     cpu0 = _cpu_with_children()
     if cheap:
@@ -482,7 +482,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
     # -- count
     c0 = time.process_time()
     if kind == "sign":
-        from engine.exact.lattice import evaluate
+        from logitgeom.exact.lattice import evaluate
 
         dim, base, nodes = count_tasks(W, target=count_tasks_target)
         base_count = abs(evaluate(base, -1))  # every node counts with the same sign
@@ -496,7 +496,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
             v = _count_measure(nodes[i], dim)
             return (time.process_time() - c, v)
     else:
-        from engine.exact.lattice import count_rankings_exact
+        from logitgeom.exact.lattice import count_rankings_exact
 
         n = count_rankings_exact(st.Wm, None)
         expand = time.process_time() - c0
@@ -514,7 +514,7 @@ def _predict(W, kind: str, *, units: int | None = None, samples: int = 24, repea
 
     first = count_rep()
     # -- plan (from the count estimate, as the run decides it from the exact count)
-    from engine.geometry.stream import plan as splan
+    from logitgeom.geometry.stream import plan as splan
     t0 = time.process_time()
     plan = search.plan_units(rows, units or default_units(int(first[1])))
     out["plan_cpu_s"] = round(time.process_time() - t0, 2)
@@ -679,7 +679,7 @@ def _bucket_frames(subs: dict, share: dict, ncols, out_rows, in_rows, nframes,
     ``nframes`` frames, each sorted by sign words as a batch writes it."""
     import numpy as np
 
-    from engine.geometry.stream import codec, phases
+    from logitgeom.geometry.stream import codec, phases
     total = sum(share.values()) or 1.0
     Ks, Ps = [], []
     for i, fr in sorted(subs.items()):
@@ -775,9 +775,9 @@ def _bucket_child(folder: str) -> dict:
 
     import numpy as np
 
-    from engine.geometry.stream import check as scheck
-    from engine.geometry.stream import codec, phases
-    from engine.run import worker
+    from logitgeom.geometry.stream import check as scheck
+    from logitgeom.geometry.stream import codec, phases
+    from logitgeom.run import worker
 
     tmp = Path(folder)
     a = pickle.loads((tmp / "in.pkl").read_bytes())
@@ -805,7 +805,8 @@ def _bucket_child(folder: str) -> dict:
     # phase 2 passes, then check passes: as a run does its steps (the other workers
     # meanwhile run the same step, which the concurrent interpreters reproduce)
     for _ in range(a["passes"]):
-        trim(0)  # as a worker's task starts (engine.run.worker.task_start): the free heap returned
+        # as a worker's task starts (logitgeom.run.worker.task_start): the free heap returned
+        trim(0)
         c0 = time.process_time()
         v = phases.run_group(phases.GroupTask(0, 1, 0, nf, str(work), str(shards), cols, D))
         p2.append(time.process_time() - c0)
@@ -829,7 +830,7 @@ def _bucket_child(folder: str) -> dict:
 
 def _unit_frame(rows, path, keep, exact) -> bytes:
     """A unit's rows as one phase-1 frame (sorted by sign words)."""
-    from engine.geometry.stream import codec, phases
+    from logitgeom.geometry.stream import codec, phases
     K, P = phases.unit_rows(rows, path, exact, keep)
     o = codec.key_order(K)
     return codec.encode(K[o], P[o])
@@ -837,7 +838,7 @@ def _unit_frame(rows, path, keep, exact) -> bytes:
 
 def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
     """A phase-2 bucket of ``rows`` rows (copies of one frame) written as a shard."""
-    from engine.geometry.stream import codec, phases
+    from logitgeom.geometry.stream import codec, phases
     n = codec.FRAME.unpack_from(frame, 0)[0]
     frames = [codec.decode(frame, 0)[:2] for _ in range(max(1, round(rows / max(n, 1))))]
     tmp = Path(tempfile.mkdtemp(prefix="predict-group-"))
@@ -852,7 +853,7 @@ def _group_measure(frame: bytes, rows: int, D: int, cols) -> int:
 
 def _worker_baseline_mb() -> float:
     """Peak memory of a fresh interpreter that imported what a worker imports."""
-    code = ("import numpy, pyarrow, pyarrow.parquet, engine.geometry.stream, threadpoolctl; "
+    code = ("import numpy, pyarrow, pyarrow.parquet, logitgeom.geometry.stream, threadpoolctl; "
             "print([int(x.split()[1]) for x in open('/proc/self/status') "
             "if x.startswith('VmHWM:')][0])")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -862,8 +863,8 @@ def _worker_baseline_mb() -> float:
 
 def _batch_measure(rows, plan, lohi, exact, keep, buckets):
     """One phase-1 batch task (units lo..hi-1) into a temporary directory."""
-    from engine.geometry.stream import phases
-    from engine.geometry.stream import plan as splan
+    from logitgeom.geometry.stream import phases
+    from logitgeom.geometry.stream import plan as splan
     work = Path(tempfile.mkdtemp(prefix="predict-batch-"))
     try:
         (work / "plan.json").write_text(json.dumps({"hyperplanes": [list(r) for r in rows],
@@ -1010,9 +1011,9 @@ sys.path.insert(0, {root!r})
 sys.path.insert(0, {bench!r})
 import os
 import bench_scale as b
-from engine.geometry.stream import plan as splan
-from engine.geometry.stream import enumerate_to_dir
-from engine.run.executor import make_executor
+from logitgeom.geometry.stream import plan as splan
+from logitgeom.geometry.stream import enumerate_to_dir
+from logitgeom.run.executor import make_executor
 splan.WAVE_REGIONS = int(os.environ.get("BENCH_WAVE_REGIONS", splan.WAVE_REGIONS))
 W, kind = b._instance({name!r})
 ex = make_executor(workers={workers})
@@ -1115,7 +1116,7 @@ _VERIFY = """
 import json, os, random, shutil, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, {engine!r})
-from engine.geometry.stream import check as scheck, codec, phases, plan as splan
+from logitgeom.geometry.stream import check as scheck, codec, phases, plan as splan
 root = Path({out!r})
 rep = json.loads(Path({report!r}).read_text())
 m = json.loads((root / "manifest.json").read_text())
@@ -1215,7 +1216,7 @@ def verify_pieces(out: str, engine: str) -> dict:
     :func:`kill_verify` run redid after its kills (the tasks in flight at each kill: the
     temporary files left, and the first unrecorded tasks in submission order) and a random
     sample of the others, from the kept phase-1 files, and compare bytes (shard verdicts
-    for the certification).  ``engine`` is the checkout whose code the run used."""
+    for the certification).  ``logitgeom`` is the checkout whose code the run used."""
     report = str(out).rstrip("/") + ".killverify.json"
     code = _VERIFY.format(engine=engine, out=str(out), report=report)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

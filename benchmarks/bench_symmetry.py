@@ -1,4 +1,4 @@
-"""Benchmark of engine.symmetry and the orbit reduction.
+"""Benchmark of logitgeom.symmetry and the orbit reduction.
 
 0. The goals side by side in one run (each case in its own subprocess, so its CPU seconds
    (``time.process_time``: all threads of that process) and peak RSS are its own; run it
@@ -35,12 +35,12 @@ from scipy.special import logsumexp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.convex.problem import LayerPeeled  # noqa: E402
-from engine.convex.reductions import get_reduction  # noqa: E402
-from engine.convex.reductions.orbit import OrbitReduction, orbit_program  # noqa: E402
-from engine.convex.solvers import solve  # noqa: E402
-from engine.symmetry import detect_symmetry, orbit_targets, symmetric, wreath  # noqa: E402
-from engine.symmetry.examples import app_f_examples  # noqa: E402
+from logitgeom.convex.problem import LayerPeeled  # noqa: E402
+from logitgeom.convex.reductions import get_reduction  # noqa: E402
+from logitgeom.convex.reductions.orbit import OrbitReduction, orbit_program  # noqa: E402
+from logitgeom.convex.solvers import solve  # noqa: E402
+from logitgeom.symmetry import detect_symmetry, orbit_targets, symmetric, wreath  # noqa: E402
+from logitgeom.symmetry.examples import app_f_examples  # noqa: E402
 
 E_W, E_H = 1.0, 4.0
 ACCURATE = True  # the tolerance tiers LayerPeeled.solve uses
@@ -160,7 +160,7 @@ def _goal_case(name: str, blocks: str = "auto") -> None:
     one line: name, wall s, CPU s, loss, gap, largest block."""
     import resource
 
-    from engine.symmetry import affine_line, cyclic
+    from logitgeom.symmetry import affine_line, cyclic
 
     t0, c0 = time.perf_counter(), time.process_time()
     rng = np.random.default_rng(0)
@@ -209,7 +209,7 @@ def goals_section(s10: bool, undecomposed: bool):
 def agreement_section():
     """Block-diagonal program vs the full nuclear-norm program (and the undecomposed orbit
     program), on small instances; and the predicted Gram structure on the reduced solution."""
-    from engine.symmetry import as_group, frobenius, parse_group, predicted_gram_structure
+    from logitgeom.symmetry import as_group, frobenius, parse_group, predicted_gram_structure
 
     print("== block-diagonal orbit program vs the full program (solve(\"full\")), same solver ==")
     print(f"{'group':10s} {'m':>3} {'n':>5} {'blocks':>22} {'orbit s':>8} {'full s':>8} "

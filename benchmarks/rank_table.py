@@ -27,13 +27,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from certificates.check import check  # noqa: E402
-from engine.convex.lowrank import (
+from logitgeom.convex.lowrank import (
     rank_certificate,  # noqa: E402
     rank_constrained,  # noqa: E402
 )
-from engine.convex.problem import LayerPeeled  # noqa: E402
-from engine.convex.targets import cyclic_orbit  # noqa: E402
+from logitgeom.convex.problem import LayerPeeled  # noqa: E402
+from logitgeom.convex.targets import cyclic_orbit  # noqa: E402
+from logitgeom_certificates.check import check  # noqa: E402
 
 
 def geometric(m: int) -> list[Fraction]:

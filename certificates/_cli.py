@@ -1,9 +1,10 @@
 """The command lines of the checker: argument parsing and verdict lines (presentation).
 
-Untrusted, like :mod:`certificates._render`: nothing here decides a verdict.  The entry
-points ``certificates.check.main`` and ``certificates.check_audit.main`` hand their
+Untrusted, like :mod:`logitgeom_certificates._render`: nothing here decides a verdict.  The entry
+points ``logitgeom_certificates.check.main`` and ``logitgeom_certificates.check_audit.main`` hand
+their
 trusted read-and-check function to :func:`check_main` / :func:`audit_main`, which parse
-the flags, call it once per file and print the :class:`certificates.kernel.Verdict` it
+the flags, call it once per file and print the :class:`logitgeom_certificates.kernel.Verdict` it
 returns (``--explain`` / ``--latex`` text only after a valid verdict, on the same parsed
 bytes).  The exit code is the verdict's.
 
@@ -19,7 +20,7 @@ import argparse
 import os
 import sys
 
-from certificates.meter import DEFAULT_MAX_WORK
+from .meter import DEFAULT_MAX_WORK
 
 __all__ = ["run", "check_main", "audit_main", "parse_labels"]
 
@@ -44,9 +45,9 @@ def _invalid(path, v) -> str:
 
 
 def check_main(argv, read_and_check) -> int:
-    """``python -m certificates.check FILE... [--explain] [--latex] [--one-based]
+    """``python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
     [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
-    ap = argparse.ArgumentParser(prog="python -m certificates.check",
+    ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check",
                                  description="Check logitgeom certificates (stdlib only).")
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--explain", action="store_true", help="state the proven claim in words")
@@ -70,8 +71,8 @@ def check_main(argv, read_and_check) -> int:
         ap.error("--sample takes N >= 0")
     if args.workers < 1:
         ap.error("--workers takes N >= 1")
-    from certificates.check_stream import WORKERS
-    from certificates.meter import setting
+    from .check_stream import WORKERS
+    from .meter import setting
     code = 0
     for path in args.files:
         tally: dict = {}
@@ -95,7 +96,7 @@ def check_main(argv, read_and_check) -> int:
             print(line)
         code = max(code, v.exit_code)
         if v.ok and (args.explain or args.latex):  # untrusted presentation, stdlib only
-            from certificates import _render
+            from . import _render
             if "witnesses" in tally:
                 note = (f"  (this run checked every never-proof and {tally['checked']} of "
                         f"{tally['witnesses']} witnesses; the other witnesses were not checked)")
@@ -139,9 +140,9 @@ def parse_labels(text: str) -> list[int]:
 
 
 def audit_main(argv, check_file) -> int:
-    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]
+    """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]
     [--max-work N]``: one verdict line saying which proofs were re-checked."""
-    ap = argparse.ArgumentParser(prog="python -m certificates.check_audit",
+    ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check_audit",
                                  description="Check an argmax-audit certificate (stdlib only); "
                                              "optionally only some labels' proofs.")
     ap.add_argument("file")
@@ -167,7 +168,7 @@ def audit_main(argv, check_file) -> int:
     else:
         what = "every proof"
     if v.ok:  # which labels the certificate covers (the runs it lists, never "all" for a part)
-        from certificates import kernel
+        from . import kernel
 
         what = f"{coverage(kernel.load(args.file))}: {what}"
     print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)" if v.ok

@@ -1,6 +1,6 @@
 """Words and LaTeX for a *valid* certificate (presentation only; standard library only).
 
-Not part of the trusted checker: call it only after :func:`certificates.check.check`
+Not part of the trusted checker: call it only after :func:`logitgeom_certificates.check.check`
 returned ``ok``.  Labels are printed 0-based, as in the file, unless ``one_based=True``
 (both source papers count labels from 1).
 
@@ -385,15 +385,15 @@ _FAMILY = ("layer-peeled-weighted-bracket", "layer-peeled-mse-bracket",
 def explain(c, *, one_based: bool = False, base: str | None = None) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
     if c["kind"] in _FAMILY:  # the layer-peeled family (issue 33)
-        from certificates._render_family import explain as family_explain
+        from ._render_family import explain as family_explain
 
         return family_explain(c)
     if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
-        from certificates._render_rank import explain as rank_explain
+        from ._render_rank import explain as rank_explain
 
         return rank_explain(c)
     if c["kind"].startswith("layer-peeled-"):  # the brackets render themselves
-        from certificates._render_bracket import explain as bracket_explain
+        from ._render_bracket import explain as bracket_explain
 
         return bracket_explain(c)
     if c["kind"] == "argmax-audit":  # base: the folder its shards are read from
@@ -736,12 +736,12 @@ def latex(c, *, one_based: bool | None = None) -> str:
     Needs ``\\usepackage{amsmath,amssymb,longtable}`` (:data:`LATEX_PACKAGES`).
     """
     if c["kind"] in _FAMILY:
-        from certificates._render_family import latex as family_latex
+        from ._render_family import latex as family_latex
 
         return family_latex(c)
     one_based = _paper_default(c, one_based)
     if c["kind"] in ("layer-peeled-rank-bracket", "layer-peeled-stability"):
-        from certificates._render_rank import latex as rank_latex
+        from ._render_rank import latex as rank_latex
 
         Y = c["Y"] if "Y" in c else c["brackets"][0]["Y"]
         return rank_latex(c) + "\n".join(["\\paragraph{Target.}", *_tex_named_matrix(

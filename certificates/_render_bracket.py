@@ -1,7 +1,7 @@
 """Presentation of the layer-peeled certificates: ``--explain`` text and a LaTeX snippet.
 
 Standard library only; outside the trusted checker (it decides nothing and is called only
-after :mod:`certificates.check_bracket` accepted the certificate).  The structure claims
+after :mod:`logitgeom_certificates.check_bracket` accepted the certificate).  The structure claims
 are facts about the file's own W, a point whose value lies in the proven bracket.
 """
 

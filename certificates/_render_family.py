@@ -1,7 +1,7 @@
 """Presentation of the layer-peeled family's certificates: ``--explain`` text and LaTeX.
 
 Standard library only; outside the trusted checker (it decides nothing and is called only
-after :mod:`certificates.check_family` accepted the certificate).  Each sentence states
+after :mod:`logitgeom_certificates.check_family` accepted the certificate).  Each sentence states
 what the checker verified, no more (docs/layer-peeled-family.md).
 """
 

@@ -1,7 +1,8 @@
 """Presentation of the rank-constrained and stability certificates: ``--explain`` and LaTeX.
 
 Standard library only; decides nothing (called after the checker accepted the file).  The
-words are the theorems :mod:`certificates.check_rank` and :mod:`certificates.check_stability`
+words are the theorems :mod:`logitgeom_certificates.check_rank` and
+:mod:`logitgeom_certificates.check_stability`
 verify, no stronger (docs/beyond-symmetry.md).
 """
 

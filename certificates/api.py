@@ -1,7 +1,8 @@
-"""The public checker API: everything outside :mod:`certificates` may use, and nothing else.
+"""The public checker API: everything outside :mod:`logitgeom_certificates` may use, and nothing
+else.
 
 The engine (which emits certificates) imports from here only, never a checker module or a
-private name.  Names are loaded on first use, so importing this module (or ``engine``) loads
+private name.  Names are loaded on first use, so importing this module (or ``logitgeom``) loads
 no checker code it does not need: ``orbital_labels`` brings the small group module, not the
 bracket checker with its ``decimal`` arithmetic.
 
@@ -25,7 +26,7 @@ Exact bracket arithmetic (the emitter states the bounds the checker recomputes)
 
 Examples
 --------
->>> from certificates import api
+>>> from logitgeom_certificates import api
 >>> api.orbital_labels(2, [[1, 0]])
 [0, 1, 1, 0]
 >>> api.MAX_DIGITS
@@ -71,8 +72,8 @@ def bracket_bounds(obj):
     """(a rational >= J(W H), a rational <= Ent(P) - rho_up s) of a ``layer-peeled-bracket``
     dict: the checker's own bounds, which the emitter states as ``upper`` and ``lower``
     (assumes the fields parse; the checker re-derives both)."""
-    from certificates import check_bracket as cb
-    from certificates.kernel import read_matrix, read_number
+    from . import check_bracket as cb
+    from .kernel import read_matrix, read_number
 
     Y, W, H, P = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "P"))
     ctx = cb.context(obj["precision"])
@@ -82,9 +83,9 @@ def bracket_bounds(obj):
 
 def __getattr__(name):
     if name not in _WHERE:
-        raise AttributeError(f"module 'certificates.api' has no attribute {name!r}")
+        raise AttributeError(f"module '{__name__}' has no attribute {name!r}")
     module, attr = _WHERE[name]
-    value = getattr(importlib.import_module(f"certificates.{module}"), attr)
+    value = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
     globals()[name] = value
     return value
 

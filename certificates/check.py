@@ -1,16 +1,16 @@
 """The trusted checker of logitgeom certificates (format ``logitgeom-certificate``, v1).
 
-Standard library only; imports nothing from ``engine``, numpy, cvxpy or cdd.  Every claim
+Standard library only; imports nothing from ``logitgeom``, numpy, cvxpy or cdd.  Every claim
 is re-derived from the data in the file (W, signs, rankings) in exact rational arithmetic;
 derived data in the file (chain rows, B W, minors, closures) is never trusted.  The format
 is specified in ``certificates/SPEC.md``, the proof obligations of each kind in
 docs/certificates.md.  This module reads files and dispatches on ``kind``; what the data
-mean (rows, witnesses, Gordan multipliers, lattices) is :mod:`certificates.semantics`.
+mean (rows, witnesses, Gordan multipliers, lattices) is :mod:`logitgeom_certificates.semantics`.
 A new kind is a module ``certificates/check_<kind>.py`` with a function ``(obj, loc)`` that
-raises :class:`certificates.errors.Fail`, registered by one line in ``_KINDS`` below.
+raises :class:`logitgeom_certificates.errors.Fail`, registered by one line in ``_KINDS`` below.
 Usage::
 
-    python -m certificates.check FILE... [--explain] [--latex] [--one-based]
+    python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
 
 Exit code 0: every file valid; 1: some file invalid; 2: some file unreadable or of an
 unsupported format/version/kind.
@@ -32,15 +32,18 @@ import re
 import sys
 from itertools import combinations
 
-if not __package__:  # run as a script (python path/to/certificates/check.py): find the package
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if not __package__:  # run as a script (python path/to/<folder>/check.py): import it as its package
+    _folder = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.dirname(_folder))
+    __package__ = os.path.basename(_folder)  # the folder's own name: a copied checker runs as is
+    __import__(__package__)
 
-from certificates import check_bracket, check_family, check_rank, check_stability
-from certificates import kernel as K
-from certificates import semantics as sem
-from certificates.check_audit import check_argmax_audit
-from certificates.check_stream import check_stream
-from certificates.errors import Fail
+from . import check_bracket, check_family, check_rank, check_stability
+from . import kernel as K
+from . import semantics as sem
+from .check_audit import check_argmax_audit
+from .check_stream import check_stream
+from .errors import Fail
 
 FORMAT, VERSION, UNREADABLE, Verdict, load = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict, K.load
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
@@ -162,7 +165,7 @@ def _pattern_differs(obj, loc):
 def _theorem(obj, loc):
     """A theorem on an instance: its parts (each checked as a certificate of its own) are of
     the kinds the theorem needs, and meet its hypotheses (the obligations below, or those
-    of :func:`certificates.check_bracket.theorem` for a ``layer-peeled-theorem``)."""
+    of :func:`logitgeom_certificates.check_bracket.theorem` for a ``layer-peeled-theorem``)."""
     K.only(obj.get("parameters"), _PARAMETERS.get(obj.get("theorem"), ()), f"{loc}/parameters",
            f"the parameters of {obj.get('theorem')!r}")
     name, table = K.get(obj, "theorem", loc), _PARTS if obj["kind"] == "theorem" else _LP_PARTS
@@ -288,7 +291,7 @@ def check(obj, max_work: int | str | None = "default") -> K.Verdict:
     obj : dict
         The certificate, as parsed by :func:`json.loads` (numbers as ``"p/q"`` strings).
     max_work : int, "default" or None
-        Budget (see :mod:`certificates.meter`): a certificate whose metered work exceeds
+        Budget (see :mod:`logitgeom_certificates.meter`): a certificate whose metered work exceeds
         it is not checked (verdict ``work-budget``, never valid).  None: no budget;
         ``"default"``: :data:`DEFAULT_MAX_WORK`, raised for streamed certificates by their
         rows (docs/limits.md).
@@ -311,7 +314,8 @@ def read_and_check(path, max_work="default", sample=None, seed=0, tally=None):
 
 
 def check_file(path, max_work: int | str | None = "default") -> K.Verdict:
-    """Read and check one certificate file (bounded: see :func:`certificates.kernel.load`).
+    """Read and check one certificate file (bounded: see
+    :func:`logitgeom_certificates.kernel.load`).
 
     Returns
     -------
@@ -323,12 +327,13 @@ def check_file(path, max_work: int | str | None = "default") -> K.Verdict:
 
 
 def main(argv=None) -> int:
-    """Command line (presentation, in :mod:`certificates._cli`): one verdict line per file;
+    """Command line (presentation, in :mod:`logitgeom_certificates._cli`): one verdict line per
+    file;
     exit 0 / 1 / 2 (see the module docstring)."""
-    from certificates import _cli
+    from . import _cli
     return _cli.check_main(argv, read_and_check)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    from certificates import _cli
+    from . import _cli
     sys.exit(_cli.run(main))

@@ -16,7 +16,7 @@ Records are inline or in JSON-lines ``shards`` (SHA-256 checked, every line pars
 kernel).  The records must list the audited labels in order and match the stated counts.
 For vocabulary-sized heads check a sample (every never-proof and N witnesses)::
 
-    python -m certificates.check_audit audit.json [--labels 0,5,9-12] [--sample N]
+    python -m logitgeom_certificates.check_audit audit.json [--labels 0,5,9-12] [--sample N]
 
 Examples
 --------
@@ -50,11 +50,15 @@ import sys
 from array import array
 from fractions import Fraction
 
-if not __package__:  # run as a script: find the package, as certificates/check.py does
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# run as a script (python path/to/<folder>/check_audit.py): import it as its package
+if not __package__:
+    _folder = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.dirname(_folder))
+    __package__ = os.path.basename(_folder)  # the folder's own name: a copied checker runs as is
+    __import__(__package__)
 
-from certificates import kernel as K
-from certificates.errors import Fail
+from . import kernel as K
+from .errors import Fail
 
 __all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
 
@@ -217,7 +221,7 @@ def _records(obj, loc):
 
 
 def check_argmax_audit(obj, loc) -> None:
-    """Check an ``argmax-audit`` certificate; raise :class:`certificates.errors.Fail`."""
+    """Check an ``argmax-audit`` certificate; raise :class:`logitgeom_certificates.errors.Fail`."""
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
     k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
     d = K.read_int(K.get(obj, "cols", loc), f"{loc}/cols", 1)
@@ -296,12 +300,12 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
 
 
 def main(argv=None) -> int:
-    """``python -m certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
-    (presentation, in :mod:`certificates._cli`)."""
-    from certificates import _cli
+    """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
+    (presentation, in :mod:`logitgeom_certificates._cli`)."""
+    from . import _cli
     return _cli.audit_main(argv, check_file)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    from certificates import _cli
+    from . import _cli
     sys.exit(_cli.run(main))

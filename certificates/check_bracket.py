@@ -37,8 +37,8 @@ import decimal
 from collections import Counter
 from fractions import Fraction
 
-from certificates import kernel as K
-from certificates.groups import group_order, orbital_labels, orbital_mean
+from . import kernel as K
+from .groups import group_order, orbital_labels, orbital_mean
 
 __all__ = ["KINDS", "THEOREMS", "check", "check_orbit", "theorem",
            "group_order", "orbital_labels", "orbital_mean", "exp_up", "log_up", "context",
@@ -276,7 +276,7 @@ def _two_homogeneous(gens, m) -> bool:
 
 def theorem(name, part, loc) -> None:
     """The obligation of the ``layer-peeled-theorem`` ``name`` (its kinds and dispatch are
-    :func:`certificates.check._theorem`'s): its one part, a bracket already checked at
+    :func:`logitgeom_certificates.check._theorem`'s): its one part, a bracket already checked at
     ``loc``, carries the claims and the generators the theorem's hypotheses need."""
     claims = {c["claim"]: c for c in part["structure"]}
     if part["kind"] == KINDS[2]:  # an orbit bracket is invariant under its group by design

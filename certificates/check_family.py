@@ -40,8 +40,8 @@ import math
 from collections import Counter
 from fractions import Fraction
 
-from certificates import kernel as K
-from certificates.check_bracket import context, exp_up, log_up
+from . import kernel as K
+from .check_bracket import context, exp_up, log_up
 
 __all__ = ["KINDS", "LOSS_OF", "THEOREMS", "FIELDS", "check", "check_theorem", "bounds"]
 

@@ -6,11 +6,11 @@ Standard library only.  The program (docs/beyond-symmetry.md, section 1):
 
 Proof obligation, in order: ``d`` a positive integer and W exactly m x d (the rank bound is
 the shape of W: rank W H <= d); ||W||_F^2 <= E_W and ||H||_F^2 <= E_H exactly; upper >= J(W H)
-(rigorous exp/log of :mod:`certificates.check_bracket`); P column-stochastic, s^2 I -
+(rigorous exp/log of :mod:`logitgeom_certificates.check_bracket`); P column-stochastic, s^2 I -
 (P - Y)(P - Y)^T PSD (exact LDL^T), rho_up^2 >= E_W E_H, lower <= Ent(P) - rho_up s (the
 Fenchel bound of the convex relaxation ||Z||_* <= rho, valid for every d); upper - lower <= eps
 (absolute or relative); the structure claims of a bracket, on G = W W^T (m x m whatever d
-is).  All of this is :func:`certificates.check_bracket.check`.  ``relaxation`` is "exact"
+is).  All of this is :func:`logitgeom_certificates.check_bracket.check`.  ``relaxation`` is "exact"
 or "gap": "exact" further needs the relative width ``(upper - lower) / |upper| <= 10^-9``
 (:data:`EXACT_WIDTH`).
 
@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from certificates import check_bracket as CB
-from certificates import kernel as K
+from . import check_bracket as CB
+from . import kernel as K
 
 __all__ = ["KIND", "FIELDS", "EXACT_WIDTH", "check"]
 
@@ -45,7 +45,7 @@ EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
 def check(obj: dict, loc: str = "") -> None:
-    """Verify a ``layer-peeled-rank-bracket``; raise :class:`certificates.errors.Fail`."""
+    """Verify a ``layer-peeled-rank-bracket``; raise :class:`logitgeom_certificates.errors.Fail`."""
     d = K.read_int(K.get(obj, "d", loc), f"{loc}/d", 1)
     W = K.read_field(K.read_matrix, obj, "W", loc)
     K.fail_if(len(W[0]) != d, "rank-bound", f"{loc}/W",

@@ -5,7 +5,8 @@ Standard library only.  Derivations: docs/beyond-symmetry.md, section 2.  The fi
 rho_up), the generators of a group G acting on labels and contexts (``actions``: pairs of
 permutations in image form), and rational bounds.  Obligations, in order:
 
-1. both brackets are valid (:func:`certificates.check_bracket.check`), same shape, E_W, E_H,
+1. both brackets are valid (:func:`logitgeom_certificates.check_bracket.check`), same shape, E_W,
+E_H,
    rho_up;
 2. Y0 is G-invariant: Y0[g i][q j] = Y0[i][j] for every generator (g, q); the Y0 bracket's W0
    is m x m with W0[g i][g k] = W0[i][k] and H0[g k][q j] = H0[k][j], so Z0 = W0 H0 is
@@ -28,8 +29,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from certificates import check_bracket as CB
-from certificates import kernel as K
+from . import check_bracket as CB
+from . import kernel as K
 
 __all__ = ["KIND", "FIELDS", "check"]
 

@@ -5,7 +5,7 @@ thousand regions (the checker reads files up to 64 MB).  A ``pattern-complete-st
 certificate makes the same claim, "these are all the sign patterns (rankings) of W, each
 with an exact witness", but its patterns live in gzip'd JSON-lines shard files referenced by
 SHA-256 (written by ``logitgeom certify pattern --from DIR``, next to a result directory of
-``engine.geometry.stream``).  The check reads one line at a time and holds one line plus the
+``logitgeom.geometry.stream``).  The check reads one line at a time and holds one line plus the
 previous one in memory:
 
 1. every shard's SHA-256 equals the certificate's (hashed while it is decompressed);
@@ -19,7 +19,7 @@ previous one in memory:
    their sum equals the exact Zaslavsky count recomputed from the inlined lattice.
 
 Lines in the writer's canonical form are checked in integers over the witness's common
-denominator (:mod:`certificates.stream_lines`), any other line by the general path; the
+denominator (:mod:`logitgeom_certificates.stream_lines`), any other line by the general path; the
 verdict is the same.  Shards are independent: ``check --workers N`` checks them in a
 standard-library process pool.  The default budget grows with the rows, up to
 :data:`DEFAULT_REGIONS` regions (docs/limits.md).
@@ -38,7 +38,7 @@ See certificates/SPEC.md section 10 and docs/enumeration-at-scale.md.
 
 Examples
 --------
->>> from certificates.check_stream import shard_of
+>>> from logitgeom_certificates.check_stream import shard_of
 >>> shard_of((1, -1), 4), shard_of((1, -1), 1)
 (3, 0)
 """
@@ -52,11 +52,11 @@ import json
 import random
 import zlib
 
-from certificates import kernel as K
-from certificates import semantics as sem
-from certificates.errors import Fail
-from certificates.meter import budget, charge, grant, left, used
-from certificates.stream_lines import LineCheck
+from . import kernel as K
+from . import semantics as sem
+from .errors import Fail
+from .meter import budget, charge, grant, left, used
+from .stream_lines import LineCheck
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "WORKERS",
            "DEFAULT_REGIONS", "allowance", "default_budget"]
@@ -194,7 +194,8 @@ def check_stream(obj, loc):
 
     The lattice comes first, then every shard, each with its share of the budget left (in
     proportion to its stated rows: the verdict does not depend on the number of workers).
-    With ``--sample N`` (:data:`certificates.kernel.SCOPE`) every line's structure is checked
+    With ``--sample N`` (:data:`logitgeom_certificates.kernel.SCOPE`) every line's structure is
+    checked
     and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
     W, b = sem.read_model(obj, loc)
     ptype = sem.read_pattern_type(obj, loc)

@@ -1,8 +1,8 @@
-"""The one error vocabulary of :mod:`certificates` (standard library only).
+"""The one error vocabulary of :mod:`logitgeom_certificates` (standard library only).
 
 Every check of the trusted checker that fails raises :class:`Fail`, which carries the
 identifier of the failed check (listed in ``certificates/SPEC.md``), a JSON-pointer-like
-location and a message; :func:`certificates.check.check` turns it into a ``Verdict``.
+location and a message; :func:`logitgeom_certificates.check.check` turns it into a ``Verdict``.
 
 Examples
 --------

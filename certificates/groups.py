@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from certificates.meter import charge
+from .meter import charge
 
 __all__ = ["group_order", "orbital_labels", "orbital_mean"]
 

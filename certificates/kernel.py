@@ -1,6 +1,6 @@
 """The checker kernel: the one code path every certificate kind goes through.
 
-Standard library only; imports nothing from ``engine``.  A kind module
+Standard library only; imports nothing from ``logitgeom``.  A kind module
 (``certificates/check*.py``) states its proof obligation and discharges it with the
 functions here, never with its own copy of them:
 
@@ -18,7 +18,7 @@ functions here, never with its own copy of them:
   would go beyond its budget stops with ``work-budget`` (not checked), so no file runs
   longer than its budget (there is no separate estimate: the meter is the bound).
 
-Every failed check raises :class:`certificates.errors.Fail`.
+Every failed check raises :class:`logitgeom_certificates.errors.Fail`.
 
 Examples
 --------
@@ -48,9 +48,9 @@ import stat
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from certificates.bigint import str_to_int
-from certificates.errors import Fail
-from certificates.meter import DEFAULT_MAX_WORK, budget, charge, setting, used, weight
+from .bigint import str_to_int
+from .errors import Fail
+from .meter import DEFAULT_MAX_WORK, budget, charge, setting, used, weight
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed, so a
 #: short string such as "1e100000000" or a 100,000-digit number costs nothing.
@@ -246,7 +246,7 @@ def read_long_number(s, loc, max_digits: int) -> Fraction:
     """A canonical rational ``"p/q"`` whose p and q may have up to ``max_digits`` digits
     (a bound the caller derives from the certificate itself, e.g. :func:`hadamard_digits`;
     at most :data:`MAX_DIGITS` it is :func:`read_number`).  The length is checked on the
-    text before parsing, the text is parsed piecewise (:mod:`certificates.bigint`: no
+    text before parsing, the text is parsed piecewise (:mod:`logitgeom_certificates.bigint`: no
     interpreter digit limit), and the work, quadratic in the length, is charged first."""
     if max_digits <= MAX_DIGITS or not isinstance(s, str) or len(s) <= MAX_DIGITS:
         return read_number(s, loc)
@@ -366,7 +366,7 @@ def read_file(path, loc, sha256=None, limit=MAX_FILE_BYTES, check="file") -> byt
     return data
 
 
-#: the ``format`` of a result directory's manifest (engine.geometry.store), not a certificate
+#: the ``format`` of a result directory's manifest (logitgeom.geometry.store), not a certificate
 REGIONS_FORMAT = b'"logitgeom-regions"'
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 
-from certificates.errors import Fail
+from .errors import Fail
 
 __all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "used",
            "weight"]

@@ -1,7 +1,8 @@
 """What the data of a geometric certificate *mean* (standard library only).
 
 Every function re-derives a mathematical object from the raw data (never from derived data
-stored in a certificate), in exact arithmetic, with the kernel (:mod:`certificates.kernel`):
+stored in a certificate), in exact arithmetic, with the kernel
+(:mod:`logitgeom_certificates.kernel`):
 
 * constraint rows: the strict inequalities meaning "x has sign vector s" or "x ranks the
   labels in this order" (:func:`sign_rows`, :func:`ranking_rows`, :func:`claim_rows`);
@@ -14,7 +15,7 @@ docs/geometry.md.
 
 Examples
 --------
->>> from certificates.kernel import check_witness
+>>> from logitgeom_certificates.kernel import check_witness
 >>> W, b = ((Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))), (Fraction(0),) * 2
 >>> check_witness(sign_rows(W, b, (1, -1), "/signs"), (Fraction(1), Fraction(-1, 2)), "")
 >>> zaslavsky(arrangement(W, b, "sign"), [{"hyperplanes": [], "rank": 0},
@@ -29,8 +30,8 @@ import math
 from fractions import Fraction
 from itertools import combinations
 
-from certificates import kernel as K
-from certificates.errors import Fail
+from . import kernel as K
+from .errors import Fail
 
 __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
            "reduce_row", "echelon", "sign_rows", "ranking_rows", "claim_rows", "witness_at",

@@ -2,7 +2,7 @@
 
 A line that the writer produced is in one canonical form,
 ``{"pattern":[s_0,...,s_{k-1}],"witness":["p_0/q_0",...]}`` (no spaces).  For such a line
-the check below decides exactly what the general path (:func:`certificates.semantics.
+the check below decides exactly what the general path (:func:`logitgeom_certificates.semantics.
 listed_pattern` on the parsed JSON) decides, without building JSON objects or ``Fraction``
 values:
 
@@ -34,7 +34,7 @@ import math
 import re
 from operator import mul
 
-from certificates.meter import charge
+from .meter import charge
 
 __all__ = ["LineCheck"]
 

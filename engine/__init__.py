@@ -1,13 +1,13 @@
 """logitgeom's engine: exact geometry and convex optimisation of classifier heads.
 
 Public names are re-exported here explicitly, grouped by topic; see
-:mod:`engine.geometry`, :mod:`engine.convex`, :mod:`engine.symmetry`,
-:mod:`engine.models`.
+:mod:`logitgeom.geometry`, :mod:`logitgeom.convex`, :mod:`logitgeom.symmetry`,
+:mod:`logitgeom.models`.
 """
 
-from engine._version import __version__
-from engine.audit import AuditResult, audit_argmax
-from engine.errors import (
+from logitgeom._version import __version__
+from logitgeom.audit import AuditResult, audit_argmax
+from logitgeom.errors import (
     EngineError,
     InexactResult,
     Infeasible,
@@ -16,7 +16,7 @@ from engine.errors import (
     SolverUnavailable,
     TooLarge,
 )
-from engine.geometry import (
+from logitgeom.geometry import (
     ArgmaxResult,
     Completeness,
     GridCell,
@@ -43,7 +43,7 @@ from engine.geometry import (
     translation_for_cosine,
     verify_grid,
 )
-from engine.models.diagnostics import (
+from logitgeom.models.diagnostics import (
     delta_circ,
     delta_etf,
     delta_group,
@@ -52,7 +52,7 @@ from engine.models.diagnostics import (
     nearest_invariant,
     normalized_gram,
 )
-from engine.symmetry import (
+from logitgeom.symmetry import (
     DetectedSymmetry,
     GramStructure,
     GroupAction,
@@ -78,13 +78,13 @@ __all__ = [
     "SolverFailed",
     "SolverUnavailable",
     "TooLarge",
-    # engine.geometry (verification grid)
+    # logitgeom.geometry (verification grid)
     "GridCell",
     "GridResult",
     "check_cell",
     "random_head",
     "verify_grid",
-    # engine.geometry (counting, cosine)
+    # logitgeom.geometry (counting, cosine)
     "affine_generic_count",
     "count_rankings",
     "count_regions",
@@ -98,18 +98,18 @@ __all__ = [
     "gram_exact",
     "translate",
     "translation_for_cosine",
-    # engine.geometry (patterns)
+    # logitgeom.geometry (patterns)
     "ArgmaxResult",
     "Completeness",
     "PatternKind",
     "PatternResult",
     "argmaxable",
     "ranking_pattern",
-    # engine.audit (argmax audit at vocabulary scale)
+    # logitgeom.audit (argmax audit at vocabulary scale)
     "AuditResult",
     "audit_argmax",
     "sign_pattern",
-    # engine.symmetry
+    # logitgeom.symmetry
     "DetectedSymmetry",
     "GramStructure",
     "GroupAction",
@@ -124,7 +124,7 @@ __all__ = [
     "predicted_gram_structure",
     "symmetric",
     "wreath",
-    # engine.models (geometry diagnostics of real models)
+    # logitgeom.models (geometry diagnostics of real models)
     "delta_circ",
     "delta_etf",
     "delta_group",
@@ -132,7 +132,7 @@ __all__ = [
     "nearest_etf",
     "nearest_invariant",
     "normalized_gram",
-    # engine.convex (imported lazily: it loads cvxpy)
+    # logitgeom.convex (imported lazily: it loads cvxpy)
     "LayerPeeled",
     "LayerPeeledSolution",
     "PredictedGeometry",
@@ -149,9 +149,9 @@ _LAZY_CONVEX = frozenset({
 })
 
 
-def __getattr__(name: str):  # PEP 562: engine.convex (and cvxpy) load on first use
+def __getattr__(name: str):  # PEP 562: logitgeom.convex (and cvxpy) load on first use
     if name in _LAZY_CONVEX:
-        import engine.convex
+        import logitgeom.convex
 
-        return getattr(engine.convex, name)
+        return getattr(logitgeom.convex, name)
     raise AttributeError(f"module 'engine' has no attribute {name!r}")

@@ -1,7 +1,7 @@
-"""``python -m engine`` runs the ``logitgeom`` command."""
+"""``python -m logitgeom`` runs the ``logitgeom`` command."""
 
 import sys
 
-from engine.cli.main import main
+from logitgeom.cli.main import main
 
 sys.exit(main())

@@ -14,7 +14,7 @@ Labels are 0-based, as everywhere in the engine.
 
 Examples
 --------
->>> from engine.geometry import ranking_pattern
+>>> from logitgeom.geometry import ranking_pattern
 >>> r = ranking_pattern([[1, 0], [0, 1], [1, 1]])
 >>> r
 PatternResult(kind='ranking', k=3, d=2, count=6, complete=True, completeness='zaslavsky')
@@ -71,7 +71,7 @@ def short_repr(obj: Any) -> str:
 
     Examples
     --------
-    >>> from engine.geometry import sign_pattern
+    >>> from logitgeom.geometry import sign_pattern
     >>> short_repr(sign_pattern([[1]]))
     "PatternResult(kind='sign', k=1, d=1, count=2, complete=True, completeness='zaslavsky')"
     """
@@ -98,7 +98,7 @@ def table_of(obj: Any) -> dict[str, list]:
     if name == "PatternResult":
         return _pattern_table(obj)
     if name == "ArgmaxResult":
-        from engine.exact.numbers import vector_to_str
+        from logitgeom.exact.numbers import vector_to_str
 
         k = len(obj.W)
         wit = [None if w is None else "(" + ", ".join(vector_to_str(w)) + ")"
@@ -165,5 +165,5 @@ class ResultDisplay:
         return html(self)
 
     def to_dataframe(self):
-        """The table of this result as a pandas DataFrame (see :mod:`engine._display`)."""
+        """The table of this result as a pandas DataFrame (see :mod:`logitgeom._display`)."""
         return dataframe(self)

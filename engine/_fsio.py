@@ -19,7 +19,7 @@ Examples
 >>> check_writable(p)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-engine._fsio.OutputError: ...a.txt exists; pass --force to overwrite it
+logitgeom._fsio.OutputError: ...a.txt exists; pass --force to overwrite it
 >>> sorted(os.listdir(d))  # no temporary file left behind
 ['a.txt']
 """
@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from engine.errors import EngineError
+from logitgeom.errors import EngineError
 
 __all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock"]
 
@@ -160,7 +160,7 @@ def folder_lock(folder: str | Path | None) -> Iterator[Path | None]:
     ...         pass
     Traceback (most recent call last):
     ...
-    engine._fsio.OutputError: another logitgeom run is writing into .../run ...
+    logitgeom._fsio.OutputError: another logitgeom run is writing into .../run ...
     >>> os.path.exists(d)  # created for the run, left empty: removed
     False
     """

@@ -1,10 +1,10 @@
-"""The certificate families, one import: ``from engine import emit``.
+"""The certificate families, one import: ``from logitgeom import emit``.
 
-Every certificate the engine writes is built in one module of :mod:`engine.certify` (one
+Every certificate the engine writes is built in one module of :mod:`logitgeom.certify` (one
 floor, from exact data), one per family, all on the header and canonical text of
-:mod:`engine.certify.common`; this index sits above the results, since it enumerates first:
+:mod:`logitgeom.certify.common`; this index sits above the results, since it enumerates first:
 
-* geometry (:mod:`engine.certify.geometry`, from exact data, and this module, from a bare
+* geometry (:mod:`logitgeom.certify.geometry`, from exact data, and this module, from a bare
   matrix): sign, ranking, complete-pattern, pattern-differs, argmaxable labels,
   verification-grid bundles, translation, cosine-equal, chirotope, ``theorem`` bundles;
 * convex (``engine/certify/convex.py``): layer-peeled brackets and their theorems;
@@ -14,12 +14,12 @@ floor, from exact data), one per family, all on the header and canonical text of
 
 This index re-exports the geometry builders and adds the entry points that start from a
 bare matrix: :func:`complete_certificate`, :func:`differs_certificate` and
-:func:`grid_certificate` run the engine's enumeration first (:mod:`engine.geometry`), then
+:func:`grid_certificate` run the engine's enumeration first (:mod:`logitgeom.geometry`), then
 build; :func:`translation_certificate`, :func:`cosine_equal_certificate` and
 :func:`chirotope_certificate` state claims about a matrix alone.  Witnesses from here are
 the canonical small ones of :func:`decide`, so the same input gives byte-identical
 :func:`dumps`; a result object's ``.certificate()`` instead reuses the witnesses its
-enumeration found (:func:`pattern_certificate`).  The checker (:mod:`certificates.check`)
+enumeration found (:func:`pattern_certificate`).  The checker (:mod:`logitgeom_certificates.check`)
 re-derives every claim.
 
 Examples
@@ -27,15 +27,15 @@ Examples
 >>> c = translation_certificate([[1, 0], [0, 1]], 0, 1, 1)
 >>> c["kind"], c["W_translated"]
 ('translation', [['2', '-2'], ['1', '-1']])
->>> from certificates.api import check
+>>> from logitgeom_certificates.api import check
 >>> check(c).ok and check(sign_certificate([[1], [-1]], [1, -1])).ok
 True
 """
 
 from __future__ import annotations
 
-from engine.certify.common import dumps, header
-from engine.certify.geometry import (
+from logitgeom.certify.common import dumps, header
+from logitgeom.certify.geometry import (
     GRID_CLAIMS,
     argmax_certificate,
     bundle_certificate,
@@ -50,11 +50,11 @@ from engine.certify.geometry import (
     ranking_certificate,
     sign_certificate,
 )
-from engine.errors import EngineError, InvalidInput
-from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
-from engine.geometry.cosine import translation_for_cosine
-from engine.geometry.grid import grid_enumerations
-from engine.geometry.patterns import ranking_pattern, sign_pattern
+from logitgeom.errors import EngineError, InvalidInput
+from logitgeom.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from logitgeom.geometry.cosine import translation_for_cosine
+from logitgeom.geometry.grid import grid_enumerations
+from logitgeom.geometry.patterns import ranking_pattern, sign_pattern
 
 __all__ = [
     "dumps",
@@ -93,8 +93,8 @@ def complete_certificate(W, pattern: str = "sign", *, bias=None, patterns=None,
 
     As :func:`enumeration_certificate` without its witnesses (each pattern gets the canonical
     small one of :func:`decide`), with ``patterns`` optional: when omitted, the engine's
-    complete enumeration (:func:`engine.geometry.sign_pattern` or
-    :func:`engine.geometry.ranking_pattern`) is run first.
+    complete enumeration (:func:`logitgeom.geometry.sign_pattern` or
+    :func:`logitgeom.geometry.ranking_pattern`) is run first.
 
     Parameters
     ----------
@@ -182,12 +182,12 @@ def grid_certificate(W, claim: str = "lemma-5.3", *, statement=None, provenance=
     ``claim="lemma-5.3"``: S(C(W)) = S(W) via ``cosine-determines-sign`` (complete S(W) and
     complete S(W W^T)); ``claim="thm-5.6"``: S(C(BW)) = R(W) via
     ``difference-cosine-determines-ranking`` (complete R(W) and complete S((BW)(BW)^T)).
-    Both enumerations are run here (:func:`engine.geometry.grid.grid_enumerations`); the
-    witnesses are the canonical small ones (:func:`engine.certify.geometry.grid_bundle`).
+    Both enumerations are run here (:func:`logitgeom.geometry.grid.grid_enumerations`); the
+    witnesses are the canonical small ones (:func:`logitgeom.certify.geometry.grid_bundle`).
 
     Examples
     --------
-    >>> from certificates.check import check
+    >>> from logitgeom_certificates.check import check
     >>> check(grid_certificate([[1, 0], [0, 1], [1, 1]], "thm-5.6")).ok
     True
     """
@@ -223,7 +223,7 @@ def translation_certificate(W, i: int, j: int, target: int, *, v=None, statement
         raise InvalidInput(f"rows {i} and {j} are equal: no translation makes their cosine -1")
     if v is not None:
         vq = to_vector(v, what="v", length=len(a))
-    else:  # Lemmas 3.2/3.3, including a = b (see engine.geometry.cosine)
+    else:  # Lemmas 3.2/3.3, including a = b (see logitgeom.geometry.cosine)
         vq = translation_for_cosine(Wq, i, j, target)
     out = header("translation", statement, provenance)
     out["W"] = matrix_to_str(Wq)
@@ -269,8 +269,8 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
                        statement=None, provenance=None, report: dict | None = None) -> dict:
     """A ``pattern-complete-stream`` certificate for a result directory (streamed).
 
-    Opens ``directory`` (written by :func:`engine.geometry.enumerate_to_dir`) and builds the
-    certificate with :func:`engine.certify.stream.stream_certificate`, whose parameters
+    Opens ``directory`` (written by :func:`logitgeom.geometry.enumerate_to_dir`) and builds the
+    certificate with :func:`logitgeom.certify.stream.stream_certificate`, whose parameters
     (``out``, ``twin``, ``buckets``) this takes.
 
     Parameters
@@ -286,7 +286,7 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     statement, provenance : optional
         As for every certificate (:func:`header`).
     report : dict, optional
-        Receives ``witness_bits`` (see :func:`engine.certify.stream.stream_certificate`).
+        Receives ``witness_bits`` (see :func:`logitgeom.certify.stream.stream_certificate`).
 
     Returns
     -------
@@ -300,15 +300,15 @@ def stream_certificate(directory, out, *, twin=None, buckets: int | None = None,
     Examples
     --------
     >>> import os, tempfile
-    >>> from engine.geometry import enumerate_to_dir
+    >>> from logitgeom.geometry import enumerate_to_dir
     >>> d = tempfile.mkdtemp()
     >>> _ = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
     >>> c = stream_certificate(d, os.path.join(d, "cert.json"))
     >>> c["kind"], sum(s["rows"] for s in c["shards"]), c["shards"][0]["file"][:5]
     ('pattern-complete-stream', 4, 'twin/')
     """
-    from engine.certify import stream
-    from engine.geometry.stream import open_result
+    from logitgeom.certify import stream
+    from logitgeom.geometry.stream import open_result
 
     return stream.stream_certificate(open_result(directory), out, twin=twin, buckets=buckets,
                                      statement=statement, provenance=provenance,

@@ -1,11 +1,11 @@
-"""The one exception hierarchy of :mod:`engine`.
+"""The one exception hierarchy of :mod:`logitgeom`.
 
 Every error the engine raises on purpose is an :class:`EngineError`; messages say
 what was wrong and what to do about it.
 
 Examples
 --------
->>> from engine.errors import EngineError, InvalidInput
+>>> from logitgeom.errors import EngineError, InvalidInput
 >>> issubclass(InvalidInput, EngineError) and issubclass(InvalidInput, ValueError)
 True
 """
@@ -24,7 +24,7 @@ __all__ = [
 
 
 class EngineError(Exception):
-    """Base class of every error raised by :mod:`engine`.
+    """Base class of every error raised by :mod:`logitgeom`.
 
     Parameters
     ----------

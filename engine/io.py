@@ -1,7 +1,7 @@
 """Reading matrices from files as people save them: ``.csv``, ``.tsv``, ``.txt``, ``.npy``,
 ``.npz`` and ``.json``.
 
-Exact readers return :data:`engine.exact.numbers.ExactMatrix`; text entries may be
+Exact readers return :data:`logitgeom.exact.numbers.ExactMatrix`; text entries may be
 integers, decimals (with exponents, as ``np.savetxt`` writes them) or ``"p/q"`` strings (a
 decimal ``0.1`` is exactly 1/10; a binary float from ``.npy`` is its exact binary rational).
 
@@ -45,8 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.numbers import (
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.numbers import (
     MAX_DIGITS,
     ExactMatrix,
     ExactVector,
@@ -133,7 +133,7 @@ def read_text(path: str | Path, what: str = "text file") -> str:
     >>> read_text("/dev/zero")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: /dev/zero is not a regular file (a device or a pipe?); ...
+    logitgeom.errors.InvalidInput: /dev/zero is not a regular file (a device or a pipe?); ...
     """
     p = _checked(Path(path).expanduser(), what)
     return _decode(p, p.read_bytes())
@@ -409,7 +409,7 @@ def read_matrix(path: str | Path, *, what: str | None = None) -> ExactMatrix:
     >>> read_matrix(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: ...W.csv, line 3, column 3: entry [1,1] = 'z' is not a number ...
+    logitgeom.errors.InvalidInput: ...W.csv, line 3, column 3: entry [1,1] = 'z' is not a number ...
     """
     name = what or Path(path).name
     raw = _exact_rows(path, name)

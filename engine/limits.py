@@ -29,14 +29,14 @@ Examples
 >>> check_work(10, None, 5, what="a test")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-engine.errors.TooLarge: a test: estimated 10 units of work, over the limit of 5; ...
+logitgeom.errors.TooLarge: a test: estimated 10 units of work, over the limit of 5; ...
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.errors import InvalidInput, TooLarge
+from logitgeom.errors import InvalidInput, TooLarge
 
 __all__ = ["as_size", "ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT", "SOLVE_LIMIT", "check_work",
            "argmax_work", "check_argmax", "group_work", "check_group", "detect_work",
@@ -120,7 +120,7 @@ def as_size(value: object, what: str, *, least: int = 0, most: int | None = None
     >>> as_size("abc", "max_regions")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: max_regions must be an integer >= 0; got 'abc'
+    logitgeom.errors.InvalidInput: max_regions must be an integer >= 0; got 'abc'
     """
     if value is None and allow_none:
         return None
@@ -164,7 +164,7 @@ def check_argmax(W: Sequence[Sequence], limit: int | None = None) -> None:
 # --------------------------------------------------------------------- symmetry gram
 def group_work(m: int, gens: Sequence[Sequence[int]]) -> int:
     """Units of computing |G| (a stabiliser chain) for a group of degree ``m``
-    (:func:`engine.symmetry.group.order_work`, where the symmetry room gates its own work).
+    (:func:`logitgeom.symmetry.group.order_work`, where the symmetry room gates its own work).
 
     Examples
     --------
@@ -173,7 +173,7 @@ def group_work(m: int, gens: Sequence[Sequence[int]]) -> int:
     >>> group_work(200, [[1, 0] + list(range(2, 200)), list(range(1, 200)) + [0]]) > 10**9
     True
     """
-    from engine.symmetry.group import order_work
+    from logitgeom.symmetry.group import order_work
 
     return order_work(m, gens)
 
@@ -181,11 +181,11 @@ def group_work(m: int, gens: Sequence[Sequence[int]]) -> int:
 def check_group(G, limit: int | None = None, *, what: str = "symmetry gram") -> None:
     """Refuse a group whose order computation is estimated over the limit.
 
-    ``G`` is a :class:`engine.symmetry.GroupAction` (its row action is used).
+    ``G`` is a :class:`logitgeom.symmetry.GroupAction` (its row action is used).
 
     Examples
     --------
-    >>> from engine.symmetry import parse_group
+    >>> from logitgeom.symmetry import parse_group
     >>> check_group(parse_group("S10"))
     """
     gens = G.row_generators
@@ -227,7 +227,7 @@ def check_detect(Y, *, tol: float = 0.0, limit: int | None = None) -> None:
     --------
     >>> check_detect([[1, 2], [3, 4]])
     """
-    from engine.symmetry.values import value_codes
+    from logitgeom.symmetry.values import value_codes
 
     codes, _ = value_codes(Y)
     m, n = codes.shape

@@ -1,11 +1,11 @@
-"""The float twin of :mod:`engine.exact.lp`, and the engine's strict-feasibility decision.
+"""The float twin of :mod:`logitgeom.exact.lp`, and the engine's strict-feasibility decision.
 
 :func:`propose` and :func:`propose_support` run the exact kernel's own LPs
-(:func:`engine.exact.lp.margin_lp`, :func:`engine.exact.lp.gordan_lp`, written once for
+(:func:`logitgeom.exact.lp.margin_lp`, :func:`logitgeom.exact.lp.gordan_lp`, written once for
 both pycddlib arithmetics) on ``cdd`` floats: they only *propose* a point of the open cone
 {x : r . x > 0} or the support of Gordan multipliers, and decide nothing.  :func:`decide`
 is the one place that calls both sides: float proposals first, then
-:func:`engine.exact.lp.decide`, which accepts a proposal only after an exact check and
+:func:`logitgeom.exact.lp.decide`, which accepts a proposal only after an exact check and
 otherwise solves the exact LPs.  The exact side never imports this module.
 
 Examples
@@ -26,7 +26,7 @@ from fractions import Fraction
 import cdd
 import numpy as np
 
-from engine.exact import lp, wide
+from logitgeom.exact import lp, wide
 
 __all__ = ["decide", "propose", "propose_support", "MarginLP"]
 
@@ -63,7 +63,7 @@ def _unit_rows(R: list[list[Fraction]]) -> list[list[float]]:
 
 
 def propose(rows: Sequence[Sequence[float]]) -> tuple[float, ...] | None:
-    """Float twin of :func:`engine.exact.lp.strictly_feasible` (``cdd`` float LP): proposes.
+    """Float twin of :func:`logitgeom.exact.lp.strictly_feasible` (``cdd`` float LP): proposes.
 
     Returns a float point with apparently positive margin, or ``None``.  Nothing is
     decided by this function; callers re-check any point exactly.
@@ -82,7 +82,7 @@ def propose(rows: Sequence[Sequence[float]]) -> tuple[float, ...] | None:
 
 
 def propose_support(rows: Sequence[Sequence[float]]) -> list[int]:
-    """Float twin of :func:`engine.exact.lp.gordan_multipliers`: the indices of the clearly
+    """Float twin of :func:`logitgeom.exact.lp.gordan_multipliers`: the indices of the clearly
     nonzero multipliers of the float LP (a guess; empty when it finds none).
 
     Examples
@@ -102,9 +102,9 @@ def decide(rows: Sequence[Sequence[int | Fraction]]) -> tuple[bool, tuple[Fracti
     """Decide strict feasibility of {x : r . x > 0 for all rows}, exactly, with a certificate.
 
     Float LPs propose a witness (or, when they find none, the support of Gordan
-    multipliers); :func:`engine.exact.lp.decide` decides with those hints, accepting them
+    multipliers); :func:`logitgeom.exact.lp.decide` decides with those hints, accepting them
     only after exact checks.  Same answer and certificate contract as
-    :func:`engine.exact.lp.decide`: a small primitive integer witness, or primitive integer
+    :func:`logitgeom.exact.lp.decide`: a small primitive integer witness, or primitive integer
     Gordan multipliers of circuit support, and the same errors.
 
     Examples

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["COLUMN_WIDTH", "TEXT_WIDTH", "MIN_FONT", "DPI", "RC", "COLORS", "style", "use",
            "figure", "save", "check_legible", "label", "labels", "WEEKDAYS"]
@@ -135,7 +135,7 @@ def save(fig, path: str | Path, *, formats: Sequence[str] = ("png", "pdf")) -> l
         try:
             import io
 
-            from engine._fsio import write_atomic
+            from logitgeom._fsio import write_atomic
 
             buf = io.BytesIO()
             fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)

@@ -25,7 +25,7 @@ warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm in a ke
 import numpy as np
 import matplotlib.pyplot as plt
 from fractions import Fraction
-from engine import plotstyle
+from logitgeom import plotstyle
 plotstyle.use()  # the figure style of `logitgeom reproduce` and `inspect` (text >= 7 pt)
 
 def show(M):
@@ -52,7 +52,7 @@ unembeddings as "these labels are likely together". The cosine paper shows why t
 Everything below is exact rational arithmetic; floats are only used to draw."""),
     ("code", SETUP),
     ("code", """\
-from engine import translate, translation_for_cosine, cosine_matrix, difference_pairs
+from logitgeom import translate, translation_for_cosine, cosine_matrix, difference_pairs
 
 W = [[2, 1], [1, 3], [-1, -2]]          # three labels in the plane (exact integers)
 v_minus = translation_for_cosine(W, 0, 1, -1)
@@ -102,8 +102,8 @@ small JSON file (numbers as `"p/q"` strings) that the trusted checker
 `certificates/check.py` verifies with the Python standard library alone. Tampering with any
 number is caught."""),
     ("code", """\
-from engine import emit
-from certificates.check import check
+from logitgeom import emit
+from logitgeom_certificates.check import check
 
 cert = emit.translation_certificate(W, 0, 1, -1)
 print(emit.dumps(cert)[:300], "...")
@@ -114,11 +114,11 @@ print(check(tampered))"""),
 The cosine paper's Theorem 3.4 itself is a committed certificate (`certificates/paper/`);
 `logitgeom check FILE --explain` states what it proves:"""),
     ("code", """\
-import certificates
+import logitgeom_certificates
 from pathlib import Path
-from certificates.check import main as check_cli
+from logitgeom_certificates.check import main as check_cli
 
-paper = Path(certificates.__file__).parent / "paper"
+paper = Path(logitgeom_certificates.__file__).parent / "paper"
 check_cli([str(paper / "thm-3.4-translation.json"), "--explain"])"""),
     ("md", """\
 **Centring does not help** (App. C.2/C.3): `logitgeom reproduce` also certifies a centred
@@ -135,12 +135,12 @@ achievable label sets are the *sign pattern* $S(W)$: the regions cut out by the 
 $w_i\\cdot x = 0$. For a **softmax** head the question is which *orderings* of the labels
 some input produces: the ranking pattern $R(W) = S(BW)$, where $B$ has rows $e_i - e_j$.
 
-`engine.geometry` enumerates both **exactly and completely**: every region comes with a
+`logitgeom.geometry` enumerates both **exactly and completely**: every region comes with a
 rational witness point, and completeness is certified by the exact Zaslavsky count of the
 intersection lattice (no sampling, no float tolerance)."""),
     ("code", SETUP),
     ("code", """\
-from engine import sign_pattern, ranking_pattern, count_regions, count_rankings
+from logitgeom import sign_pattern, ranking_pattern, count_regions, count_rankings
 
 W = [[3, 0], [1, 2], [-1, 2], [-2, -1]]      # 4 labels in R^2
 S = sign_pattern(W)
@@ -187,7 +187,7 @@ $2\\sum_{i<d}\\binom{k-1}{i}$ regions (Cover 1965); rankings of $k$ labels in ge
 number $Q(k,d)$ (Cover 1967). Exact counts (`count_regions`, `count_rankings`) come from the
 intersection lattice and agree when the input is generic, and are smaller when it is not."""),
     ("code", """\
-from engine import cover_count, ranking_count_generic
+from logitgeom import cover_count, ranking_count_generic
 
 rng = np.random.default_rng(0)
 for k, d in [(4, 2), (5, 3), (6, 3), (7, 4)]:
@@ -205,7 +205,7 @@ a positive diagonal $D$, $S(C) = S(G)$, which is rational. One grid cell, exactl
 (`logitgeom reproduce` runs the whole grid $n\\in\\{3,5,10\\}$, $2 \\le d\\le\\min(6, n)$; the paper's text says $\\min(6, n-1)$, the tool
 also runs $d = n$ for Lemma 5.3, and Theorem 5.6 only for $d < n$):"""),
     ("code", """\
-from engine import gram_exact
+from logitgeom import gram_exact
 
 W5 = np.random.default_rng(53).integers(-5, 6, size=(5, 3)).tolist()
 print("Lemma 5.3:", sign_pattern(W5).patterns == sign_pattern(gram_exact(W5)).patterns)
@@ -234,8 +234,8 @@ NB["03_counterexamples"] = [
 Both are decided exactly and shipped as certificates."""),
     ("code", SETUP),
     ("code", """\
-from engine.reproduce.paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
-from engine import argmaxable, cosine_equal, ranking_pattern, sign_pattern
+from logitgeom.reproduce.paper import THM_5_5_W1, THM_5_5_W2, APP_H2_W1, APP_H2_W2
+from logitgeom import argmaxable, cosine_equal, ranking_pattern, sign_pattern
 
 print("C(W) == C(W'):", cosine_equal(THM_5_5_W1, THM_5_5_W2))
 a1, a2 = argmaxable(THM_5_5_W1), argmaxable(THM_5_5_W2)
@@ -275,11 +275,11 @@ A ranking of $W = [\\mathbf 1\\mid P]$ is the order of the points along some dir
 two pictures have the same "which side of a line" structure (same chirotope) but not the
 same orderings. The certificates prove both results with integer arithmetic only:"""),
     ("code", """\
-import certificates
+import logitgeom_certificates
 from pathlib import Path
-from certificates.check import check_file
+from logitgeom_certificates.check import check_file
 
-paper = Path(certificates.__file__).parent / "paper"
+paper = Path(logitgeom_certificates.__file__).parent / "paper"
 for name in ["thm-5.5-cosine-ranking.json", "app-h.2-sign-ranking.json"]:
     print(name, check_file(paper / name))"""),
 ]
@@ -298,7 +298,7 @@ orbit $[y, Py, \\dots, P^{m-1}y]$. **Theorem 1**: the optimum is circulant, and 
 the nuclear norm into $\\sum_k |\\hat z_k|$: a program with $m$ variables instead of $m n$."""),
     ("code", SETUP),
     ("code", """\
-from engine import LayerPeeled, cyclic_orbit
+from logitgeom import LayerPeeled, cyclic_orbit
 
 y = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]   # mostly "the next day"
 Y = cyclic_orbit(y, exact=True)
@@ -326,13 +326,13 @@ Each matrix is constant along its (wrapped) diagonals. `predicted_geometry` meas
 solution is from the predicted structure (the full program's answer is circulant too, to
 solver accuracy):"""),
     ("code", """\
-from engine import predicted_geometry
+from logitgeom import predicted_geometry
 print(predicted_geometry(sol).deviation)
 print(predicted_geometry(full).deviation)"""),
     ("md", "Months ($m = 12$), and two target orbits at once (Theorem 5, multi-block): "
            "all blocks share one DFT basis."),
     ("code", """\
-from engine import concat_blocks
+from logitgeom import concat_blocks
 months = cyclic_orbit(["0", "3/5", "1/5", "1/10", "1/20", "1/20"] + ["0"] * 6, exact=True)
 two = concat_blocks(months, cyclic_orbit(["1/2"] + ["0"] * 10 + ["1/2"], exact=True))
 m_sol = LayerPeeled(two, 1, 4).solve()
@@ -351,9 +351,9 @@ $\\lambda_W\\|W\\|_F^2 + \\lambda_H\\|H\\|_F^2$. A minimiser of that loss minimi
 budgets it ends with, $E_W = \\|W\\|_F^2$, $E_H = \\|H\\|_F^2$, so at every checkpoint we solve
 the layer-peeled program for those budgets and measure the distance (the `reproduce` row
 "Nonconvex layer-peeled program by gradient descent"). This is not a language model; the
-row "Symmetry transfer in a trained transformer LM" trains one (`engine.reproduce.lm`)."""),
+row "Symmetry transfer in a trained transformer LM" trains one (`logitgeom.reproduce.lm`)."""),
     ("code", """\
-from engine.reproduce.trained import train_cyclic
+from logitgeom.reproduce.trained import train_cyclic
 
 trace = train_cyclic()          # deterministic: seed 0, one thread, float64
 for r in trace.rows:
@@ -374,7 +374,7 @@ are $g\\circ\\alpha$ and $\\alpha$ solves a scalar stationarity system
 $\\log\\alpha_i + \\kappa(\\alpha_i - y_i) = \\frac1m\\sum_r \\log\\alpha_r$."""),
     ("code", SETUP),
     ("code", """\
-from engine import LayerPeeled, group_orbit, predicted_geometry, symmetric
+from logitgeom import LayerPeeled, group_orbit, predicted_geometry, symmetric
 
 y = ["1/2", "1/4", "1/4", "0"]
 Y = group_orbit(y, symmetric(4), exact=True)      # 4 x 24
@@ -401,7 +401,7 @@ plt.tight_layout()"""),
 **Not only $S_m$** (Theorem 4): the affine group AGL(1,5) = $\\{x\\mapsto ax+b \\bmod 5\\}$ has
 order 20, much smaller than $|S_5| = 120$, yet it is 2-transitive, so the same ETF appears."""),
     ("code", """\
-from engine import affine_line
+from logitgeom import affine_line
 
 Y5 = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_line(5), exact=True)
 s5 = LayerPeeled(Y5, 1, 4).solve("etf", group=affine_line(5))
@@ -411,7 +411,7 @@ print(Y5.shape, s5.method, "W W^T * (m-1)/E_W ="); print((s5.WWt * 4).round(6))"
 target and a uniform one; each block gets its own $\\alpha_i$, one $\\kappa$ is shared, the
 label Gram is still the ETF."""),
     ("code", """\
-from engine import concat_blocks
+from logitgeom import concat_blocks
 S3 = symmetric(3)
 Ym = concat_blocks(group_orbit([1, 0, 0], S3, exact=True),
                    group_orbit(["1/3", "1/3", "1/3"], S3, exact=True))
@@ -427,14 +427,14 @@ NB["06_composite_groups"] = [
 Real label sets carry richer symmetries: several exchangeable families side by side (a
 **direct sum** $S_2\\oplus S_3$), a grid of attributes permuted independently (a **direct
 product** $S_a\\times S_l$ acting on $P \\mapsto P_s P P_t^\\top$), or families that are
-themselves exchangeable (a **wreath product** $S_3 \\wr S_2$). `engine.symmetry` takes any
+themselves exchangeable (a **wreath product** $S_3 \\wr S_2$). `logitgeom.symmetry` takes any
 finite permutation group; the orbit reduction solves the layer-peeled program with one
 variable per column orbit and, in a symmetry-adapted basis of the labels, one small block per
 irreducible type of the group (see `docs/symmetry-reduction.md`), whatever $|G|$ is."""),
     ("code", SETUP),
     ("code", """\
-from engine import LayerPeeled, orbit_targets, detect_symmetry, predicted_gram_structure
-from engine.symmetry.examples import app_f_examples
+from logitgeom import LayerPeeled, orbit_targets, detect_symmetry, predicted_gram_structure
+from logitgeom.symmetry.examples import app_f_examples
 
 examples = app_f_examples()
 for name, ex in examples.items():
@@ -466,7 +466,7 @@ $S_3\\wr S_3$ ($|G| = 1296$ contexts) solved in well under a second, where the f
 program would need a $1305\\times 1305$ semidefinite constraint."""),
     ("code", """\
 import time
-from engine import symmetric, wreath
+from logitgeom import symmetric, wreath
 G = wreath(symmetric(3), symmetric(3))
 T = orbit_targets(G, ["1/6", "1/6", "1/6", "1/4", "1/12", "0", "1/12", "1/12", "0"])
 t0 = time.perf_counter()
@@ -517,14 +517,14 @@ W[ids] = 3 * np.pad(planted, ((0, 0), (0, d - 4))) @ Q + rng.standard_normal(d) 
 save_file({"lm_head.weight": W}, str(folder / "model.safetensors"))
 print(sorted(p.name for p in folder.iterdir()), "vocab", V, "d", d)"""),
     ("code", """\
-from engine.models import inspect_model
+from logitgeom.models import inspect_model
 
 report = inspect_model(folder, DAYS, group="cyclic", progress=False)
 print("\\n".join(report.summary()))"""),
     ("md", "The Gram of the centred weekday rows: constant along wrapped diagonals "
            "(circulant), as Theorem 1 predicts for a cyclic target."),
     ("code", """\
-from engine import normalized_gram, delta_circ, delta_etf
+from logitgeom import normalized_gram, delta_circ, delta_etf
 G = normalized_gram(W[ids])
 plt.imshow(G, cmap="RdBu_r", vmin=-np.abs(G).max(), vmax=np.abs(G).max())
 plt.xticks(range(7), [d[:3] for d in DAYS]); plt.yticks(range(7), [d[:3] for d in DAYS])
@@ -563,8 +563,8 @@ certificate proves either *separation* (no optimum has equal minority classifier
 *collapse* (some optimum has exactly equal ones). Derivations: `docs/layer-peeled-family.md`."""),
     ("code", SETUP),
     ("code", """\
-from certificates.api import check
-from engine.convex.family import minority_program, minority_samples
+from logitgeom_certificates.api import check
+from logitgeom.convex.family import minority_program, minority_samples
 
 P = minority_program(5, 5, 10, 3, 3)     # K_A = K_B = 5, R = 10, per-class budgets 3
 print("weights n_k/N:", [str(w) for w in P.weights_exact])
@@ -579,7 +579,7 @@ structure of the file's own point) and proves a verdict; between the last separa
 first collapsed ratio it bisects, each step proven again. The cosines are those of the
 certificate's own exact $W$."""),
     ("code", """\
-from engine.convex.minority import minority_curve
+from logitgeom.convex.minority import minority_curve
 
 pts, (lo, hi) = minority_curve((1, 3, 10, 30, 100, 1000, 10**5), threshold_steps=4)
 for p in pts:
@@ -609,8 +609,8 @@ not claimed.
 **Other losses.** MSE ($\\|z - y\\|^2/2$) on an $S_m$ orbit target has a closed form (singular
 value thresholding) and an ETF of centred classifiers; BCE is the loss of sigmoid heads."""),
     ("code", """\
-from engine.convex.family import LayerPeeledFamily, sm_mse_value
-from engine.symmetry import orbit_targets, symmetric
+from logitgeom.convex.family import LayerPeeledFamily, sm_mse_value
+from logitgeom.symmetry import orbit_targets, symmetric
 
 base = ["1/2", "1/4", "1/8", "1/8"]
 Q = LayerPeeledFamily(orbit_targets(symmetric(4), base).exact_Y(), 4, 4, loss="mse")
@@ -638,11 +638,11 @@ checker verifies:
   the loss gap of the best $G$-invariant point, and how far the optimal logits are from it."""),
     ("code", SETUP),
     ("code", """\
-from certificates.api import check
-from engine.convex.problem import LayerPeeled
-from engine.convex.targets import cyclic_orbit
-from engine.convex.lowrank import rank_constrained
-from engine.convex.lowrank import rank_certificate
+from logitgeom_certificates.api import check
+from logitgeom.convex.problem import LayerPeeled
+from logitgeom.convex.targets import cyclic_orbit
+from logitgeom.convex.lowrank import rank_constrained
+from logitgeom.convex.lowrank import rank_certificate
 
 m = 7
 y = [Fraction(2 ** (m - 1 - k), 2 ** m - 1) for k in range(m)]   # a geometric cyclic target
@@ -683,10 +683,10 @@ average (the orthogonal projection onto $G$-invariant matrices), and the certifi
 both brackets, the stability bound, the gap of the best $G$-invariant point (its loss is
 exactly $J^*(Y_0)$) and a distance bound from strong convexity."""),
     ("code", """\
-from engine.convex.stability import stability_certificate
-from engine.symmetry import cyclic
-from engine.symmetry.group import column_action
-from certificates._render import explain
+from logitgeom.convex.stability import stability_certificate
+from logitgeom.symmetry import cyclic
+from logitgeom.symmetry.group import column_action
+from logitgeom_certificates._render import explain
 
 Y0 = cyclic_orbit(["2/5", "1/4", "1/5", "1/10", "1/20"], exact=True)
 G = column_action(cyclic(5), Y0)

@@ -120,7 +120,7 @@ def _child(case: Case, out_path: str, err_path: str) -> None:
     code = 99
     try:
         if case.call is not None:  # a Python API call, as a user makes it
-            from engine.errors import EngineError
+            from logitgeom.errors import EngineError
 
             try:
                 case.call()
@@ -129,7 +129,7 @@ def _child(case: Case, out_path: str, err_path: str) -> None:
                 print(f"{type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
                 code = 2
         else:
-            from engine.cli.main import main
+            from logitgeom.cli.main import main
 
             code = main(case.argv)
     except SystemExit as exc:  # argparse usage errors
@@ -159,7 +159,7 @@ def _digest(p: str) -> bytes | None:
 
 def run_case(case: Case, timeout: float, tmp: Path) -> Outcome:
     if case.hold_lock is not None:  # another "run" holds the output folder meanwhile
-        from engine._fsio import folder_lock
+        from logitgeom._fsio import folder_lock
 
         with folder_lock(case.hold_lock):
             return _run_case(case, timeout, tmp)
@@ -481,7 +481,7 @@ def certificate_battery(d: Path, n: int, seed: int, timeout: float) -> Counter:
     Counts verdicts; a crash (exception out of ``check``) or a verdict slower than
     ``timeout`` is counted as a traceback / hang.
     """
-    from certificates.check import check
+    from logitgeom_certificates.check import check
 
     rng = random.Random(seed)
     ex = sorted((ROOT / "certificates" / "examples").glob("valid-*.json"))
@@ -618,7 +618,7 @@ def bound_cases(d: Path, quick: bool) -> list[Case]:
         out = d / f"wide-{cmd[1]}.json"
 
         def valid(code, o, e, out=out):
-            from certificates.check import check_file
+            from logitgeom_certificates.check import check_file
 
             v = check_file(str(out), None)
             return None if v.ok else f"emitted certificate rejected: {v.message}"
@@ -743,7 +743,7 @@ def _check_in_child(cert_path: Path, base: Path, timeout: float) -> str:
         try:
             _cap_memory()
             os.chdir(base)  # relative references resolve from the certificate's folder
-            from certificates.check import check_file
+            from logitgeom_certificates.check import check_file
 
             code = 0 if check_file(str(cert_path), None).ok else 1
         except BaseException:  # noqa: BLE001 - counted as a traceback
@@ -767,9 +767,9 @@ def _check_in_child(cert_path: Path, base: Path, timeout: float) -> str:
 
 def battery(quick: bool, timeout: float, seed: int, mutations: int,
             degenerate: int) -> tuple[list[Outcome], Counter]:
-    import engine.cli.main  # noqa: F401 - import once in the parent: children fork from it
-    import engine.geometry  # noqa: F401
-    import engine.io  # noqa: F401
+    import logitgeom.cli.main  # noqa: F401 - import once in the parent: children fork from it
+    import logitgeom.geometry  # noqa: F401
+    import logitgeom.io  # noqa: F401
 
     tmpdir = tempfile.mkdtemp(prefix="logitgeom-fuzz-")
     d = Path(tmpdir)

@@ -1,7 +1,7 @@
 """Round three of the battery (issue 36): each failure a new user met, as a case.
 
 Command cases run ``logitgeom ARGS``; API cases (``call=``) run a Python call in the forked
-child, where an :class:`engine.errors.EngineError` is a clear error and anything else that
+child, where an :class:`logitgeom.errors.EngineError` is a clear error and anything else that
 escapes is a traceback.  ``expect``: True (must succeed), False (must fail cleanly).
 """
 
@@ -23,9 +23,9 @@ def _api(expr: str):
     def call():
         import numpy as np  # noqa: F401 - used by the expressions
 
-        from engine import LayerPeeled, audit_argmax, gram_exact, normalized_gram  # noqa: F401
-        from engine.geometry import open_result, random_head, verify_grid  # noqa: F401
-        from engine.symmetry import parse_group, predicted_gram_structure  # noqa: F401
+        from logitgeom import LayerPeeled, audit_argmax, gram_exact, normalized_gram  # noqa: F401
+        from logitgeom.geometry import open_result, random_head, verify_grid  # noqa: F401
+        from logitgeom.symmetry import parse_group, predicted_gram_structure  # noqa: F401
 
         value = eval(expr)  # noqa: S307 - the battery's own fixed expressions
         repr(value)
@@ -55,7 +55,7 @@ def round3_cases(d: Path, Case) -> list:
     (bad_man / "manifest.json").write_text("[1, 2]")
     inc = d / "r3-incomplete"
     if not inc.exists():
-        from engine.geometry import enumerate_to_dir
+        from logitgeom.geometry import enumerate_to_dir
 
         enumerate_to_dir([[1, 0], [0, 1], [1, 1]], inc, progress=False)
         man = json.loads((inc / "manifest.json").read_text())

@@ -1,7 +1,7 @@
 """The valid and invalid examples of the rank-bracket and stability kinds (SPEC.md, section 12).
 
 Small instances (m = 3 cyclic targets, 20 decimal digits), emitted by the engine
-(``engine.certify.rank``, ``engine.certify.stability``: a solver proposes, the checker
+(``logitgeom.certify.rank``, ``logitgeom.certify.stability``: a solver proposes, the checker
 decides), each invalid file one documented change of a valid one.
 
 Run:  .venv/bin/python scripts/make_beyond_examples.py
@@ -19,14 +19,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates.api import check  # noqa: E402
-from engine.certify.common import dumps  # noqa: E402
-from engine.convex.lowrank import rank_certificate  # noqa: E402
-from engine.convex.problem import LayerPeeled  # noqa: E402
-from engine.convex.stability import stability_certificate  # noqa: E402
-from engine.convex.targets import cyclic_orbit  # noqa: E402
-from engine.symmetry import cyclic  # noqa: E402
-from engine.symmetry.group import column_action  # noqa: E402
+from logitgeom.certify.common import dumps  # noqa: E402
+from logitgeom.convex.lowrank import rank_certificate  # noqa: E402
+from logitgeom.convex.problem import LayerPeeled  # noqa: E402
+from logitgeom.convex.stability import stability_certificate  # noqa: E402
+from logitgeom.convex.targets import cyclic_orbit  # noqa: E402
+from logitgeom.symmetry import cyclic  # noqa: E402
+from logitgeom.symmetry.group import column_action  # noqa: E402
+from logitgeom_certificates.api import check  # noqa: E402
 
 EX = ROOT / "certificates" / "examples"
 F = Fraction

@@ -13,8 +13,8 @@ import copy
 import math
 from fractions import Fraction
 
-from certificates import check_bracket as cb
-from certificates.api import bracket_bounds
+from logitgeom_certificates import check_bracket as cb
+from logitgeom_certificates.api import bracket_bounds
 
 _GRID = 10 ** 12
 
@@ -147,7 +147,7 @@ def forged_inactive() -> dict[str, dict]:
     added: a 4 x 6 target with zeros (the budget is always active there) and a 3 x 3
     full-support target at rho = 0.999 x its free radius (just active).  The checker never
     accepts the claim (it is not verifiable from the file), so both are invalid examples."""
-    from engine.convex.problem import LayerPeeled
+    from logitgeom.convex.problem import LayerPeeled
 
     zeros = [["1/2", "0", "1/4", "0", "1", "1/3"], ["1/2", "1/2", "1/4", "0", "0", "1/3"],
              ["0", "1/2", "1/4", "1/2", "0", "1/3"], ["0", "0", "1/4", "1/2", "0", "0"]]

@@ -20,9 +20,9 @@ from make_bracket_examples import valid as bracket_valid  # noqa: E402
 from make_family_examples import invalid as family_invalid  # noqa: E402
 from make_family_examples import valid as family_valid  # noqa: E402
 
-from certificates.check import check  # noqa: E402
-from engine import emit  # noqa: E402
-from engine.audit import examples as audit_examples  # noqa: E402
+from logitgeom import emit  # noqa: E402
+from logitgeom.audit import examples as audit_examples  # noqa: E402
+from logitgeom_certificates.check import check  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 H = emit.header

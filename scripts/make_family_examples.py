@@ -16,10 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certificates.check import check  # noqa: E402
-from engine import emit  # noqa: E402
-from engine.convex.family import minority_program  # noqa: E402
-from engine.convex.minority import minority_point  # noqa: E402
+from logitgeom import emit  # noqa: E402
+from logitgeom.convex.family import minority_program  # noqa: E402
+from logitgeom.convex.minority import minority_point  # noqa: E402
+from logitgeom_certificates.check import check  # noqa: E402
 
 OUT = ROOT / "certificates" / "examples"
 
@@ -64,7 +64,7 @@ def _unequal_budgets(thm: dict) -> dict:
     """The collapse theorem's shape on a program whose minority budgets differ (valid parts)."""
     from fractions import Fraction
 
-    from engine.convex.family import LayerPeeledFamily
+    from logitgeom.convex.family import LayerPeeledFamily
 
     w = [Fraction(x) for x in thm["parts"][0]["weights"]]
     parts = []

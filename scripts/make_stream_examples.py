@@ -16,8 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from engine.emit import dumps, stream_certificate
-from engine.geometry import enumerate_to_dir
+from logitgeom.emit import dumps, stream_certificate
+from logitgeom.geometry import enumerate_to_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "certificates" / "examples"

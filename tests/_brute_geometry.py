@@ -1,6 +1,6 @@
 """Brute-force references for the counting tests: exact LPs (cdd.gmp) over all sign vectors.
 
-Only for tiny inputs (2^m sign vectors).  Independent of engine.exact.lattice.
+Only for tiny inputs (2^m sign vectors).  Independent of logitgeom.exact.lattice.
 """
 
 from __future__ import annotations

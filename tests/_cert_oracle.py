@@ -2,7 +2,7 @@
 
 Used by the tamper and property tests: when the checker *accepts* a (possibly tampered)
 certificate, :func:`claim_true` must confirm the claim with the exact engine
-(``engine.exact.lp``, ``engine.exact.lattice``) and sympy, never with the checker's code.
+(``logitgeom.exact.lp``, ``logitgeom.exact.lattice``) and sympy, never with the checker's code.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from itertools import combinations
 
 import sympy
 
-from engine.exact.lattice import count_rankings_exact, count_regions_exact
-from engine.exact.lp import decide
+from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact
+from logitgeom.exact.lp import decide
 
 
 def _m(M):

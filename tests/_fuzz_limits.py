@@ -78,7 +78,7 @@ def run_own_peak(args: list[str], *, cpu: int = CPU_LIMIT, mem: int | None = 2 <
     import tempfile
     import time
 
-    cmd = [sys.executable, "-m", "engine", *args]
+    cmd = [sys.executable, "-m", "logitgeom", *args]
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
         p = subprocess.Popen(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL,
                              preexec_fn=_limits(cpu, mem), env=env())

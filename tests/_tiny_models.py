@@ -1,4 +1,4 @@
-"""Tiny local models for the engine.models tests, built once per session (no network).
+"""Tiny local models for the logitgeom.models tests, built once per session (no network).
 
 * a byte-level BPE ``tokenizer.json`` trained on a few sentences about weekdays, so each
   " Weekday" is one token while e.g. "Wednesday" (no space) and "Zebrafish" are several;
@@ -124,7 +124,7 @@ def tiny_lm() -> Path:
 
 
 # --------------------------------------------------------------------------- a model zoo
-#: every word of the symmetry paper's real-model rows (engine.reproduce._real_models)
+#: every word of the symmetry paper's real-model rows (logitgeom.reproduce._real_models)
 PAPER_WORDS = ["fork", "knife", "plate", "cup", "glass", "car", "bus", "bicycle", "train",
                "red", "yellow", "blue", "orange", "green", "purple", *DAYS]
 

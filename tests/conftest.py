@@ -13,7 +13,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 def pytest_collection_modifyitems(config, items):
-    from engine.convex.solvers import mosek_licensed
+    from logitgeom.convex.solvers import mosek_licensed
 
     if mosek_licensed():
         return

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from certificates import check_audit
-from certificates.check import check
-from certificates.check_audit import check_file
-from engine.audit import audit_argmax
-from engine.audit.decide import Options, confirm_witness, rounding_bound
-from engine.audit.head import HeadSpec, open_head
-from engine.errors import InvalidInput
-from engine.geometry import argmaxable
+from logitgeom.audit import audit_argmax
+from logitgeom.audit.decide import Options, confirm_witness, rounding_bound
+from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.errors import InvalidInput
+from logitgeom.geometry import argmaxable
+from logitgeom_certificates import check_audit
+from logitgeom_certificates.check import check
+from logitgeom_certificates.check_audit import check_file
 
 
 def planted_head(k=24, d=4, seed=0, bias=False):
@@ -182,8 +182,8 @@ def test_checker_rejects_box_witness_outside_the_radius():
 
 
 def test_files_shards_hashes_and_resume(tmp_path, monkeypatch):
-    import engine.audit.run as run_mod
-    import engine.audit.source as src_mod
+    import logitgeom.audit.run as run_mod
+    import logitgeom.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
     monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)  # reference the .npy, as for LM heads
@@ -261,7 +261,7 @@ def test_safetensors_model_folder_and_cli(tmp_path, capsys):
     hb = json.dumps(header).encode()
     with open(model / "model.safetensors", "wb") as fh:
         fh.write(struct.pack("<Q", len(hb)) + hb + W.tobytes() + b.tobytes())
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     out = tmp_path / "out"
     assert main(["audit-argmax", str(model), "--bias", "--out", str(out), "--no-progress",
@@ -281,8 +281,8 @@ def test_safetensors_model_folder_and_cli(tmp_path, capsys):
 
 
 def test_check_audit_cli_sample(tmp_path, capsys, monkeypatch):
-    import engine.audit.run as run_mod
-    import engine.audit.source as src_mod
+    import logitgeom.audit.run as run_mod
+    import logitgeom.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
     monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)
@@ -353,8 +353,8 @@ def test_check_audit_as_a_module_resolves_files(tmp_path, monkeypatch):
     import subprocess
     import sys
 
-    import engine.audit.run as run_mod
-    import engine.audit.source as src_mod
+    import logitgeom.audit.run as run_mod
+    import logitgeom.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
     monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)
@@ -362,7 +362,7 @@ def test_check_audit_as_a_module_resolves_files(tmp_path, monkeypatch):
     np.save(tmp_path / "W.npy", W)
     audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
     root = Path(__file__).resolve().parents[1]
-    run = subprocess.run([sys.executable, "-m", "certificates.check_audit",
+    run = subprocess.run([sys.executable, "-m", "logitgeom_certificates.check_audit",
                           str(tmp_path / "o" / "audit.json"), "--sample", "2"],
                          cwd=tmp_path.parent, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
@@ -379,8 +379,8 @@ def test_unknown_fields_and_work_budget(tmp_path, monkeypatch):
     bad["radius_"] = "1"
     assert check(bad).failed_check == "schema"
     # a full check of a big head is refused by the budget; a chosen sample is checked
-    import engine.audit.run as run_mod
-    import engine.audit.source as src_mod
+    import logitgeom.audit.run as run_mod
+    import logitgeom.audit.source as src_mod
 
     monkeypatch.setattr(run_mod, "INLINE_ENTRIES", 100)
     monkeypatch.setattr(src_mod, "INLINE_ENTRIES", 100)
@@ -394,7 +394,7 @@ def test_unknown_fields_and_work_budget(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- inputs
 def _check_dir(out):
-    from engine.certify.audit import self_check
+    from logitgeom.certify.audit import self_check
 
     v = self_check(out / "audit.json")
     assert v.ok, v
@@ -550,7 +550,7 @@ def test_torch_bin_weights_only(tmp_path):
 
 
 def test_cli_o_alias_and_labels_file(tmp_path, capsys):
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     W, _ = planted_head(k=12, d=3, seed=6)
     np.save(tmp_path / "W.npy", W)
@@ -567,7 +567,7 @@ def test_a_block_too_large_for_one_shard_file_is_split(tmp_path, monkeypatch):
     """A block whose records exceed SHARD_BYTES goes to several shard files (split between
     records, in label order): the certificate lists them all, the checker accepts it, a
     resumed run leaves the files as they are, and losing one part recomputes the block."""
-    import engine.audit.run as run_mod
+    import logitgeom.audit.run as run_mod
 
     monkeypatch.setattr(run_mod, "SHARD_BYTES", 2000)
     W, _ = planted_head(k=120, d=4, seed=6)

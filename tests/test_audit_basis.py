@@ -1,5 +1,5 @@
-"""Exact basis solve and repair of the audit's never-proofs (engine.audit.basis), and the
-integer helpers of engine.exact.intmat they use (issue 30, "hard labels in seconds")."""
+"""Exact basis solve and repair of the audit's never-proofs (logitgeom.audit.basis), and the
+integer helpers of logitgeom.exact.intmat they use (issue 30, "hard labels in seconds")."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import engine.exact.intmat as intmat
-from engine.audit.basis import basis_never, basis_weights, repair
-from engine.audit.decide import decide_block
-from engine.audit.head import HeadSpec, open_head
-from engine.audit.proofs import Options, check_multipliers
+import logitgeom.exact.intmat as intmat
+from logitgeom.audit.basis import basis_never, basis_weights, repair
+from logitgeom.audit.decide import decide_block
+from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.audit.proofs import Options, check_multipliers
 
 
 @pytest.mark.parametrize("flint", [True, False])
@@ -116,7 +116,7 @@ def test_lp_basis_repaired_exactly_at_large_width():
     """The cutting-plane LP's path: a full basis (d + 1 rows, support x d beyond the cdd
     repair's size) whose exact weights have a negative entry is repaired by exact pivots
     with the LP's active rows as candidates (stage ``lp-repair``)."""
-    from engine.audit.decide import _gordan_from
+    from logitgeom.audit.decide import _gordan_from
 
     d = 100
     rng = np.random.default_rng(5)
@@ -142,9 +142,9 @@ def test_repaired_proof_is_written_and_checked_by_the_stdlib_checker(tmp_path, m
     import hashlib
     import json
 
-    import engine.audit.wolfe as wolfe
-    from certificates import check_audit
-    from engine.audit import audit_argmax
+    import logitgeom.audit.wolfe as wolfe
+    from logitgeom.audit import audit_argmax
+    from logitgeom_certificates import check_audit
 
     d = 6
     rng = np.random.default_rng(1)

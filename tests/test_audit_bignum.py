@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from certificates import kernel as K
-from certificates.bigint import int_to_str, str_to_int
-from certificates.errors import Fail
-from certificates.meter import budget
-from engine.audit import audit_argmax
-from engine.exact.numbers import fraction_to_str
+from logitgeom.audit import audit_argmax
+from logitgeom.exact.numbers import fraction_to_str
+from logitgeom_certificates import kernel as K
+from logitgeom_certificates.bigint import int_to_str, str_to_int
+from logitgeom_certificates.errors import Fail
+from logitgeom_certificates.meter import budget
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +57,7 @@ def _big_never_head(d: int = 360, spread: int = 24, seed: int = 3) -> np.ndarray
 
 
 def _check_cli(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "certificates.check_audit", str(path),
+    return subprocess.run([sys.executable, "-m", "logitgeom_certificates.check_audit", str(path),
                            "--sample", "0"], cwd=ROOT, capture_output=True, text=True,
                           env={"PYTHONPATH": str(ROOT)})
 
@@ -109,7 +109,7 @@ def test_small_file_with_long_multipliers_is_judged_under_the_default_budget():
             "records": [{"label": 3, "all": {"verdict": "never", "rows": [0, 1, 2],
                                              "multipliers": [m, m, m]}}]}
     assert len(json.dumps(cert)) < 15_000
-    from certificates.api import check
+    from logitgeom_certificates.api import check
 
     v = check(cert)
     assert not v.ok and v.failed_check == "number"  # 4,501 digits > the rows' bound

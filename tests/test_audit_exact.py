@@ -2,7 +2,7 @@
 
 Every case must end with 0 undecided labels, a certificate the stdlib checker accepts, and
 verdicts equal to an independent exact oracle (one exact LP over *all* rows per label,
-``engine.exact.lp.decide`` on ``cdd.gmp``: no floats, no active sets, no screens).
+``logitgeom.exact.lp.decide`` on ``cdd.gmp``: no floats, no active sets, no screens).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certificates.check import check
-from engine.audit import Options, audit_argmax
-from engine.exact.lp import decide
+from logitgeom.audit import Options, audit_argmax
+from logitgeom.exact.lp import decide
+from logitgeom_certificates.check import check
 
 
 def oracle(W, b, k) -> str:
@@ -50,7 +50,7 @@ def planted_triangles(k=3000, d=32, n=25, seed=0):
 
 
 def test_3000_by_32_float32_with_25_rows_on_triangles(tmp_path):
-    from certificates.check_audit import check_file
+    from logitgeom_certificates.check_audit import check_file
 
     W, lab = planted_triangles()
     r = audit_argmax(W, progress=False, out=tmp_path / "o")
@@ -142,7 +142,7 @@ def test_box_domain_exact_completion():
 
 
 def test_pure_python_back_end_gives_the_same_proofs(monkeypatch):
-    import engine.exact.intmat as im
+    import logitgeom.exact.intmat as im
 
     W, _ = planted_triangles(k=60, d=5, n=8, seed=7)
     r1 = audit_argmax(W, progress=False)

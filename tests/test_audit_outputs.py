@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.audit import audit_argmax
-from engine.audit.report import marked, table_rows
-from engine.errors import InvalidInput
+from logitgeom.audit import audit_argmax
+from logitgeom.audit.report import marked, table_rows
+from logitgeom.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,19 +39,19 @@ def test_a_part_is_named_by_its_labels_never_all(tmp_path):
                               for v in ("argmaxable", "never", "undecided")}}
     p = tmp_path / "part.json"
     p.write_text(json.dumps(cert))
-    for module in ("certificates.check", "certificates.check_audit"):
+    for module in ("logitgeom_certificates.check", "logitgeom_certificates.check_audit"):
         out = _cli(module, str(p))
         assert out.returncode == 0, out.stdout + out.stderr
         assert "labels 0-48 of a 50-row head" in out.stdout and "all labels" not in out.stdout
     full = tmp_path / "full.json"
     full.write_text(json.dumps(res.certificate()))
-    assert "all 50 labels of a 50-row head" in _cli("certificates.check", str(full)).stdout
+    assert "all 50 labels of a 50-row head" in _cli("logitgeom_certificates.check", str(full)).stdout
 
 
 def test_explain_lists_never_labels_of_sharded_output_and_what_is_not_covered(tmp_path):
     out = tmp_path / "o"
     audit_argmax(_head(), out=out, progress=False, block_size=16)
-    r = _cli("certificates.check", "--explain", str(out / "audit.json"))
+    r = _cli("logitgeom_certificates.check", "--explain", str(out / "audit.json"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"never argmaxable: [0-9, ]*\b7\b", r.stdout), r.stdout
     assert "summary.json, labels.csv" in r.stdout and "carry no hash" in r.stdout
@@ -69,7 +69,7 @@ def test_small_npy_head_is_inlined_so_a_copied_folder_checks(tmp_path):
     shutil.copytree(tmp_path / "o", tmp_path / "elsewhere" / "copy")
     p.unlink()
     shutil.rmtree(tmp_path / "o")
-    r = _cli("certificates.check", str(tmp_path / "elsewhere" / "copy" / "audit.json"))
+    r = _cli("logitgeom_certificates.check", str(tmp_path / "elsewhere" / "copy" / "audit.json"))
     assert r.returncode == 0, r.stdout + r.stderr
 
 

@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from certificates.check import check
-from certificates.check_audit import check_file
-from engine.audit import audit_argmax
-from engine.audit.decide import confirm_witness, decide_block
-from engine.audit.head import HeadSpec, open_head
-from engine.audit.proofs import Options, violations
-from engine.audit.screen import columns_proven, scale_interval, screen_block
-from engine.geometry import argmaxable
-from engine.run.executor import make_executor
+from logitgeom.audit import audit_argmax
+from logitgeom.audit.decide import confirm_witness, decide_block
+from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.audit.proofs import Options, violations
+from logitgeom.audit.screen import columns_proven, scale_interval, screen_block
+from logitgeom.geometry import argmaxable
+from logitgeom.run.executor import make_executor
+from logitgeom_certificates.check import check
+from logitgeom_certificates.check_audit import check_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -156,7 +156,7 @@ def test_decide_block_and_the_two_phase_run_agree(tmp_path):
 
     build_head(tmp_path / "m", 400, 24, 12, "faces", seed=3)
     spec_run = audit_argmax(tmp_path / "m", progress=False, block_size=64)
-    from engine.audit.source import load_source
+    from logitgeom.audit.source import load_source
 
     src = load_source(tmp_path / "m", work=tmp_path, out_dir=None)
     h = open_head(src.spec)
@@ -173,7 +173,7 @@ def test_hardest_first_and_same_bytes_with_two_workers(tmp_path, monkeypatch):
     certificate and shards are byte-identical with a serial run and two worker processes."""
     from bench_audit_faces import build_head
 
-    import engine.audit.run as run_mod
+    import logitgeom.audit.run as run_mod
 
     planted = build_head(tmp_path / "m", 600, 32, 12, "faces", seed=5)
     order = []
@@ -223,7 +223,7 @@ def _bias_face_head(seed: int, k: int = 120, d: int = 6):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_bias_labels_through_the_homogenised_wolfe(seed, monkeypatch):
-    import engine.audit.decide as homog
+    import logitgeom.audit.decide as homog
 
     W, b = _bias_face_head(seed)
     calls = []

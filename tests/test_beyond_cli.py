@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from certificates.api import check
-from engine.cli.main import main
+from logitgeom.cli.main import main
+from logitgeom_certificates.api import check
 
 
 def _write(path, rows):

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import certificates._render
-import certificates.check
-import engine.emit
-import engine.reproduce.paper
-from certificates.check import check, check_file, main
-from certificates.kernel import base_dir
+import logitgeom.emit
+import logitgeom.reproduce.paper
+import logitgeom_certificates._render
+import logitgeom_certificates.check
+from logitgeom_certificates.check import check, check_file, main
+from logitgeom_certificates.kernel import base_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "certificates" / "examples"
@@ -37,7 +37,7 @@ def _expected(p: Path) -> str:
 
 def test_examples_exist():
     kinds = {json.loads(p.read_text())["kind"] for p in VALID}
-    assert kinds == set(certificates.check.KINDS)
+    assert kinds == set(logitgeom_certificates.check.KINDS)
     assert len(INVALID) >= 25
 
 
@@ -74,7 +74,7 @@ def test_exit_codes(capsys):
 
 
 def test_cli_check_calls_the_checker(capsys):
-    from engine.cli.main import main as cli
+    from logitgeom.cli.main import main as cli
 
     assert cli(["check", str(EXAMPLES / "valid-translation.json"), "--explain"]) == 0
     out = capsys.readouterr().out
@@ -100,7 +100,7 @@ class Blocker:
         return None
 sys.meta_path.insert(0, Blocker())
 sys.path.insert(0, sys.argv[1])
-from certificates.check import main
+from logitgeom_certificates.check import main
 code = main(sys.argv[2:])
 leaked = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
 assert not leaked, leaked
@@ -118,7 +118,7 @@ def test_checker_runs_on_stdlib_alone():
                           str(EXAMPLES / "invalid-count.json"), "--latex"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "failed_check=count" in run.stdout, run.stderr
-    run = subprocess.run([sys.executable, "-m", "certificates.check", str(VALID[0])], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "logitgeom_certificates.check", str(VALID[0])], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
 
@@ -134,14 +134,14 @@ def test_checker_runs_as_a_script_by_path(tmp_path):
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
 def test_explain_and_latex_render(path):
     c = json.loads(path.read_text())
-    text = certificates._render.explain(c)
+    text = logitgeom_certificates._render.explain(c)
     assert text.startswith("Claim: ") and ("W" in text)
-    tex = certificates._render.latex(c)
+    tex = logitgeom_certificates._render.latex(c)
     assert "\\begin{pmatrix}" in tex and "\\paragraph{Claim.}" in tex
 
 
-@pytest.mark.parametrize("mod", [certificates.check, certificates._render, engine.emit,
-                                 engine.reproduce.paper], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render, logitgeom.emit,
+                                 logitgeom.reproduce.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0
@@ -163,8 +163,8 @@ def test_semantics_moebius_and_count_agree_with_the_engine():
     import random
     from fractions import Fraction
 
-    from certificates import semantics as sm
-    from engine.exact.lattice import count_rankings_exact, count_regions_exact, flats
+    from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact, flats
+    from logitgeom_certificates import semantics as sm
 
     rng = random.Random(5)
     for _ in range(25):
@@ -201,9 +201,9 @@ def test_lattice_generation_rejects_every_tampered_list():
     import random
     from fractions import Fraction
 
-    from certificates import semantics as sm
-    from certificates.errors import Fail
-    from engine.exact.lattice import count_regions_exact, flats
+    from logitgeom.exact.lattice import count_regions_exact, flats
+    from logitgeom_certificates import semantics as sm
+    from logitgeom_certificates.errors import Fail
 
     rng = random.Random(11)
     tried = 0
@@ -340,7 +340,7 @@ def _audit(tmp_path, **change):
 
 
 def test_audit_labels_and_samples(tmp_path, capsys):
-    from certificates import check_audit
+    from logitgeom_certificates import check_audit
 
     p = _audit(tmp_path)
     assert check_audit.main([str(p), "--labels", "999999"]) == 1
@@ -409,16 +409,16 @@ def test_metered_work_bounds_every_file():
 
 def test_explain_uses_the_bytes_it_checked(monkeypatch, capsys):
     calls = []
-    import certificates.kernel
+    import logitgeom_certificates.kernel
 
-    real = certificates.kernel.load
-    monkeypatch.setattr(certificates.kernel, "load", lambda p: calls.append(p) or real(p))
+    real = logitgeom_certificates.kernel.load
+    monkeypatch.setattr(logitgeom_certificates.kernel, "load", lambda p: calls.append(p) or real(p))
     assert main([str(VALID[0]), "--explain"]) == 0
     assert len(calls) == 1
 
 
 def test_broken_pipe_is_quiet():
     files = [str(p) for p in VALID]
-    run = subprocess.run(f"{sys.executable} -m certificates.check {' '.join(files)} | head -1",
+    run = subprocess.run(f"{sys.executable} -m logitgeom_certificates.check {' '.join(files)} | head -1",
                          shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certificates.check import check, check_file
-from engine import emit
-from engine.cli.main import main
-from engine.errors import EngineError, InvalidInput
+from logitgeom import emit
+from logitgeom.cli.main import main
+from logitgeom.errors import EngineError, InvalidInput
+from logitgeom_certificates.check import check, check_file
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _cert_oracle import claim_true  # noqa: E402
@@ -94,7 +94,7 @@ def test_pattern_certificate_from_a_result_object():
                           complete=True, patterns=((0,), (1,), (2,)), witnesses=None)
     with pytest.raises(InvalidInput, match="complete rankings"):
         emit.pattern_certificate(top)  # a top-t claim is proved through the full R(W)
-    from engine.geometry import ranking_pattern
+    from logitgeom.geometry import ranking_pattern
 
     c = emit.pattern_certificate(top, full=ranking_pattern(top.W))
     assert check(c).ok and c["top"] == 1
@@ -105,12 +105,12 @@ def test_pattern_certificate_from_a_result_object():
 
 
 def test_engine_results_certify_when_available():
-    from engine.geometry import sign_pattern
+    from logitgeom.geometry import sign_pattern
 
     res = sign_pattern([[1, 0], [0, 1], [1, 1]])  # every engine result certifies itself
     c = res.certificate()
     assert check(c).ok and len(c["patterns"]) == 6
-    from engine.geometry import ranking_pattern
+    from logitgeom.geometry import ranking_pattern
 
     W, b = [[1, 0], [1, 0], [0, 1], [0, 0]], [0, 0, 1, 2]  # a tie and a constant row
     for top in (None, 1, 2):
@@ -125,7 +125,7 @@ def test_engine_results_certify_when_available():
 def test_result_certificates_reuse_the_enumeration_witnesses():
     """.certificate() writes the witnesses the enumeration found (no LP per pattern), each
     verified exactly: a forged witness is refused as an engine bug, never written."""
-    from engine.geometry import argmaxable, ranking_pattern, sign_pattern
+    from logitgeom.geometry import argmaxable, ranking_pattern, sign_pattern
 
     W, b = [[3, 1], [1, 3], [-2, 1], [1, -5]], ["1/2", 0, 1, -1]
     for res in (sign_pattern(W, bias=b), ranking_pattern(W, bias=b)):
@@ -280,7 +280,7 @@ def test_accepted_implies_true(data):
 
 
 def test_argmax_certificate_matches_engine():
-    from engine.geometry import argmaxable
+    from logitgeom.geometry import argmaxable
 
     for W, b in (([[1], [0], [-1]], None), ([[1, 0], [1, 0], [0, 1], [0, 0]], [0, 0, 1, 2]),
                  ([[5, 0], [4, 4], [0, 2], [-4, 4], [-5, 0]], None)):
@@ -308,10 +308,10 @@ _HAND_HEADERS: set[str] = set()
 
 
 def test_format_and_version_are_written_in_one_place():
-    """engine.certify.common.header is the one place the engine writes the format string
+    """logitgeom.certify.common.header is the one place the engine writes the format string
     and the version (read from the checker's own constants)."""
-    from certificates.check import FORMAT, VERSION
-    from engine.certify.common import header
+    from logitgeom.certify.common import header
+    from logitgeom_certificates.check import FORMAT, VERSION
 
     assert header("x") == {"format": FORMAT, "version": VERSION, "kind": "x"}
     root = Path(__file__).resolve().parents[1]

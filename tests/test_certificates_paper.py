@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from certificates.check import check, check_file
-from engine import emit
+from logitgeom import emit
+from logitgeom_certificates.check import check, check_file
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _cert_oracle import claim_true  # noqa: E402
@@ -54,7 +54,7 @@ def _meaning(c):
 def test_certify_paper_regenerates_the_committed_meaning(tmp_path):
     """`logitgeom certify paper` (the engine's own path) writes certificates that check and
     claim exactly what the committed files claim; witnesses may differ, bytes may differ."""
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     assert main(["certify", "paper", "--out", str(tmp_path), "--no-progress"]) == 0
     made = sorted(tmp_path.glob("*.json"))
@@ -66,7 +66,7 @@ def test_certify_paper_regenerates_the_committed_meaning(tmp_path):
 
 
 def test_paper_certificates_are_deterministic():
-    from engine.reproduce.paper import paper_certificates
+    from logitgeom.reproduce.paper import paper_certificates
 
     first, second = paper_certificates(progress=False), paper_certificates(progress=False)
     assert {n: emit.dumps(c) for n, c in first.items()} == \

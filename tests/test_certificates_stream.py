@@ -12,11 +12,11 @@ import os
 
 import pytest
 
-from certificates.check import check, check_file
-from certificates.check_stream import shard_of
-from engine.cli.main import main as cli
-from engine.emit import dumps, stream_certificate
-from engine.geometry import enumerate_to_dir, ranking_pattern, sign_pattern
+from logitgeom.cli.main import main as cli
+from logitgeom.emit import dumps, stream_certificate
+from logitgeom.geometry import enumerate_to_dir, ranking_pattern, sign_pattern
+from logitgeom_certificates.check import check, check_file
+from logitgeom_certificates.check_stream import shard_of
 
 W = [[1, 0], [0, 1], [1, 1], [2, -1]]
 B = [0, 1, -1, 2]
@@ -128,9 +128,9 @@ def test_cli_from_dir(tmp_path):
 
 # ------------------------------------------------ the integer fast path of shard lines
 def _generic(lc_model, line):
-    from certificates import kernel as K
-    from certificates import semantics as sem
-    from certificates.errors import Fail
+    from logitgeom_certificates import kernel as K
+    from logitgeom_certificates import semantics as sem
+    from logitgeom_certificates.errors import Fail
 
     Wi, bi, ranking = lc_model
     try:
@@ -148,8 +148,8 @@ def test_fast_line_check_agrees_with_the_general_path(ranking):
     import random
     from fractions import Fraction
 
-    from certificates.meter import budget
-    from certificates.stream_lines import LineCheck
+    from logitgeom_certificates.meter import budget
+    from logitgeom_certificates.stream_lines import LineCheck
 
     rng = random.Random(11)
     accepted = fast = 0
@@ -220,7 +220,7 @@ def test_sample_and_workers_and_default_budget(tmp_path, capsys):
     """--sample N checks every line's structure and N witnesses (and says so); --workers 2
     gives the same verdict; the default budget accepts, a tiny explicit one does not."""
     c, out = _cert(tmp_path)
-    from certificates.check import main
+    from logitgeom_certificates.check import main
 
     assert main([str(out), "--workers", "2"]) == 0
     assert main([str(out), "--sample", "2"]) == 0
@@ -249,9 +249,9 @@ def test_self_check_bounds_the_work_of_a_full_check(tmp_path):
     the metered work of the full check (sign vectors with an affine bias, and rankings)."""
     import json
 
-    from certificates.api import check_file
-    from engine.certify.stream import self_check, stream_certificate
-    from engine.geometry import enumerate_to_dir
+    from logitgeom.certify.stream import self_check, stream_certificate
+    from logitgeom.geometry import enumerate_to_dir
+    from logitgeom_certificates.api import check_file
 
     W = [[3, -1, 2], [1, 4, -2], [-2, 1, 5], [5, 2, 1], [1, -3, -1]]
     for name, kw in (("s", {"bias": [1, -2, 0, 3, -1]}), ("r", {"kind": "ranking"})):

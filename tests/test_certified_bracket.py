@@ -22,11 +22,11 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certificates.check import check
-from engine.certify.convex import bracket_certificate, orbital_average, theorem_certificate
-from engine.convex import LayerPeeled, cyclic_orbit, group_orbit
-from engine.errors import InexactResult, InvalidInput
-from engine.symmetry import symmetric
+from logitgeom.certify.convex import bracket_certificate, orbital_average, theorem_certificate
+from logitgeom.convex import LayerPeeled, cyclic_orbit, group_orbit
+from logitgeom.errors import InexactResult, InvalidInput
+from logitgeom.symmetry import symmetric
+from logitgeom_certificates.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
 WEEKDAYS = ["0", "1/2", "1/4", "1/8", "1/16", "1/32", "1/32"]
@@ -300,7 +300,7 @@ def test_every_reduction_certifies():
     for method in ("full", "etf", "orbit", "circulant"):
         kw = {}
         if method == "orbit":
-            from engine.symmetry import detect_symmetry
+            from logitgeom.symmetry import detect_symmetry
 
             gens = [list(map(int, g)) for g in detect_symmetry(lp.Y).action.row_generators]
             kw = {"generators": gens}
@@ -326,8 +326,8 @@ def test_etf_theorem_certificate_and_explain(capsys, tmp_path):
     part = sol.certificate(eps="1/100000000")
     thm = theorem_certificate("transitive-etf", part, label="Thms 2-3")
     assert check(thm).ok and claim_true(thm) is True
-    from engine.cli.main import main
-    from engine.emit import dumps
+    from logitgeom.cli.main import main
+    from logitgeom.emit import dumps
 
     f = tmp_path / "thm.json"
     f.write_text(dumps(thm))
@@ -374,7 +374,7 @@ def test_orbital_average_is_invariant():
 
 
 def test_cli_certify_solve(tmp_path, capsys):
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     y = tmp_path / "y.csv"
     y.write_text("0,1/2,1/2\n1/2,0,1/2\n1/2,1/2,0\n")

@@ -9,12 +9,12 @@ from fractions import Fraction
 
 import pytest
 
-import certificates.api as capi
-from certificates.api import check
-from engine.convex import LayerPeeled
-from engine.convex.certified import Form, bracket_check_work, certified_solve, orbit_form
-from engine.errors import InvalidInput
-from engine.symmetry import affine_line, cyclic, orbit_bases, orbit_targets, parse_group
+import logitgeom_certificates.api as capi
+from logitgeom.convex import LayerPeeled
+from logitgeom.convex.certified import Form, bracket_check_work, certified_solve, orbit_form
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry import affine_line, cyclic, orbit_bases, orbit_targets, parse_group
+from logitgeom_certificates.api import check
 
 AGL_BASE = ["1/2", "1/4", "1/8", "1/8", "0"]
 
@@ -93,7 +93,7 @@ def test_certify_solve_writes_the_orbit_form_over_the_default_budget(tmp_path, m
                                                                        capsys):
     """The CLI path, with the default budget patched down (the real M11 case is the slow
     test below)."""
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     y = tmp_path / "Y.csv"
     _write_csv(y, _agl_Y())
@@ -117,7 +117,7 @@ def test_the_m11_target_gets_the_orbit_form(tmp_path, capsys):
     """11 x 7,920, the orbit of one column under M11: the full bracket (9.5 MB) would take
     29 million units to check; the orbit bracket is written instead and checks within the
     default budget (about 8 CPU s on the shared machine)."""
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     G = parse_group("M11")
     base = [Fraction(k + 1, 66) for k in range(11)]

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from sympy.combinatorics import Permutation, PermutationGroup
 from test_certified_bracket import claim_true
 
-from certificates.check import check
-from certificates.check_bracket import group_order
-from engine.certify.convex import orbit_bracket_certificate
+from logitgeom.certify.convex import orbit_bracket_certificate
+from logitgeom_certificates.check import check
+from logitgeom_certificates.check_bracket import group_order
 
 S4 = [[1, 0, 2, 3], [1, 2, 3, 0]]
 
@@ -165,7 +165,7 @@ def _alpha(y, kappa):
 
 
 def test_orbit_part_in_a_theorem(s4):
-    from engine.certify.convex import theorem_certificate
+    from logitgeom.certify.convex import theorem_certificate
 
     thm = theorem_certificate("transitive-etf", s4, label="Thms 2-3, implicit S_4 orbit")
     assert check(thm).ok

@@ -8,9 +8,9 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from engine.convex import LayerPeeled
-from engine.convex import solvers as S
-from engine.errors import TooLarge
+from logitgeom.convex import LayerPeeled
+from logitgeom.convex import solvers as S
+from logitgeom.errors import TooLarge
 
 
 def test_memory_estimate_and_refusal(monkeypatch):

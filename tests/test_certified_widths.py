@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 from _groups import diagonal, quaternion_group
 
-from certificates.check import check
-from engine.convex import LayerPeeled
-from engine.errors import InvalidInput
-from engine.symmetry import as_group, orbit_targets, parse_group
-from engine.symmetry.constructors import group_from_text
-from engine.symmetry.named import mathieu, pgl2, psl2
+from logitgeom.convex import LayerPeeled
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry import as_group, orbit_targets, parse_group
+from logitgeom.symmetry.constructors import group_from_text
+from logitgeom.symmetry.named import mathieu, pgl2, psl2
+from logitgeom_certificates.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = Fraction(1, 10 ** 9)
@@ -167,7 +167,7 @@ def _isolated_check(tmp_path: Path, files: list[Path]) -> subprocess.CompletedPr
     lib = tmp_path / "lib"
     shutil.copytree(ROOT / "certificates", lib / "certificates",
                     ignore=shutil.ignore_patterns("__pycache__", "paper", "examples"))
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import certificates.check as c; "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import logitgeom_certificates.check as c; "
             "assert c.__file__.startswith(sys.argv[1]); "
             "assert not any(m == 'engine' or m.startswith('engine.') for m in sys.modules); "
             "sys.exit(c.main(sys.argv[2:]))")
@@ -176,7 +176,7 @@ def _isolated_check(tmp_path: Path, files: list[Path]) -> subprocess.CompletedPr
 
 
 def test_cli_normalize_group_file_and_orbit_bracket_checked_in_isolation(tmp_path, capsys):
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     rng = np.random.default_rng(0)
     yf = tmp_path / "float.csv"
@@ -217,7 +217,7 @@ def test_cli_normalize_group_file_and_orbit_bracket_checked_in_isolation(tmp_pat
 
 
 def test_solve_cli_takes_named_and_json_groups(tmp_path, capsys):
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     T = orbit_targets(psl2(7), [f"{k}/36" for k in range(1, 9)])
     yp = tmp_path / "psl.csv"
@@ -245,7 +245,7 @@ def test_orbit_target_shortcuts_agree_with_the_matrix_and_the_full_program(monke
     """The base-column sums (dual bound, free radius, entropy, tier score) of a large orbit
     target, forced here on a small one, and the ETF Z built from the bases, against the
     same quantities on the materialised matrix and the full nuclear-norm program."""
-    from engine.convex import solution as solution_mod
+    from logitgeom.convex import solution as solution_mod
 
     T = orbit_targets(parse_group("AGL5"), ["1/2", "1/4", "1/8", "1/16", "1/16"])
     ref = LayerPeeled(T.exact_Y(), 1, 4)
@@ -266,7 +266,7 @@ def test_orbit_target_shortcuts_agree_with_the_matrix_and_the_full_program(monke
 
 
 def test_symmetry_cli_takes_named_and_json_groups(capsys):
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     assert main(["symmetry", "gram", "PSL(2,7)"]) == 0
     assert "|G| = 168, m = 8, 2 classes" in capsys.readouterr().out

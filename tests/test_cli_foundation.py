@@ -7,15 +7,15 @@ import sys
 
 import pytest
 
-import engine
-from engine.cli.main import main
+import logitgeom
+from logitgeom.cli.main import main
 
 
 def test_version(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0
-    assert engine.__version__ in capsys.readouterr().out
+    assert logitgeom.__version__ in capsys.readouterr().out
 
 
 def test_help_lists_commands(capsys):
@@ -26,9 +26,9 @@ def test_help_lists_commands(capsys):
 
 
 def test_console_script_runs():
-    out = subprocess.run([sys.executable, "-m", "engine", "--version"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "logitgeom", "--version"], capture_output=True,
                          text=True, check=True).stdout
-    assert out.strip() == f"logitgeom {engine.__version__}"
+    assert out.strip() == f"logitgeom {logitgeom.__version__}"
 
 
 def test_demo_runs(capsys):
@@ -56,7 +56,7 @@ def test_closed_pipe_exits_quietly(tmp_path):
     r, w = os.pipe()
     os.close(r)  # every write to w now fails with EPIPE
     try:
-        run = subprocess.run([sys.executable, "-m", "engine", "patterns", "sign", str(W),
+        run = subprocess.run([sys.executable, "-m", "logitgeom", "patterns", "sign", str(W),
                               "--no-progress"], stdout=w, stderr=subprocess.PIPE, timeout=60)
     finally:
         os.close(w)

@@ -9,10 +9,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine import InvalidInput, SolverFailed
-from engine.cli.main import main
-from engine.convex import LayerPeeled, cyclic_orbit, predicted_geometry, solve_layer_peeled
-from engine.convex.reductions import REGISTRY, get_reduction
+from logitgeom import InvalidInput, SolverFailed
+from logitgeom.cli.main import main
+from logitgeom.convex import LayerPeeled, cyclic_orbit, predicted_geometry, solve_layer_peeled
+from logitgeom.convex.reductions import REGISTRY, get_reduction
 
 Y3 = np.array([[0.7, 0.2, 0.0, 0.3], [0.2, 0.5, 0.4, 0.3], [0.1, 0.3, 0.6, 0.4]])
 
@@ -150,6 +150,6 @@ def test_shape_mismatches_are_named():
     P = LayerPeeled(cyclic_orbit([0.5, 0.3, 0.2]), 1, 1)
     with pytest.raises(InvalidInput, match=r"generator 0 has degree 2 but 3 points"):
         P.solve("etf", group=[(1, 0)])
-    from engine.convex import dual_value
+    from logitgeom.convex import dual_value
     with pytest.raises(InvalidInput, match="A has shape"):
         dual_value(np.eye(2), np.eye(3), 1.0)

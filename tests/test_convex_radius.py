@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from engine.convex import LayerPeeled
-from engine.convex.loss import cross_entropy, softmax
+from logitgeom.convex import LayerPeeled
+from logitgeom.convex.loss import cross_entropy, softmax
 
 
 def nonconvex_min(Y, E_W, E_H, d, starts=6, seed=0):

@@ -7,16 +7,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import InvalidInput
-from engine.convex import (
+from logitgeom import InvalidInput
+from logitgeom.convex import (
     LayerPeeled,
     concat_blocks,
     cyclic_orbit,
     group_orbit,
     predicted_geometry,
 )
-from engine.convex.reductions.circulant import cyclic_classes
-from engine.symmetry import affine_line, symmetric
+from logitgeom.convex.reductions.circulant import cyclic_classes
+from logitgeom.symmetry import affine_line, symmetric
 
 RNG = np.random.default_rng(2026)
 

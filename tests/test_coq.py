@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from certificates.check import check
-from engine.cli.main import main as cli
-from engine.coq import (
+from logitgeom.cli.main import main as cli
+from logitgeom.coq import (
     LIBRARY,
     ExportError,
     compile_files,
@@ -26,6 +25,7 @@ from engine.coq import (
     export_certificate,
     export_files,
 )
+from logitgeom_certificates.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = sorted((ROOT / "certificates" / "paper").glob("*.json"))
@@ -237,7 +237,7 @@ def test_malformed_number_refused_by_export(name):
 
 # ------------------------------------------------------------------ argmax witnesses
 def _audit_cert(**fields) -> dict:
-    from engine.certify.common import header
+    from logitgeom.certify.common import header
 
     return {**header("argmax-audit"), **fields}
 
@@ -305,7 +305,7 @@ def test_audit_of_a_float32_head_with_bias_both_domains_compiles(tmp_path):
     assumes nothing but the primitive integers the head is read with."""
     import numpy as np
 
-    from engine.audit import audit_argmax
+    from logitgeom.audit import audit_argmax
 
     rng = np.random.default_rng(1)
     W = rng.standard_normal((12, 3)).astype(np.float32)
@@ -337,7 +337,7 @@ def test_paper_certificates_tampered_fail_in_coq(tmp_path):
 def test_affine_tied_and_zero_rows_compile(tmp_path):
     """Complete lists with a bias, tied labels, an identically zero row, a top-t claim, and
     a ranking refuted through a tied pair: exported and accepted by coqc."""
-    from engine import emit
+    from logitgeom import emit
 
     certs = {
         "rank_bias_tie": emit.complete_certificate([[1, 0], [0, 1], [1, 0], [-1, -1]], "ranking",
@@ -360,7 +360,7 @@ def test_affine_tied_and_zero_rows_compile(tmp_path):
 # ------------------------------------------------------------------ prefix trees
 def _lying_gordan(monkeypatch):
     """Make the (untrusted) generator answer every realised prefix with made-up multipliers."""
-    from engine.coq import _tree
+    from logitgeom.coq import _tree
 
     real = _tree.gordan
 
@@ -420,8 +420,8 @@ def test_thm_5_6_on_ten_labels_compiles(tmp_path):
     """``make demo``'s grid-n10-d2-thm-5.6.json: 10! candidate rankings and 2^45 candidate sign
     vectors of the 45 x 45 Gram matrix, proven complete by their prefix trees; a removed
     ranking is refused by the export."""
-    from engine import emit
-    from engine.geometry.grid import random_head
+    from logitgeom import emit
+    from logitgeom.geometry.grid import random_head
 
     cert = emit.grid_certificate(random_head(10, 2, 0), "thm-5.6")
     assert check(cert).ok

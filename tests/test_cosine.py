@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput
-from engine.geometry import (
+from logitgeom.errors import InvalidInput
+from logitgeom.geometry import (
     cosine_equal,
     cosine_matrix,
     difference_matrix,
@@ -156,8 +156,8 @@ def _parallel_with_sign(a, b):
 def test_lemma_3_3_any_a_b(W):
     """Lemma 3.3 holds for any a, b: some translation gives cos(w'_0, w'_1) = +1, exactly,
     and the stdlib checker accepts the translation certificate."""
-    from certificates.check import check
-    from engine.emit import translation_certificate
+    from logitgeom.emit import translation_certificate
+    from logitgeom_certificates.check import check
 
     Wt = translate(W, translation_for_cosine(W, 0, 1, 1))
     assert _parallel_with_sign(Wt[0], Wt[1]) == 1

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from _brute_geometry import brute_rankings, brute_regions
 
-from engine.errors import InvalidInput
-from engine.exact.lattice import (
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.lattice import (
     characteristic_polynomial,
     count_rankings_exact,
     count_regions_exact,
@@ -21,7 +21,7 @@ from engine.exact.lattice import (
     ranking_characteristic_polynomial,
     tie_classes,
 )
-from engine.geometry import (
+from logitgeom.geometry import (
     affine_generic_count,
     count_rankings,
     count_regions,
@@ -29,7 +29,7 @@ from engine.geometry import (
     ranking_count_generic,
     ranking_count_generic_affine,
 )
-from engine.geometry.counting import stirling_first
+from logitgeom.geometry.counting import stirling_first
 
 W1 = [[1, "-4/5", 1], [1, "4/5", 1], [1, "11/20", "-1/2"], [1, -1, -1], [1, 1, -1]]
 W2 = [[1, -1, 1], [1, 1, 1], [1, "7/20", "-1/2"], [1, "-4/5", -1], [1, "4/5", -1]]
@@ -135,7 +135,7 @@ def _brute_flats(W, b):
     """Closures of every subset of hyperplanes with a non-empty intersection (brute force)."""
     from itertools import combinations
 
-    from engine.exact.linalg import EchelonBasis
+    from logitgeom.exact.linalg import EchelonBasis
 
     aug = {i: [*r, *([b[i]] if b else [])] for i, r in enumerate(W) if any(r)}
     dim = len(W[0]) + (1 if b else 0)
@@ -200,7 +200,7 @@ def test_bad_input(call, match):
 
 
 def test_partition_search_falls_back_on_degenerate_heads(monkeypatch):
-    import engine.exact.lattice as L
+    import logitgeom.exact.lattice as L
 
     # 14 affinely collinear labels: Bell-number many low-rank partitions
     W = [[i, 2 * i, 3 * i, 4 * i + 1] for i in range(14)] + [[1, -3, 2, 0], [0, 5, -1, 2]]
@@ -220,7 +220,7 @@ def test_partition_search_falls_back_on_degenerate_heads(monkeypatch):
 
 
 def test_parallel_and_budgeted_counts_equal_the_exact_count():
-    from engine.geometry.counting import (
+    from logitgeom.geometry.counting import (
         count_or_refuse,
         count_regions_parallel,
         count_regions_within,
@@ -244,8 +244,8 @@ def test_parallel_and_budgeted_counts_equal_the_exact_count():
 
 
 def test_count_refuses_from_the_exact_work_not_the_bound():
-    from engine.errors import TooLarge
-    from engine.geometry.counting import count_or_refuse, region_upper_bound
+    from logitgeom.errors import TooLarge
+    from logitgeom.geometry.counting import count_or_refuse, region_upper_bound
 
     braid = [[1 if i == a else -1 if i == c else 0 for i in range(8)]
              for c in range(8) for a in range(c)]  # 28 rows in R^8: 8! regions

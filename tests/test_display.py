@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.geometry import argmaxable, ranking_pattern, sign_pattern
-from engine.geometry.grid import verify_grid
+from logitgeom.geometry import argmaxable, ranking_pattern, sign_pattern
+from logitgeom.geometry.grid import verify_grid
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_argmax_and_grid_tables():
 
 
 def test_solution_repr_is_short():
-    from engine.convex import LayerPeeled
+    from logitgeom.convex import LayerPeeled
 
     s = LayerPeeled([[0.5, 0.5], [0.5, 0.5], [0, 0]], 1, 4).solve()
     assert repr(s).startswith("LayerPeeledSolution(shape=(3, 2)") and len(repr(s)) < 200

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import lp_float
-from engine.exact import lp
-from engine.exact.linalg import rank
-from engine.exact.lp import check_gordan, check_witness, small_integer_point
+from logitgeom import lp_float
+from logitgeom.exact import lp
+from logitgeom.exact.linalg import rank
+from logitgeom.exact.lp import check_gordan, check_witness, small_integer_point
 
 
 def _systems(n, seed=3):
@@ -78,7 +78,7 @@ def test_exact_side_never_imports_the_float_side():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
-                assert not name.startswith(("engine.lp_float", "engine.convex", "cvxpy")), \
+                assert not name.startswith(("logitgeom.lp_float", "logitgeom.convex", "cvxpy")), \
                     f"{path.name} imports {name}"
 
 
@@ -88,7 +88,7 @@ _BACKEND_IMPORT_OK = {"engine/cli/info.py", "engine/audit/decide.py"}
 
 
 def test_exact_back_ends_are_chosen_through_engine_exact():
-    """The one way to choose a back end is its engine.exact module: nothing else imports
+    """The one way to choose a back end is its logitgeom.exact module: nothing else imports
     cdd.gmp or FLINT (the float ``cdd`` of the float twin is not an exact back end)."""
     root = Path(lp.__file__).parents[2]
     for path in sorted((root / "engine").rglob("*.py")):
@@ -105,7 +105,7 @@ def test_exact_back_ends_are_chosen_through_engine_exact():
 
 def test_app_c3_witness_is_the_small_one():
     """The App. C.3 ranking (0, 2, 3, 1) has the printable witness (0, 2, 1)."""
-    from engine import emit
+    from logitgeom import emit
 
     W = [["40/41", "9/41", "0"], ["40/41", "-9/41", "0"], ["-40/41", "0", "9/41"],
          ["-40/41", "0", "-9/41"]]

@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 from _family_gd import gd_optimum
 
-from certificates.api import check
-from engine.convex.family import (
+from logitgeom.convex.family import (
     LayerPeeledFamily,
     minority_program,
     minority_samples,
     sm_mse_value,
     two_orbits,
 )
-from engine.convex.minority import minority_point
-from engine.errors import InvalidInput
-from engine.symmetry import orbit_targets, symmetric
+from logitgeom.convex.minority import minority_point
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry import orbit_targets, symmetric
+from logitgeom_certificates.api import check
 
 LOSSES = ("ce", "mse", "bce")
 
@@ -250,7 +250,7 @@ def test_bad_budgets_and_targets():
 
 # ------------------------------------------------------------------- command line
 def test_cli_solve_and_certify_with_loss_and_weights(tmp_path, capsys):
-    from engine.cli.main import main as cli
+    from logitgeom.cli.main import main as cli
 
     Y = tmp_path / "I3.csv"
     Y.write_text("1,0,0\n0,1,0\n0,0,1\n")
@@ -279,7 +279,7 @@ def test_cli_solve_and_certify_with_loss_and_weights(tmp_path, capsys):
 def test_cli_bad_family_input(tmp_path, capsys, extra, match):
     import re
 
-    from engine.cli.main import main as cli
+    from logitgeom.cli.main import main as cli
 
     Y = tmp_path / "I3.csv"
     Y.write_text("1,0,0\n0,1,0\n0,0,1\n")
@@ -288,7 +288,7 @@ def test_cli_bad_family_input(tmp_path, capsys, extra, match):
 
 
 def test_layer_peeled_signature_builds_the_family():
-    from engine import LayerPeeled
+    from logitgeom import LayerPeeled
 
     P = LayerPeeled(np.eye(4, dtype=int).tolist(), 8, 8, weights=["3/8", "3/8", "1/8", "1/8"])
     assert isinstance(P, LayerPeeledFamily) and P.loss.name == "ce"
@@ -307,8 +307,8 @@ def test_collapse_theorem_refuses_a_separated_ratio():
     secant step, and the plain program's own optimum separates the minority rows."""
     from fractions import Fraction as Q
 
-    from engine.certify.family import collapse_certificate, family_certificate
-    from engine.errors import InexactResult
+    from logitgeom.certify.family import collapse_certificate, family_certificate
+    from logitgeom.errors import InexactResult
 
     coll = minority_program(5, 5, 30, 3, 3, collapsed=True)
     at = family_certificate(coll, coll.solve().Z)

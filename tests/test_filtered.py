@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.exact import filtered
-from engine.geometry.arrangement import _overflow
+from logitgeom.exact import filtered
+from logitgeom.geometry.arrangement import _overflow
 
 
 def _exact(P, A):
@@ -133,7 +133,7 @@ def test_random_decisions_are_exact(case):
 def test_float_head_normals_are_decided_in_floats():
     """N(0, 1) normals as primitive integers: the filter applies and decides almost all."""
     rng = np.random.default_rng(3)
-    from engine.exact.linalg import primitive_integer_row
+    from logitgeom.exact.linalg import primitive_integer_row
 
     A = np.array([primitive_integer_row([Fraction(float(v)) for v in r])
                   for r in rng.standard_normal((30, 6))], dtype=object)
@@ -189,7 +189,7 @@ def test_bound_factor_range():
 def test_many_rows_in_blocks_equal_integer_signs():
     """More rows than one filter block (FILTER_ROWS), with exact zeros among them: the
     blocked result equals Python-integer signs."""
-    from engine.exact.linalg import primitive_integer_row
+    from logitgeom.exact.linalg import primitive_integer_row
 
     rng = np.random.default_rng(8)
     A = np.array([primitive_integer_row([Fraction(float(v)) for v in r])

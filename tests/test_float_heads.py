@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from _brute_geometry import brute_sign_vectors, strictly_feasible
 
-from engine.exact.lattice import count_rankings_exact, count_regions_exact
-from engine.exact.lp import check_gordan, check_witness, decide
-from engine.geometry import argmaxable, cosine_matrix, ranking_pattern, sign_pattern
-from engine.geometry import arrangement as ar
-from engine.geometry.grid import check_cell
+from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact
+from logitgeom.exact.lp import check_gordan, check_witness, decide
+from logitgeom.geometry import argmaxable, cosine_matrix, ranking_pattern, sign_pattern
+from logitgeom.geometry import arrangement as ar
+from logitgeom.geometry.grid import check_cell
 
 
 def _exact(W):
@@ -97,7 +97,7 @@ def test_rankings_huge_tiny_against_oracle(W):
 
 def _projected_head(m, width, dim, seed):
     """Exact projection of a float32-valued head (as the model audit builds it)."""
-    from engine.models.audit import exact_projection
+    from logitgeom.models.audit import exact_projection
 
     rng = np.random.default_rng(seed)
     W = (0.02 * rng.standard_normal((m, width))).astype(np.float32).astype(float)

@@ -38,8 +38,8 @@ def test_audit_corrupt_npz(tmp_path):
 @pytest.mark.parametrize("kw", [{"tokens": -1}, {"executor": "abc"}, {"options": "abc"},
                                 {"block_size": None}])
 def test_audit_argmax_bad_arguments_are_one_clear_error(kw):
-    from engine.audit import audit_argmax
-    from engine.errors import InvalidInput
+    from logitgeom.audit import audit_argmax
+    from logitgeom.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
         audit_argmax([[1, 0], [0, 1], [1, 1]], progress=False, **kw)

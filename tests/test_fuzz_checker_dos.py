@@ -31,7 +31,7 @@ EX = ROOT / "certificates" / "examples"
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
 
 
-def check(*files, cpu=5, timeout=120, module="certificates.check", extra=()):
+def check(*files, cpu=5, timeout=120, module="logitgeom_certificates.check", extra=()):
     """Run the checker from the first file's folder (relative references resolve there)."""
     return run([*extra, *map(str, files)], cpu=cpu, timeout=timeout, module=module,
                cwd=Path(files[0]).parent)
@@ -104,7 +104,7 @@ def test_dev_zero_as_audit_shard(tmp_path, how):
     else:
         os.remove(tmp_path / "records.jsonl")
         os.symlink("/dev/zero", tmp_path / "records.jsonl")
-    r = run([str(_dump(tmp_path / "a.json", c))], module="certificates.check", mem=1 << 30,
+    r = run([str(_dump(tmp_path / "a.json", c))], module="logitgeom_certificates.check", mem=1 << 30,
             cwd=tmp_path)
     _not_accepted(r, "/dev/zero")
     assert "MemoryError" not in r.err
@@ -152,7 +152,7 @@ def test_stream_long_witnesses_in_shards(tmp_path):
 
 @pytest.mark.parametrize("shape", [(50, 40), (400, 300)], ids=["24KB", "1.6MB"])
 def test_valid_cosine_equal_judged_or_refused(tmp_path, shape):
-    from engine.emit import cosine_equal_certificate
+    from logitgeom.emit import cosine_equal_certificate
 
     W = np.random.default_rng(4).integers(-999, 1000, shape).tolist()
     c = cosine_equal_certificate(W, [[2 * v for v in r] for r in W])
@@ -172,14 +172,14 @@ def test_check_audit_sample_does_not_expand_ranges(tmp_path):
          "records": []}
     p = _dump(tmp_path / "a.json", c)
     assert p.stat().st_size < 400
-    r = run(["--sample", "3", str(p)], module="certificates.check_audit", mem=1 << 30)
+    r = run(["--sample", "3", str(p)], module="logitgeom_certificates.check_audit", mem=1 << 30)
     _not_accepted(r, "--sample")
     assert "MemoryError" not in r.err
 
 
 def test_broken_pipe_is_quiet():
     valid = str(EX / "valid-pattern-complete.json")
-    p = subprocess.Popen([sys.executable, "-m", "certificates.check", *[valid] * 300],
+    p = subprocess.Popen([sys.executable, "-m", "logitgeom_certificates.check", *[valid] * 300],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(),
                          preexec_fn=_limits(20, None))
     p.stdout.readline()
@@ -221,7 +221,7 @@ def test_explain_reads_the_file_once(tmp_path):
 
 
 def test_version_float_refused_by_dict_api():
-    from certificates.check import check as check_obj
+    from logitgeom_certificates.check import check as check_obj
 
     c = json.loads((EX / "valid-pattern-complete.json").read_text())
     assert check_obj(copy.deepcopy(c)).ok

@@ -23,7 +23,7 @@ BAD = ("traceback", "hang", "wrong", "overwrite")
 
 
 def _run(cases, tmp_path, timeout=60.0):
-    import engine.cli.main  # noqa: F401 - imported once; the children fork from here
+    import logitgeom.cli.main  # noqa: F401 - imported once; the children fork from here
 
     out = [fb.run_case(c, timeout, tmp_path) for c in cases]
     bad = [f"{r.kind}: {r.case.name}: {r.detail}" for r in out if r.kind in BAD]

@@ -3,7 +3,7 @@
 Every command runs in a child under RLIMIT_CPU (5 CPU s, start-up included, see
 ``tests/_fuzz_limits.py``): it must end with a correct verdict or one clear error line.
 The Python entry points get wrong types and absurd sizes and must raise an
-:class:`~engine.errors.EngineError`, never a raw TypeError/OverflowError or a hang.
+:class:`~logitgeom.errors.EngineError`, never a raw TypeError/OverflowError or a hang.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from _fuzz_limits import run
 
-from engine.errors import EngineError, TooLarge
+from logitgeom.errors import EngineError, TooLarge
 
 
 def _csv(path, M) -> str:
@@ -73,7 +73,7 @@ def test_wide_head_certified_and_checked(tmp_path, cmd):
     r = run([*cmd, _csv(tmp_path / "w.csv", W), "-o", str(out)])
     assert r.code == 0, r.err[-500:]
     cert = json.loads(out.read_text())
-    from certificates.check import check
+    from logitgeom_certificates.check import check
 
     assert check(cert, None).ok
     if cmd[1] == "argmax":
@@ -86,7 +86,7 @@ def test_wide_head_certified_and_checked(tmp_path, cmd):
 
 def test_wide_lp_same_answer_as_narrow():
     """The column-basis reduction decides exactly like the full LP (both directions)."""
-    from engine.exact.lp import check_gordan, check_witness, decide
+    from logitgeom.exact.lp import check_gordan, check_witness, decide
 
     rng = np.random.default_rng(5)
     for t in range(20):
@@ -117,7 +117,7 @@ def test_negative_token_ids_refused(tmp_path, tokens):
 
 
 def test_second_run_into_a_locked_folder_is_refused(tmp_path):
-    from engine._fsio import folder_lock
+    from logitgeom._fsio import folder_lock
 
     W = _csv(tmp_path / "w.csv", [[1, 0], [0, 1], [1, 1]])
     out = tmp_path / "run"
@@ -137,15 +137,15 @@ def _raises_engine_error(call):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: __import__("engine").sign_pattern([[1, 0], [0, 1]], max_regions="abc"),
-    lambda: __import__("engine").ranking_pattern([[1, 0], [0, 1]], max_regions="abc"),
-    lambda: __import__("engine").ranking_count_generic(10**30, 3),
-    lambda: __import__("engine").affine_generic_count(10**30, 10**30),
-    lambda: __import__("engine").difference_matrix(10**30),
-    lambda: __import__("engine").cyclic(10**30),
-    lambda: __import__("engine").symmetric(10**30),
-    lambda: __import__("engine").orbit_targets("S3", None),
-    lambda: __import__("engine").orbit_targets("S3", ["1/2", "1/3", "1/6"], max_columns=None),
+    lambda: __import__("logitgeom").sign_pattern([[1, 0], [0, 1]], max_regions="abc"),
+    lambda: __import__("logitgeom").ranking_pattern([[1, 0], [0, 1]], max_regions="abc"),
+    lambda: __import__("logitgeom").ranking_count_generic(10**30, 3),
+    lambda: __import__("logitgeom").affine_generic_count(10**30, 10**30),
+    lambda: __import__("logitgeom").difference_matrix(10**30),
+    lambda: __import__("logitgeom").cyclic(10**30),
+    lambda: __import__("logitgeom").symmetric(10**30),
+    lambda: __import__("logitgeom").orbit_targets("S3", None),
+    lambda: __import__("logitgeom").orbit_targets("S3", ["1/2", "1/3", "1/6"], max_columns=None),
 ], ids=["sign max_regions", "ranking max_regions", "generic count k", "affine count k",
         "difference matrix", "cyclic", "symmetric", "orbit y", "orbit max_columns"])
 def test_entry_points_raise_clear_errors(call):
@@ -153,14 +153,14 @@ def test_entry_points_raise_clear_errors(call):
 
 
 def test_generic_counts_unchanged_for_large_d():
-    from engine import affine_generic_count, ranking_count_generic
+    from logitgeom import affine_generic_count, ranking_count_generic
 
     assert ranking_count_generic(5, 10**30) == 120
     assert affine_generic_count(4, 10**30) == 16
 
 
 def test_limits_estimates_are_monotone_upper_bounds():
-    from engine import limits
+    from logitgeom import limits
 
     assert limits.argmax_work(5000, 3) > limits.ARGMAX_LIMIT >= limits.argmax_work(2, 200_000)
     assert limits.solve_work(400, 400) > limits.SOLVE_LIMIT

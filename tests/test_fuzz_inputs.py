@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput
-from engine.exact.lp import check_gordan, check_witness, decide
-from engine.exact.numbers import MAX_DIGITS, MAX_EXPONENT, to_fraction
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.lp import check_gordan, check_witness, decide
+from logitgeom.exact.numbers import MAX_DIGITS, MAX_EXPONENT, to_fraction
 
 #: The 4 x 3 head on which the float proposal LP raised "LP cycling" out of decide().
 W_CYCLING = [
@@ -27,8 +27,8 @@ W_CYCLING = [
 
 
 def test_failed_float_proposal_means_no_proposal():
-    from engine.exact.numbers import to_matrix
-    from engine.geometry import argmaxable, ranking_pattern
+    from logitgeom.exact.numbers import to_matrix
+    from logitgeom.geometry import argmaxable, ranking_pattern
 
     W = to_matrix(W_CYCLING)
     assert argmaxable(W).labels == (0, 1, 2, 3)
@@ -39,8 +39,8 @@ def test_failed_float_proposal_means_no_proposal():
 
 
 def test_huge_entries_no_warning_and_right_answer():
-    from engine.exact.numbers import to_matrix
-    from engine.geometry import argmaxable, count_rankings, ranking_pattern
+    from logitgeom.exact.numbers import to_matrix
+    from logitgeom.geometry import argmaxable, count_rankings, ranking_pattern
 
     W = to_matrix([["1e300", "2"], ["-1e300", "1"], ["3", "-1e300"]])
     with warnings.catch_warnings():
@@ -100,7 +100,7 @@ def _valid(name):
 
 @pytest.mark.parametrize("key", ["bi\u0430s", "bias1", "bias2", "witnesses", "W "])
 def test_look_alike_keys_are_rejected(key):
-    from certificates.check import check
+    from logitgeom_certificates.check import check
 
     c = _valid("valid-sign-feasible-affine.json")
     c[key] = c["bias"] if "bias" in c else ["0", "0", "0"]
@@ -111,7 +111,7 @@ def test_look_alike_keys_are_rejected(key):
 
 
 def test_nested_unknown_keys_are_rejected():
-    from certificates.check import check
+    from logitgeom_certificates.check import check
 
     c = _valid("valid-pattern-complete.json")
     c["patterns"][0]["witness2"] = c["patterns"][0]["witness"]
@@ -124,7 +124,7 @@ def test_nested_unknown_keys_are_rejected():
 @pytest.mark.parametrize("text", ["1e100000000", "9" * 5000, "1/" + "3" * 5000, "0x10",
                                   "+1", "1.5", " 1", "\u0661"])
 def test_checker_number_text_bounded_and_canonical(text):
-    from certificates.check import check
+    from logitgeom_certificates.check import check
 
     c = _valid("valid-sign-feasible.json")
     c["witness"][0] = text
@@ -133,7 +133,7 @@ def test_checker_number_text_bounded_and_canonical(text):
 
 
 def test_work_budget_refuses_never_valid_never_hangs():
-    from certificates.check import check
+    from logitgeom_certificates.check import check
 
     W = [[str((3 * i + 7 * j) % 11 - 5) for j in range(10)] for i in range(20)]
     c = {"format": "logitgeom-certificate", "version": 1, "kind": "same-chirotope",
@@ -146,7 +146,7 @@ def test_work_budget_refuses_never_valid_never_hangs():
 
 
 def test_checker_files_bounded(tmp_path):
-    from certificates.check import check_file, main
+    from logitgeom_certificates.check import check_file, main
 
     (tmp_path / "big.json").write_text('{"version": ' + "1" * 5000 + "}")
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
@@ -163,7 +163,7 @@ def test_checker_files_bounded(tmp_path):
 def test_explain_escapes_the_files_words(capsys, tmp_path):
     import json
 
-    from certificates.check import main
+    from logitgeom_certificates.check import main
 
     c = _valid("valid-theorem.json")
     c["statement"] = "\x1b[2J\x1b]0;owned\x07 fine"
@@ -175,8 +175,8 @@ def test_explain_escapes_the_files_words(capsys, tmp_path):
 
 
 def test_cosine_determines_sign_needs_nonzero_rows():
-    from certificates.check import check
-    from engine.emit import bundle_certificate, complete_certificate
+    from logitgeom.emit import bundle_certificate, complete_certificate
+    from logitgeom_certificates.check import check
 
     W = [[1, 0], [0, 0], [1, 1]]
     G = [[sum(a * b for a, b in zip(r, s, strict=True)) for s in W] for r in W]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engine._fsio import OutputError, check_writable, write_atomic
-from engine.cli.main import main as cli
-from engine.reproduce import reproduce
-from engine.reproduce.manifest import MANIFEST, RUN_RECORD
+from logitgeom._fsio import OutputError, check_writable, write_atomic
+from logitgeom.cli.main import main as cli
+from logitgeom.reproduce import reproduce
+from logitgeom.reproduce.manifest import MANIFEST, RUN_RECORD
 
 ONE = "cos-lemma-3.2"  # three translation certificates, well under a second
 OTHER = "cos-lemma-3.1"
@@ -74,7 +74,7 @@ def test_never_overwrites_what_the_run_did_not_write(tmp_path, capsys):
 
 
 def test_interrupted_run_is_reported_incomplete(tmp_path, monkeypatch, capsys):
-    from engine.reproduce import registry
+    from logitgeom.reproduce import registry
 
     def interrupted(ctx):
         ctx.write_json("results/partial.json", {"a": 1})
@@ -104,7 +104,7 @@ def _sleep_then_mark(unit):
 def test_ctrl_c_ends_pool_workers_at_once(tmp_path):
     """Ctrl-C during a pooled run ends the workers instead of waiting for their units:
     decided by which units ran to their end (no clock)."""
-    from engine.run.executor import process_pool, run_units
+    from logitgeom.run.executor import process_pool, run_units
 
     pool = process_pool(2)
     units = [(0.05, str(tmp_path / "u0"))] + [(30.0, str(tmp_path / f"u{i}")) for i in range(1, 7)]
@@ -123,7 +123,7 @@ def test_ctrl_c_ends_pool_workers_at_once(tmp_path):
 
 
 def test_workers_never_nest():
-    from engine.run.executor import in_worker, process_pool
+    from logitgeom.run.executor import in_worker, process_pool
 
     with process_pool(1) as pool:
         assert pool.submit(in_worker).result() is True

@@ -11,10 +11,10 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from engine.geometry import ranking_pattern, sign_pattern
-from engine.geometry._grid_sets import transport_map, transported_gram_patterns
-from engine.geometry.arrangement import exact as ar
-from engine.geometry.grid import gram_column_basis, random_head, verify_grid
+from logitgeom.geometry import ranking_pattern, sign_pattern
+from logitgeom.geometry._grid_sets import transport_map, transported_gram_patterns
+from logitgeom.geometry.arrangement import exact as ar
+from logitgeom.geometry.grid import gram_column_basis, random_head, verify_grid
 
 
 def _exact_signs(P, A):
@@ -91,7 +91,7 @@ def test_grid_workers_give_the_same_result():
 
 def test_transport_and_enumerate_agree_on_a_big_cell():
     W = random_head(7, 4, 2)
-    from engine.geometry.grid import check_cell
+    from logitgeom.geometry.grid import check_cell
 
     a, b = check_cell(W), check_cell(W, method="transport")
     assert a.passed and a.to_json() == b.to_json() and a.ranking_count > 1000
@@ -100,8 +100,8 @@ def test_transport_and_enumerate_agree_on_a_big_cell():
 def test_regions_cache_changes_no_point():
     """The bounded caches of ``regions`` and ``restrict_map`` return the points and
     restrictions computed without them, as independent copies."""
-    from engine.geometry.arrangement import _common
-    from engine.geometry.arrangement import exact as ex
+    from logitgeom.geometry.arrangement import _common
+    from logitgeom.geometry.arrangement import exact as ex
 
     rng = np.random.default_rng(5)
     for D in (3, 4, 5):

@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from engine.cli.main import main
-from engine.errors import InvalidInput
-from engine.geometry import check_cell, random_head, ranking_pattern, sign_pattern, verify_grid
-from engine.geometry.grid import gram_column_basis, ranking_to_signs
+from logitgeom.cli.main import main
+from logitgeom.errors import InvalidInput
+from logitgeom.geometry import check_cell, random_head, ranking_pattern, sign_pattern, verify_grid
+from logitgeom.geometry.grid import gram_column_basis, ranking_to_signs
 
 W1 = [[1, "-4/5", 1], [1, "4/5", 1], [1, "11/20", "-1/2"], [1, -1, -1], [1, 1, -1]]
 W2 = [[1, -1, 1], [1, 1, 1], [1, "7/20", "-1/2"], [1, "-4/5", -1], [1, "4/5", -1]]
@@ -88,7 +88,7 @@ def test_cli_count_and_grid(tmp_path, capsys):
     assert main(["count", "ranking", str(w), "--bias", str(b), "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["kind"] == "count-ranking" and data["affine"] and data["k"] == 4
-    from engine.geometry import count_rankings
+    from logitgeom.geometry import count_rankings
 
     assert data["count"] == count_rankings(
         [[1, 0], [0, 1], [1, 1], ["1/2", "1/2"]], bias=[0, 1, 2, 3]
@@ -103,7 +103,7 @@ def test_cli_count_and_grid(tmp_path, capsys):
 
 
 def test_transport_method_agrees_and_detects_a_difference():
-    from engine.geometry._grid_sets import ranking_sign_array, transported_gram_patterns
+    from logitgeom.geometry._grid_sets import ranking_sign_array, transported_gram_patterns
 
     r1 = verify_grid(ns=(3, 5), seeds=2, progress=False, method="transport")
     r2 = verify_grid(ns=(3, 5), seeds=2, progress=False)

@@ -36,7 +36,7 @@ def _api_error(r, kind, *words):
 
 def _call(expr: str, setup: str = "") -> str:
     """Child code: run ``expr``, print ``TypeName: message`` of an engine error."""
-    return ("from engine.errors import EngineError\n" + setup + "\ntry:\n"
+    return ("from logitgeom.errors import EngineError\n" + setup + "\ntry:\n"
             f"    r = {expr}\n    print('OK:', repr(r)[:200])\n"
             "except EngineError as e:\n    print(f'{type(e).__name__}: {e}')\n")
 
@@ -69,10 +69,10 @@ def test_verify_grid_refuses_huge_grids(argv):
 
 
 def test_verify_grid_api_bad_n_and_random_head_size():
-    _api_error(run_code(_call("verify_grid(ns=['a'])", "from engine.geometry import verify_grid")),
+    _api_error(run_code(_call("verify_grid(ns=['a'])", "from logitgeom.geometry import verify_grid")),
                "InvalidInput", "integer")
     _api_error(run_code(_call("random_head(10**9, 10**9, 0)",
-                              "from engine.geometry import random_head")),
+                              "from logitgeom.geometry import random_head")),
                "TooLarge", "largest supported")
 
 
@@ -103,13 +103,13 @@ def test_budget_refusal_is_not_an_invalid_verdict(tmp_path):
     order computation (which, with a tiny budget, would otherwise stop with work-budget)."""
     from pathlib import Path
 
-    from certificates.api import check
+    from logitgeom_certificates.api import check
 
     ex = Path(__file__).resolve().parents[1] / "certificates" / "examples"
     c = json.loads((ex / "valid-layer-peeled-orbit-bracket.json").read_text())
     p = tmp_path / "c.json"
     p.write_text(json.dumps(c))
-    r = run([str(p), "--max-work", "10"], module="certificates.check")
+    r = run([str(p), "--max-work", "10"], module="logitgeom_certificates.check")
     assert r.code == 2 and "NOT CHECKED" in r.out and "INVALID" not in r.out, r.out
     c["group_order"] = "many"
     v = check(c, 10)
@@ -138,14 +138,14 @@ def test_api_huge_numbers_and_bad_sizes(expr, kind, word):
 def test_open_result_with_a_list_manifest(tmp_path):
     (tmp_path / "manifest.json").write_text("[1, 2]")
     _api_error(run_code(_call(f"open_result({str(tmp_path)!r})",
-                              "from engine.geometry import open_result")),
+                              "from logitgeom.geometry import open_result")),
                "InvalidInput", "manifest")
 
 
 @pytest.mark.parametrize("expr", ["predicted_gram_structure('S40 wr S40')",
                                   "repr(parse_group('S40 wr S40'))"])
 def test_huge_groups_do_not_hang(expr):
-    r = run_code(_call(expr, "from engine.symmetry import parse_group, predicted_gram_structure"),
+    r = run_code(_call(expr, "from logitgeom.symmetry import parse_group, predicted_gram_structure"),
                  cpu=20)
     assert r.code == 0 and not r.killed, r.err[-2000:]
     assert r.out.startswith(("TooLarge:", "OK:")), r.out
@@ -153,7 +153,7 @@ def test_huge_groups_do_not_hang(expr):
 
 @pytest.mark.slow
 def test_audit_of_many_identical_rows_ends():
-    code = ("import numpy as np\nfrom engine.audit import audit_argmax\n"
+    code = ("import numpy as np\nfrom logitgeom.audit import audit_argmax\n"
             "r = audit_argmax(np.ones((100000, 1)), progress=False)\nprint(r.counts)")
     r = run_code(code, cpu=120, mem=4 << 30)  # about 12 CPU s here: no LP, d = 1 products
     assert r.code == 0, r.err[-2000:]
@@ -178,7 +178,7 @@ def test_npy_header_lying_about_its_shape(tmp_path):
 
 
 def test_certify_from_an_incomplete_or_damaged_run(tmp_path):
-    from engine.geometry import enumerate_to_dir
+    from logitgeom.geometry import enumerate_to_dir
 
     d = tmp_path / "R"
     enumerate_to_dir([[1, 0], [0, 1], [1, 1]], d, progress=False)
@@ -197,8 +197,8 @@ def test_one_hot_target_at_a_large_budget():
     """The ETF closed form leaves the float range (kappa > 1e304); auto falls back to the
     general program, which agrees with --method full, and the message of a forced ETF says
     why (not "the budget is not active": for a one-hot target it always is)."""
-    code = ("import numpy as np\nfrom engine.convex import LayerPeeled\n"
-            "from engine.errors import SolverFailed\n"
+    code = ("import numpy as np\nfrom logitgeom.convex import LayerPeeled\n"
+            "from logitgeom.errors import SolverFailed\n"
             "lp = LayerPeeled(np.eye(3), 3000, 3000)\n"
             "a, f = lp.solve(), lp.solve('full')\n"
             "print(lp.budget_active, a.method, abs(a.loss - f.loss) <= 1e-9)\n"
@@ -213,7 +213,7 @@ def test_one_hot_target_at_a_large_budget():
 def test_float_target_normalised_keeps_its_symmetry():
     """Columns that are permutations of each other get the same float sum, so a normalised
     float orbit target still accepts its group; the orbit program agrees with the full one."""
-    code = ("import numpy as np\nfrom engine.convex import LayerPeeled, cyclic_orbit\n"
+    code = ("import numpy as np\nfrom logitgeom.convex import LayerPeeled, cyclic_orbit\n"
             "Y = cyclic_orbit((np.array([0.1, 0.2, 0.3, 0.4, 0.7]) * 3.3).tolist())\n"
             "o = LayerPeeled(Y, 1, 1, normalize=True).solve('orbit', group='C5')\n"
             "f = LayerPeeled(Y, 1, 1, normalize=True).solve('full')\n"

@@ -1,11 +1,12 @@
-"""The import graph of ``engine`` and ``certificates`` (read with ast, nothing imported).
+"""The import graph of ``logitgeom`` and ``logitgeom_certificates`` (read with ast, nothing
+imported).
 
-Layers, bottom up: ``certificates`` (standard library only: the trusted checker) <-
-``engine.exact`` (the exact kernel) <- ``engine.geometry`` / ``engine.convex`` / ... <-
-``engine.cli`` / ``engine.reproduce``.  Every import counts, including those inside
-functions.  ``engine.certify`` (the certificate builders, from exact data) is one node on
+Layers, bottom up: ``logitgeom_certificates`` (standard library only: the trusted checker) <-
+``logitgeom.exact`` (the exact kernel) <- ``logitgeom.geometry`` / ``logitgeom.convex`` / ... <-
+``logitgeom.cli`` / ``logitgeom.reproduce``.  Every import counts, including those inside
+functions.  ``logitgeom.certify`` (the certificate builders, from exact data) is one node on
 one floor, below the results whose ``.certificate()`` delegates to it; the entry points
-that enumerate first (:mod:`engine.emit`) sit above the results.
+that enumerate first (:mod:`logitgeom.emit`) sit above the results.
 """
 
 from __future__ import annotations
@@ -18,20 +19,33 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _node(module: str) -> str | None:
-    """The graph node of a module: ``certificates``, an ``engine`` subpackage, or a top-level
-    ``engine`` module (``engine.errors``, the facade ``engine``, ...)."""
+    """The graph node of a module: ``logitgeom_certificates``, an ``logitgeom`` subpackage, or a
+    top-level
+    ``logitgeom`` module (``logitgeom.errors``, the facade ``logitgeom``, ...)."""
     parts = module.split(".")
-    if parts[0] == "certificates":
-        return "certificates"
-    if parts[0] != "engine":
+    if parts[0] == "logitgeom_certificates":
+        return "logitgeom_certificates"
+    if parts[0] != "logitgeom":
         return None
     if len(parts) == 1:
-        return "engine"
-    return f"engine.{parts[1]}"
+        return "logitgeom"
+    return f"logitgeom.{parts[1]}"
+
+
+#: Import name -> folder of the checkout (pyproject's package-dir).
+FOLDER = {"logitgeom": "engine", "logitgeom_certificates": "certificates"}
+
+
+def _path(name: str) -> Path:
+    """The checkout path (no suffix) of an import name."""
+    parts = name.split(".")
+    return ROOT.joinpath(FOLDER.get(parts[0], parts[0]), *parts[1:])
 
 
 def _is_module(name: str) -> bool:
-    p = ROOT.joinpath(*name.split("."))
+    if name.split(".")[0] not in FOLDER:
+        return False
+    p = _path(name)
     return p.is_dir() or p.with_suffix(".py").is_file()
 
 
@@ -56,19 +70,19 @@ def _imports(path: Path, module: str):
 
 
 def _files():
-    for top in ("engine", "certificates"):
+    for name, top in FOLDER.items():
         for path in sorted((ROOT / top).rglob("*.py")):
-            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            module = ".".join((name, *path.relative_to(ROOT / top).with_suffix("").parts))
             yield path, module.removesuffix(".__init__")
 
 
 def test_certificates_imports_only_the_standard_library():
     for path, module in _files():
-        if not module.startswith("certificates"):
+        if module.split(".")[0] != "logitgeom_certificates":
             continue
         for name, line in _imports(path, module):
             top = name.split(".")[0]
-            assert top in sys.stdlib_module_names or top == "certificates", \
+            assert top in sys.stdlib_module_names or top == "logitgeom_certificates", \
                 f"{path.relative_to(ROOT)}:{line} imports {name}"
 
 
@@ -119,19 +133,20 @@ def _module_of(name: str) -> str | None:
 
 def _file_edges():
     """{module: {imported module: first line}} over every file (lazy imports included);
-    ``certificates.api`` loads its names with importlib, so its table is read too."""
+    ``logitgeom_certificates.api`` loads its names with importlib, so its table is read too."""
     edges: dict[str, dict[str, str]] = {}
     for path, module in _files():
         out = edges.setdefault(module, {})
         for name, line in _imports(path, module):
             target = _module_of(name)
-            if target and target != module and target.split(".")[0] in ("engine", "certificates"):
+            if target and target != module and target.split(".")[0] in FOLDER:
                 out.setdefault(target, f"{path.relative_to(ROOT)}:{line}")
     api = ROOT / "certificates" / "api.py"
     table = next(n for n in ast.walk(ast.parse(api.read_text()))
                  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "_WHERE")
     for value in ast.literal_eval(table.value).values():
-        edges["certificates.api"].setdefault(f"certificates.{value[0]}", "certificates/api.py")
+        edges["logitgeom_certificates.api"].setdefault(f"logitgeom_certificates.{value[0]}",
+                                                       "certificates/api.py")
     return edges
 
 
@@ -183,21 +198,21 @@ def test_no_cycles_between_files():
     edges = _file_edges()
     found = _cycles(edges)
     assert not [c for c in found if c.issubset({m for m in edges
-                                                if m.startswith("certificates")})], found
+                                                if m.startswith("logitgeom_certificates")})], found
     unexpected = [sorted(c) for c in found if c not in KNOWN_ENGINE_CYCLES]
     assert not unexpected, f"file-level import cycles: {unexpected}"
 
 
 def _owner(name: str) -> str | None:
-    """The package a private name belongs to (None: the name is public): ``certificates``,
-    ``engine`` for its own top-level private modules (``engine._fsio``), else the engine
-    subpackage (``engine.models`` for ``engine.models.loaders._open``)."""
+    """The package a private name belongs to (None: the name is public): ``logitgeom_certificates``,
+    ``logitgeom`` for its own top-level private modules (``logitgeom._fsio``), else the engine
+    subpackage (``logitgeom.models`` for ``logitgeom.models.loaders._open``)."""
     parts = name.split(".")
     i = next((i for i, p in enumerate(parts) if p.startswith("_") and not p.startswith("__")),
              None)
     if i is None:
         return None
-    return parts[0] if parts[0] == "certificates" or i == 1 else ".".join(parts[:2])
+    return parts[0] if parts[0] == "logitgeom_certificates" or i == 1 else ".".join(parts[:2])
 
 
 #: Private uses across packages tolerated: none (make the name public instead).
@@ -206,10 +221,10 @@ KNOWN_PRIVATE_USES: set[str] = set()
 
 def test_engine_uses_only_public_names_of_other_packages():
     """No engine module imports (or reaches as an attribute) a private name of certificates
-    or of another package, and the checker is used through ``certificates.api`` only."""
+    or of another package, and the checker is used through ``logitgeom_certificates.api`` only."""
     bad = []
     for path, module in _files():
-        if not module.startswith("engine"):
+        if module.split(".")[0] != "logitgeom":
             continue
         tree = ast.parse(path.read_text())
         names, aliases = [], {}
@@ -230,12 +245,13 @@ def test_engine_uses_only_public_names_of_other_packages():
                     node.value.id in aliases:
                 names.append((f"{aliases[node.value.id]}.{node.attr}", node.lineno))
         for full, line in names:
-            if full.split(".")[0] not in ("engine", "certificates"):
+            if full.split(".")[0] not in FOLDER:
                 continue
             where = f"{path.relative_to(ROOT)}:{line}"
-            if full.startswith("certificates.") and not full.startswith("certificates.api") \
-                    and full != "certificates.__file__":
-                bad.append(f"{where} uses {full} (only certificates.api is public)")
+            if full.startswith("logitgeom_certificates.") \
+                    and not full.startswith("logitgeom_certificates.api") \
+                    and full != "logitgeom_certificates.__file__":
+                bad.append(f"{where} uses {full} (only logitgeom_certificates.api is public)")
             owner = _owner(full)
             if owner is not None and not (module == owner or module.startswith(owner + ".")):
                 if f"{module} -> {full}" not in KNOWN_PRIVATE_USES:
@@ -271,18 +287,18 @@ def code_lines(path: Path) -> int:
 #: verdict is decided (or hand the file to the trusted read-and-check function and print what
 #: it returns), so they cannot change one; they are not counted, and no counted module may
 #: import them except in an entry point's ``main`` (or its ``__main__`` block).
-PRESENTATION = frozenset({"certificates._cli", "certificates._render",
-                          "certificates._render_bracket", "certificates._render_family",
-                          "certificates._render_rank"})
+PRESENTATION = frozenset("logitgeom_certificates." + m for m in (
+    "_cli", "_render", "_render_bracket", "_render_family", "_render_rank"))
 
 
 def trusted_modules() -> list[str]:
-    """Every certificates module ``certificates.check`` reaches (lazy imports included),
+    """Every certificates module ``logitgeom_certificates.check`` reaches (lazy imports included),
     the presentation modules excluded."""
-    edges, seen, todo = _file_edges(), {"certificates.check"}, ["certificates.check"]
+    top = "logitgeom_certificates.check"
+    edges, seen, todo = _file_edges(), {top}, [top]
     while todo:
         for m in edges.get(todo.pop(), ()):
-            if m.startswith("certificates") and m not in PRESENTATION and m not in seen:
+            if m.startswith("logitgeom_certificates") and m not in PRESENTATION and m not in seen:
                 seen.add(m)
                 todo.append(m)
     return sorted(seen)
@@ -312,13 +328,13 @@ def test_presentation_is_reached_only_from_main():
     assert not bad, "\n".join(bad)
     trust = (ROOT / "docs" / "certificates.md").read_text().split("## Trust", 1)[1]
     for m in PRESENTATION:
-        assert ROOT.joinpath(*m.split(".")).with_suffix(".py").is_file(), m
+        assert _path(m).with_suffix(".py").is_file(), m
         assert f"certificates/{m.split('.')[1]}.py" in trust, m
 
 
 def trusted_sizes() -> dict[str, int]:
     """{module file name: code lines} of the trusted modules."""
-    return {m.split(".")[1]: code_lines(ROOT.joinpath(*m.split(".")).with_suffix(".py"))
+    return {m.split(".")[1]: code_lines(_path(m).with_suffix(".py"))
             for m in trusted_modules()}
 
 
@@ -389,29 +405,29 @@ def test_benchmarks_use_public_engine_names():
                     n.value.id in aliases:
                 names.append((f"{aliases[n.value.id]}.{n.attr}", n.lineno))
         for full, line in names:
-            if full.split(".")[0] == "engine" and _owner(full) is not None:
+            if full.split(".")[0] == "logitgeom" and _owner(full) is not None:
                 bad.append(f"{path.relative_to(ROOT)}:{line} uses the private {full}")
     assert not bad, "\n".join(bad)
 
 
 # ---------------------------------------------------------------- floors
 #: The floors of the house, bottom up (docs/architecture.md draws the same table): a room
-#: imports only rooms on lower floors.  ``engine.certify`` is one room on one floor, below
+#: imports only rooms on lower floors.  ``logitgeom.certify`` is one room on one floor, below
 #: every result whose ``.certificate()`` delegates to it; nothing imports upward.
 FLOORS: list[tuple[str, set[str]]] = [
-    ("base", {"certificates", "engine._version", "engine.errors"}),
-    ("exact kernel", {"engine.exact", "engine._fsio"}),
-    ("services", {"engine._display", "engine.io", "engine.lp_float", "engine.plotstyle",
-                  "engine.run", "engine.symmetry"}),
-    ("certificates and bounds", {"engine.certify", "engine.coq", "engine.limits"}),
-    ("programs", {"engine.convex", "engine.geometry"}),
-    ("entry points from a bare matrix", {"engine.emit"}),
-    ("models", {"engine.models"}),
-    ("audits", {"engine.audit"}),
-    ("analyses", {"engine.occupancy"}),
-    ("reproduction", {"engine.reproduce"}),
-    ("front doors", {"engine", "engine.cli"}),
-    ("python -m engine", {"engine.__main__"}),
+    ("base", {"logitgeom_certificates", "logitgeom._version", "logitgeom.errors"}),
+    ("exact kernel", {"logitgeom.exact", "logitgeom._fsio"}),
+    ("services", {"logitgeom._display", "logitgeom.io", "logitgeom.lp_float", "logitgeom.plotstyle",
+                  "logitgeom.run", "logitgeom.symmetry"}),
+    ("certificates and bounds", {"logitgeom.certify", "logitgeom.coq", "logitgeom.limits"}),
+    ("programs", {"logitgeom.convex", "logitgeom.geometry"}),
+    ("entry points from a bare matrix", {"logitgeom.emit"}),
+    ("models", {"logitgeom.models"}),
+    ("audits", {"logitgeom.audit"}),
+    ("analyses", {"logitgeom.occupancy"}),
+    ("reproduction", {"logitgeom.reproduce"}),
+    ("front doors", {"logitgeom", "logitgeom.cli"}),
+    ("python -m logitgeom", {"logitgeom.__main__"}),
 ]
 
 
@@ -429,7 +445,7 @@ def _package_edges() -> dict[str, dict[str, str]]:
 
 def test_every_arrow_points_down_a_floor():
     """0 arrows from a lower floor to a higher one (nor within a floor); every room is on
-    exactly one floor; engine.certify is one room."""
+    exactly one floor; logitgeom.certify is one room."""
     floor = {}
     for i, (_, rooms) in enumerate(FLOORS):
         for r in rooms:
@@ -439,7 +455,7 @@ def test_every_arrow_points_down_a_floor():
     missing = sorted(set(edges) - set(floor))
     assert not missing, f"rooms on no floor (add them to FLOORS and docs/architecture.md): " \
                         f"{missing}"
-    assert not [n for n in edges if n.startswith("engine.certify.")]
+    assert not [n for n in edges if n.startswith("logitgeom.certify.")]
     up = [f"{a} ({FLOORS[floor[a]][0]}) -> {b} ({FLOORS[floor[b]][0]}) at {where}"
           for a, out in edges.items() for b, where in out.items() if floor[b] >= floor[a]]
     assert not up, "arrows that do not point down:\n" + "\n".join(up)

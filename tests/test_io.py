@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine.errors import InvalidInput
-from engine.io import read_matrix, read_vector
+from logitgeom.errors import InvalidInput
+from logitgeom.io import read_matrix, read_vector
 
 
 def test_formats(tmp_path):

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-import certificates
-from certificates import _render
-from certificates.check import check, check_file
-from engine.emit import bundle_certificate, ranking_certificate
+import logitgeom_certificates
+from logitgeom.emit import bundle_certificate, ranking_certificate
+from logitgeom_certificates import _render
+from logitgeom_certificates.check import check, check_file
 
-ROOT = Path(certificates.__file__).parent
+ROOT = Path(logitgeom_certificates.__file__).parent
 FILES = sorted((ROOT / "examples").glob("valid-*.json")) + sorted((ROOT / "paper").glob("*.json"))
 
 
@@ -72,7 +72,7 @@ def test_complete_patterns_are_tabulated():
 
 
 def test_argmaxable_and_theorem_render():
-    from engine.geometry import argmaxable
+    from logitgeom.geometry import argmaxable
 
     cert = argmaxable([[2, 0], [0, 2], [1, 1]]).certificate()
     assert "exactly {0, 1}" in _render.explain(cert)
@@ -126,7 +126,7 @@ def test_check_latex_body_inputs_into_an_article_without_overfull_boxes(tmp_path
     import sys
 
     files = [str(p) for p in FILES]
-    argv = [sys.executable, "-m", "engine", "check", "--latex", *files]
+    argv = [sys.executable, "-m", "logitgeom", "check", "--latex", *files]
     if one_based is not None:
         argv.insert(4, "--one-based" if one_based else "--zero-based")
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300,
@@ -187,7 +187,7 @@ def test_gordan_multipliers_name_their_rows():
 
 
 def test_check_cli_one_based(capsys):
-    from certificates.check import main
+    from logitgeom_certificates.check import main
 
     assert main([str(ROOT / "paper" / "app-h.2-sign-ranking.json"), "--explain",
                  "--one-based"]) == 0
@@ -224,7 +224,7 @@ def test_long_float_vectors_wrap_without_overfull_boxes(tmp_path):
     the matrix blocks, as in the spaCy rows of reproduce) fits the text width."""
     import numpy as np
 
-    from engine.audit import audit_argmax
+    from logitgeom.audit import audit_argmax
 
     rng = np.random.default_rng(0)
     W = rng.normal(size=(40, 6)).astype(np.float32)

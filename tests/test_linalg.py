@@ -9,8 +9,8 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput
-from engine.exact.linalg import (
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.linalg import (
     EchelonBasis,
     column_basis,
     det,

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import to_matrix
-from engine.models.audit import cosine_audit, exact_projection
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import to_matrix
+from logitgeom.models.audit import cosine_audit, exact_projection
 
 
 def _q(M):

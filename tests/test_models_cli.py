@@ -11,7 +11,7 @@ pytest.importorskip("tokenizers")
 
 import _tiny_models as T  # noqa: E402
 
-from engine.cli.main import main  # noqa: E402
+from logitgeom.cli.main import main  # noqa: E402
 
 DAYS = ",".join(T.DAYS)
 
@@ -38,7 +38,7 @@ def test_tiny_lm_with_prompt_plot_certificate_and_determinism(capsys, tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("matplotlib")
-    from certificates.check import check_file
+    from logitgeom_certificates.check import check_file
 
     args = ["inspect", str(T.tiny_lm()), "--tokens", DAYS, "--prompt",
             "Today is {TOKEN}. Tomorrow is", "--pair", "0,3", "--no-progress"]

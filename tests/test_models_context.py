@@ -12,8 +12,8 @@ pytest.importorskip("transformers")
 
 import _tiny_models as T  # noqa: E402
 
-from engine.errors import InvalidInput  # noqa: E402
-from engine.models import (  # noqa: E402
+from logitgeom.errors import InvalidInput  # noqa: E402
+from logitgeom.models import (  # noqa: E402
     context_embeddings,
     delta_circ,
     delta_etf,
@@ -76,7 +76,7 @@ def test_tokenizer_of_another_model_is_a_shape_error(tmp_path):
 
 
 def test_multi_slot_template_with_contexts_separate_from_candidates():
-    from engine.models.context import fill_template, parse_contexts, template_slots
+    from logitgeom.models.context import fill_template, parse_contexts, template_slots
 
     tpl = "On {TOKEN1} and {TOKEN2} we"
     assert template_slots(tpl) == 2
@@ -114,7 +114,7 @@ def test_bad_contexts_are_one_clear_error(spec, msg):
 
 
 def test_gaps_in_slot_numbers_and_bad_options():
-    from engine.models.context import template_slots
+    from logitgeom.models.context import template_slots
 
     with pytest.raises(InvalidInput, match="without gaps"):
         template_slots("{TOKEN1} and {TOKEN3}")
@@ -125,7 +125,7 @@ def test_gaps_in_slot_numbers_and_bad_options():
 
 
 def test_dtype_and_memory_plan():
-    from engine.models.context import memory_plan
+    from logitgeom.models.context import memory_plan
 
     r = context_embeddings(T.tiny_lm(), T.DAYS, dtype="bfloat16", progress=False)
     assert r.P.shape == (7, 7)

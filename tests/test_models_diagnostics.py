@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput
-from engine.models import (
+from logitgeom.errors import InvalidInput
+from logitgeom.models import (
     delta_circ,
     delta_etf,
     delta_group,
@@ -65,7 +65,7 @@ def test_symmetric_group_orbitals_and_group_objects():
 
 
 def test_group_action_from_engine_symmetry():
-    import engine.symmetry as sym
+    import logitgeom.symmetry as sym
 
     G = normalized_gram(np.random.default_rng(5).standard_normal((7, 3)))
     assert delta_group(G, sym.cyclic(7)) == pytest.approx(delta_circ(G), rel=1e-12)

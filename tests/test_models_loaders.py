@@ -1,4 +1,4 @@
-"""engine.models loaders and tokens: every source format, head names, clear errors."""
+"""logitgeom.models loaders and tokens: every source format, head names, clear errors."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ pytest.importorskip("tokenizers")
 import _tiny_models as T  # noqa: E402
 from safetensors.numpy import save_file  # noqa: E402
 
-from engine.errors import InvalidInput  # noqa: E402
-from engine.models import (  # noqa: E402
+from logitgeom.errors import InvalidInput  # noqa: E402
+from logitgeom.models import (  # noqa: E402
     list_tensors,
     load_lm_head,
     load_tokenizer,
@@ -270,7 +270,7 @@ def test_gguf_and_npz_corrupt_are_one_clear_error(tmp_path):
 
 
 def test_public_checkpoint_api_locates_tied_and_sharded_heads(tmp_path, W):
-    from engine.models.loaders import locate_head, open_checkpoint
+    from logitgeom.models.loaders import locate_head, open_checkpoint
 
     save_file({"model.embed_tokens.weight": W}, str(tmp_path / "model-00001-of-00002.safetensors"))
     save_file({"model.norm.weight": np.ones(4, np.float32)},

@@ -88,7 +88,7 @@ def test_the_notebooks_extra_has_jupyterlab_and_pandas():
 
 def test_notebook_text_matches_reproduce():
     """The grid range the notebooks state is the one reproduce runs."""
-    from engine.reproduce._cosine_grid import GRID
+    from logitgeom.reproduce._cosine_grid import GRID
 
     text = (ROOT / "notebooks" / "build.py").read_text()
     assert all(GRID[n][-1] == min(6, n) for n in GRID)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import (
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import (
     MAX_DIGITS,
     fraction_to_str,
     matrix_to_str,
@@ -129,7 +129,7 @@ def test_number_text_is_bounded_before_parsing(text, limit):
 
 
 def test_limits_are_inclusive():
-    from engine.exact.numbers import MAX_EXPONENT
+    from logitgeom.exact.numbers import MAX_EXPONENT
 
     assert to_fraction(f"1e{MAX_EXPONENT}") == 10**MAX_EXPONENT
     assert to_fraction(f"1e-{MAX_EXPONENT}") == Fraction(1, 10**MAX_EXPONENT)

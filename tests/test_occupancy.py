@@ -1,4 +1,4 @@
-"""Occupancy (engine.occupancy, ``logitgeom occupancy``): exact per-input regions and counts."""
+"""Occupancy (logitgeom.occupancy, ``logitgeom occupancy``): exact per-input regions and counts."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import ranking_pattern, sign_pattern
-from engine.audit.head import HeadSpec, open_head
-from engine.errors import InvalidInput
-from engine.occupancy import OccupancyError, decide_chunk, occupancy
+from logitgeom import ranking_pattern, sign_pattern
+from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.errors import InvalidInput
+from logitgeom.occupancy import OccupancyError, decide_chunk, occupancy
 
 ROOT = Path(__file__).resolve().parents[1]
 W4 = [[3, 0], [1, 2], [-1, 2], [-2, -1]]  # 12 rankings, 8 sign patterns (README)
@@ -113,16 +113,16 @@ def test_label_proven_never_and_labels_that_never_win_on_the_data():
 
 
 def test_a_never_label_that_wins_is_an_error(monkeypatch):
-    import engine.audit
+    import logitgeom.audit
 
-    real = engine.audit.audit_argmax
+    real = logitgeom.audit.audit_argmax
 
     def wrong(*a, **kw):
         res = real(*a, **kw)
         res.verdicts["all"][0] = "never"
         return res
 
-    monkeypatch.setattr(engine.audit, "audit_argmax", wrong)
+    monkeypatch.setattr(logitgeom.audit, "audit_argmax", wrong)
     with pytest.raises(OccupancyError, match="label 0 is proven never"):
         occupancy([[1, 0], [0, 1]], [[2.0, 1.0]], progress=False, plots=False)
 
@@ -152,7 +152,7 @@ def test_resume_parquet_inputs_and_pool(tmp_path):
     pq.write_table(pa.table({"h": pa.FixedSizeListArray.from_arrays(pa.array(X.ravel()), 4)}),
                    tmp_path / "x.parquet", row_group_size=256)
     pq.write_table(pa.table({f"c{j}": X[:, j] for j in range(4)}), tmp_path / "xc.parquet")
-    from engine.run.executor import process_pool
+    from logitgeom.run.executor import process_pool
 
     with process_pool(2) as pool:
         r3 = occupancy(W, tmp_path / "x.parquet", progress=False, plots=False, executor=pool)
@@ -171,7 +171,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
         occupancy([[1, 0], [0, 1]], [[0.0, 1.0], [np.nan, 0.0]], progress=False)
     np.save(tmp_path / "w.npy", np.eye(2))
     np.save(tmp_path / "x.npy", np.zeros((2, 3)))
-    proc = subprocess.run([sys.executable, "-m", "engine", "occupancy", str(tmp_path / "w.npy"),
+    proc = subprocess.run([sys.executable, "-m", "logitgeom", "occupancy", str(tmp_path / "w.npy"),
                            str(tmp_path / "x.npy")], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "the head has d = 2" in proc.stderr
@@ -180,7 +180,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
 def test_cli_writes_the_run(tmp_path):
     np.save(tmp_path / "w.npy", np.array(W4, dtype=float))
     np.save(tmp_path / "x.npy", np.random.default_rng(0).normal(size=(200, 2)))
-    proc = subprocess.run([sys.executable, "-m", "engine", "occupancy", str(tmp_path / "w.npy"),
+    proc = subprocess.run([sys.executable, "-m", "logitgeom", "occupancy", str(tmp_path / "w.npy"),
                            str(tmp_path / "x.npy"), "-o", str(tmp_path / "o"), "--no-progress"],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
@@ -195,7 +195,7 @@ def test_model_folder_and_text_through_the_context_machinery(tmp_path):
     from tokenizers import Tokenizer
     from transformers import GPT2LMHeadModel
 
-    from engine.occupancy.run import hidden_states_from_text
+    from logitgeom.occupancy.run import hidden_states_from_text
     from tests import _tiny_models as T
 
     model = T.tiny_lm()
@@ -212,7 +212,7 @@ def test_model_folder_and_text_through_the_context_machinery(tmp_path):
             ids = torch.tensor([tok.encode(ln).ids])
             want.append(int(lm(input_ids=ids).logits[0, -1].argmax()))
     out = tmp_path / "o"
-    proc = subprocess.run([sys.executable, "-m", "engine", "occupancy", str(model), str(text),
+    proc = subprocess.run([sys.executable, "-m", "logitgeom", "occupancy", str(model), str(text),
                            "-o", str(out), "--no-count", "--no-audit", "--no-progress"],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
@@ -264,7 +264,7 @@ def test_a_wide_head_file_needs_rows_are_labels(tmp_path):
     r = occupancy(tmp_path / "w.npy", tmp_path / "x.npy", progress=False, counts=False,
                   audit=False, rows_are_labels=True)
     assert r.summary["inputs"] == 40 and r.summary["k"] == 3
-    proc = subprocess.run([sys.executable, "-m", "engine", "occupancy", str(tmp_path / "w.npy"),
+    proc = subprocess.run([sys.executable, "-m", "logitgeom", "occupancy", str(tmp_path / "w.npy"),
                            str(tmp_path / "x.npy"), "--rows-are-labels", "--no-count",
                            "--no-audit", "--no-progress"], capture_output=True, text=True,
                           cwd=ROOT)

@@ -1,7 +1,7 @@
 """Sign patterns, ranking patterns, top-t prefixes and argmaxable labels.
 
 Exact assertions only.  The independent oracle decides every candidate sign vector /
-permutation by an exact LP (engine.exact.lp), so completeness is checked against
+permutation by an exact LP (logitgeom.exact.lp), so completeness is checked against
 something other than the enumeration and the Zaslavsky count it is certified by.
 """
 
@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cli.main import main
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.lattice import count_rankings_exact, count_regions_exact
-from engine.exact.lp import check_gordan, check_witness, decide
-from engine.geometry import argmaxable, ranking_pattern, sign_pattern
+from logitgeom.cli.main import main
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact
+from logitgeom.exact.lp import check_gordan, check_witness, decide
+from logitgeom.geometry import argmaxable, ranking_pattern, sign_pattern
 
 F = Fraction
 W1 = [[1, "-4/5", 1], [1, "4/5", 1], [1, "11/20", "-1/2"], [1, -1, -1], [1, 1, -1]]
@@ -395,7 +395,7 @@ def test_cli_json_deterministic(tmp_path, capsys):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_exact_and_float_passes_agree(seed):
-    from engine.geometry.search import topes_arrays
+    from logitgeom.geometry.search import topes_arrays
 
     rng = np.random.default_rng(seed)
     W = rng.integers(-2, 3, size=(9, 4)).tolist()  # small integers: degenerate
@@ -408,7 +408,7 @@ def test_exact_and_float_passes_agree(seed):
 
 
 def test_vectorised_base_case_in_r3_matches_generic_recursion():
-    from engine.geometry.arrangement import exact as ar
+    from logitgeom.geometry.arrangement import exact as ar
 
     rng = np.random.default_rng(5)
     for _ in range(60):

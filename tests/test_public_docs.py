@@ -1,4 +1,4 @@
-"""Every name ``engine`` exports is documented in numpydoc form (issue 36): functions have
+"""Every name ``logitgeom`` exports is documented in numpydoc form (issue 36): functions have
 Parameters (when they take any), Returns and Raises sections; classes list their
 Parameters or Attributes."""
 
@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import inspect
 
-import engine
+import logitgeom
 
 
 def test_every_export_has_numpydoc_sections():
     missing = []
-    for name in engine.__all__:
-        obj = getattr(engine, name)
+    for name in logitgeom.__all__:
+        obj = getattr(logitgeom, name)
         doc = inspect.getdoc(obj) or ""
         if inspect.isfunction(obj):
             need = ["Returns", "Raises"]

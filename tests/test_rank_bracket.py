@@ -14,9 +14,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certificates.api import check
-from engine.convex.loss import cross_entropy, softmax
-from engine.convex.lowrank import (
+from logitgeom.convex.loss import cross_entropy, softmax
+from logitgeom.convex.lowrank import (
     fourier_basis,
     is_cyclic_block,
     rank_certificate,
@@ -24,8 +23,9 @@ from engine.convex.lowrank import (
     subspace_optimum,
     truncate,
 )
-from engine.convex.problem import LayerPeeled
-from engine.convex.targets import cyclic_orbit
+from logitgeom.convex.problem import LayerPeeled
+from logitgeom.convex.targets import cyclic_orbit
+from logitgeom_certificates.api import check
 
 
 def smoothed_identity(m: int, a: Fraction) -> np.ndarray:
@@ -163,7 +163,7 @@ def test_reductions_against_full_program():
 
 
 def test_explain_and_latex(gap_cert):
-    from certificates._render import explain, latex
+    from logitgeom_certificates._render import explain, latex
 
     text = explain(gap_cert)
     assert "hidden width D = 2" in text and "gap" in text
@@ -185,7 +185,7 @@ def test_fourier_subspace_program_against_full_program():
 def test_fourier_candidates_on_two_cyclic_blocks():
     """Thm 5 targets (several cyclic blocks): the Fourier-mode candidates are tried too, and the
     bracket certifies."""
-    from engine.convex.targets import concat_blocks
+    from logitgeom.convex.targets import concat_blocks
 
     Y = concat_blocks(cyclic_orbit(["1/2", "1/4", "1/8", "1/16", "1/16"], exact=True),
                       cyclic_orbit(["1/3", "1/3", "1/6", "1/12", "1/12"], exact=True))
@@ -200,8 +200,8 @@ def test_fourier_candidates_on_two_cyclic_blocks():
 def test_eigenspace_candidates_for_other_groups():
     """A target of the direct sum S_2 + S_3 (not cyclic): unions of whole eigenspaces of
     Z Z^T (G-invariant subspaces) are tried; every candidate stays above the dual bound."""
-    from engine.symmetry import orbit_targets
-    from engine.symmetry.constructors import group_from_text
+    from logitgeom.symmetry import orbit_targets
+    from logitgeom.symmetry.constructors import group_from_text
 
     T = orbit_targets(group_from_text("S2+S3", m=5), ["1/2", "1/4", "1/8", "1/16", "1/16"])
     problem = LayerPeeled(T.exact_Y(), 1, 9)

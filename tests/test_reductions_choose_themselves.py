@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _reduction_names() -> set[str]:
-    from engine.convex.family import FamilyMethod
-    from engine.convex.reductions import REGISTRY
-    from engine.convex.reductions.orbit import GroupSource
+    from logitgeom.convex.family import FamilyMethod
+    from logitgeom.convex.reductions import REGISTRY
+    from logitgeom.convex.reductions.orbit import GroupSource
 
     # the registered names, the DFT program's other name, the orbit plan's sources and the
     # family program's methods
@@ -66,24 +66,24 @@ CONSTRUCTORS = ("symmetric", "cyclic", "affine_line", "frobenius", "wreath", "di
 
 
 def test_each_group_constructor_has_one_public_name():
-    import engine
-    import engine.convex
-    import engine.convex.targets
-    import engine.symmetry
-    import engine.symmetry.constructors as cons
+    import logitgeom
+    import logitgeom.convex
+    import logitgeom.convex.targets
+    import logitgeom.symmetry
+    import logitgeom.symmetry.constructors as cons
 
     funcs = {getattr(cons, n): n for n in CONSTRUCTORS}
-    for mod in (engine, engine.convex, engine.convex.targets, engine.symmetry):
+    for mod in (logitgeom, logitgeom.convex, logitgeom.convex.targets, logitgeom.symmetry):
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)
             if obj in funcs:
                 assert name == funcs[obj], f"{mod.__name__}.{name} is a second name of " \
-                                           f"engine.symmetry.{funcs[obj]}"
+                                           f"logitgeom.symmetry.{funcs[obj]}"
     for old, new in (("symmetric_group", "symmetric"), ("cyclic_group", "cyclic"),
                      ("affine_group", "affine_line")):
-        assert old not in engine.convex.__all__
-        with pytest.raises(AttributeError, match=f"engine.symmetry.{new}"):
-            getattr(engine.convex, old)
+        assert old not in logitgeom.convex.__all__
+        with pytest.raises(AttributeError, match=f"logitgeom.symmetry.{new}"):
+            getattr(logitgeom.convex, old)
     # and no wrapper elsewhere: a function whose body only returns a constructor's result
     wrappers = []
     for path in sorted((ROOT / "engine").rglob("*.py")):
@@ -104,17 +104,17 @@ def test_each_group_constructor_has_one_public_name():
 
 def test_choose_asks_the_plans_not_the_names():
     """``LayerPeeled.choose`` has no name test; the ETF upgrade is the reductions' refine."""
-    from engine.convex import problem
+    from logitgeom.convex import problem
 
     src = inspect.getsource(problem.LayerPeeled.choose) + inspect.getsource(problem._invariant)
     assert ".name ==" not in src and ".name in" not in src
 
 
 def test_the_plans_say_what_they_found():
-    from engine.convex import LayerPeeled, cyclic_orbit
-    from engine.convex.reductions.base import Plan
-    from engine.convex.reductions.orbit import GroupSource
-    from engine.symmetry import affine_line, orbit_targets
+    from logitgeom.convex import LayerPeeled, cyclic_orbit
+    from logitgeom.convex.reductions.base import Plan
+    from logitgeom.convex.reductions.orbit import GroupSource
+    from logitgeom.symmetry import affine_line, orbit_targets
 
     T = orbit_targets(affine_line(5), ["1/2", "1/4", "1/8", "1/8", "0"])
     # AGL(1, 5) targets are cyclic; the circulant plan's refine detects AGL(1, 5) (not S_5)
@@ -142,8 +142,8 @@ def test_the_plans_say_what_they_found():
 
 def test_a_group_or_tol_keeps_the_first_acceptance():
     """With ``group=`` the first reduction that accepts is used as it is (no refine)."""
-    from engine.convex import LayerPeeled
-    from engine.symmetry import affine_line, cyclic, orbit_targets
+    from logitgeom.convex import LayerPeeled
+    from logitgeom.symmetry import affine_line, cyclic, orbit_targets
 
     T = orbit_targets(affine_line(5), ["1/2", "1/4", "1/8", "1/8", "0"])
     assert LayerPeeled(T.Y, 1, 1).select().name == "etf"  # refined from the circulant plan

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.main import main as cli
-from engine.errors import InvalidInput
-from engine.reproduce import CLAIMS, Status, reproduce, select_claims
+from logitgeom.cli.main import main as cli
+from logitgeom.errors import InvalidInput
+from logitgeom.reproduce import CLAIMS, Status, reproduce, select_claims
 
 SUBSET = ("cos-thm-3.4,cos-app-h.2,cos-lemma-5.3-grid-n5,cos-thm-5.6-grid-n3,"
           "sym-thm-1,sym-thm-4,sym-app-f-wreath-s3-s2,sym-layer-peeled-gd")
@@ -26,7 +26,7 @@ def run(tmp_path_factory):
 
 
 def _check(*paths) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "certificates.check", *map(str, paths)],
+    return subprocess.run([sys.executable, "-m", "logitgeom_certificates.check", *map(str, paths)],
                           capture_output=True, text=True, check=False)
 
 
@@ -131,7 +131,7 @@ def test_corrupted_or_deleted_certificate_is_reported(run, tmp_path, capsys):
 @pytest.mark.slow  # the session fixture runs the whole reproduction (minutes)
 def test_second_run_is_byte_identical(run, tmp_path):
     out = tmp_path / "again"
-    proc = subprocess.run([sys.executable, "-m", "engine", "reproduce", "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "logitgeom", "reproduce", "--out", str(out),
                            "--only", SUBSET, "--no-progress"], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -151,7 +151,7 @@ def test_only_filter_and_bad_pattern():
 
 
 def test_failing_claim_gives_fail_row_and_exit_code(tmp_path, monkeypatch):
-    from engine.reproduce import registry
+    from logitgeom.reproduce import registry
 
     def broken(ctx):
         raise InvalidInput("planted failure")
@@ -184,7 +184,7 @@ def test_deleted_certificate_is_reported_after_the_shell_glob(run, tmp_path, cap
 
 def test_figures_are_pdf_and_png_for_a_column(run):
     """Every figure: PNG (>= 200 dpi at 3.3 in) and vector PDF, text >= 7 pt (checked when
-    saved by engine.plotstyle.save)."""
+    saved by logitgeom.plotstyle.save)."""
     import struct
 
     pngs = sorted((run.out / "figures").glob("*.png"))
@@ -198,7 +198,7 @@ def test_figures_are_pdf_and_png_for_a_column(run):
 
 
 def test_small_text_is_refused():
-    from engine import plotstyle
+    from logitgeom import plotstyle
 
     with plotstyle.style():
         fig = plotstyle.figure()
@@ -208,7 +208,7 @@ def test_small_text_is_refused():
 
 
 def test_trained_model_approaches_the_layer_peeled_optimum():
-    from engine.reproduce.trained import train_cyclic
+    from logitgeom.reproduce.trained import train_cyclic
 
     tr = train_cyclic(steps=400, checkpoints=(10, 400))
     a, b = tr.rows
@@ -222,7 +222,7 @@ def test_trained_model_approaches_the_layer_peeled_optimum():
 
 # ------------------------------------------------------------------ the real-model rows
 def test_every_sec5_and_app_e_figure_has_rows_with_commands_and_printed_deltas():
-    from engine.reproduce._real_models import EXPERIMENTS, MODELS
+    from logitgeom.reproduce._real_models import EXPERIMENTS, MODELS
 
     keys = {c.key for c in select_claims("sym-fig")}
     assert len(keys) == sum(len(e.models) for e in EXPERIMENTS) == 25
@@ -237,8 +237,8 @@ def test_every_sec5_and_app_e_figure_has_rows_with_commands_and_printed_deltas()
     assert colour.template == "Among three primary colors, {TOKEN1} is a mix of {TOKEN2} and"
     assert colour.contexts.startswith("orange|red -> yellow; orange|yellow -> red")
     assert colour.tokens == "red,yellow,blue"
-    from engine.models.context import parse_contexts, target_matrix
-    from engine.reproduce._real_models import PRINTED_PATTERN
+    from logitgeom.models.context import parse_contexts, target_matrix
+    from logitgeom.reproduce._real_models import PRINTED_PATTERN
 
     Y = target_matrix(parse_contexts(colour.contexts), colour.tokens.split(","))
     printed = "".join(str(int(x)) for x in (Y.T @ Y).ravel())
@@ -293,7 +293,7 @@ def test_remote_code_needs_the_flag_and_memory_plan_refuses_early(zoo, tmp_path,
     rep = reproduce(tmp_path, only="sym-fig7-8-weekday-prompts-rwkv", progress=False,
                     models=zoo, log=False)
     assert rep.rows[0].status is Status.FAIL and "--trust-remote-code" in rep.rows[0].result
-    from engine.models import context
+    from logitgeom.models import context
 
     monkeypatch.setattr(context, "_available_bytes", lambda: 1000)
     rep = reproduce(tmp_path, only="sym-fig7-8-weekday-prompts-gpt-oss-20b", progress=False,
@@ -329,7 +329,7 @@ def test_trained_lm_is_deterministic_and_learns_on_a_short_budget():
     pytest.importorskip("transformers")
     import torch
 
-    from engine.reproduce.lm import corpus, train_lm
+    from logitgeom.reproduce.lm import corpus, train_lm
 
     assert len(corpus()) == 500 and corpus() == corpus()
     threads = torch.get_num_threads()

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.reproduce import CLAIMS, Row, Status, reproduce
-from engine.reproduce.registry import claim
+from logitgeom.reproduce import CLAIMS, Row, Status, reproduce
+from logitgeom.reproduce.registry import claim
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def fake_claims():
 
 
 def test_rows_resolve_to_evidence_kinds(tmp_path, fake_claims):
-    from engine import emit
+    from logitgeom import emit
 
     def with_cert(ctx):
         name = ctx.write_certificate("t-ok.json",

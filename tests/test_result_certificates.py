@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from certificates.check import check
-from engine.geometry import argmaxable, ranking_pattern, sign_pattern
-from engine.geometry.grid import check_cell
+from logitgeom.geometry import argmaxable, ranking_pattern, sign_pattern
+from logitgeom.geometry.grid import check_cell
+from logitgeom_certificates.check import check
 
 W = [[5, 0], [4, 4], [0, 2], [-4, 4], [-5, 0], [-4, -4], [4, -4]]  # Thm 5.5's W' (label 2 short)
 

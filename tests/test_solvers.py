@@ -5,8 +5,8 @@ from __future__ import annotations
 import cvxpy as cp
 import pytest
 
-from engine.convex import solvers
-from engine.errors import InexactResult, Infeasible, InvalidInput, SolverUnavailable
+from logitgeom.convex import solvers
+from logitgeom.errors import InexactResult, Infeasible, InvalidInput, SolverUnavailable
 
 
 def _tiny():
@@ -80,7 +80,7 @@ def test_failed_tiers_do_not_leak_solver_warnings():
     # (CLARABEL warns "Solution may be inaccurate"); the outcome is the error alone
     import warnings
 
-    from engine.errors import SolverFailed
+    from logitgeom.errors import SolverFailed
 
     x, prob = _tiny()
     with warnings.catch_warnings():

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.reproduce import Status, reproduce
+from logitgeom.reproduce import Status, reproduce
 
 
 def test_without_the_extra_the_rows_are_skipped_with_a_clear_line(tmp_path, monkeypatch):
-    import engine.models.spacy_heads as sh
+    import logitgeom.models.spacy_heads as sh
 
     monkeypatch.setattr(sh, "spacy_package", lambda: None)
     rep = reproduce(tmp_path / "r", only="real-spacy", progress=False, log=False)
@@ -20,7 +20,7 @@ def test_without_the_extra_the_rows_are_skipped_with_a_clear_line(tmp_path, monk
 @pytest.mark.slow
 def test_spacy_rows_run_and_are_byte_identical(tmp_path):
     pytest.importorskip("spacy")
-    from engine.models.spacy_heads import spacy_layers, spacy_package
+    from logitgeom.models.spacy_heads import spacy_layers, spacy_package
 
     if spacy_package() is None:
         pytest.skip("en_core_web_sm is not installed (the 'spacy' extra)")

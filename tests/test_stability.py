@@ -16,17 +16,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certificates.api import check
-from engine.convex.loss import cross_entropy, softmax
-from engine.convex.problem import LayerPeeled
-from engine.convex.stability import (
+from logitgeom.convex.loss import cross_entropy, softmax
+from logitgeom.convex.problem import LayerPeeled
+from logitgeom.convex.stability import (
     group_average,
     stability_certificate,
     stability_report,
     strong_convexity,
 )
-from engine.symmetry import cyclic, orbit_targets, symmetric
-from engine.symmetry.constructors import group_from_text
+from logitgeom.symmetry import cyclic, orbit_targets, symmetric
+from logitgeom.symmetry.constructors import group_from_text
+from logitgeom_certificates.api import check
 
 
 def _target(name: str):
@@ -144,14 +144,14 @@ def test_tampered_stability_rejected(cert):
 
 
 def test_explain_and_latex(cert):
-    from certificates._render import explain, latex
+    from logitgeom_certificates._render import explain, latex
 
     assert "rho ||Y - Y0||_2" in explain(cert)
     assert "\\rho" in latex(cert)
 
 
 def test_group_average_is_the_orbit_reductions_symmetrized_target():
-    from engine.convex.reductions.orbit import symmetrized_target
+    from logitgeom.convex.reductions.orbit import symmetrized_target
 
     Y0, action = _target("S4")
     Yf = np.array(perturb(Y0, 5), dtype=float)

@@ -1,4 +1,4 @@
-"""Streamed enumeration (engine.geometry.stream): same answers as memory, any executor,
+"""Streamed enumeration (logitgeom.geometry.stream): same answers as memory, any executor,
 resumable after a kill, certified from the directory, tampering detected."""
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from engine.errors import InvalidInput
-from engine.exact.lattice import count_regions_exact
-from engine.geometry import ranking_pattern, search, sign_pattern
-from engine.geometry.arrangement import exact as ex
-from engine.geometry.arrangement import float_ as fl
-from engine.geometry.stream import enumerate_to_dir, open_result
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.lattice import count_regions_exact
+from logitgeom.geometry import ranking_pattern, search, sign_pattern
+from logitgeom.geometry.arrangement import exact as ex
+from logitgeom.geometry.arrangement import float_ as fl
+from logitgeom.geometry.stream import enumerate_to_dir, open_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,7 @@ def test_unit_plans_cover_every_region():
 def test_bounded_memory_unit_rows_equal_the_unit_job():
     """The streamed units' rows (blocked lifts, packed de-duplication, blocked shrink with
     packed signs) are the in-memory unit job's rows, in the same order."""
-    from engine.geometry.arrangement import pack_signs
+    from logitgeom.geometry.arrangement import pack_signs
 
     rng = np.random.default_rng(5)
     old = (search.ROW_BLOCK, search.LIFT_BLOCK)
@@ -167,7 +167,7 @@ import time
 # Ctrl-C as in a terminal, even when the test runner was started with SIGINT ignored (a
 # background job of a non-interactive shell): the child would inherit SIG_IGN
 signal.signal(signal.SIGINT, signal.default_int_handler)
-from engine.geometry.stream import enumerate_to_dir
+from logitgeom.geometry.stream import enumerate_to_dir
 W = [[int(c) for c in format(i, "06b")] for i in range(1, 64)][:KILL_ROWS]
 enumerate_to_dir(W, sys.argv[1], units=KILL_UNITS, shard_rows=100_000, progress=False)
 """
@@ -222,9 +222,9 @@ def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupte
 
 
 _WAVE_RUN = _KILLED_RUN.replace("100_000", "5_000").replace(
-    "from engine.geometry.stream import enumerate_to_dir",
-    "import engine.geometry.stream.plan as P\nP.WAVE_REGIONS = 20_000\n"
-    "from engine.geometry.stream import enumerate_to_dir")
+    "from logitgeom.geometry.stream import enumerate_to_dir",
+    "import logitgeom.geometry.stream.plan as P\nP.WAVE_REGIONS = 20_000\n"
+    "from logitgeom.geometry.stream import enumerate_to_dir")
 
 
 @pytest.mark.slow
@@ -234,7 +234,7 @@ def test_killed_wave_run_resumes_to_the_same_result(tmp_path, kill, uninterrupte
     """Phase 1 in waves (each wave's files merged into the earlier waves' merged files and
     deleted before the next wave): killed inside a merge or in a later wave, resumed, the
     same shards as an uninterrupted run in one wave."""
-    import engine.geometry.stream.plan as plan
+    import logitgeom.geometry.stream.plan as plan
 
     monkeypatch.setattr(plan, "WAVE_REGIONS", 20_000)
     out = tmp_path / "run"
@@ -299,7 +299,7 @@ def test_resuming_a_tampered_directory_says_so(tmp_path):
     run not yet certified) is reported as changed or damaged, never as an engine bug."""
     import json
 
-    from engine.errors import InvalidInput
+    from logitgeom.errors import InvalidInput
 
     W = resonance(4)
     enumerate_to_dir(W, tmp_path / "d", progress=False, shard_rows=100)
@@ -325,7 +325,7 @@ def test_resuming_a_tampered_directory_says_so(tmp_path):
 
 def test_cli_out(tmp_path):
     np.savetxt(tmp_path / "W.csv", np.array(resonance(3)), fmt="%d", delimiter=",")
-    cmd = [sys.executable, "-m", "engine.cli.main", "patterns", "sign", str(tmp_path / "W.csv"),
+    cmd = [sys.executable, "-m", "logitgeom.cli.main", "patterns", "sign", str(tmp_path / "W.csv"),
            "--out", str(tmp_path / "o"), "--workers", "2", "--no-progress"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
@@ -402,7 +402,7 @@ def test_dask_scheduler_and_worker_on_localhost(tmp_path):
 def test_blocked_float_and_exact_dedupe_equal_the_whole_product(monkeypatch):
     """``dedupe_with`` in blocks of rows (bounded memory) keeps the same rows, in the same
     order, with the same signs, as one product of the whole point set (both twins)."""
-    from engine.geometry.arrangement import _common
+    from logitgeom.geometry.arrangement import _common
 
     rng = np.random.default_rng(11)
     for _ in range(5):
@@ -421,7 +421,7 @@ def test_blocked_float_and_exact_dedupe_equal_the_whole_product(monkeypatch):
 def test_small_flushes_and_task_memory(tmp_path, monkeypatch):
     """A batch flushed in slices smaller than a unit writes other frames but the same
     shards; every step records the peak memory of its tasks."""
-    import engine.geometry.stream.plan as plan
+    import logitgeom.geometry.stream.plan as plan
 
     W = resonance(5)
     a = enumerate_to_dir(W, tmp_path / "a", units=12, progress=False)
@@ -432,7 +432,7 @@ def test_small_flushes_and_task_memory(tmp_path, monkeypatch):
         assert b.manifest["steps"][step]["max_task_rss_mb"] > 0
     assert all(v["maxrss_kb"] > 0 for v in b.manifest["certified"].values())
     # in worker processes each task's peak is its own: at least its start, recorded
-    from engine.run.executor import process_pool
+    from logitgeom.run.executor import process_pool
 
     with process_pool(2) as pool:
         c = enumerate_to_dir(W, tmp_path / "c", units=12, progress=False, executor=pool)

@@ -11,12 +11,12 @@ import pytest
 from _groups import diagonal, quaternion_group
 from sympy.combinatorics import Permutation, PermutationGroup, SymmetricGroup
 
-from engine.convex import LayerPeeled
-from engine.convex.reductions import orbit as orbit_mod
-from engine.convex.reductions.base import Status
-from engine.convex.solvers import solve
-from engine.errors import InvalidInput
-from engine.symmetry import (
+from logitgeom.convex import LayerPeeled
+from logitgeom.convex.reductions import orbit as orbit_mod
+from logitgeom.convex.reductions.base import Status
+from logitgeom.convex.solvers import solve
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry import (
     GroupAction,
     as_group,
     cyclic,
@@ -26,13 +26,13 @@ from engine.symmetry import (
     parse_group,
     symmetric,
 )
-from engine.symmetry.isotypic import isotypic_decomposition
+from logitgeom.symmetry.isotypic import isotypic_decomposition
 
 EW, EH = 1.0, 4.0
 
 
 def reference_value(Y: np.ndarray, rho: float) -> float:
-    """min J(Z) s.t. ||Z||_* <= rho, written here independently of engine.convex."""
+    """min J(Z) s.t. ||Z||_* <= rho, written here independently of logitgeom.convex."""
     m, n = Y.shape
     Z = cp.Variable((m, n))
     loss = cp.sum(cp.log_sum_exp(Z, axis=0)) - cp.sum(cp.multiply(Y, Z))
@@ -149,7 +149,7 @@ def test_mixing_and_wrong_spellings_give_clear_errors():
 
 
 def test_cli_solve_with_group(tmp_path, capsys):
-    from engine.cli.main import main
+    from logitgeom.cli.main import main
 
     path = tmp_path / "Y.csv"
     assert main(["symmetry", "target", "S3wrS2", "1/12", "1/4", "1/4", "0", "1/6", "1/4",
@@ -222,9 +222,9 @@ def test_detection_limit_warns_and_says_how_to_pass_the_group(monkeypatch):
 
 
 def test_reduction_contract_plans_and_reuse():
-    from engine.convex import predicted_geometry
-    from engine.convex.reductions import get_reduction
-    from engine.convex.reductions.etf import ETFPlan
+    from logitgeom.convex import predicted_geometry
+    from logitgeom.convex.reductions import get_reduction
+    from logitgeom.convex.reductions.etf import ETFPlan
 
     G, T = _target(GROUPS["A4"], seed=2)
     lp = LayerPeeled(T.Y, EW, EH)
@@ -253,7 +253,7 @@ def test_reduction_contract_plans_and_reuse():
 def test_huge_solutions_keep_no_n_sized_extras(monkeypatch):
     """Above KEEP_PROBABILITIES entries H and softmax(Z) are rebuilt on access, equal in
     meaning to the stored ones (W H = Z within the budgets; the same probabilities)."""
-    from engine.convex import solution as solution_mod
+    from logitgeom.convex import solution as solution_mod
 
     T = orbit_targets(symmetric(5), [f"{k}/15" for k in range(1, 6)])
     kept = LayerPeeled(T, EW, EH).solve("orbit")

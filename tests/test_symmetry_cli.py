@@ -1,10 +1,10 @@
-"""``logitgeom symmetry``: detect, target, gram (thin wrappers of engine.symmetry)."""
+"""``logitgeom symmetry``: detect, target, gram (thin wrappers of logitgeom.symmetry)."""
 
 from __future__ import annotations
 
 import json
 
-from engine.cli.main import main
+from logitgeom.cli.main import main
 
 
 def test_target_then_detect_then_solve(tmp_path, capsys):
@@ -31,7 +31,7 @@ def test_gram_and_errors(capsys):
 def test_detect_with_tolerance(tmp_path, capsys):
     import numpy as np
 
-    from engine.symmetry import cyclic, orbit_targets
+    from logitgeom.symmetry import cyclic, orbit_targets
 
     Y = orbit_targets(cyclic(4), ["1/2", "1/4", "1/8", "1/8"]).Y
     noisy = Y + 1e-14 * np.arange(16).reshape(4, 4)

@@ -7,9 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine.errors import InvalidInput
-from engine.symmetry import cyclic, detect_symmetry, orbit_targets, symmetric
-from engine.symmetry.examples import app_f_examples
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry import cyclic, detect_symmetry, orbit_targets, symmetric
+from logitgeom.symmetry.examples import app_f_examples
 
 
 def test_circulant_7():
@@ -87,7 +87,7 @@ def test_bad_input():
 
 
 def test_networkx_fallback_gives_the_same_groups(monkeypatch):
-    import engine.symmetry.detect as det
+    import logitgeom.symmetry.detect as det
 
     monkeypatch.setattr(det, "IR_BUDGET", 1)  # every non-trivial search goes to VF2
     for name in ("direct_product_S3_S3", "wreath_S2_S3"):

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import InvalidInput, TooLarge
-from engine.symmetry import (
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.symmetry import (
     GroupAction,
     affine_line,
     cyclic,
@@ -21,7 +21,7 @@ from engine.symmetry import (
     symmetric,
     wreath,
 )
-from engine.symmetry.examples import app_f_examples
+from logitgeom.symmetry.examples import app_f_examples
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp
 
-from engine.convex.problem import LayerPeeled
-from engine.convex.reductions.orbit import OrbitReduction, orbit_program
-from engine.convex.solvers import solve
-from engine.errors import InvalidInput
-from engine.symmetry import (
+from logitgeom.convex.problem import LayerPeeled
+from logitgeom.convex.reductions.orbit import OrbitReduction, orbit_program
+from logitgeom.convex.solvers import solve
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry import (
     GroupAction,
     cyclic,
     detect_symmetry,
@@ -22,13 +22,13 @@ from engine.symmetry import (
     predicted_gram_structure,
     symmetric,
 )
-from engine.symmetry.examples import app_f_examples
+from logitgeom.symmetry.examples import app_f_examples
 
 EW, EH = 1.0, 4.0  # rho = 2
 
 
 def reference_value(Y: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
-    """min J(Z) s.t. ||Z||_* <= rho, written here independently of engine.convex.
+    """min J(Z) s.t. ||Z||_* <= rho, written here independently of logitgeom.convex.
 
     Joint (m+n) SDP via cp.normNuc when small, else the split form (one LMI per column).
     """

@@ -10,7 +10,7 @@ import zlib
 import numpy as np
 import pytest
 
-from engine.geometry.stream.twin import twin_line, twin_lines
+from logitgeom.geometry.stream.twin import twin_line, twin_lines
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -1,6 +1,6 @@
 """Argmax audit at vocabulary scale: which labels of a head can ever be the strict argmax.
 
-Every verdict carries a certificate checked by ``certificates.check`` (kind
+Every verdict carries a certificate checked by ``logitgeom_certificates.check`` (kind
 ``argmax-audit``): a witness input confirmed exactly, or Gordan multipliers verified in
 integer arithmetic.  Maths: docs/argmax-audit.md.
 
@@ -11,7 +11,7 @@ Examples
 {0: 'argmaxable', 1: 'argmaxable', 2: 'never'}
 """
 
-from engine.audit.decide import Options
-from engine.audit.run import VERDICTS, AuditResult, audit_argmax
+from logitgeom.audit.decide import Options
+from logitgeom.audit.run import VERDICTS, AuditResult, audit_argmax
 
 __all__ = ["AuditResult", "Options", "VERDICTS", "audit_argmax"]

@@ -1,6 +1,6 @@
 """Exact verification and repair of a float basis for a Gordan ("never") proof.
 
-Wolfe's algorithm (:mod:`engine.audit.wolfe`) proposes a *basis*: d + 1 rows S whose points
+Wolfe's algorithm (:mod:`logitgeom.audit.wolfe`) proposes a *basis*: d + 1 rows S whose points
 p_i = w_i - w_k look affinely independent with 0 inside their simplex.  The barycentric
 coordinates lambda of 0 on S solve the square system
 
@@ -16,12 +16,12 @@ negative coordinate t leaves, a pool point on 0's side of the opposite facet ent
 in floats by the ratio test on the exact current weights), and (B) is solved exactly again
 on the new basis, at most a few times.  Floats only choose the pivots; every verdict rests
 on the exact solve and the exact check of the multipliers (:func:`basis_never`, which the
-Wolfe path and the cutting-plane LP's Gordan stage of :mod:`engine.audit.decide` call).
+Wolfe path and the cutting-plane LP's Gordan stage of :mod:`logitgeom.audit.decide` call).
 
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.head import HeadSpec, open_head
+>>> from logitgeom.audit.head import HeadSpec, open_head
 >>> W = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
 >>> h = open_head(HeadSpec.from_array(W))
 >>> basis_weights(h, 0, [1, 2, 3])
@@ -37,9 +37,9 @@ from fractions import Fraction
 import numpy as np
 from scipy.linalg import lu_factor, lu_solve
 
-from engine.audit.head import Head
-from engine.audit.proofs import _never, check_multipliers, exact_rows_int
-from engine.exact.intmat import solve_square
+from logitgeom.audit.head import Head
+from logitgeom.audit.proofs import _never, check_multipliers, exact_rows_int
+from logitgeom.exact.intmat import solve_square
 
 __all__ = ["basis_weights", "repair", "basis_never"]
 
@@ -64,7 +64,7 @@ def basis_weights(head: Head, k: int, rows: list[int]) -> tuple[list[int], int] 
     Examples
     --------
     >>> import numpy as np
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> h = open_head(HeadSpec.from_array(np.array([[0.0], [1.0], [-3.0]])))
     >>> basis_weights(h, 0, [1, 2])
     ([3, 1], 4)
@@ -111,7 +111,7 @@ def repair(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int],
     Examples
     --------
     >>> import numpy as np
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> W = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [-1.0, 2.0], [-1.0, -1.0]])
     >>> h = open_head(HeadSpec.from_array(W))
     >>> pool = np.array([1, 2, 3, 4]); P = W[pool] - W[0]
@@ -174,7 +174,7 @@ def basis_never(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int
     """The never-proof of a full basis S (indices into ``pool``; P the float points, e.g. a
     Wolfe corral): its exact barycentric weights (one FLINT solve, integers over one
     denominator; ``known`` when already solved), repaired by exact simplex pivots when one is
-    negative (:mod:`engine.audit.basis`), checked exactly.
+    negative (:mod:`logitgeom.audit.basis`), checked exactly.
 
     Parameters
     ----------
@@ -203,7 +203,7 @@ def basis_never(head: Head, k: int, pool: np.ndarray, P: np.ndarray, S: list[int
     Examples
     --------
     >>> import numpy as np
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> W = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
     >>> rec = basis_never(open_head(HeadSpec.from_array(W)), 0, np.array([1, 2, 3]),
     ...                   W[1:], [0, 1, 2], {})

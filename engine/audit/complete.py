@@ -5,7 +5,7 @@ arithmetic, with no tolerance anywhere:
 
 1. the system (A_k) restricted to an *active set* of rows (seeded from the float LP's basis
    and the rows violated at its points) is decided by an exact LP (``cdd.gmp``, through
-   :mod:`engine.exact.lp` and :func:`engine.exact.lp.box_lp`);
+   :mod:`logitgeom.exact.lp` and :func:`logitgeom.exact.lp.box_lp`);
 2. infeasible on the active set: the exact LP's vertex solution gives Gordan multipliers on
    at most d + 1 (d + 2 with a bias) rows: a ``never`` proof for the whole head;
 3. feasible: its exact optimum x is evaluated against every row of the head (floats with the
@@ -20,8 +20,8 @@ and then the exact LP answers the question itself.
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.proofs import Options
->>> from engine.audit.head import HeadSpec, open_head
+>>> from logitgeom.audit.proofs import Options
+>>> from logitgeom.audit.head import HeadSpec, open_head
 >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0],
 ...                                            [0.0, 0.5]])))
 >>> exact_stage(h, 3, False, Options(), {}, 0.0, [0])["verdict"]
@@ -37,8 +37,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.audit.head import Head
-from engine.audit.proofs import (
+from logitgeom.audit.head import Head
+from logitgeom.audit.proofs import (
     Options,
     _budget,
     _never,
@@ -48,8 +48,8 @@ from engine.audit.proofs import (
     exact_rows_int,
     violations,
 )
-from engine.errors import SolverFailed
-from engine.exact.lp import box_lp, gordan_multipliers, strictly_feasible
+from logitgeom.errors import SolverFailed
+from logitgeom.exact.lp import box_lp, gordan_multipliers, strictly_feasible
 
 __all__ = ["exact_stage", "gordan_on_rows"]
 
@@ -88,7 +88,7 @@ def gordan_on_rows(head: Head, k: int, rows: list[int], radius: Fraction | None
     or d + 2 with a bias, of them positive), or None when the rows admit none.
 
     Returns (rows, positive integer multipliers), unverified (the caller checks them with
-    :func:`engine.audit.decide.check_multipliers`).
+    :func:`logitgeom.audit.decide.check_multipliers`).
     """
     rows = sorted({int(i) for i in rows if int(i) != k})
     if not rows:
@@ -116,7 +116,7 @@ def exact_stage(head: Head, k: int, box: bool, opts: Options, stats: dict, t_lab
     """Decide label k (domain R^d, or the box when ``box``) exactly by the active-set exact
     LP with cutting planes; returns the verdict record (never ``undecided`` unless
     :attr:`Options.label_seconds` runs out, which raises
-    :class:`engine.audit.decide.BudgetExceeded`)."""
+    :class:`logitgeom.audit.decide.BudgetExceeded`)."""
     t0 = time.process_time()
     try:
         return _exact_stage(head, k, box, opts, stats, t_label, seed)

@@ -9,7 +9,7 @@ Floats propose (screens, relaxation steps, HiGHS LPs); exact arithmetic decides:
 * a ``never`` verdict is a set of positive integer Gordan multipliers whose identities are
   verified in integer arithmetic;
 * when the float stages do not settle a label, the exact completion stage
-  (:mod:`engine.audit.complete`) does, so ``undecided`` only means that a per-label budget
+  (:mod:`logitgeom.audit.complete`) does, so ``undecided`` only means that a per-label budget
   the caller set (:attr:`Options.label_seconds`) ran out, and the record says so.
 
 The unit of work is a block of labels (:func:`decide_block`), run by any executor.
@@ -17,7 +17,7 @@ The unit of work is a block of labels (:func:`decide_block`), run by any executo
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.head import HeadSpec
+>>> from logitgeom.audit.head import HeadSpec
 >>> W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, 0.25]])
 >>> recs, _ = decide_block(HeadSpec.from_array(W), (0, 3), Options())
 >>> [r["all"]["verdict"] for r in recs]
@@ -32,10 +32,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.audit.basis import basis_never
-from engine.audit.complete import exact_stage, gordan_on_rows
-from engine.audit.head import Head, HeadSpec, open_head
-from engine.audit.proofs import (
+from logitgeom.audit.basis import basis_never
+from logitgeom.audit.complete import exact_stage, gordan_on_rows
+from logitgeom.audit.head import Head, HeadSpec, open_head
+from logitgeom.audit.proofs import (
     BudgetExceeded,
     Options,
     _budget,
@@ -51,8 +51,8 @@ from engine.audit.proofs import (
     rounding_bound,
     violations,
 )
-from engine.audit.screen import _fit_box, screen_block
-from engine.exact.intmat import solve_rational, solve_square
+from logitgeom.audit.screen import _fit_box, screen_block
+from logitgeom.exact.intmat import solve_rational, solve_square
 
 __all__ = ["Options", "decide_block", "decide_label", "rounding_bound", "exact_rows_int",
            "confirm_witness", "violations", "check_multipliers", "BudgetExceeded"]
@@ -90,7 +90,7 @@ def _pow2_scale(v: np.ndarray) -> float:
 def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
                   with_bias_row: bool) -> list[Fraction] | None:
     """Solve sum lam_i (w_k - w_i) = 0, sum lam_i = 1 (and sum lam_i db_i = 0) exactly on
-    the support (engine.exact.intmat); free variables take their float values."""
+    the support (logitgeom.exact.intmat); free variables take their float values."""
     R, b, _, _ = exact_rows_int(head, [k, *support])
     wk = R[0]
     n, d = len(support), head.d
@@ -155,7 +155,7 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
                     return _never(rows, cand, "lp")
         # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows);
         # cdd.gmp is slow at large d, where a full basis is repaired by exact simplex pivots
-        # (engine.audit.basis) with the active rows as the entering candidates
+        # (logitgeom.audit.basis) with the active rows as the entering candidates
         if len(support) * head.d > _CDD_REPAIR:
             if neg is None or box or head.bias is not None or len(support) != head.d + 1:
                 return None
@@ -243,7 +243,7 @@ def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
 
 
 def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
-    from engine.audit.wolfe import affine_nearest, min_norm_corral
+    from logitgeom.audit.wolfe import affine_nearest, min_norm_corral
 
     t0 = time.process_time()
     try:
@@ -304,7 +304,7 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
 
 class _Cutting:
     """The max-margin LP of label k on an active set of rows, in the coordinates z of
-    :class:`engine.lp_float.MarginLP` (row differences and bias differences rescaled by
+    :class:`logitgeom.lp_float.MarginLP` (row differences and bias differences rescaled by
     powers of two, so heads at 1e-200 or 1e150 behave like unit heads):
 
     * domain R^d without a bias: z = x, rows (w_k - w_i) . x >= s, |x_j| <= 1;
@@ -318,7 +318,7 @@ class _Cutting:
 
     def __init__(self, head: Head, k: int, box: bool, radius_f: float | None,
                  rows: np.ndarray, tol: float):
-        from engine.lp_float import MarginLP
+        from logitgeom.lp_float import MarginLP
 
         self.head, self.k, self.box, self.d = head, k, box, head.d
         wk = head.rows([k])[0]
@@ -379,7 +379,7 @@ class _Cutting:
         return x if np.all(np.isfinite(x)) else None
 
     def vertex(self) -> np.ndarray | None:
-        """The vertex of the final basis, re-solved (:meth:`engine.lp_float.MarginLP.vertex`)."""
+        """The vertex of the final basis, re-solved (:meth:`logitgeom.lp_float.MarginLP.vertex`)."""
         return self.lp.vertex()
 
 
@@ -508,7 +508,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
                  ) -> tuple[list[dict], dict]:
     """Decide a block of labels; returns (records in label order, seconds per stage).
 
-    The screens (:func:`engine.audit.screen.screen_block`: one blocked product and a
+    The screens (:func:`logitgeom.audit.screen.screen_block`: one blocked product and a
     vectorised rigorous bound) decide the ordinary labels; the others go through
     :func:`decide_label`.  Each record is ``{"label": k, "<domain>": {"verdict": ...}}``
     for each domain in ``opts.domains`` (see certificates/SPEC.md, kind ``argmax-audit``).
@@ -637,13 +637,13 @@ def _wolfe_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
 
     Examples
     --------
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.5, 0.25]])
     >>> h = open_head(HeadSpec.from_array(W, [0.0, 0.0, 0.0, 0.0, 0.25]))
     >>> _wolfe_bias(h, 4, Options(), {})["verdict"]
     'argmaxable'
     """
-    from engine.audit.wolfe import affine_nearest, min_norm_corral
+    from logitgeom.audit.wolfe import affine_nearest, min_norm_corral
 
     t0 = time.process_time()
     try:

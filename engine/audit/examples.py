@@ -7,7 +7,7 @@ invalid-<failed_check>.json``, each the valid one with a single change.  Regener
 
 Examples
 --------
->>> from certificates.api import check
+>>> from logitgeom_certificates.api import check
 >>> check(valid_certificate()).ok
 True
 >>> all(check(c).failed_check == name for name, (c, _) in invalid_certificates().items()
@@ -31,7 +31,7 @@ EXAMPLE_BIAS = [0, 0, 0, 0, "1/2"]
 
 def valid_certificate() -> dict:
     """A small ``argmax-audit`` certificate with a bias and both domains (records inline)."""
-    from engine.audit.run import audit_argmax
+    from logitgeom.audit.run import audit_argmax
 
     r = audit_argmax(EXAMPLE_W, bias=EXAMPLE_BIAS, radius="1/4", progress=False,
                      block_size=8)
@@ -81,7 +81,7 @@ def invalid_certificates() -> dict[str, tuple[dict | str, str]]:
 
 def write_examples(examples_dir: str | Path) -> list[Path]:
     """Write valid-argmax-audit.json and argmax-audit/invalid-*.json; return the paths."""
-    from engine.certify.common import dumps
+    from logitgeom.certify.common import dumps
 
     root = Path(examples_dir)
     sub = root / "argmax-audit"

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["HeadSpec", "Head", "open_head", "CHUNK_BYTES"]
 
@@ -86,7 +86,7 @@ def _exact_or_binary_rows(W) -> tuple:
         if not np.all(np.isfinite(W)):
             raise InvalidInput("W has a NaN or infinite entry")
         return tuple(tuple(float(v) for v in r) for r in np.asarray(W, dtype=np.float64))
-    from engine.exact.numbers import to_matrix
+    from logitgeom.exact.numbers import to_matrix
 
     M = to_matrix(W, what="W")
     if all(_is_binary(q) for r in M for q in r):
@@ -95,7 +95,7 @@ def _exact_or_binary_rows(W) -> tuple:
 
 
 def _exact_or_binary_vector(b, k: int) -> tuple:
-    from engine.exact.numbers import to_vector
+    from logitgeom.exact.numbers import to_vector
 
     v = to_vector(np.asarray(b, dtype=np.float64) if isinstance(b, np.ndarray) else b,
                   what="bias", length=k)
@@ -148,7 +148,7 @@ class Head:
             self._raw = arr.T if spec.transpose else arr
             self.binary = True
         elif spec.kind == "safetensors":
-            from engine.models.safetensors_io import SafetensorsFile
+            from logitgeom.models.safetensors_io import SafetensorsFile
 
             f = SafetensorsFile(spec.path)
             dt = f.dtype(spec.tensor)

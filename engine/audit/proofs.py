@@ -1,13 +1,13 @@
 """Exact proofs of the argmax audit: the rigorous float filter, exact margins, witness and
 Gordan records, and the pipeline's options (docs/argmax-audit.md, sections 1 and 3).
 
-Shared by the float stages (:mod:`engine.audit.decide`) and the exact completion stage
-(:mod:`engine.audit.complete`); nothing here calls a solver.
+Shared by the float stages (:mod:`logitgeom.audit.decide`) and the exact completion stage
+(:mod:`logitgeom.audit.complete`); nothing here calls a solver.
 
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.head import HeadSpec, open_head
+>>> from logitgeom.audit.head import HeadSpec, open_head
 >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
 >>> violations(h, 0, np.array([1.0, 0.0])).tolist(), check_multipliers(h, 2, [0, 1], [1, 1], None)
 ([], True)
@@ -22,10 +22,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from certificates.api import MAX_DIGITS
-from engine.audit.head import Head
-from engine.exact.intmat import float_ints, int_combination, int_str
-from engine.exact.numbers import fraction_to_str
+from logitgeom.audit.head import Head
+from logitgeom.exact.intmat import float_ints, int_combination, int_str
+from logitgeom.exact.numbers import fraction_to_str
+from logitgeom_certificates.api import MAX_DIGITS
 
 __all__ = ["Options", "BudgetExceeded", "rounding_bound", "exact_rows_int", "violations",
            "confirm_witness", "check_multipliers"]
@@ -244,7 +244,7 @@ def hadamard_digits(head: Head, k: int, rows: list[int]) -> int:
     Examples
     --------
     >>> import numpy as np
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
     >>> hadamard_digits(h, 2, [0, 1])
     3

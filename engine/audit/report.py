@@ -167,10 +167,10 @@ def read_label_names(spec, k: int) -> dict[int, str]:
     """
     import json
 
-    from engine.errors import InvalidInput
+    from logitgeom.errors import InvalidInput
 
     if isinstance(spec, str | Path):
-        from engine.io import read_text
+        from logitgeom.io import read_text
 
         p = Path(spec)
         try:  # a regular file of bounded size: never a FIFO or /dev/zero

@@ -1,17 +1,17 @@
 """Running an argmax audit in five stages: load, plan, decide, write, certify.
 
-* **load** (:mod:`engine.audit.source`): the head as the checker will read it (inline, the
+* **load** (:mod:`logitgeom.audit.source`): the head as the checker will read it (inline, the
   user's file in place, or a canonical ``head.npy``), its bias, tokenizer and provenance;
 * **plan**: the labels, their blocks, the run's configuration fingerprint and, with an
   output folder, what a previous run already finished (resume);
 * **decide**: label blocks are independent work units handed to
-  :func:`engine.run.executor.run_units` (serial, a process pool or a Dask
+  :func:`logitgeom.run.executor.run_units` (serial, a process pool or a Dask
   ``distributed.Client``); each finished block is a JSON-lines shard
   (``shards/block-NNNNNN.jsonl``) recorded with its SHA-256 in ``run.json``;
 * **write**: ``summary.json``, the per-label table ``labels.csv`` / ``labels.parquet``, the
-  nearest-to-unargmaxable ranking and ``margins.png`` (:mod:`engine.audit.report`);
+  nearest-to-unargmaxable ranking and ``margins.png`` (:mod:`logitgeom.audit.report`);
 * **certify**: the batch certificate ``audit.json`` (kind ``argmax-audit``,
-  :mod:`engine.certify.audit`), re-checked by the stdlib checker before the run returns:
+  :mod:`logitgeom.certify.audit`), re-checked by the stdlib checker before the run returns:
   a certificate that does not check fails the run.
 
 Files are written atomically with the user's umask.  Maths: docs/argmax-audit.md.
@@ -30,14 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._fsio import write_atomic
-from engine.audit.decide import Options, _witness_margin, decide_label
-from engine.audit.head import open_head
-from engine.audit.screen import screen_block
-from engine.audit.source import INLINE_ENTRIES, Source, load_source
-from engine.errors import InvalidInput, SolverFailed
-from engine.exact.numbers import fraction_to_str, to_fraction
-from engine.run.state import kill_hook, write_json
+from logitgeom._fsio import write_atomic
+from logitgeom.audit.decide import Options, _witness_margin, decide_label
+from logitgeom.audit.head import open_head
+from logitgeom.audit.screen import screen_block
+from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
+from logitgeom.errors import InvalidInput, SolverFailed
+from logitgeom.exact.numbers import fraction_to_str, to_fraction
+from logitgeom.run.state import kill_hook, write_json
 
 __all__ = ["AuditResult", "audit_argmax", "VERDICTS", "INLINE_ENTRIES"]
 
@@ -69,7 +69,7 @@ class AuditResult:
         (screen, ascent, lp, gordan, exact, exact_lp), the number of exactly decided pairs
         and of labels finished by the exact stage.
     table : list of dict
-        One row per label (label, name, verdict, margin, proof; engine.audit.report).
+        One row per label (label, name, verdict, margin, proof; logitgeom.audit.report).
     nearest : list of dict
         The argmaxable labels with the smallest margin (nearest to unargmaxable).
     checked : str
@@ -138,7 +138,7 @@ class AuditResult:
             lines.append(f"  self-check: {self.checked}")
         if self.certificate_path is not None:
             lines.append(f"  certificate: {self.certificate_path} (check: python -m "
-                         "certificates.check_audit FILE); table: labels.csv, labels.parquet")
+                         "logitgeom_certificates.check_audit FILE); table: labels.csv, labels.parquet")
         return lines
 
 # ----------------------------------------------------------------------------- labels
@@ -163,7 +163,7 @@ def _labels(tokens, k: int, tok) -> tuple[int, ...]:
         if tok is None:
             raise InvalidInput(f"tokens {words[:5]} are words but no tokenizer.json was found; "
                                "give token ids or --tokenizer")
-        from engine.models.tokens import resolve_tokens
+        from logitgeom.models.tokens import resolve_tokens
 
         out.extend(resolve_tokens(words, tok).ids)
     bad = [t for t in out if not 0 <= t < k]
@@ -203,7 +203,7 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
         raise InvalidInput(f"the audit needs at least 2 labels and 1 column; got {k} x {d}")
     names: dict[int, str] = {}
     if names_spec is not None:
-        from engine.audit.report import read_label_names
+        from logitgeom.audit.report import read_label_names
 
         names = read_label_names(names_spec, k)
     labels = _labels_named(tokens, k, src.tokenizer, names)
@@ -357,7 +357,7 @@ class _Blocks:
         state = self.plan.state
         state["stage_seconds"] = self.stage
         state["margins"] = {str(a): v for a, v in sorted(self.margins.items())}
-        write_json(self.plan.out_dir / "run.json", state)  # the resume state (engine.run.state)
+        write_json(self.plan.out_dir / "run.json", state)  # the resume state (logitgeom.run.state)
         self.last = time.monotonic()
 
 
@@ -434,7 +434,7 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
 
 
 def _run(fn, units, executor, progress, desc):
-    from engine.run.executor import run_units
+    from logitgeom.run.executor import run_units
 
     return run_units(fn, units, executor=executor, progress=progress, desc=desc)
 
@@ -455,7 +455,7 @@ def _names_for(plan: _Plan, verdicts: dict, doms) -> dict:
 
 
 def _write_outputs(plan: _Plan, result: AuditResult, records, margins, stage) -> None:
-    from engine.audit.report import nearest, plot_margins, table_rows, write_table
+    from logitgeom.audit.report import nearest, plot_margins, table_rows, write_table
 
     doms = plan.opts.domains
     rows = table_rows(records, result.names, margins, doms)
@@ -485,7 +485,7 @@ def _write_outputs(plan: _Plan, result: AuditResult, records, margins, stage) ->
 
 def _coverage(labels, k: int) -> str:
     """'labels 0-48 of a 50-row head' (never 'all' for a part)."""
-    from engine.certify.audit import label_runs
+    from logitgeom.certify.audit import label_runs
 
     runs = label_runs(labels)
     if runs == [[0, k - 1]]:
@@ -498,7 +498,7 @@ def _coverage(labels, k: int) -> str:
 def _check_unit(unit) -> tuple[bool, str, str]:
     """Work unit of the self-check: the stdlib checker on a written ``audit.json``, the
     proofs of the given labels only (structure, hashes, coverage and counts always)."""
-    from engine.certify.audit import self_check
+    from logitgeom.certify.audit import self_check
 
     path, labels = unit
     v = self_check(path, labels)
@@ -528,7 +528,7 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
              ) -> tuple[dict, Path | None, str]:
     """Build, write and re-check the certificate; raise SolverFailed when it does not check.
     With an executor the re-check of a written certificate is split over it."""
-    from engine.certify.audit import audit_certificate, self_check
+    from logitgeom.certify.audit import audit_certificate, self_check
 
     out_dir = plan.out_dir
     kw = {"records": records} if out_dir is None else {
@@ -628,7 +628,7 @@ def audit_argmax(
         the same inputs resumes.  Without it the records stay in memory
         (``result.certificate()``; heads up to 2^20 entries inline).
     executor : None, concurrent.futures.Executor or distributed.Client
-        Where label blocks run (see :mod:`engine.run.executor`).
+        Where label blocks run (see :mod:`logitgeom.run.executor`).
     progress : bool, optional
         Progress bar with ETA (default: when stderr is a terminal).
     tensor, transpose, tokenizer
@@ -663,7 +663,7 @@ def audit_argmax(
     >>> r = audit_argmax([[1, 0], [-1, 0], [0, 1], [0, "1/4"]], progress=False)
     >>> r.counts["all"], r.never()
     ({'argmaxable': 3, 'never': 1, 'undecided': 0}, [3])
-    >>> from certificates.api import check
+    >>> from logitgeom_certificates.api import check
     >>> check(r.certificate()).ok
     True
     """
@@ -674,7 +674,7 @@ def audit_argmax(
         raise InvalidInput(f"tokens must be a list of token ids or names, or a string like "
                            f"'0-9,42'; got {type(tokens).__name__} {tokens!r}")
     if options is not None and not isinstance(options, Options):
-        raise InvalidInput(f"options must be an engine.audit.Options; got "
+        raise InvalidInput(f"options must be an logitgeom.audit.Options; got "
                            f"{type(options).__name__}")
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise InvalidInput(f"executor must have a submit method (a dask.distributed Client or "

@@ -4,10 +4,10 @@ For a block of labels K the screen computes ``S = W X`` with ``X = [w_k]_(k in K
 float64 matrix product, docs/argmax-audit.md section 2, step 1) and proposes, per label,
 the witness x = t w_k.  Every margin at every proposal is then compared with the rigorous
 rounding-error bound of section 3 *for the whole block at once* (the same float
-expressions as :func:`engine.audit.proofs.violations`, one array operation per block
+expressions as :func:`logitgeom.audit.proofs.violations`, one array operation per block
 instead of one per label): a label all of whose margins exceed their bound is proven
 ``argmaxable`` without any exact work; only the labels the bound does not settle go
-through :func:`engine.audit.proofs.confirm_witness` (clearly negative margins reject the
+through :func:`logitgeom.audit.proofs.confirm_witness` (clearly negative margins reject the
 proposal, ambiguous ones are decided in rational arithmetic).
 
 The scale t of x = t w_k:
@@ -29,8 +29,8 @@ which the run hands them to workers, hardest first.
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.head import HeadSpec, open_head
->>> from engine.audit.proofs import Options
+>>> from logitgeom.audit.head import HeadSpec, open_head
+>>> from logitgeom.audit.proofs import Options
 >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0],
 ...                                              [0.0, 0.25]])))
 >>> s = screen_block(h, (0, 1, 2, 3), Options())
@@ -47,8 +47,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.audit.head import Head
-from engine.audit.proofs import (
+from logitgeom.audit.head import Head
+from logitgeom.audit.proofs import (
     _U,
     Options,
     _in_box,
@@ -199,7 +199,7 @@ def _col_norms(X: np.ndarray) -> np.ndarray:
 def columns_proven(head: Head, ks: np.ndarray, X: np.ndarray, S: np.ndarray) -> np.ndarray:
     """For each column j: whether every margin of label ks[j] at x = X[:, j] is proven
     positive by the float value against the rigorous bound alone (docs/argmax-audit.md
-    section 3; the float expressions of :func:`engine.audit.proofs.violations`, vectorised).
+    section 3; the float expressions of :func:`logitgeom.audit.proofs.violations`, vectorised).
     ``S`` must be ``fl(W X)`` (float64).  False means "not proven here" (the caller
     decides exactly), never "not a witness".
 
@@ -219,7 +219,7 @@ def columns_proven(head: Head, ks: np.ndarray, X: np.ndarray, S: np.ndarray) -> 
 
     Examples
     --------
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
     >>> X = np.array([[1.0, 0.5], [0.0, 0.5]])
     >>> columns_proven(h, np.array([0, 2]), X, h.matmul(X)).tolist()

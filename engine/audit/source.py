@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.audit.head import HeadSpec, open_head
-from engine.errors import InvalidInput
-from engine.exact.numbers import fraction_to_str
+from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import fraction_to_str
 
 __all__ = ["Source", "load_source", "file_sha256", "INLINE_ENTRIES"]
 
@@ -119,7 +119,7 @@ def _bias_tuple(bias, k: int, is_model: bool) -> tuple | None:
                            "a model folder or weight file; for a matrix give a vector or a "
                            "vector file")
     if isinstance(bias, str | Path):
-        from engine.io import read_raw, read_vector
+        from logitgeom.io import read_raw, read_vector
 
         raw = read_raw(bias)
         if isinstance(raw, np.ndarray) and raw.dtype.kind == "f":
@@ -129,7 +129,7 @@ def _bias_tuple(bias, k: int, is_model: bool) -> tuple | None:
 
 
 def _find_tokenizer(path: Path, tokenizer) -> object | None:
-    from engine.models.tokens import load_tokenizer
+    from logitgeom.models.tokens import load_tokenizer
 
     if tokenizer is not None:
         return load_tokenizer(tokenizer)
@@ -177,8 +177,8 @@ def _umask() -> int:
 
 
 def _checker_layout(p: Path) -> bool:
-    """Whether the checker reads this ``.npy`` as it is (certificates.api.NPY_HEADER)."""
-    from certificates.api import NPY_HEADER
+    """Whether the checker reads this ``.npy`` as it is (logitgeom_certificates.api.NPY_HEADER)."""
+    from logitgeom_certificates.api import NPY_HEADER
 
     with open(p, "rb") as fh:
         magic = fh.read(10)
@@ -262,7 +262,7 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
     ----------
     source : array_like or path
     bias, tensor, transpose, tokenizer, rows_are_labels
-        As in :func:`engine.audit.audit_argmax` (a matrix file with fewer rows than columns
+        As in :func:`logitgeom.audit.audit_argmax` (a matrix file with fewer rows than columns
         needs ``transpose`` or ``rows_are_labels``).
     work : Path
         Folder for a canonical ``head.npy`` (the output folder, or a temporary one).
@@ -291,7 +291,7 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
     suffix = p.suffix.lower()
     is_model = p.is_dir() or suffix in _MODEL_SUFFIXES
     if p.is_file() and suffix in {".csv", ".json", ".txt", ".tsv"}:
-        from engine.io import read_matrix
+        from logitgeom.io import read_matrix
 
         if isinstance(bias, str) and bias == "auto":
             _bias_tuple(bias, 1, False)
@@ -360,7 +360,7 @@ def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir,
 
 
 def _from_checkpoint(p: Path, bias, tensor, transpose, tokenizer, work, out_dir) -> Source:
-    from engine.models.loaders import locate_head, open_checkpoint
+    from logitgeom.models.loaders import locate_head, open_checkpoint
 
     ck = open_checkpoint(p)
     loc = locate_head(ck, tensor=tensor, bias=bias, transpose=transpose)

@@ -1,6 +1,6 @@
 """Building the ``argmax-audit`` certificate (certificates/SPEC.md, section 9).
 
-The audit (:mod:`engine.audit`) decides labels and writes shards; this module assembles the
+The audit (:mod:`logitgeom.audit`) decides labels and writes shards; this module assembles the
 batch certificate from what the run produced (head reference or inline rows, bias, labels,
 counts, records or shard hashes, the user's source file) and re-checks it with the stdlib
 checker: a certificate that does not check is never returned.
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine._version import __version__
-from engine.certify.common import FORMAT, VERSION, header
+from logitgeom._version import __version__
+from logitgeom.certify.common import FORMAT, VERSION, header
 
 __all__ = ["FORMAT", "VERSION", "audit_certificate", "label_runs", "self_check"]
 
@@ -102,10 +102,10 @@ def self_check(cert: dict | str | Path, labels: Sequence[int] | None = None):
     Returns the checker's verdict object (``.ok``, ``.message``).
     """
     if isinstance(cert, dict):
-        from certificates.api import check
+        from logitgeom_certificates.api import check
 
         return check(cert, None)
-    from certificates.api import check_audit_file
+    from logitgeom_certificates.api import check_audit_file
 
     return check_audit_file(str(cert), labels=None if labels is None else set(labels),
                       max_work=None)

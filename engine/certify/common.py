@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 
-from certificates.api import FORMAT, THEOREMS, VERSION
+from logitgeom_certificates.api import FORMAT, THEOREMS, VERSION
 
 __all__ = ["FORMAT", "VERSION", "THEOREMS", "header", "dumps"]
 

@@ -1,6 +1,6 @@
 """Emit ``layer-peeled-bracket`` certificates from a float solution (docs/certified-optima.md).
 
-The float solver proposes; the stdlib checker (:mod:`certificates.check_bracket`) decides.
+The float solver proposes; the stdlib checker (:mod:`logitgeom_certificates.check_bracket`) decides.
 Steps, each exact once rationals appear:
 
 1. primal: balanced symmetric factors ``W = a U S^(1/2) U^T``, ``H = a^-1 U S^(1/2) V^T`` of
@@ -25,10 +25,10 @@ verify it: ``P = Y`` proves the bound, not that the budget is slack).
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex import LayerPeeled
+>>> from logitgeom.convex import LayerPeeled
 >>> lp = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1)
 >>> cert = bracket_certificate(lp, lp.solve("full").Z, eps="1/1000000")
->>> from certificates.api import check
+>>> from logitgeom_certificates.api import check
 >>> check(cert).ok, cert["eps_mode"]
 (True, 'relative')
 """
@@ -41,9 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from certificates import api as cb
-from engine.certify.common import header
-from engine.errors import InexactResult, InvalidInput
+from logitgeom.certify.common import header
+from logitgeom.errors import InexactResult, InvalidInput
+from logitgeom_certificates import api as cb
 
 __all__ = ["bracket_certificate", "theorem_certificate", "solution_certificate",
            "orbit_bracket_certificate", "structure_statement", "solved_group",
@@ -253,7 +253,7 @@ def bracket_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: st
 
     Parameters
     ----------
-    problem : engine.convex.LayerPeeled
+    problem : logitgeom.convex.LayerPeeled
         Target (exact probability columns) and budgets.
     Z : numpy.ndarray
         A float solution of the logit-level program (m x n), e.g. ``sol.Z``.
@@ -345,7 +345,7 @@ def theorem_certificate(theorem: str, part: dict, *, label: str | None = None,
 def solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
                          generators=None, claims=None, orbit: bool = False,
                          **kw: Any) -> dict:
-    """The certificate of a :class:`~engine.convex.problem.LayerPeeledSolution`.
+    """The certificate of a :class:`~logitgeom.convex.problem.LayerPeeledSolution`.
 
     Default claims follow the method: "circulant" proves ``W W^T`` circulant (generator: the
     cyclic shift); "etf" proves a simplex ETF; the group is ``generators``, by default the
@@ -374,7 +374,7 @@ def solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
 def orbit_solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
                                claims=None, **kw: Any) -> dict:
     """The ``layer-peeled-orbit-bracket`` of a solution whose target is an
-    :class:`engine.symmetry.OrbitTargets`: base columns and generators only, so the file and
+    :class:`logitgeom.symmetry.OrbitTargets`: base columns and generators only, so the file and
     the check stay m x m sized however large |G| is.
 
     Raises
@@ -384,8 +384,8 @@ def orbit_solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relativ
 
     Examples
     --------
-    >>> from engine.convex import LayerPeeled
-    >>> from engine.symmetry import orbit_targets, symmetric
+    >>> from logitgeom.convex import LayerPeeled
+    >>> from logitgeom.symmetry import orbit_targets, symmetric
     >>> T = orbit_targets(symmetric(4), ["1/2", "1/4", "1/8", "1/8"])
     >>> c = LayerPeeled(T, 1, 2).solve().certificate(orbit=True)
     >>> c["kind"], c["group_order"], [x["claim"] for x in c["structure"]]
@@ -395,7 +395,7 @@ def orbit_solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relativ
     T = getattr(problem, "orbit_target", None)
     if T is None:
         raise InvalidInput("an orbit bracket needs the target as an OrbitTargets "
-                           "(engine.symmetry.orbit_targets(group, bases)); this solution's "
+                           "(logitgeom.symmetry.orbit_targets(group, bases)); this solution's "
                            "target is a plain matrix: use certificate() without orbit=True")
     order = T.action.order
     B = len(T.base)
@@ -416,7 +416,7 @@ def plan_claims(sol) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> from engine.convex import LayerPeeled
+    >>> from logitgeom.convex import LayerPeeled
     >>> plan_claims(LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve("full"))
     ()
     """
@@ -434,7 +434,7 @@ def solved_group(sol) -> list[list[int]] | None:
 
     Examples
     --------
-    >>> from engine.convex import LayerPeeled
+    >>> from logitgeom.convex import LayerPeeled
     >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve("full")
     >>> solved_group(sol) is None
     True
@@ -476,11 +476,11 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
     --------
     >>> c = orbit_bracket_certificate([["1/2", "1/2", "0"]], [[1, 0, 2], [1, 2, 0]], 1, 1,
     ...                               [[0.2], [0.2], [-0.4]])
-    >>> from certificates.api import check
+    >>> from logitgeom_certificates.api import check
     >>> check(c).ok, c["group_order"]
     (True, 6)
     """
-    from engine.exact.numbers import to_fraction
+    from logitgeom.exact.numbers import to_fraction
 
     if eps_mode not in ("relative", "absolute"):
         raise InvalidInput(f"eps_mode must be 'relative' or 'absolute'; got {eps_mode!r}")

@@ -2,9 +2,9 @@
 
 Brackets ``layer-peeled-weighted-bracket`` (CE), ``layer-peeled-mse-bracket`` and
 ``layer-peeled-bce-bracket`` from a float solution of
-:class:`engine.convex.family.LayerPeeledFamily`, and the ``layer-peeled-family-theorem``
+:class:`logitgeom.convex.family.LayerPeeledFamily`, and the ``layer-peeled-family-theorem``
 bundles ``minority-separation`` / ``minority-collapse``.  The float solve proposes; the
-stdlib checker (:mod:`certificates.check_family`) decides, and every certificate is run
+stdlib checker (:mod:`logitgeom_certificates.check_family`) decides, and every certificate is run
 through it before it is returned.
 
 Steps (as for the balanced bracket, docs/certified-optima.md section 8):
@@ -22,10 +22,10 @@ Steps (as for the balanced bracket, docs/certified-optima.md section 8):
 
 Examples
 --------
->>> from engine.convex.family import minority_program
+>>> from logitgeom.convex.family import minority_program
 >>> P = minority_program(2, 1, 4)
 >>> c = family_certificate(P, P.solve().Z)
->>> from certificates.api import check
+>>> from logitgeom_certificates.api import check
 >>> c["kind"], check(c).ok
 ('layer-peeled-weighted-bracket', True)
 """
@@ -38,9 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from certificates import api as cb
-from engine.certify.common import header
-from engine.certify.convex import (
+from logitgeom.certify.common import header
+from logitgeom.certify.convex import (
     DEFAULT_PRECISION,
     RCOND,
     _eps,
@@ -51,7 +50,8 @@ from engine.certify.convex import (
     _sqrt_up,
     orbital_average,
 )
-from engine.errors import InexactResult, InvalidInput
+from logitgeom.errors import InexactResult, InvalidInput
+from logitgeom_certificates import api as cb
 
 __all__ = ["family_certificate", "separation_certificate", "collapse_certificate", "KIND_OF",
            "family_statement"]
@@ -165,14 +165,15 @@ def family_certificate(problem, Z: np.ndarray, *, eps: Any = None, eps_mode: str
                        generators=None, claims=(), equal_row_claims=(),
                        precision: int = DEFAULT_PRECISION, statement: str | None = None,
                        provenance: dict | None = None) -> dict:
-    """A bracket ``lower <= J*_B <= upper`` of a :class:`~engine.convex.family.LayerPeeledFamily`.
+    """A bracket ``lower <= J*_B <= upper`` of a
+    :class:`~logitgeom.convex.family.LayerPeeledFamily`.
 
     Parameters
     ----------
     problem : LayerPeeledFamily
     Z : numpy.ndarray
         Float logits (m x n) near the optimum (``sol.Z``).
-    eps, eps_mode : as for :func:`engine.certify.convex.bracket_certificate`.
+    eps, eps_mode : as for :func:`logitgeom.certify.convex.bracket_certificate`.
     generators : list of permutations, optional
         A group preserving Y with its weights and budgets; claims ``invariant``
         (``FamilySolution.certificate`` passes S_A x S_B when the two-orbit structure

@@ -4,26 +4,26 @@ Plain dicts in the format of ``certificates/SPEC.md``: sign, ranking, complete-p
 pattern-differs and argmaxable-labels certificates, verification-grid bundles, and
 :func:`bundle_certificate` (a ``theorem`` of several parts).  Every builder here works from
 exact data it is handed (a matrix, a pattern, a complete enumeration with its witnesses)
-and imports nothing from :mod:`engine.geometry`, so the ``engine.geometry`` results'
+and imports nothing from :mod:`logitgeom.geometry`, so the ``logitgeom.geometry`` results'
 ``.certificate()`` methods delegate here without an import cycle.  The entry points that
 start from a bare matrix (enumerate first, then build) and the claims about a matrix alone
-(translation, cosine-equal, chirotope) are in :mod:`engine.emit`.
+(translation, cosine-equal, chirotope) are in :mod:`logitgeom.emit`.
 
-The builder may be clever; the checker (:mod:`certificates.check`) re-derives every claim.
-Feasibility is decided by the exact LP (:func:`decide`, on :func:`engine.lp_float.decide`),
-intersection lattices by :func:`engine.exact.lattice.flats`, and the constraint rows of a
-claim are the checker's own definitions (:mod:`certificates.semantics`).  Witnesses handed
+The builder may be clever; the checker (:mod:`logitgeom_certificates.check`) re-derives every claim.
+Feasibility is decided by the exact LP (:func:`decide`, on :func:`logitgeom.lp_float.decide`),
+intersection lattices by :func:`logitgeom.exact.lattice.flats`, and the constraint rows of a
+claim are the checker's own definitions (:mod:`logitgeom_certificates.semantics`).  Witnesses handed
 over by an enumeration are verified exactly before they are written; witnesses the builder
 finds itself are canonical small vectors (integers for models without bias) and Gordan
 multipliers primitive integers of circuit support, so output is deterministic: same
-input, byte-identical :func:`engine.certify.common.dumps`.
+input, byte-identical :func:`logitgeom.certify.common.dumps`.
 
 Examples
 --------
 >>> c = sign_certificate([[1, 0], [0, 1], [1, 1]], [1, 1, -1])
 >>> c["kind"], c["multipliers"]
 ('sign-infeasible', ['1', '1', '1'])
->>> from certificates.api import check
+>>> from logitgeom_certificates.api import check
 >>> check(c).ok
 True
 """
@@ -35,13 +35,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
 
-from certificates import api as sm
-from engine.certify.common import THEOREMS, header
-from engine.errors import EngineError, InvalidInput
-from engine.exact.lattice import flats
-from engine.exact.linalg import primitive_integer_row
-from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
-from engine.lp_float import decide as decide_cone
+from logitgeom.certify.common import THEOREMS, header
+from logitgeom.errors import EngineError, InvalidInput
+from logitgeom.exact.lattice import flats
+from logitgeom.exact.linalg import primitive_integer_row
+from logitgeom.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from logitgeom.lp_float import decide as decide_cone
+from logitgeom_certificates import api as sm
 
 __all__ = [
     "decide",
@@ -131,7 +131,7 @@ def exact_model(W: object, bias: object) -> tuple[tuple, tuple | None, tuple]:
     Parameters
     ----------
     W : k x d matrix
-        Exact conversion (:func:`engine.exact.numbers.to_matrix`).
+        Exact conversion (:func:`logitgeom.exact.numbers.to_matrix`).
     bias : length-k vector or None
 
     Returns
@@ -249,7 +249,7 @@ def lattice(H: Sequence[tuple]) -> list[dict]:
 
     Flats are closed sets of row indices (every row vanishing on the flat is listed) with
     their rank, sorted by (rank, indices); only non-empty intersections (affine case).
-    Built by :func:`engine.exact.lattice.flats`.
+    Built by :func:`logitgeom.exact.lattice.flats`.
 
     Examples
     --------
@@ -338,7 +338,7 @@ def enumeration_certificate(W, pattern: str, patterns, *, bias=None, witnesses=N
 
 
 def pattern_certificate(result, *, full=None, provenance=None) -> dict:
-    """The certificate of an ``engine.geometry`` pattern result (its ``.certificate()``).
+    """The certificate of an ``logitgeom.geometry`` pattern result (its ``.certificate()``).
 
     A complete sign or ranking enumeration becomes ``pattern-complete`` with the result's
     own witnesses (verified exactly; no LP).  A top-t result is certified through the
@@ -365,7 +365,7 @@ def pattern_certificate(result, *, full=None, provenance=None) -> dict:
     kind = getattr(kind, "value", kind)
     ptype = "sign" if str(kind).lower().endswith("sign") else "ranking"
     top = getattr(result, "top", None)
-    prov = provenance or {"generator": "engine.certify.geometry.pattern_certificate"}
+    prov = provenance or {"generator": "logitgeom.certify.geometry.pattern_certificate"}
     if ptype == "ranking" and top is not None:
         if full is None:
             raise InvalidInput("a top-t result is certified through the complete rankings: "
@@ -392,7 +392,7 @@ def argmax_certificate(W, *, bias=None, result=None, provenance=None) -> dict:
     W : array_like, k x d
     bias : array_like, optional
     result : ArgmaxResult, optional
-        An ``engine.geometry.argmaxable`` result: its per-label witnesses and Gordan
+        An ``logitgeom.geometry.argmaxable`` result: its per-label witnesses and Gordan
         multipliers (when it has them) are verified exactly and reused instead of solving
         the LPs again; its ``labels`` are cross-checked.
 
@@ -557,7 +557,7 @@ def grid_bundle(claim: str, first, second, *, canonical: bool = False, statement
     claim : {"lemma-5.3", "thm-5.6"}
     first, second : pattern results
         Complete enumerations (anything with ``W``, ``bias``, ``patterns`` and
-        ``witnesses``, as :func:`engine.geometry.sign_pattern` returns).
+        ``witnesses``, as :func:`logitgeom.geometry.sign_pattern` returns).
     canonical : bool
         True: every pattern gets the canonical small witness of :func:`decide` (one exact
         LP per pattern; what the papers print).  False: the enumerations' own witnesses,

@@ -1,19 +1,19 @@
 """Emit ``layer-peeled-rank-bracket`` certificates: hidden width D below the optimum's rank.
 
 The lower end is the convex relaxation's certified Fenchel bound (the dual point P, s and
-rho_up of :func:`engine.certify.convex.bracket_certificate`: valid for every width); the
+rho_up of :func:`logitgeom.certify.convex.bracket_certificate`: valid for every width); the
 upper end is the loss of an exactly feasible rational pair (W, H) with D columns, the best
-point of :func:`engine.convex.lowrank.rank_constrained` rounded to the 2^-48 grid and scaled
+point of :func:`logitgeom.convex.lowrank.rank_constrained` rounded to the 2^-48 grid and scaled
 into the budgets by a dyadic factor <= sqrt(budget / ||.||_F^2).  The stdlib checker
-(:mod:`certificates.check_rank`) decides; docs/beyond-symmetry.md derives every step.
-Like every builder of :mod:`engine.certify` it imports nothing above the exact kernel: the
-float search arrives as data (:func:`engine.convex.lowrank.rank_certificate` runs it).
+(:mod:`logitgeom_certificates.check_rank`) decides; docs/beyond-symmetry.md derives every step.
+Like every builder of :mod:`logitgeom.certify` it imports nothing above the exact kernel: the
+float search arrives as data (:func:`logitgeom.convex.lowrank.rank_certificate` runs it).
 
 Examples
 --------
->>> from engine.convex.lowrank import rank_constrained
->>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import cyclic_orbit
+>>> from logitgeom.convex.lowrank import rank_constrained
+>>> from logitgeom.convex.problem import LayerPeeled
+>>> from logitgeom.convex.targets import cyclic_orbit
 >>> lp = LayerPeeled(cyclic_orbit(["1/2", "1/4", "1/8", "1/8"], exact=True), 1, 4)
 >>> c = rank_bracket_certificate(lp, rank_constrained(lp, 2))
 >>> c["kind"], len(c["W"][0]), c["relaxation"]
@@ -26,9 +26,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from certificates import api as cb
-from engine.certify.common import header
-from engine.certify.convex import (
+from logitgeom.certify.common import header
+from logitgeom.certify.convex import (
     DEFAULT_PRECISION,
     _eps,
     _exact_target,
@@ -37,7 +36,8 @@ from engine.certify.convex import (
     _sqrt_down,
     bracket_certificate,
 )
-from engine.errors import InexactResult, InvalidInput
+from logitgeom.errors import InexactResult, InvalidInput
+from logitgeom_certificates import api as cb
 
 __all__ = ["rank_bracket_certificate", "rank_statement", "EXACT_WIDTH"]
 
@@ -72,7 +72,7 @@ def rank_bracket_certificate(problem: Any, result: Any, *, eps: Any = None,
                              eps_mode: str = "relative", precision: int = DEFAULT_PRECISION,
                              provenance: dict | None = None) -> dict:
     """A ``layer-peeled-rank-bracket`` from a float rank-D search (built from the data handed
-    in; the search itself is :func:`engine.convex.lowrank.rank_certificate`'s).
+    in; the search itself is :func:`logitgeom.convex.lowrank.rank_certificate`'s).
 
     Parameters
     ----------

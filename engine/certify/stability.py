@@ -1,25 +1,25 @@
 """Emit ``layer-peeled-stability`` certificates (approximate symmetry, docs/beyond-symmetry.md).
 
 Two brackets (Y, and the G-invariant Y0: by default the exact group average of Y), the first
-emitted by :func:`engine.certify.convex.bracket_certificate`, the second with an *equivariant*
+emitted by :func:`logitgeom.certify.convex.bracket_certificate`, the second with an *equivariant*
 rational pair (W0 m x m commuting with G, H0 averaged over the orbits of G on label-context
 pairs, then both scaled into the budgets: Z0 = W0 H0 is exactly G-invariant); then
 ``s_delta >= ||Y - Y0||_2`` (exact LDL^T), the stability bound ``rho_up s_delta``, the gap of
 the best G-invariant point, the strong-convexity constant and the distance bound.  The stdlib
-checker (:mod:`certificates.check_stability`) decides.
+checker (:mod:`logitgeom_certificates.check_stability`) decides.
 
 Examples
 --------
 >>> import numpy as np
 >>> from fractions import Fraction as F
->>> from engine.convex.problem import LayerPeeled
->>> from engine.symmetry import cyclic, orbit_targets
+>>> from logitgeom.convex.problem import LayerPeeled
+>>> from logitgeom.symmetry import cyclic, orbit_targets
 >>> T = orbit_targets(cyclic(3), ["1/2", "1/3", "1/6"])
 >>> Y = np.array(LayerPeeled(T, 1, 1).exact_entries(), dtype=object)
 >>> Y[:, 0] = [F(13, 25), F(31, 100), F(17, 100)]
->>> from engine.convex.stability import stability_certificate
+>>> from logitgeom.convex.stability import stability_certificate
 >>> c = stability_certificate(Y, 1, 4, T.action)
->>> from certificates.api import check
+>>> from logitgeom_certificates.api import check
 >>> check(c).ok, c["average"]
 (True, True)
 """
@@ -32,9 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from certificates import api as cb
-from engine.certify.common import header
-from engine.certify.convex import (
+from logitgeom.certify.common import header
+from logitgeom.certify.convex import (
     DEFAULT_PRECISION,
     _dual,
     _eps,
@@ -48,7 +47,8 @@ from engine.certify.convex import (
     bracket_certificate,
     orbital_average,
 )
-from engine.errors import InexactResult
+from logitgeom.errors import InexactResult
+from logitgeom_certificates import api as cb
 
 __all__ = ["stability_bracket_certificate", "invariant_bracket"]
 
@@ -150,7 +150,7 @@ def stability_bracket_certificate(P1: Any, P0: Any, Z1: np.ndarray, Z0: np.ndarr
                                   precision: int = DEFAULT_PRECISION,
                                   provenance: dict | None = None) -> dict:
     """A ``layer-peeled-stability`` certificate from the data handed in (the solves and the
-    group average are :func:`engine.convex.stability.stability_certificate`'s).
+    group average are :func:`logitgeom.convex.stability.stability_certificate`'s).
 
     Parameters
     ----------

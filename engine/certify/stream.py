@@ -1,6 +1,6 @@
 """The ``pattern-complete-stream`` certificate of a streamed enumeration.
 
-The rows of a result directory (written by :func:`engine.geometry.enumerate_to_dir`) are
+The rows of a result directory (written by :func:`logitgeom.geometry.enumerate_to_dir`) are
 re-written as gzip'd JSON-lines shards (``StoredResult.write_twins``) that the stdlib
 checker verifies one line at a time; the certificate references them by SHA-256 and path
 relative to the certificate's folder, and inlines the intersection lattice for the exact
@@ -10,7 +10,7 @@ this module imports nothing above the exact kernel.
 Examples
 --------
 >>> import os, tempfile
->>> from engine.geometry import enumerate_to_dir
+>>> from logitgeom.geometry import enumerate_to_dir
 >>> d = tempfile.mkdtemp()
 >>> r = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
 >>> c = stream_certificate(r, os.path.join(d, "cert.json"))
@@ -23,10 +23,10 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
-from certificates import api as sm
-from engine.certify.common import header
-from engine.certify.geometry import exact_model, lattice, model_fields
-from engine.errors import InvalidInput
+from logitgeom.certify.common import header
+from logitgeom.certify.geometry import exact_model, lattice, model_fields
+from logitgeom.errors import InvalidInput
+from logitgeom_certificates import api as sm
 
 __all__ = ["SELF_CHECK_SAMPLE", "StreamedRows", "self_check", "stream_certificate"]
 
@@ -36,7 +36,7 @@ SELF_CHECK_SAMPLE = 1000
 
 
 class StreamedRows(Protocol):
-    """What the builder needs of a result directory (:class:`engine.geometry.StoredResult`)."""
+    """What the builder needs of a result directory (:class:`logitgeom.geometry.StoredResult`)."""
 
     root: Any
     manifest: dict[str, Any]
@@ -55,7 +55,7 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
     Parameters
     ----------
     result : StoredResult
-        The opened directory (:func:`engine.geometry.open_result`).
+        The opened directory (:func:`logitgeom.geometry.open_result`).
     out : path
         Where the certificate will be written (shard paths are made relative to its folder).
     twin : path, optional
@@ -136,7 +136,7 @@ def self_check(path: str | os.PathLike, cert: dict[str, Any], witness_bits: int,
     Examples
     --------
     >>> import os, tempfile
-    >>> from engine.geometry import enumerate_to_dir
+    >>> from logitgeom.geometry import enumerate_to_dir
     >>> d = tempfile.mkdtemp()
     >>> r = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
     >>> info = {}

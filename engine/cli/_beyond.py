@@ -20,9 +20,9 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
     if args.d is not None and not sol.tight and problem.m * problem.n > RANK_SEARCH_MAX:
         out.append(f"rank-{args.d} search skipped: m n = {problem.m * problem.n:,} entries > "
                    f"{RANK_SEARCH_MAX:,} (each candidate is a full-size conic solve); "
-                   "engine.convex.rank_constrained runs it on request")
+                   "logitgeom.convex.rank_constrained runs it on request")
     elif args.d is not None and not sol.tight:
-        from engine.convex.lowrank import rank_constrained
+        from logitgeom.convex.lowrank import rank_constrained
 
         r = rank_constrained(problem, args.d, sol=sol, solver=args.solver)
         out.append(f"rank-{args.d} program: J*_d in [{r.convex_lower:.12g}, {r.loss:.12g}] "
@@ -30,7 +30,7 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
                    "certify: logitgeom certify solve --d)")
     plan = getattr(getattr(sol, "reduction", None), "plan", None)
     if args.tol is not None and "symmetry_deviation" in sol.info and plan is not None:
-        from engine.convex.stability import stability_report
+        from logitgeom.convex.stability import stability_report
 
         rep = stability_report(problem.entries, problem.E_W_exact, problem.E_H_exact,
                                plan.group, solver=args.solver)
@@ -41,21 +41,21 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
 def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> dict | None:
     """The ``certify solve`` certificate for ``--d`` (a rank bracket) or ``--tol``/``--y0``
     (a stability certificate); None when neither was asked for."""
-    from engine.convex.problem import LayerPeeled
-    from engine.errors import InvalidInput
+    from logitgeom.convex.problem import LayerPeeled
+    from logitgeom.errors import InvalidInput
 
     if args.d is not None and (args.tol is not None or args.y0 is not None):
         raise InvalidInput("give --d (rank bracket) or --tol/--y0 (stability), not both")
     if args.d is not None:
-        from engine.convex.lowrank import rank_certificate
+        from logitgeom.convex.lowrank import rank_certificate
 
         problem = LayerPeeled(Y, args.ew, args.eh, args.d, normalize=args.normalize)
         return rank_certificate(problem, args.d, eps=eps, solver=args.solver, provenance=prov)
     if args.tol is None and args.y0 is None:
         return None
-    from engine.convex.stability import stability_certificate
-    from engine.io import read_matrix
-    from engine.symmetry.constructors import group_from_text
+    from logitgeom.convex.stability import stability_certificate
+    from logitgeom.io import read_matrix
+    from logitgeom.symmetry.constructors import group_from_text
 
     tol = 1e-6 if args.tol is None else args.tol
     Y0 = read_matrix(args.y0, what="Y0") if args.y0 is not None else None

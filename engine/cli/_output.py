@@ -10,7 +10,7 @@
 
 Output paths are checked before the work starts (missing folder, a directory, a read-only
 folder, an existing file) and every file is written atomically
-(:func:`engine._fsio.write_atomic`).
+(:func:`logitgeom._fsio.write_atomic`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine._fsio import check_writable, write_atomic
+from logitgeom._fsio import check_writable, write_atomic
 
 __all__ = ["add_output", "json_target", "prepare", "write"]
 

@@ -1,6 +1,6 @@
 """``logitgeom audit-argmax SOURCE``: which tokens of a head can ever be the strict argmax.
 
-Parses arguments, builds the executor, calls :func:`engine.audit.audit_argmax` and prints
+Parses arguments, builds the executor, calls :func:`logitgeom.audit.audit_argmax` and prints
 its summary.  No mathematics here (see docs/argmax-audit.md).
 """
 
@@ -55,9 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from engine.audit import Options, audit_argmax
-    from engine.errors import InvalidInput
-    from engine.run.executor import make_executor
+    from logitgeom.audit import Options, audit_argmax
+    from logitgeom.errors import InvalidInput
+    from logitgeom.run.executor import make_executor
 
     if args.label_seconds is not None and not args.label_seconds > 0:
         raise InvalidInput(f"--label-seconds must be positive; got {args.label_seconds}")

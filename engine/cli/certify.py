@@ -1,6 +1,6 @@
 """``logitgeom certify ...`` (emit certificates) and ``logitgeom check FILE...`` (verify them).
 
-Thin: parse, call :mod:`engine.emit` / :mod:`certificates.check`, write or print.
+Thin: parse, call :mod:`logitgeom.emit` / :mod:`logitgeom_certificates.check`, write or print.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import os
 import sys
 from fractions import Fraction
 
-from engine._version import __version__
-from engine.cli import _output
-from engine.errors import InvalidInput
+from logitgeom._version import __version__
+from logitgeom.cli import _output
+from logitgeom.errors import InvalidInput
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -95,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
     q.add_argument("--max-work", type=int, default=None, metavar="N",
                    help="refuse at once when the estimated work exceeds N (engine/limits.py)")
-    from engine.cli.solve import add_family_arguments
+    from logitgeom.cli.solve import add_family_arguments
 
     add_family_arguments(q)
     q.set_defaults(func=_solve_bracket)
@@ -141,7 +141,7 @@ def _max_regions(q: argparse.ArgumentParser) -> None:
 
 def _size_check(W, bias, ranking: bool, args: argparse.Namespace) -> None:
     """A complete pattern list is enumerated: refuse huge heads before any work."""
-    from engine.geometry.counting import DEFAULT_MAX_PATTERNS, check_region_bound
+    from logitgeom.geometry.counting import DEFAULT_MAX_PATTERNS, check_region_bound
 
     limit = DEFAULT_MAX_PATTERNS if args.max_regions is None else args.max_regions
     check_region_bound(W, bias=bias, ranking=ranking, limit=limit)
@@ -174,10 +174,10 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 
 def _emit(cert: dict, args: argparse.Namespace, checked: bool = False) -> int:
-    from certificates.api import DEFAULT_MAX_WORK, check
+    from logitgeom_certificates.api import DEFAULT_MAX_WORK, check
 
     _output.prepare(args, args.output)
-    if checked:  # by the engine, metered (engine.convex.certified)
+    if checked:  # by the engine, metered (logitgeom.convex.certified)
         return _write(cert, args)
     verdict = check(cert, 1 << 62)  # never write a certificate the trusted checker rejects
     over = verdict.ok and (verdict.work or 0) > DEFAULT_MAX_WORK  # metered: the exact work
@@ -197,7 +197,7 @@ def _emit(cert: dict, args: argparse.Namespace, checked: bool = False) -> int:
 
 
 def _write(cert: dict, args: argparse.Namespace) -> int:
-    from engine.emit import dumps
+    from logitgeom.emit import dumps
 
     text = dumps(cert)
     if args.output and args.output != "-":
@@ -209,8 +209,8 @@ def _write(cert: dict, args: argparse.Namespace) -> int:
 
 
 def _pattern(args: argparse.Namespace) -> int:
-    from engine import emit
-    from engine.io import read_matrix, read_vector
+    from logitgeom import emit
+    from logitgeom.io import read_matrix, read_vector
 
     if args.from_dir is not None:
         return _pattern_stream(args)
@@ -228,8 +228,8 @@ def _pattern(args: argparse.Namespace) -> int:
 
 def _pattern_stream(args: argparse.Namespace) -> int:
     """``certify pattern --from DIR -o CERT``: a streamed certificate of a result directory."""
-    from engine import emit
-    from engine.certify.stream import SELF_CHECK_SAMPLE, self_check
+    from logitgeom import emit
+    from logitgeom.certify.stream import SELF_CHECK_SAMPLE, self_check
 
     if args.W is not None or args.bias or args.ranking or args.top is not None:
         raise InvalidInput("--from DIR takes W, bias and pattern type from DIR/manifest.json; "
@@ -247,8 +247,8 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     verdict, need = self_check(args.output, cert, report["witness_bits"])
     if not verdict.ok:
         os.remove(args.output)
-        from engine.errors import EngineError
-        from engine.geometry.stream import open_result
+        from logitgeom.errors import EngineError
+        from logitgeom.geometry.stream import open_result
 
         where = f"{verdict.failed_check} at {verdict.location}: {verdict.message}"
         try:
@@ -268,7 +268,7 @@ def _pattern_stream(args: argparse.Namespace) -> int:
           f"{sum(s['rows'] for s in cert['shards'])} rows in {len(cert['shards'])} shards; "
           f"checked: the lattice, every line, {SELF_CHECK_SAMPLE} witnesses drawn at random "
           f"(the run checked all); 'logitgeom check {args.output}' checks every witness)")
-    from certificates.api import default_budget
+    from logitgeom_certificates.api import default_budget
 
     if need > default_budget(cert):
         print(f"its check needs more work than the default budget allows: check it with "
@@ -277,8 +277,8 @@ def _pattern_stream(args: argparse.Namespace) -> int:
 
 
 def _differs(args: argparse.Namespace) -> int:
-    from engine import emit
-    from engine.io import read_matrix
+    from logitgeom import emit
+    from logitgeom.io import read_matrix
 
     W1, W2 = read_matrix(args.W1, what="W1"), read_matrix(args.W2, what="W2")
     for W in (W1, W2):
@@ -288,8 +288,8 @@ def _differs(args: argparse.Namespace) -> int:
 
 
 def _translation(args: argparse.Namespace) -> int:
-    from engine import emit
-    from engine.io import read_matrix
+    from logitgeom import emit
+    from logitgeom.io import read_matrix
 
     W = read_matrix(args.W, what="W")
     i, j = args.labels
@@ -297,23 +297,23 @@ def _translation(args: argparse.Namespace) -> int:
 
 
 def _argmax(args: argparse.Namespace) -> int:
-    from engine import emit
-    from engine.io import read_matrix, read_vector
-    from engine.limits import check_argmax
+    from logitgeom import emit
+    from logitgeom.io import read_matrix, read_vector
+    from logitgeom.limits import check_argmax
 
     W = read_matrix(args.W, what="W")
-    check_argmax(W, args.max_work)  # refusal bound before any LP (engine.limits)
+    check_argmax(W, args.max_work)  # refusal bound before any LP (logitgeom.limits)
     bias = read_vector(args.bias, length=len(W), what="bias") if args.bias else None
     return _emit(emit.argmax_certificate(W, bias=bias, provenance=_prov(args)), args)
 
 
 def _solve_bracket(args: argparse.Namespace) -> int:
-    from engine.convex.problem import LayerPeeled
-    from engine.errors import InvalidInput
-    from engine.io import read_matrix
-    from engine.limits import check_solve
-    from engine.symmetry import orbit_targets
-    from engine.symmetry.constructors import group_from_text
+    from logitgeom.convex.problem import LayerPeeled
+    from logitgeom.errors import InvalidInput
+    from logitgeom.io import read_matrix
+    from logitgeom.limits import check_solve
+    from logitgeom.symmetry import orbit_targets
+    from logitgeom.symmetry.constructors import group_from_text
 
     if (args.Y is None) == (args.bases is None):
         raise InvalidInput("certify solve needs exactly one of Y (a target file) or --bases "
@@ -333,7 +333,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
             raise InvalidInput("--bases needs --group (the group whose orbit of the bases is "
                                "the target)")
         B = read_matrix(args.bases, what="bases")
-        check_solve(B, args.method, args.max_work)  # refusal bound (engine.limits)
+        check_solve(B, args.method, args.max_work)  # refusal bound (logitgeom.limits)
         G = group_from_text(args.group, m=len(B))
         T = orbit_targets(G, [list(c) for c in zip(*B, strict=True)],
                           normalize=args.normalize)
@@ -341,8 +341,8 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         cert = sol.certificate(eps=eps, orbit=True, provenance=_prov(args))
         return _emit_bracket(cert, args, sol)
     Y = read_matrix(args.Y, what="Y")
-    check_solve(Y, args.method, args.max_work)  # refusal bound (engine.limits)
-    from engine.cli import _beyond
+    check_solve(Y, args.method, args.max_work)  # refusal bound (logitgeom.limits)
+    from logitgeom.cli import _beyond
 
     cert = _beyond.certify_beyond(args, Y, eps, _prov(args))  # --d, --tol, --y0
     if cert is not None:
@@ -355,7 +355,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if args.group is not None:
         G = group_from_text(args.group, m=len(Y))
         gens = [list(g) for g in G.row_generators]
-    from engine.cli.solve import family_problem
+    from logitgeom.cli.solve import family_problem
 
     family = family_problem(args, Y)
     if family is not None:  # the layer-peeled family (docs/layer-peeled-family.md)
@@ -363,11 +363,11 @@ def _solve_bracket(args: argparse.Namespace) -> int:
         kw = {} if gens is None else {"generators": gens}
         cert = sol.certificate(eps=eps, provenance=_prov(args), **kw)
         return _emit_bracket(cert, args, sol)
-    from engine.convex.certified import certified_solve
+    from logitgeom.convex.certified import certified_solve
 
     problem = LayerPeeled(Y, args.ew, args.eh, normalize=args.normalize)
     # the full bracket, or the orbit bracket when the full one's check would exceed the
-    # default work budget and Y is the orbit target of a known group (engine.convex.certified)
+    # default work budget and Y is the orbit target of a known group (logitgeom.convex.certified)
     out = certified_solve(problem, args.method, args.solver, eps=eps, group=G,
                           generators=gens, provenance=_prov(args))
     if problem.normalized:
@@ -397,11 +397,11 @@ def _paper(args: argparse.Namespace) -> int:
     file in DIR would be replaced by different bytes without --force."""
     from pathlib import Path
 
-    from certificates.api import check
-    from engine._fsio import OutputError, write_atomic
-    from engine.emit import dumps
-    from engine.errors import EngineError
-    from engine.reproduce.paper import paper_certificates
+    from logitgeom._fsio import OutputError, write_atomic
+    from logitgeom.emit import dumps
+    from logitgeom.errors import EngineError
+    from logitgeom.reproduce.paper import paper_certificates
+    from logitgeom_certificates.api import check
 
     d = Path(args.out)
     if d.exists() and not d.is_dir():
@@ -425,8 +425,8 @@ def _paper(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from certificates.api import main as check_main
-    from engine.reproduce.manifest import MANIFEST, verify_manifests
+    from logitgeom.reproduce.manifest import MANIFEST, verify_manifests
+    from logitgeom_certificates.api import main as check_main
 
     target = _output.json_target(args)
     if target is not None:
@@ -451,8 +451,8 @@ def _check(args: argparse.Namespace) -> int:
 
 def _check_json(args: argparse.Namespace, target: str) -> int:
     """``check --json``: one object per file, plus the run listings' problems."""
-    from certificates.api import read_and_check
-    from engine.reproduce.manifest import verify_manifests
+    from logitgeom.reproduce.manifest import verify_manifests
+    from logitgeom_certificates.api import read_and_check
 
     _output.prepare(args, target)
     files = []

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from engine.cli import _output
+from logitgeom.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,8 +75,8 @@ def _emit(obj: dict, args: argparse.Namespace) -> bool:
 
 
 def _count(args: argparse.Namespace) -> int:
-    from engine.geometry.counting import DEFAULT_MAX_COUNT, count_or_refuse, region_upper_bound
-    from engine.io import read_matrix, read_vector
+    from logitgeom.geometry.counting import DEFAULT_MAX_COUNT, count_or_refuse, region_upper_bound
+    from logitgeom.io import read_matrix, read_vector
 
     _output.prepare(args, _output.json_target(args))
     W = read_matrix(args.W, what="W")
@@ -111,8 +111,8 @@ def _count(args: argparse.Namespace) -> int:
 
 
 def _grid(args: argparse.Namespace) -> int:
-    from engine.errors import InvalidInput
-    from engine.geometry.grid import GRID_NOTE, verify_grid
+    from logitgeom.errors import InvalidInput
+    from logitgeom.geometry.grid import GRID_NOTE, verify_grid
 
     _output.prepare(args, _output.json_target(args))
     try:

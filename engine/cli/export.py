@@ -1,6 +1,6 @@
 """``logitgeom export coq CERT... -o DIR [--compile] [--no-witnesses]``: Coq proofs of certificates.
 
-Thin: parse, call :mod:`engine.coq`, print one line per file (docs/coq.md).
+Thin: parse, call :mod:`logitgeom.coq`, print one line per file (docs/coq.md).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _coq(args: argparse.Namespace) -> int:
-    from engine.coq import compile_files, export_files
+    from logitgeom.coq import compile_files, export_files
 
     written = export_files(args.certificates, args.out, witnesses=not args.no_witnesses)
     for src, v in zip(args.certificates, written, strict=True):

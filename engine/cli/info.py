@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _solvers(args: argparse.Namespace) -> int:
-    from engine.convex import solvers
+    from logitgeom.convex import solvers
 
     for s in solvers.Solver:
         installed = solvers.is_installed(s)
@@ -28,8 +28,8 @@ def _demo(args: argparse.Namespace) -> int:
     import cdd.gmp  # noqa: F401 - proves exact arithmetic is available
     import cvxpy as cp
 
-    from engine.convex.solvers import solve
-    from engine.exact.numbers import to_matrix
+    from logitgeom.convex.solvers import solve
+    from logitgeom.exact.numbers import to_matrix
 
     W = to_matrix([[1, "-4/5", 1], [1, "4/5", 1], [1, "11/20", "-1/2"], [1, -1, -1], [1, 1, -1]])
     print("exact input (App. H.2, W1):", [[str(x) for x in r] for r in W])

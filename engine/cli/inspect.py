@@ -1,6 +1,6 @@
 """``logitgeom inspect MODEL --tokens ...``: geometry of a token set in a local model.
 
-Parses arguments, calls :func:`engine.models.report.inspect_model`, prints its summary and
+Parses arguments, calls :func:`logitgeom.models.report.inspect_model`, prints its summary and
 writes the JSON report, the translation certificate and the heatmaps.  No mathematics here.
 """
 
@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
-from engine.cli import _output
-from engine.errors import InvalidInput
+from logitgeom.cli import _output
+from logitgeom.errors import InvalidInput
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,9 +76,9 @@ def _pair(text: str) -> tuple[int, int]:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from engine.emit import dumps
-    from engine.models.report import inspect_model
-    from engine.models.tokens import parse_token_list
+    from logitgeom.emit import dumps
+    from logitgeom.models.report import inspect_model
+    from logitgeom.models.tokens import parse_token_list
 
     target = _output.json_target(args)
     _output.prepare(args, target, args.cert, args.plot)
@@ -113,7 +113,7 @@ def _inspect(args: argparse.Namespace) -> int:
         say(f"report written to {target}")
     if args.cert:
         _output.write(args, args.cert, dumps(report.audit.certificate))
-        say(f"certificate written to {args.cert} (check: python -m certificates.check FILE)")
+        say(f"certificate written to {args.cert} (check: python -m logitgeom_certificates.check FILE)")
     if args.plot:
         report.save_plot(args.plot)
         say(f"heatmaps saved to {args.plot}")

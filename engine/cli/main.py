@@ -12,23 +12,23 @@ import importlib
 import os
 import sys
 
-from engine._fsio import folder_lock
-from engine._version import __version__
-from engine.errors import EngineError
+from logitgeom._fsio import folder_lock
+from logitgeom._version import __version__
+from logitgeom.errors import EngineError
 
 #: Command-group modules, in the order they appear in ``--help``.
 COMMAND_MODULES: list[str] = [
-    "engine.cli.info",
-    "engine.cli.certify",
-    "engine.cli.solve",
-    "engine.cli.inspect",
-    "engine.cli.patterns",
-    "engine.cli.count",
-    "engine.cli.reproduce",
-    "engine.cli.symmetry",
-    "engine.cli.audit",
-    "engine.cli.occupancy",
-    "engine.cli.export",
+    "logitgeom.cli.info",
+    "logitgeom.cli.certify",
+    "logitgeom.cli.solve",
+    "logitgeom.cli.inspect",
+    "logitgeom.cli.patterns",
+    "logitgeom.cli.count",
+    "logitgeom.cli.reproduce",
+    "logitgeom.cli.symmetry",
+    "logitgeom.cli.audit",
+    "logitgeom.cli.occupancy",
+    "logitgeom.cli.export",
 ]
 
 
@@ -66,7 +66,7 @@ def _output_folder(args: argparse.Namespace) -> str | None:
     if cmd == "certify" and getattr(args, "certify_command", None) == "paper":
         return getattr(args, "out", None)
     if cmd == "patterns" and getattr(args, "out", None):
-        from engine.cli.patterns import _streamed
+        from logitgeom.cli.patterns import _streamed
 
         return args.out if _streamed(args) else None
     return None
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"logitgeom: error: a number is beyond the float range (|x| > 1.8e308) that "
               f"the float side (solvers, plots) can use ({_one_line(exc)})", file=sys.stderr)
         return 2
-    except ValueError as exc:  # a limit or check outside engine.errors
+    except ValueError as exc:  # a limit or check outside logitgeom.errors
         print(f"logitgeom: error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 2
 

@@ -1,7 +1,7 @@
 """``logitgeom occupancy HEAD INPUTS``: which regions of a head real inputs occupy.
 
 Parses arguments, builds the executor, reads hidden states of a model folder from a text file
-when asked, calls :func:`engine.occupancy.occupancy` and prints its summary.  No mathematics
+when asked, calls :func:`logitgeom.occupancy.occupancy` and prints its summary.  No mathematics
 here (see docs/occupancy.md).
 """
 
@@ -59,9 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _occupancy(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from engine.occupancy import occupancy
-    from engine.occupancy.run import hidden_states_from_text
-    from engine.run.executor import make_executor
+    from logitgeom.occupancy import occupancy
+    from logitgeom.occupancy.run import hidden_states_from_text
+    from logitgeom.run.executor import make_executor
 
     inputs = args.inputs
     if Path(args.head).is_dir() and Path(inputs).suffix.lower() not in (".npy", ".parquet"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli import _output
+from logitgeom.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _size_check(W, b, args: argparse.Namespace) -> None:
     """Refuse huge heads at once, from the general-position bound (no exact work)."""
-    from engine.geometry.counting import (
+    from logitgeom.geometry.counting import (
         DEFAULT_MAX_COUNT,
         DEFAULT_MAX_PATTERNS,
         check_region_bound,
@@ -65,7 +65,7 @@ def _size_check(W, b, args: argparse.Namespace) -> None:
     if ranking and args.top is not None:  # at most k (k-1) ... (k-T+1) prefixes
         import math
 
-        from engine.errors import TooLarge
+        from logitgeom.errors import TooLarge
 
         bound = math.perm(len(W), max(0, min(args.top, len(W))))
         limit = DEFAULT_MAX_PATTERNS if args.max_regions is None else args.max_regions
@@ -75,8 +75,8 @@ def _size_check(W, b, args: argparse.Namespace) -> None:
                            "lower --top (see docs/limits.md)")
         return
     if args.max_regions is None:
-        from engine.errors import TooLarge
-        from engine.geometry.counting import count_or_refuse, region_upper_bound
+        from logitgeom.errors import TooLarge
+        from logitgeom.geometry.counting import count_or_refuse, region_upper_bound
 
         if region_upper_bound(W, bias=b, ranking=ranking) <= DEFAULT_MAX_PATTERNS:
             return
@@ -93,7 +93,7 @@ def _size_check(W, b, args: argparse.Namespace) -> None:
 
 
 def _close(ex: object) -> None:
-    from engine.run.executor import close_executor
+    from logitgeom.run.executor import close_executor
 
     close_executor(ex)
 
@@ -106,10 +106,10 @@ def _streamed(args: argparse.Namespace) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from engine.errors import InvalidInput
-    from engine.geometry import ranking_pattern, sign_pattern
-    from engine.io import read_matrix, read_vector
-    from engine.run.executor import make_executor
+    from logitgeom.errors import InvalidInput
+    from logitgeom.geometry import ranking_pattern, sign_pattern
+    from logitgeom.io import read_matrix, read_vector
+    from logitgeom.run.executor import make_executor
 
     streamed = _streamed(args)
     if args.workers is not None and args.workers < 1:
@@ -162,14 +162,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_out(args: argparse.Namespace, W, b, executor, progress) -> int:
-    from engine.exact.lattice import count_rankings_exact, count_regions_exact
-    from engine.geometry.stream import DEFAULT_SHARD_ROWS, enumerate_to_dir
+    from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact
+    from logitgeom.geometry.stream import DEFAULT_SHARD_ROWS, enumerate_to_dir
 
     if args.max_regions is not None:
         n = count_regions_exact(W, b) if args.patterns_kind == "sign" else \
             count_rankings_exact(W, b)
         if n > args.max_regions:
-            from engine.errors import TooLarge
+            from logitgeom.errors import TooLarge
 
             raise TooLarge(f"the exact count is {n}, above --max-regions {args.max_regions}")
     res = enumerate_to_dir(W, args.out, kind=args.patterns_kind, bias=b, executor=executor,

@@ -1,6 +1,6 @@
-"""``logitgeom reproduce``: regenerate every claim of both source papers (see engine.reproduce).
+"""``logitgeom reproduce``: regenerate every claim of both source papers (see logitgeom.reproduce).
 
-Thin: parse, call :func:`engine.reproduce.reproduce`, print the summary, exit 1 on failure.
+Thin: parse, call :func:`logitgeom.reproduce.reproduce`, print the summary, exit 1 on failure.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from engine.reproduce import reproduce, select_claims, summary_markdown
+    from logitgeom.reproduce import reproduce, select_claims, summary_markdown
 
     if args.list:
         claims = select_claims(args.only)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli import _output
+from logitgeom.cli import _output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,16 +55,16 @@ def add_family_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def family_problem(args: argparse.Namespace, Y):
-    """A :class:`engine.convex.family.LayerPeeledFamily` when a family option is given, else
+    """A :class:`logitgeom.convex.family.LayerPeeledFamily` when a family option is given, else
     None (the balanced cross-entropy program)."""
     if (args.loss == "ce" and args.weights is None and args.h_budget is None
             and args.equal_rows is None):
         return None
-    from engine.convex.family import LayerPeeledFamily
+    from logitgeom.convex.family import LayerPeeledFamily
 
     if getattr(args, "normalize", False) or getattr(args, "d", None) is not None \
             or getattr(args, "tol", None) is not None or getattr(args, "bases", None):
-        from engine.errors import InvalidInput
+        from logitgeom.errors import InvalidInput
 
         raise InvalidInput("--loss/--weights/--h-budget/--equal-rows do not combine with "
                            "--normalize, --d, --tol or --bases")
@@ -81,13 +81,13 @@ def _list(text: str | None, what: str, kind=str):
     from pathlib import Path
 
     if Path(text).is_file():
-        from engine.io import read_matrix
+        from logitgeom.io import read_matrix
 
         return [x for r in read_matrix(text, what=what) for x in r]
     try:
         return [kind(x.strip()) for x in text.split(",") if x.strip()]
     except ValueError:
-        from engine.errors import InvalidInput
+        from logitgeom.errors import InvalidInput
 
         raise InvalidInput(f"--{what} {text!r} is not a comma-separated list") from None
 
@@ -108,16 +108,16 @@ def _solve_family(args: argparse.Namespace, problem, target) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from engine.convex.problem import LayerPeeled
-    from engine.io import read_raw
-    from engine.symmetry.constructors import group_from_text
+    from logitgeom.convex.problem import LayerPeeled
+    from logitgeom.io import read_raw
+    from logitgeom.symmetry.constructors import group_from_text
 
     target = _output.json_target(args)
     _output.prepare(args, target)
     family = family_problem(args, read_raw(args.Y))
     if family is not None:
         if args.group is not None:
-            from engine.errors import InvalidInput
+            from logitgeom.errors import InvalidInput
 
             raise InvalidInput("--group does not combine with the family options (the "
                                "two-orbit structure is found by itself)")
@@ -151,7 +151,7 @@ def _solve(args: argparse.Namespace) -> int:
     for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
         if key in sol.info:
             print(f"note: {sol.info[key]}")
-    from engine.cli._beyond import solve_lines
+    from logitgeom.cli._beyond import solve_lines
 
     for line in solve_lines(args, problem, sol):  # rank-d bracket, stability (--tol)
         print(line)

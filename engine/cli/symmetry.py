@@ -1,5 +1,5 @@
 """``logitgeom symmetry``: detect the symmetry of a target, build orbit targets, show the
-predicted Gram pattern.  Thin: parsing and printing only (the work is engine.symmetry)."""
+predicted Gram pattern.  Thin: parsing and printing only (the work is logitgeom.symmetry)."""
 
 from __future__ import annotations
 
@@ -45,14 +45,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from engine.cli import _output
-    from engine.io import read_raw
-    from engine.limits import check_detect
-    from engine.symmetry import detect_symmetry
+    from logitgeom.cli import _output
+    from logitgeom.io import read_raw
+    from logitgeom.limits import check_detect
+    from logitgeom.symmetry import detect_symmetry
 
     _output.prepare(args, args.out)
     Y = read_raw(args.Y)
-    check_detect(Y, tol=args.tol, limit=args.max_work)  # refusal bound (engine.limits)
+    check_detect(Y, tol=args.tol, limit=args.max_work)  # refusal bound (logitgeom.limits)
     r = detect_symmetry(Y, max_order=args.max_order, tol=args.tol)
     if args.json or args.out:
         out = {"order": r.order, "row_order": r.row_order, "complete": r.complete,
@@ -71,11 +71,11 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _target(args: argparse.Namespace) -> int:
-    from engine.cli import _output
-    from engine.exact.numbers import fraction_to_str
-    from engine.limits import check_group
-    from engine.symmetry import orbit_targets
-    from engine.symmetry.constructors import group_from_text
+    from logitgeom.cli import _output
+    from logitgeom.exact.numbers import fraction_to_str
+    from logitgeom.limits import check_group
+    from logitgeom.symmetry import orbit_targets
+    from logitgeom.symmetry.constructors import group_from_text
 
     _output.prepare(args, args.out)
     blocks, cur = [], []
@@ -87,7 +87,8 @@ def _target(args: argparse.Namespace) -> int:
             cur.append(tok)
     blocks.append(cur)
     G = group_from_text(args.group)
-    check_group(G, args.max_work, what="symmetry target")  # |G| is computed first (engine.limits)
+    # |G| is computed first (logitgeom.limits)
+    check_group(G, args.max_work, what="symmetry target")
     T = orbit_targets(G, blocks)
     lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
     text = "\n".join(lines) + "\n"
@@ -98,12 +99,12 @@ def _target(args: argparse.Namespace) -> int:
 
 
 def _gram(args: argparse.Namespace) -> int:
-    from engine.limits import check_group
-    from engine.symmetry import predicted_gram_structure
-    from engine.symmetry.constructors import group_from_text
+    from logitgeom.limits import check_group
+    from logitgeom.symmetry import predicted_gram_structure
+    from logitgeom.symmetry.constructors import group_from_text
 
     G = group_from_text(args.group)
-    check_group(G, args.max_work)  # refusal bound (engine.limits)
+    check_group(G, args.max_work)  # refusal bound (logitgeom.limits)
     S = predicted_gram_structure(G)
     print(f"{G.name}: |G| = {G.order}, m = {G.m}, {S.n_classes} classes of equal entries")
     for row in S.labels.tolist():

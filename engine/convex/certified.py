@@ -15,7 +15,7 @@ form (``certify solve --bases FILE --group G``).
 
 Examples
 --------
->>> from engine.convex import LayerPeeled
+>>> from logitgeom.convex import LayerPeeled
 >>> out = certified_solve(LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1))
 >>> str(out.form), out.certificate["kind"], out.work <= out.budget
 ('full', 'layer-peeled-bracket', True)
@@ -27,7 +27,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["CertifiedSolve", "Form", "bracket_check_work", "certified_solve", "orbit_form"]
 
@@ -58,7 +58,7 @@ class CertifiedSolve:
     form : Form
         ``Form.FULL`` or ``Form.ORBIT``.
     work : int
-        The exact work of the certificate's check (units of :mod:`certificates.meter`).
+        The exact work of the certificate's check (units of :mod:`logitgeom_certificates.meter`).
     budget : int
         The budget the form was chosen for (the checker's default unless given).
     note : str
@@ -87,26 +87,26 @@ def bracket_check_work(m: int, n: int, precision: int | None = None) -> int:
     >>> bracket_check_work(11, 7920)
     24393600
     """
-    from engine.certify.convex import DEFAULT_PRECISION
+    from logitgeom.certify.convex import DEFAULT_PRECISION
 
     prec = DEFAULT_PRECISION if precision is None else int(precision)
     return 2 * int(m) * int(n) * (100 + prec * prec // 40)
 
 
 def orbit_form(problem: Any, generators: Any) -> Any:
-    """Y as an :class:`engine.symmetry.OrbitTargets` of the label group ``generators``
+    """Y as an :class:`logitgeom.symmetry.OrbitTargets` of the label group ``generators``
     (exact base columns: the checker's orbit bracket has exactly Y's columns), or None
-    when Y is no orbit target of that group (:func:`engine.symmetry.orbit_bases`).
+    when Y is no orbit target of that group (:func:`logitgeom.symmetry.orbit_bases`).
 
     Examples
     --------
-    >>> from engine.convex import LayerPeeled
-    >>> from engine.symmetry import affine_line, orbit_targets
+    >>> from logitgeom.convex import LayerPeeled
+    >>> from logitgeom.symmetry import affine_line, orbit_targets
     >>> T = orbit_targets(affine_line(5), ["1/2", "1/4", "1/8", "1/8", "0"])
     >>> orbit_form(LayerPeeled(T.exact_Y(), 1, 1), affine_line(5)).base == T.base
     True
     """
-    from engine.symmetry import GroupAction, as_group, orbit_bases, orbit_targets
+    from logitgeom.symmetry import GroupAction, as_group, orbit_bases, orbit_targets
 
     G = generators if isinstance(generators, GroupAction) and generators.n == 0 else \
         as_group([list(g) for g in generators] if not isinstance(generators, GroupAction)
@@ -133,7 +133,7 @@ def certified_solve(problem: Any, method: str = "auto", solver: str | None = Non
         As for :meth:`LayerPeeled.solve` (``group=`` is passed on when the method takes it).
     eps, eps_mode, generators, provenance
         As for :meth:`LayerPeeledSolution.certificate` (``generators`` only in the full form).
-    group : any spelling of :func:`engine.symmetry.as_group`, optional
+    group : any spelling of :func:`logitgeom.symmetry.as_group`, optional
         A label group preserving Y: the orbit form uses it (default: the group the solve's
         plan verified exactly on Y, ``Plan.label_generators``).
     form : {"auto", "full", "orbit"} or Form
@@ -158,8 +158,8 @@ def certified_solve(problem: Any, method: str = "auto", solver: str | None = Non
 
     Examples
     --------
-    >>> from engine.convex import LayerPeeled
-    >>> from engine.symmetry import affine_line, orbit_targets
+    >>> from logitgeom.convex import LayerPeeled
+    >>> from logitgeom.symmetry import affine_line, orbit_targets
     >>> Y = orbit_targets(affine_line(5), ["1/2", "1/4", "1/8", "1/8", "0"]).exact_Y()
     >>> out = certified_solve(LayerPeeled(Y, 1, 1), budget=10_000)
     >>> str(out.form), out.certificate["group_order"]
@@ -169,8 +169,8 @@ def certified_solve(problem: Any, method: str = "auto", solver: str | None = Non
     >>> out.work <= 10_000
     True
     """
-    from certificates.api import DEFAULT_MAX_WORK, check
-    from engine.errors import EngineError
+    from logitgeom.errors import EngineError
+    from logitgeom_certificates.api import DEFAULT_MAX_WORK, check
 
     try:
         form = Form(form)
@@ -186,7 +186,7 @@ def certified_solve(problem: Any, method: str = "auto", solver: str | None = Non
         solve_opts["group"] = group
 
     def orbit_cert(T: Any, why: str) -> CertifiedSolve:
-        from engine.convex.problem import LayerPeeled
+        from logitgeom.convex.problem import LayerPeeled
 
         target = problem if T is problem.orbit_target else LayerPeeled(
             T, problem.E_W_exact, problem.E_H_exact)
@@ -254,7 +254,7 @@ def _over(work: int, over: str, known: Any) -> str:
 
 def _takes_group(method: str) -> bool:
     """Whether ``method`` (or some reduction "auto" asks) understands ``group=``."""
-    from engine.convex.reductions import REGISTRY, get_reduction
+    from logitgeom.convex.reductions import REGISTRY, get_reduction
 
     name = str(method).lower()
     if name == "auto":

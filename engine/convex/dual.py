@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.convex.loss import CHUNK, cross_entropy, entropy, softmax
-from engine.errors import InvalidInput
+from logitgeom.convex.loss import CHUNK, cross_entropy, entropy, softmax
+from logitgeom.errors import InvalidInput
 
 __all__ = ["DualBound", "dual_bound", "dual_value"]
 

@@ -6,7 +6,7 @@ The program (docs/layer-peeled-family.md, section 1):
     subject to ||W||_F^2 <= E_W,   sum_j beta_j ||h_j||^2 <= E_H,
 
 with column weights ``w_j > 0`` (``weights``), per-column budget weights ``beta_j > 0``
-(``h_budget``) and a loss ``L`` in {"ce", "mse", "bce"} (:mod:`engine.convex.losses`).
+(``h_budget``) and a loss ``L`` in {"ce", "mse", "bce"} (:mod:`logitgeom.convex.losses`).
 With ``Z' = W H diag(sqrt(beta))`` it is the convex program
 
     minimise   sum_j w_j L(z'_j / sqrt(beta_j); y_j)   subject to  ||Z'||_* <= rho = sqrt(E_W E_H),
@@ -37,10 +37,10 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex.losses import Loss, get_loss
-from engine.convex.reductions.full import nuclear_ball_constraints
-from engine.errors import InvalidInput, SolverFailed
-from engine.exact.numbers import to_fraction, to_matrix
+from logitgeom.convex.losses import Loss, get_loss
+from logitgeom.convex.reductions.full import nuclear_ball_constraints
+from logitgeom.errors import InvalidInput, SolverFailed
+from logitgeom.exact.numbers import to_fraction, to_matrix
 
 __all__ = ["LayerPeeledFamily", "FamilySolution", "FamilyMethod", "minority_program",
            "minority_samples", "two_orbits", "two_orbit_generators", "mse_projection",
@@ -114,11 +114,11 @@ class LayerPeeledFamily:
     >>> LayerPeeledFamily([[1, 0], [0, 1]], 1, 1, weights=[1, -2])
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: weights[1] must be > 0; got -2
+    logitgeom.errors.InvalidInput: weights[1] must be > 0; got -2
     >>> LayerPeeledFamily([[1, 0], [0, 1]], 1, 1, loss="hinge")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: unknown loss 'hinge'; choose one of ce, mse, bce
+    logitgeom.errors.InvalidInput: unknown loss 'hinge'; choose one of ce, mse, bce
     """
 
     def __init__(self, Y: Any, E_W: Any, E_H: Any, *, loss: str = "ce", weights: Any = None,
@@ -212,7 +212,7 @@ class LayerPeeledFamily:
         SolverFailed
             A status other than optimal.
         """
-        from engine.convex.solvers import solve as conic_solve
+        from logitgeom.convex.solvers import solve as conic_solve
 
         method = self.select(method)
         m, n = self.shape
@@ -311,9 +311,9 @@ class FamilySolution:
 
     def certificate(self, **kw: Any) -> dict:
         """The certified bracket of this solution
-        (:func:`engine.certify.family.family_certificate`); ``generators`` defaults to
+        (:func:`logitgeom.certify.family.family_certificate`); ``generators`` defaults to
         S_A x S_B when :func:`two_orbits` finds that structure (claim ``invariant``)."""
-        from engine.certify.family import family_certificate
+        from logitgeom.certify.family import family_certificate
 
         if "generators" not in kw:
             orb = two_orbits(self.problem)

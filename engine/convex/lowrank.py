@@ -3,7 +3,7 @@
 ``P_D``: minimise J(W H) over W (m x D), H (D x n), ||W||_F^2 <= E_W, ||H||_F^2 <= E_H.  Every
 feasible Z = W H has rank <= D and ||Z||_* <= rho = sqrt(E_W E_H), so the convex program (no
 rank bound) is a relaxation: J*_conv <= J*_D.  This module proposes feasible points with D
-columns (floats; :mod:`engine.certify.rank` turns the best one into exact rationals and a
+columns (floats; :mod:`logitgeom.certify.rank` turns the best one into exact rationals and a
 certificate, docs/beyond-symmetry.md):
 
 - ``truncate``: the top-D part of the convex optimum's spectrum, rescaled to the radius;
@@ -18,8 +18,8 @@ certificate, docs/beyond-symmetry.md):
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import cyclic_orbit
+>>> from logitgeom.convex.problem import LayerPeeled
+>>> from logitgeom.convex.targets import cyclic_orbit
 >>> r = rank_constrained(LayerPeeled(cyclic_orbit([0.7, 0.2, 0.1, 0.0]), 1, 4, d=3))
 >>> r.exact, r.W.shape
 (True, (4, 3))
@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.convex.loss import cross_entropy, softmax
-from engine.errors import InvalidInput
+from logitgeom.convex.loss import cross_entropy, softmax
+from logitgeom.errors import InvalidInput
 
 __all__ = ["RankResult", "rank_constrained", "rank_certificate", "truncate",
            "subspace_optimum", "fourier_basis", "factor_descent", "balanced_factors",
@@ -125,9 +125,9 @@ def subspace_optimum(Y: np.ndarray, B: np.ndarray, rho: float, solver: str | Non
     """
     import cvxpy as cp
 
-    from engine.convex.loss import cross_entropy_expr
-    from engine.convex.reductions.full import nuclear_ball_constraints
-    from engine.convex.solvers import solve
+    from logitgeom.convex.loss import cross_entropy_expr
+    from logitgeom.convex.reductions.full import nuclear_ball_constraints
+    from logitgeom.convex.solvers import solve
 
     B = np.asarray(B, dtype=float)
     X = cp.Variable((B.shape[1], Y.shape[1]))
@@ -282,7 +282,7 @@ def rank_constrained(problem: Any, D: int | None = None, *, sol: Any = None,
 
     Parameters
     ----------
-    problem : engine.convex.LayerPeeled
+    problem : logitgeom.convex.LayerPeeled
         Target and budgets; ``D`` defaults to ``problem.d``.
     D : int or None
         Hidden width (>= 1).
@@ -354,7 +354,7 @@ def rank_certificate(problem: Any, D: int | None = None, *, result: RankResult |
     """Search (:func:`rank_constrained`, from the convex solution ``sol`` when given, unless
     ``result`` is given) and certify: a
     ``layer-peeled-rank-bracket`` for hidden width D (keywords: ``eps``, ``eps_mode``,
-    ``precision``, ``provenance`` of :func:`engine.certify.rank.rank_bracket_certificate`).
+    ``precision``, ``provenance`` of :func:`logitgeom.certify.rank.rank_bracket_certificate`).
 
     Raises
     ------
@@ -363,13 +363,13 @@ def rank_certificate(problem: Any, D: int | None = None, *, result: RankResult |
 
     Examples
     --------
-    >>> from engine.convex.problem import LayerPeeled
-    >>> from engine.convex.targets import cyclic_orbit
+    >>> from logitgeom.convex.problem import LayerPeeled
+    >>> from logitgeom.convex.targets import cyclic_orbit
     >>> lp = LayerPeeled(cyclic_orbit(["1/2", "1/4", "1/8", "1/8"], exact=True), 1, 4, d=2)
     >>> rank_certificate(lp)["d"]
     2
     """
-    from engine.certify.rank import rank_bracket_certificate
+    from logitgeom.certify.rank import rank_bracket_certificate
 
     if result is None:
         result = rank_constrained(problem, D, sol=sol, solver=solver)

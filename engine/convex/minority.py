@@ -1,6 +1,6 @@
 """Minority collapse, certified point by point (docs/layer-peeled-family.md, section 5).
 
-For Fang, He, Long and Su's imbalanced model (:func:`engine.convex.family.minority_program`)
+For Fang, He, Long and Su's imbalanced model (:func:`logitgeom.convex.family.minority_program`)
 at one imbalance ratio R, :func:`minority_point` solves the plain program and the program
 restricted to equal minority classifiers, certifies both, and proves one of
 
@@ -27,9 +27,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from engine.certify.family import collapse_certificate, family_certificate, separation_certificate
-from engine.convex.family import minority_program, two_orbit_generators
-from engine.errors import InexactResult, InvalidInput
+from logitgeom.certify.family import (
+    collapse_certificate,
+    family_certificate,
+    separation_certificate,
+)
+from logitgeom.convex.family import minority_program, two_orbit_generators
+from logitgeom.errors import InexactResult, InvalidInput
 
 __all__ = ["MinorityPoint", "minority_point", "collapse_threshold", "exact_cosines",
            "minority_curve", "CURVE_RATIOS", "CURVE_SETTING"]

@@ -13,9 +13,9 @@ Deviations are relative Frobenius distances ``||X - X_pred||_F / ||X||_F``.
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import group_orbit
->>> from engine.symmetry import symmetric
+>>> from logitgeom.convex.problem import LayerPeeled
+>>> from logitgeom.convex.targets import group_orbit
+>>> from logitgeom.symmetry import symmetric
 >>> sol = LayerPeeled(group_orbit([0.5, 0.3, 0.2], symmetric(3)), 2, 1).solve()
 >>> g = predicted_geometry(sol)
 >>> g.kind, g.WWt_exact[0, 0], g.WWt_exact[0, 1], g.deviation["WWt"] < 1e-9
@@ -30,12 +30,12 @@ from typing import Any
 import numpy as np
 import sympy
 
-from engine.convex.recovery import gram_matrices
-from engine.convex.reductions._structure import shift
-from engine.convex.reductions.circulant import CirculantPlan, cyclic_classes
-from engine.convex.reductions.etf import ETFPlan, ETFReduction
-from engine.errors import InvalidInput
-from engine.exact.numbers import to_fraction
+from logitgeom.convex.recovery import gram_matrices
+from logitgeom.convex.reductions._structure import shift
+from logitgeom.convex.reductions.circulant import CirculantPlan, cyclic_classes
+from logitgeom.convex.reductions.etf import ETFPlan, ETFReduction
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import to_fraction
 
 __all__ = ["PredictedGeometry", "predicted_geometry", "etf_gram_exact", "circulant_form"]
 
@@ -145,10 +145,10 @@ def predicted_geometry(solution: Any, **options: Any) -> PredictedGeometry:
     Raises
     ------
     InvalidInput
-        ``solution`` is not a solution of :class:`~engine.convex.LayerPeeled` (with its
+        ``solution`` is not a solution of :class:`~logitgeom.convex.LayerPeeled` (with its
         problem), or an option is not understood.
     """
-    from engine.convex.solution import LayerPeeledSolution
+    from logitgeom.convex.solution import LayerPeeledSolution
 
     if not isinstance(solution, LayerPeeledSolution) or solution.problem is None:
         raise InvalidInput("predicted_geometry needs a LayerPeeledSolution (the result of "

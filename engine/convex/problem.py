@@ -1,10 +1,10 @@
 """The layer-peeled program at the logit level (docs/layer-peeled.md).
 
 ``LayerPeeled(Y, E_W, E_H, d)`` holds a validated target (read by
-:mod:`engine.convex.reading`); ``.solve(method=...)`` picks a reduction from
-:mod:`engine.convex.reductions`, solves it, maps it back to the full-size Z* and then, once
+:mod:`logitgeom.convex.reading`); ``.solve(method=...)`` picks a reduction from
+:mod:`logitgeom.convex.reductions`, solves it, maps it back to the full-size Z* and then, once
 and on the original problem, recovers W*, H*, the Grams, the rank, the dual bound and the
-gap (:mod:`engine.convex.solution`).
+gap (:mod:`logitgeom.convex.solution`).
 
 Examples
 --------
@@ -26,22 +26,22 @@ from typing import Any
 
 import numpy as np
 
-from engine.convex import solution
-from engine.convex.dual import dual_bound
-from engine.convex.reading import SUM_TOL, check_orbit_bases, read_budget, read_target
-from engine.convex.recovery import RANK_TOL, thin_svd
-from engine.convex.reductions import AUTO_ORDER, GENERAL, REGISTRY, get_reduction
-from engine.convex.reductions.base import Status
-from engine.convex.solution import (
+from logitgeom.convex import solution
+from logitgeom.convex.dual import dual_bound
+from logitgeom.convex.reading import SUM_TOL, check_orbit_bases, read_budget, read_target
+from logitgeom.convex.recovery import RANK_TOL, thin_svd
+from logitgeom.convex.reductions import AUTO_ORDER, GENERAL, REGISTRY, get_reduction
+from logitgeom.convex.reductions.base import Status
+from logitgeom.convex.solution import (
     LayerPeeledSolution,
     _finish,
     _nuclear_from_gram,
     _orbit_bound,
     orbital_mean,
 )
-from engine.errors import InvalidInput, SolverFailed
-from engine.symmetry.constructors import OrbitTargets
-from engine.symmetry.group import GroupAction
+from logitgeom.errors import InvalidInput, SolverFailed
+from logitgeom.symmetry.constructors import OrbitTargets
+from logitgeom.symmetry.group import GroupAction
 
 __all__ = ["LayerPeeled", "LayerPeeledSolution", "Status", "solve_layer_peeled", "SUM_TOL"]
 
@@ -56,11 +56,11 @@ class LayerPeeled:
     ----------
     Y : array_like or OrbitTargets
         m x n target; columns are probability vectors.  An
-        :class:`engine.symmetry.OrbitTargets` brings its exact codes and its group
+        :class:`logitgeom.symmetry.OrbitTargets` brings its exact codes and its group
         (``symmetry``), which the orbit reduction then uses without a search.  A float
         numpy array is taken as the exact binary rationals it holds; anything else (lists
         of ints, ``Fraction``, ``"p/q"`` strings) goes through
-        :func:`engine.exact.numbers.to_matrix`.  Structure detection (cyclic,
+        :func:`logitgeom.exact.numbers.to_matrix`.  Structure detection (cyclic,
         2-homogeneous orbits, groups) compares entries exactly.
     E_W, E_H : number
         Budgets (> 0).  The radius is ``rho = sqrt(E_W E_H)``.
@@ -78,8 +78,8 @@ class LayerPeeled:
         "bce"; column weights w_j > 0 of the loss; budget weights beta_j > 0
         (``sum_j beta_j ||h_j||^2 <= E_H``); equal classifiers on a label set.  With any of
         them other than the default, the constructor returns a
-        :class:`engine.convex.family.LayerPeeledFamily` (Fang et al.'s imbalanced model:
-        :func:`engine.convex.family.minority_program`).
+        :class:`logitgeom.convex.family.LayerPeeledFamily` (Fang et al.'s imbalanced model:
+        :func:`logitgeom.convex.family.minority_program`).
 
     Raises
     ------
@@ -95,7 +95,7 @@ class LayerPeeled:
     >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09); pass ...
+    logitgeom.errors.InvalidInput: Y column 1 sums to 1.1, not 1 (tolerance 1e-09); pass ...
     >>> LayerPeeled([[1, 0.5], [0, 0.6]], 1, 1, normalize=True).Y[:, 1].round(4).tolist()
     [0.4545, 0.5455]
     >>> LayerPeeled(np.array([[0.3, 0.6], [0.7, 0.4]], dtype=np.float32), 1, 1).normalized
@@ -107,11 +107,11 @@ class LayerPeeled:
     def __new__(cls, *args: Any, loss: str = "ce", weights: Any = None, h_budget: Any = None,
                 equal_rows: Any = None, **kw: Any) -> Any:
         """With ``loss`` other than "ce", ``weights``, ``h_budget`` or ``equal_rows``: the
-        layer-peeled family's program (:class:`engine.convex.family.LayerPeeledFamily`,
+        layer-peeled family's program (:class:`logitgeom.convex.family.LayerPeeledFamily`,
         docs/layer-peeled-family.md) instead of the balanced cross-entropy one."""
         if loss == "ce" and weights is None and h_budget is None and equal_rows is None:
             return super().__new__(cls)
-        from engine.convex.family import LayerPeeledFamily
+        from logitgeom.convex.family import LayerPeeledFamily
 
         if len(args) > 3 or kw.get("d") is not None or kw.get("normalize"):
             raise InvalidInput("loss/weights/h_budget/equal_rows do not combine with d or "
@@ -123,7 +123,7 @@ class LayerPeeled:
     def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
                  normalize: bool = False, loss: str = "ce", weights: Any = None,
                  h_budget: Any = None, equal_rows: Any = None) -> None:
-        #: the group a target built by engine.symmetry.orbit_targets carries (else None)
+        #: the group a target built by logitgeom.symmetry.orbit_targets carries (else None)
         self.symmetry: GroupAction | None = None
         self._codes: np.ndarray | None = None
         #: the sorted exact values behind ``codes`` when Y came as an OrbitTargets (its
@@ -202,7 +202,7 @@ class LayerPeeled:
 
         Examples
         --------
-        >>> from engine.symmetry import cyclic, orbit_targets
+        >>> from logitgeom.symmetry import cyclic, orbit_targets
         >>> LayerPeeled(orbit_targets(cyclic(2), ["1/3", "2/3"]), 1, 1).exact_entries()[0]
         [Fraction(1, 3), Fraction(2, 3)]
         """
@@ -305,7 +305,7 @@ class LayerPeeled:
         """The reduction ``solve`` would use and its acceptance (what it found).
 
         ``"auto"`` asks the reductions of :data:`AUTO_ORDER` in turn and takes the first
-        that accepts, or what that one's :meth:`~engine.convex.reductions.Reduction.refine`
+        that accepts, or what that one's :meth:`~logitgeom.convex.reductions.Reduction.refine`
         offers instead (unless ``group=`` or ``tol=`` was given): the circulant and orbit
         reductions offer the ETF closed form with a group they verified exactly on Y when it
         is 2-homogeneous on the labels.  No reduction is picked by its name.
@@ -340,7 +340,7 @@ class LayerPeeled:
                     continue  # registered but not present in this build
             _check_options(options, cands, "auto")
             if options.get("group") is not None:
-                from engine.symmetry.constructors import as_group
+                from logitgeom.symmetry.constructors import as_group
 
                 as_group(options["group"], m=self.m, Y=self.codes)  # a bad group is an error
             for red in cands:
@@ -369,12 +369,12 @@ class LayerPeeled:
         Parameters
         ----------
         method : {"auto", "full", "circulant", "etf", "orbit"}
-            A name in :data:`engine.convex.reductions.REGISTRY`, or "auto".
+            A name in :data:`logitgeom.convex.reductions.REGISTRY`, or "auto".
         solver : str or None
-            Conic solver (see :mod:`engine.convex.solvers`); unused by "etf".
+            Conic solver (see :mod:`logitgeom.convex.solvers`); unused by "etf".
         solver_options : dict, optional
             Passed to the conic solver (on top of the registry's tight tolerances,
-            ``engine.convex.solvers.ACCURATE_OPTIONS``).
+            ``logitgeom.convex.solvers.ACCURATE_OPTIONS``).
         rank_tol : float
             Relative threshold of the numerical rank.
         **options
@@ -402,7 +402,7 @@ class LayerPeeled:
         >>> LayerPeeled(Y, 1, 1).solve(grup="S2")
         Traceback (most recent call last):
         ...
-        engine.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
+        logitgeom.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
         """
         if self.m * self.n > ONE_BLAS_THREAD_MAX:
             return self._solve(method, solver, solver_options, rank_tol, options)

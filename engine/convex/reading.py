@@ -2,7 +2,7 @@
 
 Float input stays float (columns must sum to 1 within :data:`SUM_TOL`, or a multiple of the
 dtype's epsilon for narrower floats); exact input (strings, Fractions, integers) stays
-exact.  Bad input raises :class:`~engine.errors.InvalidInput` with a one-line message.
+exact.  Bad input raises :class:`~logitgeom.errors.InvalidInput` with a one-line message.
 
 Examples
 --------
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import to_fraction, to_matrix
-from engine.symmetry.constructors import OrbitTargets
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import to_fraction, to_matrix
+from logitgeom.symmetry.constructors import OrbitTargets
 
 __all__ = ["SUM_TOL", "float_sum_tol", "read_target", "read_budget", "check_orbit_bases"]
 
@@ -55,7 +55,7 @@ def read_budget(x: object, name: str) -> Fraction:
     >>> read_budget("1e-400", "E_H")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: E_H = '1e-400' is below the smallest positive float ...
+    logitgeom.errors.InvalidInput: E_H = '1e-400' is below the smallest positive float ...
     """
     q = to_fraction(x, what=name)
     if q <= 0:

@@ -8,7 +8,7 @@ reduce to its base columns and an orbital mean (:func:`orbital_mean`).
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex.problem import LayerPeeled
+>>> from logitgeom.convex.problem import LayerPeeled
 >>> sol = LayerPeeled(np.eye(2) * 0.5 + 0.25, 1.0, 1.0).solve("full")
 >>> isinstance(sol, LayerPeeledSolution), sol.rank
 (True, 1)
@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from engine import _display
-from engine.convex.dual import dual_bound
-from engine.convex.loss import cross_entropy, entropy, softmax
-from engine.convex.recovery import recover_factors, thin_svd, thin_svd_left
-from engine.convex.reductions.base import ReducedProblem, Status
-from engine.errors import SolverFailed
+from logitgeom import _display
+from logitgeom.convex.dual import dual_bound
+from logitgeom.convex.loss import cross_entropy, entropy, softmax
+from logitgeom.convex.recovery import recover_factors, thin_svd, thin_svd_left
+from logitgeom.convex.reductions.base import ReducedProblem, Status
+from logitgeom.errors import SolverFailed
 
 __all__ = ["LayerPeeledSolution", "orbital_mean", "KEEP_PROBABILITIES", "JSON_MAX_N_GRAM"]
 
@@ -93,7 +93,7 @@ class LayerPeeledSolution:
     entropy: float
     singular_values: np.ndarray
     info: dict = field(default_factory=dict)
-    #: the :class:`~engine.convex.problem.LayerPeeled` that was solved
+    #: the :class:`~logitgeom.convex.problem.LayerPeeled` that was solved
     problem: Any = field(default=None, repr=False, compare=False)
     #: the reduced problem that was solved (its ``plan`` and ``inverse``: what the
     #: reduction found and solved), None when the budget is inactive
@@ -133,34 +133,34 @@ class LayerPeeledSolution:
     def certificate(self, eps: Any = None, **kw: Any) -> dict:
         """A checkable proof that the optimum lies in ``[lower, upper]`` (width <= eps).
 
-        Thin wrapper of :func:`engine.certify.convex.solution_certificate` (keywords:
+        Thin wrapper of :func:`logitgeom.certify.convex.solution_certificate` (keywords:
         ``eps_mode``, ``generators``, ``claims``, ``precision``, ``orbit``: the
         ``layer-peeled-orbit-bracket`` of an OrbitTargets); see docs/certified-optima.md.
 
         Examples
         --------
-        >>> from engine.convex.problem import LayerPeeled
+        >>> from logitgeom.convex.problem import LayerPeeled
         >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1).solve()
         >>> sol.certificate(eps="1/1000000")["kind"]
         'layer-peeled-bracket'
         """
-        from engine.certify.convex import solution_certificate
+        from logitgeom.certify.convex import solution_certificate
 
         return solution_certificate(self, eps=eps, **kw)
 
     def rank_certificate(self, **kw: Any) -> dict:
         """A ``layer-peeled-rank-bracket`` for this solution's width d: W of d columns, lower
         end the convex relaxation's certified bound (docs/beyond-symmetry.md).  Keywords of
-        :func:`engine.convex.lowrank.rank_certificate` (``eps``, ``precision``, ...).
+        :func:`logitgeom.convex.lowrank.rank_certificate` (``eps``, ``precision``, ...).
 
         Examples
         --------
-        >>> from engine.convex.problem import LayerPeeled
+        >>> from logitgeom.convex.problem import LayerPeeled
         >>> sol = LayerPeeled([["1/2", "1/4"], ["1/2", "3/4"]], 1, 1, d=1).solve()
         >>> sol.rank_certificate()["relaxation"]
         'exact'
         """
-        from engine.convex.lowrank import rank_certificate
+        from logitgeom.convex.lowrank import rank_certificate
 
         return rank_certificate(self.problem, self.d, sol=self, **kw)
 
@@ -206,7 +206,7 @@ class LayerPeeledSolution:
         Examples
         --------
         >>> Y = np.array([[0.6, 0.3], [0.4, 0.7]])
-        >>> from engine.convex.problem import LayerPeeled
+        >>> from logitgeom.convex.problem import LayerPeeled
         >>> s = LayerPeeled(Y, 1.0, 1.0).solve("full").to_json()
         >>> json.loads(s)["method"]
         'full'
@@ -271,7 +271,7 @@ def _orbit_bound(problem: Any, zb: np.ndarray, orbit: tuple, *,
     ``into_ball`` (a score only): first scale Z into the nuclear ball, its nuclear norm from
     the eigenvalues of ``Z Z^T`` (those below ``1e-13 x`` the largest, rounding noise of the
     centred direction whose square roots would add ~1e-8, count as 0)."""
-    from engine.convex.dual import DualBound
+    from logitgeom.convex.dual import DualBound
 
     N, idx, orbitals = orbit
     yb = problem.orbit_target.base_floats()

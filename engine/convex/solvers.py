@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 
-from engine.errors import (
+from logitgeom.errors import (
     InexactResult,
     Infeasible,
     InvalidInput,
@@ -177,7 +177,7 @@ def resolve_solver(solver: str | Solver | None) -> str:
     >>> resolve_solver("gurobi")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: unknown solver 'gurobi'; choose one of CLARABEL, SCS, MOSEK
+    logitgeom.errors.InvalidInput: unknown solver 'gurobi'; choose one of CLARABEL, SCS, MOSEK
     """
     if solver is None:
         return default_solver()

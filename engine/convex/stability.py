@@ -14,7 +14,7 @@ feasible Z, ||C (Z - Z*)||_F^2 <= 2 (J(Z; Y) - J*(Y)) / mu (C = I - J/m).
 
 Examples
 --------
->>> from engine.symmetry import cyclic, orbit_targets
+>>> from logitgeom.symmetry import cyclic, orbit_targets
 >>> T = orbit_targets(cyclic(3), ["1/2", "1/3", "1/6"])
 >>> Y = np.array(T.Y, dtype=float); Y[:, 0] = [0.52, 0.31, 0.17]
 >>> r = stability_report(Y, 1, 4, T.action)
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.convex.loss import cross_entropy
-from engine.errors import InvalidInput
+from logitgeom.convex.loss import cross_entropy
+from logitgeom.errors import InvalidInput
 
 __all__ = ["StabilityReport", "stability_report", "strong_convexity", "group_average",
            "resolve_action", "model_stability", "stability_certificate"]
@@ -57,7 +57,7 @@ def group_average(Y: Any, action: Any) -> Any:
 
     Examples
     --------
-    >>> from engine.symmetry.group import GroupAction
+    >>> from logitgeom.symmetry.group import GroupAction
     >>> G = GroupAction([([1, 0], [1, 0])], m=2, n=2)
     >>> group_average(np.array([[0.5, 0.25], [0.5, 0.75]]), G).tolist()
     [[0.625, 0.375], [0.375, 0.625]]
@@ -87,9 +87,9 @@ def resolve_action(group: Any, Y: np.ndarray, *, Y0: Any = None, tol: float = 1e
     InvalidInput
         The group does not permute the columns (of Y0, or of Y to ``tol``).
     """
-    from engine.symmetry.constructors import as_group
-    from engine.symmetry.group import GroupAction, column_action
-    from engine.symmetry.values import tolerant_codes
+    from logitgeom.symmetry.constructors import as_group
+    from logitgeom.symmetry.group import GroupAction, column_action
+    from logitgeom.symmetry.values import tolerant_codes
 
     m, n = np.shape(Y)
     if isinstance(group, GroupAction) and group.n == n:
@@ -104,7 +104,7 @@ def resolve_action(group: Any, Y: np.ndarray, *, Y0: Any = None, tol: float = 1e
 @dataclass(frozen=True)
 class StabilityReport:
     """Float figures of the approximate-symmetry analysis (certified versions:
-    :func:`engine.certify.stability.stability_certificate`).
+    :func:`logitgeom.certify.stability.stability_certificate`).
 
     ``J_Y`` / ``J_Y0``: (dual bound, loss) of each convex solve; ``bound = rho ||Y - Y0||_2``;
     ``gap``: interval of J*(Y0) - J*(Y) (the loss gap of the best G-invariant point, when Y0
@@ -175,7 +175,7 @@ def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
     InvalidInput
         Shapes differ, or Y0 is not G-invariant.
     """
-    from engine.convex.problem import LayerPeeled
+    from logitgeom.convex.problem import LayerPeeled
 
     P1 = LayerPeeled(Y, E_W, E_H, normalize=normalize)
     action = resolve_action(group, P1.Y, Y0=Y0, tol=tol)
@@ -221,13 +221,13 @@ def model_stability(P: np.ndarray, W: np.ndarray, H: np.ndarray, group: Any, *,
     --------
     >>> rng = np.random.default_rng(0)
     >>> W, H = rng.standard_normal((3, 4)), rng.standard_normal((4, 3))
-    >>> from engine.convex.loss import softmax
+    >>> from logitgeom.convex.loss import softmax
     >>> r = model_stability(softmax(W @ H), W, H, "C3")
     >>> r.bound >= 0 and r.average
     True
     """
-    from engine.symmetry.constructors import as_group
-    from engine.symmetry.group import GroupAction
+    from logitgeom.symmetry.constructors import as_group
+    from logitgeom.symmetry.group import GroupAction
 
     P = np.asarray(P, dtype=float)
     m, n = P.shape
@@ -244,7 +244,7 @@ def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = N
                           tol: float = 1e-6, solver: str | None = None,
                           normalize: bool = False, **kw: Any) -> dict:
     """A ``layer-peeled-stability`` certificate for Y near the G-invariant Y0: solve both,
-    then :func:`engine.certify.stability.stability_bracket_certificate` (keywords
+    then :func:`logitgeom.certify.stability.stability_bracket_certificate` (keywords
     ``precision``, ``provenance``).
 
     Parameters
@@ -272,16 +272,16 @@ def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = N
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from engine.convex.targets import cyclic_orbit
-    >>> from engine.symmetry import cyclic
-    >>> from engine.symmetry.group import column_action
+    >>> from logitgeom.convex.targets import cyclic_orbit
+    >>> from logitgeom.symmetry import cyclic
+    >>> from logitgeom.symmetry.group import column_action
     >>> Y0 = cyclic_orbit(["1/2", "1/3", "1/6"], exact=True)
     >>> Y = Y0.copy(); Y[:, 0] = [F(13, 25), F(31, 100), F(17, 100)]
     >>> stability_certificate(Y, 1, 4, column_action(cyclic(3), Y0))["average"]
     True
     """
-    from engine.certify.stability import stability_bracket_certificate
-    from engine.convex.problem import LayerPeeled
+    from logitgeom.certify.stability import stability_bracket_certificate
+    from logitgeom.convex.problem import LayerPeeled
 
     P1 = LayerPeeled(Y, E_W, E_H, normalize=normalize)
     Ye = np.array(_exact(P1), dtype=object)

@@ -1,6 +1,6 @@
 """Constructors of symmetric targets: cyclic orbits, group orbits, multi-block Y.
 
-The groups themselves come from :mod:`engine.symmetry` (``symmetric``, ``cyclic``,
+The groups themselves come from :mod:`logitgeom.symmetry` (``symmetric``, ``cyclic``,
 ``affine_line``, ...: one name each).
 
 A permutation ``g`` (``g[i]`` = image of label i) acts by ``(g o y)[g[i]] = y[i]``
@@ -11,7 +11,7 @@ Examples
 --------
 >>> cyclic_orbit([0.5, 0.3, 0.2]).tolist()
 [[0.5, 0.2, 0.3], [0.3, 0.5, 0.2], [0.2, 0.3, 0.5]]
->>> from engine.symmetry import symmetric
+>>> from logitgeom.symmetry import symmetric
 >>> group_orbit(["1/2", "1/2", 0], symmetric(3), exact=True)[:, 1].tolist()
 [Fraction(1, 2), Fraction(0, 1), Fraction(1, 2)]
 >>> concat_blocks(cyclic_orbit([1, 0]), cyclic_orbit([0.5, 0.5])).shape
@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import to_vector
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import to_vector
 
 __all__ = ["cyclic_orbit", "group_orbit", "concat_blocks"]
 
@@ -75,8 +75,8 @@ def group_orbit(y: Any, group: Any, *, exact: bool = False) -> np.ndarray:
     Parameters
     ----------
     y : sequence of numbers
-    group : any spelling :func:`engine.symmetry.as_group` accepts
-        A GroupAction (e.g. ``engine.symmetry.symmetric(3)``), a sympy PermutationGroup, a spec
+    group : any spelling :func:`logitgeom.symmetry.as_group` accepts
+        A GroupAction (e.g. ``logitgeom.symmetry.symmetric(3)``), a sympy PermutationGroup, a spec
         string, or a list of generators (all elements also work: they generate it).
     exact : bool
 
@@ -93,11 +93,11 @@ def group_orbit(y: Any, group: Any, *, exact: bool = False) -> np.ndarray:
 
     Examples
     --------
-    >>> from engine.symmetry import cyclic
+    >>> from logitgeom.symmetry import cyclic
     >>> group_orbit([0.7, 0.2, 0.1], cyclic(3)).tolist()[0]
     [0.7, 0.1, 0.2]
     """
-    from engine.symmetry.constructors import as_group
+    from logitgeom.symmetry.constructors import as_group
 
     v = _vec(y, exact)
     G = as_group(group, m=v.size)
@@ -132,7 +132,7 @@ def concat_blocks(*blocks: Any) -> np.ndarray:
     >>> concat_blocks(np.eye(2), np.eye(3))
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: block 1 has 3 rows but block 0 has 2
+    logitgeom.errors.InvalidInput: block 1 has 3 rows but block 0 has 2
     """
     if len(blocks) == 1 and isinstance(blocks[0], list | tuple):
         blocks = tuple(blocks[0])

@@ -2,13 +2,19 @@
 
 :func:`export_certificate` writes one Coq file per certificate whose theorem states the
 claim in the words of the library ``certificates/coq/Logitgeom.v`` and proves it by
-computation; :mod:`engine.coq.build` compiles the library and the files with ``coqc``.
+computation; :mod:`logitgeom.coq.build` compiles the library and the files with ``coqc``.
 The generator is not trusted: coqc decides.
 """
 
-from engine.coq._read import ExportError
-from engine.coq.build import LIBRARY, compile_files, compile_library, coqc_available, export_files
-from engine.coq.export import export_certificate
+from logitgeom.coq._read import ExportError
+from logitgeom.coq.build import (
+           LIBRARY,
+           compile_files,
+           compile_library,
+           coqc_available,
+           export_files,
+)
+from logitgeom.coq.export import export_certificate
 
 __all__ = ["ExportError", "LIBRARY", "compile_files", "compile_library", "coqc_available",
            "export_certificate",

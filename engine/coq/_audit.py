@@ -18,8 +18,8 @@ entries make no claim and are left out.
 
 Examples
 --------
->>> from engine.certify.common import header
->>> from engine.coq.export import export_certificate
+>>> from logitgeom.certify.common import header
+>>> from logitgeom.coq.export import export_certificate
 >>> cert = {**header("argmax-audit"),
 ...         "head": {"W": [["1", "0"], ["-1", "0"], ["0", "1"], ["0", "1/4"]]},
 ...         "rows": 4, "cols": 2, "domains": ["all"], "labels": [[3, 3]],
@@ -40,7 +40,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.coq._terms import integers, nats, q, qmat_common, qvec, qvec_common
+from logitgeom.coq._terms import integers, nats, q, qmat_common, qvec, qvec_common
 
 __all__ = ["audit"]
 

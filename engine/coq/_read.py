@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["ExportError", "Reader"]
 

@@ -2,8 +2,8 @@
 
 The Coq checkers build their rows themselves (``sign_rows``, ``rank_rows``); Gordan
 multipliers must come in the same order, so this module lists the rows exactly as the Coq
-functions do, and gets multipliers from the engine's exact LP (:func:`engine.exact.lp.decide`).
-Complete lists are proven by their prefix trees (:mod:`engine.coq._tree`); the candidate
+functions do, and gets multipliers from the engine's exact LP (:func:`logitgeom.exact.lp.decide`).
+Complete lists are proven by their prefix trees (:mod:`logitgeom.coq._tree`); the candidate
 lists of the exhaustive checkers (``sign_candidates``, ``rank_candidates``) are kept for
 reference.  Nothing here is trusted: coqc re-checks every multiplier.
 
@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from itertools import permutations, product
 
-from engine.exact.lp import decide
+from logitgeom.exact.lp import decide
 
 __all__ = ["sign_rows", "rank_rows", "rank_keep", "sign_candidates", "rank_candidates",
            "gordan", "tied"]

@@ -8,7 +8,7 @@ prefix p + [a] gets its own Gordan multipliers: no input realises it, so no patt
 with it is realised.  The Coq checker walks the candidates p + [a] in the order of
 :func:`children` and takes one certificate from the list for each one that is not a prefix
 of a listed pattern; this module produces that list, from the engine's exact LP (float LPs
-only propose, :func:`engine.lp_float.decide`).  A candidate the LP finds feasible means the
+only propose, :func:`logitgeom.lp_float.decide`).  A candidate the LP finds feasible means the
 list is not complete: :class:`Incomplete`.  Nothing here is trusted: coqc re-checks it all.
 
 Examples
@@ -21,7 +21,7 @@ Examples
 >>> certs(L[:3], 2, sign_opts(W, None), lambda p: sign_rows(W, None, p), 2)
 Traceback (most recent call last):
 ...
-engine.coq._tree.Incomplete: ((-1, -1), [Fraction(-1, 1), Fraction(-1, 1)])
+logitgeom.coq._tree.Incomplete: ((-1, -1), [Fraction(-1, 1), Fraction(-1, 1)])
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 
-from engine.coq._rows import Row, gordan, rank_rows, sign_rows
-from engine.exact.linalg import column_basis
+from logitgeom.coq._rows import Row, gordan, rank_rows, sign_rows
+from logitgeom.exact.linalg import column_basis
 
 __all__ = ["Incomplete", "children", "certs", "rank_opts", "sign_opts", "enumerate_signs",
            "rank_rows", "sign_rows", "reduce_columns"]

@@ -24,8 +24,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.coq._read import ExportError
-from engine.coq.export import export_certificate
+from logitgeom.coq._read import ExportError
+from logitgeom.coq.export import export_certificate
 
 __all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
            "export_files"]

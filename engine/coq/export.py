@@ -10,14 +10,14 @@ what it writes is believed only when coqc accepts it (docs/coq.md).
 Covered: ``sign-``/``ranking-feasible``/``-infeasible``, ``translation``, ``cosine-equal``,
 ``same-chirotope`` (with S(W1) = S(W2) proved by enumeration), ``pattern-complete`` (by the
 prefix tree of the listed patterns: every prefix no listed pattern starts with is refuted by
-its own Gordan multipliers, found by the exact LP; :mod:`engine.coq._tree`),
+its own Gordan multipliers, found by the exact LP; :mod:`logitgeom.coq._tree`),
 ``pattern-differs``, every ``theorem`` name, and ``argmax-audit`` (never-proofs and
 witnesses).  Not covered: the ``layer-peeled-*`` kinds (convex brackets, not discrete:
 exp/log enclosures) and streamed completeness.
 
 Examples
 --------
->>> from certificates.api import FORMAT, VERSION
+>>> from logitgeom_certificates.api import FORMAT, VERSION
 >>> cert = {"format": FORMAT, "version": VERSION, "kind": "sign-infeasible",
 ...         "W": [["1", "0"], ["0", "1"], ["1", "1"]], "signs": [1, 1, -1],
 ...         "multipliers": ["1", "1", "1"]}
@@ -39,13 +39,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
-from certificates.api import FORMAT, VERSION
-from certificates.api import KINDS as CHECKER_KINDS
-from engine.coq import _rows as rows
-from engine.coq import _tree as tree
-from engine.coq._audit import audit
-from engine.coq._read import ExportError, Reader
-from engine.coq._terms import ident, nats, q, qmat, qvec, zs
+from logitgeom.coq import _rows as rows
+from logitgeom.coq import _tree as tree
+from logitgeom.coq._audit import audit
+from logitgeom.coq._read import ExportError, Reader
+from logitgeom.coq._terms import ident, nats, q, qmat, qvec, zs
+from logitgeom_certificates.api import FORMAT, VERSION
+from logitgeom_certificates.api import KINDS as CHECKER_KINDS
 
 __all__ = ["export_certificate", "paper_name", "ExportError", "THEOREM_NAMES", "HEADER"]
 
@@ -232,7 +232,7 @@ def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
     """Lemma ``all_sign_patterns Wn bn L`` by the prefix tree (``tree_sign_sound``).
     ``listed`` = [(sign vector, witness)] from the certificate (a realised prefix that no
     listed vector starts with: refused), or None: the exporter enumerates the sign vectors
-    itself (:func:`engine.coq._tree.enumerate_signs`)."""
+    itself (:func:`logitgeom.coq._tree.enumerate_signs`)."""
     d = len(W[0])
     pats = tree.enumerate_signs(W, b, d) if listed is None else [(tuple(s), x) for s, x in listed]
     opts, (Wr, lift) = tree.sign_opts(W, b), tree.reduce_columns(W)

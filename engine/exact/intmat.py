@@ -246,7 +246,7 @@ def int_combination(c: Sequence[int], rows: Sequence[Sequence[int]]) -> list[int
 
 def int_str(v: int) -> str:
     """Decimal text of an integer of any length, never through the interpreter's digit limit
-    (FLINT's conversion when installed, else ``certificates.api.int_to_str``).
+    (FLINT's conversion when installed, else ``logitgeom_certificates.api.int_to_str``).
 
     Parameters
     ----------
@@ -265,7 +265,7 @@ def int_str(v: int) -> str:
     """
     if _flint is not None:
         return str(_flint.fmpz(int(v)))
-    from certificates.api import int_to_str
+    from logitgeom_certificates.api import int_to_str
 
     return int_to_str(int(v))
 

@@ -2,7 +2,7 @@
 
 Input rows are exact (``int`` or :class:`~fractions.Fraction`); nothing here uses floats.
 
-Semantics (shared with :mod:`engine.geometry`):
+Semantics (shared with :mod:`logitgeom.geometry`):
 
 * Central arrangement of a ``k x d`` matrix ``W``: hyperplanes ``{x : w_i . x = 0}``.
   Affine (``bias=b``): ``{x : w_i . x + b_i = 0}``.
@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.linalg import (
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.linalg import (
     EchelonBasis,
     canonical_direction,
     integer_rows_common,

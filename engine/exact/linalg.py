@@ -5,7 +5,7 @@ or Python ``int``) and returns exact results.  Integer work is fraction-free (Ba
 elimination, primitive integer rows), so no rounding ever happens.
 
 :class:`EchelonBasis` is an immutable incremental basis used by the counting code in
-:mod:`engine.exact.lattice`: adding a vector returns a new basis and says whether the
+:mod:`logitgeom.exact.lattice`: adding a vector returns a new basis and says whether the
 rank grew.
 
 Examples
@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import cast
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = [
     "EchelonBasis",

@@ -15,7 +15,7 @@ of their circuit (unique up to scaling).  Both are deterministic.
 
 Both LPs run in exact GMP rational arithmetic (``cdd.gmp``); every certificate is checked
 in exact arithmetic before it is returned.  The LPs are written once (:func:`margin_lp`,
-:func:`gordan_lp`, for either pycddlib arithmetic); the float twin :mod:`engine.lp_float`
+:func:`gordan_lp`, for either pycddlib arithmetic); the float twin :mod:`logitgeom.lp_float`
 runs the same LPs on ``cdd`` floats to *propose* a point or a support, which
 :func:`decide` accepts as hints and verifies.  This module never imports the float twin.
 
@@ -36,9 +36,9 @@ from typing import Any
 import cdd
 import cdd.gmp
 
-from engine.errors import InvalidInput, SolverFailed
-from engine.exact import wide
-from engine.exact.linalg import column_basis, primitive_integer_row
+from logitgeom.errors import InvalidInput, SolverFailed
+from logitgeom.exact import wide
+from logitgeom.exact.linalg import column_basis, primitive_integer_row
 
 __all__ = ["decide", "strictly_feasible", "gordan_multipliers", "check_witness",
            "check_gordan", "small_integer_point", "as_rows", "margin_lp", "gordan_lp", "box_lp"]
@@ -73,7 +73,7 @@ def as_rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int
 
 def margin_lp(R: list[list], d: int, module) -> tuple[Any, Any]:
     """Solve max t subject to r . x >= t, t <= 1, -1 <= x_i <= 1 with ``module``
-    (``cdd.gmp`` exact here, ``cdd`` float in :mod:`engine.lp_float`); (status, lp)."""
+    (``cdd.gmp`` exact here, ``cdd`` float in :mod:`logitgeom.lp_float`); (status, lp)."""
     # variables (x_1..x_d, t); cdd rows [b, a] mean b + a . z >= 0.
     A = [[0, *r, -1] for r in R]
     A.append([1] + [0] * d + [-1])  # t <= 1
@@ -290,7 +290,7 @@ def decide(rows: Sequence[Sequence[Number]], *, point=None,
     integer point that is accepted only after an exact check; a proposed ``support`` (row
     indices of Gordan multipliers) only after an exact LP on those rows returns multipliers
     that check exactly on the whole system.  Otherwise the exact LPs on all rows decide.
-    :func:`engine.lp_float.decide` computes the hints with float LPs and calls this.
+    :func:`logitgeom.lp_float.decide` computes the hints with float LPs and calls this.
 
     Parameters
     ----------
@@ -325,7 +325,7 @@ def decide(rows: Sequence[Sequence[Number]], *, point=None,
     (False, (Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)))
     """
     R, d = as_rows(rows)
-    if wide.is_wide(len(R), d):  # d >> m: the same answer on a column basis (engine.exact.wide)
+    if wide.is_wide(len(R), d):  # d >> m: the same answer on a column basis (logitgeom.exact.wide)
         return _decide_wide(R, d)
     Ri = [primitive_integer_row(r) for r in R]  # positive row scalings: the same cone
     if point is not None:
@@ -377,7 +377,7 @@ def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
     * ``gordan=True``: minimise sum c_i beta_i + R sum (p_j + q_j) subject to
       sum c_i u_i = p - q, sum c = 1, c, p, q >= 0; returns (value, c) at a vertex.
 
-    Used by the argmax audit's exact completion on a box domain (``engine.audit.complete``).
+    Used by the argmax audit's exact completion on a box domain (``logitgeom.audit.complete``).
 
     Raises
     ------

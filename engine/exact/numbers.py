@@ -3,7 +3,7 @@
 Every matrix that reaches the exact side passes through :func:`to_fraction`,
 :func:`to_vector` or :func:`to_matrix`.  A float becomes the exact binary
 rational it denotes (``0.1`` is ``3602879701896397/36028797018963968``), never a
-rounded decimal; NaN and infinities are :class:`~engine.errors.InvalidInput`.
+rounded decimal; NaN and infinities are :class:`~logitgeom.errors.InvalidInput`.
 
 Text is checked *before* it is parsed: a string must be an integer, a decimal (with an
 optional exponent) or ``p/q``, with at most :data:`MAX_DIGITS` digits in each part and an
@@ -36,11 +36,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from logitgeom.errors import InvalidInput
+
 #: MAX_DIGITS: most digits accepted in one part of a number written as text (integer part
 #: plus fraction digits of a decimal, or each of p and q of ``p/q``); the checker's own
 #: limit, one constant for the engine, the checker and the docs.
-from certificates.api import MAX_DIGITS, int_to_str
-from engine.errors import InvalidInput
+from logitgeom_certificates.api import MAX_DIGITS, int_to_str
 
 __all__ = [
     "ExactMatrix",
@@ -111,7 +112,7 @@ def check_number_text(text: str, *, what: str = "value") -> str:
     >>> check_number_text("1e100000000")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: value = '1e100000000' is too large to read: exponent ...
+    logitgeom.errors.InvalidInput: value = '1e100000000' is too large to read: exponent ...
     """
     s = text.strip()
     if len(s) > 2 * MAX_DIGITS + 40:
@@ -174,7 +175,7 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
     >>> to_fraction(float("nan"))
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: value is NaN; every entry must be a finite number
+    logitgeom.errors.InvalidInput: value is NaN; every entry must be a finite number
     """
     if isinstance(x, bool | np.bool_):
         raise InvalidInput(f"{what} is a boolean ({x!r}); give a number")
@@ -269,7 +270,7 @@ def to_matrix(M: object, *, what: str = "W", allow_empty_columns: bool = False) 
     >>> to_matrix([[1, 2], [3]])
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: W is ragged: row 0 has 2 entries but row 1 has 1
+    logitgeom.errors.InvalidInput: W is ragged: row 0 has 2 entries but row 1 has 1
     """
     rows = _as_rows(M, what)
     if not rows:
@@ -296,7 +297,7 @@ def to_vector(v: object, *, what: str = "v", length: int | None = None) -> Exact
     >>> to_vector([1, 2], what="bias", length=3)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: bias has length 2 but 3 entries are needed
+    logitgeom.errors.InvalidInput: bias has length 2 but 3 entries are needed
     """
     if isinstance(v, np.ndarray):
         if v.ndim != 1:

@@ -12,11 +12,11 @@ space of R (the m x d matrix of rows):
 
 The LPs then have at most m unknowns instead of d: the dense tableau of an LP in d
 unknowns grows as d^2 (a 2 x 200,000 head needed more than 20 GB before this reduction).
-:func:`engine.exact.linalg.column_basis` finds C (reduced row echelon form, O(m^2 d)).
+:func:`logitgeom.exact.linalg.column_basis` finds C (reduced row echelon form, O(m^2 d)).
 
 Examples
 --------
->>> from engine.exact.linalg import column_basis
+>>> from logitgeom.exact.linalg import column_basis
 >>> column_basis([[1, 2, 3, 4], [2, 4, 6, 9]])
 (0, 3)
 >>> lift((5, -1), [0, 3], 4)

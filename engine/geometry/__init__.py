@@ -3,7 +3,7 @@
 Exact throughout: floats may propose candidate regions, rational arithmetic decides.
 """
 
-from engine.geometry.cosine import (
+from logitgeom.geometry.cosine import (
     cosine_equal,
     cosine_matrix,
     difference_matrix,
@@ -12,7 +12,7 @@ from engine.geometry.cosine import (
     translate,
     translation_for_cosine,
 )
-from engine.geometry.counting import (
+from logitgeom.geometry.counting import (
     affine_generic_count,
     count_rankings,
     count_regions,
@@ -20,14 +20,14 @@ from engine.geometry.counting import (
     ranking_count_generic,
     ranking_count_generic_affine,
 )
-from engine.geometry.grid import (
+from logitgeom.geometry.grid import (
     GridCell,
     GridResult,
     check_cell,
     random_head,
     verify_grid,
 )
-from engine.geometry.patterns import (
+from logitgeom.geometry.patterns import (
     ArgmaxResult,
     Completeness,
     PatternKind,
@@ -36,7 +36,7 @@ from engine.geometry.patterns import (
     ranking_pattern,
     sign_pattern,
 )
-from engine.geometry.stream import StoredResult, enumerate_to_dir, open_result
+from logitgeom.geometry.stream import StoredResult, enumerate_to_dir, open_result
 
 __all__ = [
     "GridCell",

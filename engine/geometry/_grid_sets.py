@@ -1,4 +1,4 @@
-"""Set comparisons for the verification grid (private helpers of :mod:`engine.geometry.grid`).
+"""Set comparisons for the verification grid (private helpers of :mod:`logitgeom.geometry.grid`).
 
 * Sign vectors are handled as ``int8`` arrays (one row per pattern) and compared as sets.
 * :func:`transported_gram_patterns` decides ``S(G_c) = S(A)`` for the Gram column basis
@@ -16,8 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.exact.lattice import count_regions_exact
-from engine.exact.linalg import det_integer, integer_rows_common, row_basis
+from logitgeom.exact.lattice import count_regions_exact
+from logitgeom.exact.linalg import det_integer, integer_rows_common, row_basis
 
 __all__: list[str] = []
 

@@ -25,8 +25,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_matrix, to_vector
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.numbers import ExactMatrix, ExactVector, to_fraction, to_matrix, to_vector
 
 __all__ = [
     "cosine_matrix",
@@ -83,7 +83,7 @@ def cosine_matrix(W: object) -> np.ndarray:
     >>> cosine_matrix([[1, 0], [0, 0]])
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: W has zero rows [1]: the cosine similarity of a zero vector \
+    logitgeom.errors.InvalidInput: W has zero rows [1]: the cosine similarity of a zero vector \
 is undefined; drop those rows or translate W first
     """
     if isinstance(W, np.ndarray) and W.dtype.kind == "f":
@@ -259,7 +259,7 @@ def translation_for_cosine(W: object, i: int, j: int, target: int, *, t: object 
     >>> translation_for_cosine([[1, 1], [1, 1]], 0, 1, -1)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: rows 0 and 1 of W are equal; a translation keeps them equal, \
+    logitgeom.errors.InvalidInput: rows 0 and 1 of W are equal; a translation keeps them equal, \
 so their cosine stays 1 (or undefined at 0): no translation reaches -1
     """
     M = to_matrix(W, what="W")

@@ -2,13 +2,13 @@
 
 :func:`count_regions` and :func:`count_rankings` are exact for *every* input (no LP, no
 floats): they evaluate the characteristic polynomial of the intersection lattice
-(Zaslavsky's theorem) in :mod:`engine.exact.lattice`.  The closed formulas
+(Zaslavsky's theorem) in :mod:`logitgeom.exact.lattice`.  The closed formulas
 (:func:`cover_count`, :func:`affine_generic_count`, :func:`ranking_count_generic`,
 :func:`ranking_count_generic_affine`) hold only for inputs in general position;
 small-integer matrices are often *not* in general position, so compare enumerations
 with the exact counts, not with the formulas.
 
-Degenerate input (shared semantics of :mod:`engine.geometry`):
+Degenerate input (shared semantics of :mod:`logitgeom.geometry`):
 
 * a constant row (``w_i = 0``, with ``b_i = 0`` or no bias: sign 0 everywhere; with
   ``b_i != 0``: sign of ``b_i`` everywhere) is not a hyperplane; the count is the number
@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import comb
 
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.lattice import (
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.lattice import (
     SearchBudgetExhausted,
     chi_nodes,
     children,
@@ -42,8 +42,8 @@ from engine.exact.lattice import (
     hyperplane_vectors,
     tie_classes,
 )
-from engine.exact.linalg import canonical_direction
-from engine.exact.numbers import to_matrix, to_vector
+from logitgeom.exact.linalg import canonical_direction
+from logitgeom.exact.numbers import to_matrix, to_vector
 
 __all__ = [
     "count_regions",
@@ -145,7 +145,7 @@ def count_regions(W: object, *, bias: object = None) -> int:
     Parameters
     ----------
     W : array_like, k x d
-        Anything :func:`engine.exact.numbers.to_matrix` accepts (floats are their exact
+        Anything :func:`logitgeom.exact.numbers.to_matrix` accepts (floats are their exact
         binary rationals).
     bias : array_like of length k, optional
         Count the regions of the affine arrangement ``{x : w_i . x + b_i = 0}``.
@@ -486,7 +486,7 @@ def count_regions_parallel(W: object, *, bias: object = None, executor: object =
     """
     import heapq
 
-    from engine.run.executor import run_units, worker_count
+    from logitgeom.run.executor import run_units, worker_count
 
     target = tasks or (1 if executor is None else 8 * worker_count(executor))
     # many small subtrees, packed into ``target`` tasks of about equal generic size
@@ -554,8 +554,8 @@ def count_or_refuse(W: object, *, bias: object = None, ranking: bool = False,
     if bound > HOPELESS_FACTOR * limit:
         pass
     elif ranking:
-        from engine.exact import lattice
-        from engine.geometry.patterns import arrangement_rows
+        from logitgeom.exact import lattice
+        from logitgeom.geometry.patterns import arrangement_rows
 
         vecs, d, affine = lattice.label_vectors(M, b)
         try:  # the ranking formula (its own small budget), else the search below

@@ -8,7 +8,7 @@ The cosine paper checked numerically, for random heads ``W`` (``n`` labels, widt
 
 Here both sides are enumerated exactly and completely (every region with a rational
 witness, the count certified by Zaslavsky's theorem) with
-:func:`engine.geometry.sign_pattern` and :func:`engine.geometry.ranking_pattern`, and the
+:func:`logitgeom.geometry.sign_pattern` and :func:`logitgeom.geometry.ranking_pattern`, and the
 two sets are compared.
 
 ``C(W) = D^-1 W W^T D^-1`` (``D`` = row norms) is irrational in general.  Scaling a row
@@ -43,19 +43,19 @@ from typing import Any
 
 from tqdm import tqdm
 
-from engine import _display
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.linalg import column_basis
-from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
-from engine.geometry._grid_sets import (
+from logitgeom import _display
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.linalg import column_basis
+from logitgeom.exact.numbers import ExactMatrix, matrix_to_str, to_matrix
+from logitgeom.geometry._grid_sets import (
     ranking_sign_array,
     same_sets,
     transported_gram_patterns,
 )
-from engine.geometry.cosine import difference_pairs, gram_exact
-from engine.geometry.patterns import PatternResult, ranking_pattern, sign_pattern
-from engine.limits import as_size
-from engine.run.executor import cpu_count, in_worker, process_pool
+from logitgeom.geometry.cosine import difference_pairs, gram_exact
+from logitgeom.geometry.patterns import PatternResult, ranking_pattern, sign_pattern
+from logitgeom.limits import as_size
+from logitgeom.run.executor import cpu_count, in_worker, process_pool
 
 __all__ = [
     "GridCell",
@@ -278,12 +278,12 @@ class GridCell:
         only for d < n); default: Thm 5.6 when it was checked, else Lemma 5.3.  The file
         holds both complete enumerations (:func:`grid_enumerations`, with the witnesses
         they found, verified exactly) and their intersection lattices, built by
-        :func:`engine.certify.geometry.grid_bundle`; it is large for big heads (n = 10,
+        :func:`logitgeom.certify.geometry.grid_bundle`; it is large for big heads (n = 10,
         d = 6: hundreds of thousands of rankings).
 
         Examples
         --------
-        >>> from certificates.api import check
+        >>> from logitgeom_certificates.api import check
         >>> cell = check_cell([[1, 0], [0, 1], [1, 1]])
         >>> check(cell.certificate()).ok, check(cell.certificate("lemma-5.3")).ok
         (True, True)
@@ -293,7 +293,7 @@ class GridCell:
         if claim == "thm-5.6" and self.ranking_count is None:
             raise InvalidInput(f"Thm 5.6 is checked only for d < n (here n = {self.n}, "
                                f"d = {self.d})")
-        from engine.certify.geometry import grid_bundle  # loads the checker: only when asked
+        from logitgeom.certify.geometry import grid_bundle  # loads the checker: only when asked
 
         first, second = grid_enumerations(self.W, claim)
         return grid_bundle(claim, first, second, statement=(

@@ -1,6 +1,6 @@
 """Sign patterns, ranking patterns and argmaxable labels, exactly and completely.
 
-Semantics (shared with :mod:`engine.exact.lattice`):
+Semantics (shared with :mod:`logitgeom.exact.lattice`):
 
 * ``sign_pattern(W)``: the topes of the central arrangement {w_i . x = 0}; with ``bias=b``
   the regions of the affine arrangement {w_i . x + b_i = 0}.  A pattern is the tuple
@@ -16,10 +16,10 @@ Semantics (shared with :mod:`engine.exact.lattice`):
 * Witnesses are exact rational points x (length d) that reproduce the pattern exactly.
 
 How it is computed: deletion-restriction on the arrangement (no LP; see
-:mod:`engine.geometry.arrangement`), with the affine case homogenised (rows (b_i, w_i)
+:mod:`logitgeom.geometry.arrangement`), with the affine case homogenised (rows (b_i, w_i)
 and x_0 > 0).  A fast float pass proposes one point per region; each point is rounded to
 an integer point whose region is then computed exactly.  If the distinct regions found
-number exactly the Zaslavsky count of :mod:`engine.exact.lattice`, the enumeration is
+number exactly the Zaslavsky count of :mod:`logitgeom.exact.lattice`, the enumeration is
 complete (``completeness == "zaslavsky"``); otherwise the same algorithm runs in exact
 integer arithmetic, which is complete by construction (and checked against the count).
 Top-t prefixes are found by prefix search, each candidate decided by an exact LP
@@ -47,10 +47,10 @@ from typing import Any
 
 import numpy as np
 
-from engine import _display
-from engine.errors import EngineError, InvalidInput, TooLarge
-from engine.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
-from engine.exact.numbers import (
+from logitgeom import _display
+from logitgeom.errors import EngineError, InvalidInput, TooLarge
+from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact, tie_classes
+from logitgeom.exact.numbers import (
     ExactMatrix,
     ExactVector,
     fraction_to_str,
@@ -59,10 +59,10 @@ from engine.exact.numbers import (
     to_vector,
     vector_to_str,
 )
-from engine.geometry import search
-from engine.geometry.arrangement import pack_signs, unpack_signs
-from engine.geometry.cosine import difference_pairs
-from engine.lp_float import decide
+from logitgeom.geometry import search
+from logitgeom.geometry.arrangement import pack_signs, unpack_signs
+from logitgeom.geometry.cosine import difference_pairs
+from logitgeom.lp_float import decide
 
 __all__ = [
     "PatternKind",
@@ -243,18 +243,18 @@ class PatternResult(_display.ResultDisplay):
     def certificate(self) -> dict[str, Any]:
         """The ``pattern-complete`` certificate of this result.
 
-        Built by :func:`engine.certify.geometry.pattern_certificate` from the witnesses this
+        Built by :func:`logitgeom.certify.geometry.pattern_certificate` from the witnesses this
         enumeration found (each verified exactly, no LP); a top-t result is certified
         through the complete rankings R(W), enumerated here.
 
         Examples
         --------
-        >>> from certificates.check import check
+        >>> from logitgeom_certificates.check import check
         >>> c = sign_pattern([[1, 0], [0, 1]]).certificate()
         >>> check(c).ok, len(c["patterns"])
         (True, 4)
         """
-        from engine.certify.geometry import pattern_certificate  # loads the checker
+        from logitgeom.certify.geometry import pattern_certificate  # loads the checker
 
         full = None
         if self.kind == PatternKind.RANKING_TOP:
@@ -294,16 +294,16 @@ class ArgmaxResult(_display.ResultDisplay):
     def certificate(self) -> dict[str, Any]:
         """A ``theorem`` ``argmaxable-labels`` certificate of this result.
 
-        Built by :func:`engine.certify.geometry.argmax_certificate` from this result's
+        Built by :func:`logitgeom.certify.geometry.argmax_certificate` from this result's
         witnesses and multipliers (verified exactly, no LP).
 
         Examples
         --------
-        >>> from certificates.api import check
+        >>> from logitgeom_certificates.api import check
         >>> check(argmaxable([[1], [0], [-1]]).certificate()).ok
         True
         """
-        from engine.certify.geometry import argmax_certificate  # loads the checker
+        from logitgeom.certify.geometry import argmax_certificate  # loads the checker
 
         return argmax_certificate(self.W, bias=self.bias, result=self)
 
@@ -339,7 +339,7 @@ def _inputs(W: object, bias: object) -> tuple[ExactMatrix, ExactVector | None]:
 
 
 def _check_limit(count: int, max_regions: int | None, what: str) -> None:
-    from engine.limits import as_size
+    from logitgeom.limits import as_size
 
     max_regions = as_size(max_regions, "max_regions", allow_none=True)
     if max_regions is not None and count > max_regions:
@@ -457,7 +457,7 @@ def _homogenise(W: ExactMatrix, b: ExactVector | None) -> list[list[Fraction]]:
 def rankings_from_pairs(pats: np.ndarray, k: int) -> np.ndarray:
     """Rankings (label arrays, most likely first) from signs on the pair rows w_i - w_j.
 
-    The pair rows are ordered as :func:`engine.geometry.cosine.difference_pairs` lists
+    The pair rows are ordered as :func:`logitgeom.geometry.cosine.difference_pairs` lists
     them, (0,1), (0,2), ..., (0,k-1), (1,2), ... (i < j, lexicographic: the checker's
     order), as :func:`arrangement_rows` builds them.  The wins of label i are the labels it
     beats; tied labels have equal wins and are listed in increasing order (stable sort).
@@ -479,7 +479,7 @@ def arrangement_rows(kind: str, Wm: ExactMatrix, b: ExactVector | None) -> list[
 
     Sign: the rows of W (homogenised as (b_i, w_i) with the extra row e_0 for x_0 > 0
     when there is a bias).  Ranking: the pair rows w_i - w_j in the order of
-    :func:`engine.geometry.cosine.difference_pairs` (the checker's), same homogenisation.
+    :func:`logitgeom.geometry.cosine.difference_pairs` (the checker's), same homogenisation.
     With a bias, only topes with x_0 > 0 (last row positive) count.
     """
     d = len(Wm[0])
@@ -520,16 +520,16 @@ def sign_pattern(
     Parameters
     ----------
     W : k x d matrix
-        Anything :func:`engine.exact.numbers.to_matrix` accepts (floats are their exact
+        Anything :func:`logitgeom.exact.numbers.to_matrix` accepts (floats are their exact
         binary rationals).
     bias : length-k vector, optional
         Affine arrangement {x : w_i . x + b_i = 0}.
     executor : concurrent.futures.Executor, optional
         Runs the independent chunks; default: a process pool when the exact count exceeds
-        :data:`engine.geometry.search.PARALLEL_THRESHOLD`, else serial.  The result is the
+        :data:`logitgeom.geometry.search.PARALLEL_THRESHOLD`, else serial.  The result is the
         same whatever the executor.
     max_regions : int, optional
-        Raise :class:`~engine.errors.TooLarge` (naming the exact count) before enumerating
+        Raise :class:`~logitgeom.errors.TooLarge` (naming the exact count) before enumerating
         if the exact count is larger.
     progress : bool, optional
         Progress bar; default only on a terminal for big runs.

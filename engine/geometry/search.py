@@ -1,11 +1,11 @@
 """Drivers of the exact searches: topes of an arrangement in chunks, and prefix search.
 
 :func:`topes` splits the deletion-restriction enumeration of
-:mod:`engine.geometry.arrangement` into independent chunks (one per inserted hyperplane)
+:mod:`logitgeom.geometry.arrangement` into independent chunks (one per inserted hyperplane)
 and runs them serially or on any :class:`concurrent.futures.Executor`; the merge is in
 chunk order, so the result is the same whatever the executor.  :func:`prefix_search`
 extends feasible label prefixes one class at a time, deciding each candidate by an exact
-LP (:func:`engine.lp_float.decide`: float proposals, exact decision).
+LP (:func:`logitgeom.lp_float.decide`: float proposals, exact decision).
 
 Examples
 --------
@@ -30,12 +30,12 @@ from fractions import Fraction
 import numpy as np
 from tqdm import tqdm
 
-from engine.exact.linalg import column_basis, primitive_integer_row
-from engine.geometry import arrangement as ar
-from engine.geometry.arrangement import exact as ex
-from engine.geometry.arrangement import float_ as fl
-from engine.lp_float import decide
-from engine.run.executor import cpu_count, in_worker, process_pool, run_units
+from logitgeom.exact.linalg import column_basis, primitive_integer_row
+from logitgeom.geometry import arrangement as ar
+from logitgeom.geometry.arrangement import exact as ex
+from logitgeom.geometry.arrangement import float_ as fl
+from logitgeom.lp_float import decide
+from logitgeom.run.executor import cpu_count, in_worker, process_pool, run_units
 
 __all__ = ["Topes", "Reduced", "reduce_rows", "plan_units", "unit_estimate", "unit_points",
            "shrink", "unit_rows", "dedupe_packed",
@@ -87,7 +87,7 @@ def unit_points(rows: ar.Rows, path: tuple[int, ...], exact: bool) -> np.ndarray
     """Candidate points of one work unit (a path j_1, j_2, ... into the recursion).
 
     ``()`` is the whole arrangement (used when it spans at most R^2).
-    ``(j,)`` is chunk j of :mod:`engine.geometry.arrangement` (points y +- eps h_j for the
+    ``(j,)`` is chunk j of :mod:`logitgeom.geometry.arrangement` (points y +- eps h_j for the
     regions y of A_{j-1}^{H_j}); ``(j, *rest)`` replaces the regions of the restriction by
     the points of its own unit ``rest``, taken off the restriction's hyperplanes and
     de-duplicated within the unit, then lifted.  The units ``(j, j')`` over all j' of the

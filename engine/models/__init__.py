@@ -6,15 +6,15 @@ Nothing here downloads: every path is a local file or folder.  torch and transfo
 state dict is read.
 """
 
-from engine.models.audit import (
+from logitgeom.models.audit import (
     CosineAudit,
     Projection,
     ProjectionAudit,
     cosine_audit,
     exact_projection,
 )
-from engine.models.context import ContextResult, context_embeddings, fill_template
-from engine.models.diagnostics import (
+from logitgeom.models.context import ContextResult, context_embeddings, fill_template
+from logitgeom.models.diagnostics import (
     GeometryDiagnostics,
     centre_and_scale,
     delta_circ,
@@ -29,10 +29,10 @@ from engine.models.diagnostics import (
     orbitals,
     simplex_etf_gram,
 )
-from engine.models.loaders import LMHead, list_tensors, load_lm_head
-from engine.models.plots import Panel, save_heatmaps
-from engine.models.report import InspectReport, find_tokenizer, group_from_spec, inspect_model
-from engine.models.tokens import TokenSet, load_tokenizer, parse_token_list, resolve_tokens
+from logitgeom.models.loaders import LMHead, list_tensors, load_lm_head
+from logitgeom.models.plots import Panel, save_heatmaps
+from logitgeom.models.report import InspectReport, find_tokenizer, group_from_spec, inspect_model
+from logitgeom.models.tokens import TokenSet, load_tokenizer, parse_token_list, resolve_tokens
 
 __all__ = [
     "ContextResult",

@@ -9,7 +9,7 @@ For the rows W (m x d) of a token set, :func:`cosine_audit` reports
   (the cosine paper, Lemma 5.3 and Thm 5.6);
 * two translated heads ``W + 1 v^T`` with exactly the same softmax probabilities for every
   input, in which a chosen pair of tokens has cosine exactly -1 and exactly +1, as one
-  ``theorem`` certificate (``translation-cosine``, checked by ``certificates.check``);
+  ``theorem`` certificate (``translation-cosine``, checked by ``logitgeom_certificates.check``);
 * optionally, the argmaxable tokens and the exact ranking pattern when contexts are
   restricted to a ``dim``-dimensional subspace (:func:`exact_projection`).
 
@@ -25,8 +25,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import ExactMatrix, matrix_to_str, to_matrix, to_vector
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import ExactMatrix, matrix_to_str, to_matrix, to_vector
 
 __all__ = ["Projection", "ProjectionAudit", "CosineAudit", "exact_projection", "cosine_audit"]
 
@@ -155,7 +155,7 @@ class CosineAudit:
     ----------
     labels : tuple of str
     cosine : numpy.ndarray, shape (m, m)
-        C(W), floats (display only; ``engine.geometry.cosine.cosine_matrix``); NaN rows for
+        C(W), floats (display only; ``logitgeom.geometry.cosine.cosine_matrix``); NaN rows for
         zero rows.
     difference_pairs : tuple of (int, int)
         Row order of B: (i, j) for i < j.
@@ -210,7 +210,7 @@ def _json_floats(A):
 
 def _cosines_nan_for_zero(M: np.ndarray) -> np.ndarray:
     """``cosine_matrix`` of the rows, with NaN rows/columns for zero rows (undefined)."""
-    from engine.geometry.cosine import cosine_matrix
+    from logitgeom.geometry.cosine import cosine_matrix
 
     nz = np.flatnonzero(np.any(M != 0, axis=1))
     C = np.full((M.shape[0], M.shape[0]), np.nan)
@@ -281,9 +281,9 @@ def cosine_audit(
                            "no translation changes their cosine (it is 1 or undefined)")
     bq = None if bias is None else to_vector(bias, what="bias", length=m)
 
-    from certificates.api import check
-    from engine.emit import bundle_certificate, translation_certificate
-    from engine.geometry.cosine import difference_pairs, translation_for_cosine
+    from logitgeom.emit import bundle_certificate, translation_certificate
+    from logitgeom.geometry.cosine import difference_pairs, translation_for_cosine
+    from logitgeom_certificates.api import check
 
     Wf = np.array([[float(x) for x in r] for r in Wq])
     pairs = difference_pairs(m)
@@ -316,7 +316,7 @@ def cosine_audit(
 
 
 def _projection_audit(Wq: ExactMatrix, bq, dim: int, progress: bool | None) -> ProjectionAudit:
-    from engine.geometry.patterns import argmaxable, ranking_pattern
+    from logitgeom.geometry.patterns import argmaxable, ranking_pattern
 
     P = exact_projection(Wq, dim)
     arg = argmaxable(P.projected, bias=bq)

@@ -10,8 +10,8 @@ to the set and renormalised (``sigma(Z)`` of the layer-peeled model).  ``mass[j]
 full-vocabulary probability the set receives in context j.
 
 Diagnostics: ``delta_circ`` / ``delta_etf`` of the normalised Gram of the columns of H
-(:func:`engine.models.diagnostics.diagnose` on ``H.T``), and of the square matrix ``P``
-after double centring (:func:`engine.models.diagnostics.double_centre`, the analogue of
+(:func:`logitgeom.models.diagnostics.diagnose` on ``H.T``), and of the square matrix ``P``
+after double centring (:func:`logitgeom.models.diagnostics.double_centre`, the analogue of
 mean-centring vectors; it removes the constant ``J/m`` every probability matrix shares).
 A distribution that shifts forward by one day gives a circulant P (delta_circ = 0); an
 exchangeable one, ``P = a I + b J``, gives delta_etf = 0.
@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import InvalidInput, TooLarge
-from engine.models.diagnostics import (
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.models.diagnostics import (
     GeometryDiagnostics,
     delta_circ,
     delta_etf,
@@ -46,7 +46,7 @@ from engine.models.diagnostics import (
     diagnose,
     double_centre,
 )
-from engine.models.tokens import TokenSet, load_tokenizer, resolve_tokens
+from logitgeom.models.tokens import TokenSet, load_tokenizer, resolve_tokens
 
 __all__ = ["DEFAULT_TEMPLATE", "ContextResult", "MemoryPlan", "PromptContext", "fill_template",
            "context_embeddings", "memory_plan", "parse_contexts", "target_matrix",
@@ -269,7 +269,7 @@ def memory_plan(model_path: str | Path, dtype: str | None = None) -> MemoryPlan:
     >>> memory_plan(tempfile.mkdtemp()).weights_bytes
     0
     """
-    from engine.models.safetensors_io import SafetensorsFile
+    from logitgeom.models.safetensors_io import SafetensorsFile
 
     path = Path(model_path).expanduser()
     per = DTYPES.get(dtype or "", None)
@@ -324,7 +324,7 @@ class ContextResult:
     accuracy : float or None
         Fraction of contexts whose most probable candidate is the target.
     delta_target : float or None
-        :func:`engine.models.diagnostics.delta_target` of the H Gram against ``Y``.
+        :func:`logitgeom.models.diagnostics.delta_target` of the H Gram against ``Y``.
     """
 
     tokens: TokenSet
@@ -435,7 +435,7 @@ def context_embeddings(
     tokenizer : str or Path, optional
         ``tokenizer.json`` or its folder; by default ``model_path``.
     space : {"auto", "leading", "none"}
-        Spelling policy of :func:`engine.models.tokens.resolve_tokens`.
+        Spelling policy of :func:`logitgeom.models.tokens.resolve_tokens`.
     group : optional
         Permutations of the contexts (or a GroupAction) for ``delta_group`` of the H Gram.
     progress : bool, optional
@@ -468,7 +468,7 @@ def context_embeddings(
     >>> context_embeddings("/nonexistent/model", ["Monday"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: model folder not found: /nonexistent/model (logitgeom never ...
+    logitgeom.errors.InvalidInput: model folder not found: /nonexistent/model (logitgeom never ...
     """
     path = Path(model_path).expanduser()
     if not path.is_dir():

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from certificates.api import orbital_labels
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
+from logitgeom_certificates.api import orbital_labels
 
 __all__ = [
     "delta_target",
@@ -259,7 +259,9 @@ def _generators(group, m: int) -> list[tuple[int, ...]]:
     if group is None:
         raise InvalidInput("group is None; give permutations of range(m) or a GroupAction")
     if not isinstance(group, list | tuple | np.ndarray):  # a group object or a spec string:
-        from engine.symmetry.constructors import as_group  # the one conversion (engine.symmetry)
+        from logitgeom.symmetry.constructors import (
+            as_group,  # the one conversion (logitgeom.symmetry)
+        )
 
         return list(as_group(group, m=m).row_generators) or [tuple(range(m))]
     items: Iterable = group
@@ -291,7 +293,7 @@ def nearest_invariant(G, group) -> np.ndarray:
     G : array_like, shape (m, m)
     group : sequence of permutations, or a group object
         Generators or all elements (the result is the same); ``p[i]`` is the image of ``i``.
-        Objects and spec strings go through :func:`engine.symmetry.as_group` (a
+        Objects and spec strings go through :func:`logitgeom.symmetry.as_group` (a
         ``GroupAction``, a sympy ``PermutationGroup``, ``"S4"``, ...).
 
     Returns
@@ -384,7 +386,7 @@ def delta_group(G, group) -> float:
     G : array_like, shape (m, m)
     group : sequence of permutations or a group object
         Generators or all elements, each ``p`` with ``p[i]`` the image of ``i``; or a
-        group object (see :func:`nearest_invariant`), e.g. ``engine.symmetry.cyclic(m)``.
+        group object (see :func:`nearest_invariant`), e.g. ``logitgeom.symmetry.cyclic(m)``.
 
     Returns
     -------

@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import InvalidInput, TooLarge
-from engine.models.safetensors_io import SafetensorsFile
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.models.safetensors_io import SafetensorsFile
 
 __all__ = ["HEAD_NAMES", "BIAS_NAMES", "LMHead", "Checkpoint", "HeadLocation",
            "list_tensors", "load_lm_head", "open_checkpoint", "locate_head"]
@@ -504,7 +504,7 @@ def load_lm_head(
     >>> load_lm_head(p, tensor="lm_head.weight")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: no tensor named 'lm_head.weight' in ... (see `list_tensors`)
+    logitgeom.errors.InvalidInput: no tensor named 'lm_head.weight' in ... (see `list_tensors`)
     """
     store = _open(source)
     name = _find_head(store, tensor)

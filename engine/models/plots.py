@@ -2,7 +2,7 @@
 
 One panel per matrix, token labels on both axes, the diagnostic in the title, a shared
 diverging colour scale centred at 0 for Grams and a sequential one for probabilities.
-Drawn in the shared style of :mod:`engine.plotstyle` (the one ``reproduce`` and the
+Drawn in the shared style of :mod:`logitgeom.plotstyle` (the one ``reproduce`` and the
 notebooks use: column width per panel, text >= 7 pt, 300 dpi) with matplotlib's object API
 on the Agg canvas: no pyplot, no global backend switch.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["Panel", "draw_panels", "save_heatmaps"]
 
@@ -52,14 +52,14 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int | None 
     path : str or Path
         ``.png``, ``.pdf`` or ``.svg``.
     dpi : int, optional
-        Default :data:`engine.plotstyle.DPI`.
+        Default :data:`logitgeom.plotstyle.DPI`.
 
     Raises
     ------
     InvalidInput
         No panels, a label count that does not match the matrix, or an unwritable path.
     """
-    from engine import plotstyle
+    from logitgeom import plotstyle
 
     if not panels:
         raise InvalidInput("nothing to plot")
@@ -77,7 +77,7 @@ def save_heatmaps(panels: Sequence[Panel], path: str | Path, *, dpi: int | None 
         try:
             import io
 
-            from engine._fsio import write_atomic
+            from logitgeom._fsio import write_atomic
 
             buf = io.BytesIO()
             fig.savefig(buf, format=out.suffix.lstrip(".").lower() or "png",

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InvalidInput
-from engine.models.audit import CosineAudit, cosine_audit
-from engine.models.context import ContextResult, context_embeddings
-from engine.models.diagnostics import GeometryDiagnostics, diagnose
-from engine.models.loaders import LMHead, load_lm_head
-from engine.models.plots import Panel, save_heatmaps
-from engine.models.tokens import TokenSet, load_tokenizer, resolve_tokens
+from logitgeom.errors import InvalidInput
+from logitgeom.models.audit import CosineAudit, cosine_audit
+from logitgeom.models.context import ContextResult, context_embeddings
+from logitgeom.models.diagnostics import GeometryDiagnostics, diagnose
+from logitgeom.models.loaders import LMHead, load_lm_head
+from logitgeom.models.plots import Panel, save_heatmaps
+from logitgeom.models.tokens import TokenSet, load_tokenizer, resolve_tokens
 
 __all__ = ["InspectReport", "find_tokenizer", "group_from_spec", "inspect_model"]
 
@@ -61,7 +61,7 @@ def group_from_spec(spec, m: int):
         return spec
     name = str(spec).lower()
     if name in {"cyclic", "symmetric"}:
-        from engine import symmetry
+        from logitgeom import symmetry
 
         return symmetry.cyclic(m) if name == "cyclic" else symmetry.symmetric(m)
     p = Path(spec)
@@ -182,7 +182,7 @@ class InspectReport:
         return out
 
     def save_plot(self, path: str | Path) -> None:
-        """Save the heatmaps (see :mod:`engine.models.plots`)."""
+        """Save the heatmaps (see :mod:`logitgeom.models.plots`)."""
         save_heatmaps(self.panels(), path)
 
 
@@ -210,21 +210,21 @@ def inspect_model(
     Parameters
     ----------
     model : str or Path
-        Weight file or model folder (see :func:`engine.models.loaders.load_lm_head`).
+        Weight file or model folder (see :func:`logitgeom.models.loaders.load_lm_head`).
     words : sequence of str
         Words (resolved with the tokenizer) or, without a tokenizer, integer token ids.
     tensor, bias, transpose
-        Passed to :func:`~engine.models.loaders.load_lm_head`.
+        Passed to :func:`~logitgeom.models.loaders.load_lm_head`.
     tokenizer : str or Path, optional
         ``tokenizer.json``; by default the one in / next to ``model``.
     space : {"auto", "leading", "none"}
-        Spelling policy (:func:`~engine.models.tokens.resolve_tokens`).
+        Spelling policy (:func:`~logitgeom.models.tokens.resolve_tokens`).
     prompt : str, optional
         Template with ``{TOKEN}`` (or ``{TOKEN1}``, ``{TOKEN2}``, ...): run the model (a
         transformers folder) on it.
     contexts : optional
         The contexts filled into ``prompt``, separate from ``words`` (see
-        :func:`engine.models.context.parse_contexts`); by default the words themselves.
+        :func:`logitgeom.models.context.parse_contexts`); by default the words themselves.
     dim : int, optional
         Projection dimension of the exact ranking audit.
     pair : (int, int)
@@ -234,7 +234,7 @@ def inspect_model(
         GroupAction acting on the tokens (and on the contexts): adds ``delta_group``.
     progress : bool, optional
     device, dtype, trust_remote_code
-        Passed to :func:`~engine.models.context.context_embeddings` (context runs only; the
+        Passed to :func:`~logitgeom.models.context.context_embeddings` (context runs only; the
         head is always read memory-mapped from disk).
 
     Returns
@@ -279,7 +279,7 @@ def inspect_model(
                                      dtype=dtype, trust_remote_code=trust_remote_code)
     approx = None
     if context is not None and grp is not None and contexts is None:
-        from engine.convex.stability import model_stability
+        from logitgeom.convex.stability import model_stability
 
         approx = model_stability(context.P, head.weight, context.H, grp)
     return InspectReport(

@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["SpacyLayer", "spacy_package", "spacy_layers", "PACKAGES", "example_sentences"]
 

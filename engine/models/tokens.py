@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["TokenSet", "load_tokenizer", "parse_token_list", "resolve_tokens", "SPACE_POLICIES"]
 
@@ -91,7 +91,8 @@ def load_tokenizer(path: str | Path):
     >>> load_tokenizer("/nonexistent/tokenizer.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: tokenizer not found: /nonexistent/tokenizer.json (give a local ...
+    logitgeom.errors.InvalidInput: tokenizer not found: /nonexistent/tokenizer.json (give a local
+    ...
     """
     p = Path(path).expanduser()
     if p.is_dir():
@@ -171,7 +172,8 @@ def resolve_tokens(words: Sequence[str], tokenizer, *, space: str = "auto") -> T
     >>> resolve_tokens(["Caturday"], tok, space="none")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: 'Caturday' is not in the vocabulary (it encodes to the unknown ...
+    logitgeom.errors.InvalidInput: 'Caturday' is not in the vocabulary (it encodes to the unknown
+    ...
     """
     if space not in SPACE_POLICIES:
         raise InvalidInput(f"space={space!r}; use one of {SPACE_POLICIES}")

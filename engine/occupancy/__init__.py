@@ -5,8 +5,8 @@
 against the possible ones; :func:`decide_chunk` is the per-chunk decision.
 """
 
-from engine.occupancy.decide import Decided, boundary_distances, decide_chunk, exact_logits
-from engine.occupancy.run import OccupancyError, OccupancyResult, occupancy
+from logitgeom.occupancy.decide import Decided, boundary_distances, decide_chunk, exact_logits
+from logitgeom.occupancy.run import OccupancyError, OccupancyResult, occupancy
 
 __all__ = ["occupancy", "OccupancyResult", "OccupancyError", "decide_chunk", "Decided",
            "boundary_distances", "exact_logits"]

@@ -12,7 +12,7 @@ zeros and exact ties are reported as such (sign 0, tied labels), never resolved 
 Examples
 --------
 >>> import numpy as np
->>> from engine.audit.head import HeadSpec, open_head
+>>> from logitgeom.audit.head import HeadSpec, open_head
 >>> head = open_head(HeadSpec.from_array([[1, 0], [0, 1], [-1, -1]]))
 >>> d = decide_chunk(head, np.array([[2.0, 1.0], [1.0, 1.0]]))
 >>> d.order.tolist(), d.tie.tolist(), d.argmax.tolist()
@@ -27,10 +27,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.audit.head import Head
-from engine.audit.proofs import exact_rows_int
-from engine.errors import InvalidInput
-from engine.exact.intmat import float_ints
+from logitgeom.audit.head import Head
+from logitgeom.audit.proofs import exact_rows_int
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.intmat import float_ints
 
 __all__ = ["Decided", "decide_chunk", "filter_factor", "exact_logits"]
 
@@ -124,7 +124,7 @@ def exact_logits(head: Head, x) -> list[int]:
 
     Examples
     --------
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> exact_logits(open_head(HeadSpec.from_array([[1, "1/3"], [0, 1]], [0, 1])), [0.5, 3.0])
     [9, 24]
     """
@@ -162,7 +162,7 @@ def decide_chunk(head: Head, X: np.ndarray, *, first: int = 0) -> Decided:
 
     Parameters
     ----------
-    head : engine.audit.head.Head
+    head : logitgeom.audit.head.Head
         The head (k x d, optional bias); its float64 rows are its exact values when
         ``head.binary``, otherwise the filter's bound accounts for their rounding.
     X : numpy.ndarray
@@ -181,7 +181,7 @@ def decide_chunk(head: Head, X: np.ndarray, *, first: int = 0) -> Decided:
 
     Examples
     --------
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> h = open_head(HeadSpec.from_array([[1, 0], [0, 1]]))
     >>> decide_chunk(h, np.array([[0.0, -1.0]])).sign.tolist()
     [[0, -1]]
@@ -271,7 +271,7 @@ def boundary_distances(head: Head, dec: Decided) -> dict[str, np.ndarray]:
 
     Examples
     --------
-    >>> from engine.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> h = open_head(HeadSpec.from_array([[1, 0], [0, 1]]))
     >>> dd = boundary_distances(h, decide_chunk(h, np.array([[3.0, 1.0]])))
     >>> [round(float(dd[key][0]), 4) for key in ("sign", "ranking", "argmax", "margin")]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["InputSource", "open_inputs", "read_unit"]
 

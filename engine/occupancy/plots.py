@@ -1,5 +1,5 @@
 """Figures of an occupancy run: coverage against the number of inputs, and the histogram of
-the distances to the nearest argmax boundary (engine.plotstyle: 3.3 in wide, PNG + PDF)."""
+the distances to the nearest argmax boundary (logitgeom.plotstyle: 3.3 in wide, PNG + PDF)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import plotstyle
+from logitgeom import plotstyle
 
 __all__ = ["plot_coverage", "plot_margins"]
 

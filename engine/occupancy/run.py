@@ -3,7 +3,7 @@
 The cosine paper decides which label sets and rankings a head *can* produce; it leaves open
 which ones inputs *do* produce.  Given a head and a set of inputs (hidden states), this
 module decides, exactly, each input's sign pattern, ranking, top-t prefix and argmax
-(:mod:`engine.occupancy.decide`), streams them to Parquet shards (resumable, on a local
+(:mod:`logitgeom.occupancy.decide`), streams them to Parquet shards (resumable, on a local
 pool or Dask), and sets what is realized against what is possible: the exact number of
 regions (Zaslavsky), the enumerated set when it is small, and the argmax audit's verdicts
 per label ("can win, never wins on this data"; a label proven never to be the argmax that
@@ -27,13 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._fsio import write_atomic
-from engine.audit.head import open_head
-from engine.audit.source import load_source
-from engine.errors import EngineError, InvalidInput
-from engine.occupancy.inputs import open_inputs
-from engine.occupancy.shards import decide_unit, read_columns, shard_name
-from engine.run.executor import run_units
+from logitgeom._fsio import write_atomic
+from logitgeom.audit.head import open_head
+from logitgeom.audit.source import load_source
+from logitgeom.errors import EngineError, InvalidInput
+from logitgeom.occupancy.inputs import open_inputs
+from logitgeom.occupancy.shards import decide_unit, read_columns, shard_name
+from logitgeom.run.executor import run_units
 
 __all__ = ["OccupancyResult", "OccupancyError", "occupancy", "RUN_FILE", "hidden_states_from_text"]
 
@@ -123,7 +123,7 @@ def _curve(first: np.ndarray, n: int) -> tuple[list[int], list[int]]:
 
 def _exact_counts(head, k: int, top: int) -> tuple[dict, dict, dict]:
     """Exact region counts (Zaslavsky) and, when small, the enumerated sets."""
-    from engine.geometry.counting import count_or_refuse
+    from logitgeom.geometry.counting import count_or_refuse
 
     rows = [list(head.exact_row(i)) for i in range(k)]
     b = None if head.bias is None else [head.exact_bias(i) for i in range(k)]
@@ -134,7 +134,7 @@ def _exact_counts(head, k: int, top: int) -> tuple[dict, dict, dict]:
             counts[kind] = count_or_refuse(rows, bias=b, ranking=ranking, limit=10**6)
             how[kind] = "exact count, Zaslavsky"
         except EngineError:
-            from engine.geometry.counting import region_upper_bound
+            from logitgeom.geometry.counting import region_upper_bound
 
             bound = region_upper_bound(rows, bias=b, ranking=ranking)
             counts[kind] = None
@@ -144,7 +144,7 @@ def _exact_counts(head, k: int, top: int) -> tuple[dict, dict, dict]:
                          "over the exact-count budget")
     sets: dict = {}
     if k <= 12:
-        from engine.geometry.patterns import ranking_pattern, sign_pattern
+        from logitgeom.geometry.patterns import ranking_pattern, sign_pattern
 
         for kind, fn, kw in (("sign", sign_pattern, {}), ("ranking", ranking_pattern, {}),
                              (f"top-{top}", ranking_pattern, {"top": top})):
@@ -169,11 +169,11 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
     Parameters
     ----------
     head : array_like or path
-        The head (k x d), as :func:`engine.audit.audit_argmax` reads it (matrix file, model
+        The head (k x d), as :func:`logitgeom.audit.audit_argmax` reads it (matrix file, model
         folder or weight file; floats are their exact binary values).
     inputs : array_like or path
         (n, d) hidden states: an array, ``.npy`` or ``.parquet``
-        (:func:`engine.occupancy.inputs.open_inputs`).
+        (:func:`logitgeom.occupancy.inputs.open_inputs`).
     bias : array_like, path, "auto" or None
         Output bias (as in the audit).
     top : int
@@ -184,7 +184,7 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
         ``occupancy-run.json``.  A rerun with the same head, inputs and chunking resumes:
         shards already written are kept.  Without it a temporary folder is used.
     executor : None, concurrent.futures.Executor or distributed.Client
-        Where units run (:mod:`engine.run.executor`).
+        Where units run (:mod:`logitgeom.run.executor`).
     progress : bool, optional
     chunk_rows : int
         Inputs per unit (``.npy`` and arrays).
@@ -257,7 +257,7 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
                                                          sort_keys=True) + "\n")
         write_atomic(folder / "labels.csv", _labels_csv(res.labels))
         if plots and not own_tmp:
-            from engine.occupancy.plots import plot_coverage, plot_margins
+            from logitgeom.occupancy.plots import plot_coverage, plot_margins
 
             plot_coverage(res.coverage, folder / "coverage.png")
             plot_margins(res.margins, folder / "margins.png")
@@ -326,7 +326,7 @@ def _aggregate(h, folder: Path, units: int, top: int, audit: bool, do_counts: bo
     wins = np.bincount(c["argmax"][c["argmax"] >= 0].astype(np.int64), minlength=k)
     verdicts = {}
     if audit:
-        from engine.audit import audit_argmax
+        from logitgeom.audit import audit_argmax
 
         a = audit_argmax(src.spec.inline if src.spec.kind == "inline" else h.chunk(0, k),
                          bias=None if h.bias is None else [h.exact_bias(i) for i in range(k)],
@@ -359,7 +359,7 @@ def hidden_states_from_text(model, text, *, device: str = "cpu", dtype: str | No
                             progress: bool | None = None) -> np.ndarray:
     """Last-layer hidden states (the vectors the LM head multiplies) of a local causal LM at
     the last position of each line of a text file, through the context machinery of
-    :func:`engine.models.context.context_embeddings` (offline, the folder's tokenizer).
+    :func:`logitgeom.models.context.context_embeddings` (offline, the folder's tokenizer).
 
     Parameters
     ----------
@@ -378,8 +378,8 @@ def hidden_states_from_text(model, text, *, device: str = "cpu", dtype: str | No
     InvalidInput
         Missing or empty text file; the context machinery's errors (no torch, bad folder).
     """
-    from engine.models.context import context_embeddings
-    from engine.models.tokens import load_tokenizer
+    from logitgeom.models.context import context_embeddings
+    from logitgeom.models.tokens import load_tokenizer
 
     p = Path(text).expanduser()
     if not p.is_file():

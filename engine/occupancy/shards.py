@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.audit.head import open_head
-from engine.occupancy.decide import boundary_distances, decide_chunk
-from engine.occupancy.inputs import read_unit
+from logitgeom.audit.head import open_head
+from logitgeom.occupancy.decide import boundary_distances, decide_chunk
+from logitgeom.occupancy.inputs import read_unit
 
 __all__ = ["shard_name", "decide_unit", "read_columns", "COLUMNS"]
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from engine._fsio import OutputError, write_atomic
-from engine.errors import InvalidInput
-from engine.exact.numbers import fraction_to_str
+from logitgeom._fsio import OutputError, write_atomic
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import fraction_to_str
 
 __all__ = ["Context", "clean_json", "SIG_DIGITS", "ZERO_BELOW"]
 
@@ -130,14 +130,14 @@ class Context:
         return rel
 
     def write_certificate(self, name: str, cert: dict) -> str:
-        """Write a certificate (``engine.emit.dumps``) at the top level of ``out``.
+        """Write a certificate (``logitgeom.emit.dumps``) at the top level of ``out``.
 
         Raises
         ------
         InvalidInput
             ``name`` is not a top-level ``*.json`` file name.
         """
-        from engine.emit import dumps
+        from logitgeom.emit import dumps
 
         if "/" in name or not name.endswith(".json"):
             raise InvalidInput(f"certificate names are top-level *.json files; got {name!r}")
@@ -151,11 +151,11 @@ class Context:
         """Yield a matplotlib figure; save it as PNG at ``rel`` and as PDF next to it.
 
         ``caption`` says what the picture shows (listed under "Figures" in SUMMARY.md).
-        The figure is drawn in the shared style (:mod:`engine.plotstyle`: 3.3 in wide unless
+        The figure is drawn in the shared style (:mod:`logitgeom.plotstyle`: 3.3 in wide unless
         ``figsize`` says otherwise, text >= 7 pt, PNG at 300 dpi, PDF vector) on its own
         Agg canvas (no pyplot, no global backend change).
         """
-        from engine import plotstyle
+        from logitgeom import plotstyle
 
         w, h = figsize or (plotstyle.COLUMN_WIDTH, 2.4)
         with plotstyle.style():

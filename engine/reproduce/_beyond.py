@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 E_W, E_H = 1, 4
 
@@ -21,10 +21,10 @@ E_W, E_H = 1, 4
 def rank_brackets(ctx: Context) -> Row:
     """Beyond the paper (d < m): certified rank brackets J*_d in [L, U] for d = 1..m-1 on the
     weekdays target and on an S_5 (ETF) target; exact where the optimum's rank is <= d."""
-    from certificates.api import check
-    from engine.convex import LayerPeeled, cyclic_orbit
-    from engine.convex.lowrank import rank_certificate, rank_constrained
-    from engine.reproduce._symmetry_paper import WEEKDAY_Y
+    from logitgeom.convex import LayerPeeled, cyclic_orbit
+    from logitgeom.convex.lowrank import rank_certificate, rank_constrained
+    from logitgeom.reproduce._symmetry_paper import WEEKDAY_Y
+    from logitgeom_certificates.api import check
 
     half = Fraction(1, 2)
     etf = np.array([[half if i == j else half / 4 for j in range(5)] for i in range(5)],
@@ -55,10 +55,10 @@ def rank_brackets(ctx: Context) -> Row:
 def stability(ctx: Context) -> Row:
     """Beyond the paper (approximate symmetry): |J*(Y) - J*(Y0)| <= rho ||Y - Y0||_2 with both
     values certified, for perturbed cyclic and S_4 targets, Y0 the group average."""
-    from certificates.api import check
-    from engine.convex import LayerPeeled
-    from engine.convex.stability import stability_certificate
-    from engine.symmetry import cyclic, orbit_targets, symmetric
+    from logitgeom.convex import LayerPeeled
+    from logitgeom.convex.stability import stability_certificate
+    from logitgeom.symmetry import cyclic, orbit_targets, symmetric
+    from logitgeom_certificates.api import check
 
     rng = np.random.default_rng(0)
     ok, parts, arts = True, [], []

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from engine._fsio import write_atomic
+from logitgeom._fsio import write_atomic
 
 __all__ = ["coq_proofs"]
 
@@ -20,8 +20,8 @@ __all__ = ["coq_proofs"]
 def coq_proofs(ctx, names: list[str]) -> list[str]:
     """Write the Coq files of the certificates ``names`` (relative to ``ctx.out``) and
     compile them when coqc is installed; return the lines of SUMMARY.md's section."""
-    from engine.coq import LIBRARY, ExportError, compile_files, coqc_available
-    from engine.coq.export import export_certificate
+    from logitgeom.coq import LIBRARY, ExportError, compile_files, coqc_available
+    from logitgeom.coq.export import export_certificate
 
     rows, files, skipped, taken = [], [], [], {"Logitgeom.v"}
     for n in names:

@@ -13,10 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.exact.linalg import column_basis, det, rank
-from engine.geometry import ranking_pattern, sign_pattern
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.exact.linalg import column_basis, det, rank
+from logitgeom.geometry import ranking_pattern, sign_pattern
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__: list[str] = []
 

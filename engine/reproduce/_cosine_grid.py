@@ -1,8 +1,8 @@
 """Lemma 5.3 and Thm 5.6 of the cosine paper on the verification grid, via
-:func:`engine.geometry.grid.verify_grid` (exact, complete enumeration of both sides).
+:func:`logitgeom.geometry.grid.verify_grid` (exact, complete enumeration of both sides).
 
 The verification grid: n in {3, 5, 10} labels, d in {2, ..., min(6, n)}, five random heads
-per cell (:func:`engine.geometry.grid.random_head`, seeds 0..4, integers in -5..5); Lemma 5.3
+per cell (:func:`logitgeom.geometry.grid.random_head`, seeds 0..4, integers in -5..5); Lemma 5.3
 compares S(W) with S(W W^T) on every head and Thm 5.6 compares R(W) with S((BW)(BW)^T) for
 d < n.  The whole grid runs once (cells on a process pool over the available cores, results
 in grid order) and both claims read it.  Certificates (theorem files with both complete
@@ -12,9 +12,9 @@ and Thm 5.6 alike, except Thm 5.6 at n = 10 with d >= 4 (see ``THM_5_6_CERT_MAX_
 
 from __future__ import annotations
 
-from engine.geometry.grid import GridCell, random_head, verify_grid
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.geometry.grid import GridCell, random_head, verify_grid
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__ = ["GRID", "SEEDS"]
 
@@ -38,7 +38,7 @@ THM_5_6_CERT_MAX_D = {10: 2}
 
 
 def _certificate(ctx: Context, W, n: int, d: int, lemma: bool) -> str:
-    from engine import emit
+    from logitgeom import emit
 
     tag = "lemma-5.3" if lemma else "thm-5.6"
     stmt = ("S(C(W)) = S(W W^T) = S(W)" if lemma else "S(C(BW)) = S(BW (BW)^T) = R(W)")
@@ -70,7 +70,7 @@ def _grid_row(ctx: Context, n: int, lemma: bool) -> Row:
     what = "|S(W)| = |S(W W^T)|" if lemma else "|R(W)| = |S((BW)(BW)^T)|"
     return Row(f"{'Lemma 5.3' if lemma else 'Thm 5.6'} (grid)",
                f"n = {n}, d = {ds[0]}..{ds[-1]}, {SEEDS} random integer heads per d ({note})",
-               "engine.geometry.grid.verify_grid: exact complete enumeration of both sides "
+               "logitgeom.geometry.grid.verify_grid: exact complete enumeration of both sides "
                "(Zaslavsky-certified)",
                f"sets equal for every head; {what}: {', '.join(counts)}. Deviation: d runs to "
                f"min(6, n) (the paper says min(6, n-1)){'' if lemma else '; Thm 5.6: d < n'}",

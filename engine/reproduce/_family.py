@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__: list[str] = []
 
@@ -32,8 +32,8 @@ def _width(c: dict) -> float:
        "certified, threshold bracketed")
 def minority_collapse(ctx: Context) -> Row:
     """Beyond the papers: minority collapse, certified point by point, threshold bracketed."""
-    from certificates.api import check
-    from engine.convex.minority import CURVE_RATIOS, CURVE_SETTING, minority_curve
+    from logitgeom.convex.minority import CURVE_RATIOS, CURVE_SETTING, minority_curve
+    from logitgeom_certificates.api import check
 
     pts, thr = minority_curve(CURVE_RATIOS, **CURVE_SETTING)
     arts, ok, rows = [], True, []
@@ -94,9 +94,9 @@ def minority_collapse(ctx: Context) -> Row:
        "Beyond the papers: MSE on an S_4 orbit target, closed form = full program, certified")
 def mse_etf(ctx: Context) -> Row:
     """Beyond the papers: MSE on an S_4 orbit target (closed form, certified)."""
-    from certificates.api import check
-    from engine.convex.family import LayerPeeledFamily, sm_mse_value
-    from engine.symmetry import orbit_targets, symmetric
+    from logitgeom.convex.family import LayerPeeledFamily, sm_mse_value
+    from logitgeom.symmetry import orbit_targets, symmetric
+    from logitgeom_certificates.api import check
 
     base = ["1/2", "1/4", "1/8", "1/8"]
     P = LayerPeeledFamily(orbit_targets(symmetric(4), base).exact_Y(), 4, 4, loss="mse")
@@ -122,8 +122,8 @@ def mse_etf(ctx: Context) -> Row:
        "Beyond the papers: a sigmoid (BCE) head on an S_3-invariant multi-label target, certified")
 def bce_sigmoid(ctx: Context) -> Row:
     """Beyond the papers: BCE (sigmoid heads) on an S_3-invariant target, certified."""
-    from certificates.api import check
-    from engine.convex.family import LayerPeeledFamily
+    from logitgeom.convex.family import LayerPeeledFamily
+    from logitgeom_certificates.api import check
 
     Y = [[1, 1, 0], [1, 0, 1], [0, 1, 1]]   # columns: every label set of size 2
     P = LayerPeeledFamily(Y, 2, 2, loss="bce")

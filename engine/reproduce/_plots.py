@@ -1,7 +1,7 @@
 """Figures of the reproduction, drawn on a given Figure in the shared style.
 
-Every function draws on a Figure made by :meth:`engine.reproduce._artifacts.Context.figure`
-(:mod:`engine.plotstyle`: 3.3 in wide, text >= 7 pt).  Labels are 1-based, as in both papers
+Every function draws on a Figure made by :meth:`logitgeom.reproduce._artifacts.Context.figure`
+(:mod:`logitgeom.plotstyle`: 3.3 in wide, text >= 7 pt).  Labels are 1-based, as in both papers
 (the engine and the JSON artifacts are 0-based; the captions say so).
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.plotstyle import COLORS, label
+from logitgeom.plotstyle import COLORS, label
 
 __all__ = ["equivalent_models", "argmax_regions", "point_configurations", "heatmaps",
            "ranking_sectors", "training_curves"]

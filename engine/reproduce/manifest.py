@@ -6,14 +6,14 @@ is simply not among them.  ``logitgeom reproduce`` therefore writes ``DIR/CERTIF
 ``logitgeom check`` compares every such listing next to the files it is given: a listed
 certificate that is gone is MISSING (exit code 2), one whose bytes changed is CHANGED
 (exit code 1), even when the changed file is still a valid certificate (e.g. an edited
-``statement``).  The trusted checker ``python -m certificates.check`` is unaffected.
+``statement``).  The trusted checker ``python -m logitgeom_certificates.check`` is unaffected.
 
 A run also keeps ``DIR/.logitgeom-run`` (:data:`RUN_RECORD`): its status
 (``"incomplete"`` from the start of a run until it has finished, then ``"complete"``),
 the files logitgeom runs wrote there (only those may be replaced without ``--force``) and
 the rows of ``SUMMARY.md`` by claim key (so ``reproduce --only`` merges into the summary
 and the listing instead of replacing them).  ``logitgeom check`` reports an incomplete
-run.  Every file here is written atomically (:func:`engine._fsio.write_atomic`).
+run.  Every file here is written atomically (:func:`logitgeom._fsio.write_atomic`).
 
 Examples
 --------
@@ -38,7 +38,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from engine._fsio import write_atomic
+from logitgeom._fsio import write_atomic
 
 __all__ = ["MANIFEST", "RUN_RECORD", "verify_manifests", "write_manifest", "read_run_record",
            "write_run_record"]

@@ -1,7 +1,7 @@
 """The papers' results (the cosine paper) as certificates: what ``logitgeom certify paper`` writes.
 
-Every certificate is built from the exact data below by :mod:`engine.emit` with the
-exact LP fallback of :func:`engine.emit.decide`, so regenerating the set is
+Every certificate is built from the exact data below by :mod:`logitgeom.emit` with the
+exact LP fallback of :func:`logitgeom.emit.decide`, so regenerating the set is
 byte-identical.  Labels are 0-based (the cosine paper's labels are 1-based).
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import emit
+from logitgeom import emit
 
 __all__ = ["THM_3_4_W", "APP_C2_W", "THM_5_5_W1", "THM_5_5_W2", "APP_H2_W1", "APP_H2_W2",
            "APP_H2_RANKINGS", "GRID", "paper_certificates", "write_paper"]
 
-_PROV = {"generator": "engine.emit", "command": "logitgeom certify paper"}
+_PROV = {"generator": "logitgeom.emit", "command": "logitgeom certify paper"}
 
 #: Thm 3.4 / Fig. 1 style model: three labels in the plane; labels 0 and 1 get cos -1 / +1.
 THM_3_4_W = [[2, 1], [1, 3], [-1, -2]]
@@ -128,9 +128,9 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
     EngineError
         A certificate the trusted checker rejects (an emitter bug; nothing is written for it).
     """
-    from certificates.api import check
-    from engine._fsio import write_atomic
-    from engine.errors import EngineError
+    from logitgeom._fsio import write_atomic
+    from logitgeom.errors import EngineError
+    from logitgeom_certificates.api import check
 
     d = Path(outdir)
     d.mkdir(parents=True, exist_ok=True)
@@ -140,6 +140,6 @@ def write_paper(outdir: str | Path, progress: bool | None = None) -> list[Path]:
         if not v.ok:  # pragma: no cover - would be an emitter bug
             raise EngineError(f"{name}: {v.failed_check} at {v.location}: {v.message}")
         p = d / name
-        write_atomic(p, emit.dumps(cert))  # engine._fsio: never a half-written file
+        write_atomic(p, emit.dumps(cert))  # logitgeom._fsio: never a half-written file
         paths.append(p)
     return paths

@@ -1,8 +1,8 @@
 """The claims registry: one small function per claim of the source papers, each returning a row.
 
-A claim function takes a :class:`~engine.reproduce._artifacts.Context` (where to write
+A claim function takes a :class:`~logitgeom.reproduce._artifacts.Context` (where to write
 artifacts) and returns a :class:`Row`.  Claims register themselves with :func:`claim` in
-the order the papers state them; the runner (:mod:`engine.reproduce.runner`) runs them.
+the order the papers state them; the runner (:mod:`logitgeom.reproduce.runner`) runs them.
 
 Examples
 --------
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["Status", "Row", "Claim", "CLAIMS", "claim", "select_claims", "needs_extra"]
 
@@ -168,7 +168,7 @@ def select_claims(only: str | None = None) -> list[Claim]:
 
     Examples
     --------
-    >>> import engine.reproduce
+    >>> import logitgeom.reproduce
     >>> [c.key for c in select_claims("cos-thm-3.4")]
     ['cos-thm-3.4']
     """

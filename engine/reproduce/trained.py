@@ -6,7 +6,7 @@ the symmetry of the targets.  This module minimises that nonconvex program over 
 gradient descent, with each context's feature produced by a small MLP from a free
 per-context embedding (so in effect a free feature per context), and checks that the
 iterates approach the convex program's optimum.  It is not a language model: the trained
-transformer LM is :mod:`engine.reproduce.lm`.
+transformer LM is :mod:`logitgeom.reproduce.lm`.
 
 The task ("Today is <day>. Tomorrow is ..."): context ``j`` (one of ``n = 7`` weekdays, a
 token) has the next-token distribution ``y_j = P^j y`` over ``m = 7`` day tokens (the
@@ -22,7 +22,7 @@ on the features::
 A minimiser of this penalised loss also minimises ``J`` under the budgets it ends with,
 ``E_W = ||W||_F^2`` and ``E_H = ||H||_F^2`` (a feasible point with a lower ``J`` would lower
 the penalised loss).  So at each checkpoint the trained ``(W, H)`` is compared with the
-layer-peeled optimum *for the matching budgets* (solved by :class:`engine.convex.LayerPeeled`,
+layer-peeled optimum *for the matching budgets* (solved by :class:`logitgeom.convex.LayerPeeled`,
 DFT reduction): the loss gap ``J(W H) - J*`` (>= 0 up to solver accuracy, since ``(W, H)``
 is feasible), the relative Frobenius distances of ``W W^T`` and ``H^T H`` to the optimum's
 Grams, and ``delta_circ`` of the trained ``W W^T``.  Deterministic (fixed seed, one thread)
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["WEEKDAYS", "TrainingTrace", "train_cyclic"]
 
@@ -120,9 +120,9 @@ def train_cyclic(y=WEEKDAY_Y, *, d: int | None = None, hidden: int = 32, lam_W: 
     """
     import torch
 
-    from engine.convex import LayerPeeled, cyclic_orbit
-    from engine.convex.loss import cross_entropy
-    from engine.models.diagnostics import delta_circ
+    from logitgeom.convex import LayerPeeled, cyclic_orbit
+    from logitgeom.convex.loss import cross_entropy
+    from logitgeom.models.diagnostics import delta_circ
 
     if lam_W <= 0 or lam_H <= 0:
         raise InvalidInput(f"weight decays must be > 0; got lam_W={lam_W}, lam_H={lam_H}")
@@ -191,14 +191,14 @@ def train_cyclic(y=WEEKDAY_Y, *, d: int | None = None, hidden: int = 32, lam_W: 
 def _trained_row(ctx):
     """The nonconvex layer-peeled program (free feature per context) solved by gradient
     descent approaches the convex optimum (weekday target, torch on CPU)."""
-    from engine.reproduce.registry import needs_extra
+    from logitgeom.reproduce.registry import needs_extra
 
     skipped = needs_extra("Nonconvex layer-peeled program by gradient descent (Thm 1, "
                           "weekdays)", ("torch",), "models")
     if skipped is not None:
         return skipped
-    from engine.reproduce import _plots
-    from engine.reproduce.registry import Row, Status
+    from logitgeom.reproduce import _plots
+    from logitgeom.reproduce.registry import Row, Status
 
     tr = train_cyclic()
     first, last = tr.rows[0], tr.rows[-1]
@@ -238,7 +238,7 @@ def _trained_row(ctx):
 
 
 def _register() -> None:
-    from engine.reproduce.registry import claim
+    from logitgeom.reproduce.registry import claim
 
     claim("sym-layer-peeled-gd", "symmetry")(_trained_row)
 

@@ -18,7 +18,7 @@ about geometry.  What it guarantees:
 
 Examples
 --------
->>> from engine.run.executor import run_units
+>>> from logitgeom.run.executor import run_units
 >>> sorted(r.value for r in run_units(abs, [-3, 1, -2], executor=None, progress=False))
 [1, 2, 3]
 """
@@ -38,7 +38,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from engine.errors import InvalidInput
+from logitgeom.errors import InvalidInput
 
 __all__ = ["UnitResult", "run_units", "make_executor", "is_dask_client", "cpu_count",
            "process_pool", "WorkerPool", "in_worker", "in_dask_worker", "worker_count",
@@ -306,7 +306,7 @@ DASK_QUIET = {
 #: (a spawned worker starts a fresh interpreter and imports Dask and then the engine again:
 #: about 1.1 CPU s per worker on this kind of machine, the larger part of the cluster's
 #: fixed cost on a run of a few CPU seconds).  The tasks set their BLAS threads themselves
-#: (:func:`engine.run.worker.one_blas_thread`), so the environment variables a spawned
+#: (:func:`logitgeom.run.worker.one_blas_thread`), so the environment variables a spawned
 #: worker would be given before start-up are not needed.
 LOCAL_CLUSTER = ({"distributed.worker.multiprocessing-method": "fork"}
                  if sys.platform == "linux" else {})
@@ -341,7 +341,7 @@ def make_executor(workers: int | None = None, scheduler: str | None = None):
     >>> make_executor(workers=100_000)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: --workers must be an integer from 1 to 256 ...; got 100000
+    logitgeom.errors.InvalidInput: --workers must be an integer from 1 to 256 ...; got 100000
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or not 1 <= workers <= MAX_WORKERS):

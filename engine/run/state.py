@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine._fsio import write_atomic
+from logitgeom._fsio import write_atomic
 
 __all__ = ["write_json", "KILL_ENV", "kill_armed", "kill_hook"]
 
@@ -31,7 +31,8 @@ KILL_ENV = "LOGITGEOM_STORE_KILL"
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:
-    """Write ``obj`` as indented, key-sorted JSON, atomically (:func:`engine._fsio.write_atomic`).
+    """Write ``obj`` as indented, key-sorted JSON, atomically
+    (:func:`logitgeom._fsio.write_atomic`).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """A worker process's telemetry and memory: one BLAS thread, the task's peak memory, glibc.
 
-The tasks of a streamed enumeration (:mod:`engine.geometry.stream`) measure what each of
+The tasks of a streamed enumeration (:mod:`logitgeom.geometry.stream`) measure what each of
 them adds to its process's memory and keep BLAS to one thread per worker; these helpers
 know nothing about geometry.
 
@@ -17,7 +17,7 @@ import os
 import resource
 from typing import Any
 
-from engine.run.executor import in_worker
+from logitgeom.run.executor import in_worker
 
 __all__ = ["one_blas_thread", "task_start", "task_peak_kb", "task_rss0_kb", "status_kb",
            "malloc_defaults", "malloc_trim"]

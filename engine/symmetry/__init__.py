@@ -2,13 +2,13 @@
 
 Examples
 --------
->>> from engine.symmetry import detect_symmetry, orbit_targets, symmetric
+>>> from logitgeom.symmetry import detect_symmetry, orbit_targets, symmetric
 >>> T = orbit_targets(symmetric(3), ["1/2", "1/3", "1/6"])
 >>> detect_symmetry(T.Y).order
 6
 """
 
-from engine.symmetry.constructors import (
+from logitgeom.symmetry.constructors import (
     OrbitTargets,
     affine_line,
     as_group,
@@ -21,9 +21,9 @@ from engine.symmetry.constructors import (
     symmetric,
     wreath,
 )
-from engine.symmetry.detect import DetectedSymmetry, detect_label_symmetry, detect_symmetry
-from engine.symmetry.group import GroupAction, column_action, orbit_bases
-from engine.symmetry.predict import (
+from logitgeom.symmetry.detect import DetectedSymmetry, detect_label_symmetry, detect_symmetry
+from logitgeom.symmetry.group import GroupAction, column_action, orbit_bases
+from logitgeom.symmetry.predict import (
     GramCheck,
     GramStructure,
     direct_product_form,

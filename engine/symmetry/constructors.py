@@ -4,7 +4,7 @@ The constructors return row actions (``n = 0``): a group acting on the m labels.
 :func:`orbit_targets` then builds the target Y with one column per group element and
 the matching action on rows *and* columns.  :func:`as_group`, the one conversion of any
 spelling (strings parsed by :func:`parse_group`), lives here beside the constructors it
-calls, so that :mod:`engine.symmetry.group` (the action itself) imports nothing from this
+calls, so that :mod:`logitgeom.symmetry.group` (the action itself) imports nothing from this
 module.
 
 Conventions (documented choices):
@@ -41,10 +41,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.errors import InvalidInput, TooLarge
-from engine.exact.numbers import ExactMatrix, ExactVector, to_vector
-from engine.symmetry.group import GroupAction, _check_perm, _codes_of, column_action
-from engine.symmetry.named import NAMED_ATOMS, frobenius, match_atom
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.exact.numbers import ExactMatrix, ExactVector, to_vector
+from logitgeom.symmetry.group import GroupAction, _check_perm, _codes_of, column_action
+from logitgeom.symmetry.named import NAMED_ATOMS, frobenius, match_atom
 
 __all__ = [
     "OrbitTargets",
@@ -166,7 +166,7 @@ def affine_line(p: int) -> GroupAction:
     >>> affine_line(6)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: affine_line(p) needs a prime p; got 6
+    logitgeom.errors.InvalidInput: affine_line(p) needs a prime p; got 6
     """
     import sympy  # on first use: importing sympy costs ~0.4 s
 
@@ -386,7 +386,7 @@ def orbit_targets(
 
     Parameters
     ----------
-    group : GroupAction or any spelling of :func:`engine.symmetry.as_group`
+    group : GroupAction or any spelling of :func:`logitgeom.symmetry.as_group`
         A row action (n = 0) on m labels, e.g. from :func:`symmetric` or :func:`wreath`,
         a spec string ("S3wrS2"), a sympy group or generators.
     y : array_like
@@ -426,7 +426,7 @@ def orbit_targets(
     >>> orbit_targets(symmetric(3), [1, 0])
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: base vector 0 has length 2 but the group S3 acts on 3 labels
+    logitgeom.errors.InvalidInput: base vector 0 has length 2 but the group S3 acts on 3 labels
     """
     G = _row_action(group, "orbit_targets group")
     if isinstance(max_columns, bool) or not isinstance(max_columns, int | np.integer) \
@@ -507,7 +507,7 @@ def float_sum_tol(v: object) -> Fraction:
 def parse_group(spec: str) -> GroupAction:
     """A group on labels from a short text: ``S3``, ``C7``, ``AGL5``, ``S2+S3`` (direct sum),
     ``S2xS3`` (direct product on vec(P)), ``S3wrS2`` (wreath), with parentheses; also the
-    named groups of :mod:`engine.symmetry.named` (``D5``, ``A5``, ``PSL(2,7)``,
+    named groups of :mod:`logitgeom.symmetry.named` (``D5``, ``A5``, ``PSL(2,7)``,
     ``PGL(2,5)``, ``M11``, ``M12``, ``F(7,3)``).
 
     Precedence, loosest first: ``+``, ``x``, ``wr``; ``x`` and ``wr`` group to the left.
@@ -534,7 +534,7 @@ def parse_group(spec: str) -> GroupAction:
     >>> parse_group("S3 wr")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p>, D<n>, ...
+    logitgeom.errors.InvalidInput: group spec 'S3wr': expected S<k>, C<k>, AGL<p>, D<n>, ...
     >>> parse_group("PSL(2,7) x S2").order, parse_group("D4 wr S2").order
     (336, 128)
     """
@@ -595,7 +595,7 @@ def parse_group(spec: str) -> GroupAction:
 
 
 # --------------------------------------------------------------------- one conversion
-_SPELLINGS = ("a GroupAction, a group from engine.symmetry (symmetric(3), cyclic(5), ...), "
+_SPELLINGS = ("a GroupAction, a group from logitgeom.symmetry (symmetric(3), cyclic(5), ...), "
               "a sympy PermutationGroup, a spec string such as 'S3', 'C7', 'AGL5', "
               "'S2+S3', 'S3wrS2', or a list of generators as label permutations "
               "(perm[i] = image of label i)")
@@ -631,8 +631,8 @@ def as_group(x: object, m: int | None = None, Y: object = None, *,
     ----------
     x : GroupAction, sympy PermutationGroup, str, or sequence of permutations
         A GroupAction (row action or with columns), a group built by the
-        :mod:`engine.symmetry` constructors, a sympy ``PermutationGroup``, a spec string
-        (:func:`engine.symmetry.parse_group`: ``"S3"``, ``"AGL5"``, ``"S3wrS2"``), or a list
+        :mod:`logitgeom.symmetry` constructors, a sympy ``PermutationGroup``, a spec string
+        (:func:`logitgeom.symmetry.parse_group`: ``"S3"``, ``"AGL5"``, ``"S3wrS2"``), or a list
         of generators, each a permutation of the labels in array form (all elements work
         too: they generate the same group).
     m : int, optional
@@ -662,7 +662,7 @@ def as_group(x: object, m: int | None = None, Y: object = None, *,
     >>> as_group(np.eye(3), m=3)
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: a list of generators must hold label permutations only; ...
+    logitgeom.errors.InvalidInput: a list of generators must hold label permutations only; ...
     """
     if isinstance(x, GroupAction):
         G = x

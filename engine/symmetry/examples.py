@@ -30,11 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import ExactVector, to_vector
-from engine.symmetry.constructors import direct_product, direct_sum, symmetric, wreath
-from engine.symmetry.group import GroupAction
-from engine.symmetry.predict import (
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import ExactVector, to_vector
+from logitgeom.symmetry.constructors import direct_product, direct_sum, symmetric, wreath
+from logitgeom.symmetry.group import GroupAction
+from logitgeom.symmetry.predict import (
     GramStructure,
     direct_product_form,
     direct_sum_form,

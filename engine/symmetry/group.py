@@ -9,7 +9,7 @@ A :class:`GroupAction` is a finite group G given by generators, each a pair
 Two kinds of column action exist:
 
 * **explicit**: column permutations are given (n small enough to list them);
-* **regular** (built by :func:`engine.symmetry.constructors.orbit_targets`): the columns
+* **regular** (built by :func:`logitgeom.symmetry.constructors.orbit_targets`): the columns
   are ``b`` blocks of one column per group element, element ``k`` of the sorted element
   list in block ``c`` being column ``c * |G| + k``, and h acts by ``g_k -> h g_k``.  This
   never materialises n-sized permutations, so S_9 (362,880 columns) stays cheap.
@@ -38,7 +38,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from engine.errors import EngineError, InvalidInput, TooLarge
+from logitgeom.errors import EngineError, InvalidInput, TooLarge
 
 if TYPE_CHECKING:  # sympy is imported on first use (it costs ~0.4 s)
     from sympy.combinatorics import PermutationGroup
@@ -195,7 +195,7 @@ def order_work(m: int, gens: Sequence[Sequence[int]]) -> int:
     return m * m * max(L, 1) ** 2 * len(gens)
 
 
-#: :func:`order_work` above which |G| is not computed unasked (``engine.limits.GROUP_LIMIT``)
+#: :func:`order_work` above which |G| is not computed unasked (``logitgeom.limits.GROUP_LIMIT``)
 ORDER_WORK_LIMIT = 200_000_000
 
 #: ``repr`` of a group computes |G| only up to this degree (a stabiliser chain of degree
@@ -577,7 +577,7 @@ class GroupAction:
         ----------
         codes : numpy.ndarray, shape (m, n)
             Any array whose ``==`` is exact equality of the entries: integer codes of
-            exact values (see :func:`engine.symmetry.detect.value_codes`) or the
+            exact values (see :func:`logitgeom.symmetry.detect.value_codes`) or the
             float64 values themselves (a float *is* an exact binary rational).
 
         Raises
@@ -592,7 +592,7 @@ class GroupAction:
         >>> G.check_preserves(np.array([[1, 2], [3, 1]]))
         Traceback (most recent call last):
         ...
-        engine.errors.InvalidInput: generator 0 does not preserve Y: Y[0,1] != Y[1,0]
+        logitgeom.errors.InvalidInput: generator 0 does not preserve Y: Y[0,1] != Y[1,0]
         """
         K = np.asarray(codes)
         if K.shape != (self.m, self.n):
@@ -626,7 +626,7 @@ class GroupAction:
 
 
 def _codes_of(Y: object) -> np.ndarray:
-    from engine.symmetry.values import value_codes
+    from logitgeom.symmetry.values import value_codes
 
     if isinstance(Y, np.ndarray) and Y.dtype.kind in "iu":
         return np.asarray(Y, dtype=np.int64)
@@ -695,7 +695,7 @@ def column_action(G: GroupAction, Y: object, *, what: str = "Y") -> GroupAction:
 def orbit_bases(G: GroupAction, Y: object) -> list[int] | None:
     """Columns of Y whose orbit targets make up Y: ``[g o y_b : g in G, b]`` (``|G|``
     columns per base, repeats counted) has exactly Y's columns, as a multiset; None when
-    Y is no such target (then :func:`engine.symmetry.orbit_targets` of no bases gives Y).
+    Y is no such target (then :func:`logitgeom.symmetry.orbit_targets` of no bases gives Y).
 
     The check is exact (columns compared by their exact values) and costs ``m n`` steps
     after listing G (a group larger than n is refused at once: no target of its has n

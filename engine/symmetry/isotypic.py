@@ -21,7 +21,7 @@ identically on aligned copies (largest residual reported as ``deviation``; refus
 
 Examples
 --------
->>> from engine.symmetry import cyclic, symmetric
+>>> from logitgeom.symmetry import cyclic, symmetric
 >>> D = isotypic_decomposition(symmetric(5))
 >>> [(t.dim, t.multiplicity, t.kind) for t in D.types]
 [(1, 1, 'real'), (4, 1, 'real')]
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import InexactResult, InvalidInput
-from engine.symmetry.group import GroupAction
+from logitgeom.errors import InexactResult, InvalidInput
+from logitgeom.symmetry.group import GroupAction
 
 __all__ = ["IrreducibleType", "IsotypicDecomposition", "isotypic_decomposition", "DEFAULT_TOL"]
 
@@ -123,7 +123,7 @@ def isotypic_decomposition(group: GroupAction, *, tol: float = DEFAULT_TOL,
 
     Examples
     --------
-    >>> from engine.symmetry import direct_sum, symmetric
+    >>> from logitgeom.symmetry import direct_sum, symmetric
     >>> D = isotypic_decomposition(direct_sum(symmetric(2), symmetric(3)))
     >>> D.block_sizes
     [(1, 2, 'real'), (1, 1, 'real'), (2, 1, 'real')]

@@ -1,6 +1,6 @@
 """Named permutation groups beyond S/C/AGL, and reading a group from text or a JSON file.
 
-The spellings (atoms of :func:`engine.symmetry.parse_group`, combinable with ``+``, ``x``
+The spellings (atoms of :func:`logitgeom.symmetry.parse_group`, combinable with ``+``, ``x``
 and ``wr``):
 
 ============  ===========================================================  ===========
@@ -17,7 +17,7 @@ spelling      group                                                         poin
               ``F(7,3)``)
 ============  ===========================================================  ===========
 
-``engine.symmetry.constructors.group_from_text`` also reads a JSON list of generators
+``logitgeom.symmetry.constructors.group_from_text`` also reads a JSON list of generators
 (label permutations in image form, 0-based), inline or from a file, or
 ``{"generators": [...]}`` / ``{"group": "SPEC"}``.
 
@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import re
 
-from engine.errors import InvalidInput
-from engine.symmetry.group import GroupAction
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry.group import GroupAction
 
 __all__ = ["alternating", "dihedral", "frobenius", "mathieu", "match_atom", "pgl2",
            "psl2"]

@@ -16,7 +16,7 @@ The block forms of docs/symmetry.md (for factors acting 2-transitively, e.g. S_k
 
 Examples
 --------
->>> from engine.symmetry import direct_sum, symmetric
+>>> from logitgeom.symmetry import direct_sum, symmetric
 >>> S = predicted_gram_structure(direct_sum(symmetric(2), symmetric(3)))
 >>> S.n_classes, S.same_pattern(direct_sum_form([2, 3]))
 (5, True)
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.symmetry.group import GroupAction
+from logitgeom.errors import InvalidInput
+from logitgeom.symmetry.group import GroupAction
 
 __all__ = [
     "GramCheck",
@@ -187,7 +187,7 @@ def predicted_gram_structure(group: object) -> GramStructure:
 
     Parameters
     ----------
-    group : GroupAction or any spelling of :func:`engine.symmetry.as_group`
+    group : GroupAction or any spelling of :func:`logitgeom.symmetry.as_group`
         Only its action on the rows (labels) matters.
 
     Returns
@@ -200,24 +200,24 @@ def predicted_gram_structure(group: object) -> GramStructure:
         Not a group spelling.
     TooLarge
         Computing the group's orbitals is estimated over
-        :data:`engine.symmetry.group.ORDER_WORK_LIMIT` (as the CLI's refusal bound).
+        :data:`logitgeom.symmetry.group.ORDER_WORK_LIMIT` (as the CLI's refusal bound).
 
     Examples
     --------
-    >>> from engine.symmetry import cyclic
+    >>> from logitgeom.symmetry import cyclic
     >>> predicted_gram_structure(cyclic(4)).labels.tolist()
     [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
     >>> predicted_gram_structure("S3").n_classes
     2
     """
-    from engine.errors import TooLarge
-    from engine.symmetry.group import ORDER_WORK_LIMIT, order_work
+    from logitgeom.errors import TooLarge
+    from logitgeom.symmetry.group import ORDER_WORK_LIMIT, order_work
 
     if not isinstance(group, GroupAction):
-        from engine.symmetry.constructors import as_group
+        from logitgeom.symmetry.constructors import as_group
 
         group = as_group(group)
-    work = order_work(group.m, group.row_generators)  # the CLI's refusal bound (engine.limits)
+    work = order_work(group.m, group.row_generators)  # the CLI's refusal bound (logitgeom.limits)
     if work > ORDER_WORK_LIMIT and "order" not in group.__dict__:
         raise TooLarge(f"predicted_gram_structure of {group.name or 'a group'} (degree "
                        f"{group.m}): estimated {work:,} units of work for its orbitals, over "

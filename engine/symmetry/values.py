@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.exact.numbers import to_fraction
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.numbers import to_fraction
 
 __all__ = ["tolerant_codes", "value_codes"]
 
@@ -17,7 +17,7 @@ def value_codes(Y: object, *, what: str = "Y") -> tuple[np.ndarray, list[Fractio
 
     A float64 array is compared as the exact binary rationals its entries denote
     (``==`` on floats is exact equality; no tolerance is used).  Anything else goes
-    through :func:`engine.exact.numbers.to_fraction` entry by entry.
+    through :func:`logitgeom.exact.numbers.to_fraction` entry by entry.
 
     Parameters
     ----------

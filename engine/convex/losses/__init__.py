@@ -28,7 +28,7 @@ Examples
 >>> get_loss("hinge")
 Traceback (most recent call last):
 ...
-engine.errors.InvalidInput: unknown loss 'hinge'; choose one of ce, mse, bce
+logitgeom.errors.InvalidInput: unknown loss 'hinge'; choose one of ce, mse, bce
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex.loss import cross_entropy, softmax
-from engine.errors import InvalidInput
+from logitgeom.convex.loss import cross_entropy, softmax
+from logitgeom.errors import InvalidInput
 
 __all__ = ["LOSSES", "Loss", "get_loss"]
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import importlib
 
-from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
-from engine.errors import InvalidInput
+from logitgeom.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
+from logitgeom.errors import InvalidInput
 
 __all__ = [
     "AUTO_ORDER",
@@ -35,10 +35,10 @@ __all__ = [
 
 #: method name -> "module:Class" of its :class:`Reduction` subclass.
 REGISTRY: dict[str, str] = {
-    "full": "engine.convex.reductions.full:FullReduction",
-    "circulant": "engine.convex.reductions.circulant:CirculantReduction",
-    "etf": "engine.convex.reductions.etf:ETFReduction",
-    "orbit": "engine.convex.reductions.orbit:OrbitReduction",
+    "full": "logitgeom.convex.reductions.full:FullReduction",
+    "circulant": "logitgeom.convex.reductions.circulant:CirculantReduction",
+    "etf": "logitgeom.convex.reductions.etf:ETFReduction",
+    "orbit": "logitgeom.convex.reductions.orbit:OrbitReduction",
 }
 
 #: the general program: it accepts every problem (``auto`` falls back to it when a closed

@@ -91,7 +91,7 @@ def invariant_codes(codes: np.ndarray, gens: Sequence[Sequence[int]]) -> tuple[b
 
 
 def _orbital_count(gens: Sequence[Sequence[int]], m: int, symmetrized: bool) -> int:
-    from engine.symmetry.group import GroupAction
+    from logitgeom.symmetry.group import GroupAction
 
     G = GroupAction([list(g) for g in gens], m=m)
     return int(G.orbitals(symmetrized=symmetrized).max()) + 1

@@ -4,7 +4,7 @@ A reduction maps the convex program ``min_Z J(Z) s.t. ||Z||_* <= rho`` on the fu
 target ``Y`` (m x n) to a smaller program (or a closed form), and maps its solution back
 to a full-size logit matrix ``Z`` (m x n).  Everything after that (factor recovery,
 Grams, dual bound, diagnostics) is done once, on the full-size ``Z``, by
-:class:`engine.convex.problem.LayerPeeled`; so a reduction is checked against the
+:class:`logitgeom.convex.problem.LayerPeeled`; so a reduction is checked against the
 original problem, never against itself (see docs/symmetry-reduction.md).
 
 Contract
@@ -17,7 +17,7 @@ Contract
     Builds the smaller program from ``acceptance.plan`` (never re-deriving it).
     ``inverse`` is a frozen dataclass holding what ``invert`` needs.
 ``solve(reduced, solver=None, solver_options=None) -> Solved``
-    Conic reductions solve ``reduced.problem`` (via :mod:`engine.convex.solvers`) and
+    Conic reductions solve ``reduced.problem`` (via :mod:`logitgeom.convex.solvers`) and
     invert; a closed-form reduction (``closed_form = True``, e.g. the ETF one) computes
     ``Z`` directly and says so in ``Solved.solver``.
 ``invert(reduced) -> numpy.ndarray``
@@ -68,7 +68,7 @@ class Plan:
         (None when the plan verified no group, or only approximately).
     keeps_target_group : bool
         Whether the Z of this plan is invariant under the group an
-        :class:`engine.symmetry.OrbitTargets` target brings (its sums then reduce to the
+        :class:`logitgeom.symmetry.OrbitTargets` target brings (its sums then reduce to the
         base columns).
     claims : tuple of str
         Structure claims of the ``layer-peeled-bracket`` certificate the optimum is
@@ -167,7 +167,7 @@ class Reduction(abc.ABC):
               solver_options: dict | None = None, score: Any = None) -> Solved:
         """Solve ``reduced.problem`` with the registry's accurate tolerances and invert;
         ``score`` (a callable, lower is better) picks among the tolerance tiers' points."""
-        from engine.convex.solvers import solve as conic_solve
+        from logitgeom.convex.solvers import solve as conic_solve
 
         rep = conic_solve(reduced.problem, solver, accurate=True, score=score,
                           **(solver_options or {}))

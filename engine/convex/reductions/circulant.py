@@ -16,8 +16,8 @@ every column equal to ``P^j y_i``.
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import cyclic_orbit
+>>> from logitgeom.convex.problem import LayerPeeled
+>>> from logitgeom.convex.targets import cyclic_orbit
 >>> Y = cyclic_orbit([0.5, 0.3, 0.2, 0.0])
 >>> sol = LayerPeeled(Y, 1.0, 1.0).solve("circulant")
 >>> sol.method, bool(np.allclose(sol.Z[:, 1], np.roll(sol.Z[:, 0], 1), atol=1e-7))
@@ -32,9 +32,9 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex.loss import cross_entropy_expr
-from engine.convex.reductions._structure import column_counts, invariant_codes, shift
-from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
+from logitgeom.convex.loss import cross_entropy_expr
+from logitgeom.convex.reductions._structure import column_counts, invariant_codes, shift
+from logitgeom.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
 
 __all__ = ["CirculantInverse", "CirculantPlan", "CirculantReduction", "CyclicClass",
            "cyclic_classes", "dft_rows"]
@@ -168,9 +168,9 @@ class CirculantReduction(Reduction):
 
     def refine(self, problem: Any, acceptance: Acceptance) -> tuple[Reduction, Acceptance] | None:
         """The ETF closed form when the group detected on Y (a search, under
-        :data:`~engine.convex.reductions.orbit.DETECT_MAX_ENTRIES` entries) is
+        :data:`~logitgeom.convex.reductions.orbit.DETECT_MAX_ENTRIES` entries) is
         2-homogeneous: AGL(1, p) and M11 targets are cyclic too."""
-        from engine.convex.reductions.orbit import DETECT_MAX_ENTRIES, OrbitReduction
+        from logitgeom.convex.reductions.orbit import DETECT_MAX_ENTRIES, OrbitReduction
 
         if problem.m * problem.n > DETECT_MAX_ENTRIES:
             return None

@@ -4,7 +4,7 @@ Applies when the multiset of columns of Y is invariant under a group G of label
 permutations that is transitive on *unordered* pairs of labels (2-homogeneous; every
 2-transitive group is, and so is F21 on 7 points, which is not 2-transitive).  The
 default G is the symmetric group S_m; ``group=`` gives another in any spelling of
-:func:`engine.symmetry.as_group`.  Then the symmetric matrices commuting with G are
+:func:`logitgeom.symmetry.as_group`.  Then the symmetric matrices commuting with G are
 ``a I + b J``, every invariant centred Z has ``||Z||_* = sqrt(m - 1) ||Z||_F``, and the
 program becomes a Frobenius-ball program solved column by column:
 ``Z* = -kappa (alpha(y_j) - y_j)``, where for each column class (columns sharing one
@@ -21,9 +21,9 @@ closed-form path of the reduction contract (``closed_form = True``).
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex.problem import LayerPeeled
->>> from engine.convex.targets import group_orbit
->>> from engine.symmetry import symmetric
+>>> from logitgeom.convex.problem import LayerPeeled
+>>> from logitgeom.convex.targets import group_orbit
+>>> from logitgeom.symmetry import symmetric
 >>> Y = group_orbit([0.6, 0.3, 0.1], symmetric(3))
 >>> sol = LayerPeeled(Y, 2.0, 1.0).solve("etf")
 >>> sol.solver, bool(np.allclose(sol.WWt, (2.0 / 2) * (np.eye(3) - 1 / 3), atol=1e-9))
@@ -40,8 +40,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import lambertw
 
-from engine.convex.reductions._structure import invariant_codes, pair_homogeneous
-from engine.convex.reductions.base import (
+from logitgeom.convex.reductions._structure import invariant_codes, pair_homogeneous
+from logitgeom.convex.reductions.base import (
     Acceptance,
     Plan,
     ReducedProblem,
@@ -49,15 +49,15 @@ from engine.convex.reductions.base import (
     Solved,
     Status,
 )
-from engine.errors import InvalidInput, SolverFailed
-from engine.symmetry.group import GroupAction
+from logitgeom.errors import InvalidInput, SolverFailed
+from logitgeom.symmetry.group import GroupAction
 
 __all__ = ["ETFInverse", "ETFPlan", "ETFReduction", "alpha_of", "etf_with_group",
            "group_generators", "lambertw_exp", "residual_of"]
 
 
 def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
-    """Label permutations generating ``group`` (any :func:`engine.symmetry.as_group`
+    """Label permutations generating ``group`` (any :func:`logitgeom.symmetry.as_group`
     spelling); None means S_m.
 
     Raises
@@ -76,7 +76,7 @@ def group_generators(group: Any, m: int) -> list[tuple[int, ...]]:
         if m < 2:
             return []
         return [(1, 0, *range(2, m)), (*range(1, m), 0)]
-    from engine.symmetry.constructors import as_group
+    from logitgeom.symmetry.constructors import as_group
 
     G = as_group(group, m=m)
     return sorted(set(G.row_generators))
@@ -247,8 +247,8 @@ def etf_with_group(problem: Any, generators: Any) -> tuple[ETFReduction, Accepta
 
     Examples
     --------
-    >>> from engine.convex.problem import LayerPeeled
-    >>> from engine.symmetry import affine_line, orbit_targets
+    >>> from logitgeom.convex.problem import LayerPeeled
+    >>> from logitgeom.symmetry import affine_line, orbit_targets
     >>> T = orbit_targets(affine_line(5), ["1/2", "1/4", "1/8", "1/8", "0"])
     >>> etf_with_group(LayerPeeled(T.Y, 1, 1), affine_line(5).row_generators)[0].name
     'etf'
@@ -348,7 +348,7 @@ class ETFReduction(Reduction):
         """``Z[:, j] = -kappa (alpha(Y[:, j]) - Y[:, j])`` with its class's mu."""
         inv: ETFInverse = reduced.inverse
         if inv.orbit_target is not None:  # Z = [P_g z_b]: the residual of the bases only
-            from engine.symmetry.constructors import orbit_matrix
+            from logitgeom.symmetry.constructors import orbit_matrix
 
             T = inv.orbit_target
             N = T.action.order

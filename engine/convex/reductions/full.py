@@ -14,7 +14,7 @@ Two equivalent conic forms (docs/layer-peeled.md and docs/symmetry.md):
 Examples
 --------
 >>> import numpy as np
->>> from engine.convex.problem import LayerPeeled
+>>> from logitgeom.convex.problem import LayerPeeled
 >>> Y = np.array([[0.7, 0.2], [0.3, 0.8]])
 >>> red = FullReduction()
 >>> bool(red.accepts(LayerPeeled(Y, 1.0, 1.0)))
@@ -29,9 +29,9 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from engine.convex.loss import cross_entropy_expr
-from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
-from engine.errors import InvalidInput
+from logitgeom.convex.loss import cross_entropy_expr
+from logitgeom.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
+from logitgeom.errors import InvalidInput
 
 __all__ = ["FullInverse", "FullPlan", "FullReduction", "choose_form", "nuclear_ball_constraints",
            "nuclear_epigraph"]

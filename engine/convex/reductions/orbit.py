@@ -6,7 +6,7 @@ invariant, so Z has one variable per orbit of G on [m] x [n] and the loss is
 ``sum_O |O| CE(z_O; y_O)`` over column orbits O (representative column: the smallest).
 For invariant Z, ``||Z||_* = min_P (tr P + sum_O |O| z_O^T P^{-1} z_O) / 2`` over P in the
 commutant of the row action; in the symmetry-adapted basis of
-:func:`engine.symmetry.isotypic.isotypic_decomposition` P is block diagonal, and the ball
+:func:`logitgeom.symmetry.isotypic.isotypic_decomposition` P is block diagonal, and the ball
 ``||Z||_* <= rho`` becomes (docs/symmetry-reduction.md)
 
     sum_rho t_rho <= rho,
@@ -24,8 +24,8 @@ conditioning (``info["objective_scale"] = n``).
 
 Examples
 --------
->>> from engine.convex.solvers import solve
->>> from engine.symmetry import orbit_targets, symmetric
+>>> from logitgeom.convex.solvers import solve
+>>> from logitgeom.symmetry import orbit_targets, symmetric
 >>> T = orbit_targets(symmetric(3), ["1/2", "1/3", "1/6"])
 >>> red = orbit_program(T.Y, 2.0, T.action)
 >>> _ = solve(red.problem)
@@ -48,15 +48,15 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from engine.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
-from engine.convex.reductions.etf import etf_with_group
-from engine.convex.reductions.full import nuclear_epigraph
-from engine.errors import InexactResult, InvalidInput
-from engine.symmetry.constructors import OrbitTargets, as_group, orbit_matrix
-from engine.symmetry.detect import detect_label_symmetry, detect_symmetry
-from engine.symmetry.group import GroupAction
-from engine.symmetry.isotypic import IsotypicDecomposition, isotypic_decomposition
-from engine.symmetry.values import tolerant_codes, value_codes
+from logitgeom.convex.reductions.base import Acceptance, Plan, ReducedProblem, Reduction
+from logitgeom.convex.reductions.etf import etf_with_group
+from logitgeom.convex.reductions.full import nuclear_epigraph
+from logitgeom.errors import InexactResult, InvalidInput
+from logitgeom.symmetry.constructors import OrbitTargets, as_group, orbit_matrix
+from logitgeom.symmetry.detect import detect_label_symmetry, detect_symmetry
+from logitgeom.symmetry.group import GroupAction
+from logitgeom.symmetry.isotypic import IsotypicDecomposition, isotypic_decomposition
+from logitgeom.symmetry.values import tolerant_codes, value_codes
 
 __all__ = ["DETECT_MAX_ENTRIES", "LABEL_FIRST_MAX", "GroupSource", "OrbitInverse", "OrbitPlan",
            "OrbitReduction", "orbit_program", "symmetrized_target"]
@@ -236,7 +236,7 @@ def orbit_program(
         The target; its entries are compared exactly when ``check`` is True.
     rho : float
         Nuclear-norm radius (``sqrt(E_W E_H)``), > 0.
-    group : any spelling of :func:`engine.symmetry.as_group`
+    group : any spelling of :func:`logitgeom.symmetry.as_group`
         On labels only (the column action is derived from Y) or on rows and columns.
     check : bool
         Verify exactly that the group preserves Y (InvalidInput otherwise).
@@ -326,7 +326,7 @@ class OrbitReduction(Reduction):
 
     Options
     -------
-    group : any spelling of :func:`engine.symmetry.as_group`, optional
+    group : any spelling of :func:`logitgeom.symmetry.as_group`, optional
         When omitted (and ``detect`` is True) the group is detected: row action first
         (:func:`detect_label_symmetry`, when m^2 n <= :data:`LABEL_FIRST_MAX`), else the
         full search :func:`detect_symmetry` when Y has at most :data:`DETECT_MAX_ENTRIES`
@@ -344,8 +344,8 @@ class OrbitReduction(Reduction):
 
     Examples
     --------
-    >>> from engine.convex.problem import LayerPeeled
-    >>> from engine.symmetry import cyclic, orbit_targets
+    >>> from logitgeom.convex.problem import LayerPeeled
+    >>> from logitgeom.symmetry import cyclic, orbit_targets
     >>> T = orbit_targets(cyclic(3), ["1/2", "1/3", "1/6"])
     >>> P = LayerPeeled(T.Y, 1, 1)
     >>> OrbitReduction().accepts(P, group=cyclic(3)).plan.group.n
@@ -388,7 +388,7 @@ class OrbitReduction(Reduction):
                         msg = (f"no group given and Y has {Yf.size} entries (> "
                                f"{DETECT_MAX_ENTRIES}, the automatic detection limit): pass "
                                "group= (e.g. group=\"S2wrS5\", a GroupAction or generators "
-                               "on the labels) or call engine.symmetry.detect_symmetry(Y) "
+                               "on the labels) or call logitgeom.symmetry.detect_symmetry(Y) "
                                "yourself")
                         warnings.warn(msg, stacklevel=3)
                         return Acceptance(False, msg)

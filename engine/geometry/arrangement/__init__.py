@@ -2,10 +2,10 @@
 
 Two twins with the same functions (as pycddlib pairs ``cdd`` and ``cdd.gmp``):
 
-* :mod:`engine.geometry.arrangement.exact`: points are exact integer vectors (int64 when
-  a bound in :mod:`engine.geometry.arrangement._overflow` proves it safe, Python ints
+* :mod:`logitgeom.geometry.arrangement.exact`: points are exact integer vectors (int64 when
+  a bound in :mod:`logitgeom.geometry.arrangement._overflow` proves it safe, Python ints
   otherwise); one point per region, complete by construction.
-* :mod:`engine.geometry.arrangement.float`: points are float64 *proposals*; callers round
+* :mod:`logitgeom.geometry.arrangement.float`: points are float64 *proposals*; callers round
   them, compute their regions exactly and certify completeness by the Zaslavsky count.
 
 Both take *distinct* hyperplanes: primitive integer normals, no two parallel, spanning
@@ -24,14 +24,14 @@ Shared, exact in both twins: hyperplane bookkeeping (:func:`canonical`,
 
 Examples
 --------
->>> from engine.geometry.arrangement import exact
+>>> from logitgeom.geometry.arrangement import exact
 >>> len(exact.regions(((1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)), 3))
 14
 """
 
-from engine.geometry.arrangement import _overflow, exact
-from engine.geometry.arrangement import float as float_  # noqa: A004 - the float twin
-from engine.geometry.arrangement._common import (
+from logitgeom.geometry.arrangement import _overflow, exact
+from logitgeom.geometry.arrangement import float as float_  # noqa: A004 - the float twin
+from logitgeom.geometry.arrangement._common import (
     Constraints,
     Rows,
     canonical,
@@ -43,7 +43,7 @@ from engine.geometry.arrangement._common import (
     sub_constraints,
     unpack_signs,
 )
-from engine.geometry.arrangement._overflow import (
+from logitgeom.geometry.arrangement._overflow import (
     CROSS_LIMIT,
     EXACT_FLOAT,
     LIMIT,

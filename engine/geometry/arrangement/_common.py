@@ -12,8 +12,8 @@ from functools import cmp_to_key
 
 import numpy as np
 
-from engine.exact.linalg import canonical_direction
-from engine.geometry.arrangement._overflow import cross, maxabs
+from logitgeom.exact.linalg import canonical_direction
+from logitgeom.geometry.arrangement._overflow import cross, maxabs
 
 __all__ = ["Rows", "Constraints", "canonical", "basis", "restrict", "restrict_map",
            "sub_constraints", "ray_cmp", "floats", "first_rows", "pack_signs", "unpack_signs",

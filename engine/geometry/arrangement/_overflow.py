@@ -25,7 +25,7 @@ is taken only after a bound on the exact result has been checked:
 
 Outside these bounds products fall back to Python integers (numpy object arrays): slower,
 never wrong.  Signs outside them go through the floating-point filter
-(:func:`engine.exact.filtered.sign_matrix`: float64 with a proven error bound, Python
+(:func:`logitgeom.exact.filtered.sign_matrix`: float64 with a proven error bound, Python
 integers only for the entries the bound does not separate from zero; the proof is in
 ``docs/filtered-arithmetic.md``).  Nothing here uses floats to decide a sign except
 through the exactness argument above or that bound.
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.exact import filtered
+from logitgeom.exact import filtered
 
 __all__ = ["LIMIT", "EXACT_FLOAT", "CROSS_LIMIT", "SPLIT_BITS", "BLAS_MIN_ENTRIES", "SIGN_BLOCK",
            "maxabs", "l1", "fit", "matmul", "sign_matrix", "cross"]

@@ -1,10 +1,10 @@
 """Regions of a central arrangement in exact integer arithmetic (complete by construction).
 
-The twin of :mod:`engine.geometry.arrangement.float`: the same functions with the same
+The twin of :mod:`logitgeom.geometry.arrangement.float`: the same functions with the same
 names, here on exact integer points (int64 when :mod:`._overflow` proves it safe, Python
 ints otherwise).  Every point returned lies in the open region it stands for, and
 :func:`regions` returns exactly one point per region.  The algorithm (deletion-
-restriction, no LP) is described in :mod:`engine.geometry.arrangement` and in
+restriction, no LP) is described in :mod:`logitgeom.geometry.arrangement` and in
 docs/enumeration-at-scale.md.
 
 Examples
@@ -20,7 +20,7 @@ from functools import cmp_to_key
 
 import numpy as np
 
-from engine.geometry.arrangement._common import (
+from logitgeom.geometry.arrangement._common import (
     Constraints,
     Rows,
     basis,
@@ -33,7 +33,7 @@ from engine.geometry.arrangement._common import (
     sectors3_slow,
     sub_constraints,
 )
-from engine.geometry.arrangement._overflow import (
+from logitgeom.geometry.arrangement._overflow import (
     LIMIT,
     fit,
     matmul,

@@ -1,6 +1,6 @@
 """Candidate region points in float64 (proposals only): the float twin of :mod:`.exact`.
 
-The same functions with the same names as :mod:`engine.geometry.arrangement.exact`; the
+The same functions with the same names as :mod:`logitgeom.geometry.arrangement.exact`; the
 hyperplane bookkeeping (restrictions, constraints) is exact, the points are unit float64
 vectors.  Nothing returned here is a fact: callers round the points to integers, compute
 their regions exactly (a rational point determines its own region) and certify
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.geometry.arrangement._common import (
+from logitgeom.geometry.arrangement._common import (
     Constraints,
     Rows,
     basis,
@@ -31,7 +31,7 @@ from engine.geometry.arrangement._common import (
     sectors3_slow,
     sub_constraints,
 )
-from engine.geometry.arrangement._overflow import fit
+from logitgeom.geometry.arrangement._overflow import fit
 
 __all__ = ["regions", "chunk", "lift", "normals", "regions3", "planar", "dedupe", "keep",
            "sign_matrix", "floats", "first_rows", "canonical", "basis", "restrict",
@@ -115,7 +115,7 @@ def lift(rows: Rows, j: int, Z: np.ndarray, side: int = 0) -> np.ndarray:
 
 
 def chunk(rows: Rows, j: int, constraints: Constraints = ()) -> np.ndarray:
-    """Float twin of :func:`engine.geometry.arrangement.exact.chunk`."""
+    """Float twin of :func:`logitgeom.geometry.arrangement.exact.chunk`."""
     D = len(rows[0])
     side = dict(constraints).get(j, 0)
     if j == 0:

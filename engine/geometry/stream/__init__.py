@@ -21,10 +21,10 @@ directory (format ``logitgeom-regions``, version 2; see docs/enumeration-at-scal
 How a run goes (every step exact, every step a set of independent tasks on the executor):
 
 1. The exact Zaslavsky count, split into independent subtrees of its search
-   (:func:`engine.geometry.counting.count_tasks`).  The arrangement is reduced to
-   distinct hyperplanes (:func:`engine.geometry.search.reduce_rows`) and split into work
+   (:func:`logitgeom.geometry.counting.count_tasks`).  The arrangement is reduced to
+   distinct hyperplanes (:func:`logitgeom.geometry.search.reduce_rows`) and split into work
    units, paths into the deletion-restriction recursion
-   (:func:`engine.geometry.search.plan_units`); consecutive units are grouped into
+   (:func:`logitgeom.geometry.search.plan_units`); consecutive units are grouped into
    batches (the tasks of phase 1).
 2. Phase 1, one task per batch (any executor: serial, process pool, Dask): each unit's
    exact points and sign vectors, de-duplicated within the unit, witnesses shrunk, sign
@@ -48,15 +48,15 @@ How a run goes (every step exact, every step a set of independent tasks on the e
 A run killed at any point restarts from the batches, shards and shard checks the manifest
 records as finished (``resume=True``); half-written files never have their final names.
 
-The modules, one job each: :mod:`~engine.geometry.stream.codec` (keys, the phase-1 frame
-codec, the Parquet shards), :mod:`~engine.geometry.stream.plan` (the input, its count, the
-units, batches, waves and groups; the tunables), :mod:`~engine.geometry.stream.manifest`
-(the manifest and its recorder), :mod:`~engine.geometry.stream.phases` (the tasks of phases
-1 and 2), :mod:`~engine.geometry.stream.check` (the streamed certification),
-:mod:`~engine.geometry.stream.result` (reading a directory) and
-:mod:`~engine.geometry.stream.driver` (:func:`enumerate_to_dir`).  Process concerns (one
-BLAS thread, a task's memory, the run state and the kill hook) live in :mod:`engine.run`;
-the ``pattern-complete-stream`` certificate is built by :mod:`engine.certify.stream`.
+The modules, one job each: :mod:`~logitgeom.geometry.stream.codec` (keys, the phase-1 frame
+codec, the Parquet shards), :mod:`~logitgeom.geometry.stream.plan` (the input, its count, the
+units, batches, waves and groups; the tunables), :mod:`~logitgeom.geometry.stream.manifest`
+(the manifest and its recorder), :mod:`~logitgeom.geometry.stream.phases` (the tasks of phases
+1 and 2), :mod:`~logitgeom.geometry.stream.check` (the streamed certification),
+:mod:`~logitgeom.geometry.stream.result` (reading a directory) and
+:mod:`~logitgeom.geometry.stream.driver` (:func:`enumerate_to_dir`).  Process concerns (one
+BLAS thread, a task's memory, the run state and the kill hook) live in :mod:`logitgeom.run`;
+the ``pattern-complete-stream`` certificate is built by :mod:`logitgeom.certify.stream`.
 
 Examples
 --------
@@ -71,11 +71,11 @@ Examples
 (Fraction(2, 1), Fraction(-1, 1))
 """
 
-from engine.geometry.stream.codec import bucket_of
-from engine.geometry.stream.driver import enumerate_to_dir
-from engine.geometry.stream.manifest import FORMAT, VERSION
-from engine.geometry.stream.plan import DEFAULT_SHARD_ROWS, default_units
-from engine.geometry.stream.result import StoredResult, open_result
+from logitgeom.geometry.stream.codec import bucket_of
+from logitgeom.geometry.stream.driver import enumerate_to_dir
+from logitgeom.geometry.stream.manifest import FORMAT, VERSION
+from logitgeom.geometry.stream.plan import DEFAULT_SHARD_ROWS, default_units
+from logitgeom.geometry.stream.result import StoredResult, open_result
 
 __all__ = ["enumerate_to_dir", "open_result", "StoredResult", "FORMAT", "VERSION",
            "DEFAULT_SHARD_ROWS", "default_units", "bucket_of"]

@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.geometry.arrangement import exact as ex
-from engine.geometry.arrangement import pack_signs, unpack_signs
-from engine.geometry.stream.codec import bucket_of, read_shard, shard_path
-from engine.geometry.stream.manifest import MANIFEST, MANIFEST_INTERVAL
-from engine.geometry.stream.plan import Setup, input_doc, input_hash, plan_groups
-from engine.run.executor import run_units, worker_count
-from engine.run.state import kill_armed, kill_hook, write_json
-from engine.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
+from logitgeom.geometry.arrangement import exact as ex
+from logitgeom.geometry.arrangement import pack_signs, unpack_signs
+from logitgeom.geometry.stream.codec import bucket_of, read_shard, shard_path
+from logitgeom.geometry.stream.manifest import MANIFEST, MANIFEST_INTERVAL
+from logitgeom.geometry.stream.plan import Setup, input_doc, input_hash, plan_groups
+from logitgeom.run.executor import run_units, worker_count
+from logitgeom.run.state import kill_armed, kill_hook, write_json
+from logitgeom.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
 
 __all__ = ["CERTIFY_BLOCK", "CheckTask", "check_shards", "check_normals", "check_one",
            "certify_shards"]

@@ -1,6 +1,6 @@
 """The files of a streamed run: hash keys, the phase-1 frame codec, the Parquet shards.
 
-Sign vectors are packed into uint64 words (:func:`engine.geometry.arrangement.pack_signs`);
+Sign vectors are packed into uint64 words (:func:`logitgeom.geometry.arrangement.pack_signs`);
 :func:`bucket_of` hashes them into buckets (splitmix64), :func:`encode`/:func:`decode` write
 and read one compressed frame of rows, :class:`BatchWriter` writes a phase-1 file (a header
 of byte offsets per bucket, then each bucket's frames), :func:`read_buckets` reads a range of
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import EngineError, InvalidInput
+from logitgeom.errors import EngineError, InvalidInput
 
 __all__ = ["bucket_of", "key_order", "encode", "decode", "BatchWriter", "read_buckets",
            "read_shard", "write_shard_file", "batch_path", "shard_path", "merged_name",

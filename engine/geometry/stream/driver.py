@@ -1,6 +1,6 @@
 """The driver of a streamed run: plan, phase 1, phase 2, certification, resume.
 
-See :mod:`engine.geometry.stream` for the directory and the steps of a run.
+See :mod:`logitgeom.geometry.stream` for the directory and the steps of a run.
 """
 
 from __future__ import annotations
@@ -12,12 +12,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.errors import EngineError, InvalidInput
-from engine.geometry import search
-from engine.geometry.stream.codec import WORK_FORMAT
-from engine.geometry.stream.manifest import FORMAT, MANIFEST, VERSION, added, check_version, steps
-from engine.geometry.stream.phases import phase1, phase2
-from engine.geometry.stream.plan import (
+from logitgeom.errors import EngineError, InvalidInput
+from logitgeom.geometry import search
+from logitgeom.geometry.stream.codec import WORK_FORMAT
+from logitgeom.geometry.stream.manifest import (
+    FORMAT,
+    MANIFEST,
+    VERSION,
+    added,
+    check_version,
+    steps,
+)
+from logitgeom.geometry.stream.phases import phase1, phase2
+from logitgeom.geometry.stream.plan import (
     DEFAULT_SHARD_ROWS,
     counted,
     default_units,
@@ -26,8 +33,8 @@ from engine.geometry.stream.plan import (
     setup,
     stream_exact,
 )
-from engine.geometry.stream.result import StoredResult
-from engine.run.state import write_json
+from logitgeom.geometry.stream.result import StoredResult
+from logitgeom.run.state import write_json
 
 __all__ = ["enumerate_to_dir"]
 
@@ -50,14 +57,14 @@ def enumerate_to_dir(
     Parameters
     ----------
     W : k x d matrix
-        As for :func:`engine.geometry.sign_pattern` (exact conversion).
+        As for :func:`logitgeom.geometry.sign_pattern` (exact conversion).
     out : path
         The result directory (created; a finished or interrupted run of the same input
         there is resumed, see ``resume``).
     kind : {"sign", "ranking"}
     bias : length-k vector, optional
     executor : None, concurrent.futures.Executor or distributed.Client
-        Runs every step's tasks (see :func:`engine.run.executor.run_units`): the exact
+        Runs every step's tasks (see :func:`logitgeom.run.executor.run_units`): the exact
         count, phase 1, phase 2 and the certification.  With a Dask cluster, ``out`` must
         be on a file system every worker sees.  The result does not depend on the
         executor.

@@ -3,7 +3,7 @@
 ``DIR/manifest.json`` holds the input and its hash, the exact count, the unit plan, the
 finished batches, merges, shards and shard checks (with their CPU and memory), and the
 completeness verdict; :class:`Recorder` rewrites it atomically as tasks finish (through
-:mod:`engine.run.state`, which also holds the kill hook of the resume tests).
+:mod:`logitgeom.run.state`, which also holds the kill hook of the resume tests).
 
 Examples
 --------
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InvalidInput
-from engine.run.state import kill_armed, kill_hook, write_json
+from logitgeom.errors import InvalidInput
+from logitgeom.run.state import kill_armed, kill_hook, write_json
 
 __all__ = ["FORMAT", "VERSION", "MANIFEST", "MANIFEST_INTERVAL", "Manifest", "check_version",
            "steps", "work_bytes", "Recorder", "added", "step_summary"]
@@ -73,7 +73,7 @@ class Manifest:
     >>> Manifest.from_json([], Path("d"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidInput: d: manifest.json is not a logitgeom-regions manifest ...
+    logitgeom.errors.InvalidInput: d: manifest.json is not a logitgeom-regions manifest ...
     """
 
     kind: str

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from engine.geometry import search
-from engine.geometry.arrangement import exact as ex
-from engine.geometry.arrangement import pack_signs
-from engine.geometry.stream import plan as tunables  # FLUSH_ROWS read at run time
-from engine.geometry.stream.codec import (
+from logitgeom.geometry import search
+from logitgeom.geometry.arrangement import exact as ex
+from logitgeom.geometry.arrangement import pack_signs
+from logitgeom.geometry.stream import plan as tunables  # FLUSH_ROWS read at run time
+from logitgeom.geometry.stream.codec import (
     BatchWriter,
     batch_path,
     encode,
@@ -39,11 +39,11 @@ from engine.geometry.stream.codec import (
     shard_path,
     write_shard_file,
 )
-from engine.geometry.stream.manifest import MANIFEST, Recorder, added, step_summary, steps
-from engine.geometry.stream.plan import Setup, plan_batches, plan_groups, plan_waves, unit_bounds
-from engine.run.executor import run_units, worker_count
-from engine.run.state import write_json
-from engine.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
+from logitgeom.geometry.stream.manifest import MANIFEST, Recorder, added, step_summary, steps
+from logitgeom.geometry.stream.plan import Setup, plan_batches, plan_groups, plan_waves, unit_bounds
+from logitgeom.run.executor import run_units, worker_count
+from logitgeom.run.state import write_json
+from logitgeom.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
 
 __all__ = ["BatchTask", "GroupTask", "load_plan", "unit_rows", "run_batch", "run_group",
            "first_rows", "merge_group", "write_shard", "phase1", "phase2", "merge_wave",

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.exact.lattice import count_rankings_exact
-from engine.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
-from engine.geometry import search
-from engine.geometry.counting import count_regions_parallel
-from engine.geometry.patterns import arrangement_rows
+from logitgeom.errors import InvalidInput
+from logitgeom.exact.lattice import count_rankings_exact
+from logitgeom.exact.numbers import matrix_to_str, to_matrix, to_vector, vector_to_str
+from logitgeom.geometry import search
+from logitgeom.geometry.counting import count_regions_parallel
+from logitgeom.geometry.patterns import arrangement_rows
 
 __all__ = ["DEFAULT_SHARD_ROWS", "REGIONS_PER_UNIT", "MAX_DEFAULT_UNITS", "BATCH_ROWS",
            "UNITS_PER_BATCH", "FLUSH_ROWS", "GROUP_ROWS", "WAVE_REGIONS", "STREAM_EXACT_BITS",

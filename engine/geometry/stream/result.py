@@ -3,7 +3,7 @@
 Examples
 --------
 >>> import tempfile
->>> from engine.geometry.stream import enumerate_to_dir
+>>> from logitgeom.geometry.stream import enumerate_to_dir
 >>> d = tempfile.mkdtemp()
 >>> _ = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
 >>> open_result(d).lookup((1, -1))
@@ -24,15 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidInput
-from engine.geometry.arrangement import pack_signs, unpack_signs
-from engine.geometry.cosine import difference_pairs
-from engine.geometry.patterns import rankings_from_pairs
-from engine.geometry.stream.check import certify_shards
-from engine.geometry.stream.codec import bucket_of, read_shard, shard_path
-from engine.geometry.stream.manifest import FORMAT, MANIFEST, Manifest
-from engine.geometry.stream.plan import Setup, setup
-from engine.geometry.stream.twin import twin_lines
+from logitgeom.errors import InvalidInput
+from logitgeom.geometry.arrangement import pack_signs, unpack_signs
+from logitgeom.geometry.cosine import difference_pairs
+from logitgeom.geometry.patterns import rankings_from_pairs
+from logitgeom.geometry.stream.check import certify_shards
+from logitgeom.geometry.stream.codec import bucket_of, read_shard, shard_path
+from logitgeom.geometry.stream.manifest import FORMAT, MANIFEST, Manifest
+from logitgeom.geometry.stream.plan import Setup, setup
+from logitgeom.geometry.stream.twin import twin_lines
 
 __all__ = ["StoredResult", "open_result"]
 
@@ -41,7 +41,7 @@ class StoredResult:
     """A result directory opened lazily: iterate, count, sample, look up, certify.
 
     Nothing is loaded until asked for; iteration reads one shard at a time.  Patterns
-    are what :class:`engine.geometry.PatternResult` holds (sign tuples, or label tuples
+    are what :class:`logitgeom.geometry.PatternResult` holds (sign tuples, or label tuples
     for rankings); witnesses are exact points (tuples of Fraction).
     """
 
@@ -136,7 +136,7 @@ class StoredResult:
         Examples
         --------
         >>> import tempfile
-        >>> from engine.geometry.stream import enumerate_to_dir
+        >>> from logitgeom.geometry.stream import enumerate_to_dir
         >>> r = enumerate_to_dir([[1], [2]], tempfile.mkdtemp(), progress=False)
         >>> len(r.sample(1))
         1
@@ -196,7 +196,7 @@ class StoredResult:
 
     def write_twins(self, folder: str | os.PathLike, buckets: int | None = None
                     ) -> list[dict[str, Any]]:
-        """Write the rows as stdlib-readable shards for ``certificates.check_stream``.
+        """Write the rows as stdlib-readable shards for ``logitgeom_certificates.check_stream``.
 
         Each shard ``folder/part-NNNNN.jsonl.gz`` (gzip level 6, mtime 0: same rows, same
         bytes; level 9 took seven times the CPU for 8 % smaller files)
@@ -223,7 +223,7 @@ class StoredResult:
         Examples
         --------
         >>> import tempfile
-        >>> from engine.geometry.stream import enumerate_to_dir
+        >>> from logitgeom.geometry.stream import enumerate_to_dir
         >>> d = tempfile.mkdtemp()
         >>> r = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
         >>> [s["rows"] for s in r.write_twins(d + "/twin", buckets=2)]
@@ -322,7 +322,7 @@ def open_result(path: str | os.PathLike) -> StoredResult:
     Examples
     --------
     >>> import tempfile
-    >>> from engine.geometry.stream import enumerate_to_dir
+    >>> from logitgeom.geometry.stream import enumerate_to_dir
     >>> d = tempfile.mkdtemp()
     >>> _ = enumerate_to_dir([[1, 0], [0, 1]], d, progress=False)
     >>> r = open_result(d)

@@ -1,6 +1,6 @@
 """The lines of the stdlib-readable twin shards, formatted a batch at a time.
 
-:meth:`engine.geometry.stream.StoredResult.write_twins` writes one line
+:meth:`logitgeom.geometry.stream.StoredResult.write_twins` writes one line
 ``{"pattern":[...],"witness":["p/q",...]}`` per row (certificates/SPEC.md section 10).  This
 module builds those lines from the stored arrays with numpy doing the per-number work
 (``gcd``, division, decimal text) and Python only joining strings, and gives each line a
