@@ -22,6 +22,8 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+from _args import guard
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -52,6 +54,7 @@ def _files(d: Path) -> list[Path]:
 
 
 def main() -> int:
+    guard(sys.argv[1:], __doc__)
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for p in _files(Path(tmp)):

@@ -87,6 +87,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from _args import guard
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -815,6 +816,8 @@ def _summary() -> None:
 
 
 def main(argv: list[str]) -> int:
+    guard(argv, __doc__, ("--list", "--repeats", "--all", "--full", "--only", "--groups",
+                          "--quick", "--no-cases"))
     if "--list" in argv:
         return list_figures()
     repeats = REPEATS

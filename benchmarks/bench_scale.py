@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _args import guard
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -1227,6 +1229,7 @@ def verify_pieces(out: str, engine: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    guard(argv, __doc__, ("--cheap",))
     if argv[:1] == ["_bucket"]:
         print(json.dumps(_bucket_child(argv[1])))
         return 0

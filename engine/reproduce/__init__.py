@@ -13,17 +13,35 @@ Examples
 True
 """
 
-# Each module registers its claims; SUMMARY.md lists them in this import order.
-# isort: off
-from logitgeom.reproduce import _cosine_paper, _cosine_grid, _cosine_facts  # noqa: F401
-from logitgeom.reproduce import _symmetry_paper, _symmetry_facts, _real_models  # noqa: F401
-from logitgeom.reproduce import trained, lm  # noqa: F401
-from logitgeom.reproduce import _family  # noqa: F401  (beyond the papers: the layer-peeled family)
-from logitgeom.reproduce import _spacy_rows  # noqa: F401
-from logitgeom.reproduce import _beyond  # noqa: F401  (rows beyond the papers)
-# isort: on
-from logitgeom.reproduce.registry import CLAIMS, Claim, Row, Status, claim, select_claims
-from logitgeom.reproduce.runner import Report, check_certificates, reproduce, summary_markdown
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: The claim modules, imported (and so registered) on first use of a public name, in this
+#: order: SUMMARY.md lists the claims in it.  Deferred so that a command that only needs
+#: :mod:`logitgeom.reproduce.manifest` (``logitgeom check``) does not load every claim.
+_CLAIM_MODULES = (
+    "_cosine_paper", "_cosine_grid", "_cosine_facts",
+    "_symmetry_paper", "_symmetry_facts", "_real_models",
+    "trained", "lm",
+    "_family",  # beyond the papers: the layer-peeled family
+    "_spacy_rows",
+    "_beyond",  # rows beyond the papers
+)
+
+_WHERE = {
+    "CLAIMS": "registry", "Claim": "registry", "Row": "registry", "Status": "registry",
+    "claim": "registry", "select_claims": "registry",
+    "Report": "runner", "check_certificates": "runner", "reproduce": "runner",
+    "summary_markdown": "runner",
+}
+
+
+def _load_claims() -> None:
+    for name in _CLAIM_MODULES:
+        importlib.import_module(f"{__name__}.{name}")
+
 
 __all__ = [
     "CLAIMS",
@@ -37,3 +55,13 @@ __all__ = [
     "select_claims",
     "summary_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Register every claim, then return the public name (PEP 562)."""
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _load_claims()
+    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
