@@ -92,7 +92,8 @@ def test_non_object_and_bool_version():
 
 BLOCKER = r"""
 import sys
-BLOCKED = ("numpy", "cvxpy", "cdd", "engine", "scipy", "sympy", "clarabel", "scs")
+BLOCKED = ("numpy", "cvxpy", "cdd", "engine", "logitgeom", "logitgeom_certificates", "scipy",
+           "sympy", "clarabel", "scs")
 class Blocker:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BLOCKED:
@@ -100,7 +101,7 @@ class Blocker:
         return None
 sys.meta_path.insert(0, Blocker())
 sys.path.insert(0, sys.argv[1])
-from logitgeom_certificates.check import main
+from certificates.check import main  # the checkout's folder, by its own name
 code = main(sys.argv[2:])
 leaked = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
 assert not leaked, leaked
@@ -118,7 +119,8 @@ def test_checker_runs_on_stdlib_alone():
                           str(EXAMPLES / "invalid-count.json"), "--latex"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "failed_check=count" in run.stdout, run.stderr
-    run = subprocess.run([sys.executable, "-m", "logitgeom_certificates.check", str(VALID[0])], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "logitgeom_certificates.check", str(VALID[0])],
+                         cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
 
@@ -140,7 +142,8 @@ def test_explain_and_latex_render(path):
     assert "\\begin{pmatrix}" in tex and "\\paragraph{Claim.}" in tex
 
 
-@pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render, logitgeom.emit,
+@pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render,
+                                 logitgeom.emit,
                                  logitgeom.reproduce.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
@@ -419,6 +422,7 @@ def test_explain_uses_the_bytes_it_checked(monkeypatch, capsys):
 
 def test_broken_pipe_is_quiet():
     files = [str(p) for p in VALID]
-    run = subprocess.run(f"{sys.executable} -m logitgeom_certificates.check {' '.join(files)} | head -1",
+    run = subprocess.run(f"{sys.executable} -m logitgeom_certificates.check "
+                         f"{' '.join(files)} | head -1",
                          shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr

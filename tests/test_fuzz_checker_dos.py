@@ -104,7 +104,8 @@ def test_dev_zero_as_audit_shard(tmp_path, how):
     else:
         os.remove(tmp_path / "records.jsonl")
         os.symlink("/dev/zero", tmp_path / "records.jsonl")
-    r = run([str(_dump(tmp_path / "a.json", c))], module="logitgeom_certificates.check", mem=1 << 30,
+    r = run([str(_dump(tmp_path / "a.json", c))], module="logitgeom_certificates.check",
+            mem=1 << 30,
             cwd=tmp_path)
     _not_accepted(r, "/dev/zero")
     assert "MemoryError" not in r.err

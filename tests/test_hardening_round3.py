@@ -69,7 +69,8 @@ def test_verify_grid_refuses_huge_grids(argv):
 
 
 def test_verify_grid_api_bad_n_and_random_head_size():
-    _api_error(run_code(_call("verify_grid(ns=['a'])", "from logitgeom.geometry import verify_grid")),
+    _api_error(run_code(_call("verify_grid(ns=['a'])",
+                              "from logitgeom.geometry import verify_grid")),
                "InvalidInput", "integer")
     _api_error(run_code(_call("random_head(10**9, 10**9, 0)",
                               "from logitgeom.geometry import random_head")),
@@ -130,7 +131,7 @@ def test_budget_refusal_is_not_an_invalid_verdict(tmp_path):
     ("verify_grid(ns=['a'])", "InvalidInput", "integer"),
 ])
 def test_api_huge_numbers_and_bad_sizes(expr, kind, word):
-    setup = ("import numpy as np\nfrom engine import LayerPeeled, audit_argmax, "
+    setup = ("import numpy as np\nfrom logitgeom import LayerPeeled, audit_argmax, "
              "normalized_gram, gram_exact, verify_grid")
     _api_error(run_code(_call(expr, setup), cpu=20), kind, word)
 
@@ -145,7 +146,8 @@ def test_open_result_with_a_list_manifest(tmp_path):
 @pytest.mark.parametrize("expr", ["predicted_gram_structure('S40 wr S40')",
                                   "repr(parse_group('S40 wr S40'))"])
 def test_huge_groups_do_not_hang(expr):
-    r = run_code(_call(expr, "from logitgeom.symmetry import parse_group, predicted_gram_structure"),
+    r = run_code(_call(expr,
+                       "from logitgeom.symmetry import parse_group, predicted_gram_structure"),
                  cpu=20)
     assert r.code == 0 and not r.killed, r.err[-2000:]
     assert r.out.startswith(("TooLarge:", "OK:")), r.out

@@ -138,7 +138,8 @@ class AuditResult:
             lines.append(f"  self-check: {self.checked}")
         if self.certificate_path is not None:
             lines.append(f"  certificate: {self.certificate_path} (check: python -m "
-                         "logitgeom_certificates.check_audit FILE); table: labels.csv, labels.parquet")
+                         "logitgeom_certificates.check_audit FILE); table: labels.csv, "
+                         "labels.parquet")
         return lines
 
 # ----------------------------------------------------------------------------- labels

@@ -113,7 +113,8 @@ def _inspect(args: argparse.Namespace) -> int:
         say(f"report written to {target}")
     if args.cert:
         _output.write(args, args.cert, dumps(report.audit.certificate))
-        say(f"certificate written to {args.cert} (check: python -m logitgeom_certificates.check FILE)")
+        say(f"certificate written to {args.cert} "
+            "(check: python -m logitgeom_certificates.check FILE)")
     if args.plot:
         report.save_plot(args.plot)
         say(f"heatmaps saved to {args.plot}")

@@ -30,7 +30,8 @@ from logitgeom.coq.export import export_certificate
 __all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
            "export_files"]
 
-LIBRARY = Path(importlib.util.find_spec("logitgeom_certificates").origin).parent / "coq" / "Logitgeom.v"
+_CHECKER = importlib.util.find_spec("logitgeom_certificates")
+LIBRARY = Path(_CHECKER.origin).parent / "coq" / "Logitgeom.v"
 _BUILT: dict[str, Path] = {}
 
 

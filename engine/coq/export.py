@@ -73,7 +73,8 @@ _VM_EQ = "vm_compute; reflexivity"
 @functools.cache
 def _library_names() -> frozenset[str]:
     """Every name Logitgeom.v defines: a file's own names must not shadow them."""
-    lib = Path(importlib.util.find_spec("logitgeom_certificates").origin).parent / "coq" / "Logitgeom.v"
+    spec = importlib.util.find_spec("logitgeom_certificates")
+    lib = Path(spec.origin).parent / "coq" / "Logitgeom.v"
     return frozenset(re.findall(r"^(?:Definition|Fixpoint|Lemma|Theorem|Record) +([A-Za-z_0-9']+)",
                                 lib.read_text(), re.M))
 
