@@ -32,11 +32,9 @@ import re
 import sys
 from itertools import combinations
 
-if not __package__:  # run as a script (python path/to/<folder>/check.py): import it as its package
-    _folder = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.dirname(_folder))
-    __package__ = os.path.basename(_folder)  # the folder's own name: a copied checker runs as is
-    __import__(__package__)
+if not __package__:  # run as a script: its folder is the package, under the folder's own name
+    sys.path.insert(0, os.path.dirname(_folder := os.path.dirname(os.path.abspath(__file__))))
+    __package__ = os.path.basename(_folder)  # so a copied checker runs as is
 
 from . import check_bracket, check_family, check_rank, check_stability
 from . import kernel as K

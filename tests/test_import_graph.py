@@ -263,10 +263,11 @@ def test_engine_uses_only_public_names_of_other_packages():
 #: Code lines (non-blank, non-comment, non-docstring) of every module that decides a verdict
 #: (presentation excluded: PRESENTATION below): the goal was 1,200; the budget holds the
 #: present figure so that it can only shrink.
-TRUSTED_BUDGET = 1900  # 1,184 + the layer-peeled family (229) + the rank and stability kinds (135)
+TRUSTED_BUDGET = 1902  # 1,184 + the layer-peeled family (229) + the rank and stability kinds (135)
 #   + integer stream lines, parallel shards, samples (233) + proofs of any size (60)
 #   + the lattice generated upwards, one step per cover (56)
 #   + the shards' work in the verdict's (3)
+#   + a script imports its folder as the package under the folder's own name (2)
 
 
 def code_lines(path: Path) -> int:
