@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import subprocess
 import sys
 import traceback
@@ -298,6 +299,22 @@ def _remember(out: Path, record: dict, ctx: Context, hashed: set[str]) -> None:
     write_run_record(out, record)
 
 
+#: the torch devices and dtypes of the real-model runs (refused otherwise, before any row)
+_DEVICE = re.compile(r"(cpu|mps|cuda(:\d+)?)")
+_DTYPES = (None, "float32", "bfloat16", "float16")
+
+
+def _check_model_options(device, dtype) -> None:
+    """Refuse a device or dtype the real-model rows could not use: an option is honoured on
+    every path or refused, also when no row that uses it runs (no --models)."""
+    from logitgeom.errors import InvalidInput
+
+    if not isinstance(device, str) or not _DEVICE.fullmatch(device):
+        raise InvalidInput(f"--device {device!r}: choose cpu, cuda, cuda:N or mps")
+    if dtype not in _DTYPES:
+        raise InvalidInput(f"--dtype {dtype!r}: choose float32, bfloat16 or float16")
+
+
 def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
               progress: bool | None = None, force: bool = False,
               models: str | Path | None = None, device: str = "cpu", dtype: str | None = None,
@@ -335,7 +352,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     Raises
     ------
     InvalidInput
-        ``only`` matches no claim.
+        ``only`` matches no claim, or ``device`` / ``dtype`` is not one torch knows.
     OutputError
         ``out`` cannot be written, or a file there would be overwritten without ``force``.
 
@@ -346,6 +363,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     """
     from tqdm import tqdm
 
+    _check_model_options(device, dtype)
     claims = select_claims(only)
     out = Path(out)
     owned = _owned_files(out, force)
