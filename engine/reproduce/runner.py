@@ -158,13 +158,13 @@ def _step_reporter(show: bool, sink):
             if total == 0:
                 bar.close()
             return advance
-        if sink is not None:
+        if sink is not None and total:
             print(f"{desc}: {total} file{'s' if total != 1 else ''} ...", file=sink, flush=True)
 
         every = max(1, total // 10)  # about ten lines per step, and every noted file
 
         def advance_line(done: int, total: int, note: str = "") -> None:
-            if sink is not None and (note or done == total or done % every == 0):
+            if sink is not None and total and (note or done == total or done % every == 0):
                 print(f"[{desc} {done}/{total}]" + (f" {note}" if note else ""), file=sink,
                       flush=True)
         return advance_line
