@@ -745,9 +745,11 @@ def execute(out: Path, timeout: int = 600, names=None) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, cells in NB.items():
-        if names is not None and name not in names:
-            continue
+    todo = [n for n in NB if names is None or n in names]
+    for k, name in enumerate(todo, 1):
+        cells = NB[name]
+        # each notebook runs for seconds to a minute: say which one, before it starts
+        print(f"[notebook {k}/{len(todo)}] executing {name} ...", flush=True)
         nb = build(name, cells)
         with tempfile.TemporaryDirectory(prefix="logitgeom-kernel-") as sock:
             # local IPC sockets in a private folder: no TCP port, no transport warning
@@ -762,7 +764,7 @@ def execute(out: Path, timeout: int = 600, names=None) -> list[Path]:
         path = out / f"{name}.ipynb"
         nbformat.write(nb, path)
         written.append(path)
-        print("executed", path)
+        print("executed", path, flush=True)
     return written
 
 

@@ -4,7 +4,9 @@ Built by the engine's emitters on small instances of Fang et al.'s model (K_A = 
 per-class budgets 3): a CE bracket at R = 3, MSE and BCE brackets, a ``minority-separation``
 theorem at R = 1 and a ``minority-collapse`` theorem at R = 1000.  Imported by
 ``scripts/make_certificate_examples.py``; ``python scripts/make_family_examples.py`` writes
-only these files.
+only these files.  They come from a float solve, so another CPU or BLAS kernel writes other
+bytes: ``tests/test_certificates_paper.py`` checks them for what they prove (they check,
+state the same program, and their brackets meet a fresh build's), not byte for byte.
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ def test_convex_value_is_the_nonconvex_value(m, n, E_W, E_H):
     assert sol.budget_active
     nc = nonconvex_min(Y, E_W, E_H, d=min(m, n))
     assert abs(nc - sol.loss) <= 1e-5 * abs(sol.loss)
-    # the symmetry paper's misprint rho = E_W E_H gives a different value, so the test pins sqrt
+    # rho = E_W E_H (the extracted text without its square roots) gives a different value,
+    # so the test pins sqrt
     wrong = LayerPeeled(Y, E_W * E_H, E_W * E_H).solve("full").loss
     assert abs(nc - wrong) > 1e-3
 

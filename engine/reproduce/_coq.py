@@ -17,13 +17,19 @@ from logitgeom._fsio import write_atomic
 __all__ = ["coq_proofs"]
 
 
-def coq_proofs(ctx, names: list[str]) -> list[str]:
+def coq_proofs(ctx, names: list[str], progress=None) -> list[str]:
     """Write the Coq files of the certificates ``names`` (relative to ``ctx.out``) and
-    compile them when coqc is installed; return the lines of SUMMARY.md's section."""
+    compile them when coqc is installed; return the lines of SUMMARY.md's section.
+
+    ``progress(desc, total)``, when given, starts a reported step and returns
+    ``advance(done, total, note)`` (see ``runner._step_reporter``): the export and each
+    coqc compilation are reported as they finish."""
     from logitgeom.coq import LIBRARY, ExportError, compile_files, coqc_available
     from logitgeom.coq.export import export_certificate
 
     rows, files, skipped, taken = [], [], [], {"Logitgeom.v"}
+    start = progress or (lambda desc, total: lambda done, total, note="": None)
+    exported = start("exporting Coq proofs", len(names))
     for n in names:
         obj = json.loads((ctx.out / n).read_text())
         try:
@@ -42,13 +48,17 @@ def coq_proofs(ctx, names: list[str]) -> list[str]:
         main = re.findall(r"^(?:Lemma|Theorem) +([\w']+)", text, re.M)[-1]
         rows.append([n, vname, main])
         files.append(ctx.out / vname)
+    exported(len(names), len(names))
     if not rows:
         return []
     write_atomic(ctx._path("Logitgeom.v"), LIBRARY.read_text())
     if coqc_available():
-        for row, c in zip(rows, compile_files(files), strict=True):
+        compiled = start("compiling Coq proofs (coqc)", len(files))
+        for k, (row, f) in enumerate(zip(rows, files, strict=True), 1):
+            (c,) = compile_files([f])  # one at a time: each is reported as it finishes
             row.append("accepted" if c.ok else
                        "REJECTED: " + " ".join(c.message.split())[:200].replace("|", "/"))
+            compiled(k, len(files), f"{f.name}: {'accepted' if c.ok else 'REJECTED'}")
     else:
         for row in rows:
             row.append("not compiled (coqc not installed)")

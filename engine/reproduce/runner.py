@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import subprocess
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +32,14 @@ from logitgeom.reproduce.manifest import (
     write_manifest,
     write_run_record,
 )
-from logitgeom.reproduce.registry import _OLD_VALUES, CLAIMS, Row, Status, select_claims
+from logitgeom.reproduce.registry import (
+    _OLD_VALUES,
+    CLAIMS,
+    NOT_COVERED,
+    Row,
+    Status,
+    select_claims,
+)
 
 __all__ = ["Report", "reproduce", "check_certificates", "summary_markdown"]
 
@@ -91,7 +100,12 @@ def checker_command() -> list[str]:
     return [sys.executable, "-I", "-c", code, str(folder.parent), folder.name]
 
 
-def check_certificates(out: str | Path, names: list[str]) -> dict[str, str]:
+#: certificates per checker subprocess: progress is reported after each batch
+CHECK_BATCH = 8
+
+
+def check_certificates(out: str | Path, names: list[str],
+                       progress: Callable[[int, int], None] | None = None) -> dict[str, str]:
     """Verdicts of the trusted checker on ``names`` (relative to ``out``), run in a subprocess.
 
     The checker is ``logitgeom_certificates.check`` (standard library only) run by
@@ -99,26 +113,62 @@ def check_certificates(out: str | Path, names: list[str]) -> dict[str, str]:
     verdicts depend neither on anything the engine computed in this process nor on files
     in ``out``.
 
+    The names are checked in batches of :data:`CHECK_BATCH` (one subprocess each);
+    ``progress(done, total)`` is called after each batch.
+
     Returns
     -------
     dict
         name -> ``"OK"`` or the checker's message.
     """
-    if not names:
-        return {}
-    # the engine's own certificates: a generous budget (the run was asked for; it ends)
-    proc = subprocess.run([*checker_command(), f"--max-work={_RUN_MAX_WORK}", "--", *names],
-                          cwd=out,
-                          capture_output=True, text=True, check=False)
-    verdicts = {}
-    for line in proc.stdout.splitlines():
-        path, _, rest = line.partition(": ")
-        if path in names:
-            verdicts[path] = "OK" if rest.startswith("OK") else rest
-    for n in names:
-        verdicts.setdefault(n, f"no verdict (checker exit {proc.returncode}: "
-                               f"{proc.stderr.strip()[-200:]})")
+    verdicts: dict[str, str] = {}
+    for i in range(0, len(names), CHECK_BATCH):
+        batch = names[i:i + CHECK_BATCH]
+        # the engine's own certificates: a generous budget (the run was asked for; it ends)
+        proc = subprocess.run([*checker_command(), f"--max-work={_RUN_MAX_WORK}", "--", *batch],
+                              cwd=out, capture_output=True, text=True, check=False)
+        for line in proc.stdout.splitlines():
+            path, _, rest = line.partition(": ")
+            if path in batch:
+                verdicts[path] = "OK" if rest.startswith("OK") else rest
+        for n in batch:
+            verdicts.setdefault(n, f"no verdict (checker exit {proc.returncode}: "
+                                   f"{proc.stderr.strip()[-200:]})")
+        if progress is not None:
+            progress(min(i + CHECK_BATCH, len(names)), len(names))
     return verdicts
+
+
+def _step_reporter(show: bool, sink):
+    """``start(desc, total)`` -> ``advance(done, total, note="")`` -> None: a tqdm bar on a
+    terminal, else a line per step to ``sink`` (``None``: silent), so that no long step of
+    a run is silent (the checker over every certificate, the Coq export and coqc)."""
+    from tqdm import tqdm
+
+    def start(desc: str, total: int):
+        if show:
+            bar = tqdm(total=total, desc=desc, unit="file")
+
+            def advance(done: int, total: int, note: str = "") -> None:
+                bar.update(done - bar.n)
+                if note:
+                    bar.set_postfix_str(note, refresh=False)
+                if done >= total:
+                    bar.close()
+            if total == 0:
+                bar.close()
+            return advance
+        if sink is not None and total:
+            print(f"{desc}: {total} file{'s' if total != 1 else ''} ...", file=sink, flush=True)
+
+        every = max(1, total // 10)  # about ten lines per step, and every noted file
+
+        def advance_line(done: int, total: int, note: str = "") -> None:
+            if sink is not None and total and (note or done == total or done % every == 0):
+                print(f"[{desc} {done}/{total}]" + (f" {note}" if note else ""), file=sink,
+                      flush=True)
+        return advance_line
+    return start
 
 
 def _failed(key: str, exc: BaseException) -> Row:
@@ -152,20 +202,22 @@ def summary_markdown(rep: Report) -> str:
              "in the JSON artifacts and 1-based in the figures, as in both papers. "
              "Certificates are the top-level `*.json` files here: check them with "
              "`logitgeom check *.json` or `python -m logitgeom_certificates.check *.json` "
-             "(standard "
-             "library only); `logitgeom check` also reports certificates listed in "
+             "(standard library only); `logitgeom check` also reports certificates listed in "
              "`CERTIFICATES.sha256` that are missing or changed (`sha256sum -c` works too). "
              "Solutions are in `solutions/`, other results in `results/`, "
              "figures in `figures/`.", "",
-             "Radius correction: the symmetry rows solve the convex reformulation with the "
-             "nuclear-norm radius rho = sqrt(E_W E_H), since ||W H||_* <= ||W||_F ||H||_F <= "
-             "sqrt(E_W) sqrt(E_H); the symmetry paper prints E_W E_H for it (see "
-             "docs/layer-peeled.md).", "",
+             "Radius: the symmetry rows solve the convex reformulation with the nuclear-norm "
+             "radius rho = sqrt(E_W E_H), derived from ||W H||_* <= ||W||_F ||H||_F <= "
+             "sqrt(E_W) sqrt(E_H) and pinned by tests that minimise over (W, H) directly; the "
+             "extracted text of the symmetry paper lost its square-root signs, so the radius "
+             "is not read from it (see docs/layer-peeled.md).", "",
              "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
     lines += ["| " + " | ".join(r.markdown_cells()) + " |" for r in rep.rows]
     lines += ["", "**" + status_counts(rep.rows)
               + f"; {rep.certificates_checked} certificates checked by the stdlib checker, "
-              f"{len(rep.certificates_invalid)} invalid.**", "", STATUS_NOTE, ""]
+              f"{len(rep.certificates_invalid)} invalid.**", "", STATUS_NOTE, "",
+              "## Stated in the papers, no row", ""]
+    lines += [f"* {what}: {why}." for what, why in NOT_COVERED] + [""]
     real = [r for r in rep.rows if r.paper is not None or r.ours is not None]
     if real:
         lines += ["## Real-model deltas: ours vs the paper's", "",
@@ -247,6 +299,22 @@ def _remember(out: Path, record: dict, ctx: Context, hashed: set[str]) -> None:
     write_run_record(out, record)
 
 
+#: the torch devices and dtypes of the real-model runs (refused otherwise, before any row)
+_DEVICE = re.compile(r"(cpu|mps|cuda(:\d+)?)")
+_DTYPES = (None, "float32", "bfloat16", "float16")
+
+
+def _check_model_options(device, dtype) -> None:
+    """Refuse a device or dtype the real-model rows could not use: an option is honoured on
+    every path or refused, also when no row that uses it runs (no --models)."""
+    from logitgeom.errors import InvalidInput
+
+    if not isinstance(device, str) or not _DEVICE.fullmatch(device):
+        raise InvalidInput(f"--device {device!r}: choose cpu, cuda, cuda:N or mps")
+    if dtype not in _DTYPES:
+        raise InvalidInput(f"--dtype {dtype!r}: choose float32, bfloat16 or float16")
+
+
 def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
               progress: bool | None = None, force: bool = False,
               models: str | Path | None = None, device: str = "cpu", dtype: str | None = None,
@@ -284,7 +352,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     Raises
     ------
     InvalidInput
-        ``only`` matches no claim.
+        ``only`` matches no claim, or ``device`` / ``dtype`` is not one torch knows.
     OutputError
         ``out`` cannot be written, or a file there would be overwritten without ``force``.
 
@@ -295,6 +363,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
     """
     from tqdm import tqdm
 
+    _check_model_options(device, dtype)
     claims = select_claims(only)
     out = Path(out)
     owned = _owned_files(out, force)
@@ -345,7 +414,10 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
         if sink is not None:  # no bar (a log file, CI): one line per finished claim
             print(f"[{len(rows)}/{len(claims)}] {c.key}: {row.status}", file=sink, flush=True)
         _remember(out, record, ctx, hashed)  # an interrupted run still knows what it wrote
-    verdicts = check_certificates(ctx.out, ctx.certificates)
+    start = _step_reporter(show, sink)
+    verdicts = check_certificates(
+        ctx.out, ctx.certificates,
+        progress=start("checking certificates (stdlib checker)", len(ctx.certificates)))
     bad = tuple(sorted(n for n, v in verdicts.items() if v != "OK"))
     for n in bad:
         i = owner[n]
@@ -381,7 +453,7 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
                        tuple(sorted(record["captions"].items())))
     from logitgeom.reproduce._coq import coq_proofs  # Coq files beside the JSON (docs/coq.md)
 
-    coq = coq_proofs(ctx, [n for n in ctx.certificates if n not in bad])
+    coq = coq_proofs(ctx, [n for n in ctx.certificates if n not in bad], progress=start)
     write_atomic(ctx.out / "SUMMARY.md", "\n".join([summary_markdown(total), *coq]))
     ctx.written |= {"SUMMARY.md", MANIFEST}
     record["files"].update({rel: _digest(out / rel) for rel in ctx.written})
