@@ -76,20 +76,9 @@ def family_problem(args: argparse.Namespace, Y):
 
 def _list(text: str | None, what: str, kind=str):
     """A comma-separated list, or a file holding one row/column of numbers."""
-    if text is None:
-        return None
-    from pathlib import Path
+    from logitgeom.io import read_number_list
 
-    if Path(text).is_file():
-        from logitgeom.io import read_matrix
-
-        return [x for r in read_matrix(text, what=what) for x in r]
-    try:
-        return [kind(x.strip()) for x in text.split(",") if x.strip()]
-    except ValueError:
-        from logitgeom.errors import InvalidInput
-
-        raise InvalidInput(f"--{what} {text!r} is not a comma-separated list") from None
+    return read_number_list(text, what, kind)
 
 
 def _solve_family(args: argparse.Namespace, problem, target) -> int:

@@ -335,6 +335,9 @@ def _open(source: str | Path) -> _Store:
             return _SafetensorsStore(p, files)
         return _TorchStore(p, files)
     if suffix == ".npy":
+        from logitgeom.io import check_npy_header
+
+        check_npy_header(p)
         try:
             arr = np.load(p, allow_pickle=False, mmap_mode="r")
         except ValueError as exc:
