@@ -27,14 +27,17 @@ logitgeom._fsio.OutputError: ...a.txt exists; pass --force to overwrite it
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from logitgeom.errors import EngineError
 
-__all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock"]
+__all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock", "csv_text",
+           "inside", "check_inside"]
 
 
 class OutputError(EngineError, OSError):
@@ -124,6 +127,71 @@ def write_atomic(path: str | Path, data: str | bytes, *, encoding: str = "utf-8"
             except OSError:
                 pass
     return p
+
+
+def inside(root: str | Path, path: str | Path) -> bool:
+    """Whether ``path``, with every symlink on it resolved, lies in folder ``root`` (itself
+    resolved).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> inside(d, os.path.join(d, "shards", "a.jsonl")), inside(d, os.path.dirname(d))
+    (True, False)
+    """
+    r = Path(os.path.realpath(root))
+    t = Path(os.path.realpath(path))
+    return t == r or r in t.parents
+
+
+def check_inside(root: str | Path, path: str | Path, what: str = "output folder") -> Path:
+    """``path`` if writing it stays inside ``root``; else one clear :class:`OutputError`.
+
+    A symlink inside a result folder (``shards/`` or ``twin/`` linked elsewhere) would make a
+    resumed run write files outside the folder it was given: refused, naming the link.
+
+    Raises
+    ------
+    OutputError
+        ``path`` resolves outside ``root``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> os.symlink(elsewhere, os.path.join(d, "shards"))
+    >>> check_inside(d, os.path.join(d, "shards", "a.jsonl"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom._fsio.OutputError: refusing to write .../shards/a.jsonl: it leads outside the ...
+    """
+    p = Path(path)
+    if inside(root, p):
+        return p
+    link = next((q for q in (p, *p.parents) if q.is_symlink()), None)
+    via = f" through the symlink {link}" if link is not None else ""
+    raise OutputError(f"refusing to write {p}: it leads outside the {what} {root}{via} "
+                      f"(to {os.path.realpath(p)}); remove the link or choose another folder")
+
+
+def csv_text(header: Sequence[str] | None, rows: Iterable[Sequence[object]]) -> str:
+    """A CSV table as text, through the :mod:`csv` writer: a cell holding a comma, a quote or
+    a line break is quoted, so every row has exactly the header's columns (every CSV the
+    engine writes is made here).
+
+    Examples
+    --------
+    >>> print(csv_text(["label", "verdict"], [[3, "can win, never wins"]]), end="")
+    label,verdict
+    3,"can win, never wins"
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if header is not None:
+        w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 def _umask() -> int:

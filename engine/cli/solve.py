@@ -119,8 +119,13 @@ def _solve(args: argparse.Namespace) -> int:
     if args.tol is not None:
         options["tol"] = args.tol
     sol = problem.solve(method=args.method, solver=args.solver, **options)
+    from logitgeom.cli._beyond import solve_extras
+
+    extra_lines, extra = solve_extras(args, problem, sol)  # rank-d bracket, stability (--tol)
+    doc = json.dumps({**sol.to_dict(), **extra}, sort_keys=True, indent=1,
+                     allow_nan=False) + "\n"  # every figure the text shows
     if target == "-":
-        _output.write(args, "-", sol.to_json(indent=1) + "\n")
+        _output.write(args, "-", doc)
         return 0
     m, n = sol.Z.shape
     print(f"Y: {m} x {n}   rho = sqrt(E_W E_H) = {sol.rho:.10g}   d = {sol.d}")
@@ -140,11 +145,9 @@ def _solve(args: argparse.Namespace) -> int:
     for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
         if key in sol.info:
             print(f"note: {sol.info[key]}")
-    from logitgeom.cli._beyond import solve_lines
-
-    for line in solve_lines(args, problem, sol):  # rank-d bracket, stability (--tol)
+    for line in extra_lines:
         print(line)
     if target:
-        _output.write(args, target, sol.to_json(indent=1) + "\n")
+        _output.write(args, target, doc)
         print(f"solution written to {target}")
     return 0
