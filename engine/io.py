@@ -4,6 +4,10 @@
 Exact readers return :data:`logitgeom.exact.numbers.ExactMatrix`; text entries may be
 integers, decimals (with exponents, as ``np.savetxt`` writes them) or ``"p/q"`` strings (a
 decimal ``0.1`` is exactly 1/10; a binary float from ``.npy`` is its exact binary rational).
+JSON numbers are read from their text too (``0.1`` in a ``.json`` is 1/10, as in a
+``.csv``; ``1e-400`` is 10**-400, not 0), and an extended-precision ``.npy`` array
+(float128) becomes the exact rationals it holds, never rounded to float64; the table is in
+docs/limits.md ("What a number in a file means").
 
 Text files (``.csv``, ``.tsv``, ``.txt``):
 
