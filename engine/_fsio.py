@@ -34,14 +34,72 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from logitgeom.errors import EngineError
+from logitgeom.errors import EngineError, InvalidInput
 
 __all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock", "csv_text",
-           "inside", "check_inside"]
+           "inside", "check_inside", "check_input_file", "file_kind"]
 
 
 class OutputError(EngineError, OSError):
     """An output file cannot be written (or would overwrite a file without ``--force``)."""
+
+
+def file_kind(p: str | Path) -> str | None:
+    """What ``p`` is when it is not a regular file ("a directory", "a named pipe (FIFO)",
+    "a character device", ...), None for a regular file; following symlinks.
+
+    Examples
+    --------
+    >>> file_kind("/dev/null"), file_kind("/")
+    ('a character device', 'a directory')
+    """
+    import stat
+
+    mode = os.stat(p).st_mode
+    for test, name in ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"  # pragma: no cover - no other kinds on POSIX
+
+
+def check_input_file(path: str | Path, what: str = "input file") -> Path:
+    """``path`` if it names an existing regular file (every input file is checked so).
+
+    A missing file is "not found"; a directory, pipe (FIFO), device or socket is refused at
+    once, naming what it is (a pipe or device could block or never end).
+
+    Raises
+    ------
+    InvalidInput
+        Missing, or not a regular file.
+
+    Examples
+    --------
+    >>> check_input_file("/no/such/G.json", "group file")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: group file not found: /no/such/G.json
+    """
+    p = Path(path).expanduser()
+    try:
+        kind = file_kind(p)
+    except FileNotFoundError:
+        if p.is_symlink():
+            raise InvalidInput(f"{what} not found: {p} (a symlink to a missing file)") from None
+        raise InvalidInput(f"{what} not found: {p}") from None
+    except NotADirectoryError:
+        raise InvalidInput(f"{what} not found: {p} (a part of the path is a file)") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {what} {p}: {exc.strerror or exc}") from None
+    if kind is not None:
+        hint = ("give the file inside it" if kind == "a directory" else
+                "it could block or never end; save the data to a file first")
+        raise InvalidInput(f"{p} is {kind}, not a regular file; the {what} must be "
+                           f"a regular file ({hint})")
+    return p
 
 
 def check_writable(path: str | Path, *, force: bool = False) -> Path:

@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from logitgeom import _fsio
 from logitgeom.errors import InvalidInput, TooLarge
 from logitgeom.exact.numbers import (
     MAX_DIGITS,
@@ -64,7 +65,7 @@ from logitgeom.exact.numbers import (
 )
 
 __all__ = ["read_raw", "read_matrix", "read_vector", "read_text", "read_number_list",
-           "check_input_file", "check_npy_header", "file_kind", "MAX_FILE_BYTES", "TEXT_SUFFIXES"]
+           "check_input_file", "check_npy_header", "MAX_FILE_BYTES", "TEXT_SUFFIXES"]
 
 #: Largest matrix file read (bytes).
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -100,41 +101,20 @@ def _split_path(path: str | Path) -> tuple[Path, str | None]:
     return p, None
 
 
-def file_kind(p: Path) -> str | None:
-    """What ``p`` is when it is not a regular file ("a directory", "a named pipe (FIFO)",
-    "a character device", ...), None for a regular file; following symlinks.
-
-    Examples
-    --------
-    >>> file_kind(Path("/dev/null")), file_kind(Path("/"))
-    ('a character device', 'a directory')
-    """
-    import stat
-
-    mode = p.stat().st_mode
-    for test, name in ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"),
-                       (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"  # pragma: no cover - no other kinds on POSIX
-
-
 def check_input_file(path: str | Path, what: str = "matrix file", *,
                      max_bytes: int | None = MAX_FILE_BYTES) -> Path:
     """``path`` if it is an existing regular file of at most ``max_bytes`` bytes (default
     :data:`MAX_FILE_BYTES`; None: any size, for files read in pieces).
 
     A missing file is "not found"; a directory, pipe (FIFO), device or socket is refused at
-    once, naming what it is (a pipe or device could block or never end).
+    once, naming what it is (:func:`logitgeom._fsio.check_input_file`).
 
     Raises
     ------
     InvalidInput
         Missing, or not a regular file.
     TooLarge
-        Larger than :data:`MAX_FILE_BYTES`.
+        Larger than ``max_bytes``.
 
     Examples
     --------
@@ -147,22 +127,7 @@ def check_input_file(path: str | Path, what: str = "matrix file", *,
     ...
     logitgeom.errors.InvalidInput: matrix file not found: /no/such/W.csv
     """
-    p = Path(path).expanduser()
-    try:
-        kind = file_kind(p)
-    except FileNotFoundError:
-        if p.is_symlink():
-            raise InvalidInput(f"{what} not found: {p} (a symlink to a missing file)") from None
-        raise InvalidInput(f"{what} not found: {p}") from None
-    except NotADirectoryError:
-        raise InvalidInput(f"{what} not found: {p} (a part of the path is a file)") from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {what} {p}: {exc.strerror or exc}") from None
-    if kind is not None:
-        hint = ("give the file inside it" if kind == "a directory" else
-                "it could block or never end; save the data to a file first")
-        raise InvalidInput(f"{p} is {kind}, not a regular file; the {what} must be "
-                           f"a regular file ({hint})")
+    p = _fsio.check_input_file(path, what)
     size = p.stat().st_size
     if max_bytes is not None and size > max_bytes:
         raise TooLarge(f"{p} has {size} bytes; {what}s are read up to {max_bytes} bytes "
@@ -445,7 +410,7 @@ def _read_npz(p: Path, key: str | None) -> np.ndarray:
     return _numeric(f"{p}:{key}", arr)
 
 
-def read_raw(path: str | Path) -> list | np.ndarray:
+def read_raw(path: str | Path, what: str = "matrix file") -> list | np.ndarray:
     """Read a file into nested lists (text, json) or a numpy array (npy, npz), unconverted.
 
     Raises
@@ -465,7 +430,7 @@ def read_raw(path: str | Path) -> list | np.ndarray:
     [['1/2', '1'], ['1/2', '0']]
     """
     p, key = _split_path(path)
-    _checked(p)
+    _checked(p, what)
     suffix = p.suffix.lower()
     if key is not None and suffix != ".npz":
         raise InvalidInput(f"{p}: only .npz archives take a ':KEY'")
@@ -481,11 +446,12 @@ def read_raw(path: str | Path) -> list | np.ndarray:
                        ".npz or .json)")
 
 
-def _exact_rows(path: str | Path, name: str) -> list[list] | np.ndarray:
+def _exact_rows(path: str | Path, name: str,
+                kind: str = "matrix file") -> list[list] | np.ndarray:
     """Rows converted to Fractions, each error naming file, line and column."""
     p, key = _split_path(path)
     if p.suffix.lower() not in TEXT_SUFFIXES or key is not None:
-        raw = read_raw(path)
+        raw = read_raw(path, kind)
         if isinstance(raw, np.ndarray) or not isinstance(raw, list):
             return raw
         try:
@@ -493,7 +459,7 @@ def _exact_rows(path: str | Path, name: str) -> list[list] | np.ndarray:
                     if isinstance(r, list) else r for i, r in enumerate(raw)]
         except InvalidInput as exc:
             raise InvalidInput(f"{p}: {exc}") from None
-    table = _read_table(_checked(p))
+    table = _read_table(_checked(p, kind))
     rows = []
     for i, r in enumerate(table.rows):
         if i and len(r) != len(table.rows[0]):
@@ -523,7 +489,7 @@ def read_matrix(path: str | Path, *, what: str | None = None) -> ExactMatrix:
     logitgeom.errors.InvalidInput: ...W.csv, line 3, column 3: entry [1,1] = 'z' is not a number ...
     """
     name = what or Path(path).name
-    raw = _exact_rows(path, name)
+    raw = _exact_rows(path, name, f"{what} file" if what else "matrix file")
     if isinstance(raw, np.ndarray) and raw.ndim != 2:
         raise InvalidInput(f"{path}: {name} must be 2-D; got shape {raw.shape}")
     try:
@@ -539,7 +505,7 @@ def read_vector(
 ) -> ExactVector:
     """Read a vector (one row, one column, or a flat JSON list) into exact rationals."""
     name = what or Path(path).name
-    raw = _exact_rows(path, name)
+    raw = _exact_rows(path, name, f"{what} file" if what else "vector file")
     try:
         if isinstance(raw, np.ndarray):
             flat = raw.reshape(-1) if raw.ndim == 2 and 1 in raw.shape else raw

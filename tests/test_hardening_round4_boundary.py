@@ -305,3 +305,17 @@ def test_missing_input_files_say_not_found(tmp_path, capsys):
         assert "not found" in _error(capsys, argv)
     with pytest.raises(InvalidInput, match="not found"):
         read_matrix(tmp_path / "W.json")
+
+
+def test_option_files_are_named_by_what_they_are(tmp_path, capsys):
+    (tmp_path / "W.csv").write_text("1,0\n0,1\n")
+    (tmp_path / "Y.csv").write_text("0.5,0.25\n0.5,0.75\n")
+    err = _error(capsys, ["count", "sign", str(tmp_path / "W.csv"), "--bias",
+                          str(tmp_path / "b.csv")])
+    assert "bias file not found" in err
+    os.mkfifo(tmp_path / "G.json")
+    err = _error(capsys, ["solve", str(tmp_path / "Y.csv"), "--group", str(tmp_path / "G.json")])
+    assert "named pipe (FIFO)" in err and "group file" in err
+    err = _error(capsys, ["certify", "pattern", "--from", str(tmp_path / "none"), "-o",
+                          str(tmp_path / "c.json")])
+    assert "--from" in err and "not found" in err and "Errno" not in err
