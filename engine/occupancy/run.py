@@ -381,9 +381,9 @@ def hidden_states_from_text(model, text, *, device: str = "cpu", dtype: str | No
     from logitgeom.models.context import context_embeddings
     from logitgeom.models.tokens import load_tokenizer
 
-    p = Path(text).expanduser()
-    if not p.is_file():
-        raise InvalidInput(f"text file not found: {p}")
+    from logitgeom._fsio import check_input_file
+
+    p = check_input_file(text, "text file")  # missing: "not found"; a pipe or folder: named
     lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
     if not lines:
         raise InvalidInput(f"{p} has no contexts (one per line)")
