@@ -319,3 +319,12 @@ def test_option_files_are_named_by_what_they_are(tmp_path, capsys):
     err = _error(capsys, ["certify", "pattern", "--from", str(tmp_path / "none"), "-o",
                           str(tmp_path / "c.json")])
     assert "--from" in err and "not found" in err and "Errno" not in err
+
+
+def test_patterns_resume_through_a_linked_shards_folder_is_refused(tmp_path):
+    from logitgeom.geometry import enumerate_to_dir
+
+    _linked(tmp_path / "run", "shards", tmp_path / "elsewhere")
+    with pytest.raises(OutputError, match="outside the output folder"):
+        enumerate_to_dir([[1, 0], [0, 1]], str(tmp_path / "run"), progress=False)
+    assert list((tmp_path / "elsewhere").iterdir()) == []
