@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from logitgeom._fsio import check_inside, csv_text, write_atomic
+from logitgeom._fsio import check_input_file, check_inside, csv_text, write_atomic
 from logitgeom.audit.head import open_head
 from logitgeom.audit.source import load_source
 from logitgeom.errors import EngineError, InvalidInput
@@ -380,8 +380,6 @@ def hidden_states_from_text(model, text, *, device: str = "cpu", dtype: str | No
     """
     from logitgeom.models.context import context_embeddings
     from logitgeom.models.tokens import load_tokenizer
-
-    from logitgeom._fsio import check_input_file
 
     p = check_input_file(text, "text file")  # missing: "not found"; a pipe or folder: named
     lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
