@@ -121,10 +121,11 @@ def _bias_tuple(bias, k: int, is_model: bool) -> tuple | None:
     if isinstance(bias, str | Path):
         from logitgeom.io import read_raw, read_vector
 
-        raw = read_raw(bias)
+        raw = read_raw(bias, "bias file")
         if isinstance(raw, np.ndarray) and raw.dtype.kind == "f":
             return HeadSpec.from_array(np.zeros((k, 1)), raw.reshape(-1)).bias
-        return HeadSpec.from_array(np.zeros((k, 1)), read_vector(bias, length=k)).bias
+        return HeadSpec.from_array(np.zeros((k, 1)),
+                                   read_vector(bias, length=k, what="bias")).bias
     return HeadSpec.from_array(np.zeros((k, 1)), bias).bias
 
 
