@@ -85,9 +85,16 @@ def test_extended_precision_npy_is_read_exactly(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not EXTENDED, reason="np.longdouble is float64 on this platform")
-def test_audit_refuses_an_extended_precision_head_instead_of_rounding(tmp_path, capsys):
-    np.save(tmp_path / "W.npy", np.eye(3, dtype=np.longdouble))
-    err = _error(capsys, ["audit-argmax", str(tmp_path / "W.npy"), "-o", str(tmp_path / "o")])
+@pytest.mark.parametrize("suffix", [".npy", ".npz"])
+def test_audit_refuses_an_extended_precision_head_instead_of_rounding(tmp_path, capsys,
+                                                                      suffix):
+    W = np.eye(3, dtype=np.longdouble)
+    if suffix == ".npy":
+        np.save(tmp_path / "W.npy", W)
+    else:
+        np.savez(tmp_path / "W.npz", W=W)
+    err = _error(capsys, ["audit-argmax", str(tmp_path / f"W{suffix}"), "-o",
+                          str(tmp_path / "o")])
     assert "extended precision" in err
 
 

@@ -330,8 +330,8 @@ def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir,
         raise InvalidInput(f"{p}: the head must be a 2-D matrix; got shape {arr.shape}")
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
         raise InvalidInput(f"{p}: the head is {arr.dtype} (extended precision), which the "
-                           "audit does not read: rounding it to float64 would change the head; "
-                           "save it as float64 or as exact text (.csv)")
+                           "argmax audit and occupancy do not read: rounding it to float64 "
+                           "would change the head; save it as float64 or as exact text (.csv)")
     if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
         raise InvalidInput(f"{p}: unreadable head dtype {arr.dtype} (need real floats or "
                            "integers)")
