@@ -69,6 +69,9 @@ __all__ = ["read_raw", "read_matrix", "read_vector", "read_text", "read_number_l
 
 #: Largest matrix file read (bytes).
 MAX_FILE_BYTES = 256 * 1024 * 1024
+#: Most entries of an extended-precision (float128) array read as exact rationals (each
+#: becomes a Fraction: about 200 bytes).
+MAX_EXTENDED_ENTRIES = 1_000_000
 #: Text formats (delimited tables).
 TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
 _JSON_KEYS = ("W", "matrix", "data", "Y")
@@ -380,6 +383,10 @@ def _numeric(p: Path | str, arr: object) -> np.ndarray:
         raise InvalidInput(f"{p} holds an array of dtype {arr.dtype}; a matrix of real numbers "
                            "is needed")
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        if arr.size > MAX_EXTENDED_ENTRIES:
+            raise TooLarge(f"{p}: {arr.size:,} extended-precision ({arr.dtype}) entries; they "
+                           f"are read as exact rationals up to {MAX_EXTENDED_ENTRIES:,} "
+                           "entries (see docs/limits.md)")
         try:
             return np.asarray(exact_if_extended(np.asarray(arr), what=Path(str(p)).name))
         except InvalidInput as exc:
