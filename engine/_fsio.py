@@ -8,6 +8,10 @@ calls it).  :func:`folder_lock` keeps two runs from writing into one output fold
 :func:`check_writable` refuses an output path that already exists
 unless ``force`` is given (the CLI's ``--force``), and turns "missing parent", "is a
 directory" and "read-only" into one clear :class:`OutputError` before any work is done.
+:func:`check_inside` keeps a run's writes inside its output folder (a symlinked ``shards/``
+is refused, never followed); :func:`csv_text` makes every CSV through the :mod:`csv`
+writer; :func:`check_input_file` is the other side of the boundary: an input file must be
+a regular file (a missing one is "not found", a pipe or device is named and never read).
 
 Examples
 --------
