@@ -8,6 +8,10 @@ calls it).  :func:`folder_lock` keeps two runs from writing into one output fold
 :func:`check_writable` refuses an output path that already exists
 unless ``force`` is given (the CLI's ``--force``), and turns "missing parent", "is a
 directory" and "read-only" into one clear :class:`OutputError` before any work is done.
+:func:`check_inside` keeps a run's writes inside its output folder (a symlinked ``shards/``
+is refused, never followed); :func:`csv_text` makes every CSV through the :mod:`csv`
+writer; :func:`check_input_file` is the other side of the boundary: an input file must be
+a regular file (a missing one is "not found", a pipe or device is named and never read).
 
 Examples
 --------
@@ -27,18 +31,79 @@ logitgeom._fsio.OutputError: ...a.txt exists; pass --force to overwrite it
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from logitgeom.errors import EngineError
+from logitgeom.errors import EngineError, InvalidInput
 
-__all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock"]
+__all__ = ["OutputError", "write_atomic", "check_writable", "folder_lock", "csv_text",
+           "inside", "check_inside", "check_input_file", "file_kind"]
 
 
 class OutputError(EngineError, OSError):
     """An output file cannot be written (or would overwrite a file without ``--force``)."""
+
+
+def file_kind(p: str | Path) -> str | None:
+    """What ``p`` is when it is not a regular file ("a directory", "a named pipe (FIFO)",
+    "a character device", ...), None for a regular file; following symlinks.
+
+    Examples
+    --------
+    >>> file_kind("/dev/null"), file_kind("/")
+    ('a character device', 'a directory')
+    """
+    import stat
+
+    mode = os.stat(p).st_mode
+    for test, name in ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"  # pragma: no cover - no other kinds on POSIX
+
+
+def check_input_file(path: str | Path, what: str = "input file") -> Path:
+    """``path`` if it names an existing regular file (every input file is checked so).
+
+    A missing file is "not found"; a directory, pipe (FIFO), device or socket is refused at
+    once, naming what it is (a pipe or device could block or never end).
+
+    Raises
+    ------
+    InvalidInput
+        Missing, or not a regular file.
+
+    Examples
+    --------
+    >>> check_input_file("/no/such/G.json", "group file")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: group file not found: /no/such/G.json
+    """
+    p = Path(path).expanduser()
+    try:
+        kind = file_kind(p)
+    except FileNotFoundError:
+        if p.is_symlink():
+            raise InvalidInput(f"{what} not found: {p} (a symlink to a missing file)") from None
+        raise InvalidInput(f"{what} not found: {p}") from None
+    except NotADirectoryError:
+        raise InvalidInput(f"{what} not found: {p} (a part of the path is a file)") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {what} {p}: {exc.strerror or exc}") from None
+    if kind is not None:
+        hint = ("give the file inside it" if kind == "a directory" else
+                "it could block or never end; save the data to a file first")
+        raise InvalidInput(f"{p} is {kind}, not a regular file; the {what} must be "
+                           f"a regular file ({hint})")
+    return p
 
 
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
@@ -124,6 +189,71 @@ def write_atomic(path: str | Path, data: str | bytes, *, encoding: str = "utf-8"
             except OSError:
                 pass
     return p
+
+
+def inside(root: str | Path, path: str | Path) -> bool:
+    """Whether ``path``, with every symlink on it resolved, lies in folder ``root`` (itself
+    resolved).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> inside(d, os.path.join(d, "shards", "a.jsonl")), inside(d, os.path.dirname(d))
+    (True, False)
+    """
+    r = Path(os.path.realpath(root))
+    t = Path(os.path.realpath(path))
+    return t == r or r in t.parents
+
+
+def check_inside(root: str | Path, path: str | Path, what: str = "output folder") -> Path:
+    """``path`` if writing it stays inside ``root``; else one clear :class:`OutputError`.
+
+    A symlink inside a result folder (``shards/`` or ``twin/`` linked elsewhere) would make a
+    resumed run write files outside the folder it was given: refused, naming the link.
+
+    Raises
+    ------
+    OutputError
+        ``path`` resolves outside ``root``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> os.symlink(elsewhere, os.path.join(d, "shards"))
+    >>> check_inside(d, os.path.join(d, "shards", "a.jsonl"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom._fsio.OutputError: refusing to write .../shards/a.jsonl: it leads outside the ...
+    """
+    p = Path(path)
+    if inside(root, p):
+        return p
+    link = next((q for q in (p, *p.parents) if q.is_symlink()), None)
+    via = f" through the symlink {link}" if link is not None else ""
+    raise OutputError(f"refusing to write {p}: it leads outside the {what} {root}{via} "
+                      f"(to {os.path.realpath(p)}); remove the link or choose another folder")
+
+
+def csv_text(header: Sequence[str] | None, rows: Iterable[Sequence[object]]) -> str:
+    """A CSV table as text, through the :mod:`csv` writer: a cell holding a comma, a quote or
+    a line break is quoted, so every row has exactly the header's columns (every CSV the
+    engine writes is made here).
+
+    Examples
+    --------
+    >>> print(csv_text(["label", "verdict"], [[3, "can win, never wins"]]), end="")
+    label,verdict
+    3,"can win, never wins"
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if header is not None:
+        w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 def _umask() -> int:

@@ -4,6 +4,10 @@
 Exact readers return :data:`logitgeom.exact.numbers.ExactMatrix`; text entries may be
 integers, decimals (with exponents, as ``np.savetxt`` writes them) or ``"p/q"`` strings (a
 decimal ``0.1`` is exactly 1/10; a binary float from ``.npy`` is its exact binary rational).
+JSON numbers are read from their text too (``0.1`` in a ``.json`` is 1/10, as in a
+``.csv``; ``1e-400`` is 10**-400, not 0), and an extended-precision ``.npy`` array
+(float128) becomes the exact rationals it holds, never rounded to float64; the table is in
+docs/limits.md ("What a number in a file means").
 
 Text files (``.csv``, ``.tsv``, ``.txt``):
 
@@ -39,28 +43,35 @@ Examples
 from __future__ import annotations
 
 import json
+import os
 import re
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
+from logitgeom import _fsio
 from logitgeom.errors import InvalidInput, TooLarge
 from logitgeom.exact.numbers import (
     MAX_DIGITS,
     ExactMatrix,
     ExactVector,
     check_number_text,
+    exact_if_extended,
     to_fraction,
     to_matrix,
     to_vector,
 )
 
-__all__ = ["read_raw", "read_matrix", "read_vector", "read_text", "MAX_FILE_BYTES",
-           "TEXT_SUFFIXES"]
+__all__ = ["read_raw", "read_matrix", "read_vector", "read_text", "read_number_list",
+           "check_input_file", "check_npy_header", "MAX_FILE_BYTES", "TEXT_SUFFIXES"]
 
 #: Largest matrix file read (bytes).
 MAX_FILE_BYTES = 256 * 1024 * 1024
+#: Most entries of an extended-precision (float128) array read as exact rationals (each
+#: becomes a Fraction: about 200 bytes).
+MAX_EXTENDED_ENTRIES = 1_000_000
 #: Text formats (delimited tables).
 TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
 _JSON_KEYS = ("W", "matrix", "data", "Y")
@@ -93,18 +104,42 @@ def _split_path(path: str | Path) -> tuple[Path, str | None]:
     return p, None
 
 
-def _checked(p: Path, what: str = "matrix file") -> Path:
-    if not p.exists():
-        raise InvalidInput(f"file not found: {p}")
-    if p.is_dir():
-        raise InvalidInput(f"{p} is a directory, not a {what}")
-    if not p.is_file():
-        raise InvalidInput(f"{p} is not a regular file (a device or a pipe?); give a {what}")
+def check_input_file(path: str | Path, what: str = "matrix file", *,
+                     max_bytes: int | None = MAX_FILE_BYTES) -> Path:
+    """``path`` if it is an existing regular file of at most ``max_bytes`` bytes (default
+    :data:`MAX_FILE_BYTES`; None: any size, for files read in pieces).
+
+    A missing file is "not found"; a directory, pipe (FIFO), device or socket is refused at
+    once, naming what it is (:func:`logitgeom._fsio.check_input_file`).
+
+    Raises
+    ------
+    InvalidInput
+        Missing, or not a regular file.
+    TooLarge
+        Larger than ``max_bytes``.
+
+    Examples
+    --------
+    >>> check_input_file("/dev/null", "weights file")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: /dev/null is a character device, not a regular file; ...
+    >>> check_input_file("/no/such/W.csv")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: matrix file not found: /no/such/W.csv
+    """
+    p = _fsio.check_input_file(path, what)
     size = p.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise TooLarge(f"{p} has {size} bytes; {what}s are read up to {MAX_FILE_BYTES} bytes "
+    if max_bytes is not None and size > max_bytes:
+        raise TooLarge(f"{p} has {size} bytes; {what}s are read up to {max_bytes} bytes "
                        "(see docs/limits.md)")
     return p
+
+
+def _checked(p: Path, what: str = "matrix file") -> Path:
+    return check_input_file(p, what)
 
 
 def read_text(path: str | Path, what: str = "text file") -> str:
@@ -133,7 +168,7 @@ def read_text(path: str | Path, what: str = "text file") -> str:
     >>> read_text("/dev/zero")
     Traceback (most recent call last):
     ...
-    logitgeom.errors.InvalidInput: /dev/zero is not a regular file (a device or a pipe?); ...
+    logitgeom.errors.InvalidInput: /dev/zero is a character device, not a regular file; ...
     """
     p = _checked(Path(path).expanduser(), what)
     return _decode(p, p.read_bytes())
@@ -218,6 +253,13 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+def _json_float(text: str) -> Fraction:
+    """A JSON number with a fraction or exponent, read from its text as the exact rational
+    it writes (``0.1`` is 1/10, ``1e-400`` is 10**-400), as in a .csv file: never through a
+    binary float."""
+    return Fraction(check_number_text(text, what="a JSON number"))
+
+
 def _json_constant(name: str) -> float:
     raise InvalidInput(f"{name} is not a finite number")
 
@@ -253,7 +295,8 @@ def _read_json(p: Path):
         raise InvalidInput(f"{p}: JSON nested deeper than {_MAX_JSON_DEPTH} levels; a matrix "
                            "is a list of rows")
     try:
-        data = json.loads(text, parse_int=_json_int, parse_constant=_json_constant,
+        data = json.loads(text, parse_int=_json_int, parse_float=_json_float,
+                          parse_constant=_json_constant,
                           object_pairs_hook=_json_object)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{p}, line {exc.lineno}, column {exc.colno}: not valid JSON: "
@@ -271,9 +314,31 @@ def _read_json(p: Path):
     return data
 
 
-def _npy_header_fits(p: Path) -> None:
-    """Refuse a .npy file whose header promises more bytes than the file holds (it would be
-    reported as "out of memory" by the allocation numpy makes before reading)."""
+def check_npy_header(p: str | Path) -> None:
+    """Refuse a .npy file whose header does not describe its data: a negative dimension, or
+    a shape and dtype promising more (or fewer) bytes than the file holds.  Such a header
+    would otherwise surface as "out of memory", an overflow or an mmap error.
+
+    Raises
+    ------
+    InvalidInput
+        Not a .npy file, or its header and its size disagree (the message says both).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "W.npy")
+    >>> np.save(path, np.eye(2))
+    >>> check_npy_header(path)
+    >>> with open(path, "r+b") as fh:
+    ...     _ = fh.seek(0); head = fh.read(128)
+    ...     _ = fh.seek(0); _ = fh.write(head.replace(b"(2, 2)", b"(9, 2)"))
+    >>> check_npy_header(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: ...W.npy: the .npy header says shape (9, 2) of float64 ...
+    """
+    p = Path(p)
     fmt = np.lib.format
     try:
         with open(p, "rb") as fh:
@@ -282,15 +347,22 @@ def _npy_header_fits(p: Path) -> None:
                 fmt.read_array_header_2_0
             shape, _, dtype = read(fh)
             start = fh.tell()
-    except (ValueError, OSError, EOFError, SyntaxError, TypeError) as exc:
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError, OverflowError) as exc:
         raise InvalidInput(f"{p} is not a readable .npy array: {exc}") from None
+    if any(int(n) < 0 for n in shape):
+        raise InvalidInput(f"{p}: the .npy header says shape {tuple(shape)}, with a negative "
+                           "dimension; the file is damaged")
     if dtype.hasobject:
         return  # np.load refuses it (allow_pickle=False) with its own message
     need = int(np.prod(shape, dtype=object)) * dtype.itemsize
     have = p.stat().st_size - start
     if need != have:
         raise InvalidInput(f"{p}: the .npy header says shape {tuple(shape)} of {dtype} "
-                           f"({need:,} bytes) but the file holds {have:,} bytes of data")
+                           f"({need:,} bytes) but the file holds {have:,} bytes of data; the "
+                           "file is damaged or its header is wrong")
+
+
+_npy_header_fits = check_npy_header
 
 
 def _read_npy(p: Path) -> np.ndarray:
@@ -303,11 +375,22 @@ def _read_npy(p: Path) -> np.ndarray:
 
 
 def _numeric(p: Path | str, arr: object) -> np.ndarray:
+    """The array, checked real; an extended-precision float array (float96/float128) becomes
+    an object array of the exact Fractions it holds (never rounded to float64)."""
     if not isinstance(arr, np.ndarray):
         raise InvalidInput(f"{p} does not hold an array")
     if arr.dtype.kind not in "iuf":
         raise InvalidInput(f"{p} holds an array of dtype {arr.dtype}; a matrix of real numbers "
                            "is needed")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        if arr.size > MAX_EXTENDED_ENTRIES:
+            raise TooLarge(f"{p}: {arr.size:,} extended-precision ({arr.dtype}) entries; they "
+                           f"are read as exact rationals up to {MAX_EXTENDED_ENTRIES:,} "
+                           "entries (see docs/limits.md)")
+        try:
+            return np.asarray(exact_if_extended(np.asarray(arr), what=Path(str(p)).name))
+        except InvalidInput as exc:
+            raise InvalidInput(f"{p}: {exc}") from None
     return arr
 
 
@@ -334,7 +417,7 @@ def _read_npz(p: Path, key: str | None) -> np.ndarray:
     return _numeric(f"{p}:{key}", arr)
 
 
-def read_raw(path: str | Path) -> list | np.ndarray:
+def read_raw(path: str | Path, what: str = "matrix file") -> list | np.ndarray:
     """Read a file into nested lists (text, json) or a numpy array (npy, npz), unconverted.
 
     Raises
@@ -354,7 +437,7 @@ def read_raw(path: str | Path) -> list | np.ndarray:
     [['1/2', '1'], ['1/2', '0']]
     """
     p, key = _split_path(path)
-    _checked(p)
+    _checked(p, what)
     suffix = p.suffix.lower()
     if key is not None and suffix != ".npz":
         raise InvalidInput(f"{p}: only .npz archives take a ':KEY'")
@@ -370,11 +453,12 @@ def read_raw(path: str | Path) -> list | np.ndarray:
                        ".npz or .json)")
 
 
-def _exact_rows(path: str | Path, name: str) -> list[list] | np.ndarray:
+def _exact_rows(path: str | Path, name: str,
+                kind: str = "matrix file") -> list[list] | np.ndarray:
     """Rows converted to Fractions, each error naming file, line and column."""
     p, key = _split_path(path)
     if p.suffix.lower() not in TEXT_SUFFIXES or key is not None:
-        raw = read_raw(path)
+        raw = read_raw(path, kind)
         if isinstance(raw, np.ndarray) or not isinstance(raw, list):
             return raw
         try:
@@ -382,7 +466,7 @@ def _exact_rows(path: str | Path, name: str) -> list[list] | np.ndarray:
                     if isinstance(r, list) else r for i, r in enumerate(raw)]
         except InvalidInput as exc:
             raise InvalidInput(f"{p}: {exc}") from None
-    table = _read_table(_checked(p))
+    table = _read_table(_checked(p, kind))
     rows = []
     for i, r in enumerate(table.rows):
         if i and len(r) != len(table.rows[0]):
@@ -412,7 +496,7 @@ def read_matrix(path: str | Path, *, what: str | None = None) -> ExactMatrix:
     logitgeom.errors.InvalidInput: ...W.csv, line 3, column 3: entry [1,1] = 'z' is not a number ...
     """
     name = what or Path(path).name
-    raw = _exact_rows(path, name)
+    raw = _exact_rows(path, name, f"{what} file" if what else "matrix file")
     if isinstance(raw, np.ndarray) and raw.ndim != 2:
         raise InvalidInput(f"{path}: {name} must be 2-D; got shape {raw.shape}")
     try:
@@ -428,7 +512,7 @@ def read_vector(
 ) -> ExactVector:
     """Read a vector (one row, one column, or a flat JSON list) into exact rationals."""
     name = what or Path(path).name
-    raw = _exact_rows(path, name)
+    raw = _exact_rows(path, name, f"{what} file" if what else "vector file")
     try:
         if isinstance(raw, np.ndarray):
             flat = raw.reshape(-1) if raw.ndim == 2 and 1 in raw.shape else raw
@@ -443,3 +527,64 @@ def read_vector(
         return to_vector(raw, what=name, length=length)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc}") from None
+
+
+#: suffixes that make an option value a file name rather than a comma-separated list
+_FILE_SUFFIXES = (*TEXT_SUFFIXES, ".npy", ".npz", ".json")
+
+
+def read_number_list(text: str | None, what: str, kind=str) -> list | None:
+    """An option's list of numbers: ``"1,2,3"``, or the name of a file holding one row or
+    column of numbers.
+
+    A value that names an existing path, contains a path separator or ends in a matrix file
+    suffix is a file, checked as every input file is (a missing one is "not found", a pipe
+    or device is refused); anything else is split at commas and each item converted by
+    ``kind``.
+
+    Parameters
+    ----------
+    text : str or None
+    what : str
+        The option's name without dashes (named in messages).
+    kind : callable
+        Converts one comma-separated item (``str`` keeps the text for an exact reading).
+
+    Returns
+    -------
+    list or None
+        None when ``text`` is None.
+
+    Raises
+    ------
+    InvalidInput
+        A missing or unreadable file, or an item ``kind`` refuses.
+
+    Examples
+    --------
+    >>> read_number_list("1, 1/2", "weights")
+    ['1', '1/2']
+    >>> read_number_list("w.csv", "weights")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: --weights: file not found: w.csv
+    """
+    if text is None:
+        return None
+    p = Path(text).expanduser()
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    looks_like_file = (os.path.lexists(p) or p.suffix.lower() in _FILE_SUFFIXES
+                       or (os.sep in text and not all(_is_number(x) for x in items)))
+    if looks_like_file:
+        try:
+            check_input_file(p, f"--{what} file")
+        except InvalidInput as exc:
+            msg = str(exc)
+            if "not found" in msg:
+                raise InvalidInput(f"--{what}: file not found: {p}") from None
+            raise
+        return [x for r in read_matrix(p, what=what) for x in r]
+    try:
+        return [kind(x) for x in items]
+    except ValueError:
+        raise InvalidInput(f"--{what} {text!r} is not a comma-separated list") from None

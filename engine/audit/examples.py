@@ -81,16 +81,17 @@ def invalid_certificates() -> dict[str, tuple[dict | str, str]]:
 
 def write_examples(examples_dir: str | Path) -> list[Path]:
     """Write valid-argmax-audit.json and argmax-audit/invalid-*.json; return the paths."""
+    from logitgeom._fsio import write_atomic
     from logitgeom.certify.common import dumps
 
     root = Path(examples_dir)
     sub = root / "argmax-audit"
     sub.mkdir(parents=True, exist_ok=True)
     paths = [root / "valid-argmax-audit.json"]
-    paths[0].write_text(dumps(valid_certificate()))
+    write_atomic(paths[0], dumps(valid_certificate()))
     for name, (c, _) in invalid_certificates().items():
         p = sub / f"invalid-{name}.json"
-        p.write_text(dumps(c))
+        write_atomic(p, dumps(c))
         paths.append(p)
     # the same records as a JSON-lines shard: a valid sharded certificate and a bad hash
     import hashlib
@@ -99,11 +100,11 @@ def write_examples(examples_dir: str | Path) -> list[Path]:
     v = valid_certificate()
     data = "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
                    for r in v.pop("records")).encode()
-    (sub / "records.jsonl").write_bytes(data)
+    write_atomic(sub / "records.jsonl", data)
     for name, sha in (("valid-sharded", hashlib.sha256(data).hexdigest()),
                       ("invalid-file-hash", "0" * 64)):
         c = dict(v, shards=[{"file": "records.jsonl", "sha256": sha}])
         p = sub / f"{name}.json"
-        p.write_text(dumps(c))
+        write_atomic(p, dumps(c))
         paths.append(p)
     return [*paths, sub / "records.jsonl"]

@@ -136,6 +136,9 @@ class Head:
                 arr = np.array(rows, dtype=np.float64)
             self._raw = arr
         elif spec.kind == "npy":
+            from logitgeom.io import check_npy_header
+
+            check_npy_header(spec.path)
             try:
                 arr = np.load(spec.path, mmap_mode="r", allow_pickle=False)
             except (ValueError, OSError) as exc:

@@ -698,6 +698,9 @@ def audit_argmax(
             raise InvalidInput(f"--out {out_dir} exists and is not a folder")
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "shards").mkdir(exist_ok=True)
+        from logitgeom._fsio import check_inside
+
+        check_inside(out_dir, out_dir / "shards")  # a linked shards/ would take writes outside
         work = out_dir
     else:
         tmp = tempfile.TemporaryDirectory(prefix="logitgeom-audit-")

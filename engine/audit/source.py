@@ -121,10 +121,11 @@ def _bias_tuple(bias, k: int, is_model: bool) -> tuple | None:
     if isinstance(bias, str | Path):
         from logitgeom.io import read_raw, read_vector
 
-        raw = read_raw(bias)
+        raw = read_raw(bias, "bias file")
         if isinstance(raw, np.ndarray) and raw.dtype.kind == "f":
             return HeadSpec.from_array(np.zeros((k, 1)), raw.reshape(-1)).bias
-        return HeadSpec.from_array(np.zeros((k, 1)), read_vector(bias, length=k)).bias
+        return HeadSpec.from_array(np.zeros((k, 1)),
+                                   read_vector(bias, length=k, what="bias")).bias
     return HeadSpec.from_array(np.zeros((k, 1)), bias).bias
 
 
@@ -284,6 +285,10 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
     p = Path(source).expanduser()
     if not p.exists():
         raise InvalidInput(f"source not found: {p} (logitgeom never downloads)")
+    if not (p.is_dir() or p.is_file()):  # a pipe, device or socket: refused, named
+        from logitgeom.io import check_input_file
+
+        check_input_file(p, "head file (or model folder)", max_bytes=None)
     if p.is_file() and not os.access(p, os.R_OK):
         raise InvalidInput(f"{p} is not readable (permission denied)")
     if p.is_file() and p.name.endswith(".index.json"):  # a sharded checkpoint's index
@@ -314,12 +319,19 @@ def _src(p: Path) -> dict:
 
 def _from_npy(p: Path, bias, transpose, tokenizer, work, out_dir,
               rows_are_labels: bool = False) -> Source:
+    from logitgeom.io import check_npy_header
+
+    check_npy_header(p)  # a header that lies about the data: named, not an overflow
     try:
         arr = np.load(p, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
         raise InvalidInput(f"{p} is not a readable .npy array: {str(exc)[:160]}") from None
     if arr.ndim != 2:
         raise InvalidInput(f"{p}: the head must be a 2-D matrix; got shape {arr.shape}")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        raise InvalidInput(f"{p}: the head is {arr.dtype} (extended precision), which the "
+                           "argmax audit and occupancy do not read: rounding it to float64 "
+                           "would change the head; save it as float64 or as exact text (.csv)")
     if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
         raise InvalidInput(f"{p}: unreadable head dtype {arr.dtype} (need real floats or "
                            "integers)")

@@ -87,7 +87,12 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
     doc = result.manifest["input"]
     Wq, b, bz = exact_model(doc["W"], doc["bias"])
     ptype = doc["kind"]
-    twin = os.path.join(os.fspath(result.root), "twin") if twin is None else os.fspath(twin)
+    if twin is None:
+        from logitgeom._fsio import check_inside
+
+        twin = check_inside(result.root, os.path.join(os.fspath(result.root), "twin"),
+                            "result folder")
+    twin = os.fspath(twin)
     shards = result.write_twins(twin, buckets)
     if report is not None:
         report["witness_bits"] = max((s.get("witness_bits", 0) for s in shards), default=0)

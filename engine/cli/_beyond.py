@@ -16,11 +16,21 @@ RANK_SEARCH_MAX = 20_000
 def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
     """Extra report lines of ``logitgeom solve``: the rank-d bracket when d < rank, the
     stability figures when ``--tol`` found an approximate symmetry."""
-    out = []
+    return solve_extras(args, problem, sol)[0]
+
+
+def solve_extras(args: argparse.Namespace, problem: Any, sol: Any) -> tuple[list[str], dict]:
+    """The extra figures of ``logitgeom solve`` as report lines and as JSON fields (the same
+    figures: ``--json`` and ``-o`` carry every one the text shows): ``rank_bracket`` (the
+    rank-d bracket when d < rank, or why the search was skipped) and ``stability`` (when
+    ``--tol`` found an approximate symmetry)."""
+    out: list[str] = []
+    fields: dict[str, Any] = {}
     if args.d is not None and not sol.tight and problem.m * problem.n > RANK_SEARCH_MAX:
         out.append(f"rank-{args.d} search skipped: m n = {problem.m * problem.n:,} entries > "
                    f"{RANK_SEARCH_MAX:,} (each candidate is a full-size conic solve); "
                    "logitgeom.convex.rank_constrained runs it on request")
+        fields["rank_bracket"] = {"d": args.d, "skipped": out[-1]}
     elif args.d is not None and not sol.tight:
         from logitgeom.convex.lowrank import rank_constrained
 
@@ -28,6 +38,9 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
         out.append(f"rank-{args.d} program: J*_d in [{r.convex_lower:.12g}, {r.loss:.12g}] "
                    f"(relaxation gap <= {r.gap:.3g}; best point: {r.construction}; "
                    "certify: logitgeom certify solve --d)")
+        fields["rank_bracket"] = {"d": args.d, "lower": float(r.convex_lower),
+                                  "upper": float(r.loss), "gap": float(r.gap),
+                                  "construction": r.construction}
     plan = getattr(getattr(sol, "reduction", None), "plan", None)
     if args.tol is not None and "symmetry_deviation" in sol.info and plan is not None:
         from logitgeom.convex.stability import stability_report
@@ -35,7 +48,8 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
         rep = stability_report(problem.entries, problem.E_W_exact, problem.E_H_exact,
                                plan.group, solver=args.solver)
         out += rep.lines()
-    return out
+        fields["stability"] = rep.as_dict()
+    return out, fields
 
 
 def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> dict | None:

@@ -237,6 +237,13 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     if not args.output or args.output == "-":
         raise InvalidInput("--from DIR needs -o CERT (shard paths are relative to its folder)")
     _output.prepare(args, args.output)
+    from pathlib import Path
+
+    src = Path(args.from_dir).expanduser()
+    if not src.is_dir():  # named at once: not "not a readable ... [Errno 2]"
+        what = "not found" if not src.exists() else "is not a folder"
+        raise InvalidInput(f"--from {src}: {what}; give the result folder a `logitgeom "
+                           "patterns ... -o DIR` run wrote")
     report: dict = {}
     cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args),
                                    report=report)

@@ -76,20 +76,9 @@ def family_problem(args: argparse.Namespace, Y):
 
 def _list(text: str | None, what: str, kind=str):
     """A comma-separated list, or a file holding one row/column of numbers."""
-    if text is None:
-        return None
-    from pathlib import Path
+    from logitgeom.io import read_number_list
 
-    if Path(text).is_file():
-        from logitgeom.io import read_matrix
-
-        return [x for r in read_matrix(text, what=what) for x in r]
-    try:
-        return [kind(x.strip()) for x in text.split(",") if x.strip()]
-    except ValueError:
-        from logitgeom.errors import InvalidInput
-
-        raise InvalidInput(f"--{what} {text!r} is not a comma-separated list") from None
+    return read_number_list(text, what, kind)
 
 
 def _solve_family(args: argparse.Namespace, problem, target) -> int:
@@ -130,8 +119,13 @@ def _solve(args: argparse.Namespace) -> int:
     if args.tol is not None:
         options["tol"] = args.tol
     sol = problem.solve(method=args.method, solver=args.solver, **options)
+    from logitgeom.cli._beyond import solve_extras
+
+    extra_lines, extra = solve_extras(args, problem, sol)  # rank-d bracket, stability (--tol)
+    doc = json.dumps({**sol.to_dict(), **extra}, sort_keys=True, indent=1,
+                     allow_nan=False) + "\n"  # every figure the text shows
     if target == "-":
-        _output.write(args, "-", sol.to_json(indent=1) + "\n")
+        _output.write(args, "-", doc)
         return 0
     m, n = sol.Z.shape
     print(f"Y: {m} x {n}   rho = sqrt(E_W E_H) = {sol.rho:.10g}   d = {sol.d}")
@@ -151,11 +145,9 @@ def _solve(args: argparse.Namespace) -> int:
     for key in ("note", "solver_note"):  # d < rank (bound not attained), kept solver tier
         if key in sol.info:
             print(f"note: {sol.info[key]}")
-    from logitgeom.cli._beyond import solve_lines
-
-    for line in solve_lines(args, problem, sol):  # rank-d bracket, stability (--tol)
+    for line in extra_lines:
         print(line)
     if target:
-        _output.write(args, target, sol.to_json(indent=1) + "\n")
+        _output.write(args, target, doc)
         print(f"solution written to {target}")
     return 0

@@ -90,8 +90,9 @@ def _target(args: argparse.Namespace) -> int:
     # |G| is computed first (logitgeom.limits)
     check_group(G, args.max_work, what="symmetry target")
     T = orbit_targets(G, blocks)
-    lines = [",".join(fraction_to_str(x) for x in row) for row in T.exact_Y()]
-    text = "\n".join(lines) + "\n"
+    from logitgeom._fsio import csv_text
+
+    text = csv_text(None, ([fraction_to_str(x) for x in row] for row in T.exact_Y()))
     if not _output.write(args, args.out, text):
         print(f"{T.Y.shape[0]} x {T.Y.shape[1]} orbit target of {T.action.name} "
               f"(|G| = {T.action.order}) written to {args.out}")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from logitgeom.errors import InvalidInput
-from logitgeom.exact.numbers import to_fraction, to_matrix
+from logitgeom.exact.numbers import exact_if_extended, to_fraction, to_matrix
 from logitgeom.symmetry.constructors import OrbitTargets
 
 __all__ = ["SUM_TOL", "float_sum_tol", "read_target", "read_budget", "check_orbit_bases"]
@@ -89,6 +89,7 @@ def float_sum_tol(dtype: Any, m: int) -> float:
 def read_target(Y: Any, normalize: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
     """(exact entries: float array or object array of Fraction, float64 array, whether the
     columns were divided by their sums)."""
+    Y = exact_if_extended(Y, what="Y")  # float128: its exact rationals, never rounded
     if isinstance(Y, np.ndarray) and Y.dtype.kind in "fiu":
         if Y.ndim != 2:
             raise InvalidInput(f"Y must be a 2-D matrix; got an array of shape {Y.shape}")

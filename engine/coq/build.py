@@ -137,7 +137,9 @@ def export_files(paths: list[str | Path], out: str | Path, *,
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copy(LIBRARY, out / "Logitgeom.v")
+    from logitgeom._fsio import write_atomic
+
+    write_atomic(out / "Logitgeom.v", LIBRARY.read_bytes())  # never a half-copied library
     written, taken = [], {"Logitgeom.v"}
     for p in map(Path, paths):
         try:

@@ -50,6 +50,7 @@ __all__ = [
     "MAX_EXPONENT",
     "check_number_text",
     "to_fraction",
+    "exact_if_extended",
     "to_vector",
     "to_matrix",
     "fraction_to_str",
@@ -183,6 +184,13 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
         return _bounded(x, what)
     if isinstance(x, int | np.integer):
         return _bounded(Fraction(int(x)), what)
+    if isinstance(x, np.floating) and x.dtype.itemsize > 8:  # extended precision: exactly
+        if np.isnan(x):
+            raise InvalidInput(f"{what} is NaN; every entry must be a finite number")
+        if np.isinf(x):
+            raise InvalidInput(f"{what} is {x}; every entry must be a finite number")
+        num, den = x.as_integer_ratio()
+        return _bounded(Fraction(int(num), int(den)), what)
     if isinstance(x, float | np.floating):
         xf = float(x)
         if math.isnan(xf):
@@ -217,6 +225,30 @@ def to_fraction(x: object, *, what: str = "value") -> Fraction:
     if isinstance(x, complex | np.complexfloating):
         raise InvalidInput(f"{what} is complex ({x!r}); give a real number")
     raise InvalidInput(f"{what} has unsupported type {type(x).__name__}; give a real number")
+
+
+def exact_if_extended(a: object, *, what: str = "value") -> object:
+    """An extended-precision float array (``np.longdouble``: float96/float128) as an object
+    array of the exact Fractions its entries denote; anything else unchanged.
+
+    Float64 and narrower arrays stay floats (every one of their values is a float64, which
+    the float paths hold exactly); a wider float would be rounded by them, so it becomes
+    exact rationals instead.
+
+    Examples
+    --------
+    >>> a = np.array([1, 1 + np.longdouble(2) ** -63], dtype=np.longdouble)
+    >>> exact_if_extended(a)[1] - 1 == Fraction(1, 2 ** 63) or np.finfo(np.longdouble).nmant < 63
+    True
+    >>> exact_if_extended(np.zeros(2)).dtype
+    dtype('float64')
+    """
+    if not (isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.dtype.itemsize > 8):
+        return a
+    out = np.empty(a.shape, dtype=object)
+    for idx, x in np.ndenumerate(a):
+        out[idx] = to_fraction(x, what=f"{what}[{','.join(map(str, idx))}]")
+    return out
 
 
 def _as_rows(M: object, what: str) -> list:

@@ -157,6 +157,14 @@ class _ArrayStore(_Store):
             a = a[rows]
         if not np.issubdtype(a.dtype, np.number) or np.issubdtype(a.dtype, np.complexfloating):
             raise InvalidInput(f"{self.source}: tensor {name!r} has non-real dtype {a.dtype}")
+        if a.dtype.kind == "f" and a.dtype.itemsize > 8:  # never rounded to float64 silently
+            raise InvalidInput(f"{self.source}: tensor {name!r} is {a.dtype} (extended "
+                               "precision); the float paths would round it to float64; save "
+                               "it as float64, or as exact text (.csv) for the exact commands")
+        if a.dtype.kind in "iu" and a.dtype.itemsize > 4 and a.size \
+                and int(np.abs(a).max()) > 2 ** 53:
+            raise InvalidInput(f"{self.source}: tensor {name!r} has integers beyond 2^53, "
+                               "which float64 does not hold exactly")
         return np.array(a, dtype=np.float64)
 
 
@@ -335,6 +343,9 @@ def _open(source: str | Path) -> _Store:
             return _SafetensorsStore(p, files)
         return _TorchStore(p, files)
     if suffix == ".npy":
+        from logitgeom.io import check_npy_header
+
+        check_npy_header(p)
         try:
             arr = np.load(p, allow_pickle=False, mmap_mode="r")
         except ValueError as exc:

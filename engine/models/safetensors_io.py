@@ -88,8 +88,9 @@ class SafetensorsFile:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        if not self.path.is_file():
-            raise InvalidInput(f"safetensors file not found: {self.path}")
+        from logitgeom._fsio import check_input_file
+
+        check_input_file(self.path, "safetensors file")  # "not found", or what it is
         size = self.path.stat().st_size
         with self.path.open("rb") as fh:
             raw = fh.read(8)

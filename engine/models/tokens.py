@@ -97,9 +97,12 @@ def load_tokenizer(path: str | Path):
     p = Path(path).expanduser()
     if p.is_dir():
         p = p / "tokenizer.json"
-    if not p.is_file():
+    if not p.exists():
         raise InvalidInput(f"tokenizer not found: {p} (give a local tokenizer.json or a folder "
                            "holding one; nothing is downloaded)")
+    from logitgeom._fsio import check_input_file
+
+    check_input_file(p, "tokenizer file")  # a pipe or device: named, never read
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:  # pragma: no cover - part of the models extra

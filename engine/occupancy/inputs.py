@@ -135,11 +135,12 @@ def open_inputs(inputs, *, chunk_rows: int = 1 << 16) -> InputSource:
         _check_dtype(a.dtype, "inputs")
         b = tuple((r, min(r + chunk_rows, a.shape[0])) for r in range(0, a.shape[0], chunk_rows))
         return InputSource("array", a.shape[0], a.shape[1], None, a, b, _digest_array(a))
-    p = Path(inputs).expanduser()
-    if not p.is_file():
-        raise InvalidInput(f"inputs not found: {p}")
+    from logitgeom.io import check_input_file, check_npy_header
+
+    p = check_input_file(inputs, "inputs file", max_bytes=None)
     suffix = p.suffix.lower()
     if suffix == ".npy":
+        check_npy_header(p)
         try:
             a = np.load(p, mmap_mode="r", allow_pickle=False)
         except (ValueError, OSError) as exc:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from logitgeom._fsio import write_atomic
+from logitgeom._fsio import check_input_file, check_inside, csv_text, write_atomic
 from logitgeom.audit.head import open_head
 from logitgeom.audit.source import load_source
 from logitgeom.errors import EngineError, InvalidInput
@@ -220,6 +220,7 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
     folder = Path(tempfile.mkdtemp(prefix="occupancy-")) if own_tmp else Path(out)
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        check_inside(folder, folder / "shards")  # a linked shards/ would take writes outside
         src = load_source(head, bias=bias, tensor=tensor, transpose=transpose, work=folder,
                           out_dir=folder, rows_are_labels=rows_are_labels)
         h = open_head(src.spec)
@@ -270,9 +271,8 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
 
 
 def _labels_csv(rows: list[dict]) -> str:
-    lines = ["label,wins,verdict,status"]
-    lines += [f"{r['label']},{r['wins']},{r['verdict']},{r['status']}" for r in rows]
-    return "\n".join(lines) + "\n"
+    cols = ("label", "wins", "verdict", "status")
+    return csv_text(cols, ([r[c] for c in cols] for r in rows))
 
 
 def _aggregate(h, folder: Path, units: int, top: int, audit: bool, do_counts: bool,
@@ -381,9 +381,7 @@ def hidden_states_from_text(model, text, *, device: str = "cpu", dtype: str | No
     from logitgeom.models.context import context_embeddings
     from logitgeom.models.tokens import load_tokenizer
 
-    p = Path(text).expanduser()
-    if not p.is_file():
-        raise InvalidInput(f"text file not found: {p}")
+    p = check_input_file(text, "text file")  # missing: "not found"; a pipe or folder: named
     lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
     if not lines:
         raise InvalidInput(f"{p} has no contexts (one per line)")

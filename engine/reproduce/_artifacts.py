@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from logitgeom._fsio import OutputError, write_atomic
+from logitgeom._fsio import OutputError, check_inside, write_atomic
 from logitgeom.errors import InvalidInput
 from logitgeom.exact.numbers import fraction_to_str
 
@@ -100,6 +101,9 @@ class Context:
         self.force = True
         #: every file written by this context (relative to ``out``)
         self.written: set[str] = set()
+        #: called with ``rel`` just before a file is first written (the run records it as
+        #: its own first, so a run killed during the write may replace it when resumed)
+        self.before_write: Callable[[str], None] | None = None
 
     def check_overwrite(self, rel: str) -> None:
         """Refuse (OutputError) to replace a file that no logitgeom run wrote, unless forced."""
@@ -119,7 +123,10 @@ class Context:
     def _path(self, rel: str) -> Path:
         self.check_overwrite(rel)
         p = self.out / rel
+        check_inside(self.out, p)  # a linked results/ or figures/ would take writes outside
         p.parent.mkdir(parents=True, exist_ok=True)
+        if self.before_write is not None:
+            self.before_write(rel)
         self.written.add(rel)
         return p
 

@@ -385,11 +385,22 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
               "files": dict(owned), "rows": prior_rows,
               "captions": dict(prior.get("captions") or {})}
     write_run_record(out, record)
+    hashed: set[str] = set()
+
+    def pending(rel: str) -> None:
+        """Record ``rel`` as this run's (digest unknown) before writing it: a run killed
+        during the write finds it listed as its own when resumed."""
+        if rel in record["files"] and record["files"][rel] is None:
+            return
+        record["files"][rel] = None
+        hashed.discard(rel)
+        write_run_record(out, record)
+
+    ctx.before_write = pending
     show = sys.stderr.isatty() if progress is None else bool(progress)
     rows: list[Row] = []
     keys: list[str] = []
     owner: dict[str, int] = {}
-    hashed: set[str] = set()
     bar = tqdm(claims, desc="reproduce", unit="claim", disable=not show)
     sink = None if (show or log is False) else (log or sys.stderr)
     for c in bar:
@@ -431,6 +442,8 @@ def reproduce(out: str | Path = "reproduction", *, only: str | None = None,
             rows[i] = dataclasses.replace(
                 r, status=Status.CERTIFIED if mine else Status.COMPUTED)
     rep = Report(ctx.out, tuple(rows), len(verdicts), bad, tuple(ctx.captions.items()))
+    pending(MANIFEST)
+    pending("SUMMARY.md")
     write_manifest(ctx.out, ctx.certificates, merge=only is not None)
     # SUMMARY.md: this run's rows, plus (for --only) the earlier rows of the other claims
     for k, r in zip(keys, rows, strict=True):

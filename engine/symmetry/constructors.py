@@ -724,7 +724,10 @@ def group_from_text(text: str, m: int | None = None) -> GroupAction:
     """
     raw = str(text).strip()
     where = "--group"
-    if not raw.startswith(("[", "{")) and (os.path.isfile(raw) or raw.endswith(".json")):
+    if not raw.startswith(("[", "{")) and (os.path.lexists(raw) or raw.endswith(".json")):
+        from logitgeom._fsio import check_input_file
+
+        check_input_file(raw, "group file")  # missing: "not found"; a pipe or folder: named
         try:
             with open(raw, encoding="utf-8") as fh:
                 raw = fh.read().strip()

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 
 from logitgeom.errors import InvalidInput
-from logitgeom.exact.numbers import to_fraction
+from logitgeom.exact.numbers import exact_if_extended, to_fraction
 
 __all__ = ["tolerant_codes", "value_codes"]
 
@@ -42,6 +42,7 @@ def value_codes(Y: object, *, what: str = "Y") -> tuple[np.ndarray, list[Fractio
     >>> K.tolist(), [str(v) for v in vals]
     ([[2, 2], [0, 1]], ['0', '1/3', '1/2'])
     """
+    Y = exact_if_extended(Y, what=what)  # float128: its exact rationals, never rounded
     if isinstance(Y, np.ndarray) and Y.dtype.kind == "f":
         if Y.ndim != 2 or Y.size == 0:
             raise InvalidInput(f"{what} must be a non-empty 2-D matrix; got shape {Y.shape}")

@@ -115,6 +115,10 @@ def _enumerate_to_dir(W: object, out: str | os.PathLike, kind: str, bias: object
         raise InvalidInput(f"units must be a positive integer; got {units!r}")
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
+    from logitgeom._fsio import check_inside
+
+    for sub in ("work", "shards"):  # a linked subfolder would take a resumed run's writes out
+        check_inside(root, root / sub)
     doc = input_doc(kind, st.Wm, st.b)
     digest = input_hash(doc)
     mpath = root / MANIFEST
