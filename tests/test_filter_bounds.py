@@ -34,7 +34,8 @@ ENGINE = Path(__file__).resolve().parents[1] / "engine"
 # --------------------------------------------------------------------------- the grep
 #: each bound and constant: a pattern for its definition, which must occur once, in filtered.py
 DEFINITIONS = {
-    "unit roundoff": r"2(\.0)?\s*\*\*\s*-?\(?-\s*53|1\.1102230246251565e-16|ldexp\(1(\.0)?,\s*-53\)",
+    "unit roundoff": r"2(\.0)?\s*\*\*\s*\(?-\s*53|1\.1102230246251565e-16|"
+                     r"ldexp\(1(\.0)?,\s*-53\)",
     "underflow slack": r"2(\.0)?\s*\*\*\s*\(?-\s*900",
     "logit-margin factor": r"1\.01\s*\*",
     "norm inflation": r"8(\.0)?\s*\*\s*\(\s*\w+(\.\w+)*(\.shape\[\d\])?\s*\+\s*4\s*\)",

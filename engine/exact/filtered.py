@@ -298,7 +298,8 @@ def exact_signs(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     array([[0, 1]], dtype=int8)
     """
     V = P.astype(object) @ A.astype(object).T
-    return ((V > 0).astype(np.int8) - (V < 0).astype(np.int8)).astype(np.int8)
+    out: np.ndarray = ((V > 0).astype(np.int8) - (V < 0).astype(np.int8)).astype(np.int8)
+    return out
 
 
 def filtered_signs(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
