@@ -24,10 +24,10 @@ import numpy as np
 from logitgeom.geometry.arrangement import exact as ex
 from logitgeom.geometry.arrangement import pack_signs, unpack_signs
 from logitgeom.geometry.stream.codec import bucket_of, read_shard, shard_path
-from logitgeom.geometry.stream.manifest import MANIFEST, MANIFEST_INTERVAL
+from logitgeom.geometry.stream.manifest import Recorder
 from logitgeom.geometry.stream.plan import Setup, input_doc, input_hash, plan_groups
+from logitgeom.geometry.stream.progress import Checks, record_checks
 from logitgeom.run.executor import run_units, worker_count
-from logitgeom.run.state import kill_armed, kill_hook, write_json
 from logitgeom.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
 
 __all__ = ["CERTIFY_BLOCK", "CheckTask", "check_shards", "check_normals", "check_one",
@@ -101,12 +101,11 @@ def changed_shards(root: Path, manifest: dict[str, Any]) -> list[int]:
     >>> changed_shards(Path("/nonexistent"), {"buckets": 2, "certified": {}})
     [0, 1]
     """
-    done = manifest.get("certified") or {}
+    done = Checks.of(manifest).verdicts
     out = []
     for p in range(int(manifest["buckets"])):
-        v = done.get(str(p))
-        want = v.get("sha256") if isinstance(v, dict) and not v.get("failed") else None
-        if want is None or shard_sha256(shard_path(root / "shards", p)) != want:
+        _, failed, want = done.get(p, (0, "not checked", None))
+        if failed or want is None or shard_sha256(shard_path(root / "shards", p)) != want:
             out.append(p)
     return out
 
@@ -146,14 +145,14 @@ def recheck_changed(root: Path, manifest: dict[str, Any], executor: Any = None,
     for r in run_units(check_shards, tasks, executor=executor, progress=progress,
                        desc="re-check changed shards"):
         now.update(r.value)
-    done = manifest.get("certified") or {}
+    done = Checks.of({"certified": {**(manifest.get("certified") or {}), **now}}).verdicts
     rows = 0
     for p in range(B):
-        v = now.get(str(p)) or done[str(p)]
-        if v["failed"]:
+        n, failed, _ = done[p]
+        if failed:
             return {**out, "ok": False, "failed": f"shard {p} changed after the run and fails: "
-                                                  f"{v['failed']}"}
-        rows += v["rows"]
+                                                  f"{failed}"}
+        rows += n
     if rows != manifest["exact_count"]:
         return {**out, "ok": False, "failed": f"shards changed after the run: {rows} rows, but "
                                               f"the exact count is {manifest['exact_count']}"}
@@ -246,15 +245,14 @@ def certify_shards(root: Path, manifest: dict[str, Any], st: Setup, progress: bo
     tasks = [CheckTask(lo, hi, B, str(root / "shards"), red.hyperplanes, red.cols,
                        red.D, st.keep)
              for lo, hi in groups if any(str(p) not in done for p in range(lo, hi))]
-    last = time.monotonic()
+    rec = None if record is None else Recorder(root, record)  # the phases' write policy
     for r in run_units(check_shards, tasks, executor=executor, progress=progress,
                        desc="certify"):
-        done.update(r.value)
-        if record is not None and (time.monotonic() - last > MANIFEST_INTERVAL
-                                   or kill_armed()):
-            write_json(root / MANIFEST, record)
-            last = time.monotonic()
-            kill_hook("certify", len(done))
+        if rec is not None:
+            record_checks(rec.man, r.value)  # done is record["certified"]
+            rec.tick("certify", len(done))
+        else:
+            done.update(r.value)
     rows = 0
     for p in range(B):
         v = done[str(p)]
