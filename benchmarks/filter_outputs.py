@@ -74,11 +74,13 @@ def _summary(path: Path, lines: list[str], tmp: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("out", help="folder to write (replaced)")
+    ap.add_argument("out", nargs="?", help="folder to write (replaced; required)")
     ap.add_argument("--rows", type=int, default=600, help="labels of the audit heads")
     ap.add_argument("--cols", type=int, default=24, help="width of the audit heads")
     ap.add_argument("--inputs", type=int, default=20000, help="occupancy inputs")
     args = ap.parse_args(argv)
+    if args.out is None:
+        ap.error("the folder OUT to write is required")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import bench_audit
     import bench_audit_faces
