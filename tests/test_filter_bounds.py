@@ -307,3 +307,13 @@ def test_enumeration_signs_are_exact(data):
     want = [[(v > 0) - (v < 0) for v in (sum(x * y for x, y in zip(p, a, strict=True))
                                          for a in A)] for p in P]
     assert filtered.sign_matrix(Po, Ao).tolist() == want
+
+
+def test_audit_non_binary_head_is_exact():
+    """The audit on a head of rationals rounded to float64 (``margin_factor(d, 1)``): exact
+    ties at x = (3, 3) and a 1-ulp input are decided as the Fractions say."""
+    head = open_head(HeadSpec.from_array([[Fraction(1, 3), 0], [0, Fraction(1, 3)],
+                                          [Fraction(1, 6), Fraction(1, 6)]]))
+    assert violations(head, 2, np.array([3.0, 3.0])).tolist() == [0, 1]
+    assert violations(head, 1, np.array([1.0, 1.0 + 2**-52])).tolist() == []
+    assert violations(head, 0, np.array([1.0, 1.0 + 2**-52])).tolist() == [1, 2]
