@@ -16,6 +16,7 @@ test: setup
 	$(BIN)/python -m ruff check .
 	@bash scripts/typing-links.sh
 	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom_certificates
+	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom.exact
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-fast: setup
@@ -25,6 +26,7 @@ lint: setup
 	$(BIN)/python -m ruff check .
 	@bash scripts/typing-links.sh
 	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom_certificates
+	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom.exact
 
 # Re-measure the enumeration and certification figures README.md and docs/ quote (CPU s)
 bench-readme: setup

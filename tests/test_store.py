@@ -25,6 +25,9 @@ from logitgeom.geometry.arrangement import float_ as fl
 from logitgeom.geometry.stream import enumerate_to_dir, open_result
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the killed runs import the code under test: the caller's path (a worktree's
+#: build/typing), else the checkout (an installed package)
+_PATH = os.environ.get("PYTHONPATH", str(ROOT))
 
 
 def resonance(d: int) -> list[list[int]]:
@@ -196,7 +199,7 @@ def uninterrupted(tmp_path_factory):
 def test_killed_run_resumes_to_the_same_result(tmp_path, sig, step, uninterrupted):
     out = tmp_path / "run"
     # the run kills itself once one task of the step are recorded (a deterministic point)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{step}:1:{sig}"}
+    env = {**os.environ, "PYTHONPATH": _PATH, "LOGITGEOM_STORE_KILL": f"{step}:1:{sig}"}
     proc = subprocess.run([sys.executable, "-c", _KILLED_RUN.replace("100_000", "5_000"),
                            str(out)], env=env, capture_output=True, timeout=300)
     assert proc.returncode != 0
@@ -238,7 +241,7 @@ def test_killed_wave_run_resumes_to_the_same_result(tmp_path, kill, uninterrupte
 
     monkeypatch.setattr(plan, "WAVE_REGIONS", 20_000)
     out = tmp_path / "run"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOGITGEOM_STORE_KILL": f"{kill}:9"}
+    env = {**os.environ, "PYTHONPATH": _PATH, "LOGITGEOM_STORE_KILL": f"{kill}:9"}
     proc = subprocess.run([sys.executable, "-c", _WAVE_RUN, str(out)], env=env,
                           capture_output=True, timeout=300)
     assert proc.returncode != 0

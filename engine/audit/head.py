@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 
 from logitgeom.errors import InvalidInput
+from logitgeom.exact.filtered import UNDERFLOW_SLACK, norm_inflation, scaled_norms
 
 __all__ = ["HeadSpec", "Head", "open_head", "CHUNK_BYTES"]
 
@@ -244,13 +245,9 @@ class Head:
             for r0 in range(0, self.k, self.chunk_rows):
                 r1 = min(self.k, r0 + self.chunk_rows)
                 c = self.chunk(r0, r1)
-                # exact power-of-two rescaling per row, so squares neither underflow
-                # (1e-200 heads) nor overflow (1e160 heads)
-                mx = np.max(np.abs(c), axis=1) if c.size else np.zeros(r1 - r0)
-                e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
-                cs = np.ldexp(c, -e[:, None])
-                n[r0:r1] = np.ldexp(np.sqrt(np.einsum("ij,ij->i", cs, cs)), e)
-            self._norms = n * (1.0 + 8.0 * (self.d + 4) * 2.0**-53) + 2.0**-900
+                n[r0:r1] = scaled_norms(c)  # squares neither underflow nor overflow
+            # the rigorous bound (docs/filtered-arithmetic.md, Lemma 3)
+            self._norms = n * norm_inflation(self.d) + UNDERFLOW_SLACK
             self._checked_finite = True
         return self._norms
 

@@ -23,14 +23,15 @@ from fractions import Fraction
 import numpy as np
 
 from logitgeom.audit.head import Head
+from logitgeom.exact.filtered import UNDERFLOW_SLACK, margin_factor, norm_bound
+from logitgeom.exact.filtered import margin_factor as rounding_bound
+from logitgeom.exact.filtered import norm2 as _norm2  # noqa: F401 (audit.decide)
 from logitgeom.exact.intmat import float_ints, int_combination, int_str
 from logitgeom.exact.numbers import fraction_to_str
 from logitgeom_certificates.api import MAX_DIGITS
 
 __all__ = ["Options", "BudgetExceeded", "rounding_bound", "exact_rows_int", "violations",
            "confirm_witness", "check_multipliers"]
-
-_U = 2.0**-53
 
 
 @dataclass(frozen=True)
@@ -69,21 +70,6 @@ class Options:
 
 class BudgetExceeded(Exception):
     """The per-label budget (:attr:`Options.label_seconds`) ran out."""
-
-
-def rounding_bound(d: int) -> float:
-    """The factor g with |fl(margin) - margin| <= g (|w_k|.|x| + |w_i|.|x| + |b_k| + |b_i|).
-
-    gamma_n = n u / (1 - n u) with n = 2 d + 2 and u = 2^-53, inflated by 1 % to absorb
-    the rounding of the bound's own evaluation (docs/argmax-audit.md, section 3).
-
-    Examples
-    --------
-    >>> 1e-13 < rounding_bound(768) < 2e-13
-    True
-    """
-    n = 2 * d + 2
-    return 1.01 * n * _U / (1.0 - n * _U)
 
 
 # ------------------------------------------------------------------------ exact helpers
@@ -172,10 +158,10 @@ def violations(head: Head, k: int, x: np.ndarray, xq: list[Fraction] | None = No
     b = head.bias if head.bias is not None else np.zeros(head.k)
     m = (s[k] + b[k]) - (s + b)
     extra = (0 if head.binary else 1) + (0 if xq is None else 1)
-    nx = _norm2(x) * (1.0 + 8.0 * (head.d + 4) * _U) + 2.0**-900
+    nx = norm_bound(x)
     nrm = head.norms()
-    bound = rounding_bound(head.d + extra) * ((nrm[k] + nrm) * nx + abs(b[k]) + np.abs(b)) \
-        + 2.0**-900
+    bound = margin_factor(head.d, extra) * ((nrm[k] + nrm) * nx + abs(b[k]) + np.abs(b)) \
+        + UNDERFLOW_SLACK
     m[k] = np.inf
     neg = np.flatnonzero(m < -bound)
     amb = np.flatnonzero(np.abs(m) <= bound)
@@ -191,22 +177,12 @@ def violations(head: Head, k: int, x: np.ndarray, xq: list[Fraction] | None = No
     return neg
 
 
-def _norm2(x: np.ndarray) -> float:
-    """Euclidean norm with exact power-of-two rescaling (no underflow or overflow)."""
-    mx = float(np.max(np.abs(x))) if x.size else 0.0
-    if mx == 0.0:
-        return 0.0
-    e = math.frexp(mx)[1]
-    y = np.ldexp(x, -e)
-    return math.ldexp(float(np.sqrt(y @ y)), e)
-
-
 def confirm_witness(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None,
                     stats: dict | None = None) -> bool:
     """Exactly decide whether every margin of label k at x is positive.
 
     ``s`` may pass ``fl(W x)`` when already computed.  Clear pairs are decided by the float
-    value against :func:`rounding_bound`; the others in rational arithmetic.
+    value against :func:`logitgeom.exact.filtered.margin_factor`; the others in rational arithmetic.
     """
     if not np.all(np.isfinite(x)):
         return False

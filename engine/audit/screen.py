@@ -49,7 +49,6 @@ import numpy as np
 
 from logitgeom.audit.head import Head
 from logitgeom.audit.proofs import (
-    _U,
     Options,
     _in_box,
     _never,
@@ -58,6 +57,7 @@ from logitgeom.audit.proofs import (
     confirm_witness,
     rounding_bound,
 )
+from logitgeom.exact.filtered import UNDERFLOW_SLACK, norm_bounds, scaled_norms
 
 __all__ = ["Screened", "screen_block", "columns_proven", "scale_interval"]
 
@@ -188,14 +188,6 @@ def _exact_scaled(x: np.ndarray, t: float) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------------ proofs
-def _col_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norms of the columns of X (power-of-two rescaling per column)."""
-    mx = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
-    e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
-    Y = np.ldexp(X, -e[None, :])
-    return np.where(mx > 0, np.ldexp(np.sqrt(np.einsum("ij,ij->j", Y, Y)), e), 0.0)
-
-
 def columns_proven(head: Head, ks: np.ndarray, X: np.ndarray, S: np.ndarray) -> np.ndarray:
     """For each column j: whether every margin of label ks[j] at x = X[:, j] is proven
     positive by the float value against the rigorous bound alone (docs/argmax-audit.md
@@ -232,7 +224,7 @@ def columns_proven(head: Head, ks: np.ndarray, X: np.ndarray, S: np.ndarray) -> 
         return out
     d = head.d
     fin = np.all(np.isfinite(X), axis=0) & np.all(np.isfinite(S), axis=0)
-    nx = _col_norms(np.where(np.isfinite(X), X, 0.0)) * (1.0 + 8.0 * (d + 4) * _U) + 2.0**-900
+    nx = norm_bounds(np.where(np.isfinite(X), X, 0.0), axis=0)
     nrm = head.norms()
     b = head.bias if head.bias is not None else np.zeros(head.k)
     g = rounding_bound(d + (0 if head.binary else 1))
@@ -246,7 +238,7 @@ def columns_proven(head: Head, ks: np.ndarray, X: np.ndarray, S: np.ndarray) -> 
             top = Sb[kk, cols] + b[kk]
             M = top[None, :] - (Sb + b[:, None])
             B = g * ((nrm[kk][None, :] + nrm[:, None]) * nx[None, c0:c1]
-                     + ab[kk][None, :] + ab[:, None]) + 2.0**-900
+                     + ab[kk][None, :] + ab[:, None]) + UNDERFLOW_SLACK
             ok = M > B
         ok[kk, cols] = True
         out[c0:c1] = np.all(ok, axis=0) & fin[c0:c1]
@@ -457,7 +449,8 @@ def _row_screen(head: Head, todo: list[int], opts: Options, sW: float, out: dict
         if b is not None:
             MM += b[kk][None, :] - b[:, None]
             MM[kk, cols] = np.inf
-        mins = np.min(MM, axis=0) / np.maximum(_col_norms(np.where(ok, Xt, 0.0)), 2.0**-1000)
+        mins = np.min(MM, axis=0) / np.maximum(scaled_norms(np.where(ok, Xt, 0.0), axis=0),
+                                               2.0**-1000)
     del MM
     for j, k in enumerate(todo):
         done: set[str] = set()

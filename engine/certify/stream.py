@@ -28,7 +28,8 @@ from logitgeom.certify.geometry import exact_model, lattice, model_fields
 from logitgeom.errors import InvalidInput
 from logitgeom_certificates import api as sm
 
-__all__ = ["SELF_CHECK_SAMPLE", "StreamedRows", "self_check", "stream_certificate"]
+__all__ = ["SELF_CHECK_SAMPLE", "StreamedRows", "ChangedShards", "self_check",
+           "stream_certificate"]
 
 #: witnesses the stdlib checker re-checks, drawn at random, when ``certify pattern --from``
 #: checks what it wrote (:func:`self_check`)
@@ -43,6 +44,12 @@ class StreamedRows(Protocol):
 
     def write_twins(self, folder: str | os.PathLike,
                     buckets: int | None = None) -> list[dict[str, Any]]: ...
+
+    def recheck_changed(self, executor: Any = None) -> dict[str, Any]: ...
+
+
+class ChangedShards(InvalidInput):
+    """A result directory's shard changed after the run checked it, and fails its check."""
 
 
 def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
@@ -68,7 +75,8 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
         Recorded as is.
     report : dict, optional
         Receives ``witness_bits``: the bit length of the largest stored witness number
-        (:func:`self_check` bounds the work of a full check with it).
+        (:func:`self_check` bounds the work of a full check with it), and ``rechecked``:
+        the shards changed since the run checked them, checked again here.
 
     Returns
     -------
@@ -77,13 +85,23 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
     Raises
     ------
     InvalidInput
-        The run is incomplete, a shard is unreadable, ``buckets`` is below 1, or the
-        stored input is not a valid head.
+        The run is incomplete, a shard is unreadable, a shard changed since the run
+        checked it fails its check again, ``buckets`` is below 1, or the stored input is
+        not a valid head.
     """
     if not result.manifest.get("complete"):
         raise InvalidInput(f"{result.root} is an incomplete run (not certified complete; a run "
                            "killed or left by a full disk?); finish it first: run the same "
                            "`logitgeom patterns ... -o DIR` again, which resumes it")
+    # the run's per-shard verdicts hold for the files it hashed: a shard changed since is
+    # checked again, never trusted
+    again = result.recheck_changed()
+    if not again["ok"]:
+        raise ChangedShards(f"{result.root} does not certify ({again['failed']}): its shards "
+                           "were changed after the run; run the same `logitgeom patterns ... "
+                           "--out DIR` with --restart")
+    if report is not None:
+        report["rechecked"] = again["rechecked"]
     doc = result.manifest["input"]
     Wq, b, bz = exact_model(doc["W"], doc["bias"])
     ptype = doc["kind"]

@@ -226,10 +226,16 @@ def _pattern(args: argparse.Namespace) -> int:
     return _emit(cert, args)
 
 
+def _rechecked(report: dict) -> str:
+    """What the run's own verdicts did not cover: shards changed since, re-checked now."""
+    n = len(report.get("rechecked", ()))
+    return f"; {n} shard{'s' if n != 1 else ''} changed since, re-checked now" if n else ""
+
+
 def _pattern_stream(args: argparse.Namespace) -> int:
     """``certify pattern --from DIR -o CERT``: a streamed certificate of a result directory."""
     from logitgeom import emit
-    from logitgeom.certify.stream import SELF_CHECK_SAMPLE, self_check
+    from logitgeom.certify.stream import SELF_CHECK_SAMPLE, ChangedShards, self_check
 
     if args.W is not None or args.bias or args.ranking or args.top is not None:
         raise InvalidInput("--from DIR takes W, bias and pattern type from DIR/manifest.json; "
@@ -245,8 +251,12 @@ def _pattern_stream(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--from {src}: {what}; give the result folder a `logitgeom "
                            "patterns ... -o DIR` run wrote")
     report: dict = {}
-    cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args),
-                                   report=report)
+    try:
+        cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args),
+                                       report=report)
+    except ChangedShards as exc:  # changed or damaged after the run: not a bug
+        print(f"logitgeom: error: {exc}", file=sys.stderr)
+        return 1
     _output.write(args, args.output, emit.dumps(cert))
     # the stdlib checker on what was written (the lattice, every line's form, a sample of
     # witnesses: the run checked each witness when it was written); metered, to say what
@@ -274,7 +284,8 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     print(f"wrote {args.output} (pattern-complete-stream, "
           f"{sum(s['rows'] for s in cert['shards'])} rows in {len(cert['shards'])} shards; "
           f"checked: the lattice, every line, {SELF_CHECK_SAMPLE} witnesses drawn at random "
-          f"(the run checked all); 'logitgeom check {args.output}' checks every witness)")
+          f"(the run checked all{_rechecked(report)}); 'logitgeom check {args.output}' checks "
+          "every witness)")
     from logitgeom_certificates.api import default_budget
 
     if need > default_budget(cert):

@@ -34,13 +34,21 @@ array([[0, 1],
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["ROUNDOFF", "MAX_TERMS", "OVERFLOW_GUARD", "bound_factor", "exact_floats",
-           "float_limbs", "rounded_floats", "filtered_signs", "sign_matrix", "exact_signs"]
+__all__ = ["ROUNDOFF", "UNDERFLOW_SLACK", "MAX_TERMS", "OVERFLOW_GUARD", "bound_factor",
+           "margin_factor", "norm_inflation", "scaled_norms", "norm_bounds", "norm2",
+           "norm_bound", "exact_floats", "float_limbs", "rounded_floats", "filtered_signs",
+           "sign_matrix", "exact_signs"]
 
-#: unit roundoff of float64 round-to-nearest (half an ulp of 1)
+#: unit roundoff of float64 round-to-nearest (half an ulp of 1); the one definition in the
+#: engine (tests/test_filter_bounds.py greps for others)
 ROUNDOFF = 2.0 ** -53
+#: added to every logit-margin bound: far above the accumulated underflow error of a dot
+#: product of width d < 2^100 (at most about 4 d 2^-1075); docs/filtered-arithmetic.md
+UNDERFLOW_SLACK = 2.0 ** -900
 #: the bound is proven for dot products of at most this many terms
 MAX_TERMS = 1 << 20
 #: the filter runs only when max|p| * max l1(a) is below this (no intermediate overflows)
@@ -79,6 +87,127 @@ def bound_factor(D: int) -> float:
     if not 1 <= D <= MAX_TERMS:
         raise ValueError(f"the filter's bound needs 1 <= D <= {MAX_TERMS}; got {D}")
     return 2.0 * (D + 1) * ROUNDOFF
+
+
+def margin_factor(d: int, rounded: int = 0) -> float:
+    """The factor ``g`` of the logit-margin filter (docs/filtered-arithmetic.md, Lemma 2).
+
+    For a head of width ``d``, ``fl(z_a) - fl(z_b)`` (two logits ``z_i = w_i . x + b_i``
+    computed in float64, any evaluation order) is a floating-point sum of ``n = 2 (d + r) + 2``
+    terms, and
+
+        |fl(z_a) - fl(z_b) - (z_a - z_b)| <= g (|w_a| . |x| + |w_b| . |x| + |b_a| + |b_b|)
+
+    with ``g = 1.01 gamma_n``, ``gamma_n = n u / (1 - n u)``; the 1 % absorbs the roundings
+    of evaluating the bound itself.  ``r = rounded`` counts the extra relative errors ``u``
+    per term (1 for a head whose entries were rounded to float64, one more for a witness
+    rounded from rationals): each is covered by two more terms.  Used by the argmax audit
+    (``audit.proofs``, ``audit.screen``) and by occupancy (``occupancy.decide``).
+
+    Parameters
+    ----------
+    d : int
+        Width of the head, ``d >= 0``.
+    rounded : int
+        Extra relative roundings per term (``0``, ``1`` or ``2``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> 1e-13 < margin_factor(768) < 2e-13
+    True
+    >>> margin_factor(64, 1) == margin_factor(65)
+    True
+    """
+    n = 2 * (d + rounded) + 2
+    return 1.01 * n * ROUNDOFF / (1.0 - n * ROUNDOFF)
+
+
+def norm_inflation(d: int) -> float:
+    """``1 + 8 (d + 4) u``: a computed Euclidean norm of a ``d``-vector (after the exact
+    power-of-two rescaling of :func:`scaled_norms`) times this is an upper bound of the exact
+    norm (docs/filtered-arithmetic.md, Lemma 3).
+
+    Examples
+    --------
+    >>> norm_inflation(0) == 1 + 32 * ROUNDOFF
+    True
+    """
+    return 1.0 + 8.0 * (d + 4) * ROUNDOFF
+
+
+def scaled_norms(A: np.ndarray, axis: int = 1) -> np.ndarray:
+    """Computed Euclidean norms of the rows (``axis=1``) or columns (``axis=0``) of a finite
+    float64 matrix, each scaled by an exact power of two first, so that its squares neither
+    underflow (1e-200 entries) nor overflow (1e160 entries).  A measurement: an upper bound
+    is :func:`norm_bounds`.
+
+    Examples
+    --------
+    >>> scaled_norms(np.array([[3e-200, 4e-200], [0.0, 0.0]])).tolist()
+    [5e-200, 0.0]
+    >>> scaled_norms(np.array([[3.0], [4.0]]) * 2.0**1000, axis=0) == 5 * 2.0**1000
+    array([ True])
+    """
+    if axis == 1:
+        mx = np.max(np.abs(A), axis=1) if A.size else np.zeros(A.shape[0])
+        e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
+        As = np.ldexp(A, -e[:, None])
+        out: np.ndarray = np.ldexp(np.sqrt(np.einsum("ij,ij->i", As, As)), e)
+        return out
+    mx = np.max(np.abs(A), axis=0) if A.shape[0] else np.zeros(A.shape[1])
+    e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
+    Y = np.ldexp(A, -e[None, :])
+    cols: np.ndarray = np.where(mx > 0, np.ldexp(np.sqrt(np.einsum("ij,ij->j", Y, Y)), e), 0.0)
+    return cols
+
+
+def norm_bounds(A: np.ndarray, axis: int = 1) -> np.ndarray:
+    """Upper bounds of the Euclidean norms of the rows (``axis=1``) or columns (``axis=0``)
+    of a finite float64 matrix: :func:`scaled_norms` times :func:`norm_inflation` plus
+    :data:`UNDERFLOW_SLACK` (docs/filtered-arithmetic.md, Lemma 3).
+
+    Examples
+    --------
+    >>> b = norm_bounds(np.array([[3.0, 4.0]]))
+    >>> bool(5.0 < b[0] < 5.0 + 1e-13)
+    True
+    """
+    d = A.shape[axis]
+    out: np.ndarray = scaled_norms(A, axis) * norm_inflation(d) + UNDERFLOW_SLACK
+    return out
+
+
+def norm2(x: np.ndarray) -> float:
+    """The computed Euclidean norm of a finite float64 vector, after an exact power-of-two
+    rescaling (no underflow or overflow); a measurement (the bound is :func:`norm_bound`).
+
+    Examples
+    --------
+    >>> norm2(np.array([3.0, 4.0]) * 2.0**-1070) == 5 * 2.0**-1070  # subnormal entries
+    True
+    """
+    mx = float(np.max(np.abs(x))) if x.size else 0.0
+    if mx == 0.0:
+        return 0.0
+    e = math.frexp(mx)[1]
+    y = np.ldexp(x, -e)
+    return math.ldexp(float(np.sqrt(y @ y)), e)
+
+
+def norm_bound(x: np.ndarray) -> float:
+    """An upper bound of the Euclidean norm of a finite float64 vector: :func:`norm2` times
+    :func:`norm_inflation` plus :data:`UNDERFLOW_SLACK`.
+
+    Examples
+    --------
+    >>> 5.0 < norm_bound(np.array([3.0, 4.0])) < 5.0 + 1e-13
+    True
+    """
+    return norm2(x) * norm_inflation(x.size) + UNDERFLOW_SLACK
 
 
 def exact_floats(A: np.ndarray) -> np.ndarray | None:
@@ -169,7 +298,8 @@ def exact_signs(P: np.ndarray, A: np.ndarray) -> np.ndarray:
     array([[0, 1]], dtype=int8)
     """
     V = P.astype(object) @ A.astype(object).T
-    return ((V > 0).astype(np.int8) - (V < 0).astype(np.int8)).astype(np.int8)
+    out: np.ndarray = ((V > 0).astype(np.int8) - (V < 0).astype(np.int8)).astype(np.int8)
+    return out
 
 
 def filtered_signs(P: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

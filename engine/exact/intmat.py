@@ -45,7 +45,7 @@ __all__ = ["BACKEND", "float_ints", "solve_rational", "solve_square", "int_combi
 BACKEND = "flint" if _flint is not None else "fraction"
 
 
-def float_ints(a) -> tuple[list[int], int]:
+def float_ints(a: Any) -> tuple[list[int], int]:
     """Integers m and one exponent e with ``a = m * 2**e`` exactly.
 
     Parameters
@@ -267,7 +267,8 @@ def int_str(v: int) -> str:
         return str(_flint.fmpz(int(v)))
     from logitgeom_certificates.api import int_to_str
 
-    return int_to_str(int(v))
+    out: str = int_to_str(int(v))
+    return out
 
 
 def _rref_fraction(rows: list[list[Fraction]], n: int) -> list[list[Fraction]]:

@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from logitgeom.errors import InvalidInput, TooLarge
 from logitgeom.exact.linalg import (
@@ -157,7 +158,7 @@ class SearchBudgetExhausted(Exception):
     """:func:`chi_nodes` visited more nodes than its budget allowed."""
 
 
-def chi_nodes(nodes: list[tuple], dim: int, budget: int | None = None) -> list[int]:
+def chi_nodes(nodes: list[tuple[Any, ...]], dim: int, budget: int | None = None) -> list[int]:
     """chi(t) contributions of the subtrees of the no-broken-circuit search rooted at
     ``nodes`` (each ``(remaining normals, sign, rank)``); the whole search is the one root
     ``(normals, 1, 0)``.  ``budget`` bounds the nodes visited
@@ -194,7 +195,7 @@ def chi_nodes(nodes: list[tuple], dim: int, budget: int | None = None) -> list[i
     return coeffs
 
 
-def children(rem: tuple, sgn: int, rk: int) -> list[tuple]:
+def children(rem: tuple[Any, ...], sgn: int, rk: int) -> list[tuple[Any, ...]]:
     """The children of an inner node of the search (dimension >= 3 left), in its order.
 
     A hyperplane is a child only if no later one is parallel to it modulo the span.
@@ -319,14 +320,15 @@ def tie_classes(
     ((0,), (1,))
     """
     R, b, _ = _rows_and_bias(rows, bias)
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for i, r in enumerate(R):
         key = (tuple(r), None if b is None else b[i])
         groups.setdefault(key, []).append(i)
     return tuple(sorted(tuple(g) for g in groups.values()))
 
 
-def label_vectors(rows, bias) -> tuple[list[tuple[int, ...]], int, bool]:
+def label_vectors(rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None
+                  ) -> tuple[list[tuple[int, ...]], int, bool]:
     """One common-denominator integer vector per tie class (augmented by the bias)."""
     R, b, d = _rows_and_bias(rows, bias)
     N, _ = integer_rows_common([r + ([b[i]] if b is not None else []) for i, r in enumerate(R)])
@@ -342,7 +344,8 @@ def _max_rank(vecs: list[tuple[int, ...]], dim: int) -> int:
     return B.rank
 
 
-def _eliminate(res: list, delta: tuple[int, ...], live: list[int], normalise: bool = True) -> list:
+def _eliminate(res: list[Any], delta: tuple[int, ...], live: list[int],
+               normalise: bool = True) -> list[Any]:
     """Project the live residuals modulo the new direction ``delta`` (one common scale).
 
     The pivot coordinate (the first non-zero one of ``delta``) becomes zero for every
@@ -384,7 +387,8 @@ def _eliminate(res: list, delta: tuple[int, ...], live: list[int], normalise: bo
     return out
 
 
-def _stay_weight(res: list, reps: tuple[int, ...], sizes: tuple[int, ...], p: int, k: int) -> int:
+def _stay_weight(res: list[Any], reps: tuple[int, ...], sizes: tuple[int, ...], p: int,
+                 k: int) -> int:
     """Weight of the completions whose new blocks stay inside classes of equal residual.
 
     Placing a label of class ``c`` contributes ``1 - (labels of class c placed so far)``:
@@ -574,7 +578,8 @@ class Flat:
     mobius: int | None
 
 
-def _aug_rows(rows, bias) -> tuple[list[tuple[int, ...] | None], int, bool]:
+def _aug_rows(rows: Sequence[Sequence[Number]], bias: Sequence[Number] | None
+              ) -> tuple[list[tuple[int, ...] | None], int, bool]:
     R, b, d = _rows_and_bias(rows, bias)
     out: list[tuple[int, ...] | None] = []
     for i, r in enumerate(R):

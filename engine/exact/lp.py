@@ -71,7 +71,7 @@ def as_rows(rows: Sequence[Sequence[Number]]) -> tuple[list[list[Fraction]], int
     return R, d
 
 
-def margin_lp(R: list[list], d: int, module) -> tuple[Any, Any]:
+def margin_lp(R: list[list[Any]], d: int, module: Any) -> tuple[Any, Any]:
     """Solve max t subject to r . x >= t, t <= 1, -1 <= x_i <= 1 with ``module``
     (``cdd.gmp`` exact here, ``cdd`` float in :mod:`logitgeom.lp_float`); (status, lp)."""
     # variables (x_1..x_d, t); cdd rows [b, a] mean b + a . z >= 0.
@@ -91,7 +91,7 @@ def margin_lp(R: list[list], d: int, module) -> tuple[Any, Any]:
     return lp.status, lp
 
 
-def gordan_lp(R: list[list], module) -> Any:
+def gordan_lp(R: list[list[Any]], module: Any) -> Any:
     """Solve {y >= 0, sum y = 1, R^T y = 0} with ``module`` (``cdd.gmp`` exact, ``cdd`` float);
     a basic solution, so its support is a circuit of the rows."""
     k, d = len(R), len(R[0])
@@ -250,7 +250,7 @@ def small_integer_point(rows: Sequence[Sequence[int]], center: Sequence[Number |
     top = max((abs(v) for v in c), default=Fraction(0))
     if not top:
         return None
-    def inside(z):
+    def inside(z: list[int]) -> bool:
         return all(sum(a * b for a, b in zip(r, z, strict=True)) > 0 for r in rows)
 
     for m in [*range(1, 33), *(2 ** e for e in range(6, 41))]:
@@ -282,7 +282,7 @@ def _toward_zero(v: int, count: int) -> list[int]:
 _HINT_FAILURES = (ValueError, ArithmeticError)
 
 
-def decide(rows: Sequence[Sequence[Number]], *, point=None,
+def decide(rows: Sequence[Sequence[Number]], *, point: Sequence[Any] | None = None,
            support: Sequence[int] | None = None) -> tuple[bool, tuple[Fraction, ...]]:
     """Decide strict feasibility of {x : r . x > 0 for all rows} with a certificate.
 
@@ -369,7 +369,8 @@ def _decide_wide(R: list[list[Fraction]], d: int) -> tuple[bool, tuple[Fraction,
     return False, z
 
 
-def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool):
+def box_lp(rows: list[list[int]], d: int, radius: Fraction, gordan: bool
+           ) -> tuple[Fraction, list[Fraction]]:
     """Exact LPs of the bounded domain on integer rows (u_i, beta_i) (u . x + beta > 0):
 
     * ``gordan=False``: maximise s with u_i . x + beta_i >= s, |x_j| <= R, s <= 1;

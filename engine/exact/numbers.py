@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -251,7 +252,7 @@ def exact_if_extended(a: object, *, what: str = "value") -> object:
     return out
 
 
-def _as_rows(M: object, what: str) -> list:
+def _as_rows(M: object, what: str) -> list[Any]:
     if isinstance(M, np.ndarray):
         if M.ndim != 2:
             raise InvalidInput(f"{what} must be a 2-D matrix; got an array of shape {M.shape}")
@@ -355,9 +356,10 @@ def fraction_to_str(q: Fraction | int) -> str:
     6003
     """
     q = Fraction(q)
+    num: str = int_to_str(q.numerator)
     if q.denominator == 1:
-        return int_to_str(q.numerator)
-    return f"{int_to_str(q.numerator)}/{int_to_str(q.denominator)}"
+        return num
+    return f"{num}/{int_to_str(q.denominator)}"
 
 
 def vector_to_str(v: Sequence[Fraction]) -> list[str]:

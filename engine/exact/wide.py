@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["WIDE", "is_wide", "lift"]
 
@@ -45,7 +46,7 @@ def is_wide(m: int, d: int) -> bool:
     return d > WIDE and d > m
 
 
-def lift(z: Sequence, cols: Sequence[int], d: int) -> tuple:
+def lift(z: Sequence[Any], cols: Sequence[int], d: int) -> tuple[Any, ...]:
     """The vector of length ``d`` with ``z`` on the coordinates ``cols`` and 0 elsewhere.
 
     Examples

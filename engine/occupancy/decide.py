@@ -30,43 +30,10 @@ import numpy as np
 from logitgeom.audit.head import Head
 from logitgeom.audit.proofs import exact_rows_int
 from logitgeom.errors import InvalidInput
+from logitgeom.exact.filtered import UNDERFLOW_SLACK, margin_factor, norm_bounds
 from logitgeom.exact.intmat import float_ints
 
-__all__ = ["Decided", "decide_chunk", "filter_factor", "exact_logits"]
-
-_U = 2.0**-53
-#: Added to every bound: far above the accumulated underflow error of a dot product of
-#: width d < 2^100 (at most about 2 d 2^-1075).
-_TINY = 2.0**-900
-
-
-def filter_factor(d: int, binary: bool) -> float:
-    """The factor g of the filter: |fl(z_a - z_b) - (z_a - z_b)| <= g (S_a + S_b).
-
-    ``S_i`` bounds |w_i| . |x| + |b_i|.  The difference of two logits is a floating-point
-    sum of n = 2 d + 2 terms (2 d products, two biases), so its error is at most
-    gamma_n = n u / (1 - n u) times the sum of the absolute terms (any evaluation order);
-    a head whose entries are not binary floats is first rounded to float64, one more
-    relative error u per term: n = 2 d + 4.  The 1 % absorbs the roundings of evaluating
-    the bound itself (docs/occupancy.md).
-
-    Examples
-    --------
-    >>> 1.4e-14 < filter_factor(64, True) < 1.5e-14
-    True
-    """
-    n = 2 * d + (2 if binary else 4)
-    return 1.01 * n * _U / (1.0 - n * _U)
-
-
-def _norm_bounds(A: np.ndarray) -> np.ndarray:
-    """Upper bounds of the Euclidean norms of the rows of A (power-of-two rescaled, then
-    inflated by 1 + 8 (d + 4) u, more than the rounding of the computation)."""
-    mx = np.max(np.abs(A), axis=1) if A.size else np.zeros(A.shape[0])
-    e = np.frexp(np.where(mx > 0, mx, 1.0))[1]
-    As = np.ldexp(A, -e[:, None])
-    n = np.ldexp(np.sqrt(np.einsum("ij,ij->i", As, As)), e)
-    return n * (1.0 + 8.0 * (A.shape[1] + 4) * _U) + _TINY
+__all__ = ["Decided", "decide_chunk", "exact_logits"]
 
 
 @dataclass
@@ -203,11 +170,13 @@ def decide_chunk(head: Head, X: np.ndarray, *, first: int = 0) -> Decided:
         if head.bias is not None:
             Z += head.bias
         binary = head.binary and head.exact_rows_binary()
-        g = filter_factor(head.d, binary)
-        S = _norm_bounds(X)[:, None] * head.norms()[None, :]
+        # the bounds of docs/filtered-arithmetic.md (Lemmas 2 and 3): one rounding more
+        # per term for a head whose entries are not binary floats
+        g = margin_factor(head.d, 0 if binary else 1)
+        S = norm_bounds(X)[:, None] * head.norms()[None, :]
         if head.bias is not None:
             S += np.abs(head.bias)[None, :]
-        S = g * S + _TINY
+        S = g * S + UNDERFLOW_SLACK
         finite = np.isfinite(Z).all(axis=1) & np.isfinite(S).all(axis=1)
         sure = finite & (np.abs(Z) > S).all(axis=1)
         sign = np.sign(Z).astype(np.int8)

@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,14 +24,14 @@ import numpy as np
 from logitgeom.geometry.arrangement import exact as ex
 from logitgeom.geometry.arrangement import pack_signs, unpack_signs
 from logitgeom.geometry.stream.codec import bucket_of, read_shard, shard_path
-from logitgeom.geometry.stream.manifest import MANIFEST, MANIFEST_INTERVAL
+from logitgeom.geometry.stream.manifest import Recorder
 from logitgeom.geometry.stream.plan import Setup, input_doc, input_hash, plan_groups
+from logitgeom.geometry.stream.progress import Checks, record_checks
 from logitgeom.run.executor import run_units, worker_count
-from logitgeom.run.state import kill_armed, kill_hook, write_json
 from logitgeom.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
 
 __all__ = ["CERTIFY_BLOCK", "CheckTask", "check_shards", "check_normals", "check_one",
-           "certify_shards"]
+           "certify_shards", "shard_sha256", "changed_shards", "recheck_changed"]
 
 #: rows checked at once by the streamed certification
 CERTIFY_BLOCK = 1 << 15
@@ -59,9 +60,102 @@ def check_shards(task: CheckTask) -> dict[str, dict]:
     out = {}
     for p in range(task.lo, task.hi):
         c0 = time.process_time()
+        path = shard_path(task.shards, p)
+        before = shard_sha256(path)
         n, failed = check_one(task, A, p)
-        out[str(p)] = {"rows": n, "failed": failed, "cpu": round(time.process_time() - c0, 6),
+        if failed is None and shard_sha256(path) != before:
+            failed = f"{path.name} changed while it was checked"
+        out[str(p)] = {"rows": n, "failed": failed, "sha256": before,
+                       "cpu": round(time.process_time() - c0, 6),
                        "maxrss_kb": task_peak_kb(), "rss0_kb": task_rss0_kb()}
+    return out
+
+
+def shard_sha256(path: Path) -> str | None:
+    """The SHA-256 of a shard file (hex), ``None`` when there is none.
+
+    Recorded with each shard's verdict (``manifest["certified"][p]["sha256"]``), so that a
+    shard changed after the run is noticed (:func:`changed_shards`).
+
+    Examples
+    --------
+    >>> shard_sha256(Path("/nonexistent/part-00000.parquet")) is None
+    True
+    """
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except FileNotFoundError:
+        return None
+    return h.hexdigest()
+
+
+def changed_shards(root: Path, manifest: dict[str, Any]) -> list[int]:
+    """The shards whose file is not the one the run checked: no recorded verdict, no
+    recorded hash (a run of an older version), or another SHA-256 now.
+
+    Examples
+    --------
+    >>> changed_shards(Path("/nonexistent"), {"buckets": 2, "certified": {}})
+    [0, 1]
+    """
+    done = Checks.of(manifest).verdicts
+    out = []
+    for p in range(int(manifest["buckets"])):
+        _, failed, want = done.get(p, (0, "not checked", None))
+        if failed or want is None or shard_sha256(shard_path(root / "shards", p)) != want:
+            out.append(p)
+    return out
+
+
+def recheck_changed(root: Path, manifest: dict[str, Any], executor: Any = None,
+                    progress: bool | None = False) -> dict[str, Any]:
+    """Re-check, exactly, every shard changed since the run checked it (:func:`changed_shards`).
+
+    The run's per-shard verdicts hold only for the files it hashed; a shard rewritten
+    afterwards is checked again here (witnesses, order, bucket: :func:`check_one`, against
+    hyperplanes recomputed from the manifest's input), never trusted.  The unchanged shards
+    keep their recorded row counts, and the total must still be the recorded exact count.
+
+    Returns
+    -------
+    dict
+        ``ok``, ``rechecked`` (the shard indices checked again) and, on failure, ``failed``.
+    """
+    changed = changed_shards(root, manifest)
+    out: dict[str, Any] = {"ok": True, "rechecked": changed}
+    if not changed:
+        return out
+    from fractions import Fraction
+
+    from logitgeom.geometry.stream.plan import setup
+
+    doc = manifest["input"]
+    W = [[Fraction(v) for v in r] for r in doc["W"]]
+    b = None if doc["bias"] is None else [Fraction(v) for v in doc["bias"]]
+    st = setup(doc["kind"], W, b, count=False)
+    if input_hash(input_doc(st.kind, st.Wm, st.b)) != manifest["input_sha256"]:
+        return {**out, "ok": False, "failed": "input hash"}
+    B = int(manifest["buckets"])
+    tasks = [CheckTask(p, p + 1, B, str(root / "shards"), st.red.hyperplanes, st.red.cols,
+                       st.red.D, st.keep) for p in changed]
+    now: dict[str, dict] = {}
+    for r in run_units(check_shards, tasks, executor=executor, progress=progress,
+                       desc="re-check changed shards"):
+        now.update(r.value)
+    done = Checks.of({"certified": {**(manifest.get("certified") or {}), **now}}).verdicts
+    rows = 0
+    for p in range(B):
+        n, failed, _ = done[p]
+        if failed:
+            return {**out, "ok": False, "failed": f"shard {p} changed after the run and fails: "
+                                                  f"{failed}"}
+        rows += n
+    if rows != manifest["exact_count"]:
+        return {**out, "ok": False, "failed": f"shards changed after the run: {rows} rows, but "
+                                              f"the exact count is {manifest['exact_count']}"}
     return out
 
 
@@ -143,21 +237,22 @@ def certify_shards(root: Path, manifest: dict[str, Any], st: Setup, progress: bo
         return {**out, "failed": "input hash"}
     red = st.red
     done = {} if record is None else record.setdefault("certified", {})
+    for p in changed_shards(root, {"buckets": B, "certified": done}):
+        done.pop(str(p), None)  # a verdict holds for the file it hashed: redo the others
     shards = [shard_path(root / "shards", p) for p in range(B)]
     sizes = [p.stat().st_size if p.exists() else 0 for p in shards]
     groups = plan_groups(B, sum(sizes) * 8, worker_count(executor))  # ~8 rows per byte
     tasks = [CheckTask(lo, hi, B, str(root / "shards"), red.hyperplanes, red.cols,
                        red.D, st.keep)
              for lo, hi in groups if any(str(p) not in done for p in range(lo, hi))]
-    last = time.monotonic()
+    rec = None if record is None else Recorder(root, record)  # the phases' write policy
     for r in run_units(check_shards, tasks, executor=executor, progress=progress,
                        desc="certify"):
-        done.update(r.value)
-        if record is not None and (time.monotonic() - last > MANIFEST_INTERVAL
-                                   or kill_armed()):
-            write_json(root / MANIFEST, record)
-            last = time.monotonic()
-            kill_hook("certify", len(done))
+        if rec is not None:
+            record_checks(rec.man, r.value)  # done is record["certified"]
+            rec.tick("certify", len(done))
+        else:
+            done.update(r.value)
     rows = 0
     for p in range(B):
         v = done[str(p)]

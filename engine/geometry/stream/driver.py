@@ -33,6 +33,7 @@ from logitgeom.geometry.stream.plan import (
     setup,
     stream_exact,
 )
+from logitgeom.geometry.stream.progress import Phase2, reset_work
 from logitgeom.geometry.stream.result import StoredResult
 from logitgeom.run.state import write_json
 
@@ -138,11 +139,7 @@ def _enumerate_to_dir(W: object, out: str | os.PathLike, kind: str, bias: object
             man = None
         elif man.get("work_format") != WORK_FORMAT and not man.get("complete"):
             shutil.rmtree(root / "work", ignore_errors=True)  # an older layout: redo
-            man.update(units_done={}, buckets_done={}, batches_done={}, certified={},
-                       work_format=WORK_FORMAT)
-            for key in ("batches", "groups", "groups_done", "waves", "waves_merged",
-                        "merged", "merges_done"):
-                man.pop(key, None)
+            reset_work(man, work_format=WORK_FORMAT)
     Hc = st.red.hyperplanes
     resumed = man is not None
     if man is None:
@@ -180,18 +177,14 @@ def _enumerate_to_dir(W: object, out: str | os.PathLike, kind: str, bias: object
     while True:
         phase1(root, man, st, executor, progress, keep_work)
         phase2(root, man, st, executor, progress, keep_work)
-        rows = sum(v["rows"] for v in man["buckets_done"].values())
+        rows = Phase2.of(man).rows
         man["rows_written"] = rows
         if rows == st.expected:
             break
         if man["mode"] == "float":  # proposals missed a region: the exact twin
             shutil.rmtree(root / "work", ignore_errors=True)
             shutil.rmtree(root / "shards", ignore_errors=True)
-            man.update(mode="exact", units_done={}, batches_done={}, buckets_done={},
-                       certified={}, rows_written=None)
-            for key in ("batches", "groups", "groups_done", "waves", "waves_merged",
-                        "merged", "merges_done"):
-                man.pop(key, None)
+            reset_work(man, mode="exact")
             write_json(mpath, man)
             continue
         if resumed:  # the count came from the manifest, the rows from its files

@@ -39,8 +39,17 @@ from logitgeom.geometry.stream.codec import (
     shard_path,
     write_shard_file,
 )
-from logitgeom.geometry.stream.manifest import MANIFEST, Recorder, added, step_summary, steps
+from logitgeom.geometry.stream.manifest import MANIFEST, Recorder, step_summary, steps
 from logitgeom.geometry.stream.plan import Setup, plan_batches, plan_groups, plan_waves, unit_bounds
+from logitgeom.geometry.stream.progress import (
+    Phase1,
+    Phase2,
+    record_batch,
+    record_group,
+    record_merge,
+    record_plan,
+    record_wave_merged,
+)
 from logitgeom.run.executor import run_units, worker_count
 from logitgeom.run.state import write_json
 from logitgeom.run.worker import one_blas_thread, task_peak_kb, task_rss0_kb, task_start
@@ -223,26 +232,21 @@ def phase1(root: Path, man: dict, st: Setup, executor: Any, progress: bool | Non
     Hc = tuple(tuple(h) for h in man["arrangement"]["hyperplanes"])
     est = unit_bounds(Hc, man["units"])
     if "batches" not in man:
-        man["batches"] = plan_batches(est, st.expected, worker_count(executor))
-        man["waves"] = plan_waves(len(man["batches"]), st.expected)
-        man["waves_merged"] = 0
+        batches = plan_batches(est, st.expected, worker_count(executor))
+        record_plan(man, batches, plan_waves(len(batches), st.expected))
         write_json(root / MANIFEST, man)
-    man.setdefault("waves", [[0, len(man["batches"])]])
-    man.setdefault("waves_merged", 0)
     plan_file = work / "plan.json"
     if not plan_file.exists():
         write_json(plan_file, {"hyperplanes": man["arrangement"]["hyperplanes"],
                                  "units": man["units"]})
     exact = man["mode"] == "exact"
-    done = man["batches_done"]
-    merged = man.setdefault("merged", {})
-    keep = {merged_name(int(lo), w) for lo, w in merged.items()}
-    first_live = man["waves"][man["waves_merged"]][0] if man["waves_merged"] < len(
-        man["waves"]) else len(man["batches"])
+    p1 = Phase1.of(man)
+    keep = {merged_name(lo, w) for lo, w in p1.merged.items()}
+    first_live = p1.first_live()
     for name in os.listdir(work):  # leftovers of a killed run: never read as done
         if name.startswith(".tmp-") or (
                 name.startswith("b") and name.endswith(".bin")
-                and (str(int(name[1:7])) not in done
+                and (int(name[1:7]) not in p1.done
                      or (int(name[1:7]) < first_live and not keep_work))) or (
                 name.startswith("m") and name.endswith(".bin") and name not in keep
                 and not keep_work):
@@ -255,32 +259,25 @@ def phase1(root: Path, man: dict, st: Setup, executor: Any, progress: bool | Non
         found[0] += sum(u["rows"] for u in v["units"].values())
         return {"rows": found[0]}  # witnessed rows so far (before the global de-dup)
 
-    for w in range(man["waves_merged"], len(man["waves"])):
-        blo, bhi = man["waves"][w]
-        tasks = [BatchTask(i, lo, hi, str(work), exact, st.keep, man["buckets"],
-                           tunables.FLUSH_ROWS)
-                 for i, (lo, hi) in enumerate(man["batches"][blo:bhi], start=blo)
-                 if str(i) not in done]
+    for w in range(p1.waves_merged, len(p1.waves)):
+        p1 = Phase1.of(man)
+        tasks = [BatchTask(i, *p1.batches[i], str(work), exact, st.keep, man["buckets"],
+                           tunables.FLUSH_ROWS) for i in p1.pending(w)]
         if executor is not None:  # biggest first (by the generic bound): shorter tail
-            size = {i: est[lo:hi].sum() for i, (lo, hi) in enumerate(man["batches"])}
+            size = {i: est[lo:hi].sum() for i, (lo, hi) in enumerate(p1.batches)}
             tasks.sort(key=lambda t: -size[t.index])
-        found[0] = sum(v["rows"] for v in man["units_done"].values())
+        found[0] = p1.rows_found()
         w0 = time.perf_counter()
         for r in run_units(run_batch, tasks, executor=executor, progress=progress,
-                           desc="phase 1" if len(man["waves"]) == 1 else
-                           f"phase 1, wave {w + 1}/{len(man['waves'])}", postfix=post):
-            v = r.value
-            man["units_done"].update(v["units"])
-            done[str(tasks[r.index].index)] = {
-                "seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
-                "bytes": v["bytes"], "maxrss_mb": round(v["maxrss_kb"] / 1024, 1),
-                **added(v)}
-            rec.tick("phase1", len(done))
+                           desc="phase 1" if len(p1.waves) == 1 else
+                           f"phase 1, wave {w + 1}/{len(p1.waves)}", postfix=post):
+            record_batch(man, tasks[r.index].index, r.value, r.seconds)
+            rec.tick("phase1", len(man["batches_done"]))
         wall += time.perf_counter() - w0
         if tasks:
-            steps(man)["phase1"] = step_summary(done, wall)
-        rec.tick("phase1", len(done), force=True)
-        if w < len(man["waves"]) - 1:
+            steps(man)["phase1"] = step_summary(man["batches_done"], wall)
+        rec.tick("phase1", len(man["batches_done"]), force=True)
+        if w < len(p1.waves) - 1:
             merge_wave(root, man, w, executor, progress, keep_work, rec)
 
 
@@ -290,8 +287,9 @@ def ensure_groups(root: Path, man: dict, expected: int, executor: Any) -> None:
     files will hold (at most the count)."""
     if "groups" in man:
         return
-    rows = sum(v["rows"] for v in man["units_done"].values())
-    if len(man["waves"]) > 1:
+    p1 = Phase1.of(man)
+    rows = p1.rows_found()
+    if len(p1.waves) > 1:
         rows = expected + rows + rows // 4
     man["groups"] = plan_groups(man["buckets"], rows, worker_count(executor))
     write_json(root / MANIFEST, man)
@@ -303,12 +301,11 @@ def merge_wave(root: Path, man: dict, w: int, executor: Any, progress: bool | No
     (one task per bucket group; first occurrence in unit order kept), then delete them."""
     ensure_groups(root, man, int(man["exact_count"]), executor)
     work = root / "work"
-    merged = man["merged"]
-    mdone = man.setdefault("merges_done", {})
-    blo, bhi = man["waves"][w]
+    p1 = Phase1.of(man)
+    blo, bhi = p1.waves[w]
     tasks = []
-    for lo, hi in man["groups"]:
-        prev = merged.get(str(lo))
+    for lo, hi in Phase2.of(man).groups:
+        prev = p1.merged.get(lo)
         if prev is not None and prev >= w:
             continue
         tasks.append(GroupTask(lo, hi, blo, bhi, str(work), "", (), 0,
@@ -316,61 +313,49 @@ def merge_wave(root: Path, man: dict, w: int, executor: Any, progress: bool | No
                                 into=merged_name(lo, w), buckets=man["buckets"]))
     w0 = time.perf_counter()
     for r in run_units(run_group, tasks, executor=executor, progress=progress,
-                       desc=f"merge, wave {w + 1}/{len(man['waves'])}"):
-        v, t = r.value, tasks[r.index]
-        merged[str(t.lo)] = w
-        mdone[f"{w}:{t.lo}"] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
-                                "bytes": v["bytes"], "rows": v["rows"],
-                                "maxrss_mb": round(v["maxrss_kb"] / 1024, 1), **added(v)}
+                       desc=f"merge, wave {w + 1}/{len(p1.waves)}"):
+        t = tasks[r.index]
+        record_merge(man, w, t.lo, r.value, r.seconds)
         if t.merged and not keep_work:
             rec.pending.append(work / t.merged)
-        rec.tick("merge", len(mdone))
+        rec.tick("merge", len(man["merges_done"]))
     if tasks:
-        steps(man)["merge"] = step_summary(mdone, time.perf_counter() - w0)
-    man["waves_merged"] = w + 1
+        steps(man)["merge"] = step_summary(man["merges_done"], time.perf_counter() - w0)
+    record_wave_merged(man, w)
     if not keep_work:
         rec.pending += [batch_path(work, i) for i in range(blo, bhi)]
-    rec.tick("merge", len(mdone), force=True)
+    rec.tick("merge", len(man.get("merges_done", {})), force=True)
 
 def phase2(root: Path, man: dict, st: Setup, executor: Any, progress: bool | None,
            keep_work: bool = False) -> None:
     """Phase 2: one task per bucket group not yet written, each writing its shards."""
     shards = root / "shards"
     shards.mkdir(exist_ok=True)
-    done = man["buckets_done"]
     for name in os.listdir(shards):
         if name.startswith("."):
             os.remove(shards / name)
     ensure_groups(root, man, st.expected, executor)
-    merged = man.get("merged", {})
-    nw = man.get("waves_merged", 0)
-    blo = man["waves"][nw][0] if nw < len(man.get("waves", [])) else len(man["batches"])
-    if "waves" not in man:
-        blo = 0
-    tasks = [GroupTask(lo, hi, blo, len(man["batches"]), str(root / "work"), str(shards),
+    p1, p2 = Phase1.of(man), Phase2.of(man)
+    blo = p1.first_live() if "waves" in man else 0
+    tasks = [GroupTask(lo, hi, blo, len(p1.batches), str(root / "work"), str(shards),
                         tuple(man["arrangement"]["cols"]), man["arrangement"]["D"],
-                        merged=None if str(lo) not in merged else merged_name(
-                            lo, merged[str(lo)]))
-             for lo, hi in man["groups"] if any(str(p) not in done for p in range(lo, hi))]
-    found = [sum(v["rows"] for v in done.values())]
+                        merged=None if lo not in p1.merged else merged_name(lo, p1.merged[lo]))
+             for lo, hi in p2.pending()]
+    found = [p2.rows]
 
     def post(v: dict) -> dict:
         found[0] += sum(b["rows"] for b in v["buckets"].values())
         return {"regions": found[0]}
 
-    gdone = man.setdefault("groups_done", {})
     rec = Recorder(root, man)
     w0 = time.perf_counter()
     for r in run_units(run_group, tasks, executor=executor, progress=progress,
                        desc="phase 2", postfix=post):
-        v = r.value
-        done.update(v["buckets"])
         t = tasks[r.index]
-        gdone[str(t.lo)] = {"seconds": round(r.seconds, 6), "cpu": round(v["cpu"], 6),
-                            "maxrss_mb": round(v["maxrss_kb"] / 1024, 1), **added(v)}
+        record_group(man, t.lo, r.value, r.seconds)
         if t.merged and not keep_work:  # its rows are in the shards now
             rec.pending.append(root / "work" / t.merged)
-        rec.tick("phase2", len(gdone))
+        rec.tick("phase2", len(man["groups_done"]))
     if tasks:
-        steps(man)["phase2"] = step_summary(gdone, time.perf_counter() - w0)
-    rec.tick("phase2", len(gdone), force=True)
+        steps(man)["phase2"] = step_summary(man["groups_done"], time.perf_counter() - w0)
+    rec.tick("phase2", len(man.get("groups_done", {})), force=True)

@@ -28,7 +28,7 @@ from logitgeom.errors import InvalidInput
 from logitgeom.geometry.arrangement import pack_signs, unpack_signs
 from logitgeom.geometry.cosine import difference_pairs
 from logitgeom.geometry.patterns import rankings_from_pairs
-from logitgeom.geometry.stream.check import certify_shards
+from logitgeom.geometry.stream.check import certify_shards, recheck_changed
 from logitgeom.geometry.stream.codec import bucket_of, read_shard, shard_path
 from logitgeom.geometry.stream.manifest import FORMAT, MANIFEST, Manifest
 from logitgeom.geometry.stream.plan import Setup, setup
@@ -308,6 +308,28 @@ class StoredResult:
         b = None if doc["bias"] is None else [Fraction(v) for v in doc["bias"]]
         with threadpool_limits(limits=1, user_api="blas"):
             return self._certify(setup(doc["kind"], W, b, executor), progress, executor)
+
+    def recheck_changed(self, executor: Any = None) -> dict[str, Any]:
+        """Re-check every shard whose SHA-256 is not the one the run recorded with its
+        verdict (:func:`logitgeom.geometry.stream.check.recheck_changed`).
+
+        Returns
+        -------
+        dict
+            ``ok``, ``rechecked`` (shard indices) and, on failure, ``failed``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from logitgeom.geometry.stream import enumerate_to_dir
+        >>> r = enumerate_to_dir([[1, 0], [0, 1]], tempfile.mkdtemp(), progress=False)
+        >>> r.recheck_changed()
+        {'ok': True, 'rechecked': []}
+        """
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return recheck_changed(self.root, self.manifest, executor)
 
     def _certify(self, st: Setup, progress: bool | None, executor: Any = None,
                  record: dict | None = None) -> dict[str, Any]:
