@@ -22,7 +22,10 @@ with_heartbeat() {
     sleep 1
     if [ "$SECONDS" -ge "$next" ]; then
       local size=""
-      [ "$folder" != "-" ] && [ -d "$folder" ] && size=", $(du -sh "$folder" 2>/dev/null | cut -f1) so far"
+      # du may meet files that pip removes while it counts: never let that end the set-up.
+      if [ "$folder" != "-" ] && [ -d "$folder" ]; then
+        size=", $( (du -sh "$folder" 2>/dev/null || true) | cut -f1) so far"
+      fi
       echo "setup: ... $label: $((SECONDS - start)) s${size}"
       next=$((SECONDS + BEAT))
     fi
