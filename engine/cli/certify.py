@@ -85,10 +85,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--d", type=int, default=None, metavar="D",
                    help="hidden width D: a rank bracket (layer-peeled-rank-bracket, W of D "
                    "columns; docs/beyond-symmetry.md)")
-    q.add_argument("--tol", type=float, default=None,
+    from logitgeom.cli.solve import tolerance
+
+    q.add_argument("--tol", type=tolerance, default=None,
                    help="approximate symmetry: Y near its group average (group: --group, or "
                    "detected with entries within TOL equal); a layer-peeled-stability "
                    "certificate")
+    q.add_argument("--allow-collapse", action="store_true",
+                   help="with --tol: go on when TOL makes every entry one tolerance class, "
+                   "detects only the identity or falls back to the uniform Y0 (refused by "
+                   "default)")
     q.add_argument("--y0", default=None, metavar="FILE",
                    help="with --tol/--group: a G-invariant target Y0 near Y (default: the "
                    "group average of Y)")
@@ -308,6 +314,7 @@ def _argmax(args: argparse.Namespace) -> int:
 
 
 def _solve_bracket(args: argparse.Namespace) -> int:
+    from logitgeom.cli.solve import check_options
     from logitgeom.convex.problem import LayerPeeled
     from logitgeom.errors import InvalidInput
     from logitgeom.io import read_matrix
@@ -318,6 +325,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if (args.Y is None) == (args.bases is None):
         raise InvalidInput("certify solve needs exactly one of Y (a target file) or --bases "
                            "FILE (with --group)")
+    check_options(args)  # the one validation of solve and certify solve
     eps = None
     if args.eps is not None:
         try:
@@ -327,8 +335,6 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if args.generators is not None and args.group is not None:
         raise InvalidInput("give the group once: --group or --generators, not both")
     if args.bases is not None:
-        if args.d is not None or args.tol is not None or args.y0 is not None:
-            raise InvalidInput("--d, --tol and --y0 need a target file Y, not --bases")
         if args.group is None:
             raise InvalidInput("--bases needs --group (the group whose orbit of the bases is "
                                "the target)")
