@@ -38,9 +38,11 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
     return out
 
 
-def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> dict | None:
+def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict,
+                   report: dict | None = None) -> dict | None:
     """The ``certify solve`` certificate for ``--d`` (a rank bracket) or ``--tol``/``--y0``
-    (a stability certificate); None when neither was asked for."""
+    (a stability certificate), checked under ``--max-work`` (its metered work in
+    ``report["work"]``); None when neither was asked for."""
     from logitgeom.convex.problem import LayerPeeled
     from logitgeom.errors import InvalidInput
 
@@ -50,7 +52,8 @@ def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> di
         from logitgeom.convex.lowrank import rank_certificate
 
         problem = LayerPeeled(Y, args.ew, args.eh, args.d, normalize=args.normalize)
-        return rank_certificate(problem, args.d, eps=eps, solver=args.solver, provenance=prov)
+        return rank_certificate(problem, args.d, eps=eps, solver=args.solver, provenance=prov,
+                                max_work=args.max_work, report=report)
     if args.tol is None and args.y0 is None:
         return None
     from logitgeom.convex.stability import stability_certificate
@@ -66,7 +69,8 @@ def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> di
         _, verdict = problem.choose("orbit", tol=tol)
         group = verdict.plan.group
     return stability_certificate(Y, args.ew, args.eh, group, Y0=Y0, tol=tol,
-                                 solver=args.solver, normalize=args.normalize, provenance=prov)
+                                 solver=args.solver, normalize=args.normalize, provenance=prov,
+                                 max_work=args.max_work, report=report)
 
 
 def say(cert: dict) -> None:

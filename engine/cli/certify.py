@@ -100,7 +100,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "group average of Y)")
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
     q.add_argument("--max-work", type=int, default=None, metavar="N",
-                   help="refuse at once when the estimated work exceeds N (engine/limits.py)")
+                   help="refuse at once when the estimated work exceeds N (engine/limits.py); "
+                   "with --d/--tol/--y0 also the budget of the emitter's own check of the "
+                   "certificate (default: no budget; it says what `check --max-work` needs)")
     from logitgeom.cli.solve import add_family_arguments
 
     add_family_arguments(q)
@@ -350,11 +352,13 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     check_solve(Y, args.method, args.max_work)  # refusal bound (logitgeom.limits)
     from logitgeom.cli import _beyond
 
-    cert = _beyond.certify_beyond(args, Y, eps, _prov(args))  # --d, --tol, --y0
-    if cert is not None:
-        code = _emit(cert, args)
+    report: dict = {}
+    cert = _beyond.certify_beyond(args, Y, eps, _prov(args), report)  # --d, --tol, --y0
+    if cert is not None:  # checked by its emitter under --max-work (metered)
+        code = _emit(cert, args, checked=True)
         if code == 0 and args.output and args.output != "-":
             _beyond.say(cert)
+        _work_note(report.get("work", 0), args.output)
         return code
     gens = json.loads(args.generators) if args.generators else None
     G = None
@@ -382,6 +386,17 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if out.note:
         print(f"note: {out.note}", file=sys.stderr)
     return _emit_bracket(out.certificate, args, out.solution, checked=True)
+
+
+def _work_note(work: int, path: str | None) -> None:
+    """Say (stderr) what ``--max-work`` a check of a certificate needs beyond the default."""
+    from logitgeom_certificates.api import DEFAULT_MAX_WORK
+
+    if work > DEFAULT_MAX_WORK:
+        print(f"note: checked by the emitter ({work:,} units of exact work, more than the "
+              f"checker's default budget of {DEFAULT_MAX_WORK:,}): check it with `logitgeom "
+              f"check --max-work {work} {path if path and path != '-' else 'FILE'}` "
+              "(docs/limits.md)", file=sys.stderr)
 
 
 def _emit_bracket(cert: dict, args: argparse.Namespace, sol, checked: bool = False) -> int:

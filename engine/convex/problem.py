@@ -157,6 +157,9 @@ class LayerPeeled:
             if isinstance(d, bool) or not isinstance(d, int | np.integer) or int(d) < 1:
                 raise InvalidInput(f"d must be a positive integer (the hidden width); got {d!r}")
             d = int(d)
+            from logitgeom.limits import check_width
+
+            check_width(d, *self.shape)
         self.d = d
         self._keys: list[tuple] | None = None
         self._free_radius: float | None = None
