@@ -33,7 +33,8 @@ def solve_lines(args: argparse.Namespace, problem: Any, sol: Any) -> list[str]:
         from logitgeom.convex.stability import stability_report
 
         rep = stability_report(problem.entries, problem.E_W_exact, problem.E_H_exact,
-                               plan.group, solver=args.solver)
+                               plan.group, solver=args.solver, tol=args.tol,
+                               allow_collapse=args.allow_collapse)
         out += rep.lines()
     return out
 
@@ -70,6 +71,7 @@ def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict,
         group = verdict.plan.group
     return stability_certificate(Y, args.ew, args.eh, group, Y0=Y0, tol=tol,
                                  solver=args.solver, normalize=args.normalize, provenance=prov,
+                                 allow_collapse=args.allow_collapse,
                                  max_work=args.max_work, report=report)
 
 
