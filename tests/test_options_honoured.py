@@ -126,3 +126,109 @@ def test_family_api_judges_the_gap_and_the_scale():
         LayerPeeledFamily(Y, 1, 1, loss="mse", weights=[1e300, 1, 1])
     with pytest.raises(InexactResult, match="GAP_LIMIT"):
         LayerPeeledFamily(Y, 1, 1, loss="mse", weights=[1e8, 1, 1]).solve()
+
+
+# -- --tol collapse -------------------------------------------------------------------
+YA = "0.6,0.3,0.1\n0.3,0.3,0.5\n0.1,0.4,0.4\n"
+
+
+@pytest.mark.parametrize("group", [[], ["--group", "S3"], ["--group", "C3"]])
+def test_tol_chaining_every_entry_is_refused_unless_allowed(capsys, tmp_path, group):
+    (tmp_path / "Y.csv").write_text(YA)
+    out = tmp_path / "c.json"
+    argv = ["certify", "solve", str(tmp_path / "Y.csv"), *group, "--tol", "0.5", "-o", str(out)]
+    _refused(capsys, argv, "one tolerance class", "--allow-collapse")
+    assert not out.exists()
+    assert main([*argv, "--allow-collapse"]) == 0 and out.exists()
+
+
+def test_collapse_reason_names_identity_contexts_and_uniform():
+    from logitgeom.convex.stability import collapse_reason, group_average
+    from logitgeom.symmetry.group import GroupAction
+
+    Y = np.array([[0.6, 0.3, 0.1], [0.3, 0.3, 0.5], [0.1, 0.4, 0.4]])
+    swap_labels = GroupAction([([1, 0, 2], [0, 1, 2])], m=3, n=3)
+    assert "identity on contexts" in collapse_reason(Y, swap_labels, 0.01,
+                                                     group_average(Y, swap_labels))
+    trivial = GroupAction([([0, 1, 2], [0, 1, 2])], m=3, n=3)
+    assert "identity on the labels" in collapse_reason(Y, trivial, 0.01,
+                                                       group_average(Y, trivial))
+
+
+# -- --max-work governs the rank and stability self-checks ------------------------------
+def test_rank_bracket_self_check_obeys_max_work(capsys, tmp_path, y3):
+    from fractions import Fraction
+
+    from logitgeom.convex.targets import cyclic_orbit
+
+    Y = cyclic_orbit([Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 8)],
+                     exact=True)
+    p = tmp_path / "Y.csv"
+    p.write_text("\n".join(",".join(str(x) for x in r) for r in Y) + "\n")
+    out = tmp_path / "r.json"
+    last = _refused(capsys, ["certify", "solve", str(p), "--d", "1", "--max-work", "2000",
+                             "-o", str(out)], "TooLarge", "--max-work 2,000")
+    assert "please report" not in last and not out.exists()
+    assert main(["certify", "solve", str(p), "--d", "1", "-o", str(out)]) == 0
+    assert main(["check", str(out)]) == 0
+
+
+def test_frequency_sets_do_not_enumerate_every_subset():
+    from logitgeom.convex.lowrank import _frequency_sets
+
+    # m = 64, D = 1 enumerated 2^32 subsets (30+ minutes); the one mode of dimension 1 is kept
+    assert _frequency_sets(64, np.arange(64.0)[::-1], 1, 3) == [(32,)]
+    sets = _frequency_sets(64, np.ones(64), 2, 3)
+    assert len(sets) == 3 and all(len(S) == 1 for S in sets)
+
+
+# -- API: the project's own errors, never raw exceptions --------------------------------
+@pytest.mark.parametrize("kw", [{"top": "a"}, {"top": 1.5}, {"chunk_rows": 1.5},
+                                {"chunk_rows": "a"}, {"out": 5}])
+def test_occupancy_api_refuses_wrong_types(kw):
+    from logitgeom.occupancy import occupancy
+
+    W = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(InvalidInput):
+        occupancy(W, W, progress=False, **kw)
+
+
+@pytest.mark.parametrize("kw", [{"out": 1.5}, {"domains": 1.5}, {"domains": [[]]},
+                                {"label_names": 1.5}])
+def test_audit_api_refuses_wrong_types(kw):
+    from logitgeom import audit_argmax
+
+    with pytest.raises(InvalidInput):
+        audit_argmax(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), progress=False, **kw)
+
+
+def test_solve_api_refuses_huge_width_and_bad_options():
+    from logitgeom import LayerPeeled, solve_layer_peeled
+    from logitgeom.errors import EngineError, TooLarge
+
+    Y = [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]
+    with pytest.raises(TooLarge, match="FACTOR_LIMIT"):
+        solve_layer_peeled(Y, 1, 1, d=10**20)
+    with pytest.raises(InvalidInput):
+        LayerPeeled(Y, 1, 1, equal_rows="a")
+    with pytest.raises(InvalidInput):
+        LayerPeeled(Y, 1, 1, equal_rows=1.5)
+    P = LayerPeeled(Y, 1, 1)
+    with pytest.raises(InvalidInput):
+        P.solve(rank_tol="a")
+    sol = P.solve()
+    for kw in ({"eps": "a"}, {"eps": float("nan")}, {"precision": "a"},
+               {"precision": 10**20}, {"precision": -1}, {"generators": "a"},
+               {"generators": [[0, 0, 1]]}, {"provenance": "a"}, {"claims": 1.5}):
+        with pytest.raises(EngineError):
+            sol.certificate(**kw)
+
+
+def test_tol_solve_of_an_asymmetric_target_is_not_called_optimal():
+    from logitgeom import LayerPeeled
+
+    Y = [[0.5, 0.26, 0.24], [0.25, 0.5, 0.26], [0.25, 0.24, 0.5]]
+    sol = LayerPeeled(Y, 1, 1).solve(tol=0.03)
+    assert sol.status in ("optimal", "approximate")
+    if abs(sol.gap) > 1e-4 * max(1.0, abs(sol.loss)):
+        assert sol.status == "approximate"

@@ -119,15 +119,14 @@ def collapse_reason(Y: Any, action: Any, tol: float, avg: Any) -> str | None:
 
     Yf = np.asarray(Y, dtype=float)
     A = np.asarray(avg, dtype=float)
+    gens = [(list(map(int, g)), list(map(int, q))) for g, q in action.generators]
+    if not any(g != sorted(g) for g, _ in gens):
+        return "the group found acts as the identity on the labels (Y0 = Y: no symmetry)"
     if np.array_equal(np.asarray(avg), np.asarray(Y)):
         return None  # Y is G-invariant itself: nothing was approximated
-    gens = [(list(map(int, g)), list(map(int, q))) for g, q in action.generators]
     if len(np.unique(tolerant_codes(Yf, tol))) == 1:
         return (f"tol {tol:g} chains every entry of Y into one tolerance class (every "
                 "permutation then looks like a symmetry)")
-    moves_labels = any(g != sorted(g) for g, _ in gens)
-    if not moves_labels:
-        return "the group found acts as the identity on the labels (Y0 = Y: no symmetry)"
     if all(q == sorted(q) for _, q in gens):
         return "the action moves labels but takes the identity on contexts"
     if np.allclose(A, A.flat[0], rtol=0, atol=0):
