@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from logitgeom.certify.common import header
-from logitgeom.errors import InexactResult, InvalidInput, TooLarge
+from logitgeom.errors import InexactResult, InvalidInput
 from logitgeom_certificates import api as cb
 
 __all__ = ["bracket_certificate", "theorem_certificate", "solution_certificate",
@@ -355,17 +355,15 @@ def check_options(*, eps: Any = None, eps_mode: str = "relative", generators=Non
     >>> check_options(precision="a")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    logitgeom.errors.InvalidInput: precision must be an integer >= 20; got 'a'
+    logitgeom.errors.InvalidInput: precision must be an integer in [20, 200] (the checker's ...
     """
     from logitgeom.exact.numbers import to_fraction
-    from logitgeom.limits import as_size
 
     lo, hi = 20, 200  # the checker's range (logitgeom_certificates.check_bracket.PRECISION)
-    try:
-        as_size(precision, "precision", least=lo, most=hi)
-    except TooLarge:
+    if isinstance(precision, bool) or not isinstance(precision, int | np.integer) \
+            or not lo <= precision <= hi:
         raise InvalidInput(f"precision must be an integer in [{lo}, {hi}] (the checker's "
-                           f"range); got {precision!r}") from None
+                           f"range); got {precision!r}"[:200])
     if eps_mode not in ("relative", "absolute"):
         raise InvalidInput(f"eps_mode must be 'relative' or 'absolute'; got {eps_mode!r}")
     if eps is not None and to_fraction(eps, what="eps") < 0:
