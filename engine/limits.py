@@ -306,10 +306,15 @@ def check_scale(values: Sequence, *, what: str) -> None:
     ...
     logitgeom.errors.InvalidInput: weights[0] = 1e+300 is outside [1e-09, 1e+09] ...
     """
+    from fractions import Fraction
+
     lo, hi = 1 / SCALE_LIMIT, SCALE_LIMIT
     for j, v in enumerate(values):
-        if not lo <= v <= hi:
-            raise InvalidInput(f"{what}[{j}] = {float(v):.6g} is outside [{lo:g}, {hi:g}] "
+        q = Fraction(v)  # exact: a Fraction beyond the float range compares without overflow
+        if not Fraction(lo) <= q <= Fraction(hi):
+            shown = f"{float(v):.6g}" if abs(q.numerator).bit_length() < 1000 \
+                and q.denominator.bit_length() < 1000 else "a number"
+            raise InvalidInput(f"{what}[{j}] = {shown} is outside [{lo:g}, {hi:g}] "
                                "(SCALE_LIMIT, engine/limits.py; docs/limits.md): at that scale "
                                "a float solve is meaningless; rescale the weights")
 

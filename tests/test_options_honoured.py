@@ -232,3 +232,13 @@ def test_tol_solve_of_an_asymmetric_target_is_not_called_optimal():
     assert sol.status in ("optimal", "approximate")
     if abs(sol.gap) > 1e-4 * max(1.0, abs(sol.loss)):
         assert sol.status == "approximate"
+
+
+def test_numbers_beyond_the_float_range_are_engine_errors_not_overflow():
+    from logitgeom import LayerPeeled, cyclic_orbit
+
+    Y = [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]
+    with pytest.raises(InvalidInput, match="SCALE_LIMIT"):
+        LayerPeeled(Y, 1, 1, loss="mse", weights=[10**400, 1, 1])
+    with pytest.raises(InvalidInput, match="float range"):
+        cyclic_orbit([10**400, 1])
