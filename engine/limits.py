@@ -36,11 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.errors import InexactResult, InvalidInput, TooLarge
 
 __all__ = ["as_size", "ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT", "SOLVE_LIMIT", "check_work",
            "argmax_work", "check_argmax", "group_work", "check_group", "detect_work",
-           "check_detect", "solve_work", "check_solve"]
+           "check_detect", "solve_work", "check_solve", "GAP_LIMIT", "SCALE_LIMIT",
+           "check_gap", "check_scale", "FACTOR_LIMIT", "check_width"]
 
 #: ``certify argmax``: the checker's default budget (every witness is re-checked exactly).
 ARGMAX_LIMIT = 20_000_000
@@ -50,6 +51,16 @@ GROUP_LIMIT = 200_000_000
 DETECT_LIMIT = 3_000_000
 #: ``certify solve``: about 5 CPU minutes of exact Gram products (a 160 x 160 target passes).
 SOLVE_LIMIT = 100_000_000
+#: a float solve is "optimal" only with a relative duality gap (loss - dual bound) /
+#: max(1, |loss|) at most this (the accurate tiers reach 1e-10..1e-8, SCS's loosest 1e-5)
+GAP_LIMIT = 1e-4
+#: the layer-peeled family's column weights and feature-budget weights lie in
+#: [1 / SCALE_LIMIT, SCALE_LIMIT]: beyond it the float program is meaningless (a weight of
+#: 1e300 swamps every other column; Clarabel's factorisation panics at 1e-300)
+SCALE_LIMIT = 1e9
+#: the factors W (m x d) and H (d x n) of a hidden width d hold at most this many entries
+#: each (800 MB of floats); a d above min(m, n) only adds zero columns
+FACTOR_LIMIT = 100_000_000
 
 
 def check_work(work: int, limit: int | None, default: int | None = None, *, what: str,
@@ -260,3 +271,68 @@ def check_solve(Y, method: str = "auto", limit: int | None = None) -> None:
     k, n = len(Y), len(Y[0]) if len(Y) else 0
     check_work(solve_work(k, n, method), limit, SOLVE_LIMIT,
                what=f"certify solve on a {k} x {n} target (method {method})")
+
+
+def check_gap(loss: float, dual_bound: float, *, what: str) -> float:
+    """The relative duality gap of a float solve, or :class:`InexactResult` when it exceeds
+    :data:`GAP_LIMIT` (or is not a number): such a point is not "optimal".
+
+    Examples
+    --------
+    >>> check_gap(1.0, 1.0 - 1e-9, what="a test") < GAP_LIMIT
+    True
+    >>> check_gap(2.0, -5.0, what="a test")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InexactResult: a test: relative duality gap 3.5 exceeds ...
+    """
+    gap = abs(loss - dual_bound) / max(1.0, abs(loss))
+    if not gap <= GAP_LIMIT:  # also nan
+        raise InexactResult(f"{what}: relative duality gap {gap:.3g} exceeds {GAP_LIMIT:g} "
+                            f"(GAP_LIMIT, engine/limits.py; loss {loss:.6g}, dual bound "
+                            f"{dual_bound:.6g}): the solver's point is not optimal; rescale the "
+                            "input or try another solver")
+    return gap
+
+
+def check_scale(values: Sequence, *, what: str) -> None:
+    """Refuse (:class:`InvalidInput`) a weight outside [1 / SCALE_LIMIT, SCALE_LIMIT].
+
+    Examples
+    --------
+    >>> check_scale([1, 2, 3], what="weights")
+    >>> check_scale([1e300, 1, 1], what="weights")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: weights[0] = 1e+300 is outside [1e-09, 1e+09] ...
+    """
+    from fractions import Fraction
+
+    lo, hi = 1 / SCALE_LIMIT, SCALE_LIMIT
+    for j, v in enumerate(values):
+        q = Fraction(v)  # exact: a Fraction beyond the float range compares without overflow
+        if not Fraction(lo) <= q <= Fraction(hi):
+            shown = f"{float(v):.6g}" if abs(q.numerator).bit_length() < 1000 \
+                and q.denominator.bit_length() < 1000 else "a number"
+            raise InvalidInput(f"{what}[{j}] = {shown} is outside [{lo:g}, {hi:g}] "
+                               "(SCALE_LIMIT, engine/limits.py; docs/limits.md): at that scale "
+                               "a float solve is meaningless; rescale the weights")
+
+
+def check_width(d: int, m: int, n: int) -> None:
+    """Refuse (:class:`TooLarge`) a hidden width d whose factors W (m x d) or H (d x n) would
+    hold more than :data:`FACTOR_LIMIT` entries.
+
+    Examples
+    --------
+    >>> check_width(3, 3, 3)
+    >>> check_width(10**20, 3, 3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.TooLarge: hidden width d = 100000000000000000000: W (3 x d) and H ...
+    """
+    if max(m, n) * d > FACTOR_LIMIT:
+        raise TooLarge(f"hidden width d = {d}: W ({m} x d) and H (d x {n}) would hold "
+                       f"{max(m, n) * d:,} entries, over {FACTOR_LIMIT:,} (FACTOR_LIMIT, "
+                       f"engine/limits.py); a d above min(m, n) = {min(m, n)} changes nothing "
+                       "(the factors only get zero columns)")

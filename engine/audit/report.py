@@ -186,6 +186,9 @@ def read_label_names(spec, k: int) -> dict[int, str]:
             names = text.splitlines()
             while names and names[-1] == "":
                 names.pop()
+    elif isinstance(spec, bytes) or not hasattr(spec, "__iter__"):
+        raise InvalidInput(f"label names must be a list of strings or a file; got "
+                           f"{type(spec).__name__} {spec!r}"[:200])
     else:
         names = list(spec)
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):

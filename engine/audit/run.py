@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -685,10 +686,17 @@ def audit_argmax(
         R = to_fraction(radius, what="radius")
         if R <= 0:
             raise InvalidInput(f"radius must be positive; got {radius}")
+    if domains is not None and (isinstance(domains, str | bytes)
+                                or not hasattr(domains, "__iter__")):
+        raise InvalidInput(f"domains must be a subset of ('all', 'box'); got {domains!r}")
     doms = tuple(domains) if domains is not None else (("all", "box") if R is not None
                                                        else ("all",))
-    if not doms or set(doms) - {"all", "box"} or len(set(doms)) != len(doms):
+    if not doms or not all(isinstance(x, str) for x in doms) \
+            or set(doms) - {"all", "box"} or len(set(doms)) != len(doms):
         raise InvalidInput(f"domains must be a subset of ('all', 'box'); got {doms}")
+    if out is not None and not isinstance(out, str | os.PathLike):
+        raise InvalidInput(f"out must be a folder path (str or Path); got "
+                           f"{type(out).__name__} {out!r}")
     if "box" in doms and R is None:
         raise InvalidInput("the 'box' domain needs a radius")
     out_dir = Path(out) if out is not None else None

@@ -280,6 +280,10 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
         One line naming the problem (missing or corrupt file, unreadable dtype, NaN/inf
         rows, empty head, d = 0, bad bias).
     """
+    if transpose and rows_are_labels:  # each says which axis holds the labels
+        raise InvalidInput("transpose (--transpose: the head is stored as (d, vocab)) and "
+                           "rows_are_labels (--rows-are-labels: the rows are the labels) "
+                           "contradict each other; give one")
     if not isinstance(source, str | Path):
         return _from_matrix(source, bias, work, out_dir, None)
     p = Path(source).expanduser()

@@ -205,9 +205,14 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
             if np.all(alpha > 0):
                 lam = alpha
                 break
+            # the step toward alpha stops where the first weight reaches 0; lam >= 0 and
+            # alpha <= 0 on neg, so lam - alpha is 0 only where both are 0 (the entering
+            # point with an affine weight of exactly 0): it leaves at step 0, not 0/0 = nan
             neg = alpha <= 0
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(neg, lam / (lam - alpha), np.inf)
+            den = lam - alpha
+            ratio = np.full(lam.shape, np.inf)
+            np.divide(lam, den, out=ratio, where=neg & (den > 0))
+            ratio[neg & ~(den > 0)] = 0.0
             t = int(np.argmin(ratio))
             lam = lam + float(ratio[t]) * (alpha - lam)
             lam[t] = 0.0

@@ -25,7 +25,7 @@ import json
 
 from logitgeom_certificates.api import FORMAT, THEOREMS, VERSION
 
-__all__ = ["FORMAT", "VERSION", "THEOREMS", "header", "dumps"]
+__all__ = ["FORMAT", "VERSION", "THEOREMS", "header", "dumps", "self_check"]
 
 
 def _scalar(o) -> bool:
@@ -76,3 +76,39 @@ def header(kind: str, statement: str | None = None, provenance: dict | None = No
     if provenance:
         out["provenance"] = dict(provenance)
     return out
+
+
+def self_check(cert: dict, max_work: int | None, what: str, report: dict | None = None) -> int:
+    """Check an emitted certificate with the standard-library checker under the budget the
+    user chose (``--max-work``; None: no budget, as for plain brackets) and return its
+    metered work (also in ``report["work"]``); the file is never written unchecked.
+
+    Raises
+    ------
+    TooLarge
+        The check needs more than ``max_work`` units (nothing is wrong with it).
+    InexactResult
+        The checker rejects it (an emitter bug: please report).
+
+    Examples
+    --------
+    >>> from logitgeom.emit import translation_certificate
+    >>> c = translation_certificate([[1, 0], [0, 1], [1, 1]], 0, 1, -1)
+    >>> self_check(c, None, "translation") > 0
+    True
+    """
+    from logitgeom.errors import InexactResult, TooLarge
+    from logitgeom_certificates.api import check
+
+    v = check(cert, (1 << 62) if max_work is None else int(max_work))
+    if not v.ok and v.failed_check == "work-budget":
+        raise TooLarge(f"checking the {what} needs more than --max-work {max_work:,} units of "
+                       "exact work; nothing was written: raise --max-work, or omit it to check "
+                       "without a budget (docs/limits.md)")
+    if not v.ok:
+        raise InexactResult(f"the emitted {what} fails '{v.failed_check}' at {v.location}: "
+                            f"{v.message} (please report this)")
+    work = int(v.work or 0)
+    if report is not None:
+        report["work"] = work
+    return work

@@ -342,6 +342,57 @@ def theorem_certificate(theorem: str, part: dict, *, label: str | None = None,
     return cert
 
 
+def check_options(*, eps: Any = None, eps_mode: str = "relative", generators=None,
+                  claims=(), precision: Any = DEFAULT_PRECISION, statement: Any = None,
+                  provenance: Any = None, m: int | None = None) -> None:
+    """Refuse (:class:`InvalidInput`) certificate options of the wrong type or range before
+    any work: eps a number >= 0, eps_mode, generators a list of label permutations, claims
+    strings, precision an integer in the checker's range, provenance a dict of strings.
+
+    Examples
+    --------
+    >>> check_options(precision=40, eps="1e-8")
+    >>> check_options(precision="a")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: precision must be an integer in [20, 200] (the checker's ...
+    """
+    from logitgeom.exact.numbers import to_fraction
+
+    lo, hi = 20, 200  # the checker's range (logitgeom_certificates.check_bracket.PRECISION)
+    if isinstance(precision, bool) or not isinstance(precision, int | np.integer) \
+            or not lo <= precision <= hi:
+        raise InvalidInput(f"precision must be an integer in [{lo}, {hi}] (the checker's "
+                           f"range); got {precision!r}"[:200])
+    if eps_mode not in ("relative", "absolute"):
+        raise InvalidInput(f"eps_mode must be 'relative' or 'absolute'; got {eps_mode!r}")
+    if eps is not None and to_fraction(eps, what="eps") < 0:
+        raise InvalidInput(f"eps must be >= 0; got {eps!r}")
+    if isinstance(claims, str) or not hasattr(claims, "__iter__") \
+            or not all(isinstance(c, str) for c in claims):
+        raise InvalidInput(f"claims must be a list of claim names; got {claims!r}"[:200])
+    if generators is not None:
+        ok = not isinstance(generators, str) and hasattr(generators, "__iter__")
+        gens = list(generators) if ok else []
+        for g in gens:
+            if isinstance(g, str) or not hasattr(g, "__iter__") or not all(
+                    isinstance(x, int | np.integer) and not isinstance(x, bool) for x in g):
+                ok = False
+                break
+            if m is not None and sorted(int(x) for x in g) != list(range(m)):
+                ok = False
+                break
+        if not ok:
+            raise InvalidInput("generators must be a list of label permutations (image form"
+                               + (f", each of 0..{m - 1}" if m else "") + f"); got "
+                               f"{generators!r}"[:200])
+    if statement is not None and not isinstance(statement, str):
+        raise InvalidInput(f"statement must be a str; got {type(statement).__name__}")
+    if provenance is not None and not (isinstance(provenance, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in provenance.items())):
+        raise InvalidInput(f"provenance must be a dict of strings; got {provenance!r}"[:200])
+
+
 def solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
                          generators=None, claims=None, orbit: bool = False,
                          **kw: Any) -> dict:
@@ -356,6 +407,13 @@ def solution_certificate(sol, *, eps: Any = None, eps_mode: str = "relative",
     """
     if sol.problem is None:
         raise InvalidInput("this solution has no problem attached (solve via LayerPeeled)")
+    unknown = set(kw) - {"precision", "statement", "provenance"}
+    if unknown:
+        raise InvalidInput(f"unknown certificate option(s) {sorted(unknown)}; known: eps, "
+                           "eps_mode, generators, claims, orbit, precision, statement, "
+                           "provenance")
+    check_options(eps=eps, eps_mode=eps_mode, generators=generators,
+                  claims=() if claims is None else claims, m=sol.problem.m, **kw)
     if orbit:
         if generators is not None:
             raise InvalidInput("an orbit bracket uses the OrbitTargets' own group; do not "

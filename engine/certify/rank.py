@@ -26,7 +26,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from logitgeom.certify.common import header
+from logitgeom.certify.common import header, self_check
 from logitgeom.certify.convex import (
     DEFAULT_PRECISION,
     _eps,
@@ -70,7 +70,8 @@ def rank_statement(D: int, relaxation: str, width: Fraction) -> str:
 
 def rank_bracket_certificate(problem: Any, result: Any, *, eps: Any = None,
                              eps_mode: str = "relative", precision: int = DEFAULT_PRECISION,
-                             provenance: dict | None = None) -> dict:
+                             provenance: dict | None = None, max_work: int | None = None,
+                             report: dict | None = None) -> dict:
     """A ``layer-peeled-rank-bracket`` from a float rank-D search (built from the data handed
     in; the search itself is :func:`logitgeom.convex.lowrank.rank_certificate`'s).
 
@@ -85,6 +86,11 @@ def rank_bracket_certificate(problem: Any, result: Any, *, eps: Any = None,
         Required width (None: the achieved width, rounded up to two digits).
     precision : int
         Decimal digits of the checker's exp/log.
+    max_work : int, optional
+        Budget of the self-check (``certify solve --max-work``; None: no budget).
+    report : dict, optional
+        Receives ``work``: the metered work of the self-check (what ``check --max-work``
+        needs).
 
     Returns
     -------
@@ -97,6 +103,8 @@ def rank_bracket_certificate(problem: Any, result: Any, *, eps: Any = None,
         Y not exact, bad eps_mode.
     InexactResult
         The width exceeds ``eps``.
+    TooLarge
+        The self-check needs more than ``max_work``.
     """
     D = result.D
     Y = _exact_target(problem)
@@ -127,8 +135,5 @@ def rank_bracket_certificate(problem: Any, result: Any, *, eps: Any = None,
                  "upper": str(upper), "eps": str(_eps(eps, width, eps_mode)),
                  "eps_mode": eps_mode, "relaxation": relaxation,
                  "construction": result.construction[:200], "structure": []})
-    verdict = cb.check(cert)
-    if not verdict.ok:
-        raise InexactResult(f"the emitted rank bracket fails '{verdict.failed_check}' at "
-                            f"{verdict.location}: {verdict.message}")
+    self_check(cert, max_work, "rank bracket", report)
     return cert

@@ -46,15 +46,18 @@ def solve_extras(args: argparse.Namespace, problem: Any, sol: Any) -> tuple[list
         from logitgeom.convex.stability import stability_report
 
         rep = stability_report(problem.entries, problem.E_W_exact, problem.E_H_exact,
-                               plan.group, solver=args.solver)
+                               plan.group, solver=args.solver, tol=args.tol,
+                               allow_collapse=args.allow_collapse)
         out += rep.lines()
         fields["stability"] = rep.as_dict()
     return out, fields
 
 
-def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> dict | None:
+def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict,
+                   report: dict | None = None) -> dict | None:
     """The ``certify solve`` certificate for ``--d`` (a rank bracket) or ``--tol``/``--y0``
-    (a stability certificate); None when neither was asked for."""
+    (a stability certificate), checked under ``--max-work`` (its metered work in
+    ``report["work"]``); None when neither was asked for."""
     from logitgeom.convex.problem import LayerPeeled
     from logitgeom.errors import InvalidInput
 
@@ -64,7 +67,8 @@ def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> di
         from logitgeom.convex.lowrank import rank_certificate
 
         problem = LayerPeeled(Y, args.ew, args.eh, args.d, normalize=args.normalize)
-        return rank_certificate(problem, args.d, eps=eps, solver=args.solver, provenance=prov)
+        return rank_certificate(problem, args.d, eps=eps, solver=args.solver, provenance=prov,
+                                max_work=args.max_work, report=report)
     if args.tol is None and args.y0 is None:
         return None
     from logitgeom.convex.stability import stability_certificate
@@ -80,7 +84,9 @@ def certify_beyond(args: argparse.Namespace, Y: Any, eps: Any, prov: dict) -> di
         _, verdict = problem.choose("orbit", tol=tol)
         group = verdict.plan.group
     return stability_certificate(Y, args.ew, args.eh, group, Y0=Y0, tol=tol,
-                                 solver=args.solver, normalize=args.normalize, provenance=prov)
+                                 solver=args.solver, normalize=args.normalize, provenance=prov,
+                                 allow_collapse=args.allow_collapse,
+                                 max_work=args.max_work, report=report)
 
 
 def say(cert: dict) -> None:

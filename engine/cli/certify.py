@@ -85,16 +85,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--d", type=int, default=None, metavar="D",
                    help="hidden width D: a rank bracket (layer-peeled-rank-bracket, W of D "
                    "columns; docs/beyond-symmetry.md)")
-    q.add_argument("--tol", type=float, default=None,
+    from logitgeom.cli.solve import tolerance
+
+    q.add_argument("--tol", type=tolerance, default=None,
                    help="approximate symmetry: Y near its group average (group: --group, or "
                    "detected with entries within TOL equal); a layer-peeled-stability "
                    "certificate")
+    q.add_argument("--allow-collapse", action="store_true",
+                   help="with --tol: go on when TOL makes every entry one tolerance class, "
+                   "detects only the identity or falls back to the uniform Y0 (refused by "
+                   "default)")
     q.add_argument("--y0", default=None, metavar="FILE",
                    help="with --tol/--group: a G-invariant target Y0 near Y (default: the "
                    "group average of Y)")
     q.add_argument("--out", "-o", dest="output", metavar="FILE", help="write here")
     q.add_argument("--max-work", type=int, default=None, metavar="N",
-                   help="refuse at once when the estimated work exceeds N (engine/limits.py)")
+                   help="refuse at once when the estimated work exceeds N (engine/limits.py); "
+                   "with --d/--tol/--y0 also the budget of the emitter's own check of the "
+                   "certificate (default: no budget; it says what `check --max-work` needs)")
     from logitgeom.cli.solve import add_family_arguments
 
     add_family_arguments(q)
@@ -326,6 +334,7 @@ def _argmax(args: argparse.Namespace) -> int:
 
 
 def _solve_bracket(args: argparse.Namespace) -> int:
+    from logitgeom.cli.solve import check_options
     from logitgeom.convex.problem import LayerPeeled
     from logitgeom.errors import InvalidInput
     from logitgeom.io import read_matrix
@@ -336,6 +345,7 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if (args.Y is None) == (args.bases is None):
         raise InvalidInput("certify solve needs exactly one of Y (a target file) or --bases "
                            "FILE (with --group)")
+    check_options(args)  # the one validation of solve and certify solve
     eps = None
     if args.eps is not None:
         try:
@@ -345,8 +355,6 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if args.generators is not None and args.group is not None:
         raise InvalidInput("give the group once: --group or --generators, not both")
     if args.bases is not None:
-        if args.d is not None or args.tol is not None or args.y0 is not None:
-            raise InvalidInput("--d, --tol and --y0 need a target file Y, not --bases")
         if args.group is None:
             raise InvalidInput("--bases needs --group (the group whose orbit of the bases is "
                                "the target)")
@@ -362,11 +370,13 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     check_solve(Y, args.method, args.max_work)  # refusal bound (logitgeom.limits)
     from logitgeom.cli import _beyond
 
-    cert = _beyond.certify_beyond(args, Y, eps, _prov(args))  # --d, --tol, --y0
-    if cert is not None:
-        code = _emit(cert, args)
+    report: dict = {}
+    cert = _beyond.certify_beyond(args, Y, eps, _prov(args), report)  # --d, --tol, --y0
+    if cert is not None:  # checked by its emitter under --max-work (metered)
+        code = _emit(cert, args, checked=True)
         if code == 0 and args.output and args.output != "-":
             _beyond.say(cert)
+        _work_note(report.get("work", 0), args.output)
         return code
     gens = json.loads(args.generators) if args.generators else None
     G = None
@@ -394,6 +404,17 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     if out.note:
         print(f"note: {out.note}", file=sys.stderr)
     return _emit_bracket(out.certificate, args, out.solution, checked=True)
+
+
+def _work_note(work: int, path: str | None) -> None:
+    """Say (stderr) what ``--max-work`` a check of a certificate needs beyond the default."""
+    from logitgeom_certificates.api import DEFAULT_MAX_WORK
+
+    if work > DEFAULT_MAX_WORK:
+        print(f"note: checked by the emitter ({work:,} units of exact work, more than the "
+              f"checker's default budget of {DEFAULT_MAX_WORK:,}): check it with `logitgeom "
+              f"check --max-work {work} {path if path and path != '-' else 'FILE'}` "
+              "(docs/limits.md)", file=sys.stderr)
 
 
 def _emit_bracket(cert: dict, args: argparse.Namespace, sol, checked: bool = False) -> int:

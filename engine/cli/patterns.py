@@ -114,6 +114,10 @@ def _run(args: argparse.Namespace) -> int:
     streamed = _streamed(args)
     if args.workers is not None and args.workers < 1:
         raise InvalidInput(f"--workers must be at least 1; got {args.workers}")
+    for name in ("units", "shard_rows"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise InvalidInput(f"--{name.replace('_', '-')} must be at least 1; got {value}")
     if not streamed and (args.units is not None or args.shard_rows is not None
                          or args.restart):
         raise InvalidInput("--units, --shard-rows and --restart only apply with -o DIR")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 
 from logitgeom.cli import _output
 
@@ -29,9 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "list of generators (0-based image form) or a JSON file holding "
                         "either; the column action is derived from Y (methods etf, orbit, "
                         "auto)")
-    p.add_argument("--tol", type=float, default=None,
+    p.add_argument("--tol", type=tolerance, default=None,
                    help="approximate symmetry: entries closer than TOL count as equal in "
                         "detection (method orbit or auto; the deviation is reported)")
+    p.add_argument("--allow-collapse", action="store_true",
+                   help="with --tol: go on when TOL makes every entry one tolerance class or "
+                        "detects only the identity (refused by default: the symmetry found "
+                        "says nothing then)")
     p.add_argument("--normalize", action="store_true",
                    help="divide each column of Y by its sum instead of requiring sums of 1")
     p.add_argument("--solver", default=None, help="CLARABEL, SCS or MOSEK (default: registry)")
@@ -54,20 +59,84 @@ def add_family_arguments(p: argparse.ArgumentParser) -> None:
                    help="restrict to equal classifiers w_i on these labels (0-based)")
 
 
+def tolerance(text: str) -> float:
+    """``--tol``: a finite number >= 0 (argparse type of ``solve`` and ``certify solve``)."""
+    try:
+        tol = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(tol) and tol >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number >= 0 (a tolerance "
+                                         "on entries of Y)")
+    return tol
+
+
+def _family_asked(args: argparse.Namespace) -> bool:
+    return not (args.loss == "ce" and args.weights is None and args.h_budget is None
+                and args.equal_rows is None)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse option combinations that ``solve`` or ``certify solve`` would not honour: the
+    one validation of both commands (an option is honoured on every path or refused here).
+
+    Raises
+    ------
+    InvalidInput
+        Naming the options that do not combine.
+    """
+    from logitgeom.errors import InvalidInput
+
+    def given(name: str) -> bool:
+        v = getattr(args, name, None)
+        return v is not None and v is not False
+
+    tol = getattr(args, "tol", None)
+    if tol is not None and not (math.isfinite(tol) and tol >= 0):  # the API path
+        raise InvalidInput(f"--tol must be a finite number >= 0; got {tol!r}")
+    if _family_asked(args):
+        named = [f"--{n.replace('_', '-')}" for n in ("loss", "weights", "h_budget",
+                                                        "equal_rows")
+                 if (n == "loss" and args.loss != "ce") or (n != "loss" and given(n))]
+        other = [f"--{n}" for n in ("normalize", "d", "tol", "y0", "bases", "allow_collapse")
+                 if given(n)]
+        if other:
+            raise InvalidInput(f"{', '.join(named)} (the layer-peeled family) does not combine "
+                               f"with {', '.join(o.replace('_', '-') for o in other)}: the "
+                               "family's programs have no rank bracket, stability certificate, "
+                               "normalisation or orbit form")
+    if given("allow_collapse") and tol is None:
+        raise InvalidInput("--allow-collapse only applies with --tol")
+    certify = hasattr(args, "bases")
+    if not certify:
+        return
+    beyond = given("d") or given("tol") or given("y0")
+    if given("d") and (given("tol") or given("y0")):
+        raise InvalidInput("give --d (rank bracket) or --tol/--y0 (stability), not both")
+    if beyond and given("bases"):
+        raise InvalidInput("--d, --tol and --y0 need a target file Y, not --bases")
+    if beyond and str(args.method).lower() != "auto":
+        raise InvalidInput(f"--method {args.method} does not apply to --d/--tol/--y0 (the rank "
+                           "bracket and the stability certificate choose their own solves)")
+    if given("d") and (given("group") or given("generators")):
+        raise InvalidInput("--group/--generators do not apply to --d (a rank bracket proves "
+                           "no symmetry)")
+    if (given("tol") or given("y0")) and given("generators"):
+        raise InvalidInput("with --tol/--y0 give the group as --group (--generators is the "
+                           "plain bracket's)")
+    if (given("tol") or given("y0")) and given("eps"):
+        raise InvalidInput("--eps does not apply to --tol/--y0 (the stability certificate "
+                           "states its own widths)")
+
+
 def family_problem(args: argparse.Namespace, Y):
     """A :class:`logitgeom.convex.family.LayerPeeledFamily` when a family option is given, else
     None (the balanced cross-entropy program)."""
-    if (args.loss == "ce" and args.weights is None and args.h_budget is None
-            and args.equal_rows is None):
+    if not _family_asked(args):
         return None
     from logitgeom.convex.family import LayerPeeledFamily
 
-    if getattr(args, "normalize", False) or getattr(args, "d", None) is not None \
-            or getattr(args, "tol", None) is not None or getattr(args, "bases", None):
-        from logitgeom.errors import InvalidInput
-
-        raise InvalidInput("--loss/--weights/--h-budget/--equal-rows do not combine with "
-                           "--normalize, --d, --tol or --bases")
+    check_options(args)
     return LayerPeeledFamily(Y, args.ew, args.eh, loss=args.loss,
                              weights=_list(args.weights, "weights"),
                              h_budget=_list(args.h_budget, "h_budget"),
@@ -101,6 +170,7 @@ def _solve(args: argparse.Namespace) -> int:
     from logitgeom.io import read_raw
     from logitgeom.symmetry.constructors import group_from_text
 
+    check_options(args)
     target = _output.json_target(args)
     _output.prepare(args, target)
     family = family_problem(args, read_raw(args.Y))

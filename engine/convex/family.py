@@ -133,11 +133,19 @@ class LayerPeeledFamily:
         self.rho = math.sqrt(self.E_W * self.E_H)
         self.weights_exact = _positive_vector(weights, n, "weights")
         self.h_budget_exact = _positive_vector(h_budget, n, "h_budget")
+        from logitgeom.limits import check_scale
+
+        check_scale(self.weights_exact, what="weights")
+        check_scale(self.h_budget_exact, what="h_budget")
         self.weights = np.array([float(q) for q in self.weights_exact])
         self.h_budget = np.array([float(q) for q in self.h_budget_exact])
         self.equal_rows: tuple[int, ...] = ()
         if equal_rows is not None:
-            B = sorted({int(b) for b in equal_rows})
+            from logitgeom.limits import as_size
+
+            if isinstance(equal_rows, str | bytes) or not hasattr(equal_rows, "__iter__"):
+                raise InvalidInput(f"equal_rows must be a list of labels; got {equal_rows!r}")
+            B = sorted({as_size(b, "an entry of equal_rows") for b in equal_rows})
             if len(B) < 2 or B[0] < 0 or B[-1] >= m:
                 raise InvalidInput(f"equal_rows must name at least two labels in 0..{m - 1}; "
                                    f"got {list(equal_rows)!r}")
@@ -248,9 +256,13 @@ class LayerPeeledFamily:
             Z = Z * (self.rho / nuc)
         elif 0 < nuc < self.rho and self.objective(Z * (self.rho / nuc)) < self.objective(Z):
             Z = Z * (self.rho / nuc)
-        return FamilySolution(Z=Z, problem=self, method=str(method), solver=rep.solver,
-                              status=str(rep.status), loss=self.objective(Z),
-                              dual_bound=self.dual_bound(Z))
+        sol = FamilySolution(Z=Z, problem=self, method=str(method), solver=rep.solver,
+                             status=str(rep.status), loss=self.objective(Z),
+                             dual_bound=self.dual_bound(Z))
+        from logitgeom.limits import check_gap
+
+        check_gap(sol.loss, sol.dual_bound, what=f"{rep.solver} on method {method}")
+        return sol
 
 
 @dataclass(frozen=True)

@@ -176,13 +176,31 @@ def is_cyclic_block(Y: np.ndarray) -> bool:
     return cols == sorted(map(tuple, np.roll(Y, 1, axis=0).T.tolist()))
 
 
+#: _frequency_sets draws its sets from at most this many of the strongest frequencies
+#: (2^16 subsets at most: every set of all m / 2 frequencies was 2^32 at m = 64)
+_FREQUENCY_POOL = 16
+
+
 def _frequency_sets(m: int, strength: np.ndarray, D: int, keep: int) -> list[tuple[int, ...]]:
     """The ``keep`` maximal frequency sets of real dimension <= D with the largest total
-    strength (|z_hat_k| of the convex optimum)."""
-    ks = list(range(1, m // 2 + 1))
+    strength (|z_hat_k| of the convex optimum), among the :data:`_FREQUENCY_POOL` strongest
+    frequencies (candidates only: the certificate states its own width).
+
+    Examples
+    --------
+    >>> _frequency_sets(64, np.arange(64.0)[::-1], 1, 3)
+    [(32,)]
+    >>> _frequency_sets(8, np.array([0, 4, 1, 3, 2, 0, 0, 0.0]), 4, 2)
+    [(1, 3), (1, 4)]
+    """
+    allk = range(1, m // 2 + 1)
+    ks = sorted(allk, key=lambda k: (-float(strength[k]), k))[:_FREQUENCY_POOL]
+    if m % 2 == 0 and m // 2 not in ks:  # the one mode of dimension 1 (the only one at D = 1)
+        ks.append(m // 2)
+    ks.sort()
     dim = {k: 1 if 2 * k == m else 2 for k in ks}
     sets = []
-    for r in range(1, len(ks) + 1):
+    for r in range(1, min(len(ks), D) + 1):  # every frequency has dimension >= 1
         for S in itertools.combinations(ks, r):
             used = sum(dim[k] for k in S)
             if used > D:

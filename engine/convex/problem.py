@@ -157,6 +157,9 @@ class LayerPeeled:
             if isinstance(d, bool) or not isinstance(d, int | np.integer) or int(d) < 1:
                 raise InvalidInput(f"d must be a positive integer (the hidden width); got {d!r}")
             d = int(d)
+            from logitgeom.limits import check_width
+
+            check_width(d, *self.shape)
         self.d = d
         self._keys: list[tuple] | None = None
         self._free_radius: float | None = None
@@ -404,6 +407,13 @@ class LayerPeeled:
         ...
         logitgeom.errors.InvalidInput: unknown option 'grup' for method 'auto'; known: blocks, ...
         """
+        if isinstance(rank_tol, bool) or not isinstance(rank_tol, int | float | np.floating) \
+                or not 0 <= rank_tol < 1:
+            raise InvalidInput(f"rank_tol must be a number in [0, 1) (relative to the largest "
+                               f"singular value); got {rank_tol!r}"[:200])
+        if solver_options is not None and not isinstance(solver_options, dict):
+            raise InvalidInput(f"solver_options must be a dict; got "
+                               f"{type(solver_options).__name__}")
         if self.m * self.n > ONE_BLAS_THREAD_MAX:
             return self._solve(method, solver, solver_options, rank_tol, options)
         from threadpoolctl import threadpool_limits

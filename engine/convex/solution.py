@@ -323,6 +323,13 @@ def _finish(problem: Any, Z: np.ndarray, method: str, solver: str | None,
         bound = _orbit_bound(problem, Z[:, orbit[1]], orbit)
     else:
         bound = dual_bound(Z, problem.Y, problem.rho, keep_A=keep)
+    from logitgeom.limits import GAP_LIMIT, check_gap
+
+    if "symmetry_deviation" not in info:
+        check_gap(bound.upper, bound.lower, what=f"{solver or 'closed form'} on method {method}")
+    elif not abs(bound.gap) <= GAP_LIMIT * max(1.0, abs(bound.upper)):
+        # tol: optimal for the group average of Y, not for Y; the gap is the asymmetry's cost
+        status = Status.APPROXIMATE
     f = recover_factors(Z, problem.E_W, problem.E_H, problem.d, rank_tol, svd=(U, s, Vt),
                         want_H=keep)
     del U, Vt

@@ -378,6 +378,17 @@ def solve(
                     if isinstance(exc, Infeasible):
                         raise
                     continue
+                except Exception as exc:  # noqa: BLE001 - any solver error is a failure
+                    last = SolverFailed(f"{name} failed: {type(exc).__name__}: "
+                                        f"{_first_line(exc)}")
+                    continue
+                except BaseException as exc:  # a Rust panic (pyo3 PanicException)
+                    if type(exc).__name__ != "PanicException":
+                        raise  # KeyboardInterrupt, SystemExit, ...
+                    last = SolverFailed(f"{name} failed inside the solver (a panic: "
+                                        f"{_first_line(exc)}); the input's scale is probably "
+                                        "beyond what it can factorise")
+                    continue
             note, status, value = "", str(prob.status), float(prob.value)
             kept_status = status
             if kept:  # the best point by the caller's score, not merely the last tier's
@@ -393,6 +404,11 @@ def solve(
                                kept_status)
     assert last is not None
     raise last
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
 
 
 def _score(score) -> float:

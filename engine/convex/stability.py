@@ -35,7 +35,7 @@ from logitgeom.convex.loss import cross_entropy
 from logitgeom.errors import InvalidInput
 
 __all__ = ["StabilityReport", "stability_report", "strong_convexity", "group_average",
-           "resolve_action", "model_stability", "stability_certificate"]
+           "collapse_reason", "resolve_action", "model_stability", "stability_certificate"]
 
 
 def strong_convexity(m: int, rho: float) -> float:
@@ -101,6 +101,47 @@ def resolve_action(group: Any, Y: np.ndarray, *, Y0: Any = None, tol: float = 1e
                          what=f"Y (entries within tol {tol:g} counted equal)")
 
 
+def collapse_reason(Y: Any, action: Any, tol: float, avg: Any) -> str | None:
+    """Why the approximate symmetry found at ``tol`` says nothing about Y, or None: ``tol``
+    chains every entry of Y into one tolerance class, the action is the identity (Y0 = Y),
+    it moves labels but takes the identity on contexts, or the group average ``avg`` is the
+    uniform target while Y is not.
+
+    Examples
+    --------
+    >>> from logitgeom.symmetry.group import GroupAction
+    >>> Y = np.array([[0.6, 0.3], [0.4, 0.7]])
+    >>> G = GroupAction([([1, 0], [0, 1])], m=2, n=2)
+    >>> collapse_reason(Y, G, 0.5, group_average(Y, G))  # doctest: +ELLIPSIS
+    'tol 0.5 chains every entry of Y into one tolerance class ...'
+    """
+    from logitgeom.symmetry.values import tolerant_codes
+
+    Yf = np.asarray(Y, dtype=float)
+    A = np.asarray(avg, dtype=float)
+    gens = [(list(map(int, g)), list(map(int, q))) for g, q in action.generators]
+    if not any(g != sorted(g) for g, _ in gens):
+        return "the group found acts as the identity on the labels (Y0 = Y: no symmetry)"
+    if np.array_equal(np.asarray(avg), np.asarray(Y)):
+        return None  # Y is G-invariant itself: nothing was approximated
+    if len(np.unique(tolerant_codes(Yf, tol))) == 1:
+        return (f"tol {tol:g} chains every entry of Y into one tolerance class (every "
+                "permutation then looks like a symmetry)")
+    if all(q == sorted(q) for _, q in gens):
+        return "the action moves labels but takes the identity on contexts"
+    if np.allclose(A, A.flat[0], rtol=0, atol=0):
+        return "the group average Y0 is the uniform target (every entry equal)"
+    return None
+
+
+def _refuse_collapse(Y: Any, action: Any, tol: float, avg: Any, allow: bool) -> None:
+    reason = collapse_reason(Y, action, tol, avg)
+    if reason is not None and not allow:
+        raise InvalidInput(f"approximate symmetry at tol {tol:g}: {reason}; a smaller --tol, "
+                           "an exact --group or --y0 says something about Y (pass "
+                           "--allow-collapse / allow_collapse=True to go on anyway)")
+
+
 @dataclass(frozen=True)
 class StabilityReport:
     """Float figures of the approximate-symmetry analysis (certified versions:
@@ -150,7 +191,7 @@ class StabilityReport:
 
 def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
                      tol: float = 1e-6, solver: str | None = None,
-                     normalize: bool = False) -> StabilityReport:
+                     normalize: bool = False, allow_collapse: bool = False) -> StabilityReport:
     """Solve Y and its G-invariant neighbour Y0 and bound what the asymmetry costs.
 
     Parameters
@@ -165,6 +206,9 @@ def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
         A G-invariant target near Y (default: the group average of Y).
     solver : str, optional
         Conic solver.
+    allow_collapse : bool
+        Go on when the symmetry found at ``tol`` collapses (:func:`collapse_reason`);
+        refused by default.
 
     Returns
     -------
@@ -173,7 +217,7 @@ def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
     Raises
     ------
     InvalidInput
-        Shapes differ, or Y0 is not G-invariant.
+        Shapes differ, Y0 is not G-invariant, or the symmetry collapses.
     """
     from logitgeom.convex.problem import LayerPeeled
 
@@ -181,6 +225,7 @@ def stability_report(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
     action = resolve_action(group, P1.Y, Y0=Y0, tol=tol)
     avg = group_average(P1.entries, action)
     if Y0 is None:
+        _refuse_collapse(P1.entries, action, tol, avg, allow_collapse)
         P0, average = LayerPeeled(avg, E_W, E_H), True
     else:
         P0 = LayerPeeled(Y0, E_W, E_H)
@@ -242,7 +287,8 @@ def model_stability(P: np.ndarray, W: np.ndarray, H: np.ndarray, group: Any, *,
 
 def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = None,
                           tol: float = 1e-6, solver: str | None = None,
-                          normalize: bool = False, **kw: Any) -> dict:
+                          normalize: bool = False, allow_collapse: bool = False,
+                          **kw: Any) -> dict:
     """A ``layer-peeled-stability`` certificate for Y near the G-invariant Y0: solve both,
     then :func:`logitgeom.certify.stability.stability_bracket_certificate` (keywords
     ``precision``, ``provenance``).
@@ -258,6 +304,9 @@ def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = N
     Y0 : array_like, optional
         G-invariant target (default: the exact group average of Y; then the gap of the best
         G-invariant point is certified too).
+    allow_collapse : bool
+        Go on when the symmetry found at ``tol`` collapses (:func:`collapse_reason`);
+        refused by default.
 
     Returns
     -------
@@ -288,6 +337,7 @@ def stability_certificate(Y: Any, E_W: Any, E_H: Any, group: Any, *, Y0: Any = N
     action = resolve_action(group, P1.Y, Y0=Y0, tol=tol)
     avg = group_average(Ye, action)
     if Y0 is None:
+        _refuse_collapse(Ye, action, tol, avg, allow_collapse)
         P0, average = LayerPeeled(avg, E_W, E_H), True
     else:
         P0 = LayerPeeled(Y0, E_W, E_H)

@@ -38,7 +38,11 @@ def _vec(y: Any, exact: bool) -> np.ndarray:
         out = np.empty(len(v), dtype=object)
         out[:] = list(v)
         return out
-    return np.array([float(q) for q in v], dtype=float)
+    try:
+        return np.array([float(q) for q in v], dtype=float)
+    except OverflowError:
+        raise InvalidInput("y has an entry beyond the float range (|x| > 1.8e308); pass "
+                           "exact=True to keep it exact") from None
 
 
 def cyclic_orbit(y: Any, *, exact: bool = False) -> np.ndarray:

@@ -20,6 +20,7 @@ Examples
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -215,6 +216,13 @@ def occupancy(head, inputs, *, bias=None, top: int = 3, out=None, executor=None,
     """
     import time
 
+    from logitgeom.limits import as_size
+
+    top = as_size(top, "top", least=1)
+    chunk_rows = as_size(chunk_rows, "chunk_rows", least=1)
+    if out is not None and not isinstance(out, str | os.PathLike):
+        raise InvalidInput(f"out must be a folder path (str or Path); got "
+                           f"{type(out).__name__} {out!r}"[:200])
     t0 = time.perf_counter()
     own_tmp = out is None
     folder = Path(tempfile.mkdtemp(prefix="occupancy-")) if own_tmp else Path(out)

@@ -55,6 +55,9 @@ class Status(enum.StrEnum):
     OPTIMAL = "optimal"
     #: the budget is not active: Z* is the centred log Y, nothing was solved
     BUDGET_INACTIVE = "budget_inactive"
+    #: approximate symmetry (``tol``): optimal for Y averaged over the group, not for Y (its
+    #: relative duality gap on Y is above logitgeom.limits.GAP_LIMIT: the asymmetry's cost)
+    APPROXIMATE = "approximate"
 
 
 class Plan:
