@@ -153,3 +153,71 @@ def test_labels_a_hair_inside_faces_are_decided_and_agree_with_the_oracle():
     for k in range(len(W)):
         assert r.verdicts["all"][k] == oracle(W, k), k
     assert set(kinds) <= set(r.never())
+
+
+# ------------------------------------------------------------------ proofs of any size
+def _split_run(tmp_path, monkeypatch, part_bytes=24):
+    import logitgeom.audit.run as run_mod
+
+    monkeypatch.setattr(run_mod, "PROOF_PART_BYTES", part_bytes)
+    W, kinds = hair_head(40, 5, pushes=(1e-9,), faces=(5, 10))
+    out = tmp_path / "o"
+    r = audit_argmax(W, out=out, progress=False)
+    return W, kinds, out, r
+
+
+def test_a_never_proof_split_over_part_files_is_written_resumed_and_checked(tmp_path,
+                                                                            monkeypatch):
+    W, kinds, out, r = _split_run(tmp_path, monkeypatch)
+    assert r.counts["all"]["undecided"] == 0 and set(kinds) <= set(r.never())
+    for k in kinds:
+        assert oracle(W, k) == "never"
+    recs = [json.loads(x) for x in (out / "shards" / "block-000000.jsonl").read_text().split()]
+    split = [x for x in recs if x["all"]["verdict"] == "never"
+             and isinstance(x["all"]["multipliers"], dict)]
+    assert split and all(len(x["all"]["multipliers"]["parts"]) > 1 for x in split)
+    parts = sorted((out / "shards").glob("proof-*.json"))
+    assert all(len(json.loads(p.read_text())) >= 1 for p in parts)
+    assert check_file(str(out / "audit.json"), max_work=None).ok
+    # the work meter charges the parts: a tiny budget refuses, the default accepts
+    assert not check_file(str(out / "audit.json"), max_work=10).ok
+    # resumed: same folder, nothing recomputed, the same certificate
+    before = (out / "audit.json").read_bytes()
+    r2 = audit_argmax(W, out=out, progress=False)
+    assert r2.label_cpu == {} and (out / "audit.json").read_bytes() == before
+    # a missing part: its block is decided again and the part rewritten
+    parts[0].unlink()
+    audit_argmax(W, out=out, progress=False)
+    assert parts[0].exists() and check_file(str(out / "audit.json"), max_work=None).ok
+
+
+def test_tampering_with_one_digit_of_a_split_proof_is_rejected(tmp_path, monkeypatch):
+    import hashlib
+
+    _, _, out, _ = _split_run(tmp_path, monkeypatch)
+    part = sorted((out / "shards").glob("proof-*.json"))[0]
+    texts = json.loads(part.read_text())
+    digit = texts[0][-1]
+    texts[0] = texts[0][:-1] + ("1" if digit != "1" else "2")
+    part.write_text(json.dumps(texts, separators=(",", ":")) + "\n")
+    v = check_file(str(out / "audit.json"), max_work=None)
+    assert not v.ok and v.failed_check == "file-hash"
+    # the hashes made consistent again: the arithmetic refuses the proof
+    sha = hashlib.sha256(part.read_bytes()).hexdigest()
+    shard = out / "shards" / "block-000000.jsonl"
+    name = f"shards/{part.name}"
+    lines = []
+    for line in shard.read_text().splitlines():
+        rec = json.loads(line)
+        for e in (rec[d] for d in rec if d != "label"):
+            for ref in e.get("multipliers", {}).get("parts", []) if isinstance(
+                    e.get("multipliers"), dict) else []:
+                if ref["file"] == name:
+                    ref["sha256"] = sha
+        lines.append(json.dumps(rec, sort_keys=True, separators=(",", ":")))
+    shard.write_text("\n".join(lines) + "\n")
+    cert = json.loads((out / "audit.json").read_text())
+    cert["shards"][0]["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
+    (out / "audit.json").write_text(json.dumps(cert))
+    v = check_file(str(out / "audit.json"), max_work=None)
+    assert not v.ok and v.failed_check.startswith("gordan")

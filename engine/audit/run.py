@@ -307,6 +307,42 @@ _STATE_EVERY = 2.0
 SHARD_BYTES = 32 * 1024 * 1024
 
 
+#: A never-proof whose multipliers pass this many bytes of text is written to proof part
+#: files of at most about this size (``shards/proof-LLLLLLLL-DOM-PPPP.json``, each a JSON
+#: list of multiplier texts, referenced by hash from its record: certificates/SPEC.md
+#: section 9), so no proof is too large for the checker's 64 MiB per file.
+PROOF_PART_BYTES = 16 * 1024 * 1024
+
+
+def _split_proofs(rec: dict, shards: Path, limit: int) -> tuple[dict, list[list[str]]]:
+    """The record with each long never-proof's multipliers moved to part files of at most
+    ``limit`` bytes (a longer single number alone in its part), and the [file, sha256] of
+    the parts written (file relative to the output folder)."""
+    out, written = dict(rec), []
+    for dom, e in rec.items():
+        if dom == "label" or e.get("verdict") != "never" or \
+                not isinstance(e.get("multipliers"), list) or \
+                sum(len(t) + 3 for t in e["multipliers"]) <= limit:
+            continue
+        chunks: list[list[str]] = [[]]
+        size = 0
+        for t in e["multipliers"]:
+            if chunks[-1] and size + len(t) + 3 > limit:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(t)
+            size += len(t) + 3
+        refs = []
+        for i, ch in enumerate(chunks):
+            name = f"proof-{rec['label']:08d}-{dom}-{i:04d}.json"
+            data = (json.dumps(ch, separators=(",", ":")) + "\n").encode()
+            _write(shards / name, data)
+            refs.append({"file": f"shards/{name}", "sha256": hashlib.sha256(data).hexdigest()})
+            written.append([f"shards/{name}", refs[-1]["sha256"]])
+        out[dom] = {**e, "multipliers": {"parts": refs}}
+    return out, written
+
+
 def _split_lines(lines: list[str], limit: int) -> list[bytes]:
     """The lines, encoded, grouped in order into chunks of at most ``limit`` bytes (a line
     longer than ``limit`` alone in its chunk); always at least one chunk."""
@@ -345,7 +381,17 @@ class _Blocks:
             self.results[b] = recs
             return
         name = f"block-{b:06d}.jsonl"
-        parts = _split_lines([_dumps_line(r) + "\n" for r in recs], SHARD_BYTES)
+        proof_parts: list[list[str]] = []
+        lines = []
+        for r in recs:
+            r, written = _split_proofs(r, plan.out_dir / "shards", PROOF_PART_BYTES)
+            proof_parts.extend(written)
+            lines.append(_dumps_line(r) + "\n")
+        if proof_parts:  # checked on resume like the shard files
+            state.setdefault("proof_parts", {})[name] = proof_parts
+        else:
+            state.setdefault("proof_parts", {}).pop(name, None)
+        parts = _split_lines(lines, SHARD_BYTES)
         files = []
         for i, data in enumerate(parts):
             part = name if i == 0 else f"block-{b:06d}.{i}.jsonl"
@@ -395,9 +441,10 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
         name = f"block-{b:06d}.jsonl"
         entry = state["done"].get(name)
         if entry is not None and out_dir is not None:
-            if all((out_dir / "shards" / f).exists() and hashlib.sha256(
-                    (out_dir / "shards" / f).read_bytes()).hexdigest() == h
-                   for f, h in _block_files(name, entry)):
+            files = [(f"shards/{f}", h) for f, h in _block_files(name, entry)] \
+                + [(f, h) for f, h in state.get("proof_parts", {}).get(name, [])]
+            if all((out_dir / f).exists() and hashlib.sha256(
+                    (out_dir / f).read_bytes()).hexdigest() == h for f, h in files):
                 if state.get("undecided", {}).get(name):
                     reopen[b] = _read_block(out_dir, name, entry)
                 continue
