@@ -157,9 +157,9 @@ def test_labels_a_hair_inside_faces_are_decided_and_agree_with_the_oracle():
 
 # ------------------------------------------------------------------ proofs of any size
 def _split_run(tmp_path, monkeypatch, part_bytes=24):
-    import logitgeom.audit.run as run_mod
+    import logitgeom.audit.shards as shards_mod
 
-    monkeypatch.setattr(run_mod, "PROOF_PART_BYTES", part_bytes)
+    monkeypatch.setattr(shards_mod, "PROOF_PART_BYTES", part_bytes)
     W, kinds = hair_head(40, 5, pushes=(1e-9,), faces=(5, 10))
     out = tmp_path / "o"
     r = audit_argmax(W, out=out, progress=False)

@@ -31,9 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from logitgeom._fsio import write_atomic
+from logitgeom.audit import shards as _shards
 from logitgeom.audit.decide import Options, _witness_margin, decide_label
 from logitgeom.audit.head import open_head
 from logitgeom.audit.screen import screen_block
+from logitgeom.audit.shards import block_files, read_block, split_proofs
 from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
 from logitgeom.errors import InvalidInput, SolverFailed
 from logitgeom.exact.numbers import fraction_to_str, to_fraction
@@ -138,7 +140,8 @@ class AuditResult:
             lines.append(f"  self-check: {self.checked}")
         if self.certificate_path is not None:
             lines.append(f"  certificate: {self.certificate_path} (check: python -m "
-                         "logitgeom_certificates.check_audit FILE); table: labels.csv, labels.parquet")
+                         "logitgeom_certificates.check_audit FILE); table: labels.csv, "
+                         "labels.parquet")
         return lines
 
 # ----------------------------------------------------------------------------- labels
@@ -307,42 +310,6 @@ _STATE_EVERY = 2.0
 SHARD_BYTES = 32 * 1024 * 1024
 
 
-#: A never-proof whose multipliers pass this many bytes of text is written to proof part
-#: files of at most about this size (``shards/proof-LLLLLLLL-DOM-PPPP.json``, each a JSON
-#: list of multiplier texts, referenced by hash from its record: certificates/SPEC.md
-#: section 9), so no proof is too large for the checker's 64 MiB per file.
-PROOF_PART_BYTES = 16 * 1024 * 1024
-
-
-def _split_proofs(rec: dict, shards: Path, limit: int) -> tuple[dict, list[list[str]]]:
-    """The record with each long never-proof's multipliers moved to part files of at most
-    ``limit`` bytes (a longer single number alone in its part), and the [file, sha256] of
-    the parts written (file relative to the output folder)."""
-    out, written = dict(rec), []
-    for dom, e in rec.items():
-        if dom == "label" or e.get("verdict") != "never" or \
-                not isinstance(e.get("multipliers"), list) or \
-                sum(len(t) + 3 for t in e["multipliers"]) <= limit:
-            continue
-        chunks: list[list[str]] = [[]]
-        size = 0
-        for t in e["multipliers"]:
-            if chunks[-1] and size + len(t) + 3 > limit:
-                chunks.append([])
-                size = 0
-            chunks[-1].append(t)
-            size += len(t) + 3
-        refs = []
-        for i, ch in enumerate(chunks):
-            name = f"proof-{rec['label']:08d}-{dom}-{i:04d}.json"
-            data = (json.dumps(ch, separators=(",", ":")) + "\n").encode()
-            _write(shards / name, data)
-            refs.append({"file": f"shards/{name}", "sha256": hashlib.sha256(data).hexdigest()})
-            written.append([f"shards/{name}", refs[-1]["sha256"]])
-        out[dom] = {**e, "multipliers": {"parts": refs}}
-    return out, written
-
-
 def _split_lines(lines: list[str], limit: int) -> list[bytes]:
     """The lines, encoded, grouped in order into chunks of at most ``limit`` bytes (a line
     longer than ``limit`` alone in its chunk); always at least one chunk."""
@@ -358,13 +325,6 @@ def _split_lines(lines: list[str], limit: int) -> list[bytes]:
         size += len(data)
     out.append(b"".join(cur))
     return out
-
-
-def _block_files(name: str, entry) -> list[tuple[str, str]]:
-    """(file, sha256) of a finished block's shard parts, from its ``run.json`` entry."""
-    if isinstance(entry, str):
-        return [(name, entry)]
-    return [(str(f), str(h)) for f, h in entry]
 
 
 class _Blocks:
@@ -384,7 +344,7 @@ class _Blocks:
         proof_parts: list[list[str]] = []
         lines = []
         for r in recs:
-            r, written = _split_proofs(r, plan.out_dir / "shards", PROOF_PART_BYTES)
+            r, written = split_proofs(r, plan.out_dir / "shards", _shards.PROOF_PART_BYTES)
             proof_parts.extend(written)
             lines.append(_dumps_line(r) + "\n")
         if proof_parts:  # checked on resume like the shard files
@@ -441,12 +401,12 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
         name = f"block-{b:06d}.jsonl"
         entry = state["done"].get(name)
         if entry is not None and out_dir is not None:
-            files = [(f"shards/{f}", h) for f, h in _block_files(name, entry)] \
+            files = [(f"shards/{f}", h) for f, h in block_files(name, entry)] \
                 + [(f, h) for f, h in state.get("proof_parts", {}).get(name, [])]
             if all((out_dir / f).exists() and hashlib.sha256(
                     (out_dir / f).read_bytes()).hexdigest() == h for f, h in files):
                 if state.get("undecided", {}).get(name):
-                    reopen[b] = _read_block(out_dir, name, entry)
+                    reopen[b] = read_block(out_dir, name, entry)
                 continue
             state["done"].pop(name, None)
         todo.append((b, blk))
@@ -501,17 +461,8 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
             records.extend(blocks.results[b])
         else:
             name = f"block-{b:06d}.jsonl"
-            records.extend(_read_block(out_dir, name, state["done"][name]))
+            records.extend(read_block(out_dir, name, state["done"][name]))
     return records, stage, margins, label_cpu
-
-
-def _read_block(out_dir: Path, name: str, entry) -> list[dict]:
-    """The records of a finished block, from its shard parts."""
-    records: list[dict] = []
-    for f, _h in _block_files(name, entry):
-        text = (out_dir / "shards" / f).read_text()
-        records.extend(json.loads(line) for line in text.splitlines() if line)
-    return records
 
 
 def _run(fn, units, executor, progress, desc):
@@ -615,7 +566,7 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
     kw = {"records": records} if out_dir is None else {
         "shards": [{"file": f"shards/{f}", "sha256": h}
                    for b in range(len(plan.blocks))
-                   for f, h in _block_files(f"block-{b:06d}.jsonl",
+                   for f, h in block_files(f"block-{b:06d}.jsonl",
                                             plan.state["done"][f"block-{b:06d}.jsonl"])]}
     cert = audit_certificate(head=plan.src.head_field, rows=plan.k, cols=plan.d,
                              domains=plan.opts.domains, labels=plan.labels, counts=counts,
