@@ -147,6 +147,25 @@ _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
           "undecided": {"verdict", "reason", "stage"}}
 
 
+def _multiplier_texts(m, loc, n) -> list:
+    """A never-proof's n multiplier texts: a list, or ``{"parts": [{"file", "sha256"}, ...]}``
+    naming files (SHA-256 checked, each within the kernel's file limit) that each hold a JSON
+    list of them, concatenated in order: a proof of any size (SPEC.md section 9)."""
+    if not isinstance(m, dict):
+        return K.read_list(m, loc, n)
+    K.only(m, {"parts"}, loc, "split multipliers")
+    texts: list = []
+    for i, ref in enumerate(K.read_list(K.get(m, "parts", loc), f"{loc}/parts")):
+        ploc = f"{loc}/parts/{i}"
+        K.only(ref, {"file", "sha256"}, ploc, "a proof part")
+        data = K.read_file(K.resolve(K.get(ref, "file", ploc), f"{ploc}/file"), ploc,
+                           K.get(ref, "sha256", ploc))
+        K.charge(len(data) // 8)  # as a shard's bytes; the numbers are charged when read
+        texts.extend(K.read_list(K.parse_json(data, ploc, "schema"), ploc))
+        K.fail_if(len(texts) > n, "shape", ploc, f"more than {n} multipliers")
+    return K.read_list(texts, loc, n)
+
+
 def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
     """Check one entry's schema; re-check its proof when ``wit_on`` (a witness) or
     ``never_on`` (a never-proof) holds; return its verdict."""
@@ -172,7 +191,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
         rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
-        texts = K.read_list(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows))
+        texts = _multiplier_texts(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows))
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
         K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > M.cap, "gordan-support",
                   f"{loc}/rows", f"label {k}: rows must be distinct, exclude the label itself "
