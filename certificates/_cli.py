@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from .meter import DEFAULT_MAX_WORK
 
@@ -34,6 +35,18 @@ def run(main, argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
     return code
+
+
+def _pool(workers: int) -> Any:
+    """Run the shard jobs of a streamed check in ``workers`` standard-library processes
+    (results in job order: the verdict is the first failing shard in shard order)."""
+    def run(check: Any, jobs: list[Any]) -> list[Any]:
+        if len(jobs) < 2:
+            return [check(job) for job in jobs]
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:
+            return list(pool.map(check, jobs))
+    return run
 
 
 def _invalid(path, v) -> str:
@@ -71,12 +84,12 @@ def check_main(argv, read_and_check) -> int:
         ap.error("--sample takes N >= 0")
     if args.workers < 1:
         ap.error("--workers takes N >= 1")
-    from .check_stream import WORKERS
+    from .check_stream import RUN_SHARDS
     from .meter import setting
     code = 0
     for path in args.files:
-        tally: dict = {}
-        with setting(WORKERS, args.workers):
+        tally: dict[str, Any] = {}
+        with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
             v, obj = read_and_check(path, args.max_work if args.max_work is not None
                                     else "default", args.sample, args.seed, tally)
         cover = f" ({coverage(obj)})" if v.ok and v.kind == "argmax-audit" else ""

@@ -58,9 +58,12 @@ if not __package__:
     __import__(__package__)
 
 from . import kernel as K
+from .bigint import str_to_int
 from .errors import Fail
+from .linear import gordan
 
-__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
+__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS", "read_long_number",
+           "hadamard_digits"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
@@ -70,6 +73,44 @@ FIELDS = K.COMMON | {"head", "rows", "cols", "bias", "radius", "domains", "label
 #: C-ordered little-endian float64 or float32 array (the engine converts every other head).
 NPY_HEADER = re.compile(rb"\{'descr': '<f([48])', 'fortran_order': False, 'shape': "
                         rb"\(([0-9]+), ([0-9]+)\), \} *\n")
+
+
+# ------------------------------------------------------------------- long multipliers
+#: A canonical rational of any length (the length is checked against the caller's bound
+#: before anything is parsed, :func:`read_long_number`).
+_LONG = re.compile(r"(-?)(0|[1-9][0-9]*)(?:/([1-9][0-9]*))?", re.ASCII)
+
+
+def read_long_number(s: object, loc: str, max_digits: int) -> Fraction:
+    """A canonical rational ``"p/q"`` whose p and q may have up to ``max_digits`` digits
+    (a bound derived from the certificate itself, :func:`hadamard_digits`; at most
+    :data:`.kernel.MAX_DIGITS` it is :func:`.kernel.read_number`).  The length is checked on
+    the text before parsing, the text is parsed piecewise (:mod:`.bigint`: no interpreter
+    digit limit), and the work, quadratic in the length, is charged first."""
+    if max_digits <= K.MAX_DIGITS or not isinstance(s, str) or len(s) <= K.MAX_DIGITS:
+        return K.read_number(s, loc)
+    m = _LONG.fullmatch(s)
+    if m is None or max(len(m[2]), len(m[3] or "")) > max_digits:
+        K.fail("number", loc, f"{s[:37]!r}... ({len(s)} characters) is not a canonical "
+               f"rational 'p/q' of at most {max_digits} digits in p and in q (the bound "
+               "this proof's rows allow)")
+    K.charge(1 + (len(s) // 64) ** 2)
+    p, q = str_to_int(m[2]), str_to_int(m[3] or "1")
+    K.fail_if(q == 1 and m[3] is not None or math.gcd(p, q) != 1, "number", loc,
+              f"{s[:37]!r}... is not canonical (p/q in lowest terms, q > 1)")
+    return Fraction(-p if m[1] else p, q)
+
+
+def hadamard_digits(rows: list[list[int]]) -> int:
+    """Decimal digits enough for the primitive integer solution of a square system whose
+    columns are the integer vectors ``rows`` (plus a row of ones): by Cramer's rule each
+    entry divides an (n - 1)-minor, at most prod ||row||_2 by Hadamard's inequality.  The
+    bound is computed exactly (squared norms in integers), its work charged first."""
+    bits = 0
+    for r in rows:
+        K.charge(len(r) * K.weight(max(map(abs, r), default=0)))
+        bits += (sum(a * a for a in r).bit_length() + 1) // 2 + 1
+    return bits * 30103 // 100000 + 2
 
 
 # ------------------------------------------------------------------------ the head
@@ -124,9 +165,10 @@ class _Model:
         K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
                   "not positive at the witness")
 
-    def gordan_rows(self, k, rows):
+    def gordan_rows(self, k: int, rows: tuple[int, ...]) -> list[list[int]]:
         """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
-        positive factor D L for all of them (the rows' and the biases' denominators)."""
+        positive factor D L for all of them (the rows' and the biases' denominators): the
+        Gordan rows (a positive scaling changes no Gordan claim, nor R)."""
         R = [self.row(i) for i in (k, *rows)]
         L = math.lcm(*(Li for _, Li in R))
         db = [Fraction(self.b[k] - self.b[i]) for i in rows]
@@ -135,14 +177,6 @@ class _Model:
                                                                           strict=True)]
                 + [q.numerator * (D // q.denominator) * L] for (wi, Li), q in zip(R[1:], db,
                                                                                  strict=True)]
-
-    def never(self, k, rows, c, radius, loc):
-        """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L > 0 (R unchanged)."""
-        R = [self.row(i) for i in (k, *rows)]
-        L = math.lcm(*(Li for _, Li in R))
-        gr = [([a * (L // R[0][1]) - v * (L // Li) for a, v in zip(R[0][0], wi, strict=True)],
-               (self.b[k] - self.b[i]) * L) for (wi, Li), i in zip(R[1:], rows, strict=True)]
-        K.check_gordan(gr, c, loc, radius)
 
 
 _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
@@ -184,13 +218,14 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
         # this proof's own rows (SPEC.md section 9, "Number sizes")
         limit = K.MAX_DIGITS
         if any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts):
-            limit = max(limit, K.hadamard_digits(M.gordan_rows(k, rows)))
-        c = tuple(K.read_long_number(t, f"{loc}/multipliers/{i}", limit)
+            limit = max(limit, hadamard_digits(M.gordan_rows(k, rows)))
+        c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit)
                   for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
-            M.never(k, rows, c, radius if dom == "box" else None, loc)
+            gordan([(g[:-1], g[-1]) for g in M.gordan_rows(k, rows)], c, loc,
+                   radius if dom == "box" else None)
     return verdict
 
 
@@ -214,13 +249,13 @@ def _records(obj, loc):
     for s, sh in enumerate(K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")):
         sloc = f"{loc}/shards/{s}"
         K.only(sh, {"file", "sha256"}, sloc, "a shard reference")
-        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file"), sloc,
+        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file", True), sloc,
                          K.get(sh, "sha256", sloc))
         K.charge(len(data) // 8)
         yield from K.json_lines(data, sloc)
 
 
-def check_argmax_audit(obj, loc) -> None:
+def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     """Check an ``argmax-audit`` certificate; raise :class:`logitgeom_certificates.errors.Fail`."""
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
     k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
@@ -295,8 +330,12 @@ def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    return K.read_and_check(path, lambda o, loc: K.header(o, loc, ("argmax-audit",)) and
-                            check_argmax_audit(o, loc), max_work, scope, labels, sample, seed)[0]
+    return K.read_and_check(os.fspath(path), lambda o, loc: K.header(o, loc, ("argmax-audit",))
+                            and check_argmax_audit(o, loc), max_work, scope, labels, sample,
+                            seed)[0]
+
+
+KIND_TABLE = {"argmax-audit": (check_argmax_audit, None)}
 
 
 def main(argv=None) -> int:

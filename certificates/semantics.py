@@ -15,7 +15,7 @@ docs/geometry.md.
 
 Examples
 --------
->>> from logitgeom_certificates.kernel import check_witness
+>>> from logitgeom_certificates.linear import witness as check_witness
 >>> W, b = ((Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))), (Fraction(0),) * 2
 >>> check_witness(sign_rows(W, b, (1, -1), "/signs"), (Fraction(1), Fraction(-1, 2)), "")
 >>> zaslavsky(arrangement(W, b, "sign"), [{"hyperplanes": [], "rank": 0},
@@ -29,8 +29,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 from . import kernel as K
+from . import linear
 from .errors import Fail
 
 __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
@@ -126,14 +128,19 @@ def claim_rows(obj, loc, key, ranking, W, b):
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
 
 
-def listed_pattern(rec, loc, ranking, Wi, bi, d):
+def listed_pattern(rec: object, loc: str, ranking: bool, Wi: Any, bi: Any, d: int,
+                   full: bool = True) -> tuple[int, ...]:
     """One listed pattern ``{"pattern", "witness"}`` of a complete set: a tope (a full
-    ranking), witnessed exactly; returns its value."""
+    ranking), witnessed exactly (``full``; else its witness is only read); returns its
+    value."""
     K.only(rec, {"pattern", "witness"}, loc, "a listed pattern")
     rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
     K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
               f"a full ranking lists all {len(Wi)} labels")
-    witness_at(rows, rec, loc, d)
+    if full:
+        witness_at(rows, rec, loc, d)
+    else:
+        K.read_field(K.read_vector, rec, "witness", loc, d)
     return value
 
 
@@ -148,12 +155,12 @@ def region_count(obj, loc, Wi, bi, ptype, found, where) -> None:
 def witness_at(rows, obj, loc, d, what="row"):
     """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
     x = K.read_field(K.read_vector, obj, "witness", loc, d)
-    K.check_witness(rows, x, f"{loc}/witness", what)
+    linear.witness(rows, x, f"{loc}/witness", what)
 
 
 def gordan_at(rows, obj, loc):
     """The field ``multipliers`` of obj are Gordan multipliers of the rows."""
-    K.check_gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
+    linear.gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
                  f"{loc}/multipliers")
 
 
