@@ -123,14 +123,14 @@ def allowance(flats: int, hyperplanes: int, d: int, rows: int, row_units: int) -
 def line_units(k: int, d: int, bits: int = 0) -> int:
     """Units the check of one line charges at most, for a pattern of ``k`` rows over ``d``
     columns and numbers of at most ``bits`` bits (witness and model): reading the d
-    numbers, scaling them, one multiply-add per row entry.
+    numbers, scaling them, one multiply-add per row entry (each at most ``w`` units).
 
     Examples
     --------
     >>> line_units(3, 2)
-    14
+    28
     """
-    w = 1 + (bits >> 8) ** 2
+    w = 1 + (1 + (bits >> 7)) ** 2
     return (k * (d + 1) + 2 * d + 2) * w
 
 

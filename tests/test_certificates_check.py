@@ -329,7 +329,37 @@ def test_special_files_are_refused(tmp_path, where):
         name = "valid-pattern-complete-stream.json" if where == "stream-shard" \
             else "argmax-audit/valid-sharded.json"
         v = check_file(_copy_with(tmp_path, name, edit))
-        assert v.failed_check == "file" and "not a regular file" in v.message, (target, v)
+        # a shard outside the certificate's folder is refused before it is opened
+        assert v.failed_check == "file" and ("not a regular file" in v.message or (
+            where != "audit-head" and "inside the certificate's folder" in v.message)), (target, v)
+
+
+@pytest.mark.parametrize("name", ["valid-pattern-complete-stream.json",
+                                  "argmax-audit/valid-sharded.json"])
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+def test_shard_paths_stay_inside_the_certificates_folder(tmp_path, name, how):
+    """Issue 43: a shard named by an absolute path, a path with '..', or a symlink leaving
+    the certificate's folder is refused (``file``), even when its bytes are the right ones;
+    before, each of the three was read and the certificate accepted."""
+    import shutil
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def edit(obj, folder):
+        src = folder / obj["shards"][0]["file"]
+        copy = outside / src.name
+        shutil.copy(src, copy)
+        if how == "absolute":
+            obj["shards"][0]["file"] = str(copy)
+        elif how == "dotdot":
+            obj["shards"][0]["file"] = f"../outside/{src.name}"
+        else:
+            src.unlink()
+            src.symlink_to(copy)
+
+    v = check_file(_copy_with(tmp_path / "in", name, edit))
+    assert v.failed_check == "file" and not v.ok, v
 
 
 def _audit(tmp_path, **change):
@@ -411,8 +441,9 @@ def test_explain_uses_the_bytes_it_checked(monkeypatch, capsys):
     calls = []
     import logitgeom_certificates.kernel
 
-    real = logitgeom_certificates.kernel.load
-    monkeypatch.setattr(logitgeom_certificates.kernel, "load", lambda p: calls.append(p) or real(p))
+    real = logitgeom_certificates.kernel.read_file
+    monkeypatch.setattr(logitgeom_certificates.kernel, "read_file",
+                        lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
     assert main([str(VALID[0]), "--explain"]) == 0
     assert len(calls) == 1
 

@@ -288,7 +288,7 @@ def code_lines(path: Path) -> int:
 #: it returns), so they cannot change one; they are not counted, and no counted module may
 #: import them except in an entry point's ``main`` (or its ``__main__`` block).
 PRESENTATION = frozenset("logitgeom_certificates." + m for m in (
-    "_cli", "_render", "_render_bracket", "_render_family", "_render_rank"))
+    "_cli", "_files", "_render", "_render_bracket", "_render_family", "_render_rank"))
 
 
 def trusted_modules() -> list[str]:
