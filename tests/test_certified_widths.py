@@ -165,7 +165,7 @@ def _isolated_check(tmp_path: Path, files: list[Path]) -> subprocess.CompletedPr
     """The checker alone: a copy of certificates/ in a fresh folder, an isolated interpreter
     (-I: no PYTHONPATH, no site dir, no current directory) whose only extra path is it."""
     lib = tmp_path / "lib"
-    shutil.copytree(ROOT / "certificates", lib / "certificates",
+    shutil.copytree(ROOT / "certificates", lib / "logitgeom_certificates",
                     ignore=shutil.ignore_patterns("__pycache__", "paper", "examples"))
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import logitgeom_certificates.check as c; "
             "assert c.__file__.startswith(sys.argv[1]); "
