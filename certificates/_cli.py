@@ -121,23 +121,32 @@ def check_main(argv, read_and_check) -> int:
     return code
 
 
-def coverage(obj) -> str:
-    """Which labels a (checked) argmax audit covers, in words: "labels 0-48 of a 50-row
-    head", or "all 50 labels of a 50-row head" only when the runs are exactly 0..k-1.
+def coverage(obj: Any) -> str:
+    """Which labels a (checked) argmax audit covers and how many it decides, in words:
+    "labels 0-48 of a 50-row head: 47 labels decided, 2 undecided", "all 50 labels of a
+    50-row head" only when the runs are exactly 0..k-1 (per domain when there are two).
 
     Examples
     --------
-    >>> coverage({"rows": 50, "labels": [[0, 48]]})
-    'labels 0-48 of a 50-row head'
+    >>> c = {"all": {"argmaxable": 40, "never": 7, "undecided": 2}}
+    >>> coverage({"rows": 50, "labels": [[0, 48]], "counts": c})
+    'labels 0-48 of a 50-row head: 47 labels decided, 2 undecided'
     >>> coverage({"rows": 3, "labels": [[0, 2]]})
     'all 3 labels of a 3-row head'
     """
     k, runs = obj["rows"], obj["labels"]
     if runs == [[0, k - 1]]:
-        return f"all {k} labels of a {k}-row head"
-    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20])
-    more = f" and {len(runs) - 20} more runs" if len(runs) > 20 else ""
-    return f"label{'s' if runs != [[runs[0][0]] * 2] else ''} {text}{more} of a {k}-row head"
+        head = f"all {k} labels of a {k}-row head"
+    else:
+        text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20])
+        more = f" and {len(runs) - 20} more runs" if len(runs) > 20 else ""
+        head = (f"label{'s' if runs != [[runs[0][0]] * 2] else ''} {text}{more} of a "
+                f"{k}-row head")
+    counts = obj.get("counts") or {}
+    told = [(d, c["argmaxable"] + c["never"], c["undecided"]) for d, c in counts.items()]
+    if len(told) == 1:
+        return f"{head}: {told[0][1]} labels decided, {told[0][2]} undecided"
+    return head + "".join(f"; {d}: {n} labels decided, {u} undecided" for d, n, u in told)
 
 
 def parse_labels(text: str) -> list[int]:

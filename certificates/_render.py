@@ -608,7 +608,7 @@ def _bracket_latex(c, st: _Style) -> str:
         what = {"cyclic-circulant": "cyclic target: $W W^\\top$ circulant",
                 "transitive-etf": "2-homogeneous target: $W W^\\top$ a simplex ETF",
                 "group-block-form": "$W W^\\top$ constant on the orbitals of the group"}
-        lab = f" ({_tex_text(c['label'])})" if c.get("label") else ""
+        lab = ""  # the file's free-text label is not checked: never part of the claim
         out.append(f"\\paragraph{{Claim.}} Theorem \\texttt{{{th}}}{lab}: a solution with "
                    f"{what.get(th, th)} lies within the proven bracket of the optimum.")
     out.append(

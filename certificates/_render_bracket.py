@@ -23,7 +23,7 @@ def explain(c) -> str:
         what = {"cyclic-circulant": "W W^T circulant (cyclic target)",
                 "transitive-etf": "W W^T a simplex ETF (2-homogeneous target)",
                 "group-block-form": "W W^T constant on the orbitals of the group (block form)"}
-        label = f" ({c['label']})" if c.get("label") else ""
+        label = ""  # the file's free-text label is not checked: never part of the claim
         return (f"Claim: theorem {c['theorem']}{label}: a "
                 f"solution with {what[c['theorem']]} is within the proven bracket of the "
                 "optimum.\n" + explain(part))

@@ -30,7 +30,7 @@ def explain(c) -> str:
         p0, p1 = c["parts"]
         B = p1["equal_rows"]
         gap = _short(Fraction(p1["lower"]) - Fraction(p0["upper"]))
-        label = f" ({c['label']})" if c.get("label") else ""
+        label = ""  # the file's free-text label is not checked: never part of the claim
         return (f"Claim: theorem {c['theorem']}{label}: "
                 + THEOREM[c["theorem"]].format(B=B, gap=gap) + ".\n"
                 + "Part 0:\n" + explain(p0) + "Part 1:\n" + explain(p1))

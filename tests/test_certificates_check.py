@@ -453,3 +453,34 @@ def test_broken_pipe_is_quiet():
     run = subprocess.run(f"{sys.executable} -m logitgeom_certificates.check {' '.join(files)} | head -1",
                          shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+
+
+def test_audit_ok_line_counts_undecided_labels(tmp_path, capsys):
+    """Issue 43: an audit with an undecided record said "OK ... all 5 labels"; the OK line
+    now says how many labels are decided and how many are not."""
+    obj = json.loads((EXAMPLES / "valid-argmax-audit.json").read_text())
+    obj["domains"] = ["all"]
+    obj.pop("radius", None)
+    for r in obj["records"]:
+        r.pop("box", None)
+    obj["records"][4]["all"] = {"verdict": "undecided", "reason": "not tried"}
+    c = obj["counts"] = {"all": {"argmaxable": 4, "never": 0, "undecided": 1}}
+    assert sum(c["all"].values()) == 5
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(obj))
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "4 labels decided, 1 undecided" in out, out
+
+
+def test_family_theorem_label_is_not_part_of_the_claim(tmp_path, capsys):
+    """Issue 43: a family theorem's free-text label was printed as part of the proven claim
+    ("minority-collapse (R = 30)" on a file proven at R = 100); it is not checked, so it is
+    not printed there."""
+    obj = json.loads((EXAMPLES / "valid-layer-peeled-family-theorem.json").read_text())
+    obj["label"] = "R = 30"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(obj))
+    assert main([str(path), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "OK layer-peeled-family-theorem" in out and "R = 30" not in out, out
