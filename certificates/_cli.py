@@ -37,6 +37,27 @@ def run(main, argv=None) -> int:
     return code
 
 
+#: the ``format`` of a result directory's manifest (logitgeom.geometry.store)
+REGIONS_FORMAT = b'"logitgeom-regions"'
+
+
+def named(path: str, v: Any) -> Any:
+    """``v``, or for a *rejected* manifest of a result directory, a refusal that says which
+    command writes its certificate (a rejection stays a rejection)."""
+    if v.ok or v.failed_check not in ("number", "unsupported-format") or \
+            not os.path.isfile(path):
+        return v
+    try:
+        with open(path, "rb") as fh:
+            if REGIONS_FORMAT not in fh.read(4096):
+                return v
+    except OSError:
+        return v
+    return type(v)(False, v.kind, "unsupported-format", "/", "this is the manifest of a "
+                   "result directory (patterns --out DIR), not a certificate; write its "
+                   "certificate with 'logitgeom certify pattern --from DIR -o CERT' and check CERT")
+
+
 def _pool(workers: int) -> Any:
     """Run the shard jobs of a streamed check in ``workers`` standard-library processes
     (results in job order: the verdict is the first failing shard in shard order)."""
@@ -92,6 +113,7 @@ def check_main(argv, read_and_check) -> int:
         with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
             v, obj = read_and_check(path, args.max_work if args.max_work is not None
                                     else "default", args.sample, args.seed, tally)
+        v = named(path, v)
         cover = f" ({coverage(obj)})" if v.ok and v.kind == "argmax-audit" else ""
         if v.ok and "witnesses" in tally and v.kind == "pattern-complete-stream":
             line = (f"{path}: OK {v.kind} (hashes, shards, order and count of every line; "

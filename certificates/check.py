@@ -111,8 +111,8 @@ def check_file(path: str, max_work: int | str | None = "default") -> K.Verdict:
 def main(argv: list[str] | None = None) -> int:
     """Command line (presentation, in :mod:`logitgeom_certificates._cli`): one verdict line per
     file; exit 0 / 1 / 2 (see the module docstring)."""
-    from . import _cli, _files
-    return _cli.check_main(argv, _files.read_and_check)
+    from . import _cli
+    return _cli.check_main(argv, read_and_check)
 
 
 if __name__ == "__main__":  # pragma: no cover
