@@ -26,7 +26,7 @@ from .meter import DEFAULT_MAX_WORK
 __all__ = ["run", "check_main", "audit_main", "parse_labels"]
 
 
-def run(main, argv=None) -> int:
+def run(main: Any, argv: Any=None) -> int:
     """``main(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
     try:
         code = main(argv)
@@ -34,7 +34,7 @@ def run(main, argv=None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
-    return code
+    return int(code)
 
 
 #: the ``format`` of a result directory's manifest (logitgeom.geometry.store)
@@ -70,7 +70,7 @@ def _pool(workers: int) -> Any:
     return run
 
 
-def _invalid(path, v) -> str:
+def _invalid(path: Any, v: Any) -> str:
     if v.exit_code == 2:  # refused (work budget, unreadable file): nothing was found wrong
         return (f"{path}: NOT CHECKED {v.kind} failed_check={v.failed_check} "
                 f"location={v.location}: {v.message}")
@@ -78,7 +78,7 @@ def _invalid(path, v) -> str:
             f"{v.message}")
 
 
-def check_main(argv, read_and_check) -> int:
+def check_main(argv: Any, read_and_check: Any) -> int:
     """``python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
     [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check",
@@ -183,7 +183,7 @@ def parse_labels(text: str) -> list[int]:
     return sorted(out)
 
 
-def audit_main(argv, check_file) -> int:
+def audit_main(argv: Any, check_file: Any) -> int:
     """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]
     [--max-work N]``: one verdict line saying which proofs were re-checked."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check_audit",
@@ -200,7 +200,7 @@ def audit_main(argv, check_file) -> int:
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
     labels = set(parse_labels(args.labels)) if args.labels else None
-    scope: dict = {}
+    scope: dict[str, Any] = {}
     v = check_file(args.file, labels, args.max_work if args.max_work is not None else "default",
                    args.sample if labels is None else None, args.seed, scope)
     if labels is not None:
@@ -214,7 +214,7 @@ def audit_main(argv, check_file) -> int:
     if v.ok:  # which labels the certificate covers (the runs it lists, never "all" for a part)
         from . import kernel
 
-        what = f"{coverage(kernel.load(args.file))}: {what}"
+        what = f"{coverage(kernel.parse_json(kernel.read_file(args.file, '/')))}: {what}"
     print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)" if v.ok
           else _invalid(args.file, v))
-    return v.exit_code
+    return int(v.exit_code)

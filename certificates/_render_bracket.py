@@ -8,6 +8,7 @@ are facts about the file's own W, a point whose value lies in the proven bracket
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bracket")
 
@@ -16,7 +17,7 @@ def _short(q: Fraction) -> str:
     return f"{float(q):.15g}"
 
 
-def explain(c) -> str:
+def explain(c: Any) -> str:
     """The proven claim in words (presentation only; call after the certificate checked)."""
     if c["kind"] == KINDS[1]:
         part = c["parts"][0]
@@ -64,5 +65,5 @@ def explain(c) -> str:
     return "\n".join(out) + "\n"
 
 
-def _gram_entry(W, i, j) -> Fraction:
+def _gram_entry(W: Any, i: Any, j: Any) -> Fraction:
     return sum((Fraction(a) * Fraction(b) for a, b in zip(W[i], W[j], strict=True)), Fraction(0))

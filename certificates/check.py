@@ -37,8 +37,15 @@ if not __package__:  # run as a script (python path/to/<folder>/check.py): impor
     __package__ = os.path.basename(_folder)  # the folder's own name: a copied checker runs as is
     __import__(__package__)
 
-from . import check_audit, check_bracket, check_family, check_geometry, check_rank
-from . import check_stability, check_stream
+from . import (
+    check_audit,
+    check_bracket,
+    check_family,
+    check_geometry,
+    check_rank,
+    check_stability,
+    check_stream,
+)
 from . import kernel as K
 from .errors import Fail
 

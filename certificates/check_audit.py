@@ -48,7 +48,9 @@ import random
 import re
 import sys
 from array import array
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
+from typing import Any
 
 # run as a script (python path/to/<folder>/check_audit.py): import it as its package
 if not __package__:
@@ -114,7 +116,7 @@ def hadamard_digits(rows: list[list[int]]) -> int:
 
 
 # ------------------------------------------------------------------------ the head
-def _head_from_file(ref, k, d, loc):
+def _head_from_file(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
     """Row i of the referenced ``.npy`` head, as a function of i: a slice of one flat array
     of floats (exact binary fractions, all finite), the data bytes of the stated SHA-256."""
     K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
@@ -123,8 +125,9 @@ def _head_from_file(ref, k, d, loc):
     with K.open_regular(path, loc, 1 << 40) as fh:
         size, magic = os.fstat(fh.fileno()).st_size, fh.read(10)
         hdr = NPY_HEADER.fullmatch(fh.read(int.from_bytes(magic[8:], "little")))
-        K.fail_if(magic[:8] != b"\x93NUMPY\x01\x00" or not hdr, "file", loc, f"{path} is not a "
-                  ".npy file of a C-ordered little-endian float64 or float32 matrix")
+        if magic[:8] != b"\x93NUMPY\x01\x00" or not hdr:
+            K.fail("file", loc, f"{path} is not a .npy file of a C-ordered little-endian "
+                   "float64 or float32 matrix")
         K.fail_if(hdr.group(2, 3) != (b"%d" % k, b"%d" % d), "shape", loc, f"head in {path} "
                   f"has shape ({hdr[2][:20].decode()}, {hdr[3][:20].decode()}), not ({k}, {d})")
         nbytes = k * d * int(hdr[1])
@@ -145,17 +148,18 @@ def _head_from_file(ref, k, d, loc):
 class _Model:
     """Exact rows on demand (``W(i)``: row i): row i as integers over its denominator L_i."""
 
-    def __init__(self, W, bias, k, d):
-        self.k, self.d, self.W, self.b = k, d, W, bias or (0,) * k
+    def __init__(self, W: Callable[[int], Any], bias: K.Vec | None, k: int, d: int) -> None:
+        self.k, self.d, self.W = k, d, W
+        self.b: Sequence[Any] = bias or (0,) * k
         self.cap = d + (1 if bias is None else 2)  # most rows of a never-proof
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
         self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
 
-    def witness(self, k, x, loc):
+    def witness(self, k: int, x: Sequence[Fraction], loc: str) -> None:
         """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k."""
         IX, LX = K.scaled(x)
 
-        def logit(i):  # w_i . x + b_i, exactly
+        def logit(i: int) -> Any:  # w_i . x + b_i, exactly
             wi, Li = self.row(i)
             K.charge(self.d * K.weight(Li, LX))
             return Fraction(sum(map(int.__mul__, wi, IX)), Li * LX) + self.b[i]
@@ -184,7 +188,8 @@ _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
           "undecided": {"verdict", "reason", "stage"}}
 
 
-def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
+def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None, loc: str,
+                 wit_on: bool, never_on: bool) -> str:
     """Check one entry's schema; re-check its proof when ``wit_on`` (a witness) or
     ``never_on`` (a never-proof) holds; return its verdict."""
     verdict = K.get(e, "verdict", loc)
@@ -203,7 +208,7 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
         else:
             x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
         if on:
-            if dom == "box" and max(abs(v) for v in x) > radius:
+            if dom == "box" and radius is not None and max(abs(v) for v in x) > radius:
                 raise Fail("box", f"{loc}/witness", f"label {k}: witness outside max_j |x_j| "
                            f"<= {radius}")
             M.witness(k, x, f"{loc}/witness")
@@ -226,10 +231,10 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
         if on:
             gordan([(g[:-1], g[-1]) for g in M.gordan_rows(k, rows)], c, loc,
                    radius if dom == "box" else None)
-    return verdict
+    return str(verdict)
 
 
-def _runs(runs, k, loc) -> list[tuple[int, int]]:
+def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for n, pair in enumerate(K.read_list(runs, loc)):
         r = K.read_list(pair, f"{loc}/{n}", 2)
@@ -241,7 +246,7 @@ def _runs(runs, k, loc) -> list[tuple[int, int]]:
     return out
 
 
-def _records(obj, loc):
+def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
     if "records" in obj:
         for n, r in enumerate(K.read_list(obj["records"], f"{loc}/records")):
             yield f"{loc}/records/{n}", r
@@ -284,6 +289,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
               "a radius needs the 'box' domain")
     head = K.get(obj, "head", loc)
+    W: Callable[[int], Any]
     if isinstance(head, dict) and "W" in head:
         K.only(head, {"W"}, f"{loc}/head", "an inline head")
         W = K.read_matrix(head["W"], f"{loc}/head/W", d, k).__getitem__
@@ -314,7 +320,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
             chosen = want if want is not None else counts[dom]["argmaxable"] in picks[dom]
             v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}",
                              chosen, want is not False)
-            if want is None and v == "argmaxable":  # sample mode: tally the witnesses
+            if want is None and v == "argmaxable" and scope is not None:  # sample: tally
                 scope["witnesses"] += 1
                 scope["checked"] += chosen
             counts[dom][v] += 1
@@ -325,20 +331,24 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
               f"stated counts {stated} differ from the records {counts}")
 
 
-def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope=None):
+def check_file(path: Any, labels: Any = None, max_work: int | str | None = "default",
+               sample: int | None = None, seed: int = 0, scope: dict[str, Any] | None = None
+               ) -> K.Verdict:
     """Check an audit file, re-checking only the proofs of ``labels`` (unknown labels fail),
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    return K.read_and_check(os.fspath(path), lambda o, loc: K.header(o, loc, ("argmax-audit",))
-                            and check_argmax_audit(o, loc), max_work, scope, labels, sample,
-                            seed)[0]
+    def audit(o: K.Obj, loc: str) -> None:
+        K.header(o, loc, ("argmax-audit",))
+        check_argmax_audit(o, loc)
+
+    return K.read_and_check(os.fspath(path), audit, max_work, scope, labels, sample, seed)[0]
 
 
 KIND_TABLE = {"argmax-audit": (check_argmax_audit, None)}
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
     (presentation, in :mod:`logitgeom_certificates._cli`)."""
     from . import _cli

@@ -140,27 +140,26 @@ def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
 def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     """A theorem on an instance: its parts (each checked first, by ``parts``, the checker's
     dispatch) are of the kinds the theorem needs, and meet its hypotheses."""
-    K.only(obj.get("parameters"), _PARAMETERS.get(obj.get("theorem"), ()), f"{loc}/parameters",
+    K.only(obj.get("parameters"), _PARAMETERS.get(str(obj.get("theorem")), ()), f"{loc}/parameters",
            f"the parameters of {obj.get('theorem')!r}")
     name, table = K.get(obj, "theorem", loc), _PARTS
     K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
-    listed = K.read_field(K.read_list, obj, "parts", loc)
-    results = [parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed)]
-    parts = listed  # type: ignore[assignment]
-    kinds = [p["kind"] for p in parts]
+    listed: list[Any] = K.read_field(K.read_list, obj, "parts", loc)
+    results: list[Any] = [parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed)]
+    kinds = [p["kind"] for p in listed]
     K.fail_if(not re.fullmatch(table[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
               f"{name} needs parts of the kinds {table[name]!r} (a regular expression)")
 
-    def same(cond, what):
+    def same(cond: object, what: str) -> None:
         K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)
 
     if name == "translation-cosine":
-        p, q = parts
+        p, q = listed
         same((p["W"], p["labels"]) == (q["W"], q["labels"]),
              "both translations must start from the same W and labels")
         same(p["target"] == -1 and q["target"] == 1, "targets must be -1 then +1")
     elif name == "centred-cosine-ranking":
-        p = parts[0]
+        p = listed[0]
         same(p.get("bias") is None, "the model has no bias")
         W, _ = sem.read_model(p, loc)
         prm = K.get(obj, "parameters", loc)
@@ -173,15 +172,17 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
         same(len(p["ranking"]) == len(W) and p["ranking"][0] == i and p["ranking"][-1] == j,
              f"the ranking must be full, with label {i} first and label {j} last")
     elif name in ("cosine-not-ranking", "sign-not-ranking"):
-        pair = [parts[0]["W1"], parts[0]["W2"]]  # checked parts: equal JSON is equal values
-        for p in parts[1:]:
+        pair = [listed[0]["W1"], listed[0]["W2"]]  # checked parts: equal JSON is equal values
+        for p in listed[1:]:
             same(p["pattern"] == "ranking" and p.get("bias1") is None and p.get("bias2") is None
                  and [p["W1"], p["W2"]] in (pair, pair[::-1]),
                  "every further part must be a ranking pattern-differs between W1 and W2")
     elif name == "argmaxable-labels":
-        W, b = sem.read_model(parts[0], loc)
-        same(all(sem.read_model(p, loc) == (W, b) for p in parts), "all parts must share W, bias")
-        classes, ties = [tuple(p["ranking"]) for p in parts], {}
+        W, b = sem.read_model(listed[0], loc)
+        same(all(sem.read_model(p, loc) == (W, b) for p in listed), "all parts must share W, "
+             "bias")
+        classes = [tuple(p["ranking"]) for p in listed]
+        ties: dict[Any, list[int]] = {}
         for a in range(len(W)):  # the tie classes: labels with equal rows and biases
             ties.setdefault((W[a], b[a]), []).append(a)
         same(sorted(classes) == sorted(map(tuple, ties.values())), "the parts' prefixes must"

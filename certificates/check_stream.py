@@ -159,7 +159,7 @@ def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, byt
     with K.open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
         hr, n = _Hashing(fh), 0
         try:
-            with gzip.GzipFile(fileobj=hr, mode="rb") as gz:
+            with gzip.GzipFile(fileobj=hr, mode="rb") as gz:  # type: ignore[call-overload]
                 while line := gz.readline(MAX_LINE + 1):
                     K.fail_if(len(line) > MAX_LINE, "schema", f"{sloc}:{n + 1}", "line too long")
                     n += 1
@@ -241,17 +241,17 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(H), len(W[0]),
                     total, line_units(len(W), len(W[0]))))
     count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
-    scope = K.SCOPE.get()
-    sample = scope.get("sample") if scope else None
+    scope = K.SCOPE.get() or {}
+    sample = scope.get("sample")
     picks: list[set[int] | None] = [None] * buckets
     if sample is not None:
         drawn = sorted(random.Random(scope.get("seed", 0)).sample(range(total),
                                                                   min(sample, total)))
         start, i = 0, 0
         for s, sh in enumerate(shards):
-            picks[s] = set()
+            got = picks[s] = set()
             while i < len(drawn) and drawn[i] < start + sh["rows"]:
-                picks[s].add(drawn[i] - start + 1)  # type: ignore[union-attr]
+                got.add(drawn[i] - start + 1)
                 i += 1
             start += sh["rows"]
     room = left()
@@ -270,7 +270,7 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
             charge(r[2])
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
-    if scope is not None and sample is not None:
+    if sample is not None:
         scope.update(witnesses=total, checked=checked)
 
 

@@ -34,7 +34,10 @@ from typing import Any
 
 from . import kernel as K
 from .meter import charge, weight
-from .reals import PRECISION, context, exp_up, log_up
+from .reals import PRECISION as PRECISION
+from .reals import context as context
+from .reals import exp_up as exp_up
+from .reals import log_up
 
 #: The bracket's checks, in the order :func:`bracket` makes them (SPEC sections 8, 11).
 ORDER = ("budget", "precision", "equal-rows", "upper", "dual", "spectral", "radius", "lower",

@@ -46,8 +46,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any, NoReturn, TypeGuard
 
-from .errors import Fail
-from .meter import DEFAULT_MAX_WORK, budget, charge, setting, used, weight
+from .errors import Fail as Fail
+from .meter import DEFAULT_MAX_WORK as DEFAULT_MAX_WORK
+from .meter import budget, setting, used
+from .meter import charge as charge
+from .meter import weight as weight
 
 #: Most digits in p or in q of one number; the text is checked before it is parsed.
 MAX_DIGITS = 4000

@@ -118,7 +118,8 @@ def test_checker_runs_on_stdlib_alone():
                           str(EXAMPLES / "invalid-count.json"), "--latex"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "failed_check=count" in run.stdout, run.stderr
-    run = subprocess.run([sys.executable, "-m", "logitgeom_certificates.check", str(VALID[0])], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "logitgeom_certificates.check", str(VALID[0])],
+                         cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and ": OK " in run.stdout, run.stderr
 
@@ -140,7 +141,8 @@ def test_explain_and_latex_render(path):
     assert "\\begin{pmatrix}" in tex and "\\paragraph{Claim.}" in tex
 
 
-@pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render, logitgeom.emit,
+@pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render,
+                                 logitgeom.emit,
                                  logitgeom.reproduce.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
@@ -450,7 +452,8 @@ def test_explain_uses_the_bytes_it_checked(monkeypatch, capsys):
 
 def test_broken_pipe_is_quiet():
     files = [str(p) for p in VALID]
-    run = subprocess.run(f"{sys.executable} -m logitgeom_certificates.check {' '.join(files)} | head -1",
+    cmd = f"{sys.executable} -m logitgeom_certificates.check {' '.join(files)} | head -1"
+    run = subprocess.run(cmd,
                          shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
 

@@ -167,7 +167,8 @@ def _isolated_check(tmp_path: Path, files: list[Path]) -> subprocess.CompletedPr
     lib = tmp_path / "lib"
     shutil.copytree(ROOT / "certificates", lib / "logitgeom_certificates",
                     ignore=shutil.ignore_patterns("__pycache__", "paper", "examples"))
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import logitgeom_certificates.check as c; "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "import logitgeom_certificates.check as c; "
             "assert c.__file__.startswith(sys.argv[1]); "
             "assert not any(m == 'engine' or m.startswith('engine.') for m in sys.modules); "
             "sys.exit(c.main(sys.argv[2:]))")
