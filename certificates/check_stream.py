@@ -128,7 +128,7 @@ def line_units(k: int, d: int, bits: int = 0) -> int:
     Examples
     --------
     >>> line_units(3, 2)
-    28
+    30
     """
     w = 1 + (1 + (bits >> 7)) ** 2
     return (k * (d + 1) + 2 * d + 2) * w
@@ -142,7 +142,7 @@ def default_budget(obj: K.Obj) -> int:
     --------
     >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
     >>> default_budget(c) - K.DEFAULT_MAX_WORK
-    44
+    60
     """
     W, b = sem.read_model(obj, "")
     Wi, bi = K.integer_model(W, b)

@@ -8,8 +8,8 @@ upper bound.  ``exp(q)`` for q < -300 is bounded by 10^-100.
 Examples
 --------
 >>> ctx = context(30)
->>> exp_up(Fraction(0), ctx), log_up(Fraction(1), ctx)
-(Fraction(1, 1), Fraction(0, 1))
+>>> exp_up(Fraction(0), ctx) - 1, log_up(Fraction(1), ctx)
+(Fraction(1, 100000000000000000000000000000), Fraction(0, 1))
 >>> exp_up(Fraction(1), ctx) > Fraction(271828182845904523536, 10 ** 20)
 True
 """

@@ -18,8 +18,19 @@ import pytest
 
 import logitgeom.emit
 import logitgeom.reproduce.paper
+import logitgeom_certificates._cli
+import logitgeom_certificates._files
 import logitgeom_certificates._render
 import logitgeom_certificates.check
+import logitgeom_certificates.check_bracket
+import logitgeom_certificates.check_family
+import logitgeom_certificates.check_geometry
+import logitgeom_certificates.check_stream
+import logitgeom_certificates.convex
+import logitgeom_certificates.kernel
+import logitgeom_certificates.linear
+import logitgeom_certificates.reals
+import logitgeom_certificates.semantics
 from logitgeom_certificates.check import check, check_file, main
 from logitgeom_certificates.kernel import base_dir
 
@@ -142,6 +153,13 @@ def test_explain_and_latex_render(path):
 
 
 @pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render,
+                                 logitgeom_certificates.kernel, logitgeom_certificates.linear,
+                                 logitgeom_certificates.convex, logitgeom_certificates.reals,
+                                 logitgeom_certificates.check_bracket,
+                                 logitgeom_certificates.check_family,
+                                 logitgeom_certificates.check_geometry,
+                                 logitgeom_certificates.check_stream, logitgeom_certificates._cli,
+                                 logitgeom_certificates._files, logitgeom_certificates.semantics,
                                  logitgeom.emit,
                                  logitgeom.reproduce.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
