@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 from . import kernel as K
 from . import semantics as sem
@@ -140,7 +140,7 @@ def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
 def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     """A theorem on an instance: its parts (each checked first, by ``parts``, the checker's
     dispatch) are of the kinds the theorem needs, and meet its hypotheses."""
-    K.only(obj.get("parameters"), _PARAMETERS.get(str(obj.get("theorem")), ()), f"{loc}/parameters",
+    K.only(obj.get("parameters"), _PARAMETERS.get(cast(str, obj.get("theorem")), ()), f"{loc}/parameters",
            f"the parameters of {obj.get('theorem')!r}")
     name, table = K.get(obj, "theorem", loc), _PARTS
     K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
