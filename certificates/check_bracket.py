@@ -127,5 +127,10 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               "on unordered pairs (2-homogeneously)")
 
 
+#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
+ORDER = {KINDS[0]: ("target", *C.order("dual-stochastic")),
+         KINDS[1]: ("theorem-parts", "theorem-mismatch", "transitivity"),
+         KINDS[2]: ("target", "generator", "group-order", "structure-invariant",
+                    *C.order("dual-stochastic"))}
 KIND_TABLE = {KINDS[0]: (check, FIELDS[KINDS[0]]), KINDS[1]: (check_theorem, FIELDS[KINDS[1]]),
               KINDS[2]: (check_orbit, FIELDS[KINDS[2]])}

@@ -61,4 +61,6 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
               "construction is a short string (how the point was found; not a claim)")
 
 
+#: its failed checks in the order they are made (compared with SPEC.md by a test)
+ORDER = {KIND: (*CB.ORDER[CB.KINDS[0]], "rank-bound", "relaxation-exact")}
 KIND_TABLE = {KIND: (check, FIELDS)}

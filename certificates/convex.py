@@ -8,7 +8,7 @@ docs/layer-peeled-family.md):
 
 with L cross-entropy (``ce``), ``mse`` or ``bce``; the plain bracket is ``ce`` with unit
 weights and B empty, an orbit bracket the same with every column sum |G| times a sum over
-bases (``N``).  :func:`bracket` discharges, in the order of :data:`ORDER`: budgets > 0,
+bases (``N``).  :func:`bracket` discharges, in the order of :func:`order`: budgets > 0,
 precision, the primal norms, equal rows on B, ``upper`` >= the loss at W H (rigorous
 exp/log), the dual point admissible, the spectral bound ``s^2 I - M diag(w^2/beta) M^T``
 PSD (exact LDL^T), ``rho_up^2 >= E_W E_H``, ``lower`` <= the dual value - rho_up s, the
@@ -39,9 +39,13 @@ from .reals import context as context
 from .reals import exp_up as exp_up
 from .reals import log_up
 
-#: The bracket's checks, in the order :func:`bracket` makes them (SPEC sections 8, 11).
-ORDER = ("budget", "precision", "equal-rows", "upper", "dual", "spectral", "radius", "lower",
-         "width", "structure")
+
+
+def order(dual: str) -> tuple[str, ...]:
+    """The failed checks of :func:`bracket`, in the order it makes them (``structure``: the
+    structure claims' checks); ``dual``: the dual point's check."""
+    return ("budget", "precision", "equal-rows", "upper", dual, "spectral", "radius", "lower",
+            "width", "structure")
 #: Structure claims of the plain kinds and of the family kinds.
 PLAIN_CLAIMS = ("circulant", "simplex-etf", "span-I-J", "invariant", "budget-inactive")
 FAMILY_CLAIMS = ("invariant", "span-I-J", "simplex-etf", "equal-rows")

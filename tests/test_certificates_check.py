@@ -505,3 +505,20 @@ def test_family_theorem_label_is_not_part_of_the_claim(tmp_path, capsys):
     assert main([str(path), "--explain"]) == 0
     out = capsys.readouterr().out
     assert "OK layer-peeled-family-theorem" in out and "R = 30" not in out, out
+
+
+def test_spec_states_each_kinds_order_of_checks():
+    """Issue 42: every layer-peeled kind states its obligation order as a tuple (ORDER of its
+    module), and SPEC.md's "Order (`kind`): ..." line lists the same checks in that order."""
+    import re
+
+    from logitgeom_certificates import check_bracket, check_family, check_rank, check_stability
+
+    spec = (ROOT / "certificates" / "SPEC.md").read_text()
+    orders = {**check_bracket.ORDER, **check_family.ORDER, **check_rank.ORDER,
+              **check_stability.ORDER}
+    assert len(orders) == 9
+    for kind, order in orders.items():
+        line = re.search(rf"^Order \(`{re.escape(kind)}`\): (.*)$", spec, re.M)
+        assert line, kind
+        assert tuple(re.findall(r"`([a-z-]+)`", line.group(1))) == order, kind
