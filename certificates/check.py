@@ -42,6 +42,7 @@ from . import (
     check_bracket,
     check_family,
     check_geometry,
+    check_orbit,
     check_rank,
     check_stability,
     check_stream,
@@ -57,9 +58,9 @@ __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verd
 #: kind's module rejects unknown fields itself).  Any other field is rejected (``schema``),
 #: so a look-alike key cannot make a claim be checked as a different one.
 _KINDS: dict[str, tuple[Any, Any]] = {
-    **check_geometry.KIND_TABLE, **check_bracket.KIND_TABLE, **check_audit.KIND_TABLE,
-    **check_family.KIND_TABLE, **check_rank.KIND_TABLE, **check_stability.KIND_TABLE,
-    **check_stream.KIND_TABLE}
+    kind: entry for module in (check_geometry, check_bracket, check_orbit, check_audit,
+                               check_family, check_rank, check_stability, check_stream)
+    for kind, entry in module.KIND_TABLE.items()}
 KINDS = tuple(_KINDS)
 THEOREMS = check_geometry.THEOREMS
 

@@ -115,7 +115,7 @@ def _pattern_complete(obj: K.Obj, loc: str, parts: object = None) -> Any:
     if obj.get("top") is not None and (ptype != "ranking" or
                                        K.read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
         K.fail("schema", f"{loc}/top", "top applies to ranking patterns only")
-    seen, (Wi, bi) = set(), K.integer_model(W, b)  # one positive scaling: same claims
+    seen, (Wi, bi) = set(), sem.integer_model(W, b)  # one positive scaling: same claims
     for n, p in enumerate(K.read_list(K.get(obj, "patterns", loc), f"{loc}/patterns")):
         value = sem.listed_pattern(p, f"{loc}/patterns/{n}", ptype == "ranking", Wi, bi, len(W[0]))
         K.fail_if(value in seen, "duplicate-pattern", f"{loc}/patterns/{n}", "pattern listed twice")
@@ -140,8 +140,8 @@ def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
 def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     """A theorem on an instance: its parts (each checked first, by ``parts``, the checker's
     dispatch) are of the kinds the theorem needs, and meet its hypotheses."""
-    K.only(obj.get("parameters"), _PARAMETERS.get(cast(str, obj.get("theorem")), ()), f"{loc}/parameters",
-           f"the parameters of {obj.get('theorem')!r}")
+    K.only(obj.get("parameters"), _PARAMETERS.get(cast(str, obj.get("theorem")), ()),
+           f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
     name, table = K.get(obj, "theorem", loc), _PARTS
     K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     listed: list[Any] = K.read_field(K.read_list, obj, "parts", loc)

@@ -85,8 +85,8 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
     for r, a in enumerate(acts):
         al = f"{loc}/actions/{r}"
         K.only(a, {"labels", "contexts"}, al, "a generator")
-        gens.append((K.read_perm(K.get(a, "labels", al), f"{al}/labels", m),
-                     K.read_perm(K.get(a, "contexts", al), f"{al}/contexts", n)))
+        gens.append((C.read_perm(K.get(a, "labels", al), f"{al}/labels", m),
+                     C.read_perm(K.get(a, "contexts", al), f"{al}/contexts", n)))
     K.charge(len(gens) * (m * n + m * m) * m)
     for r, (g, q) in enumerate(gens):
         al = f"{loc}/actions/{r}"

@@ -145,7 +145,7 @@ def default_budget(obj: K.Obj) -> int:
     60
     """
     W, b = sem.read_model(obj, "")
-    Wi, bi = K.integer_model(W, b)
+    Wi, bi = sem.integer_model(W, b)
     H = sem.arrangement(Wi, bi, obj["pattern"])
     return K.DEFAULT_MAX_WORK + allowance(
         len(obj["lattice"]), len(H), len(W[0]), sum(s["rows"] for s in obj["shards"]),
@@ -222,7 +222,7 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
     W, b = sem.read_model(obj, loc)
     ptype = sem.read_pattern_type(obj, loc)
-    Wi, bi = K.integer_model(W, b)
+    Wi, bi = sem.integer_model(W, b)
     buckets = K.read_int(K.get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
     shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")
     K.fail_if(len(shards) != buckets, "shape", f"{loc}/shards",

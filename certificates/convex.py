@@ -40,7 +40,6 @@ from .reals import exp_up as exp_up
 from .reals import log_up
 
 
-
 def order(dual: str) -> tuple[str, ...]:
     """The failed checks of :func:`bracket`, in the order it makes them (``structure``: the
     structure claims' checks); ``dual``: the dual point's check."""
@@ -85,6 +84,24 @@ class Reading:
 
 
 # --------------------------------------------------------------------------- judgements
+def read_perm(v: object, loc: str, m: int) -> tuple[int, ...]:
+    """A permutation of 0..m-1 in image form (``generator`` otherwise)."""
+    K.fail_if(not isinstance(v, list) or sorted(x if type(x) is int else -1 for x in v)
+            != list(range(m)), "generator", loc, f"not a permutation of 0..{m - 1} in image form")
+    return tuple(v)  # type: ignore[arg-type]
+
+
+def read_perms(v: object, loc: str, m: int) -> list[tuple[int, ...]]:
+    """A non-empty list of permutations of 0..m-1."""
+    K.fail_if(not isinstance(v, list) or not v, "schema", loc, "a non-empty list of permutations")
+    return [read_perm(g, f"{loc}/{r}", m) for r, g in enumerate(K.read_list(v, loc))]
+
+
+def gram(M: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """M M^T exactly."""
+    return K.matmul(M, list(zip(*M, strict=True)))
+
+
 def stochastic(M: Sequence[Sequence[Fraction]], check: str, loc: str) -> None:
     """Every column of M is a probability vector (entries >= 0 summing to exactly 1)."""
     for j, col in enumerate(zip(*M, strict=True)):
@@ -270,7 +287,7 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
     claims' names and the generators of the last ``invariant`` claim."""
     claims = K.read_list(K.get(obj, "structure", loc), f"{loc}/structure")
     m = len(W)
-    G = K.gram(W) if claims else []
+    G = gram(W) if claims else []
     cols = Counter(zip(zip(*Y, strict=True), w, beta, strict=True))
     names, last = set(), ()  # type: tuple[set[str], tuple[tuple[int, ...], ...]]
     for k, c in enumerate(claims):
@@ -299,7 +316,7 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
             K.fail_if(len(L) < 2 or any(W[b] != W[L[0]] for b in L), "structure-equal-rows",
                       cl, "the rows of W on these labels are not all equal")
         if name == "invariant":
-            last = tuple(K.read_perms(K.get(c, "generators", cl), f"{cl}/generators", m))
+            last = tuple(read_perms(K.get(c, "generators", cl), f"{cl}/generators", m))
             for r, g in enumerate(last):
                 K.fail_if(moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
                           f"W W^T is not invariant under generator {r}")

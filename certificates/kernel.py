@@ -41,7 +41,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any, NoReturn, TypeGuard
@@ -287,19 +287,6 @@ def read_labels(v: object, loc: str, k: int) -> tuple[int, ...]:
     return labels
 
 
-def read_perm(v: object, loc: str, m: int) -> tuple[int, ...]:
-    """A permutation of 0..m-1 in image form (``generator`` otherwise)."""
-    fail_if(not isinstance(v, list) or sorted(x if type(x) is int else -1 for x in v)
-            != list(range(m)), "generator", loc, f"not a permutation of 0..{m - 1} in image form")
-    return tuple(v)  # type: ignore[arg-type]
-
-
-def read_perms(v: object, loc: str, m: int) -> list[tuple[int, ...]]:
-    """A non-empty list of permutations of 0..m-1."""
-    fail_if(not isinstance(v, list) or not v, "schema", loc, "a non-empty list of permutations")
-    return [read_perm(g, f"{loc}/{r}", m) for r, g in enumerate(read_list(v, loc))]
-
-
 def read_field(read: Callable[..., Any], obj: object, key: str, loc: str, *args: Any,
                **kw: Any) -> Any:
     """``read`` (read_vector, read_matrix, read_number, ...) applied to ``obj[key]``."""
@@ -365,13 +352,6 @@ def read_file(path: str, loc: str, sha256: object = None, limit: int = MAX_FILE_
     return data
 
 
-def json_lines(data: bytes, loc: str) -> Iterator[tuple[str, Any]]:
-    """(location, object) per non-blank line of a JSON-lines shard."""
-    for n, line in enumerate(data.split(b"\n")):
-        if line.strip():
-            yield f"{loc}:{n + 1}", parse_json(line, f"{loc}:{n + 1}", "schema")
-
-
 # -------------------------------------------------------------------------- arithmetic
 def dot(a: Sequence[Any], b: Sequence[Any]) -> Any:
     """Exact inner product (an int for integer vectors)."""
@@ -403,19 +383,8 @@ def scaled_matrix(M: Sequence[Sequence[Any]]) -> tuple[list[list[int]], int]:
     return [flat[i * d:(i + 1) * d] for i in range(len(M))], D
 
 
-def integer_model(W: Mat, b: Vec) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
-    """(W, b) times the lcm of all their denominators: integer rows, same patterns."""
-    Mi, _ = scaled_matrix([(*r, c) for r, c in zip(W, b, strict=True)])
-    return tuple(tuple(r[:-1]) for r in Mi), tuple(r[-1] for r in Mi)
-
-
 def matmul(A: Sequence[Sequence[Any]], B: Sequence[Sequence[Any]]) -> list[list[Any]]:
     """Exact matrix product."""
     Bt = list(zip(*B, strict=True))
     charge(len(A) * len(Bt) * len(Bt[0] if Bt else ()) * weight(*(A[0] if A else ())))
     return [[sum(a * b for a, b in zip(r, c, strict=True)) for c in Bt] for r in A]
-
-
-def gram(M: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """M M^T exactly."""
-    return matmul(M, list(zip(*M, strict=True)))

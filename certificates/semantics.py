@@ -52,6 +52,12 @@ def read_model(obj: object, loc: str, wkey: str = "W", bkey: str = "bias"
     return W, (Fraction(0),) * len(W) if b is None else K.read_vector(b, f"{loc}/{bkey}", len(W))
 
 
+def integer_model(W: K.Mat, b: K.Vec) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """(W, b) times the lcm of all their denominators: integer rows, same patterns."""
+    Mi, _ = K.scaled_matrix([(*r, c) for r, c in zip(W, b, strict=True)])
+    return tuple(tuple(r[:-1]) for r in Mi), tuple(r[-1] for r in Mi)
+
+
 def read_pair(obj: object, loc: str) -> tuple[tuple[K.Mat, K.Vec], tuple[K.Mat, K.Vec]]:
     """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
     (W1, b1), (W2, b2) = read_model(obj, loc, "W1", "bias1"), read_model(obj, loc, "W2", "bias2")

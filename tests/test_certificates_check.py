@@ -25,6 +25,7 @@ import logitgeom_certificates.check
 import logitgeom_certificates.check_bracket
 import logitgeom_certificates.check_family
 import logitgeom_certificates.check_geometry
+import logitgeom_certificates.check_orbit
 import logitgeom_certificates.check_stream
 import logitgeom_certificates.convex
 import logitgeom_certificates.kernel
@@ -156,6 +157,7 @@ def test_explain_and_latex_render(path):
                                  logitgeom_certificates.kernel, logitgeom_certificates.linear,
                                  logitgeom_certificates.convex, logitgeom_certificates.reals,
                                  logitgeom_certificates.check_bracket,
+                                 logitgeom_certificates.check_orbit,
                                  logitgeom_certificates.check_family,
                                  logitgeom_certificates.check_geometry,
                                  logitgeom_certificates.check_stream, logitgeom_certificates._cli,
@@ -512,11 +514,17 @@ def test_spec_states_each_kinds_order_of_checks():
     module), and SPEC.md's "Order (`kind`): ..." line lists the same checks in that order."""
     import re
 
-    from logitgeom_certificates import check_bracket, check_family, check_rank, check_stability
+    from logitgeom_certificates import (
+        check_bracket,
+        check_family,
+        check_orbit,
+        check_rank,
+        check_stability,
+    )
 
     spec = (ROOT / "certificates" / "SPEC.md").read_text()
-    orders = {**check_bracket.ORDER, **check_family.ORDER, **check_rank.ORDER,
-              **check_stability.ORDER}
+    orders = {**check_bracket.ORDER, **check_orbit.ORDER, **check_family.ORDER,
+              **check_rank.ORDER, **check_stability.ORDER}
     assert len(orders) == 9
     for kind, order in orders.items():
         line = re.search(rf"^Order \(`{re.escape(kind)}`\): (.*)$", spec, re.M)

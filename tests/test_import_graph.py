@@ -265,23 +265,23 @@ def test_engine_uses_only_public_names_of_other_packages():
 #: figure below (goal: 1,500); the budgets hold the present figures so that they can only
 #: shrink, and tell a copy from a kind: a new kind adds a module within KIND_BUDGET and needs
 #: no change of BASE_BUDGET; a copy of a judgement into a kind module shows in both.
-TRUSTED_BUDGET = 1811
+TRUSTED_BUDGET = 1837
 #: the shared base every verdict goes through (BASE below)
-BASE_BUDGET = 352
+BASE_BUDGET = 337
 #: the largest kind: its modules beyond the base (KIND_MODULES)
-KIND_BUDGET = 497
+KIND_BUDGET = 443
 #: the most code behind any single verdict (base + one kind's modules; goal: 650)
-VERDICT_BUDGET = 849
+VERDICT_BUDGET = 780
 #: The shared base and, per kind, the modules behind its verdict besides the base.
 BASE = ("kernel", "meter", "errors", "check")
 KIND_MODULES = {
     "single claims, complete sets, theorems": ("linear", "semantics", "check_geometry"),
-    "layer-peeled brackets": ("convex", "reals", "groups", "check_bracket"),
-    "layer-peeled family": ("convex", "reals", "groups", "check_family"),
-    "rank brackets (hidden width d)": ("convex", "reals", "groups", "check_bracket",
-                                       "check_rank"),
-    "approximate symmetry (stability)": ("convex", "reals", "groups", "check_bracket",
-                                         "check_stability"),
+    "layer-peeled brackets": ("convex", "reals", "check_bracket"),
+    "orbit brackets and bracket theorems": ("convex", "reals", "groups", "check_bracket",
+                                            "check_orbit"),
+    "layer-peeled family": ("convex", "reals", "check_family"),
+    "rank brackets (hidden width d)": ("convex", "reals", "check_bracket", "check_rank"),
+    "approximate symmetry (stability)": ("convex", "reals", "check_bracket", "check_stability"),
     "argmax audits": ("linear", "bigint", "check_audit"),
     "streamed completeness": ("linear", "semantics", "check_stream"),
 }
