@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.checker:
         sys.path.insert(0, os.path.abspath(args.checker))
-    from logitgeom_certificates.check import check, check_file
+    from logitgeom_certificates.api import check, check_file  # the public entry points
 
     sys.path.insert(0, str(ROOT / "scripts"))
     from fuzz_battery import _mutate
