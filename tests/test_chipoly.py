@@ -128,6 +128,24 @@ def test_workers_and_resume(tmp_path):
     assert again.stats["resumed_terms"] == 15 and again.coefficients == want
 
 
+def test_detected_symmetry_and_orbits(tmp_path, capsys):
+    from logitgeom.cli.main import main
+    from logitgeom.geometry.headgroup import arrangement_symmetry
+
+    s = arrangement_symmetry(resonance(4))
+    assert s.order == 24 and s.complete and s.orbit_sizes == (6, 4, 4, 1)
+    c = arrangement_symmetry(circulant([3, 1, 0, -1, 2, 7]), ranking=True)
+    assert c.order == 6 and sum(c.orbit_sizes) == 15
+    W, b = deformation(3, CATALAN)
+    assert arrangement_symmetry(W, bias=b).orbit_sizes == (1,) * 10
+    w = tmp_path / "w.csv"
+    w.write_text("\n".join(",".join(map(str, r)) for r in simplex_etf(5)) + "\n")
+    assert main(["count", "ranking", str(w), "--symmetry", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == 120 and data["symmetry"]["order"] == 120
+    assert data["symmetry"]["orbit_sizes"] == [10]
+
+
 def test_bad_arguments():
     with pytest.raises(InvalidInput, match="method"):
         characteristic_polynomial([[1]], method="magic")

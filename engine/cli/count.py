@@ -55,6 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("--state", default=None, metavar="DIR",
                        help="keep finished top-level restrictions in DIR; rerun to resume "
                        "after a kill (restriction method)")
+        q.add_argument("--symmetry", action="store_true",
+                       help="also detect the head's label-and-coordinate symmetry group "
+                       "exactly and report its order and hyperplane orbits (reported only: "
+                       "the count does not use it yet, docs/counting.md section 6)")
         q.set_defaults(func=_count)
 
     g = sub.add_parser(
@@ -166,6 +170,11 @@ def _count(args: argparse.Namespace) -> int:
             from logitgeom.run.executor import close_executor
 
             close_executor(executor)
+    sym = None
+    if args.symmetry:
+        from logitgeom.geometry.headgroup import arrangement_symmetry
+
+        sym = arrangement_symmetry(W, bias=b, ranking=ranking)
     obj = {
         "kind": f"count-{args.count_kind}",
         "k": len(W),
@@ -175,6 +184,8 @@ def _count(args: argparse.Namespace) -> int:
         "method": "zaslavsky",
         "characteristic_polynomial": p.to_json(),
     }
+    if sym is not None:
+        obj["symmetry"] = sym.to_json()
     if _emit(obj, args):
         return 0
     what = "sign patterns" if args.count_kind == "sign" else "rankings"
@@ -189,6 +200,8 @@ def _count(args: argparse.Namespace) -> int:
     how = f"{p.method}" + (f"; cross-checked: {', '.join(p.checks)}" if p.checks else
                            "; not cross-checked (--crosscheck nbc,field)")
     print(f"COMPUTED by {how}")
+    if sym is not None:
+        print(sym.text() + " (reported, not used by the count)")
     if _output.json_target(args):
         print(f"written to {_output.json_target(args)}")
     return 0
