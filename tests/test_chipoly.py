@@ -146,6 +146,29 @@ def test_detected_symmetry_and_orbits(tmp_path, capsys):
     assert data["symmetry"]["orbit_sizes"] == [10]
 
 
+def test_killed_run_resumes(tmp_path):
+    """A count killed (SIGKILL) after 20 of resonance-6's 63 top-level restrictions resumes
+    from its files (the engine's kill hook: a deterministic point, not a timer)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    w = tmp_path / "w.csv"
+    w.write_text("\n".join(",".join(map(str, r)) for r in resonance(6)) + "\n")
+    state = tmp_path / "state"
+    argv = [sys.executable, "-m", "logitgeom", "count", "sign", str(w), "--state", str(state),
+            "--json", "-"]
+    env = dict(os.environ, LOGITGEOM_STORE_KILL=f"chi:20:{int(signal.SIGKILL)}")
+    first = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == -signal.SIGKILL
+    assert len(list(state.glob("chi-*/term-*.json"))) == 20
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    data = json.loads(second.stdout)
+    assert data["count"] == RESONANCE_REGIONS[6]
+    assert data["characteristic_polynomial"]["stats"]["resumed_terms"] == 20
+
+
 def test_bad_arguments():
     with pytest.raises(InvalidInput, match="method"):
         characteristic_polynomial([[1]], method="magic")

@@ -198,7 +198,7 @@ def _by_restriction(vecs, dim, executor, state_dir, stats, budget=None) -> list[
     done: dict[int, list[int]] = {}
     folder = None
     if state_dir is not None:
-        from logitgeom.run.state import write_json
+        from logitgeom.run.state import kill_hook, write_json
 
         folder = Path(state_dir) / f"chi-{_key(vecs, dim)}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -218,6 +218,7 @@ def _by_restriction(vecs, dim, executor, state_dir, stats, budget=None) -> list[
                 stats[key] = stats.get(key, 0) + val
             if folder is not None:
                 write_json(folder / f"term-{i}.json", {"term": i, "chi": done[i]})
+                kill_hook("chi", len(done))
     else:
         from logitgeom.run.executor import run_units
 
@@ -229,6 +230,7 @@ def _by_restriction(vecs, dim, executor, state_dir, stats, budget=None) -> list[
                 stats[key] = stats.get(key, 0) + val
             if folder is not None:
                 write_json(folder / f"term-{i}.json", {"term": i, "chi": done[i]})
+                kill_hook("chi", len(done))
     stats["terms"] = len(terms)
     return restriction.combine_terms(dim, [done[i] for i in range(len(terms))])
 
