@@ -169,6 +169,19 @@ def test_killed_run_resumes(tmp_path):
     assert data["characteristic_polynomial"]["stats"]["resumed_terms"] == 20
 
 
+def test_partitions_method_for_rankings():
+    for W, b in _heads(11, 8):
+        p = characteristic_polynomial(W, bias=b, ranking=True, method="partitions",
+                                      crosscheck=["nbc"])
+        assert p.checks == ("restriction",) and p.regions == count_rankings(W, bias=b)
+    W = circulant([(7 * i * i + 3 * i + 1) % 11 - 5 for i in range(8)])
+    assert characteristic_polynomial(W, ranking=True, method="partitions").regions == 40320
+    with pytest.raises(InvalidInput, match="counts rankings"):
+        characteristic_polynomial(W, method="partitions")
+    with pytest.raises(TooLarge, match="budget"):
+        characteristic_polynomial(W, ranking=True, method="partitions", budget=10)
+
+
 def test_bad_arguments():
     with pytest.raises(InvalidInput, match="method"):
         characteristic_polynomial([[1]], method="magic")

@@ -36,10 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "(default 10,000,000: about a minute of exact work); above it, the "
                        "exact search is tried with a budget (N steps if N is given, else "
                        "10^6, a few seconds) and the head refused if it runs out")
-        q.add_argument("--method", choices=("restriction", "nbc"), default="restriction",
+        q.add_argument("--method", choices=("restriction", "nbc", "partitions"),
+                       default="restriction",
                        help="restriction: deletion-restriction, each distinct restriction "
                        "computed once (default); nbc: the no-broken-circuit search "
-                       "(sign) or set-partition formula (ranking)")
+                       "(sign) or set-partition formula with its fallback (ranking); "
+                       "partitions (ranking): the set-partition formula alone, up to "
+                       "--max-work nodes (default 10^9)")
         q.add_argument("--max-work", type=int, default=None, metavar="N",
                        help="restriction method: at most N distinct restrictions (given, it "
                        "replaces the --max-regions gate; default above that gate 20,000)")
@@ -124,10 +127,11 @@ def _count(args: argparse.Namespace) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise InvalidInput(f"--{name.replace('_', '-')} must be at least 1; got {v}")
-    if args.method == "nbc" and (args.workers or args.scheduler or args.state
-                                 or args.max_work is not None):
-        raise InvalidInput("--workers, --scheduler, --state and --max-work apply to "
-                           "--method restriction only")
+    if args.method != "restriction" and (args.workers or args.scheduler or args.state):
+        raise InvalidInput("--workers, --scheduler and --state apply to --method "
+                           "restriction only")
+    if args.method == "nbc" and args.max_work is not None:
+        raise InvalidInput("--max-work applies to --method restriction and partitions")
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
@@ -141,7 +145,7 @@ def _count(args: argparse.Namespace) -> int:
         # the gate of the no-broken-circuit search: the bound, else a budgeted search
         count_or_refuse(W, bias=b, ranking=ranking, limit=limit,
                         work=None if args.max_regions is None else limit)
-    elif budget is None and bound > limit:
+    elif budget is None and bound > limit and args.method == "restriction":
         budget = DEFAULT_MAX_WORK
         if bound > HOPELESS_FACTOR * limit:
             budget = 0

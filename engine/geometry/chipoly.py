@@ -38,12 +38,14 @@ from pathlib import Path
 from logitgeom.errors import InvalidInput, TooLarge
 from logitgeom.exact import finite_field, restriction
 from logitgeom.exact.lattice import (
-    characteristic_polynomial as _nbc_sign,
-)
-from logitgeom.exact.lattice import (
+    TooManyPartitions,
+    chi_rankings,
     evaluate,
     hyperplane_vectors,
     label_vectors,
+)
+from logitgeom.exact.lattice import (
+    characteristic_polynomial as _nbc_sign,
 )
 from logitgeom.exact.lattice import (
     ranking_characteristic_polynomial as _nbc_ranking,
@@ -53,7 +55,7 @@ from logitgeom.exact.numbers import to_matrix, to_vector
 __all__ = ["CharacteristicPolynomial", "characteristic_polynomial", "arrangement_normals",
            "METHODS", "CROSSCHECKS"]
 
-METHODS = ("restriction", "nbc")
+METHODS = ("restriction", "nbc", "partitions")
 CROSSCHECKS = ("nbc", "field")
 
 
@@ -250,11 +252,16 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         The affine arrangement ``w_i . x + b_i = 0`` (rankings: of ``W x + b``).
     ranking : bool
         The ranking arrangement ``(w_i - w_j) . x (+ b_i - b_j) = 0`` (tied labels once).
-    method : {"restriction", "nbc"}
+    method : {"restriction", "nbc", "partitions"}
         Memoised deletion-restriction (default), or the no-broken-circuit search (sign) /
-        set-partition formula (ranking) of :mod:`logitgeom.exact.lattice`.
+        set-partition formula with its fallback (ranking) of :mod:`logitgeom.exact.lattice`,
+        or (ranking only) the set-partition formula alone, its search bounded by
+        ``budget`` nodes instead of the fallback's small one (fast on heads without
+        large affinely dependent groups of labels, such as circulant heads).
     crosscheck : sequence of {"nbc", "field"}
-        Recompute independently and require equality: the other algorithm, or point
+        Recompute independently and require equality: ``"nbc"`` runs the other algorithm
+        (the no-broken-circuit search for the restriction method, the restriction method
+        for the others), ``"field"`` point
         counts over ``F_q`` at ``primes`` primes above Hadamard's bound (small
         arrangements only: about ``m q^(d-1)`` operations).
     executor : None, concurrent.futures.Executor or distributed.Client
@@ -264,7 +271,8 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         resumes from them (the folder is keyed by the arrangement).
     budget : int, optional
         At most this many distinct restrictions computed (restriction method; with an
-        executor, per top-level restriction): :class:`TooLarge` past it.
+        executor, per top-level restriction), or nodes of the partition search
+        (partitions method; default 10^9): :class:`TooLarge` past it.
 
     Returns
     -------
@@ -306,7 +314,18 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
     def nbc() -> list[int]:
         return list((_nbc_ranking if ranking else _nbc_sign)(W, bias))
 
-    if method == "nbc":
+    if method == "partitions":
+        if not ranking:
+            raise InvalidInput("method 'partitions' counts rankings; use restriction or nbc "
+                               "for sign patterns")
+        labels, d, _ = label_vectors(W, bias)
+        nodes = 10**9 if budget is None else budget
+        try:
+            coeffs = chi_rankings(labels, d, affine, budget=nodes)
+        except TooManyPartitions:
+            raise TooLarge(f"the set-partition search of this head's rankings needs more "
+                           f"than {nodes:,} nodes, the budget") from None
+    elif method == "nbc":
         coeffs = nbc()
     else:
         try:
@@ -318,18 +337,18 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         coeffs = _decone(cone) if affine else cone
     checks = []
     for c in crosscheck:
-        if c == "nbc" and method != "nbc":
+        if c == "nbc" and method == "restriction":
             other = nbc()
             if other != coeffs:
                 raise EngineError(f"internal error: chi by restriction {coeffs} differs from "
                                   f"chi by the no-broken-circuit search {other}; please report")
             checks.append("nbc")
-        elif c == "nbc":
+        elif c == "nbc":  # the other algorithm of a non-default method: restriction
             cone = _by_restriction(vecs, dim, None, None, stats)
             other = _decone(cone) if affine else cone
             if other != coeffs:
-                raise EngineError(f"internal error: chi by the no-broken-circuit search "
-                                  f"{coeffs} differs from chi by restriction {other}")
+                raise EngineError(f"internal error: chi by {method} {coeffs} differs from "
+                                  f"chi by restriction {other}; please report")
             checks.append("restriction")
         if c == "field":
             for q in finite_field.good_primes(vecs, dim, primes):
