@@ -166,8 +166,8 @@ def arrangement_normals(W: object, *, bias: object = None, ranking: bool = False
             for i in range(len(labels)) for j in range(i + 1, len(labels))]
     bias2 = ([labels[i][d] - labels[j][d] for i in range(len(labels))
               for j in range(i + 1, len(labels))] if affine else None)
-    if not rows:
-        return (), d + (1 if affine else 0), affine
+    if not rows:  # one tie class: no hyperplane (the cone keeps its hyperplane at infinity)
+        return (((1,) + (0,) * d,) if affine else ()), d + (1 if affine else 0), affine
     vecs, dim = hyperplane_vectors(rows, bias2)
     return vecs, dim, affine
 
