@@ -182,6 +182,16 @@ def test_partitions_method_for_rankings():
         characteristic_polynomial(W, ranking=True, method="partitions", budget=10)
 
 
+def test_degenerate_heads():
+    # one tie class (affine ranking), a constant row, two labels that never tie
+    for W, b, ranking in (([[1, 2]], [3], True), ([[0, 0]], [1], False),
+                          ([[1, 2], [1, 2]], [0, 1], True), ([[1, 2], [1, 2]], None, True)):
+        for method in ("restriction", "nbc"):
+            p = characteristic_polynomial(W, bias=b, ranking=ranking, method=method,
+                                          crosscheck=["nbc", "field"])
+            assert p.coefficients == (0, 0, 1) and p.regions == 1
+
+
 def test_bad_arguments():
     with pytest.raises(InvalidInput, match="method"):
         characteristic_polynomial([[1]], method="magic")
