@@ -133,6 +133,9 @@ def chi_table(args) -> int:
         cases += [(fam, n) for n in _ints(args.deformations)]
     cases += [(f"circulant-{k}", n) for k in ("sign", "ranking") for n in _ints(args.circulant)]
     cases += [(f"etf-{k}", n) for k in ("sign", "ranking") for n in _ints(args.etf)]
+    if args.families:
+        keep = set(args.families.split(","))
+        cases = [(f, n) for f, n in cases if f in keep]
     print(f"{'family':>18} {'n':>3} {'regions':>22} {'expected':>22} {'equal':>6} "
           f"{'CPU s':>8} {'peak MB':>8} {'restrictions':>12}")
     last: dict[str, float] = {}
@@ -165,6 +168,9 @@ def main() -> int:
                     help="--chi: circulant head sizes (default 8,10)")
     ap.add_argument("--etf", default="16", metavar="M1,M2",
                     help="--chi: simplex-ETF head sizes (default 16)")
+    ap.add_argument("--families", default="", metavar="F1,F2",
+                    help="--chi: only these families (resonance, shi, catalan, linial, "
+                    "semiorder, circulant-sign, circulant-ranking, etf-sign, etf-ranking)")
     ap.add_argument("--cap", type=float, default=180.0, metavar="S",
                     help="--chi: skip a size once the previous one took over S/8 CPU s")
     args = ap.parse_args()
