@@ -44,8 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "partitions (ranking): the set-partition formula alone, up to "
                        "--max-work nodes (default 10^9)")
         q.add_argument("--max-work", type=int, default=None, metavar="N",
-                       help="restriction method: at most N distinct restrictions (given, it "
-                       "replaces the --max-regions gate; default above that gate 20,000)")
+                       help="at most N distinct restrictions (restriction method; default "
+                       "above the --max-regions gate 20,000) or partition-search nodes "
+                       "(partitions method; default above the gate 5,000,000, else 10^9); "
+                       "given, it replaces the gate")
         q.add_argument("--crosscheck", default="", metavar="C1,C2",
                        help="recompute independently: nbc (the other algorithm), field "
                        "(point counts over F_q, small arrangements only)")
@@ -105,6 +107,8 @@ def _emit(obj: dict, args: argparse.Namespace) -> bool:
 
 #: distinct restrictions allowed, by default, on a head above the --max-regions gate
 DEFAULT_MAX_WORK = 20_000
+#: nodes of the set-partition search (--method partitions) allowed above that gate
+DEFAULT_PARTITION_WORK = 5_000_000
 
 
 def _count(args: argparse.Namespace) -> int:
@@ -145,8 +149,8 @@ def _count(args: argparse.Namespace) -> int:
         # the gate of the no-broken-circuit search: the bound, else a budgeted search
         count_or_refuse(W, bias=b, ranking=ranking, limit=limit,
                         work=None if args.max_regions is None else limit)
-    elif budget is None and bound > limit and args.method == "restriction":
-        budget = DEFAULT_MAX_WORK
+    elif budget is None and bound > limit:
+        budget = DEFAULT_MAX_WORK if args.method == "restriction" else DEFAULT_PARTITION_WORK
         if bound > HOPELESS_FACTOR * limit:
             budget = 0
     executor = None
@@ -163,10 +167,19 @@ def _count(args: argparse.Namespace) -> int:
         if args.max_work is not None:
             raise
         kind = "rankings" if ranking else "sign patterns"
+        if budget == 0:
+            raise TooLarge(
+                f"this {len(W)} x {len(W[0])} head may have up to {bound:,} {kind} (the "
+                f"general-position bound), over {HOPELESS_FACTOR:,} times the limit "
+                f"{limit:,}, so no exact count is tried; raise --max-regions to at least "
+                f"{bound:,} or give --max-work to try anyway, or use a smaller head (see "
+                "docs/limits.md)") from exc
         raise TooLarge(
             f"this {len(W)} x {len(W[0])} head may have up to {bound:,} {kind} (the "
             f"general-position bound), above the limit {limit:,}, and its exact count needs "
-            f"more than {budget:,} distinct restrictions; raise --max-work (or "
+            f"more than {budget:,} "
+            f"{'distinct restrictions' if args.method == 'restriction' else 'search nodes'}; "
+            "raise --max-work (or "
             f"--max-regions to at least {bound:,}) to try anyway, or use a smaller head "
             "(see docs/limits.md)") from exc
     finally:

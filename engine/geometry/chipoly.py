@@ -319,7 +319,7 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
             raise InvalidInput("method 'partitions' counts rankings; use restriction or nbc "
                                "for sign patterns")
         labels, d, _ = label_vectors(W, bias)
-        nodes = 10**9 if budget is None else budget
+        nodes = 10**9 if budget is None else max(1, budget)  # the search counts down to 0
         try:
             coeffs = chi_rankings(labels, d, affine, budget=nodes)
         except TooManyPartitions:
