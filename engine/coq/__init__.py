@@ -14,8 +14,7 @@ from logitgeom.coq.build import (
            coqc_available,
            export_files,
 )
-from logitgeom.coq.export import export_certificate
+from logitgeom.coq.export import export_certificate, export_file
 
 __all__ = ["ExportError", "LIBRARY", "compile_files", "compile_library", "coqc_available",
-           "export_certificate",
-           "export_files"]
+           "export_certificate", "export_file", "export_files"]

@@ -14,9 +14,6 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import json
-import os
 import resource
 import shutil
 import subprocess
@@ -24,13 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from logitgeom._fsio import OutputError, write_atomic
 from logitgeom.coq._read import ExportError
-from logitgeom.coq.export import export_certificate
+from logitgeom.coq.export import LIBRARY, export_file
 
 __all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
            "export_files"]
 
-LIBRARY = Path(importlib.util.find_spec("certificates").origin).parent / "coq" / "Logitgeom.v"
 _BUILT: dict[str, Path] = {}
 
 
@@ -112,7 +109,10 @@ def compile_files(paths: list[str | Path]) -> list[Compiled]:
 def export_files(paths: list[str | Path], out: str | Path, *,
                  witnesses: bool = True) -> list[Path]:
     """Export certificate files to ``out``: one ``.v`` per certificate, plus a copy of
-    ``Logitgeom.v`` so that the folder compiles on its own.
+    ``Logitgeom.v`` so that the folder compiles on its own.  Each file is read and checked
+    by the stdlib checker first (:func:`logitgeom.coq.export.export_file`): one it does not
+    accept is refused, naming the check.  Every file is written atomically (a full disk
+    leaves no partial file).
 
     Parameters
     ----------
@@ -131,27 +131,24 @@ def export_files(paths: list[str | Path], out: str | Path, *,
     Raises
     ------
     ExportError
-        A file that is not JSON, or a certificate that cannot be exported (the message
-        names the file and the place).
+        A file the checker does not accept, or a certificate that cannot be exported (the
+        message names the file's label and the place); a file that cannot be written.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copy(LIBRARY, out / "Logitgeom.v")
-    written, taken = [], {"Logitgeom.v"}
+    texts, taken = [], {"Logitgeom.v"}
     for p in map(Path, paths):
-        try:
-            obj = json.loads(p.read_text(), parse_float=str, parse_constant=str)
-        except (OSError, UnicodeError, json.JSONDecodeError) as exc:
-            raise ExportError(f"{p}: not a readable JSON certificate: {exc}") from None
-        name, text = export_certificate(obj, p.stem, source=p.name, base_dir=str(p.parent),
-                                        witnesses=witnesses)
+        name, text = export_file(p, witnesses=witnesses)
         stem, n = name[:-2], 1
         while name in taken:
             n += 1
             name = f"{stem}_{n}.v"
         taken.add(name)
-        tmp = out / f".{name}.tmp"
-        tmp.write_text(text)
-        os.replace(tmp, out / name)
-        written.append(out / name)
-    return written
+        texts.append((name, text))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(out / "Logitgeom.v", LIBRARY.read_bytes())
+        return [write_atomic(out / name, text) for name, text in texts]
+    except OutputError as exc:
+        raise ExportError(str(exc)) from None
+    except OSError as exc:
+        raise ExportError(f"cannot write into {out}: {exc.strerror or exc}") from None

@@ -43,11 +43,12 @@ from logitgeom.coq import _rows as rows
 from logitgeom.coq import _tree as tree
 from logitgeom.coq._audit import audit
 from logitgeom.coq._read import ExportError, Reader
-from logitgeom.coq._terms import ident, nats, q, qmat, qvec, zs
+from logitgeom.coq._terms import ident, label, nats, q, qmat, qvec, zs
 from logitgeom_certificates.api import FORMAT, VERSION
 from logitgeom_certificates.api import KINDS as CHECKER_KINDS
 
-__all__ = ["export_certificate", "paper_name", "ExportError", "THEOREM_NAMES", "HEADER"]
+__all__ = ["export_certificate", "export_file", "export_checked", "paper_name", "result_name",
+           "ExportError", "THEOREM_NAMES", "PAPER_RESULTS", "HEADER", "LIBRARY", "library_names"]
 
 #: The papers' names of the ``theorem`` kinds (the cosine paper), used as theorem names.
 THEOREM_NAMES = {"translation-cosine": "Thm_3_4", "centred-cosine-ranking": "App_C_2",
@@ -70,12 +71,19 @@ _VM = "vm_cast_no_check (eq_refl true)"
 _VM_EQ = "vm_compute; reflexivity"
 
 
+#: The library (certificates/coq/Logitgeom.v, beside the trusted checker).
+LIBRARY = Path(importlib.util.find_spec("logitgeom_certificates").origin).parent / "coq" / \
+    "Logitgeom.v"
+
+
 @functools.cache
-def _library_names() -> frozenset[str]:
-    """Every name Logitgeom.v defines: a file's own names must not shadow them."""
-    lib = Path(importlib.util.find_spec("certificates").origin).parent / "coq" / "Logitgeom.v"
-    return frozenset(re.findall(r"^(?:Definition|Fixpoint|Lemma|Theorem|Record) +([A-Za-z_0-9']+)",
-                                lib.read_text(), re.M))
+def library_names() -> frozenset[str]:
+    """Every name Logitgeom.v defines (and its section's local names): a file's own names
+    must not shadow them."""
+    return frozenset(re.findall(
+        r"^\s*(?:Definition|Fixpoint|Lemma|Theorem|Record|Inductive|Variable|Hypothesis|"
+        r"Context|Let|Corollary|Remark|Fact|Notation|Section) +([A-Za-z_0-9']+)",
+        LIBRARY.read_text(), re.M))
 
 
 class Script:
@@ -86,7 +94,7 @@ class Script:
         self.defs: list[str] = []
         self.lemmas: list[str] = []
         self._by_term: dict[tuple[str, str], str] = {}
-        self._used: set[str] = set(_library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
+        self._used: set[str] = set(library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
         self.base_dir: str | None = None
         self.witnesses = True
         self.paper: str | None = None
@@ -383,6 +391,7 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     if not isinstance(parts, list) or not parts:
         raise sc.r.fail(f"{loc}/parts", "a theorem needs parts")
     base, doc = sc.paper or THEOREM_NAMES[name], _DOCS[name]
+    sc.paper = None  # the theorem is named here
     if name in ("cosine-determines-sign", "difference-cosine-determines-ranking"):
         return _grid(sc, obj, loc, name, parts, base, doc)
     if name == "patterns-equal":
@@ -503,23 +512,65 @@ def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     return _KINDS[kind](sc, obj, loc)
 
 
-def export_certificate(obj: dict, name: str, *, source: str | None = None,
-                       base_dir: str | None = None, witnesses: bool = True) -> tuple[str, str]:
-    """The Coq file of one parsed certificate.
+#: The paper results a certificate may be named after, by its kind (a ``theorem``
+#: certificate: by its ``theorem``); the first is the default of a theorem kind.  A file name
+#: that names another result (``thm-5.6-x.json`` of kind ``sign-feasible``) is ignored.
+PAPER_RESULTS = {"translation-cosine": ("Thm_3_4",),
+                 "centred-cosine-ranking": ("App_C_2", "App_C_3"),
+                 "cosine-not-ranking": ("Thm_5_5",), "sign-not-ranking": ("App_H_2",),
+                 "cosine-determines-sign": ("Lemma_5_3",),
+                 "difference-cosine-determines-ranking": ("Thm_5_6",),
+                 "pattern-complete": ("Prop_E_2", "Sec_5")}
+
+
+def result_name(obj: dict, name: str) -> str | None:
+    """The name of the file's top theorem: a paper result's only when the certificate's kind
+    is that result's kind (the file name chooses among them), else None (a neutral name).
+
+    Examples
+    --------
+    >>> result_name({"kind": "theorem", "theorem": "translation-cosine"}, "thm-5.6-x")
+    'Thm_3_4'
+    >>> result_name({"kind": "sign-feasible"}, "thm-5.6-x") is None
+    True
+    """
+    kind = obj.get("kind")
+    key = obj.get("theorem") if kind == "theorem" else kind
+    allowed = PAPER_RESULTS.get(key) if isinstance(key, str) else None
+    wanted = paper_name(label(name))
+    if allowed and wanted in allowed:
+        return wanted
+    if kind == "theorem" and isinstance(key, str):
+        return allowed[0] if allowed else THEOREM_NAMES.get(key)
+    return None
+
+
+def refusal(verdict) -> str:
+    """The export's one-line refusal of a certificate the stdlib checker does not accept."""
+    where = f" at {verdict.location}" if verdict.location not in (None, "", "/") else ""
+    msg = " ".join(str(verdict.message).split())[:300]
+    return (f"refused: the stdlib checker does not accept it (check {verdict.failed_check!r}"
+            f"{where}: {msg})")
+
+
+def export_certificate(obj: dict, name: str, *, witnesses: bool = True,
+                       max_work: int | str | None = "default") -> tuple[str, str]:
+    """The Coq file of one parsed certificate, which the stdlib checker must accept.
 
     Parameters
     ----------
     obj : dict
-        The certificate (as parsed by :func:`json.loads`).
+        The certificate (as parsed by :func:`json.loads`).  Files it references (an audit's
+        head, shards) resolve against the current folder: use :func:`export_file` for a
+        certificate file.
     name : str
-        Its name (the file stem); the Coq file is ``ident(name) + ".v"``.
-    source : str, optional
-        Shown in errors and in the file's header (default ``name``).
-    base_dir : str, optional
-        Folder that relative file references (audit heads and shards) are resolved against.
+        Its name; only its :func:`~logitgeom.coq._terms.label` (ASCII letters, digits,
+        ``.-_``, at most 60 characters) reaches the file (the file is ``ident(name) + ".v"``).
     witnesses : bool
         Argmax audits: also prove the argmaxable labels from their witnesses (default;
         O(k^2 d) work for coqc on a k x d head); False: the never-proofs only.
+    max_work : int, "default" or None
+        The checker's work budget (:func:`logitgeom_certificates.api.check`).
 
     Returns
     -------
@@ -528,29 +579,81 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
     Raises
     ------
     ExportError
-        Malformed data, an incomplete pattern list, or a kind that is not covered.
+        The checker does not accept the certificate (the message names the check), or it
+        is malformed for the export, incomplete, or of a kind that is not covered.
     """
-    sc = Script(Reader(source or name))
+    from logitgeom_certificates.api import check
+
+    lab = label(name)
+    verdict = check(obj, max_work=max_work)
+    if not verdict.ok:
+        raise ExportError(f"{lab}: {refusal(verdict)}")
+    return export_checked(obj, lab, witnesses=witnesses)
+
+
+def export_file(path: str | Path, *, witnesses: bool = True,
+                max_work: int | str | None = "default") -> tuple[str, str]:
+    """The Coq file of a certificate file: read and checked by the stdlib checker (its size
+    and file-type refusals, its work budget), then exported (:func:`export_certificate`).
+
+    Examples
+    --------
+    >>> import os
+    >>> ex = os.path.join(os.path.dirname(LIBRARY), "..", "examples")
+    >>> export_file(os.path.join(ex, "valid-sign-feasible.json"))[0]
+    'valid_sign_feasible.v'
+    >>> try:
+    ...     export_file(os.path.join(ex, "invalid-witness.json"))
+    ... except ExportError as e:
+    ...     print(str(e)[:58])
+    invalid-witness.json: refused: the stdlib checker does not
+    """
+    from logitgeom_certificates.api import read_and_check
+
+    p = Path(path)
+    lab = label(p.name)
+    verdict, obj = read_and_check(str(p), max_work)
+    if not verdict.ok or obj is None:
+        raise ExportError(f"{lab}: {refusal(verdict)}")
+    return export_checked(obj, label(p.stem), witnesses=witnesses, base_dir=str(p.parent),
+                          shown=lab)
+
+
+def export_checked(obj: dict, name: str, *, witnesses: bool = True,
+                   base_dir: str | None = None, shown: str | None = None) -> tuple[str, str]:
+    """The Coq file of a certificate the caller has had the stdlib checker accept (the
+    export itself does not check; coqc checks what it writes).  ``name``: its label
+    (sanitized here again); ``base_dir``: the folder its file references resolve against;
+    ``shown``: the name in error messages (sanitized)."""
+    lab = label(name)
+    sc = Script(Reader(label(shown) if shown else lab))
     sc.base_dir = base_dir
     sc.witnesses = witnesses
-    sc.paper = paper_name(name)
+    sc.paper = result_name(obj, lab) if isinstance(obj, dict) else None
     top = _dispatch(sc, obj, "")
+    kind = obj["kind"]
+    theorem = obj.get("theorem") if kind == "theorem" else None
     digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
-    stem = ident(name)
-    head = (f"(* logitgeom export coq: {source or name} (kind {obj.get('kind')}"
-            f"{', ' + str(obj.get('theorem')) if obj.get('theorem') else ''}).\n"
+    stem = ident(lab)
+    if sc.paper and top[-1][0] != sc.paper:  # the paper's result names the file's claim
+        top = _conj(sc, sc.paper, top, f"{sc.paper.replace('_', ' ', 1).replace('_', '.')} on "
+                    "this instance (the certificate's claim)")
+    elif len(top) > 1:  # one named claim for the whole file
+        top = _conj(sc, "claim_all", top, "the certificate's claims")
+    head = (f"(* logitgeom export coq: {lab} (kind {kind}{', ' + theorem if theorem else ''}).\n"
             f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
             + ("   Argmax audit exported without its witnesses (--no-witnesses): the "
                "argmaxable labels are not proven here.\n"
-               if not witnesses and obj.get("kind") == "argmax-audit" else "")
+               if not witnesses and kind == "argmax-audit" else "")
             + f"   The claim: the last theorem, {top[-1][0]}, in the words of Logitgeom.v;\n"
             f"   its proof runs checkers proven sound in Logitgeom.v (vm_compute).\n"
             f"   coqc -Q . Logitgeom Logitgeom.v && coqc -Q . Logitgeom {stem}.v *)\n")
-    paper = paper_name(name)
-    if paper and top[-1][0] != paper:  # the paper's result names the file's claim
-        top = _conj(sc, paper, top, f"{paper.replace('_', ' ', 1).replace('_', '.')} on this "
-                    "instance (the certificate's claim)")
-    elif len(top) > 1:  # one named claim for the whole file
-        top = _conj(sc, "claim_all", top, "the certificate's claims")
+    if not _SAFE_COMMENT.fullmatch(head):
+        raise sc.r.fail("", "internal: the header is not plain ASCII")
     text = "\n".join([head, HEADER, *sc.defs, *sc.lemmas])
     return stem + ".v", text
+
+
+#: What a header comment may contain: printable ASCII and newlines, no comment delimiter
+#: inside, no string quote.
+_SAFE_COMMENT = re.compile(r"\(\*(?:(?!\*\)|\(\*|\")[ -~\n])*\*\)\n", re.ASCII)

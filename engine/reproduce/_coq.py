@@ -8,9 +8,7 @@ Each covered certificate of the run gets ``<name>.v`` (and the folder the librar
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 from logitgeom._fsio import write_atomic
 
@@ -21,13 +19,12 @@ def coq_proofs(ctx, names: list[str]) -> list[str]:
     """Write the Coq files of the certificates ``names`` (relative to ``ctx.out``) and
     compile them when coqc is installed; return the lines of SUMMARY.md's section."""
     from logitgeom.coq import LIBRARY, ExportError, compile_files, coqc_available
-    from logitgeom.coq.export import export_certificate
+    from logitgeom.coq.export import export_file
 
     rows, files, skipped, taken = [], [], [], {"Logitgeom.v"}
     for n in names:
-        obj = json.loads((ctx.out / n).read_text())
         try:
-            vname, text = export_certificate(obj, Path(n).stem, source=n, base_dir=str(ctx.out))
+            vname, text = export_file(ctx.out / n)
         except ExportError as exc:  # the reason without the file name, place and kind
             why = str(exc).split(": ", 2)[-1]
             why = re.sub(r"^kind '[^']*' is not covered by the Coq export: ", "", why)
