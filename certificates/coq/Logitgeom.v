@@ -96,9 +96,9 @@ Definition ranks (W : mat) (b : vec) (pi : list nat) (x : vec) : Prop :=
 (** [pi] is in R(W) (a full ranking), or a feasible top-t prefix. *)
 Definition ranking (W : mat) (b : vec) (pi : list nat) : Prop := exists x, ranks W b pi x.
 
-(** Label [k] is the strict argmax at [x]. *)
+(** Label [k] (one of the head's labels, [k < length W]) is the strict argmax at [x]. *)
 Definition strict_argmax (W : mat) (b : vec) (k : nat) (x : vec) : Prop :=
-  forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
+  (k < length W)%nat /\ forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
 
 Definition in_box (R : Q) (x : vec) : Prop := Forall (fun c => Qabs c <= R) x.
 
@@ -426,6 +426,49 @@ Proof.
   - intros H. exists s. split; auto. destruct (list_eq_dec Nat.eq_dec s s); auto.
 Qed.
 
+(** ** Counts of listed data: no element twice, and set equality of label lists *)
+
+Fixpoint nodup_by {A} (eqb : A -> A -> bool) (l : list A) : bool :=
+  match l with [] => true | a :: r => negb (existsb (eqb a) r) && nodup_by eqb r end.
+
+Lemma nodup_by_sound : forall {A} (eqb : A -> A -> bool),
+  (forall a c, eqb a c = true <-> a = c) -> forall l, nodup_by eqb l = true -> NoDup l.
+Proof.
+  intros A eqb Heq l. induction l as [|a r IH]; simpl; intros H.
+  - constructor.
+  - apply andb_true_iff in H as [H1 H2]. constructor; [|exact (IH H2)].
+    intro Hin. apply negb_true_iff in H1.
+    assert (existsb (eqb a) r = true) as E.
+    { apply existsb_exists. exists a. split; [exact Hin|]. apply Heq. reflexivity. }
+    rewrite E in H1. discriminate.
+Qed.
+
+Lemma zleqb_iff : forall s t, zleqb s t = true <-> s = t.
+Proof.
+  intros s t. unfold zleqb. destruct (list_eq_dec Z.eq_dec s t) as [E|E]; split; intro H;
+    [exact E|reflexivity|discriminate|contradiction].
+Qed.
+
+Lemma nleqb_iff : forall s t, nleqb s t = true <-> s = t.
+Proof.
+  intros s t. unfold nleqb. destruct (list_eq_dec Nat.eq_dec s t) as [E|E]; split; intro H;
+    [exact E|reflexivity|discriminate|contradiction].
+Qed.
+
+(** A list of sign vectors / of rankings / of labels without repetition. *)
+Theorem zlists_nodup : forall L, nodup_by zleqb L = true -> NoDup L.
+Proof. exact (nodup_by_sound zleqb zleqb_iff). Qed.
+
+Theorem nlists_nodup : forall L, nodup_by nleqb L = true -> NoDup L.
+Proof. exact (nodup_by_sound nleqb nleqb_iff). Qed.
+
+Theorem nats_nodup : forall L, nodup_by Nat.eqb L = true -> NoDup L.
+Proof. exact (nodup_by_sound Nat.eqb Nat.eqb_eq). Qed.
+
+(** Two lists of labels hold the same labels. *)
+Definition nsame (A B : list nat) : bool :=
+  forallb (fun a => existsb (Nat.eqb a) B) A && forallb (fun a => existsb (Nat.eqb a) A) B.
+
 (** ** Sign patterns: witnesses, Gordan, complete lists *)
 
 Definition sign_witness_ok (W : mat) (b : vec) (s : list Z) (x : vec) : bool :=
@@ -590,6 +633,14 @@ Proof.
   - inversion H; subst. apply andb_true_iff. split; [|apply IH; auto].
     apply negb_true_iff. destruct (existsb (Nat.eqb a) l) eqn:E; auto.
     apply existsb_eqb in E. contradiction.
+Qed.
+
+Theorem nsame_sound : forall A B, nsame A B = true -> forall k, In k A <-> In k B.
+Proof.
+  intros A B H k. unfold nsame in H. apply andb_true_iff in H as [H1 H2].
+  rewrite forallb_forall in H1, H2. split; intro Hk.
+  - apply existsb_eqb. exact (H1 k Hk).
+  - apply existsb_eqb. exact (H2 k Hk).
 Qed.
 
 Definition ranks_b (W : mat) (b : vec) (pi : list nat) (x : vec) : bool :=
@@ -901,6 +952,33 @@ Proof.
     eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
 Qed.
 
+(** Top-t prefixes: [L] lists exactly the t-prefixes some input ranks first (ahead of every
+    other label), by the prefix tree of depth t. *)
+Definition all_top_rankings (W : mat) (b : vec) (t : nat) (L : list (list nat)) : Prop :=
+  forall pi, length pi = t -> (ranking W b pi <-> In pi L).
+
+Definition tree_top_ok (W : mat) (b : vec) (t : nat) (pats : list (list nat * vec))
+  (certs : list vec) :=
+  forallb (fun p => ranks_b W b (fst p) (snd p)) pats
+  && tree_ok nat Nat.eq_dec (rank_opts (length W)) (fun pi y => gordan_ok y (rank_rows W b pi))
+             t (map fst pats) certs.
+
+Theorem tree_top_sound : forall W b t pats certs,
+  tree_top_ok W b t pats certs = true -> all_top_rankings W b t (map fst pats).
+Proof.
+  intros W b t pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
+  - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
+    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
+      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
+        apply nth_In. lia.
+      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
+        exfalso. eapply nodup_nth_firstn; eauto. lia.
+    + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
+      exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
+  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
+    eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
+Qed.
+
 (** Sign vectors: the signs of the first rows at [x] hold at [x]. *)
 Lemma nth_firstn_cases : forall (s : list Z) n i,
   nth i (firstn n s) 0%Z = 0%Z \/ nth i (firstn n s) 0%Z = nth i s 0%Z.
@@ -1001,7 +1079,7 @@ Definition rows_ok (W : mat) (k : nat) (S : list nat) : bool :=
 Lemma argmax_rows_hold : forall W b k S x, rows_ok W k S = true -> strict_argmax W b k x ->
   Forall (holds x) (argmax_rows W b k S).
 Proof.
-  intros W b k S x H Hx. apply Forall_forall. intros r Hr.
+  intros W b k S x H [_ Hx]. apply Forall_forall. intros r Hr.
   apply in_map_iff in Hr as [i [<- Hi]]. eapply forallb_forall in H; eauto.
   apply andb_true_iff in H as [H1 H2]. apply Nat.ltb_lt in H1. apply negb_true_iff in H2.
   assert (i <> k) by (intro E; subst; rewrite Nat.eqb_refl in H2; discriminate).
@@ -1154,6 +1232,12 @@ Definition centred (W : mat) : Prop := Forall (fun a => a == 0) (col_sums W).
 Lemma centred_ok : forall W, forallb (fun a => Qeq_bool a 0) (col_sums W) = true -> centred W.
 Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
 
+(** Every row of [W] has length exactly 1 (App. C.3). *)
+Definition unit_rows (W : mat) : Prop := Forall (fun r => dot r r == 1) W.
+
+Lemma unit_rows_ok : forall W, forallb (fun r => Qeq_bool (dot r r) 1) W = true -> unit_rows W.
+Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
+
 Lemma nonzero_minor : forall l : list Z,
   existsb (fun z => negb (Z.eqb z 0)) l = true -> exists z, In z l /\ z <> 0%Z.
 Proof.
@@ -1277,26 +1361,34 @@ Close Scope R_scope.
 Open Scope Q_scope.
 
 (** Many never-proofs of one head at once: (label, rows, multipliers). *)
+(** Each listed label is one of the head's ([k < length W]): "label 8 is never the argmax"
+    of an 8-label head is no claim. *)
 Definition never_list_ok (W : mat) (b : vec) (L : list (nat * list nat * vec)) : bool :=
-  forallb (fun e => let '(k, rs, ys) := e in rows_ok W k rs && gordan_ok ys (argmax_rows W b k rs)) L.
+  forallb (fun e => let '(k, rs, ys) := e in
+                    Nat.ltb k (length W) && (rows_ok W k rs && gordan_ok ys (argmax_rows W b k rs))) L.
 
 Theorem never_list_sound : forall W b L, never_list_ok W b L = true ->
-  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, strict_argmax W b k x.
+  forall k, In k (map (fun e => fst (fst e)) L) ->
+  (k < length W)%nat /\ ~ exists x, strict_argmax W b k x.
 Proof.
   intros W b L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
   pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  apply andb_true_iff in H1 as [H0 H1]. split; [apply Nat.ltb_lt; exact H0|].
   exact (never_argmax_sound W b k rs ys H1).
 Qed.
 
 Definition never_box_list_ok (W : mat) (b : vec) (R : Q) (L : list (nat * list nat * vec)) :=
   forallb (fun e => let '(k, rs, ys) := e in
-                    rows_ok W k rs && gordan_box_ok ys (argmax_rows W b k rs) R) L.
+                    Nat.ltb k (length W)
+                    && (rows_ok W k rs && gordan_box_ok ys (argmax_rows W b k rs) R)) L.
 
 Theorem never_box_list_sound : forall W b R L, never_box_list_ok W b R L = true ->
-  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, in_box R x /\ strict_argmax W b k x.
+  forall k, In k (map (fun e => fst (fst e)) L) ->
+  (k < length W)%nat /\ ~ exists x, in_box R x /\ strict_argmax W b k x.
 Proof.
   intros W b R L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
   pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  apply andb_true_iff in H1 as [H0 H1]. split; [apply Nat.ltb_lt; exact H0|].
   exact (never_argmax_box_sound W b k R rs ys H1).
 Qed.
 
@@ -1397,7 +1489,8 @@ Theorem argmax_witness_sound : forall W b D k x,
 Proof.
   intros W b D k x HW Hb H. unfold argmax_ok in H.
   repeat rewrite andb_true_iff in H. destruct H as [[Hk Hx] H]. apply Nat.ltb_lt in Hk.
-  intros i Hi Hne. rewrite (logit_nlogit W b D _ i x HW Hb Hx Hi), (logit_nlogit W b D _ k x HW Hb Hx Hk).
+  split; [exact Hk|]. intros i Hi Hne.
+  rewrite (logit_nlogit W b D _ i x HW Hb Hx Hi), (logit_nlogit W b D _ k x HW Hb Hx Hk).
   pose proof (beats_spec W b 0 k _ x _ H i Hi Hne) as L. unfold Qlt. simpl.
   apply Z.mul_lt_mono_pos_r; [lia|exact L].
 Qed.

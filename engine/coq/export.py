@@ -34,6 +34,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -93,7 +94,7 @@ class Script:
         self.r = reader
         self.defs: list[str] = []
         self.lemmas: list[str] = []
-        self._by_term: dict[tuple[str, str], str] = {}
+        self._by_term: dict[tuple, str] = {}
         self._used: set[str] = set(library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
         self.base_dir: str | None = None
         self.witnesses = True
@@ -108,9 +109,10 @@ class Script:
         self._used.add(out)
         return out
 
-    def define(self, base: str, typ: str, term: str) -> str:
-        """``Definition base : typ := term.`` (once per distinct term); returns its name."""
-        key = (typ, term)
+    def define(self, base: str, typ: str, term: str, *, shared: bool = True) -> str:
+        """``Definition base : typ := term.`` (once per distinct term unless ``shared`` is
+        false: a name the statement reads, such as the never labels); returns its name."""
+        key = (typ, term) if shared else (typ, term, base, len(self.defs))
         if key not in self._by_term:
             nm = self.name(base)
             self.defs.append(f"Definition {nm} : {typ} :=\n{term}.\n")
@@ -264,13 +266,23 @@ def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
 
 
 def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list,
-                   loc: str) -> tuple[str, str]:
-    """Lemma ``all_rankings Wn bn L`` by the prefix tree (``tree_rank_sound``)."""
+                   loc: str, top: int | None = None) -> tuple[str, str]:
+    """Lemma ``all_rankings Wn bn L`` by the prefix tree (``tree_rank_sound``); with ``top``
+    = t, ``all_top_rankings Wn bn t T`` (T: the distinct t-prefixes of the listed rankings,
+    each with the witness of the first ranking it starts; ``tree_top_sound``)."""
     k, have = len(W), {tuple(p): x for p, x in listed}
+    if len(have) != len(listed):
+        raise sc.r.fail(loc, "a ranking is listed twice")
+    depth = k
+    if top is not None:
+        depth, full = top, have
+        have = {}
+        for p, x in full.items():
+            have.setdefault(p[:top], x)
     Wr, lift = tree.reduce_columns(W)
     try:
-        certs = tree.certs(list(have), k, tree.rank_opts(k), lambda c: rows.rank_rows(Wr, b, c),
-                           len(Wr[0]))
+        certs = tree.certs(list(have), depth, tree.rank_opts(k),
+                           lambda c: rows.rank_rows(Wr, b, c), len(Wr[0]))
     except tree.Incomplete as e:
         c, x = e.args[0], lift(e.args[1])
         raise sc.r.fail(loc, f"the list is not complete: {list(c)} is the top of a ranking at "
@@ -282,6 +294,10 @@ def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
     P = sc.define("pats", "list (list nat * vec)", "combine " + L + " [" + ";\n ".join(
         qvec(x) for x in have.values()) + "]")
     C = sc.define("certs", "list vec", "[" + ";\n ".join(qvec(y) for y in certs) + "]")
+    if top is not None:
+        return sc.lemma("all_top", f"all_top_rankings {Wn} {bn} {top} {L}",
+                        f"apply (tree_top_sound {Wn} {bn} {top} {P} {C}); {_VM}.",
+                        f"these are all the top-{top} prefixes")
     return sc.lemma("all_rankings", f"all_rankings {Wn} {bn} {L}",
                     f"apply (tree_rank_sound {Wn} {bn} {P} {C}); {_VM}.",
                     "these are all the rankings (full)")
@@ -306,7 +322,33 @@ def _pattern_complete(sc: Script, obj: dict, loc: str,
     Wn = Wterm or Wn
     listed = _listed(sc, obj, loc, W, ranking)
     make = _complete_rank if ranking else _complete_sign
-    return [make(sc, W, b, Wn, bn, listed, loc)]
+    complete = make(sc, W, b, Wn, bn, listed, loc)
+    top = obj.get("top")
+    if ranking and top is not None:
+        if type(top) is not int or not 1 <= top <= len(W):
+            raise sc.r.fail(f"{loc}/top", f"top is an integer in [1, {len(W)}]")
+        prefixes = _complete_rank(sc, W, b, Wn, bn, listed, loc, top)
+        T = prefixes[1].split()[-1]
+        n = len({tuple(p[:top]) for p, _ in listed})
+        tcount = sc.lemma("count_top", f"(length {T} = {n})%nat /\\ NoDup {T}",
+                          f"split; [reflexivity|apply nlists_nodup; {_VM}].",
+                          f"{n} top-{top} prefixes, each once")
+        extra = [prefixes, tcount]
+    else:
+        extra = []
+    L = complete[1].split()[-1]
+    n, k = len(listed), len(W)
+    if sc.paper == "Sec_5" and n == (math.factorial(k) if ranking else 2 ** k):
+        size = f"fact (length {Wn})" if ranking else f"2 ^ length {Wn}"
+        doc = f"all {'k! rankings' if ranking else '2^k sign patterns (label sets)'}: k = {k}"
+    else:
+        if sc.paper == "Sec_5":  # not the count Sec. 5 is about: a neutral name
+            sc.paper = None
+        size, doc = str(n), f"{n} {'rankings' if ranking else 'sign patterns'}, each once"
+    count = sc.lemma("count", f"(length {L} = {size})%nat /\\ NoDup {L}",
+                     f"split; [reflexivity|apply {'nlists' if ranking else 'zlists'}_nodup; "
+                     f"{_VM}].", doc)
+    return [complete, count, *extra]
 
 
 def _chirotope(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
@@ -408,9 +450,20 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
         c = sc.r.num(sc.r.get(prm, "cosine_at_least", f"{loc}/parameters"),
                      f"{loc}/parameters/cosine_at_least")
         Wn = sc.define("W", "mat", qmat(W))
+        pi = _ranking_value(sc, parts[0], f"{loc}/parts/0", "ranking", W)
         extra = [sc.lemma("centred", f"centred {Wn}", f"apply centred_ok; {_VM}."),
                  sc.lemma("cosine_high", f"(Q2R {q(c)} <= cosine (row {Wn} {i}) (row {Wn} {j}))%R",
-                          f"apply cosine_at_least; {_VM}.")]
+                          f"apply cosine_at_least; {_VM}."),
+                 sc.lemma("order", f"(length {nats(pi)} = length {Wn} /\\ hd O {nats(pi)} = {i} "
+                          f"/\\ last {nats(pi)} O = {j})%nat",
+                          "refine (conj _ (conj _ _)); reflexivity.",
+                          f"the ranking is a full one, label {i} first and label {j} last")]
+        if base == "App_C_3":
+            if not all(sum(x * x for x in r) == 1 for r in W):
+                raise sc.r.fail(f"{loc}/parts/0/W", "App. C.3 is about rows of length 1; "
+                                "this W has others")
+            extra.append(sc.lemma("unit", f"unit_rows {Wn}", f"apply unit_rows_ok; {_VM}.",
+                                  "every row has length exactly 1"))
     return _conj(sc, base, lem, doc, extra)
 
 
