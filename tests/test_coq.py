@@ -99,7 +99,7 @@ def test_cli_export_and_compile(tmp_path, capsys):
                 str(EXAMPLES / "valid-argmax-audit.json"), "-o", str(tmp_path), "--compile"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert out.count("accepted by coqc") == 2
+    assert out.count("ACCEPTED by the referee's check") == 2
     text = (tmp_path / "valid_argmax_audit.v").read_text()
     assert "~ exists x, in_box (1#4) x /\\ strict_argmax W b k x" in text
     assert "forall k, (k < length W)%nat -> exists x, strict_argmax W b k x" in text

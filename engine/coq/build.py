@@ -55,9 +55,9 @@ def _coqc() -> str:
     return exe
 
 
-def _run(args: list[str], cwd: Path) -> tuple[int, str, float]:
+def _run(args: list[str], cwd: Path, preexec=None) -> tuple[int, str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, preexec_fn=preexec)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return proc.returncode, (proc.stdout + proc.stderr).strip(), cpu

@@ -18,7 +18,7 @@ __all__ = ["coq_proofs"]
 def coq_proofs(ctx, names: list[str]) -> list[str]:
     """Write the Coq files of the certificates ``names`` (relative to ``ctx.out``) and
     compile them when coqc is installed; return the lines of SUMMARY.md's section."""
-    from logitgeom.coq import LIBRARY, ExportError, compile_files, coqc_available
+    from logitgeom.coq import LIBRARY, ExportError, check_coq_file, coqc_available
     from logitgeom.coq.export import export_file
 
     rows, files, skipped, taken = [], [], [], {"Logitgeom.v"}
@@ -43,9 +43,11 @@ def coq_proofs(ctx, names: list[str]) -> list[str]:
         return []
     write_atomic(ctx._path("Logitgeom.v"), LIBRARY.read_text())
     if coqc_available():
-        for row, c in zip(rows, compile_files(files), strict=True):
-            row.append("accepted" if c.ok else
-                       "REJECTED: " + " ".join(c.message.split())[:200].replace("|", "/"))
+        for row, f in zip(rows, files, strict=True):
+            v = check_coq_file(f)
+            row.append("accepted by the referee's check" if v.ok else
+                       "REJECTED: " + " ".join("; ".join(v.reasons).split())[:200]
+                       .replace("|", "/"))
     else:
         for row in rows:
             row.append("not compiled (coqc not installed)")
@@ -53,8 +55,9 @@ def coq_proofs(ctx, names: list[str]) -> list[str]:
              "Each discrete certificate is also a Coq file here, its claim stated in the words "
              "of `Logitgeom.v` (the library, proven once) and proved by computation; compile "
              "with `coqc -Q . Logitgeom Logitgeom.v` and then `coqc -Q . Logitgeom FILE.v` "
-             "(docs/coq.md).", "",
-             "| certificate | Coq file | theorem | coqc |", "|---|---|---|---|"]
+             "(docs/coq.md); the last column is the referee's check (`logitgeom check-coq FILE.v`: "
+             "the file's form, coqc, and `Print Assumptions` of its theorem).", "",
+             "| certificate | Coq file | theorem | referee's check |", "|---|---|---|---|"]
     lines += [f"| `{n}` | `{v}` | `{t}` | {s} |" for n, v, t, s in rows]
     if skipped:
         lines += ["", "Not covered by the Coq export (checked by the stdlib checker only): "
