@@ -19,6 +19,7 @@ import pytest
 
 from logitgeom.cli.main import main as cli
 from logitgeom.coq import ExportError, export_certificate, export_file
+from logitgeom.coq.export import result_name
 from logitgeom_certificates.api import check_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +76,10 @@ def test_renamed_file_gets_a_neutral_name(tmp_path):
     _, text = export_file(tmp_path / "thm-5.6-fake.json")
     assert re.findall(r"^Theorem (\w+)", text, re.M)[-1] == "Thm_3_4"
     assert "Thm_5_6" not in text
+    t = json.loads((EXAMPLES / "valid-translation.json").read_text())
+    for name, target, want in [("lemma-3.2-x", -1, "Lemma_3_2"), ("lemma-3.3-x", -1, None),
+                               ("lemma-3.3-x", 1, "Lemma_3_3")]:
+        assert result_name({**t, "target": target}, name) == want
 
 
 #: Discrete invalid examples: the export refuses each, naming the check the checker failed.

@@ -109,6 +109,13 @@ Definition all_sign_patterns (W : mat) (b : vec) (L : list (list Z)) : Prop :=
 Definition all_rankings (W : mat) (b : vec) (L : list (list nat)) : Prop :=
   forall pi, length pi = length W -> (ranking W b pi <-> In pi L).
 
+(** [L] lists exactly the top-t prefixes some input ranks first, ahead of every other label. *)
+Definition all_top_rankings (W : mat) (b : vec) (t : nat) (L : list (list nat)) : Prop :=
+  forall pi, length pi = t -> (ranking W b pi <-> In pi L).
+
+(** Every row of [W] has length exactly 1 (App. C.3). *)
+Definition unit_rows (W : mat) : Prop := Forall (fun r => dot r r == 1) W.
+
 (** Gram matrix M M^T; the difference rows B M (pairs a < c, lexicographic). *)
 Definition gram (M : mat) : mat := map (fun r => map (fun r' => dot r r') M) M.
 
@@ -952,10 +959,7 @@ Proof.
     eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
 Qed.
 
-(** Top-t prefixes: [L] lists exactly the t-prefixes some input ranks first (ahead of every
-    other label), by the prefix tree of depth t. *)
-Definition all_top_rankings (W : mat) (b : vec) (t : nat) (L : list (list nat)) : Prop :=
-  forall pi, length pi = t -> (ranking W b pi <-> In pi L).
+(** Top-t prefixes, by the prefix tree of depth t. *)
 
 Definition tree_top_ok (W : mat) (b : vec) (t : nat) (pats : list (list nat * vec))
   (certs : list vec) :=
@@ -1232,8 +1236,6 @@ Definition centred (W : mat) : Prop := Forall (fun a => a == 0) (col_sums W).
 Lemma centred_ok : forall W, forallb (fun a => Qeq_bool a 0) (col_sums W) = true -> centred W.
 Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
 
-(** Every row of [W] has length exactly 1 (App. C.3). *)
-Definition unit_rows (W : mat) : Prop := Forall (fun r => dot r r == 1) W.
 
 Lemma unit_rows_ok : forall W, forallb (fun r => Qeq_bool (dot r r) 1) W = true -> unit_rows W.
 Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.

@@ -590,6 +590,8 @@ def result_name(obj: dict, name: str) -> str | None:
     kind = obj.get("kind")
     key = obj.get("theorem") if kind == "theorem" else kind
     allowed = PAPER_RESULTS.get(key) if isinstance(key, str) else None
+    if kind == "translation" and type(obj.get("target")) is int:  # Lemma 3.2: -1, 3.3: +1
+        allowed = {-1: ("Lemma_3_2",), 1: ("Lemma_3_3",)}.get(obj.get("target"))
     wanted = paper_name(label(name))
     if allowed and wanted in allowed:
         return wanted
