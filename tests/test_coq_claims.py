@@ -50,6 +50,11 @@ def test_statements_carry_the_whole_claim():
     eye = emit.complete_certificate([[1, 0, 0], [0, 1, 0], [0, 0, 1]], "ranking")
     _, t = export_certificate(eye, "sec-5-eye")
     assert re.search(r"^Theorem Sec_5 :", t, re.M) and "length L = fact (length W)" in _main(t)
+    first = emit.argmax_certificate([[1, 0], [0, 1], [1, 1], [1, 0], ["1/2", "1/2"]])
+    _, t = export_certificate(first, "first")
+    assert _main(t).strip() == ("(forall k, (k < length W)%nat -> (can_be_first W [] k <-> "
+                                "In k labels)).")
+    assert "Definition labels : list nat :=\n[0; 1; 2; 3]%nat." in t
     _, t = export_certificate(eye, "prop-e.2-eye")  # a count, not the Prop's: still its kind
     assert "(length L = 6)%nat" in _main(t)
     two = emit.complete_certificate([[1, 0], [0, 1], [1, 1]], "sign")  # 6 patterns, not 2^3
@@ -74,6 +79,13 @@ def _forged(tmp_path: Path) -> dict[str, Path]:
     audit = _load(EXAMPLES / "valid-argmax-audit.json")  # 5 never where 4 are proven
     audit["counts"]["box"]["never"] = 5
     put("wrong_count", audit)
+    first = emit.argmax_certificate([[1, 0], [0, 1], [1, 1], [1, 0], ["1/2", "1/2"]])
+    dropped = copy.deepcopy(first)  # "exactly 0, 1, 2 can be first": 3 (tied with 0) dropped
+    dropped["parameters"]["labels"] = [0, 1, 2]
+    put("dropped_label", dropped)
+    noclass = copy.deepcopy(first)  # label 4's class (refuted) left out
+    del noclass["parts"][3]
+    put("dropped_class", noclass)
     swapped = _load(PAPER / "app-c.2-centred-cosine.json")  # "label 1 first, 0 last"
     swapped["parameters"]["labels"] = [1, 0]
     put("swapped_labels", swapped)
@@ -97,7 +109,8 @@ def test_forged_claims_refused_by_export_and_rejected_by_coqc(tmp_path):
              for n, r in results.items()}
     assert {n: m.group(1) for n, m in where.items() if m} == {
         "duplicated_pattern": "count", "wrong_count": "counts_box", "swapped_labels": "order",
-        "out_of_range": "never_argmax_box"}
+        "out_of_range": "never_argmax_box", "dropped_label": "exactly_these",
+        "dropped_class": "exactly_these"}
 
 
 def _failing(path: Path, message: str) -> str:

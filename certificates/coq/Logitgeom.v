@@ -100,6 +100,11 @@ Definition ranking (W : mat) (b : vec) (pi : list nat) : Prop := exists x, ranks
 Definition strict_argmax (W : mat) (b : vec) (k : nat) (x : vec) : Prop :=
   (k < length W)%nat /\ forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
 
+(** Label [k] can be ranked first: some input ranks a list of labels holding [k], each
+    tied with [k] (its tie class, or part of it), ahead of every other label. *)
+Definition can_be_first (W : mat) (b : vec) (k : nat) : Prop :=
+  exists pi, In k pi /\ (forall a, In a pi -> tiedb W b k a = true) /\ ranking W b pi.
+
 Definition in_box (R : Q) (x : vec) : Prop := Forall (fun c => Qabs c <= R) x.
 
 (** Complete lists of patterns. *)
@@ -1038,6 +1043,133 @@ Proof.
       apply nth_firstn_cases.
   - intros Hin. apply in_map_iff in Hin as [[s' x] [E Hin]]. simpl in E. subst s'.
     eapply forallb_forall in H1; [|exact Hin]. exact (sign_witness_sound _ _ _ _ H1).
+Qed.
+
+(** ** Exactly these labels can be ranked first (theorem argmaxable-labels) *)
+
+Lemma tiedb_trans : forall W b a c e, tiedb W b a c = true -> tiedb W b c e = true ->
+  tiedb W b a e = true.
+Proof.
+  intros W b a c e H1 H2. unfold tiedb in *. apply andb_true_iff in H1 as [A1 B1].
+  apply andb_true_iff in H2 as [A2 B2]. apply andb_true_iff. split; [eapply veqb_trans; eauto|].
+  apply Qeq_bool_true in B1. apply Qeq_bool_true in B2. apply Qeq_bool_true.
+  eapply Qeq_trans; eauto.
+Qed.
+
+Lemma last_In : forall (l : list nat) d, l <> [] -> In (last l d) l.
+Proof.
+  induction l as [|a l IH]; intros d H; [congruence|].
+  destruct l as [|e l]; [left; reflexivity|]. right. apply IH. discriminate.
+Qed.
+
+(** A class in increasing order whose labels are pairwise tied is a chain at every input. *)
+Fixpoint tied_chainb (W : mat) (b : vec) (c : list nat) : bool :=
+  match c with
+  | a :: ((e :: _) as rest) => Nat.ltb a e && tiedb W b a e && tied_chainb W b rest
+  | _ => true
+  end.
+
+Lemma tied_chain : forall W b c x, tied_chainb W b c = true -> chain W b x c.
+Proof.
+  intros W b c x. induction c as [|a c IH]; [simpl; auto|].
+  destruct c as [|e c]; [simpl; auto|]. intros H. simpl in H.
+  apply andb_true_iff in H as [H H3]. apply andb_true_iff in H as [H1 H2].
+  split; [right; split; [apply Nat.ltb_lt; exact H1|exact H2]|exact (IH H3)].
+Qed.
+
+(** A class: non-empty, without repetition, labels of the head, a tied chain, pairwise
+    tied, and not tied with any label outside it. *)
+Definition class_ok (W : mat) (b : vec) (c : list nat) : bool :=
+  negb (Nat.eqb (length c) 0) && nodupb c
+  && forallb (fun a => Nat.ltb a (length W)) c && tied_chainb W b c
+  && forallb (fun a => forallb (fun e => tiedb W b a e) c) c
+  && forallb (fun a => forallb (fun j => existsb (Nat.eqb j) c || negb (tiedb W b a j))
+                               (seq 0 (length W))) c.
+
+(** The classes hold every label. *)
+Definition classes_ok (W : mat) (b : vec) (cs : list (list nat)) : bool :=
+  forallb (class_ok W b) cs
+  && forallb (fun j => existsb (fun c => existsb (Nat.eqb j) c) cs) (seq 0 (length W)).
+
+(** Each class decided: ranked first ([true]) or refuted ([false]). *)
+Fixpoint decided (W : mat) (b : vec) (cs : list (list nat)) (fs : list bool) : Prop :=
+  match cs, fs with
+  | c :: cs', f :: fs' => (if f then ranking W b c else ~ ranking W b c) /\ decided W b cs' fs'
+  | [], [] => True
+  | _, _ => False
+  end.
+
+Lemma decided_In : forall W b cs fs c f, decided W b cs fs -> In (c, f) (combine cs fs) ->
+  if f then ranking W b c else ~ ranking W b c.
+Proof.
+  intros W b cs. induction cs as [|c' cs IH]; intros [|f' fs] c f H Hin; simpl in *; try tauto.
+  destruct H as [H1 H2]. destruct Hin as [E|Hin]; [inversion E; subst; exact H1|].
+  exact (IH fs c f H2 Hin).
+Qed.
+
+Lemma decided_flag : forall W b cs fs c, decided W b cs fs -> In c cs ->
+  exists f, In (c, f) (combine cs fs).
+Proof.
+  intros W b cs. induction cs as [|c' cs IH]; intros [|f' fs] c H Hin; simpl in *; try tauto.
+  destruct H as [_ H2]. destruct Hin as [E|Hin]; [subst; exists f'; left; reflexivity|].
+  destruct (IH fs c H2 Hin) as [f Hf]. exists f. right. exact Hf.
+Qed.
+
+Lemma class_first : forall W b c k pi x,
+  class_ok W b c = true -> In k c -> ranks W b pi x -> In k pi ->
+  (forall a, In a pi -> tiedb W b k a = true) -> ranks W b c x.
+Proof.
+  intros W b c k pi x H Hk [Hd [Hf [Hne [Hch Hlast]]]] Hkpi Ht. unfold class_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[[H0 H1] H2] H3] H4] H5].
+  assert (Hc : c <> []) by (intro E; subst; simpl in H0; discriminate).
+  split; [apply nodupb_iff; exact H1|]. split.
+  { eapply forallb_Forall; [|exact H2]. intros a Ha. apply Nat.ltb_lt. exact Ha. }
+  split; [exact Hc|]. split; [apply tied_chain; exact H3|].
+  intros j Hj Hnj.
+  assert (Tkj : tiedb W b k j = false).
+  { pose proof (proj1 (forallb_forall _ _) H5 k Hk) as F.
+    pose proof (proj1 (forallb_forall _ _) F j (proj2 (in_seq _ _ _) (conj (Nat.le_0_l _) Hj)))
+      as G. apply orb_true_iff in G as [G|G]; [apply existsb_eqb in G; contradiction|].
+    apply negb_true_iff. exact G. }
+  assert (Hnpi : ~ In j pi) by (intro J; rewrite (Ht j J) in Tkj; discriminate).
+  assert (Lp : In (last pi O) pi) by (apply last_In; exact Hne).
+  destruct (Hlast j Hj Hnpi) as [L|[_ T]].
+  - left. pose proof (tied_logit W b x _ _ (Ht _ Lp)) as E1.
+    assert (Lc : In (last c O) c) by (apply last_In; exact Hc).
+    pose proof (proj1 (forallb_forall _ _) H4 k Hk) as F.
+    pose proof (proj1 (forallb_forall _ _) F _ Lc) as T2.
+    pose proof (tied_logit W b x _ _ T2) as E2.
+    rewrite <- E2, E1. exact L.
+  - rewrite (tiedb_trans W b _ _ _ (Ht _ Lp) T) in Tkj. discriminate.
+Qed.
+
+Theorem first_labels_sound : forall W b cs fs labels,
+  classes_ok W b cs && nsame labels (concat (map fst (filter snd (combine cs fs)))) = true ->
+  decided W b cs fs ->
+  forall k, (k < length W)%nat -> (can_be_first W b k <-> In k labels).
+Proof.
+  intros W b cs fs labels H D k Hk. apply andb_true_iff in H as [Hc Hl].
+  rewrite (nsame_sound _ _ Hl k). unfold classes_ok in Hc. apply andb_true_iff in Hc as [Hc Hall].
+  split.
+  - intros [pi [Hkpi [Ht [x Hx]]]].
+    pose proof (proj1 (forallb_forall _ _) Hall k (proj2 (in_seq _ _ _) (conj (Nat.le_0_l _) Hk)))
+      as E. apply existsb_exists in E as [c [Hcs Hkc]]. apply existsb_eqb in Hkc.
+    pose proof (proj1 (forallb_forall _ _) Hc c Hcs) as Cc.
+    pose proof (class_first W b c k pi x Cc Hkc Hx Hkpi Ht) as Rc.
+    destruct (decided_flag W b cs fs c D Hcs) as [f Hf].
+    pose proof (decided_In W b cs fs c f D Hf) as R. destruct f.
+    + apply in_concat. exists c. split; [|exact Hkc].
+      apply (in_map fst (filter snd (combine cs fs)) (c, true)). apply filter_In. split; auto.
+    + exfalso. apply R. exists x. exact Rc.
+  - intros Hin. apply in_concat in Hin as [c [Hc' Hkc]].
+    apply in_map_iff in Hc' as [[c' f] [E Hin]]. simpl in E. subst c'.
+    apply filter_In in Hin as [Hin Hf]. simpl in Hf. subst f.
+    pose proof (decided_In W b cs fs c true D Hin) as R. simpl in R.
+    pose proof (in_combine_l _ _ _ _ Hin) as Hcs.
+    pose proof (proj1 (forallb_forall _ _) Hc c Hcs) as F. unfold class_ok in F.
+    repeat rewrite andb_true_iff in F. destruct F as [[[[[_ _] _] _] F4] _].
+    exists c. split; [exact Hkc|]. split; [|exact R].
+    intros a Ha. exact (proj1 (forallb_forall _ _) (proj1 (forallb_forall _ _) F4 k Hkc) a Ha).
 Qed.
 
 (** ** Set comparisons of complete lists: Lemma 5.3 and Thm 5.6 on an instance *)

@@ -441,6 +441,8 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     lem = []
     for n, p in enumerate(parts):
         lem += _dispatch(sc, p, f"{loc}/parts/{n}")
+    if name == "argmaxable-labels":
+        return _first_labels(sc, obj, loc, parts, lem, base, doc)
     extra = []
     if name == "centred-cosine-ranking":
         W, _ = sc.r.model(parts[0], f"{loc}/parts/0")
@@ -465,6 +467,35 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
             extra.append(sc.lemma("unit", f"unit_rows {Wn}", f"apply unit_rows_ok; {_VM}.",
                                   "every row has length exactly 1"))
     return _conj(sc, base, lem, doc, extra)
+
+
+def _first_labels(sc: Script, obj: dict, loc: str, parts: list, lem: list, base: str,
+                  doc: str) -> list[tuple[str, str]]:
+    """argmaxable-labels: ``forall k, (k < length W)%nat -> (can_be_first W b k <-> In k L)``
+    from the parts (each tie class ranked first, or refuted) by ``first_labels_sound``, which
+    checks that the classes are the tie classes and hold every label."""
+    W, b = sc.r.model(parts[0], f"{loc}/parts/0")
+    Wn, bn = sc.head(W, b)
+    cs, fs = [], []
+    for n, p in enumerate(parts):
+        if p.get("kind") not in ("ranking-feasible", "ranking-infeasible") or \
+                sc.r.model(p, f"{loc}/parts/{n}") != (W, b):
+            raise sc.r.fail(f"{loc}/parts/{n}", "argmaxable-labels: ranking parts of one head")
+        cs.append(_ranking_value(sc, p, f"{loc}/parts/{n}", "ranking", W))
+        fs.append("true" if p["kind"] == "ranking-feasible" else "false")
+    prm = sc.r.get(obj, "parameters", loc)
+    labels = sc.r.ints(sc.r.get(prm, "labels", f"{loc}/parameters"),
+                       f"{loc}/parameters/labels", 0, len(W) - 1)
+    C = sc.define("classes", "list (list nat)", "[" + "; ".join(nats(c) for c in cs) + "]")
+    F = sc.define("first", "list bool", "[" + "; ".join(fs) + "]")
+    L = sc.define("labels", "list nat", nats(labels), shared=False)
+    stmt = f"forall k, (k < length {Wn})%nat -> (can_be_first {Wn} {bn} k <-> In k {L})"
+    decided = "".join(f"(conj {n} " for n, _ in lem) + "I" + ")" * len(lem)
+    proof = (f"apply (first_labels_sound {Wn} {bn} {C} {F} {L}); "
+             f"[{_VM}|exact {decided}].")
+    first = sc.lemma("exactly_these", stmt, proof,
+                     "exactly these labels can be ranked first (with their tie classes)")
+    return _conj(sc, base, [first], doc)
 
 
 def _grid(sc: Script, obj: dict, loc: str, name: str, parts: list, base: str,
