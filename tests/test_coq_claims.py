@@ -108,7 +108,7 @@ def test_forged_claims_refused_by_export_and_rejected_by_coqc(tmp_path):
     where = {n: re.search(r"^(?:Lemma|Theorem) (\w+)", _failing(files[n], r.message), re.M)
              for n, r in results.items()}
     assert {n: m.group(1) for n, m in where.items() if m} == {
-        "duplicated_pattern": "count", "wrong_count": "counts_box", "swapped_labels": "order",
+        "duplicated_pattern": "count", "wrong_count": "counts_box", "swapped_labels": "label_order",
         "out_of_range": "never_argmax_box", "dropped_label": "exactly_these",
         "dropped_class": "exactly_these"}
 

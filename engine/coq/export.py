@@ -456,15 +456,15 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
         extra = [sc.lemma("centred", f"centred {Wn}", f"apply centred_ok; {_VM}."),
                  sc.lemma("cosine_high", f"(Q2R {q(c)} <= cosine (row {Wn} {i}) (row {Wn} {j}))%R",
                           f"apply cosine_at_least; {_VM}."),
-                 sc.lemma("order", f"(length {nats(pi)} = length {Wn} /\\ hd O {nats(pi)} = {i} "
-                          f"/\\ last {nats(pi)} O = {j})%nat",
+                 sc.lemma("label_order", f"(length {nats(pi)} = length {Wn} /\\ "
+                          f"hd O {nats(pi)} = {i} /\\ last {nats(pi)} O = {j})%nat",
                           "refine (conj _ (conj _ _)); reflexivity.",
                           f"the ranking is a full one, label {i} first and label {j} last")]
         if base == "App_C_3":
             if not all(sum(x * x for x in r) == 1 for r in W):
                 raise sc.r.fail(f"{loc}/parts/0/W", "App. C.3 is about rows of length 1; "
                                 "this W has others")
-            extra.append(sc.lemma("unit", f"unit_rows {Wn}", f"apply unit_rows_ok; {_VM}.",
+            extra.append(sc.lemma("unit_length", f"unit_rows {Wn}", f"apply unit_rows_ok; {_VM}.",
                                   "every row has length exactly 1"))
     return _conj(sc, base, lem, doc, extra)
 

@@ -10,7 +10,8 @@ and still compile.  A file is **accepted** only if
    ``Lemma`` / ``Theorem`` s proved between ``Proof.`` and ``Qed.``; no name of
    ``Logitgeom.v`` is defined again, no name twice, and no sentence uses a word of
    :data:`FORBIDDEN` (``Admitted``, ``Axiom``, ``Parameter``, ``Unset``, ``native_compute``,
-   ``Notation``, ``Ltac``, ...);
+   ``Notation``, ``Ltac``, ...), and no name it defines is one of Coq's standard library
+   either (coqc confirms each is unbound after the import);
 2. coqc, against the project's own library (never a copy that came with the file), accepts
    it; and
 3. ``Print Assumptions`` of its last theorem (the top theorem: the file's claim) lists no
@@ -38,7 +39,7 @@ from pathlib import Path
 from logitgeom.coq.export import HEADER, library_names
 
 __all__ = ["ALLOWED_AXIOMS", "PRIMITIVES", "FORBIDDEN", "Verdict", "scan", "check_coq_file",
-           "MAX_BYTES"]
+           "defined_names", "MAX_BYTES"]
 
 #: The axioms of Coq 8.16's standard library of real numbers: what a claim over the reals
 #: (softmax, cosine) rests on; the rational claims use none.
@@ -179,6 +180,13 @@ def scan(text: str) -> tuple[str | None, str | None, str | None]:
     return None, top[0], top[1]
 
 
+def defined_names(text: str) -> list[str]:
+    """The names a file's Definitions, Lemmas and Theorems define (comments ignored)."""
+    code = _strip_comments(text) or ""
+    return re.findall(r"(?:^|(?<=\.)|(?<=\s))(?:Definition|Lemma|Theorem)\s+([A-Za-z_][\w']*)",
+                      code)
+
+
 def _limits(cpu: int, mem: int):
     def apply() -> None:  # pragma: no cover - runs in the child
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
@@ -234,7 +242,21 @@ def check_coq_file(path: str | Path, *, cpu_seconds: int = 1800,
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*\.v", p.name):
         return Verdict(p, False, ["a Coq file name is a letter, then letters, digits, _"])
     lib = compile_library()
+    names = defined_names(text)
     with tempfile.TemporaryDirectory(prefix="logitgeom-referee-") as tmp:
+        # every name the file defines is new: not one of Coq's standard library either
+        # (a file's own NoDup or length would change what its statement says)
+        (Path(tmp) / "Probe.v").write_text(HEADER + "".join(f"Fail Check {n}.\n"
+                                                            for n in names))
+        code, msg, _ = _run([_coqc(), "-Q", str(lib), "Logitgeom", "Probe.v"], Path(tmp),
+                            preexec=_limits(120, memory_bytes))
+        if code:
+            bad = re.search(r"Fail Check ([\w']+)", "\n".join(
+                (HEADER + "".join(f"Fail Check {n}.\n" for n in names)).splitlines()[
+                    int(m.group(1)) - 1] for m in re.finditer(r"line (\d+)", msg)))
+            what = repr(bad.group(1)) if bad else "a name"
+            return Verdict(p, False, [f"{what} is a name of Coq's standard library: a file "
+                                      "may not define it again"], name, stmt)
         (Path(tmp) / p.name).write_text(text + f"\nPrint Assumptions {name}.\n")
         code, msg, cpu = _run([_coqc(), "-Q", str(lib), "Logitgeom", p.name], Path(tmp),
                               preexec=_limits(cpu_seconds, memory_bytes))
