@@ -82,8 +82,8 @@ def test_cli_check_coq_accepts_an_export_and_rejects_edits(tmp_path, capsys, mon
     assert "REJECTED by the referee's check: coqc rejects it" in lines[3]
     # a name of Coq's standard library defined again (not one of Logitgeom.v: the form
     # check passes, coqc confirms the name is bound)
-    (tmp_path / "nodup.v").write_text(_after_header(text, "Definition NoDup (l : list nat) : "
-                                                    "Prop := True.\n"))
+    (tmp_path / "nodup.v").write_text(_after_header(text, "Definition NoDup : list nat -> "
+                                                    "Prop := fun _ => True.\n"))
     v = check_coq_file(tmp_path / "nodup.v")
     assert not v.ok and "'NoDup' is a name of Coq's standard library" in v.reasons[0]
     # the axioms: the reals' are documented; with none allowed, the same file is rejected

@@ -23,9 +23,11 @@ definitions it names (docs/coq.md).
 
 Examples
 --------
->>> bad = "From Logitgeom Require Import Logitgeom.\\nAxiom f : False.\\n"
->>> scan(bad)[0]
-"line 2: 'Axiom' is not allowed in a checked file"
+>>> from logitgeom.coq.export import HEADER
+>>> scan(HEADER + "Axiom f : False.")[0]
+"line 6: 'Axiom' is not allowed in a checked file"
+>>> scan(HEADER + "Lemma t : True. Proof. exact I. Qed.")[1:]
+('t', 'True')
 """
 
 from __future__ import annotations
