@@ -127,7 +127,7 @@ def coqc_cost(vfile: Path) -> tuple[bool, float, float, str]:
     Assumptions`` of its top theorem appended: the referee's check), measured on coqc's own
     process with ``os.wait4``."""
     from logitgeom.coq import compile_library
-    from logitgeom.coq.referee import ALLOWED_AXIOMS, PRIMITIVES, _axioms, scan
+    from logitgeom.coq.referee import ALLOWED_AXIOMS, PRIMITIVES, axioms_listed, scan
 
     text = vfile.read_text()
     reason, name, _ = scan(text)
@@ -141,7 +141,7 @@ def coqc_cost(vfile: Path) -> tuple[bool, float, float, str]:
         out = proc.stdout.read().decode(errors="replace")
         _, status, ru = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
-    axioms = _axioms(out)
+    axioms = axioms_listed(out)
     ok = proc.returncode == 0 and axioms is not None and \
         not set(axioms) - ALLOWED_AXIOMS - PRIMITIVES
     return ok, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, out[:2000]

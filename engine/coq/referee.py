@@ -41,7 +41,7 @@ from pathlib import Path
 from logitgeom.coq.export import HEADER, library_names
 
 __all__ = ["ALLOWED_AXIOMS", "PRIMITIVES", "FORBIDDEN", "Verdict", "scan", "check_coq_file",
-           "defined_names", "MAX_BYTES"]
+           "axioms_listed", "defined_names", "MAX_BYTES"]
 
 #: The axioms of Coq 8.16's standard library of real numbers: what a claim over the reals
 #: (softmax, cosine) rests on; the rational claims use none.
@@ -196,7 +196,7 @@ def _limits(cpu: int, mem: int):
     return apply
 
 
-def _axioms(output: str) -> list[str] | None:
+def axioms_listed(output: str) -> list[str] | None:
     """The names ``Print Assumptions`` listed, [] when closed; None if it printed neither."""
     if "Closed under the global context" in output:
         return []
@@ -265,7 +265,7 @@ def check_coq_file(path: str | Path, *, cpu_seconds: int = 1800,
     if code:
         why = " ".join(msg.split())[:500] or f"coqc exit status {code} (a limit reached?)"
         return Verdict(p, False, [f"coqc rejects it: {why}"], name, stmt, cpu_seconds=cpu)
-    axioms = _axioms(msg)
+    axioms = axioms_listed(msg)
     if axioms is None:
         return Verdict(p, False, ["Print Assumptions printed nothing"], name, stmt,
                        cpu_seconds=cpu)
