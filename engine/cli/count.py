@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from logitgeom.cli import _output
@@ -92,6 +93,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="processes for the grid's cells (default: all cores when n >= 10; same result)",
     )
+    g.add_argument("--certificates", default=None, metavar="DIR",
+                   help="also write a certificate per head checked into DIR (existing "
+                   "folder): grid-nN-dD-sS-lemma-5.3.json and, for d < n, "
+                   "grid-nN-dD-sS-thm-5.6.json (theorem certificates: logitgeom check, "
+                   "logitgeom export coq)")
     g.add_argument("--timings", action="store_true", help="show (and write) wall times")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g.set_defaults(func=_grid)
@@ -235,6 +241,10 @@ def _grid(args: argparse.Namespace) -> int:
         raise InvalidInput(
             f"--n must be a comma-separated list of integers; got {args.n!r}"
         ) from exc
+    if args.certificates is not None and not os.path.isdir(args.certificates):
+        from logitgeom._fsio import OutputError
+
+        raise OutputError(f"--certificates: {args.certificates} is not an existing folder")
     res = verify_grid(
         ns,
         args.seeds,
@@ -243,6 +253,8 @@ def _grid(args: argparse.Namespace) -> int:
         method=args.method,
         workers=args.workers,
     )
+    if args.certificates is not None:
+        _grid_certificates(args, ns)
     if _emit(res.to_json(timings=args.timings), args):
         return 0 if res.passed else 1
     print(res.table(timings=args.timings))
@@ -250,3 +262,28 @@ def _grid(args: argparse.Namespace) -> int:
     if _output.json_target(args):
         print(f"written to {_output.json_target(args)}")
     return 0 if res.passed else 1
+
+
+def _grid_certificates(args: argparse.Namespace, ns: tuple[int, ...]) -> None:
+    """One theorem certificate per head of the grid (and claim), each checked by the stdlib
+    checker before it is written (atomically) into ``--certificates``."""
+    from pathlib import Path
+
+    from logitgeom import emit
+    from logitgeom._fsio import OutputError, write_atomic
+    from logitgeom.geometry.grid import random_head
+    from logitgeom_certificates.api import check
+
+    folder = Path(args.certificates)
+    for n in ns:
+        for d in range(2, min(args.d_max, n) + 1):
+            for seed in range(args.seeds):
+                W = random_head(n, d, seed)
+                for claim in ("lemma-5.3", "thm-5.6") if d < n else ("lemma-5.3",):
+                    cert = emit.grid_certificate(W, claim)
+                    verdict = check(cert)
+                    if not verdict.ok:  # pragma: no cover - the emitter's certificates check
+                        raise OutputError(f"grid certificate n={n} d={d} seed={seed} {claim} "
+                                          f"not accepted by the checker: {verdict.message}")
+                    write_atomic(folder / f"grid-n{n}-d{d}-s{seed}-{claim}.json",
+                                 emit.dumps(cert))
