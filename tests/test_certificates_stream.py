@@ -127,6 +127,25 @@ def test_cli_from_dir(tmp_path):
     assert cli(["check", str(cert)]) == 0
 
 
+def test_certificate_outside_the_run_folder_is_refused_at_once(tmp_path, capsys):
+    """The checker reads shards only inside the certificate's folder: a certificate written
+    beside (not above) the run is refused before anything is written, not emitted and then
+    reported as a bug by its own self-check."""
+    wf = tmp_path / "W.csv"
+    wf.write_text("\n".join(",".join(map(str, r)) for r in W) + "\n")
+    assert cli(["patterns", "sign", str(wf), "--out", str(tmp_path / "R")]) == 0
+    (tmp_path / "other").mkdir()
+    capsys.readouterr()
+    assert cli(["certify", "pattern", "--from", str(tmp_path / "R"), "-o",
+                str(tmp_path / "other" / "c.json")]) == 2
+    err = capsys.readouterr().err
+    assert "inside its own folder" in err and "report" not in err
+    assert not (tmp_path / "other" / "c.json").exists()
+    inside = tmp_path / "R" / "c.json"  # in the run folder itself: fine
+    assert cli(["certify", "pattern", "--from", str(tmp_path / "R"), "-o", str(inside)]) == 0
+    assert check_file(inside).ok
+
+
 def test_tampered_directory_is_not_called_a_bug(tmp_path, capsys):
     """A witness changed in a result directory's shard: certify --from refuses with a
     message naming the directory, never 'please report this bug'."""
