@@ -102,7 +102,7 @@ def chi_at_prime(vecs: Sequence[Sequence[int]], dim: int, q: int) -> int:
         raise InvalidInput(f"the finite-field count needs a prime above "
                            f"{hadamard_bound(V, dim)} (Hadamard's bound on the minors); got {q}")
     if not V:
-        return q**dim
+        return int(q**dim)
     if len(V) * q ** (dim - 1) > MAX_POINT_WORK:
         raise TooLarge(f"a point count over F_{q} in dimension {dim} with {len(V)} hyperplanes "
                        f"needs about {len(V) * q ** (dim - 1):,} operations, above "

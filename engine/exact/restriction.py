@@ -78,7 +78,8 @@ def _small(rem: tuple[Vec, ...], k: int) -> list[int] | None:
 
 
 def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
-                    cache: dict | None = None, stats: dict | None = None,
+                    cache: dict[tuple[Vec, ...], list[int]] | None = None,
+                    stats: dict[str, int] | None = None,
                     budget: int | None = None) -> list[int]:
     """chi(t) of the central arrangement of the integer normals ``vecs`` in ``Q^dim``.
 
@@ -107,7 +108,7 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
     >>> chi_restriction([(1, 0, 0), (0, 1, 0), (0, 0, 1)], 3)   # (t - 1)^3
     [-1, 3, -3, 1]
     """
-    memo: dict = {} if cache is None else cache
+    memo: dict[tuple[Vec, ...], list[int]] = {} if cache is None else cache
     st = {"computed": 0, "reused": 0, "budget": -1 if budget is None else budget}
     try:
         return _chi(normal_set(vecs), dim, memo, st)
@@ -117,7 +118,8 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
                 stats[key] = stats.get(key, 0) + st[key]
 
 
-def _chi(rem: tuple[Vec, ...], k: int, memo: dict, st: dict) -> list[int]:
+def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
+         st: dict[str, int]) -> list[int]:
     small = _small(rem, k)
     if small is not None:
         return small
