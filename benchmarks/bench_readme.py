@@ -347,6 +347,12 @@ FIGURE_RE = re.compile(r"\d[\d,.]*\s*(?:s CPU|CPU[ -]?s\b|CPU seconds|CPU-minute
 #: (a before/after comparison, a one-off run) belongs in benchmarks/records.md, not in
 #: README.md or docs/.
 NOT_MEASURED = [
+    ("README.md", "set-up step (system packages, the venv, about 2.4 GB of Python packages",
+     "estimate", "the footprint figure of the .venv (2.42 GB), rounded"),
+    ("docs/argmax-audit.md", "a never-proof whose multipliers pass 16 MiB of text", "limit",
+     "engine/audit/shards.py's PROOF_PART_BYTES"),
+    ("docs/counting.md", "several CPU-hours and about 25 GB of cache.", "estimate",
+     "a projection from the n = 5, 6, 7 growth of benchmarks/records.md, said to be one"),
     ("docs/argmax-audit.md", "renamed atomically; a block whose lines pass 32 MiB", "limit",
      "engine/audit/run.py's SHARD_BYTES"),
     ("docs/argmax-audit.md", "full-precision float32 rows alone is about 6.5 MB", "limit",
