@@ -78,6 +78,9 @@ _MAXWORK = [["--max-work", "abc"], ["--max-work", "-1"], ["--max-work", "0"]]
 _WORKERS = [["--workers", "0"], ["--workers", "abc"], ["--workers", "-2"]]
 _NOPROG = [["--no-progress" + FLAG]]
 _BUDGET = ["-1", "nan", "abc", "1e400", "0", "inf"]
+#: --allow-collapse without the --tol it qualifies; a value; with a family option
+_COLLAPSE = [["--allow-collapse"], ["--allow-collapse" + FLAG],
+             ["--tol", "0.1", "--allow-collapse", "--loss", "mse"]]
 
 BAD: dict[str, dict[str, list[list[str]]]] = {
     "certify pattern": {
@@ -130,6 +133,7 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--normalize": [["--normalize" + FLAG]],
         "--d": [["--d", "0"], ["--d", "-1"], ["--d", "abc"]],
         "--tol": [["--tol", "-1"], ["--tol", "nan"], ["--tol", "inf"]],
+        "--allow-collapse": _COLLAPSE,
         "--y0": [["--group", "S3", "--y0", "{missing}"]],
         "--out": [["--out", "{nested}"]],
         "--max-work": _MAXWORK,
@@ -165,6 +169,7 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--method": [["--method", "bogus"]],
         "--group": [["--group", "NotAGroup"], ["--group", "S7"]],
         "--tol": [["--tol", "-1"], ["--tol", "nan"], ["--tol", "inf"], ["--tol", "1e400"]],
+        "--allow-collapse": _COLLAPSE,
         "--normalize": [["--normalize" + FLAG]],
         "--solver": [["--solver", "bogus"]],
         "--loss": [["--loss", "hinge"]],
