@@ -116,3 +116,16 @@ def test_group_action_takes_integers_only(gens, kw):
     with pytest.raises(InvalidInput):
         GroupAction(gens, **kw)
     assert GroupAction([np.array([1, 0, 2])], m=np.int64(3)).order == 2
+
+
+def test_occupancy_exact_rows_never_come_from_a_freed_head_of_the_same_id():
+    # the cache was keyed by id(head) alone: a new head at a freed head's address read the
+    # old head's exact rows (a ValueError, or a wrong exact decision for equal shapes)
+    from logitgeom.audit.head import HeadSpec, open_head
+    from logitgeom.occupancy import decide
+
+    old = open_head(HeadSpec.from_array([[1, 0], [0, 1]]))
+    new = open_head(HeadSpec.from_array([[0, 1], [1, 0], [1, 1]]))
+    decide._EXACT_CACHE.clear()
+    decide._EXACT_CACHE[id(new)] = (old, decide._ExactHead(old))  # as if id(new) were reused
+    assert decide.exact_logits(new, [2.0, 3.0]) == [3, 2, 5]

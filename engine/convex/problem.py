@@ -123,6 +123,9 @@ class LayerPeeled:
     def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
                  normalize: bool = False, loss: str = "ce", weights: Any = None,
                  h_budget: Any = None, equal_rows: Any = None) -> None:
+        from logitgeom.limits import as_flag
+
+        normalize = as_flag(normalize, "normalize")  # type: ignore[assignment]
         #: the group a target built by logitgeom.symmetry.orbit_targets carries (else None)
         self.symmetry: GroupAction | None = None
         self._codes: np.ndarray | None = None

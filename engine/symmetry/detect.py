@@ -282,6 +282,10 @@ def detect_symmetry(
     >>> r.order, r.complete
     (6, True)
     """
+    if not isinstance(exact, bool | np.bool_):
+        raise InvalidInput(f"exact must be True or False; got {exact!r}"[:200])
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise InvalidInput(f"progress must be True, False or None; got {progress!r}"[:200])
     if isinstance(max_order, bool) or not isinstance(max_order, int) or max_order < 1:
         raise InvalidInput(f"max_order must be a positive integer; got {max_order!r}")
     if not (isinstance(tol, int | float) and not isinstance(tol, bool) and tol >= 0
