@@ -23,13 +23,26 @@ certifies it (``grid-nN-dD-thm-5.6.json``): complete R(W) and complete S((BW)(BW
 proven complete in Coq by their prefix trees.  Reports the tree sizes and the CPU seconds.
 
     python benchmarks/bench_coq.py --grid 10 2                  # 10! rankings: the prefix tree
+
+With ``--regions N [N ...]``: the cost curve of a complete enumeration against its number of
+regions: for each N, a random integer head of k rows in R^D (``--dim``, default 3; k the
+least with at least N regions in general position, 2 sum_{i<D} C(k-1, i)), its sign
+patterns enumerated and certified (``pattern-complete``), exported (the prefix tree) and
+checked by the referee's check (``logitgeom check-coq``: coqc, ``Print Assumptions``).
+Prints per N: regions, tree refutations, the .v size, the export's CPU s, and coqc's CPU s
+and peak resident memory (its own process, ``wait4``).
+
+    python benchmarks/bench_coq.py --regions 1000 3000 10000
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -104,6 +117,69 @@ def grid(n: int, d: int, work: Path) -> int:
     return 0 if res.ok else 1
 
 
+def regions_for(k: int, d: int) -> int:
+    """Regions of k central hyperplanes in general position in R^d."""
+    return 2 * sum(math.comb(k - 1, i) for i in range(d))
+
+
+def coqc_cost(vfile: Path) -> tuple[bool, float, float, str]:
+    """(accepted, CPU s, peak resident MB, message) of coqc on ``vfile`` (with ``Print
+    Assumptions`` of its top theorem appended: the referee's check), measured on coqc's own
+    process with ``os.wait4``."""
+    from logitgeom.coq import compile_library
+    from logitgeom.coq.referee import ALLOWED_AXIOMS, PRIMITIVES, axioms_listed, scan
+
+    text = vfile.read_text()
+    reason, name, _ = scan(text)
+    if reason:
+        return False, 0.0, 0.0, reason
+    lib = compile_library()
+    with tempfile.TemporaryDirectory(prefix="bench-coqc-") as tmp:
+        (Path(tmp) / vfile.name).write_text(text + f"\nPrint Assumptions {name}.\n")
+        proc = subprocess.Popen(["coqc", "-Q", str(lib), "Logitgeom", vfile.name], cwd=tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = proc.stdout.read().decode(errors="replace")
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    axioms = axioms_listed(out)
+    ok = proc.returncode == 0 and axioms is not None and \
+        not set(axioms) - ALLOWED_AXIOMS - PRIMITIVES
+    return ok, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, out[:2000]
+
+
+def regions(targets: list[int], d: int, seed: int, work: Path) -> int:
+    """The cost curve: per target N, enumerate, certify, export and check one head."""
+    from logitgeom.coq import export_files
+    from logitgeom.geometry import sign_pattern
+
+    rng = np.random.default_rng(seed)
+    print(f"{'regions':>8} {'k x d':>7} {'refutations':>11} {'.v MB':>6} {'export s':>8} "
+          f"{'coqc s':>7} {'coqc MB':>8}  verdict")
+    ok_all = True
+    for n in targets:
+        k = d
+        while regions_for(k, d) < n:
+            k += 1
+        W = rng.integers(-50, 51, size=(k, d)).tolist()
+        res = sign_pattern(W, progress=False)
+        path = work / f"regions-{n}.json"
+        path.write_text(json.dumps(res.certificate()))
+        t0 = _cpu()
+        (vfile,) = export_files([path], work / "coq")
+        t_export = _cpu() - t0
+        text = vfile.read_text()
+        block = text.split("Definition certs : list vec :=\n", 1)[1].split(".\n", 1)[0]
+        refs = 0 if block == "[]" else block.count("\n") + 1
+        ok, cpu, mb, msg = coqc_cost(vfile)
+        ok_all &= ok
+        print(f"{res.count:>8} {f'{k} x {d}':>7} {refs:>11} {len(text) / 1e6:>6.2f} "
+              f"{t_export:>8.1f} {cpu:>7.1f} {mb:>8.0f}  {'accepted' if ok else 'REJECTED'}",
+              flush=True)
+        if not ok:
+            print(msg)
+    return 0 if ok_all else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=1000)
@@ -114,7 +190,14 @@ def main(argv=None) -> int:
                     help="also export and compile the whole audit, witnesses included")
     ap.add_argument("--grid", type=int, nargs=2, metavar=("N", "D"), default=None,
                     help="Thm 5.6 on the grid head of N labels in R^D instead of an audit")
+    ap.add_argument("--regions", type=int, nargs="+", metavar="N", default=None,
+                    help="the cost curve of complete enumerations of about N regions each")
+    ap.add_argument("--dim", type=int, default=3, help="--regions: the dimension (default 3)")
     args = ap.parse_args(argv)
+    if args.regions:
+        work = Path(args.dir or tempfile.mkdtemp(prefix="bench-coq-"))
+        work.mkdir(parents=True, exist_ok=True)
+        return regions(args.regions, args.dim, args.seed, work)
     if args.grid:
         work = Path(args.dir or tempfile.mkdtemp(prefix="bench-coq-"))
         work.mkdir(parents=True, exist_ok=True)

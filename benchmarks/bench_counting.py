@@ -1,6 +1,19 @@
 """Exact counts (Zaslavsky, logitgeom.exact.lattice): time table and the two headline goals.
 
 Run:  .venv/bin/python benchmarks/bench_counting.py [--quick]
+      .venv/bin/python benchmarks/bench_counting.py --chi [--resonance 3,4,5,6]
+          [--deformations 6,8] [--circulant 8,10] [--etf 16] [--cap 180]
+
+``--chi`` (issue 46) times the characteristic polynomial (memoised deletion-restriction,
+logitgeom.geometry.chipoly) on the heads with known counts: the resonance arrangement
+(against its published region counts, R_9 = 1,955,230,985,997,140), the Shi, Catalan,
+Linial and semiorder deformations (against their formulas), a circulant head (sign:
+against the no-broken-circuit count; ranking: by the set-partition formula, against the
+deletion-restriction count up to m = 10) and the simplex-ETF head (against m!).  Each
+case runs in its own child process: CPU seconds of the count (not of the reference
+algorithm it is compared with, which runs after) and the peak resident memory; a
+case is skipped once the previous size of its family took more than ``--cap`` / 8 CPU s
+(the next size costs roughly 5-10 times more).
 
 Goals: ``count_rankings`` for a generic k = 10, d = 6 head (557,640 rankings) in
 <= 1 s; ``count_regions`` for a generic k = 20, d = 5 head (10,072 regions).  "Generic"
@@ -13,9 +26,12 @@ the fairer figure), best of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
+import resource
 import sys
 import time
+from math import factorial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -28,6 +44,25 @@ from logitgeom.geometry import (  # noqa: E402
     ranking_count_generic,
     ranking_count_generic_affine,
 )
+from logitgeom.geometry.chipoly import characteristic_polynomial  # noqa: E402
+from logitgeom.geometry.families import (  # noqa: E402
+    CATALAN,
+    LINIAL,
+    RESONANCE_REGIONS,
+    SEMIORDER,
+    SHI,
+    catalan_count,
+    circulant,
+    deformation,
+    linial_count,
+    resonance,
+    semiorder_count,
+    shi_count,
+    simplex_etf,
+)
+
+DEFORMATIONS = {"shi": (SHI, shi_count), "catalan": (CATALAN, catalan_count),
+                "linial": (LINIAL, linial_count), "semiorder": (SEMIORDER, semiorder_count)}
 
 
 def _head(k, d, seed):
@@ -47,11 +82,105 @@ def _time(fn, repeat):
     return out, best_w, best_c
 
 
+def _ints(text):
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
+def _chi_case(family, n):
+    """(count, expected or None, what the expectation is) of one chi benchmark case."""
+    if family == "resonance":
+        p = characteristic_polynomial(resonance(n))
+        return p, RESONANCE_REGIONS.get(n), "published"
+    if family in DEFORMATIONS:
+        shifts, formula = DEFORMATIONS[family]
+        W, b = deformation(n, shifts)
+        return characteristic_polynomial(W, bias=b), formula(n), "formula"
+    if family.startswith("circulant"):
+        W = circulant([(7 * i * i + 3 * i + 1) % 11 - 5 for i in range(n)])
+        if not family.endswith("ranking"):
+            p = characteristic_polynomial(W)
+            return p, lambda: characteristic_polynomial(W, method="nbc").regions, \
+                "no-broken-circuit count"
+        p = characteristic_polynomial(W, ranking=True, method="partitions")
+        if n <= 10:  # the other algorithm: memoised deletion-restriction
+            return p, lambda: characteristic_polynomial(W, ranking=True).regions, \
+                "restriction method"
+        return p, None, "(restriction method not run: too long)"
+    ranking = family.endswith("ranking")
+    p = characteristic_polynomial(simplex_etf(n), ranking=ranking)
+    return p, factorial(n) if ranking else None, "m!" if ranking else ""
+
+
+def _child(family, n, conn):
+    c0 = time.process_time()
+    p, ref, how = _chi_case(family, n)
+    cpu = time.process_time() - c0  # the count only: a reference algorithm runs after
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if callable(ref):
+        ref = ref()
+    conn.send((p.regions, ref, how, cpu, peak, p.stats.get("computed", 0)))
+    conn.close()
+
+
+def _run_child(family, n):
+    ctx = multiprocessing.get_context("fork")
+    a, b = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(family, n, b))
+    proc.start()
+    out = a.recv()
+    proc.join()
+    return out
+
+
+def chi_table(args) -> int:
+    cases = [("resonance", n) for n in _ints(args.resonance)]
+    for fam in DEFORMATIONS:
+        cases += [(fam, n) for n in _ints(args.deformations)]
+    cases += [(f"circulant-{k}", n) for k in ("sign", "ranking") for n in _ints(args.circulant)]
+    cases += [(f"etf-{k}", n) for k in ("sign", "ranking") for n in _ints(args.etf)]
+    if args.families:
+        keep = set(args.families.split(","))
+        cases = [(f, n) for f, n in cases if f in keep]
+    print(f"{'family':>18} {'n':>3} {'regions':>22} {'expected':>22} {'equal':>6} "
+          f"{'CPU s':>8} {'peak MB':>8} {'restrictions':>12}")
+    last: dict[str, float] = {}
+    bad = 0
+    for fam, n in cases:
+        if last.get(fam, 0.0) > args.cap / 8:
+            print(f"{fam:>18} {n:>3} {'skipped: the previous size took':>22} "
+                  f"{last[fam]:.1f} CPU s (> --cap / 8)")
+            continue
+        regions, ref, how, cpu, peak, work = _run_child(fam, n)
+        last[fam] = cpu
+        eq = "-" if ref is None else str(regions == ref)
+        bad += ref is not None and regions != ref
+        print(f"{fam:>18} {n:>3} {regions:>22,} {'' if ref is None else f'{ref:,}':>22} "
+              f"{eq:>6} {cpu:>8.2f} {peak:>8.0f} {work:>12,}  {how}", flush=True)
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="only the two headline goals")
+    ap.add_argument("--chi", action="store_true",
+                    help="the characteristic-polynomial table of issue 46 instead")
+    ap.add_argument("--resonance", default="3,4,5,6", metavar="N1,N2",
+                    help="--chi: resonance sizes (default 3,4,5,6; 7 is about a minute)")
+    ap.add_argument("--deformations", default="6,8", metavar="N1,N2",
+                    help="--chi: Shi/Catalan/Linial/semiorder sizes (default 6,8)")
+    ap.add_argument("--circulant", default="8,10", metavar="M1,M2",
+                    help="--chi: circulant head sizes (default 8,10)")
+    ap.add_argument("--etf", default="16", metavar="M1,M2",
+                    help="--chi: simplex-ETF head sizes (default 16)")
+    ap.add_argument("--families", default="", metavar="F1,F2",
+                    help="--chi: only these families (resonance, shi, catalan, linial, "
+                    "semiorder, circulant-sign, circulant-ranking, etf-sign, etf-ranking)")
+    ap.add_argument("--cap", type=float, default=180.0, metavar="S",
+                    help="--chi: skip a size once the previous one took over S/8 CPU s")
     args = ap.parse_args()
+    if args.chi:
+        return chi_table(args)
 
     print("headline goals")
     W, _ = _head(10, 6, 0)

@@ -19,13 +19,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from .meter import DEFAULT_MAX_WORK
 
 __all__ = ["run", "check_main", "audit_main", "parse_labels"]
 
 
-def run(main, argv=None) -> int:
+def run(main: Any, argv: Any=None) -> int:
     """``main(argv)``; a closed pipe (``... | head -1``) ends the output quietly."""
     try:
         code = main(argv)
@@ -33,10 +34,43 @@ def run(main, argv=None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
-    return code
+    return int(code)
 
 
-def _invalid(path, v) -> str:
+#: the ``format`` of a result directory's manifest (logitgeom.geometry.store)
+REGIONS_FORMAT = b'"logitgeom-regions"'
+
+
+def named(path: str, v: Any) -> Any:
+    """``v``, or for a *rejected* manifest of a result directory, a refusal that says which
+    command writes its certificate (a rejection stays a rejection)."""
+    if v.ok or v.failed_check not in ("number", "unsupported-format") or \
+            not os.path.isfile(path):
+        return v
+    try:
+        with open(path, "rb") as fh:
+            if REGIONS_FORMAT not in fh.read(4096):
+                return v
+    except OSError:
+        return v
+    return type(v)(False, v.kind, "unsupported-format", "/", "this is the manifest of a "
+                   "result directory (patterns --out DIR), not a certificate; write its "
+                   "certificate with 'logitgeom certify pattern --from DIR -o CERT' and check CERT")
+
+
+def _pool(workers: int) -> Any:
+    """Run the shard jobs of a streamed check in ``workers`` standard-library processes
+    (results in job order: the verdict is the first failing shard in shard order)."""
+    def run(check: Any, jobs: list[Any]) -> list[Any]:
+        if len(jobs) < 2:
+            return [check(job) for job in jobs]
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:
+            return list(pool.map(check, jobs))
+    return run
+
+
+def _invalid(path: Any, v: Any) -> str:
     if v.exit_code == 2:  # refused (work budget, unreadable file): nothing was found wrong
         return (f"{path}: NOT CHECKED {v.kind} failed_check={v.failed_check} "
                 f"location={v.location}: {v.message}")
@@ -44,7 +78,7 @@ def _invalid(path, v) -> str:
             f"{v.message}")
 
 
-def check_main(argv, read_and_check) -> int:
+def check_main(argv: Any, read_and_check: Any) -> int:
     """``python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
     [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check",
@@ -71,14 +105,15 @@ def check_main(argv, read_and_check) -> int:
         ap.error("--sample takes N >= 0")
     if args.workers < 1:
         ap.error("--workers takes N >= 1")
-    from .check_stream import WORKERS
+    from .check_stream import RUN_SHARDS
     from .meter import setting
     code = 0
     for path in args.files:
-        tally: dict = {}
-        with setting(WORKERS, args.workers):
+        tally: dict[str, Any] = {}
+        with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
             v, obj = read_and_check(path, args.max_work if args.max_work is not None
                                     else "default", args.sample, args.seed, tally)
+        v = named(path, v)
         cover = f" ({coverage(obj)})" if v.ok and v.kind == "argmax-audit" else ""
         if v.ok and "witnesses" in tally and v.kind == "pattern-complete-stream":
             line = (f"{path}: OK {v.kind} (hashes, shards, order and count of every line; "
@@ -108,23 +143,32 @@ def check_main(argv, read_and_check) -> int:
     return code
 
 
-def coverage(obj) -> str:
-    """Which labels a (checked) argmax audit covers, in words: "labels 0-48 of a 50-row
-    head", or "all 50 labels of a 50-row head" only when the runs are exactly 0..k-1.
+def coverage(obj: Any) -> str:
+    """Which labels a (checked) argmax audit covers and how many it decides, in words:
+    "labels 0-48 of a 50-row head: 47 labels decided, 2 undecided", "all 50 labels of a
+    50-row head" only when the runs are exactly 0..k-1 (per domain when there are two).
 
     Examples
     --------
-    >>> coverage({"rows": 50, "labels": [[0, 48]]})
-    'labels 0-48 of a 50-row head'
+    >>> c = {"all": {"argmaxable": 40, "never": 7, "undecided": 2}}
+    >>> coverage({"rows": 50, "labels": [[0, 48]], "counts": c})
+    'labels 0-48 of a 50-row head: 47 labels decided, 2 undecided'
     >>> coverage({"rows": 3, "labels": [[0, 2]]})
     'all 3 labels of a 3-row head'
     """
     k, runs = obj["rows"], obj["labels"]
     if runs == [[0, k - 1]]:
-        return f"all {k} labels of a {k}-row head"
-    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20])
-    more = f" and {len(runs) - 20} more runs" if len(runs) > 20 else ""
-    return f"label{'s' if runs != [[runs[0][0]] * 2] else ''} {text}{more} of a {k}-row head"
+        head = f"all {k} labels of a {k}-row head"
+    else:
+        text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:20])
+        more = f" and {len(runs) - 20} more runs" if len(runs) > 20 else ""
+        head = (f"label{'s' if runs != [[runs[0][0]] * 2] else ''} {text}{more} of a "
+                f"{k}-row head")
+    counts = obj.get("counts") or {}
+    told = [(d, c["argmaxable"] + c["never"], c["undecided"]) for d, c in counts.items()]
+    if len(told) == 1:
+        return f"{head}: {told[0][1]} labels decided, {told[0][2]} undecided"
+    return head + "".join(f"; {d}: {n} labels decided, {u} undecided" for d, n, u in told)
 
 
 def parse_labels(text: str) -> list[int]:
@@ -139,7 +183,7 @@ def parse_labels(text: str) -> list[int]:
     return sorted(out)
 
 
-def audit_main(argv, check_file) -> int:
+def audit_main(argv: Any, check_file: Any) -> int:
     """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]
     [--max-work N]``: one verdict line saying which proofs were re-checked."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check_audit",
@@ -156,7 +200,7 @@ def audit_main(argv, check_file) -> int:
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
     labels = set(parse_labels(args.labels)) if args.labels else None
-    scope: dict = {}
+    scope: dict[str, Any] = {}
     v = check_file(args.file, labels, args.max_work if args.max_work is not None else "default",
                    args.sample if labels is None else None, args.seed, scope)
     if labels is not None:
@@ -170,7 +214,7 @@ def audit_main(argv, check_file) -> int:
     if v.ok:  # which labels the certificate covers (the runs it lists, never "all" for a part)
         from . import kernel
 
-        what = f"{coverage(kernel.load(args.file))}: {what}"
+        what = f"{coverage(kernel.parse_json(kernel.read_file(args.file, '/')))}: {what}"
     print(f"{args.file}: OK {v.kind} ({what}; structure and counts of every record)" if v.ok
           else _invalid(args.file, v))
-    return v.exit_code
+    return int(v.exit_code)

@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import re
+from typing import Any
 
 __all__ = ["explain", "latex", "LATEX_PACKAGES", "PAPERS", "paper_result"]
 
@@ -59,7 +60,7 @@ class _Style:
             return n
         return n.replace("_", "").replace("\\top", "T")
 
-    def rank(self, r, W=None, b=None) -> str:
+    def rank(self, r: Any, W: Any=None, b: Any=None) -> str:
         out = self.lab(r[0])
         for a, c in zip(r, r[1:], strict=False):
             tied = W is not None and W[a] == W[c] and (b is None or b[a] == b[c])
@@ -67,7 +68,7 @@ class _Style:
             out += f" {op} {self.lab(c)}"
         return out
 
-    def sv(self, signs) -> str:
+    def sv(self, signs: Any) -> str:
         return "(" + ",".join({1: "+", -1: "-", 0: "0"}[s] for s in signs) + ")"
 
     def cos(self, a: str, i: int, j: int) -> str:
@@ -82,9 +83,9 @@ class _Names:
     def __init__(self) -> None:
         self.by_value: dict[str, str] = {}
         self.used: set[str] = set()
-        self.order: list[tuple[str, list, list | None, str]] = []  # name, M, bias, note
+        self.order: list[tuple[str, Any, Any, str]] = []  # name, M, bias, note
 
-    def get(self, M, prefer: str, bias=None, note: str = "") -> str:
+    def get(self, M: Any, prefer: str, bias: Any=None, note: str = "") -> str:
         key = repr((M, bias))
         if key in self.by_value:
             return self.by_value[key]
@@ -98,7 +99,7 @@ class _Names:
         return name
 
 
-def _preferred(c, part: int | None, theorem: str | None) -> dict[str, tuple[str, str]]:
+def _preferred(c: Any, part: int | None, theorem: str | None) -> dict[str, tuple[str, str]]:
     """role -> (preferred name, note) for one certificate (or one part of a theorem)."""
     pref = {"W": ("W", ""), "W1": ("W_1", ""), "W2": ("W_2", ""),
             "W_translated": ("W'", "")}
@@ -111,7 +112,7 @@ def _preferred(c, part: int | None, theorem: str | None) -> dict[str, tuple[str,
     return pref
 
 
-def _roles(c, names: _Names, part: int | None, theorem: str | None) -> dict[str, str]:
+def _roles(c: Any, names: _Names, part: int | None, theorem: str | None) -> dict[str, str]:
     pref = _preferred(c, part, theorem)
     out = {}
     if c.get("kind") == "argmax-audit":  # the head is inline under head/W, or a file
@@ -124,7 +125,7 @@ def _roles(c, names: _Names, part: int | None, theorem: str | None) -> dict[str,
     return out
 
 
-def _claim(c, st: _Style, roles: dict[str, str]) -> str:
+def _claim(c: Any, st: _Style, roles: dict[str, str]) -> str:
     k, m = c["kind"], st.m
     W = roles.get("W", "W")
     Wn = st.name(W)
@@ -201,7 +202,7 @@ def _claim(c, st: _Style, roles: dict[str, str]) -> str:
     raise KeyError(k)
 
 
-def _words(text) -> str:
+def _words(text: Any) -> str:
     """The file's words, safe for a terminal: control characters (escape codes) escaped."""
     text = str(text)[:2000]
     return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
@@ -257,7 +258,7 @@ def _frac_tex(s: str) -> str:
     return f"{sign}\\tfrac{{{p.lstrip('-')}}}{{{q}}}"
 
 
-def _theorem_claim(c, st: _Style, names: dict[str, str]) -> str:
+def _theorem_claim(c: Any, st: _Style, names: dict[str, str]) -> str:
     th = c["theorem"]
     tpl = (_THEOREMS_TEX if st.tex else _THEOREMS).get(th, th)
     prm = c.get("parameters") or {}
@@ -273,19 +274,19 @@ def _theorem_claim(c, st: _Style, names: dict[str, str]) -> str:
         i, j = prm["labels"]
         fill.update(i=st.lab(i), j=st.lab(j), cos=st.cos("w", i, j),
                     c=_frac_tex(prm["cosine_at_least"]) if st.tex else prm["cosine_at_least"])
-    return tpl.format(**fill)
+    return str(tpl.format(**fill))
 
 
-def _vec_text(v) -> str:
+def _vec_text(v: Any) -> str:
     return "[" + ", ".join(str(x) for x in v) + "]"
 
 
-def _mat_text(M) -> str:
+def _mat_text(M: Any) -> str:
     width = max(len(x) for r in M for x in r)
     return "\n".join("    [" + "  ".join(x.rjust(width) for x in r) + "]" for r in M)
 
 
-def _walk(c, st: _Style):
+def _walk(c: Any, st: _Style) -> Any:
     """(header claim, [(part claim, vectors, pattern rows)], matrices in order)."""
     names = _Names()
     theorem = c.get("theorem") if c["kind"] == "theorem" else None
@@ -321,7 +322,7 @@ def _walk(c, st: _Style):
     return head, out, names
 
 
-def _shard_records(c, base):
+def _shard_records(c: Any, base: Any) -> Any:
     """The records of a (checked) sharded audit, read again from its folder (presentation)."""
     import json
     import os
@@ -334,7 +335,7 @@ def _shard_records(c, base):
                     yield json.loads(line)
 
 
-def _audit_explain(c, one_based: bool, base=None) -> str:
+def _audit_explain(c: Any, one_based: bool, base: Any=None) -> str:
     """A short citable statement of an audit: head (and its hash), domains, counts, the
     labels proven never argmaxable; never the matrix."""
     import hashlib
@@ -382,7 +383,7 @@ _FAMILY = ("layer-peeled-weighted-bracket", "layer-peeled-mse-bracket",
            "layer-peeled-bce-bracket", "layer-peeled-family-theorem")
 
 
-def explain(c, *, one_based: bool = False, base: str | None = None) -> str:
+def explain(c: Any, *, one_based: bool = False, base: str | None = None) -> str:
     """The proven claim in words, each matrix once (by name), with witnesses and tables."""
     if c["kind"] in _FAMILY:  # the layer-peeled family (issue 33)
         from ._render_family import explain as family_explain
@@ -432,7 +433,7 @@ def explain(c, *, one_based: bool = False, base: str | None = None) -> str:
 _TEXT_PT = 330.0
 
 
-def _entry_pt(x) -> float:
+def _entry_pt(x: Any) -> float:
     """A generous estimate of the printed width of one matrix entry (points, 10 pt type)."""
     s = str(x)
     if "/" in s:  # \tfrac{p}{q}: the wider of numerator and denominator, in script size
@@ -441,7 +442,7 @@ def _entry_pt(x) -> float:
     return 5.0 * len(s.lstrip("-")) + (8.0 if s.startswith("-") else 0.0)
 
 
-def _column_blocks(M, head: float = 40.0) -> list[tuple[int, int]]:
+def _column_blocks(M: Any, head: float = 40.0) -> list[tuple[int, int]]:
     """Split the columns of M into consecutive blocks that each fit a line (``head``: the
     width of the name, "=" and the parentheses, in points)."""
     rows = [M] if M and not isinstance(M[0], list) else M
@@ -461,7 +462,7 @@ def _column_blocks(M, head: float = 40.0) -> list[tuple[int, int]]:
 _MAX_ROWS = 30
 
 
-def _tex_matrix(M, cols: tuple[int, int] | None = None,
+def _tex_matrix(M: Any, cols: tuple[int, int] | None = None,
                 rows_of: tuple[int, int] | None = None) -> str:
     rows = [M] if M and not isinstance(M[0], list) else M
     a, b = cols if cols is not None else (0, max(len(r) for r in rows))
@@ -470,7 +471,7 @@ def _tex_matrix(M, cols: tuple[int, int] | None = None,
     return f"\\begin{{pmatrix}} {body} \\end{{pmatrix}}"
 
 
-def _tex_named_matrix(name: str, M, st: _Style) -> list[str]:
+def _tex_named_matrix(name: str, M: Any, st: _Style) -> list[str]:
     """``\\[ name = (...) \\]``, split into column blocks when the matrix is wider than a line
     and into row blocks when it is taller than :data:`_MAX_ROWS` (each block says which
     rows and columns it holds)."""
@@ -495,18 +496,18 @@ def _tex_named_matrix(name: str, M, st: _Style) -> list[str]:
     return out
 
 
-def _tex_vector(v) -> str:
+def _tex_vector(v: Any) -> str:
     """A vector as a transposed row, inline, breakable after each comma."""
     return "(" + ",\\allowbreak\\ ".join(_frac_tex(x) for x in v) + ")^\\top"
 
 
-def _tex_vector_par(sym: str, v, what: str) -> str:
+def _tex_vector_par(sym: str, v: Any, what: str) -> str:
     """A vector on its own paragraph (breaks across lines when long)."""
     return (f"\\par\\noindent{{\\raggedright {what[0].upper() + what[1:]}: "
             f"${sym} = {_tex_vector(v)}$.\\par}}")
 
 
-def _chain_rows(p, kind: str, values) -> list[tuple[int, int]] | None:
+def _chain_rows(p: Any, kind: str, values: Any) -> list[tuple[int, int]] | None:
     """The constraint rows of a ranking (pairs (a, c): row w_a - w_c), in the checker's order."""
     if kind != "ranking":
         return None
@@ -518,7 +519,7 @@ def _chain_rows(p, kind: str, values) -> list[tuple[int, int]] | None:
     return pairs
 
 
-def _tex_gordan(p, st: _Style, wname: str) -> str:
+def _tex_gordan(p: Any, st: _Style, wname: str) -> str:
     """The Gordan multipliers as the combination of named rows that vanishes."""
     y = p["multipliers"]
     if p["kind"] == "pattern-differs":
@@ -549,7 +550,7 @@ def _tex_gordan(p, st: _Style, wname: str) -> str:
             "makes every row positive.\\par")
 
 
-def _pattern_table(p, st: _Style) -> list[str]:
+def _pattern_table(p: Any, st: _Style) -> list[str]:
     W, b = p["W"], p.get("bias")
     sign = p["pattern"] == "sign"
     head = ("sign vector" if sign else "ranking (most likely first)")
@@ -575,7 +576,7 @@ def _pattern_table(p, st: _Style) -> list[str]:
     return out
 
 
-def _tex_text(text) -> str:
+def _tex_text(text: Any) -> str:
     """The file's own words as LaTeX text: special characters escaped."""
     rep = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
            "#": r"\#", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
@@ -583,14 +584,14 @@ def _tex_text(text) -> str:
     return "".join(rep.get(ch, ch) for ch in _words(text))
 
 
-def _dec(q) -> str:
+def _dec(q: Any) -> str:
     """A rational bound as a decimal (15 significant digits; the file holds it exactly)."""
     from fractions import Fraction
 
     return f"{float(Fraction(q)):.15g}"
 
 
-def _bracket_latex(c, st: _Style) -> str:
+def _bracket_latex(c: Any, st: _Style) -> str:
     """A layer-peeled bracket: the bound, every structure claim the checker verified, the target
     (each wide matrix split into column blocks)."""
     from fractions import Fraction
@@ -608,7 +609,7 @@ def _bracket_latex(c, st: _Style) -> str:
         what = {"cyclic-circulant": "cyclic target: $W W^\\top$ circulant",
                 "transitive-etf": "2-homogeneous target: $W W^\\top$ a simplex ETF",
                 "group-block-form": "$W W^\\top$ constant on the orbitals of the group"}
-        lab = f" ({_tex_text(c['label'])})" if c.get("label") else ""
+        lab = ""  # the file's free-text label is not checked: never part of the claim
         out.append(f"\\paragraph{{Claim.}} Theorem \\texttt{{{th}}}{lab}: a solution with "
                    f"{what.get(th, th)} lies within the proven bracket of the optimum.")
     out.append(
@@ -674,7 +675,7 @@ _RESULT_RE = re.compile(r"^((?:Thms?|Lemma|App\.|Prop\.|Sec\.|Defs?\.)\s*[A-Z]?[
                         r"[0-9A-Z])")
 
 
-def paper_result(c: dict) -> tuple[str, str] | None:
+def paper_result(c: dict[str, Any]) -> tuple[str, str] | None:
     """``(paper key, result)`` a paper certificate proves an instance of (``("cosine",
     "Thm 5.5")``), from its statement or label, else from its theorem kind; None for a
     certificate that is not a paper's result.
@@ -697,12 +698,12 @@ def paper_result(c: dict) -> tuple[str, str] | None:
     return (paper, result) if result else None
 
 
-def _paper_default(c: dict, one_based: bool | None) -> bool:
+def _paper_default(c: dict[str, Any], one_based: bool | None) -> bool:
     """Labels from 1 by default in a paper's result (both papers count from 1)."""
     return (paper_result(c) is not None) if one_based is None else bool(one_based)
 
 
-def _result_tex(c: dict, st: _Style) -> list[str]:
+def _result_tex(c: dict[str, Any], st: _Style) -> list[str]:
     """The opening paragraph: which paper and result, what the file proves, label numbering."""
     pr = paper_result(c)
     base = ("Labels are numbered from 1, as in the paper (the certificate file numbers them "
@@ -726,7 +727,7 @@ def _result_tex(c: dict, st: _Style) -> list[str]:
     return out
 
 
-def latex(c, *, one_based: bool | None = None) -> str:
+def latex(c: Any, *, one_based: bool | None = None) -> str:
     """A LaTeX snippet a paper can ``\\input``: the paper and result it proves, the claim as
     mathematics, each matrix once (named), witnesses and multipliers, and a longtable of
     every complete pattern set.

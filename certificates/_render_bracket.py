@@ -8,6 +8,7 @@ are facts about the file's own W, a point whose value lies in the proven bracket
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bracket")
 
@@ -16,14 +17,14 @@ def _short(q: Fraction) -> str:
     return f"{float(q):.15g}"
 
 
-def explain(c) -> str:
+def explain(c: Any) -> str:
     """The proven claim in words (presentation only; call after the certificate checked)."""
     if c["kind"] == KINDS[1]:
         part = c["parts"][0]
         what = {"cyclic-circulant": "W W^T circulant (cyclic target)",
                 "transitive-etf": "W W^T a simplex ETF (2-homogeneous target)",
                 "group-block-form": "W W^T constant on the orbitals of the group (block form)"}
-        label = f" ({c['label']})" if c.get("label") else ""
+        label = ""  # the file's free-text label is not checked: never part of the claim
         return (f"Claim: theorem {c['theorem']}{label}: a "
                 f"solution with {what[c['theorem']]} is within the proven bracket of the "
                 "optimum.\n" + explain(part))
@@ -64,5 +65,5 @@ def explain(c) -> str:
     return "\n".join(out) + "\n"
 
 
-def _gram_entry(W, i, j) -> Fraction:
+def _gram_entry(W: Any, i: Any, j: Any) -> Fraction:
     return sum((Fraction(a) * Fraction(b) for a, b in zip(W[i], W[j], strict=True)), Fraction(0))

@@ -8,6 +8,7 @@ what the checker verified, no more (docs/layer-peeled-family.md).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 LOSS = {"layer-peeled-weighted-bracket": "cross-entropy", "layer-peeled-mse-bracket":
         "MSE ||z - y||^2 / 2", "layer-peeled-bce-bracket": "binary cross-entropy"}
@@ -20,17 +21,17 @@ THEOREM = {
 }
 
 
-def _short(q) -> str:
+def _short(q: Any) -> str:
     return f"{float(Fraction(q)):.15g}"
 
 
-def explain(c) -> str:
+def explain(c: Any) -> str:
     """The proven claim in words (presentation only; call after the certificate checked)."""
     if c["kind"] == "layer-peeled-family-theorem":
         p0, p1 = c["parts"]
         B = p1["equal_rows"]
         gap = _short(Fraction(p1["lower"]) - Fraction(p0["upper"]))
-        label = f" ({c['label']})" if c.get("label") else ""
+        label = ""  # the file's free-text label is not checked: never part of the claim
         return (f"Claim: theorem {c['theorem']}{label}: "
                 + THEOREM[c["theorem"]].format(B=B, gap=gap) + ".\n"
                 + "Part 0:\n" + explain(p0) + "Part 1:\n" + explain(p1))
@@ -71,17 +72,17 @@ TEX_THEOREM = {
 }
 
 
-def _pmatrix(M) -> str:
+def _pmatrix(M: Any) -> str:
     rows = [" & ".join(_tex_num(x) for x in r) for r in M]
     return "\\begin{pmatrix}" + " \\\\ ".join(rows) + "\\end{pmatrix}"
 
 
-def _tex_num(x) -> str:
+def _tex_num(x: Any) -> str:
     q = Fraction(x)
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
-def latex(c) -> str:
+def latex(c: Any) -> str:
     """A LaTeX snippet: the claim, the bracket, the target and the weights."""
     out = [f"% logitgeom certificate: {c['kind']}; labels 0-based"]
     part = c

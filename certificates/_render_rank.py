@@ -9,6 +9,7 @@ verify, no stronger (docs/beyond-symmetry.md).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 KINDS = ("layer-peeled-rank-bracket", "layer-peeled-stability")
 
@@ -17,7 +18,7 @@ def _f(q: str | Fraction) -> str:
     return f"{float(Fraction(q)):.12g}"
 
 
-def explain(c: dict) -> str:
+def explain(c: dict[str, Any]) -> str:
     """The proven claim in words."""
     if c["kind"] == KINDS[1]:
         return _explain_stability(c)
@@ -42,7 +43,7 @@ def explain(c: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def _explain_stability(c: dict) -> str:
+def _explain_stability(c: dict[str, Any]) -> str:
     b1, b0 = c["brackets"]
     m, n = len(b1["Y"]), len(b1["Y"][0])
     out = [f"Claim: approximate symmetry of a target Y ({m} x {n}) near the G-invariant Y0 "
@@ -62,7 +63,7 @@ def _explain_stability(c: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def latex(c: dict) -> str:
+def latex(c: dict[str, Any]) -> str:
     """A LaTeX paragraph of the claim."""
     if c["kind"] == KINDS[1]:
         b1, b0 = c["brackets"]

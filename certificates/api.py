@@ -15,7 +15,8 @@ Format and checking
     (decimal text of integers of any length, without the interpreter's digit limit).
 Meaning of geometric data
     ``sign_rows``, ``ranking_rows``, ``arrangement``, ``pattern_key`` (streamed shards),
-    ``default_budget`` (the default budget of a streamed certificate).
+    ``default_budget`` (the default budget of a streamed certificate), ``line_units`` (the
+    most units the check of one shard line charges).
 Exact bracket arithmetic (the emitter states the bounds the checker recomputes)
     ``BRACKET_KINDS``, ``BRACKET_THEOREMS``, ``bracket_bounds``, ``check_bracket``,
     ``check_orbit_bracket`` (raise ``Fail``), ``decimal_context``, ``exp_up``, ``log_up``,
@@ -36,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 #: public name -> (module of certificates, name there)
 _WHERE = {
@@ -45,22 +47,22 @@ _WHERE = {
     "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("meter", "DEFAULT_MAX_WORK"),
     "THEOREMS": ("check", "THEOREMS"),
     "KINDS": ("check", "KINDS"), "check": ("check", "check"),
-    "check_file": ("check", "check_file"), "read_and_check": ("check", "read_and_check"),
+    "check_file": ("_files", "check_file"), "read_and_check": ("_files", "read_and_check"),
     "main": ("check", "main"), "check_audit_file": ("check_audit", "check_file"),
     "NPY_HEADER": ("check_audit", "NPY_HEADER"),
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
     "default_budget": ("check_stream", "default_budget"),
-    "LineCheck": ("stream_lines", "LineCheck"), "read_model": ("semantics", "read_model"),
-    "integer_model": ("kernel", "integer_model"),
-    "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_bracket", "THEOREMS"),
+    "line_units": ("check_stream", "line_units"), "read_model": ("semantics", "read_model"),
+    "integer_model": ("semantics", "integer_model"),
+    "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_orbit", "THEOREMS"),
     "check_bracket": ("check_bracket", "check"),
-    "check_orbit_bracket": ("check_bracket", "check_orbit"),
-    "decimal_context": ("check_bracket", "context"), "exp_up": ("check_bracket", "exp_up"),
-    "log_up": ("check_bracket", "log_up"), "loss_upper": ("check_bracket", "loss_upper"),
-    "entropy_lower": ("check_bracket", "entropy_lower"),
+    "check_orbit_bracket": ("check_orbit", "check_orbit"),
+    "decimal_context": ("reals", "context"), "exp_up": ("reals", "exp_up"),
+    "log_up": ("reals", "log_up"), "loss_upper": ("convex", "loss_upper"),
+    "entropy_lower": ("convex", "entropy_lower"),
     "int_matrix": ("kernel", "scaled_matrix"), "matmul": ("kernel", "matmul"),
-    "psd_fails": ("kernel", "psd_fails"), "group_order": ("groups", "group_order"),
+    "psd_fails": ("convex", "psd_fails"), "group_order": ("groups", "group_order"),
     "orbital_labels": ("groups", "orbital_labels"), "orbital_mean": ("groups", "orbital_mean"),
     "FAMILY_KINDS": ("check_family", "KINDS"), "FAMILY_LOSS_OF": ("check_family", "LOSS_OF"),
     "family_bounds": ("check_family", "bounds"), "check_family": ("check_family", "check"),
@@ -68,20 +70,20 @@ _WHERE = {
 __all__ = sorted([*_WHERE, "bracket_bounds"])
 
 
-def bracket_bounds(obj):
+def bracket_bounds(obj: Any) -> tuple[Any, Any]:
     """(a rational >= J(W H), a rational <= Ent(P) - rho_up s) of a ``layer-peeled-bracket``
     dict: the checker's own bounds, which the emitter states as ``upper`` and ``lower``
     (assumes the fields parse; the checker re-derives both)."""
-    from . import check_bracket as cb
+    from . import convex as cv
     from .kernel import read_matrix, read_number
 
     Y, W, H, P = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "P"))
-    ctx = cb.context(obj["precision"])
-    low = cb.entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
-    return cb.loss_upper(Y, W, H, ctx), low
+    ctx = cv.context(obj["precision"])
+    low = cv.entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
+    return cv.loss_upper(Y, W, H, ctx), low
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module '{__name__}' has no attribute {name!r}")
     module, attr = _WHERE[name]
@@ -90,5 +92,5 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return __all__

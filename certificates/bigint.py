@@ -32,7 +32,7 @@ _PIECE_BITS = 13000  # 13,000 bits < 3,914 + 1 digits: safely one piece
 
 @functools.lru_cache(maxsize=64)
 def _pow10(k: int) -> int:
-    return 10 ** k
+    return int(10 ** k)
 
 
 def int_to_str(n: int) -> str:

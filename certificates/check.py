@@ -4,10 +4,10 @@ Standard library only; imports nothing from ``logitgeom``, numpy, cvxpy or cdd. 
 is re-derived from the data in the file (W, signs, rankings) in exact rational arithmetic;
 derived data in the file (chain rows, B W, minors, closures) is never trusted.  The format
 is specified in ``certificates/SPEC.md``, the proof obligations of each kind in
-docs/certificates.md.  This module reads files and dispatches on ``kind``; what the data
-mean (rows, witnesses, Gordan multipliers, lattices) is :mod:`logitgeom_certificates.semantics`.
-A new kind is a module ``certificates/check_<kind>.py`` with a function ``(obj, loc)`` that
-raises :class:`logitgeom_certificates.errors.Fail`, registered by one line in ``_KINDS`` below.
+docs/certificates.md.  This module reads files and dispatches on ``kind``: every kind module
+(``certificates/check_*.py``) exports ``KIND_TABLE``, {kind: (checker, fields)}, each checker
+of one signature ``(obj, loc, parts)`` (``parts``: this dispatch, for the parts of a
+theorem), raising :class:`logitgeom_certificates.errors.Fail` and returning its reading.
 Usage::
 
     python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
@@ -28,260 +28,50 @@ Verdict(ok=True, kind='sign-feasible', failed_check=None, location=None, message
 from __future__ import annotations
 
 import os
-import re
 import sys
-from itertools import combinations
+from typing import Any
 
 if not __package__:  # run as a script: its folder is the package, under the folder's own name
     sys.path.insert(0, os.path.dirname(_folder := os.path.dirname(os.path.abspath(__file__))))
     __package__ = os.path.basename(_folder)  # so a copied checker runs as is
 
-from . import check_bracket, check_family, check_rank, check_stability
+from . import (
+    check_audit,
+    check_bracket,
+    check_family,
+    check_geometry,
+    check_orbit,
+    check_rank,
+    check_stability,
+    check_stream,
+)
 from . import kernel as K
-from . import semantics as sem
-from .check_audit import check_argmax_audit
-from .check_stream import check_stream
 from .errors import Fail
 
-FORMAT, VERSION, UNREADABLE, Verdict, load = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict, K.load
+FORMAT, VERSION, UNREADABLE, Verdict = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict
 __all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
-           "check_file", "read_and_check", "load", "main"]
+           "check_file", "read_and_check", "main"]
 
-_PC = "pattern-complete pattern-complete"
-#: Theorem -> the kinds of its parts, in order: a regular expression over the part kinds
-#: joined by spaces (``theorem`` kinds; then those of ``layer-peeled-theorem``).
-_PARTS = {"translation-cosine": "translation translation",
-          "centred-cosine-ranking": "ranking-feasible",
-          "cosine-not-ranking": "cosine-equal( pattern-differs)+",
-          "sign-not-ranking": "same-chirotope( pattern-differs)+",
-          "cosine-determines-sign": _PC, "difference-cosine-determines-ranking": _PC,
-          "patterns-equal": _PC,
-          "argmaxable-labels": "ranking-(in)?feasible( ranking-(in)?feasible)*"}
-THEOREMS = tuple(_PARTS)
-_LP_PARTS = dict.fromkeys(check_bracket.THEOREMS, "layer-peeled(-orbit)?-bracket")
-#: Fields of the theorems' parameters (listed patterns and flats: in semantics).
-_PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
-               "argmaxable-labels": {"labels"}}
-
-
-# ---------------------------------------------------------------------- kind checkers
-def _single(obj, loc):
-    """sign-/ranking-feasible (witness) and -infeasible (Gordan multipliers)."""
-    ranking, feasible = obj["kind"].startswith("ranking"), obj["kind"].endswith("-feasible")
-    W, b = sem.read_model(obj, loc)
-    rows, _ = sem.claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
-    if feasible:
-        sem.witness_at(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
-    else:
-        sem.gordan_at(rows, obj, loc)
-
-
-def _translation(obj, loc):
-    W, _ = sem.read_model(obj, loc)
-    v = K.read_field(K.read_vector, obj, "v", loc, len(W[0]))
-    Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]), len(W))
-    for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
-        if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
-            raise Fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
-    labels = K.read_field(K.read_labels, obj, "labels", loc, len(W))
-    K.fail_if(len(labels) != 2, "schema", f"{loc}/labels", "labels must be two distinct labels")
-    i, j = labels
-    target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
-    K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
-    a, c = Wt[i], Wt[j]
-    if not any(a) or not any(c):
-        raise Fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
-    g = K.dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
-    if g * g != K.dot(a, a) * K.dot(c, c):
-        raise Fail("not-parallel", f"{loc}/W_translated", f"rows {i} and {j} are not parallel")
-    if K.sgn(g) != target:
-        raise Fail("cosine-sign", f"{loc}/target", f"cosine is {K.sgn(g)}, not {target}")
-
-
-def _cosine_equal(obj, loc):
-    (W1, _), (W2, _) = sem.read_pair(obj, loc)
-    for name, M in (("W1", W1), ("W2", W2)):
-        i = next((i for i, r in enumerate(M) if not any(r)), None)
-        K.fail_if(i is not None, "zero-row", f"{loc}/{name}/{i}", "a zero row has no cosine")
-    A, B = ([K.scaled(r)[0] for r in M] for M in (W1, W2))  # a row's positive scaling keeps cosines
-    big = max((abs(x) for r in A + B for x in r), default=0)
-    unit = (len(W1[0]) + len(W2[0])) * K.weight(big) + 4 * K.weight(big * big)
-    nA, nB = [K.dot(r, r) for r in A], [K.dot(r, r) for r in B]
-    for i, j in combinations(range(len(W1)), 2):
-        K.charge(unit)
-        g, h = K.dot(A[i], A[j]), K.dot(B[i], B[j])
-        if K.sgn(g) != K.sgn(h):
-            raise Fail("cosine-sign", f"{loc}", f"signs of <w_{i},w_{j}> differ")
-        if g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j]:
-            raise Fail("cosine-magnitude", f"{loc}", f"|cos(w_{i}, w_{j})| differ")
-
-
-def _chirotope(obj, loc):
-    (W1, _), (W2, _) = sem.read_pair(obj, loc)
-    k, d = len(W1), len(W1[0])
-    K.fail_if(len(W2[0]) != d or d > k, "shape", loc, "W1 and W2 must both be k x d with d <= k")
-    sigma = None
-    for S in combinations(range(k), d):
-        s1, s2 = (K.det_sign([M[i] for i in S]) for M in (W1, W2))
-        if sigma is None and s1:
-            sigma = s1 * s2
-        if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
-            raise Fail("chirotope-sign", f"{loc}", f"minor on rows {list(S)}: signs {s1}, {s2}"
-                       " do not agree up to one global sign")
-    K.fail_if(not sigma, "rank", loc, f"rank is below d = {d}: every maximal minor is 0")
-
-
-def _pattern_complete(obj, loc):
-    """Returns (ptype, W, b, frozenset of patterns) for use by theorems."""
-    W, b = sem.read_model(obj, loc)
-    ptype = sem.read_pattern_type(obj, loc)
-    if obj.get("top") is not None and (ptype != "ranking" or
-                                       K.read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
-        raise Fail("schema", f"{loc}/top", "top applies to ranking patterns only")
-    seen, (Wi, bi) = set(), K.integer_model(W, b)  # one positive scaling: same claims
-    for n, p in enumerate(K.read_list(K.get(obj, "patterns", loc), f"{loc}/patterns")):
-        value = sem.listed_pattern(p, f"{loc}/patterns/{n}", ptype == "ranking", Wi, bi, len(W[0]))
-        K.fail_if(value in seen, "duplicate-pattern", f"{loc}/patterns/{n}", "pattern listed twice")
-        seen.add(value)
-    sem.region_count(obj, loc, Wi, bi, ptype, len(seen), f"{loc}/patterns")
-    return ptype, W, b, frozenset(seen)
-
-
-def _pattern_differs(obj, loc):
-    (W1, b1), (W2, b2) = sem.read_pair(obj, loc)
-    ranking = sem.read_pattern_type(obj, loc) == "ranking"
-    sem.witness_at(sem.claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
-    try:
-        rows2, _ = sem.claim_rows(obj, loc, "value", ranking, W2, b2)
-    except Fail as f:  # the sign vector's zeros do not match W2's zero rows: not a tope of W2
-        if f.check == "face-sign":
-            return
-        raise
-    sem.gordan_at(rows2, obj, loc)
-
-
-def _theorem(obj, loc):
-    """A theorem on an instance: its parts (each checked as a certificate of its own) are of
-    the kinds the theorem needs, and meet its hypotheses (the obligations below, or those
-    of :func:`logitgeom_certificates.check_bracket.theorem` for a ``layer-peeled-theorem``)."""
-    K.only(obj.get("parameters"), _PARAMETERS.get(obj.get("theorem"), ()), f"{loc}/parameters",
-           f"the parameters of {obj.get('theorem')!r}")
-    name, table = K.get(obj, "theorem", loc), _PARTS if obj["kind"] == "theorem" else _LP_PARTS
-    K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
-    parts = K.read_field(K.read_list, obj, "parts", loc)
-    results = [_dispatch(p, f"{loc}/parts/{n}") for n, p in enumerate(parts)]
-    kinds = [p["kind"] for p in parts]
-    K.fail_if(not re.fullmatch(table[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
-              f"{name} needs parts of the kinds {table[name]!r} (a regular expression)")
-
-    def same(cond, what):
-        K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)
-
-    if table is _LP_PARTS:
-        check_bracket.theorem(name, parts[0], f"{loc}/parts/0")
-    elif name == "translation-cosine":
-        p, q = parts
-        same((p["W"], p["labels"]) == (q["W"], q["labels"]),
-             "both translations must start from the same W and labels")
-        same(p["target"] == -1 and q["target"] == 1, "targets must be -1 then +1")
-    elif name == "centred-cosine-ranking":
-        p = parts[0]
-        same(p.get("bias") is None, "the model has no bias")
-        W, _ = sem.read_model(p, loc)
-        prm = K.get(obj, "parameters", loc)
-        i, j = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W))
-        c = K.read_field(K.read_number, prm, "cosine_at_least", f"{loc}/parameters")
-        same(all(sum(col) == 0 for col in zip(*W, strict=True)), "W is not centred")
-        g = K.dot(W[i], W[j])
-        same(c > 0 and g > 0 and g * g >= c * c * K.dot(W[i], W[i]) * K.dot(W[j], W[j]),
-             f"cos(w_{i}, w_{j}) >= {c} does not hold")
-        same(len(p["ranking"]) == len(W) and p["ranking"][0] == i and p["ranking"][-1] == j,
-             f"the ranking must be full, with label {i} first and label {j} last")
-    elif name in ("cosine-not-ranking", "sign-not-ranking"):
-        pair = [parts[0]["W1"], parts[0]["W2"]]  # checked parts: equal JSON is equal values
-        for p in parts[1:]:
-            same(p["pattern"] == "ranking" and p.get("bias1") is None and p.get("bias2") is None
-                 and [p["W1"], p["W2"]] in (pair, pair[::-1]),
-                 "every further part must be a ranking pattern-differs between W1 and W2")
-    elif name == "argmaxable-labels":
-        W, b = sem.read_model(parts[0], loc)
-        same(all(sem.read_model(p, loc) == (W, b) for p in parts), "all parts must share W, bias")
-        classes, ties = [tuple(p["ranking"]) for p in parts], {}
-        for a in range(len(W)):  # the tie classes: labels with equal rows and biases
-            ties.setdefault((W[a], b[a]), []).append(a)
-        same(sorted(classes) == sorted(map(tuple, ties.values())), "the parts' prefixes must"
-             " be the tie classes (tied labels in increasing order), each once")
-        labels = sorted(a for c, k in zip(classes, kinds, strict=True)
-                        if k == "ranking-feasible" for a in c)
-        same(K.get(K.get(obj, "parameters", loc), "labels", loc) == labels,
-             f"the argmaxable labels are {labels}")
-    elif name == "patterns-equal":
-        p, q = results
-        same(p[0] == q[0], "both parts must be of the same pattern type")
-        same(p[3] == q[3], "the two pattern sets differ")
-    else:  # Lemma 5.3 / Thm 5.6 on an instance: S(G) = S(W) or R(W) with G = M M^T
-        p, q = results
-        ranking = name == "difference-cosine-determines-ranking"
-        same(ranking or all(any(r) for r in p[1]), "W has a zero row, so C(W) is undefined:"
-             " S(C(W)) = S(W) cannot be stated")
-        same(p[0] == ("ranking" if ranking else "sign") and q[0] == "sign"
-             and not any(p[2]) and not any(q[2]), "parts must be (pattern of W, sign of G),"
-             " without bias")
-        M = [a for a, _ in sem.arrangement(p[1], p[2], p[0])]
-        same(list(map(list, q[1])) == K.matmul(M, list(zip(*M, strict=True))),
-             "the second matrix is not G = M M^T")
-        mapped = p[3]  # the sign patterns of W; of B W at the rankings of W:
-        if ranking:  # row n of M is the pair (a, c): G's sign there is + iff a ranks above c
-            pairs = list(combinations(range(len(p[1])), 2))
-            mapped = {tuple(0 if not any(M[n]) else 1 if pos[a] < pos[c] else -1
-                            for n, (a, c) in enumerate(pairs))
-                      for pos in ({a: n for n, a in enumerate(r)} for r in p[3])}
-        same(mapped == q[3], f"sign patterns of G differ from {'R' if ranking else 'S'}(W)")
-
-
-#: kind -> (checker(obj, loc), which raises Fail; the fields of the kind, SPEC.md section 3).
-#: One line per kind; kinds of their own module (certificates/check_<kind>.py) are imported
-#: above and registered here.  Any other field is rejected (``schema``), so a look-alike key
-#: ("bias1" where none is defined, a Cyrillic "bias") cannot make a claim be checked as a
-#: different one; None: the kind's module rejects unknown fields itself.
-_KINDS = {
-    "sign-feasible": (_single, {"W", "bias", "signs", "witness"}),
-    "sign-infeasible": (_single, {"W", "bias", "signs", "multipliers"}),
-    "ranking-feasible": (_single, {"W", "bias", "ranking", "witness"}),
-    "ranking-infeasible": (_single, {"W", "bias", "ranking", "multipliers"}),
-    "translation": (_translation, {"W", "v", "W_translated", "labels", "target"}),
-    "cosine-equal": (_cosine_equal, {"W1", "W2"}),
-    "same-chirotope": (_chirotope, {"W1", "W2"}),
-    "pattern-complete": (_pattern_complete, {"W", "bias", "pattern", "top", "patterns",
-                                             "lattice"}),
-    "pattern-differs": (_pattern_differs, {"W1", "bias1", "W2", "bias2", "pattern", "value",
-                                           "witness", "multipliers"}),
-    "theorem": (_theorem, {"theorem", "parts", "parameters"}),
-    "layer-peeled-bracket": (check_bracket.check, check_bracket.FIELDS["layer-peeled-bracket"]),
-    "layer-peeled-orbit-bracket": (check_bracket.check_orbit,
-                                   check_bracket.FIELDS["layer-peeled-orbit-bracket"]),
-    "layer-peeled-theorem": (_theorem, {"theorem", "label", "parts"}),
-    "argmax-audit": (check_argmax_audit, None),
-    **{k: (check_family.check, check_family.FIELDS[k]) for k in check_family.LOSS_OF},
-    check_family.THEOREM_KIND: (lambda o, loc: check_family.check_theorem(o, loc, _dispatch),
-                                check_family.FIELDS[check_family.THEOREM_KIND]),
-    check_rank.KIND: (check_rank.check, check_rank.FIELDS),
-    check_stability.KIND: (check_stability.check, check_stability.FIELDS),
-    "pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice", "buckets",
-                                               "shards"}),
-}
+#: kind -> (checker(obj, loc, parts), fields of the kind besides the common ones; None: the
+#: kind's module rejects unknown fields itself).  Any other field is rejected (``schema``),
+#: so a look-alike key cannot make a claim be checked as a different one.
+_KINDS: dict[str, tuple[Any, Any]] = {
+    kind: entry for module in (check_geometry, check_bracket, check_orbit, check_audit,
+                               check_family, check_rank, check_stability, check_stream)
+    for kind, entry in module.KIND_TABLE.items()}
 KINDS = tuple(_KINDS)
+THEOREMS = check_geometry.THEOREMS
 
 
-def _dispatch(obj, loc):
+def _dispatch(obj: object, loc: str) -> Any:
     kind = K.header(obj, loc, _KINDS)
     checker, fields = _KINDS[kind]
     if fields is not None:
         K.only(obj, K.COMMON | fields, loc, f"a {kind} certificate")
-    return checker(obj, loc)
+    return checker(obj, loc, _dispatch)
 
 
-def check(obj, max_work: int | str | None = "default") -> K.Verdict:
+def check(obj: object, max_work: int | str | None = "default") -> K.Verdict:
     """Check one parsed certificate (a dict); never raises on bad input.
 
     Parameters
@@ -301,19 +91,19 @@ def check(obj, max_work: int | str | None = "default") -> K.Verdict:
     return K.judge(obj, _dispatch, max_work)
 
 
-def read_and_check(path, max_work="default", sample=None, seed=0, tally=None):
+def read_and_check(path: str, max_work: int | str | None = "default", sample: int | None = None,
+                   seed: int = 0, tally: dict[str, Any] | None = None) -> tuple[K.Verdict, Any]:
     """(verdict, parsed certificate or None): the file is read once, so what is explained
-    afterwards is exactly what was checked.  ``sample`` (audits only): re-check every
-    never-proof and ``sample`` witnesses drawn with ``seed``; ``tally`` (a dict) receives
-    the counts ``witnesses`` and ``checked``.  ``max_work``: units, None (no budget) or
-    "default" (the default budget; with ``sample``, none for an audit: the caller chose
-    the sample)."""
-    return K.read_and_check(path, _dispatch, max_work, tally, sample=sample, seed=seed)
+    afterwards is exactly what was checked.  ``sample`` (audits, streamed results): re-check
+    every never-proof (every line's structure) and ``sample`` witnesses drawn with ``seed``;
+    ``tally`` (a dict) receives the counts ``witnesses`` and ``checked``.  ``max_work``:
+    units, None (no budget) or "default"."""
+    return K.read_and_check(os.fspath(path), _dispatch, max_work, tally, sample=sample,
+                            seed=seed)
 
 
-def check_file(path, max_work: int | str | None = "default") -> K.Verdict:
-    """Read and check one certificate file (bounded: see
-    :func:`logitgeom_certificates.kernel.load`).
+def check_file(path: str, max_work: int | str | None = "default") -> K.Verdict:
+    """Read and check one certificate file (bounded: a regular file of at most 64 MiB).
 
     Returns
     -------
@@ -324,10 +114,9 @@ def check_file(path, max_work: int | str | None = "default") -> K.Verdict:
     return read_and_check(path, max_work)[0]
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Command line (presentation, in :mod:`logitgeom_certificates._cli`): one verdict line per
-    file;
-    exit 0 / 1 / 2 (see the module docstring)."""
+    file; exit 0 / 1 / 2 (see the module docstring)."""
     from . import _cli
     return _cli.check_main(argv, read_and_check)
 

@@ -48,16 +48,21 @@ import random
 import re
 import sys
 from array import array
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
+from typing import Any
 
 if not __package__:  # run as a script: its folder is the package, under the folder's own name
     sys.path.insert(0, os.path.dirname(_folder := os.path.dirname(os.path.abspath(__file__))))
     __package__ = os.path.basename(_folder)  # so a copied checker runs as is
 
 from . import kernel as K
+from .bigint import str_to_int
 from .errors import Fail
+from .linear import gordan
 
-__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS"]
+__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS", "read_long_number",
+           "hadamard_digits"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
 DOMAINS = ("all", "box")
@@ -69,8 +74,46 @@ NPY_HEADER = re.compile(rb"\{'descr': '<f([48])', 'fortran_order': False, 'shape
                         rb"\(([0-9]+), ([0-9]+)\), \} *\n")
 
 
+# ------------------------------------------------------------------- long multipliers
+#: A canonical rational of any length (the length is checked against the caller's bound
+#: before anything is parsed, :func:`read_long_number`).
+_LONG = re.compile(r"(-?)(0|[1-9][0-9]*)(?:/([1-9][0-9]*))?", re.ASCII)
+
+
+def read_long_number(s: object, loc: str, max_digits: int) -> Fraction:
+    """A canonical rational ``"p/q"`` whose p and q may have up to ``max_digits`` digits
+    (a bound derived from the certificate itself, :func:`hadamard_digits`; at most
+    :data:`.kernel.MAX_DIGITS` it is :func:`.kernel.read_number`).  The length is checked on
+    the text before parsing, the text is parsed piecewise (:mod:`.bigint`: no interpreter
+    digit limit), and the work, quadratic in the length, is charged first."""
+    if max_digits <= K.MAX_DIGITS or not isinstance(s, str) or len(s) <= K.MAX_DIGITS:
+        return K.read_number(s, loc)
+    m = _LONG.fullmatch(s)
+    if m is None or max(len(m[2]), len(m[3] or "")) > max_digits:
+        K.fail("number", loc, f"{s[:37]!r}... ({len(s)} characters) is not a canonical "
+               f"rational 'p/q' of at most {max_digits} digits in p and in q (the bound "
+               "this proof's rows allow)")
+    K.charge(1 + (len(s) // 64) ** 2)
+    p, q = str_to_int(m[2]), str_to_int(m[3] or "1")
+    K.fail_if(q == 1 and m[3] is not None or math.gcd(p, q) != 1, "number", loc,
+              f"{s[:37]!r}... is not canonical (p/q in lowest terms, q > 1)")
+    return Fraction(-p if m[1] else p, q)
+
+
+def hadamard_digits(rows: list[list[int]]) -> int:
+    """Decimal digits enough for the primitive integer solution of a square system whose
+    columns are the integer vectors ``rows`` (plus a row of ones): by Cramer's rule each
+    entry divides an (n - 1)-minor, at most prod ||row||_2 by Hadamard's inequality.  The
+    bound is computed exactly (squared norms in integers), its work charged first."""
+    bits = 0
+    for r in rows:
+        K.charge(len(r) * K.weight(max(map(abs, r), default=0)))
+        bits += (sum(a * a for a in r).bit_length() + 1) // 2 + 1
+    return bits * 30103 // 100000 + 2
+
+
 # ------------------------------------------------------------------------ the head
-def _head_from_file(ref, k, d, loc):
+def _head_from_file(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
     """Row i of the referenced ``.npy`` head, as a function of i: a slice of one flat array
     of floats (exact binary fractions, all finite), the data bytes of the stated SHA-256."""
     K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
@@ -79,8 +122,9 @@ def _head_from_file(ref, k, d, loc):
     with K.open_regular(path, loc, 1 << 40) as fh:
         size, magic = os.fstat(fh.fileno()).st_size, fh.read(10)
         hdr = NPY_HEADER.fullmatch(fh.read(int.from_bytes(magic[8:], "little")))
-        K.fail_if(magic[:8] != b"\x93NUMPY\x01\x00" or not hdr, "file", loc, f"{path} is not a "
-                  ".npy file of a C-ordered little-endian float64 or float32 matrix")
+        if magic[:8] != b"\x93NUMPY\x01\x00" or not hdr:
+            K.fail("file", loc, f"{path} is not a .npy file of a C-ordered little-endian "
+                   "float64 or float32 matrix")
         K.fail_if(hdr.group(2, 3) != (b"%d" % k, b"%d" % d), "shape", loc, f"head in {path} "
                   f"has shape ({hdr[2][:20].decode()}, {hdr[3][:20].decode()}), not ({k}, {d})")
         nbytes = k * d * int(hdr[1])
@@ -101,17 +145,18 @@ def _head_from_file(ref, k, d, loc):
 class _Model:
     """Exact rows on demand (``W(i)``: row i): row i as integers over its denominator L_i."""
 
-    def __init__(self, W, bias, k, d):
-        self.k, self.d, self.W, self.b = k, d, W, bias or (0,) * k
+    def __init__(self, W: Callable[[int], Any], bias: K.Vec | None, k: int, d: int) -> None:
+        self.k, self.d, self.W = k, d, W
+        self.b: Sequence[Any] = bias or (0,) * k
         self.cap = d + (1 if bias is None else 2)  # most rows of a never-proof
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
         self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
 
-    def witness(self, k, x, loc):
+    def witness(self, k: int, x: Sequence[Fraction], loc: str) -> None:
         """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k."""
         IX, LX = K.scaled(x)
 
-        def logit(i):  # w_i . x + b_i, exactly
+        def logit(i: int) -> Any:  # w_i . x + b_i, exactly
             wi, Li = self.row(i)
             K.charge(self.d * K.weight(Li, LX))
             return Fraction(sum(map(int.__mul__, wi, IX)), Li * LX) + self.b[i]
@@ -121,9 +166,10 @@ class _Model:
         K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
                   "not positive at the witness")
 
-    def gordan_rows(self, k, rows):
+    def gordan_rows(self, k: int, rows: tuple[int, ...]) -> list[list[int]]:
         """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
-        positive factor D L for all of them (the rows' and the biases' denominators)."""
+        positive factor D L for all of them (the rows' and the biases' denominators): the
+        Gordan rows (a positive scaling changes no Gordan claim, nor R)."""
         R = [self.row(i) for i in (k, *rows)]
         L = math.lcm(*(Li for _, Li in R))
         db = [Fraction(self.b[k] - self.b[i]) for i in rows]
@@ -133,21 +179,33 @@ class _Model:
                 + [q.numerator * (D // q.denominator) * L] for (wi, Li), q in zip(R[1:], db,
                                                                                  strict=True)]
 
-    def never(self, k, rows, c, radius, loc):
-        """Gordan rows (w_k - w_i, b_k - b_i), all scaled by one L > 0 (R unchanged)."""
-        R = [self.row(i) for i in (k, *rows)]
-        L = math.lcm(*(Li for _, Li in R))
-        gr = [([a * (L // R[0][1]) - v * (L // Li) for a, v in zip(R[0][0], wi, strict=True)],
-               (self.b[k] - self.b[i]) * L) for (wi, Li), i in zip(R[1:], rows, strict=True)]
-        K.check_gordan(gr, c, loc, radius)
-
 
 _ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
           "never": {"verdict", "rows", "multipliers", "stage"},
           "undecided": {"verdict", "reason", "stage"}}
 
 
-def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
+def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
+    """A never-proof's n multiplier texts: a list, or ``{"parts": [{"file", "sha256"}, ...]}``
+    naming files (SHA-256 checked, each within the kernel's file limit) that each hold a JSON
+    list of them, concatenated in order: a proof of any size (SPEC.md section 9)."""
+    if not isinstance(m, dict):
+        return K.read_list(m, loc, n)
+    K.only(m, {"parts"}, loc, "split multipliers")
+    texts: list[Any] = []
+    for i, ref in enumerate(K.read_list(K.get(m, "parts", loc), f"{loc}/parts")):
+        ploc = f"{loc}/parts/{i}"
+        K.only(ref, {"file", "sha256"}, ploc, "a proof part")
+        data = K.read_file(K.resolve(K.get(ref, "file", ploc), f"{ploc}/file"), ploc,
+                           K.get(ref, "sha256", ploc))
+        K.charge(len(data) // 8)  # as a shard's bytes; the numbers are charged when read
+        texts.extend(K.read_list(K.parse_json(data, ploc, "schema"), ploc))
+        K.fail_if(len(texts) > n, "shape", ploc, f"more than {n} multipliers")
+    return K.read_list(texts, loc, n)
+
+
+def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None, loc: str,
+                 wit_on: bool, never_on: bool) -> str:
     """Check one entry's schema; re-check its proof when ``wit_on`` (a witness) or
     ``never_on`` (a never-proof) holds; return its verdict."""
     verdict = K.get(e, "verdict", loc)
@@ -166,13 +224,13 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
         else:
             x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
         if on:
-            if dom == "box" and max(abs(v) for v in x) > radius:
+            if dom == "box" and radius is not None and max(abs(v) for v in x) > radius:
                 raise Fail("box", f"{loc}/witness", f"label {k}: witness outside max_j |x_j| "
                            f"<= {radius}")
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
         rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
-        texts = K.read_list(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows))
+        texts = _multiplier_texts(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows))
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
         K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > M.cap, "gordan-support",
                   f"{loc}/rows", f"label {k}: rows must be distinct, exclude the label itself "
@@ -181,17 +239,18 @@ def _check_entry(M: _Model, k, e, dom, radius, loc, wit_on, never_on):
         # this proof's own rows (SPEC.md section 9, "Number sizes")
         limit = K.MAX_DIGITS
         if any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts):
-            limit = max(limit, K.hadamard_digits(M.gordan_rows(k, rows)))
-        c = tuple(K.read_long_number(t, f"{loc}/multipliers/{i}", limit)
+            limit = max(limit, hadamard_digits(M.gordan_rows(k, rows)))
+        c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit)
                   for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
-            M.never(k, rows, c, radius if dom == "box" else None, loc)
-    return verdict
+            gordan([(g[:-1], g[-1]) for g in M.gordan_rows(k, rows)], c, loc,
+                   radius if dom == "box" else None)
+    return str(verdict)
 
 
-def _runs(runs, k, loc) -> list[tuple[int, int]]:
+def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for n, pair in enumerate(K.read_list(runs, loc)):
         r = K.read_list(pair, f"{loc}/{n}", 2)
@@ -203,7 +262,15 @@ def _runs(runs, k, loc) -> list[tuple[int, int]]:
     return out
 
 
-def _records(obj, loc):
+def json_lines(data: bytes, loc: str) -> Iterator[tuple[str, Any]]:
+    """(location, object) per non-blank line of a JSON-lines shard."""
+    for n, line in enumerate(data.split(b"\n")):
+        if line.strip():
+            yield f"{loc}:{n + 1}", K.parse_json(line, f"{loc}:{n + 1}", "schema")
+
+
+
+def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
     if "records" in obj:
         for n, r in enumerate(K.read_list(obj["records"], f"{loc}/records")):
             yield f"{loc}/records/{n}", r
@@ -211,13 +278,13 @@ def _records(obj, loc):
     for s, sh in enumerate(K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")):
         sloc = f"{loc}/shards/{s}"
         K.only(sh, {"file", "sha256"}, sloc, "a shard reference")
-        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file"), sloc,
+        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file", True), sloc,
                          K.get(sh, "sha256", sloc))
         K.charge(len(data) // 8)
-        yield from K.json_lines(data, sloc)
+        yield from json_lines(data, sloc)
 
 
-def check_argmax_audit(obj, loc) -> None:
+def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     """Check an ``argmax-audit`` certificate; raise :class:`logitgeom_certificates.errors.Fail`."""
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
     k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
@@ -246,6 +313,7 @@ def check_argmax_audit(obj, loc) -> None:
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
               "a radius needs the 'box' domain")
     head = K.get(obj, "head", loc)
+    W: Callable[[int], Any]
     if isinstance(head, dict) and "W" in head:
         K.only(head, {"W"}, f"{loc}/head", "an inline head")
         W = K.read_matrix(head["W"], f"{loc}/head/W", d, k).__getitem__
@@ -276,7 +344,7 @@ def check_argmax_audit(obj, loc) -> None:
             chosen = want if want is not None else counts[dom]["argmaxable"] in picks[dom]
             v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}",
                              chosen, want is not False)
-            if want is None and v == "argmaxable":  # sample mode: tally the witnesses
+            if want is None and v == "argmaxable" and scope is not None:  # sample: tally
                 scope["witnesses"] += 1
                 scope["checked"] += chosen
             counts[dom][v] += 1
@@ -287,16 +355,24 @@ def check_argmax_audit(obj, loc) -> None:
               f"stated counts {stated} differ from the records {counts}")
 
 
-def check_file(path, labels=None, max_work="default", sample=None, seed=0, scope=None):
+def check_file(path: Any, labels: Any = None, max_work: int | str | None = "default",
+               sample: int | None = None, seed: int = 0, scope: dict[str, Any] | None = None
+               ) -> K.Verdict:
     """Check an audit file, re-checking only the proofs of ``labels`` (unknown labels fail),
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    return K.read_and_check(path, lambda o, loc: K.header(o, loc, ("argmax-audit",)) and
-                            check_argmax_audit(o, loc), max_work, scope, labels, sample, seed)[0]
+    def audit(o: K.Obj, loc: str) -> None:
+        K.header(o, loc, ("argmax-audit",))
+        check_argmax_audit(o, loc)
+
+    return K.read_and_check(os.fspath(path), audit, max_work, scope, labels, sample, seed)[0]
 
 
-def main(argv=None) -> int:
+KIND_TABLE = {"argmax-audit": (check_argmax_audit, None)}
+
+
+def main(argv: list[str] | None = None) -> int:
     """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
     (presentation, in :mod:`logitgeom_certificates._cli`)."""
     from . import _cli

@@ -32,11 +32,10 @@ Examples
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from . import check_bracket as CB
 from . import kernel as K
-
-__all__ = ["KIND", "FIELDS", "EXACT_WIDTH", "check"]
 
 KIND = "layer-peeled-rank-bracket"
 FIELDS = CB.FIELDS[CB.KINDS[0]] | {"d", "relaxation", "construction"}
@@ -44,20 +43,25 @@ FIELDS = CB.FIELDS[CB.KINDS[0]] | {"d", "relaxation", "construction"}
 EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
-def check(obj: dict, loc: str = "") -> None:
-    """Verify a ``layer-peeled-rank-bracket``; raise :class:`logitgeom_certificates.errors.Fail`."""
+def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
+    """Verify a ``layer-peeled-rank-bracket``: W has ``d`` columns, the bracket (on that W,
+    read once), then the relaxation claim on the bracket's reading."""
     d = K.read_int(K.get(obj, "d", loc), f"{loc}/d", 1)
     W = K.read_field(K.read_matrix, obj, "W", loc)
     K.fail_if(len(W[0]) != d, "rank-bound", f"{loc}/W",
               f"W has {len(W[0])} columns, not d = {d} (the rank bound is the shape of W)")
-    CB.check(obj, loc)  # Y, H (d x n), P; budgets, upper, dual bound, width, structure
-    upper, lower = (K.read_field(K.read_number, obj, k, loc) for k in ("upper", "lower"))
+    r = CB.check(obj, loc, W=W)  # Y, H, P; budgets, upper, dual bound, width, structure
     rel = K.get(obj, "relaxation", loc)
     K.fail_if(rel not in ("exact", "gap"), "schema", f"{loc}/relaxation",
               "relaxation is 'exact' or 'gap'")
-    K.fail_if(rel == "exact" and (upper <= 0 or upper - lower > EXACT_WIDTH * upper),
+    K.fail_if(rel == "exact" and (r.upper <= 0 or r.upper - r.lower > EXACT_WIDTH * r.upper),
               "relaxation-exact", f"{loc}/relaxation", "the claim 'exact' needs a relative "
               f"width <= {EXACT_WIDTH}")
-    K.fail_if(not isinstance(K.get(obj, "construction", loc), str) or
-              len(obj["construction"]) > 200, "schema", f"{loc}/construction",
+    con = K.get(obj, "construction", loc)
+    K.fail_if(not isinstance(con, str) or len(con) > 200, "schema", f"{loc}/construction",
               "construction is a short string (how the point was found; not a claim)")
+
+
+#: its failed checks in the order they are made (compared with SPEC.md by a test)
+ORDER = {KIND: ("rank-bound", *CB.ORDER[CB.KINDS[0]], "relaxation-exact")}
+KIND_TABLE = {KIND: (check, FIELDS)}

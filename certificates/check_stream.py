@@ -18,11 +18,11 @@ previous one in memory:
 4. the number of lines equals each shard's stated ``rows`` (reading stops beyond it) and
    their sum equals the exact Zaslavsky count recomputed from the inlined lattice.
 
-Lines in the writer's canonical form are checked in integers over the witness's common
-denominator (:mod:`logitgeom_certificates.stream_lines`), any other line by the general path; the
-verdict is the same.  Shards are independent: ``check --workers N`` checks them in a
-standard-library process pool.  The default budget grows with the rows, up to
-:data:`DEFAULT_REGIONS` regions (docs/limits.md).
+Every line goes through the one check of a listed pattern
+(:func:`logitgeom_certificates.semantics.listed_pattern`).  Shards are independent: the
+presentation side may run them in a process pool (:data:`RUN_SHARDS`, ``check --workers N``);
+the verdict is the first failing shard in shard order either way.  The default budget grows
+with the rows, up to :data:`DEFAULT_REGIONS` regions (docs/limits.md).
 
 **What ``--sample N`` proves.**  Items 1, 3 and 4 for every line (hashes, counts, shard
 membership, strict order, hence distinctness, and the exact count), and item 2 for the
@@ -33,7 +33,8 @@ the sample would have missed all of them with probability at most ``(1 - f)^N`` 
 ``f = 0.001`` and ``N = 5000``: under 0.7 %); a full check (no ``--sample``) proves the
 claim.
 
-Paths are resolved against the certificate's folder (``check_file``) or the current folder.
+Shard paths are relative, without ``..``, and stay inside the certificate's folder (a symlink
+leaving it is refused: ``file``).
 See certificates/SPEC.md section 10 and docs/enumeration-at-scale.md.
 
 Examples
@@ -51,15 +52,16 @@ import hashlib
 import json
 import random
 import zlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
 
 from . import kernel as K
 from . import semantics as sem
 from .errors import Fail
 from .meter import budget, charge, grant, left, used
-from .stream_lines import LineCheck
 
-__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "WORKERS",
-           "DEFAULT_REGIONS", "allowance", "default_budget"]
+__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "RUN_SHARDS",
+           "DEFAULT_REGIONS", "allowance", "default_budget", "line_units"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
@@ -69,12 +71,12 @@ MAX_LINE = 1 << 20
 MAX_SHARD_BYTES = 1 << 32
 
 
-def pattern_key(value) -> bytes:
+def pattern_key(value: Sequence[int]) -> bytes:
     """The canonical bytes of a pattern: its JSON list without spaces."""
     return json.dumps([int(v) for v in value], separators=(",", ":")).encode("ascii")
 
 
-def shard_of(value, buckets: int) -> int:
+def shard_of(value: Sequence[int], buckets: int) -> int:
     """The shard a pattern must be in: ``crc32(pattern_key) mod buckets``."""
     return zlib.crc32(pattern_key(value)) % buckets
 
@@ -82,17 +84,21 @@ def shard_of(value, buckets: int) -> int:
 class _Hashing:
     """A binary reader that hashes every byte it hands out (one pass, bounded memory)."""
 
-    def __init__(self, fh):
+    def __init__(self, fh: IO[bytes]) -> None:
         self.fh, self.h = fh, hashlib.sha256()
 
-    def read(self, n=-1):
+    def read(self, n: int = -1) -> bytes:
         self.h.update(data := self.fh.read(n))
         return data
 
 
-#: Workers of a streamed check (``check --workers N``): shards are checked in parallel by
-#: a standard-library process pool; the verdict does not depend on it.
-WORKERS: contextvars.ContextVar = contextvars.ContextVar("stream_workers", default=1)
+Job = tuple[Any, ...]
+#: How the shard jobs run: ``(check one shard, jobs) -> results in job order``; sequential
+#: here (stopping at the first failure), a process pool on the presentation side
+#: (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard order.
+RUN_SHARDS: contextvars.ContextVar[Callable[[Callable[[Job], tuple[Any, ...]], list[Job]],
+                                            list[tuple[Any, ...]]] | None] = \
+    contextvars.ContextVar("run_shards", default=None)
 #: The default budget admits streamed certificates of up to this many regions (each row is
 #: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
 DEFAULT_REGIONS = 10 ** 6
@@ -114,7 +120,21 @@ def allowance(flats: int, hyperplanes: int, d: int, rows: int, row_units: int) -
             + min(rows, DEFAULT_REGIONS) * row_units)
 
 
-def default_budget(obj) -> int:
+def line_units(k: int, d: int, bits: int = 0) -> int:
+    """Units the check of one line charges at most, for a pattern of ``k`` rows over ``d``
+    columns and numbers of at most ``bits`` bits (witness and model): reading the d
+    numbers, scaling them, one multiply-add per row entry (each at most ``w`` units).
+
+    Examples
+    --------
+    >>> line_units(3, 2)
+    30
+    """
+    w = 1 + (1 + (bits >> 7)) ** 2
+    return (k * (d + 1) + 2 * d + 2) * w
+
+
+def default_budget(obj: K.Obj) -> int:
     """The default budget of a streamed certificate (assumes its fields parse): what
     ``check`` without ``--max-work`` allows.
 
@@ -122,24 +142,24 @@ def default_budget(obj) -> int:
     --------
     >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
     >>> default_budget(c) - K.DEFAULT_MAX_WORK
-    44
+    60
     """
     W, b = sem.read_model(obj, "")
-    Wi, bi = K.integer_model(W, b)
+    Wi, bi = sem.integer_model(W, b)
     H = sem.arrangement(Wi, bi, obj["pattern"])
     return K.DEFAULT_MAX_WORK + allowance(
         len(obj["lattice"]), len(H), len(W[0]), sum(s["rows"] for s in obj["shards"]),
-        LineCheck(Wi, bi, obj["pattern"] == "ranking").units)
+        line_units(len(W), len(W[0])))
 
 
-def _lines(path, sloc, sha, rows):
+def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, bytes]]:
     """(line number, raw line) per line of a gzip'd JSON-lines shard; after the last line,
     the SHA-256 of the file (hashed as it was decompressed) and the count of lines are
     checked."""
     with K.open_regular(path, sloc, MAX_SHARD_BYTES) as fh:
         hr, n = _Hashing(fh), 0
         try:
-            with gzip.GzipFile(fileobj=hr, mode="rb") as gz:
+            with gzip.GzipFile(fileobj=hr, mode="rb") as gz:  # type: ignore[call-overload]
                 while line := gz.readline(MAX_LINE + 1):
                     K.fail_if(len(line) > MAX_LINE, "schema", f"{sloc}:{n + 1}", "line too long")
                     n += 1
@@ -154,34 +174,27 @@ def _lines(path, sloc, sha, rows):
     K.fail_if(n != rows, "count", sloc, f"{n} rows, the certificate states {rows}")
 
 
-def _check_shard(job) -> tuple:
+def _check_shard(job: Job) -> tuple[Any, ...]:
     """Check one shard (a task: run in the checking process or a worker).  Returns
     ``("ok", witnesses checked, work used)`` or ``("fail", check, location, message)``."""
-    s, path, sha, rows, buckets, model, work, picks, base = job
-    Wi, bi, ranking = model
+    s, path, sha, rows, buckets, (Wi, bi, ranking), work, picks, base = job
     sloc = f"{base}/shards/{s}"
     try:
         with budget(work):
-            lc = LineCheck(Wi, bi, ranking)
-            prev, checked = None, 0
+            prev: tuple[int, ...] | None = None
+            checked = 0
             for n, line in _lines(path, sloc, sha, rows):
                 rloc = f"{sloc}:{n}"
                 full = picks is None or n in picks
-                got = lc.check(line, full)
-                if got is None:  # not the canonical form, or a failure: the general path
-                    rec = K.parse_json(line, rloc, "schema")
-                    value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]))
-                    key = pattern_key(value)
-                    full = True
-                else:
-                    value, key = got
+                rec = K.parse_json(line, rloc, "schema")
+                value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]), full)
                 checked += full
-                if zlib.crc32(key) % buckets != s:
-                    raise Fail("shard", rloc, f"pattern belongs to shard "
-                               f"{zlib.crc32(key) % buckets}, not {s}")
+                key = pattern_key(value)
+                K.fail_if(zlib.crc32(key) % buckets != s, "shard", rloc, f"pattern belongs to "
+                          f"shard {zlib.crc32(key) % buckets}, not {s}")
                 if prev is not None and not prev < value:
-                    raise Fail("duplicate-pattern" if prev == value else "order", rloc,
-                               "patterns of a shard must be strictly increasing")
+                    K.fail("duplicate-pattern" if prev == value else "order", rloc,
+                           "patterns of a shard must be strictly increasing")
                 prev = value
             work = used()
     except Fail as f:
@@ -189,7 +202,17 @@ def _check_shard(job) -> tuple:
     return ("ok", checked, work)
 
 
-def check_stream(obj, loc):
+def _sequential(check: Callable[[Job], tuple[Any, ...]], jobs: list[Job]
+                ) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for job in jobs:
+        out.append(check(job))
+        if out[-1][0] == "fail":
+            break
+    return out
+
+
+def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`.
 
     The lattice comes first, then every shard, each with its share of the budget left (in
@@ -199,7 +222,7 @@ def check_stream(obj, loc):
     and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
     W, b = sem.read_model(obj, loc)
     ptype = sem.read_pattern_type(obj, loc)
-    Wi, bi = K.integer_model(W, b)
+    Wi, bi = sem.integer_model(W, b)
     buckets = K.read_int(K.get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
     shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")
     K.fail_if(len(shards) != buckets, "shape", f"{loc}/shards",
@@ -216,39 +239,29 @@ def check_stream(obj, loc):
     lattice, H = K.get(obj, "lattice", loc), sem.arrangement(Wi, bi, ptype)
     model = (Wi, bi, ptype == "ranking")
     grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(H), len(W[0]),
-                    total, LineCheck(*model).units))
+                    total, line_units(len(W), len(W[0]))))
     count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
-    scope = K.SCOPE.get()
-    sample = scope.get("sample") if scope else None
-    picks: list = [None] * buckets
+    scope = K.SCOPE.get() or {}
+    sample = scope.get("sample")
+    picks: list[set[int] | None] = [None] * buckets
     if sample is not None:
         drawn = sorted(random.Random(scope.get("seed", 0)).sample(range(total),
                                                                   min(sample, total)))
-        picks = [set() for _ in range(buckets)]
         start, i = 0, 0
         for s, sh in enumerate(shards):
+            got = picks[s] = set()
             while i < len(drawn) and drawn[i] < start + sh["rows"]:
-                picks[s].add(drawn[i] - start + 1)
+                got.add(drawn[i] - start + 1)
                 i += 1
             start += sh["rows"]
     room = left()
-    jobs = [(s, K.resolve(sh["file"], f"{loc}/shards/{s}/file"), sh["sha256"], sh["rows"],
+    jobs = [(s, K.resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"], sh["rows"],
              buckets, model,
              None if room is None else room * sh["rows"] // max(total, 1) if total
              else room // buckets, picks[s], loc)
             for s, sh in enumerate(shards)]
-    workers = max(1, WORKERS.get())
     checked = 0
-    if workers > 1 and len(jobs) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:
-            results = list(pool.map(_check_shard, jobs))
-    else:
-        results = []
-        for job in jobs:
-            results.append(_check_shard(job))
-            if results[-1][0] == "fail":
-                break
+    results = (RUN_SHARDS.get() or _sequential)(_check_shard, jobs)
     for r in results:  # the first failing shard, in shard order
         if r[0] == "fail":
             raise Fail(r[1], r[2], r[3])
@@ -257,5 +270,9 @@ def check_stream(obj, loc):
             charge(r[2])
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
-    if scope is not None and sample is not None:
+    if sample is not None:
         scope.update(witnesses=total, checked=checked)
+
+
+KIND_TABLE = {"pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice",
+                                                   "buckets", "shards"})}

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from collections.abc import Iterator
+from typing import Any
 
 from .errors import Fail
 
@@ -25,13 +27,15 @@ __all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "
 #: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
 DEFAULT_MAX_WORK = 20_000_000
 
-_BUDGET: contextvars.ContextVar = contextvars.ContextVar("work_budget", default=None)
+_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("work_budget",
+                                                                           default=None)
 #: whether the current budget is the default one (only it takes :func:`grant`)
-_DEFAULT: contextvars.ContextVar = contextvars.ContextVar("work_budget_default", default=False)
+_DEFAULT: contextvars.ContextVar[bool] = contextvars.ContextVar("work_budget_default",
+                                                                  default=False)
 
 
 @contextlib.contextmanager
-def setting(var, value):
+def setting(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
     """The context variable ``var`` holds ``value`` inside the block."""
     token = var.set(value)
     try:
@@ -41,7 +45,7 @@ def setting(var, value):
 
 
 @contextlib.contextmanager
-def budget(max_work, default: bool = False):
+def budget(max_work: int | None, default: bool = False) -> Iterator[None]:
     """Meter the exact work done inside the block; None: unmetered.  ``default``: the
     budget is the default one, which :func:`grant` may raise."""
     with setting(_BUDGET, None if max_work is None else [max_work, max_work]), \
@@ -49,7 +53,7 @@ def budget(max_work, default: bool = False):
         yield
 
 
-def grant(units) -> None:
+def grant(units: int) -> None:
     """Raise the *default* budget by ``units`` (a kind whose work is linear in data the
     user chose to check, such as the rows of a streamed certificate; docs/limits.md).  A
     budget the user set (``--max-work``) is never raised."""
@@ -59,19 +63,19 @@ def grant(units) -> None:
         left[1] += units
 
 
-def used():
+def used() -> int | None:
     """Units charged so far in the current budget (None: unmetered)."""
     v = _BUDGET.get()
     return None if v is None else v[1] - v[0]
 
 
-def left():
+def left() -> int | None:
     """Units left in the current budget (None: unmetered)."""
     v = _BUDGET.get()
     return None if v is None else v[0]
 
 
-def charge(units) -> None:
+def charge(units: int) -> None:
     """Spend ``units`` before doing the work they stand for; Fail when the budget is gone."""
     left = _BUDGET.get()
     if left is not None:
@@ -81,7 +85,7 @@ def charge(units) -> None:
                        "(--max-work) allows; NOT CHECKED (see docs/limits.md)")
 
 
-def weight(*numbers) -> int:
+def weight(*numbers: Any) -> int:
     """Units of one arithmetic step on these numbers: 1 for small ones, growing with the
     square of their length in 256-bit blocks (gcds in Fraction arithmetic are quadratic)."""
     bits = max((abs(x.numerator).bit_length() + x.denominator.bit_length() - 1 for x in numbers),

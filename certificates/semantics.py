@@ -15,7 +15,7 @@ docs/geometry.md.
 
 Examples
 --------
->>> from logitgeom_certificates.kernel import check_witness
+>>> from logitgeom_certificates.linear import witness as check_witness
 >>> W, b = ((Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))), (Fraction(0),) * 2
 >>> check_witness(sign_rows(W, b, (1, -1), "/signs"), (Fraction(1), Fraction(-1, 2)), "")
 >>> zaslavsky(arrangement(W, b, "sign"), [{"hyperplanes": [], "rank": 0},
@@ -27,39 +27,53 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 from . import kernel as K
+from . import linear
 from .errors import Fail
+from .linear import Row
+
+Basis = list[tuple[int, tuple[int, ...]]]
 
 __all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
            "reduce_row", "echelon", "sign_rows", "ranking_rows", "claim_rows", "witness_at",
            "gordan_at", "arrangement", "zaslavsky"]
 
 
-def read_model(obj, loc, wkey="W", bkey="bias"):
+def read_model(obj: object, loc: str, wkey: str = "W", bkey: str = "bias"
+               ) -> tuple[K.Mat, K.Vec]:
     """(W, b): b is all zeros when the certificate has no bias."""
-    W, b = K.read_field(K.read_matrix, obj, wkey, loc), obj.get(bkey)
+    W, b = K.read_field(K.read_matrix, obj, wkey, loc), K.get(obj, bkey, loc) if \
+        K.is_obj(obj) and obj.get(bkey) is not None else None
     return W, (Fraction(0),) * len(W) if b is None else K.read_vector(b, f"{loc}/{bkey}", len(W))
 
 
-def read_pair(obj, loc):
+def integer_model(W: K.Mat, b: K.Vec) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """(W, b) times the lcm of all their denominators: integer rows, same patterns."""
+    Mi, _ = K.scaled_matrix([(*r, c) for r, c in zip(W, b, strict=True)])
+    return tuple(tuple(r[:-1]) for r in Mi), tuple(r[-1] for r in Mi)
+
+
+def read_pair(obj: object, loc: str) -> tuple[tuple[K.Mat, K.Vec], tuple[K.Mat, K.Vec]]:
     """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
     (W1, b1), (W2, b2) = read_model(obj, loc, "W1", "bias1"), read_model(obj, loc, "W2", "bias2")
     K.fail_if(len(W1) != len(W2), "shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
     return (W1, b1), (W2, b2)
 
 
-def read_pattern_type(obj, loc) -> str:
+def read_pattern_type(obj: object, loc: str) -> str:
     """The field ``pattern``: ``"sign"`` or ``"ranking"``."""
     ptype = K.get(obj, "pattern", loc)
     K.fail_if(ptype not in ("sign", "ranking"), "schema", f"{loc}/pattern",
               f"pattern must be 'sign' or 'ranking': {ptype!r}")
-    return ptype
+    return str(ptype)
 
 
-def primitive(v) -> tuple:
+def primitive(v: Sequence[int]) -> tuple[int, ...]:
     """The primitive integer multiple of the integer vector v with first non-zero entry > 0;
     ``()`` when v = 0."""
     g = math.gcd(*v)
@@ -69,12 +83,12 @@ def primitive(v) -> tuple:
     return tuple(x // g for x in v)
 
 
-def int_row(a, c) -> tuple:
+def int_row(a: Sequence[Any], c: Any) -> tuple[int, ...]:
     """The affine function (a | c) as a primitive integer row (same zero set, any sign)."""
     return primitive(K.scaled((*a, c))[0])
 
 
-def reduce_row(basis, v) -> tuple:
+def reduce_row(basis: Basis, v: Sequence[int]) -> tuple[int, ...]:
     """Fraction-free reduction of v by an echelon basis [(pivot, row)], made primitive."""
     K.charge(len(v) + len(basis))  # the pivot scan and the gcd, even when nothing reduces
     for p, e in basis:
@@ -84,9 +98,9 @@ def reduce_row(basis, v) -> tuple:
     return primitive(v)
 
 
-def echelon(rows) -> list:
+def echelon(rows: Iterable[Sequence[int]]) -> Basis:
     """An integer echelon basis [(pivot, row)] of the span of ``rows``."""
-    basis: list = []
+    basis: Basis = []
     for r in rows:
         r = reduce_row(basis, r)
         if r:
@@ -95,9 +109,9 @@ def echelon(rows) -> list:
 
 
 # ------------------------------------------------------------------- constraint rows
-def sign_rows(W, b, signs, loc):
+def sign_rows(W: Any, b: Any, signs: Sequence[int], loc: str) -> list[Row]:
     """Rows s_i (w_i, b_i) that must be > 0; sign 0 only on identically zero rows (None)."""
-    rows = []
+    rows: list[Row] = []
     for i, s in enumerate(signs):
         zero = not any(W[i]) and not b[i]
         if (s == 0) != zero:
@@ -107,7 +121,7 @@ def sign_rows(W, b, signs, loc):
     return rows
 
 
-def ranking_rows(W, b, ranking, loc):
+def ranking_rows(W: Any, b: Any, ranking: Sequence[int], loc: str) -> list[Row]:
     """Rows (w_a - w_c, b_a - b_c) > 0 for the pairs 'a above c' of a ranking or top-t prefix
     (consecutive labels, then the last label above every unlisted one; SPEC.md).  A tied pair
     (equal rows and biases) in increasing label order always holds and gives None; in
@@ -119,25 +133,32 @@ def ranking_rows(W, b, ranking, loc):
             for (a, c), r in zip(pairs, rows, strict=True)]
 
 
-def claim_rows(obj, loc, key, ranking, W, b):
+def claim_rows(obj: object, loc: str, key: str, ranking: bool, W: Any, b: Any
+               ) -> tuple[list[Row], tuple[int, ...]]:
     """(constraint rows, value) of the sign vector or ranking (prefix) at ``obj[key]``."""
     v, vloc = K.get(obj, key, loc), f"{loc}/{key}"
     value = K.read_labels(v, vloc, len(W)) if ranking else K.read_ints(v, vloc, -1, 1, len(W))
     return (ranking_rows if ranking else sign_rows)(W, b, value, vloc), value
 
 
-def listed_pattern(rec, loc, ranking, Wi, bi, d):
+def listed_pattern(rec: object, loc: str, ranking: bool, Wi: Any, bi: Any, d: int,
+                   full: bool = True) -> tuple[int, ...]:
     """One listed pattern ``{"pattern", "witness"}`` of a complete set: a tope (a full
-    ranking), witnessed exactly; returns its value."""
+    ranking), witnessed exactly (``full``; else its witness is only read); returns its
+    value."""
     K.only(rec, {"pattern", "witness"}, loc, "a listed pattern")
     rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
     K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
               f"a full ranking lists all {len(Wi)} labels")
-    witness_at(rows, rec, loc, d)
+    if full:
+        witness_at(rows, rec, loc, d)
+    else:
+        K.read_field(K.read_vector, rec, "witness", loc, d)
     return value
 
 
-def region_count(obj, loc, Wi, bi, ptype, found, where) -> None:
+def region_count(obj: object, loc: str, Wi: Any, bi: Any, ptype: str, found: int,
+                 where: str) -> None:
     """The verified lattice of ``obj`` counts exactly ``found`` regions (Zaslavsky)."""
     count = zaslavsky(arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc), f"{loc}/lattice",
                       len(Wi[0]))
@@ -145,20 +166,20 @@ def region_count(obj, loc, Wi, bi, ptype, found, where) -> None:
               f" arrangement has {count} regions")
 
 
-def witness_at(rows, obj, loc, d, what="row"):
+def witness_at(rows: Sequence[Row], obj: object, loc: str, d: int, what: str = "row") -> None:
     """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
     x = K.read_field(K.read_vector, obj, "witness", loc, d)
-    K.check_witness(rows, x, f"{loc}/witness", what)
+    linear.witness(rows, x, f"{loc}/witness", what)
 
 
-def gordan_at(rows, obj, loc):
+def gordan_at(rows: Sequence[Row], obj: object, loc: str) -> None:
     """The field ``multipliers`` of obj are Gordan multipliers of the rows."""
-    K.check_gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
+    linear.gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
                  f"{loc}/multipliers")
 
 
 # ------------------------------------------------------------------------ arrangements
-def arrangement(W, b, ptype):
+def arrangement(W: Any, b: Any, ptype: str) -> list[tuple[Any, Any]]:
     """Rows (a, c) of the arrangement: W (sign) or B W with bias differences (ranking),
     pairs (i, j), i < j, in lexicographic order."""
     if ptype == "sign":
@@ -167,7 +188,7 @@ def arrangement(W, b, ptype):
             for i, j in combinations(range(len(W)), 2)]
 
 
-def zaslavsky(H, lattice, loc, d) -> int:
+def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -> int:
     """Verify the listed intersection lattice of the non-constant rows of H; return the
     number of regions sum |mu(0, X)| (Zaslavsky's theorem).
 
@@ -178,7 +199,7 @@ def zaslavsky(H, lattice, loc, d) -> int:
     R = {i: int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
     bits = max((abs(x).bit_length() for r in R.values() for x in r), default=0)
     E = (0,) * d + (1,)
-    listed: dict = {}
+    listed: dict[int, int] = {}
     parsed = []
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
@@ -192,10 +213,10 @@ def zaslavsky(H, lattice, loc, d) -> int:
         parsed.append((fl, X, hs, rank))
         listed.setdefault(X, rank)
     flats, missing = _generate(R, E, listed, bits, d + 1)
-    seen: set = set()
+    seen: set[int] = set()
     for fl, X, hs, rank in parsed:  # in list order: the first bad flat fails
         if X not in flats or flats[X][0] != rank or X in seen:
-            _diagnose(R, E, X, hs, rank, fl, bits, seen)
+            _diagnose(R, E, X, hs, rank, fl, seen)
         seen.add(X)
     if 0 not in listed:
         raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
@@ -208,12 +229,13 @@ def zaslavsky(H, lattice, loc, d) -> int:
     return sum(abs(m) for m in _moebius_covers(flats).values())
 
 
-def _members(X: int) -> list:
+def _members(X: int) -> list[int]:
     """The hyperplanes of a flat given as a bit mask."""
     return [h for h in range(X.bit_length()) if X >> h & 1]
 
 
-def _generate(R, E, listed, bits, n) -> tuple:
+def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[int, int],
+              bits: int, n: int) -> tuple[dict[int, Any], tuple[int, int] | None]:
     """``({X: (rank, covers of X)}, None)``: the lattice of the non-empty flats of the rows
     ``R`` (a flat: the bit mask of its hyperplanes), generated from the whole space
     upwards; or ``(partial, (X, h))`` as soon as the closure of a flat X and a hyperplane
@@ -232,10 +254,10 @@ def _generate(R, E, listed, bits, n) -> tuple:
     charges from that bound."""
     top = 2 * n * (bits + n.bit_length()) + 2
     unit = n * (1 + (top >> 8) ** 2)
-    groups: dict = {}
+    groups: dict[tuple[int, ...], int] = {}
     for j, r in R.items():
         groups[r] = groups.get(r, 0) | 1 << j
-    flats: dict = {0: (0, None)}
+    flats: dict[int, Any] = {0: (0, None)}
     stack = [(0, 0, groups, primitive(E))]
     while stack:
         X, rank, groups, e = stack.pop()
@@ -253,7 +275,7 @@ def _generate(R, E, listed, bits, n) -> tuple:
                 return flats, (X, (hs & -hs).bit_length() - 1)
             K.charge(len(groups) * unit)
             p = next(i for i, x in enumerate(r) if x)
-            sub: dict = {}
+            sub: dict[tuple[int, ...], int] = {}
             for v, js in groups.items():
                 if v is not r:
                     v = _step(v, r, p)
@@ -264,7 +286,7 @@ def _generate(R, E, listed, bits, n) -> tuple:
     return flats, None
 
 
-def _step(v, r, p) -> tuple:
+def _step(v: tuple[int, ...], r: tuple[int, ...], p: int) -> tuple[int, ...]:
     """The primitive direction of v reduced by r at position p (v not parallel to r)."""
     x = v[p]
     if not x:
@@ -277,11 +299,12 @@ def _step(v, r, p) -> tuple:
     return tuple(w) if g == 1 else tuple(z // g for z in w)
 
 
-def _diagnose(R, E, X, hs, rank, fl, bits, seen) -> None:
+def _diagnose(R: dict[int, tuple[int, ...]], E: tuple[int, ...], X: int, hs: Sequence[int],
+              rank: int, fl: str, seen: set[int]) -> None:
     """The checks of one listed flat on its own: non-empty (``flat-empty``), of the stated
     rank (``flat-rank``), closed (``flat-closed``), listed once (``flat-duplicate``)."""
     basis = echelon([R[h] for h in hs])
-    groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if not X >> j & 1], bits)
+    groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if not X >> j & 1])
     zero, e = groups.pop((), []), reduce_row(basis, E)
     K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
     if len(basis) != rank:
@@ -291,7 +314,7 @@ def _diagnose(R, E, X, hs, rank, fl, bits, seen) -> None:
     K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
 
 
-def _moebius_covers(flats) -> dict:
+def _moebius_covers(flats: dict[int, Any]) -> dict[int, int]:
     """``{X: mu(0, X)}`` from the verified cover relation, by Weisner's theorem.
 
     ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X (flats as bit masks of
@@ -303,12 +326,12 @@ def _moebius_covers(flats) -> dict:
     ``mu(0, X) = - sum of mu(0, Y) over the lower covers Y of X not containing a``.  One
     step per cover relation (the previous revision summed over every flat below X: the
     same numbers, tested against the engine's, at a cost growing with the depth)."""
-    lower: dict = {X: [] for X in flats}
+    lower: dict[int, list[int]] = {X: [] for X in flats}
     for Y, (_, ups) in flats.items():
         for T in ups:
             lower[T].append(Y)
     K.charge(len(flats) + sum(len(v) for v in lower.values()))
-    mu: dict = {}
+    mu: dict[int, int] = {}
     for X in sorted(flats, key=lambda F: flats[F][0]):  # lower covers have smaller rank
         if X:
             a = X & -X  # its first hyperplane (flats are bit masks of hyperplanes)
@@ -318,33 +341,10 @@ def _moebius_covers(flats) -> dict:
     return mu
 
 
-def _reduced_groups(basis, rows, bits) -> dict:
-    """``{primitive reduction of r modulo basis: [j, ...]}`` over ``rows`` = [(j, r)]: what
-    :func:`reduce_row` gives row by row, with the work charged once for the flat, before it
-    is done, from a bound on the numbers' length: each elimination step multiplies by a
-    pivot of at most ``pb`` bits and adds, so a row's entries stay below
-    ``bits + len(basis) (pb + 1)`` bits."""
-    pb = max((abs(x).bit_length() for _, e in basis for x in e), default=0)
-    top = bits + len(basis) * (pb + 1)
-    n = len(rows[0][1]) if rows else 0
-    K.charge(len(rows) * (n + len(basis) + n * len(basis) * (1 + (top >> 8) ** 2)))
-    gcd = math.gcd
-    groups: dict = {}
+def _reduced_groups(basis: Basis, rows: list[tuple[int, tuple[int, ...]]]
+                    ) -> dict[tuple[int, ...], list[int]]:
+    """``{primitive reduction of r modulo basis: [j, ...]}`` over ``rows`` = [(j, r)]."""
+    groups: dict[tuple[int, ...], list[int]] = {}
     for j, v in rows:
-        for p, e in basis:
-            x = v[p]
-            if x:
-                y = e[p]
-                v = [y * a - x * b for a, b in zip(v, e)]  # noqa: B905 (equal lengths)
-        g = gcd(*v)
-        if g:
-            if next(x for x in v if x) < 0:
-                g = -g
-            key = tuple(v) if g == 1 else tuple(x // g for x in v)
-        else:
-            key = ()
-        if key in groups:
-            groups[key].append(j)
-        else:
-            groups[key] = [j]
+        groups.setdefault(reduce_row(basis, v), []).append(j)
     return groups

@@ -679,8 +679,8 @@ def checker_file_cases(d: Path) -> list[Case]:
                       ["check", _w(d / "a-zero.json", json.dumps(c))], False))
     c = copy.deepcopy(aud)
     c["shards"][0]["file"] = str(ex / "argmax-audit" / "records.jsonl")
-    cases.append(Case("check <audit, shard by absolute path> (valid)",
-                      ["check", _w(d / "a-abs.json", json.dumps(c))], True))
+    cases.append(Case("check <audit, shard by absolute path> (refused: outside the folder)",
+                      ["check", _w(d / "a-abs.json", json.dumps(c))], False))
     return cases
 
 

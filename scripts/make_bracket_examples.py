@@ -13,7 +13,7 @@ import copy
 import math
 from fractions import Fraction
 
-from logitgeom_certificates import check_bracket as cb
+from logitgeom_certificates import convex as cb
 from logitgeom_certificates.api import bracket_bounds
 
 _GRID = 10 ** 12

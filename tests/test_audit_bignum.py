@@ -17,6 +17,7 @@ import pytest
 
 from logitgeom.audit import audit_argmax
 from logitgeom.exact.numbers import fraction_to_str
+from logitgeom_certificates import check_audit as A
 from logitgeom_certificates import kernel as K
 from logitgeom_certificates.bigint import int_to_str, str_to_int
 from logitgeom_certificates.errors import Fail
@@ -37,10 +38,10 @@ def test_long_integers_round_trip_without_the_interpreter_limit():
 def test_read_long_number_bound_and_canonical_form():
     p = int_to_str(7 ** 8000)  # 6,761 digits
     with budget(None):
-        assert K.read_long_number(p, "/x", 7000) == 7 ** 8000
+        assert A.read_long_number(p, "/x", 7000) == 7 ** 8000
         for text, limit in ((p, 6000), (p + "/7", 7000), ("0" + p, 7000), (p + "/1", 7000)):
             with pytest.raises(Fail) as e:
-                K.read_long_number(text, "/x", limit)
+                A.read_long_number(text, "/x", limit)
             assert e.value.check == "number"
         with pytest.raises(Fail):  # beyond MAX_DIGITS without a bound: refused as before
             K.read_number(p, "/x")

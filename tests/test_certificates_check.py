@@ -18,8 +18,20 @@ import pytest
 
 import logitgeom.emit
 import logitgeom.reproduce.paper
+import logitgeom_certificates._cli
+import logitgeom_certificates._files
 import logitgeom_certificates._render
 import logitgeom_certificates.check
+import logitgeom_certificates.check_bracket
+import logitgeom_certificates.check_family
+import logitgeom_certificates.check_geometry
+import logitgeom_certificates.check_orbit
+import logitgeom_certificates.check_stream
+import logitgeom_certificates.convex
+import logitgeom_certificates.kernel
+import logitgeom_certificates.linear
+import logitgeom_certificates.reals
+import logitgeom_certificates.semantics
 from logitgeom_certificates.check import check, check_file, main
 from logitgeom_certificates.kernel import base_dir
 
@@ -143,6 +155,14 @@ def test_explain_and_latex_render(path):
 
 
 @pytest.mark.parametrize("mod", [logitgeom_certificates.check, logitgeom_certificates._render,
+                                 logitgeom_certificates.kernel, logitgeom_certificates.linear,
+                                 logitgeom_certificates.convex, logitgeom_certificates.reals,
+                                 logitgeom_certificates.check_bracket,
+                                 logitgeom_certificates.check_orbit,
+                                 logitgeom_certificates.check_family,
+                                 logitgeom_certificates.check_geometry,
+                                 logitgeom_certificates.check_stream, logitgeom_certificates._cli,
+                                 logitgeom_certificates._files, logitgeom_certificates.semantics,
                                  logitgeom.emit,
                                  logitgeom.reproduce.paper], ids=lambda m: m.__name__)
 def test_doctests(mod):
@@ -332,7 +352,37 @@ def test_special_files_are_refused(tmp_path, where):
         name = "valid-pattern-complete-stream.json" if where == "stream-shard" \
             else "argmax-audit/valid-sharded.json"
         v = check_file(_copy_with(tmp_path, name, edit))
-        assert v.failed_check == "file" and "not a regular file" in v.message, (target, v)
+        # a shard outside the certificate's folder is refused before it is opened
+        assert v.failed_check == "file" and ("not a regular file" in v.message or (
+            where != "audit-head" and "inside the certificate's folder" in v.message)), (target, v)
+
+
+@pytest.mark.parametrize("name", ["valid-pattern-complete-stream.json",
+                                  "argmax-audit/valid-sharded.json"])
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+def test_shard_paths_stay_inside_the_certificates_folder(tmp_path, name, how):
+    """Issue 43: a shard named by an absolute path, a path with '..', or a symlink leaving
+    the certificate's folder is refused (``file``), even when its bytes are the right ones;
+    before, each of the three was read and the certificate accepted."""
+    import shutil
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def edit(obj, folder):
+        src = folder / obj["shards"][0]["file"]
+        copy = outside / src.name
+        shutil.copy(src, copy)
+        if how == "absolute":
+            obj["shards"][0]["file"] = str(copy)
+        elif how == "dotdot":
+            obj["shards"][0]["file"] = f"../outside/{src.name}"
+        else:
+            src.unlink()
+            src.symlink_to(copy)
+
+    v = check_file(_copy_with(tmp_path / "in", name, edit))
+    assert v.failed_check == "file" and not v.ok, v
 
 
 def _audit(tmp_path, **change):
@@ -414,15 +464,70 @@ def test_explain_uses_the_bytes_it_checked(monkeypatch, capsys):
     calls = []
     import logitgeom_certificates.kernel
 
-    real = logitgeom_certificates.kernel.load
-    monkeypatch.setattr(logitgeom_certificates.kernel, "load", lambda p: calls.append(p) or real(p))
+    real = logitgeom_certificates.kernel.read_file
+    monkeypatch.setattr(logitgeom_certificates.kernel, "read_file",
+                        lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
     assert main([str(VALID[0]), "--explain"]) == 0
     assert len(calls) == 1
 
 
 def test_broken_pipe_is_quiet():
     files = [str(p) for p in VALID]
-    run = subprocess.run(f"{sys.executable} -m logitgeom_certificates.check "
-                         f"{' '.join(files)} | head -1",
+    cmd = f"{sys.executable} -m logitgeom_certificates.check {' '.join(files)} | head -1"
+    run = subprocess.run(cmd,
                          shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+
+
+def test_audit_ok_line_counts_undecided_labels(tmp_path, capsys):
+    """Issue 43: an audit with an undecided record said "OK ... all 5 labels"; the OK line
+    now says how many labels are decided and how many are not."""
+    obj = json.loads((EXAMPLES / "valid-argmax-audit.json").read_text())
+    obj["domains"] = ["all"]
+    obj.pop("radius", None)
+    for r in obj["records"]:
+        r.pop("box", None)
+    obj["records"][4]["all"] = {"verdict": "undecided", "reason": "not tried"}
+    c = obj["counts"] = {"all": {"argmaxable": 4, "never": 0, "undecided": 1}}
+    assert sum(c["all"].values()) == 5
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(obj))
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "4 labels decided, 1 undecided" in out, out
+
+
+def test_family_theorem_label_is_not_part_of_the_claim(tmp_path, capsys):
+    """Issue 43: a family theorem's free-text label was printed as part of the proven claim
+    ("minority-collapse (R = 30)" on a file proven at R = 100); it is not checked, so it is
+    not printed there."""
+    obj = json.loads((EXAMPLES / "valid-layer-peeled-family-theorem.json").read_text())
+    obj["label"] = "R = 30"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(obj))
+    assert main([str(path), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "OK layer-peeled-family-theorem" in out and "R = 30" not in out, out
+
+
+def test_spec_states_each_kinds_order_of_checks():
+    """Issue 42: every layer-peeled kind states its obligation order as a tuple (ORDER of its
+    module), and SPEC.md's "Order (`kind`): ..." line lists the same checks in that order."""
+    import re
+
+    from logitgeom_certificates import (
+        check_bracket,
+        check_family,
+        check_orbit,
+        check_rank,
+        check_stability,
+    )
+
+    spec = (ROOT / "certificates" / "SPEC.md").read_text()
+    orders = {**check_bracket.ORDER, **check_orbit.ORDER, **check_family.ORDER,
+              **check_rank.ORDER, **check_stability.ORDER}
+    assert len(orders) == 9
+    for kind, order in orders.items():
+        line = re.search(rf"^Order \(`{re.escape(kind)}`\): (.*)$", spec, re.M)
+        assert line, kind
+        assert tuple(re.findall(r"`([a-z-]+)`", line.group(1))) == order, kind

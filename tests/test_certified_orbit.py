@@ -21,7 +21,7 @@ from test_certified_bracket import claim_true
 
 from logitgeom.certify.convex import orbit_bracket_certificate
 from logitgeom_certificates.check import check
-from logitgeom_certificates.check_bracket import group_order
+from logitgeom_certificates.groups import group_order
 
 S4 = [[1, 0, 2, 3], [1, 2, 3, 0]]
 

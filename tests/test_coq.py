@@ -23,8 +23,10 @@ from logitgeom.coq import (
     compile_files,
     compile_library,
     export_certificate,
+    export_file,
     export_files,
 )
+from logitgeom.coq.export import export_checked
 from logitgeom_certificates.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,7 +99,7 @@ def test_cli_export_and_compile(tmp_path, capsys):
                 str(EXAMPLES / "valid-argmax-audit.json"), "-o", str(tmp_path), "--compile"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert out.count("accepted by coqc") == 2
+    assert out.count("ACCEPTED by the referee's check") == 2
     text = (tmp_path / "valid_argmax_audit.v").read_text()
     assert "~ exists x, in_box (1#4) x /\\ strict_argmax W b k x" in text
     assert "forall k, (k < length W)%nat -> exists x, strict_argmax W b k x" in text
@@ -119,8 +121,10 @@ def test_every_layer_peeled_kind_is_refused_as_not_discrete(name):
     with pytest.raises(ExportError, match=r"not covered by the Coq export: not discrete \(convex "
                        r"bracket\)"):
         export_certificate(cert, "c")
-    with pytest.raises(ExportError, match="unknown kind 'layer-peeled-nothing'"):
+    with pytest.raises(ExportError, match="refused: the stdlib checker .*unsupported-kind"):
         export_certificate({**cert, "kind": "layer-peeled-nothing"}, "c")
+    with pytest.raises(ExportError, match="unknown kind 'layer-peeled-nothing'"):
+        export_checked({**cert, "kind": "layer-peeled-nothing"}, "c")
 
 
 def test_cli_no_witnesses_exports_the_never_proofs_only(tmp_path, capsys):
@@ -205,12 +209,16 @@ def _rejected_variant(cert, field):
 @pytest.mark.slow
 def test_tampered_certificates_are_refused_or_rejected_by_coqc(tmp_path):
     """Every covered kind: a one-digit change that the stdlib checker rejects is refused by
-    the export (clear error) or yields a file that coqc rejects; each path is exercised."""
+    the export, naming the check; and written without the check (``export_checked``, the
+    generator alone), it is refused by the generator or yields a file coqc rejects."""
     to_compile, refused = [], []
     for n, (name, field) in enumerate(TAMPER):
         path, bad = _rejected_variant(_load(name), field)
+        with pytest.raises(ExportError, match=rf"^t{n}: refused: the stdlib checker does not "
+                           r"accept it \(check '"):
+            export_certificate(bad, f"t{n}")
         try:
-            fname, text = export_certificate(bad, f"t{n}")
+            fname, text = export_checked(bad, f"t{n}")
         except ExportError as exc:
             assert str(exc).startswith(f"t{n}: /") and len(str(exc).splitlines()) == 1
             refused.append((name, field))
@@ -231,8 +239,10 @@ def test_tampered_certificates_are_refused_or_rejected_by_coqc(tmp_path):
 def test_malformed_number_refused_by_export(name):
     cert = json.loads((EXAMPLES / name).read_text())
     path = next(p for p, _ in _variants(cert))
-    with pytest.raises(ExportError, match="not a canonical rational"):
+    with pytest.raises(ExportError, match="refused: the stdlib checker"):
         export_certificate(_set(cert, path, "1.0"), "m")
+    with pytest.raises(ExportError, match="not a canonical rational"):
+        export_checked(_set(cert, path, "1.0"), "m")
 
 
 # ------------------------------------------------------------------ argmax witnesses
@@ -261,10 +271,13 @@ def test_audit_witnesses_compile_and_a_changed_coordinate_fails_in_coq(tmp_path)
     outside["records"][0]["box"]["witness"]["x"][0] = "1/2"
     assert check(BOX).ok and check(audit).ok
     assert check(moved).failed_check == "witness" and check(outside).failed_check == "box"
+    for cert in (moved, outside):
+        with pytest.raises(ExportError, match="refused: the stdlib checker"):
+            export_certificate(cert, "bad")
     files = []
     for name, cert in [("ok_all", audit), ("ok_box", BOX), ("moved", moved),
                        ("outside", outside)]:
-        fname, text = export_certificate(cert, name)
+        fname, text = export_checked(cert, name)
         assert "argmax_" in text and "_sound" in text
         assert not re.search(r"\b(lia|lra|nra|auto|eauto|tauto|firstorder|Admitted)\b", text)
         (tmp_path / fname).write_text(text)
@@ -281,8 +294,8 @@ def test_audit_witness_changed_in_a_shard_or_malformed_is_refused_by_export(tmp_
     one-line error naming the place."""
     src = EXAMPLES / "argmax-audit"
     shutil.copy(src / "records.jsonl", tmp_path / "records.jsonl")
-    cert = json.loads((src / "valid-sharded.json").read_text())
-    name, text = export_certificate(cert, "sharded", base_dir=str(tmp_path))
+    shutil.copy(src / "valid-sharded.json", tmp_path / "sharded.json")
+    name, text = export_file(tmp_path / "sharded.json")
     (tmp_path / name).write_text(text)
     (r,) = compile_files([tmp_path / name])
     assert r.ok, r.message[:500]
@@ -291,12 +304,17 @@ def test_audit_witness_changed_in_a_shard_or_malformed_is_refused_by_export(tmp_
     lines[4] = lines[4].replace('"x":["0","0"]', '"x":["1","0"]', 1)
     (tmp_path / "records.jsonl").write_text("\n".join(lines) + "\n")
     with pytest.raises(ExportError, match="SHA-256") as e:
-        export_certificate(cert, "sharded", base_dir=str(tmp_path))
+        export_file(tmp_path / "sharded.json")
     assert len(str(e.value).splitlines()) == 1
+    cert = json.loads((src / "valid-sharded.json").read_text())
+    with pytest.raises(ExportError, match="SHA-256") as e:  # the generator checks it too
+        export_checked(cert, "sharded", base_dir=str(tmp_path))
     bad = copy.deepcopy(BOX)
     bad["records"][0]["box"]["witness"]["x"][0] = "2/4"
-    with pytest.raises(ExportError, match="/records/0/box/witness/x/0: '2/4' is not in lowest"):
+    with pytest.raises(ExportError, match="refused: the stdlib checker"):
         export_certificate(bad, "b")
+    with pytest.raises(ExportError, match="/records/0/box/witness/x/0: '2/4' is not in lowest"):
+        export_checked(bad, "b")
 
 
 def test_audit_of_a_float32_head_with_bias_both_domains_compiles(tmp_path):
@@ -328,7 +346,7 @@ def test_audit_of_a_float32_head_with_bias_both_domains_compiles(tmp_path):
 def test_paper_certificates_tampered_fail_in_coq(tmp_path):
     cert = json.loads((ROOT / "certificates" / "paper" / "thm-3.4-translation.json").read_text())
     path, bad = _rejected_variant(cert, "v")
-    fname, text = export_certificate(bad, "thm_bad")
+    fname, text = export_checked(bad, "thm_bad")
     (tmp_path / fname).write_text(text)
     (r,) = compile_files([tmp_path / fname])
     assert not r.ok and "Error" in r.message
@@ -379,8 +397,10 @@ def test_prefix_tree_refuses_a_removed_pattern(name, part):
     bad = copy.deepcopy(cert)
     target = bad if part is None else bad["parts"][part]
     del target["patterns"][len(target["patterns"]) // 2]
-    with pytest.raises(ExportError, match="the list is not complete: .* no listed"):
+    with pytest.raises(ExportError, match="refused: the stdlib checker"):
         export_certificate(bad, "t")
+    with pytest.raises(ExportError, match="the list is not complete: .* no listed"):
+        export_checked(bad, "t")
 
 
 def test_prefix_tree_with_made_up_multipliers_rejected_by_coqc(tmp_path, monkeypatch):
@@ -392,7 +412,7 @@ def test_prefix_tree_with_made_up_multipliers_rejected_by_coqc(tmp_path, monkeyp
     for n, name in enumerate(names):
         bad = _load(name)
         del bad["patterns"][0]
-        fname, text = export_certificate(bad, f"lie{n}")
+        fname, text = export_checked(bad, f"lie{n}")
         assert "tree_sign_sound" in text or "tree_rank_sound" in text
         (tmp_path / fname).write_text(text)
         files.append(tmp_path / fname)
@@ -428,7 +448,7 @@ def test_thm_5_6_on_ten_labels_compiles(tmp_path):
     bad = copy.deepcopy(cert)
     del bad["parts"][0]["patterns"][17]
     with pytest.raises(ExportError, match="not complete"):
-        export_certificate(bad, "grid-n10-d2-thm-5.6")
+        export_checked(bad, "grid-n10-d2-thm-5.6")
     fname, text = export_certificate(cert, "grid-n10-d2-thm-5.6")
     assert "tree_rank_sound" in text and "tree_sign_sound" in text
     main = _coq_names(text)[-1]

@@ -96,9 +96,14 @@ Definition ranks (W : mat) (b : vec) (pi : list nat) (x : vec) : Prop :=
 (** [pi] is in R(W) (a full ranking), or a feasible top-t prefix. *)
 Definition ranking (W : mat) (b : vec) (pi : list nat) : Prop := exists x, ranks W b pi x.
 
-(** Label [k] is the strict argmax at [x]. *)
+(** Label [k] (one of the head's labels, [k < length W]) is the strict argmax at [x]. *)
 Definition strict_argmax (W : mat) (b : vec) (k : nat) (x : vec) : Prop :=
-  forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
+  (k < length W)%nat /\ forall i, (i < length W)%nat -> i <> k -> logit W b i x < logit W b k x.
+
+(** Label [k] can be ranked first: some input ranks a list of labels holding [k], each
+    tied with [k] (its tie class, or part of it), ahead of every other label. *)
+Definition can_be_first (W : mat) (b : vec) (k : nat) : Prop :=
+  exists pi, In k pi /\ (forall a, In a pi -> tiedb W b k a = true) /\ ranking W b pi.
 
 Definition in_box (R : Q) (x : vec) : Prop := Forall (fun c => Qabs c <= R) x.
 
@@ -108,6 +113,13 @@ Definition all_sign_patterns (W : mat) (b : vec) (L : list (list Z)) : Prop :=
 
 Definition all_rankings (W : mat) (b : vec) (L : list (list nat)) : Prop :=
   forall pi, length pi = length W -> (ranking W b pi <-> In pi L).
+
+(** [L] lists exactly the top-t prefixes some input ranks first, ahead of every other label. *)
+Definition all_top_rankings (W : mat) (b : vec) (t : nat) (L : list (list nat)) : Prop :=
+  forall pi, length pi = t -> (ranking W b pi <-> In pi L).
+
+(** Every row of [W] has length exactly 1 (App. C.3). *)
+Definition unit_rows (W : mat) : Prop := Forall (fun r => dot r r == 1) W.
 
 (** Gram matrix M M^T; the difference rows B M (pairs a < c, lexicographic). *)
 Definition gram (M : mat) : mat := map (fun r => map (fun r' => dot r r') M) M.
@@ -426,6 +438,49 @@ Proof.
   - intros H. exists s. split; auto. destruct (list_eq_dec Nat.eq_dec s s); auto.
 Qed.
 
+(** ** Counts of listed data: no element twice, and set equality of label lists *)
+
+Fixpoint nodup_by {A} (eqb : A -> A -> bool) (l : list A) : bool :=
+  match l with [] => true | a :: r => negb (existsb (eqb a) r) && nodup_by eqb r end.
+
+Lemma nodup_by_sound : forall {A} (eqb : A -> A -> bool),
+  (forall a c, eqb a c = true <-> a = c) -> forall l, nodup_by eqb l = true -> NoDup l.
+Proof.
+  intros A eqb Heq l. induction l as [|a r IH]; simpl; intros H.
+  - constructor.
+  - apply andb_true_iff in H as [H1 H2]. constructor; [|exact (IH H2)].
+    intro Hin. apply negb_true_iff in H1.
+    assert (existsb (eqb a) r = true) as E.
+    { apply existsb_exists. exists a. split; [exact Hin|]. apply Heq. reflexivity. }
+    rewrite E in H1. discriminate.
+Qed.
+
+Lemma zleqb_iff : forall s t, zleqb s t = true <-> s = t.
+Proof.
+  intros s t. unfold zleqb. destruct (list_eq_dec Z.eq_dec s t) as [E|E]; split; intro H;
+    [exact E|reflexivity|discriminate|contradiction].
+Qed.
+
+Lemma nleqb_iff : forall s t, nleqb s t = true <-> s = t.
+Proof.
+  intros s t. unfold nleqb. destruct (list_eq_dec Nat.eq_dec s t) as [E|E]; split; intro H;
+    [exact E|reflexivity|discriminate|contradiction].
+Qed.
+
+(** A list of sign vectors / of rankings / of labels without repetition. *)
+Theorem zlists_nodup : forall L, nodup_by zleqb L = true -> NoDup L.
+Proof. exact (nodup_by_sound zleqb zleqb_iff). Qed.
+
+Theorem nlists_nodup : forall L, nodup_by nleqb L = true -> NoDup L.
+Proof. exact (nodup_by_sound nleqb nleqb_iff). Qed.
+
+Theorem nats_nodup : forall L, nodup_by Nat.eqb L = true -> NoDup L.
+Proof. exact (nodup_by_sound Nat.eqb Nat.eqb_eq). Qed.
+
+(** Two lists of labels hold the same labels. *)
+Definition nsame (A B : list nat) : bool :=
+  forallb (fun a => existsb (Nat.eqb a) B) A && forallb (fun a => existsb (Nat.eqb a) A) B.
+
 (** ** Sign patterns: witnesses, Gordan, complete lists *)
 
 Definition sign_witness_ok (W : mat) (b : vec) (s : list Z) (x : vec) : bool :=
@@ -590,6 +645,14 @@ Proof.
   - inversion H; subst. apply andb_true_iff. split; [|apply IH; auto].
     apply negb_true_iff. destruct (existsb (Nat.eqb a) l) eqn:E; auto.
     apply existsb_eqb in E. contradiction.
+Qed.
+
+Theorem nsame_sound : forall A B, nsame A B = true -> forall k, In k A <-> In k B.
+Proof.
+  intros A B H k. unfold nsame in H. apply andb_true_iff in H as [H1 H2].
+  rewrite forallb_forall in H1, H2. split; intro Hk.
+  - apply existsb_eqb. exact (H1 k Hk).
+  - apply existsb_eqb. exact (H2 k Hk).
 Qed.
 
 Definition ranks_b (W : mat) (b : vec) (pi : list nat) (x : vec) : bool :=
@@ -901,6 +964,30 @@ Proof.
     eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
 Qed.
 
+(** Top-t prefixes, by the prefix tree of depth t. *)
+
+Definition tree_top_ok (W : mat) (b : vec) (t : nat) (pats : list (list nat * vec))
+  (certs : list vec) :=
+  forallb (fun p => ranks_b W b (fst p) (snd p)) pats
+  && tree_ok nat Nat.eq_dec (rank_opts (length W)) (fun pi y => gordan_ok y (rank_rows W b pi))
+             t (map fst pats) certs.
+
+Theorem tree_top_sound : forall W b t pats certs,
+  tree_top_ok W b t pats certs = true -> all_top_rankings W b t (map fst pats).
+Proof.
+  intros W b t pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
+  - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
+    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
+      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
+        apply nth_In. lia.
+      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
+        exfalso. eapply nodup_nth_firstn; eauto. lia.
+    + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
+      exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
+  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
+    eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
+Qed.
+
 (** Sign vectors: the signs of the first rows at [x] hold at [x]. *)
 Lemma nth_firstn_cases : forall (s : list Z) n i,
   nth i (firstn n s) 0%Z = 0%Z \/ nth i (firstn n s) 0%Z = nth i s 0%Z.
@@ -958,6 +1045,133 @@ Proof.
     eapply forallb_forall in H1; [|exact Hin]. exact (sign_witness_sound _ _ _ _ H1).
 Qed.
 
+(** ** Exactly these labels can be ranked first (theorem argmaxable-labels) *)
+
+Lemma tiedb_trans : forall W b a c e, tiedb W b a c = true -> tiedb W b c e = true ->
+  tiedb W b a e = true.
+Proof.
+  intros W b a c e H1 H2. unfold tiedb in *. apply andb_true_iff in H1 as [A1 B1].
+  apply andb_true_iff in H2 as [A2 B2]. apply andb_true_iff. split; [eapply veqb_trans; eauto|].
+  apply Qeq_bool_true in B1. apply Qeq_bool_true in B2. apply Qeq_bool_true.
+  eapply Qeq_trans; eauto.
+Qed.
+
+Lemma last_In : forall (l : list nat) d, l <> [] -> In (last l d) l.
+Proof.
+  induction l as [|a l IH]; intros d H; [congruence|].
+  destruct l as [|e l]; [left; reflexivity|]. right. apply IH. discriminate.
+Qed.
+
+(** A class in increasing order whose labels are pairwise tied is a chain at every input. *)
+Fixpoint tied_chainb (W : mat) (b : vec) (c : list nat) : bool :=
+  match c with
+  | a :: ((e :: _) as rest) => Nat.ltb a e && tiedb W b a e && tied_chainb W b rest
+  | _ => true
+  end.
+
+Lemma tied_chain : forall W b c x, tied_chainb W b c = true -> chain W b x c.
+Proof.
+  intros W b c x. induction c as [|a c IH]; [simpl; auto|].
+  destruct c as [|e c]; [simpl; auto|]. intros H. simpl in H.
+  apply andb_true_iff in H as [H H3]. apply andb_true_iff in H as [H1 H2].
+  split; [right; split; [apply Nat.ltb_lt; exact H1|exact H2]|exact (IH H3)].
+Qed.
+
+(** A class: non-empty, without repetition, labels of the head, a tied chain, pairwise
+    tied, and not tied with any label outside it. *)
+Definition class_ok (W : mat) (b : vec) (c : list nat) : bool :=
+  negb (Nat.eqb (length c) 0) && nodupb c
+  && forallb (fun a => Nat.ltb a (length W)) c && tied_chainb W b c
+  && forallb (fun a => forallb (fun e => tiedb W b a e) c) c
+  && forallb (fun a => forallb (fun j => existsb (Nat.eqb j) c || negb (tiedb W b a j))
+                               (seq 0 (length W))) c.
+
+(** The classes hold every label. *)
+Definition classes_ok (W : mat) (b : vec) (cs : list (list nat)) : bool :=
+  forallb (class_ok W b) cs
+  && forallb (fun j => existsb (fun c => existsb (Nat.eqb j) c) cs) (seq 0 (length W)).
+
+(** Each class decided: ranked first ([true]) or refuted ([false]). *)
+Fixpoint decided (W : mat) (b : vec) (cs : list (list nat)) (fs : list bool) : Prop :=
+  match cs, fs with
+  | c :: cs', f :: fs' => (if f then ranking W b c else ~ ranking W b c) /\ decided W b cs' fs'
+  | [], [] => True
+  | _, _ => False
+  end.
+
+Lemma decided_In : forall W b cs fs c f, decided W b cs fs -> In (c, f) (combine cs fs) ->
+  if f then ranking W b c else ~ ranking W b c.
+Proof.
+  intros W b cs. induction cs as [|c' cs IH]; intros [|f' fs] c f H Hin; simpl in *; try tauto.
+  destruct H as [H1 H2]. destruct Hin as [E|Hin]; [inversion E; subst; exact H1|].
+  exact (IH fs c f H2 Hin).
+Qed.
+
+Lemma decided_flag : forall W b cs fs c, decided W b cs fs -> In c cs ->
+  exists f, In (c, f) (combine cs fs).
+Proof.
+  intros W b cs. induction cs as [|c' cs IH]; intros [|f' fs] c H Hin; simpl in *; try tauto.
+  destruct H as [_ H2]. destruct Hin as [E|Hin]; [subst; exists f'; left; reflexivity|].
+  destruct (IH fs c H2 Hin) as [f Hf]. exists f. right. exact Hf.
+Qed.
+
+Lemma class_first : forall W b c k pi x,
+  class_ok W b c = true -> In k c -> ranks W b pi x -> In k pi ->
+  (forall a, In a pi -> tiedb W b k a = true) -> ranks W b c x.
+Proof.
+  intros W b c k pi x H Hk [Hd [Hf [Hne [Hch Hlast]]]] Hkpi Ht. unfold class_ok in H.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[[H0 H1] H2] H3] H4] H5].
+  assert (Hc : c <> []) by (intro E; subst; simpl in H0; discriminate).
+  split; [apply nodupb_iff; exact H1|]. split.
+  { eapply forallb_Forall; [|exact H2]. intros a Ha. apply Nat.ltb_lt. exact Ha. }
+  split; [exact Hc|]. split; [apply tied_chain; exact H3|].
+  intros j Hj Hnj.
+  assert (Tkj : tiedb W b k j = false).
+  { pose proof (proj1 (forallb_forall _ _) H5 k Hk) as F.
+    pose proof (proj1 (forallb_forall _ _) F j (proj2 (in_seq _ _ _) (conj (Nat.le_0_l _) Hj)))
+      as G. apply orb_true_iff in G as [G|G]; [apply existsb_eqb in G; contradiction|].
+    apply negb_true_iff. exact G. }
+  assert (Hnpi : ~ In j pi) by (intro J; rewrite (Ht j J) in Tkj; discriminate).
+  assert (Lp : In (last pi O) pi) by (apply last_In; exact Hne).
+  destruct (Hlast j Hj Hnpi) as [L|[_ T]].
+  - left. pose proof (tied_logit W b x _ _ (Ht _ Lp)) as E1.
+    assert (Lc : In (last c O) c) by (apply last_In; exact Hc).
+    pose proof (proj1 (forallb_forall _ _) H4 k Hk) as F.
+    pose proof (proj1 (forallb_forall _ _) F _ Lc) as T2.
+    pose proof (tied_logit W b x _ _ T2) as E2.
+    rewrite <- E2, E1. exact L.
+  - rewrite (tiedb_trans W b _ _ _ (Ht _ Lp) T) in Tkj. discriminate.
+Qed.
+
+Theorem first_labels_sound : forall W b cs fs labels,
+  classes_ok W b cs && nsame labels (concat (map fst (filter snd (combine cs fs)))) = true ->
+  decided W b cs fs ->
+  forall k, (k < length W)%nat -> (can_be_first W b k <-> In k labels).
+Proof.
+  intros W b cs fs labels H D k Hk. apply andb_true_iff in H as [Hc Hl].
+  rewrite (nsame_sound _ _ Hl k). unfold classes_ok in Hc. apply andb_true_iff in Hc as [Hc Hall].
+  split.
+  - intros [pi [Hkpi [Ht [x Hx]]]].
+    pose proof (proj1 (forallb_forall _ _) Hall k (proj2 (in_seq _ _ _) (conj (Nat.le_0_l _) Hk)))
+      as E. apply existsb_exists in E as [c [Hcs Hkc]]. apply existsb_eqb in Hkc.
+    pose proof (proj1 (forallb_forall _ _) Hc c Hcs) as Cc.
+    pose proof (class_first W b c k pi x Cc Hkc Hx Hkpi Ht) as Rc.
+    destruct (decided_flag W b cs fs c D Hcs) as [f Hf].
+    pose proof (decided_In W b cs fs c f D Hf) as R. destruct f.
+    + apply in_concat. exists c. split; [|exact Hkc].
+      apply (in_map fst (filter snd (combine cs fs)) (c, true)). apply filter_In. split; auto.
+    + exfalso. apply R. exists x. exact Rc.
+  - intros Hin. apply in_concat in Hin as [c [Hc' Hkc]].
+    apply in_map_iff in Hc' as [[c' f] [E Hin]]. simpl in E. subst c'.
+    apply filter_In in Hin as [Hin Hf]. simpl in Hf. subst f.
+    pose proof (decided_In W b cs fs c true D Hin) as R. simpl in R.
+    pose proof (in_combine_l _ _ _ _ Hin) as Hcs.
+    pose proof (proj1 (forallb_forall _ _) Hc c Hcs) as F. unfold class_ok in F.
+    repeat rewrite andb_true_iff in F. destruct F as [[[[[_ _] _] _] F4] _].
+    exists c. split; [exact Hkc|]. split; [|exact R].
+    intros a Ha. exact (proj1 (forallb_forall _ _) (proj1 (forallb_forall _ _) F4 k Hkc) a Ha).
+Qed.
+
 (** ** Set comparisons of complete lists: Lemma 5.3 and Thm 5.6 on an instance *)
 
 Definition set_eqb (A B : list (list Z)) : bool :=
@@ -1001,7 +1215,7 @@ Definition rows_ok (W : mat) (k : nat) (S : list nat) : bool :=
 Lemma argmax_rows_hold : forall W b k S x, rows_ok W k S = true -> strict_argmax W b k x ->
   Forall (holds x) (argmax_rows W b k S).
 Proof.
-  intros W b k S x H Hx. apply Forall_forall. intros r Hr.
+  intros W b k S x H [_ Hx]. apply Forall_forall. intros r Hr.
   apply in_map_iff in Hr as [i [<- Hi]]. eapply forallb_forall in H; eauto.
   apply andb_true_iff in H as [H1 H2]. apply Nat.ltb_lt in H1. apply negb_true_iff in H2.
   assert (i <> k) by (intro E; subst; rewrite Nat.eqb_refl in H2; discriminate).
@@ -1154,6 +1368,10 @@ Definition centred (W : mat) : Prop := Forall (fun a => a == 0) (col_sums W).
 Lemma centred_ok : forall W, forallb (fun a => Qeq_bool a 0) (col_sums W) = true -> centred W.
 Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
 
+
+Lemma unit_rows_ok : forall W, forallb (fun r => Qeq_bool (dot r r) 1) W = true -> unit_rows W.
+Proof. intros W H. eapply forallb_Forall; [|exact H]. intros a Ha; apply Qeq_bool_true; auto. Qed.
+
 Lemma nonzero_minor : forall l : list Z,
   existsb (fun z => negb (Z.eqb z 0)) l = true -> exists z, In z l /\ z <> 0%Z.
 Proof.
@@ -1277,26 +1495,34 @@ Close Scope R_scope.
 Open Scope Q_scope.
 
 (** Many never-proofs of one head at once: (label, rows, multipliers). *)
+(** Each listed label is one of the head's ([k < length W]): "label 8 is never the argmax"
+    of an 8-label head is no claim. *)
 Definition never_list_ok (W : mat) (b : vec) (L : list (nat * list nat * vec)) : bool :=
-  forallb (fun e => let '(k, rs, ys) := e in rows_ok W k rs && gordan_ok ys (argmax_rows W b k rs)) L.
+  forallb (fun e => let '(k, rs, ys) := e in
+                    Nat.ltb k (length W) && (rows_ok W k rs && gordan_ok ys (argmax_rows W b k rs))) L.
 
 Theorem never_list_sound : forall W b L, never_list_ok W b L = true ->
-  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, strict_argmax W b k x.
+  forall k, In k (map (fun e => fst (fst e)) L) ->
+  (k < length W)%nat /\ ~ exists x, strict_argmax W b k x.
 Proof.
   intros W b L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
   pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  apply andb_true_iff in H1 as [H0 H1]. split; [apply Nat.ltb_lt; exact H0|].
   exact (never_argmax_sound W b k rs ys H1).
 Qed.
 
 Definition never_box_list_ok (W : mat) (b : vec) (R : Q) (L : list (nat * list nat * vec)) :=
   forallb (fun e => let '(k, rs, ys) := e in
-                    rows_ok W k rs && gordan_box_ok ys (argmax_rows W b k rs) R) L.
+                    Nat.ltb k (length W)
+                    && (rows_ok W k rs && gordan_box_ok ys (argmax_rows W b k rs) R)) L.
 
 Theorem never_box_list_sound : forall W b R L, never_box_list_ok W b R L = true ->
-  forall k, In k (map (fun e => fst (fst e)) L) -> ~ exists x, in_box R x /\ strict_argmax W b k x.
+  forall k, In k (map (fun e => fst (fst e)) L) ->
+  (k < length W)%nat /\ ~ exists x, in_box R x /\ strict_argmax W b k x.
 Proof.
   intros W b R L H k Hk. apply in_map_iff in Hk as [[[k' rs] ys] [E Hin]]. simpl in E. subst k'.
   pose proof (proj1 (forallb_forall _ _) H _ Hin) as H1. simpl in H1.
+  apply andb_true_iff in H1 as [H0 H1]. split; [apply Nat.ltb_lt; exact H0|].
   exact (never_argmax_box_sound W b k R rs ys H1).
 Qed.
 
@@ -1397,7 +1623,8 @@ Theorem argmax_witness_sound : forall W b D k x,
 Proof.
   intros W b D k x HW Hb H. unfold argmax_ok in H.
   repeat rewrite andb_true_iff in H. destruct H as [[Hk Hx] H]. apply Nat.ltb_lt in Hk.
-  intros i Hi Hne. rewrite (logit_nlogit W b D _ i x HW Hb Hx Hi), (logit_nlogit W b D _ k x HW Hb Hx Hk).
+  split; [exact Hk|]. intros i Hi Hne.
+  rewrite (logit_nlogit W b D _ i x HW Hb Hx Hi), (logit_nlogit W b D _ k x HW Hb Hx Hk).
   pose proof (beats_spec W b 0 k _ x _ H i Hi Hne) as L. unfold Qlt. simpl.
   apply Z.mul_lt_mono_pos_r; [lia|exact L].
 Qed.

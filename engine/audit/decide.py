@@ -33,6 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from logitgeom.audit.basis import basis_never
+from logitgeom.audit.bounded import note_stage, run_bounded
 from logitgeom.audit.complete import exact_stage, gordan_on_rows
 from logitgeom.audit.head import Head, HeadSpec, open_head
 from logitgeom.audit.proofs import (
@@ -116,6 +117,7 @@ def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Option
     however small: no relative cut), repaired by an exact LP on that support when the
     square solve is singular or negative."""
     t0 = time.process_time()
+    note_stage("gordan")
     try:
         keep = np.flatnonzero(lam > 0)
         if keep.size == 0:
@@ -209,20 +211,76 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     points and exact Gordan multipliers on its basis, then the exact completion stage."""
     t_label = time.process_time()
     try:
+        note_stage("wolfe")
         if not box and head.bias is None:
             rec = _wolfe(head, k, opts, stats)
+            if rec is not None:
+                return rec
+            note_stage("refine")
+            rec = _refined_never(head, k, opts, stats)
             if rec is not None:
                 return rec
         elif not box:  # a bias: Wolfe's method on the homogenised problem
             rec = _wolfe_bias(head, k, opts, stats)
             if rec is not None:
                 return rec
+        note_stage("lp")
         rec, seed = _decide_domain_float(head, k, box, x0, opts, stats, t_label)
-        return rec if rec is not None else exact_stage(head, k, box, opts, stats, t_label, seed)
+        if rec is not None:
+            return rec
+        note_stage("exact")
+        return exact_stage(head, k, box, opts, stats, t_label, seed)
     except BudgetExceeded as exc:
         return {"verdict": "undecided", "stage": str(exc),
                 "reason": f"per-label budget label_seconds={opts.label_seconds} CPU s ran "
                           f"out in the {exc} stage"}
+
+
+def _refined_never(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
+    """A never-proof from the iteratively refined float Gordan LP
+    (:mod:`logitgeom.audit.refine`) on Wolfe's pool, solved and checked exactly on its
+    support (labels a hair inside a face, where the float weights of the rows around the
+    face are below every float tolerance); None when it does not prove the label."""
+    from logitgeom.audit.refine import refined_support
+
+    wk = head.rows([k])[0]
+    n0 = 4 * (head.d + 2)
+    pool = _smallest(_margins(head, k, wk * head.scale()), k, n0)
+    if opts.center is not None:
+        xc = (wk - np.asarray(opts.center)) * head.scale()
+        pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+    found = refined_support(head, k, pool, stats)
+    if found is None:
+        return None
+    rec = _gordan_from(head, k, found[0], False, opts, stats, found[1])
+    if rec is not None:
+        rec["stage"] = "refine"
+    return rec
+
+
+def _domain_child(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options
+                  ) -> tuple[dict, dict]:
+    stats: dict = {}
+    return _decide_domain(head, k, box, x0, opts, stats), stats
+
+
+def _bounded_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
+                    stats: dict) -> dict:
+    """:func:`_decide_domain` in a forked child (:func:`logitgeom.audit.bounded.run_bounded`)
+    killed when its CPU time reaches ``opts.label_seconds``, so that the budget and Ctrl-C
+    hold inside FLINT, cdd or HiGHS; the record then names the budget and the last stage."""
+    kind, val, cpu = run_bounded(_domain_child, (head, k, box, x0, opts), opts.label_seconds)
+    stats["_child_cpu"] = stats.get("_child_cpu", 0.0) + cpu  # not in this process's clock
+    if kind == "ok":
+        rec, st = val
+        for key, v in st.items():
+            stats[key] = stats.get(key, 0) + v
+        return rec
+    stage = val or "screen"
+    stats["killed_labels"] = stats.get("killed_labels", 0) + 1
+    return {"verdict": "undecided", "stage": stage,
+            "reason": f"per-label budget label_seconds={opts.label_seconds} CPU s ran out in "
+                      f"the {stage} stage (stopped after {cpu:.2f} CPU s)"}
 
 
 def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
@@ -421,6 +479,7 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
     seed: list[int] = []
     tightened = False
     for _ in range(opts.lp_rounds):
+        note_stage("lp")
         _budget(opts, t_label, "lp")
         t0 = time.process_time()
         if opts.label_seconds is not None:  # one LP cannot overrun the label's budget much
@@ -523,7 +582,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
         out[k] = rec
         if m is not None and k not in margins:
             margins[k] = m
-        label_cpu[k] = time.process_time() - t_k
+        label_cpu[k] = time.process_time() - t_k + stats.pop("_child_cpu", 0.0)
     for k in out:
         rec = out[k].get("all") or out[k].get("box")
         if k not in margins and rec["verdict"] == "argmaxable":
@@ -560,7 +619,7 @@ def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts
     homogeneous = head.bias is None
     x0 = head.rows([k])[0] * head.scale()
     if "all" in doms:
-        out["all"] = _decide_domain(head, k, False, x0, opts, stats)
+        out["all"] = _bounded_domain(head, k, False, x0, opts, stats)
         doms.discard("all")
     if "box" in doms:
         a = out.get("all")
@@ -581,7 +640,7 @@ def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts
                     if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
                         box = _witness_record(fit[0], None, a["stage"])
         if box is None:
-            box = _decide_domain(head, k, True, x0, opts, stats)
+            box = _bounded_domain(head, k, True, x0, opts, stats)
         out["box"] = box
     first = out.get("all") or out.get("box")
     m = _witness_margin(head, k, first["witness"]) if first["verdict"] == "argmaxable" \

@@ -32,9 +32,11 @@ from pathlib import Path
 import numpy as np
 
 from logitgeom._fsio import write_atomic
+from logitgeom.audit import shards as _shards
 from logitgeom.audit.decide import Options, _witness_margin, decide_label
 from logitgeom.audit.head import open_head
 from logitgeom.audit.screen import screen_block
+from logitgeom.audit.shards import block_files, read_block, split_proofs
 from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
 from logitgeom.errors import InvalidInput, SolverFailed
 from logitgeom.exact.numbers import fraction_to_str, to_fraction
@@ -221,10 +223,9 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
               hashlib.sha256(json.dumps(bias_field).encode()).hexdigest(),
               "radius": None if R is None else fraction_to_str(R), "domains": list(doms),
               "labels": hashlib.sha256(json.dumps(labels).encode()).hexdigest(),
-              "block_size": block_size, "rows": k, "cols": d,
-              "label_seconds": base.label_seconds}
+              "block_size": block_size, "rows": k, "cols": d}
     blocks = [labels[i:i + block_size] for i in range(0, len(labels), block_size)]
-    state = {"config": config, "done": {}, "stage_seconds": {}, "margins": {}}
+    state = {"config": config, "done": {}, "stage_seconds": {}, "margins": {}, "undecided": {}}
     run_path = out_dir / "run.json" if out_dir is not None else None
     if run_path is not None and run_path.exists():
         try:
@@ -232,11 +233,17 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
         except (OSError, json.JSONDecodeError) as exc:
             raise InvalidInput(f"{run_path} is not a readable run state ({exc}); use another "
                                "--out folder") from None
-        if old.get("config") != config:
+        old_config = dict(old.get("config") or {})
+        # a budget changes no proof: a rerun with another one (or none) resumes, and re-decides
+        # the labels a budget left undecided (state["undecided"])
+        old_config.pop("label_seconds", None)
+        if old_config != config:
             raise InvalidInput(f"{out_dir} holds a different audit run (other head, bias, "
                                "labels, radius or block size); use another --out folder")
         state = old
+        state["config"] = config
         state.setdefault("margins", {})
+        state.setdefault("undecided", {})
     return _Plan(src, k, d, labels, blocks, opts, out_dir, work, state, names, bias_field, R)
 
 
@@ -280,7 +287,8 @@ def _label_unit(unit):
         stats: dict = {}
         t0 = time.process_time()
         rec, m = decide_label(head, k, doms, rec, opts, stats)
-    return k, rec, m, stats, time.process_time() - t0
+    # the Wolfe, LP and exact stages ran in a forked child (logitgeom.audit.bounded)
+    return k, rec, m, stats, time.process_time() - t0 + stats.pop("_child_cpu", 0.0)
 
 
 def _one_blas_thread():
@@ -320,13 +328,6 @@ def _split_lines(lines: list[str], limit: int) -> list[bytes]:
     return out
 
 
-def _block_files(name: str, entry) -> list[tuple[str, str]]:
-    """(file, sha256) of a finished block's shard parts, from its ``run.json`` entry."""
-    if isinstance(entry, str):
-        return [(name, entry)]
-    return [(str(f), str(h)) for f, h in entry]
-
-
 class _Blocks:
     """Finished blocks: shards written in label order, run.json kept current."""
 
@@ -341,7 +342,17 @@ class _Blocks:
             self.results[b] = recs
             return
         name = f"block-{b:06d}.jsonl"
-        parts = _split_lines([_dumps_line(r) + "\n" for r in recs], SHARD_BYTES)
+        proof_parts: list[list[str]] = []
+        lines = []
+        for r in recs:
+            r, written = split_proofs(r, plan.out_dir / "shards", _shards.PROOF_PART_BYTES)
+            proof_parts.extend(written)
+            lines.append(_dumps_line(r) + "\n")
+        if proof_parts:  # checked on resume like the shard files
+            state.setdefault("proof_parts", {})[name] = proof_parts
+        else:
+            state.setdefault("proof_parts", {}).pop(name, None)
+        parts = _split_lines(lines, SHARD_BYTES)
         files = []
         for i, data in enumerate(parts):
             part = name if i == 0 else f"block-{b:06d}.{i}.jsonl"
@@ -349,6 +360,12 @@ class _Blocks:
             files.append([part, hashlib.sha256(data).hexdigest()])
         # one part: the hash alone (the format of runs written before parts existed)
         state["done"][name] = files[0][1] if len(files) == 1 else files
+        und = [r["label"] for r in recs if any(r[dom]["verdict"] == "undecided"
+                                               for dom in plan.opts.domains)]
+        if und:  # a rerun re-decides these (a budget ran out)
+            state.setdefault("undecided", {})[name] = und
+        else:
+            state.setdefault("undecided", {}).pop(name, None)
         if time.monotonic() - self.last >= _STATE_EVERY:
             self.save()
         kill_hook("audit", len(state["done"]))  # resume tests: LOGITGEOM_STORE_KILL=audit:n:sig
@@ -380,13 +397,17 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
     does not depend on the executor or the completion order."""
     out_dir, state = plan.out_dir, plan.state
     todo = []
+    reopen: dict[int, list[dict]] = {}  # finished blocks with labels a budget left undecided
     for b, blk in enumerate(plan.blocks):
         name = f"block-{b:06d}.jsonl"
         entry = state["done"].get(name)
         if entry is not None and out_dir is not None:
-            if all((out_dir / "shards" / f).exists() and hashlib.sha256(
-                    (out_dir / "shards" / f).read_bytes()).hexdigest() == h
-                   for f, h in _block_files(name, entry)):
+            files = [(f"shards/{f}", h) for f, h in block_files(name, entry)] \
+                + [(f, h) for f, h in state.get("proof_parts", {}).get(name, [])]
+            if all((out_dir / f).exists() and hashlib.sha256(
+                    (out_dir / f).read_bytes()).hexdigest() == h for f, h in files):
+                if state.get("undecided", {}).get(name):
+                    reopen[b] = read_block(out_dir, name, entry)
                 continue
             state["done"].pop(name, None)
         todo.append((b, blk))
@@ -397,41 +418,51 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
     parts: dict[int, dict] = {}
     waiting: dict[int, set[int]] = {}
     hard: list[tuple[int, int, int, list[str]]] = []
-    units = [(plan.src.spec, blk, plan.opts) for _, blk in todo]
-    for res in _run(_block_unit, units, executor, progress, "label blocks (screens)"):
-        b, blk = todo[res.index]
-        out, pending, m, cost, st = res.value
-        margins.update(m)
-        _add_stats(stage, st)
-        if pending:
-            parts[b], waiting[b] = out, set(pending)
-            hard.extend((cost.get(k, 0), k, b, sorted(pending[k])) for k in pending)
-        else:
-            blocks.finish(b, [out[k] for k in blk])
-    hard.sort(key=lambda h: (-h[0], h[1]))  # hardest first; ties by label
-    units2 = [(plan.src.spec, k, doms, parts[b][k], plan.opts) for _, k, b, doms in hard]
-    for res in _run(_label_unit, units2, executor, progress, "hard labels"):
-        _, k, b, _ = hard[res.index]
-        _k, rec, m, st, cpu = res.value
-        parts[b][k] = rec
-        if m is not None and k not in margins:
-            margins[k] = m
-        label_cpu[k] = cpu
-        _add_stats(stage, st)
-        waiting[b].discard(k)
-        if not waiting[b]:
-            blocks.finish(b, [parts[b][j] for j in plan.blocks[b]])
-            del parts[b]
-    blocks.save()
+    doms_all = plan.opts.domains
+    for b, recs in reopen.items():
+        out = {r["label"]: r for r in recs}
+        pending = {r["label"]: [dom for dom in doms_all if r[dom]["verdict"] == "undecided"]
+                   for r in recs}
+        pending = {lab: ds for lab, ds in pending.items() if ds}
+        for lab, ds in pending.items():
+            out[lab] = {key: v for key, v in out[lab].items() if key not in ds}
+        parts[b], waiting[b] = out, set(pending)
+        hard.extend((0, lab, b, ds) for lab, ds in pending.items())
+    try:  # Ctrl-C or an error: what finished so far is kept for the rerun
+        units = [(plan.src.spec, blk, plan.opts) for _, blk in todo]
+        for res in _run(_block_unit, units, executor, progress, "label blocks (screens)"):
+            b, blk = todo[res.index]
+            out, pending, m, cost, st = res.value
+            margins.update(m)
+            _add_stats(stage, st)
+            if pending:
+                parts[b], waiting[b] = out, set(pending)
+                hard.extend((cost.get(k, 0), k, b, sorted(pending[k])) for k in pending)
+            else:
+                blocks.finish(b, [out[k] for k in blk])
+        hard.sort(key=lambda h: (-h[0], h[1]))  # hardest first; ties by label
+        units2 = [(plan.src.spec, k, doms, parts[b][k], plan.opts) for _, k, b, doms in hard]
+        for res in _run(_label_unit, units2, executor, progress, "hard labels"):
+            _, k, b, _ = hard[res.index]
+            _k, rec, m, st, cpu = res.value
+            parts[b][k] = rec
+            if m is not None and k not in margins:
+                margins[k] = m
+            label_cpu[k] = cpu
+            _add_stats(stage, st)
+            waiting[b].discard(k)
+            if not waiting[b]:
+                blocks.finish(b, [parts[b][j] for j in plan.blocks[b]])
+                del parts[b]
+    finally:
+        blocks.save()
     records: list[dict] = []
     for b, _blk in enumerate(plan.blocks):
         if out_dir is None:
             records.extend(blocks.results[b])
         else:
             name = f"block-{b:06d}.jsonl"
-            for f, _h in _block_files(name, state["done"][name]):
-                text = (out_dir / "shards" / f).read_text()
-                records.extend(json.loads(line) for line in text.splitlines() if line)
+            records.extend(read_block(out_dir, name, state["done"][name]))
     return records, stage, margins, label_cpu
 
 
@@ -536,7 +567,7 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
     kw = {"records": records} if out_dir is None else {
         "shards": [{"file": f"shards/{f}", "sha256": h}
                    for b in range(len(plan.blocks))
-                   for f, h in _block_files(f"block-{b:06d}.jsonl",
+                   for f, h in block_files(f"block-{b:06d}.jsonl",
                                             plan.state["done"][f"block-{b:06d}.jsonl"])]}
     cert = audit_certificate(head=plan.src.head_field, rows=plan.k, cols=plan.d,
                              domains=plan.opts.domains, labels=plan.labels, counts=counts,

@@ -173,7 +173,7 @@ def self_check(path: str | os.PathLike, cert: dict[str, Any], witness_bits: int,
     verdict, _ = sm.read_and_check(os.fspath(path), 1 << 62, sample=sample, seed=0)
     W, b = sm.read_model(cert, "")
     Wi, bi = sm.integer_model(W, b)
-    line = sm.LineCheck(Wi, bi, cert["pattern"] == "ranking")
-    per = line.units * (1 + (max(witness_bits, line.row_bits) >> 8) ** 2)
+    row_bits = max((abs(v).bit_length() for r in (*Wi, bi) for v in r), default=0)
+    per = sm.line_units(len(Wi), len(Wi[0]), max(witness_bits, row_bits))
     rows = sum(s["rows"] for s in cert["shards"])
     return verdict, (verdict.work or 0) + max(rows - min(sample, rows), 0) * per

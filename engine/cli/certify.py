@@ -258,6 +258,14 @@ def _pattern_stream(args: argparse.Namespace) -> int:
         what = "not found" if not src.exists() else "is not a folder"
         raise InvalidInput(f"--from {src}: {what}; give the result folder a `logitgeom "
                            "patterns ... -o DIR` run wrote")
+    # The checker reads shards only by paths inside the certificate's folder (no '..'):
+    # the certificate must sit in a folder that holds DIR.
+    home = Path(args.output).expanduser().resolve().parent
+    if not src.resolve().is_relative_to(home):
+        raise InvalidInput(f"-o {args.output}: a streamed certificate names its shards by "
+                           f"paths inside its own folder, and {src} is not inside "
+                           f"{home}; write the certificate in {src.resolve().parent} or a "
+                           "folder above it")
     report: dict = {}
     try:
         cert = emit.stream_certificate(args.from_dir, args.output, provenance=_prov(args),

@@ -14,8 +14,8 @@ from logitgeom.coq.build import (
            coqc_available,
            export_files,
 )
-from logitgeom.coq.export import export_certificate
+from logitgeom.coq.export import export_certificate, export_file
+from logitgeom.coq.referee import check_coq_file
 
-__all__ = ["ExportError", "LIBRARY", "compile_files", "compile_library", "coqc_available",
-           "export_certificate",
-           "export_files"]
+__all__ = ["ExportError", "check_coq_file", "LIBRARY", "compile_files", "compile_library",
+           "coqc_available", "export_certificate", "export_file", "export_files"]

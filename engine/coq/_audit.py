@@ -103,6 +103,8 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
     R = sc.r.num(sc.r.get(obj, "radius", loc), "/radius") if "box" in domains else None
     never: dict[str, list] = {dom: [] for dom in domains}
     wins: dict[str, list] = {dom: [] for dom in domains}
+    verdicts: dict[str, dict[str, list[int]]] = {
+        dom: {"never": [], "argmaxable": [], "undecided": []} for dom in domains}
     for n, rec in enumerate(_records(sc, obj)):
         lab = sc.r.get(rec, "label", f"/records/{n}")
         if type(lab) is not int or not 0 <= lab < k:
@@ -111,6 +113,9 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
             el = f"/records/{n}/{dom}"
             e = sc.r.get(rec, dom, f"/records/{n}")
             verdict = sc.r.get(e, "verdict", el)
+            if verdict not in ("never", "argmaxable", "undecided"):
+                raise sc.r.fail(f"{el}/verdict", "a verdict is never, argmaxable or undecided")
+            verdicts[dom][verdict].append(lab)
             if verdict == "never":
                 rows = sc.r.ints(sc.r.get(e, "rows", el), f"{el}/rows", 0, k - 1)
                 ys = sc.r.vec(sc.r.get(e, "multipliers", el), f"{el}/multipliers", len(rows))
@@ -127,12 +132,47 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
     Wn = sc.define("W", "mat", qmat_common(W, D))
     bn = "[]" if b is None else sc.define("b", "vec", qvec_common(b, D))
     out = []
+    ranges = _ranges(sc, obj, k)
     for dom in domains:
+        out.append(_counts(sc, obj, dom, verdicts[dom], ranges, k, Wn))
         if never[dom]:
             out.append(_never(sc, never[dom], dom, Wn, bn, R))
         if wins[dom]:
             out.append(_wins(sc, wins[dom], dom, k, Wn, bn, R))
     return out
+
+
+def _ranges(sc, obj: dict, k: int) -> list[tuple[int, int]]:
+    """The audit's covered label ranges [lo, hi] (inclusive)."""
+    out = []
+    for n, r in enumerate(sc.r.get(obj, "labels", "")):
+        lo, hi = sc.r.ints(r, f"/labels/{n}", 0, k - 1)
+        out.append((lo, hi))
+    return out
+
+
+def _counts(sc, obj: dict, dom: str, verdicts: dict, ranges: list, k: int,
+            Wn: str) -> tuple[str, str]:
+    """The audit's counts in domain ``dom`` and the labels it covers: ``length W`` is the
+    head's row count; the never / argmaxable / undecided labels number as the certificate's
+    ``counts`` say, no label twice, and together they are exactly the covered ranges."""
+    counts = sc.r.get(sc.r.get(obj, "counts", ""), dom, "/counts")
+    ns = {v: sc.r.get(counts, v, f"/counts/{dom}") for v in ("never", "argmaxable", "undecided")}
+    if not all(type(n) is int and n >= 0 for n in ns.values()):
+        raise sc.r.fail(f"/counts/{dom}", "counts are non-negative integers")
+    lists = {v: sc.define(f"{v}_labels_{dom}", "list nat", nats(verdicts[v]), shared=False)
+             for v in ("never", "argmaxable", "undecided")}
+    covered = " ++ ".join(f"seq {lo} {hi - lo + 1}" for lo, hi in ranges) or "[]"
+    C = sc.define("covered", "list nat", f"({covered})%nat")
+    allv = f"({lists['never']} ++ {lists['argmaxable']} ++ {lists['undecided']})"
+    stmt = (f"length {Wn} = {k}%nat /\\ "
+            + " /\\ ".join(f"length {lists[v]} = {ns[v]}%nat" for v in lists)
+            + f" /\\ NoDup {allv} /\\ (forall k, In k {allv} <-> In k {C})")
+    proof = ("refine (conj _ (conj _ (conj _ (conj _ (conj _ _)))));\n"
+             "  [reflexivity|reflexivity|reflexivity|reflexivity|"
+             f"apply nats_nodup; {VM_CHECK}|apply nsame_sound; {VM_CHECK}].")
+    return sc.lemma(f"counts_{dom}", stmt, proof,
+                    f"argmax audit, domain {dom}: the certificate's counts and covered labels")
 
 
 def _point(sc, w, loc: str, d: int):
@@ -149,12 +189,13 @@ def _never(sc, entries: list, dom: str, Wn: str, bn: str, R) -> tuple[str, str]:
         f"({lab}%nat, {nats(rows)}, {qvec(integers(ys))})" for lab, rows, ys in entries) + "]")
     labels = nats([lab for lab, _, _ in entries])
     if dom == "all":
-        stmt = f"forall k, In k {labels} -> ~ exists x, strict_argmax {Wn} {bn} k x"
+        stmt = (f"forall k, In k {labels} -> (k < length {Wn})%nat /\\ "
+                f"~ exists x, strict_argmax {Wn} {bn} k x")
         proof = (f"intros k Hk. apply (never_list_sound {Wn} {bn} {L}); "
                  f"[{VM_CHECK}|exact Hk].")
     else:
-        stmt = (f"forall k, In k {labels} -> ~ exists x, in_box {q(R)} x /\\ "
-                f"strict_argmax {Wn} {bn} k x")
+        stmt = (f"forall k, In k {labels} -> (k < length {Wn})%nat /\\ "
+                f"~ exists x, in_box {q(R)} x /\\ strict_argmax {Wn} {bn} k x")
         proof = (f"intros k Hk. apply (never_box_list_sound {Wn} {bn} {q(R)} {L}); "
                  f"[{VM_CHECK}|exact Hk].")
     return sc.lemma(f"never_argmax_{dom}", stmt, proof,

@@ -24,7 +24,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 __all__ = ["q", "qvec", "qmat", "qmat_common", "qvec_common", "integers", "nats", "zs", "ident",
-           "SMALL"]
+           "label", "SMALL", "LABEL_CHARS"]
+
+#: The longest label (file stem) taken from a certificate's file name.
+LABEL_CHARS = 60
 
 #: Numerators and denominators below this are written as decimal literals.
 SMALL = 10 ** 6
@@ -100,15 +103,33 @@ def zs(v: Sequence[int]) -> str:
     return "[" + "; ".join(str(int(x)) for x in v) + "]%Z"
 
 
+def label(name: str) -> str:
+    """The label a file name gives an exported file: ASCII letters, digits, ``.``, ``-`` and
+    ``_`` are kept, every other character (comment delimiters, quotes, newlines, non-ASCII)
+    becomes ``_``, runs of ``_`` are merged, and at most :data:`LABEL_CHARS` characters are
+    kept.  Nothing else of a file name reaches a ``.v`` file.
+
+    Examples
+    --------
+    >>> label("a*) Axiom b : False. (*")
+    'a_Axiom_b_False._'
+    >>> len(label("x" * 10000))
+    60
+    """
+    s = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9._-]", "_", name, flags=re.ASCII))
+    return s[:LABEL_CHARS].strip("-.") or "certificate"
+
+
 def ident(name: str) -> str:
-    """A Coq identifier (and file stem) made from ``name``: other characters become ``_``.
+    """A Coq identifier (and file stem) made from ``name``'s :func:`label`: other characters
+    become ``_``.
 
     Examples
     --------
     >>> ident("3x")
     'c_3x'
     """
-    s = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "claim"
+    s = re.sub(r"[^A-Za-z0-9_]", "_", label(name), flags=re.ASCII).strip("_") or "claim"
     return s if s[0].isalpha() else "c_" + s
 
 

@@ -14,9 +14,6 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import json
-import os
 import resource
 import shutil
 import subprocess
@@ -24,14 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from logitgeom._fsio import OutputError, write_atomic
 from logitgeom.coq._read import ExportError
-from logitgeom.coq.export import export_certificate
+from logitgeom.coq.export import LIBRARY, export_file
 
 __all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
            "export_files"]
 
-_CHECKER = importlib.util.find_spec("logitgeom_certificates")
-LIBRARY = Path(_CHECKER.origin).parent / "coq" / "Logitgeom.v"
 _BUILT: dict[str, Path] = {}
 
 
@@ -59,9 +55,9 @@ def _coqc() -> str:
     return exe
 
 
-def _run(args: list[str], cwd: Path) -> tuple[int, str, float]:
+def _run(args: list[str], cwd: Path, preexec=None) -> tuple[int, str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, preexec_fn=preexec)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return proc.returncode, (proc.stdout + proc.stderr).strip(), cpu
@@ -113,7 +109,10 @@ def compile_files(paths: list[str | Path]) -> list[Compiled]:
 def export_files(paths: list[str | Path], out: str | Path, *,
                  witnesses: bool = True) -> list[Path]:
     """Export certificate files to ``out``: one ``.v`` per certificate, plus a copy of
-    ``Logitgeom.v`` so that the folder compiles on its own.
+    ``Logitgeom.v`` so that the folder compiles on its own.  Each file is read and checked
+    by the stdlib checker first (:func:`logitgeom.coq.export.export_file`): one it does not
+    accept is refused, naming the check.  Every file is written atomically (a full disk
+    leaves no partial file).
 
     Parameters
     ----------
@@ -132,29 +131,24 @@ def export_files(paths: list[str | Path], out: str | Path, *,
     Raises
     ------
     ExportError
-        A file that is not JSON, or a certificate that cannot be exported (the message
-        names the file and the place).
+        A file the checker does not accept, or a certificate that cannot be exported (the
+        message names the file's label and the place); a file that cannot be written.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    from logitgeom._fsio import write_atomic
-
-    write_atomic(out / "Logitgeom.v", LIBRARY.read_bytes())  # never a half-copied library
-    written, taken = [], {"Logitgeom.v"}
+    texts, taken = [], {"Logitgeom.v"}
     for p in map(Path, paths):
-        try:
-            obj = json.loads(p.read_text(), parse_float=str, parse_constant=str)
-        except (OSError, UnicodeError, json.JSONDecodeError) as exc:
-            raise ExportError(f"{p}: not a readable JSON certificate: {exc}") from None
-        name, text = export_certificate(obj, p.stem, source=p.name, base_dir=str(p.parent),
-                                        witnesses=witnesses)
+        name, text = export_file(p, witnesses=witnesses)
         stem, n = name[:-2], 1
         while name in taken:
             n += 1
             name = f"{stem}_{n}.v"
         taken.add(name)
-        tmp = out / f".{name}.tmp"
-        tmp.write_text(text)
-        os.replace(tmp, out / name)
-        written.append(out / name)
-    return written
+        texts.append((name, text))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(out / "Logitgeom.v", LIBRARY.read_bytes())
+        return [write_atomic(out / name, text) for name, text in texts]
+    except OutputError as exc:
+        raise ExportError(str(exc)) from None
+    except OSError as exc:
+        raise ExportError(f"cannot write into {out}: {exc.strerror or exc}") from None

@@ -34,6 +34,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -43,11 +44,12 @@ from logitgeom.coq import _rows as rows
 from logitgeom.coq import _tree as tree
 from logitgeom.coq._audit import audit
 from logitgeom.coq._read import ExportError, Reader
-from logitgeom.coq._terms import ident, nats, q, qmat, qvec, zs
+from logitgeom.coq._terms import ident, label, nats, q, qmat, qvec, zs
 from logitgeom_certificates.api import FORMAT, VERSION
 from logitgeom_certificates.api import KINDS as CHECKER_KINDS
 
-__all__ = ["export_certificate", "paper_name", "ExportError", "THEOREM_NAMES", "HEADER"]
+__all__ = ["export_certificate", "export_file", "export_checked", "paper_name", "result_name",
+           "ExportError", "THEOREM_NAMES", "PAPER_RESULTS", "HEADER", "LIBRARY", "library_names"]
 
 #: The papers' names of the ``theorem`` kinds (the cosine paper), used as theorem names.
 THEOREM_NAMES = {"translation-cosine": "Thm_3_4", "centred-cosine-ranking": "App_C_2",
@@ -70,13 +72,19 @@ _VM = "vm_cast_no_check (eq_refl true)"
 _VM_EQ = "vm_compute; reflexivity"
 
 
+#: The library (certificates/coq/Logitgeom.v, beside the trusted checker).
+LIBRARY = Path(importlib.util.find_spec("logitgeom_certificates").origin).parent / "coq" / \
+    "Logitgeom.v"
+
+
 @functools.cache
-def _library_names() -> frozenset[str]:
-    """Every name Logitgeom.v defines: a file's own names must not shadow them."""
-    spec = importlib.util.find_spec("logitgeom_certificates")
-    lib = Path(spec.origin).parent / "coq" / "Logitgeom.v"
-    return frozenset(re.findall(r"^(?:Definition|Fixpoint|Lemma|Theorem|Record) +([A-Za-z_0-9']+)",
-                                lib.read_text(), re.M))
+def library_names() -> frozenset[str]:
+    """Every name Logitgeom.v defines (and its section's local names): a file's own names
+    must not shadow them."""
+    return frozenset(re.findall(
+        r"^\s*(?:Definition|Fixpoint|Lemma|Theorem|Record|Inductive|Variable|Hypothesis|"
+        r"Context|Let|Corollary|Remark|Fact|Notation|Section) +([A-Za-z_0-9']+)",
+        LIBRARY.read_text(), re.M))
 
 
 class Script:
@@ -86,8 +94,8 @@ class Script:
         self.r = reader
         self.defs: list[str] = []
         self.lemmas: list[str] = []
-        self._by_term: dict[tuple[str, str], str] = {}
-        self._used: set[str] = set(_library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
+        self._by_term: dict[tuple, str] = {}
+        self._used: set[str] = set(library_names()) | {"h", "i", "j", "k", "s", "pi", "z"}
         self.base_dir: str | None = None
         self.witnesses = True
         self.paper: str | None = None
@@ -101,9 +109,10 @@ class Script:
         self._used.add(out)
         return out
 
-    def define(self, base: str, typ: str, term: str) -> str:
-        """``Definition base : typ := term.`` (once per distinct term); returns its name."""
-        key = (typ, term)
+    def define(self, base: str, typ: str, term: str, *, shared: bool = True) -> str:
+        """``Definition base : typ := term.`` (once per distinct term unless ``shared`` is
+        false: a name the statement reads, such as the never labels); returns its name."""
+        key = (typ, term) if shared else (typ, term, base, len(self.defs))
         if key not in self._by_term:
             nm = self.name(base)
             self.defs.append(f"Definition {nm} : {typ} :=\n{term}.\n")
@@ -257,13 +266,23 @@ def _complete_sign(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
 
 
 def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed: list,
-                   loc: str) -> tuple[str, str]:
-    """Lemma ``all_rankings Wn bn L`` by the prefix tree (``tree_rank_sound``)."""
+                   loc: str, top: int | None = None) -> tuple[str, str]:
+    """Lemma ``all_rankings Wn bn L`` by the prefix tree (``tree_rank_sound``); with ``top``
+    = t, ``all_top_rankings Wn bn t T`` (T: the distinct t-prefixes of the listed rankings,
+    each with the witness of the first ranking it starts; ``tree_top_sound``)."""
     k, have = len(W), {tuple(p): x for p, x in listed}
+    if len(have) != len(listed):
+        raise sc.r.fail(loc, "a ranking is listed twice")
+    depth = k
+    if top is not None:
+        depth, full = top, have
+        have = {}
+        for p, x in full.items():
+            have.setdefault(p[:top], x)
     Wr, lift = tree.reduce_columns(W)
     try:
-        certs = tree.certs(list(have), k, tree.rank_opts(k), lambda c: rows.rank_rows(Wr, b, c),
-                           len(Wr[0]))
+        certs = tree.certs(list(have), depth, tree.rank_opts(k),
+                           lambda c: rows.rank_rows(Wr, b, c), len(Wr[0]))
     except tree.Incomplete as e:
         c, x = e.args[0], lift(e.args[1])
         raise sc.r.fail(loc, f"the list is not complete: {list(c)} is the top of a ranking at "
@@ -275,6 +294,10 @@ def _complete_rank(sc: Script, W: list, b: list | None, Wn: str, bn: str, listed
     P = sc.define("pats", "list (list nat * vec)", "combine " + L + " [" + ";\n ".join(
         qvec(x) for x in have.values()) + "]")
     C = sc.define("certs", "list vec", "[" + ";\n ".join(qvec(y) for y in certs) + "]")
+    if top is not None:
+        return sc.lemma("all_top", f"all_top_rankings {Wn} {bn} {top} {L}",
+                        f"apply (tree_top_sound {Wn} {bn} {top} {P} {C}); {_VM}.",
+                        f"these are all the top-{top} prefixes")
     return sc.lemma("all_rankings", f"all_rankings {Wn} {bn} {L}",
                     f"apply (tree_rank_sound {Wn} {bn} {P} {C}); {_VM}.",
                     "these are all the rankings (full)")
@@ -299,7 +322,33 @@ def _pattern_complete(sc: Script, obj: dict, loc: str,
     Wn = Wterm or Wn
     listed = _listed(sc, obj, loc, W, ranking)
     make = _complete_rank if ranking else _complete_sign
-    return [make(sc, W, b, Wn, bn, listed, loc)]
+    complete = make(sc, W, b, Wn, bn, listed, loc)
+    top = obj.get("top")
+    if ranking and top is not None:
+        if type(top) is not int or not 1 <= top <= len(W):
+            raise sc.r.fail(f"{loc}/top", f"top is an integer in [1, {len(W)}]")
+        prefixes = _complete_rank(sc, W, b, Wn, bn, listed, loc, top)
+        T = prefixes[1].split()[-1]
+        n = len({tuple(p[:top]) for p, _ in listed})
+        tcount = sc.lemma("count_top", f"(length {T} = {n})%nat /\\ NoDup {T}",
+                          f"split; [reflexivity|apply nlists_nodup; {_VM}].",
+                          f"{n} top-{top} prefixes, each once")
+        extra = [prefixes, tcount]
+    else:
+        extra = []
+    L = complete[1].split()[-1]
+    n, k = len(listed), len(W)
+    if sc.paper == "Sec_5" and n == (math.factorial(k) if ranking else 2 ** k):
+        size = f"fact (length {Wn})" if ranking else f"2 ^ length {Wn}"
+        doc = f"all {'k! rankings' if ranking else '2^k sign patterns (label sets)'}: k = {k}"
+    else:
+        if sc.paper == "Sec_5":  # not the count Sec. 5 is about: a neutral name
+            sc.paper = None
+        size, doc = str(n), f"{n} {'rankings' if ranking else 'sign patterns'}, each once"
+    count = sc.lemma("count", f"(length {L} = {size})%nat /\\ NoDup {L}",
+                     f"split; [reflexivity|apply {'nlists' if ranking else 'zlists'}_nodup; "
+                     f"{_VM}].", doc)
+    return [complete, count, *extra]
 
 
 def _chirotope(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
@@ -384,6 +433,7 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     if not isinstance(parts, list) or not parts:
         raise sc.r.fail(f"{loc}/parts", "a theorem needs parts")
     base, doc = sc.paper or THEOREM_NAMES[name], _DOCS[name]
+    sc.paper = None  # the theorem is named here
     if name in ("cosine-determines-sign", "difference-cosine-determines-ranking"):
         return _grid(sc, obj, loc, name, parts, base, doc)
     if name == "patterns-equal":
@@ -391,6 +441,8 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     lem = []
     for n, p in enumerate(parts):
         lem += _dispatch(sc, p, f"{loc}/parts/{n}")
+    if name == "argmaxable-labels":
+        return _first_labels(sc, obj, loc, parts, lem, base, doc)
     extra = []
     if name == "centred-cosine-ranking":
         W, _ = sc.r.model(parts[0], f"{loc}/parts/0")
@@ -400,10 +452,50 @@ def _theorem(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
         c = sc.r.num(sc.r.get(prm, "cosine_at_least", f"{loc}/parameters"),
                      f"{loc}/parameters/cosine_at_least")
         Wn = sc.define("W", "mat", qmat(W))
+        pi = _ranking_value(sc, parts[0], f"{loc}/parts/0", "ranking", W)
         extra = [sc.lemma("centred", f"centred {Wn}", f"apply centred_ok; {_VM}."),
                  sc.lemma("cosine_high", f"(Q2R {q(c)} <= cosine (row {Wn} {i}) (row {Wn} {j}))%R",
-                          f"apply cosine_at_least; {_VM}.")]
+                          f"apply cosine_at_least; {_VM}."),
+                 sc.lemma("label_order", f"(length {nats(pi)} = length {Wn} /\\ "
+                          f"hd O {nats(pi)} = {i} /\\ last {nats(pi)} O = {j})%nat",
+                          "refine (conj _ (conj _ _)); reflexivity.",
+                          f"the ranking is a full one, label {i} first and label {j} last")]
+        if base == "App_C_3":
+            if not all(sum(x * x for x in r) == 1 for r in W):
+                raise sc.r.fail(f"{loc}/parts/0/W", "App. C.3 is about rows of length 1; "
+                                "this W has others")
+            extra.append(sc.lemma("unit_length", f"unit_rows {Wn}", f"apply unit_rows_ok; {_VM}.",
+                                  "every row has length exactly 1"))
     return _conj(sc, base, lem, doc, extra)
+
+
+def _first_labels(sc: Script, obj: dict, loc: str, parts: list, lem: list, base: str,
+                  doc: str) -> list[tuple[str, str]]:
+    """argmaxable-labels: ``forall k, (k < length W)%nat -> (can_be_first W b k <-> In k L)``
+    from the parts (each tie class ranked first, or refuted) by ``first_labels_sound``, which
+    checks that the classes are the tie classes and hold every label."""
+    W, b = sc.r.model(parts[0], f"{loc}/parts/0")
+    Wn, bn = sc.head(W, b)
+    cs, fs = [], []
+    for n, p in enumerate(parts):
+        if p.get("kind") not in ("ranking-feasible", "ranking-infeasible") or \
+                sc.r.model(p, f"{loc}/parts/{n}") != (W, b):
+            raise sc.r.fail(f"{loc}/parts/{n}", "argmaxable-labels: ranking parts of one head")
+        cs.append(_ranking_value(sc, p, f"{loc}/parts/{n}", "ranking", W))
+        fs.append("true" if p["kind"] == "ranking-feasible" else "false")
+    prm = sc.r.get(obj, "parameters", loc)
+    labels = sc.r.ints(sc.r.get(prm, "labels", f"{loc}/parameters"),
+                       f"{loc}/parameters/labels", 0, len(W) - 1)
+    C = sc.define("classes", "list (list nat)", "[" + "; ".join(nats(c) for c in cs) + "]")
+    F = sc.define("first", "list bool", "[" + "; ".join(fs) + "]")
+    L = sc.define("labels", "list nat", nats(labels), shared=False)
+    stmt = f"forall k, (k < length {Wn})%nat -> (can_be_first {Wn} {bn} k <-> In k {L})"
+    decided = "".join(f"(conj {n} " for n, _ in lem) + "I" + ")" * len(lem)
+    proof = (f"apply (first_labels_sound {Wn} {bn} {C} {F} {L}); "
+             f"[{_VM}|exact {decided}].")
+    first = sc.lemma("exactly_these", stmt, proof,
+                     "exactly these labels can be ranked first (with their tie classes)")
+    return _conj(sc, base, [first], doc)
 
 
 def _grid(sc: Script, obj: dict, loc: str, name: str, parts: list, base: str,
@@ -504,23 +596,67 @@ def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     return _KINDS[kind](sc, obj, loc)
 
 
-def export_certificate(obj: dict, name: str, *, source: str | None = None,
-                       base_dir: str | None = None, witnesses: bool = True) -> tuple[str, str]:
-    """The Coq file of one parsed certificate.
+#: The paper results a certificate may be named after, by its kind (a ``theorem``
+#: certificate: by its ``theorem``); the first is the default of a theorem kind.  A file name
+#: that names another result (``thm-5.6-x.json`` of kind ``sign-feasible``) is ignored.
+PAPER_RESULTS = {"translation-cosine": ("Thm_3_4",),
+                 "centred-cosine-ranking": ("App_C_2", "App_C_3"),
+                 "cosine-not-ranking": ("Thm_5_5",), "sign-not-ranking": ("App_H_2",),
+                 "cosine-determines-sign": ("Lemma_5_3",),
+                 "difference-cosine-determines-ranking": ("Thm_5_6",),
+                 "pattern-complete": ("Prop_E_2", "Sec_5")}
+
+
+def result_name(obj: dict, name: str) -> str | None:
+    """The name of the file's top theorem: a paper result's only when the certificate's kind
+    is that result's kind (the file name chooses among them), else None (a neutral name).
+
+    Examples
+    --------
+    >>> result_name({"kind": "theorem", "theorem": "translation-cosine"}, "thm-5.6-x")
+    'Thm_3_4'
+    >>> result_name({"kind": "sign-feasible"}, "thm-5.6-x") is None
+    True
+    """
+    kind = obj.get("kind")
+    key = obj.get("theorem") if kind == "theorem" else kind
+    allowed = PAPER_RESULTS.get(key) if isinstance(key, str) else None
+    if kind == "translation" and type(obj.get("target")) is int:  # Lemma 3.2: -1, 3.3: +1
+        allowed = {-1: ("Lemma_3_2",), 1: ("Lemma_3_3",)}.get(obj.get("target"))
+    wanted = paper_name(label(name))
+    if allowed and wanted in allowed:
+        return wanted
+    if kind == "theorem" and isinstance(key, str):
+        return allowed[0] if allowed else THEOREM_NAMES.get(key)
+    return None
+
+
+def refusal(verdict) -> str:
+    """The export's one-line refusal of a certificate the stdlib checker does not accept."""
+    where = f" at {verdict.location}" if verdict.location not in (None, "", "/") else ""
+    msg = " ".join(str(verdict.message).split())[:300]
+    return (f"refused: the stdlib checker does not accept it (check {verdict.failed_check!r}"
+            f"{where}: {msg})")
+
+
+def export_certificate(obj: dict, name: str, *, witnesses: bool = True,
+                       max_work: int | str | None = "default") -> tuple[str, str]:
+    """The Coq file of one parsed certificate, which the stdlib checker must accept.
 
     Parameters
     ----------
     obj : dict
-        The certificate (as parsed by :func:`json.loads`).
+        The certificate (as parsed by :func:`json.loads`).  Files it references (an audit's
+        head, shards) resolve against the current folder: use :func:`export_file` for a
+        certificate file.
     name : str
-        Its name (the file stem); the Coq file is ``ident(name) + ".v"``.
-    source : str, optional
-        Shown in errors and in the file's header (default ``name``).
-    base_dir : str, optional
-        Folder that relative file references (audit heads and shards) are resolved against.
+        Its name; only its :func:`~logitgeom.coq._terms.label` (ASCII letters, digits,
+        ``.-_``, at most 60 characters) reaches the file (the file is ``ident(name) + ".v"``).
     witnesses : bool
         Argmax audits: also prove the argmaxable labels from their witnesses (default;
         O(k^2 d) work for coqc on a k x d head); False: the never-proofs only.
+    max_work : int, "default" or None
+        The checker's work budget (:func:`logitgeom_certificates.api.check`).
 
     Returns
     -------
@@ -529,29 +665,81 @@ def export_certificate(obj: dict, name: str, *, source: str | None = None,
     Raises
     ------
     ExportError
-        Malformed data, an incomplete pattern list, or a kind that is not covered.
+        The checker does not accept the certificate (the message names the check), or it
+        is malformed for the export, incomplete, or of a kind that is not covered.
     """
-    sc = Script(Reader(source or name))
+    from logitgeom_certificates.api import check
+
+    lab = label(name)
+    verdict = check(obj, max_work=max_work)
+    if not verdict.ok:
+        raise ExportError(f"{lab}: {refusal(verdict)}")
+    return export_checked(obj, lab, witnesses=witnesses)
+
+
+def export_file(path: str | Path, *, witnesses: bool = True,
+                max_work: int | str | None = "default") -> tuple[str, str]:
+    """The Coq file of a certificate file: read and checked by the stdlib checker (its size
+    and file-type refusals, its work budget), then exported (:func:`export_certificate`).
+
+    Examples
+    --------
+    >>> import os
+    >>> ex = os.path.join(os.path.dirname(LIBRARY), "..", "examples")
+    >>> export_file(os.path.join(ex, "valid-sign-feasible.json"))[0]
+    'valid_sign_feasible.v'
+    >>> try:
+    ...     export_file(os.path.join(ex, "invalid-witness.json"))
+    ... except ExportError as e:
+    ...     print(str(e)[:58])
+    invalid-witness.json: refused: the stdlib checker does not
+    """
+    from logitgeom_certificates.api import read_and_check
+
+    p = Path(path)
+    lab = label(p.name)
+    verdict, obj = read_and_check(str(p), max_work)
+    if not verdict.ok or obj is None:
+        raise ExportError(f"{lab}: {refusal(verdict)}")
+    return export_checked(obj, label(p.stem), witnesses=witnesses, base_dir=str(p.parent),
+                          shown=lab)
+
+
+def export_checked(obj: dict, name: str, *, witnesses: bool = True,
+                   base_dir: str | None = None, shown: str | None = None) -> tuple[str, str]:
+    """The Coq file of a certificate the caller has had the stdlib checker accept (the
+    export itself does not check; coqc checks what it writes).  ``name``: its label
+    (sanitized here again); ``base_dir``: the folder its file references resolve against;
+    ``shown``: the name in error messages (sanitized)."""
+    lab = label(name)
+    sc = Script(Reader(label(shown) if shown else lab))
     sc.base_dir = base_dir
     sc.witnesses = witnesses
-    sc.paper = paper_name(name)
+    sc.paper = result_name(obj, lab) if isinstance(obj, dict) else None
     top = _dispatch(sc, obj, "")
+    kind = obj["kind"]
+    theorem = obj.get("theorem") if kind == "theorem" else None
     digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
-    stem = ident(name)
-    head = (f"(* logitgeom export coq: {source or name} (kind {obj.get('kind')}"
-            f"{', ' + str(obj.get('theorem')) if obj.get('theorem') else ''}).\n"
+    stem = ident(lab)
+    if sc.paper and top[-1][0] != sc.paper:  # the paper's result names the file's claim
+        top = _conj(sc, sc.paper, top, f"{sc.paper.replace('_', ' ', 1).replace('_', '.')} on "
+                    "this instance (the certificate's claim)")
+    elif len(top) > 1:  # one named claim for the whole file
+        top = _conj(sc, "claim_all", top, "the certificate's claims")
+    head = (f"(* logitgeom export coq: {lab} (kind {kind}{', ' + theorem if theorem else ''}).\n"
             f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
             + ("   Argmax audit exported without its witnesses (--no-witnesses): the "
                "argmaxable labels are not proven here.\n"
-               if not witnesses and obj.get("kind") == "argmax-audit" else "")
+               if not witnesses and kind == "argmax-audit" else "")
             + f"   The claim: the last theorem, {top[-1][0]}, in the words of Logitgeom.v;\n"
             f"   its proof runs checkers proven sound in Logitgeom.v (vm_compute).\n"
             f"   coqc -Q . Logitgeom Logitgeom.v && coqc -Q . Logitgeom {stem}.v *)\n")
-    paper = paper_name(name)
-    if paper and top[-1][0] != paper:  # the paper's result names the file's claim
-        top = _conj(sc, paper, top, f"{paper.replace('_', ' ', 1).replace('_', '.')} on this "
-                    "instance (the certificate's claim)")
-    elif len(top) > 1:  # one named claim for the whole file
-        top = _conj(sc, "claim_all", top, "the certificate's claims")
+    if not _SAFE_COMMENT.fullmatch(head):
+        raise sc.r.fail("", "internal: the header is not plain ASCII")
     text = "\n".join([head, HEADER, *sc.defs, *sc.lemmas])
     return stem + ".v", text
+
+
+#: What a header comment may contain: printable ASCII and newlines, no comment delimiter
+#: inside, no string quote.
+_SAFE_COMMENT = re.compile(r"\(\*(?:(?!\*\)|\(\*|\")[ -~\n])*\*\)\n", re.ASCII)

@@ -431,7 +431,8 @@ def _chi_rankings_nbc(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list
     return list(characteristic_polynomial(rows, bias))
 
 
-def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]:
+def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool,
+                 budget: int | None = None) -> list[int]:
     """chi(t) of the ranking arrangement by a DFS over set partitions of the labels.
 
     Node state: ``p`` labels placed, block representatives and sizes, weight
@@ -443,6 +444,8 @@ def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]
     ``rmax``.  Affine: residuals carry the bias coordinate and ``e_last`` (a zero residual
     of ``e_last`` means no common point: the partition and all its completions drop
     out); at ``r = rmax`` the consistent completions are the class-preserving ones.
+    ``budget`` bounds the nodes of the search (default ``_PARTITION_BUDGET``;
+    :class:`TooManyPartitions` past it).
     """
     k = len(vecs)
     coeffs = [0] * (d + 1)
@@ -458,7 +461,7 @@ def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool) -> list[int]
         res0.append((0,) * d + (1,))  # index k: e_last (after the bias coordinate)
     stack: list[tuple[int, tuple[int, ...], tuple[int, ...], int, int, list[tuple[int, ...]]]] = \
         [(1, (0,), (1,), 1, 0, res0)]
-    budget = _PARTITION_BUDGET
+    budget = _PARTITION_BUDGET if budget is None else budget
     while stack:
         budget -= 1
         if not budget:

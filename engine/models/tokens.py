@@ -91,8 +91,7 @@ def load_tokenizer(path: str | Path):
     >>> load_tokenizer("/nonexistent/tokenizer.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    logitgeom.errors.InvalidInput: tokenizer not found: /nonexistent/tokenizer.json (give a local
-    ...
+    logitgeom.errors.InvalidInput: tokenizer not found: /nonexistent/tokenizer.json ...
     """
     p = Path(path).expanduser()
     if p.is_dir():
@@ -175,8 +174,7 @@ def resolve_tokens(words: Sequence[str], tokenizer, *, space: str = "auto") -> T
     >>> resolve_tokens(["Caturday"], tok, space="none")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    logitgeom.errors.InvalidInput: 'Caturday' is not in the vocabulary (it encodes to the unknown
-    ...
+    logitgeom.errors.InvalidInput: 'Caturday' is not in the vocabulary ...
     """
     if space not in SPACE_POLICIES:
         raise InvalidInput(f"space={space!r}; use one of {SPACE_POLICIES}")

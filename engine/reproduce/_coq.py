@@ -8,9 +8,7 @@ Each covered certificate of the run gets ``<name>.v`` (and the folder the librar
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 from logitgeom._fsio import write_atomic
 
@@ -24,16 +22,15 @@ def coq_proofs(ctx, names: list[str], progress=None) -> list[str]:
     ``progress(desc, total)``, when given, starts a reported step and returns
     ``advance(done, total, note)`` (see ``runner._step_reporter``): the export and each
     coqc compilation are reported as they finish."""
-    from logitgeom.coq import LIBRARY, ExportError, compile_files, coqc_available
-    from logitgeom.coq.export import export_certificate
+    from logitgeom.coq import LIBRARY, ExportError, check_coq_file, coqc_available
+    from logitgeom.coq.export import export_file
 
     rows, files, skipped, taken = [], [], [], {"Logitgeom.v"}
     start = progress or (lambda desc, total: lambda done, total, note="": None)
     exported = start("exporting Coq proofs", len(names))
     for n in names:
-        obj = json.loads((ctx.out / n).read_text())
         try:
-            vname, text = export_certificate(obj, Path(n).stem, source=n, base_dir=str(ctx.out))
+            vname, text = export_file(ctx.out / n)
         except ExportError as exc:  # the reason without the file name, place and kind
             why = str(exc).split(": ", 2)[-1]
             why = re.sub(r"^kind '[^']*' is not covered by the Coq export: ", "", why)
@@ -53,12 +50,13 @@ def coq_proofs(ctx, names: list[str], progress=None) -> list[str]:
         return []
     write_atomic(ctx._path("Logitgeom.v"), LIBRARY.read_text())
     if coqc_available():
-        compiled = start("compiling Coq proofs (coqc)", len(files))
+        compiled = start("compiling Coq proofs (coqc, the referee's check)", len(files))
         for k, (row, f) in enumerate(zip(rows, files, strict=True), 1):
-            (c,) = compile_files([f])  # one at a time: each is reported as it finishes
-            row.append("accepted" if c.ok else
-                       "REJECTED: " + " ".join(c.message.split())[:200].replace("|", "/"))
-            compiled(k, len(files), f"{f.name}: {'accepted' if c.ok else 'REJECTED'}")
+            v = check_coq_file(f)  # one at a time: each is reported as it finishes
+            row.append("accepted by the referee's check" if v.ok else
+                       "REJECTED: " + " ".join("; ".join(v.reasons).split())[:200]
+                       .replace("|", "/"))
+            compiled(k, len(files), f"{f.name}: {'accepted' if v.ok else 'REJECTED'}")
     else:
         for row in rows:
             row.append("not compiled (coqc not installed)")
@@ -66,8 +64,9 @@ def coq_proofs(ctx, names: list[str], progress=None) -> list[str]:
              "Each discrete certificate is also a Coq file here, its claim stated in the words "
              "of `Logitgeom.v` (the library, proven once) and proved by computation; compile "
              "with `coqc -Q . Logitgeom Logitgeom.v` and then `coqc -Q . Logitgeom FILE.v` "
-             "(docs/coq.md).", "",
-             "| certificate | Coq file | theorem | coqc |", "|---|---|---|---|"]
+             "(docs/coq.md); the last column is the referee's check (`logitgeom check-coq FILE.v`: "
+             "the file's form, coqc, and `Print Assumptions` of its theorem).", "",
+             "| certificate | Coq file | theorem | referee's check |", "|---|---|---|---|"]
     lines += [f"| `{n}` | `{v}` | `{t}` | {s} |" for n, v, t, s in rows]
     if skipped:
         lines += ["", "Not covered by the Coq export (checked by the stdlib checker only): "

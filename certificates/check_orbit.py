@@ -1,0 +1,111 @@
+"""Kinds ``layer-peeled-orbit-bracket`` and ``layer-peeled-theorem`` (standard library only).
+
+``layer-peeled-orbit-bracket``: Y = [P_g y_b : g in G, b] is never built: the bases
+(``target``), the generators (``generator``), the group order (computed by Schreier-Sims:
+``group-order``), W invariant under every generator (``structure-invariant``); then the one
+bracket obligation (:func:`.convex.bracket`) with every column sum |G| times a sum over the
+bases, and (P - Y)(P - Y)^T = |G| x the orbital mean of sum_b v_b v_b^T, v_b = p_b - y_b.
+``layer-peeled-theorem``: its one bracket part (checked first) carries the structure claims
+and the generators the theorem's hypotheses need (certificates/SPEC.md section 8).
+
+Examples
+--------
+>>> _two_homogeneous([(1, 2, 0), (1, 0, 2)], 3), _two_homogeneous([(1, 2, 3, 0)], 4)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from . import convex as C
+from . import kernel as K
+from .check_bracket import _NUMBERS, _ones  # noqa: PLC2701 (one package)
+from .check_bracket import FIELDS as _PLAIN
+from .check_bracket import KINDS as _KINDS
+from .groups import group_order, orbital_labels, orbital_mean
+
+KINDS = _KINDS
+#: theorem -> (structure claim its part must carry, what the generators must do)
+THEOREMS = {"cyclic-circulant": ("circulant", "the cyclic shift"),
+            "transitive-etf": ("simplex-etf", "a 2-homogeneous group"),
+            "group-block-form": ("invariant", "any group")}
+#: Largest permutation degree (labels m) of a group whose order is computed.
+MAX_DEGREE = 4096
+FIELDS = {**_PLAIN, KINDS[1]: {"theorem", "label", "parts"},
+          KINDS[2]: _NUMBERS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
+
+
+def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
+    """A ``layer-peeled-orbit-bracket`` (module docstring)."""
+    Yb = K.read_field(K.read_matrix, obj, "bases", loc)
+    m = len(Yb[0])
+    K.fail_if(m > MAX_DEGREE, "group-order", f"{loc}/bases", f"{m} labels: group orders are "
+              f"computed for at most {MAX_DEGREE}")
+    Y = tuple(zip(*Yb, strict=True))  # m x B, one column per base
+    C.stochastic(Y, "target", f"{loc}/bases")
+    gens = C.read_perms(K.get(obj, "generators", loc), f"{loc}/generators", m)
+    claimed = K.read_int(K.get(obj, "group_order", loc), f"{loc}/group_order")
+    N = group_order(gens, m)
+    K.fail_if(claimed != N, "group-order", f"{loc}/group_order",
+              f"the generators generate a group of order {N}")
+    W = K.read_field(K.read_matrix, obj, "W", loc, rows=m, cols=m)
+    for r, g in enumerate(gens):
+        K.fail_if(C.moved(W, g), "structure-invariant", f"{loc}/generators/{r}",
+                  f"W is not invariant under generator {r}")
+    Hb, Pb = (K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m)
+              for key in ("H_bases", "P_bases"))
+
+    def spread() -> tuple[list[list[Any]], int]:  # |G| x the orbital mean of sum_b v_b v_b^T
+        V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
+        K.charge(m * m * len(V))
+        M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
+                          for i in range(m)], gens)
+        return [[N * x for x in row] for row in M], 1
+
+    return C.bracket(obj, loc, "ce", Y, W, tuple(zip(*Hb, strict=True)),
+                     tuple(zip(*Pb, strict=True)), _ones(len(Yb)), _ones(len(Yb)), N=N,
+                     spread=spread, names=("H_bases", "P_bases"),
+                     claims=tuple(c for c in C.PLAIN_CLAIMS if c != "invariant"), group=gens)
+
+
+def _two_homogeneous(gens: list[tuple[int, ...]], m: int) -> bool:
+    """Whether the generated group is transitive on the labels and on unordered pairs
+    (2-homogeneous: every invariant symmetric matrix is alpha I + beta J): one orbital on
+    the diagonal, and every pair (i, j), i != j, in the orbital of (0, 1) or of (1, 0)."""
+    lab = orbital_labels(m, gens)
+    return m < 2 or (len({lab[i * m + i] for i in range(m)}) == 1 and
+                     {lab[k] for k in range(m * m) if k % (m + 1)} <= {lab[1], lab[m]})
+
+
+def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
+    """A ``layer-peeled-theorem``: one bracket part (checked first by ``parts``, the
+    checker's dispatch) whose claims and generators meet the theorem's hypotheses."""
+    name = K.get(obj, "theorem", loc)
+    K.fail_if(name not in THEOREMS, "unsupported-kind", f"{loc}/theorem",
+              f"unknown theorem {ascii(name)[:40]}")
+    listed = K.read_field(K.read_list, obj, "parts", loc)
+    got = [parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed)]
+    K.fail_if(not re.fullmatch("layer-peeled(-orbit)?-bracket", " ".join(p["kind"] for p in
+              listed)), "theorem-parts", f"{loc}/parts", f"{name} needs one bracket part")
+    part, where = got[0], f"{loc}/parts/0/structure"
+    assert isinstance(part, C.Reading)
+    m, need = len(part.W), THEOREMS[name][0]
+    K.fail_if(need not in part.claims or "invariant" not in part.claims, "theorem-mismatch",
+              where, f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
+    K.fail_if(name == "cyclic-circulant" and tuple((i + 1) % m for i in range(m)) not in
+              part.generators, "theorem-mismatch", where, "the cyclic shift [1, 2, ..., m-1, 0] "
+              "must be among the generators")
+    K.fail_if(name == "transitive-etf" and not _two_homogeneous(list(part.generators), m),
+              "transitivity", where, "the generators do not act transitively on the labels and "
+              "on unordered pairs (2-homogeneously)")
+
+
+#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
+ORDER = {KINDS[1]: ("theorem-parts", "theorem-mismatch", "transitivity"),
+         KINDS[2]: ("target", "generator", "group-order", "structure-invariant",
+                    *C.order("dual-stochastic"))}
+KIND_TABLE = {KINDS[1]: (check_theorem, FIELDS[KINDS[1]]),
+              KINDS[2]: (check_orbit, FIELDS[KINDS[2]])}

@@ -1,0 +1,327 @@
+"""The bracket obligation every convex kind uses, and its judgements (standard library only).
+
+One program covers every layer-peeled kind (docs/certified-optima.md,
+docs/layer-peeled-family.md):
+
+    J* = min sum_j w_j L(W h_j; y_j)  s.t. ||W||_F^2 <= E_W, sum_j beta_j ||h_j||^2 <= E_H,
+         rows of W equal on B,
+
+with L cross-entropy (``ce``), ``mse`` or ``bce``; the plain bracket is ``ce`` with unit
+weights and B empty, an orbit bracket the same with every column sum |G| times a sum over
+bases (``N``).  :func:`bracket` discharges, in the order of :func:`order`: budgets > 0,
+precision, the primal norms, equal rows on B, ``upper`` >= the loss at W H (rigorous
+exp/log), the dual point admissible, the spectral bound ``s^2 I - M diag(w^2/beta) M^T``
+PSD (exact LDL^T), ``rho_up^2 >= E_W E_H``, ``lower`` <= the dual value - rho_up s, the
+width, then the structure claims; and returns the frozen :class:`Reading` that rank,
+stability and theorem obligations consume (they never parse the fields again).
+
+Examples
+--------
+>>> psd_fails([[Fraction(1), Fraction(2)], [Fraction(2), Fraction(1)]])
+1
+>>> Y = ((Fraction(1, 2),), (Fraction(1, 2),))
+>>> stochastic(Y, "target", "/Y")
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from . import kernel as K
+from .meter import charge, weight
+from .reals import PRECISION as PRECISION
+from .reals import context as context
+from .reals import exp_up as exp_up
+from .reals import log_up
+
+
+def order(dual: str) -> tuple[str, ...]:
+    """The failed checks of :func:`bracket`, in the order it makes them (``structure``: the
+    structure claims' checks); ``dual``: the dual point's check."""
+    return ("budget", "precision", "equal-rows", "upper", dual, "spectral", "radius", "lower",
+            "width", "structure")
+#: Structure claims of the plain kinds and of the family kinds.
+PLAIN_CLAIMS = ("circulant", "simplex-etf", "span-I-J", "invariant", "budget-inactive")
+FAMILY_CLAIMS = ("invariant", "span-I-J", "simplex-etf", "equal-rows")
+Spread = Callable[[], tuple[list[list[Any]], int]]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The fields of a checked bracket, read once (exact rationals)."""
+
+    kind: str
+    loss: str
+    Y: K.Mat
+    W: K.Mat
+    H: K.Mat
+    A: K.Mat
+    w: K.Vec
+    beta: K.Vec
+    B: tuple[int, ...]
+    N: int
+    EW: Fraction
+    EH: Fraction
+    rho: Fraction
+    s: Fraction
+    lower: Fraction
+    upper: Fraction
+    prec: int
+    #: the structure claims made (an orbit bracket is invariant by construction) and the
+    #: generators of the last ``invariant`` claim (of an orbit bracket: its group's)
+    claims: frozenset[str] = frozenset()
+    generators: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def ctx(self) -> decimal.Context:
+        """The decimal context of the rigorous bounds."""
+        return context(self.prec)
+
+
+# --------------------------------------------------------------------------- judgements
+def read_perm(v: object, loc: str, m: int) -> tuple[int, ...]:
+    """A permutation of 0..m-1 in image form (``generator`` otherwise)."""
+    K.fail_if(not isinstance(v, list) or sorted(x if type(x) is int else -1 for x in v)
+            != list(range(m)), "generator", loc, f"not a permutation of 0..{m - 1} in image form")
+    return tuple(v)  # type: ignore[arg-type]
+
+
+def read_perms(v: object, loc: str, m: int) -> list[tuple[int, ...]]:
+    """A non-empty list of permutations of 0..m-1."""
+    K.fail_if(not isinstance(v, list) or not v, "schema", loc, "a non-empty list of permutations")
+    return [read_perm(g, f"{loc}/{r}", m) for r, g in enumerate(K.read_list(v, loc))]
+
+
+def gram(M: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """M M^T exactly."""
+    return K.matmul(M, list(zip(*M, strict=True)))
+
+
+def stochastic(M: Sequence[Sequence[Fraction]], check: str, loc: str) -> None:
+    """Every column of M is a probability vector (entries >= 0 summing to exactly 1)."""
+    for j, col in enumerate(zip(*M, strict=True)):
+        K.fail_if(any(x < 0 for x in col) or sum(col) != 1, check, f"{loc}/column {j}",
+                  f"column {j} is not a probability vector (entries >= 0 summing to exactly 1)")
+
+
+def admissible(M: K.Mat, loss: str, check: str, loc: str) -> None:
+    """A target or dual point of the loss: ``ce`` probability columns, ``bce`` entries in
+    [0, 1], ``mse`` anything."""
+    if loss == "ce":
+        stochastic(M, check, loc)
+    K.fail_if(loss == "bce" and any(not 0 <= x <= 1 for r in M for x in r), check, loc,
+              "the entries must lie in [0, 1]")
+
+
+def norm_at_most(M: Sequence[Sequence[Fraction]], bound: Fraction, loc: str, what: str,
+                 w: Sequence[Fraction] | None = None, N: int = 1) -> None:
+    """N sum_j w_j ||M[:, j]||^2 <= bound (``budget``)."""
+    cols = list(zip(*M, strict=True))
+    total = sum(((w[j] if w else 1) * sum((x * x for x in c), Fraction(0))
+                 for j, c in enumerate(cols)), Fraction(0))
+    K.fail_if(N * total > bound, "budget", loc, f"{what} exceeds its budget")
+
+
+def psd_fails(S: Sequence[Sequence[Any]]) -> int | None:
+    """Exact LDL^T of a symmetric rational matrix: None when PSD, else the index of the first
+    bad pivot (negative, or zero with a non-zero column below it)."""
+    T = [[Fraction(x) for x in r] for r in S]
+    n = len(T)
+    for k in range(n):
+        p = T[k][k]
+        if p < 0 or (p == 0 and any(T[i][k] for i in range(k + 1, n))):
+            return k
+        if p == 0:
+            continue
+        charge(4 * (n - k) ** 2 * weight(p.numerator, p.denominator))
+        for i in range(k + 1, n):
+            f = T[i][k] / p
+            if f:
+                for j in range(k + 1, i + 1):
+                    T[i][j] -= f * T[k][j]
+                    T[j][i] = T[i][j]
+    return None
+
+
+def spectral_at_most(s: Fraction, G: Sequence[Sequence[Any]], D2: int, loc: str,
+                     what: str) -> None:
+    """s >= 0 and s^2 I - G / D2 PSD (``spectral``): s bounds the spectral norm."""
+    k = psd_fails([[s * s * D2 * (i == j) - x for j, x in enumerate(g)] for i, g in enumerate(G)])
+    K.fail_if(s < 0 or k is not None, "spectral", loc,
+              f"s < 0 or s^2 I - {what} is not PSD (pivot {k})")
+
+
+def weighted_gram(M: Sequence[Sequence[Fraction]], q: Sequence[Fraction]
+                  ) -> tuple[list[list[Any]], int]:
+    """(G, D2) with G / D2 = M diag(q) M^T, G an integer matrix."""
+    (Mi, D1), (qi, Dq) = K.scaled_matrix(M), K.scaled(q)
+    m, n = len(Mi), len(qi)
+    charge(m * m * n)
+    return [[sum(Mi[i][j] * qi[j] * Mi[k][j] for j in range(n)) for k in range(m)]
+            for i in range(m)], D1 * D1 * Dq
+
+
+def column_upper(loss: str, z: Sequence[int], y: Sequence[Fraction], D: int,
+                 ctx: decimal.Context) -> Fraction:
+    """A rational >= L(z / D; y) for integer logits z over the denominator D."""
+    if loss == "mse":
+        return sum(((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)),
+                   Fraction(0)) / 2
+    if loss == "ce":  # log sum exp(z) = M + log sum exp(z - M); each exp(z_i - M) <= 1
+        top = max(z)
+        S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
+        lin = sum((yi * zi for yi, zi in zip(y, z, strict=True)), Fraction(0))
+        return Fraction(top, D) + log_up(S, ctx) - lin / D
+    total = Fraction(0)  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
+    for zi, yi in zip(z, y, strict=True):
+        t = Fraction(zi, D)
+        total += max(t, Fraction(0)) + log_up(1 + exp_up(-abs(t), ctx), ctx) - yi * t
+    return total
+
+
+def loss_upper(Y: Sequence[Sequence[Fraction]], W: Sequence[Sequence[Fraction]],
+               H: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: str = "ce",
+               w: Sequence[Fraction] | None = None) -> Fraction:
+    """A rational >= sum_j w_j L(z_j; y_j) at Z = W H (exact product)."""
+    (Wi, a), (Hi, b) = K.scaled_matrix(W), K.scaled_matrix(H)
+    Zi = K.matmul(Wi, Hi)
+    charge(len(Zi) * len(Zi[0]) * (ctx.prec if loss != "mse" else 1))
+    return sum(((w[j] if w else 1) * column_upper(loss, z, y, a * b, ctx) for j, (z, y) in
+                enumerate(zip(zip(*Zi, strict=True), zip(*Y, strict=True), strict=True))),
+               Fraction(0))
+
+
+def entropy_lower(A: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: str = "ce",
+                  Y: Sequence[Sequence[Fraction]] = (), w: Sequence[Fraction] | None = None
+                  ) -> Fraction:
+    """A rational <= sum_j w_j c(a_j; y_j): the entropy (``ce``, 0 log 0 = 0),
+    (||y||^2 - ||a||^2) / 2 (``mse``) or the binary entropy (``bce``)."""
+    total = Fraction(0)
+    for j, a in enumerate(zip(*A, strict=True)):
+        if loss == "mse":
+            y = [r[j] for r in Y]
+            c = (sum(x * x for x in y) - sum(x * x for x in a)) / 2
+        else:
+            terms = [p for p in a if p] if loss == "ce" else [p for q in a for p in (q, 1 - q)
+                                                              if p]
+            c = -sum((p * log_up(p, ctx) for p in terms), Fraction(0))
+        total += (w[j] if w else 1) * c
+    return total
+
+
+def width(upper: Fraction, lower: Fraction, eps: Fraction, mode: object, loc: str) -> None:
+    """upper - lower <= eps (``absolute``) or <= eps |upper| (``relative``)."""
+    K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
+              "eps_mode is 'absolute' or 'relative'")
+    K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
+              f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
+
+
+def precision(obj: K.Obj, loc: str) -> int:
+    """The field ``precision``: an integer in :data:`PRECISION`."""
+    prec = K.get(obj, "precision", loc)
+    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
+              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
+    return int(prec)
+
+
+def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
+    """Whether the permutation g does not preserve the square matrix M."""
+    charge(len(M) ** 2)
+    return any(M[g[i]][g[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
+
+
+# ---------------------------------------------------------------------- the obligation
+def bracket(obj: K.Obj, loc: str, loss: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat,
+            w: K.Vec, beta: K.Vec, B: tuple[int, ...] = (), N: int = 1,
+            spread: Spread | None = None, names: tuple[str, str] = ("H", "P"),
+            claims: Sequence[str] = PLAIN_CLAIMS,
+            group: Sequence[tuple[int, ...]] | None = None) -> Reading:
+    """The bracket obligation (module docstring), on fields already read; returns the
+    :class:`Reading`.  ``spread()``: (G, D2) with G / D2 the matrix the spectral bound
+    must dominate (default: M diag(w^2/beta) M^T, M = A - Y with its rows on B averaged)."""
+    EW, EH = K.num(obj, "E_W", loc), K.num(obj, "E_H", loc)
+    K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
+    prec = precision(obj, loc)
+    ctx = context(prec)
+    rho, s, lower, upper, eps = (K.num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper",
+                                                                "eps"))
+    norm_at_most(W, EW, f"{loc}/W", "||W||_F^2")
+    norm_at_most(H, EH, f"{loc}/{names[0]}", "sum_j beta_j ||h_j||^2", beta, N)
+    K.fail_if(any(W[b] != W[B[0]] for b in B), "equal-rows", f"{loc}/W",
+              "the rows of W on equal_rows are not equal")
+    K.fail_if(N * loss_upper(Y, W, H, ctx, loss, w) > upper, "upper", f"{loc}/upper",
+              "the loss at W H may exceed the stated upper bound")
+    admissible(A, loss, "dual-admissible" if "equal-rows" in claims else "dual-stochastic",
+               f"{loc}/{names[1]}")
+    if spread is None:
+        M = [[p - y for p, y in zip(ra, ry, strict=True)] for ra, ry in zip(A, Y, strict=True)]
+        mean = [sum((M[c][j] for c in B), Fraction(0)) / max(len(B), 1)
+                for j in range(len(Y[0]))]
+        for b in B:
+            M[b] = list(mean)
+        G, D2 = weighted_gram(M, [x * x / y for x, y in zip(w, beta, strict=True)])
+    else:
+        G, D2 = spread()
+    spectral_at_most(s, G, D2, f"{loc}/s", "M diag(w^2/beta) M^T")
+    K.fail_if(rho < 0 or rho * rho < EW * EH, "radius", f"{loc}/rho_up",
+              "rho_up^2 < E_W E_H (or rho_up < 0)")
+    K.fail_if(N * entropy_lower(A, ctx, loss, Y, w) - rho * s < lower, "lower", f"{loc}/lower",
+              "the dual value - rho_up s may be below the stated lower bound")
+    width(upper, lower, eps, K.get(obj, "eps_mode", loc), loc)
+    made, gens = structure(obj, loc, Y, w, beta, W, claims)
+    if group is not None:
+        made, gens = made | {"invariant"}, tuple(group)
+    return Reading(obj["kind"], loss, Y, W, H, A, w, beta, B, N, EW, EH, rho, s, lower, upper,
+                   prec, made, gens)
+
+
+def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
+              allowed: Sequence[str]) -> tuple[frozenset[str], tuple[tuple[int, ...], ...]]:
+    """Each structure claim, verified exactly on G = W W^T (and on Y, w, beta); returns the
+    claims' names and the generators of the last ``invariant`` claim."""
+    claims = K.read_list(K.get(obj, "structure", loc), f"{loc}/structure")
+    m = len(W)
+    G = gram(W) if claims else []
+    cols = Counter(zip(zip(*Y, strict=True), w, beta, strict=True))
+    names, last = set(), ()  # type: tuple[set[str], tuple[tuple[int, ...], ...]]
+    for k, c in enumerate(claims):
+        cl = f"{loc}/structure/{k}"
+        K.only(c, {"claim", "generators"} | ({"labels"} if "equal-rows" in allowed else set()),
+               cl, "a structure claim")
+        name = K.get(c, "claim", cl)
+        K.fail_if(name == "budget-inactive" and name in allowed, "structure-inactive", cl,
+                  "the claim 'budget-inactive' is not verifiable by this checker (P = Y and "
+                  "s = 0 prove the bracket, not that the budget is inactive); never accepted")
+        K.fail_if(name not in allowed, "schema", f"{cl}/claim",
+                  f"unknown structure claim {ascii(name)[:40]}")
+        names.add(name)
+        K.fail_if(name == "circulant" and any(G[i][j] != G[(i + 1) % m][(j + 1) % m] for i in
+                  range(m) for j in range(m)), "structure-circulant", cl, "W W^T is not circulant")
+        K.fail_if(name == "span-I-J" and (len({G[i][i] for i in range(m)}) > 1 or len(
+                  {x for i, r in enumerate(G) for j, x in enumerate(r) if i != j}) > 1),
+                  "structure-span", cl, "W W^T is not alpha I + beta (J - I)")
+        if name == "simplex-etf":
+            t = G[0][0] * m / (m - 1) if m > 1 else Fraction(0)
+            K.fail_if(t <= 0 or any(G[i][j] != t * ((i == j) - Fraction(1, m))
+                                    for i in range(m) for j in range(m)),
+                      "structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
+        if name == "equal-rows":
+            L = K.read_ints(K.get(c, "labels", cl), f"{cl}/labels", 0, m - 1)
+            K.fail_if(len(L) < 2 or any(W[b] != W[L[0]] for b in L), "structure-equal-rows",
+                      cl, "the rows of W on these labels are not all equal")
+        if name == "invariant":
+            last = tuple(read_perms(K.get(c, "generators", cl), f"{cl}/generators", m))
+            for r, g in enumerate(last):
+                K.fail_if(moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
+                          f"W W^T is not invariant under generator {r}")
+                charge(len(cols) * m)  # g preserves the multiset of columns iff g^-1 does
+                image = {(tuple(col[i] for i in g), a, b): n for (col, a, b), n in cols.items()}
+                K.fail_if(image != cols, "target-invariant", f"{cl}/generators/{r}",
+                          f"generator {r} does not preserve the columns of Y (with w, beta)")
+    return frozenset(names), last

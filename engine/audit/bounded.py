@@ -1,0 +1,194 @@
+"""Budgets that hold inside native code: one label's work in a forked child process.
+
+A per-label budget checked between Python statements (:func:`logitgeom.audit.proofs._budget`)
+cannot stop a single call into FLINT, cdd or HiGHS that runs for minutes, and neither can
+Ctrl-C (Python delivers ``KeyboardInterrupt`` only between bytecodes).  :func:`run_bounded`
+therefore runs the label in a child forked from the calling process (the head is shared
+copy-on-write, nothing is pickled on the way in) while the parent waits in a Python loop
+that polls the child's CPU time every :data:`POLL` seconds:
+
+* the child's CPU time reaches the budget: the child is killed (``SIGKILL``; native code
+  cannot ignore it) and the caller gets ``("budget", stage)``, the last stage the child
+  reported through :func:`note_stage`;
+* Ctrl-C in the parent: the child is killed and ``KeyboardInterrupt`` propagates at once;
+* the parent dies (a pool worker terminated): the child dies with it (``PR_SET_PDEATHSIG``).
+
+The child sends its result back pickled over a pipe (length-prefixed frames; stage notes
+are frames too).  Where ``os.fork`` does not exist the function runs in-process (the
+cooperative budget checks still apply).
+
+Examples
+--------
+>>> run_bounded(pow, (2, 10), None)[:2]
+('ok', 1024)
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["run_bounded", "note_stage", "POLL"]
+
+#: Seconds between two looks at the child's CPU time (the overrun past a budget is at most
+#: about this, plus the time to kill and reap the child).
+POLL = 0.02
+
+#: The write end of the pipe to the parent, in a bounded child (None elsewhere).
+_CHANNEL: list[int] = []
+
+_HDR = struct.Struct("<cQ")
+
+
+def note_stage(stage: str) -> None:
+    """Tell the waiting parent which stage the label has reached (a no-op outside a
+    :func:`run_bounded` child); the budget record names the last stage noted.
+
+    Examples
+    --------
+    >>> note_stage("lp")
+    """
+    if _CHANNEL:
+        data = stage.encode()
+        os.write(_CHANNEL[0], _HDR.pack(b"s", len(data)) + data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _child(fn: Callable, args: tuple, wfd: int) -> None:  # pragma: no cover - in the child
+    code = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+        _CHANNEL[:] = [wfd]
+        try:
+            payload = pickle.dumps(("ok", fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # noqa: BLE001 - handed to the parent, re-raised there
+            try:
+                payload = pickle.dumps(("error", exc), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # noqa: BLE001 - an unpicklable exception
+                payload = pickle.dumps(("error", RuntimeError(repr(exc))))
+        _write_all(wfd, _HDR.pack(b"r", len(payload)) + payload)
+    except BaseException:  # noqa: BLE001
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a running process (Linux ``/proc``), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _frames(buf: bytearray):
+    """Complete frames at the front of buf (consumed)."""
+    while len(buf) >= _HDR.size:
+        kind, n = _HDR.unpack_from(buf)
+        if len(buf) < _HDR.size + n:
+            return
+        data = bytes(buf[_HDR.size:_HDR.size + n])
+        del buf[:_HDR.size + n]
+        yield kind, data
+
+
+def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
+                ) -> tuple[str, Any, float]:
+    """Run ``fn(*args)`` in a forked child, stopped when its CPU time reaches
+    ``cpu_seconds`` (None: no budget; Ctrl-C still stops it at once).
+
+    Parameters
+    ----------
+    fn : callable
+        Its value must be picklable.
+    args : tuple
+    cpu_seconds : float or None
+        CPU-second budget of the child (user + system).
+
+    Returns
+    -------
+    (str, object, float)
+        ``("ok", value, cpu)`` or ``("budget", last noted stage or "", cpu)``, with the
+        child's CPU seconds.  An exception raised by ``fn`` is raised again here.
+
+    Examples
+    --------
+    >>> def spin():
+    ...     while True:
+    ...         pass
+    >>> kind, stage, cpu = run_bounded(spin, (), 0.2)
+    >>> kind, 0.2 <= cpu < 0.5
+    ('budget', True)
+    """
+    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
+        t0 = time.process_time()
+        return "ok", fn(*args), time.process_time() - t0
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(rfd)
+        _child(fn, args, wfd)
+    os.close(wfd)
+    buf = bytearray()
+    stage = ""
+    result: tuple | None = None
+    t_wall = time.monotonic()
+    killed = False
+    cpu = 0.0
+    try:
+        while result is None:
+            ready, _, _ = select.select([rfd], [], [], POLL)
+            if ready:
+                chunk = os.read(rfd, 1 << 20)
+                if not chunk:
+                    break  # the child exited (its result, if any, is already read)
+                buf += chunk
+                for kind, data in _frames(buf):
+                    if kind == b"s":
+                        stage = data.decode()
+                    else:
+                        result = pickle.loads(data)
+            if cpu_seconds is not None and result is None:
+                used = _cpu_seconds(pid)
+                if used is None:
+                    used = time.monotonic() - t_wall
+                if used >= cpu_seconds:
+                    os.kill(pid, signal.SIGKILL)
+                    killed = True
+                    break
+    finally:
+        if result is None and not killed:  # Ctrl-C or an error here: the child goes too
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.close(rfd)
+        _, _, ru = os.wait4(pid, 0)
+        cpu = ru.ru_utime + ru.ru_stime
+    if killed:
+        return "budget", stage, cpu
+    if result is None:
+        raise RuntimeError("the label's child process ended without a result")
+    if result[0] == "error":
+        raise result[1]
+    return "ok", result[1], cpu

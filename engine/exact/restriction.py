@@ -1,0 +1,222 @@
+"""Characteristic polynomials by deletion-restriction, each restriction computed once.
+
+For a central arrangement ``A = {H_1, ..., H_m}`` of hyperplanes in ``Q^k`` (given by
+integer normals), deletion-restriction ``chi_A = chi_{A - H} - chi_{A^H}`` applied to
+``H_m, H_{m-1}, ..., H_1`` in turn gives
+
+    chi_A(t) = t^k - sum_{q=1}^{m} chi_{B_q}(t),   B_q = {H_p cap H_q : p < q}
+
+where ``B_q`` is the restriction of the first ``q - 1`` hyperplanes to ``H_q``, an
+arrangement in ``H_q``, a space of dimension ``k - 1``.  We coordinatise ``H_q`` by
+dropping the pivot coordinate of its normal (the first non-zero one): the normal ``v`` of
+``H_p`` becomes ``v`` reduced modulo the normal of ``H_q`` at that coordinate, made
+primitive with its first non-zero entry positive (the same reduction as the no-broken-
+circuit search of :mod:`logitgeom.exact.lattice`).  The characteristic polynomial of an
+arrangement depends only on the *set* of its distinct normals, up to an invertible linear
+map, so the recursion is memoised on that set after a column permutation and column sign
+changes chosen from column invariants (:func:`_key`): equal restrictions reached along
+different paths, and many symmetric copies, are computed once.  The key is an exact list
+of integer normals, so a cache hit is an equality of arrangements up to a coordinate
+permutation and sign changes, never a guess.  Two dimensions left close in closed form
+(``m`` distinct lines through 0: ``t^2 - m t + (m - 1)``).
+
+The number of distinct restrictions met is often far below the number of regions (the
+no-broken-circuit search visits about one leaf per region): the resonance arrangement of
+``n = 6`` (1,066,044 regions) needs 881 distinct restrictions.
+
+Examples
+--------
+>>> chi_restriction([(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)], 3)
+[-3, 6, -4, 1]
+>>> top = restriction_terms([(1, 0), (0, 1), (1, 1)], 2)
+>>> len(top)
+3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import gcd
+
+from logitgeom.exact.linalg import canonical_direction
+
+__all__ = ["chi_restriction", "restriction_terms", "combine_terms", "normal_set",
+           "WorkBudgetExceeded"]
+
+
+class WorkBudgetExceeded(Exception):
+    """:func:`chi_restriction` needed more distinct restrictions than its budget."""
+
+Vec = tuple[int, ...]
+
+
+def normal_set(vecs: Sequence[Sequence[int]]) -> tuple[Vec, ...]:
+    """The distinct hyperplanes of integer normals ``vecs`` (zero rows dropped), sorted.
+
+    Examples
+    --------
+    >>> normal_set([(2, 0), (-1, 0), (0, 0), (1, 1)])
+    ((1, 0), (1, 1))
+    """
+    return tuple(sorted({canonical_direction(v) for v in vecs if any(v)}))
+
+
+def _small(rem: tuple[Vec, ...], k: int) -> list[int] | None:
+    """chi of a small case in closed form, else None (coefficient i: power t^i)."""
+    m = len(rem)
+    out = [0] * (k + 1)
+    out[k] = 1
+    if m == 0:
+        return out
+    out[k - 1] = -m
+    if m == 1:
+        return out
+    if k == 2:  # m distinct lines through 0 in a plane
+        out[0] = m - 1
+        return out
+    return None
+
+
+def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
+                    cache: dict[tuple[Vec, ...], list[int]] | None = None,
+                    stats: dict[str, int] | None = None,
+                    budget: int | None = None) -> list[int]:
+    """chi(t) of the central arrangement of the integer normals ``vecs`` in ``Q^dim``.
+
+    Parameters
+    ----------
+    vecs : sequence of integer vectors of length ``dim``
+        Hyperplane normals; zero vectors are ignored, parallel ones count once.
+    dim : int
+        The dimension of the ambient space.
+    cache : dict, optional
+        Memo of restrictions (``sorted normals -> chi``); pass the same dict to several
+        calls to share it.
+    stats : dict, optional
+        Receives ``computed`` (distinct restrictions computed) and ``reused`` (cache hits).
+    budget : int, optional
+        Raise :class:`WorkBudgetExceeded` once more than ``budget`` restrictions were
+        computed (cache hits are free).
+
+    Returns
+    -------
+    list of int
+        ``c[i]`` is the coefficient of ``t**i``, ``i = 0..dim``.
+
+    Examples
+    --------
+    >>> chi_restriction([(1, 0, 0), (0, 1, 0), (0, 0, 1)], 3)   # (t - 1)^3
+    [-1, 3, -3, 1]
+    """
+    memo: dict[tuple[Vec, ...], list[int]] = {} if cache is None else cache
+    st = {"computed": 0, "reused": 0, "budget": -1 if budget is None else budget}
+    try:
+        return _chi(normal_set(vecs), dim, memo, st)
+    finally:
+        if stats is not None:
+            for key in ("computed", "reused"):
+                stats[key] = stats.get(key, 0) + st[key]
+
+
+def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
+         st: dict[str, int]) -> list[int]:
+    small = _small(rem, k)
+    if small is not None:
+        return small
+    key = _key(rem)
+    got = memo.get(key)
+    if got is not None:
+        st["reused"] += 1
+        return got
+    st["computed"] += 1
+    if st["computed"] > st["budget"] >= 0:
+        raise WorkBudgetExceeded
+    out = [0] * (k + 1)
+    out[k] = 1
+    for q in range(len(rem)):
+        sub = _restrict(rem, q)
+        c = _chi(sub, k - 1, memo, st)
+        for i in range(k):
+            out[i] -= c[i]
+    memo[key] = out
+    return out
+
+
+def _key(rem: tuple[Vec, ...]) -> tuple[Vec, ...]:
+    """The cache key of an arrangement: its normals after a column permutation and column
+    sign changes chosen from column invariants, made primitive again, sorted.
+
+    Permuting coordinates and changing their signs is an invertible linear map, so equal
+    keys mean arrangements that are images of each other: equal characteristic
+    polynomials.  Ties between columns keep their order, so this is not a canonical form
+    (isomorphic arrangements can get different keys, costing a recomputation, never a
+    wrong answer).
+    """
+    cols = list(zip(*rem))  # noqa: B905
+    inv = [(tuple(sorted(abs(x) for x in c)), tuple(sorted(c))) for c in cols]
+    order = sorted(range(len(cols)), key=inv.__getitem__)
+    signs = [-1 if tuple(sorted(-x for x in cols[j])) > inv[j][1] else 1 for j in order]
+    out = set()
+    for v in rem:
+        w = tuple([v[j] * s for j, s in zip(order, signs)])  # noqa: B905
+        g = gcd(*w)
+        if next(x for x in w if x) < 0:
+            g = -g
+        out.add(w if g == 1 else tuple([x // g for x in w]))
+    return tuple(sorted(out))
+
+
+def _restrict(rem: tuple[Vec, ...], q: int) -> tuple[Vec, ...]:
+    """``B_q``: the hyperplanes before ``q`` restricted to hyperplane ``q`` (sorted set).
+
+    Each normal ``v`` becomes ``r_p v - v_p r`` with the pivot coordinate ``p`` of ``r``
+    dropped (``v`` itself, less that coordinate, when ``v_p = 0``), made primitive with
+    its first non-zero entry positive (as :func:`logitgeom.exact.lattice.reduce_one`).
+    """
+    r = rem[q]
+    piv = next(i for i, x in enumerate(r) if x)
+    rp = r[piv]
+    rest = r[:piv] + r[piv + 1:]
+    out = set()
+    for v in rem[:q]:
+        vp = v[piv]
+        w = v[:piv] + v[piv + 1:]
+        if vp:
+            w = tuple([rp * a - vp * c for a, c in zip(w, rest)])  # noqa: B905 (equal lengths)
+        g = gcd(*w)
+        lead = next(x for x in w if x)
+        if lead < 0:
+            g = -g
+        out.add(w if g == 1 else tuple([x // g for x in w]))
+    return tuple(sorted(out))
+
+
+def restriction_terms(vecs: Sequence[Sequence[int]], dim: int) -> list[tuple[tuple[Vec, ...], int]]:
+    """The top-level restrictions ``(B_q, dim - 1)`` of the formula above, one per hyperplane.
+
+    ``chi_A(t) = t^dim - sum_q chi_{B_q}(t)``: each term is an independent unit of work
+    (:func:`combine_terms` adds them up).
+
+    Examples
+    --------
+    >>> restriction_terms([(1, 0), (0, 1)], 2)
+    [((), 1), (((1,),), 1)]
+    """
+    rem = normal_set(vecs)
+    return [(_restrict(rem, q), dim - 1) for q in range(len(rem))]
+
+
+def combine_terms(dim: int, parts: Sequence[Sequence[int]]) -> list[int]:
+    """``t^dim - sum(parts)``: chi from the characteristic polynomials of the top terms.
+
+    Examples
+    --------
+    >>> combine_terms(2, [[0, 1], [-1, 1]])    # two lines: t^2 - 2t + 1
+    [1, -2, 1]
+    """
+    out = [0] * (dim + 1)
+    out[dim] = 1
+    for c in parts:
+        for i, x in enumerate(c):
+            out[i] -= x
+    return out

@@ -1,0 +1,223 @@
+"""Budgets that hold inside native code (issue 44, item 4), and labels a hair inside a face.
+
+The stuck native call is a genuinely slow exact instance (one ``cdd.gmp`` LP of the exact
+completion stage on a float64 head with a label pushed 1e-13 inside a 10-row face: about
+ten CPU seconds in a single call on a quiet machine), never a mock.  The planted verdicts
+are compared with :func:`oracle`, an exact LP written here (Fractions, Bland's rule), which
+shares no code with the audit.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from logitgeom.audit import Options, audit_argmax
+from logitgeom.audit.bounded import note_stage, run_bounded
+from logitgeom_certificates.check import check
+from logitgeom_certificates.check_audit import check_file
+
+
+def hair_head(k: int, d: int, pushes=(1e-9, 1e-11, 1e-13), faces=(5, 10), seed: int = 0):
+    """Standard-normal float64 rows; for each (face size m, push e) one label on a random
+    convex combination p of m other rows, pushed inside the hull: p (1 - e) (the rows are
+    centred at the origin, which is inside their hull)."""
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((k, d))
+    labs = rng.choice(k, size=len(pushes) * len(faces), replace=False)
+    pool = np.setdiff1d(np.arange(k), labs)
+    kinds = {}
+    n = 0
+    for m in faces:
+        for e in pushes:
+            lab = int(labs[n])
+            n += 1
+            src = rng.choice(pool, size=m, replace=False)
+            W[lab] = (rng.dirichlet(np.ones(m)) @ W[src]) * (1 - e)
+            kinds[lab] = (m, e)
+    return W, kinds
+
+
+# ------------------------------------------------------------------ the independent oracle
+def _simplex_feasible(A: list[list[Fraction]], b: list[Fraction]) -> bool:
+    """Exact: is {y >= 0 : A y = b} non-empty?  Phase I of the simplex method on
+    Fractions (artificial variables, Bland's rule: no cycling)."""
+    m, n = len(A), len(A[0])
+    T = []
+    for i in range(m):
+        s = -1 if b[i] < 0 else 1
+        T.append([s * a for a in A[i]] + [Fraction(int(j == i)) for j in range(m)]
+                 + [s * b[i]])
+    basis = list(range(n, n + m))
+    cost = [Fraction(0)] * n + [Fraction(1)] * m + [Fraction(0)]
+    red = cost[:]  # reduced costs: cost - sum of basic rows
+    for i in range(m):
+        red = [r - t for r, t in zip(red, T[i], strict=True)]
+    while True:
+        col = next((j for j in range(n + m) if red[j] < 0), None)
+        if col is None:
+            return -red[-1] == 0  # the artificial variables' least sum is 0
+        rows = [i for i in range(m) if T[i][col] > 0]
+        r = min(rows, key=lambda i: (T[i][-1] / T[i][col], basis[i]))
+        piv = T[r][col]
+        T[r] = [v / piv for v in T[r]]
+        for i in range(m):
+            if i != r and T[i][col] != 0:
+                f = T[i][col]
+                T[i] = [a - f * c for a, c in zip(T[i], T[r], strict=True)]
+        f = red[col]
+        red = [a - f * c for a, c in zip(red, T[r], strict=True)]
+        basis[r] = col
+
+
+def oracle(W: np.ndarray, k: int) -> str:
+    """'never' iff w_k is a convex combination of the other rows (Gordan; no bias), decided
+    exactly on every row of the head."""
+    Wq = [[Fraction(float(v)) for v in row] for row in W]
+    others = [i for i in range(len(Wq)) if i != k]
+    A = [[Wq[i][j] for i in others] for j in range(len(Wq[0]))] + [[Fraction(1)] * len(others)]
+    b = [*Wq[k], Fraction(1)]
+    return "never" if _simplex_feasible(A, b) else "argmaxable"
+
+
+def test_oracle_on_a_square():
+    W = np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1], [0.25, 0.25], [0.5, 0.5]])
+    assert [oracle(W, k) for k in range(6)] == ["argmaxable"] * 4 + ["never", "never"]
+
+
+def _slow_instance():
+    """The integer rows of the exact completion stage's first LP for a label pushed 1e-13
+    inside a 10-row face of a 400 x 64 float64 head (one cdd call of about ten CPU s)."""
+    from logitgeom.audit.complete import _homogeneous_rows, _initial_active
+    from logitgeom.audit.head import HeadSpec, open_head
+
+    W, kinds = hair_head(400, 64, pushes=(1e-13,), faces=(10,))
+    lab = next(iter(kinds))
+    h = open_head(HeadSpec.from_array(W))
+    return W, lab, _homogeneous_rows(h, lab, _initial_active(h, lab, []))
+
+
+# ------------------------------------------------------------------ budgets
+def test_budget_stops_a_single_native_exact_lp():
+    from logitgeom.exact.lp import strictly_feasible
+
+    _, _, H = _slow_instance()
+    kind, _, cpu = run_bounded(strictly_feasible, (H,), 0.5)
+    assert kind == "budget"
+    assert 0.5 <= cpu < 0.5 + 1.0  # the budget holds inside cdd (within its poll and kill)
+
+
+def test_run_bounded_returns_values_stages_and_errors():
+    def staged():
+        note_stage("exact")
+        while True:
+            pass
+
+    assert run_bounded(sorted, ([3, 1, 2],), 10.0)[:2] == ("ok", [1, 2, 3])
+    kind, stage, cpu = run_bounded(staged, (), 0.3)
+    assert (kind, stage) == ("budget", "exact") and cpu >= 0.3
+    with pytest.raises(ZeroDivisionError):
+        run_bounded(divmod, (1, 0), None)
+
+
+def test_label_seconds_holds_in_native_code_and_a_rerun_decides(tmp_path):
+    W, lab, _ = _slow_instance()
+    out = tmp_path / "o"
+    r = audit_argmax(W, tokens=[lab], out=out, progress=False,
+                     options=Options(label_seconds=0.05))
+    assert r.undecided() == [lab]
+    assert r.label_cpu[lab] < 0.05 + 1.0
+    rec = json.loads((out / "shards" / "block-000000.jsonl").read_text())["all"]
+    assert rec["verdict"] == "undecided" and "label_seconds=0.05" in rec["reason"]
+    assert rec["stage"] in {"wolfe", "lp", "gordan", "exact"}
+    assert check_file(str(out / "audit.json"), max_work=None).ok
+    state = json.loads((out / "run.json").read_text())
+    assert state["undecided"] == {"block-000000.jsonl": [lab]}
+    # the rerun in the same folder (no budget) re-decides the undecided label only
+    r2 = audit_argmax(W, tokens=[lab], out=out, progress=False)
+    assert r2.counts["all"]["undecided"] == 0
+    assert json.loads((out / "run.json").read_text())["undecided"] == {}
+    assert check_file(str(out / "audit.json"), max_work=None).ok
+    assert r2.verdicts["all"][lab] == "never"
+
+
+# ------------------------------------------------------------------ decided, not left over
+def test_labels_a_hair_inside_faces_are_decided_and_agree_with_the_oracle():
+    W, kinds = hair_head(60, 6)
+    r = audit_argmax(W, progress=False)
+    assert r.counts["all"]["undecided"] == 0
+    assert check(r.certificate(), None).ok
+    for k in range(len(W)):
+        assert r.verdicts["all"][k] == oracle(W, k), k
+    assert set(kinds) <= set(r.never())
+
+
+# ------------------------------------------------------------------ proofs of any size
+def _split_run(tmp_path, monkeypatch, part_bytes=24):
+    import logitgeom.audit.shards as shards_mod
+
+    monkeypatch.setattr(shards_mod, "PROOF_PART_BYTES", part_bytes)
+    W, kinds = hair_head(40, 5, pushes=(1e-9,), faces=(5, 10))
+    out = tmp_path / "o"
+    r = audit_argmax(W, out=out, progress=False)
+    return W, kinds, out, r
+
+
+def test_a_never_proof_split_over_part_files_is_written_resumed_and_checked(tmp_path,
+                                                                            monkeypatch):
+    W, kinds, out, r = _split_run(tmp_path, monkeypatch)
+    assert r.counts["all"]["undecided"] == 0 and set(kinds) <= set(r.never())
+    for k in kinds:
+        assert oracle(W, k) == "never"
+    recs = [json.loads(x) for x in (out / "shards" / "block-000000.jsonl").read_text().split()]
+    split = [x for x in recs if x["all"]["verdict"] == "never"
+             and isinstance(x["all"]["multipliers"], dict)]
+    assert split and all(len(x["all"]["multipliers"]["parts"]) > 1 for x in split)
+    parts = sorted((out / "shards").glob("proof-*.json"))
+    assert all(len(json.loads(p.read_text())) >= 1 for p in parts)
+    assert check_file(str(out / "audit.json"), max_work=None).ok
+    # the work meter charges the parts: a tiny budget refuses, the default accepts
+    assert not check_file(str(out / "audit.json"), max_work=10).ok
+    # resumed: same folder, nothing recomputed, the same certificate
+    before = (out / "audit.json").read_bytes()
+    r2 = audit_argmax(W, out=out, progress=False)
+    assert r2.label_cpu == {} and (out / "audit.json").read_bytes() == before
+    # a missing part: its block is decided again and the part rewritten
+    parts[0].unlink()
+    audit_argmax(W, out=out, progress=False)
+    assert parts[0].exists() and check_file(str(out / "audit.json"), max_work=None).ok
+
+
+def test_tampering_with_one_digit_of_a_split_proof_is_rejected(tmp_path, monkeypatch):
+    import hashlib
+
+    _, _, out, _ = _split_run(tmp_path, monkeypatch)
+    part = sorted((out / "shards").glob("proof-*.json"))[0]
+    texts = json.loads(part.read_text())
+    digit = texts[0][-1]
+    texts[0] = texts[0][:-1] + ("1" if digit != "1" else "2")
+    part.write_text(json.dumps(texts, separators=(",", ":")) + "\n")
+    v = check_file(str(out / "audit.json"), max_work=None)
+    assert not v.ok and v.failed_check == "file-hash"
+    # the hashes made consistent again: the arithmetic refuses the proof
+    sha = hashlib.sha256(part.read_bytes()).hexdigest()
+    shard = out / "shards" / "block-000000.jsonl"
+    name = f"shards/{part.name}"
+    lines = []
+    for line in shard.read_text().splitlines():
+        rec = json.loads(line)
+        for e in (rec[d] for d in rec if d != "label"):
+            for ref in e.get("multipliers", {}).get("parts", []) if isinstance(
+                    e.get("multipliers"), dict) else []:
+                if ref["file"] == name:
+                    ref["sha256"] = sha
+        lines.append(json.dumps(rec, sort_keys=True, separators=(",", ":")))
+    shard.write_text("\n".join(lines) + "\n")
+    cert = json.loads((out / "audit.json").read_text())
+    cert["shards"][0]["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
+    (out / "audit.json").write_text(json.dumps(cert))
+    v = check_file(str(out / "audit.json"), max_work=None)
+    assert not v.ok and v.failed_check.startswith("gordan")
