@@ -38,7 +38,8 @@ from collections.abc import Sequence
 
 from logitgeom.errors import InexactResult, InvalidInput, TooLarge
 
-__all__ = ["as_size", "ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT", "SOLVE_LIMIT", "check_work",
+__all__ = ["as_size", "as_flag", "as_executor", "ARGMAX_LIMIT", "GROUP_LIMIT", "DETECT_LIMIT",
+           "SOLVE_LIMIT", "check_work",
            "argmax_work", "check_argmax", "group_work", "check_group", "detect_work",
            "check_detect", "solve_work", "check_solve", "GAP_LIMIT", "SCALE_LIMIT",
            "check_gap", "check_scale", "FACTOR_LIMIT", "check_width"]
@@ -145,6 +146,53 @@ def as_size(value: object, what: str, *, least: int = 0, most: int | None = None
     if most is not None and v > most:
         raise TooLarge(f"{what} = {v:,} is above the largest supported value {most:,}")
     return v
+
+
+def as_flag(value: object, what: str, *, allow_none: bool = False) -> bool | None:
+    """A yes/no argument checked at a public entry point: ``True`` or ``False`` (numpy's
+    too), or ``None`` when that means "decide for me"; nothing else is read as a truth value.
+
+    Raises
+    ------
+    InvalidInput
+        Any other value, naming the argument.
+
+    Examples
+    --------
+    >>> as_flag(True, "normalize"), as_flag(None, "progress", allow_none=True)
+    (True, None)
+    >>> as_flag("no", "normalize")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: normalize must be True or False; got 'no'
+    """
+    import numpy as np
+
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidInput(f"{what} must be True or False{' (or None)' if allow_none else ''}; "
+                           f"got {value!r}"[:200])
+    return bool(value)
+
+
+def as_executor(value: object) -> None:
+    """Refuse an ``executor=`` that is not None and has no ``submit`` method (a
+    ``concurrent.futures`` executor or a ``dask.distributed`` Client).
+
+    Examples
+    --------
+    >>> as_executor(None)
+    >>> as_executor("a")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: executor must have a submit method (a concurrent.futures \
+executor or a dask.distributed Client); got str 'a'
+    """
+    if value is not None and not callable(getattr(value, "submit", None)):
+        raise InvalidInput(f"executor must have a submit method (a concurrent.futures executor "
+                           f"or a dask.distributed Client); got {type(value).__name__} "
+                           f"{value!r}"[:200])
 
 
 # --------------------------------------------------------------------- certify argmax

@@ -65,6 +65,7 @@ BASE: dict[str, list[str]] = {
     "audit-argmax": ["{W}", "-o", "{out}", "--no-progress"],
     "occupancy": ["{W}", "{X}", "-o", "{out}", "--no-progress"],
     "export coq": ["{cert}", "-o", "{out}"],
+    "check-coq": ["{missing_v}"],
 }
 
 # A key starting with "-" is an option: its entries are appended to BASE (an entry holds
@@ -78,6 +79,9 @@ _MAXWORK = [["--max-work", "abc"], ["--max-work", "-1"], ["--max-work", "0"]]
 _WORKERS = [["--workers", "0"], ["--workers", "abc"], ["--workers", "-2"]]
 _NOPROG = [["--no-progress" + FLAG]]
 _BUDGET = ["-1", "nan", "abc", "1e400", "0", "inf"]
+#: --allow-collapse without the --tol it qualifies; a value; with a family option
+_COLLAPSE = [["--allow-collapse"], ["--allow-collapse" + FLAG],
+             ["--tol", "0.1", "--allow-collapse", "--loss", "mse"]]
 
 BAD: dict[str, dict[str, list[list[str]]]] = {
     "certify pattern": {
@@ -130,6 +134,7 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--normalize": [["--normalize" + FLAG]],
         "--d": [["--d", "0"], ["--d", "-1"], ["--d", "abc"]],
         "--tol": [["--tol", "-1"], ["--tol", "nan"], ["--tol", "inf"]],
+        "--allow-collapse": _COLLAPSE,
         "--y0": [["--group", "S3", "--y0", "{missing}"]],
         "--out": [["--out", "{nested}"]],
         "--max-work": _MAXWORK,
@@ -165,6 +170,7 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--method": [["--method", "bogus"]],
         "--group": [["--group", "NotAGroup"], ["--group", "S7"]],
         "--tol": [["--tol", "-1"], ["--tol", "nan"], ["--tol", "inf"], ["--tol", "1e400"]],
+        "--allow-collapse": _COLLAPSE,
         "--normalize": [["--normalize" + FLAG]],
         "--solver": [["--solver", "bogus"]],
         "--loss": [["--loss", "hinge"]],
@@ -221,6 +227,16 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--force": _FORCE,
         "--json": _JSON_PATH,
         "--max-regions": _MAXREG,
+        "--method": [["--method", "bogus"],
+                     *([["--method", "partitions"]] if k == "sign" else [])],
+        "--max-work": _MAXWORK,
+        "--crosscheck": [["--crosscheck", "bogus"], ["--crosscheck", "nbc,bogus"]],
+        "--primes": [["--crosscheck", "field", "--primes", "0"], ["--primes", "abc"],
+                     ["--primes", "3"]],
+        "--workers": _WORKERS,
+        "--scheduler": [["--scheduler", "bogus://x"]],
+        "--state": [["--state", "{nested}"], ["--state", "{W}"]],
+        "--symmetry": [["--symmetry" + FLAG]],
     } for k in ("sign", "ranking")},
     "verify-grid": {
         "--n": [["--n", "abc"], ["--n", "1"], ["--n", "0"]],
@@ -232,6 +248,7 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--method": [["--method", "bogus"]],
         "--workers": _WORKERS,
         "--timings": [["--timings" + FLAG]],
+        "--certificates": [["--certificates", "{missing}"], ["--certificates", "{W}"]],
         "--no-progress": _NOPROG,
     },
     "reproduce": {
@@ -301,6 +318,10 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--trust-remote-code": [["--trust-remote-code" + FLAG]],
         "--no-progress": _NOPROG,
     },
+    "check-coq": {
+        "files": [["{missing_v}"], ["{junk}"], ["{dir}"]],
+        "--quiet": [["--quiet" + FLAG]],
+    },
     "export coq": {
         "certificates": [["{missing}", "-o", "{out}"], ["{junk}", "-o", "{out}"]],
         "--out": [["-o", "{nested}"]],
@@ -361,6 +382,7 @@ def _files(d: Path) -> dict[str, str]:
         "Y": fb._w(d / "Y.csv", "1/2,1/4,1/4\n1/4,1/2,1/4\n1/4,1/4,1/2\n"),
         "cert": str(d / "cert.json"),
         "missing": str(d / "no-such.csv"),
+        "missing_v": str(d / "no-such.v"),
         "junk": fb._w(d / "junk.csv", "not,a\nmatrix\x00\n"),
         "dir": str(d / "adir"),
         "nested": str(d / "W.csv" / "sub" / "out.json"),   # a path under a regular file

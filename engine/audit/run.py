@@ -701,6 +701,11 @@ def audit_argmax(
     True
     """
     t_start = time.perf_counter()
+    from logitgeom.limits import as_flag
+
+    as_flag(transpose, "transpose")
+    as_flag(rows_are_labels, "rows_are_labels")
+    as_flag(progress, "progress", allow_none=True)
     if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
         raise InvalidInput(f"block_size must be a positive integer; got {block_size!r}")
     if tokens is not None and not isinstance(tokens, str | Sequence | np.ndarray):

@@ -284,7 +284,10 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
         raise InvalidInput("transpose (--transpose: the head is stored as (d, vocab)) and "
                            "rows_are_labels (--rows-are-labels: the rows are the labels) "
                            "contradict each other; give one")
+    if tensor is not None and not isinstance(tensor, str):
+        raise InvalidInput(f"tensor must be a tensor name (str); got {type(tensor).__name__}")
     if not isinstance(source, str | Path):
+        _unused(tensor, tokenizer, transpose, "an in-memory matrix")
         return _from_matrix(source, bias, work, out_dir, None)
     p = Path(source).expanduser()
     if not p.exists():
@@ -302,6 +305,8 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
     if p.is_file() and suffix in {".csv", ".json", ".txt", ".tsv"}:
         from logitgeom.io import read_matrix
 
+        _unused(tensor, tokenizer, False, f"{p.name}, a matrix file")
+
         if isinstance(bias, str) and bias == "auto":
             _bias_tuple(bias, 1, False)
         M = read_matrix(p)
@@ -310,11 +315,26 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
         _orientation(p, len(M), len(M[0]) if len(M) else 0, transpose, rows_are_labels)
         return _from_matrix(M, bias, work, out_dir, _src(p))
     if p.is_file() and suffix == ".npy":
+        _unused(tensor, None, False, f"{p.name}, a matrix file")
         return _from_npy(p, bias, transpose, tokenizer, work, out_dir, rows_are_labels)
     if not is_model:
         raise InvalidInput(f"{p}: unsupported head file type {suffix!r} (use .npy, .csv, "
                            ".json, .safetensors, .npz, .bin/.pt, .gguf or a model folder)")
     return _from_checkpoint(p, bias, tensor, transpose, tokenizer, work, out_dir)
+
+
+def _unused(tensor, tokenizer, transpose, what: str) -> None:
+    """Refuse an option the source does not use (honoured or refused, never ignored)."""
+    if tensor is not None:
+        raise InvalidInput(f"tensor {tensor!r} (--tensor) does not apply to {what}: a tensor "
+                           "name selects the head of a model folder or weight file"[:300])
+    if tokenizer is not None:
+        raise InvalidInput(f"tokenizer (--tokenizer) does not apply to {what}: it names the "
+                           "labels of a .npy head, a model folder or a weight file (name a "
+                           "matrix file's labels with label_names / --labels)")
+    if transpose is not None and transpose is not False:
+        raise InvalidInput(f"transpose (--transpose) does not apply to {what}: transpose it "
+                           "before passing it")
 
 
 def _src(p: Path) -> dict:

@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("--crosscheck", default="", metavar="C1,C2",
                        help="recompute independently: nbc (the other algorithm), field "
                        "(point counts over F_q, small arrangements only)")
-        q.add_argument("--primes", type=int, default=2, metavar="N",
+        q.add_argument("--primes", type=int, default=None, metavar="N",
                        help="primes for --crosscheck field (default 2)")
         q.add_argument("--workers", type=int, default=None, metavar="N",
                        help="processes for the top-level restrictions (restriction method)")
@@ -140,6 +140,8 @@ def _count(args: argparse.Namespace) -> int:
     if args.method != "restriction" and (args.workers or args.scheduler or args.state):
         raise InvalidInput("--workers, --scheduler and --state apply to --method "
                            "restriction only")
+    if args.primes is not None and "field" not in checks:  # honoured or refused
+        raise InvalidInput("--primes applies to --crosscheck field only")
     if args.method == "nbc" and args.max_work is not None:
         raise InvalidInput("--max-work applies to --method restriction and partitions")
     W = read_matrix(args.W, what="W")
@@ -165,8 +167,9 @@ def _count(args: argparse.Namespace) -> int:
 
         executor = make_executor(args.workers, args.scheduler)
     try:
+        primes = 2 if args.primes is None else args.primes
         p = characteristic_polynomial(W, bias=b, ranking=ranking, method=args.method,
-                                      crosscheck=checks, primes=args.primes,
+                                      crosscheck=checks, primes=primes,
                                       executor=executor, state_dir=args.state,
                                       budget=budget)
     except TooLarge as exc:

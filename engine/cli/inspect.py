@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "continues it (builds the target Y), e.g. "
                         "\"orange|red -> yellow; orange|yellow -> red\" (default: each token "
                         "in a one-slot template)")
-    p.add_argument("--device", default="cpu",
+    p.add_argument("--device", default=None,
                    help="torch device of the --prompt run: cpu (default), cuda, cuda:N, mps")
     p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"],
                    help="load the weights of the --prompt run in this dtype (default: as stored)")
@@ -77,9 +77,17 @@ def _pair(text: str) -> tuple[int, int]:
 
 def _inspect(args: argparse.Namespace) -> int:
     from logitgeom.emit import dumps
+    from logitgeom.models.context import check_run_options
     from logitgeom.models.report import inspect_model
     from logitgeom.models.tokens import parse_token_list
 
+    check_run_options(args.device or "cpu", args.dtype)
+    run = [o for o, v in (("--device", args.device), ("--dtype", args.dtype),
+                          ("--trust-remote-code", args.trust_remote_code)) if v]
+    if run and args.prompt is None:  # honoured or refused: only a --prompt run uses them
+        verb = "applies" if len(run) == 1 else "apply"
+        raise InvalidInput(f"{', '.join(run)} only {verb} to a --prompt run (the head itself "
+                           "is read from disk as stored)")
     target = _output.json_target(args)
     _output.prepare(args, target, args.cert, args.plot)
     bias = None if args.bias.lower() in {"none", "no", "false"} else args.bias
@@ -97,7 +105,7 @@ def _inspect(args: argparse.Namespace) -> int:
         group=args.group,
         progress=False if args.no_progress else None,
         contexts=args.contexts,
-        device=args.device,
+        device=args.device or "cpu",
         dtype=args.dtype,
         trust_remote_code=args.trust_remote_code,
     )

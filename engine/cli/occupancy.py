@@ -48,8 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rows-are-labels", action="store_true",
                    help="the matrix's rows are the labels even though it has fewer rows than "
                         "columns (otherwise such a matrix file needs --transpose or this flag)")
-    p.add_argument("--device", default="cpu", help="torch device for a model's contexts")
-    p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (contexts)")
+    p.add_argument("--device", default=None,
+                   help="torch device for a model's contexts: cpu (default), cuda, cuda:N, mps")
+    p.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                   help="dtype of the model run on a model's contexts (default: as stored)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow a model folder that ships its own modelling code")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -59,13 +61,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _occupancy(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from logitgeom.errors import InvalidInput
+    from logitgeom.models.context import check_run_options
     from logitgeom.occupancy import occupancy
     from logitgeom.occupancy.run import hidden_states_from_text
     from logitgeom.run.executor import make_executor
 
+    check_run_options(args.device or "cpu", args.dtype)
     inputs = args.inputs
-    if Path(args.head).is_dir() and Path(inputs).suffix.lower() not in (".npy", ".parquet"):
-        inputs = hidden_states_from_text(args.head, inputs, device=args.device,
+    contexts = Path(args.head).is_dir() and Path(inputs).suffix.lower() not in (".npy",
+                                                                              ".parquet")
+    run = [o for o, v in (("--device", args.device), ("--dtype", args.dtype),
+                          ("--trust-remote-code", args.trust_remote_code)) if v]
+    if run and not contexts:  # honoured or refused: only a model run on contexts uses them
+        verb = "applies" if len(run) == 1 else "apply"
+        raise InvalidInput(f"{', '.join(run)} only {verb} when HEAD is a model folder and "
+                           "INPUTS a text file of contexts (run through the model)")
+    if contexts:
+        inputs = hidden_states_from_text(args.head, inputs, device=args.device or "cpu",
                                          dtype=args.dtype,
                                          trust_remote_code=args.trust_remote_code,
                                          progress=False if args.no_progress else None)

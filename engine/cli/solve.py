@@ -91,6 +91,10 @@ def check_options(args: argparse.Namespace) -> None:
         v = getattr(args, name, None)
         return v is not None and v is not False
 
+    if getattr(args, "solver", None) is not None:  # every path, also a closed form's
+        from logitgeom.convex.solvers import resolve_solver
+
+        resolve_solver(args.solver)
     tol = getattr(args, "tol", None)
     if tol is not None and not (math.isfinite(tol) and tol >= 0):  # the API path
         raise InvalidInput(f"--tol must be a finite number >= 0; got {tol!r}")

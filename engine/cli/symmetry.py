@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("Y", help="target matrix file (.csv, .npy or .json)")
     d.add_argument("--max-order", type=int, default=10_000,
                    help="stop after this many automorphisms (default 10000)")
-    d.add_argument("--tol", type=float, default=0.0,
+    from logitgeom.cli.solve import tolerance
+
+    d.add_argument("--tol", type=tolerance, default=0.0,
                    help="approximate symmetry: entries closer than TOL count as equal; the "
                         "group found is verified on Y and its largest deviation reported")
     d.add_argument("--json", action="store_true", help="print JSON (sorted keys)")

@@ -216,12 +216,17 @@ class LayerPeeledFamily:
         Raises
         ------
         InvalidInput
-            See :meth:`select`.
+            See :meth:`select`; an unknown solver name.
+        SolverUnavailable
+            ``solver`` is not installed (or MOSEK without a licence).
         SolverFailed
             A status other than optimal.
         """
+        from logitgeom.convex.solvers import resolve_solver
         from logitgeom.convex.solvers import solve as conic_solve
 
+        if solver is not None:  # refused by name also where the closed form needs no solver
+            resolve_solver(solver)
         method = self.select(method)
         m, n = self.shape
         sq = np.sqrt(self.h_budget)

@@ -123,6 +123,9 @@ class LayerPeeled:
     def __init__(self, Y: Any, E_W: Any, E_H: Any, d: int | None = None, *,
                  normalize: bool = False, loss: str = "ce", weights: Any = None,
                  h_budget: Any = None, equal_rows: Any = None) -> None:
+        from logitgeom.limits import as_flag
+
+        normalize = as_flag(normalize, "normalize")  # type: ignore[assignment]
         #: the group a target built by logitgeom.symmetry.orbit_targets carries (else None)
         self.symmetry: GroupAction | None = None
         self._codes: np.ndarray | None = None
@@ -392,7 +395,9 @@ class LayerPeeled:
         Raises
         ------
         InvalidInput
-            Unknown method or option, or a method that does not apply.
+            Unknown method, option or solver name, or a method that does not apply.
+        SolverUnavailable
+            ``solver`` names a solver that is not installed (or MOSEK without a licence).
         SolverFailed
             The solver's status is not optimal (or it returned no values).
 
@@ -414,6 +419,10 @@ class LayerPeeled:
         if solver_options is not None and not isinstance(solver_options, dict):
             raise InvalidInput(f"solver_options must be a dict; got "
                                f"{type(solver_options).__name__}")
+        if solver is not None:  # refused by name also where a closed form needs no solver
+            from logitgeom.convex.solvers import resolve_solver
+
+            resolve_solver(solver)
         if self.m * self.n > ONE_BLAS_THREAD_MAX:
             return self._solve(method, solver, solver_options, rank_tol, options)
         from threadpoolctl import threadpool_limits

@@ -31,6 +31,9 @@ __all__ = ["cyclic_orbit", "group_orbit", "concat_blocks"]
 
 
 def _vec(y: Any, exact: bool) -> np.ndarray:
+    from logitgeom.limits import as_flag
+
+    exact = as_flag(exact, "exact")  # type: ignore[assignment]
     v = to_vector(y, what="y")
     if not v:
         raise InvalidInput("y is empty")

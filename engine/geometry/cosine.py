@@ -215,7 +215,8 @@ def translate(W: object, v: object) -> ExactMatrix:
     return tuple(tuple(a + b for a, b in zip(r, t, strict=True)) for r in M)
 
 
-def translation_for_cosine(W: object, i: int, j: int, target: int, *, t: object = 2) -> ExactVector:
+def translation_for_cosine(W: object, i: int, j: int, target: int, *,
+                           t: object = None) -> ExactVector:
     """An exact ``v`` such that rows ``i`` and ``j`` of ``W + 1 v^T`` have cosine ``target``.
 
     With ``a = w_i``, ``b = w_j``:
@@ -236,7 +237,8 @@ def translation_for_cosine(W: object, i: int, j: int, target: int, *, t: object 
         Distinct row indices.
     target : {-1, 1}
     t : rational, optional
-        The ratio ``(a + v) / (b + v)`` for ``target = +1``.
+        The ratio ``(a + v) / (b + v)`` for ``target = +1`` (default 2; refused with
+        ``target = -1``, which has no such ratio).
 
     Returns
     -------
@@ -246,8 +248,9 @@ def translation_for_cosine(W: object, i: int, j: int, target: int, *, t: object 
     ------
     InvalidInput
         ``i == j``, an index out of range, ``target`` not -1 or 1, ``t <= 0`` or
-        ``t == 1``, or ``target = -1`` with ``w_i == w_j`` (every translation keeps the rows
-        equal: their cosine is 1 whenever it is defined, and -1 is impossible).
+        ``t == 1``, ``t`` given with ``target = -1``, or ``target = -1`` with
+        ``w_i == w_j`` (every translation keeps the rows equal: their cosine is 1 whenever
+        it is defined, and -1 is impossible).
 
     Examples
     --------
@@ -274,8 +277,11 @@ so their cosine stays 1 (or undefined at 0): no translation reaches -1
     if isinstance(target, bool) or target not in (-1, 1):
         raise InvalidInput(f"target must be -1 or 1; got {target!r}")
     a, b = M[i], M[j]
+    if target == -1 and t is not None:
+        raise InvalidInput(f"t (the ratio of the translated rows) applies to target = +1 only; "
+                           f"got t={t!r} with target = -1"[:200])
     if target == 1:
-        tq = to_fraction(t, what="t")
+        tq = to_fraction(2 if t is None else t, what="t")
         if tq <= 0 or tq == 1:
             raise InvalidInput(f"t must be a positive rational other than 1; got {tq}")
     if a == b:

@@ -54,7 +54,7 @@ from logitgeom.geometry._grid_sets import (
 )
 from logitgeom.geometry.cosine import difference_pairs, gram_exact
 from logitgeom.geometry.patterns import PatternResult, ranking_pattern, sign_pattern
-from logitgeom.limits import as_size
+from logitgeom.limits import as_executor, as_flag, as_size
 from logitgeom.run.executor import cpu_count, in_worker, process_pool
 
 __all__ = [
@@ -423,6 +423,9 @@ def check_cell(
     """
     if method not in ("enumerate", "transport"):
         raise InvalidInput(f"method must be 'enumerate' or 'transport'; got {method!r}")
+    n_seed = as_size(n_seed, "n_seed", least=-1)  # type: ignore[assignment]
+    ranking = as_flag(ranking, "ranking", allow_none=True)
+    as_executor(executor)
     t0 = time.perf_counter()
     M = to_matrix(W, what="W")
     n, d = len(M), len(M[0])
@@ -537,6 +540,8 @@ def verify_grid(
     ns = [as_size(n, "each n (labels)", least=1, most=1000) for n in ns]
     d_min = as_size(d_min, "d_min", least=1, most=1000)
     d_max = as_size(d_max, "d_max", least=1, most=1000)
+    as_executor(executor)
+    as_flag(progress, "progress", allow_none=True)
     work = grid_work(ns, seeds, d_min, d_max)
     if work > GRID_LIMIT:
         raise TooLarge(f"the grid (n = {','.join(map(str, ns))}, d = {d_min}..{d_max}, {seeds:,} "

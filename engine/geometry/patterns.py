@@ -332,7 +332,12 @@ class ArgmaxResult(_display.ResultDisplay):
 # ----------------------------------------------------------------------------- helpers
 
 
-def _inputs(W: object, bias: object) -> tuple[ExactMatrix, ExactVector | None]:
+def _inputs(W: object, bias: object, executor: object = None,
+            progress: object = None) -> tuple[ExactMatrix, ExactVector | None]:
+    from logitgeom.limits import as_executor, as_flag
+
+    as_executor(executor)  # refused also where a small head runs without it
+    as_flag(progress, "progress", allow_none=True)
     Wm = to_matrix(W, what="W")
     b = None if bias is None else to_vector(bias, what="bias", length=len(Wm))
     return Wm, b
@@ -554,7 +559,7 @@ def sign_pattern(
     >>> sign_pattern([[1], [0]], bias=[0, -3]).patterns
     ((-1, -1), (1, -1))
     """
-    Wm, b = _inputs(W, bias)
+    Wm, b = _inputs(W, bias, executor, progress)
     expected = count_regions_exact(Wm, b)
     _check_limit(expected, max_regions, "region")
     rows = arrangement_rows("sign", Wm, b)
@@ -626,7 +631,7 @@ def ranking_pattern(
     >>> ranking_pattern([[1, 0], [0, 1], [-1, -1]], top=1).patterns
     ((0,), (1,), (2,))
     """
-    Wm, b = _inputs(W, bias)
+    Wm, b = _inputs(W, bias, executor, progress)
     k = len(Wm)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int)
                             or not 1 <= top <= k):

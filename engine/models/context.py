@@ -49,14 +49,40 @@ from logitgeom.models.diagnostics import (
 from logitgeom.models.tokens import TokenSet, load_tokenizer, resolve_tokens
 
 __all__ = ["DEFAULT_TEMPLATE", "ContextResult", "MemoryPlan", "PromptContext", "fill_template",
-           "context_embeddings", "memory_plan", "parse_contexts", "target_matrix",
-           "template_slots"]
+           "check_run_options", "context_embeddings", "memory_plan", "parse_contexts",
+           "target_matrix", "template_slots"]
 
 DEFAULT_TEMPLATE = "Today is {TOKEN}. Tomorrow is"
 PLACEHOLDER = "{TOKEN}"
 _SLOT = re.compile(r"\{TOKEN(\d*)\}")
 #: torch dtypes accepted by ``dtype=`` / ``--dtype`` (bytes per parameter)
 DTYPES = {"float32": 4, "bfloat16": 2, "float16": 2}
+#: torch devices accepted by ``device=`` / ``--device``
+_DEVICE = re.compile(r"cpu|mps|cuda(:\d+)?")
+
+
+def check_run_options(device: object = "cpu", dtype: object = None) -> None:
+    """Refuse a torch device or dtype a model run could not use, before any work (also on
+    the paths that run no model: an option is honoured or refused, never ignored).
+
+    Raises
+    ------
+    InvalidInput
+        ``device`` is not cpu, cuda, cuda:N or mps; ``dtype`` is not None or one of
+        :data:`DTYPES`.
+
+    Examples
+    --------
+    >>> check_run_options("cuda:1", "bfloat16")
+    >>> check_run_options("bogus")
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: --device 'bogus': choose cpu, cuda, cuda:N or mps
+    """
+    if not isinstance(device, str) or not _DEVICE.fullmatch(device):
+        raise InvalidInput(f"--device {device!r}: choose cpu, cuda, cuda:N or mps"[:200])
+    if dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPES):
+        raise InvalidInput(f"--dtype {dtype!r}: use one of {', '.join(DTYPES)}"[:200])
 
 
 def template_slots(template: str) -> int:
@@ -474,8 +500,7 @@ def context_embeddings(
     if not path.is_dir():
         raise InvalidInput(f"model folder not found: {path} (logitgeom never downloads; give a "
                            "local folder saved with save_pretrained)")
-    if dtype is not None and dtype not in DTYPES:
-        raise InvalidInput(f"--dtype {dtype!r}: use one of {', '.join(DTYPES)}")
+    check_run_options(device, dtype)
     if contexts is not None and context_words is not None:
         raise InvalidInput("give contexts or context_words, not both")
     if contexts is not None:

@@ -247,6 +247,9 @@ def inspect_model(
         Any bad input (see the functions named above); words that are not integers when no
         tokenizer is available.
     """
+    from logitgeom.models.context import check_run_options
+
+    check_run_options(device, dtype)  # refused also when no --prompt run would use them
     words = list(words)
     if not Path(model).expanduser().exists():
         raise InvalidInput(f"model file or folder not found: {model} (logitgeom never "

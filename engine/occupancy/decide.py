@@ -74,15 +74,18 @@ class _ExactHead:
         self.R, self.B, self.den_w, self.den_b = R, B, dw, db
 
 
-_EXACT_CACHE: dict[int, _ExactHead] = {}
+#: the last head's exact rows, with the head itself: holding it keeps its id from being
+#: reused by a later head (keyed by id alone, a new head could be read as a freed one's)
+_EXACT_CACHE: dict[int, tuple[Head, _ExactHead]] = {}
 
 
 def _exact_head(head: Head) -> _ExactHead:
     key = id(head)
-    if key not in _EXACT_CACHE:
+    hit = _EXACT_CACHE.get(key)
+    if hit is None or hit[0] is not head:
         _EXACT_CACHE.clear()
-        _EXACT_CACHE[key] = _ExactHead(head)
-    return _EXACT_CACHE[key]
+        hit = _EXACT_CACHE[key] = (head, _ExactHead(head))
+    return hit[1]
 
 
 def exact_logits(head: Head, x) -> list[int]:

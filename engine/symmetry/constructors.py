@@ -429,6 +429,9 @@ def orbit_targets(
     logitgeom.errors.InvalidInput: base vector 0 has length 2 but the group S3 acts on 3 labels
     """
     G = _row_action(group, "orbit_targets group")
+    for name, flag in (("check_probability", check_probability), ("normalize", normalize)):
+        if not isinstance(flag, bool | np.bool_):
+            raise InvalidInput(f"{name} must be True or False; got {flag!r}"[:200])
     if isinstance(max_columns, bool) or not isinstance(max_columns, int | np.integer) \
             or max_columns < 1:
         raise InvalidInput(f"max_columns must be an integer >= 1; got {max_columns!r}")

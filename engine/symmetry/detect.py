@@ -229,6 +229,14 @@ def _orbit(point: int, gens: list[np.ndarray]) -> set[int]:
     return set(np.flatnonzero(lab == lab[point]).tolist())
 
 
+def _finite(x: int | float) -> bool:
+    """Whether a tolerance is finite as a float (an int beyond the float range is not)."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
 def detect_symmetry(
     Y: object,
     *,
@@ -274,10 +282,15 @@ def detect_symmetry(
     >>> r.order, r.complete
     (6, True)
     """
+    if not isinstance(exact, bool | np.bool_):
+        raise InvalidInput(f"exact must be True or False; got {exact!r}"[:200])
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise InvalidInput(f"progress must be True, False or None; got {progress!r}"[:200])
     if isinstance(max_order, bool) or not isinstance(max_order, int) or max_order < 1:
         raise InvalidInput(f"max_order must be a positive integer; got {max_order!r}")
-    if not (isinstance(tol, int | float) and not isinstance(tol, bool) and tol >= 0):
-        raise InvalidInput(f"tol must be a number >= 0; got {tol!r}")
+    if not (isinstance(tol, int | float) and not isinstance(tol, bool) and tol >= 0
+            and _finite(tol)):
+        raise InvalidInput(f"tol must be a finite number >= 0; got {tol!r}"[:200])
     codes, values = value_codes(Y)
     if tol > 0:
         vals = np.array([float(v) for v in values])

@@ -70,13 +70,18 @@ def _is_perm_like(x: object) -> bool:
     return isinstance(x, Sequence | np.ndarray) or hasattr(x, "array_form")
 
 
+def _is_int(x: object) -> bool:
+    """An integer (Python or numpy), not a bool: nothing is rounded into one."""
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
 def _check_perm(p: object, size: int, what: str) -> tuple[int, ...]:
     if hasattr(p, "array_form"):  # a sympy Permutation
         p = p.array_form
-    try:
-        arr = [int(x) for x in p]  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{what} must be a sequence of integers (array form)") from None
+    items = None if isinstance(p, str | bytes) or not isinstance(p, Iterable) else list(p)
+    if items is None or not all(_is_int(x) for x in items):
+        raise InvalidInput(f"{what} must be a sequence of integers (array form)")
+    arr = [int(x) for x in items]
     if len(arr) != size:
         raise InvalidInput(
             f"{what} has degree {len(arr)} but {size} points are acted on; "
@@ -239,9 +244,14 @@ class GroupAction:
         n: int = 0,
         name: str | None = None,
     ) -> None:
-        if int(m) < 1 or int(n) < 0:
-            raise InvalidInput(f"a group action needs m >= 1 rows and n >= 0 columns; got m={m}, "
-                               f"n={n}")
+        if not (_is_int(m) and _is_int(n) and m >= 1 and n >= 0):
+            raise InvalidInput(f"a group action needs integers m >= 1 rows and n >= 0 columns; "
+                               f"got m={m!r}, n={n!r}"[:200])
+        if isinstance(generators, str | bytes | dict) or not isinstance(generators, Iterable):
+            raise InvalidInput(f"generators must be a list of permutations (array form); got "
+                               f"{type(generators).__name__} {generators!r}"[:200])
+        if name is not None and not isinstance(name, str):
+            raise InvalidInput(f"name must be a string; got {type(name).__name__}")
         self.m, self.n = int(m), int(n)
         self.name = name
         rows, cols = [], []
