@@ -8,25 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_options_honoured import _refused  # exit 2, one line naming the words, no traceback
 
-from logitgeom.cli.main import main
 from logitgeom.errors import InvalidInput
 
 Y3 = [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"], ["1/4", "1/4", "1/2"]]
 W3 = [[1, 0], [0, 1], [1, 1]]
 
 
-def _refused(capsys, argv, *words):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse: usage line + error line
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in err
-    last = err.strip().splitlines()[-1]
-    for w in words:
-        assert w in last, (w, last)
 
 
 def test_unknown_solver_refused_where_a_closed_form_needs_none():
