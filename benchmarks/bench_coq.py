@@ -33,6 +33,19 @@ Prints per N: regions, tree refutations, the .v size, the export's CPU s, and co
 and peak resident memory (its own process, ``wait4``).
 
     python benchmarks/bench_coq.py --regions 1000 3000 10000
+
+With ``--stream-shi N [N ...]`` / ``--stream-regions N [N ...]``: the same curve for streamed
+enumerations (``pattern-complete-stream``, exported as a prefix tree split over files,
+:mod:`logitgeom.coq.stream`): the Shi arrangement in R^N (x_i - x_j in {0, 1}; (N+1)^(N-1)
+regions), or a random integer affine head in R^D (``--dim``) with at least N regions.  Each
+is enumerated to a folder, certified, checked by the stdlib checker, exported and put
+through the referee's check (``logitgeom check-coq`` in a child process: every file, coqc,
+``Print Assumptions``).  Prints regions, subtree files, refutations, exact LPs of the
+export, .v MB, the export's CPU s, the check's CPU s (its coqc processes included) and its
+peak resident memory (the largest coqc).
+
+    python benchmarks/bench_coq.py --stream-shi 5 6 7
+    python benchmarks/bench_coq.py --stream-regions 1000 10000 --dim 4
 """
 
 from __future__ import annotations
@@ -180,6 +193,62 @@ def regions(targets: list[int], d: int, seed: int, work: Path) -> int:
     return 0 if ok_all else 1
 
 
+def _stream_case(W, b, work: Path, name: str) -> bool:
+    from logitgeom.coq import export_files
+    from logitgeom.coq.stream import stream_files
+    from logitgeom.emit import dumps, stream_certificate
+    from logitgeom.geometry import enumerate_to_dir
+    from logitgeom_certificates.api import check_file
+
+    d = work / name
+    enumerate_to_dir(W, d / "R", kind="sign", bias=b, progress=False)
+    cert = d / "cert.json"
+    cert.write_text(dumps(stream_certificate(d / "R", cert)))
+    if not check_file(str(cert)).ok:
+        raise SystemExit(f"{name}: the stdlib checker rejects the certificate")
+    t0 = _cpu()
+    (main,) = export_files([cert], d / "coq")
+    t_export = _cpu() - t0
+    stats = stream_files.last_stats
+    files = list((d / "coq").glob("cert*.v"))
+    mb = sum(f.stat().st_size for f in files) / 1e6
+    cuts = sum(f.read_text().count("(PCut") for f in files)
+    proc = subprocess.Popen([sys.executable, "-m", "logitgeom", "check-coq", "--quiet",
+                             str(main)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.read().decode(errors="replace")
+    _, status, ru = os.wait4(proc.pid, 0)
+    ok = os.waitstatus_to_exitcode(status) == 0 and "ACCEPTED" in out
+    regions = int(json.loads(cert.read_text())["shards"] and sum(
+        s["rows"] for s in json.loads(cert.read_text())["shards"]))
+    print(f"{name:>12} {regions:>8} {stats['shards']:>6} {cuts:>9} {stats['lps']:>6} "
+          f"{mb:>7.1f} {t_export:>8.1f} {ru.ru_utime + ru.ru_stime:>8.1f} "
+          f"{ru.ru_maxrss / 1024:>7.0f}  {'accepted' if ok else 'REJECTED'}", flush=True)
+    if not ok:
+        print(out[-2000:])
+    return ok
+
+
+def streams(shi: list[int], targets: list[int], d: int, seed: int, work: Path) -> int:
+    """The cost curve of streamed enumerations in Coq (module docstring)."""
+    from logitgeom.geometry.families import deformation
+
+    print(f"{'head':>12} {'regions':>8} {'files':>6} {'refuted':>9} {'LPs':>6} {'.v MB':>7} "
+          f"{'export s':>8} {'check s':>8} {'peak MB':>7}  verdict")
+    ok = True
+    for n in shi:
+        W, b = deformation(n, (0, 1))
+        ok &= _stream_case(W, b, work, f"shi-{n}")
+    rng = np.random.default_rng(seed)
+    for n in targets:
+        k = d
+        while sum(math.comb(k, i) for i in range(d + 1)) < n:
+            k += 1
+        W = rng.integers(-50, 51, size=(k, d)).tolist()
+        b = rng.integers(-50, 51, size=k).tolist()
+        ok &= _stream_case(W, b, work, f"{k}x{d}+b")
+    return 0 if ok else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=1000)
@@ -193,7 +262,15 @@ def main(argv=None) -> int:
     ap.add_argument("--regions", type=int, nargs="+", metavar="N", default=None,
                     help="the cost curve of complete enumerations of about N regions each")
     ap.add_argument("--dim", type=int, default=3, help="--regions: the dimension (default 3)")
+    ap.add_argument("--stream-shi", type=int, nargs="+", metavar="N", default=[],
+                    help="streamed: the Shi arrangement in R^N, exported split over files")
+    ap.add_argument("--stream-regions", type=int, nargs="+", metavar="N", default=[],
+                    help="streamed: a random affine head in R^--dim with at least N regions")
     args = ap.parse_args(argv)
+    if args.stream_shi or args.stream_regions:
+        work = Path(args.dir or tempfile.mkdtemp(prefix="bench-coq-"))
+        work.mkdir(parents=True, exist_ok=True)
+        return streams(args.stream_shi, args.stream_regions, args.dim, args.seed, work)
     if args.regions:
         work = Path(args.dir or tempfile.mkdtemp(prefix="bench-coq-"))
         work.mkdir(parents=True, exist_ok=True)

@@ -1686,3 +1686,458 @@ Proof.
   intros W b R L H k Hk. apply andb_true_iff in H as [H1 H2].
   exact (argmax_box_list_sound W b R L H1 k (every_label _ _ _ H2 Hk)).
 Qed.
+
+(** ** Streamed completeness: an explicit prefix tree, split over files
+
+    A streamed enumeration (millions of regions) is proven by its prefix tree written out:
+    a node at prefix [p] has one child per possible next entry ([opts p], in order), each
+    a subtree, a refutation of [p ++ [a]] ([PCut]: sparse Gordan multipliers), a listed
+    pattern's witness at full length ([PLeaf]), or a hole ([PHole]) proven in another file.
+    Unlike [tree_ok], checking it costs one visit per node.  A shard file proves
+    [sub_claim R q L] for its subtree at prefix [q]: [L] is exactly the realised patterns
+    starting with [q], each once.  The assembling file checks the top of the tree, whose
+    holes (all at depth [D]) are the shards' prefixes, and concludes for [concat Ls]. *)
+
+Inductive ptree : Type :=
+  | PLeaf : vec -> ptree
+  | PCut : list (nat * Q) -> ptree
+  | PCutU : list Uint63.int -> ptree
+  | PHole : ptree
+  | PNode : pforest -> ptree
+with pforest : Type :=
+  | PNil : pforest
+  | PCons : ptree -> pforest -> pforest.
+
+(** Nodes of one and two children (sign vectors), written short. *)
+Definition N1 (a : ptree) : ptree := PNode (PCons a PNil).
+Definition N2 (a c : ptree) : ptree := PNode (PCons a (PCons c PNil)).
+
+Scheme ptree_rec2 := Induction for ptree Sort Prop
+  with pforest_rec2 := Induction for pforest Sort Prop.
+Combined Scheme ptree_mutind from ptree_rec2, pforest_rec2.
+
+(** Sparse multipliers [(i, y_i)]: Gordan on the rows they name (each index in range); a
+    point satisfying every row satisfies those. *)
+Definition gordan_sp_ok (ys : list (nat * Q)) (rs : list (vec * Q)) : bool :=
+  forallb (fun e => Nat.ltb (fst e) (length rs)) ys
+  && gordan_ok (map snd ys) (map (fun e => nth (fst e) rs ([], 0)) ys).
+
+Theorem gordan_sp_sound : forall ys rs, gordan_sp_ok ys rs = true -> ~ exists x, Forall (holds x) rs.
+Proof.
+  intros ys rs H [x Hx]. apply andb_true_iff in H as [H1 H2]. apply (gordan_sound _ _ H2).
+  exists x. apply Forall_forall. intros r Hr. apply in_map_iff in Hr as [e [<- He]].
+  eapply Forall_forall; [exact Hx|]. apply nth_In. apply Nat.ltb_lt.
+  exact (proj1 (forallb_forall _ _) H1 e He).
+Qed.
+
+(** Sparse multipliers written as primitive integers (fast to read): [[i; y_i; ...]]. *)
+Fixpoint upairs (l : list Uint63.int) : list (nat * Q) :=
+  match l with
+  | i :: y :: r => (Z.to_nat (Uint63.to_Z i), inject_Z (Uint63.to_Z y)) :: upairs r
+  | _ => []
+  end.
+
+Definition sub_claim {A} (R : list A -> Prop) (q : list A) (L : list (list A)) : Prop :=
+  (forall v, R v -> firstn (length q) v = q -> In v L) /\
+  (forall v, In v L -> R v /\ firstn (length q) v = q) /\ NoDup L.
+
+Section PTree.
+Variable A : Type.
+Variable dec : forall a c : A, {a = c} + {a <> c}.
+Variable opts : list A -> list A.
+Variable refute : list A -> list (nat * Q) -> bool.
+Variable wit : list A -> vec -> bool.
+Variable k : nat.
+Variable hole : list A -> bool.
+
+Fixpoint pt_ok (p : list A) (t : ptree) {struct t} : bool :=
+  match t with
+  | PLeaf x => Nat.eqb (length p) k && wit p x
+  | PCut y => negb (Nat.eqb (length p) 0) && refute p y
+  | PCutU y => negb (Nat.eqb (length p) 0) && refute p (upairs y)
+  | PHole => hole p
+  | PNode f => Nat.ltb (length p) k && pf_ok p (opts p) f
+  end
+with pf_ok (p : list A) (os : list A) (f : pforest) {struct f} : bool :=
+  match os, f with
+  | [], PNil => true
+  | a :: os', PCons t f' => pt_ok (p ++ [a]) t && pf_ok p os' f'
+  | _, _ => false
+  end.
+
+Fixpoint pt_pats (p : list A) (t : ptree) {struct t} : list (list A) :=
+  match t with
+  | PLeaf _ => [p]
+  | PNode f => pf_pats p (opts p) f
+  | _ => []
+  end
+with pf_pats (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
+  match os, f with
+  | a :: os', PCons t f' => pt_pats (p ++ [a]) t ++ pf_pats p os' f'
+  | _, _ => []
+  end.
+
+Fixpoint pt_holes (p : list A) (t : ptree) {struct t} : list (list A) :=
+  match t with
+  | PHole => [p]
+  | PNode f => pf_holes p (opts p) f
+  | _ => []
+  end
+with pf_holes (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
+  match os, f with
+  | a :: os', PCons t f' => pt_holes (p ++ [a]) t ++ pf_holes p os' f'
+  | _, _ => []
+  end.
+
+Lemma firstn_app_one : forall (v : list A) (p : list A) a d,
+  firstn (length p) v = p -> nth (length p) v d = a -> (length p < length v)%nat ->
+  firstn (length (p ++ [a])) v = p ++ [a].
+Proof.
+  intros v p a d E N L. rewrite app_length. simpl. rewrite Nat.add_1_r.
+  rewrite (firstn_S_nth A v (length p) d L), E, N. reflexivity.
+Qed.
+
+Lemma firstn_app_short : forall (s p : list A) a,
+  firstn (length (p ++ [a])) s = p ++ [a] -> firstn (length p) s = p.
+Proof.
+  intros s p a E. assert (F := f_equal (firstn (length p)) E).
+  rewrite firstn_firstn, app_length in F. simpl in F.
+  rewrite Nat.min_l in F by lia. rewrite F, firstn_app, Nat.sub_diag, firstn_all. simpl.
+  apply app_nil_r.
+Qed.
+
+Section Complete.
+Variable v : list A.
+Variable d : A.
+Hypothesis Hlen : length v = k.
+Hypothesis Hopt : forall m, (m < k)%nat -> In (nth m v d) (opts (firstn m v)).
+Hypothesis Href : forall j y, (0 < j <= k)%nat -> refute (firstn j v) y = false.
+
+Definition reached (p : list A) (t : ptree) : Prop :=
+  In v (pt_pats p t) \/ exists q, In q (pt_holes p t) /\ firstn (length q) v = q.
+
+Lemma pt_complete_all :
+  (forall t p, pt_ok p t = true -> firstn (length p) v = p -> (length p <= k)%nat ->
+     reached p t) /\
+  (forall f p os, pf_ok p os f = true -> firstn (length p) v = p -> (length p < k)%nat ->
+     In (nth (length p) v d) os ->
+     In v (pf_pats p os f) \/ exists q, In q (pf_holes p os f) /\ firstn (length q) v = q).
+Proof.
+  apply (ptree_mutind
+    (fun t => forall p, pt_ok p t = true -> firstn (length p) v = p -> (length p <= k)%nat ->
+       reached p t)
+    (fun f => forall p os, pf_ok p os f = true -> firstn (length p) v = p ->
+       (length p < k)%nat -> In (nth (length p) v d) os ->
+       In v (pf_pats p os f) \/ exists q, In q (pf_holes p os f) /\ firstn (length q) v = q)).
+  - intros x p H E _. simpl in H. apply andb_true_iff in H as [H _]. apply Nat.eqb_eq in H.
+    left. simpl. left. rewrite <- E, H, <- Hlen, firstn_all. reflexivity.
+  - intros y p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
+    apply negb_true_iff, Nat.eqb_neq in H0. rewrite <- E in H.
+    rewrite (Href (length p) y) in H by lia. discriminate.
+  - intros y p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
+    apply negb_true_iff, Nat.eqb_neq in H0. rewrite <- E in H.
+    rewrite (Href (length p) (upairs y)) in H by lia. discriminate.
+  - intros p _ E _. right. exists p. simpl. auto.
+  - intros f IH p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
+    apply Nat.ltb_lt in H0. unfold reached. simpl.
+    apply (IH p (opts p) H E H0). rewrite <- E at 2. apply Hopt. exact H0.
+  - intros p os H _ _ Hin. destruct os; [destruct Hin|discriminate].
+  - intros t IHt f IHf p os H E L Hin. destruct os as [|a os]; [discriminate|].
+    simpl in H. apply andb_true_iff in H as [H1 H2]. simpl.
+    destruct (dec (nth (length p) v d) a) as [Ea|Na].
+    + assert (E' : firstn (length (p ++ [a])) v = p ++ [a]).
+      { apply (firstn_app_one v p a d E Ea). lia. }
+      assert (L' : (length (p ++ [a]) <= k)%nat) by (rewrite app_length; simpl; lia).
+      destruct (IHt (p ++ [a]) H1 E' L') as [R|[q [Hq Eq]]].
+      * left. apply in_or_app. left. exact R.
+      * right. exists q. split; [apply in_or_app; left; exact Hq|exact Eq].
+    + destruct Hin as [Hin|Hin]; [congruence|].
+      destruct (IHf p os H2 E L Hin) as [R|[q [Hq Eq]]].
+      * left. apply in_or_app. right. exact R.
+      * right. exists q. split; [apply in_or_app; right; exact Hq|exact Eq].
+Qed.
+End Complete.
+
+Lemma pt_sound_all :
+  (forall t p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
+     length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true) /\
+  (forall f p os, pf_ok p os f = true -> forall s, In s (pf_pats p os f) ->
+     length s = k /\ (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\
+     exists x, wit s x = true).
+Proof.
+  apply (ptree_mutind
+    (fun t => forall p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
+       length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true)
+    (fun f => forall p os, pf_ok p os f = true -> forall s, In s (pf_pats p os f) ->
+       length s = k /\ (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\
+       exists x, wit s x = true)).
+  - intros x p H s Hs. simpl in H, Hs. apply andb_true_iff in H as [H1 H2].
+    apply Nat.eqb_eq in H1. destruct Hs as [<-|[]]. split; [exact H1|]. split.
+    + apply firstn_all.
+    + exists x. exact H2.
+  - intros y p _ s [].
+  - intros y p _ s [].
+  - intros p _ s [].
+  - intros f IH p H s Hs. simpl in H, Hs. apply andb_true_iff in H as [_ H].
+    destruct (IH p (opts p) H s Hs) as [L [[a [_ E]] X]].
+    split; [exact L|]. split; [exact (firstn_app_short s p a E)|exact X].
+  - intros p os _ s Hs. destruct os; destruct Hs.
+  - intros t IHt f IHf p os H s Hs. destruct os as [|a os]; [discriminate|].
+    simpl in H, Hs. apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hs as [Hs|Hs].
+    + destruct (IHt (p ++ [a]) H1 s Hs) as [L [E X]].
+      split; [exact L|]. split; [exists a; split; [left; reflexivity|exact E]|exact X].
+    + destruct (IHf p os H2 s Hs) as [L [[c [Hc E]] X]].
+      split; [exact L|]. split; [exists c; split; [right; exact Hc|exact E]|exact X].
+Qed.
+
+Lemma nodup_app_disj : forall (l1 l2 : list (list A)), NoDup l1 -> NoDup l2 ->
+  (forall s, In s l1 -> ~ In s l2) -> NoDup (l1 ++ l2).
+Proof.
+  induction l1 as [|a l1 IH]; intros l2 H1 H2 D; simpl; [exact H2|].
+  inversion H1; subst. constructor.
+  - intro Hin. apply in_app_or in Hin as [Hin|Hin]; [contradiction|].
+    exact (D a (or_introl eq_refl) Hin).
+  - apply IH; auto. intros s Hs. apply D. right. exact Hs.
+Qed.
+
+Hypothesis Hnd : forall p, NoDup (opts p).
+
+Lemma pt_nodup_all :
+  (forall t p, pt_ok p t = true -> NoDup (pt_pats p t)) /\
+  (forall f p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_pats p os f)).
+Proof.
+  apply (ptree_mutind (fun t => forall p, pt_ok p t = true -> NoDup (pt_pats p t))
+    (fun f => forall p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_pats p os f))).
+  - intros x p _. simpl. constructor; [intros []|constructor].
+  - intros y p _. constructor.
+  - intros y p _. constructor.
+  - intros p _. constructor.
+  - intros f IH p H. simpl in H |- *. apply andb_true_iff in H as [_ H]. exact (IH p _ H (Hnd p)).
+  - intros p os _ _. destruct os; constructor.
+  - intros t IHt f IHf p os H N. destruct os as [|a os]; [discriminate|].
+    simpl in H |- *. apply andb_true_iff in H as [H1 H2]. inversion N; subst.
+    apply nodup_app_disj; [exact (IHt _ H1)|exact (IHf _ _ H2 H4)|].
+    intros s S1 S2.
+    destruct (proj1 pt_sound_all t (p ++ [a]) H1 s S1) as [_ [E1 _]].
+    destruct (proj2 pt_sound_all f p os H2 s S2) as [_ [[c [Hc E2]] _]].
+    rewrite app_length in E1, E2. simpl in E1, E2. rewrite E1 in E2.
+    apply app_inv_head in E2. injection E2 as <-. contradiction.
+Qed.
+
+End PTree.
+
+(** A realised pattern's path, as the tree checker needs it (one lemma per instance). *)
+Definition paths_ok {A} (opts : list A -> list A) (refute : list A -> list (nat * Q) -> bool)
+  (k : nat) (R : list A -> Prop) (d : A) : Prop :=
+  forall v, R v -> length v = k /\ (forall m, (m < k)%nat -> In (nth m v d) (opts (firstn m v))) /\
+    (forall j y, (0 < j <= k)%nat -> refute (firstn j v) y = false).
+
+Definition lleqb {A} (dec : forall a c : A, {a = c} + {a <> c}) (l1 l2 : list (list A)) : bool :=
+  if list_eq_dec (list_eq_dec dec) l1 l2 then true else false.
+
+Theorem pt_shard_sound : forall A (dec : forall a c : A, {a = c} + {a <> c}) opts refute wit k R (d : A) q t,
+  paths_ok opts refute k R d -> (forall s x, length s = k -> wit s x = true -> R s) ->
+  (forall p, NoDup (opts p)) ->
+  pt_ok A opts refute wit k (fun _ => false) q t = true ->
+  sub_claim R q (pt_pats A opts q t).
+Proof.
+  intros A dec opts refute wit k R d q t HP HW HN H. split; [|split].
+  - intros v Rv Ev. destruct (HP v Rv) as [Hl [Ho Hr]].
+    assert (Lq : (length q <= k)%nat).
+    { rewrite <- Hl, <- Ev, firstn_length. lia. }
+    destruct (proj1 (pt_complete_all A dec opts refute wit k (fun _ => false) v d Hl Ho Hr)
+                t q H Ev Lq) as [I|[q' [Hq _]]]; [exact I|].
+    exfalso. clear - Hq H. revert q H Hq. apply (ptree_mutind
+      (fun t => forall q, pt_ok A opts refute wit k (fun _ => false) q t = true ->
+                 In q' (pt_holes A opts q t) -> False)
+      (fun f => forall q os, pf_ok A opts refute wit k (fun _ => false) q os f = true ->
+                 In q' (pf_holes A opts q os f) -> False)); simpl.
+    + intros x q _ [].
+    + intros y q _ [].
+    + intros y q _ [].
+    + intros q H _. discriminate.
+    + intros f IH q H. apply andb_true_iff in H as [_ H]. exact (IH q _ H).
+    + intros q os _ Hq. destruct os; destruct Hq.
+    + intros t' IHt f IHf q os H Hq. destruct os as [|a os]; [discriminate|].
+      apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hq as [Hq|Hq];
+        [exact (IHt _ H1 Hq)|exact (IHf _ _ H2 Hq)].
+  - intros s Hs. destruct (proj1 (pt_sound_all A opts refute wit k _) t q H s Hs)
+      as [Hl [E [x X]]]. split; [exact (HW s x Hl X)|exact E].
+  - exact (proj1 (pt_nodup_all A opts refute wit k _ HN) t q H).
+Qed.
+
+Lemma forall2_in : forall {A B} (P : A -> B -> Prop) xs ys x, Forall2 P xs ys -> In x xs ->
+  exists y, In y ys /\ P x y.
+Proof.
+  intros A B P xs ys x F. induction F as [|a b xs ys Hab F IH]; intros Hx; [destruct Hx|].
+  destruct Hx as [<-|Hx]; [exists b; split; [left|]; auto|].
+  destruct (IH Hx) as [y [Hy Py]]. exists y. split; [right|]; auto.
+Qed.
+
+Theorem pt_assemble : forall A dec opts refute wit k R (d : A) D T qs Ls,
+  paths_ok opts refute k R d ->
+  Nat.ltb D k && pt_ok A opts refute wit k (fun p => Nat.eqb (length p) D) [] T
+  && Nat.eqb (length (pt_pats A opts [] T)) 0
+  && lleqb dec (pt_holes A opts [] T) qs && nodup_by (fun a c => lleqb dec [a] [c]) qs = true ->
+  Forall2 (sub_claim R) qs Ls ->
+  (forall v, R v <-> In v (concat Ls)) /\ NoDup (concat Ls).
+Proof.
+  intros A dec opts refute wit k R d D T qs Ls HP H F.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[HD HT] H0] HQ] HN].
+  apply Nat.ltb_lt in HD. apply Nat.eqb_eq in H0.
+  unfold lleqb in HQ. destruct (list_eq_dec _ _ qs) as [Eq|]; [|discriminate].
+  assert (HNq : NoDup qs).
+  { apply (nodup_by_sound (fun a c => lleqb dec [a] [c])); [|exact HN].
+    intros a c. unfold lleqb. destruct (list_eq_dec _ [a] [c]) as [E|E]; split; intro X;
+      [injection E; auto|reflexivity|discriminate|subst; contradiction]. }
+  assert (Hlen : forall q, In q qs -> length q = D).
+  { rewrite <- Eq. clear - HT. intros q Hq. revert HT Hq. generalize (@nil A).
+    apply (ptree_mutind
+      (fun t => forall p, pt_ok A opts refute wit k (fun p => Nat.eqb (length p) D) p t = true ->
+                 In q (pt_holes A opts p t) -> length q = D)
+      (fun f => forall p os, pf_ok A opts refute wit k (fun p => Nat.eqb (length p) D) p os f = true ->
+                 In q (pf_holes A opts p os f) -> length q = D)); simpl.
+    + intros x p _ [].
+    + intros y p _ [].
+    + intros y p _ [].
+    + intros p H [<-|[]]. apply Nat.eqb_eq. exact H.
+    + intros f IH p H. apply andb_true_iff in H as [_ H]. exact (IH p _ H).
+    + intros p os _ Hq. destruct os; destruct Hq.
+    + intros t' IHt f IHf p os H Hq. destruct os as [|a os]; [discriminate|].
+      apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hq as [Hq|Hq];
+        [exact (IHt _ H1 Hq)|exact (IHf _ _ H2 Hq)]. }
+  split.
+  - intros v. split.
+    + intros Rv. destruct (HP v Rv) as [Hl [Ho Hr]].
+      destruct (proj1 (pt_complete_all A dec opts refute wit k _ v d Hl Ho Hr) T [] HT
+                  eq_refl ltac:(simpl; lia)) as [I|[q [Hq Ev]]].
+      * apply length_zero_iff_nil in H0. rewrite H0 in I. destruct I.
+      * rewrite Eq in Hq. destruct (forall2_in _ _ _ _ F Hq) as [L [HL [C _]]].
+        apply in_concat. exists L. split; [exact HL|exact (C v Rv Ev)].
+    + intros Hv. apply in_concat in Hv as [L [HL Hv]].
+      clear - F HL Hv. induction F as [|q L' qs Ls' C F IH]; [destruct HL|].
+      destruct HL as [<-|HL]; [exact (proj1 (proj1 (proj2 C) v Hv))|exact (IH HL)].
+  - clear - F HNq Hlen. induction F as [|q L qs Ls C F IH]; simpl; [constructor|].
+    inversion HNq; subst. apply nodup_app_disj.
+    + exact (proj2 (proj2 C)).
+    + apply IH; auto. intros q' Hq'. apply Hlen. right. exact Hq'.
+    + intros s S1 S2. apply in_concat in S2 as [L2 [HL2 S2]].
+      destruct (proj1 (proj2 C) s S1) as [_ E1].
+      assert (Ex : exists q2, In q2 qs /\ firstn (length q2) s = q2).
+      { clear - F HL2 S2. induction F as [|q' L' qs Ls' C' F IH]; [destruct HL2|].
+        destruct HL2 as [<-|HL2].
+        - exists q'. split; [left; reflexivity|exact (proj2 (proj1 (proj2 C') s S2))].
+        - destruct (IH HL2) as [q2 [Hq2 E2]]. exists q2. split; [right|]; auto. }
+      destruct Ex as [q2 [Hq2 E2]].
+      rewrite (Hlen q (or_introl eq_refl)) in E1. rewrite (Hlen q2 (or_intror Hq2)) in E2.
+      rewrite E1 in E2. subst q2. contradiction.
+Qed.
+
+(** The instances: sign vectors and full rankings. *)
+Definition sign_refute (W : mat) (b : vec) (s : list Z) (y : list (nat * Q)) : bool :=
+  gordan_sp_ok y (sign_rows W b s).
+Definition rank_refute (W : mat) (b : vec) (pi : list nat) (y : list (nat * Q)) : bool :=
+  gordan_sp_ok y (rank_rows W b pi).
+
+Lemma sign_paths : forall W b, paths_ok (sign_opts W b) (sign_refute W b) (length W)
+  (sign_pattern W b) 0%Z.
+Proof.
+  intros W b s [x [Hg Hs]].
+  assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
+  split; [exact Hl|]. split.
+  - intros m Hm. unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
+    assert (E : nth m s 0%Z = qsign (logit W b m x)).
+    { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+    rewrite E. destruct (zero_rowb W b m) eqn:Z.
+    + unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
+      left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
+    + specialize (Hg m Hm Z).
+      destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
+      all: contradiction.
+  - intros j y _. unfold sign_refute. destruct (gordan_sp_ok _ _) eqn:G; auto.
+    exfalso. apply (gordan_sp_sound _ _ G). exists x. apply (sign_rows_sub W b s); auto.
+    apply nth_firstn_cases.
+Qed.
+
+Lemma sign_opts_nodup : forall W b p, NoDup (sign_opts W b p).
+Proof.
+  intros W b p. unfold sign_opts. destruct (zero_rowb W b (length p)).
+  - constructor; [intros []|constructor].
+  - constructor; [intros [E|[]]; discriminate|constructor; [intros []|constructor]].
+Qed.
+
+Definition rank_real (W : mat) (b : vec) (pi : list nat) : Prop :=
+  length pi = length W /\ ranking W b pi.
+
+Lemma rank_paths : forall W b, paths_ok (rank_opts (length W)) (rank_refute W b) (length W)
+  (rank_real W b) O.
+Proof.
+  intros W b pi [Hlen [x Hx]]. split; [exact Hlen|]. split.
+  - intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
+    + apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
+      apply nth_In. lia.
+    + apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
+      exfalso. eapply nodup_nth_firstn; eauto. lia.
+  - intros j y Hj. unfold rank_refute. destruct (gordan_sp_ok _ _) eqn:G; auto.
+    exfalso. apply (gordan_sp_sound _ _ G). exists x. apply rank_rows_hold. apply ranks_prefix; auto. lia.
+Qed.
+
+Lemma rank_opts_nodup : forall k p, NoDup (rank_opts k p).
+Proof. intros k p. apply NoDup_filter, seq_NoDup. Qed.
+
+(** A shard: the patterns of the subtree [t] at [q] are exactly the sign vectors of
+    [W x + b] starting with [q], each once. *)
+Theorem sign_shard_sound : forall W b q t,
+  pt_ok Z (sign_opts W b) (sign_refute W b) (sign_witness_ok W b) (length W) (fun _ => false) q t
+  = true -> sub_claim (sign_pattern W b) q (pt_pats Z (sign_opts W b) q t).
+Proof.
+  intros W b q t H. apply (pt_shard_sound Z Z.eq_dec _ _ (sign_witness_ok W b) _ _ 0%Z q t
+    (sign_paths W b)); [|exact (sign_opts_nodup W b)|exact H].
+  intros s x _ X. exact (sign_witness_sound _ _ _ _ X).
+Qed.
+
+Theorem rank_shard_sound : forall W b q t,
+  pt_ok nat (rank_opts (length W)) (rank_refute W b) (ranks_b W b) (length W) (fun _ => false) q t
+  = true -> sub_claim (rank_real W b) q (pt_pats nat (rank_opts (length W)) q t).
+Proof.
+  intros W b q t H. apply (pt_shard_sound nat Nat.eq_dec _ _ (ranks_b W b) _ _ O q t
+    (rank_paths W b)); [|exact (rank_opts_nodup (length W))|exact H].
+  intros s x Hl X. split; [exact Hl|]. exact (ranking_witness_sound _ _ _ _ X).
+Qed.
+
+(** The assembly: the shards' lists together are all the sign vectors / rankings, N of them,
+    each once. *)
+Theorem sign_stream_sound : forall W b D T qs Ls N,
+  Nat.ltb D (length W)
+  && pt_ok Z (sign_opts W b) (sign_refute W b) (sign_witness_ok W b) (length W)
+       (fun p => Nat.eqb (length p) D) [] T
+  && Nat.eqb (length (pt_pats Z (sign_opts W b) [] T)) 0
+  && lleqb Z.eq_dec (pt_holes Z (sign_opts W b) [] T) qs
+  && nodup_by (fun a c => lleqb Z.eq_dec [a] [c]) qs
+  && Nat.eqb (length (concat Ls)) N = true ->
+  Forall2 (sub_claim (sign_pattern W b)) qs Ls ->
+  all_sign_patterns W b (concat Ls) /\ (length (concat Ls) = N)%nat /\ NoDup (concat Ls).
+Proof.
+  intros W b D T qs Ls N H F. apply andb_true_iff in H as [H HN]. apply Nat.eqb_eq in HN.
+  destruct (pt_assemble Z Z.eq_dec _ _ _ _ _ 0%Z D T qs Ls (sign_paths W b) H F) as [E U].
+  split; [exact E|]. split; [exact HN|exact U].
+Qed.
+
+Theorem rank_stream_sound : forall W b D T qs Ls N,
+  Nat.ltb D (length W)
+  && pt_ok nat (rank_opts (length W)) (rank_refute W b) (ranks_b W b) (length W)
+       (fun p => Nat.eqb (length p) D) [] T
+  && Nat.eqb (length (pt_pats nat (rank_opts (length W)) [] T)) 0
+  && lleqb Nat.eq_dec (pt_holes nat (rank_opts (length W)) [] T) qs
+  && nodup_by (fun a c => lleqb Nat.eq_dec [a] [c]) qs
+  && Nat.eqb (length (concat Ls)) N = true ->
+  Forall2 (sub_claim (rank_real W b)) qs Ls ->
+  all_rankings W b (concat Ls) /\ (length (concat Ls) = N)%nat /\ NoDup (concat Ls).
+Proof.
+  intros W b D T qs Ls N H F. apply andb_true_iff in H as [H HN]. apply Nat.eqb_eq in HN.
+  destruct (pt_assemble nat Nat.eq_dec _ _ _ _ _ O D T qs Ls (rank_paths W b) H F) as [E U].
+  split; [|split; [exact HN|exact U]].
+  intros pi Hl. split.
+  - intros R. apply E. split; assumption.
+  - intros I. exact (proj2 (proj2 (E pi) I)).
+Qed.

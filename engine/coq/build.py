@@ -23,7 +23,7 @@ from pathlib import Path
 
 from logitgeom._fsio import OutputError, write_atomic
 from logitgeom.coq._read import ExportError
-from logitgeom.coq.export import LIBRARY, export_file
+from logitgeom.coq.export import LIBRARY, export_file_set
 
 __all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
            "export_files"]
@@ -107,9 +107,10 @@ def compile_files(paths: list[str | Path]) -> list[Compiled]:
 
 
 def export_files(paths: list[str | Path], out: str | Path, *,
-                 witnesses: bool = True) -> list[Path]:
-    """Export certificate files to ``out``: one ``.v`` per certificate, plus a copy of
-    ``Logitgeom.v`` so that the folder compiles on its own.  Each file is read and checked
+                 witnesses: bool = True, leaves: int | None = None) -> list[Path]:
+    """Export certificate files to ``out``: one ``.v`` per certificate (a streamed
+    enumeration: a set of files, :func:`logitgeom.coq.export.export_file_set`), plus a copy
+    of ``Logitgeom.v`` so that the folder compiles on its own.  Each file is read and checked
     by the stdlib checker first (:func:`logitgeom.coq.export.export_file`): one it does not
     accept is refused, naming the check.  Every file is written atomically (a full disk
     leaves no partial file).
@@ -122,11 +123,13 @@ def export_files(paths: list[str | Path], out: str | Path, *,
         Output folder (created).
     witnesses : bool
         Prove the witnesses of argmax audits too (default); False: their never-proofs only.
+    leaves : int, optional
+        Streamed enumerations: patterns per subtree file, at most.
 
     Returns
     -------
     list of Path
-        The written ``.v`` files, in the order of ``paths``.
+        The ``.v`` file stating each certificate's claim, in the order of ``paths``.
 
     Raises
     ------
@@ -135,19 +138,21 @@ def export_files(paths: list[str | Path], out: str | Path, *,
         message names the file's label and the place); a file that cannot be written.
     """
     out = Path(out)
-    texts, taken = [], {"Logitgeom.v"}
+    texts, mains, taken = [], [], {"Logitgeom.v"}
     for p in map(Path, paths):
-        name, text = export_file(p, witnesses=witnesses)
-        stem, n = name[:-2], 1
-        while name in taken:
+        files, n = export_file_set(p, witnesses=witnesses, leaves=leaves), 1
+        stem = files[-1][0][:-2]
+        while any(name in taken for name, _ in files):  # a name taken: the next stem
             n += 1
-            name = f"{stem}_{n}.v"
-        taken.add(name)
-        texts.append((name, text))
+            files = export_file_set(p, witnesses=witnesses, leaves=leaves, stem=f"{stem}_{n}")
+        taken.update(name for name, _ in files)
+        texts += files
+        mains.append(files[-1][0])
     try:
         out.mkdir(parents=True, exist_ok=True)
         write_atomic(out / "Logitgeom.v", LIBRARY.read_bytes())
-        return [write_atomic(out / name, text) for name, text in texts]
+        written = {name: write_atomic(out / name, text) for name, text in texts}
+        return [written[m] for m in mains]
     except OutputError as exc:
         raise ExportError(str(exc)) from None
     except OSError as exc:

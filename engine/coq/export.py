@@ -11,9 +11,10 @@ Covered: ``sign-``/``ranking-feasible``/``-infeasible``, ``translation``, ``cosi
 ``same-chirotope`` (with S(W1) = S(W2) proved by enumeration), ``pattern-complete`` (by the
 prefix tree of the listed patterns: every prefix no listed pattern starts with is refuted by
 its own Gordan multipliers, found by the exact LP; :mod:`logitgeom.coq._tree`),
-``pattern-differs``, every ``theorem`` name, and ``argmax-audit`` (never-proofs and
-witnesses).  Not covered: the ``layer-peeled-*`` kinds (convex brackets, not discrete:
-exp/log enclosures) and streamed completeness.
+``pattern-differs``, every ``theorem`` name, ``argmax-audit`` (never-proofs and
+witnesses) and ``pattern-complete-stream`` (several files: :func:`export_file_set`,
+:mod:`logitgeom.coq.stream`).  Not covered: the ``layer-peeled-*`` kinds (convex brackets,
+not discrete: exp/log enclosures).
 
 Examples
 --------
@@ -48,8 +49,9 @@ from logitgeom.coq._terms import ident, label, nats, q, qmat, qvec, zs
 from logitgeom_certificates.api import FORMAT, VERSION
 from logitgeom_certificates.api import KINDS as CHECKER_KINDS
 
-__all__ = ["export_certificate", "export_file", "export_checked", "paper_name", "result_name",
-           "ExportError", "THEOREM_NAMES", "PAPER_RESULTS", "HEADER", "LIBRARY", "library_names"]
+__all__ = ["export_certificate", "export_file", "export_file_set", "export_checked",
+           "STREAMED", "paper_name", "result_name", "ExportError", "THEOREM_NAMES",
+           "PAPER_RESULTS", "HEADER", "LIBRARY", "library_names"]
 
 #: The papers' names of the ``theorem`` kinds (the cosine paper), used as theorem names.
 THEOREM_NAMES = {"translation-cosine": "Thm_3_4", "centred-cosine-ranking": "App_C_2",
@@ -568,14 +570,11 @@ _KINDS: dict[str, Callable] = {
 }
 #: Kinds the stdlib checker knows that the export does not cover, with the reason: every
 #: ``layer-peeled-*`` kind is a convex bracket (or built on one), not a discrete claim.
-_STREAMED = "pattern-complete-stream"
+STREAMED = "pattern-complete-stream"
 
 
 def _not_covered(kind: str) -> str | None:
     """Why a kind of the checker is not exported (None: covered or unknown)."""
-    if kind == _STREAMED:
-        return ("streamed completeness (millions of regions in shards) is beyond an "
-                "enumeration in Coq; checked by the stdlib checker only (docs/coq.md)")
     if kind.startswith("layer-peeled-") and kind in CHECKER_KINDS:
         return ("not discrete (convex bracket): its bounds rest on exp/log enclosures, "
                 "checked by the stdlib checker only (docs/coq.md)")
@@ -591,6 +590,9 @@ def _dispatch(sc: Script, obj: dict, loc: str) -> list[tuple[str, str]]:
     why = _not_covered(kind) if isinstance(kind, str) else None
     if why:
         raise sc.r.fail(loc, f"kind {kind!r} is not covered by the Coq export: {why}")
+    if kind == STREAMED:
+        raise sc.r.fail(loc, "a streamed certificate is exported as several files: "
+                        "use export_files (logitgeom export coq CERT -o DIR)")
     if kind not in _KINDS:
         raise sc.r.fail(f"{loc}/kind", f"unknown kind {kind!r}"[:200])
     return _KINDS[kind](sc, obj, loc)
@@ -703,6 +705,74 @@ def export_file(path: str | Path, *, witnesses: bool = True,
         raise ExportError(f"{lab}: {refusal(verdict)}")
     return export_checked(obj, label(p.stem), witnesses=witnesses, base_dir=str(p.parent),
                           shown=lab)
+
+
+def export_file_set(path: str | Path, *, witnesses: bool = True,
+                    max_work: int | str | None = "default", leaves: int | None = None,
+                    stem: str | None = None) -> list[tuple[str, str]]:
+    """The Coq files of a certificate file, the one stating its claim last: one file, or
+    for a streamed enumeration (``pattern-complete-stream``) a data file, one file per
+    subtree and the assembling file (:mod:`logitgeom.coq.stream`).  Read and checked by
+    the stdlib checker first, as :func:`export_file`.
+
+    Parameters
+    ----------
+    path : path
+        The certificate file.
+    witnesses, max_work
+        As for :func:`export_file`.
+    leaves : int, optional
+        Streams: patterns per subtree file, at most (default
+        :data:`logitgeom.coq.stream.LEAVES`).
+    stem : str, optional
+        The file stem (default: from the file's name); only its
+        :func:`~logitgeom.coq._terms.ident` is used.
+
+    Returns
+    -------
+    list of (file name, text)
+
+    Examples
+    --------
+    >>> import os
+    >>> ex = os.path.join(os.path.dirname(LIBRARY), "..", "examples")
+    >>> [n for n, _ in export_file_set(os.path.join(ex, "valid-pattern-complete-stream.json"))]
+    ['valid_pattern_complete_stream_data.v', 'valid_pattern_complete_stream_s00000.v', \
+'valid_pattern_complete_stream.v']
+    """
+    from logitgeom_certificates.api import read_and_check
+
+    p = Path(path)
+    lab = label(p.name)
+    verdict, obj = read_and_check(str(p), max_work)
+    if not verdict.ok or obj is None:
+        raise ExportError(f"{lab}: {refusal(verdict)}")
+    if obj.get("kind") != STREAMED:
+        name, text = export_checked(obj, label(p.stem), witnesses=witnesses,
+                                    base_dir=str(p.parent), shown=lab)
+        return [(f"{ident(stem)}.v" if stem else name, text)]
+    from logitgeom.coq import stream
+
+    reader = Reader(lab)
+    W, b = reader.model(obj, "")
+    ranking = obj.get("pattern") == "ranking"
+    listed = stream.read_stream(obj, p.parent, reader)
+    stem = ident(stem or label(p.stem))
+    digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+    head = (f"(* logitgeom export coq: {label(p.stem)} (kind {STREAMED}, {len(listed)} "
+            f"{'rankings' if ranking else 'sign vectors'}).\n"
+            f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
+            f"   The claim: the last theorem, in the words of Logitgeom.v: L, the patterns of\n"
+            f"   the prefix tree in the files {stem}_s*.v (the certificate's patterns), are all\n"
+            f"   the {'full rankings' if ranking else 'sign vectors'} of W, each once.\n"
+            f"   Compile {stem}_data.v, then each {stem}_s*.v, then this file. *)\n")
+    if not _SAFE_COMMENT.fullmatch(head):
+        raise reader.fail("", "internal: the header is not plain ASCII")
+    try:
+        return stream.stream_files(W, b, ranking, listed, stem, head=head,
+                                   leaves=leaves or stream.LEAVES)
+    except ExportError as exc:
+        raise reader.fail("", str(exc)) from None
 
 
 def export_checked(obj: dict, name: str, *, witnesses: bool = True,

@@ -35,12 +35,14 @@ from __future__ import annotations
 import re
 import resource
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from logitgeom.coq.export import HEADER, library_names
 
 __all__ = ["ALLOWED_AXIOMS", "PRIMITIVES", "FORBIDDEN", "Verdict", "scan", "check_coq_file",
+           "imports_of",
            "axioms_listed", "defined_names", "MAX_BYTES"]
 
 #: The axioms of Coq 8.16's standard library of real numbers: what a claim over the reals
@@ -71,6 +73,9 @@ MAX_BYTES = 64 << 20
 _HEADER = [s.strip() for s in HEADER.replace("\n", " ").split(".") if s.strip()]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
 _DEF = re.compile(r"Definition\s+([A-Za-z_][A-Za-z0-9_']*)\s*:(.*?):=(.*)", re.S)
+#: The one import of sibling files a file may add after the library's (a streamed
+#: enumeration's files: its data, its subtrees).
+_IMPORT = re.compile(r"From Logitgeom Require Import( [A-Za-z][A-Za-z0-9_]*)+")
 _LEMMA = re.compile(r"(Lemma|Theorem)\s+([A-Za-z_][A-Za-z0-9_']*)\s*:(.*)", re.S)
 
 
@@ -121,8 +126,9 @@ def _sentences(code: str) -> list[tuple[int, str]]:
     return out
 
 
-def scan(text: str) -> tuple[str | None, str | None, str | None]:
-    """Read a file's text as the referee's check does (step 1 of the module docstring).
+def scan(text: str, *, need_theorem: bool = True) -> tuple[str | None, str | None, str | None]:
+    """Read a file's text as the referee's check does (step 1 of the module docstring);
+    ``need_theorem`` False: a file of data only is accepted (a file another imports).
 
     Returns
     -------
@@ -146,6 +152,10 @@ def scan(text: str) -> tuple[str | None, str | None, str | None]:
         return ("the file does not start with exactly the library import: "
                 + "; ".join(_HEADER)), None, None
     i = len(_HEADER)
+    if i < len(sents) and _IMPORT.fullmatch(sents[i][1]):  # sibling files (streams)
+        if "Logitgeom" in sents[i][1].split()[4:]:
+            return f"line {sents[i][0]}: the library is imported once, first", None, None
+        i += 1
     while i < len(sents):
         line, s = sents[i]
         bad = next((w for w in _WORD.findall(s) if w in FORBIDDEN), None)
@@ -177,9 +187,25 @@ def scan(text: str) -> tuple[str | None, str | None, str | None]:
             return f"line {line}: the proof of {name} does not end with 'Qed.'", None, None
         i += 1
         top = (name, m.group(3).strip())
-    if top is None:
+    if top is None and need_theorem:
         return "the file states no Lemma or Theorem", None, None
-    return None, top[0], top[1]
+    return None, top[0] if top else None, top[1] if top else None
+
+
+def imports_of(text: str) -> list[str]:
+    """The sibling files a file imports after the library (``From Logitgeom Require Import
+    A B.``: ``A.v``, ``B.v`` in its folder), [] when none.
+
+    Examples
+    --------
+    >>> from logitgeom.coq.export import HEADER
+    >>> imports_of(HEADER + "From Logitgeom Require Import x_data x_s00000.")
+    ['x_data', 'x_s00000']
+    """
+    sents = _sentences(_strip_comments(text) or "")
+    if len(sents) > len(_HEADER) and _IMPORT.fullmatch(sents[len(_HEADER)][1]):
+        return sents[len(_HEADER)][1].split()[4:]
+    return []
 
 
 def defined_names(text: str) -> list[str]:
@@ -228,23 +254,21 @@ def check_coq_file(path: str | Path, *, cpu_seconds: int = 1800,
     from logitgeom.coq.build import _coqc, _run, compile_library
 
     p = Path(path)
-    try:
-        if not p.is_file():
-            return Verdict(p, False, ["not a regular file"])
-        if p.stat().st_size > MAX_BYTES:
-            return Verdict(p, False, [f"larger than {MAX_BYTES >> 20} MB"])
-        text = p.read_bytes().decode("ascii")
-    except UnicodeDecodeError:
-        return Verdict(p, False, ["the file is not plain ASCII"])
-    except OSError as exc:
-        return Verdict(p, False, [f"cannot read it: {exc.strerror or exc}"])
+    text, why = _read(p)
+    if why:
+        return Verdict(p, False, [why])
     reason, name, stmt = scan(text)
     if reason:
         return Verdict(p, False, [reason])
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*\.v", p.name):
-        return Verdict(p, False, ["a Coq file name is a letter, then letters, digits, _"])
+    files, why = _closure(p, text)
+    if why:
+        return Verdict(p, False, [why], name, stmt)
+    names = [n for _, t in files for n in defined_names(t)]
+    twice = sorted(n for n, c in Counter(names).items() if c > 1)
+    if twice:
+        return Verdict(p, False, [f"{twice[0]!r} is defined in two of the files"], name, stmt)
     lib = compile_library()
-    names = defined_names(text)
+    cpu = 0.0
     with tempfile.TemporaryDirectory(prefix="logitgeom-referee-") as tmp:
         # every name the file defines is new: not one of Coq's standard library either
         # (a file's own NoDup or length would change what its statement says)
@@ -259,9 +283,19 @@ def check_coq_file(path: str | Path, *, cpu_seconds: int = 1800,
             what = repr(bad.group(1)) if bad else "a name"
             return Verdict(p, False, [f"{what} is a name of Coq's standard library: a file "
                                       "may not define it again"], name, stmt)
+        for f, t in files[:-1]:  # the imported files, each before the files importing it
+            (Path(tmp) / f.name).write_text(t)
+            code, msg, c = _run([_coqc(), "-Q", str(lib), "Logitgeom", "-Q", ".", "Logitgeom",
+                                 f.name], Path(tmp), preexec=_limits(cpu_seconds, memory_bytes))
+            cpu += c
+            if code:
+                why = " ".join(msg.split())[:500] or f"coqc exit status {code}"
+                return Verdict(p, False, [f"coqc rejects {f.name}: {why}"], name, stmt,
+                               cpu_seconds=cpu)
         (Path(tmp) / p.name).write_text(text + f"\nPrint Assumptions {name}.\n")
-        code, msg, cpu = _run([_coqc(), "-Q", str(lib), "Logitgeom", p.name], Path(tmp),
-                              preexec=_limits(cpu_seconds, memory_bytes))
+        code, msg, c = _run([_coqc(), "-Q", str(lib), "Logitgeom", "-Q", ".", "Logitgeom",
+                             p.name], Path(tmp), preexec=_limits(cpu_seconds, memory_bytes))
+        cpu += c
     if code:
         why = " ".join(msg.split())[:500] or f"coqc exit status {code} (a limit reached?)"
         return Verdict(p, False, [f"coqc rejects it: {why}"], name, stmt, cpu_seconds=cpu)
@@ -272,3 +306,51 @@ def check_coq_file(path: str | Path, *, cpu_seconds: int = 1800,
     extra = sorted(set(axioms) - ALLOWED_AXIOMS - PRIMITIVES)
     reasons = [f"its theorem {name} assumes {', '.join(extra)}"] if extra else []
     return Verdict(p, not extra, reasons, name, stmt, sorted(axioms), cpu)
+
+
+def _read(p: Path) -> tuple[str, str | None]:
+    """(text, None), or ("", why the file is refused)."""
+    try:
+        if not p.is_file():
+            return "", "not a regular file"
+        if p.stat().st_size > MAX_BYTES:
+            return "", f"larger than {MAX_BYTES >> 20} MB"
+        return p.read_bytes().decode("ascii"), None
+    except UnicodeDecodeError:
+        return "", "the file is not plain ASCII"
+    except OSError as exc:
+        return "", f"cannot read it: {exc.strerror or exc}"
+
+
+def _closure(p: Path, text: str) -> tuple[list[tuple[Path, str]], str | None]:
+    """The file and the sibling files it imports (transitively), each after the files it
+    imports, every one read and scanned as a checked file (a file of data only allowed);
+    or why not."""
+    order: list[tuple[Path, str]] = []
+    state: dict[str, int] = {}  # 1: being visited, 2: done
+
+    def visit(f: Path, t: str) -> str | None:
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*\.v", f.name) or f.name == "Logitgeom.v":
+            return f"{f.name}: a Coq file name is a letter, then letters, digits, _ (not " \
+                "Logitgeom.v)"
+        state[f.name] = 1
+        for m in imports_of(t):
+            g = f.parent / f"{m}.v"
+            if state.get(g.name) == 1:
+                return f"{f.name} and {g.name} import each other"
+            if state.get(g.name) == 2:
+                continue
+            gt, why = _read(g)
+            if why:
+                return f"{g.name} (imported by {f.name}): {why}"
+            reason = scan(gt, need_theorem=False)[0]
+            if reason:
+                return f"{g.name} (imported by {f.name}): {reason}"
+            why = visit(g, gt)
+            if why:
+                return why
+        state[f.name] = 2
+        order.append((f, t))
+        return None
+
+    return order, visit(p, text)
