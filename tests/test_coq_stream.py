@@ -19,7 +19,7 @@ import pytest
 
 from logitgeom.cli.main import main as cli
 from logitgeom.coq import ExportError, check_coq_file, export_files
-from logitgeom.coq.export import export_file, export_file_set
+from logitgeom.coq.export import HEADER, export_file, export_file_set
 from logitgeom.coq.stream import stream_files
 from logitgeom.emit import dumps, stream_certificate
 from logitgeom.geometry import enumerate_to_dir
@@ -77,9 +77,9 @@ def test_incomplete_list_is_refused_with_the_realised_prefix():
               ((1, -1, -1), [F(1), F(-2)]), ((-1, 1, 1), [F(-1), F(2)]),
               ((-1, -1, -1), [F(-1), F(-1)])]  # (-1, 1, -1) dropped
     with pytest.raises(ExportError, match=r"not complete: the prefix \[-1, 1, -1\] is realised"):
-        stream_files(Wf, None, False, listed, "x")
+        stream_files(Wf, None, False, listed, "x", header=HEADER)
     with pytest.raises(ExportError, match="listed twice"):
-        stream_files(Wf, None, False, listed + listed[:1], "x")
+        stream_files(Wf, None, False, listed + listed[:1], "x", header=HEADER)
 
 
 def test_certificate_the_checker_rejects_is_refused(tmp_path):

@@ -753,26 +753,8 @@ def export_file_set(path: str | Path, *, witnesses: bool = True,
         return [(f"{ident(stem)}.v" if stem else name, text)]
     from logitgeom.coq import stream
 
-    reader = Reader(lab)
-    W, b = reader.model(obj, "")
-    ranking = obj.get("pattern") == "ranking"
-    listed = stream.read_stream(obj, p.parent, reader)
-    stem = ident(stem or label(p.stem))
-    digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
-    head = (f"(* logitgeom export coq: {label(p.stem)} (kind {STREAMED}, {len(listed)} "
-            f"{'rankings' if ranking else 'sign vectors'}).\n"
-            f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
-            f"   The claim: the last theorem, in the words of Logitgeom.v: L, the patterns of\n"
-            f"   the prefix tree in the files {stem}_s*.v (the certificate's patterns), are all\n"
-            f"   the {'full rankings' if ranking else 'sign vectors'} of W, each once.\n"
-            f"   Compile {stem}_data.v, then each {stem}_s*.v, then this file. *)\n")
-    if not _SAFE_COMMENT.fullmatch(head):
-        raise reader.fail("", "internal: the header is not plain ASCII")
-    try:
-        return stream.stream_files(W, b, ranking, listed, stem, head=head,
-                                   leaves=leaves or stream.LEAVES)
-    except ExportError as exc:
-        raise reader.fail("", str(exc)) from None
+    return stream.export_stream(obj, p, Reader(lab), ident(stem or label(p.stem)), HEADER,
+                                _SAFE_COMMENT, leaves=leaves)
 
 
 def export_checked(obj: dict, name: str, *, witnesses: bool = True,

@@ -26,7 +26,7 @@ Examples
 >>> W = [[F(1), F(0)], [F(0), F(1)], [F(1), F(1)]]
 >>> files = stream_files(W, None, False, [((1, 1, 1), [F(1), F(1)]), ((1, -1, 1), [F(2), F(-1)]),
 ...     ((1, -1, -1), [F(1), F(-2)]), ((-1, 1, 1), [F(-1), F(2)]), ((-1, 1, -1), [F(-2), F(1)]),
-...     ((-1, -1, -1), [F(-1), F(-1)])], "ex", leaves=2)
+...     ((-1, -1, -1), [F(-1), F(-1)])], "ex", header="", leaves=2)
 >>> [name for name, _ in files]
 ['ex_data.v', 'ex_s00000.v', 'ex_s00001.v', 'ex_s00002.v', 'ex_s00003.v', 'ex.v']
 """
@@ -47,7 +47,7 @@ from logitgeom.coq._read import ExportError
 from logitgeom.coq._terms import nats, q, qmat, qvec, qvec_common, zs
 from logitgeom.coq._tree import rank_opts, reduce_columns, sign_opts
 
-__all__ = ["stream_files", "read_stream", "LEAVES"]
+__all__ = ["stream_files", "export_stream", "read_stream", "LEAVES"]
 
 #: Patterns per shard file (at most, when the tree allows; the split depth is the least
 #: that keeps every subtree at most this large).
@@ -177,7 +177,7 @@ def _depth(pats: list[Pat], k: int, leaves: int) -> int:
 
 def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
                  ranking: bool, listed: list[tuple[Pat, list[Fraction]]], stem: str, *,
-                 leaves: int = LEAVES, head: str = "") -> list[tuple[str, str]]:
+                 header: str, leaves: int = LEAVES, head: str = "") -> list[tuple[str, str]]:
     """The Coq files proving that ``listed`` are all the sign vectors (or full rankings) of
     the head, each once: ``[(file name, text)]``, the assembling file ``STEM.v`` last.
 
@@ -191,6 +191,8 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
     stem : str
         A Coq identifier (already sanitized): the files are ``STEM_data.v``,
         ``STEM_sNNNNN.v`` and ``STEM.v``.
+    header : str
+        The library import every file starts with (:data:`logitgeom.coq.export.HEADER`).
     leaves : int
         Patterns per shard file, at most (when the tree allows).
     head : str
@@ -202,8 +204,7 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
         A realised prefix no listed pattern starts with (not complete), a pattern listed
         twice, an entry outside the options.
     """
-    from logitgeom.coq.export import HEADER
-
+    HEADER = header
     k = len(W)
     if ranking:
         order = sorted(range(len(listed)), key=lambda i: listed[i][0])
@@ -282,6 +283,31 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
     files_stats = {"depth": D, "shards": len(names), "lps": cuts.lps}
     stream_files.last_stats = files_stats  # type: ignore[attr-defined]
     return files
+
+
+def export_stream(obj: dict, path: Path, reader, stem: str, header: str, safe,
+                  leaves: int | None = None) -> list[tuple[str, str]]:
+    """The Coq files of a ``pattern-complete-stream`` certificate the stdlib checker has
+    accepted (``path``: its file; ``stem``: a Coq identifier; ``safe``: the pattern a
+    header comment must match), the assembling file last."""
+    W, b = reader.model(obj, "")
+    ranking = obj.get("pattern") == "ranking"
+    listed = read_stream(obj, path.parent, reader)
+    digest = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+    head = (f"(* logitgeom export coq: {stem} (kind pattern-complete-stream, {len(listed)} "
+            f"{'rankings' if ranking else 'sign vectors'}).\n"
+            f"   SHA-256 of the certificate's canonical JSON: {digest}.\n"
+            f"   The claim: the last theorem, in the words of Logitgeom.v: L, the patterns of\n"
+            f"   the prefix tree in the files {stem}_s*.v (the certificate's patterns), are all\n"
+            f"   the {'full rankings' if ranking else 'sign vectors'} of W, each once.\n"
+            f"   Compile {stem}_data.v, then each {stem}_s*.v, then this file. *)\n")
+    if not safe.fullmatch(head):
+        raise reader.fail("", "internal: the header is not plain ASCII")
+    try:
+        return stream_files(W, b, ranking, listed, stem, header=header, head=head,
+                            leaves=leaves or LEAVES)
+    except ExportError as exc:
+        raise reader.fail("", str(exc)) from None
 
 
 def read_stream(obj: dict, base_dir: str | Path, reader) -> list[tuple[Pat, list[Fraction]]]:
