@@ -4,8 +4,9 @@ A ``pattern-complete-stream`` certificate lists millions of patterns in shard fi
 file of its prefix tree would be too large for coqc.  The export writes
 
 * ``STEM_data.v``: the head ``W`` (and ``b``);
-* ``STEM_sNNNNN.v``, one per subtree at depth ``D``: its prefix ``q``, the patterns ``L``
-  starting with ``q`` (in tree order), the subtree (``ptree`` of Logitgeom.v: a node per
+* ``STEM_sNNNNN.v``, each with consecutive subtrees at depth ``D`` (about ``leaves``
+  patterns a file); per subtree: its prefix ``q``, the patterns ``L`` starting with ``q``
+  (in tree order), the subtree (``ptree`` of Logitgeom.v: a node per
   prefix, a witness per pattern, sparse Gordan multipliers refuting every prefix that no
   listed pattern starts with) and ``sub_claim (sign_pattern W b) q L``: these are exactly
   the sign vectors starting with ``q``, each once (``sign_shard_sound``; rankings:
@@ -237,22 +238,33 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
             hi += 1
         groups.append((pats[lo][:D], lo, hi))
         lo = hi
-    names = []
-    for n, (pre, lo, hi) in enumerate(groups):
-        s = f"s{n:05d}"
-        names.append(s)
-        t = build.term(pre, lo, hi, None)
-        files.append((f"{stem}_{s}.v", (
-            f"{HEADER}From Logitgeom Require Import {stem}_data.\n\n"
-            f"Definition q_{s} : list {typ} := {lst(pre)}.\n"
-            f"Definition t_{s} : ptree :=\n{t}.\n"
-            f"(** The patterns of the subtree: every listed pattern starting with q_{s}. *)\n"
-            f"Definition L_{s} : list (list {typ}) := {pt} q_{s} t_{s}.\n"
-            f"Lemma ok_{s} :\n  pt_ok {base} (fun _ => false) q_{s} t_{s} = true.\n"
-            f"Proof. vm_cast_no_check (eq_refl true). Qed.\n"
-            f"Theorem shard_{s} :\n  sub_claim ({R}) q_{s} L_{s}.\n"
-            f"Proof. exact ({'rank' if ranking else 'sign'}_shard_sound W b q_{s} t_{s} "
-            f"ok_{s}). Qed.\n")))
+    names, packs, size = [], [[]], 0  # subtrees, packed into files of about `leaves`
+    for g in groups:
+        if packs[-1] and size + g[2] - g[1] > leaves:
+            packs.append([])
+            size = 0
+        packs[-1].append(g)
+        size += g[2] - g[1]
+    imports = []
+    for f, pack in enumerate(packs):
+        parts = []
+        for pre, lo, hi in pack:
+            s = f"h{len(names):05d}"
+            names.append(s)
+            t = build.term(pre, lo, hi, None)
+            parts.append(
+                f"Definition q_{s} : list {typ} := {lst(pre)}.\n"
+                f"Definition t_{s} : ptree :=\n{t}.\n"
+                f"(** The patterns of the subtree: every listed pattern starting with q_{s}. *)\n"
+                f"Definition L_{s} : list (list {typ}) := {pt} q_{s} t_{s}.\n"
+                f"Lemma ok_{s} :\n  pt_ok {base} (fun _ => false) q_{s} t_{s} = true.\n"
+                f"Proof. vm_cast_no_check (eq_refl true). Qed.\n"
+                f"Theorem shard_{s} :\n  sub_claim ({R}) q_{s} L_{s}.\n"
+                f"Proof. exact ({'rank' if ranking else 'sign'}_shard_sound W b q_{s} t_{s} "
+                f"ok_{s}). Qed.\n")
+        imports.append(f"{stem}_s{f:05d}")
+        files.append((f"{stem}_s{f:05d}.v", f"{HEADER}From Logitgeom Require Import "
+                      f"{stem}_data.\n\n" + "".join(parts)))
     top = build.term((), 0, len(pats), D)
     N = len(pats)
     forall2 = "".join(f"(@Forall2_cons _ _ _ q_{s} L_{s} _ _ shard_{s} " for s in names) + \
@@ -260,7 +272,7 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
     claim = "all_rankings" if ranking else "all_sign_patterns"
     files.append((f"{stem}.v", (
         f"{head}{HEADER}From Logitgeom Require Import {stem}_data "
-        + " ".join(f"{stem}_{s}" for s in names) + ".\n\n"
+        + " ".join(imports) + ".\n\n"
         f"Definition D : nat := {D}.\n"
         f"Definition T : ptree :=\n{top}.\n"
         f"Definition qs : list (list {typ}) := [" + "; ".join(f"q_{s}" for s in names) + "].\n"
@@ -280,7 +292,7 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
         f"(length L = {N})%nat /\\ NoDup L.\n"
         f"Proof. exact ({'rank' if ranking else 'sign'}_stream_sound W b D T qs Ls {N} top_ok "
         f"{forall2}). Qed.\n")))
-    files_stats = {"depth": D, "shards": len(names), "lps": cuts.lps}
+    files_stats = {"depth": D, "subtrees": len(names), "shards": len(packs), "lps": cuts.lps}
     stream_files.last_stats = files_stats  # type: ignore[attr-defined]
     return files
 
