@@ -13,16 +13,20 @@ dropping the pivot coordinate of its normal (the first non-zero one): the normal
 primitive with its first non-zero entry positive (the same reduction as the no-broken-
 circuit search of :mod:`logitgeom.exact.lattice`).  The characteristic polynomial of an
 arrangement depends only on the *set* of its distinct normals, up to an invertible linear
-map, so the recursion is memoised on that set after a column permutation and column sign
-changes chosen from column invariants (:func:`_key`): equal restrictions reached along
-different paths, and many symmetric copies, are computed once.  The key is an exact list
-of integer normals, so a cache hit is an equality of arrangements up to a coordinate
-permutation and sign changes, never a guess.  Two dimensions left close in closed form
+map, so the recursion is memoised on that set after a signed permutation of the
+coordinates: first under a cheap key (:func:`_key`: columns ordered by invariants, ties
+kept in place), and on a miss under the canonical form of
+:func:`logitgeom.exact.canonical.canonical_form`, so that restrictions that are images of
+each other under a coordinate permutation and sign changes are computed once (up to that
+module's bound on the search within ties).  Both keys are exact lists of integer normals,
+so a cache hit is an equality of arrangements up to a signed coordinate permutation,
+never a guess.  Two dimensions left close in closed form
 (``m`` distinct lines through 0: ``t^2 - m t + (m - 1)``).
 
 The number of distinct restrictions met is often far below the number of regions (the
 no-broken-circuit search visits about one leaf per region): the resonance arrangement of
-``n = 6`` (1,066,044 regions) needs 881 distinct restrictions.
+``n = 6`` (1,066,044 regions) needs 769 distinct restrictions (881 with the cheap key
+alone, ``canonical=False``).
 
 Examples
 --------
@@ -38,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import gcd
 
+from logitgeom.exact.canonical import canonical_form
 from logitgeom.exact.linalg import canonical_direction
 
 __all__ = ["chi_restriction", "restriction_terms", "combine_terms", "normal_set",
@@ -80,7 +85,7 @@ def _small(rem: tuple[Vec, ...], k: int) -> list[int] | None:
 def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
                     cache: dict[tuple[Vec, ...], list[int]] | None = None,
                     stats: dict[str, int] | None = None,
-                    budget: int | None = None) -> list[int]:
+                    budget: int | None = None, canonical: bool = True) -> list[int]:
     """chi(t) of the central arrangement of the integer normals ``vecs`` in ``Q^dim``.
 
     Parameters
@@ -93,10 +98,16 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
         Memo of restrictions (``sorted normals -> chi``); pass the same dict to several
         calls to share it.
     stats : dict, optional
-        Receives ``computed`` (distinct restrictions computed) and ``reused`` (cache hits).
+        Receives ``computed`` (distinct restrictions computed), ``reused`` (cache hits) and
+        ``not_canonical`` (restrictions whose canonical-form search exceeded its bound, so
+        keyed by a non-canonical image).
     budget : int, optional
         Raise :class:`WorkBudgetExceeded` once more than ``budget`` restrictions were
         computed (cache hits are free).
+    canonical : bool
+        Key the cache by the canonical form under signed coordinate permutations too
+        (default); False keys it by the cheap column-invariant form alone (the algorithm
+        before issue 46's symmetry step, kept as the reference it is checked against).
 
     Returns
     -------
@@ -109,12 +120,13 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
     [-1, 3, -3, 1]
     """
     memo: dict[tuple[Vec, ...], list[int]] = {} if cache is None else cache
-    st = {"computed": 0, "reused": 0, "budget": -1 if budget is None else budget}
+    st = {"computed": 0, "reused": 0, "budget": -1 if budget is None else budget,
+          "canonical": 1 if canonical else 0, "not_canonical": 0}
     try:
         return _chi(normal_set(vecs), dim, memo, st)
     finally:
         if stats is not None:
-            for key in ("computed", "reused"):
+            for key in ("computed", "reused", "not_canonical"):
                 stats[key] = stats.get(key, 0) + st[key]
 
 
@@ -128,6 +140,15 @@ def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
     if got is not None:
         st["reused"] += 1
         return got
+    ckey = None
+    if st["canonical"]:  # a miss on the cheap key: look up the canonical form
+        ckey, canon = canonical_form(rem)
+        st["not_canonical"] += not canon
+        got = memo.get(ckey)
+        if got is not None:
+            st["reused"] += 1
+            memo[key] = got
+            return got
     st["computed"] += 1
     if st["computed"] > st["budget"] >= 0:
         raise WorkBudgetExceeded
@@ -139,6 +160,8 @@ def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
         for i in range(k):
             out[i] -= c[i]
     memo[key] = out
+    if ckey is not None:
+        memo[ckey] = out
     return out
 
 
