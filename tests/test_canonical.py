@@ -108,3 +108,16 @@ def test_counts_equal_the_enumeration_on_random_and_structured_heads():
     for W in heads:
         p = characteristic_polynomial(W)
         assert list(p.coefficients) == list(nbc_chi(W))
+
+
+def test_planes_in_three_dimensions_close_in_closed_form():
+    rng = random.Random("canonical/3")
+    cases = [[(1, 0, 0), (0, 1, 0), (1, 1, 0)],            # rank 2: one line through all
+             [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)]]
+    cases += [_random_arrangement(rng, 3, rng.randint(2, 12), -3, 3) for _ in range(30)]
+    for rows in cases:
+        st: dict = {}
+        fast = restriction.chi_restriction(rows, 3, stats=st)
+        assert st["planes3"] == 1 and st["computed"] == 0
+        assert fast == restriction.chi_restriction(rows, 3, canonical=False)
+        assert fast == list(nbc_chi(rows))

@@ -21,12 +21,14 @@ each other under a coordinate permutation and sign changes are computed once (up
 module's bound on the search within ties).  Both keys are exact lists of integer normals,
 so a cache hit is an equality of arrangements up to a signed coordinate permutation,
 never a guess.  Two dimensions left close in closed form
-(``m`` distinct lines through 0: ``t^2 - m t + (m - 1)``).
+(``m`` distinct lines through 0: ``t^2 - m t + (m - 1)``), and so do three (:func:`_chi3`:
+``m`` planes through 0, from the number of planes through each line where two meet; not
+cached, which keeps the cache to restrictions of dimension 4 and up).
 
 The number of distinct restrictions met is often far below the number of regions (the
 no-broken-circuit search visits about one leaf per region): the resonance arrangement of
-``n = 6`` (1,066,044 regions) needs 769 distinct restrictions (881 with the cheap key
-alone, ``canonical=False``).
+``n = 6`` (1,066,044 regions) needs 266 distinct restrictions of dimension 4 and up (881
+of dimension 3 and up with the cheap key alone, ``canonical=False``).
 
 Examples
 --------
@@ -40,7 +42,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import gcd
+from math import gcd, isqrt
 
 from logitgeom.exact.canonical import canonical_form
 from logitgeom.exact.linalg import canonical_direction
@@ -98,15 +100,17 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
         Memo of restrictions (``sorted normals -> chi``); pass the same dict to several
         calls to share it.
     stats : dict, optional
-        Receives ``computed`` (distinct restrictions computed), ``reused`` (cache hits) and
-        ``not_canonical`` (restrictions whose canonical-form search exceeded its bound, so
-        keyed by a non-canonical image).
+        Receives ``computed`` (distinct restrictions computed and cached: of dimension 4 and
+        up when ``canonical``), ``reused`` (cache hits), ``not_canonical`` (restrictions
+        whose canonical-form search exceeded its bound, so keyed by a non-canonical image)
+        and ``planes3`` (arrangements of planes in ``Q^3`` closed in closed form, uncached).
     budget : int, optional
         Raise :class:`WorkBudgetExceeded` once more than ``budget`` restrictions were
         computed (cache hits are free).
     canonical : bool
-        Key the cache by the canonical form under signed coordinate permutations too
-        (default); False keys it by the cheap column-invariant form alone (the algorithm
+        Key the cache by the canonical form under signed coordinate permutations too, and
+        close three dimensions in closed form (default); False keys it by the cheap
+        column-invariant form alone and recurses down to two dimensions (the algorithm
         before issue 46's symmetry step, kept as the reference it is checked against).
 
     Returns
@@ -121,12 +125,12 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
     """
     memo: dict[tuple[Vec, ...], list[int]] = {} if cache is None else cache
     st = {"computed": 0, "reused": 0, "budget": -1 if budget is None else budget,
-          "canonical": 1 if canonical else 0, "not_canonical": 0}
+          "canonical": 1 if canonical else 0, "not_canonical": 0, "planes3": 0}
     try:
         return _chi(normal_set(vecs), dim, memo, st)
     finally:
         if stats is not None:
-            for key in ("computed", "reused", "not_canonical"):
+            for key in ("computed", "reused", "not_canonical", "planes3"):
                 stats[key] = stats.get(key, 0) + st[key]
 
 
@@ -135,6 +139,9 @@ def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
     small = _small(rem, k)
     if small is not None:
         return small
+    if k == 3 and st["canonical"]:
+        st["planes3"] += 1
+        return _chi3(rem)
     key = _key(rem)
     got = memo.get(key)
     if got is not None:
@@ -163,6 +170,30 @@ def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
     if ckey is not None:
         memo[ckey] = out
     return out
+
+
+def _chi3(rem: tuple[Vec, ...]) -> list[int]:
+    """chi of ``m >= 2`` distinct planes through 0 in ``Q^3``, in closed form.
+
+    ``chi(t) = t^3 - m t^2 + b t + (m - 1 - b)`` where ``b`` is the sum over the lines
+    where planes meet of (planes through the line - 1) (the Moebius values of the rank-2
+    flats), and the constant makes ``chi(1) = 0``.  Two planes meet in the line of the cross
+    product of their normals; ``c`` planes through one line make ``c (c - 1) / 2`` pairs.
+    """
+    pairs: dict[Vec, int] = {}
+    m = len(rem)
+    for i in range(m):
+        a0, a1, a2 = rem[i]
+        for j in range(i):
+            b0, b1, b2 = rem[j]
+            c = (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
+            g = gcd(*c)
+            if (c[0] or c[1] or c[2]) < 0:
+                g = -g
+            line = c if g == 1 else (c[0] // g, c[1] // g, c[2] // g)
+            pairs[line] = pairs.get(line, 0) + 1
+    b = sum((1 + isqrt(1 + 8 * p)) // 2 - 1 for p in pairs.values())
+    return [m - 1 - b, b, -m, 1]
 
 
 def _key(rem: tuple[Vec, ...]) -> tuple[Vec, ...]:
