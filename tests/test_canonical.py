@@ -121,3 +121,25 @@ def test_planes_in_three_dimensions_close_in_closed_form():
         assert st["planes3"] == 1 and st["computed"] == 0
         assert fast == restriction.chi_restriction(rows, 3, canonical=False)
         assert fast == list(nbc_chi(rows))
+
+
+def test_rank_deficient_restrictions_are_counted_in_their_span():
+    rng = random.Random("canonical/4")
+    for _ in range(20):
+        rows = _random_arrangement(rng, 3, rng.randint(3, 8), -3, 3)
+        base = restriction.chi_restriction(rows, 3, canonical=False)
+        # embed Q^3 in Q^5 by an injective integer map (the normals then span 3 dimensions)
+        emb = [[rng.randint(-2, 2) for _ in range(5)] for _ in range(3)]
+        while len({tuple(r) for r in emb}) < 3 or not _independent(emb):
+            emb = [[rng.randint(-2, 2) for _ in range(5)] for _ in range(3)]
+        big = [[sum(v[i] * emb[i][j] for i in range(3)) for j in range(5)] for v in rows]
+        st: dict = {}
+        got = restriction.chi_restriction(big, 5, stats=st)
+        assert got == [0, 0] + base                        # t^2 chi(t)
+        assert got == restriction.chi_restriction(big, 5, canonical=False)
+        assert st["essentialised"] >= 1
+
+
+def _independent(rows):
+    from logitgeom.exact.linalg import rank
+    return rank(rows) == len(rows)

@@ -23,11 +23,15 @@ so a cache hit is an equality of arrangements up to a signed coordinate permutat
 never a guess.  Two dimensions left close in closed form
 (``m`` distinct lines through 0: ``t^2 - m t + (m - 1)``), and so do three (:func:`_chi3`:
 ``m`` planes through 0, from the number of planes through each line where two meet; not
-cached, which keeps the cache to restrictions of dimension 4 and up).
+cached, which keeps the cache to restrictions of dimension 4 and up).  A restriction
+whose normals span fewer dimensions than its space (a prefix of few hyperplanes, or one
+with a coordinate that no normal uses) is counted in its span (:func:`_essential`:
+``chi = t^(k - r)`` times ``chi`` of the arrangement in ``Q^r``), so it meets the
+restrictions of the smaller dimension in the cache.
 
 The number of distinct restrictions met is often far below the number of regions (the
 no-broken-circuit search visits about one leaf per region): the resonance arrangement of
-``n = 6`` (1,066,044 regions) needs 266 distinct restrictions of dimension 4 and up (881
+``n = 6`` (1,066,044 regions) needs 212 distinct restrictions of dimension 4 and up (881
 of dimension 3 and up with the cheap key alone, ``canonical=False``).
 
 Examples
@@ -103,13 +107,15 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
         Receives ``computed`` (distinct restrictions computed and cached: of dimension 4 and
         up when ``canonical``), ``reused`` (cache hits), ``not_canonical`` (restrictions
         whose canonical-form search exceeded its bound, so keyed by a non-canonical image)
-        and ``planes3`` (arrangements of planes in ``Q^3`` closed in closed form, uncached).
+        ``planes3`` (arrangements of planes in ``Q^3`` closed in closed form, uncached) and
+        ``essentialised`` (restrictions counted in the smaller span of their normals).
     budget : int, optional
         Raise :class:`WorkBudgetExceeded` once more than ``budget`` restrictions were
         computed (cache hits are free).
     canonical : bool
-        Key the cache by the canonical form under signed coordinate permutations too, and
-        close three dimensions in closed form (default); False keys it by the cheap
+        Key the cache by the canonical form under signed coordinate permutations too,
+        count a rank-deficient restriction in its span and close three dimensions in
+        closed form (default); False keys it by the cheap
         column-invariant form alone and recurses down to two dimensions (the algorithm
         before issue 46's symmetry step, kept as the reference it is checked against).
 
@@ -125,12 +131,13 @@ def chi_restriction(vecs: Sequence[Sequence[int]], dim: int, *,
     """
     memo: dict[tuple[Vec, ...], list[int]] = {} if cache is None else cache
     st = {"computed": 0, "reused": 0, "budget": -1 if budget is None else budget,
-          "canonical": 1 if canonical else 0, "not_canonical": 0, "planes3": 0}
+          "canonical": 1 if canonical else 0, "not_canonical": 0, "planes3": 0,
+          "essentialised": 0}
     try:
         return _chi(normal_set(vecs), dim, memo, st)
     finally:
         if stats is not None:
-            for key in ("computed", "reused", "not_canonical", "planes3"):
+            for key in ("computed", "reused", "not_canonical", "planes3", "essentialised"):
                 stats[key] = stats.get(key, 0) + st[key]
 
 
@@ -148,7 +155,14 @@ def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
         st["reused"] += 1
         return got
     ckey = None
-    if st["canonical"]:  # a miss on the cheap key: look up the canonical form
+    if st["canonical"]:  # a miss on the cheap key: essential? then the canonical form
+        ess = _essential(rem, k)
+        if ess is not None:  # rank r < k: chi = t^(k - r) chi(the arrangement in Q^r)
+            st["essentialised"] += 1
+            c = _chi(ess[0], ess[1], memo, st)
+            out = [0] * (k - ess[1]) + c
+            memo[key] = out
+            return out
         ckey, canon = canonical_form(rem)
         st["not_canonical"] += not canon
         got = memo.get(ckey)
@@ -170,6 +184,32 @@ def _chi(rem: tuple[Vec, ...], k: int, memo: dict[tuple[Vec, ...], list[int]],
     if ckey is not None:
         memo[ckey] = out
     return out
+
+
+def _essential(rem: tuple[Vec, ...], k: int) -> tuple[tuple[Vec, ...], int] | None:
+    """The arrangement in ``Q^r`` if its normals span only ``r < k`` dimensions, else None.
+
+    Fraction-free elimination puts the normals in echelon form; its pivot columns ``J``
+    (``r`` of them) carry a non-singular triangular block, so ``v -> v_J`` is injective on
+    the span of the normals: the images are distinct, non-parallel normals of an
+    arrangement in ``Q^r`` with the same lattice, and ``chi_A(t) = t^(k - r) chi(t)`` of it.
+    """
+    ech: list[tuple[int, Vec]] = []
+    for v in rem:
+        w = list(v)
+        for piv, r in ech:
+            x = w[piv]
+            if x:
+                a = r[piv]
+                w = [a * y - x * z for y, z in zip(w, r)]  # noqa: B905 (equal lengths)
+        p = next((i for i, x in enumerate(w) if x), -1)
+        if p >= 0:
+            g = gcd(*w)
+            ech.append((p, tuple([x // g for x in w])))
+            if len(ech) == k:
+                return None
+    cols = sorted(p for p, _ in ech)
+    return normal_set([tuple([v[j] for j in cols]) for v in rem]), len(cols)
 
 
 def _chi3(rem: tuple[Vec, ...]) -> list[int]:
