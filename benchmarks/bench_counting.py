@@ -2,7 +2,8 @@
 
 Run:  .venv/bin/python benchmarks/bench_counting.py [--quick]
       .venv/bin/python benchmarks/bench_counting.py --chi [--resonance 3,4,5,6]
-          [--deformations 6,8] [--circulant 8,10] [--etf 16] [--cap 180]
+          [--deformations 6,8] [--circulant 8,10] [--etf 16] [--cap 180] [--key both]
+      .venv/bin/python benchmarks/bench_counting.py --partial 8 [--cpu-limit 150]
 
 ``--chi`` (issue 46) times the characteristic polynomial (memoised deletion-restriction,
 logitgeom.geometry.chipoly) on the heads with known counts: the resonance arrangement
@@ -13,7 +14,19 @@ deletion-restriction count up to m = 10) and the simplex-ETF head (against m!). 
 case runs in its own child process: CPU seconds of the count (not of the reference
 algorithm it is compared with, which runs after) and the peak resident memory; a
 case is skipped once the previous size of its family took more than ``--cap`` / 8 CPU s
-(the next size costs roughly 5-10 times more).
+(the next size costs roughly 5-10 times more).  ``--key`` chooses the restriction cache's
+key for the resonance and deformation cases: ``canonical`` (the default of the library:
+the canonical form under signed coordinate permutations, logitgeom.exact.canonical),
+``cheap`` (column invariants only, ties in place: the algorithm before it) or ``both``
+(one row each, the restrictions computed side by side).
+
+``--partial N`` runs the resonance arrangement of ``R^N`` term by term (the top-level
+restrictions ``B_q`` of logitgeom.exact.restriction, one shared cache) until
+``--cpu-limit`` CPU seconds, printing after every 16th term (and the last) the terms done,
+the distinct restrictions computed so far, the CPU seconds and the peak memory: the cost
+curve of a size too large to finish here.  If it finishes it prints the count and how many
+distinct characteristic polynomials the computed restrictions have: a lower bound on the
+restrictions any isomorphism test on the cache key could get down to.
 
 Goals: ``count_rankings`` for a generic k = 10, d = 6 head (557,640 rankings) in
 <= 1 s; ``count_regions`` for a generic k = 20, d = 5 head (10,072 regions).  "Generic"
@@ -36,6 +49,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from logitgeom.exact import restriction  # noqa: E402
+from logitgeom.exact.lattice import evaluate  # noqa: E402
 from logitgeom.geometry import (  # noqa: E402
     affine_generic_count,
     count_rankings,
@@ -44,7 +59,10 @@ from logitgeom.geometry import (  # noqa: E402
     ranking_count_generic,
     ranking_count_generic_affine,
 )
-from logitgeom.geometry.chipoly import characteristic_polynomial  # noqa: E402
+from logitgeom.geometry.chipoly import (  # noqa: E402
+    arrangement_normals,
+    characteristic_polynomial,
+)
 from logitgeom.geometry.families import (  # noqa: E402
     CATALAN,
     LINIAL,
@@ -86,15 +104,29 @@ def _ints(text):
     return [int(x) for x in text.split(",") if x.strip()]
 
 
-def _chi_case(family, n):
+class _Cheap:
+    """The count by the cheap-key cache (``canonical=False``), shaped like a result."""
+
+    def __init__(self, vecs, dim, affine):
+        st: dict = {}
+        chi = restriction.chi_restriction(vecs, dim, stats=st, canonical=False)
+        self.regions = abs(evaluate(chi, -1)) // (2 if affine else 1)
+        self.stats = st
+
+
+def _chi_case(family, n, key="canonical"):
     """(count, expected or None, what the expectation is) of one chi benchmark case."""
     if family == "resonance":
-        p = characteristic_polynomial(resonance(n))
+        p = (characteristic_polynomial(resonance(n)) if key == "canonical"
+             else _Cheap(resonance(n), n, False))
         return p, RESONANCE_REGIONS.get(n), "published"
     if family in DEFORMATIONS:
         shifts, formula = DEFORMATIONS[family]
         W, b = deformation(n, shifts)
-        return characteristic_polynomial(W, bias=b), formula(n), "formula"
+        if key == "canonical":
+            return characteristic_polynomial(W, bias=b), formula(n), "formula"
+        vecs, dim, _ = arrangement_normals(W, bias=b)
+        return _Cheap(vecs, dim, True), formula(n), "formula"
     if family.startswith("circulant"):
         W = circulant([(7 * i * i + 3 * i + 1) % 11 - 5 for i in range(n)])
         if not family.endswith("ranking"):
@@ -111,9 +143,9 @@ def _chi_case(family, n):
     return p, factorial(n) if ranking else None, "m!" if ranking else ""
 
 
-def _child(family, n, conn):
+def _child(family, n, key, conn):
     c0 = time.process_time()
-    p, ref, how = _chi_case(family, n)
+    p, ref, how = _chi_case(family, n, key)
     cpu = time.process_time() - c0  # the count only: a reference algorithm runs after
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if callable(ref):
@@ -122,10 +154,10 @@ def _child(family, n, conn):
     conn.close()
 
 
-def _run_child(family, n):
+def _run_child(family, n, key="canonical"):
     ctx = multiprocessing.get_context("fork")
     a, b = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(family, n, b))
+    proc = ctx.Process(target=_child, args=(family, n, key, b))
     proc.start()
     out = a.recv()
     proc.join()
@@ -141,22 +173,54 @@ def chi_table(args) -> int:
     if args.families:
         keep = set(args.families.split(","))
         cases = [(f, n) for f, n in cases if f in keep]
+    keys = ("canonical", "cheap") if args.key == "both" else (args.key,)
     print(f"{'family':>18} {'n':>3} {'regions':>22} {'expected':>22} {'equal':>6} "
-          f"{'CPU s':>8} {'peak MB':>8} {'restrictions':>12}")
-    last: dict[str, float] = {}
+          f"{'CPU s':>8} {'peak MB':>8} {'restrictions':>12} {'key':>9}")
+    last: dict[tuple[str, str], float] = {}
     bad = 0
     for fam, n in cases:
-        if last.get(fam, 0.0) > args.cap / 8:
-            print(f"{fam:>18} {n:>3} {'skipped: the previous size took':>22} "
-                  f"{last[fam]:.1f} CPU s (> --cap / 8)")
-            continue
-        regions, ref, how, cpu, peak, work = _run_child(fam, n)
-        last[fam] = cpu
-        eq = "-" if ref is None else str(regions == ref)
-        bad += ref is not None and regions != ref
-        print(f"{fam:>18} {n:>3} {regions:>22,} {'' if ref is None else f'{ref:,}':>22} "
-              f"{eq:>6} {cpu:>8.2f} {peak:>8.0f} {work:>12,}  {how}", flush=True)
+        for key in keys if (fam == "resonance" or fam in DEFORMATIONS) else ("canonical",):
+            if last.get((fam, key), 0.0) > args.cap / 8:
+                print(f"{fam:>18} {n:>3} {'skipped: the previous size took':>22} "
+                      f"{last[fam, key]:.1f} CPU s (> --cap / 8)")
+                continue
+            regions, ref, how, cpu, peak, work = _run_child(fam, n, key)
+            last[fam, key] = cpu
+            eq = "-" if ref is None else str(regions == ref)
+            bad += ref is not None and regions != ref
+            print(f"{fam:>18} {n:>3} {regions:>22,} {'' if ref is None else f'{ref:,}':>22} "
+                  f"{eq:>6} {cpu:>8.2f} {peak:>8.0f} {work:>12,} {key:>9}  {how}", flush=True)
     return 1 if bad else 0
+
+
+def partial(n: int, cpu_limit: float) -> int:
+    """The resonance arrangement of ``R^n`` term by term, until ``cpu_limit`` CPU s."""
+    c0 = time.process_time()
+    terms = restriction.restriction_terms(resonance(n), n)
+    cache: dict = {}
+    st: dict = {}
+    parts = []
+    print(f"resonance n = {n}: {len(terms)} top-level terms; --cpu-limit {cpu_limit:g} CPU s")
+    print(f"{'terms done':>10} {'restrictions':>12} {'CPU s':>8} {'peak MB':>8}")
+    for q, (sub, k) in enumerate(terms):
+        parts.append(restriction.chi_restriction(sub, k, cache=cache, stats=st))
+        cpu = time.process_time() - c0
+        if (q + 1) % 16 == 0 or q + 1 == len(terms) or cpu > cpu_limit:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"{q + 1:>10} {st.get('computed', 0):>12,} {cpu:>8.1f} {peak:>8.0f}",
+                  flush=True)
+        if cpu > cpu_limit and q + 1 < len(terms):
+            print(f"stopped at the CPU limit after {q + 1} of {len(terms)} terms")
+            return 0
+    # computed entries are essential (chi(0) != 0); the others are shifted copies
+    distinct = len({tuple(c) for c in cache.values() if c[0]})
+    print(f"distinct chi among the {st.get('computed', 0):,} restrictions computed: "
+          f"{distinct:,} (a key with any isomorphism test computes at least this many)")
+    regions = abs(evaluate(restriction.combine_terms(n, parts), -1))
+    ref = RESONANCE_REGIONS.get(n)
+    print(f"regions {regions:,}; published {ref:,}; equal {regions == ref}" if ref else
+          f"regions {regions:,}")
+    return 0 if ref is None or regions == ref else 1
 
 
 def main() -> int:
@@ -178,7 +242,15 @@ def main() -> int:
                     "semiorder, circulant-sign, circulant-ranking, etf-sign, etf-ranking)")
     ap.add_argument("--cap", type=float, default=180.0, metavar="S",
                     help="--chi: skip a size once the previous one took over S/8 CPU s")
+    ap.add_argument("--key", choices=("canonical", "cheap", "both"), default="canonical",
+                    help="--chi: the restriction cache's key for resonance and deformations")
+    ap.add_argument("--partial", type=int, default=0, metavar="N",
+                    help="the resonance arrangement of R^N term by term (cost curve)")
+    ap.add_argument("--cpu-limit", type=float, default=150.0, metavar="S",
+                    help="--partial: stop after the term that passes S CPU s")
     args = ap.parse_args()
+    if args.partial:
+        return partial(args.partial, args.cpu_limit)
     if args.chi:
         return chi_table(args)
 
