@@ -71,7 +71,7 @@ def bounds(obj: K.Obj, loc: str = "") -> tuple[Fraction, Fraction]:
     w = K.read_field(K.read_vector, obj, "weights", loc)
     ctx = C.context(C.precision(obj, loc))
     return (C.loss_upper(Y, W, H, ctx, loss, w),
-            C.entropy_lower(A, ctx, loss, Y, w) - K.num(obj, "rho_up", loc) * K.num(obj, "s", loc))
+            C.entropy_lower(A, ctx, loss, Y, w) - C.num(obj, "rho_up", loc) * C.num(obj, "s", loc))
 
 
 def _rho_down(EW: Fraction, EH: Fraction, bits: int = 80) -> Fraction:

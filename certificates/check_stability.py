@@ -107,14 +107,14 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
             cnt[lab[k]] = cnt.get(lab[k], 0) + 1
         K.fail_if(any(Y0[k // n][k % n] != tot[lab[k]] / cnt[lab[k]] for k in range(m * n)),
                   "average", f"{loc}/average", "Y0 is not the group average of Y")
-    s = K.num(obj, "s_delta", loc)
+    s = C.num(obj, "s_delta", loc)
     G, D2 = C.weighted_gram([[a - b for a, b in zip(x, y, strict=True)]
                              for x, y in zip(Y, Y0, strict=True)], (Fraction(1),) * n)
     C.spectral_at_most(s, G, D2, f"{loc}/s_delta", "(Y - Y0)(Y - Y0)^T")
-    stab = K.num(obj, "stability", loc)
+    stab = C.num(obj, "stability", loc)
     K.fail_if(stab < rho * s, "stability", f"{loc}/stability", "stability < rho_up s_delta")
     if average:
-        gl, gu = K.num(obj, "gap_lower", loc), K.num(obj, "gap_upper", loc)
+        gl, gu = C.num(obj, "gap_lower", loc), C.num(obj, "gap_upper", loc)
         K.fail_if(gu < min(r0.upper - r1.lower, stab), "gap", f"{loc}/gap_upper",
                   "gap_upper < min(U(Y0) - L(Y), stability)")
         K.fail_if(gl > max(Fraction(0), r0.lower - r1.upper), "gap", f"{loc}/gap_lower",
@@ -123,7 +123,7 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
         K.fail_if("gap_lower" in obj or "gap_upper" in obj, "schema", f"{loc}/gap_lower",
                   "the gap to the best G-invariant point is stated only when Y0 is the "
                   "group average of Y")
-    t, mu, dist2 = K.num(obj, "t", loc), K.num(obj, "mu", loc), K.num(obj, "distance2", loc)
+    t, mu, dist2 = C.num(obj, "t", loc), C.num(obj, "mu", loc), C.num(obj, "distance2", loc)
     K.fail_if(t < 0 or t * t < 2 * rho * rho, "strong-convexity", f"{loc}/t",
               "t < sqrt(2) rho_up")
     ctx = r1.ctx

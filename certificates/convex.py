@@ -56,31 +56,23 @@ class Reading:
     """The fields of a checked bracket, read once (exact rationals)."""
 
     kind: str
-    loss: str
     Y: K.Mat
     W: K.Mat
     H: K.Mat
-    A: K.Mat
     w: K.Vec
     beta: K.Vec
     B: tuple[int, ...]
-    N: int
     EW: Fraction
     EH: Fraction
     rho: Fraction
-    s: Fraction
     lower: Fraction
     upper: Fraction
-    prec: int
+    #: the decimal context of the rigorous bounds (the certificate's precision)
+    ctx: decimal.Context
     #: the structure claims made (an orbit bracket is invariant by construction) and the
     #: generators of the last ``invariant`` claim (of an orbit bracket: its group's)
     claims: frozenset[str] = frozenset()
     generators: tuple[tuple[int, ...], ...] = ()
-
-    @property
-    def ctx(self) -> decimal.Context:
-        """The decimal context of the rigorous bounds."""
-        return context(self.prec)
 
 
 # --------------------------------------------------------------------------- judgements
@@ -95,11 +87,6 @@ def read_perms(v: object, loc: str, m: int) -> list[tuple[int, ...]]:
     """A non-empty list of permutations of 0..m-1."""
     K.fail_if(not isinstance(v, list) or not v, "schema", loc, "a non-empty list of permutations")
     return [read_perm(g, f"{loc}/{r}", m) for r, g in enumerate(K.read_list(v, loc))]
-
-
-def gram(M: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """M M^T exactly."""
-    return K.matmul(M, list(zip(*M, strict=True)))
 
 
 def stochastic(M: Sequence[Sequence[Fraction]], check: str, loc: str) -> None:
@@ -222,6 +209,11 @@ def width(upper: Fraction, lower: Fraction, eps: Fraction, mode: object, loc: st
               f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
 
 
+def num(obj: K.Obj, key: str, loc: str) -> Fraction:
+    """The canonical rational ``obj[key]``."""
+    return K.read_number(K.get(obj, key, loc), f"{loc}/{key}")
+
+
 def precision(obj: K.Obj, loc: str) -> int:
     """The field ``precision``: an integer in :data:`PRECISION`."""
     prec = K.get(obj, "precision", loc)
@@ -245,11 +237,10 @@ def bracket(obj: K.Obj, loc: str, loss: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.
     """The bracket obligation (module docstring), on fields already read; returns the
     :class:`Reading`.  ``spread()``: (G, D2) with G / D2 the matrix the spectral bound
     must dominate (default: M diag(w^2/beta) M^T, M = A - Y with its rows on B averaged)."""
-    EW, EH = K.num(obj, "E_W", loc), K.num(obj, "E_H", loc)
+    EW, EH = num(obj, "E_W", loc), num(obj, "E_H", loc)
     K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
-    prec = precision(obj, loc)
-    ctx = context(prec)
-    rho, s, lower, upper, eps = (K.num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper",
+    ctx = context(precision(obj, loc))
+    rho, s, lower, upper, eps = (num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper",
                                                                 "eps"))
     norm_at_most(W, EW, f"{loc}/W", "||W||_F^2")
     norm_at_most(H, EH, f"{loc}/{names[0]}", "sum_j beta_j ||h_j||^2", beta, N)
@@ -277,8 +268,7 @@ def bracket(obj: K.Obj, loc: str, loss: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.
     made, gens = structure(obj, loc, Y, w, beta, W, claims)
     if group is not None:
         made, gens = made | {"invariant"}, tuple(group)
-    return Reading(obj["kind"], loss, Y, W, H, A, w, beta, B, N, EW, EH, rho, s, lower, upper,
-                   prec, made, gens)
+    return Reading(obj["kind"], Y, W, H, w, beta, B, EW, EH, rho, lower, upper, ctx, made, gens)
 
 
 def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
@@ -287,7 +277,7 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
     claims' names and the generators of the last ``invariant`` claim."""
     claims = K.read_list(K.get(obj, "structure", loc), f"{loc}/structure")
     m = len(W)
-    G = gram(W) if claims else []
+    G = K.matmul(W, list(zip(*W, strict=True))) if claims else []
     cols = Counter(zip(zip(*Y, strict=True), w, beta, strict=True))
     names, last = set(), ()  # type: tuple[set[str], tuple[tuple[int, ...], ...]]
     for k, c in enumerate(claims):

@@ -33,7 +33,8 @@ import logitgeom_certificates.linear
 import logitgeom_certificates.reals
 import logitgeom_certificates.semantics
 from logitgeom_certificates.check import check, check_file, main
-from logitgeom_certificates.kernel import base_dir
+from logitgeom_certificates.kernel import FILE_BASE
+from logitgeom_certificates.meter import setting
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "certificates" / "examples"
@@ -448,7 +449,7 @@ def test_metered_work_bounds_every_file():
     meter, charged as the check goes, is the only bound); work beyond it is refused."""
     for p in VALID + sorted(EXAMPLES.glob("*/valid-*.json")) + sorted(PAPER.glob("*.json")):
         obj = json.loads(p.read_text())
-        with base_dir(str(p.parent)):
+        with setting(FILE_BASE, str(p.parent)):
             assert check(obj).ok, p.name
             assert check(obj, 10).failed_check == "work-budget", p.name
     o = json.loads((EXAMPLES / "valid-layer-peeled-orbit-bracket.json").read_text())
