@@ -65,9 +65,9 @@ _WHERE = {
     "psd_fails": ("convex", "psd_fails"), "group_order": ("groups", "group_order"),
     "orbital_labels": ("groups", "orbital_labels"), "orbital_mean": ("groups", "orbital_mean"),
     "FAMILY_KINDS": ("check_family", "KINDS"), "FAMILY_LOSS_OF": ("check_family", "LOSS_OF"),
-    "family_bounds": ("check_family", "bounds"), "check_family": ("check_family", "check"),
+    "check_family": ("check_family", "check"),
 }
-__all__ = sorted([*_WHERE, "bracket_bounds"])
+__all__ = sorted([*_WHERE, "bracket_bounds", "family_bounds"])
 
 
 def bracket_bounds(obj: Any) -> tuple[Any, Any]:
@@ -81,6 +81,24 @@ def bracket_bounds(obj: Any) -> tuple[Any, Any]:
     ctx = cv.context(obj["precision"])
     low = cv.entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
     return cv.loss_upper(Y, W, H, ctx), low
+
+
+def family_bounds(obj: Any) -> tuple[Any, Any]:
+    """(a rational >= sum_j w_j L(z_j; y_j) at Z = W H, a rational <= sum_j w_j c(a_j; y_j)
+    - rho_up s) of a family bracket dict: the checker's own bounds, which the emitter
+    states as ``upper`` and ``lower`` (assumes the fields parse; the checker re-derives
+    both)."""
+    from . import convex as cv
+    from .check_family import LOSS_OF
+    from .kernel import read_matrix, read_number, read_vector
+
+    loss = LOSS_OF[obj["kind"]]
+    Y, W, H, A = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "A"))
+    w = read_vector(obj["weights"], "/weights")
+    ctx = cv.context(obj["precision"])
+    low = cv.entropy_lower(A, ctx, loss, Y, w) - read_number(obj["rho_up"], "") * read_number(
+        obj["s"], "")
+    return cv.loss_upper(Y, W, H, ctx, loss, w), low
 
 
 def __getattr__(name: str) -> Any:

@@ -58,20 +58,8 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     A = K.read_field(K.read_matrix, obj, "A", loc, rows=m, cols=n)
-    return C.bracket(obj, loc, loss, Y, W, H, A, w, beta, B, names=("H", "A"),
+    return C.bracket(obj, loc, Y, W, H, A, loss, w, beta, B, names=("H", "A"),
                      claims=C.FAMILY_CLAIMS)
-
-
-def bounds(obj: K.Obj, loc: str = "") -> tuple[Fraction, Fraction]:
-    """(a rational >= sum_j w_j L(z_j; y_j) at Z = W H, a rational <= sum_j w_j c(a_j; y_j)
-    - rho_up s): the checker's own bounds, which the emitter states as upper and lower
-    (assumes the fields parse)."""
-    loss = LOSS_OF[obj["kind"]]
-    Y, W, H, A = (K.read_field(K.read_matrix, obj, k, loc) for k in ("Y", "W", "H", "A"))
-    w = K.read_field(K.read_vector, obj, "weights", loc)
-    ctx = C.context(C.precision(obj, loc))
-    return (C.loss_upper(Y, W, H, ctx, loss, w),
-            C.entropy_lower(A, ctx, loss, Y, w) - C.num(obj, "rho_up", loc) * C.num(obj, "s", loc))
 
 
 def _rho_down(EW: Fraction, EH: Fraction, bits: int = 80) -> Fraction:

@@ -20,22 +20,20 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from . import check_bracket as CB
 from . import convex as C
 from . import kernel as K
-from .check_bracket import _NUMBERS, _ones  # noqa: PLC2701 (one package)
-from .check_bracket import FIELDS as _PLAIN
-from .check_bracket import KINDS as _KINDS
 from .groups import group_order, orbital_labels, orbital_mean
 
-KINDS = _KINDS
+KINDS = CB.KINDS
 #: theorem -> (structure claim its part must carry, what the generators must do)
 THEOREMS = {"cyclic-circulant": ("circulant", "the cyclic shift"),
             "transitive-etf": ("simplex-etf", "a 2-homogeneous group"),
             "group-block-form": ("invariant", "any group")}
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
-FIELDS = {**_PLAIN, KINDS[1]: {"theorem", "label", "parts"},
-          KINDS[2]: _NUMBERS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
+FIELDS = {**CB.FIELDS, KINDS[1]: {"theorem", "label", "parts"},
+          KINDS[2]: CB.NUMBERS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
 
 
 def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
@@ -65,9 +63,8 @@ def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
                           for i in range(m)], gens)
         return [[N * x for x in row] for row in M], 1
 
-    return C.bracket(obj, loc, "ce", Y, W, tuple(zip(*Hb, strict=True)),
-                     tuple(zip(*Pb, strict=True)), _ones(len(Yb)), _ones(len(Yb)), N=N,
-                     spread=spread, names=("H_bases", "P_bases"),
+    return C.bracket(obj, loc, Y, W, tuple(zip(*Hb, strict=True)), tuple(zip(*Pb, strict=True)),
+                     N=N, spread=spread, names=("H_bases", "P_bases"),
                      claims=tuple(c for c in C.PLAIN_CLAIMS if c != "invariant"), group=gens)
 
 

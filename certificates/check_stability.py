@@ -28,7 +28,6 @@ E_H,
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from . import check_bracket as CB
 from . import convex as C
@@ -39,38 +38,35 @@ FIELDS = {"brackets", "actions", "average", "s_delta", "stability", "gap_lower",
           "t", "mu", "distance2"}
 
 
-def _pair_orbits(m: int, n: int, gens: list[tuple[tuple[int, ...], tuple[int, ...]]]
-                 ) -> list[int]:
-    """Union-find labels of the orbits of the generated group on the m n label-context pairs."""
-    parent = list(range(m * n))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
+def _orbit_means(Y: K.Mat, gens: list[tuple[tuple[int, ...], tuple[int, ...]]]
+                 ) -> K.Mat:
+    """The mean of Y over each orbit of the generated group on label-context pairs, pair
+    (i, j) moved to (g i, q j) (an orbit is the closure of a pair under the generators)."""
+    m, n = len(Y), len(Y[0])
+    mean: dict[tuple[int, int], Fraction] = {}
     K.charge(m * n * (len(gens) + 1))
-    for g, q in gens:
-        for i in range(m):
-            for j in range(n):
-                a, b = find(i * n + j), find(g[i] * n + q[j])
-                if a != b:
-                    parent[a] = b
-    return [find(k) for k in range(m * n)]
+    for start in ((i, j) for i in range(m) for j in range(n) if (i, j) not in mean):
+        orbit, todo = {start}, [start]
+        while todo:
+            i, j = todo.pop()
+            for g, q in gens:
+                if (g[i], q[j]) not in orbit:
+                    orbit.add((g[i], q[j]))
+                    todo.append((g[i], q[j]))
+        mean.update(dict.fromkeys(orbit, sum((Y[i][j] for i, j in orbit), Fraction(0)) /
+                                  len(orbit)))
+    return tuple(tuple(mean[i, j] for j in range(n)) for i in range(m))
 
 
-def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
+def check(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     """Verify a ``layer-peeled-stability`` certificate (module docstring), consuming the
-    readings of its two brackets."""
-    br = K.read_list(K.get(obj, "brackets", loc), f"{loc}/brackets", 2)
+    readings of its two brackets (each checked by ``parts``, the checker's dispatch)."""
     got = []
-    for k, b in enumerate(br):
-        bl = f"{loc}/brackets/{k}"
-        K.header(b, bl, (CB.KINDS[0],))
-        K.only(b, K.COMMON | CB.FIELDS[CB.KINDS[0]], bl, "a layer-peeled-bracket")
-        got.append(CB.check(b, bl))
+    for k, b in enumerate(K.read_list(K.get(obj, "brackets", loc), f"{loc}/brackets", 2)):
+        K.header(b, f"{loc}/brackets/{k}", (CB.KINDS[0],))
+        got.append(parts(b, f"{loc}/brackets/{k}"))
     r1, r0 = got
+    assert isinstance(r1, C.Reading) and isinstance(r0, C.Reading)
     Y, Y0, W0, H0 = r1.Y, r0.Y, r0.W, r0.H
     m, n = len(Y), len(Y[0])
     K.fail_if(len(Y0) != m or len(Y0[0]) != n, "shape", f"{loc}/brackets/1/Y",
@@ -98,15 +94,8 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
                   "structure-invariant", al, "H0 is not equivariant under this generator")
     average = K.get(obj, "average", loc)
     K.fail_if(type(average) is not bool, "schema", f"{loc}/average", "average is true or false")
-    if average:
-        lab = _pair_orbits(m, n, gens)
-        tot: dict[int, Fraction] = {}
-        cnt: dict[int, int] = {}
-        for k, x in enumerate(v for row in Y for v in row):
-            tot[lab[k]] = tot.get(lab[k], Fraction(0)) + x
-            cnt[lab[k]] = cnt.get(lab[k], 0) + 1
-        K.fail_if(any(Y0[k // n][k % n] != tot[lab[k]] / cnt[lab[k]] for k in range(m * n)),
-                  "average", f"{loc}/average", "Y0 is not the group average of Y")
+    K.fail_if(average and _orbit_means(Y, gens) != Y0, "average", f"{loc}/average",
+              "Y0 is not the group average of Y")
     s = C.num(obj, "s_delta", loc)
     G, D2 = C.weighted_gram([[a - b for a, b in zip(x, y, strict=True)]
                              for x, y in zip(Y, Y0, strict=True)], (Fraction(1),) * n)

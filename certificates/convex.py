@@ -229,14 +229,17 @@ def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
 
 
 # ---------------------------------------------------------------------- the obligation
-def bracket(obj: K.Obj, loc: str, loss: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat,
-            w: K.Vec, beta: K.Vec, B: tuple[int, ...] = (), N: int = 1,
+def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: str = "ce",
+            w: K.Vec = (), beta: K.Vec = (), B: tuple[int, ...] = (), N: int = 1,
             spread: Spread | None = None, names: tuple[str, str] = ("H", "P"),
             claims: Sequence[str] = PLAIN_CLAIMS,
             group: Sequence[tuple[int, ...]] | None = None) -> Reading:
     """The bracket obligation (module docstring), on fields already read; returns the
-    :class:`Reading`.  ``spread()``: (G, D2) with G / D2 the matrix the spectral bound
-    must dominate (default: M diag(w^2/beta) M^T, M = A - Y with its rows on B averaged)."""
+    :class:`Reading`.  ``w``, ``beta``: the weights (default: all 1).  ``spread()``: (G, D2)
+    with G / D2 the matrix the spectral bound must dominate (default: M diag(w^2/beta) M^T,
+    M = A - Y with its rows on B averaged)."""
+    ones = (Fraction(1),) * len(Y[0])
+    w, beta = w or ones, beta or ones
     EW, EH = num(obj, "E_W", loc), num(obj, "E_H", loc)
     K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
     ctx = context(precision(obj, loc))
