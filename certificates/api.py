@@ -92,7 +92,7 @@ def family_bounds(obj: Any) -> tuple[Any, Any]:
     from .check_family import LOSS_OF
     from .kernel import read_matrix, read_number, read_vector
 
-    loss = LOSS_OF[obj["kind"]]
+    loss = LOSS_OF[obj["kind"]]  # a convex.Loss
     Y, W, H, A = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "A"))
     w = read_vector(obj["weights"], "/weights")
     ctx = cv.context(obj["precision"])

@@ -25,14 +25,43 @@ Fraction(0, 1)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from decimal import Context
 from fractions import Fraction
 from typing import Any
 
 from . import convex as C
 from . import kernel as K
+from .reals import exp_up, log_up
 
-LOSS_OF = {"layer-peeled-weighted-bracket": "ce", "layer-peeled-mse-bracket": "mse",
-           "layer-peeled-bce-bracket": "bce"}
+
+def _mse_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
+    return sum(((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)),
+               Fraction(0)) / 2
+
+
+def _bce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
+    total = Fraction(0)  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
+    for zi, yi in zip(z, y, strict=True):
+        t = Fraction(zi, D)
+        total += max(t, Fraction(0)) + log_up(1 + exp_up(-abs(t), ctx), ctx) - yi * t
+    return total
+
+
+def _unit_box(M: K.Mat, check: str, loc: str) -> None:
+    K.fail_if(any(not 0 <= x <= 1 for r in M for x in r), check, loc,
+              "the entries must lie in [0, 1]")
+
+
+#: kind -> its loss: MSE (any target or dual point, c(a; y) = (||y||^2 - ||a||^2) / 2) and
+#: BCE (entries in [0, 1], c the binary entropy) beside cross-entropy
+LOSS_OF = {"layer-peeled-weighted-bracket": C.CE,
+           "layer-peeled-mse-bracket": C.Loss(
+               lambda M, check, loc: None, _mse_upper,
+               lambda a, y, ctx: (K.dot(y, y) - K.dot(a, a)) / 2, transcendental=False),
+           "layer-peeled-bce-bracket": C.Loss(
+               _unit_box, _bce_upper,
+               lambda a, y, ctx: C.entropy([p for q in a for p in (q, 1 - q)], ctx))}
 THEOREM_KIND = "layer-peeled-family-theorem"
 KINDS = (*LOSS_OF, THEOREM_KIND)
 THEOREMS = ("minority-separation", "minority-collapse")
@@ -46,7 +75,7 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     loss = LOSS_OF[obj["kind"]]
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
-    C.admissible(Y, loss, "target", f"{loc}/Y")
+    loss.admissible(Y, "target", f"{loc}/Y")
     w = K.read_field(K.read_vector, obj, "weights", loc, n)
     beta = K.read_field(K.read_vector, obj, "h_budget", loc, n)
     K.fail_if(any(x <= 0 for x in w), "weights", f"{loc}/weights", "weights must be > 0")

@@ -96,15 +96,6 @@ def stochastic(M: Sequence[Sequence[Fraction]], check: str, loc: str) -> None:
                   f"column {j} is not a probability vector (entries >= 0 summing to exactly 1)")
 
 
-def admissible(M: K.Mat, loss: str, check: str, loc: str) -> None:
-    """A target or dual point of the loss: ``ce`` probability columns, ``bce`` entries in
-    [0, 1], ``mse`` anything."""
-    if loss == "ce":
-        stochastic(M, check, loc)
-    K.fail_if(loss == "bce" and any(not 0 <= x <= 1 for r in M for x in r), check, loc,
-              "the entries must lie in [0, 1]")
-
-
 def norm_at_most(M: Sequence[Sequence[Fraction]], bound: Fraction, loc: str, what: str,
                  w: Sequence[Fraction] | None = None, N: int = 1) -> None:
     """N sum_j w_j ||M[:, j]||^2 <= bound (``budget``)."""
@@ -153,52 +144,58 @@ def weighted_gram(M: Sequence[Sequence[Fraction]], q: Sequence[Fraction]
             for i in range(m)], D1 * D1 * Dq
 
 
-def column_upper(loss: str, z: Sequence[int], y: Sequence[Fraction], D: int,
-                 ctx: decimal.Context) -> Fraction:
-    """A rational >= L(z / D; y) for integer logits z over the denominator D."""
-    if loss == "mse":
-        return sum(((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)),
-                   Fraction(0)) / 2
-    if loss == "ce":  # log sum exp(z) = M + log sum exp(z - M); each exp(z_i - M) <= 1
-        top = max(z)
-        S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
-        lin = sum((yi * zi for yi, zi in zip(y, z, strict=True)), Fraction(0))
-        return Fraction(top, D) + log_up(S, ctx) - lin / D
-    total = Fraction(0)  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
-    for zi, yi in zip(z, y, strict=True):
-        t = Fraction(zi, D)
-        total += max(t, Fraction(0)) + log_up(1 + exp_up(-abs(t), ctx), ctx) - yi * t
-    return total
+@dataclass(frozen=True)
+class Loss:
+    """A loss of the bracket program: what a target or dual point must satisfy
+    (``admissible(M, check, loc)``), a rational >= L(z / D; y) at integer logits z over
+    the denominator D (``upper``), and a rational <= its conjugate term c(a; y)
+    (``lower``)."""
+
+    admissible: Callable[[K.Mat, str, str], None]
+    upper: Callable[[Sequence[int], Sequence[Fraction], int, decimal.Context], Fraction]
+    lower: Callable[[Sequence[Fraction], Sequence[Fraction], decimal.Context], Fraction]
+    #: whether ``upper`` uses rigorous exp/log (charged at the context's precision per logit)
+    transcendental: bool = True
+
+
+def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Context
+              ) -> Fraction:
+    """log sum exp(z) = M + log sum exp(z - M), each exp(z_i - M) <= 1; minus <y, z>."""
+    top = max(z)
+    S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
+    lin = sum((yi * zi for yi, zi in zip(y, z, strict=True)), Fraction(0))
+    return Fraction(top, D) + log_up(S, ctx) - lin / D
+
+
+def entropy(terms: Sequence[Fraction], ctx: decimal.Context) -> Fraction:
+    """A rational <= -sum_p p log p over the non-zero terms (0 log 0 = 0)."""
+    return -sum((p * log_up(p, ctx) for p in terms if p), Fraction(0))
+
+
+#: Cross-entropy: probability columns, the entropy as conjugate term.
+CE = Loss(stochastic, _ce_upper, lambda a, y, ctx: entropy(a, ctx))
 
 
 def loss_upper(Y: Sequence[Sequence[Fraction]], W: Sequence[Sequence[Fraction]],
-               H: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: str = "ce",
+               H: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: Loss = CE,
                w: Sequence[Fraction] | None = None) -> Fraction:
     """A rational >= sum_j w_j L(z_j; y_j) at Z = W H (exact product)."""
     (Wi, a), (Hi, b) = K.scaled_matrix(W), K.scaled_matrix(H)
     Zi = K.matmul(Wi, Hi)
-    charge(len(Zi) * len(Zi[0]) * (ctx.prec if loss != "mse" else 1))
-    return sum(((w[j] if w else 1) * column_upper(loss, z, y, a * b, ctx) for j, (z, y) in
+    charge(len(Zi) * len(Zi[0]) * (ctx.prec if loss.transcendental else 1))
+    return sum(((w[j] if w else 1) * loss.upper(z, y, a * b, ctx) for j, (z, y) in
                 enumerate(zip(zip(*Zi, strict=True), zip(*Y, strict=True), strict=True))),
                Fraction(0))
 
 
-def entropy_lower(A: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: str = "ce",
+def entropy_lower(A: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: Loss = CE,
                   Y: Sequence[Sequence[Fraction]] = (), w: Sequence[Fraction] | None = None
                   ) -> Fraction:
-    """A rational <= sum_j w_j c(a_j; y_j): the entropy (``ce``, 0 log 0 = 0),
-    (||y||^2 - ||a||^2) / 2 (``mse``) or the binary entropy (``bce``)."""
-    total = Fraction(0)
-    for j, a in enumerate(zip(*A, strict=True)):
-        if loss == "mse":
-            y = [r[j] for r in Y]
-            c = (sum(x * x for x in y) - sum(x * x for x in a)) / 2
-        else:
-            terms = [p for p in a if p] if loss == "ce" else [p for q in a for p in (q, 1 - q)
-                                                              if p]
-            c = -sum((p * log_up(p, ctx) for p in terms), Fraction(0))
-        total += (w[j] if w else 1) * c
-    return total
+    """A rational <= sum_j w_j c(a_j; y_j): the conjugate terms of the loss at the dual
+    point's columns (the entropy for cross-entropy)."""
+    ys = list(zip(*Y, strict=True)) if Y else [()] * len(A[0])
+    return sum(((w[j] if w else 1) * loss.lower(a, ys[j], ctx)
+                for j, a in enumerate(zip(*A, strict=True))), Fraction(0))
 
 
 def width(upper: Fraction, lower: Fraction, eps: Fraction, mode: object, loc: str) -> None:
@@ -229,7 +226,7 @@ def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
 
 
 # ---------------------------------------------------------------------- the obligation
-def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: str = "ce",
+def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: Loss = CE,
             w: K.Vec = (), beta: K.Vec = (), B: tuple[int, ...] = (), N: int = 1,
             spread: Spread | None = None, names: tuple[str, str] = ("H", "P"),
             claims: Sequence[str] = PLAIN_CLAIMS,
@@ -251,8 +248,8 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
               "the rows of W on equal_rows are not equal")
     K.fail_if(N * loss_upper(Y, W, H, ctx, loss, w) > upper, "upper", f"{loc}/upper",
               "the loss at W H may exceed the stated upper bound")
-    admissible(A, loss, "dual-admissible" if "equal-rows" in claims else "dual-stochastic",
-               f"{loc}/{names[1]}")
+    loss.admissible(A, "dual-admissible" if "equal-rows" in claims else "dual-stochastic",
+                    f"{loc}/{names[1]}")
     if spread is None:
         M = [[p - y for p, y in zip(ra, ry, strict=True)] for ra, ry in zip(A, Y, strict=True)]
         mean = [sum((M[c][j] for c in B), Fraction(0)) / max(len(B), 1)
