@@ -76,9 +76,10 @@ def bracket_bounds(obj: Any) -> tuple[Any, Any]:
     (assumes the fields parse; the checker re-derives both)."""
     from . import convex as cv
     from .kernel import read_matrix, read_number
+    from .reals import context
 
     Y, W, H, P = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "P"))
-    ctx = cv.context(obj["precision"])
+    ctx = context(obj["precision"])
     low = cv.entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
     return cv.loss_upper(Y, W, H, ctx), low
 
@@ -91,11 +92,12 @@ def family_bounds(obj: Any) -> tuple[Any, Any]:
     from . import convex as cv
     from .check_family import LOSS_OF
     from .kernel import read_matrix, read_number, read_vector
+    from .reals import context
 
     loss = LOSS_OF[obj["kind"]]  # a convex.Loss
     Y, W, H, A = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "A"))
     w = read_vector(obj["weights"], "/weights")
-    ctx = cv.context(obj["precision"])
+    ctx = context(obj["precision"])
     low = cv.entropy_lower(A, ctx, loss, Y, w) - read_number(obj["rho_up"], "") * read_number(
         obj["s"], "")
     return cv.loss_upper(Y, W, H, ctx, loss, w), low

@@ -32,6 +32,7 @@ from fractions import Fraction
 from . import check_bracket as CB
 from . import convex as C
 from . import kernel as K
+from .reals import exp_up
 
 KIND = "layer-peeled-stability"
 FIELDS = {"brackets", "actions", "average", "s_delta", "stability", "gap_lower", "gap_upper",
@@ -116,7 +117,7 @@ def check(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     K.fail_if(t < 0 or t * t < 2 * rho * rho, "strong-convexity", f"{loc}/t",
               "t < sqrt(2) rho_up")
     ctx = r1.ctx
-    K.fail_if(mu <= 0 or mu * (1 + (m - 1) * C.exp_up(t, ctx)) > 1, "strong-convexity",
+    K.fail_if(mu <= 0 or mu * (1 + (m - 1) * exp_up(t, ctx)) > 1, "strong-convexity",
               f"{loc}/mu", "mu > 1 / (1 + (m - 1) exp(t)) (or mu <= 0)")
     cross = C.loss_upper(Y, W0, H0, ctx)
     K.fail_if(dist2 * mu < 2 * (cross - r1.lower), "distance", f"{loc}/distance2",

@@ -34,10 +34,7 @@ from typing import Any
 
 from . import kernel as K
 from .meter import charge, weight
-from .reals import PRECISION as PRECISION
-from .reals import context as context
-from .reals import exp_up as exp_up
-from .reals import log_up
+from .reals import PRECISION, context, exp_up, log_up
 
 
 def order(dual: str) -> tuple[str, ...]:

@@ -21,8 +21,6 @@ from typing import Any
 
 from .meter import charge
 
-__all__ = ["group_order", "orbital_labels", "orbital_mean"]
-
 
 def _mul(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
     """(a o b)(i) = a[b[i]]."""

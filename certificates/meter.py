@@ -21,9 +21,6 @@ from typing import Any
 
 from .errors import Fail
 
-__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "used",
-           "weight"]
-
 #: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
 DEFAULT_MAX_WORK = 20_000_000
 
