@@ -32,9 +32,7 @@ from . import convex as C
 from . import kernel as K
 
 KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bracket")
-NUMBERS = {"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps", "eps_mode",
-            "structure"}
-FIELDS = {KINDS[0]: NUMBERS | {"Y", "H", "P"}}
+FIELDS = {KINDS[0]: C.FIELDS | {"Y", "H", "P"}}
 
 
 def check(obj: K.Obj, loc: str = "", parts: Any = None, W: K.Mat | None = None) -> C.Reading:

@@ -65,8 +65,7 @@ LOSS_OF = {"layer-peeled-weighted-bracket": C.CE,
 THEOREM_KIND = "layer-peeled-family-theorem"
 KINDS = (*LOSS_OF, THEOREM_KIND)
 THEOREMS = ("minority-separation", "minority-collapse")
-_BRACKET_FIELDS = {"Y", "E_W", "E_H", "weights", "h_budget", "equal_rows", "W", "H", "A", "s",
-                   "rho_up", "precision", "lower", "upper", "eps", "eps_mode", "structure"}
+_BRACKET_FIELDS = C.FIELDS | {"Y", "weights", "h_budget", "equal_rows", "H", "A"}
 FIELDS = {**{k: _BRACKET_FIELDS for k in LOSS_OF}, THEOREM_KIND: {"theorem", "parts", "label"}}
 
 
@@ -80,8 +79,7 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     beta = K.read_field(K.read_vector, obj, "h_budget", loc, n)
     K.fail_if(any(x <= 0 for x in w), "weights", f"{loc}/weights", "weights must be > 0")
     K.fail_if(any(x <= 0 for x in beta), "weights", f"{loc}/h_budget", "h_budget must be > 0")
-    B = K.read_ints(K.read_list(K.get(obj, "equal_rows", loc), f"{loc}/equal_rows"),
-                    f"{loc}/equal_rows", 0, m - 1)
+    B = K.read_field(K.read_ints, obj, "equal_rows", loc, 0, m - 1)
     K.fail_if(list(B) != sorted(set(B)) or len(B) == 1, "schema", f"{loc}/equal_rows",
               "equal_rows is empty or at least two distinct labels in increasing order")
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)

@@ -33,7 +33,7 @@ THEOREMS = {"cyclic-circulant": ("circulant", "the cyclic shift"),
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
 FIELDS = {**CB.FIELDS, KINDS[1]: {"theorem", "label", "parts"},
-          KINDS[2]: CB.NUMBERS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
+          KINDS[2]: C.FIELDS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
 
 
 def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:

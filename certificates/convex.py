@@ -42,6 +42,9 @@ def order(dual: str) -> tuple[str, ...]:
     structure claims' checks); ``dual``: the dual point's check."""
     return ("budget", "precision", "equal-rows", "upper", dual, "spectral", "radius", "lower",
             "width", "structure")
+#: The fields the bracket obligation reads (W too, read by each kind with its shape).
+FIELDS = frozenset({"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps",
+                    "eps_mode", "structure"})
 #: Structure claims of the plain kinds and of the family kinds.
 PLAIN_CLAIMS = ("circulant", "simplex-etf", "span-I-J", "invariant", "budget-inactive")
 FAMILY_CLAIMS = ("invariant", "span-I-J", "simplex-etf", "equal-rows")
