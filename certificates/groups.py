@@ -28,10 +28,8 @@ def _mul(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
 
 
 def _inv(a: Sequence[int]) -> tuple[int, ...]:
-    r = [0] * len(a)
-    for i, x in enumerate(a):
-        r[x] = i
-    return tuple(r)
+    """The inverse: the points ordered by their images."""
+    return tuple(sorted(range(len(a)), key=a.__getitem__))
 
 
 def group_order(gens: Sequence[Sequence[int]], n: int) -> int:
