@@ -6,7 +6,8 @@ docs/layer-peeled-family.md):
     J* = min sum_j w_j L(W h_j; y_j)  s.t. ||W||_F^2 <= E_W, sum_j beta_j ||h_j||^2 <= E_H,
          rows of W equal on B,
 
-with L cross-entropy (``ce``), ``mse`` or ``bce``; the plain bracket is ``ce`` with unit
+with L a :class:`Loss` given as a value: cross-entropy (:data:`CE`, here), MSE or BCE (with
+the family kinds, :mod:`.check_family`); the plain bracket is cross-entropy with unit
 weights and B empty, an orbit bracket the same with every column sum |G| times a sum over
 bases (``N``).  :func:`bracket` discharges, in the order of :func:`order`: budgets > 0,
 precision, the primal norms, equal rows on B, ``upper`` >= the loss at W H (rigorous
