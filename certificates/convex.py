@@ -199,25 +199,9 @@ def entropy_lower(A: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: L
                 for j, a in enumerate(zip(*A, strict=True))), Fraction(0))
 
 
-def width(upper: Fraction, lower: Fraction, eps: Fraction, mode: object, loc: str) -> None:
-    """upper - lower <= eps (``absolute``) or <= eps |upper| (``relative``)."""
-    K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
-              "eps_mode is 'absolute' or 'relative'")
-    K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
-              f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
-
-
 def num(obj: K.Obj, key: str, loc: str) -> Fraction:
     """The canonical rational ``obj[key]``."""
     return K.read_number(K.get(obj, key, loc), f"{loc}/{key}")
-
-
-def precision(obj: K.Obj, loc: str) -> int:
-    """The field ``precision``: an integer in :data:`PRECISION`."""
-    prec = K.get(obj, "precision", loc)
-    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
-              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
-    return int(prec)
 
 
 def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
@@ -240,7 +224,10 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
     w, beta = w or ones, beta or ones
     EW, EH = num(obj, "E_W", loc), num(obj, "E_H", loc)
     K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
-    ctx = context(precision(obj, loc))
+    prec = K.get(obj, "precision", loc)
+    K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
+              f"{loc}/precision", f"precision must be an integer in {PRECISION}")
+    ctx = context(prec)
     rho, s, lower, upper, eps = (num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper",
                                                                 "eps"))
     norm_at_most(W, EW, f"{loc}/W", "||W||_F^2")
@@ -265,7 +252,11 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
               "rho_up^2 < E_W E_H (or rho_up < 0)")
     K.fail_if(N * entropy_lower(A, ctx, loss, Y, w) - rho * s < lower, "lower", f"{loc}/lower",
               "the dual value - rho_up s may be below the stated lower bound")
-    width(upper, lower, eps, K.get(obj, "eps_mode", loc), loc)
+    mode = K.get(obj, "eps_mode", loc)
+    K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
+              "eps_mode is 'absolute' or 'relative'")
+    K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
+              f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
     made, gens = structure(obj, loc, Y, w, beta, W, claims)
     if group is not None:
         made, gens = made | {"invariant"}, tuple(group)
@@ -280,6 +271,7 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
     m = len(W)
     G = K.matmul(W, list(zip(*W, strict=True))) if claims else []
     cols = Counter(zip(zip(*Y, strict=True), w, beta, strict=True))
+    diag, off = {r[i] for i, r in enumerate(G)}, {x for i, r in enumerate(G) for x in r[:i]}
     names, last = set(), ()  # type: tuple[set[str], tuple[tuple[int, ...], ...]]
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"
@@ -292,16 +284,12 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
         K.fail_if(name not in allowed, "schema", f"{cl}/claim",
                   f"unknown structure claim {ascii(name)[:40]}")
         names.add(name)
-        K.fail_if(name == "circulant" and any(G[i][j] != G[(i + 1) % m][(j + 1) % m] for i in
-                  range(m) for j in range(m)), "structure-circulant", cl, "W W^T is not circulant")
-        K.fail_if(name == "span-I-J" and (len({G[i][i] for i in range(m)}) > 1 or len(
-                  {x for i, r in enumerate(G) for j, x in enumerate(r) if i != j}) > 1),
-                  "structure-span", cl, "W W^T is not alpha I + beta (J - I)")
-        if name == "simplex-etf":
-            t = G[0][0] * m / (m - 1) if m > 1 else Fraction(0)
-            K.fail_if(t <= 0 or any(G[i][j] != t * ((i == j) - Fraction(1, m))
-                                    for i in range(m) for j in range(m)),
-                      "structure-etf", cl, "W W^T is not t (I - J/m) with t > 0")
+        K.fail_if(name == "circulant" and moved(G, [*range(1, m), 0]), "structure-circulant", cl,
+                  "W W^T is not circulant")
+        K.fail_if(name == "span-I-J" and max(len(diag), len(off)) > 1, "structure-span", cl,
+                  "W W^T is not alpha I + beta (J - I)")
+        K.fail_if(name == "simplex-etf" and (max(len(diag), len(off)) > 1 or G[0][0] <= 0 or sum(
+            G[0]) != 0), "structure-etf", cl, "W W^T is not t (I - J/m) with t > 0 (rows sum to 0)")
         if name == "equal-rows":
             L = K.read_ints(K.get(c, "labels", cl), f"{cl}/labels", 0, m - 1)
             K.fail_if(len(L) < 2 or any(W[b] != W[L[0]] for b in L), "structure-equal-rows",

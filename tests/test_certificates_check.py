@@ -453,7 +453,7 @@ def test_metered_work_bounds_every_file():
             assert check(obj).ok, p.name
             assert check(obj, 10).failed_check == "work-budget", p.name
     o = json.loads((EXAMPLES / "valid-layer-peeled-orbit-bracket.json").read_text())
-    m = 40  # S_40: the order is 40!, computing it exceeds the default budget
+    m = 80  # S_80: the order is 80!, computing it exceeds the default budget
     o.update(bases=[["1"] + ["0"] * (m - 1)], W=[["0"] * m] * m, H_bases=[["0"] * m],
              P_bases=[["1"] + ["0"] * (m - 1)],
              generators=[[1, 0, *range(2, m)], [*range(1, m), 0]])
