@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import importlib
+from fractions import Fraction
 from typing import Any
 
 #: public name -> (module of certificates, name there)
@@ -80,7 +81,9 @@ def bracket_bounds(obj: Any) -> tuple[Any, Any]:
 
     Y, W, H, P = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "P"))
     ctx = context(obj["precision"])
-    low = cv.entropy_lower(P, ctx) - read_number(obj["rho_up"], "") * read_number(obj["s"], "")
+    ones = [Fraction(1)] * len(Y[0])
+    low = cv.entropy_lower(P, Y, ones, ctx) - read_number(obj["rho_up"], "") * read_number(
+        obj["s"], "")
     return cv.loss_upper(Y, W, H, ctx), low
 
 
@@ -98,7 +101,7 @@ def family_bounds(obj: Any) -> tuple[Any, Any]:
     Y, W, H, A = (read_matrix(obj[k], f"/{k}") for k in ("Y", "W", "H", "A"))
     w = read_vector(obj["weights"], "/weights")
     ctx = context(obj["precision"])
-    low = cv.entropy_lower(A, ctx, loss, Y, w) - read_number(obj["rho_up"], "") * read_number(
+    low = cv.entropy_lower(A, Y, w, ctx, loss) - read_number(obj["rho_up"], "") * read_number(
         obj["s"], "")
     return cv.loss_upper(Y, W, H, ctx, loss, w), low
 

@@ -115,15 +115,11 @@ def psd_fails(S: Sequence[Sequence[Any]]) -> int | None:
         p = T[k][k]
         if p < 0 or (p == 0 and any(T[i][k] for i in range(k + 1, n))):
             return k
-        if p == 0:
-            continue
         charge(4 * (n - k) ** 2 * weight(p.numerator, p.denominator))
-        for i in range(k + 1, n):
+        for i in (i for i in range(k + 1, n) if T[i][k]):  # T[i][k] != 0: so p != 0
             f = T[i][k] / p
-            if f:
-                for j in range(k + 1, i + 1):
-                    T[i][j] -= f * T[k][j]
-                    T[j][i] = T[i][j]
+            for j in range(k + 1, i + 1):  # the lower triangle only (T is symmetric)
+                T[i][j] -= f * T[j][k]
     return None
 
 
@@ -189,14 +185,12 @@ def loss_upper(Y: Sequence[Sequence[Fraction]], W: Sequence[Sequence[Fraction]],
                Fraction(0))
 
 
-def entropy_lower(A: Sequence[Sequence[Fraction]], ctx: decimal.Context, loss: Loss = CE,
-                  Y: Sequence[Sequence[Fraction]] = (), w: Sequence[Fraction] | None = None
-                  ) -> Fraction:
+def entropy_lower(A: Sequence[Sequence[Fraction]], Y: Sequence[Sequence[Fraction]],
+                  w: Sequence[Fraction], ctx: decimal.Context, loss: Loss = CE) -> Fraction:
     """A rational <= sum_j w_j c(a_j; y_j): the conjugate terms of the loss at the dual
     point's columns (the entropy for cross-entropy)."""
-    ys = list(zip(*Y, strict=True)) if Y else [()] * len(A[0])
-    return sum(((w[j] if w else 1) * loss.lower(a, ys[j], ctx)
-                for j, a in enumerate(zip(*A, strict=True))), Fraction(0))
+    return sum((wj * loss.lower(a, y, ctx) for a, y, wj in zip(zip(*A, strict=True), zip(
+        *Y, strict=True), w, strict=True)), Fraction(0))
 
 
 def num(obj: K.Obj, key: str, loc: str) -> Fraction:
@@ -240,17 +234,15 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
                     f"{loc}/{names[1]}")
     if spread is None:
         M = [[p - y for p, y in zip(ra, ry, strict=True)] for ra, ry in zip(A, Y, strict=True)]
-        mean = [sum((M[c][j] for c in B), Fraction(0)) / max(len(B), 1)
-                for j in range(len(Y[0]))]
-        for b in B:
-            M[b] = list(mean)
+        mean = [sum(col, Fraction(0)) / len(B) for col in zip(*(M[b] for b in B), strict=True)]
+        M = [mean if c in B else r for c, r in enumerate(M)]
         G, D2 = weighted_gram(M, [x * x / y for x, y in zip(w, beta, strict=True)])
     else:
         G, D2 = spread()
     spectral_at_most(s, G, D2, f"{loc}/s", "M diag(w^2/beta) M^T")
     K.fail_if(rho < 0 or rho * rho < EW * EH, "radius", f"{loc}/rho_up",
               "rho_up^2 < E_W E_H (or rho_up < 0)")
-    K.fail_if(N * entropy_lower(A, ctx, loss, Y, w) - rho * s < lower, "lower", f"{loc}/lower",
+    K.fail_if(N * entropy_lower(A, Y, w, ctx, loss) - rho * s < lower, "lower", f"{loc}/lower",
               "the dual value - rho_up s may be below the stated lower bound")
     mode = K.get(obj, "eps_mode", loc)
     K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
