@@ -22,7 +22,7 @@ from typing import Any
 from . import check_bracket as CB
 from . import convex as C
 from . import kernel as K
-from .groups import group_order, orbital_labels, orbital_mean
+from .groups import group_order, orbital_mean
 
 KINDS = CB.KINDS
 #: theorem -> (structure claim its part must carry, what the generators must do)
@@ -70,10 +70,10 @@ def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
 def _two_homogeneous(gens: list[tuple[int, ...]], m: int) -> bool:
     """Whether the generated group is transitive on the labels and on unordered pairs
     (2-homogeneous: every invariant symmetric matrix is alpha I + beta J): one orbital on
-    the diagonal, and every pair (i, j), i != j, in the orbital of (0, 1) or of (1, 0)."""
-    lab = orbital_labels(m, gens)
-    return m < 2 or (len({lab[i * m + i] for i in range(m)}) == 1 and
-                     {lab[k] for k in range(m * m) if k % (m + 1)} <= {lab[1], lab[m]})
+    the diagonal, and every pair (i, j), i != j, in the orbital of (0, 1) or of (1, 0), that
+    is, the orbital mean of the indicator of (0, 0), (0, 1) and (1, 0) has no zero."""
+    return m < 2 or all(all(r) for r in orbital_mean([[Fraction(i + j <= 1) for j in range(m)]
+                                                      for i in range(m)], gens))
 
 
 def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
