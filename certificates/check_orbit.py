@@ -55,12 +55,8 @@ def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     Hb, Pb = (K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m)
               for key in ("H_bases", "P_bases"))
 
-    def spread() -> tuple[list[list[Any]], int]:  # |G| x the orbital mean of sum_b v_b v_b^T
-        V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
-        K.charge(m * m * len(V))
-        M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
-                          for i in range(m)], gens)
-        return [[N * x for x in row] for row in M], 1
+    def spread(G: list[list[int]]) -> list[list[Fraction]]:  # |G| x the orbital mean of G
+        return [[N * x for x in r] for r in orbital_mean([list(map(Fraction, r)) for r in G], gens)]
 
     return C.bracket(obj, loc, Y, W, tuple(zip(*Hb, strict=True)), tuple(zip(*Pb, strict=True)),
                      N=N, spread=spread, names=("H_bases", "P_bases"),

@@ -49,7 +49,7 @@ FIELDS = frozenset({"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upp
 #: Structure claims of the plain kinds and of the family kinds.
 PLAIN_CLAIMS = ("circulant", "simplex-etf", "span-I-J", "invariant", "budget-inactive")
 FAMILY_CLAIMS = ("invariant", "span-I-J", "simplex-etf", "equal-rows")
-Spread = Callable[[], tuple[list[list[Any]], int]]
+Spread = Callable[[list[list[int]]], list[list[Any]]]
 
 
 @dataclass(frozen=True)
@@ -211,9 +211,9 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
             claims: Sequence[str] = PLAIN_CLAIMS,
             group: Sequence[tuple[int, ...]] | None = None) -> Reading:
     """The bracket obligation (module docstring), on fields already read; returns the
-    :class:`Reading`.  ``w``, ``beta``: the weights (default: all 1).  ``spread()``: (G, D2)
-    with G / D2 the matrix the spectral bound must dominate (default: M diag(w^2/beta) M^T,
-    M = A - Y with its rows on B averaged)."""
+    :class:`Reading`.  ``w``, ``beta``: the weights (default: all 1).  The spectral bound
+    dominates M diag(w^2/beta) M^T = G / D2, M = A - Y with its rows on B averaged, or
+    ``spread(G)`` / D2 (an orbit bracket: |G| x the orbital mean of G)."""
     ones = (Fraction(1),) * len(Y[0])
     w, beta = w or ones, beta or ones
     EW, EH = num(obj, "E_W", loc), num(obj, "E_H", loc)
@@ -232,14 +232,11 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
               "the loss at W H may exceed the stated upper bound")
     loss.admissible(A, "dual-admissible" if "equal-rows" in claims else "dual-stochastic",
                     f"{loc}/{names[1]}")
-    if spread is None:
-        M = [[p - y for p, y in zip(ra, ry, strict=True)] for ra, ry in zip(A, Y, strict=True)]
-        mean = [sum(col, Fraction(0)) / len(B) for col in zip(*(M[b] for b in B), strict=True)]
-        M = [mean if c in B else r for c, r in enumerate(M)]
-        G, D2 = weighted_gram(M, [x * x / y for x, y in zip(w, beta, strict=True)])
-    else:
-        G, D2 = spread()
-    spectral_at_most(s, G, D2, f"{loc}/s", "M diag(w^2/beta) M^T")
+    M = [[p - y for p, y in zip(ra, ry, strict=True)] for ra, ry in zip(A, Y, strict=True)]
+    mean = [sum(col, Fraction(0)) / len(B) for col in zip(*(M[b] for b in B), strict=True)]
+    M = [mean if c in B else r for c, r in enumerate(M)]
+    G, D2 = weighted_gram(M, [x * x / y for x, y in zip(w, beta, strict=True)])
+    spectral_at_most(s, spread(G) if spread else G, D2, f"{loc}/s", "M diag(w^2/beta) M^T")
     K.fail_if(rho < 0 or rho * rho < EW * EH, "radius", f"{loc}/rho_up",
               "rho_up^2 < E_W E_H (or rho_up < 0)")
     K.fail_if(N * entropy_lower(A, Y, w, ctx, loss) - rho * s < lower, "lower", f"{loc}/lower",
