@@ -58,7 +58,7 @@ def _unit_box(M: K.Mat, check: str, loc: str) -> None:
 LOSS_OF = {"layer-peeled-weighted-bracket": C.CE,
            "layer-peeled-mse-bracket": C.Loss(
                lambda M, check, loc: None, _mse_upper,
-               lambda a, y, ctx: (K.dot(y, y) - K.dot(a, a)) / 2, transcendental=False),
+               lambda a, y, ctx: (K.dot(y, y) - K.dot(a, a)) / 2),
            "layer-peeled-bce-bracket": C.Loss(
                _unit_box, _bce_upper,
                lambda a, y, ctx: C.entropy([p for q in a for p in (q, 1 - q)], ctx))}

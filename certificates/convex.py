@@ -98,11 +98,10 @@ def stochastic(M: Sequence[Sequence[Fraction]], check: str, loc: str) -> None:
 
 
 def norm_at_most(M: Sequence[Sequence[Fraction]], bound: Fraction, loc: str, what: str,
-                 w: Sequence[Fraction] | None = None, N: int = 1) -> None:
+                 w: Sequence[Fraction], N: int = 1) -> None:
     """N sum_j w_j ||M[:, j]||^2 <= bound (``budget``)."""
-    cols = list(zip(*M, strict=True))
-    total = sum(((w[j] if w else 1) * sum((x * x for x in c), Fraction(0))
-                 for j, c in enumerate(cols)), Fraction(0))
+    total = sum((wj * sum((x * x for x in c), Fraction(0)) for wj, c in zip(w, zip(
+        *M, strict=True), strict=True)), Fraction(0))
     K.fail_if(N * total > bound, "budget", loc, f"{what} exceeds its budget")
 
 
@@ -146,13 +145,12 @@ class Loss:
     """A loss of the bracket program: what a target or dual point must satisfy
     (``admissible(M, check, loc)``), a rational >= L(z / D; y) at integer logits z over
     the denominator D (``upper``), and a rational <= its conjugate term c(a; y)
-    (``lower``)."""
+    (``lower``).  ``upper`` is charged at the context's precision per logit (the cost of
+    rigorous exp/log; an upper bound for a rational loss)."""
 
     admissible: Callable[[K.Mat, str, str], None]
     upper: Callable[[Sequence[int], Sequence[Fraction], int, decimal.Context], Fraction]
     lower: Callable[[Sequence[Fraction], Sequence[Fraction], decimal.Context], Fraction]
-    #: whether ``upper`` uses rigorous exp/log (charged at the context's precision per logit)
-    transcendental: bool = True
 
 
 def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Context
@@ -179,7 +177,7 @@ def loss_upper(Y: Sequence[Sequence[Fraction]], W: Sequence[Sequence[Fraction]],
     """A rational >= sum_j w_j L(z_j; y_j) at Z = W H (exact product)."""
     (Wi, a), (Hi, b) = K.scaled_matrix(W), K.scaled_matrix(H)
     Zi = K.matmul(Wi, Hi)
-    charge(len(Zi) * len(Zi[0]) * (ctx.prec if loss.transcendental else 1))
+    charge(len(Zi) * len(Zi[0]) * ctx.prec)
     return sum(((w[j] if w else 1) * loss.upper(z, y, a * b, ctx) for j, (z, y) in
                 enumerate(zip(zip(*Zi, strict=True), zip(*Y, strict=True), strict=True))),
                Fraction(0))
@@ -214,8 +212,7 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
     :class:`Reading`.  ``w``, ``beta``: the weights (default: all 1).  The spectral bound
     dominates M diag(w^2/beta) M^T = G / D2, M = A - Y with its rows on B averaged, or
     ``spread(G)`` / D2 (an orbit bracket: |G| x the orbital mean of G)."""
-    ones = (Fraction(1),) * len(Y[0])
-    w, beta = w or ones, beta or ones
+    w, beta = w or (Fraction(1),) * len(Y[0]), beta or (Fraction(1),) * len(Y[0])
     EW, EH = num(obj, "E_W", loc), num(obj, "E_H", loc)
     K.fail_if(EW <= 0 or EH <= 0, "budget", f"{loc}/E_W", "budgets must be > 0")
     prec = K.get(obj, "precision", loc)
@@ -224,7 +221,7 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
     ctx = context(prec)
     rho, s, lower, upper, eps = (num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper",
                                                                 "eps"))
-    norm_at_most(W, EW, f"{loc}/W", "||W||_F^2")
+    norm_at_most(W, EW, f"{loc}/W", "||W||_F^2", [Fraction(1)] * len(W[0]))
     norm_at_most(H, EH, f"{loc}/{names[0]}", "sum_j beta_j ||h_j||^2", beta, N)
     K.fail_if(any(W[b] != W[B[0]] for b in B), "equal-rows", f"{loc}/W",
               "the rows of W on equal_rows are not equal")
