@@ -46,11 +46,9 @@ from . import (
     check_stream,
 )
 from . import kernel as K
-from .errors import Fail
+from .errors import Fail as Fail
 
 FORMAT, VERSION, UNREADABLE, Verdict = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict
-__all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
-           "check_file", "read_and_check", "main"]
 
 #: kind -> (checker(obj, loc, parts), fields of the kind besides the common ones; None: the
 #: kind's module rejects unknown fields itself).  Any other field is rejected (``schema``),

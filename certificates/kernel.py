@@ -162,15 +162,15 @@ def header(obj: object, loc: str, kinds: Any) -> str:
     """Check ``format`` and ``version`` (an integer, exactly); return ``kind`` if in kinds."""
     if not is_obj(obj):
         fail("schema", loc or "/", "a certificate is a JSON object")
-    if obj.get("format") != FORMAT:
-        fail("unsupported-format", f"{loc}/format", f"format must be {FORMAT!r}")
-    if type(obj.get("version")) is not int or obj["version"] != VERSION:
-        fail("unsupported-version", f"{loc}/version", f"version "
-             f"{ascii(obj.get('version'))[:40]} is not supported (this checker: {VERSION})")
+    fail_if(obj.get("format") != FORMAT, "unsupported-format", f"{loc}/format",
+            f"format must be {FORMAT!r}")
+    fail_if(type(obj.get("version")) is not int or obj["version"] != VERSION,
+            "unsupported-version", f"{loc}/version", f"version {ascii(obj.get('version'))[:40]}"
+            f" is not supported (this checker: {VERSION})")
     kind = obj.get("kind")
-    if not isinstance(kind, str) or kind not in kinds:
-        fail("unsupported-kind", f"{loc}/kind", f"unknown kind {ascii(kind)[:60]}")
-    return kind
+    fail_if(not isinstance(kind, str) or kind not in kinds, "unsupported-kind", f"{loc}/kind",
+            f"unknown kind {ascii(kind)[:60]}")
+    return str(kind)
 
 
 # ----------------------------------------------------------------------------- reading
