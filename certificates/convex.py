@@ -243,33 +243,31 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
               "eps_mode is 'absolute' or 'relative'")
     K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
               f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
-    made, gens = structure(obj, loc, Y, w, beta, W, claims)
-    if group is not None:
-        made, gens = made | {"invariant"}, tuple(group)
+    made, gens = structure(obj, loc, Y, w, beta, W, claims, group)
     return Reading(obj["kind"], Y, W, H, w, beta, B, EW, EH, rho, lower, upper, ctx, made, gens)
 
 
 def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
-              allowed: Sequence[str]) -> tuple[frozenset[str], tuple[tuple[int, ...], ...]]:
+              allowed: Sequence[str], group: Sequence[tuple[int, ...]] | None = None
+              ) -> tuple[frozenset[str], tuple[tuple[int, ...], ...]]:
     """Each structure claim, verified exactly on G = W W^T (and on Y, w, beta); returns the
-    claims' names and the generators of the last ``invariant`` claim."""
+    claims' names and the generators of the last ``invariant`` claim (``group``: an orbit
+    bracket's, invariant by construction)."""
     claims = K.read_list(K.get(obj, "structure", loc), f"{loc}/structure")
     m = len(W)
     G = K.matmul(W, list(zip(*W, strict=True))) if claims else []
     cols = Counter(zip(zip(*Y, strict=True), w, beta, strict=True))
     diag, off = {r[i] for i, r in enumerate(G)}, {x for i, r in enumerate(G) for x in r[:i]}
-    names, last = set(), ()  # type: tuple[set[str], tuple[tuple[int, ...], ...]]
+    last = tuple(group or ())
     for k, c in enumerate(claims):
         cl = f"{loc}/structure/{k}"
         K.only(c, {"claim", "generators"} | ({"labels"} if "equal-rows" in allowed else set()),
                cl, "a structure claim")
         name = K.get(c, "claim", cl)
-        K.fail_if(name == "budget-inactive" and name in allowed, "structure-inactive", cl,
-                  "the claim 'budget-inactive' is not verifiable by this checker (P = Y and "
-                  "s = 0 prove the bracket, not that the budget is inactive); never accepted")
+        K.fail_if(name == "budget-inactive" and name in allowed, "structure-inactive", cl, "the "
+                  "claim 'budget-inactive' is never accepted (P = Y, s = 0 prove the bracket only)")
         K.fail_if(name not in allowed, "schema", f"{cl}/claim",
                   f"unknown structure claim {ascii(name)[:40]}")
-        names.add(name)
         K.fail_if(name == "circulant" and moved(G, [*range(1, m), 0]), "structure-circulant", cl,
                   "W W^T is not circulant")
         K.fail_if(name == "span-I-J" and max(len(diag), len(off)) > 1, "structure-span", cl,
@@ -289,4 +287,4 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
                 image = {(tuple(col[i] for i in g), a, b): n for (col, a, b), n in cols.items()}
                 K.fail_if(image != cols, "target-invariant", f"{cl}/generators/{r}",
                           f"generator {r} does not preserve the columns of Y (with w, beta)")
-    return frozenset(names), last
+    return frozenset({c["claim"] for c in claims} | ({"invariant"} if group else set())), last
