@@ -110,7 +110,7 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     def mismatch(cond: object, what: str, where: str = f"{loc}/parts") -> None:
         K.fail_if(cond, "theorem-mismatch", where, what)
 
-    mismatch((r0.kind, r0.Y, r0.w, r0.beta) != (r1.kind, r1.Y, r1.w, r1.beta),
+    mismatch((listed[0]["kind"], r0.Y, r0.w, r0.beta) != (listed[1]["kind"], r1.Y, r1.w, r1.beta),
              "both parts must be the same program (kind, Y, weights, h_budget)")
     if name == "minority-separation":
         mismatch((r0.EW, r0.EH) != (r1.EW, r1.EH), "both parts must have the same budgets")

@@ -25,10 +25,10 @@ from . import kernel as K
 from .groups import group_order, orbital_mean
 
 KINDS = CB.KINDS
-#: theorem -> (structure claim its part must carry, what the generators must do)
-THEOREMS = {"cyclic-circulant": ("circulant", "the cyclic shift"),
-            "transitive-etf": ("simplex-etf", "a 2-homogeneous group"),
-            "group-block-form": ("invariant", "any group")}
+#: theorem -> the structure claim its part must carry (besides ``invariant``); the generators
+#: must hold the cyclic shift (circulant), act 2-homogeneously (ETF), or anything (block form)
+THEOREMS = {"cyclic-circulant": "circulant", "transitive-etf": "simplex-etf",
+            "group-block-form": "invariant"}
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
 FIELDS = {**CB.FIELDS, KINDS[1]: {"theorem", "label", "parts"},
@@ -75,7 +75,7 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               f"{loc}/parts", f"{name} needs one bracket part")
     part, where = got[0], f"{loc}/parts/0/structure"
     assert isinstance(part, C.Reading)
-    m, need = len(part.W), THEOREMS[name][0]
+    m, need = len(part.W), THEOREMS[name]
     K.fail_if(need not in part.claims or "invariant" not in part.claims, "theorem-mismatch",
               where, f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
     K.fail_if(name == "cyclic-circulant" and tuple((i + 1) % m for i in range(m)) not in

@@ -56,7 +56,6 @@ Spread = Callable[[list[list[int]]], list[list[Any]]]
 class Reading:
     """The fields of a checked bracket, read once (exact rationals)."""
 
-    kind: str
     Y: K.Mat
     W: K.Mat
     H: K.Mat
@@ -134,10 +133,9 @@ def weighted_gram(M: Sequence[Sequence[Fraction]], q: Sequence[Fraction]
                   ) -> tuple[list[list[Any]], int]:
     """(G, D2) with G / D2 = M diag(q) M^T, G an integer matrix."""
     (Mi, D1), (qi, Dq) = K.scaled_matrix(M), K.scaled(q)
-    m, n = len(Mi), len(qi)
-    charge(m * m * n)
-    return [[sum(Mi[i][j] * qi[j] * Mi[k][j] for j in range(n)) for k in range(m)]
-            for i in range(m)], D1 * D1 * Dq
+    charge(len(Mi) ** 2 * len(qi))
+    return [[sum(a * b * c for a, b, c in zip(r, qi, s, strict=True)) for s in Mi]
+            for r in Mi], D1 * D1 * Dq
 
 
 @dataclass(frozen=True)
@@ -244,7 +242,7 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
     K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
               f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
     made, gens = structure(obj, loc, Y, w, beta, W, claims, group)
-    return Reading(obj["kind"], Y, W, H, w, beta, B, EW, EH, rho, lower, upper, ctx, made, gens)
+    return Reading(Y, W, H, w, beta, B, EW, EH, rho, lower, upper, ctx, made, gens)
 
 
 def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
