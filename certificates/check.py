@@ -96,8 +96,7 @@ def read_and_check(path: str, max_work: int | str | None = "default", sample: in
     every never-proof (every line's structure) and ``sample`` witnesses drawn with ``seed``;
     ``tally`` (a dict) receives the counts ``witnesses`` and ``checked``.  ``max_work``:
     units, None (no budget) or "default"."""
-    return K.read_and_check(os.fspath(path), _dispatch, max_work, tally, sample=sample,
-                            seed=seed)
+    return K.read_and_check(os.fspath(path), _dispatch, max_work, tally, sample=sample, seed=seed)
 
 
 def check_file(path: str, max_work: int | str | None = "default") -> K.Verdict:

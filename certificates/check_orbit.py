@@ -52,14 +52,13 @@ def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     for r, g in enumerate(gens):
         K.fail_if(C.moved(W, g), "structure-invariant", f"{loc}/generators/{r}",
                   f"W is not invariant under generator {r}")
-    Hb, Pb = (K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m)
-              for key in ("H_bases", "P_bases"))
+    H, P = (tuple(zip(*K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m),
+                      strict=True)) for key in ("H_bases", "P_bases"))  # m x B
 
     def spread(G: list[list[int]]) -> list[list[Fraction]]:  # |G| x the orbital mean of G
         return [[N * x for x in r] for r in orbital_mean([list(map(Fraction, r)) for r in G], gens)]
 
-    return C.bracket(obj, loc, Y, W, tuple(zip(*Hb, strict=True)), tuple(zip(*Pb, strict=True)),
-                     N=N, spread=spread, names=("H_bases", "P_bases"),
+    return C.bracket(obj, loc, Y, W, H, P, N=N, spread=spread, names=("H_bases", "P_bases"),
                      claims=tuple(c for c in C.PLAIN_CLAIMS if c != "invariant"), group=gens)
 
 
@@ -78,9 +77,8 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     m, need = len(part.W), THEOREMS[name]
     K.fail_if(need not in part.claims or "invariant" not in part.claims, "theorem-mismatch",
               where, f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
-    K.fail_if(name == "cyclic-circulant" and tuple((i + 1) % m for i in range(m)) not in
-              part.generators, "theorem-mismatch", where, "the cyclic shift [1, 2, ..., m-1, 0] "
-              "must be among the generators")
+    K.fail_if(name == "cyclic-circulant" and (*range(1, m), 0) not in part.generators,
+              "theorem-mismatch", where, "the generators must include the shift [1, ..., m-1, 0]")
     # 2-homogeneous (transitive on labels and on unordered pairs: every invariant symmetric
     # matrix is alpha I + beta J): one orbital on the diagonal, and every pair (i, j), i != j,
     # in the orbital of (0, 1) or (1, 0): the orbital mean of their indicator has no zero

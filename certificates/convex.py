@@ -34,7 +34,6 @@ from fractions import Fraction
 from typing import Any
 
 from . import kernel as K
-from .meter import charge, weight
 from .reals import PRECISION, context, exp_up, log_up
 
 
@@ -113,7 +112,7 @@ def psd_fails(S: Sequence[Sequence[Any]]) -> int | None:
         p = T[k][k]
         if p < 0 or (p == 0 and any(T[i][k] for i in range(k + 1, n))):
             return k
-        charge(4 * (n - k) ** 2 * weight(p.numerator, p.denominator))
+        K.charge(4 * (n - k) ** 2 * K.weight(p.numerator, p.denominator))
         for i in (i for i in range(k + 1, n) if T[i][k]):  # T[i][k] != 0: so p != 0
             f = T[i][k] / p
             for j in range(k + 1, i + 1):  # the lower triangle only (T is symmetric)
@@ -133,7 +132,7 @@ def weighted_gram(M: Sequence[Sequence[Fraction]], q: Sequence[Fraction]
                   ) -> tuple[list[list[Any]], int]:
     """(G, D2) with G / D2 = M diag(q) M^T, G an integer matrix."""
     (Mi, D1), (qi, Dq) = K.scaled_matrix(M), K.scaled(q)
-    charge(len(Mi) ** 2 * len(qi))
+    K.charge(len(Mi) ** 2 * len(qi))
     return [[sum(a * b * c for a, b, c in zip(r, qi, s, strict=True)) for s in Mi]
             for r in Mi], D1 * D1 * Dq
 
@@ -156,8 +155,7 @@ def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Cont
     """log sum exp(z) = M + log sum exp(z - M), each exp(z_i - M) <= 1; minus <y, z>."""
     top = max(z)
     S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
-    lin = sum((yi * zi for yi, zi in zip(y, z, strict=True)), Fraction(0))
-    return Fraction(top, D) + log_up(S, ctx) - lin / D
+    return Fraction(top, D) + log_up(S, ctx) - Fraction(K.dot(y, z)) / D
 
 
 def entropy(terms: Sequence[Fraction], ctx: decimal.Context) -> Fraction:
@@ -175,7 +173,7 @@ def loss_upper(Y: Sequence[Sequence[Fraction]], W: Sequence[Sequence[Fraction]],
     """A rational >= sum_j w_j L(z_j; y_j) at Z = W H (exact product)."""
     (Wi, a), (Hi, b) = K.scaled_matrix(W), K.scaled_matrix(H)
     Zi = K.matmul(Wi, Hi)
-    charge(len(Zi) * len(Zi[0]) * ctx.prec)
+    K.charge(len(Zi) * len(Zi[0]) * ctx.prec)
     return sum(((w[j] if w else 1) * loss.upper(z, y, a * b, ctx) for j, (z, y) in
                 enumerate(zip(zip(*Zi, strict=True), zip(*Y, strict=True), strict=True))),
                Fraction(0))
@@ -196,7 +194,7 @@ def num(obj: K.Obj, key: str, loc: str) -> Fraction:
 
 def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
     """Whether the permutation g does not preserve the square matrix M."""
-    charge(len(M) ** 2)
+    K.charge(len(M) ** 2)
     return any(M[g[i]][g[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
 
 
@@ -281,7 +279,7 @@ def structure(obj: K.Obj, loc: str, Y: K.Mat, w: K.Vec, beta: K.Vec, W: K.Mat,
             for r, g in enumerate(last):
                 K.fail_if(moved(G, g), "structure-invariant", f"{cl}/generators/{r}",
                           f"W W^T is not invariant under generator {r}")
-                charge(len(cols) * m)  # g preserves the multiset of columns iff g^-1 does
+                K.charge(len(cols) * m)  # g preserves the multiset of columns iff g^-1 does
                 image = {(tuple(col[i] for i in g), a, b): n for (col, a, b), n in cols.items()}
                 K.fail_if(image != cols, "target-invariant", f"{cl}/generators/{r}",
                           f"generator {r} does not preserve the columns of Y (with w, beta)")
