@@ -22,7 +22,7 @@ from typing import Any
 from . import check_bracket as CB
 from . import convex as C
 from . import kernel as K
-from .groups import group_order, orbital_mean
+from .groups import group_order
 
 KINDS = CB.KINDS
 #: theorem -> the structure claim its part must carry (besides ``invariant``); the generators
@@ -55,8 +55,8 @@ def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     H, P = (tuple(zip(*K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m),
                       strict=True)) for key in ("H_bases", "P_bases"))  # m x B
 
-    def spread(G: list[list[int]]) -> list[list[Fraction]]:  # |G| x the orbital mean of G
-        return [[N * x for x in r] for r in orbital_mean([list(map(Fraction, r)) for r in G], gens)]
+    def spread(G: list[list[int]]) -> list[list[Fraction]]:  # the orbital mean of |G| x G
+        return C.orbit_means([[N * Fraction(x) for x in r] for r in G], [(g, g) for g in gens])
 
     return C.bracket(obj, loc, Y, W, H, P, N=N, spread=spread, names=("H_bases", "P_bases"),
                      claims=tuple(c for c in C.PLAIN_CLAIMS if c != "invariant"), group=gens)
@@ -82,8 +82,8 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     # 2-homogeneous (transitive on labels and on unordered pairs: every invariant symmetric
     # matrix is alpha I + beta J): one orbital on the diagonal, and every pair (i, j), i != j,
     # in the orbital of (0, 1) or (1, 0): the orbital mean of their indicator has no zero
-    K.fail_if(name == "transitive-etf" and m > 1 and not all(map(all, orbital_mean(
-              [[Fraction(i + j <= 1) for j in range(m)] for i in range(m)], part.generators))),
+    K.fail_if(name == "transitive-etf" and m > 1 and not all(map(all, C.orbit_means([[Fraction(
+        i + j <= 1) for j in range(m)] for i in range(m)], [(g, g) for g in part.generators]))),
               "transitivity", where, "the generators do not act transitively on the labels and "
               "on unordered pairs (2-homogeneously)")
 

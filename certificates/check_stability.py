@@ -39,26 +39,6 @@ FIELDS = {"brackets", "actions", "average", "s_delta", "stability", "gap_lower",
           "t", "mu", "distance2"}
 
 
-def _orbit_means(Y: K.Mat, gens: list[tuple[tuple[int, ...], tuple[int, ...]]]
-                 ) -> K.Mat:
-    """The mean of Y over each orbit of the generated group on label-context pairs, pair
-    (i, j) moved to (g i, q j) (an orbit is the closure of a pair under the generators)."""
-    m, n = len(Y), len(Y[0])
-    mean: dict[tuple[int, int], Fraction] = {}
-    K.charge(m * n * (len(gens) + 1))
-    for start in ((i, j) for i in range(m) for j in range(n) if (i, j) not in mean):
-        orbit, todo = {start}, [start]
-        while todo:
-            i, j = todo.pop()
-            for g, q in gens:
-                if (g[i], q[j]) not in orbit:
-                    orbit.add((g[i], q[j]))
-                    todo.append((g[i], q[j]))
-        mean.update(dict.fromkeys(orbit, sum((Y[i][j] for i, j in orbit), Fraction(0)) /
-                                  len(orbit)))
-    return tuple(tuple(mean[i, j] for j in range(n)) for i in range(m))
-
-
 def check(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     """Verify a ``layer-peeled-stability`` certificate (module docstring), consuming the
     readings of its two brackets (each checked by ``parts``, the checker's dispatch)."""
@@ -95,7 +75,8 @@ def check(obj: K.Obj, loc: str, parts: K.Checker) -> None:
                   "structure-invariant", al, "H0 is not equivariant under this generator")
     average = K.get(obj, "average", loc)
     K.fail_if(type(average) is not bool, "schema", f"{loc}/average", "average is true or false")
-    K.fail_if(average and _orbit_means(Y, gens) != Y0, "average", f"{loc}/average",
+    K.fail_if(average and C.orbit_means(Y, gens) != list(map(list, Y0)), "average",
+              f"{loc}/average",
               "Y0 is not the group average of Y")
     s = C.num(obj, "s_delta", loc)
     G, D2 = C.weighted_gram([[a - b for a, b in zip(x, y, strict=True)]

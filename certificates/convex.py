@@ -198,6 +198,25 @@ def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
     return any(M[g[i]][g[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
 
 
+def orbit_means(M: Sequence[Sequence[Any]], gens: Sequence[tuple[Sequence[int], Sequence[int]]]
+                ) -> list[list[Any]]:
+    """The mean of M over each orbit of pairs (i, j) -> (g i, q j), (g, q) in ``gens``: the
+    group average of M (an orbit is the closure of a pair under the generators; each mean
+    sums in the order of the pairs, so floats give the same result every time)."""
+    m, n, mean = len(M), len(M[0]), {}  # type: int, int, dict[tuple[int, int], Any]
+    K.charge(4 * m * n * len(gens))  # one image per pair and generator
+    for start in [(i, j) for i in range(m) for j in range(n)]:
+        if start not in mean:  # a new orbit: the closure of this pair under the generators
+            orbit, todo = {start}, [start]
+            while todo:
+                i, j = todo.pop()
+                new = {(g[i], q[j]) for g, q in gens} - orbit
+                orbit |= new
+                todo.extend(new)
+            mean.update(dict.fromkeys(orbit, sum(M[i][j] for i, j in sorted(orbit)) / len(orbit)))
+    return [[mean[i, j] for j in range(n)] for i in range(m)]  # Fraction / int: exact
+
+
 # ---------------------------------------------------------------------- the obligation
 def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: Loss = CE,
             w: K.Vec = (), beta: K.Vec = (), B: tuple[int, ...] = (), N: int = 1,
