@@ -192,10 +192,10 @@ def num(obj: K.Obj, key: str, loc: str) -> Fraction:
     return K.read_number(K.get(obj, key, loc), f"{loc}/{key}")
 
 
-def moved(M: Sequence[Sequence[Any]], g: Sequence[int]) -> bool:
-    """Whether the permutation g does not preserve the square matrix M."""
-    K.charge(len(M) ** 2)
-    return any(M[g[i]][g[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
+def moved(M: Sequence[Sequence[Any]], g: Sequence[int], q: Sequence[int] = ()) -> bool:
+    """Whether M[g i][q j] != M[i][j] for some entry (q: g when not given, M square)."""
+    K.charge(len(M) * len(M[0]))
+    return any(M[g[i]][(q or g)[j]] != x for i, row in enumerate(M) for j, x in enumerate(row))
 
 
 def orbit_means(M: Sequence[Sequence[Any]], gens: Sequence[tuple[Sequence[int], Sequence[int]]]
