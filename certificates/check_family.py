@@ -75,10 +75,9 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     loss.admissible(Y, "target", f"{loc}/Y")
-    w = K.read_field(K.read_vector, obj, "weights", loc, n)
-    beta = K.read_field(K.read_vector, obj, "h_budget", loc, n)
-    K.fail_if(any(x <= 0 for x in w), "weights", f"{loc}/weights", "weights must be > 0")
-    K.fail_if(any(x <= 0 for x in beta), "weights", f"{loc}/h_budget", "h_budget must be > 0")
+    w, beta = (K.read_field(K.read_vector, obj, key, loc, n) for key in ("weights", "h_budget"))
+    for key, v in (("weights", w), ("h_budget", beta)):
+        K.fail_if(any(x <= 0 for x in v), "weights", f"{loc}/{key}", f"{key} must be > 0")
     B = K.read_field(K.read_ints, obj, "equal_rows", loc, 0, m - 1)
     K.fail_if(list(B) != sorted(set(B)) or len(B) == 1, "schema", f"{loc}/equal_rows",
               "equal_rows is empty or at least two distinct labels in increasing order")
@@ -87,11 +86,6 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     A = K.read_field(K.read_matrix, obj, "A", loc, rows=m, cols=n)
     return C.bracket(obj, loc, Y, W, H, A, loss, w, beta, B, names=("H", "A"),
                      claims=C.FAMILY_CLAIMS)
-
-
-def _rho_down(EW: Fraction, EH: Fraction, bits: int = 80) -> Fraction:
-    """A rational <= sqrt(E_W E_H)."""
-    return Fraction(math.isqrt(math.floor(EW * EH * 4 ** bits)), 2 ** bits)
 
 
 def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
@@ -121,17 +115,16 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
         return
     mismatch(not r0.B or r0.B != r1.B, "both parts must be restricted to the same labels")
     m, B = len(r0.Y), r0.B
-    K.fail_if(len(r0.Y[0]) != m or any(r0.Y[i][j] != (i == j) for i in range(m)
-                                       for j in range(m)),
+    K.fail_if(r0.Y != tuple(tuple(Fraction(i == j) for j in range(m)) for i in range(m)),
               "theorem-hypothesis", f"{loc}/parts/0/Y", "minority-collapse needs Y = I")
-    K.fail_if(len({r0.w[b] for b in B}) > 1 or len({r0.beta[b] for b in B}) > 1,
-              "theorem-hypothesis", f"{loc}/parts/0", "weights and h_budget must be constant "
-              "on the restricted labels")
+    K.fail_if(len({(r0.w[b], r0.beta[b]) for b in B}) > 1, "theorem-hypothesis", f"{loc}/parts/0",
+              "weights and h_budget must be constant on the restricted labels")
     mismatch(r1.EW * r1.EH <= r0.EW * r0.EH, "part 1 must have the larger radius",
              f"{loc}/parts/1")
     drop = r0.lower - r1.upper
-    K.fail_if(drop <= 0 or drop * drop * r0.beta[B[0]] < r0.w[B[0]] ** 2 *
-              (r1.rho - _rho_down(r0.EW, r0.EH)) ** 2, "theorem-inequality", f"{loc}/parts",
+    rho0 = Fraction(math.isqrt(math.floor(r0.EW * r0.EH * 4 ** 80)), 2 ** 80)  # <= sqrt(E_W E_H)
+    K.fail_if(drop <= 0 or drop * drop * r0.beta[B[0]] < r0.w[B[0]] ** 2 * (r1.rho - rho0) ** 2,
+              "theorem-inequality", f"{loc}/parts",
               "(lower_0 - upper_1) / (rho_1 - rho_0) < w_B / sqrt(beta_B): the secant slope "
               "does not exceed the weight of the separating direction")
 
