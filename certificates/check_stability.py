@@ -87,17 +87,13 @@ def check(obj: K.Obj, loc: str, parts: K.Checker) -> None:
                   "gap_lower > max(0, L(Y0) - U(Y))")
     else:
         K.fail_if("gap_lower" in obj or "gap_upper" in obj, "schema", f"{loc}/gap_lower",
-                  "the gap to the best G-invariant point is stated only when Y0 is the "
-                  "group average of Y")
+                  "the gap to the best invariant point needs Y0 the group average of Y")
     t, mu, dist2 = C.num(obj, "t", loc), C.num(obj, "mu", loc), C.num(obj, "distance2", loc)
-    K.fail_if(t < 0 or t * t < 2 * rho * rho, "strong-convexity", f"{loc}/t",
-              "t < sqrt(2) rho_up")
-    ctx = r1.ctx
-    K.fail_if(mu <= 0 or mu * (1 + (m - 1) * exp_up(t, ctx)) > 1, "strong-convexity",
+    K.fail_if(t < 0 or t * t < 2 * rho * rho, "strong-convexity", f"{loc}/t", "t < sqrt(2) rho_up")
+    K.fail_if(mu <= 0 or mu * (1 + (m - 1) * exp_up(t, r1.ctx)) > 1, "strong-convexity",
               f"{loc}/mu", "mu > 1 / (1 + (m - 1) exp(t)) (or mu <= 0)")
-    cross = C.loss_upper(Y, W0, H0, ctx)
-    K.fail_if(dist2 * mu < 2 * (cross - r1.lower), "distance", f"{loc}/distance2",
-              "distance2 < 2 (J_Y(W0 H0) - L(Y)) / mu")
+    K.fail_if(dist2 * mu < 2 * (C.loss_upper(Y, W0, H0, r1.ctx) - r1.lower), "distance",
+              f"{loc}/distance2", "distance2 < 2 (J_Y(W0 H0) - L(Y)) / mu")
 
 
 #: its failed checks in the order they are made (compared with SPEC.md by a test)
