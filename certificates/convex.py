@@ -234,8 +234,7 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
     K.fail_if(type(prec) is not int or not PRECISION[0] <= prec <= PRECISION[1], "precision",
               f"{loc}/precision", f"precision must be an integer in {PRECISION}")
     ctx = context(prec)
-    rho, s, lower, upper, eps = (num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper",
-                                                                "eps"))
+    rho, s, lower, upper, eps = (num(obj, k, loc) for k in ("rho_up", "s", "lower", "upper", "eps"))
     norm_at_most(W, EW, f"{loc}/W", "||W||_F^2", [Fraction(1)] * len(W[0]))
     norm_at_most(H, EH, f"{loc}/{names[0]}", "sum_j beta_j ||h_j||^2", beta, N)
     K.fail_if(any(W[b] != W[B[0]] for b in B), "equal-rows", f"{loc}/W",
