@@ -41,11 +41,9 @@ def _mse_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) ->
 
 
 def _bce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
-    total = Fraction(0)  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
-    for zi, yi in zip(z, y, strict=True):
-        t = Fraction(zi, D)
-        total += max(t, Fraction(0)) + log_up(1 + exp_up(-abs(t), ctx), ctx) - yi * t
-    return total
+    ts = [Fraction(zi, D) for zi in z]  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
+    return sum((max(t, Fraction(0)) + log_up(1 + exp_up(-abs(t), ctx), ctx) - yi * t
+                for t, yi in zip(ts, y, strict=True)), Fraction(0))
 
 
 def _unit_box(M: K.Mat, check: str, loc: str) -> None:
