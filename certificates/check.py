@@ -46,11 +46,9 @@ from . import (
     check_stream,
 )
 from . import kernel as K
-from .errors import Fail
+from .errors import Fail as Fail
 
 FORMAT, VERSION, UNREADABLE, Verdict = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict
-__all__ = ["FORMAT", "VERSION", "KINDS", "THEOREMS", "UNREADABLE", "Fail", "Verdict", "check",
-           "check_file", "read_and_check", "main"]
 
 #: kind -> (checker(obj, loc, parts), fields of the kind besides the common ones; None: the
 #: kind's module rejects unknown fields itself).  Any other field is rejected (``schema``),
@@ -98,8 +96,7 @@ def read_and_check(path: str, max_work: int | str | None = "default", sample: in
     every never-proof (every line's structure) and ``sample`` witnesses drawn with ``seed``;
     ``tally`` (a dict) receives the counts ``witnesses`` and ``checked``.  ``max_work``:
     units, None (no budget) or "default"."""
-    return K.read_and_check(os.fspath(path), _dispatch, max_work, tally, sample=sample,
-                            seed=seed)
+    return K.read_and_check(os.fspath(path), _dispatch, max_work, tally, sample=sample, seed=seed)
 
 
 def check_file(path: str, max_work: int | str | None = "default") -> K.Verdict:

@@ -26,20 +26,13 @@ Fraction(693149, 1000000)
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from . import convex as C
 from . import kernel as K
 
 KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bracket")
-_NUMBERS = {"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps", "eps_mode",
-            "structure"}
-FIELDS = {KINDS[0]: _NUMBERS | {"Y", "H", "P"}}
-
-
-def _ones(n: int) -> K.Vec:
-    return (Fraction(1),) * n
+FIELDS = {KINDS[0]: C.FIELDS | {"Y", "H", "P"}}
 
 
 def check(obj: K.Obj, loc: str = "", parts: Any = None, W: K.Mat | None = None) -> C.Reading:
@@ -53,7 +46,7 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None, W: K.Mat | None = None) 
     K.fail_if(len(W) != m, "shape", f"{loc}/W", f"expected {m} entries, got {len(W)}")
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     P = K.read_field(K.read_matrix, obj, "P", loc, rows=m, cols=n)
-    return C.bracket(obj, loc, "ce", Y, W, H, P, _ones(n), _ones(n))
+    return C.bracket(obj, loc, Y, W, H, P)
 
 
 #: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)

@@ -25,19 +25,45 @@ Fraction(0, 1)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from decimal import Context
 from fractions import Fraction
 from typing import Any
 
 from . import convex as C
 from . import kernel as K
+from .reals import exp_up, log_up
 
-LOSS_OF = {"layer-peeled-weighted-bracket": "ce", "layer-peeled-mse-bracket": "mse",
-           "layer-peeled-bce-bracket": "bce"}
+
+def _mse_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
+    return sum(((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)),
+               Fraction(0)) / 2
+
+
+def _bce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
+    ts = [Fraction(zi, D) for zi in z]  # softplus(t) = max(t, 0) + log(1 + exp(-|t|))
+    return sum((max(t, Fraction(0)) + log_up(1 + exp_up(-abs(t), ctx), ctx) - yi * t
+                for t, yi in zip(ts, y, strict=True)), Fraction(0))
+
+
+def _unit_box(M: K.Mat, check: str, loc: str) -> None:
+    K.fail_if(any(not 0 <= x <= 1 for r in M for x in r), check, loc,
+              "the entries must lie in [0, 1]")
+
+
+#: kind -> its loss: MSE (any target or dual point, c(a; y) = (||y||^2 - ||a||^2) / 2) and
+#: BCE (entries in [0, 1], c the binary entropy) beside cross-entropy
+LOSS_OF = {"layer-peeled-weighted-bracket": C.CE,
+           "layer-peeled-mse-bracket": C.Loss(
+               lambda M, check, loc: None, _mse_upper,
+               lambda a, y, ctx: (K.dot(y, y) - K.dot(a, a)) / 2),
+           "layer-peeled-bce-bracket": C.Loss(
+               _unit_box, _bce_upper,
+               lambda a, y, ctx: C.entropy([p for q in a for p in (q, 1 - q)], ctx))}
 THEOREM_KIND = "layer-peeled-family-theorem"
 KINDS = (*LOSS_OF, THEOREM_KIND)
 THEOREMS = ("minority-separation", "minority-collapse")
-_BRACKET_FIELDS = {"Y", "E_W", "E_H", "weights", "h_budget", "equal_rows", "W", "H", "A", "s",
-                   "rho_up", "precision", "lower", "upper", "eps", "eps_mode", "structure"}
+_BRACKET_FIELDS = C.FIELDS | {"Y", "weights", "h_budget", "equal_rows", "H", "A"}
 FIELDS = {**{k: _BRACKET_FIELDS for k in LOSS_OF}, THEOREM_KIND: {"theorem", "parts", "label"}}
 
 
@@ -46,37 +72,18 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     loss = LOSS_OF[obj["kind"]]
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
-    C.admissible(Y, loss, "target", f"{loc}/Y")
-    w = K.read_field(K.read_vector, obj, "weights", loc, n)
-    beta = K.read_field(K.read_vector, obj, "h_budget", loc, n)
-    K.fail_if(any(x <= 0 for x in w), "weights", f"{loc}/weights", "weights must be > 0")
-    K.fail_if(any(x <= 0 for x in beta), "weights", f"{loc}/h_budget", "h_budget must be > 0")
-    B = K.read_ints(K.read_list(K.get(obj, "equal_rows", loc), f"{loc}/equal_rows"),
-                    f"{loc}/equal_rows", 0, m - 1)
+    loss.admissible(Y, "target", f"{loc}/Y")
+    w, beta = (K.read_field(K.read_vector, obj, key, loc, n) for key in ("weights", "h_budget"))
+    for key, v in (("weights", w), ("h_budget", beta)):
+        K.fail_if(any(x <= 0 for x in v), "weights", f"{loc}/{key}", f"{key} must be > 0")
+    B = K.read_field(K.read_ints, obj, "equal_rows", loc, 0, m - 1)
     K.fail_if(list(B) != sorted(set(B)) or len(B) == 1, "schema", f"{loc}/equal_rows",
               "equal_rows is empty or at least two distinct labels in increasing order")
     W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     A = K.read_field(K.read_matrix, obj, "A", loc, rows=m, cols=n)
-    return C.bracket(obj, loc, loss, Y, W, H, A, w, beta, B, names=("H", "A"),
+    return C.bracket(obj, loc, Y, W, H, A, loss, w, beta, B, names=("H", "A"),
                      claims=C.FAMILY_CLAIMS)
-
-
-def bounds(obj: K.Obj, loc: str = "") -> tuple[Fraction, Fraction]:
-    """(a rational >= sum_j w_j L(z_j; y_j) at Z = W H, a rational <= sum_j w_j c(a_j; y_j)
-    - rho_up s): the checker's own bounds, which the emitter states as upper and lower
-    (assumes the fields parse)."""
-    loss = LOSS_OF[obj["kind"]]
-    Y, W, H, A = (K.read_field(K.read_matrix, obj, k, loc) for k in ("Y", "W", "H", "A"))
-    w = K.read_field(K.read_vector, obj, "weights", loc)
-    ctx = C.context(C.precision(obj, loc))
-    return (C.loss_upper(Y, W, H, ctx, loss, w),
-            C.entropy_lower(A, ctx, loss, Y, w) - K.num(obj, "rho_up", loc) * K.num(obj, "s", loc))
-
-
-def _rho_down(EW: Fraction, EH: Fraction, bits: int = 80) -> Fraction:
-    """A rational <= sqrt(E_W E_H)."""
-    return Fraction(math.isqrt(math.floor(EW * EH * 4 ** bits)), 2 ** bits)
 
 
 def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
@@ -95,7 +102,7 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     def mismatch(cond: object, what: str, where: str = f"{loc}/parts") -> None:
         K.fail_if(cond, "theorem-mismatch", where, what)
 
-    mismatch((r0.kind, r0.Y, r0.w, r0.beta) != (r1.kind, r1.Y, r1.w, r1.beta),
+    mismatch((listed[0]["kind"], r0.Y, r0.w, r0.beta) != (listed[1]["kind"], r1.Y, r1.w, r1.beta),
              "both parts must be the same program (kind, Y, weights, h_budget)")
     if name == "minority-separation":
         mismatch((r0.EW, r0.EH) != (r1.EW, r1.EH), "both parts must have the same budgets")
@@ -106,17 +113,16 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
         return
     mismatch(not r0.B or r0.B != r1.B, "both parts must be restricted to the same labels")
     m, B = len(r0.Y), r0.B
-    K.fail_if(len(r0.Y[0]) != m or any(r0.Y[i][j] != (i == j) for i in range(m)
-                                       for j in range(m)),
+    K.fail_if(r0.Y != tuple(tuple(Fraction(i == j) for j in range(m)) for i in range(m)),
               "theorem-hypothesis", f"{loc}/parts/0/Y", "minority-collapse needs Y = I")
-    K.fail_if(len({r0.w[b] for b in B}) > 1 or len({r0.beta[b] for b in B}) > 1,
-              "theorem-hypothesis", f"{loc}/parts/0", "weights and h_budget must be constant "
-              "on the restricted labels")
+    K.fail_if(len({(r0.w[b], r0.beta[b]) for b in B}) > 1, "theorem-hypothesis", f"{loc}/parts/0",
+              "weights and h_budget must be constant on the restricted labels")
     mismatch(r1.EW * r1.EH <= r0.EW * r0.EH, "part 1 must have the larger radius",
              f"{loc}/parts/1")
     drop = r0.lower - r1.upper
-    K.fail_if(drop <= 0 or drop * drop * r0.beta[B[0]] < r0.w[B[0]] ** 2 *
-              (r1.rho - _rho_down(r0.EW, r0.EH)) ** 2, "theorem-inequality", f"{loc}/parts",
+    rho0 = Fraction(math.isqrt(math.floor(r0.EW * r0.EH * 4 ** 80)), 2 ** 80)  # <= sqrt(E_W E_H)
+    K.fail_if(drop <= 0 or drop * drop * r0.beta[B[0]] < r0.w[B[0]] ** 2 * (r1.rho - rho0) ** 2,
+              "theorem-inequality", f"{loc}/parts",
               "(lower_0 - upper_1) / (rho_1 - rho_0) < w_B / sqrt(beta_B): the secant slope "
               "does not exceed the weight of the separating direction")
 

@@ -10,32 +10,29 @@ and the generators the theorem's hypotheses need (certificates/SPEC.md section 8
 
 Examples
 --------
->>> _two_homogeneous([(1, 2, 0), (1, 0, 2)], 3), _two_homogeneous([(1, 2, 3, 0)], 4)
-(True, False)
+>>> sorted(THEOREMS)
+['cyclic-circulant', 'group-block-form', 'transitive-etf']
 """
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any
 
+from . import check_bracket as CB
 from . import convex as C
 from . import kernel as K
-from .check_bracket import _NUMBERS, _ones  # noqa: PLC2701 (one package)
-from .check_bracket import FIELDS as _PLAIN
-from .check_bracket import KINDS as _KINDS
-from .groups import group_order, orbital_labels, orbital_mean
+from .groups import group_order
 
-KINDS = _KINDS
-#: theorem -> (structure claim its part must carry, what the generators must do)
-THEOREMS = {"cyclic-circulant": ("circulant", "the cyclic shift"),
-            "transitive-etf": ("simplex-etf", "a 2-homogeneous group"),
-            "group-block-form": ("invariant", "any group")}
+KINDS = CB.KINDS
+#: theorem -> the structure claim its part must carry (besides ``invariant``); the generators
+#: must hold the cyclic shift (circulant), act 2-homogeneously (ETF), or anything (block form)
+THEOREMS = {"cyclic-circulant": "circulant", "transitive-etf": "simplex-etf",
+            "group-block-form": "invariant"}
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
-FIELDS = {**_PLAIN, KINDS[1]: {"theorem", "label", "parts"},
-          KINDS[2]: _NUMBERS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
+FIELDS = {**CB.FIELDS, KINDS[1]: {"theorem", "label", "parts"},
+          KINDS[2]: C.FIELDS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
 
 
 def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
@@ -55,29 +52,14 @@ def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
     for r, g in enumerate(gens):
         K.fail_if(C.moved(W, g), "structure-invariant", f"{loc}/generators/{r}",
                   f"W is not invariant under generator {r}")
-    Hb, Pb = (K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m)
-              for key in ("H_bases", "P_bases"))
+    H, P = (tuple(zip(*K.read_field(K.read_matrix, obj, key, loc, rows=len(Yb), cols=m),
+                      strict=True)) for key in ("H_bases", "P_bases"))  # m x B
 
-    def spread() -> tuple[list[list[Any]], int]:  # |G| x the orbital mean of sum_b v_b v_b^T
-        V = [[p - y for p, y in zip(pb, yb, strict=True)] for pb, yb in zip(Pb, Yb, strict=True)]
-        K.charge(m * m * len(V))
-        M = orbital_mean([[sum((v[i] * v[j] for v in V), Fraction(0)) for j in range(m)]
-                          for i in range(m)], gens)
-        return [[N * x for x in row] for row in M], 1
+    def spread(G: list[list[int]]) -> list[list[Fraction]]:  # the orbital mean of |G| x G
+        return C.orbit_means([[N * Fraction(x) for x in r] for r in G], [(g, g) for g in gens])
 
-    return C.bracket(obj, loc, "ce", Y, W, tuple(zip(*Hb, strict=True)),
-                     tuple(zip(*Pb, strict=True)), _ones(len(Yb)), _ones(len(Yb)), N=N,
-                     spread=spread, names=("H_bases", "P_bases"),
+    return C.bracket(obj, loc, Y, W, H, P, N=N, spread=spread, names=("H_bases", "P_bases"),
                      claims=tuple(c for c in C.PLAIN_CLAIMS if c != "invariant"), group=gens)
-
-
-def _two_homogeneous(gens: list[tuple[int, ...]], m: int) -> bool:
-    """Whether the generated group is transitive on the labels and on unordered pairs
-    (2-homogeneous: every invariant symmetric matrix is alpha I + beta J): one orbital on
-    the diagonal, and every pair (i, j), i != j, in the orbital of (0, 1) or of (1, 0)."""
-    lab = orbital_labels(m, gens)
-    return m < 2 or (len({lab[i * m + i] for i in range(m)}) == 1 and
-                     {lab[k] for k in range(m * m) if k % (m + 1)} <= {lab[1], lab[m]})
 
 
 def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
@@ -88,17 +70,20 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               f"unknown theorem {ascii(name)[:40]}")
     listed = K.read_field(K.read_list, obj, "parts", loc)
     got = [parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed)]
-    K.fail_if(not re.fullmatch("layer-peeled(-orbit)?-bracket", " ".join(p["kind"] for p in
-              listed)), "theorem-parts", f"{loc}/parts", f"{name} needs one bracket part")
+    K.fail_if(len(listed) != 1 or listed[0]["kind"] not in (KINDS[0], KINDS[2]), "theorem-parts",
+              f"{loc}/parts", f"{name} needs one bracket part")
     part, where = got[0], f"{loc}/parts/0/structure"
     assert isinstance(part, C.Reading)
-    m, need = len(part.W), THEOREMS[name][0]
+    m, need = len(part.W), THEOREMS[name]
     K.fail_if(need not in part.claims or "invariant" not in part.claims, "theorem-mismatch",
               where, f"{name} needs the claims '{need}' and 'invariant' (the group acting on Y)")
-    K.fail_if(name == "cyclic-circulant" and tuple((i + 1) % m for i in range(m)) not in
-              part.generators, "theorem-mismatch", where, "the cyclic shift [1, 2, ..., m-1, 0] "
-              "must be among the generators")
-    K.fail_if(name == "transitive-etf" and not _two_homogeneous(list(part.generators), m),
+    K.fail_if(name == "cyclic-circulant" and (*range(1, m), 0) not in part.generators,
+              "theorem-mismatch", where, "the generators must include the shift [1, ..., m-1, 0]")
+    # 2-homogeneous (transitive on labels and on unordered pairs: every invariant symmetric
+    # matrix is alpha I + beta J): one orbital on the diagonal, and every pair (i, j), i != j,
+    # in the orbital of (0, 1) or (1, 0): the orbital mean of their indicator has no zero
+    K.fail_if(name == "transitive-etf" and m > 1 and not all(map(all, C.orbit_means([[Fraction(
+        i + j <= 1) for j in range(m)] for i in range(m)], [(g, g) for g in part.generators]))),
               "transitivity", where, "the generators do not act transitively on the labels and "
               "on unordered pairs (2-homogeneously)")
 

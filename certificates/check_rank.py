@@ -6,7 +6,7 @@ Standard library only.  The program (docs/beyond-symmetry.md, section 1):
 
 Proof obligation, in order: ``d`` a positive integer and W exactly m x d (the rank bound is
 the shape of W: rank W H <= d); ||W||_F^2 <= E_W and ||H||_F^2 <= E_H exactly; upper >= J(W H)
-(rigorous exp/log of :mod:`logitgeom_certificates.check_bracket`); P column-stochastic, s^2 I -
+(rigorous exp/log of :mod:`logitgeom_certificates.reals`); P column-stochastic, s^2 I -
 (P - Y)(P - Y)^T PSD (exact LDL^T), rho_up^2 >= E_W E_H, lower <= Ent(P) - rho_up s (the
 Fenchel bound of the convex relaxation ||Z||_* <= rho, valid for every d); upper - lower <= eps
 (absolute or relative); the structure claims of a bracket, on G = W W^T (m x m whatever d

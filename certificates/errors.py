@@ -13,8 +13,6 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["CertificateError", "Fail"]
-
 
 class CertificateError(Exception):
     """Base class of every certificate error."""

@@ -116,10 +116,8 @@ def judge(obj: object, checker: Checker, max_work: int | str | None = DEFAULT_MA
     """Run ``checker(obj, "")`` under the work budget (``"default"``: the default budget,
     which streamed certificates may raise); never raises on bad input."""
     kind = obj.get("kind") if is_obj(obj) and isinstance(obj.get("kind"), str) else None
-    default = max_work == "default"
-    limit = DEFAULT_MAX_WORK if default or isinstance(max_work, str) else max_work
     try:
-        with budget(limit, default):
+        with budget(max_work):
             checker(obj, "")  # type: ignore[arg-type]  # the header check comes first
             work = used()
     except Fail as f:
@@ -164,15 +162,15 @@ def header(obj: object, loc: str, kinds: Any) -> str:
     """Check ``format`` and ``version`` (an integer, exactly); return ``kind`` if in kinds."""
     if not is_obj(obj):
         fail("schema", loc or "/", "a certificate is a JSON object")
-    if obj.get("format") != FORMAT:
-        fail("unsupported-format", f"{loc}/format", f"format must be {FORMAT!r}")
-    if type(obj.get("version")) is not int or obj["version"] != VERSION:
-        fail("unsupported-version", f"{loc}/version", f"version "
-             f"{ascii(obj.get('version'))[:40]} is not supported (this checker: {VERSION})")
+    fail_if(obj.get("format") != FORMAT, "unsupported-format", f"{loc}/format",
+            f"format must be {FORMAT!r}")
+    fail_if(type(obj.get("version")) is not int or obj["version"] != VERSION,
+            "unsupported-version", f"{loc}/version", f"version {ascii(obj.get('version'))[:40]}"
+            f" is not supported (this checker: {VERSION})")
     kind = obj.get("kind")
-    if not isinstance(kind, str) or kind not in kinds:
-        fail("unsupported-kind", f"{loc}/kind", f"unknown kind {ascii(kind)[:60]}")
-    return kind
+    fail_if(not isinstance(kind, str) or kind not in kinds, "unsupported-kind", f"{loc}/kind",
+            f"unknown kind {ascii(kind)[:60]}")
+    return str(kind)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -293,19 +291,9 @@ def read_field(read: Callable[..., Any], obj: object, key: str, loc: str, *args:
     return read(get(obj, key, loc), f"{loc}/{key}", *args, **kw)
 
 
-def num(obj: object, key: str, loc: str) -> Fraction:
-    """The canonical rational ``obj[key]``."""
-    return read_number(get(obj, key, loc), f"{loc}/{key}")
-
-
 # ------------------------------------------------------------------- referenced files
 #: Folder of the certificate being checked: its references resolve inside it.
 FILE_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("base", default=None)
-
-
-def base_dir(path: str) -> Any:
-    """Resolve a certificate's relative file references against ``path`` inside the block."""
-    return setting(FILE_BASE, path)
 
 
 def resolve(name: object, loc: str, inside: bool = False) -> str:

@@ -21,17 +21,13 @@ from typing import Any
 
 from .errors import Fail
 
-__all__ = ["DEFAULT_MAX_WORK", "budget", "charge", "grant", "left", "setting", "used",
-           "weight"]
-
 #: Default budget of one certificate, in units (at most about 5 CPU seconds of checking).
 DEFAULT_MAX_WORK = 20_000_000
 
+#: [units left, units granted, whether the budget is the default one (only it takes
+#: :func:`grant`)] of the current budget; None: unmetered
 _BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("work_budget",
                                                                            default=None)
-#: whether the current budget is the default one (only it takes :func:`grant`)
-_DEFAULT: contextvars.ContextVar[bool] = contextvars.ContextVar("work_budget_default",
-                                                                  default=False)
 
 
 @contextlib.contextmanager
@@ -45,11 +41,12 @@ def setting(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def budget(max_work: int | None, default: bool = False) -> Iterator[None]:
-    """Meter the exact work done inside the block; None: unmetered.  ``default``: the
-    budget is the default one, which :func:`grant` may raise."""
-    with setting(_BUDGET, None if max_work is None else [max_work, max_work]), \
-            setting(_DEFAULT, default and max_work is not None):
+def budget(max_work: int | str | None) -> Iterator[None]:
+    """Meter the exact work done inside the block; None: unmetered.  ``"default"``:
+    :data:`DEFAULT_MAX_WORK`, a budget which :func:`grant` may raise (any other string: the
+    same units, not raised)."""
+    units = DEFAULT_MAX_WORK if isinstance(max_work, str) else max_work
+    with setting(_BUDGET, None if units is None else [units, units, max_work == "default"]):
         yield
 
 
@@ -58,7 +55,7 @@ def grant(units: int) -> None:
     user chose to check, such as the rows of a streamed certificate; docs/limits.md).  A
     budget the user set (``--max-work``) is never raised."""
     left = _BUDGET.get()
-    if left is not None and _DEFAULT.get():
+    if left is not None and left[2]:
         left[0] += units
         left[1] += units
 

@@ -21,8 +21,6 @@ from fractions import Fraction
 
 from .meter import charge, weight
 
-__all__ = ["PRECISION", "context", "exp_up", "log_up"]
-
 #: Allowed decimal precision of a certificate (significant digits).
 PRECISION = (20, 200)
 

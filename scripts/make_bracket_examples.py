@@ -83,7 +83,7 @@ def _orbit() -> dict:
          "s": str(2 * (1 - p)), "rho_up": "1", "precision": 40}
     ctx = cb.context(40)
     up = 2 * cb.loss_upper([[F(1)], [F(0)]], [[c, -c], [-c, c]], [[c], [-c]], ctx)
-    lo = 2 * cb.entropy_lower([[p], [1 - p]], ctx) - 2 * (1 - p)
+    lo = 2 * cb.entropy_lower([[p], [1 - p]], [[F(1)], [F(0)]], [F(1)], ctx) - 2 * (1 - p)
     o["lower"] = str(Fraction(math.floor(lo * _GRID), _GRID))
     o["upper"] = str(Fraction(math.ceil(up * _GRID), _GRID))
     o.update({"eps": "1/1000", "eps_mode": "absolute", "structure": [{"claim": "simplex-etf"}]})

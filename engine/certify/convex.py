@@ -614,9 +614,9 @@ def orbit_bracket_certificate(bases, generators, E_W: Any, E_H: Any, z_bases, *,
                  "E_H": str(EH), "W": _s(W), "H_bases": _s(Hb), "P_bases": _s(Pb),
                  "s": str(s), "rho_up": str(_sqrt_up(EW * EH)), "precision": int(precision)})
     ctx = cb.decimal_context(int(precision))
-    up = N * cb.loss_upper([list(c) for c in zip(*Yb, strict=True)], W,
-                       [list(c) for c in zip(*Hb, strict=True)], ctx)
-    lo = N * cb.entropy_lower(P, ctx) - Fraction(cert["rho_up"]) * s
+    Yc = [list(c) for c in zip(*Yb, strict=True)]
+    up = N * cb.loss_upper(Yc, W, [list(c) for c in zip(*Hb, strict=True)], ctx)
+    lo = N * cb.entropy_lower(P, Yc, [Fraction(1)] * len(P[0]), ctx) - Fraction(cert["rho_up"]) * s
     return _finish(cert, up, lo, eps, eps_mode, [{"claim": c} for c in claims],
                    cb.check_orbit_bracket)
 
