@@ -51,13 +51,6 @@ def integer_model(W: K.Mat, b: K.Vec) -> tuple[tuple[tuple[int, ...], ...], tupl
     return tuple(tuple(r[:-1]) for r in Mi), tuple(r[-1] for r in Mi)
 
 
-def read_pair(obj: object, loc: str) -> tuple[tuple[K.Mat, K.Vec], tuple[K.Mat, K.Vec]]:
-    """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
-    (W1, b1), (W2, b2) = read_model(obj, loc, "W1", "bias1"), read_model(obj, loc, "W2", "bias2")
-    K.fail_if(len(W1) != len(W2), "shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
-    return (W1, b1), (W2, b2)
-
-
 def read_pattern_type(obj: object, loc: str) -> str:
     """The field ``pattern``: ``"sign"`` or ``"ranking"``."""
     ptype = K.get(obj, "pattern", loc)
@@ -141,25 +134,10 @@ def listed_pattern(rec: object, loc: str, ranking: bool, Wi: Any, bi: Any, d: in
     return value
 
 
-def region_count(obj: object, loc: str, Wi: Any, bi: Any, ptype: str, found: int,
-                 where: str) -> None:
-    """The verified lattice of ``obj`` counts exactly ``found`` regions (Zaslavsky)."""
-    count = zaslavsky(arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc), f"{loc}/lattice",
-                      len(Wi[0]))
-    K.fail_if(count != found, "count", where, f"{found} witnessed patterns but the"
-              f" arrangement has {count} regions")
-
-
 def witness_at(rows: Sequence[Row], obj: object, loc: str, d: int, what: str = "row") -> None:
     """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
     x = K.read_field(K.read_vector, obj, "witness", loc, d)
     linear.witness(rows, x, f"{loc}/witness", what)
-
-
-def gordan_at(rows: Sequence[Row], obj: object, loc: str) -> None:
-    """The field ``multipliers`` of obj are Gordan multipliers of the rows."""
-    linear.gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
-                 f"{loc}/multipliers")
 
 
 # ------------------------------------------------------------------------ arrangements
