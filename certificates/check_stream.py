@@ -46,13 +46,14 @@ Examples
 
 from __future__ import annotations
 
+import bisect
 import contextvars
 import gzip
 import hashlib
 import json
 import random
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from . import kernel as K
@@ -94,30 +95,32 @@ class _Hashing:
 
 Job = tuple[Any, ...]
 #: How the shard jobs run: ``(check one shard, jobs) -> results in job order``; sequential
-#: here (stopping at the first failure), a process pool on the presentation side
-#: (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard order.
+#: here (``map``: lazily, so the first failure stops it), a process pool on the presentation
+#: side (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard
+#: order.
 RUN_SHARDS: contextvars.ContextVar[Callable[[Callable[[Job], tuple[Any, ...]], list[Job]],
-                                            list[tuple[Any, ...]]] | None] = \
+                                            Iterable[tuple[Any, ...]]] | None] = \
     contextvars.ContextVar("run_shards", default=None)
 #: The default budget admits streamed certificates of up to this many regions (each row is
 #: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
 DEFAULT_REGIONS = 10 ** 6
 
 
-def allowance(flats: int, hyperplanes: int, d: int, rows: int, row_units: int) -> int:
-    """Units the default budget adds for a streamed certificate: each listed flat (at most
-    :data:`DEFAULT_REGIONS` of them: an arrangement has at least as many regions as flats,
-    since ``|mu(0, X)| >= 1``) and each listed row (at most :data:`DEFAULT_REGIONS`) is
-    granted what checking it costs with numbers of at most 256 bits.
+def allowance(flats: int, k: int, d: int, ptype: str, rows: int) -> int:
+    """Units the default budget adds for a streamed certificate of ``k`` rows over ``d``
+    columns: each listed flat (at most :data:`DEFAULT_REGIONS` of them: an arrangement has
+    at least as many regions as flats, since ``|mu(0, X)| >= 1``) and each listed row (at
+    most :data:`DEFAULT_REGIONS`) is granted what checking it costs with numbers of at most
+    256 bits.
 
     Examples
     --------
-    >>> allowance(10, 4, 2, 100, 15)
-    2300
+    >>> allowance(10, 4, 2, "sign", 100)
+    4400
     """
-    n = d + 1
-    return (min(flats, DEFAULT_REGIONS) * (hyperplanes + 1) * (n + 1) ** 2
-            + min(rows, DEFAULT_REGIONS) * row_units)
+    hyperplanes = k if ptype == "sign" else k * (k - 1) // 2  # the rows of the arrangement
+    return (min(flats, DEFAULT_REGIONS) * (hyperplanes + 1) * (d + 2) ** 2
+            + min(rows, DEFAULT_REGIONS) * line_units(k, d))
 
 
 def line_units(k: int, d: int, bits: int = 0) -> int:
@@ -144,12 +147,8 @@ def default_budget(obj: K.Obj) -> int:
     >>> default_budget(c) - K.DEFAULT_MAX_WORK
     60
     """
-    W, b = sem.read_model(obj, "")
-    Wi, bi = sem.integer_model(W, b)
-    H = sem.arrangement(Wi, bi, obj["pattern"])
-    return K.DEFAULT_MAX_WORK + allowance(
-        len(obj["lattice"]), len(H), len(W[0]), sum(s["rows"] for s in obj["shards"]),
-        line_units(len(W), len(W[0])))
+    return K.DEFAULT_MAX_WORK + allowance(len(obj["lattice"]), len(obj["W"]), len(obj["W"][0]),
+                                          obj["pattern"], sum(s["rows"] for s in obj["shards"]))
 
 
 def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, bytes]]:
@@ -202,16 +201,6 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
     return ("ok", checked, work)
 
 
-def _sequential(check: Callable[[Job], tuple[Any, ...]], jobs: list[Job]
-                ) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for job in jobs:
-        out.append(check(job))
-        if out[-1][0] == "fail":
-            break
-    return out
-
-
 def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`.
 
@@ -236,34 +225,25 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
                   "expected a hex string")
     total = sum(sh["rows"] for sh in shards)
     # the lattice first (its work comes out of the budget before the shards share the rest)
-    lattice, H = K.get(obj, "lattice", loc), sem.arrangement(Wi, bi, ptype)
-    model = (Wi, bi, ptype == "ranking")
-    grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(H), len(W[0]),
-                    total, line_units(len(W), len(W[0]))))
-    count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
+    lattice = K.get(obj, "lattice", loc)
+    grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(W), len(W[0]), ptype,
+                    total))
+    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), lattice, f"{loc}/lattice", len(W[0]))
     scope = K.SCOPE.get() or {}
     sample = scope.get("sample")
-    picks: list[set[int] | None] = [None] * buckets
-    if sample is not None:
-        drawn = sorted(random.Random(scope.get("seed", 0)).sample(range(total),
-                                                                  min(sample, total)))
-        start, i = 0, 0
-        for s, sh in enumerate(shards):
-            got = picks[s] = set()
-            while i < len(drawn) and drawn[i] < start + sh["rows"]:
-                got.add(drawn[i] - start + 1)
-                i += 1
-            start += sh["rows"]
-    room = left()
-    jobs = [(s, K.resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"], sh["rows"],
-             buckets, model,
-             None if room is None else room * sh["rows"] // max(total, 1) if total
-             else room // buckets, picks[s], loc)
-            for s, sh in enumerate(shards)]
-    checked = 0
-    results = (RUN_SHARDS.get() or _sequential)(_check_shard, jobs)
-    for r in results:  # the first failing shard, in shard order
-        if r[0] == "fail":
+    drawn = None if sample is None else sorted(random.Random(scope.get("seed", 0)).sample(
+        range(total), min(sample, total)))  # line numbers of every shard, one after another
+    room, start, jobs = left(), 0, []
+    for s, sh in enumerate(shards):  # each shard: its share of the budget, its drawn lines
+        share = None if room is None else room * sh["rows"] // total if total else room // buckets
+        picks = None if drawn is None else {x - start + 1 for x in drawn[bisect.bisect_left(
+            drawn, start):bisect.bisect_left(drawn, start + sh["rows"])]}
+        jobs.append((s, K.resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
+                     sh["rows"], buckets, (Wi, bi, ptype == "ranking"), share, picks, loc))
+        start += sh["rows"]
+    checked, run = 0, RUN_SHARDS.get()
+    for r in map(_check_shard, jobs) if run is None else run(_check_shard, jobs):
+        if r[0] == "fail":  # the first failing shard, in shard order
             raise Fail(r[1], r[2], r[3])
         checked += r[1]
         if r[2] is not None:  # within the shard's share: the verdict's work includes it
