@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, cast
 
@@ -40,7 +41,7 @@ _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
                "argmaxable-labels": {"labels"}}
 
 
-def det_sign(M: K.Mat) -> int:
+def det_sign(M: Sequence[K.Vec]) -> int:
     """Sign of det M by fraction-free (Bareiss) elimination on integer rows."""
     A = [K.scaled(r)[0] for r in M]  # positive row scalings keep the sign of det
     n, sign, prev = len(A), 1, 1
