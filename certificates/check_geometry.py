@@ -97,13 +97,13 @@ def _translation(obj: K.Obj, loc: str, parts: object = None) -> Any:
     target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
     K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
-    if not any(a) or not any(c):
-        K.fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
+    K.fail_if(not any(a) or not any(c), "zero-row", f"{loc}/W_translated",
+              "a translated row is zero (no cosine)")
     g = K.dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
-    if g * g != K.dot(a, a) * K.dot(c, c):
-        K.fail("not-parallel", f"{loc}/W_translated", f"rows {i} and {j} are not parallel")
-    if K.sgn(g) != target:
-        K.fail("cosine-sign", f"{loc}/target", f"cosine is {K.sgn(g)}, not {target}")
+    K.fail_if(g * g != K.dot(a, a) * K.dot(c, c), "not-parallel", f"{loc}/W_translated",
+              f"rows {i} and {j} are not parallel")
+    K.fail_if(K.sgn(g) != target, "cosine-sign", f"{loc}/target",
+              f"cosine is {K.sgn(g)}, not {target}")
     return W, labels, target
 
 
@@ -119,10 +119,9 @@ def _cosine_equal(obj: K.Obj, loc: str, parts: object = None) -> None:
     for i, j in combinations(range(len(W1)), 2):
         K.charge(unit)
         g, h = K.dot(A[i], A[j]), K.dot(B[i], B[j])
-        if K.sgn(g) != K.sgn(h):
-            K.fail("cosine-sign", f"{loc}", f"signs of <w_{i},w_{j}> differ")
-        if g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j]:
-            K.fail("cosine-magnitude", f"{loc}", f"|cos(w_{i}, w_{j})| differ")
+        K.fail_if(K.sgn(g) != K.sgn(h), "cosine-sign", loc, f"signs of <w_{i},w_{j}> differ")
+        K.fail_if(g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j], "cosine-magnitude", loc,
+                  f"|cos(w_{i}, w_{j})| differ")
 
 
 def _chirotope(obj: K.Obj, loc: str, parts: object = None) -> None:
@@ -134,9 +133,8 @@ def _chirotope(obj: K.Obj, loc: str, parts: object = None) -> None:
         s1, s2 = (det_sign([M[i] for i in S]) for M in (W1, W2))
         if sigma is None and s1:
             sigma = s1 * s2
-        if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
-            K.fail("chirotope-sign", f"{loc}", f"minor on rows {list(S)}: signs {s1}, {s2}"
-                       " do not agree up to one global sign")
+        K.fail_if(s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0), "chirotope-sign", loc,
+                  f"minor on rows {list(S)}: signs {s1}, {s2} do not agree up to one global sign")
     K.fail_if(not sigma, "rank", loc, f"rank is below d = {d}: every maximal minor is 0")
 
 
@@ -178,13 +176,13 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     dispatch) are of the kinds the theorem needs, and meet its hypotheses."""
     K.only(obj.get("parameters"), _PARAMETERS.get(cast(str, obj.get("theorem")), ()),
            f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
-    name, table = K.get(obj, "theorem", loc), _PARTS
-    K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
+    name = K.get(obj, "theorem", loc)
+    K.fail_if(name not in _PARTS, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     listed: list[Any] = K.read_field(K.read_list, obj, "parts", loc)
     results: list[Any] = [parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed)]
     kinds = [p["kind"] for p in listed]
-    K.fail_if(not re.fullmatch(table[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
-              f"{name} needs parts of the kinds {table[name]!r} (a regular expression)")
+    K.fail_if(not re.fullmatch(_PARTS[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
+              f"{name} needs parts of the kinds {_PARTS[name]!r} (a regular expression)")
 
     def same(cond: object, what: str) -> None:
         K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)

@@ -37,11 +37,10 @@ from . import linear
 from .linear import Row
 
 
-def read_model(obj: object, loc: str, wkey: str = "W", bkey: str = "bias"
+def read_model(obj: K.Obj, loc: str, wkey: str = "W", bkey: str = "bias"
                ) -> tuple[K.Mat, K.Vec]:
     """(W, b): b is all zeros when the certificate has no bias."""
-    W, b = K.read_field(K.read_matrix, obj, wkey, loc), K.get(obj, bkey, loc) if \
-        K.is_obj(obj) and obj.get(bkey) is not None else None
+    W, b = K.read_field(K.read_matrix, obj, wkey, loc), obj.get(bkey)
     return W, (Fraction(0),) * len(W) if b is None else K.read_vector(b, f"{loc}/{bkey}", len(W))
 
 
@@ -88,14 +87,12 @@ def _reduce(basis: list[tuple[int, tuple[int, ...]]], v: tuple[int, ...]) -> tup
 # ------------------------------------------------------------------- constraint rows
 def sign_rows(W: Any, b: Any, signs: Sequence[int], loc: str) -> list[Row]:
     """Rows s_i (w_i, b_i) that must be > 0; sign 0 only on identically zero rows (None)."""
-    rows: list[Row] = []
     for i, s in enumerate(signs):
         zero = not any(W[i]) and not b[i]
-        if (s == 0) != zero:
-            K.fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if zero else 'not '}identically"
-                   f" zero, so its sign must be {'0' if zero else '+1 or -1'} (topes only)")
-        rows.append(None if s == 0 else (tuple(s * x for x in W[i]), s * b[i]))
-    return rows
+        K.fail_if((s == 0) != zero, "face-sign", f"{loc}/{i}", f"row {i} is "
+                  f"{'' if zero else 'not '}identically zero, so its sign must be "
+                  f"{'0' if zero else '+1 or -1'} (topes only)")
+    return [None if s == 0 else (tuple(s * x for x in W[i]), s * b[i]) for i, s in enumerate(signs)]
 
 
 def ranking_rows(W: Any, b: Any, ranking: Sequence[int], loc: str) -> list[Row]:
@@ -127,10 +124,9 @@ def listed_pattern(rec: object, loc: str, ranking: bool, Wi: Any, bi: Any, d: in
     rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
     K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
               f"a full ranking lists all {len(Wi)} labels")
+    x = K.read_field(K.read_vector, rec, "witness", loc, d)
     if full:
-        witness_at(rows, rec, loc, d)
-    else:
-        K.read_field(K.read_vector, rec, "witness", loc, d)
+        linear.witness(rows, x, f"{loc}/witness")
     return value
 
 
