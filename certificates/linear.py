@@ -7,6 +7,7 @@
 Examples
 --------
 >>> from fractions import Fraction
+from operator import mul
 >>> witness([((1, 0), 0), ((0, 1), 0)], (Fraction(1), Fraction(1, 2)), "/witness")
 >>> gordan([((1,), 0), ((-1,), 0)], (Fraction(1), Fraction(1)), "/multipliers")
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from operator import mul
 from typing import Any
 
 from .kernel import fail, fail_if, scaled
@@ -28,11 +30,12 @@ def witness(rows: Sequence[Row], x: Sequence[Fraction], loc: str, what: str = "r
     """Every row (a, c) is strictly positive at x: a.x + c > 0, decided as a.p + c q > 0 for
     x = p / q (integers, q > 0)."""
     p, q = scaled(x)
+    w = len(p) * weight(q, *(r[1] for r in rows if r is not None))  # the dearest row's units
     for i, r in enumerate(rows):
         if r is not None:
-            charge(len(p) * weight(q, r[1]))
-            fail_if(sum(a * v for a, v in zip(r[0], p, strict=True)) + r[1] * q <= 0, "witness",
-                    loc, f"{what} {i} is not strictly positive at the witness")
+            charge(w)
+            if len(r[0]) != len(p) or sum(map(mul, r[0], p)) + r[1] * q <= 0:
+                fail("witness", loc, f"{what} {i} is not strictly positive at the witness")
 
 
 def gordan(rows: Sequence[Row], y: Sequence[Fraction], loc: str,

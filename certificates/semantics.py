@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
+from operator import neg
 from typing import Any
 
 from . import kernel as K
@@ -64,14 +65,15 @@ def primitive(v: Sequence[int]) -> tuple[int, ...]:
     g = math.gcd(*v)
     if not g:
         return ()
-    g = g if next(x for x in v if x) > 0 else -g
+    g = g if next(filter(None, v)) > 0 else -g
     return tuple(v) if g == 1 else tuple(x // g for x in v)
 
 
 def _step(v: Sequence[int], r: Sequence[int], p: int) -> tuple[int, ...]:
     """The primitive direction of v reduced by r at position p (``()`` when v is parallel
     to r): the one elimination step of the lattice's generation and of a flat's diagnosis."""
-    return primitive([r[p] * a - v[p] * b for a, b in zip(v, r)]) if v[p] else tuple(v)  # noqa: B905
+    x, y = v[p], r[p]
+    return primitive([y * a - x * b for a, b in zip(v, r)]) if x else tuple(v)  # noqa: B905
 
 
 def _reduce(basis: list[tuple[int, tuple[int, ...]]], v: tuple[int, ...]) -> tuple[int, ...]:
@@ -87,12 +89,12 @@ def _reduce(basis: list[tuple[int, tuple[int, ...]]], v: tuple[int, ...]) -> tup
 # ------------------------------------------------------------------- constraint rows
 def sign_rows(W: Any, b: Any, signs: Sequence[int], loc: str) -> list[Row]:
     """Rows s_i (w_i, b_i) that must be > 0; sign 0 only on identically zero rows (None)."""
-    for i, s in enumerate(signs):
-        zero = not any(W[i]) and not b[i]
-        K.fail_if((s == 0) != zero, "face-sign", f"{loc}/{i}", f"row {i} is "
-                  f"{'' if zero else 'not '}identically zero, so its sign must be "
-                  f"{'0' if zero else '+1 or -1'} (topes only)")
-    return [None if s == 0 else (tuple(s * x for x in W[i]), s * b[i]) for i, s in enumerate(signs)]
+    for i, s in enumerate(signs):  # sign 0 exactly on the identically zero rows
+        if (s == 0) == (any(W[i]) or b[i] != 0):
+            K.fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if s else 'not '}identically "
+                   f"zero, so its sign must be {'0' if s else '+1 or -1'} (topes only)")
+    return [None if s == 0 else (W[i], b[i]) if s > 0 else (tuple(map(neg, W[i])), -b[i])
+            for i, s in enumerate(signs)]
 
 
 def ranking_rows(W: Any, b: Any, ranking: Sequence[int], loc: str) -> list[Row]:
