@@ -195,10 +195,7 @@ def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
     texts: list[Any] = []
     for i, ref in enumerate(K.read_list(K.get(m, "parts", loc), f"{loc}/parts")):
         ploc = f"{loc}/parts/{i}"
-        K.only(ref, {"file", "sha256"}, ploc, "a proof part")
-        data = K.read_file(K.resolve(K.get(ref, "file", ploc), f"{ploc}/file"), ploc,
-                           K.get(ref, "sha256", ploc))
-        K.charge(len(data) // 8)  # as a shard's bytes; the numbers are charged when read
+        data = _referenced(ref, ploc, "a proof part")
         texts.extend(K.read_list(K.parse_json(data, ploc, "schema"), ploc))
         K.fail_if(len(texts) > n, "shape", ploc, f"more than {n} multipliers")
     return K.read_list(texts, loc, n)
@@ -262,26 +259,29 @@ def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
     return out
 
 
-def json_lines(data: bytes, loc: str) -> Iterator[tuple[str, Any]]:
-    """(location, object) per non-blank line of a JSON-lines shard."""
-    for n, line in enumerate(data.split(b"\n")):
-        if line.strip():
-            yield f"{loc}:{n + 1}", K.parse_json(line, f"{loc}:{n + 1}", "schema")
-
+def _referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes:
+    """The bytes of a referenced file ``{"file", "sha256"}`` (SHA-256 checked; ``inside``:
+    a shard, kept inside the certificate's folder), charged as they are read (the numbers
+    in them are charged when parsed)."""
+    K.only(ref, {"file", "sha256"}, loc, what)
+    data = K.read_file(K.resolve(K.get(ref, "file", loc), f"{loc}/file", inside), loc,
+                       K.get(ref, "sha256", loc))
+    K.charge(len(data) // 8)
+    return data
 
 
 def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
+    """(location, record) of the inline records, or per non-blank line of the JSON-lines
+    shards."""
     if "records" in obj:
         for n, r in enumerate(K.read_list(obj["records"], f"{loc}/records")):
             yield f"{loc}/records/{n}", r
         return
     for s, sh in enumerate(K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")):
         sloc = f"{loc}/shards/{s}"
-        K.only(sh, {"file", "sha256"}, sloc, "a shard reference")
-        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file", True), sloc,
-                         K.get(sh, "sha256", sloc))
-        K.charge(len(data) // 8)
-        yield from json_lines(data, sloc)
+        for n, line in enumerate(_referenced(sh, sloc, "a shard reference", True).split(b"\n")):
+            if line.strip():
+                yield f"{sloc}:{n + 1}", K.parse_json(line, f"{sloc}:{n + 1}", "schema")
 
 
 def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
