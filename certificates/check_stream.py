@@ -187,9 +187,8 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
                 rec = K.parse_json(line, rloc, "schema")
                 value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]), full)
                 checked += full
-                key = pattern_key(value)
-                K.fail_if(zlib.crc32(key) % buckets != s, "shard", rloc, f"pattern belongs to "
-                          f"shard {zlib.crc32(key) % buckets}, not {s}")
+                if (home := shard_of(value, buckets)) != s:
+                    K.fail("shard", rloc, f"pattern belongs to shard {home}, not {s}")
                 if prev is not None and not prev < value:
                     K.fail("duplicate-pattern" if prev == value else "order", rloc,
                            "patterns of a shard must be strictly increasing")
