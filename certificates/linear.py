@@ -7,7 +7,6 @@
 Examples
 --------
 >>> from fractions import Fraction
-from operator import mul
 >>> witness([((1, 0), 0), ((0, 1), 0)], (Fraction(1), Fraction(1, 2)), "/witness")
 >>> gordan([((1,), 0), ((-1,), 0)], (Fraction(1), Fraction(1)), "/multipliers")
 """
