@@ -136,8 +136,7 @@ def _head_from_file(ref: object, k: int, d: int, loc: str) -> Callable[[int], An
     vals = array("d" if hdr[1] == b"8" else "f", data)
     if sys.byteorder != "little":
         vals.byteswap()
-    K.fail_if(not all(map(math.isfinite, vals)), "number", loc,
-              "the head has a NaN or infinite entry")
+    K.fail_if(not all(map(math.isfinite, vals)), "number", loc, "a NaN or infinite head entry")
     return lambda i: vals[i * d:(i + 1) * d]
 
 
@@ -237,8 +236,7 @@ def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None
         limit = K.MAX_DIGITS
         if any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts):
             limit = max(limit, hadamard_digits(M.gordan_rows(k, rows)))
-        c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit)
-                  for i, t in enumerate(texts))
+        c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit) for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
@@ -308,8 +306,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
               len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
               "['all', 'box']")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
-    K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius",
-              "radius must be positive")
+    K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius", "radius must be > 0")
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
               "a radius needs the 'box' domain")
     head = K.get(obj, "head", loc)
@@ -349,8 +346,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
                 scope["checked"] += chosen
             counts[dom][v] += 1
     nxt = next(expected, None)
-    K.fail_if(nxt is not None, "labels", f"{loc}/labels",
-              f"no record of label {nxt} (records end early)")
+    K.fail_if(nxt is not None, "labels", f"{loc}/labels", f"no record of label {nxt} (too few)")
     K.fail_if(stated != counts, "count", f"{loc}/counts",
               f"stated counts {stated} differ from the records {counts}")
 

@@ -49,8 +49,7 @@ def det_sign(M: Sequence[K.Vec]) -> int:
         p = next((i for i in range(c, n) if A[i][c]), None)
         if p is None:
             return 0
-        if p != c:
-            A[c], A[p], sign = A[p], A[c], -sign
+        A[c], A[p], sign = A[p], A[c], sign if p == c else -sign
         K.charge((n - c) ** 2 * K.weight(A[c][c], prev))
         for i in range(c + 1, n):
             for j in range(c + 1, n):
@@ -61,10 +60,9 @@ def det_sign(M: Sequence[K.Vec]) -> int:
 
 def _pair(obj: K.Obj, loc: str) -> tuple[tuple[K.Mat, K.Vec], tuple[K.Mat, K.Vec]]:
     """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
-    (W1, b1), (W2, b2) = sem.read_model(obj, loc, "W1", "bias1"), sem.read_model(obj, loc, "W2",
-                                                                                 "bias2")
-    K.fail_if(len(W1) != len(W2), "shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
-    return (W1, b1), (W2, b2)
+    one, two = sem.read_model(obj, loc, "W1", "bias1"), sem.read_model(obj, loc, "W2", "bias2")
+    K.fail_if(len(one[0]) != len(two[0]), "shape", loc, "W1 and W2 differ in their rows' number")
+    return one, two
 
 
 # ---------------------------------------------------------------------- kind checkers
@@ -97,13 +95,11 @@ def _translation(obj: K.Obj, loc: str, parts: object = None) -> Any:
     target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
     K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
-    K.fail_if(not any(a) or not any(c), "zero-row", f"{loc}/W_translated",
-              "a translated row is zero (no cosine)")
+    K.fail_if(not any(a) or not any(c), "zero-row", f"{loc}/W_translated", "a zero row: no cosine")
     g = K.dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
     K.fail_if(g * g != K.dot(a, a) * K.dot(c, c), "not-parallel", f"{loc}/W_translated",
               f"rows {i} and {j} are not parallel")
-    K.fail_if(K.sgn(g) != target, "cosine-sign", f"{loc}/target",
-              f"cosine is {K.sgn(g)}, not {target}")
+    K.fail_if(K.sgn(g) != target, "cosine-sign", f"{loc}/target", f"cosine is {-target}")
     return W, labels, target
 
 

@@ -30,7 +30,6 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
-from operator import neg
 from typing import Any
 
 from . import kernel as K
@@ -89,7 +88,7 @@ def sign_rows(W: Any, b: Any, signs: Sequence[int], loc: str) -> list[Row]:
         if (s == 0) == (any(W[i]) or b[i] != 0):
             K.fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if s else 'not '}identically "
                    f"zero, so its sign must be {'0' if s else '+1 or -1'} (topes only)")
-    return [None if s == 0 else (W[i], b[i]) if s > 0 else (tuple(map(neg, W[i])), -b[i])
+    return [None if s == 0 else (W[i], b[i]) if s > 0 else (tuple(-x for x in W[i]), -b[i])
             for i, s in enumerate(signs)]
 
 
@@ -188,10 +187,9 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
               "the whole space (the empty flat) is not listed")
     lower: dict[int, list[int]] = {X: [] for X in flats}
     for X, (_, ups) in flats.items():
-        if T := next((T for T in ups if T not in flats), 0):
-            h = (T & ~X & -(T & ~X)).bit_length() - 1
-            K.fail("lattice-incomplete", loc, f"closure of flat {[j for j in R if X >> j & 1]}"
-                   f" and hyperplane {h} is not listed")
+        if T := next((T for T in ups if T not in flats), 0):  # a cover is never the bottom
+            K.fail("lattice-incomplete", loc, f"the cover {[j for j in R if T >> j & 1]} of a"
+                   " listed flat is not listed")
         for T in ups:
             lower[T].append(X)
     # mu(0, X) from the verified covers by Weisner's theorem: the flats below X form a
