@@ -185,20 +185,29 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
         flats[X] = (rank, [X | g for v, g in groups.items() if v != e])
     K.fail_if(0 not in flats, "lattice-bottom", loc,
               "the whole space (the empty flat) is not listed")
-    lower: dict[int, list[int]] = {X: [] for X in flats}
-    for X, (_, ups) in flats.items():
+    for _, ups in flats.values():
         if T := next((T for T in ups if T not in flats), 0):  # a cover is never the bottom
             K.fail("lattice-incomplete", loc, f"the cover {[j for j in R if T >> j & 1]} of a"
                    " listed flat is not listed")
+    return sum(map(abs, _moebius_covers(flats).values()))
+
+
+def _moebius_covers(flats: dict[int, Any]) -> dict[int, int]:
+    """``{X: mu(0, X)}`` from the verified cover relation, by Weisner's theorem.
+
+    ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X (flats as bit masks of
+    their hyperplanes).  The flats below X form a geometric lattice (those of the central
+    arrangement at a point of X), where for any atom ``a <= X`` (a hyperplane of X)
+    Weisner's theorem gives ``sum over Y with Y v a = X of mu(0, Y) = 0``; a ``Y < X`` with
+    ``Y v a = X`` is a lower cover of X without ``a`` (semimodularity), so
+    ``mu(0, X) = - sum of mu(0, Y) over the lower covers Y of X not containing a``: one
+    step per cover relation."""
+    lower: dict[int, list[int]] = {X: [] for X in flats}
+    for Y, (_, ups) in flats.items():
         for T in ups:
-            lower[T].append(X)
-    # mu(0, X) from the verified covers by Weisner's theorem: the flats below X form a
-    # geometric lattice (the central arrangement at a point of X), where for an atom a <= X
-    # (a hyperplane of X) the sum of mu(0, Y) over the Y with Y v a = X is 0; such a Y < X
-    # is a lower cover of X without a (semimodularity), so mu(0, X) = - sum of mu(0, Y)
-    # over the lower covers Y of X not containing a (X's first hyperplane).
+            lower[T].append(Y)
     K.charge(len(flats) + sum(len(v) for v in lower.values()))
     mu: dict[int, int] = {}
     for X in sorted(flats, key=lambda F: flats[F][0]):  # lower covers have smaller rank
-        mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & X & -X) if X else 1
-    return sum(map(abs, mu.values()))
+        mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & X & -X) if X else 1  # X & -X: a in X
+    return mu
