@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
+from operator import neg
 from typing import Any
 
 from . import kernel as K
@@ -68,16 +69,20 @@ def primitive(v: Sequence[int]) -> tuple[int, ...]:
     return tuple(v) if g == 1 else tuple(x // g for x in v)
 
 
+def _step(v: Sequence[int], r: Sequence[int], p: int) -> tuple[int, ...]:
+    """The primitive direction of v reduced by r at position p (``()`` when v is parallel
+    to r): the one elimination step of the lattice's generation and of a flat's diagnosis."""
+    x, y = v[p], r[p]
+    return primitive([y * a - x * b for a, b in zip(v, r)]) if x else tuple(v)  # noqa: B905
+
+
 def _reduce(basis: list[tuple[int, tuple[int, ...]]], v: tuple[int, ...]) -> tuple[int, ...]:
-    """v (primitive) reduced by an echelon basis [(pivot, row)] at its pivots, made primitive
-    again: ``()`` when v is in its span; else the one primitive direction (first non-zero
-    entry > 0) of v modulo the span with zeros at the pivots (each basis row is zero at the
-    pivots before its own, so a step keeps the earlier zeros)."""
+    """v (primitive) reduced by an echelon basis [(pivot, row)]: ``()`` when in its span."""
     K.charge(len(v) + len(basis))  # the pivot scan and the gcd, even when nothing reduces
     for p, e in basis:
         if v and v[p]:
             K.charge(len(v) * K.weight(e[p], v[p]))
-            v = primitive([e[p] * a - v[p] * b for a, b in zip(v, e)])  # noqa: B905
+            v = _step(v, e, p)
     return v
 
 
@@ -88,7 +93,7 @@ def sign_rows(W: Any, b: Any, signs: Sequence[int], loc: str) -> list[Row]:
         if (s == 0) == (any(W[i]) or b[i] != 0):
             K.fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if s else 'not '}identically "
                    f"zero, so its sign must be {'0' if s else '+1 or -1'} (topes only)")
-    return [None if s == 0 else (W[i], b[i]) if s > 0 else (tuple(-x for x in W[i]), -b[i])
+    return [None if s == 0 else (W[i], b[i]) if s > 0 else (tuple(map(neg, W[i])), -b[i])
             for i, s in enumerate(signs)]
 
 
@@ -147,16 +152,14 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
     """Verify the listed intersection lattice of the non-constant rows of H; return the
     number of regions sum |mu(0, X)| (Zaslavsky's theorem).
 
-    Each listed flat X (the bit mask of its hyperplanes) is checked on its own, in list
-    order: an echelon basis of its rows (homogeneous: (a, c)) has the stated rank
-    (``flat-rank``) and leaves the constant function ``e`` outside its span
-    (``flat-empty``); every other row has a non-zero residual modulo X (``flat-closed``);
-    X is listed once (``flat-duplicate``).  The rows outside X grouped by residual
-    direction are the covers of X: the closure of X and a row h is X with h's group
-    (rows in the span of X and h), empty when the direction is e's.  The whole space is
-    listed (``lattice-bottom``) and every cover of a listed flat is listed
-    (``lattice-incomplete``), so by induction on the rank the list is the lattice."""
+    The lattice is generated from the whole space upwards (:func:`_generate`, one
+    elimination step per cover) and compared with the list; a listed flat that was not
+    generated, or has another rank, is checked on its own (:func:`_diagnose`), which names
+    what is wrong with it."""
     R = {i: primitive(K.scaled((*a, c))[0]) for i, (a, c) in enumerate(H) if any(a)}
+    bits = max((abs(x).bit_length() for r in R.values() for x in r), default=0)
+    E = (0,) * d + (1,)
+    listed: dict[int, int] = {}
     parsed = []
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
@@ -165,43 +168,109 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
         if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
             K.fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                    " of non-constant rows")
-        parsed.append((fl, hs, K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)))
-    flats: dict[int, Any] = {}
-    for fl, hs, rank in parsed:  # in list order: the first bad flat fails
-        basis: list[tuple[int, tuple[int, ...]]] = []
-        for h in hs:
-            if r := _reduce(basis, R[h]):
-                basis.append((next(i for i, x in enumerate(r) if x), r))
-        e = _reduce(basis, (0,) * d + (1,))
-        K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
-        K.fail_if(len(basis) != rank, "flat-rank", f"{fl}/rank",
-                  f"stated rank {rank}, actual {len(basis)}")
-        X, groups = sum(1 << h for h in hs), dict[tuple[int, ...], int]()
-        for j in (j for j in R if not X >> j & 1):
-            v = _reduce(basis, R[j])
-            K.fail_if(not v, "flat-closed", fl, f"not closed: hyperplane {j} contains this flat")
-            groups[v] = groups.get(v, 0) | 1 << j
-        K.fail_if(X in flats, "flat-duplicate", fl, "flat listed twice")
-        flats[X] = (rank, [X | g for v, g in groups.items() if v != e])
-    K.fail_if(0 not in flats, "lattice-bottom", loc,
+        rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
+        X = sum(1 << h for h in hs)  # a flat as the bit mask of its hyperplanes
+        parsed.append((fl, X, hs, rank))
+        listed.setdefault(X, rank)
+    flats, missing = _generate(R, E, listed, bits, d + 1)
+    seen: set[int] = set()
+    for fl, X, hs, rank in parsed:  # in list order: the first bad flat fails
+        if X not in flats or flats[X][0] != rank or X in seen:
+            _diagnose(R, E, X, hs, rank, fl, seen)
+        seen.add(X)
+    K.fail_if(0 not in listed, "lattice-bottom", loc,
               "the whole space (the empty flat) is not listed")
-    for _, ups in flats.values():
-        if T := next((T for T in ups if T not in flats), 0):  # a cover is never the bottom
-            K.fail("lattice-incomplete", loc, f"the cover {[j for j in R if T >> j & 1]} of a"
-                   " listed flat is not listed")
-    return sum(map(abs, _moebius_covers(flats).values()))
+    if missing is not None:
+        X, h = missing
+        K.fail("lattice-incomplete", loc, f"closure of flat {[j for j in R if X >> j & 1]} and"
+               f" hyperplane {h} is not listed")
+    K.fail_if(flats.keys() != listed.keys(), "lattice-incomplete", loc,
+              "the listed flats are not the lattice")
+    return sum(abs(m) for m in _moebius_covers(flats).values())
+
+
+def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[int, int],
+              bits: int, n: int) -> tuple[dict[int, Any], tuple[int, int] | None]:
+    """``({X: (rank, covers of X)}, None)``: the lattice of the non-empty flats of the rows
+    ``R`` (a flat: the bit mask of its hyperplanes), generated from the whole space
+    upwards; or ``(partial, (X, h))`` as soon as the closure of a flat X and a hyperplane
+    h is not in ``listed`` (so the work is bounded by the list's length).
+
+    A node is a flat X with the residuals modulo X of the rows outside X, grouped by
+    direction (primitive, first non-zero entry > 0): the rows of one direction ``r`` are
+    the hyperplanes added by the cover ``X + r``, and the group parallel to the constant
+    function's residual ``e`` would make it empty (affine case).  The residuals of a cover
+    are those of X's other groups reduced by ``r`` at its first non-zero position (where
+    every residual modulo X is zero at X's pivots): one elimination step per group, not
+    per row and pivot.  All residuals of one node are reductions by the same pivots, so
+    two rows have parallel residuals exactly when they are parallel modulo the span of X,
+    whatever the path that reached X.  A primitive residual direction divides minors of
+    order at most n of the rows (Hadamard: under ``n (bits + log2 n)`` bits); the meter
+    charges from that bound."""
+    top = 2 * n * (bits + n.bit_length()) + 2
+    unit = n * (1 + (top >> 8) ** 2)
+    groups: dict[tuple[int, ...], int] = {}
+    for j, r in R.items():
+        groups[r] = groups.get(r, 0) | 1 << j
+    flats: dict[int, Any] = {0: (0, None)}
+    stack = [(0, 0, groups, primitive(E))]
+    while stack:
+        X, rank, groups, e = stack.pop()
+        K.charge(len(groups))
+        ups = []
+        for r, hs in groups.items():
+            if r == e:
+                continue  # X meets these hyperplanes nowhere
+            T = X | hs
+            ups.append(T)
+            if T in flats:
+                continue
+            if T not in listed:
+                flats[X] = (rank, ups)
+                return flats, (X, (hs & -hs).bit_length() - 1)
+            K.charge(len(groups) * unit)
+            p = next(i for i, x in enumerate(r) if x)
+            sub: dict[tuple[int, ...], int] = {}
+            for v, js in groups.items():
+                if v is not r:
+                    v = _step(v, r, p)
+                    sub[v] = sub.get(v, 0) | js
+            flats[T] = (rank + 1, None)
+            stack.append((T, rank + 1, sub, _step(e, r, p)))
+        flats[X] = (rank, ups)
+    return flats, None
+
+
+def _diagnose(R: dict[int, tuple[int, ...]], E: tuple[int, ...], X: int, hs: Sequence[int],
+              rank: int, fl: str, seen: set[int]) -> None:
+    """The checks of one listed flat on its own: non-empty (``flat-empty``), of the stated
+    rank (``flat-rank``), closed (``flat-closed``), listed once (``flat-duplicate``)."""
+    basis: list[tuple[int, tuple[int, ...]]] = []
+    for h in hs:  # an echelon basis of the flat's rows
+        if r := _reduce(basis, R[h]):
+            basis.append((next(i for i, x in enumerate(r) if x), r))
+    K.fail_if(not _reduce(basis, E), "flat-empty", fl,
+              "these hyperplanes have an empty intersection")
+    K.fail_if(len(basis) != rank, "flat-rank", f"{fl}/rank",
+              f"stated rank {rank}, actual {len(basis)}")
+    zero = next((j for j, r in R.items() if not X >> j & 1 and not _reduce(basis, r)), None)
+    K.fail_if(zero is not None, "flat-closed", fl,
+              f"not closed: hyperplane {zero} contains this flat")
+    K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
 
 
 def _moebius_covers(flats: dict[int, Any]) -> dict[int, int]:
     """``{X: mu(0, X)}`` from the verified cover relation, by Weisner's theorem.
 
     ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X (flats as bit masks of
-    their hyperplanes).  The flats below X form a geometric lattice (those of the central
-    arrangement at a point of X), where for any atom ``a <= X`` (a hyperplane of X)
-    Weisner's theorem gives ``sum over Y with Y v a = X of mu(0, Y) = 0``; a ``Y < X`` with
-    ``Y v a = X`` is a lower cover of X without ``a`` (semimodularity), so
-    ``mu(0, X) = - sum of mu(0, Y) over the lower covers Y of X not containing a``: one
-    step per cover relation."""
+    their hyperplanes).  The flats below X form
+    a geometric lattice (those of the central arrangement at a point of X), where for any
+    atom ``a <= X`` (a hyperplane of X) Weisner's theorem gives
+    ``sum over Y with Y v a = X of mu(0, Y) = 0``; a ``Y < X`` with ``Y v a = X`` is a
+    lower cover of X without ``a`` (semimodularity), so
+    ``mu(0, X) = - sum of mu(0, Y) over the lower covers Y of X not containing a``.  One
+    step per cover relation (the previous revision summed over every flat below X: the
+    same numbers, tested against the engine's, at a cost growing with the depth)."""
     lower: dict[int, list[int]] = {X: [] for X in flats}
     for Y, (_, ups) in flats.items():
         for T in ups:
@@ -209,5 +278,9 @@ def _moebius_covers(flats: dict[int, Any]) -> dict[int, int]:
     K.charge(len(flats) + sum(len(v) for v in lower.values()))
     mu: dict[int, int] = {}
     for X in sorted(flats, key=lambda F: flats[F][0]):  # lower covers have smaller rank
-        mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & X & -X) if X else 1  # X & -X: a in X
+        if X:
+            a = X & -X  # its first hyperplane (flats are bit masks of hyperplanes)
+            mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & a)
+        else:
+            mu[X] = 1
     return mu
