@@ -233,9 +233,8 @@ def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None
                   f"and number at most {M.cap}")
         # a number longer than the default limit is read only up to the Hadamard bound of
         # this proof's own rows (SPEC.md section 9, "Number sizes")
-        limit = K.MAX_DIGITS
-        if any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts):
-            limit = max(limit, hadamard_digits(M.gordan_rows(k, rows)))
+        long = any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts)
+        limit = hadamard_digits(M.gordan_rows(k, rows)) if long else K.MAX_DIGITS
         c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit) for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")

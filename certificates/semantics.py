@@ -178,8 +178,7 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
         if X not in flats or flats[X][0] != rank or X in seen:
             _diagnose(R, E, X, hs, rank, fl, seen)
         seen.add(X)
-    K.fail_if(0 not in listed, "lattice-bottom", loc,
-              "the whole space (the empty flat) is not listed")
+    K.fail_if(0 not in listed, "lattice-bottom", loc, "the whole space (no hyperplane) is unlisted")
     if missing is not None:
         X, h = missing
         K.fail("lattice-incomplete", loc, f"closure of flat {[j for j in R if X >> j & 1]} and"
@@ -249,13 +248,10 @@ def _diagnose(R: dict[int, tuple[int, ...]], E: tuple[int, ...], X: int, hs: Seq
     for h in hs:  # an echelon basis of the flat's rows
         if r := _reduce(basis, R[h]):
             basis.append((next(i for i, x in enumerate(r) if x), r))
-    K.fail_if(not _reduce(basis, E), "flat-empty", fl,
-              "these hyperplanes have an empty intersection")
-    K.fail_if(len(basis) != rank, "flat-rank", f"{fl}/rank",
-              f"stated rank {rank}, actual {len(basis)}")
+    K.fail_if(not _reduce(basis, E), "flat-empty", fl, "the hyperplanes' intersection is empty")
+    K.fail_if(len(basis) != rank, "flat-rank", f"{fl}/rank", f"rank {rank}, actual {len(basis)}")
     zero = next((j for j, r in R.items() if not X >> j & 1 and not _reduce(basis, r)), None)
-    K.fail_if(zero is not None, "flat-closed", fl,
-              f"not closed: hyperplane {zero} contains this flat")
+    K.fail_if(zero is not None, "flat-closed", fl, f"not closed: hyperplane {zero} contains it")
     K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
 
 
