@@ -52,7 +52,6 @@ _WHERE = {
     "NPY_HEADER": ("check_audit", "NPY_HEADER"),
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
-    "default_budget": ("check_stream", "default_budget"),
     "line_units": ("check_stream", "line_units"), "read_model": ("semantics", "read_model"),
     "integer_model": ("semantics", "integer_model"),
     "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_orbit", "THEOREMS"),
@@ -67,7 +66,7 @@ _WHERE = {
     "FAMILY_KINDS": ("check_family", "KINDS"), "FAMILY_LOSS_OF": ("check_family", "LOSS_OF"),
     "family_bounds": ("check_family", "bounds"), "check_family": ("check_family", "check"),
 }
-__all__ = sorted([*_WHERE, "bracket_bounds", "int_to_str"])
+__all__ = sorted([*_WHERE, "bracket_bounds", "default_budget", "int_to_str"])
 
 #: Largest integer converted by the built-in ``str`` (13,000 bits: under 3,914 + 1 digits).
 _PIECE_BITS = 13000
@@ -96,6 +95,26 @@ def int_to_str(n: int) -> str:
     half = (n.bit_length() * 30103 // 100000) // 2  # about half the digits
     hi, lo = divmod(n, pow10(half))
     return int_to_str(hi) + int_to_str(lo).zfill(half)
+
+
+def default_budget(obj: Any) -> int:
+    """The default budget of a streamed certificate (assumes its fields parse): what
+    ``check`` without ``--max-work`` allows, the default work plus the streamed check's own
+    grant (:func:`.check_stream.allowance`; the checker grants it itself, so this figure
+    decides no verdict).
+
+    Examples
+    --------
+    >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
+    >>> from logitgeom_certificates.meter import DEFAULT_MAX_WORK
+    >>> default_budget(c) - DEFAULT_MAX_WORK
+    60
+    """
+    from .check_stream import allowance
+    from .meter import DEFAULT_MAX_WORK
+
+    return DEFAULT_MAX_WORK + allowance(len(obj["lattice"]), len(obj["W"]), len(obj["W"][0]),
+                                        obj["pattern"], sum(s["rows"] for s in obj["shards"]))
 
 
 def bracket_bounds(obj: Any) -> tuple[Any, Any]:

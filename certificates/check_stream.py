@@ -61,7 +61,7 @@ from .errors import Fail
 from .meter import budget, charge, grant, left, used
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "RUN_SHARDS",
-           "DEFAULT_REGIONS", "allowance", "default_budget", "line_units"]
+           "DEFAULT_REGIONS", "allowance", "line_units"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
@@ -134,20 +134,6 @@ def line_units(k: int, d: int, bits: int = 0) -> int:
     """
     w = 1 + (1 + (bits >> 7)) ** 2
     return (k * (d + 1) + 2 * d + 2) * w
-
-
-def default_budget(obj: K.Obj) -> int:
-    """The default budget of a streamed certificate (assumes its fields parse): what
-    ``check`` without ``--max-work`` allows.
-
-    Examples
-    --------
-    >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
-    >>> default_budget(c) - K.DEFAULT_MAX_WORK
-    60
-    """
-    return K.DEFAULT_MAX_WORK + allowance(len(obj["lattice"]), len(obj["W"]), len(obj["W"][0]),
-                                          obj["pattern"], sum(s["rows"] for s in obj["shards"]))
 
 
 def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, bytes]]:
