@@ -44,7 +44,7 @@ from typing import Any
 _WHERE = {
     "FORMAT": ("kernel", "FORMAT"), "VERSION": ("kernel", "VERSION"),
     "MAX_DIGITS": ("kernel", "MAX_DIGITS"), "Fail": ("errors", "Fail"),
-    "int_to_str": ("bigint", "int_to_str"), "str_to_int": ("bigint", "str_to_int"),
+    "str_to_int": ("bigint", "str_to_int"),
     "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("meter", "DEFAULT_MAX_WORK"),
     "THEOREMS": ("check", "THEOREMS"),
     "KINDS": ("check", "KINDS"), "check": ("check", "check"),
@@ -53,7 +53,6 @@ _WHERE = {
     "NPY_HEADER": ("check_audit", "NPY_HEADER"),
     "sign_rows": ("semantics", "sign_rows"), "ranking_rows": ("semantics", "ranking_rows"),
     "arrangement": ("semantics", "arrangement"), "pattern_key": ("check_stream", "pattern_key"),
-    "default_budget": ("check_stream", "default_budget"),
     "line_units": ("check_stream", "line_units"), "read_model": ("semantics", "read_model"),
     "integer_model": ("semantics", "integer_model"),
     "BRACKET_KINDS": ("check_bracket", "KINDS"), "BRACKET_THEOREMS": ("check_orbit", "THEOREMS"),
@@ -67,7 +66,8 @@ _WHERE = {
     "FAMILY_KINDS": ("check_family", "KINDS"), "FAMILY_LOSS_OF": ("check_family", "LOSS_OF"),
     "check_family": ("check_family", "check"),
 }
-__all__ = sorted([*_WHERE, "bracket_bounds", "family_bounds", "orbital_labels", "orbital_mean"])
+__all__ = sorted([*_WHERE, "bracket_bounds", "default_budget", "family_bounds", "int_to_str",
+                  "orbital_labels", "orbital_mean"])
 
 
 def orbital_mean(M: Any, gens: Any) -> list[list[Any]]:
@@ -108,6 +108,54 @@ def orbital_labels(m: int, gens: Any) -> list[int]:
                         todo.append(x)
             count += 1
     return lab
+
+#: Largest integer converted by the built-in ``str`` (13,000 bits: under 3,914 + 1 digits).
+_PIECE_BITS = 13000
+
+
+def int_to_str(n: int) -> str:
+    """Decimal text of the integer ``n`` (any length; ``"-"`` for negatives), in pieces
+    below the interpreter's digit limit: how the engine writes long numbers (the checker
+    reads them with ``str_to_int``, :mod:`.bigint`; writing decides no verdict).
+
+    Examples
+    --------
+    >>> int_to_str(10 ** 5000) == "1" + "0" * 5000, int_to_str(-12)
+    (True, '-12')
+    >>> from logitgeom_certificates.bigint import str_to_int
+    >>> s = int_to_str(7 ** 20000)                       # 16,902 digits
+    >>> len(s), str_to_int(s) == 7 ** 20000
+    (16902, True)
+    """
+    if n < 0:
+        return "-" + int_to_str(-n)
+    if n.bit_length() <= _PIECE_BITS:
+        return str(n)
+    from .bigint import pow10
+
+    half = (n.bit_length() * 30103 // 100000) // 2  # about half the digits
+    hi, lo = divmod(n, pow10(half))
+    return int_to_str(hi) + int_to_str(lo).zfill(half)
+
+
+def default_budget(obj: Any) -> int:
+    """The default budget of a streamed certificate (assumes its fields parse): what
+    ``check`` without ``--max-work`` allows, the default work plus the streamed check's own
+    grant (:func:`.check_stream.allowance`; the checker grants it itself, so this figure
+    decides no verdict).
+
+    Examples
+    --------
+    >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
+    >>> from logitgeom_certificates.meter import DEFAULT_MAX_WORK
+    >>> default_budget(c) - DEFAULT_MAX_WORK
+    60
+    """
+    from .check_stream import allowance
+    from .meter import DEFAULT_MAX_WORK
+
+    return DEFAULT_MAX_WORK + allowance(len(obj["lattice"]), len(obj["W"]), len(obj["W"][0]),
+                                        obj["pattern"], sum(s["rows"] for s in obj["shards"]))
 
 
 def bracket_bounds(obj: Any) -> tuple[Any, Any]:

@@ -136,8 +136,7 @@ def _head_from_file(ref: object, k: int, d: int, loc: str) -> Callable[[int], An
     vals = array("d" if hdr[1] == b"8" else "f", data)
     if sys.byteorder != "little":
         vals.byteswap()
-    K.fail_if(not all(map(math.isfinite, vals)), "number", loc,
-              "the head has a NaN or infinite entry")
+    K.fail_if(not all(map(math.isfinite, vals)), "number", loc, "a NaN or infinite head entry")
     return lambda i: vals[i * d:(i + 1) * d]
 
 
@@ -195,10 +194,7 @@ def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
     texts: list[Any] = []
     for i, ref in enumerate(K.read_list(K.get(m, "parts", loc), f"{loc}/parts")):
         ploc = f"{loc}/parts/{i}"
-        K.only(ref, {"file", "sha256"}, ploc, "a proof part")
-        data = K.read_file(K.resolve(K.get(ref, "file", ploc), f"{ploc}/file"), ploc,
-                           K.get(ref, "sha256", ploc))
-        K.charge(len(data) // 8)  # as a shard's bytes; the numbers are charged when read
+        data = _referenced(ref, ploc, "a proof part")
         texts.extend(K.read_list(K.parse_json(data, ploc, "schema"), ploc))
         K.fail_if(len(texts) > n, "shape", ploc, f"more than {n} multipliers")
     return K.read_list(texts, loc, n)
@@ -237,11 +233,9 @@ def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None
                   f"and number at most {M.cap}")
         # a number longer than the default limit is read only up to the Hadamard bound of
         # this proof's own rows (SPEC.md section 9, "Number sizes")
-        limit = K.MAX_DIGITS
-        if any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts):
-            limit = max(limit, hadamard_digits(M.gordan_rows(k, rows)))
-        c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit)
-                  for i, t in enumerate(texts))
+        long = any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts)
+        limit = hadamard_digits(M.gordan_rows(k, rows)) if long else K.MAX_DIGITS
+        c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit) for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
@@ -262,26 +256,29 @@ def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
     return out
 
 
-def json_lines(data: bytes, loc: str) -> Iterator[tuple[str, Any]]:
-    """(location, object) per non-blank line of a JSON-lines shard."""
-    for n, line in enumerate(data.split(b"\n")):
-        if line.strip():
-            yield f"{loc}:{n + 1}", K.parse_json(line, f"{loc}:{n + 1}", "schema")
-
+def _referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes:
+    """The bytes of a referenced file ``{"file", "sha256"}`` (SHA-256 checked; ``inside``:
+    a shard, kept inside the certificate's folder), charged as they are read (the numbers
+    in them are charged when parsed)."""
+    K.only(ref, {"file", "sha256"}, loc, what)
+    data = K.read_file(K.resolve(K.get(ref, "file", loc), f"{loc}/file", inside), loc,
+                       K.get(ref, "sha256", loc))
+    K.charge(len(data) // 8)
+    return data
 
 
 def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
+    """(location, record) of the inline records, or per non-blank line of the JSON-lines
+    shards."""
     if "records" in obj:
         for n, r in enumerate(K.read_list(obj["records"], f"{loc}/records")):
             yield f"{loc}/records/{n}", r
         return
     for s, sh in enumerate(K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")):
         sloc = f"{loc}/shards/{s}"
-        K.only(sh, {"file", "sha256"}, sloc, "a shard reference")
-        data = K.read_file(K.resolve(K.get(sh, "file", sloc), f"{sloc}/file", True), sloc,
-                         K.get(sh, "sha256", sloc))
-        K.charge(len(data) // 8)
-        yield from json_lines(data, sloc)
+        for n, line in enumerate(_referenced(sh, sloc, "a shard reference", True).split(b"\n")):
+            if line.strip():
+                yield f"{sloc}:{n + 1}", K.parse_json(line, f"{sloc}:{n + 1}", "schema")
 
 
 def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
@@ -308,8 +305,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
               len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
               "['all', 'box']")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
-    K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius",
-              "radius must be positive")
+    K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius", "radius must be > 0")
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
               "a radius needs the 'box' domain")
     head = K.get(obj, "head", loc)
@@ -349,8 +345,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
                 scope["checked"] += chosen
             counts[dom][v] += 1
     nxt = next(expected, None)
-    K.fail_if(nxt is not None, "labels", f"{loc}/labels",
-              f"no record of label {nxt} (records end early)")
+    K.fail_if(nxt is not None, "labels", f"{loc}/labels", f"no record of label {nxt} (too few)")
     K.fail_if(stated != counts, "count", f"{loc}/counts",
               f"stated counts {stated} differ from the records {counts}")
 

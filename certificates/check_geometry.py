@@ -17,13 +17,13 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, cast
 
 from . import kernel as K
+from . import linear
 from . import semantics as sem
-from .linear import det_sign
-from .meter import charge, weight
 
 _PC = "pattern-complete pattern-complete"
 #: Theorem -> the kinds of its parts, in order: a regular expression over the part kinds
@@ -41,19 +41,48 @@ _PARAMETERS = {"centred-cosine-ranking": {"labels", "cosine_at_least"},
                "argmaxable-labels": {"labels"}}
 
 
+def det_sign(M: Sequence[K.Vec]) -> int:
+    """Sign of det M by fraction-free (Bareiss) elimination on integer rows."""
+    A = [K.scaled(r)[0] for r in M]  # positive row scalings keep the sign of det
+    n, sign, prev = len(A), 1, 1
+    for c in range(n):
+        p = next((i for i in range(c, n) if A[i][c]), None)
+        if p is None:
+            return 0
+        A[c], A[p], sign = A[p], A[c], sign if p == c else -sign
+        K.charge((n - c) ** 2 * K.weight(A[c][c], prev))
+        for i in range(c + 1, n):
+            for j in range(c + 1, n):
+                A[i][j] = (A[i][j] * A[c][c] - A[i][c] * A[c][j]) // prev
+        prev = A[c][c]
+    return sign * K.sgn(A[n - 1][n - 1])
+
+
+def _pair(obj: K.Obj, loc: str) -> tuple[tuple[K.Mat, K.Vec], tuple[K.Mat, K.Vec]]:
+    """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
+    one, two = sem.read_model(obj, loc, "W1", "bias1"), sem.read_model(obj, loc, "W2", "bias2")
+    K.fail_if(len(one[0]) != len(two[0]), "shape", loc, "W1 and W2 differ in their rows' number")
+    return one, two
+
+
 # ---------------------------------------------------------------------- kind checkers
-def _single(obj: K.Obj, loc: str, parts: object = None) -> None:
-    """sign-/ranking-feasible (witness) and -infeasible (Gordan multipliers)."""
-    ranking, feasible = obj["kind"].startswith("ranking"), obj["kind"].endswith("-feasible")
+def _single(obj: K.Obj, loc: str, parts: object = None) -> Any:
+    """sign-/ranking-feasible (witness) and -infeasible (Gordan multipliers); returns the
+    reading (W, b, signs or ranking)."""
+    ranking = obj["kind"].startswith("ranking")
     W, b = sem.read_model(obj, loc)
-    rows, _ = sem.claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
-    if feasible:
+    rows, value = sem.claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
+    if obj["kind"].endswith("-feasible"):
         sem.witness_at(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
     else:
-        sem.gordan_at(rows, obj, loc)
+        linear.gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
+                      f"{loc}/multipliers")
+    return W, b, value
 
 
-def _translation(obj: K.Obj, loc: str, parts: object = None) -> None:
+def _translation(obj: K.Obj, loc: str, parts: object = None) -> Any:
+    """A translation's rows, and the sign of a cosine (+1 or -1: parallel rows); returns
+    the reading (W, labels, target)."""
     W, _ = sem.read_model(obj, loc)
     v = K.read_field(K.read_vector, obj, "v", loc, len(W[0]))
     Wt = K.read_field(K.read_matrix, obj, "W_translated", loc, len(W[0]), len(W))
@@ -66,35 +95,33 @@ def _translation(obj: K.Obj, loc: str, parts: object = None) -> None:
     target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
     K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
-    if not any(a) or not any(c):
-        K.fail("zero-row", f"{loc}/W_translated", "a translated row is zero (no cosine)")
+    K.fail_if(not any(a) or not any(c), "zero-row", f"{loc}/W_translated", "a zero row: no cosine")
     g = K.dot(a, c)  # Cauchy-Schwarz: equality iff a and c are parallel; then cos = sign(g)
-    if g * g != K.dot(a, a) * K.dot(c, c):
-        K.fail("not-parallel", f"{loc}/W_translated", f"rows {i} and {j} are not parallel")
-    if K.sgn(g) != target:
-        K.fail("cosine-sign", f"{loc}/target", f"cosine is {K.sgn(g)}, not {target}")
+    K.fail_if(g * g != K.dot(a, a) * K.dot(c, c), "not-parallel", f"{loc}/W_translated",
+              f"rows {i} and {j} are not parallel")
+    K.fail_if(K.sgn(g) != target, "cosine-sign", f"{loc}/target", f"cosine is {-target}")
+    return W, labels, target
 
 
 def _cosine_equal(obj: K.Obj, loc: str, parts: object = None) -> None:
-    (W1, _), (W2, _) = sem.read_pair(obj, loc)
+    (W1, _), (W2, _) = _pair(obj, loc)
     for name, M in (("W1", W1), ("W2", W2)):
         i = next((i for i, r in enumerate(M) if not any(r)), None)
         K.fail_if(i is not None, "zero-row", f"{loc}/{name}/{i}", "a zero row has no cosine")
     A, B = ([K.scaled(r)[0] for r in M] for M in (W1, W2))  # a row's positive scaling keeps cosines
     big = max((abs(x) for r in A + B for x in r), default=0)
-    unit = (len(W1[0]) + len(W2[0])) * weight(big) + 4 * weight(big * big)
+    unit = (len(W1[0]) + len(W2[0])) * K.weight(big) + 4 * K.weight(big * big)
     nA, nB = [K.dot(r, r) for r in A], [K.dot(r, r) for r in B]
     for i, j in combinations(range(len(W1)), 2):
-        charge(unit)
+        K.charge(unit)
         g, h = K.dot(A[i], A[j]), K.dot(B[i], B[j])
-        if K.sgn(g) != K.sgn(h):
-            K.fail("cosine-sign", f"{loc}", f"signs of <w_{i},w_{j}> differ")
-        if g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j]:
-            K.fail("cosine-magnitude", f"{loc}", f"|cos(w_{i}, w_{j})| differ")
+        K.fail_if(K.sgn(g) != K.sgn(h), "cosine-sign", loc, f"signs of <w_{i},w_{j}> differ")
+        K.fail_if(g * g * nB[i] * nB[j] != h * h * nA[i] * nA[j], "cosine-magnitude", loc,
+                  f"|cos(w_{i}, w_{j})| differ")
 
 
 def _chirotope(obj: K.Obj, loc: str, parts: object = None) -> None:
-    (W1, _), (W2, _) = sem.read_pair(obj, loc)
+    (W1, _), (W2, _) = _pair(obj, loc)
     k, d = len(W1), len(W1[0])
     K.fail_if(len(W2[0]) != d or d > k, "shape", loc, "W1 and W2 must both be k x d with d <= k")
     sigma = None
@@ -102,9 +129,8 @@ def _chirotope(obj: K.Obj, loc: str, parts: object = None) -> None:
         s1, s2 = (det_sign([M[i] for i in S]) for M in (W1, W2))
         if sigma is None and s1:
             sigma = s1 * s2
-        if s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0):
-            K.fail("chirotope-sign", f"{loc}", f"minor on rows {list(S)}: signs {s1}, {s2}"
-                       " do not agree up to one global sign")
+        K.fail_if(s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0), "chirotope-sign", loc,
+                  f"minor on rows {list(S)}: signs {s1}, {s2} do not agree up to one global sign")
     K.fail_if(not sigma, "rank", loc, f"rank is below d = {d}: every maximal minor is 0")
 
 
@@ -120,12 +146,15 @@ def _pattern_complete(obj: K.Obj, loc: str, parts: object = None) -> Any:
         value = sem.listed_pattern(p, f"{loc}/patterns/{n}", ptype == "ranking", Wi, bi, len(W[0]))
         K.fail_if(value in seen, "duplicate-pattern", f"{loc}/patterns/{n}", "pattern listed twice")
         seen.add(value)
-    sem.region_count(obj, loc, Wi, bi, ptype, len(seen), f"{loc}/patterns")
+    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc),
+                          f"{loc}/lattice", len(W[0]))
+    K.fail_if(count != len(seen), "count", f"{loc}/patterns", f"{len(seen)} witnessed patterns"
+              f" but the arrangement has {count} regions")
     return ptype, W, b, frozenset(seen)
 
 
 def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
-    (W1, b1), (W2, b2) = sem.read_pair(obj, loc)
+    (W1, b1), (W2, b2) = _pair(obj, loc)
     ranking = sem.read_pattern_type(obj, loc) == "ranking"
     sem.witness_at(sem.claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
     try:
@@ -134,7 +163,8 @@ def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
         if f.check == "face-sign":
             return
         raise
-    sem.gordan_at(rows2, obj, loc)
+    linear.gordan(rows2, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows2)),
+                  f"{loc}/multipliers")
 
 
 def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
@@ -142,26 +172,24 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     dispatch) are of the kinds the theorem needs, and meet its hypotheses."""
     K.only(obj.get("parameters"), _PARAMETERS.get(cast(str, obj.get("theorem")), ()),
            f"{loc}/parameters", f"the parameters of {obj.get('theorem')!r}")
-    name, table = K.get(obj, "theorem", loc), _PARTS
-    K.fail_if(name not in table, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
+    name = K.get(obj, "theorem", loc)
+    K.fail_if(name not in _PARTS, "unsupported-kind", f"{loc}/theorem", f"unknown theorem {name!r}")
     listed: list[Any] = K.read_field(K.read_list, obj, "parts", loc)
     results: list[Any] = [parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed)]
     kinds = [p["kind"] for p in listed]
-    K.fail_if(not re.fullmatch(table[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
-              f"{name} needs parts of the kinds {table[name]!r} (a regular expression)")
+    K.fail_if(not re.fullmatch(_PARTS[name], " ".join(kinds)), "theorem-parts", f"{loc}/parts",
+              f"{name} needs parts of the kinds {_PARTS[name]!r} (a regular expression)")
 
     def same(cond: object, what: str) -> None:
         K.fail_if(not cond, "theorem-mismatch", f"{loc}/parts", what)
 
     if name == "translation-cosine":
-        p, q = listed
-        same((p["W"], p["labels"]) == (q["W"], q["labels"]),
-             "both translations must start from the same W and labels")
-        same(p["target"] == -1 and q["target"] == 1, "targets must be -1 then +1")
+        p, q = results  # (W, labels, target)
+        same(p[:2] == q[:2], "both translations must start from the same W and labels")
+        same((p[2], q[2]) == (-1, 1), "targets must be -1 then +1")
     elif name == "centred-cosine-ranking":
-        p = listed[0]
-        same(p.get("bias") is None, "the model has no bias")
-        W, _ = sem.read_model(p, loc)
+        same(listed[0].get("bias") is None, "the model has no bias")
+        W, _, ranking = results[0]
         prm = K.get(obj, "parameters", loc)
         i, j = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W))
         c = K.read_field(K.read_number, prm, "cosine_at_least", f"{loc}/parameters")
@@ -169,7 +197,7 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
         g = K.dot(W[i], W[j])
         same(c > 0 and g > 0 and g * g >= c * c * K.dot(W[i], W[i]) * K.dot(W[j], W[j]),
              f"cos(w_{i}, w_{j}) >= {c} does not hold")
-        same(len(p["ranking"]) == len(W) and p["ranking"][0] == i and p["ranking"][-1] == j,
+        same(len(ranking) == len(W) and ranking[0] == i and ranking[-1] == j,
              f"the ranking must be full, with label {i} first and label {j} last")
     elif name in ("cosine-not-ranking", "sign-not-ranking"):
         pair = [listed[0]["W1"], listed[0]["W2"]]  # checked parts: equal JSON is equal values
@@ -178,10 +206,9 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
                  and [p["W1"], p["W2"]] in (pair, pair[::-1]),
                  "every further part must be a ranking pattern-differs between W1 and W2")
     elif name == "argmaxable-labels":
-        W, b = sem.read_model(listed[0], loc)
-        same(all(sem.read_model(p, loc) == (W, b) for p in listed), "all parts must share W, "
-             "bias")
-        classes = [tuple(p["ranking"]) for p in listed]
+        W, b, _ = results[0]
+        same(all(r[:2] == (W, b) for r in results), "all parts must share W, bias")
+        classes = [r[2] for r in results]
         ties: dict[Any, list[int]] = {}
         for a in range(len(W)):  # the tie classes: labels with equal rows and biases
             ties.setdefault((W[a], b[a]), []).append(a)

@@ -46,13 +46,13 @@ Examples
 
 from __future__ import annotations
 
+import bisect
 import contextvars
 import gzip
 import hashlib
-import json
 import random
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from . import kernel as K
@@ -61,7 +61,7 @@ from .errors import Fail
 from .meter import budget, charge, grant, left, used
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "RUN_SHARDS",
-           "DEFAULT_REGIONS", "allowance", "default_budget", "line_units"]
+           "DEFAULT_REGIONS", "allowance", "line_units"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
@@ -73,7 +73,7 @@ MAX_SHARD_BYTES = 1 << 32
 
 def pattern_key(value: Sequence[int]) -> bytes:
     """The canonical bytes of a pattern: its JSON list without spaces."""
-    return json.dumps([int(v) for v in value], separators=(",", ":")).encode("ascii")
+    return f"[{','.join(map(str, map(int, value)))}]".encode("ascii")
 
 
 def shard_of(value: Sequence[int], buckets: int) -> int:
@@ -94,30 +94,32 @@ class _Hashing:
 
 Job = tuple[Any, ...]
 #: How the shard jobs run: ``(check one shard, jobs) -> results in job order``; sequential
-#: here (stopping at the first failure), a process pool on the presentation side
-#: (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard order.
+#: here (``map``: lazily, so the first failure stops it), a process pool on the presentation
+#: side (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard
+#: order.
 RUN_SHARDS: contextvars.ContextVar[Callable[[Callable[[Job], tuple[Any, ...]], list[Job]],
-                                            list[tuple[Any, ...]]] | None] = \
+                                            Iterable[tuple[Any, ...]]] | None] = \
     contextvars.ContextVar("run_shards", default=None)
 #: The default budget admits streamed certificates of up to this many regions (each row is
 #: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
 DEFAULT_REGIONS = 10 ** 6
 
 
-def allowance(flats: int, hyperplanes: int, d: int, rows: int, row_units: int) -> int:
-    """Units the default budget adds for a streamed certificate: each listed flat (at most
-    :data:`DEFAULT_REGIONS` of them: an arrangement has at least as many regions as flats,
-    since ``|mu(0, X)| >= 1``) and each listed row (at most :data:`DEFAULT_REGIONS`) is
-    granted what checking it costs with numbers of at most 256 bits.
+def allowance(flats: int, k: int, d: int, ptype: str, rows: int) -> int:
+    """Units the default budget adds for a streamed certificate of ``k`` rows over ``d``
+    columns: each listed flat (at most :data:`DEFAULT_REGIONS` of them: an arrangement has
+    at least as many regions as flats, since ``|mu(0, X)| >= 1``) and each listed row (at
+    most :data:`DEFAULT_REGIONS`) is granted what checking it costs with numbers of at most
+    256 bits.
 
     Examples
     --------
-    >>> allowance(10, 4, 2, 100, 15)
-    2300
+    >>> allowance(10, 4, 2, "sign", 100)
+    4400
     """
-    n = d + 1
-    return (min(flats, DEFAULT_REGIONS) * (hyperplanes + 1) * (n + 1) ** 2
-            + min(rows, DEFAULT_REGIONS) * row_units)
+    hyperplanes = k if ptype == "sign" else k * (k - 1) // 2  # the rows of the arrangement
+    return (min(flats, DEFAULT_REGIONS) * (hyperplanes + 1) * (d + 2) ** 2
+            + min(rows, DEFAULT_REGIONS) * line_units(k, d))
 
 
 def line_units(k: int, d: int, bits: int = 0) -> int:
@@ -132,24 +134,6 @@ def line_units(k: int, d: int, bits: int = 0) -> int:
     """
     w = 1 + (1 + (bits >> 7)) ** 2
     return (k * (d + 1) + 2 * d + 2) * w
-
-
-def default_budget(obj: K.Obj) -> int:
-    """The default budget of a streamed certificate (assumes its fields parse): what
-    ``check`` without ``--max-work`` allows.
-
-    Examples
-    --------
-    >>> c = {"W": [["1"]], "pattern": "sign", "lattice": [{}, {}], "shards": [{"rows": 2}]}
-    >>> default_budget(c) - K.DEFAULT_MAX_WORK
-    60
-    """
-    W, b = sem.read_model(obj, "")
-    Wi, bi = sem.integer_model(W, b)
-    H = sem.arrangement(Wi, bi, obj["pattern"])
-    return K.DEFAULT_MAX_WORK + allowance(
-        len(obj["lattice"]), len(H), len(W[0]), sum(s["rows"] for s in obj["shards"]),
-        line_units(len(W), len(W[0])))
 
 
 def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, bytes]]:
@@ -189,9 +173,8 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
                 rec = K.parse_json(line, rloc, "schema")
                 value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]), full)
                 checked += full
-                key = pattern_key(value)
-                K.fail_if(zlib.crc32(key) % buckets != s, "shard", rloc, f"pattern belongs to "
-                          f"shard {zlib.crc32(key) % buckets}, not {s}")
+                if (home := shard_of(value, buckets)) != s:
+                    K.fail("shard", rloc, f"pattern belongs to shard {home}, not {s}")
                 if prev is not None and not prev < value:
                     K.fail("duplicate-pattern" if prev == value else "order", rloc,
                            "patterns of a shard must be strictly increasing")
@@ -202,68 +185,45 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
     return ("ok", checked, work)
 
 
-def _sequential(check: Callable[[Job], tuple[Any, ...]], jobs: list[Job]
-                ) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for job in jobs:
-        out.append(check(job))
-        if out[-1][0] == "fail":
-            break
-    return out
-
-
 def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`.
 
     The lattice comes first, then every shard, each with its share of the budget left (in
     proportion to its stated rows: the verdict does not depend on the number of workers).
     With ``--sample N`` (:data:`logitgeom_certificates.kernel.SCOPE`) every line's structure is
-    checked
-    and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
+    checked and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
     W, b = sem.read_model(obj, loc)
     ptype = sem.read_pattern_type(obj, loc)
     Wi, bi = sem.integer_model(W, b)
     buckets = K.read_int(K.get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
-    shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")
-    K.fail_if(len(shards) != buckets, "shape", f"{loc}/shards",
-              f"{len(shards)} shards for {buckets} buckets")
+    shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards", buckets)  # one per bucket
     for s, sh in enumerate(shards):
         sloc = f"{loc}/shards/{s}"
         K.fail_if(not isinstance(sh, dict) or set(sh) != {"file", "sha256", "rows"}, "schema",
                   sloc, "a shard is {file, sha256, rows}")
         K.read_int(sh["rows"], f"{sloc}/rows", 0, None)
-        K.fail_if(not isinstance(sh["sha256"], str), "schema", f"{sloc}/sha256",
-                  "expected a hex string")
+        K.fail_if(not isinstance(sh["sha256"], str), "schema", f"{sloc}/sha256", "not a string")
     total = sum(sh["rows"] for sh in shards)
     # the lattice first (its work comes out of the budget before the shards share the rest)
-    lattice, H = K.get(obj, "lattice", loc), sem.arrangement(Wi, bi, ptype)
-    model = (Wi, bi, ptype == "ranking")
-    grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(H), len(W[0]),
-                    total, line_units(len(W), len(W[0]))))
-    count = sem.zaslavsky(H, lattice, f"{loc}/lattice", len(Wi[0]))
+    lattice = K.get(obj, "lattice", loc)
+    grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(W), len(W[0]), ptype,
+                    total))
+    count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), lattice, f"{loc}/lattice", len(W[0]))
     scope = K.SCOPE.get() or {}
     sample = scope.get("sample")
-    picks: list[set[int] | None] = [None] * buckets
-    if sample is not None:
-        drawn = sorted(random.Random(scope.get("seed", 0)).sample(range(total),
-                                                                  min(sample, total)))
-        start, i = 0, 0
-        for s, sh in enumerate(shards):
-            got = picks[s] = set()
-            while i < len(drawn) and drawn[i] < start + sh["rows"]:
-                got.add(drawn[i] - start + 1)
-                i += 1
-            start += sh["rows"]
-    room = left()
-    jobs = [(s, K.resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"], sh["rows"],
-             buckets, model,
-             None if room is None else room * sh["rows"] // max(total, 1) if total
-             else room // buckets, picks[s], loc)
-            for s, sh in enumerate(shards)]
-    checked = 0
-    results = (RUN_SHARDS.get() or _sequential)(_check_shard, jobs)
-    for r in results:  # the first failing shard, in shard order
-        if r[0] == "fail":
+    drawn = None if sample is None else sorted(random.Random(scope.get("seed", 0)).sample(
+        range(total), min(sample, total)))  # line numbers of every shard, one after another
+    room, start, jobs = left(), 0, []
+    for s, sh in enumerate(shards):  # each shard: its share of the budget, its drawn lines
+        share = None if room is None else room * sh["rows"] // total if total else room // buckets
+        picks = None if drawn is None else {x - start + 1 for x in drawn[bisect.bisect_left(
+            drawn, start):bisect.bisect_left(drawn, start + sh["rows"])]}
+        jobs.append((s, K.resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
+                     sh["rows"], buckets, (Wi, bi, ptype == "ranking"), share, picks, loc))
+        start += sh["rows"]
+    checked, run = 0, RUN_SHARDS.get()
+    for r in map(_check_shard, jobs) if run is None else run(_check_shard, jobs):
+        if r[0] == "fail":  # the first failing shard, in shard order
             raise Fail(r[1], r[2], r[3])
         checked += r[1]
         if r[2] is not None:  # within the shard's share: the verdict's work includes it

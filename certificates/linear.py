@@ -2,24 +2,23 @@
 
 * :func:`witness` - every row (a, c) is strictly positive at x;
 * :func:`gordan` - multipliers prove that no x makes every row positive (Gordan's
-  alternative, or its box form on max_j |x_j| <= R);
-* :func:`det_sign` - the sign of a determinant (Bareiss).
+  alternative, or its box form on max_j |x_j| <= R).
 
 Examples
 --------
 >>> from fractions import Fraction
 >>> witness([((1, 0), 0), ((0, 1), 0)], (Fraction(1), Fraction(1, 2)), "/witness")
->>> det_sign([[Fraction(1), Fraction(2)], [Fraction(3), Fraction(4)]])
--1
+>>> gordan([((1,), 0), ((-1,), 0)], (Fraction(1), Fraction(1)), "/multipliers")
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from operator import mul
 from typing import Any
 
-from .kernel import fail, fail_if, scaled, sgn
+from .kernel import fail, fail_if, scaled
 from .meter import charge, weight
 
 #: A row (a, c) meaning a . x + c > 0; None: not a constraint.
@@ -30,11 +29,12 @@ def witness(rows: Sequence[Row], x: Sequence[Fraction], loc: str, what: str = "r
     """Every row (a, c) is strictly positive at x: a.x + c > 0, decided as a.p + c q > 0 for
     x = p / q (integers, q > 0)."""
     p, q = scaled(x)
+    w = len(p) * weight(q, *(r[1] for r in rows if r is not None))  # the dearest row's units
     for i, r in enumerate(rows):
         if r is not None:
-            charge(len(p) * weight(q, r[1]))
-            fail_if(sum(a * v for a, v in zip(r[0], p, strict=True)) + r[1] * q <= 0, "witness",
-                    loc, f"{what} {i} is not strictly positive at the witness")
+            charge(w)
+            if len(r[0]) != len(p) or sum(map(mul, r[0], p)) + r[1] * q <= 0:
+                fail("witness", loc, f"{what} {i} is not strictly positive at the witness")
 
 
 def gordan(rows: Sequence[Row], y: Sequence[Fraction], loc: str,
@@ -59,20 +59,3 @@ def gordan(rows: Sequence[Row], y: Sequence[Fraction], loc: str,
         fail("gordan-combination", loc, "sum y_i c_i (bias part) is positive" if radius
              is None else "sum y_i c_i + R ||sum y_i a_i||_1 > 0")
 
-
-def det_sign(M: Sequence[Sequence[Fraction]]) -> int:
-    """Sign of det M by fraction-free (Bareiss) elimination on integer rows."""
-    A = [scaled(r)[0] for r in M]  # positive row scalings keep the sign of det
-    n, sign, prev = len(A), 1, 1
-    for c in range(n):
-        p = next((i for i in range(c, n) if A[i][c]), None)
-        if p is None:
-            return 0
-        if p != c:
-            A[c], A[p], sign = A[p], A[c], -sign
-        charge((n - c) ** 2 * weight(A[c][c], prev))
-        for i in range(c + 1, n):
-            for j in range(c + 1, n):
-                A[i][j] = (A[i][j] * A[c][c] - A[i][c] * A[c][j]) // prev
-        prev = A[c][c]
-    return sign * sgn(A[n - 1][n - 1])

@@ -27,28 +27,21 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
+from operator import neg
 from typing import Any
 
 from . import kernel as K
 from . import linear
-from .errors import Fail
 from .linear import Row
 
-Basis = list[tuple[int, tuple[int, ...]]]
 
-__all__ = ["Fail", "read_model", "read_pair", "read_pattern_type", "primitive", "int_row",
-           "reduce_row", "echelon", "sign_rows", "ranking_rows", "claim_rows", "witness_at",
-           "gordan_at", "arrangement", "zaslavsky"]
-
-
-def read_model(obj: object, loc: str, wkey: str = "W", bkey: str = "bias"
+def read_model(obj: K.Obj, loc: str, wkey: str = "W", bkey: str = "bias"
                ) -> tuple[K.Mat, K.Vec]:
     """(W, b): b is all zeros when the certificate has no bias."""
-    W, b = K.read_field(K.read_matrix, obj, wkey, loc), K.get(obj, bkey, loc) if \
-        K.is_obj(obj) and obj.get(bkey) is not None else None
+    W, b = K.read_field(K.read_matrix, obj, wkey, loc), obj.get(bkey)
     return W, (Fraction(0),) * len(W) if b is None else K.read_vector(b, f"{loc}/{bkey}", len(W))
 
 
@@ -56,13 +49,6 @@ def integer_model(W: K.Mat, b: K.Vec) -> tuple[tuple[tuple[int, ...], ...], tupl
     """(W, b) times the lcm of all their denominators: integer rows, same patterns."""
     Mi, _ = K.scaled_matrix([(*r, c) for r, c in zip(W, b, strict=True)])
     return tuple(tuple(r[:-1]) for r in Mi), tuple(r[-1] for r in Mi)
-
-
-def read_pair(obj: object, loc: str) -> tuple[tuple[K.Mat, K.Vec], tuple[K.Mat, K.Vec]]:
-    """(W1, b1), (W2, b2) with the same number of rows (biases: fields bias1, bias2)."""
-    (W1, b1), (W2, b2) = read_model(obj, loc, "W1", "bias1"), read_model(obj, loc, "W2", "bias2")
-    K.fail_if(len(W1) != len(W2), "shape", loc, f"W1 has {len(W1)} rows, W2 has {len(W2)}")
-    return (W1, b1), (W2, b2)
 
 
 def read_pattern_type(obj: object, loc: str) -> str:
@@ -79,46 +65,36 @@ def primitive(v: Sequence[int]) -> tuple[int, ...]:
     g = math.gcd(*v)
     if not g:
         return ()
-    g = g if next(x for x in v if x) > 0 else -g
-    return tuple(x // g for x in v)
+    g = g if next(filter(None, v)) > 0 else -g
+    return tuple(v) if g == 1 else tuple(x // g for x in v)
 
 
-def int_row(a: Sequence[Any], c: Any) -> tuple[int, ...]:
-    """The affine function (a | c) as a primitive integer row (same zero set, any sign)."""
-    return primitive(K.scaled((*a, c))[0])
+def _step(v: Sequence[int], r: Sequence[int], p: int) -> tuple[int, ...]:
+    """The primitive direction of v reduced by r at position p (``()`` when v is parallel
+    to r): the one elimination step of the lattice's generation and of a flat's diagnosis."""
+    x, y = v[p], r[p]
+    return primitive([y * a - x * b for a, b in zip(v, r)]) if x else tuple(v)  # noqa: B905
 
 
-def reduce_row(basis: Basis, v: Sequence[int]) -> tuple[int, ...]:
-    """Fraction-free reduction of v by an echelon basis [(pivot, row)], made primitive."""
+def _reduce(basis: list[tuple[int, tuple[int, ...]]], v: tuple[int, ...]) -> tuple[int, ...]:
+    """v (primitive) reduced by an echelon basis [(pivot, row)]: ``()`` when in its span."""
     K.charge(len(v) + len(basis))  # the pivot scan and the gcd, even when nothing reduces
     for p, e in basis:
-        if v[p]:
+        if v and v[p]:
             K.charge(len(v) * K.weight(e[p], v[p]))
-            v = [e[p] * x - v[p] * y for x, y in zip(v, e, strict=True)]
-    return primitive(v)
-
-
-def echelon(rows: Iterable[Sequence[int]]) -> Basis:
-    """An integer echelon basis [(pivot, row)] of the span of ``rows``."""
-    basis: Basis = []
-    for r in rows:
-        r = reduce_row(basis, r)
-        if r:
-            basis.append((next(i for i, x in enumerate(r) if x), r))
-    return basis
+            v = _step(v, e, p)
+    return v
 
 
 # ------------------------------------------------------------------- constraint rows
 def sign_rows(W: Any, b: Any, signs: Sequence[int], loc: str) -> list[Row]:
     """Rows s_i (w_i, b_i) that must be > 0; sign 0 only on identically zero rows (None)."""
-    rows: list[Row] = []
-    for i, s in enumerate(signs):
-        zero = not any(W[i]) and not b[i]
-        if (s == 0) != zero:
-            raise Fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if zero else 'not '}identically"
-                       f" zero, so its sign must be {'0' if zero else '+1 or -1'} (topes only)")
-        rows.append(None if s == 0 else (tuple(s * x for x in W[i]), s * b[i]))
-    return rows
+    for i, s in enumerate(signs):  # sign 0 exactly on the identically zero rows
+        if (s == 0) == (any(W[i]) or b[i] != 0):
+            K.fail("face-sign", f"{loc}/{i}", f"row {i} is {'' if s else 'not '}identically "
+                   f"zero, so its sign must be {'0' if s else '+1 or -1'} (topes only)")
+    return [None if s == 0 else (W[i], b[i]) if s > 0 else (tuple(map(neg, W[i])), -b[i])
+            for i, s in enumerate(signs)]
 
 
 def ranking_rows(W: Any, b: Any, ranking: Sequence[int], loc: str) -> list[Row]:
@@ -150,32 +126,16 @@ def listed_pattern(rec: object, loc: str, ranking: bool, Wi: Any, bi: Any, d: in
     rows, value = claim_rows(rec, loc, "pattern", ranking, Wi, bi)
     K.fail_if(ranking and len(value) != len(Wi), "shape", f"{loc}/pattern",
               f"a full ranking lists all {len(Wi)} labels")
+    x = K.read_field(K.read_vector, rec, "witness", loc, d)
     if full:
-        witness_at(rows, rec, loc, d)
-    else:
-        K.read_field(K.read_vector, rec, "witness", loc, d)
+        linear.witness(rows, x, f"{loc}/witness")
     return value
-
-
-def region_count(obj: object, loc: str, Wi: Any, bi: Any, ptype: str, found: int,
-                 where: str) -> None:
-    """The verified lattice of ``obj`` counts exactly ``found`` regions (Zaslavsky)."""
-    count = zaslavsky(arrangement(Wi, bi, ptype), K.get(obj, "lattice", loc), f"{loc}/lattice",
-                      len(Wi[0]))
-    K.fail_if(count != found, "count", where, f"{found} witnessed patterns but the"
-              f" arrangement has {count} regions")
 
 
 def witness_at(rows: Sequence[Row], obj: object, loc: str, d: int, what: str = "row") -> None:
     """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
     x = K.read_field(K.read_vector, obj, "witness", loc, d)
     linear.witness(rows, x, f"{loc}/witness", what)
-
-
-def gordan_at(rows: Sequence[Row], obj: object, loc: str) -> None:
-    """The field ``multipliers`` of obj are Gordan multipliers of the rows."""
-    linear.gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
-                 f"{loc}/multipliers")
 
 
 # ------------------------------------------------------------------------ arrangements
@@ -196,7 +156,7 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
     elimination step per cover) and compared with the list; a listed flat that was not
     generated, or has another rank, is checked on its own (:func:`_diagnose`), which names
     what is wrong with it."""
-    R = {i: int_row(a, c) for i, (a, c) in enumerate(H) if any(a)}
+    R = {i: primitive(K.scaled((*a, c))[0]) for i, (a, c) in enumerate(H) if any(a)}
     bits = max((abs(x).bit_length() for r in R.values() for x in r), default=0)
     E = (0,) * d + (1,)
     listed: dict[int, int] = {}
@@ -206,8 +166,8 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
         K.only(f, {"hyperplanes", "rank"}, fl, "a flat")
         hs = K.read_field(K.read_ints, f, "hyperplanes", fl, 0, len(H) - 1)
         if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
-            raise Fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
-                       " of non-constant rows")
+            K.fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
+                   " of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
         X = sum(1 << h for h in hs)  # a flat as the bit mask of its hyperplanes
         parsed.append((fl, X, hs, rank))
@@ -218,20 +178,14 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
         if X not in flats or flats[X][0] != rank or X in seen:
             _diagnose(R, E, X, hs, rank, fl, seen)
         seen.add(X)
-    if 0 not in listed:
-        raise Fail("lattice-bottom", loc, "the whole space (the empty flat) is not listed")
+    K.fail_if(0 not in listed, "lattice-bottom", loc, "the whole space (no hyperplane) is unlisted")
     if missing is not None:
         X, h = missing
-        raise Fail("lattice-incomplete", loc, f"closure of flat {_members(X)} and"
-                   f" hyperplane {h} is not listed")
+        K.fail("lattice-incomplete", loc, f"closure of flat {[j for j in R if X >> j & 1]} and"
+               f" hyperplane {h} is not listed")
     K.fail_if(flats.keys() != listed.keys(), "lattice-incomplete", loc,
               "the listed flats are not the lattice")
     return sum(abs(m) for m in _moebius_covers(flats).values())
-
-
-def _members(X: int) -> list[int]:
-    """The hyperplanes of a flat given as a bit mask."""
-    return [h for h in range(X.bit_length()) if X >> h & 1]
 
 
 def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[int, int],
@@ -286,31 +240,18 @@ def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[in
     return flats, None
 
 
-def _step(v: tuple[int, ...], r: tuple[int, ...], p: int) -> tuple[int, ...]:
-    """The primitive direction of v reduced by r at position p (v not parallel to r)."""
-    x = v[p]
-    if not x:
-        return v
-    y = r[p]
-    w = [y * a - x * b for a, b in zip(v, r)]  # noqa: B905 (equal lengths)
-    g = math.gcd(*w)
-    if next(z for z in w if z) < 0:
-        g = -g
-    return tuple(w) if g == 1 else tuple(z // g for z in w)
-
-
 def _diagnose(R: dict[int, tuple[int, ...]], E: tuple[int, ...], X: int, hs: Sequence[int],
               rank: int, fl: str, seen: set[int]) -> None:
     """The checks of one listed flat on its own: non-empty (``flat-empty``), of the stated
     rank (``flat-rank``), closed (``flat-closed``), listed once (``flat-duplicate``)."""
-    basis = echelon([R[h] for h in hs])
-    groups = _reduced_groups(basis, [(j, r) for j, r in R.items() if not X >> j & 1])
-    zero, e = groups.pop((), []), reduce_row(basis, E)
-    K.fail_if(not e, "flat-empty", fl, "these hyperplanes have an empty intersection")
-    if len(basis) != rank:
-        raise Fail("flat-rank", f"{fl}/rank", f"stated rank {rank}, actual {len(basis)}")
-    if zero:
-        raise Fail("flat-closed", fl, f"not closed: hyperplane {zero[0]} contains this flat")
+    basis: list[tuple[int, tuple[int, ...]]] = []
+    for h in hs:  # an echelon basis of the flat's rows
+        if r := _reduce(basis, R[h]):
+            basis.append((next(i for i, x in enumerate(r) if x), r))
+    K.fail_if(not _reduce(basis, E), "flat-empty", fl, "the hyperplanes' intersection is empty")
+    K.fail_if(len(basis) != rank, "flat-rank", f"{fl}/rank", f"rank {rank}, actual {len(basis)}")
+    zero = next((j for j, r in R.items() if not X >> j & 1 and not _reduce(basis, r)), None)
+    K.fail_if(zero is not None, "flat-closed", fl, f"not closed: hyperplane {zero} contains it")
     K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
 
 
@@ -339,12 +280,3 @@ def _moebius_covers(flats: dict[int, Any]) -> dict[int, int]:
         else:
             mu[X] = 1
     return mu
-
-
-def _reduced_groups(basis: Basis, rows: list[tuple[int, tuple[int, ...]]]
-                    ) -> dict[tuple[int, ...], list[int]]:
-    """``{primitive reduction of r modulo basis: [j, ...]}`` over ``rows`` = [(j, r)]."""
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for j, v in rows:
-        groups.setdefault(reduce_row(basis, v), []).append(j)
-    return groups

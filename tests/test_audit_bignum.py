@@ -19,7 +19,8 @@ from logitgeom.audit import audit_argmax
 from logitgeom.exact.numbers import fraction_to_str
 from logitgeom_certificates import check_audit as A
 from logitgeom_certificates import kernel as K
-from logitgeom_certificates.bigint import int_to_str, str_to_int
+from logitgeom_certificates.api import int_to_str
+from logitgeom_certificates.bigint import str_to_int
 from logitgeom_certificates.errors import Fail
 from logitgeom_certificates.meter import budget
 

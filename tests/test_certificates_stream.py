@@ -203,6 +203,7 @@ def test_self_check_bounds_the_work_of_a_full_check(tmp_path):
     the metered work of the full check (sign vectors with an affine bias, and rankings)."""
     import json
 
+    from logitgeom.certify.common import SelfCheck
     from logitgeom.certify.stream import self_check, stream_certificate
     from logitgeom.geometry import enumerate_to_dir
     from logitgeom_certificates.api import check_file
@@ -214,8 +215,31 @@ def test_self_check_bounds_the_work_of_a_full_check(tmp_path):
         path = tmp_path / f"{name}.json"
         cert = stream_certificate(r, path, report=info)
         path.write_text(json.dumps(cert))
-        v, bound = self_check(path, cert, info["witness_bits"], sample=3)
+        got: dict = {}
+        v, bound = self_check(path, cert, info["witness_bits"], SelfCheck(0, 3), got)
         full = check_file(path, 1 << 62)
-        assert v.ok and full.ok
+        assert v.ok and full.ok and got["sample"] == 3
         assert full.work <= bound
         assert v.work <= full.work
+        v, bound = self_check(path, cert, info["witness_bits"], report=got)  # small: in full
+        assert got["sample"] is None and v.ok and v.work == bound == full.work
+
+
+def test_one_self_check_policy_for_audits_and_streams():
+    """Issue 42: the audit and the streamed-set builders read the one policy record (no
+    constants of their own), and it decides by the witnesses' checker work."""
+    import inspect
+
+    from logitgeom.audit import run
+    from logitgeom.certify import stream
+    from logitgeom.certify.common import SELF_CHECK, SelfCheck
+
+    for module in (run, stream):
+        src = inspect.getsource(module)
+        assert "SELF_CHECK" in src and "SELF_CHECK_SAMPLE" not in src
+        assert "SELF_CHECK_FULL" not in src
+    assert inspect.signature(stream.self_check).parameters["policy"].default is SELF_CHECK
+    p = SelfCheck(full_work=100, sample=8)
+    assert p.witnesses(10, 10) is None and p.witnesses(11, 10) == 8
+    assert p.witnesses(0, 10 ** 9) is None
+    assert SelfCheck(full_work=0, sample=8).witnesses(5, 1) == 5

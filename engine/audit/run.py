@@ -45,10 +45,6 @@ from logitgeom.run.state import kill_hook, write_json
 __all__ = ["AuditResult", "audit_argmax", "VERDICTS", "INLINE_ENTRIES"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
-#: Full self-check when the witnesses' estimated checker work is below this (entries read);
-#: above it, every never-proof and :data:`SELF_CHECK_SAMPLE` witnesses are re-checked.
-SELF_CHECK_FULL = 50_000_000
-SELF_CHECK_SAMPLE = 8
 @dataclass
 class AuditResult:
     """Per-label verdicts of an argmax audit.
@@ -562,6 +558,7 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
     """Build, write and re-check the certificate; raise SolverFailed when it does not check.
     With an executor the re-check of a written certificate is split over it."""
     from logitgeom.certify.audit import audit_certificate, self_check
+    from logitgeom.certify.common import SELF_CHECK
 
     out_dir = plan.out_dir
     kw = {"records": records} if out_dir is None else {
@@ -575,13 +572,13 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
                              fraction_to_str(plan.radius), source=plan.src.source, **kw)
     witnesses = [r["label"] for r in records
                  if any(r[dom]["verdict"] == "argmaxable" for dom in plan.opts.domains)]
-    full = len(witnesses) * plan.k * plan.d <= SELF_CHECK_FULL
+    n = SELF_CHECK.witnesses(len(witnesses), plan.k * plan.d)  # the one policy (certify.common)
     only = None
-    if not full:
-        step = max(1, len(witnesses) // SELF_CHECK_SAMPLE)
+    if n is not None:
+        step = max(1, len(witnesses) // n)
         only = sorted({r["label"] for r in records if any(
             r[dom]["verdict"] == "never" for dom in plan.opts.domains)}
-            | set(witnesses[::step][:SELF_CHECK_SAMPLE]))
+            | set(witnesses[::step][:n]))
     if out_dir is None:
         path = None
         if only is None:

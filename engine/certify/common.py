@@ -3,7 +3,8 @@
 The format string, the version and the theorem names are the checker's own constants
 (``certificates/SPEC.md``); this module is the one place the engine reads them, and
 :func:`header` the one place it writes them.  :func:`dumps` is the canonical text of a
-certificate: same dict, byte-identical text.
+certificate: same dict, byte-identical text.  :data:`SELF_CHECK` is the one policy of
+what a builder of a batch certificate re-checks of the file it wrote.
 
 Examples
 --------
@@ -22,10 +23,47 @@ Examples
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from logitgeom_certificates.api import FORMAT, THEOREMS, VERSION
 
-__all__ = ["FORMAT", "VERSION", "THEOREMS", "header", "dumps", "self_check"]
+__all__ = ["FORMAT", "VERSION", "THEOREMS", "header", "dumps", "self_check", "SelfCheck",
+           "SELF_CHECK"]
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    """What a builder of a batch certificate (an argmax audit, a streamed pattern set)
+    re-checks, with the standard-library checker, of the file it has just written.
+
+    Every proof when the witnesses' checker work (``witnesses x units`` each) is at most
+    ``full_work``; above it the structure, hashes, coverage and counts of every record or
+    shard line, every never-proof, and ``sample`` witnesses (an audit's spread evenly over
+    its records, a streamed set's drawn at random with seed 0, as ``check --sample`` does).
+    The run checked every witness exactly when it found it; ``logitgeom check`` re-checks
+    them all.  The policy of both kinds: docs/argmax-audit.md, "Self-check".
+
+    Examples
+    --------
+    >>> SELF_CHECK.witnesses(1000, 100), SELF_CHECK.witnesses(10 ** 6, 100)
+    (None, 8)
+    >>> SelfCheck(full_work=0, sample=3).witnesses(2, 1)
+    2
+    """
+
+    #: re-check every witness when their checker work is at most this (units, or entries
+    #: read for an audit: the checker charges about one unit each)
+    full_work: int = 50_000_000
+    #: witnesses re-checked above it
+    sample: int = 8
+
+    def witnesses(self, n: int, units: int) -> int | None:
+        """None: re-check all ``n`` witnesses (``units`` of checker work each); else how many."""
+        return None if n * units <= self.full_work else min(self.sample, n)
+
+
+#: The one self-check policy (argmax audits and streamed pattern sets).
+SELF_CHECK = SelfCheck()
 
 
 def _scalar(o) -> bool:

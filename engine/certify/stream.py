@@ -23,17 +23,12 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
-from logitgeom.certify.common import header
+from logitgeom.certify.common import SELF_CHECK, SelfCheck, header
 from logitgeom.certify.geometry import exact_model, lattice, model_fields
 from logitgeom.errors import InvalidInput
 from logitgeom_certificates import api as sm
 
-__all__ = ["SELF_CHECK_SAMPLE", "StreamedRows", "ChangedShards", "self_check",
-           "stream_certificate"]
-
-#: witnesses the stdlib checker re-checks, drawn at random, when ``certify pattern --from``
-#: checks what it wrote (:func:`self_check`)
-SELF_CHECK_SAMPLE = 1000
+__all__ = ["StreamedRows", "ChangedShards", "self_check", "stream_certificate"]
 
 
 class StreamedRows(Protocol):
@@ -126,18 +121,21 @@ def stream_certificate(result: StreamedRows, out: str | os.PathLike, *,
 
 
 def self_check(path: str | os.PathLike, cert: dict[str, Any], witness_bits: int,
-               sample: int = SELF_CHECK_SAMPLE) -> tuple[Any, int]:
+               policy: SelfCheck = SELF_CHECK, report: dict[str, Any] | None = None
+               ) -> tuple[Any, int]:
     """The stdlib checker on a streamed certificate just written, and the work its full
     check takes at most.
 
-    The check is the one ``logitgeom check --sample N`` runs: the lattice in full, every
-    shard line's form, order, shard and file hash, and the witnesses of ``sample`` lines
-    drawn at random (seed 0).  The rows come from a complete run, whose certification step
-    checked every witness exactly when it was written; ``logitgeom check`` re-checks them
-    all, independently.  The bound: the metered work of this check plus, for each line
-    whose witness it did not check, what the checker charges for one (its numbers are at
-    most ``witness_bits`` long: the witness's integers over their common denominator are
-    at most the stored homogeneous ones).
+    What is re-checked is the one self-check policy (:data:`logitgeom.certify.common.SELF_CHECK`):
+    the full check when the lines' witness work is small, else the one
+    ``logitgeom check --sample N`` runs: the lattice in full, every shard line's form,
+    order, shard and file hash, and the witnesses of N lines drawn at random (seed 0).  The
+    rows come from a complete run, whose certification step checked every witness exactly
+    when it was written; ``logitgeom check`` re-checks them all, independently.  The bound:
+    the metered work of this check plus, for each line whose witness it did not check, what
+    the checker charges for one (its numbers are at most ``witness_bits`` long: the
+    witness's integers over their common denominator are at most the stored homogeneous
+    ones).  ``report`` receives ``sample``: the witnesses re-checked (None: all).
 
     Parameters
     ----------
@@ -148,8 +146,10 @@ def self_check(path: str | os.PathLike, cert: dict[str, Any], witness_bits: int,
     witness_bits : int
         Bit length of the largest stored witness number (``report`` of
         :func:`stream_certificate`).
-    sample : int
-        Witnesses re-checked.
+    policy : SelfCheck
+        The self-check policy (the one of every batch kind by default).
+    report : dict, optional
+        Receives ``sample``.
 
     Returns
     -------
@@ -170,10 +170,14 @@ def self_check(path: str | os.PathLike, cert: dict[str, Any], witness_bits: int,
     >>> v.ok, work >= v.work
     (True, True)
     """
-    verdict, _ = sm.read_and_check(os.fspath(path), 1 << 62, sample=sample, seed=0)
     W, b = sm.read_model(cert, "")
     Wi, bi = sm.integer_model(W, b)
     row_bits = max((abs(v).bit_length() for r in (*Wi, bi) for v in r), default=0)
     per = sm.line_units(len(Wi), len(Wi[0]), max(witness_bits, row_bits))
     rows = sum(s["rows"] for s in cert["shards"])
-    return verdict, (verdict.work or 0) + max(rows - min(sample, rows), 0) * per
+    sample = policy.witnesses(rows, per)
+    if report is not None:
+        report["sample"] = sample
+    verdict, _ = sm.read_and_check(os.fspath(path), 1 << 62, sample=sample, seed=0)
+    unchecked = 0 if sample is None else rows - sample
+    return verdict, (verdict.work or 0) + unchecked * per

@@ -243,7 +243,7 @@ def _rechecked(report: dict) -> str:
 def _pattern_stream(args: argparse.Namespace) -> int:
     """``certify pattern --from DIR -o CERT``: a streamed certificate of a result directory."""
     from logitgeom import emit
-    from logitgeom.certify.stream import SELF_CHECK_SAMPLE, ChangedShards, self_check
+    from logitgeom.certify.stream import ChangedShards, self_check
 
     if args.W is not None or args.bias or args.ranking or args.top is not None:
         raise InvalidInput("--from DIR takes W, bias and pattern type from DIR/manifest.json; "
@@ -277,7 +277,7 @@ def _pattern_stream(args: argparse.Namespace) -> int:
     # the stdlib checker on what was written (the lattice, every line's form, a sample of
     # witnesses: the run checked each witness when it was written); metered, to say what
     # --max-work a full check needs
-    verdict, need = self_check(args.output, cert, report["witness_bits"])
+    verdict, need = self_check(args.output, cert, report["witness_bits"], report=report)
     if not verdict.ok:
         os.remove(args.output)
         from logitgeom.errors import EngineError
@@ -299,9 +299,11 @@ def _pattern_stream(args: argparse.Namespace) -> int:
         return 1
     print(f"wrote {args.output} (pattern-complete-stream, "
           f"{sum(s['rows'] for s in cert['shards'])} rows in {len(cert['shards'])} shards; "
-          f"checked: the lattice, every line, {SELF_CHECK_SAMPLE} witnesses drawn at random "
-          f"(the run checked all{_rechecked(report)}); 'logitgeom check {args.output}' checks "
-          "every witness)")
+          "checked: the lattice, every line, " + (  # as the one self-check policy chose
+              f"every witness{_rechecked(report)}" if report["sample"] is None else
+              f"{report['sample']} witnesses drawn at random (the run checked all"
+              f"{_rechecked(report)}); 'logitgeom check {args.output}' checks every witness")
+          + ")")
     from logitgeom_certificates.api import default_budget
 
     if need > default_budget(cert):
