@@ -626,7 +626,8 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
         by_label = {r["label"]: r for r in records}
         entries = [(k, dom, by_label[k][dom]["witness"]) for k in sample
                    for dom in plan.opts.domains if by_label[k][dom]["verdict"] == "argmaxable"]
-        bad = recheck_witnesses(open_head(plan.src.spec), entries, plan.radius)
+        with _one_blas_thread():
+            bad = recheck_witnesses(open_head(plan.src.spec), entries, plan.radius)
         if bad is not None:
             raise SolverFailed(f"a witness of the audit certificate does not re-check ({bad})")
     n_never = sum(1 for r in records if any(r[dom]["verdict"] == "never"
