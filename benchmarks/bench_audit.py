@@ -29,6 +29,16 @@ the planted run, which always runs in full.
     python benchmarks/bench_audit.py --rows 10000 --cols 128 --triangles 60   # quick
     python benchmarks/bench_audit.py --rows 32000 --cols 4096 --fraction 0.02
 
+``--plain`` instead audits a plain head (issue 44's acceptance shapes): full-precision normal
+rows (float32 of a standard normal times 0.02, or ``--dtype bf16`` / ``f16`` rounded from the
+same float32 values; never on a grid), nothing planted, every label audited, and prints the
+audit's CPU seconds (this process and its children) and its peak RSS as a multiple of the
+head's stored bytes (the head is built before the peak is reset, so building it is not
+counted)::
+
+    python benchmarks/bench_audit.py --plain --rows 32000 --cols 4096
+    python benchmarks/bench_audit.py --plain --rows 50257 --cols 768
+
 The machine is shared: CPU time is the fairer figure.  With --fraction < 1 the ordinary
 labels' total is extrapolated linearly (their per-label work is independent).
 """
@@ -103,6 +113,102 @@ def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = 
     return planted
 
 
+DTYPES = {"f32": ("F32", 4), "bf16": ("BF16", 2), "f16": ("F16", 2)}
+
+
+def build_plain_head(path: Path, k: int, d: int, dtype: str = "f32", seed: int = 0) -> Path:
+    """Write (once) a plain k x d head of full-precision normal rows as ``lm_head.weight``."""
+    file = path / "model.safetensors"
+    if file.exists():
+        return file
+    path.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    name, size = DTYPES[dtype]
+    header = {"lm_head.weight": {"dtype": name, "shape": [k, d],
+                                 "data_offsets": [0, k * d * size]}}
+    hb = json.dumps(header).encode()
+    hb += b" " * (-len(hb) % 8)
+    tmp = path / "model.safetensors.part"
+    with open(tmp, "wb") as fh:
+        fh.write(struct.pack("<Q", len(hb)))
+        fh.write(hb)
+        step = max(1, (1 << 22) // d)
+        for r0 in range(0, k, step):
+            r1 = min(k, r0 + step)
+            W = rng.standard_normal((r1 - r0, d), dtype=np.float32) * np.float32(0.02)
+            if dtype == "f16":
+                W = W.astype(np.float16)
+            elif dtype == "bf16":  # round to nearest even on the upper 16 bits
+                u = W.view(np.uint32).astype(np.uint64)
+                u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+                W = u.astype(np.uint16)
+            fh.write(np.ascontiguousarray(W).tobytes())
+    tmp.rename(file)
+    return file
+
+
+def _reset_peak_rss() -> None:
+    """Reset this process's peak RSS (Linux: VmHWM), so building the head is not counted."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _peak_rss_bytes() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run_plain(args) -> int:
+    """The plain-head run: every label, CPU seconds and peak RSS / head bytes."""
+    from logitgeom.audit import audit_argmax
+    from logitgeom.run.executor import make_executor
+
+    k, d = args.rows, args.cols
+    model = Path(args.cache) / f"plain-{k}x{d}-{args.dtype}"
+    t0 = time.perf_counter()
+    build_plain_head(model, k, d, args.dtype)
+    head_bytes = k * d * DTYPES[args.dtype][1]
+    print(f"plain head {k} x {d} {args.dtype} at {model} ({head_bytes / 1e6:.0f} MB) "
+          f"[{time.perf_counter() - t0:.1f} s to build/load]", flush=True)
+    out = Path(args.cache) / f"out-plain-{k}x{d}-{args.dtype}"
+    if out.exists():
+        import shutil
+
+        shutil.rmtree(out)
+    ex = make_executor(workers=args.workers)
+    _reset_peak_rss()
+    r0, c0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    try:
+        res = audit_argmax(model, out=out, executor=ex, progress=False, block_size=args.block)
+    finally:
+        if ex is not None:
+            ex.shutdown()
+    wall = time.perf_counter() - w0
+    r1, c1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    cpu = sum(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime
+              for a, b in ((r0, r1), (c0, c1)))
+    peak = _peak_rss_bytes()
+    print("\n".join(res.summary()))
+    st = res.stage_seconds
+    print("  CPU s by stage: " + ", ".join(f"{key} {v:.1f}" for key, v in sorted(st.items())
+                                          if key != "exact_pairs"))
+    print(f"plain audit {k} x {d} {args.dtype}: {len(res.labels)} labels, undecided "
+          f"{len(res.undecided())}; CPU {cpu:.1f} s ({cpu / 60:.2f} CPU-min), wall {wall:.1f} s; "
+          f"peak RSS {peak / 1e6:.0f} MB = {peak / head_bytes:.2f} x the head"
+          + (f" (worker processes {c1.ru_maxrss / 1024:.0f} MB)" if ex is not None else ""))
+    return 0 if not res.undecided() else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=50257)
@@ -125,7 +231,13 @@ def main(argv=None) -> int:
     ap.add_argument("--planted-witnesses", type=int, default=None,
                     help="re-check every planted never-proof but only this many planted "
                          "witnesses (each costs O(n d) in the checker); default: all")
+    ap.add_argument("--plain", action="store_true",
+                    help="audit a plain full-precision head (nothing planted, every label)")
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32",
+                    help="storage of the --plain head (default f32)")
     args = ap.parse_args(argv)
+    if args.plain:
+        return run_plain(args)
 
     from logitgeom.audit import audit_argmax
     from logitgeom.run.executor import make_executor

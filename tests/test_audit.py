@@ -590,3 +590,29 @@ def test_a_block_too_large_for_one_shard_file_is_split(tmp_path, monkeypatch):
     (out / "shards" / "block-000000.1.jsonl").unlink()
     assert audit_argmax(W, out=out, block_size=64, progress=False).verdicts == r.verdicts
     assert calls == [0] and (out / "audit.json").read_text() == text
+
+
+def test_sampled_self_check_rechecks_witnesses_exactly(tmp_path, monkeypatch):
+    """Above the policy's full work the sampled witnesses are re-checked by the engine against
+    every row (filter, then rationals); an exact tie at the witness is refused, and the
+    certificate still passes the stdlib checker in full."""
+    import logitgeom.certify.common as common
+    from logitgeom.audit.proofs import recheck_witnesses
+
+    monkeypatch.setattr(common, "SELF_CHECK", common.SelfCheck(full_work=0))
+    W, _ = planted_head(k=24, d=3, seed=5)
+    np.save(tmp_path / "W.npy", W)
+    res = audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
+    assert "witnesses re-checked against every row in exact arithmetic" in res.checked
+    assert check_file(tmp_path / "o" / "audit.json", max_work=None).ok
+    with ThreadPoolExecutor(2) as ex:  # the never-proofs-only stdlib units still run
+        res = audit_argmax(tmp_path / "W.npy", out=tmp_path / "o2", progress=False,
+                           executor=ex)
+    assert "re-checked by the stdlib checker" in res.checked
+    # ties and near-ties: the filter cannot decide them; rational arithmetic does
+    h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
+    assert recheck_witnesses(h, [(0, "all", {"x": ["1", "1"]})], None) is not None
+    tiny = f"1/{2 ** 80}"
+    assert recheck_witnesses(h, [(0, "all", {"x": [str(Fraction(1) + Fraction(tiny)), "1"]})],
+                             None) is None
+    assert recheck_witnesses(h, [(2, "box", {"scale": "4"})], Fraction(1)) is not None

@@ -34,6 +34,11 @@ __all__ = ["HeadSpec", "Head", "open_head", "CHUNK_BYTES"]
 
 #: Rows are converted to float64 in chunks of about this many bytes.
 CHUNK_BYTES = 48 << 20
+#: :meth:`Head.norms` and :meth:`Head.scale` take rows in chunks of about this many float64
+#: bytes: their temporaries (the chunk, its absolute values, its rescaled copy) are then a
+#: few of these, not three 48 MB chunks beside the head (issue 44).  Row norms are computed
+#: row by row, so the chunking changes no bit of them.
+SMALL_CHUNK_BYTES = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -242,8 +247,9 @@ class Head:
         """Upper bounds of the Euclidean row norms (float64, inflated for rounding)."""
         if self._norms is None:
             n = np.empty(self.k, dtype=np.float64)
-            for r0 in range(0, self.k, self.chunk_rows):
-                r1 = min(self.k, r0 + self.chunk_rows)
+            step = max(1, SMALL_CHUNK_BYTES // (8 * self.d))
+            for r0 in range(0, self.k, step):
+                r1 = min(self.k, r0 + step)
                 c = self.chunk(r0, r1)
                 n[r0:r1] = scaled_norms(c)  # squares neither underflow nor overflow
             # the rigorous bound (docs/filtered-arithmetic.md, Lemma 3)
@@ -257,8 +263,9 @@ class Head:
         overflow in W x.  Exact (a power of two); a proposal device only."""
         if self._scale is None:
             mx = 0.0
-            for r0 in range(0, self.k, self.chunk_rows):
-                c = self.chunk(r0, min(self.k, r0 + self.chunk_rows))
+            step = max(1, SMALL_CHUNK_BYTES // (8 * self.d))
+            for r0 in range(0, self.k, step):
+                c = self.chunk(r0, min(self.k, r0 + step))
                 mx = max(mx, float(np.max(np.abs(c))) if c.size else 0.0)
             e = math.frexp(mx)[1] if mx > 0 else 0
             self._scale = 1.0 if -60 <= e <= 60 else math.ldexp(1.0, -e)

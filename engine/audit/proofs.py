@@ -31,7 +31,7 @@ from logitgeom.exact.numbers import fraction_to_str
 from logitgeom_certificates.api import MAX_DIGITS
 
 __all__ = ["Options", "BudgetExceeded", "rounding_bound", "exact_rows_int", "violations",
-           "confirm_witness", "check_multipliers"]
+           "confirm_witness", "recheck_witnesses", "check_multipliers"]
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,52 @@ def confirm_witness(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = No
     if not np.all(np.isfinite(x)):
         return False
     return violations(head, k, x, s=s, stats=stats).size == 0
+
+
+def recheck_witnesses(head: Head, entries: list[tuple[int, str, dict]],
+                      radius: Fraction | None) -> str | None:
+    """Re-check written witnesses against every row of the head, exactly; None when all hold,
+    else what fails.
+
+    ``entries`` are ``(label, domain, witness)`` with ``witness`` as written in the
+    certificate (``{"scale": "p/q"}``: x = t w_k, or ``{"x": ["p/q", ...]}``).  All of them
+    share one float64 pass over the head; each margin is then decided by
+    :func:`violations` (the rigorous filter of :mod:`logitgeom.exact.filtered`, rational
+    arithmetic for the pairs it leaves), so no row is converted to integers unless its
+    margin is within the bound.  The stdlib checker's re-check of a witness converts every
+    row of the head to integers (O(n d) Python integer work per witness); this is the
+    self-check's way of covering a sample of them on a head too large for that.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from logitgeom.audit.head import HeadSpec, open_head
+    >>> h = open_head(HeadSpec.from_array(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))
+    >>> recheck_witnesses(h, [(0, "all", {"scale": "3"}), (1, "all", {"x": ["-1/3", "1"]})],
+    ...                   None) is None
+    True
+    >>> recheck_witnesses(h, [(2, "all", {"x": ["1", "1"]})], None)
+    'label 2: margin against label 0 is not positive at the witness'
+    """
+    if not entries:
+        return None
+    xqs = []
+    for k, _dom, w in entries:
+        if "scale" in w:
+            t = Fraction(w["scale"])
+            xqs.append([t * q for q in head.exact_row(k)])
+        else:
+            xqs.append([Fraction(v) for v in w["x"]])
+    X = np.array([[float(q) for q in xq] for xq in xqs], dtype=np.float64).T
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = head.matmul(X) if np.all(np.isfinite(X)) else None
+    for j, ((k, dom, _w), xq) in enumerate(zip(entries, xqs, strict=True)):
+        if dom == "box" and radius is not None and max(map(abs, xq)) > radius:
+            return f"label {k}: witness outside max_j |x_j| <= {radius}"
+        bad = violations(head, k, X[:, j], xq, s=None if S is None else S[:, j])
+        if bad.size:
+            return f"label {k}: margin against label {int(bad[0])} is not positive at the witness"
+    return None
 
 
 def _witness_record(x: np.ndarray, t: float | None, stage: str) -> dict:
