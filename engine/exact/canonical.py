@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import permutations, product
 from math import factorial, gcd
+from typing import Any
 
 __all__ = ["canonical_form", "DEFAULT_BOUND"]
 
@@ -53,7 +54,7 @@ DEFAULT_BOUND = 64
 """Most candidate signed orderings tried before falling back to one (not canonical)."""
 
 
-def _relabel(sigs: list) -> list[int]:
+def _relabel(sigs: list[Any]) -> list[int]:
     """Colours as small integers, numbered by the sorted order of their signatures."""
     rank = {s: i for i, s in enumerate(sorted(set(sigs)))}
     return [rank[s] for s in sigs]
