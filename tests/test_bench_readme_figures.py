@@ -77,6 +77,12 @@ def test_group_parsers_read_the_scripts_lines():
                   "peak RSS 204 MB\n",
         "coq": "export: audit.v, 0.63 MB; 0.4 CPU s\n"
                "coqc: accepted; 20.7 CPU s (user + sys of coqc; goal <= 60)\n",
+        "coq-stream": "        head  regions  files   refuted    LPs   .v MB export s  check s "
+                      "peak MB  verdict\n"
+                      "       shi-6    16807      5     76666    175     4.1      4.8     59.3"
+                      "     641  accepted\n"
+                      "       shi-7   262144     67   1515758    321    80.3     86.0   1349.6"
+                      "    1761  accepted\n",
         "coq-grid": "export: grid.v, 0.66 MB, prefix-tree refutations 2288 (rankings) + 2478 "
                     "(sign vectors); 9.7 CPU s\ncoqc: accepted; 18.8 CPU s (user + sys of coqc)\n",
         "models": "load 7 rows (memory-mapped)               0.010 s wall    0.002 s CPU\n"
@@ -104,7 +110,9 @@ def test_group_parsers_read_the_scripts_lines():
             ("certified", "rss_mb"): 363, ("family", "curve_cpu_s"): 4.5,
             ("family", "rss_mb"): 204, ("coq", "coqc_cpu_s"): 20.7,
             ("coq-grid", "export_cpu_s"): 9.7, ("coq-grid", "coqc_cpu_s"): 18.8,
-            ("coq-grid", "coq_mb"): 0.66, ("models", "read_rows_cpu_s"): 0.002,
+            ("coq-grid", "coq_mb"): 0.66, ("coq-stream", "shi6_check_cpu_s"): 59.3,
+            ("coq-stream", "shi7_check_cpu_s"): 1349.6, ("coq-stream", "shi7_peak_mb"): 1761,
+            ("coq-stream", "shi7_export_cpu_s"): 86.0, ("models", "read_rows_cpu_s"): 0.002,
             ("models", "audit_cpu_s"): 0.471, ("occupancy", "cpu_s"): 14.6,
             ("occupancy", "shards_mb"): 89, ("patterns", "sw_wall_s"): 0.9,
             ("patterns-rw", "rw_witnesses_wall_s"): 40.9, ("patterns-rw", "rw_wall_s"): 24.1,
