@@ -158,3 +158,20 @@ def test_stream_names_do_not_collide_with_another_certificate(tmp_path):
     assert [w.name for w in written] == ["cert.v", "cert_2.v"]
     assert "From Logitgeom Require Import cert_2_data cert_2_s00000" in written[1].read_text()
     assert check_coq_file(written[1]).ok
+
+
+def test_shard_read_after_the_check_is_a_regular_file(tmp_path):
+    """A shard replaced by a FIFO after the stdlib checker accepted the certificate is
+    refused at once, not read (the read would block)."""
+    import os
+
+    from logitgeom.coq._read import Reader
+    from logitgeom.coq.stream import read_stream
+
+    cert = _cert(tmp_path)
+    obj = json.loads(cert.read_text())
+    shard = tmp_path / obj["shards"][0]["file"]
+    shard.unlink()
+    os.mkfifo(shard)
+    with pytest.raises(ExportError, match="not a regular file"):
+        read_stream(obj, tmp_path, Reader("cert.json"))

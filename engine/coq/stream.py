@@ -38,6 +38,8 @@ import gzip
 import hashlib
 import json
 import math
+import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -329,8 +331,12 @@ def read_stream(obj: dict, base_dir: str | Path, reader) -> list[tuple[Pat, list
     out = []
     for n, sh in enumerate(obj["shards"]):
         path = Path(base_dir) / sh["file"]
-        try:
-            raw = path.read_bytes()
+        try:  # opened without blocking, a regular file on the descriptor (never a FIFO)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise reader.fail(f"/shards/{n}", f"{sh['file']!r} is not a regular file")
+                raw = fh.read()
         except OSError as exc:
             raise reader.fail(f"/shards/{n}", f"cannot read {sh['file']!r}: "
                               f"{exc.strerror or exc}") from None
