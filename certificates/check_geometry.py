@@ -191,7 +191,9 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
         same(listed[0].get("bias") is None, "the model has no bias")
         W, _, ranking = results[0]
         prm = K.get(obj, "parameters", loc)
-        i, j = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W))
+        pair = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W))
+        K.fail_if(len(pair) != 2, "schema", f"{loc}/parameters/labels", "two distinct labels")
+        i, j = pair
         c = K.read_field(K.read_number, prm, "cosine_at_least", f"{loc}/parameters")
         same(all(sum(col) == 0 for col in zip(*W, strict=True)), "W is not centred")
         g = K.dot(W[i], W[j])

@@ -532,3 +532,11 @@ def test_spec_states_each_kinds_order_of_checks():
         line = re.search(rf"^Order \(`{re.escape(kind)}`\): (.*)$", spec, re.M)
         assert line, kind
         assert tuple(re.findall(r"`([a-z-]+)`", line.group(1))) == order, kind
+
+
+def test_centred_cosine_labels_must_be_a_pair():
+    """A centred-cosine theorem with three labels fails at its labels, as schema."""
+    c = json.loads((ROOT / "certificates" / "paper" / "app-c.2-centred-cosine.json").read_text())
+    c["parameters"]["labels"] = [0, 1, 2]
+    v = check(c)
+    assert (v.ok, v.failed_check, v.location) == (False, "schema", "/parameters/labels")
