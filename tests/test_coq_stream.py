@@ -102,7 +102,7 @@ def test_changed_multiplier_is_rejected_by_coqc(tmp_path):
     def edit(d, main):
         for f in sorted(d.glob("cert_s*.v")):
             t = f.read_text()
-            m = re.search(r"PCutU \[(\d+); (\d+)", t)
+            m = re.search(r"PCutZ \[(\d+); (\d+)", t)
             if m:
                 f.write_text(t[:m.start(2)] + str(int(m.group(2)) + 7) + t[m.end(2):])
                 return

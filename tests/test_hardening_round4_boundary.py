@@ -252,9 +252,11 @@ def test_every_result_writer_is_atomic():
     private = ('(d / "Logitgeom.v").write_bytes(text)', "shutil.copy(p, Path(tmp) / p.name)",
                "tmp.write_text(text)")
     bad = [b for b in bad if not (b.startswith("coq/build.py") and b.endswith(private))]
-    # coq/referee.py: the probe and the file under check, inside its TemporaryDirectory
+    # coq/referee.py: the probe, the file under check and the files it imports, inside its
+    # TemporaryDirectory
     probe = ('(Path(tmp) / "Probe.v").write_text(HEADER + "".join(f"Fail Check {n}.\\n"',
-             '(Path(tmp) / p.name).write_text(text + f"\\nPrint Assumptions {name}.\\n")')
+             '(Path(tmp) / p.name).write_text(text + f"\\nPrint Assumptions {name}.\\n")',
+             "(Path(tmp) / f.name).write_text(t)")
     bad = [b for b in bad if not (b.startswith("coq/referee.py") and b.endswith(probe))]
     assert bad == [], "\n".join(bad)
 

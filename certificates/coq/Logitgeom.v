@@ -1701,7 +1701,7 @@ Qed.
 Inductive ptree : Type :=
   | PLeaf : vec -> ptree
   | PCut : list (nat * Q) -> ptree
-  | PCutU : list Uint63.int -> ptree
+  | PCutZ : list Z -> ptree
   | PHole : ptree
   | PNode : pforest -> ptree
 with pforest : Type :=
@@ -1730,10 +1730,11 @@ Proof.
   exact (proj1 (forallb_forall _ _) H1 e He).
 Qed.
 
-(** Sparse multipliers written as primitive integers (fast to read): [[i; y_i; ...]]. *)
-Fixpoint upairs (l : list Uint63.int) : list (nat * Q) :=
+(** Sparse multipliers written as a list of integers [[i; y_i; ...]] (faster for coqc to read
+    than pairs of a nat and a rational). *)
+Fixpoint zpairs (l : list Z) : list (nat * Q) :=
   match l with
-  | i :: y :: r => (Z.to_nat (Uint63.to_Z i), inject_Z (Uint63.to_Z y)) :: upairs r
+  | i :: y :: r => (Z.to_nat i, inject_Z y) :: zpairs r
   | _ => []
   end.
 
@@ -1754,7 +1755,7 @@ Fixpoint pt_ok (p : list A) (t : ptree) {struct t} : bool :=
   match t with
   | PLeaf x => Nat.eqb (length p) k && wit p x
   | PCut y => negb (Nat.eqb (length p) 0) && refute p y
-  | PCutU y => negb (Nat.eqb (length p) 0) && refute p (upairs y)
+  | PCutZ y => negb (Nat.eqb (length p) 0) && refute p (zpairs y)
   | PHole => hole p
   | PNode f => Nat.ltb (length p) k && pf_ok p (opts p) f
   end
@@ -1809,9 +1810,9 @@ Qed.
 Section Complete.
 Variable v : list A.
 Variable d : A.
-Hypothesis Hlen : length v = k.
-Hypothesis Hopt : forall m, (m < k)%nat -> In (nth m v d) (opts (firstn m v)).
-Hypothesis Href : forall j y, (0 < j <= k)%nat -> refute (firstn j v) y = false.
+Variable Hlen : length v = k.
+Variable Hopt : forall m, (m < k)%nat -> In (nth m v d) (opts (firstn m v)).
+Variable Href : forall j y, (0 < j <= k)%nat -> refute (firstn j v) y = false.
 
 Definition reached (p : list A) (t : ptree) : Prop :=
   In v (pt_pats p t) \/ exists q, In q (pt_holes p t) /\ firstn (length q) v = q.
@@ -1836,7 +1837,7 @@ Proof.
     rewrite (Href (length p) y) in H by lia. discriminate.
   - intros y p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
     apply negb_true_iff, Nat.eqb_neq in H0. rewrite <- E in H.
-    rewrite (Href (length p) (upairs y)) in H by lia. discriminate.
+    rewrite (Href (length p) (zpairs y)) in H by lia. discriminate.
   - intros p _ E _. right. exists p. simpl. auto.
   - intros f IH p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
     apply Nat.ltb_lt in H0. unfold reached. simpl.
@@ -1900,7 +1901,7 @@ Proof.
   - apply IH; auto. intros s Hs. apply D. right. exact Hs.
 Qed.
 
-Hypothesis Hnd : forall p, NoDup (opts p).
+Variable Hnd : forall p, NoDup (opts p).
 
 Lemma pt_nodup_all :
   (forall t p, pt_ok p t = true -> NoDup (pt_pats p t)) /\

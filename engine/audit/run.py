@@ -574,14 +574,12 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
     witnesses = [r["label"] for r in records
                  if any(r[dom]["verdict"] == "argmaxable" for dom in plan.opts.domains)]
     if plan.src.spec.kind != "inline":
-        # the stdlib checker reads the head into memory itself (its bytes, then its values:
-        # twice its size); unmap this process's view of the file first, so that the two are
-        # not resident at once (issue 44: peak memory a small multiple of the head)
+        # the stdlib checker reads the head itself (bytes, then values): unmap this
+        # process's view first, so the copies are not resident at once (issue 44)
         open_head.cache_clear()
         gc.collect()
     # the one policy (certify.common.SELF_CHECK): every proof, or every never-proof and n
-    # witnesses; an audit's n witnesses are re-checked against every row by
-    # proofs.recheck_witnesses (the checker's re-check of one converts every row to integers)
+    # witnesses, re-checked against every row by proofs.recheck_witnesses
     n = SELF_CHECK.witnesses(len(witnesses), plan.k * plan.d)
     only = None
     sample: list[int] = []

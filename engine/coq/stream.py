@@ -121,10 +121,10 @@ class _Realised(Exception):
 
 
 def _cut(ys: list[tuple[int, Fraction]]) -> str:
-    """``PCutU [i; y_i; ...]%uint63`` (primitive integers, fast for coqc to read) when every
-    multiplier is an integer below 2^62, else ``PCut [(i, y_i); ...]``."""
-    if all(v.denominator == 1 and 0 <= v < (1 << 62) for _, v in ys):
-        return "(PCutU [" + "; ".join(f"{i}; {int(v)}" for i, v in ys) + "]%uint63)"
+    """``PCutZ [i; y_i; ...]%Z`` (integers: faster for coqc to read than pairs of a nat and
+    a rational) when every multiplier is an integer, else ``PCut [(i, y_i); ...]``."""
+    if all(v.denominator == 1 for _, v in ys):
+        return "(PCutZ [" + "; ".join(f"{i}; {int(v)}" for i, v in ys) + "]%Z)"
     return "(PCut [" + "; ".join(f"({i}%nat, {q(v)})" for i, v in ys) + "])"
 
 
