@@ -218,8 +218,7 @@ def _stream_case(W, b, work: Path, name: str) -> bool:
     out = proc.stdout.read().decode(errors="replace")
     _, status, ru = os.wait4(proc.pid, 0)
     ok = os.waitstatus_to_exitcode(status) == 0 and "ACCEPTED" in out
-    regions = int(json.loads(cert.read_text())["shards"] and sum(
-        s["rows"] for s in json.loads(cert.read_text())["shards"]))
+    regions = sum(s["rows"] for s in json.loads(cert.read_text())["shards"])
     print(f"{name:>12} {regions:>8} {stats['shards']:>6} {cuts:>9} {stats['lps']:>6} "
           f"{mb:>7.1f} {t_export:>8.1f} {ru.ru_utime + ru.ru_stime:>8.1f} "
           f"{ru.ru_maxrss / 1024:>7.0f}  {'accepted' if ok else 'REJECTED'}", flush=True)

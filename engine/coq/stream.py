@@ -47,7 +47,7 @@ from pathlib import Path
 
 from logitgeom.coq import _rows as rows
 from logitgeom.coq._read import ExportError
-from logitgeom.coq._terms import nats, q, qmat, qvec, qvec_common, zs
+from logitgeom.coq._terms import integers, nats, q, qmat, qvec, qvec_common, zs
 from logitgeom.coq._tree import rank_opts, reduce_columns, sign_opts
 
 __all__ = ["stream_files", "export_stream", "read_stream", "LEAVES"]
@@ -60,10 +60,9 @@ Pat = tuple[int, ...]
 
 
 def _ints(y: list[Fraction]) -> list[Fraction]:
-    """Positive multiples of multipliers are multipliers: clear denominators and common
-    factors (shorter files)."""
-    den = math.lcm(*(f.denominator for f in y))
-    num = [f * den for f in y]
+    """The multipliers as integers (:func:`~logitgeom.coq._terms.integers`) without a common
+    factor: positive multiples of multipliers are multipliers (shorter files)."""
+    num = integers(y)
     g = math.gcd(*(int(f) for f in num)) or 1
     return [f / g for f in num]
 
