@@ -27,6 +27,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
@@ -74,16 +75,6 @@ def _step(v: Sequence[int], r: Sequence[int], p: int) -> tuple[int, ...]:
     to r): the one elimination step of the lattice's generation and of a flat's diagnosis."""
     x, y = v[p], r[p]
     return primitive([y * a - x * b for a, b in zip(v, r)]) if x else tuple(v)  # noqa: B905
-
-
-def _reduce(basis: list[tuple[int, tuple[int, ...]]], v: tuple[int, ...]) -> tuple[int, ...]:
-    """v (primitive) reduced by an echelon basis [(pivot, row)]: ``()`` when in its span."""
-    K.charge(len(v) + len(basis))  # the pivot scan and the gcd, even when nothing reduces
-    for p, e in basis:
-        if v and v[p]:
-            K.charge(len(v) * K.weight(e[p], v[p]))
-            v = _step(v, e, p)
-    return v
 
 
 # ------------------------------------------------------------------- constraint rows
@@ -154,12 +145,9 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
 
     The lattice is generated from the whole space upwards (:func:`_generate`, one
     elimination step per cover) and compared with the list; a listed flat that was not
-    generated, or has another rank, is checked on its own (:func:`_diagnose`), which names
-    what is wrong with it."""
+    generated, has another rank or is listed twice is diagnosed on the generated lattice
+    (:func:`_diagnose`), which names what is wrong with it."""
     R = {i: primitive(K.scaled((*a, c))[0]) for i, (a, c) in enumerate(H) if any(a)}
-    bits = max((abs(x).bit_length() for r in R.values() for x in r), default=0)
-    E = (0,) * d + (1,)
-    listed: dict[int, int] = {}
     parsed = []
     for n, f in enumerate(K.read_list(lattice, loc)):
         fl = f"{loc}/{n}"
@@ -169,31 +157,26 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
             K.fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
                    " of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
-        X = sum(1 << h for h in hs)  # a flat as the bit mask of its hyperplanes
-        parsed.append((fl, X, hs, rank))
-        listed.setdefault(X, rank)
-    flats, missing = _generate(R, E, listed, bits, d + 1)
+        parsed.append((fl, sum(1 << h for h in hs), hs, rank))  # a flat: a bit mask
+    flats, mu = _generate(R, (0,) * d + (1,), len(parsed), d + 1)
     seen: set[int] = set()
-    for fl, X, hs, rank in parsed:  # in list order: the first bad flat fails
+    for fl, X, hs, rank in parsed if flats else ():  # the first bad flat fails
         if X not in flats or flats[X][0] != rank or X in seen:
-            _diagnose(R, E, X, hs, rank, fl, seen)
+            _diagnose(flats, X, hs, rank, fl, seen)
         seen.add(X)
-    K.fail_if(0 not in listed, "lattice-bottom", loc, "the whole space (no hyperplane) is unlisted")
-    if missing is not None:
-        X, h = missing
-        K.fail("lattice-incomplete", loc, f"closure of flat {[j for j in R if X >> j & 1]} and"
-               f" hyperplane {h} is not listed")
-    K.fail_if(flats.keys() != listed.keys(), "lattice-incomplete", loc,
-              "the listed flats are not the lattice")
-    return sum(abs(m) for m in _moebius_covers(flats).values())
+    K.fail_if(all(X for _, X, _, _ in parsed), "lattice-bottom", loc,
+              "the whole space (no hyperplane) is unlisted")
+    K.fail_if(len(seen) != len(flats) or not flats, "lattice-incomplete", loc,
+              "the listed flats are not the lattice (some flat is not listed)")
+    return sum(map(abs, mu.values()))
 
 
-def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[int, int],
-              bits: int, n: int) -> tuple[dict[int, Any], tuple[int, int] | None]:
-    """``({X: (rank, covers of X)}, None)``: the lattice of the non-empty flats of the rows
-    ``R`` (a flat: the bit mask of its hyperplanes), generated from the whole space
-    upwards; or ``(partial, (X, h))`` as soon as the closure of a flat X and a hyperplane
-    h is not in ``listed`` (so the work is bounded by the list's length).
+def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], most: int, n: int
+              ) -> tuple[dict[int, Any], dict[int, int]]:
+    """``({X: (rank, covers of X)}, {X: mu(0, X)})``: the lattice of the non-empty flats of
+    the rows ``R`` (a flat: the bit mask of its hyperplanes), generated from the whole space
+    upwards, rank by rank; ``({}, {})`` as soon as it has more than ``most`` flats (so
+    the work is bounded by the list's length).
 
     A node is a flat X with the residuals modulo X of the rows outside X, grouped by
     direction (primitive, first non-zero entry > 0): the rows of one direction ``r`` are
@@ -205,28 +188,33 @@ def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[in
     two rows have parallel residuals exactly when they are parallel modulo the span of X,
     whatever the path that reached X.  A primitive residual direction divides minors of
     order at most n of the rows (Hadamard: under ``n (bits + log2 n)`` bits); the meter
-    charges from that bound."""
-    top = 2 * n * (bits + n.bit_length()) + 2
-    unit = n * (1 + (top >> 8) ** 2)
+    charges from that bound.
+
+    The Moebius values follow Weisner's theorem: the flats below X form a geometric
+    lattice, where for the first hyperplane ``a`` of X, ``mu(0, X)`` is minus the sum of
+    ``mu(0, Y)`` over the lower covers Y of X without ``a``; every lower cover of X has
+    rank one less, so it is complete when X is reached, the flats being taken rank by
+    rank."""
+    bits = max((abs(x).bit_length() for r in R.values() for x in r), default=0)
+    unit = n * (1 + ((2 * n * (bits + n.bit_length()) + 2) >> 8) ** 2)
     groups: dict[tuple[int, ...], int] = {}
     for j, r in R.items():
         groups[r] = groups.get(r, 0) | 1 << j
-    flats: dict[int, Any] = {0: (0, None)}
-    stack = [(0, 0, groups, primitive(E))]
-    while stack:
-        X, rank, groups, e = stack.pop()
+    flats: dict[int, Any] = {0: (0, [])}
+    mu, queue = {0: 1}, deque([(0, groups, primitive(E))])
+    while queue:
+        X, groups, e = queue.popleft()  # rank by rank
         K.charge(len(groups))
-        ups = []
         for r, hs in groups.items():
             if r == e:
                 continue  # X meets these hyperplanes nowhere
             T = X | hs
-            ups.append(T)
+            flats[X][1].append(T)
+            mu[T] = mu.get(T, 0) - (0 if X & (T & -T) else mu[X])  # Weisner, a = T & -T
             if T in flats:
                 continue
-            if T not in listed:
-                flats[X] = (rank, ups)
-                return flats, (X, (hs & -hs).bit_length() - 1)
+            if len(flats) == most:
+                return {}, {}
             K.charge(len(groups) * unit)
             p = next(i for i, x in enumerate(r) if x)
             sub: dict[tuple[int, ...], int] = {}
@@ -234,49 +222,24 @@ def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], listed: dict[in
                 if v is not r:
                     v = _step(v, r, p)
                     sub[v] = sub.get(v, 0) | js
-            flats[T] = (rank + 1, None)
-            stack.append((T, rank + 1, sub, _step(e, r, p)))
-        flats[X] = (rank, ups)
-    return flats, None
+            flats[T] = (flats[X][0] + 1, [])
+            queue.append((T, sub, _step(e, r, p)))
+    return flats, mu
 
 
-def _diagnose(R: dict[int, tuple[int, ...]], E: tuple[int, ...], X: int, hs: Sequence[int],
-              rank: int, fl: str, seen: set[int]) -> None:
-    """The checks of one listed flat on its own: non-empty (``flat-empty``), of the stated
-    rank (``flat-rank``), closed (``flat-closed``), listed once (``flat-duplicate``)."""
-    basis: list[tuple[int, tuple[int, ...]]] = []
-    for h in hs:  # an echelon basis of the flat's rows
-        if r := _reduce(basis, R[h]):
-            basis.append((next(i for i, x in enumerate(r) if x), r))
-    K.fail_if(not _reduce(basis, E), "flat-empty", fl, "the hyperplanes' intersection is empty")
-    K.fail_if(len(basis) != rank, "flat-rank", f"{fl}/rank", f"rank {rank}, actual {len(basis)}")
-    zero = next((j for j, r in R.items() if not X >> j & 1 and not _reduce(basis, r)), None)
-    K.fail_if(zero is not None, "flat-closed", fl, f"not closed: hyperplane {zero} contains it")
+def _diagnose(flats: dict[int, Any], X: int, hs: Sequence[int], rank: int, fl: str,
+              seen: set[int]) -> None:
+    """The checks of one listed flat on the generated lattice: non-empty (``flat-empty``),
+    of the stated rank (``flat-rank``), closed (``flat-closed``), listed once
+    (``flat-duplicate``).  Its closure is reached from the whole space one hyperplane at a
+    time, each step the cover of the flat so far that holds the hyperplane (none: the
+    intersection is empty)."""
+    Y = 0
+    for h in hs:
+        if not Y >> h & 1:
+            Y = next((T for T in flats[Y][1] if T >> h & 1), -1)
+            K.fail_if(Y < 0, "flat-empty", fl, "the hyperplanes' intersection is empty")
+    K.fail_if(flats[Y][0] != rank, "flat-rank", f"{fl}/rank", f"rank {rank}, actual {flats[Y][0]}")
+    K.fail_if(Y != X, "flat-closed", fl, "not closed: hyperplane "
+              f"{(Y & ~X & -(Y & ~X)).bit_length() - 1} contains it")
     K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
-
-
-def _moebius_covers(flats: dict[int, Any]) -> dict[int, int]:
-    """``{X: mu(0, X)}`` from the verified cover relation, by Weisner's theorem.
-
-    ``flats[X] = (rank, ups)`` with ``ups`` the flats covering X (flats as bit masks of
-    their hyperplanes).  The flats below X form
-    a geometric lattice (those of the central arrangement at a point of X), where for any
-    atom ``a <= X`` (a hyperplane of X) Weisner's theorem gives
-    ``sum over Y with Y v a = X of mu(0, Y) = 0``; a ``Y < X`` with ``Y v a = X`` is a
-    lower cover of X without ``a`` (semimodularity), so
-    ``mu(0, X) = - sum of mu(0, Y) over the lower covers Y of X not containing a``.  One
-    step per cover relation (the previous revision summed over every flat below X: the
-    same numbers, tested against the engine's, at a cost growing with the depth)."""
-    lower: dict[int, list[int]] = {X: [] for X in flats}
-    for Y, (_, ups) in flats.items():
-        for T in ups:
-            lower[T].append(Y)
-    K.charge(len(flats) + sum(len(v) for v in lower.values()))
-    mu: dict[int, int] = {}
-    for X in sorted(flats, key=lambda F: flats[F][0]):  # lower covers have smaller rank
-        if X:
-            a = X & -X  # its first hyperplane (flats are bit masks of hyperplanes)
-            mu[X] = -sum(mu[Y] for Y in lower[X] if not Y & a)
-        else:
-            mu[X] = 1
-    return mu

@@ -188,6 +188,7 @@ def test_semantics_moebius_and_count_agree_with_the_engine():
     from fractions import Fraction
 
     from logitgeom.exact.lattice import count_rankings_exact, count_regions_exact, flats
+    from logitgeom_certificates import kernel as K
     from logitgeom_certificates import semantics as sm
 
     rng = random.Random(5)
@@ -202,14 +203,14 @@ def test_semantics_moebius_and_count_agree_with_the_engine():
             if fl:
                 assert sm.zaslavsky(sm.arrangement(W, bz, "sign"), lattice, "", d) == \
                     count_regions_exact(W, bias)
-                # the cover-relation (Weisner) Moebius values equal the engine's
-                def mask(f):
-                    return sum(1 << h for h in f.hyperplanes)
-                ups = {mask(f): (f.rank, [mask(g) for g in fl if g.rank == f.rank + 1 and
-                                          set(f.hyperplanes) < set(g.hyperplanes)])
-                       for f in fl}
-                mu = sm._moebius_covers(ups)
-                assert [mu[mask(f)] for f in fl] == [f.mobius for f in fl]
+                # the generated lattice and its (Weisner) Moebius values equal the engine's
+                R = {i: sm.primitive(K.scaled((*a, c))[0])
+                     for i, (a, c) in enumerate(sm.arrangement(W, bz, "sign")) if any(a)}
+                gen, mu = sm._generate(R, (0,) * d + (1,), len(fl), d + 1)
+                masks = [sum(1 << h for h in f.hyperplanes) for f in fl]
+                assert sorted(gen) == sorted(masks)
+                assert [mu[m] for m in masks] == [f.mobius for f in fl]
+                assert [gen[m][0] for m in masks] == [f.rank for f in fl]
         if k > 1:
             H = sm.arrangement(W, (Fraction(0),) * k, "ranking")
             if any(any(a) for a, _ in H):
