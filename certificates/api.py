@@ -46,7 +46,7 @@ _WHERE = {
     "MAX_DIGITS": ("kernel", "MAX_DIGITS"), "Fail": ("errors", "Fail"),
     "str_to_int": ("bigint", "str_to_int"),
     "Verdict": ("kernel", "Verdict"), "DEFAULT_MAX_WORK": ("meter", "DEFAULT_MAX_WORK"),
-    "THEOREMS": ("check", "THEOREMS"),
+    "THEOREMS": ("check_geometry", "THEOREMS"),
     "KINDS": ("check", "KINDS"), "check": ("check", "check"),
     "check_file": ("_files", "check_file"), "read_and_check": ("_files", "read_and_check"),
     "main": ("check", "main"), "check_audit_file": ("check_audit", "check_file"),

@@ -58,7 +58,6 @@ _KINDS: dict[str, tuple[Any, Any]] = {
                                check_family, check_rank, check_stability, check_stream)
     for kind, entry in module.KIND_TABLE.items()}
 KINDS = tuple(_KINDS)
-THEOREMS = check_geometry.THEOREMS
 
 
 def _dispatch(obj: object, loc: str) -> Any:

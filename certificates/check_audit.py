@@ -56,6 +56,7 @@ if not __package__:  # run as a script: its folder is the package, under the fol
     sys.path.insert(0, os.path.dirname(_folder := os.path.dirname(os.path.abspath(__file__))))
     __package__ = os.path.basename(_folder)  # so a copied checker runs as is
 
+from . import batch
 from . import kernel as K
 from .bigint import str_to_int
 from .errors import Fail
@@ -118,7 +119,7 @@ def _head_from_file(ref: object, k: int, d: int, loc: str) -> Callable[[int], An
     of floats (exact binary fractions, all finite), the data bytes of the stated SHA-256."""
     K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
     K.fail_if(K.get(ref, "format", loc) != "npy", "schema", f"{loc}/format", "head format is 'npy'")
-    path = K.resolve(K.get(ref, "file", loc), f"{loc}/file")
+    path = batch.resolve(K.get(ref, "file", loc), f"{loc}/file")
     with K.open_regular(path, loc, 1 << 40) as fh:
         size, magic = os.fstat(fh.fileno()).st_size, fh.read(10)
         hdr = NPY_HEADER.fullmatch(fh.read(int.from_bytes(magic[8:], "little")))
@@ -261,7 +262,7 @@ def _referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes
     a shard, kept inside the certificate's folder), charged as they are read (the numbers
     in them are charged when parsed)."""
     K.only(ref, {"file", "sha256"}, loc, what)
-    data = K.read_file(K.resolve(K.get(ref, "file", loc), f"{loc}/file", inside), loc,
+    data = K.read_file(batch.resolve(K.get(ref, "file", loc), f"{loc}/file", inside), loc,
                        K.get(ref, "sha256", loc))
     K.charge(len(data) // 8)
     return data
@@ -293,6 +294,8 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
               "source is {file: name, sha256: 64 hex digits}")
     runs = _runs(K.get(obj, "labels", loc), k, f"{loc}/labels")
     scope = K.SCOPE.get()
+    if scope is not None:  # checked in part: the caller chose the labels or the sample
+        batch.unmetered()
     labels = None if scope is None else scope.get("labels")
     if labels is not None:
         starts = [a for a, _ in runs]  # runs are increasing: bisect, never expand

@@ -22,7 +22,6 @@ from itertools import combinations
 from typing import Any, cast
 
 from . import kernel as K
-from . import linear
 from . import semantics as sem
 
 _PC = "pattern-complete pattern-complete"
@@ -72,11 +71,7 @@ def _single(obj: K.Obj, loc: str, parts: object = None) -> Any:
     ranking = obj["kind"].startswith("ranking")
     W, b = sem.read_model(obj, loc)
     rows, value = sem.claim_rows(obj, loc, "ranking" if ranking else "signs", ranking, W, b)
-    if obj["kind"].endswith("-feasible"):
-        sem.witness_at(rows, obj, loc, len(W[0]), "chain row" if ranking else "row")
-    else:
-        linear.gordan(rows, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows)),
-                      f"{loc}/multipliers")
+    sem.decide(rows, obj, loc, len(W[0]), obj["kind"].endswith("-feasible"))
     return W, b, value
 
 
@@ -156,15 +151,14 @@ def _pattern_complete(obj: K.Obj, loc: str, parts: object = None) -> Any:
 def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
     (W1, b1), (W2, b2) = _pair(obj, loc)
     ranking = sem.read_pattern_type(obj, loc) == "ranking"
-    sem.witness_at(sem.claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]))
+    sem.decide(sem.claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]), True)
     try:
         rows2, _ = sem.claim_rows(obj, loc, "value", ranking, W2, b2)
     except K.Fail as f:  # the sign vector's zeros do not match W2's zero rows: not a tope of W2
         if f.check == "face-sign":
             return
         raise
-    linear.gordan(rows2, K.read_field(K.read_vector, obj, "multipliers", loc, len(rows2)),
-                  f"{loc}/multipliers")
+    sem.decide(rows2, obj, loc, len(W2[0]), False)
 
 
 def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:

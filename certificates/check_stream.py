@@ -57,8 +57,9 @@ from typing import IO, Any
 
 from . import kernel as K
 from . import semantics as sem
+from .batch import grant, left, resolve
 from .errors import Fail
-from .meter import budget, charge, grant, left, used
+from .meter import budget, charge, used
 
 __all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "RUN_SHARDS",
            "DEFAULT_REGIONS", "allowance", "line_units"]
@@ -218,7 +219,7 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
         share = None if room is None else room * sh["rows"] // total if total else room // buckets
         picks = None if drawn is None else {x - start + 1 for x in drawn[bisect.bisect_left(
             drawn, start):bisect.bisect_left(drawn, start + sh["rows"])]}
-        jobs.append((s, K.resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
+        jobs.append((s, resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
                      sh["rows"], buckets, (Wi, bi, ptype == "ranking"), share, picks, loc))
         start += sh["rows"]
     checked, run = 0, RUN_SHARDS.get()

@@ -9,8 +9,9 @@ obligation, :mod:`.reals` rigorous exp and log), and a kind module only sequence
   level, bounded nesting and integer length), canonical rationals ``"p/q"`` with one digit
   limit (:data:`MAX_DIGITS`, checked on the text before any parsing), vectors, matrices,
   permutations, unknown-field rejection;
-* referenced files: resolved inside the certificate's folder, regular files only (no
-  FIFO, device or symlink to one), size-bounded before reading, SHA-256 checked;
+* files: regular files only (no FIFO, device or symlink to one), size-bounded before
+  reading, SHA-256 checked (the names that certificates reference are resolved by
+  :mod:`.batch`);
 * exact arithmetic: integer scaling (a common positive denominator), dot and matrix
   products;
 * work accounting: :func:`.meter.charge` counts units *before* each exact step; a check that
@@ -143,7 +144,7 @@ def read_and_check(path: str, checker: Checker, max_work: int | str | None = "de
     """(verdict, parsed object or None) of one file, read once; its references resolve
     inside its folder.  With ``labels`` or ``sample``: re-check only those labels' proofs,
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (``scope`` receives
-    the tallies); then the default budget is none for an audit (the caller chose)."""
+    the tallies; an audit then lifts the default budget, :func:`.batch.unmetered`)."""
     try:
         obj = parse_json(read_file(path, "/", check="unreadable"), "/")
     except Fail as f:
@@ -151,8 +152,6 @@ def read_and_check(path: str, checker: Checker, max_work: int | str | None = "de
     partial = labels is not None or sample is not None
     scope = scope if scope is not None else {}
     scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
-    if max_work == "default" and partial and is_obj(obj) and obj.get("kind") == "argmax-audit":
-        max_work = None
     with setting(SCOPE, scope if partial else None), setting(FILE_BASE, os.path.dirname(
             os.path.abspath(path))):
         return judge(obj, checker, max_work), obj
@@ -292,24 +291,8 @@ def read_field(read: Callable[..., Any], obj: object, key: str, loc: str, *args:
 
 
 # ------------------------------------------------------------------- referenced files
-#: Folder of the certificate being checked: its references resolve inside it.
+#: Folder of the certificate being checked: its references resolve inside it (:mod:`.batch`).
 FILE_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("base", default=None)
-
-
-def resolve(name: object, loc: str, inside: bool = False) -> str:
-    """A referenced file's path (relative names against :data:`FILE_BASE`).  ``inside``
-    (shards): the name is relative, has no ``..`` and its real path stays in the folder."""
-    if not isinstance(name, str) or not name or "\x00" in name:
-        fail("schema", loc, "expected a file name")
-    base = FILE_BASE.get() or os.getcwd()
-    if inside:
-        parts = name.replace("\\", "/").split("/")
-        fail_if(os.path.isabs(name) or ".." in parts, "file", loc, f"{name[:80]!r}: a shard "
-                "is named by a path inside the certificate's folder (relative, without '..')")
-        real, top = os.path.realpath(os.path.join(base, name)), os.path.realpath(base)
-        fail_if(os.path.commonpath([real, top]) != top, "file", loc,
-                f"{name[:80]!r} is a symlink leaving the certificate's folder")
-    return name if os.path.isabs(name) else os.path.join(base, name)
 
 
 def open_regular(path: str, loc: str, limit: int = MAX_FILE_BYTES,

@@ -25,7 +25,7 @@ from .meter import charge, weight
 Row = tuple[Sequence[Any], Any] | None
 
 
-def witness(rows: Sequence[Row], x: Sequence[Fraction], loc: str, what: str = "row") -> None:
+def witness(rows: Sequence[Row], x: Sequence[Fraction], loc: str) -> None:
     """Every row (a, c) is strictly positive at x: a.x + c > 0, decided as a.p + c q > 0 for
     x = p / q (integers, q > 0)."""
     p, q = scaled(x)
@@ -34,7 +34,7 @@ def witness(rows: Sequence[Row], x: Sequence[Fraction], loc: str, what: str = "r
         if r is not None:
             charge(w)
             if len(r[0]) != len(p) or sum(map(mul, r[0], p)) + r[1] * q <= 0:
-                fail("witness", loc, f"{what} {i} is not strictly positive at the witness")
+                fail("witness", loc, f"row {i} is not strictly positive at the witness")
 
 
 def gordan(rows: Sequence[Row], y: Sequence[Fraction], loc: str,

@@ -25,8 +25,8 @@ from .errors import Fail
 DEFAULT_MAX_WORK = 20_000_000
 
 #: [units left, units granted, whether the budget is the default one (only it takes
-#: :func:`grant`)] of the current budget; None: unmetered
-_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("work_budget",
+#: :func:`.batch.grant`)] of the current budget; None: unmetered
+BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("work_budget",
                                                                            default=None)
 
 
@@ -43,38 +43,22 @@ def setting(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
 @contextlib.contextmanager
 def budget(max_work: int | str | None) -> Iterator[None]:
     """Meter the exact work done inside the block; None: unmetered.  ``"default"``:
-    :data:`DEFAULT_MAX_WORK`, a budget which :func:`grant` may raise (any other string: the
+    :data:`DEFAULT_MAX_WORK`, a budget which :func:`.batch.grant` may raise (any other string: the
     same units, not raised)."""
     units = DEFAULT_MAX_WORK if isinstance(max_work, str) else max_work
-    with setting(_BUDGET, None if units is None else [units, units, max_work == "default"]):
+    with setting(BUDGET, None if units is None else [units, units, max_work == "default"]):
         yield
-
-
-def grant(units: int) -> None:
-    """Raise the *default* budget by ``units`` (a kind whose work is linear in data the
-    user chose to check, such as the rows of a streamed certificate; docs/limits.md).  A
-    budget the user set (``--max-work``) is never raised."""
-    left = _BUDGET.get()
-    if left is not None and left[2]:
-        left[0] += units
-        left[1] += units
 
 
 def used() -> int | None:
     """Units charged so far in the current budget (None: unmetered)."""
-    v = _BUDGET.get()
+    v = BUDGET.get()
     return None if v is None else v[1] - v[0]
-
-
-def left() -> int | None:
-    """Units left in the current budget (None: unmetered)."""
-    v = _BUDGET.get()
-    return None if v is None else v[0]
 
 
 def charge(units: int) -> None:
     """Spend ``units`` before doing the work they stand for; Fail when the budget is gone."""
-    left = _BUDGET.get()
+    left = BUDGET.get()
     if left is not None:
         left[0] -= units
         if left[0] < 0:

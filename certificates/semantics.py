@@ -123,10 +123,12 @@ def listed_pattern(rec: object, loc: str, ranking: bool, Wi: Any, bi: Any, d: in
     return value
 
 
-def witness_at(rows: Sequence[Row], obj: object, loc: str, d: int, what: str = "row") -> None:
-    """The field ``witness`` of obj (d numbers) makes every row strictly positive."""
-    x = K.read_field(K.read_vector, obj, "witness", loc, d)
-    linear.witness(rows, x, f"{loc}/witness", what)
+def decide(rows: Sequence[Row], obj: object, loc: str, d: int, feasible: bool) -> None:
+    """The rows hold together: the field ``witness`` of obj (d numbers) makes every row
+    strictly positive (``feasible``), or its ``multipliers`` prove that no point does."""
+    key, holds = ("witness", linear.witness) if feasible else ("multipliers", linear.gordan)
+    holds(rows, K.read_field(K.read_vector, obj, key, loc, d if feasible else len(rows)),
+          f"{loc}/{key}")
 
 
 # ------------------------------------------------------------------------ arrangements
@@ -144,29 +146,38 @@ def zaslavsky(H: Sequence[tuple[Any, Any]], lattice: object, loc: str, d: int) -
     number of regions sum |mu(0, X)| (Zaslavsky's theorem).
 
     The lattice is generated from the whole space upwards (:func:`_generate`, one
-    elimination step per cover) and compared with the list; a listed flat that was not
-    generated, has another rank or is listed twice is diagnosed on the generated lattice
-    (:func:`_diagnose`), which names what is wrong with it."""
+    elimination step per cover; it stops past the list's length) and compared with the
+    list.  A listed flat that was not generated, has another rank or is listed twice is
+    diagnosed on the generated lattice: its closure is reached from the whole space one
+    hyperplane at a time, each step the cover of the flat so far that holds the hyperplane
+    (none: the intersection is empty); then its rank (``flat-rank``), whether it is closed
+    (``flat-closed``) and listed once (``flat-duplicate``) name what is wrong."""
     R = {i: primitive(K.scaled((*a, c))[0]) for i, (a, c) in enumerate(H) if any(a)}
-    parsed = []
-    for n, f in enumerate(K.read_list(lattice, loc)):
+    listed = K.read_list(lattice, loc)
+    flats, mu = _generate(R, (0,) * d + (1,), len(listed), d + 1)
+    seen: set[int] = set()
+    for n, f in enumerate(listed):  # in list order: the first bad flat fails
         fl = f"{loc}/{n}"
         K.only(f, {"hyperplanes", "rank"}, fl, "a flat")
         hs = K.read_field(K.read_ints, f, "hyperplanes", fl, 0, len(H) - 1)
-        if list(hs) != sorted(set(hs)) or any(h not in R for h in hs):
-            K.fail("schema", f"{fl}/hyperplanes", "hyperplanes must be increasing indices"
-                   " of non-constant rows")
+        K.fail_if(list(hs) != sorted(set(hs)) or not R.keys() >= set(hs), "schema",
+                  f"{fl}/hyperplanes", "hyperplanes: increasing indices of non-constant rows")
         rank = K.read_int(K.get(f, "rank", fl), f"{fl}/rank", 0)
-        parsed.append((fl, sum(1 << h for h in hs), hs, rank))  # a flat: a bit mask
-    flats, mu = _generate(R, (0,) * d + (1,), len(parsed), d + 1)
-    seen: set[int] = set()
-    for fl, X, hs, rank in parsed if flats else ():  # the first bad flat fails
-        if X not in flats or flats[X][0] != rank or X in seen:
-            _diagnose(flats, X, hs, rank, fl, seen)
+        X = sum(1 << h for h in hs)  # a flat: the bit mask of its hyperplanes
+        if flats and (X not in flats or flats[X][0] != rank or X in seen):  # say what is wrong:
+            Y = 0  # its closure, one hyperplane at a time, each the generated cover holding it
+            for h in hs:
+                if not Y >> h & 1:
+                    Y = next((T for T in flats[Y][1] if T >> h & 1), -1)
+                    K.fail_if(Y < 0, "flat-empty", fl, "the hyperplanes' intersection is empty")
+            K.fail_if(flats[Y][0] != rank, "flat-rank", f"{fl}/rank",
+                      f"rank {rank}, actual {flats[Y][0]}")
+            K.fail_if(Y != X, "flat-closed", fl, "not closed: hyperplane "
+                      f"{(Y & ~X & -(Y & ~X)).bit_length() - 1} contains it")
+            K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")
         seen.add(X)
-    K.fail_if(all(X for _, X, _, _ in parsed), "lattice-bottom", loc,
-              "the whole space (no hyperplane) is unlisted")
-    K.fail_if(len(seen) != len(flats) or not flats, "lattice-incomplete", loc,
+    K.fail_if(0 not in seen, "lattice-bottom", loc, "the whole space (no hyperplane) is unlisted")
+    K.fail_if(seen != flats.keys(), "lattice-incomplete", loc,
               "the listed flats are not the lattice (some flat is not listed)")
     return sum(map(abs, mu.values()))
 
@@ -179,16 +190,16 @@ def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], most: int, n: i
     the work is bounded by the list's length).
 
     A node is a flat X with the residuals modulo X of the rows outside X, grouped by
-    direction (primitive, first non-zero entry > 0): the rows of one direction ``r`` are
-    the hyperplanes added by the cover ``X + r``, and the group parallel to the constant
-    function's residual ``e`` would make it empty (affine case).  The residuals of a cover
-    are those of X's other groups reduced by ``r`` at its first non-zero position (where
-    every residual modulo X is zero at X's pivots): one elimination step per group, not
-    per row and pivot.  All residuals of one node are reductions by the same pivots, so
-    two rows have parallel residuals exactly when they are parallel modulo the span of X,
-    whatever the path that reached X.  A primitive residual direction divides minors of
-    order at most n of the rows (Hadamard: under ``n (bits + log2 n)`` bits); the meter
-    charges from that bound.
+    direction (primitive, first non-zero entry > 0): the rows of one direction ``r`` are the
+    hyperplanes added by the cover ``X + r``; rows whose residual is parallel to the
+    constant function's residual ``e`` meet X nowhere (affine case) and are dropped. The
+    residuals of a cover are those of X's other groups reduced by ``r`` at its first
+    non-zero position (where every residual modulo X is zero at X's pivots): one elimination
+    step per group, not per row and pivot. All residuals of one node are reductions by the
+    same pivots, so two rows have parallel residuals exactly when they are parallel modulo
+    the span of X, whatever the path that reached X. A primitive residual direction divides
+    minors of order at most n of the rows (Hadamard: under ``n (bits + log2 n)`` bits); the
+    meter charges from that bound.
 
     The Moebius values follow Weisner's theorem: the flats below X form a geometric
     lattice, where for the first hyperplane ``a`` of X, ``mu(0, X)`` is minus the sum of
@@ -206,8 +217,6 @@ def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], most: int, n: i
         X, groups, e = queue.popleft()  # rank by rank
         K.charge(len(groups))
         for r, hs in groups.items():
-            if r == e:
-                continue  # X meets these hyperplanes nowhere
             T = X | hs
             flats[X][1].append(T)
             mu[T] = mu.get(T, 0) - (0 if X & (T & -T) else mu[X])  # Weisner, a = T & -T
@@ -218,28 +227,10 @@ def _generate(R: dict[int, tuple[int, ...]], E: tuple[int, ...], most: int, n: i
             K.charge(len(groups) * unit)
             p = next(i for i, x in enumerate(r) if x)
             sub: dict[tuple[int, ...], int] = {}
-            for v, js in groups.items():
-                if v is not r:
-                    v = _step(v, r, p)
+            eT = _step(e, r, p)
+            for v, js in groups.items():  # T meets the rows parallel to e nowhere: dropped
+                if v is not r and (v := _step(v, r, p)) != eT:
                     sub[v] = sub.get(v, 0) | js
             flats[T] = (flats[X][0] + 1, [])
-            queue.append((T, sub, _step(e, r, p)))
+            queue.append((T, sub, eT))
     return flats, mu
-
-
-def _diagnose(flats: dict[int, Any], X: int, hs: Sequence[int], rank: int, fl: str,
-              seen: set[int]) -> None:
-    """The checks of one listed flat on the generated lattice: non-empty (``flat-empty``),
-    of the stated rank (``flat-rank``), closed (``flat-closed``), listed once
-    (``flat-duplicate``).  Its closure is reached from the whole space one hyperplane at a
-    time, each step the cover of the flat so far that holds the hyperplane (none: the
-    intersection is empty)."""
-    Y = 0
-    for h in hs:
-        if not Y >> h & 1:
-            Y = next((T for T in flats[Y][1] if T >> h & 1), -1)
-            K.fail_if(Y < 0, "flat-empty", fl, "the hyperplanes' intersection is empty")
-    K.fail_if(flats[Y][0] != rank, "flat-rank", f"{fl}/rank", f"rank {rank}, actual {flats[Y][0]}")
-    K.fail_if(Y != X, "flat-closed", fl, "not closed: hyperplane "
-              f"{(Y & ~X & -(Y & ~X)).bit_length() - 1} contains it")
-    K.fail_if(X in seen, "flat-duplicate", fl, "flat listed twice")

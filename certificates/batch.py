@@ -1,0 +1,67 @@
+"""What certificates that reference other files add to the base (standard library only).
+
+Audits and streamed results keep their proofs in files beside the certificate (shards, a
+head's ``.npy``), and are checked in part on request; no other kind uses this module:
+
+* :func:`resolve` - a referenced file's path, relative names against the certificate's
+  folder (:data:`.kernel.FILE_BASE`), a shard's name kept inside it;
+* :func:`grant` and :func:`left` - the default budget raised by work linear in data the
+  user chose to check (the rows of a streamed certificate), and what is left of it.
+
+Which proofs are re-checked (``--labels``, ``--sample``) is the context variable
+:data:`.kernel.SCOPE`, which :func:`.kernel.read_and_check` sets.
+
+Examples
+--------
+>>> from logitgeom_certificates.meter import budget
+>>> with budget("default"):
+...     grant(5)
+...     left() > 20_000_000
+True
+"""
+
+from __future__ import annotations
+
+import os
+
+from .kernel import FILE_BASE, fail, fail_if
+from .meter import BUDGET
+
+
+def resolve(name: object, loc: str, inside: bool = False) -> str:
+    """A referenced file's path (relative names against :data:`FILE_BASE`).  ``inside``
+    (shards): the name is relative, has no ``..`` and its real path stays in the folder."""
+    if not isinstance(name, str) or not name or "\x00" in name:
+        fail("schema", loc, "expected a file name")
+    base = FILE_BASE.get() or os.getcwd()
+    if inside:
+        parts = name.replace("\\", "/").split("/")
+        fail_if(os.path.isabs(name) or ".." in parts, "file", loc, f"{name[:80]!r}: a shard "
+                "is named by a path inside the certificate's folder (relative, without '..')")
+        real, top = os.path.realpath(os.path.join(base, name)), os.path.realpath(base)
+        fail_if(os.path.commonpath([real, top]) != top, "file", loc,
+                f"{name[:80]!r} is a symlink leaving the certificate's folder")
+    return name if os.path.isabs(name) else os.path.join(base, name)
+
+
+def grant(units: int) -> None:
+    """Raise the *default* budget by ``units`` (a kind whose work is linear in data the
+    user chose to check, such as the rows of a streamed certificate; docs/limits.md).  A
+    budget the user set (``--max-work``) is never raised."""
+    left = BUDGET.get()
+    if left is not None and left[2]:
+        left[0] += units
+        left[1] += units
+
+
+def left() -> int | None:
+    """Units left in the current budget (None: unmetered)."""
+    v = BUDGET.get()
+    return None if v is None else v[0]
+
+
+def unmetered() -> None:
+    """Lift the *default* budget for the rest of the check (an audit checked in part: the
+    caller chose the labels or the sample); a budget the user set stays."""
+    if (v := BUDGET.get()) is not None and v[2]:
+        BUDGET.set(None)
