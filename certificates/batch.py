@@ -4,7 +4,8 @@ Audits and streamed results keep their proofs in files beside the certificate (s
 head's ``.npy``), and are checked in part on request; no other kind uses this module:
 
 * :func:`resolve` - a referenced file's path, relative names against the certificate's
-  folder (:data:`.kernel.FILE_BASE`), a shard's name kept inside it;
+  folder (:data:`.kernel.FILE_BASE`), a shard's name kept inside it; :func:`read_hashed`
+  its bytes, with the SHA-256 the certificate states;
 * :func:`grant` and :func:`left` - the default budget raised by work linear in data the
   user chose to check (the rows of a streamed certificate), and what is left of it.
 
@@ -22,9 +23,10 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import os
 
-from .kernel import FILE_BASE, fail, fail_if
+from .kernel import FILE_BASE, fail, fail_if, read_file
 from .meter import BUDGET
 
 
@@ -42,6 +44,14 @@ def resolve(name: object, loc: str, inside: bool = False) -> str:
         fail_if(os.path.commonpath([real, top]) != top, "file", loc,
                 f"{name[:80]!r} is a symlink leaving the certificate's folder")
     return name if os.path.isabs(name) else os.path.join(base, name)
+
+
+def read_hashed(path: str, loc: str, sha256: object) -> bytes:
+    """The bytes of a referenced regular file (bounded), whose SHA-256 must be ``sha256``."""
+    data = read_file(path, loc)
+    fail_if(hashlib.sha256(data).hexdigest() != sha256, "file-hash", loc,
+            f"SHA-256 of {path} differs from the certificate")
+    return data
 
 
 def grant(units: int) -> None:

@@ -262,8 +262,8 @@ def _referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes
     a shard, kept inside the certificate's folder), charged as they are read (the numbers
     in them are charged when parsed)."""
     K.only(ref, {"file", "sha256"}, loc, what)
-    data = K.read_file(batch.resolve(K.get(ref, "file", loc), f"{loc}/file", inside), loc,
-                       K.get(ref, "sha256", loc))
+    data = batch.read_hashed(batch.resolve(K.get(ref, "file", loc), f"{loc}/file", inside),
+                             loc, K.get(ref, "sha256", loc))
     K.charge(len(data) // 8)
     return data
 

@@ -84,9 +84,7 @@ def _translation(obj: K.Obj, loc: str, parts: object = None) -> Any:
     for r, (row, rowt) in enumerate(zip(W, Wt, strict=True)):
         if any(x + y != z for x, y, z in zip(row, v, rowt, strict=True)):
             K.fail("translation-rows", f"{loc}/W_translated/{r}", f"row {r} is not w_{r} + v")
-    labels = K.read_field(K.read_labels, obj, "labels", loc, len(W))
-    K.fail_if(len(labels) != 2, "schema", f"{loc}/labels", "labels must be two distinct labels")
-    i, j = labels
+    i, j = labels = K.read_field(K.read_labels, obj, "labels", loc, len(W), 2)
     target = K.read_int(K.get(obj, "target", loc), f"{loc}/target", -1, 1)
     K.fail_if(target == 0, "schema", f"{loc}/target", "target must be +1 or -1")
     a, c = Wt[i], Wt[j]
@@ -119,11 +117,10 @@ def _chirotope(obj: K.Obj, loc: str, parts: object = None) -> None:
     (W1, _), (W2, _) = _pair(obj, loc)
     k, d = len(W1), len(W1[0])
     K.fail_if(len(W2[0]) != d or d > k, "shape", loc, "W1 and W2 must both be k x d with d <= k")
-    sigma = None
+    sigma = 0  # the global sign, from the first non-zero minor
     for S in combinations(range(k), d):
         s1, s2 = (det_sign([M[i] for i in S]) for M in (W1, W2))
-        if sigma is None and s1:
-            sigma = s1 * s2
+        sigma = sigma or s1 * s2
         K.fail_if(s1 * (sigma or 1) != s2 or (s1 == 0) != (s2 == 0), "chirotope-sign", loc,
                   f"minor on rows {list(S)}: signs {s1}, {s2} do not agree up to one global sign")
     K.fail_if(not sigma, "rank", loc, f"rank is below d = {d}: every maximal minor is 0")
@@ -185,9 +182,7 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
         same(listed[0].get("bias") is None, "the model has no bias")
         W, _, ranking = results[0]
         prm = K.get(obj, "parameters", loc)
-        pair = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W))
-        K.fail_if(len(pair) != 2, "schema", f"{loc}/parameters/labels", "two distinct labels")
-        i, j = pair
+        i, j = K.read_field(K.read_labels, prm, "labels", f"{loc}/parameters", len(W), 2)
         c = K.read_field(K.read_number, prm, "cosine_at_least", f"{loc}/parameters")
         same(all(sum(col) == 0 for col in zip(*W, strict=True)), "W is not centred")
         g = K.dot(W[i], W[j])
@@ -241,10 +236,9 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
 
 #: kind -> (checker, the fields of the kind, SPEC.md section 3)
 KIND_TABLE: dict[str, tuple[Any, set[str]]] = {
-    "sign-feasible": (_single, {"W", "bias", "signs", "witness"}),
-    "sign-infeasible": (_single, {"W", "bias", "signs", "multipliers"}),
-    "ranking-feasible": (_single, {"W", "bias", "ranking", "witness"}),
-    "ranking-infeasible": (_single, {"W", "bias", "ranking", "multipliers"}),
+    **{f"{p}-{f}": (_single, {"W", "bias", key, proof}) for p, key in (
+        ("sign", "signs"), ("ranking", "ranking")) for f, proof in (
+        ("feasible", "witness"), ("infeasible", "multipliers"))},
     "translation": (_translation, {"W", "v", "W_translated", "labels", "target"}),
     "cosine-equal": (_cosine_equal, {"W1", "W2"}),
     "same-chirotope": (_chirotope, {"W1", "W2"}),

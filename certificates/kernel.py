@@ -10,8 +10,7 @@ obligation, :mod:`.reals` rigorous exp and log), and a kind module only sequence
   limit (:data:`MAX_DIGITS`, checked on the text before any parsing), vectors, matrices,
   permutations, unknown-field rejection;
 * files: regular files only (no FIFO, device or symlink to one), size-bounded before
-  reading, SHA-256 checked (the names that certificates reference are resolved by
-  :mod:`.batch`);
+  reading (the files that certificates reference are resolved and hashed by :mod:`.batch`);
 * exact arithmetic: integer scaling (a common positive denominator), dot and matrix
   products;
 * work accounting: :func:`.meter.charge` counts units *before* each exact step; a check that
@@ -35,7 +34,6 @@ number /E_W
 from __future__ import annotations
 
 import contextvars
-import hashlib
 import itertools
 import json
 import math
@@ -276,11 +274,12 @@ def read_ints(v: object, loc: str, lo: int | None = None, hi: int | None = None,
     return tuple(read_int(x, f"{loc}/{i}", lo, hi) for i, x in enumerate(read_list(v, loc, n)))
 
 
-def read_labels(v: object, loc: str, k: int) -> tuple[int, ...]:
-    """A non-empty list of distinct labels in 0..k-1 (a ranking or a prefix of one)."""
+def read_labels(v: object, loc: str, k: int, n: int | None = None) -> tuple[int, ...]:
+    """A non-empty list of distinct labels in 0..k-1 (a ranking or a prefix of one; ``n``
+    of them when given)."""
     labels = read_ints(v, loc, 0, k - 1)
-    fail_if(not labels or len(set(labels)) != len(labels), "schema", loc,
-            "a ranking is a non-empty list of distinct labels")
+    fail_if(not labels or len(set(labels)) != len(labels) or n not in (None, len(labels)),
+            "schema", loc, f"expected {n or 'a non-empty list of'} distinct labels")
     return labels
 
 
@@ -312,14 +311,11 @@ def open_regular(path: str, loc: str, limit: int = MAX_FILE_BYTES,
     return os.fdopen(fd, "rb")
 
 
-def read_file(path: str, loc: str, sha256: object = None, limit: int = MAX_FILE_BYTES,
-              check: str = "file") -> bytes:
-    """The bytes of a regular file (bounded); with ``sha256``, their hash must match."""
+def read_file(path: str, loc: str, limit: int = MAX_FILE_BYTES, check: str = "file") -> bytes:
+    """The bytes of a regular file (bounded)."""
     with open_regular(path, loc, limit, check) as fh:
         data = fh.read(limit + 1)
     fail_if(len(data) > limit, check, loc, f"{path} grew beyond {limit} bytes while read")
-    fail_if(sha256 is not None and hashlib.sha256(data).hexdigest() != sha256, "file-hash", loc,
-            f"SHA-256 of {path} differs from the certificate")
     return data
 
 
