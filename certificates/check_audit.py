@@ -62,7 +62,8 @@ from .bigint import str_to_int
 from .linear import gordan
 
 VERDICTS = ("argmaxable", "never", "undecided")
-DOMAINS = ("all", "box")
+#: the lists of domains an audit may have: a non-empty subset of ['all', 'box'], in any order
+DOMAINS = (["all"], ["box"], ["all", "box"], ["box", "all"])
 FIELDS = K.COMMON | {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
                      "records", "shards", "source"}
 #: The one head file layout read: a version 1.0 ``.npy`` header as numpy writes it, of a 2-D
@@ -301,9 +302,8 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
         K.fail_if(bad is not None, "labels", f"{loc}/labels",
                   f"label {bad} is not among the audited labels")
     domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
-    K.fail_if(not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) !=
-              len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
-              "['all', 'box']")
+    K.fail_if(domains not in DOMAINS, "schema", f"{loc}/domains",
+              "domains: a non-empty subset of ['all', 'box']")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
     K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius", "radius must be > 0")
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",

@@ -41,8 +41,7 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None, W: K.Mat | None = None) 
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
     m, n = len(Y), len(Y[0])
     C.stochastic(Y, "target", f"{loc}/Y")
-    if W is None:
-        W = K.read_field(K.read_matrix, obj, "W", loc, rows=m)
+    W = W or K.read_field(K.read_matrix, obj, "W", loc, rows=m)  # a matrix has >= 1 row
     K.fail_if(len(W) != m, "shape", f"{loc}/W", f"expected {m} entries, got {len(W)}")
     H = K.read_field(K.read_matrix, obj, "H", loc, rows=len(W[0]), cols=n)
     P = K.read_field(K.read_matrix, obj, "P", loc, rows=m, cols=n)

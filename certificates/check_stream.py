@@ -61,9 +61,6 @@ from .batch import grant, left, resolve
 from .errors import Fail
 from .meter import budget, charge, used
 
-__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "RUN_SHARDS",
-           "DEFAULT_REGIONS", "allowance", "line_units"]
-
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
 #: Longest line read from a shard (bytes); longer lines are rejected, not buffered.
@@ -227,12 +224,10 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
         if r[0] == "fail":  # the first failing shard, in shard order
             raise Fail(r[1], r[2], r[3])
         checked += r[1]
-        if r[2] is not None:  # within the shard's share: the verdict's work includes it
-            charge(r[2])
+        charge(r[2] or 0)  # within the shard's share (None: unmetered): the verdict's work
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
-    if sample is not None:
-        scope.update(witnesses=total, checked=checked)
+    scope.update(witnesses=total, checked=checked)  # the --sample tally (else a local dict)
 
 
 KIND_TABLE = {"pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice",
