@@ -31,8 +31,6 @@ THEOREMS = {"cyclic-circulant": "circulant", "transitive-etf": "simplex-etf",
             "group-block-form": "invariant"}
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
-FIELDS = {**CB.FIELDS, KINDS[1]: {"theorem", "label", "parts"},
-          KINDS[2]: C.FIELDS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
 
 
 def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
@@ -92,5 +90,6 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
 ORDER = {KINDS[1]: ("theorem-parts", "theorem-mismatch", "transitivity"),
          KINDS[2]: ("target", "generator", "group-order", "structure-invariant",
                     *C.order("dual-stochastic"))}
-KIND_TABLE = {KINDS[1]: (check_theorem, FIELDS[KINDS[1]]),
-              KINDS[2]: (check_orbit, FIELDS[KINDS[2]])}
+KIND_TABLE = {KINDS[1]: (check_theorem, {"theorem", "label", "parts"}),
+              KINDS[2]: (check_orbit, C.FIELDS | {"bases", "generators", "group_order",
+                                                  "H_bases", "P_bases"})}

@@ -38,7 +38,7 @@ from . import check_bracket as CB
 from . import kernel as K
 
 KIND = "layer-peeled-rank-bracket"
-FIELDS = CB.FIELDS[CB.KINDS[0]] | {"d", "relaxation", "construction"}
+FIELDS = CB.FIELDS | {"d", "relaxation", "construction"}
 #: the largest relative width of a bracket whose relaxation is called "exact"
 EXACT_WIDTH = Fraction(1, 10 ** 9)
 

@@ -120,8 +120,7 @@ def psd_fails(S: Sequence[Sequence[Any]]) -> int | None:
     return None
 
 
-def spectral_at_most(s: Fraction, G: Sequence[Sequence[Any]], D2: int, loc: str,
-                     what: str) -> None:
+def spectral_at_most(s: Fraction, G: Sequence[Sequence[Any]], D2: int, loc: str, what: str) -> None:
     """s >= 0 and s^2 I - G / D2 PSD (``spectral``): s bounds the spectral norm."""
     k = psd_fails([[s * s * D2 * (i == j) - x for j, x in enumerate(g)] for i, g in enumerate(G)])
     K.fail_if(s < 0 or k is not None, "spectral", loc,
@@ -150,8 +149,7 @@ class Loss:
     lower: Callable[[Sequence[Fraction], Sequence[Fraction], decimal.Context], Fraction]
 
 
-def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Context
-              ) -> Fraction:
+def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Context) -> Fraction:
     """log sum exp(z) = M + log sum exp(z - M), each exp(z_i - M) <= 1; minus <y, z>."""
     top = max(z)
     S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
