@@ -48,6 +48,4 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None, W: K.Mat | None = None) 
     return C.bracket(obj, loc, Y, W, H, P)
 
 
-#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {KINDS[0]: ("target", *C.order("dual-stochastic"))}
 KIND_TABLE = {KINDS[0]: (check, FIELDS)}

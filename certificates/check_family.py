@@ -125,9 +125,5 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               "does not exceed the weight of the separating direction")
 
 
-#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {**{k: ("target", "weights", *C.order("dual-admissible")) for k in LOSS_OF},
-         THEOREM_KIND: ("theorem-parts", "theorem-mismatch", "theorem-hypothesis",
-                        "theorem-inequality")}
 KIND_TABLE = {**{k: (check, FIELDS) for k in LOSS_OF},
               THEOREM_KIND: (check_theorem, {"theorem", "parts", "label"})}

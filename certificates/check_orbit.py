@@ -86,10 +86,6 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               "on unordered pairs (2-homogeneously)")
 
 
-#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {KINDS[1]: ("theorem-parts", "theorem-mismatch", "transitivity"),
-         KINDS[2]: ("target", "generator", "group-order", "structure-invariant",
-                    *C.order("dual-stochastic"))}
 KIND_TABLE = {KINDS[1]: (check_theorem, {"theorem", "label", "parts"}),
               KINDS[2]: (check_orbit, C.FIELDS | {"bases", "generators", "group_order",
                                                   "H_bases", "P_bases"})}

@@ -62,6 +62,4 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
               "construction is a short string (how the point was found; not a claim)")
 
 
-#: its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {KIND: ("rank-bound", *CB.ORDER[CB.KINDS[0]], "relaxation-exact")}
 KIND_TABLE = {KIND: (check, FIELDS)}

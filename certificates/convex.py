@@ -9,7 +9,7 @@ docs/layer-peeled-family.md):
 with L a :class:`Loss` given as a value: cross-entropy (:data:`CE`, here), MSE or BCE (with
 the family kinds, :mod:`.check_family`); the plain bracket is cross-entropy with unit
 weights and B empty, an orbit bracket the same with every column sum |G| times a sum over
-bases (``N``).  :func:`bracket` discharges, in the order of :func:`order`: budgets > 0,
+bases (``N``).  :func:`bracket` discharges, in this order: budgets > 0,
 precision, the primal norms, equal rows on B, ``upper`` >= the loss at W H (rigorous
 exp/log), the dual point admissible, the spectral bound ``s^2 I - M diag(w^2/beta) M^T``
 PSD (exact LDL^T), ``rho_up^2 >= E_W E_H``, ``lower`` <= the dual value - rho_up s, the
@@ -36,12 +36,6 @@ from typing import Any
 from . import kernel as K
 from .reals import PRECISION, context, exp_up, log_up
 
-
-def order(dual: str) -> tuple[str, ...]:
-    """The failed checks of :func:`bracket`, in the order it makes them (``structure``: the
-    structure claims' checks); ``dual``: the dual point's check."""
-    return ("budget", "precision", "equal-rows", "upper", dual, "spectral", "radius", "lower",
-            "width", "structure")
 #: The fields the bracket obligation reads (W too, read by each kind with its shape).
 FIELDS = frozenset({"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps",
                     "eps_mode", "structure"})
