@@ -281,7 +281,9 @@ def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
 
 
 def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
-    """Check an ``argmax-audit`` certificate; raise :class:`logitgeom_certificates.errors.Fail`."""
+    """Check an ``argmax-audit`` certificate, its header and fields too (:func:`check_file`
+    hands it the parsed file); raise :class:`logitgeom_certificates.errors.Fail`."""
+    K.header(obj, loc, ("argmax-audit",))
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
     k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
     d = K.read_int(K.get(obj, "cols", loc), f"{loc}/cols", 1)
@@ -351,11 +353,8 @@ def check_file(path: Any, labels: Any = None, max_work: int | str | None = "defa
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    def audit(o: K.Obj, loc: str) -> None:
-        K.header(o, loc, ("argmax-audit",))
-        check_argmax_audit(o, loc)
-
-    return K.read_and_check(os.fspath(path), audit, max_work, scope, labels, sample, seed)[0]
+    return K.read_and_check(os.fspath(path), check_argmax_audit, max_work, scope, labels,
+                            sample, seed)[0]
 
 
 KIND_TABLE = {"argmax-audit": (check_argmax_audit, None)}

@@ -123,15 +123,15 @@ def allowance(flats: int, k: int, d: int, ptype: str, rows: int) -> int:
 def line_units(k: int, d: int, bits: int = 0) -> int:
     """Units the check of one line charges at most, for a pattern of ``k`` rows over ``d``
     columns and numbers of at most ``bits`` bits (witness and model): reading the d
-    numbers, scaling them, one multiply-add per row entry (each at most ``w`` units).
+    numbers, scaling them, one multiply-add per row entry (each at most
+    ``1 + (1 + bits / 128)^2`` units).
 
     Examples
     --------
     >>> line_units(3, 2)
     30
     """
-    w = 1 + (1 + (bits >> 7)) ** 2
-    return (k * (d + 1) + 2 * d + 2) * w
+    return (k * (d + 1) + 2 * d + 2) * (1 + (1 + (bits >> 7)) ** 2)
 
 
 def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, bytes]]:
