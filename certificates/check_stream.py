@@ -47,12 +47,12 @@ Examples
 from __future__ import annotations
 
 import bisect
-import contextvars
 import gzip
 import hashlib
 import random
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import IO, Any
 
 from . import kernel as K
@@ -91,13 +91,12 @@ class _Hashing:
 
 
 Job = tuple[Any, ...]
+Runner = Callable[[Callable[[Job], tuple[Any, ...]], list[Job]], Iterable[tuple[Any, ...]]]
 #: How the shard jobs run: ``(check one shard, jobs) -> results in job order``; sequential
 #: here (``map``: lazily, so the first failure stops it), a process pool on the presentation
 #: side (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard
 #: order.
-RUN_SHARDS: contextvars.ContextVar[Callable[[Callable[[Job], tuple[Any, ...]], list[Job]],
-                                            Iterable[tuple[Any, ...]]] | None] = \
-    contextvars.ContextVar("run_shards", default=None)
+RUN_SHARDS: ContextVar[Runner | None] = ContextVar("run_shards", default=None)
 #: The default budget admits streamed certificates of up to this many regions (each row is
 #: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
 DEFAULT_REGIONS = 10 ** 6
