@@ -157,19 +157,18 @@ def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, byt
 
 def _check_shard(job: Job) -> tuple[Any, ...]:
     """Check one shard (a task: run in the checking process or a worker).  Returns
-    ``("ok", witnesses checked, work used)`` or ``("fail", check, location, message)``."""
+    ``("ok", work used)`` or ``("fail", check, location, message)``; the witnesses of the
+    lines in ``picks`` (of every line when None) are checked."""
     s, path, sha, rows, buckets, (Wi, bi, ranking), work, picks, base = job
     sloc = f"{base}/shards/{s}"
     try:
         with budget(work):
             prev: tuple[int, ...] | None = None
-            checked = 0
             for n, line in _lines(path, sloc, sha, rows):
                 rloc = f"{sloc}:{n}"
                 full = picks is None or n in picks
                 rec = K.parse_json(line, rloc, "schema")
                 value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]), full)
-                checked += full
                 if (home := shard_of(value, buckets)) != s:
                     K.fail("shard", rloc, f"pattern belongs to shard {home}, not {s}")
                 if prev is not None and not prev < value:
@@ -179,7 +178,7 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
             work = used()
     except Fail as f:
         return ("fail", f.check, f.location, f.message)
-    return ("ok", checked, work)
+    return ("ok", work)
 
 
 def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
@@ -218,15 +217,16 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
         jobs.append((s, resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
                      sh["rows"], buckets, (Wi, bi, ptype == "ranking"), share, picks, loc))
         start += sh["rows"]
-    checked, run = 0, RUN_SHARDS.get()
+    run = RUN_SHARDS.get()
     for r in map(_check_shard, jobs) if run is None else run(_check_shard, jobs):
         if r[0] == "fail":  # the first failing shard, in shard order
             raise Fail(r[1], r[2], r[3])
-        checked += r[1]
-        charge(r[2] or 0)  # within the shard's share (None: unmetered): the verdict's work
+        charge(r[1] or 0)  # within the shard's share (None: unmetered): the verdict's work
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
-    scope.update(witnesses=total, checked=checked)  # the --sample tally (else a local dict)
+    # the --sample tally (else a local dict): every shard passed, so every drawn line's
+    # witness was checked (every line's, without a sample)
+    scope.update(witnesses=total, checked=total if drawn is None else len(drawn))
 
 
 KIND_TABLE = {"pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice",
