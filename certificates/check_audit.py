@@ -179,9 +179,8 @@ class _Model:
                 + [int(q * D) * L] for (wi, Li), q in zip(R, db, strict=True)]
 
 
-_ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
-          "never": {"verdict", "rows", "multipliers", "stage"},
-          "undecided": {"verdict", "reason", "stage"}}
+#: verdict -> the fields of its entry besides ``verdict`` and ``stage``
+_ENTRY = {"argmaxable": {"witness"}, "never": {"rows", "multipliers"}, "undecided": {"reason"}}
 
 
 def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
@@ -208,7 +207,7 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
     verdict = K.get(e, "verdict", loc)
     K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
               f"unknown verdict {ascii(verdict)[:40]}")
-    K.only(e, _ENTRY[verdict], loc, "an audit entry")
+    K.only(e, {"verdict", "stage", *_ENTRY[verdict]}, loc, "an audit entry")
     on = wit_on if verdict == "argmaxable" else never_on
     if verdict == "argmaxable":
         w = K.get(e, "witness", loc)

@@ -26,8 +26,6 @@ Fraction(693149, 1000000)
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import convex as C
 from . import kernel as K
 
@@ -35,7 +33,7 @@ KINDS = ("layer-peeled-bracket", "layer-peeled-theorem", "layer-peeled-orbit-bra
 FIELDS = C.FIELDS | {"Y", "H", "P"}
 
 
-def check(obj: K.Obj, loc: str = "", parts: Any = None, W: K.Mat | None = None) -> C.Reading:
+def check(obj: K.Obj, loc: str = "", parts: object = None, W: K.Mat | None = None) -> C.Reading:
     """A ``layer-peeled-bracket``: the bracket obligation on Y, W, H, P (``W``: already read
     by the caller, never read twice)."""
     Y = K.read_field(K.read_matrix, obj, "Y", loc)

@@ -28,7 +28,6 @@ import math
 from collections.abc import Sequence
 from decimal import Context
 from fractions import Fraction
-from typing import Any
 
 from . import convex as C
 from . import kernel as K
@@ -66,7 +65,7 @@ THEOREMS = ("minority-separation", "minority-collapse")
 FIELDS = C.FIELDS | {"Y", "weights", "h_budget", "equal_rows", "H", "A"}
 
 
-def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
+def check(obj: K.Obj, loc: str = "", parts: object = None) -> C.Reading:
     """A family bracket (any of the three kinds)."""
     loss = LOSS_OF[obj["kind"]]
     Y = K.read_field(K.read_matrix, obj, "Y", loc)

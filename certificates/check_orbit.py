@@ -17,7 +17,6 @@ Examples
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from . import check_bracket as CB
 from . import convex as C
@@ -33,7 +32,7 @@ THEOREMS = {"cyclic-circulant": "circulant", "transitive-etf": "simplex-etf",
 MAX_DEGREE = 4096
 
 
-def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
+def check_orbit(obj: K.Obj, loc: str = "", parts: object = None) -> C.Reading:
     """A ``layer-peeled-orbit-bracket`` (module docstring)."""
     Yb = K.read_field(K.read_matrix, obj, "bases", loc)
     m = len(Yb[0])

@@ -32,7 +32,6 @@ Examples
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from . import check_bracket as CB
 from . import kernel as K
@@ -43,7 +42,7 @@ FIELDS = CB.FIELDS | {"d", "relaxation", "construction"}
 EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
-def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
+def check(obj: K.Obj, loc: str = "", parts: object = None) -> None:
     """Verify a ``layer-peeled-rank-bracket``: W has ``d`` columns, the bracket (on that W,
     read once), then the relaxation claim on the bracket's reading."""
     d = K.read_int(K.get(obj, "d", loc), f"{loc}/d", 1)
