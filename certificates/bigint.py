@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["PIECE", "pow10", "str_to_int"]
-
 #: Longest piece converted by the built-in ``int``/``str`` (below the default 4,300).
 PIECE = 4000
 

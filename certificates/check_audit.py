@@ -32,7 +32,7 @@ Examples
 >>> cert["records"][1]["all"]["multipliers"] = ["1", "1", "1"]
 >>> try:
 ...     check_argmax_audit(cert, "")
-... except Fail as e:
+... except K.Fail as e:
 ...     print(e.check, e.location)
 gordan-combination /records/1/all
 """
@@ -59,14 +59,11 @@ if not __package__:  # run as a script: its folder is the package, under the fol
 from . import batch
 from . import kernel as K
 from .bigint import str_to_int
-from .errors import Fail
 from .linear import gordan
 
-__all__ = ["check_argmax_audit", "check_file", "main", "VERDICTS", "read_long_number",
-           "hadamard_digits"]
-
 VERDICTS = ("argmaxable", "never", "undecided")
-DOMAINS = ("all", "box")
+#: the lists of domains an audit may have: a non-empty subset of ['all', 'box'], in any order
+DOMAINS = (["all"], ["box"], ["all", "box"], ["box", "all"])
 FIELDS = K.COMMON | {"head", "rows", "cols", "bias", "radius", "domains", "labels", "counts",
                      "records", "shards", "source"}
 #: The one head file layout read: a version 1.0 ``.npy`` header as numpy writes it, of a 2-D
@@ -114,9 +111,13 @@ def hadamard_digits(rows: list[list[int]]) -> int:
 
 
 # ------------------------------------------------------------------------ the head
-def _head_from_file(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
-    """Row i of the referenced ``.npy`` head, as a function of i: a slice of one flat array
-    of floats (exact binary fractions, all finite), the data bytes of the stated SHA-256."""
+def _head(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
+    """Row i of the head, as a function of i: of the inline ``W`` (k rows of d rationals),
+    or of the referenced ``.npy`` file: a slice of one flat array of floats (exact binary
+    fractions, all finite), the data bytes of the stated SHA-256."""
+    if isinstance(ref, dict) and "W" in ref:
+        K.only(ref, {"W"}, loc, "an inline head")
+        return K.read_matrix(ref["W"], f"{loc}/W", d, k).__getitem__
     K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
     K.fail_if(K.get(ref, "format", loc) != "npy", "schema", f"{loc}/format", "head format is 'npy'")
     path = batch.resolve(K.get(ref, "file", loc), f"{loc}/file")
@@ -170,19 +171,16 @@ class _Model:
         """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
         positive factor D L for all of them (the rows' and the biases' denominators): the
         Gordan rows (a positive scaling changes no Gordan claim, nor R)."""
-        R = [self.row(i) for i in (k, *rows)]
-        L = math.lcm(*(Li for _, Li in R))
+        (wk, Lk), *R = [self.row(i) for i in (k, *rows)]
+        L = math.lcm(Lk, *(Li for _, Li in R))
         db = [Fraction(self.b[k] - self.b[i]) for i in rows]
         D = math.lcm(*(q.denominator for q in db))
-        return [[(a * (L // R[0][1]) - v * (L // Li)) * D for a, v in zip(R[0][0], wi,
-                                                                          strict=True)]
-                + [q.numerator * (D // q.denominator) * L] for (wi, Li), q in zip(R[1:], db,
-                                                                                 strict=True)]
+        return [[(a * (L // Lk) - v * (L // Li)) * D for a, v in zip(wk, wi, strict=True)]
+                + [int(q * D) * L] for (wi, Li), q in zip(R, db, strict=True)]
 
 
-_ENTRY = {"argmaxable": {"verdict", "witness", "stage"},
-          "never": {"verdict", "rows", "multipliers", "stage"},
-          "undecided": {"verdict", "reason", "stage"}}
+#: verdict -> the fields of its entry besides ``verdict`` and ``stage``
+_ENTRY = {"argmaxable": {"witness"}, "never": {"rows", "multipliers"}, "undecided": {"reason"}}
 
 
 def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
@@ -201,14 +199,15 @@ def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
     return K.read_list(texts, loc, n)
 
 
-def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None, loc: str,
-                 wit_on: bool, never_on: bool) -> str:
+def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, wit_on: bool,
+                 never_on: bool) -> str:
     """Check one entry's schema; re-check its proof when ``wit_on`` (a witness) or
-    ``never_on`` (a never-proof) holds; return its verdict."""
+    ``never_on`` (a never-proof) holds, on the box max_j |x_j| <= ``box`` (None: domain
+    ``all``); return its verdict."""
     verdict = K.get(e, "verdict", loc)
     K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
               f"unknown verdict {ascii(verdict)[:40]}")
-    K.only(e, _ENTRY[verdict], loc, "an audit entry")
+    K.only(e, {"verdict", "stage", *_ENTRY[verdict]}, loc, "an audit entry")
     on = wit_on if verdict == "argmaxable" else never_on
     if verdict == "argmaxable":
         w = K.get(e, "witness", loc)
@@ -221,9 +220,8 @@ def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None
         else:
             x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
         if on:
-            if dom == "box" and radius is not None and max(abs(v) for v in x) > radius:
-                raise Fail("box", f"{loc}/witness", f"label {k}: witness outside max_j |x_j| "
-                           f"<= {radius}")
+            K.fail_if(box is not None and max(map(abs, x)) > box, "box", f"{loc}/witness",
+                      f"label {k}: witness outside max_j |x_j| <= {box}")
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
         rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
@@ -240,8 +238,7 @@ def _check_entry(M: _Model, k: int, e: object, dom: str, radius: Fraction | None
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
-            gordan([(g[:-1], g[-1]) for g in M.gordan_rows(k, rows)], c, loc,
-                   radius if dom == "box" else None)
+            gordan([(g[:-1], g[-1]) for g in M.gordan_rows(k, rows)], c, loc, box)
     return str(verdict)
 
 
@@ -283,7 +280,9 @@ def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
 
 
 def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
-    """Check an ``argmax-audit`` certificate; raise :class:`logitgeom_certificates.errors.Fail`."""
+    """Check an ``argmax-audit`` certificate, its header and fields too (:func:`check_file`
+    hands it the parsed file); raise :class:`logitgeom_certificates.errors.Fail`."""
+    K.header(obj, loc, ("argmax-audit",))
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
     k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
     d = K.read_int(K.get(obj, "cols", loc), f"{loc}/cols", 1)
@@ -304,20 +303,13 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
         K.fail_if(bad is not None, "labels", f"{loc}/labels",
                   f"label {bad} is not among the audited labels")
     domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
-    K.fail_if(not domains or any(x not in DOMAINS for x in domains) or len(set(domains)) !=
-              len(domains), "schema", f"{loc}/domains", "domains: a non-empty subset of "
-              "['all', 'box']")
+    K.fail_if(domains not in DOMAINS, "schema", f"{loc}/domains",
+              "domains: a non-empty subset of ['all', 'box']")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
     K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius", "radius must be > 0")
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
               "a radius needs the 'box' domain")
-    head = K.get(obj, "head", loc)
-    W: Callable[[int], Any]
-    if isinstance(head, dict) and "W" in head:
-        K.only(head, {"W"}, f"{loc}/head", "an inline head")
-        W = K.read_matrix(head["W"], f"{loc}/head/W", d, k).__getitem__
-    else:
-        W = _head_from_file(head, k, d, f"{loc}/head")
+    W = _head(K.get(obj, "head", loc), k, d, f"{loc}/head")
     bias = None if obj.get("bias") is None else K.read_vector(obj["bias"], f"{loc}/bias", k)
     M = _Model(W, bias, k, d)
     stated = K.get(obj, "counts", loc)
@@ -341,8 +333,8 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
         for dom in domains:  # which proofs to re-check: all, some labels', or a sample
             want = scope is None or (lab in labels if labels is not None else None)
             chosen = want if want is not None else counts[dom]["argmaxable"] in picks[dom]
-            v = _check_entry(M, lab, K.get(rec, dom, rloc), dom, radius, f"{rloc}/{dom}",
-                             chosen, want is not False)
+            v = _check_entry(M, lab, K.get(rec, dom, rloc), radius if dom == "box" else None,
+                             f"{rloc}/{dom}", chosen, want is not False)
             if want is None and v == "argmaxable" and scope is not None:  # sample: tally
                 scope["witnesses"] += 1
                 scope["checked"] += chosen
@@ -360,11 +352,8 @@ def check_file(path: Any, labels: Any = None, max_work: int | str | None = "defa
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
     receives the tallies ``witnesses`` and ``checked``."""
-    def audit(o: K.Obj, loc: str) -> None:
-        K.header(o, loc, ("argmax-audit",))
-        check_argmax_audit(o, loc)
-
-    return K.read_and_check(os.fspath(path), audit, max_work, scope, labels, sample, seed)[0]
+    return K.read_and_check(os.fspath(path), check_argmax_audit, max_work, scope, labels,
+                            sample, seed)[0]
 
 
 KIND_TABLE = {"argmax-audit": (check_argmax_audit, None)}

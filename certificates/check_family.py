@@ -28,7 +28,6 @@ import math
 from collections.abc import Sequence
 from decimal import Context
 from fractions import Fraction
-from typing import Any
 
 from . import convex as C
 from . import kernel as K
@@ -36,8 +35,7 @@ from .reals import exp_up, log_up
 
 
 def _mse_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
-    return sum(((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)),
-               Fraction(0)) / 2
+    return sum(((Fraction(zi, D) - yi) ** 2 for zi, yi in zip(z, y, strict=True)), Fraction(0)) / 2
 
 
 def _bce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: Context) -> Fraction:
@@ -63,11 +61,11 @@ LOSS_OF = {"layer-peeled-weighted-bracket": C.CE,
 THEOREM_KIND = "layer-peeled-family-theorem"
 KINDS = (*LOSS_OF, THEOREM_KIND)
 THEOREMS = ("minority-separation", "minority-collapse")
-_BRACKET_FIELDS = C.FIELDS | {"Y", "weights", "h_budget", "equal_rows", "H", "A"}
-FIELDS = {**{k: _BRACKET_FIELDS for k in LOSS_OF}, THEOREM_KIND: {"theorem", "parts", "label"}}
+#: the fields of a family bracket
+FIELDS = C.FIELDS | {"Y", "weights", "h_budget", "equal_rows", "H", "A"}
 
 
-def check(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
+def check(obj: K.Obj, loc: str = "", parts: object = None) -> C.Reading:
     """A family bracket (any of the three kinds)."""
     loss = LOSS_OF[obj["kind"]]
     Y = K.read_field(K.read_matrix, obj, "Y", loc)
@@ -117,8 +115,7 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               "theorem-hypothesis", f"{loc}/parts/0/Y", "minority-collapse needs Y = I")
     K.fail_if(len({(r0.w[b], r0.beta[b]) for b in B}) > 1, "theorem-hypothesis", f"{loc}/parts/0",
               "weights and h_budget must be constant on the restricted labels")
-    mismatch(r1.EW * r1.EH <= r0.EW * r0.EH, "part 1 must have the larger radius",
-             f"{loc}/parts/1")
+    mismatch(r1.EW * r1.EH <= r0.EW * r0.EH, "part 1 must have the larger radius", f"{loc}/parts/1")
     drop = r0.lower - r1.upper
     rho0 = Fraction(math.isqrt(math.floor(r0.EW * r0.EH * 4 ** 80)), 2 ** 80)  # <= sqrt(E_W E_H)
     K.fail_if(drop <= 0 or drop * drop * r0.beta[B[0]] < r0.w[B[0]] ** 2 * (r1.rho - rho0) ** 2,
@@ -127,9 +124,5 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               "does not exceed the weight of the separating direction")
 
 
-#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {**{k: ("target", "weights", *C.order("dual-admissible")) for k in LOSS_OF},
-         THEOREM_KIND: ("theorem-parts", "theorem-mismatch", "theorem-hypothesis",
-                        "theorem-inequality")}
-KIND_TABLE = {**{k: (check, FIELDS[k]) for k in LOSS_OF},
-              THEOREM_KIND: (check_theorem, FIELDS[THEOREM_KIND])}
+KIND_TABLE = {**{k: (check, FIELDS) for k in LOSS_OF},
+              THEOREM_KIND: (check_theorem, {"theorem", "parts", "label"})}

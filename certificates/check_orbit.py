@@ -17,7 +17,6 @@ Examples
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from . import check_bracket as CB
 from . import convex as C
@@ -31,11 +30,9 @@ THEOREMS = {"cyclic-circulant": "circulant", "transitive-etf": "simplex-etf",
             "group-block-form": "invariant"}
 #: Largest permutation degree (labels m) of a group whose order is computed.
 MAX_DEGREE = 4096
-FIELDS = {**CB.FIELDS, KINDS[1]: {"theorem", "label", "parts"},
-          KINDS[2]: C.FIELDS | {"bases", "generators", "group_order", "H_bases", "P_bases"}}
 
 
-def check_orbit(obj: K.Obj, loc: str = "", parts: Any = None) -> C.Reading:
+def check_orbit(obj: K.Obj, loc: str = "", parts: object = None) -> C.Reading:
     """A ``layer-peeled-orbit-bracket`` (module docstring)."""
     Yb = K.read_field(K.read_matrix, obj, "bases", loc)
     m = len(Yb[0])
@@ -88,9 +85,6 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               "on unordered pairs (2-homogeneously)")
 
 
-#: kind -> its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {KINDS[1]: ("theorem-parts", "theorem-mismatch", "transitivity"),
-         KINDS[2]: ("target", "generator", "group-order", "structure-invariant",
-                    *C.order("dual-stochastic"))}
-KIND_TABLE = {KINDS[1]: (check_theorem, FIELDS[KINDS[1]]),
-              KINDS[2]: (check_orbit, FIELDS[KINDS[2]])}
+KIND_TABLE = {KINDS[1]: (check_theorem, {"theorem", "label", "parts"}),
+              KINDS[2]: (check_orbit, C.FIELDS | {"bases", "generators", "group_order",
+                                                  "H_bases", "P_bases"})}

@@ -32,18 +32,17 @@ Examples
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from . import check_bracket as CB
 from . import kernel as K
 
 KIND = "layer-peeled-rank-bracket"
-FIELDS = CB.FIELDS[CB.KINDS[0]] | {"d", "relaxation", "construction"}
+FIELDS = CB.FIELDS | {"d", "relaxation", "construction"}
 #: the largest relative width of a bracket whose relaxation is called "exact"
 EXACT_WIDTH = Fraction(1, 10 ** 9)
 
 
-def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
+def check(obj: K.Obj, loc: str = "", parts: object = None) -> None:
     """Verify a ``layer-peeled-rank-bracket``: W has ``d`` columns, the bracket (on that W,
     read once), then the relaxation claim on the bracket's reading."""
     d = K.read_int(K.get(obj, "d", loc), f"{loc}/d", 1)
@@ -62,6 +61,4 @@ def check(obj: K.Obj, loc: str = "", parts: Any = None) -> None:
               "construction is a short string (how the point was found; not a claim)")
 
 
-#: its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {KIND: ("rank-bound", *CB.ORDER[CB.KINDS[0]], "relaxation-exact")}
 KIND_TABLE = {KIND: (check, FIELDS)}

@@ -96,7 +96,4 @@ def check(obj: K.Obj, loc: str, parts: K.Checker) -> None:
               f"{loc}/distance2", "distance2 < 2 (J_Y(W0 H0) - L(Y)) / mu")
 
 
-#: its failed checks in the order they are made (compared with SPEC.md by a test)
-ORDER = {KIND: (*CB.ORDER[CB.KINDS[0]], "target-invariant", "structure-invariant", "average",
-                "spectral", "stability", "gap", "strong-convexity", "distance")}
 KIND_TABLE = {KIND: (check, FIELDS)}

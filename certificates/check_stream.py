@@ -47,12 +47,12 @@ Examples
 from __future__ import annotations
 
 import bisect
-import contextvars
 import gzip
 import hashlib
 import random
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import IO, Any
 
 from . import kernel as K
@@ -60,9 +60,6 @@ from . import semantics as sem
 from .batch import grant, left, resolve
 from .errors import Fail
 from .meter import budget, charge, used
-
-__all__ = ["check_stream", "shard_of", "pattern_key", "MAX_BUCKETS", "RUN_SHARDS",
-           "DEFAULT_REGIONS", "allowance", "line_units"]
 
 #: Most shards a certificate may reference.
 MAX_BUCKETS = 1 << 16
@@ -94,13 +91,12 @@ class _Hashing:
 
 
 Job = tuple[Any, ...]
+Runner = Callable[[Callable[[Job], tuple[Any, ...]], list[Job]], Iterable[tuple[Any, ...]]]
 #: How the shard jobs run: ``(check one shard, jobs) -> results in job order``; sequential
 #: here (``map``: lazily, so the first failure stops it), a process pool on the presentation
 #: side (``check --workers N``, :mod:`._cli`).  The verdict is the first failure in shard
 #: order.
-RUN_SHARDS: contextvars.ContextVar[Callable[[Callable[[Job], tuple[Any, ...]], list[Job]],
-                                            Iterable[tuple[Any, ...]]] | None] = \
-    contextvars.ContextVar("run_shards", default=None)
+RUN_SHARDS: ContextVar[Runner | None] = ContextVar("run_shards", default=None)
 #: The default budget admits streamed certificates of up to this many regions (each row is
 #: granted what checking it costs with numbers of at most 256 bits; docs/limits.md).
 DEFAULT_REGIONS = 10 ** 6
@@ -126,15 +122,15 @@ def allowance(flats: int, k: int, d: int, ptype: str, rows: int) -> int:
 def line_units(k: int, d: int, bits: int = 0) -> int:
     """Units the check of one line charges at most, for a pattern of ``k`` rows over ``d``
     columns and numbers of at most ``bits`` bits (witness and model): reading the d
-    numbers, scaling them, one multiply-add per row entry (each at most ``w`` units).
+    numbers, scaling them, one multiply-add per row entry (each at most
+    ``1 + (1 + bits / 128)^2`` units).
 
     Examples
     --------
     >>> line_units(3, 2)
     30
     """
-    w = 1 + (1 + (bits >> 7)) ** 2
-    return (k * (d + 1) + 2 * d + 2) * w
+    return (k * (d + 1) + 2 * d + 2) * (1 + (1 + (bits >> 7)) ** 2)
 
 
 def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, bytes]]:
@@ -161,19 +157,18 @@ def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, byt
 
 def _check_shard(job: Job) -> tuple[Any, ...]:
     """Check one shard (a task: run in the checking process or a worker).  Returns
-    ``("ok", witnesses checked, work used)`` or ``("fail", check, location, message)``."""
+    ``("ok", work used)`` or ``("fail", check, location, message)``; the witnesses of the
+    lines in ``picks`` (of every line when None) are checked."""
     s, path, sha, rows, buckets, (Wi, bi, ranking), work, picks, base = job
     sloc = f"{base}/shards/{s}"
     try:
         with budget(work):
             prev: tuple[int, ...] | None = None
-            checked = 0
             for n, line in _lines(path, sloc, sha, rows):
                 rloc = f"{sloc}:{n}"
                 full = picks is None or n in picks
                 rec = K.parse_json(line, rloc, "schema")
                 value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]), full)
-                checked += full
                 if (home := shard_of(value, buckets)) != s:
                     K.fail("shard", rloc, f"pattern belongs to shard {home}, not {s}")
                 if prev is not None and not prev < value:
@@ -183,7 +178,7 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
             work = used()
     except Fail as f:
         return ("fail", f.check, f.location, f.message)
-    return ("ok", checked, work)
+    return ("ok", work)
 
 
 def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
@@ -222,17 +217,16 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
         jobs.append((s, resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
                      sh["rows"], buckets, (Wi, bi, ptype == "ranking"), share, picks, loc))
         start += sh["rows"]
-    checked, run = 0, RUN_SHARDS.get()
+    run = RUN_SHARDS.get()
     for r in map(_check_shard, jobs) if run is None else run(_check_shard, jobs):
         if r[0] == "fail":  # the first failing shard, in shard order
             raise Fail(r[1], r[2], r[3])
-        checked += r[1]
-        if r[2] is not None:  # within the shard's share: the verdict's work includes it
-            charge(r[2])
+        charge(r[1] or 0)  # within the shard's share (None: unmetered): the verdict's work
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
-    if sample is not None:
-        scope.update(witnesses=total, checked=checked)
+    # the --sample tally (else a local dict): every shard passed, so every drawn line's
+    # witness was checked (every line's, without a sample)
+    scope.update(witnesses=total, checked=total if drawn is None else len(drawn))
 
 
 KIND_TABLE = {"pattern-complete-stream": (check_stream, {"W", "bias", "pattern", "lattice",

@@ -9,7 +9,7 @@ docs/layer-peeled-family.md):
 with L a :class:`Loss` given as a value: cross-entropy (:data:`CE`, here), MSE or BCE (with
 the family kinds, :mod:`.check_family`); the plain bracket is cross-entropy with unit
 weights and B empty, an orbit bracket the same with every column sum |G| times a sum over
-bases (``N``).  :func:`bracket` discharges, in the order of :func:`order`: budgets > 0,
+bases (``N``).  :func:`bracket` discharges, in this order: budgets > 0,
 precision, the primal norms, equal rows on B, ``upper`` >= the loss at W H (rigorous
 exp/log), the dual point admissible, the spectral bound ``s^2 I - M diag(w^2/beta) M^T``
 PSD (exact LDL^T), ``rho_up^2 >= E_W E_H``, ``lower`` <= the dual value - rho_up s, the
@@ -36,12 +36,6 @@ from typing import Any
 from . import kernel as K
 from .reals import PRECISION, context, exp_up, log_up
 
-
-def order(dual: str) -> tuple[str, ...]:
-    """The failed checks of :func:`bracket`, in the order it makes them (``structure``: the
-    structure claims' checks); ``dual``: the dual point's check."""
-    return ("budget", "precision", "equal-rows", "upper", dual, "spectral", "radius", "lower",
-            "width", "structure")
 #: The fields the bracket obligation reads (W too, read by each kind with its shape).
 FIELDS = frozenset({"E_W", "E_H", "W", "s", "rho_up", "precision", "lower", "upper", "eps",
                     "eps_mode", "structure"})
@@ -120,8 +114,7 @@ def psd_fails(S: Sequence[Sequence[Any]]) -> int | None:
     return None
 
 
-def spectral_at_most(s: Fraction, G: Sequence[Sequence[Any]], D2: int, loc: str,
-                     what: str) -> None:
+def spectral_at_most(s: Fraction, G: Sequence[Sequence[Any]], D2: int, loc: str, what: str) -> None:
     """s >= 0 and s^2 I - G / D2 PSD (``spectral``): s bounds the spectral norm."""
     k = psd_fails([[s * s * D2 * (i == j) - x for j, x in enumerate(g)] for i, g in enumerate(G)])
     K.fail_if(s < 0 or k is not None, "spectral", loc,
@@ -150,8 +143,7 @@ class Loss:
     lower: Callable[[Sequence[Fraction], Sequence[Fraction], decimal.Context], Fraction]
 
 
-def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Context
-              ) -> Fraction:
+def _ce_upper(z: Sequence[int], y: Sequence[Fraction], D: int, ctx: decimal.Context) -> Fraction:
     """log sum exp(z) = M + log sum exp(z - M), each exp(z_i - M) <= 1; minus <y, z>."""
     top = max(z)
     S = sum((exp_up(Fraction(zi - top, D), ctx) for zi in z), Fraction(0))
