@@ -14,8 +14,9 @@ that polls the child's CPU time every :data:`POLL` seconds:
 * the parent dies (a pool worker terminated): the child dies with it (``PR_SET_PDEATHSIG``).
 
 The child sends its result back pickled over a pipe (length-prefixed frames; stage notes
-are frames too).  Where ``os.fork`` does not exist the function runs in-process (the
-cooperative budget checks still apply).
+and partial results, :func:`note_partial`, are frames too: what a killed child finished
+before the budget ran out is kept).  Where ``os.fork`` does not exist the function runs
+in-process (the cooperative budget checks still apply).
 
 Examples
 --------
@@ -34,7 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_bounded", "note_stage", "POLL"]
+__all__ = ["run_bounded", "note_stage", "note_partial", "POLL"]
 
 #: Seconds between two looks at the child's CPU time (the overrun past a budget is at most
 #: about this, plus the time to kill and reap the child).
@@ -57,6 +58,20 @@ def note_stage(stage: str) -> None:
     if _CHANNEL:
         data = stage.encode()
         os.write(_CHANNEL[0], _HDR.pack(b"s", len(data)) + data)
+
+
+def note_partial(value: Any) -> None:
+    """Hand a finished part of the work (picklable) to the waiting parent at once (a no-op
+    outside a :func:`run_bounded` child): if the budget then runs out, the parent still has
+    it (``partials`` of :func:`run_bounded`).
+
+    Examples
+    --------
+    >>> note_partial(("all", {"verdict": "never"}))
+    """
+    if _CHANNEL:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(_CHANNEL[0], _HDR.pack(b"p", len(data)) + data)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -112,8 +127,8 @@ def _frames(buf: bytearray):
         yield kind, data
 
 
-def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
-                ) -> tuple[str, Any, float]:
+def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
+                partials: list | None = None) -> tuple[str, Any, float]:
     """Run ``fn(*args)`` in a forked child, stopped when its CPU time reaches
     ``cpu_seconds`` (None: no budget; Ctrl-C still stops it at once).
 
@@ -124,6 +139,8 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
     args : tuple
     cpu_seconds : float or None
         CPU-second budget of the child (user + system).
+    partials : list, optional
+        Receives, in order, every value the child handed over with :func:`note_partial`.
 
     Returns
     -------
@@ -155,6 +172,19 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
     t_wall = time.monotonic()
     killed = False
     cpu = 0.0
+
+    def take(chunk: bytes) -> None:
+        nonlocal stage, result
+        buf.extend(chunk)
+        for kind, data in _frames(buf):
+            if kind == b"s":
+                stage = data.decode()
+            elif kind == b"p":
+                if partials is not None:
+                    partials.append(pickle.loads(data))
+            elif not killed:
+                result = pickle.loads(data)
+
     try:
         while result is None:
             ready, _, _ = select.select([rfd], [], [], POLL)
@@ -162,12 +192,7 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
                 chunk = os.read(rfd, 1 << 20)
                 if not chunk:
                     break  # the child exited (its result, if any, is already read)
-                buf += chunk
-                for kind, data in _frames(buf):
-                    if kind == b"s":
-                        stage = data.decode()
-                    else:
-                        result = pickle.loads(data)
+                take(chunk)
             if cpu_seconds is not None and result is None:
                 used = _cpu_seconds(pid)
                 if used is None:
@@ -182,9 +207,16 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        os.close(rfd)
         _, _, ru = os.wait4(pid, 0)
         cpu = ru.ru_utime + ru.ru_stime
+        if killed:  # the stage notes and partial results written before the kill
+            os.set_blocking(rfd, False)
+            try:
+                while chunk := os.read(rfd, 1 << 20):
+                    take(chunk)
+            except BlockingIOError:
+                pass
+        os.close(rfd)
     if killed:
         return "budget", stage, cpu
     if result is None:
