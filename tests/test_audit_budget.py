@@ -221,3 +221,103 @@ def test_tampering_with_one_digit_of_a_split_proof_is_rejected(tmp_path, monkeyp
     (out / "audit.json").write_text(json.dumps(cert))
     v = check_file(str(out / "audit.json"), max_work=None)
     assert not v.ok and v.failed_check.startswith("gordan")
+
+
+# ------------------------------------------------------------------ one child per label
+def _all_then_spin(head, k, doms, rec, opts, stats):
+    """A label body whose first domain is finished and whose second never ends."""
+    from logitgeom.audit.bounded import note_partial
+
+    note_partial(("all", {"verdict": "never", "stage": "refine", "rows": [], "multipliers": []}))
+    note_stage("lp")
+    while True:
+        pass
+
+
+def test_the_budget_covers_the_whole_label_and_keeps_its_finished_domain():
+    from logitgeom.audit.labelrun import run_label
+
+    stats: dict = {}
+    out, m = run_label(_all_then_spin, None, 3, ["all", "box"], {"label": 3},
+                       Options(label_seconds=0.2, domains=("all", "box")), stats)
+    assert out["all"]["verdict"] == "never" and m is None
+    assert out["box"]["verdict"] == "undecided" and out["box"]["stage"] == "lp"
+    assert "label_seconds=0.2 CPU s ran out in the lp stage" in out["box"]["reason"]
+    assert stats["killed_labels"] == 1 and 0.2 <= stats["_child_cpu"] < 0.2 + 1.0
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "5", True])
+def test_a_bad_budget_is_refused_by_the_api(bad):
+    from logitgeom.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="label_seconds must be a finite positive number"):
+        audit_argmax(np.eye(3), progress=False, options=Options(label_seconds=bad))
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "nan", "inf"])
+def test_a_bad_budget_is_refused_by_the_cli(tmp_path, capsys, bad):
+    from logitgeom.cli.main import main
+
+    np.save(tmp_path / "W.npy", np.eye(3))
+    assert main(["audit-argmax", str(tmp_path / "W.npy"), "--label-seconds", bad]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--label-seconds must be a finite positive number" in err and "\n" not in err
+
+
+def _children(pid: int) -> list[int]:
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def test_sigint_inside_a_label_stops_the_run_and_a_rerun_resumes(tmp_path):
+    """SIGINT to the CLI process (as ``kill -INT``) while a label's child process works:
+    exit 130 with one line, the child gone, run.json names the signal; the rerun in the same
+    folder (here with a small budget, to stay fast) decides the run again and clears it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    W, kinds = hair_head(800, 256, pushes=(1e-13,), faces=(10,))  # about 3 CPU s unbounded
+    lab = next(iter(kinds))
+    np.save(tmp_path / "W.npy", W)
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "logitgeom", "audit-argmax", str(tmp_path / "W.npy"),
+           "--tokens", str(lab), "-o", str(out), "--no-progress"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    child = None
+    t0 = time.monotonic()
+    while child is None and p.poll() is None and time.monotonic() - t0 < 120:
+        kids = _children(p.pid)
+        child = kids[0] if kids else None
+        time.sleep(0.01)
+    assert child is not None, "the label's child process was never seen"
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)  # generous: the run must end, not hang
+    assert p.returncode == 130 and "interrupted" in err, err
+    assert not Path(f"/proc/{child}").exists()
+    state = json.loads((out / "run.json").read_text())
+    assert state["stopped"].startswith("SIGINT") and state["done"] == {}
+    again = subprocess.run(cmd + ["--label-seconds", "0.3"], capture_output=True, text=True,
+                           env=dict(os.environ), timeout=300)
+    assert again.returncode == 0, again.stderr
+    state = json.loads((out / "run.json").read_text())
+    assert "stopped" not in state and list(state["done"]) == ["block-000000.jsonl"]
+    rec = json.loads((out / "shards" / "block-000000.jsonl").read_text())["all"]
+    assert rec["verdict"] in {"never", "undecided"}
+    if rec["verdict"] == "undecided":
+        assert "label_seconds=0.3" in rec["reason"]
+        assert state["undecided"] == {"block-000000.jsonl": [lab]}
