@@ -5,7 +5,7 @@ cannot stop a single call into FLINT, cdd or HiGHS that runs for minutes, and ne
 Ctrl-C (Python delivers ``KeyboardInterrupt`` only between bytecodes).  :func:`run_bounded`
 therefore runs the label in a child forked from the calling process (the head is shared
 copy-on-write, nothing is pickled on the way in) while the parent waits in a Python loop
-that polls the child's CPU time every :data:`POLL` seconds:
+that looks at the child's CPU time at most :data:`POLL` seconds apart:
 
 * the child's CPU time reaches the budget: the child is killed (``SIGKILL``; native code
   cannot ignore it) and the caller gets ``("budget", stage)``, the last stage the child
@@ -37,10 +37,11 @@ from typing import Any
 
 __all__ = ["run_bounded", "note_stage", "note_partial", "POLL"]
 
-#: Seconds between two looks at the child's CPU time; within this of the budget the looks
-#: come as often as the CPU left (at least every 2 ms), so a one-thread child overruns its
-#: budget by about 2 ms plus the time to kill it.
-POLL = 0.02
+#: The longest wait (seconds) between two looks at the child's CPU time; the next look
+#: comes after half the CPU left, at least 2 ms later, so a child of at most two busy
+#: threads overruns its budget by about 2 ms plus the time to kill it.  (Ctrl-C and the
+#: child's result do not wait for a look: they interrupt the wait.)
+POLL = 0.25
 
 #: The write end of the pipe to the parent, in a bounded child (None elsewhere).
 _CHANNEL: list[int] = []
@@ -196,7 +197,7 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
             elif not killed:
                 result = pickle.loads(data)
 
-    wait = POLL
+    wait = POLL if cpu_seconds is None else min(POLL, max(0.002, cpu_seconds / 2))
     try:
         while result is None:
             ready, _, _ = select.select([rfd], [], [], wait)
@@ -213,9 +214,9 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
                     os.kill(pid, signal.SIGKILL)
                     killed = True
                     break
-                # near the budget, look again before it can be passed by more than 2 ms
-                # (a one-thread child uses at most one CPU second per second)
-                wait = min(POLL, max(0.002, cpu_seconds - used))
+                # look again after half the CPU left (a child of at most two busy threads
+                # cannot pass the budget meanwhile), at most POLL and at least 2 ms later
+                wait = min(POLL, max(0.002, (cpu_seconds - used) / 2))
     finally:
         if result is None and not killed:  # Ctrl-C or an error here: the child goes too
             try:
