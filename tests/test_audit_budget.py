@@ -110,6 +110,21 @@ def test_budget_stops_a_single_native_exact_lp():
     assert 0.5 <= cpu < 0.5 + 1.0  # the budget holds inside cdd (within its poll and kill)
 
 
+def test_budget_stops_a_single_native_flint_solve():
+    """The exact Gordan solve's routine on a 500-square system of 60-bit integers: one call
+    into FLINT of a few CPU seconds (its conversion to FLINT takes a few hundredths)."""
+    import random
+
+    from logitgeom.exact.intmat import solve_square
+
+    rng = random.Random(0)
+    A = [[rng.getrandbits(60) - (1 << 59) for _ in range(500)] for _ in range(500)]
+    b = [rng.getrandbits(60) for _ in range(500)]
+    kind, _, cpu = run_bounded(solve_square, (A, b), 0.5)
+    assert kind == "budget"
+    assert 0.5 <= cpu < 0.5 + 1.0  # the budget holds inside FLINT (within a look and a kill)
+
+
 def test_run_bounded_returns_values_stages_and_errors():
     def staged():
         note_stage("exact")
