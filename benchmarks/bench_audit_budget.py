@@ -29,8 +29,9 @@ HiGHS and FLINT):
 4. its 1e-13 labels alone with ``--label-seconds``: wall and CPU as in run 2, the record
    (undecided, the budget and the stage named), then a rerun in the same folder without a
    budget deciding them (resume);
-5. the CLI on its 10-row 1e-13 label (``--workers`` as given), sent SIGINT once the label's
-   child has used ``--hard-sigint-cpu`` CPU s: seconds to exit, processes left, the
+5. the CLI on its 10-row 1e-13 label (``--workers`` as given), sent SIGINT (with
+   ``--sigint-group`` to its process group) once the label's child has used
+   ``--hard-sigint-cpu`` CPU s: seconds to exit, processes left, the
    ``stopped`` entry of run.json, and the rerun (``--hard-resume``; it costs the label's
    full CPU).
 
@@ -109,12 +110,14 @@ def _label_child(pid: int, cpu: float, depth: int) -> int | None:
     return next((g for g in level if _proc_cpu(g) >= cpu), None)
 
 
-def _sigint_run(cmd: list[str], after: float, child_cpu: float, depth: int = 1
-                ) -> tuple[float, int, str, str]:
-    """Start cmd; SIGINT (to the run's process only, as ``kill -INT``) as soon as one of its
-    labels' child processes has used ``child_cpu`` CPU s, or after ``after`` s; (seconds to
-    exit, exit code, last output, when the signal was sent)."""
+def _sigint_run(cmd: list[str], after: float, child_cpu: float, depth: int = 1,
+                group: bool = False) -> tuple[float, int, str, str]:
+    """Start cmd; SIGINT (to the run's process only, as ``kill -INT``; with ``group`` to its
+    whole process group, as Ctrl-C in a terminal) as soon as one of its labels' child
+    processes has used ``child_cpu`` CPU s, or after ``after`` s; (seconds to exit, exit
+    code, last output, when the signal was sent)."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=group,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t_start = time.monotonic()
     when = f"after {after:g} s (no label child seen)"
@@ -128,7 +131,10 @@ def _sigint_run(cmd: list[str], after: float, child_cpu: float, depth: int = 1
     if p.poll() is not None:
         when = "never: the run had already finished"
     t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
+    if group and p.poll() is None:
+        os.killpg(p.pid, signal.SIGINT)
+    else:
+        p.send_signal(signal.SIGINT)
     out, _ = p.communicate()
     return (time.monotonic() - t0, p.returncode, out.decode(errors="replace").strip()[-300:],
             when)
@@ -187,13 +193,14 @@ def _hard(args, skip: set) -> bool:
         if args.workers:
             cmd += ["--workers", str(args.workers)]
         secs, code, tail, when = _sigint_run(cmd, 120.0, args.hard_sigint_cpu,
-                                             2 if args.workers else 1)
+                                             2 if args.workers else 1, args.sigint_group)
         time.sleep(0.5)
         left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
         n_left = len(left.stdout.split())
         state = json.loads((out / "run.json").read_text()) if (out / "run.json").exists() \
             else {}
-        print(f"[5] label {lab}, workers {args.workers or 'serial'}: SIGINT {when}: exit code "
+        print(f"[5] label {lab}, workers {args.workers or 'serial'}: SIGINT "
+              f"{'to the process group ' if args.sigint_group else ''}{when}: exit code "
               f"{code} {secs:.2f} s after the signal; processes of the run left: {n_left}; "
               f"run.json 'stopped': {state.get('stopped')!r}")
         ok &= secs <= 2.0 and n_left == 0 and code == 130
@@ -226,6 +233,9 @@ def main(argv=None) -> int:
                     help="run 5: SIGINT once the label's child has used this many CPU s")
     ap.add_argument("--workers", type=int, default=None,
                     help="run 5: the CLI's --workers (default: serial)")
+    ap.add_argument("--sigint-group", action="store_true",
+                    help="run 5: SIGINT to the run's whole process group (Ctrl-C in a "
+                         "terminal: workers and label children get it too)")
     ap.add_argument("--hard-resume", action="store_true",
                     help="runs 4 and 5: also the reruns without a budget (each costs the "
                          "label's full CPU, about 20 s at 1,500 x 512)")
