@@ -259,6 +259,7 @@ def test_the_budget_covers_the_whole_label_and_keeps_its_finished_domain():
     assert out["box"]["verdict"] == "undecided" and out["box"]["stage"] == "lp"
     assert "label_seconds=0.2 CPU s ran out in the lp stage" in out["box"]["reason"]
     assert stats["killed_labels"] == 1 and 0.2 <= stats["_child_cpu"] < 0.2 + 1.0
+    assert stats["budget_stopped"] == stats["_child_cpu"]
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "5", True])

@@ -74,8 +74,10 @@ def undecided_record(budget: float, stage: str, cpu: float) -> dict:
 def run_label(body: Callable, head, k: int, doms, rec: dict, opts, stats: dict
               ) -> tuple[dict, float | None]:
     """``body(head, k, doms, rec, opts, stats)`` (returning the record and the margin
-    figure) in a bounded child; the child's stage seconds are added to ``stats`` and its
-    CPU seconds to ``stats["_child_cpu"]`` (they are not on this process's clock).
+    figure) in a bounded child; the child's stage seconds are added to ``stats`` (those of
+    a child the budget stopped are lost with it: its CPU seconds go to
+    ``stats["budget_stopped"]``, the number of such labels to ``stats["killed_labels"]``)
+    and its CPU seconds to ``stats["_child_cpu"]`` (they are not on this process's clock).
 
     Returns
     -------
@@ -93,6 +95,8 @@ def run_label(body: Callable, head, k: int, doms, rec: dict, opts, stats: dict
             stats[key] = stats.get(key, 0) + v
         return out, m
     stats["killed_labels"] = stats.get("killed_labels", 0) + 1
+    # the child's per-stage seconds died with it: its CPU is counted here instead
+    stats["budget_stopped"] = stats.get("budget_stopped", 0.0) + cpu
     out = dict(rec)
     out.update(dict(partials))
     stage = val or "start"
