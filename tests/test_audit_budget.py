@@ -147,7 +147,7 @@ def test_label_seconds_holds_in_native_code_and_a_rerun_decides(tmp_path):
     assert r.label_cpu[lab] < 0.05 + 1.0
     rec = json.loads((out / "shards" / "block-000000.jsonl").read_text())["all"]
     assert rec["verdict"] == "undecided" and "label_seconds=0.05" in rec["reason"]
-    assert rec["stage"] in {"wolfe", "lp", "gordan", "exact"}
+    assert rec["stage"] in {"start", "wolfe", "refine", "lp", "exact"}
     assert check_file(str(out / "audit.json"), max_work=None).ok
     state = json.loads((out / "run.json").read_text())
     assert state["undecided"] == {"block-000000.jsonl": [lab]}
