@@ -170,6 +170,16 @@ def test_labels_a_hair_inside_faces_are_decided_and_agree_with_the_oracle():
     assert set(kinds) <= set(r.never())
 
 
+def test_labels_pushed_1e13_inside_faces_of_the_acceptance_head_are_decided():
+    """Issue 44's size, 3,000 x 128 float64: without a budget the labels pushed 1e-13 inside
+    a 5- and a 10-row face are proven never (the stdlib checker verifies the multipliers
+    exactly), none left undecided."""
+    W, kinds = hair_head(3000, 128, pushes=(1e-13,))
+    r = audit_argmax(W, tokens=sorted(kinds), progress=False)
+    assert r.counts["all"] == {"argmaxable": 0, "never": 2, "undecided": 0}
+    assert check(r.certificate(), None).ok
+
+
 # ------------------------------------------------------------------ proofs of any size
 def _split_run(tmp_path, monkeypatch, part_bytes=24):
     import logitgeom.audit.shards as shards_mod
