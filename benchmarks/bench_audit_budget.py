@@ -15,10 +15,10 @@ times are inflated):
    loading, screens, the label, the certificate and its check), and the label's own CPU
    seconds as the audit counts them (its worker's clock plus its child process's CPU from
    the kernel); the acceptance asks the label's at most 1.1 x the budget;
-3. the CLI on the whole head without a budget, sent SIGINT once a label's child process is
-   running (or after ``--sigint-after`` s): the seconds from the signal to the exit, whether
-   any process of the run is left, and the rerun in the same folder (resumed) finishing with
-   0 undecided and a checked certificate.
+3. the CLI on the whole head without a budget, sent SIGINT once a label's child process has
+   used ``--sigint-cpu`` CPU s (or after ``--sigint-after`` s): the seconds from the signal
+   to the exit, whether any process of the run is left, and the rerun in the same folder
+   (resumed) finishing with 0 undecided and a checked certificate.
 
 On that head every label takes well under the 5 s budget, so runs 2 and 3 cannot show the
 budget stopping anything.  Runs 4 and 5 do, on a head whose hard labels cost more than the
@@ -223,7 +223,10 @@ def main(argv=None) -> int:
                     help="multiply rows and cols (e.g. 0.25 for a quick run)")
     ap.add_argument("--per-kind", type=int, default=1, help="labels per (face, push) kind")
     ap.add_argument("--label-seconds", type=float, default=5.0)
-    ap.add_argument("--sigint-after", type=float, default=10.0)
+    ap.add_argument("--sigint-after", type=float, default=30.0,
+                    help="run 3: SIGINT after this many seconds if no label's child was seen")
+    ap.add_argument("--sigint-cpu", type=float, default=0.2,
+                    help="run 3: SIGINT once a label's child has used this many CPU s")
     ap.add_argument("--check-witnesses", type=int, default=8)
     ap.add_argument("--skip", default="", help="comma-separated runs to skip: 1,2,3")
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-budget")
@@ -296,7 +299,7 @@ def main(argv=None) -> int:
         shutil.rmtree(out, ignore_errors=True)
         cmd = [sys.executable, "-m", "logitgeom", "audit-argmax", str(cache / "head.npy"),
                "-o", str(out)]
-        secs, code, tail, when = _sigint_run(cmd, args.sigint_after, 0.0)
+        secs, code, tail, when = _sigint_run(cmd, args.sigint_after, args.sigint_cpu)
         time.sleep(0.5)
         left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
         n_left = len(left.stdout.split())
