@@ -128,9 +128,11 @@ class AuditResult:
                                   for k in nv[:50])
                 more = f" (+{len(nv) - 50} more)" if len(nv) > 50 else ""
                 lines.append(f"    never the argmax: {shown}{more}")
-        und = [k for dom in self.counts for k in self.undecided(dom)]
-        if und:
-            lines.append(f"    undecided (a per-label budget ran out): {und[:20]}")
+        und = sorted({k for dom in self.counts for k in self.undecided(dom)})
+        if und:  # run.json lists them: a rerun in the same folder decides them again
+            again = "; rerun into the same output folder with a larger budget or none" \
+                if self.certificate_path is not None else ""
+            lines.append(f"    undecided (the per-label budget ran out{again}): {und[:20]}")
         if self.nearest:
             shown = ", ".join(f"{r['label']}" + (f" {r['name']!r}" if r.get("name") else "")
                               + f" ({r['margin']:.3g})" for r in self.nearest[:5])
