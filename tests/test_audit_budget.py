@@ -347,3 +347,23 @@ def test_sigint_inside_a_label_stops_the_run_and_a_rerun_resumes(tmp_path):
     if rec["verdict"] == "undecided":
         assert "label_seconds=0.3" in rec["reason"]
         assert state["undecided"] == {"block-000000.jsonl": [lab]}
+
+
+def _dies(head, k, doms, rec, opts, stats):
+    """A label body whose process is killed from outside the budget (as the kernel's
+    out-of-memory killer would)."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_child_killed_by_the_system_is_a_one_line_error_naming_the_label():
+    from logitgeom.audit.bounded import ChildDied
+    from logitgeom.audit.labelrun import run_label
+    from logitgeom.errors import SolverFailed
+
+    with pytest.raises(ChildDied, match="killed by SIGKILL"):
+        run_bounded(_dies, (None, 0, [], {}, None, {}), None)
+    with pytest.raises(SolverFailed, match="label 7: .*killed by SIGKILL.*rerun"):
+        run_label(_dies, None, 7, ["all"], {"label": 7}, Options(), {})

@@ -35,13 +35,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_bounded", "note_stage", "note_partial", "POLL"]
+__all__ = ["run_bounded", "note_stage", "note_partial", "ChildDied", "POLL"]
 
 #: The longest wait (seconds) between two looks at the child's CPU time; the next look
 #: comes after half the CPU left, at least 2 ms later, so a child of at most two busy
 #: threads overruns its budget by about 2 ms plus the time to kill it.  (Ctrl-C and the
 #: child's result do not wait for a look: they interrupt the wait.)
 POLL = 0.25
+
+class ChildDied(RuntimeError):
+    """The child ended without a result and without the budget's kill (the operating system
+    killed it, e.g. out of memory, or native code crashed); the message says how it ended."""
+
 
 #: The write end of the pipe to the parent, in a bounded child (None elsewhere).
 _CHANNEL: list[int] = []
@@ -158,7 +163,8 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
     -------
     (str, object, float)
         ``("ok", value, cpu)`` or ``("budget", last noted stage or "", cpu)``, with the
-        child's CPU seconds.  An exception raised by ``fn`` is raised again here.
+        child's CPU seconds.  An exception raised by ``fn`` is raised again here; a child
+        that ends otherwise without a result raises :class:`ChildDied`.
 
     Examples
     --------
@@ -223,7 +229,7 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _, _, ru = os.wait4(pid, 0)
+        _, status, ru = os.wait4(pid, 0)
         cpu = ru.ru_utime + ru.ru_stime
         if killed:  # the stage notes and partial results written before the kill
             os.set_blocking(rfd, False)
@@ -236,7 +242,9 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
     if killed:
         return "budget", stage, cpu
     if result is None:
-        raise RuntimeError("the label's child process ended without a result")
+        how = f"killed by {signal.Signals(os.WTERMSIG(status)).name}" \
+            if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
+        raise ChildDied(f"the child process ended without a result ({how})")
     if result[0] == "error":
         raise result[1]
     return "ok", result[1], cpu

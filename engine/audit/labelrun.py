@@ -28,8 +28,8 @@ import numbers
 from collections.abc import Callable
 from typing import Any
 
-from logitgeom.audit.bounded import run_bounded
-from logitgeom.errors import InvalidInput
+from logitgeom.audit.bounded import ChildDied, run_bounded
+from logitgeom.errors import InvalidInput, SolverFailed
 
 __all__ = ["run_label", "label_seconds_option", "undecided_record"]
 
@@ -84,10 +84,20 @@ def run_label(body: Callable, head, k: int, doms, rec: dict, opts, stats: dict
     (dict, float or None)
         The label's record and margin figure; when the budget ran out, the domains the
         child had finished and :func:`undecided_record` for the others (margin None).
+
+    Raises
+    ------
+    SolverFailed
+        The child died otherwise (killed by the system, a crash in native code), naming the
+        label and how it ended.
     """
     partials: list = []
-    kind, val, cpu = run_bounded(_child, (body, head, k, doms, rec, opts),
-                                 opts.label_seconds, partials)
+    try:
+        kind, val, cpu = run_bounded(_child, (body, head, k, doms, rec, opts),
+                                     opts.label_seconds, partials)
+    except ChildDied as exc:
+        raise SolverFailed(f"label {k}: {exc} while deciding it (out of memory?); what "
+                           "finished is kept: rerun into the same output folder") from None
     stats["_child_cpu"] = stats.get("_child_cpu", 0.0) + cpu
     if kind == "ok":
         out, m, st = val
