@@ -4,9 +4,9 @@ The head: standard-normal float64 rows (full precision, never on a grid), k x d 
 3,000 x 128, the issue's acceptance size; ``--scale s`` multiplies k and d), and for each
 face size m in (5, 10) and push e in (1e-9, 1e-11, 1e-13), ``--per-kind`` labels placed on
 a random convex combination p of m other rows and pushed inside the hull: p (1 - e) (the
-rows are centred at the origin, inside their hull).  Three runs, each reported with its
-CPU seconds (this process and its children, user + sys; the machine is shared, so wall
-times are inflated):
+rows are centred at the origin, inside their hull).  Runs 1 to 3 on that head, each
+reported with its CPU seconds (this process and its children, user + sys; the machine is
+shared, so wall times are inflated):
 
 1. the whole head, no budget: counts (0 undecided expected), each planted label's CPU s and
    verdict, and the stdlib checker on every never-proof and ``--check-witnesses`` witnesses;
@@ -20,10 +20,11 @@ times are inflated):
    to the exit, whether any process of the run is left, and the rerun in the same folder
    (resumed) finishing with 0 undecided and a checked certificate.
 
-On that head every label takes well under the 5 s budget, so runs 2 and 3 cannot show the
-budget stopping anything.  Runs 4 and 5 do, on a head whose hard labels cost more than the
+On that head every label takes well under the 5 s budget, so run 2 shows a budget stopping
+labels only when it is small (``--label-seconds 0.3``), and run 3's signal lands within a
+second of a label's work.  Runs 4 and 5 are on a head whose hard labels cost more than the
 budget (``--hard-rows`` x ``--hard-cols``, default 1,500 x 512 float64, same recipe; its
-label pushed 1e-13 inside a 10-row face costs about 20 CPU s without a budget, most of it in
+labels pushed 1e-13 inside a face cost about 22 CPU s each without a budget, most of it in
 HiGHS and FLINT):
 
 4. its 1e-13 labels alone with ``--label-seconds``: wall and CPU as in run 2, the record
