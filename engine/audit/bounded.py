@@ -5,7 +5,7 @@ cannot stop a single call into FLINT, cdd or HiGHS that runs for minutes, and ne
 Ctrl-C (Python delivers ``KeyboardInterrupt`` only between bytecodes).  :func:`run_bounded`
 therefore runs the label in a child forked from the calling process (the head is shared
 copy-on-write, nothing is pickled on the way in) while the parent waits in a Python loop
-that polls the child's CPU time every :data:`POLL` seconds:
+that looks at the child's CPU time at most :data:`POLL` seconds apart:
 
 * the child's CPU time reaches the budget: the child is killed (``SIGKILL``; native code
   cannot ignore it) and the caller gets ``("budget", stage)``, the last stage the child
@@ -14,8 +14,9 @@ that polls the child's CPU time every :data:`POLL` seconds:
 * the parent dies (a pool worker terminated): the child dies with it (``PR_SET_PDEATHSIG``).
 
 The child sends its result back pickled over a pipe (length-prefixed frames; stage notes
-are frames too).  Where ``os.fork`` does not exist the function runs in-process (the
-cooperative budget checks still apply).
+and partial results, :func:`note_partial`, are frames too: what a killed child finished
+before the budget ran out is kept).  Where ``os.fork`` does not exist the function runs
+in-process (the cooperative budget checks still apply).
 
 Examples
 --------
@@ -34,11 +35,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_bounded", "note_stage", "POLL"]
+__all__ = ["run_bounded", "note_stage", "note_partial", "ChildDied", "POLL"]
 
-#: Seconds between two looks at the child's CPU time (the overrun past a budget is at most
-#: about this, plus the time to kill and reap the child).
-POLL = 0.02
+#: The longest wait (seconds) between two looks at the child's CPU time; the next look
+#: comes after half the CPU left, at least 2 ms later, so a child of at most two busy
+#: threads overruns its budget by about 2 ms plus the time to kill it.  (Ctrl-C and the
+#: child's result do not wait for a look: they interrupt the wait.)
+POLL = 0.25
+
+class ChildDied(RuntimeError):
+    """The child ended without a result and without the budget's kill (the operating system
+    killed it, e.g. out of memory, or native code crashed); the message says how it ended."""
+
 
 #: The write end of the pipe to the parent, in a bounded child (None elsewhere).
 _CHANNEL: list[int] = []
@@ -57,6 +65,20 @@ def note_stage(stage: str) -> None:
     if _CHANNEL:
         data = stage.encode()
         os.write(_CHANNEL[0], _HDR.pack(b"s", len(data)) + data)
+
+
+def note_partial(value: Any) -> None:
+    """Hand a finished part of the work (picklable) to the waiting parent at once (a no-op
+    outside a :func:`run_bounded` child): if the budget then runs out, the parent still has
+    it (``partials`` of :func:`run_bounded`).
+
+    Examples
+    --------
+    >>> note_partial(("all", {"verdict": "never"}))
+    """
+    if _CHANNEL:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(_CHANNEL[0], _HDR.pack(b"p", len(data)) + data)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -92,13 +114,23 @@ def _child(fn: Callable, args: tuple, wfd: int) -> None:  # pragma: no cover - i
 
 
 def _cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of a running process (Linux ``/proc``), or None."""
+    """User + system CPU seconds of a running process (Linux ``/proc``), or None: the
+    larger of the whole process's from ``stat`` (in clock ticks, usually 10 ms) and the sum
+    over its threads of ``schedstat`` (nanoseconds)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        ticks = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+    ns = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                ns += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass  # a thread that ended meanwhile, or no schedstat: the ticks stand
+    return max(ticks, ns / 1e9)
 
 
 def _frames(buf: bytearray):
@@ -112,8 +144,8 @@ def _frames(buf: bytearray):
         yield kind, data
 
 
-def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
-                ) -> tuple[str, Any, float]:
+def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None,
+                partials: list | None = None) -> tuple[str, Any, float]:
     """Run ``fn(*args)`` in a forked child, stopped when its CPU time reaches
     ``cpu_seconds`` (None: no budget; Ctrl-C still stops it at once).
 
@@ -124,12 +156,15 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
     args : tuple
     cpu_seconds : float or None
         CPU-second budget of the child (user + system).
+    partials : list, optional
+        Receives, in order, every value the child handed over with :func:`note_partial`.
 
     Returns
     -------
     (str, object, float)
         ``("ok", value, cpu)`` or ``("budget", last noted stage or "", cpu)``, with the
-        child's CPU seconds.  An exception raised by ``fn`` is raised again here.
+        child's CPU seconds.  An exception raised by ``fn`` is raised again here; a child
+        that ends otherwise without a result raises :class:`ChildDied`.
 
     Examples
     --------
@@ -155,19 +190,28 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
     t_wall = time.monotonic()
     killed = False
     cpu = 0.0
+
+    def take(chunk: bytes) -> None:
+        nonlocal stage, result
+        buf.extend(chunk)
+        for kind, data in _frames(buf):
+            if kind == b"s":
+                stage = data.decode()
+            elif kind == b"p":
+                if partials is not None:
+                    partials.append(pickle.loads(data))
+            elif not killed:
+                result = pickle.loads(data)
+
+    wait = POLL if cpu_seconds is None else min(POLL, max(0.002, cpu_seconds / 2))
     try:
         while result is None:
-            ready, _, _ = select.select([rfd], [], [], POLL)
+            ready, _, _ = select.select([rfd], [], [], wait)
             if ready:
                 chunk = os.read(rfd, 1 << 20)
                 if not chunk:
                     break  # the child exited (its result, if any, is already read)
-                buf += chunk
-                for kind, data in _frames(buf):
-                    if kind == b"s":
-                        stage = data.decode()
-                    else:
-                        result = pickle.loads(data)
+                take(chunk)
             if cpu_seconds is not None and result is None:
                 used = _cpu_seconds(pid)
                 if used is None:
@@ -176,19 +220,31 @@ def run_bounded(fn: Callable, args: tuple, cpu_seconds: float | None
                     os.kill(pid, signal.SIGKILL)
                     killed = True
                     break
+                # look again after half the CPU left (a child of at most two busy threads
+                # cannot pass the budget meanwhile), at most POLL and at least 2 ms later
+                wait = min(POLL, max(0.002, (cpu_seconds - used) / 2))
     finally:
         if result is None and not killed:  # Ctrl-C or an error here: the child goes too
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        os.close(rfd)
-        _, _, ru = os.wait4(pid, 0)
+        _, status, ru = os.wait4(pid, 0)
         cpu = ru.ru_utime + ru.ru_stime
+        if killed:  # the stage notes and partial results written before the kill
+            os.set_blocking(rfd, False)
+            try:
+                while chunk := os.read(rfd, 1 << 20):
+                    take(chunk)
+            except BlockingIOError:
+                pass
+        os.close(rfd)
     if killed:
         return "budget", stage, cpu
     if result is None:
-        raise RuntimeError("the label's child process ended without a result")
+        how = f"killed by {signal.Signals(os.WTERMSIG(status)).name}" \
+            if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
+        raise ChildDied(f"the child process ended without a result ({how})")
     if result[0] == "error":
         raise result[1]
     return "ok", result[1], cpu

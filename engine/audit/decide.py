@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from logitgeom.audit.basis import basis_never
-from logitgeom.audit.bounded import note_stage, run_bounded
+from logitgeom.audit.bounded import note_partial, note_stage
 from logitgeom.audit.complete import exact_stage, gordan_on_rows
 from logitgeom.audit.head import Head, HeadSpec, open_head
 from logitgeom.audit.proofs import (
@@ -206,10 +206,11 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
 
 
 def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
-                   stats: dict) -> dict:
+                   stats: dict, t_label: float) -> dict:
     """Relaxation steps, the warm-started cutting-plane LP with exact evaluation of its
-    points and exact Gordan multipliers on its basis, then the exact completion stage."""
-    t_label = time.process_time()
+    points and exact Gordan multipliers on its basis, then the exact completion stage
+    (``t_label``: the label's start on the process clock, for the cooperative budget
+    checks; the hard stop is the child's kill, :mod:`logitgeom.audit.labelrun`)."""
     try:
         note_stage("wolfe")
         if not box and head.bias is None:
@@ -256,31 +257,6 @@ def _refined_never(head: Head, k: int, opts: Options, stats: dict) -> dict | Non
     if rec is not None:
         rec["stage"] = "refine"
     return rec
-
-
-def _domain_child(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options
-                  ) -> tuple[dict, dict]:
-    stats: dict = {}
-    return _decide_domain(head, k, box, x0, opts, stats), stats
-
-
-def _bounded_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
-                    stats: dict) -> dict:
-    """:func:`_decide_domain` in a forked child (:func:`logitgeom.audit.bounded.run_bounded`)
-    killed when its CPU time reaches ``opts.label_seconds``, so that the budget and Ctrl-C
-    hold inside FLINT, cdd or HiGHS; the record then names the budget and the last stage."""
-    kind, val, cpu = run_bounded(_domain_child, (head, k, box, x0, opts), opts.label_seconds)
-    stats["_child_cpu"] = stats.get("_child_cpu", 0.0) + cpu  # not in this process's clock
-    if kind == "ok":
-        rec, st = val
-        for key, v in st.items():
-            stats[key] = stats.get(key, 0) + v
-        return rec
-    stage = val or "screen"
-    stats["killed_labels"] = stats.get("killed_labels", 0) + 1
-    return {"verdict": "undecided", "stage": stage,
-            "reason": f"per-label budget label_seconds={opts.label_seconds} CPU s ran out in "
-                      f"the {stage} stage (stopped after {cpu:.2f} CPU s)"}
 
 
 def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
@@ -595,7 +571,10 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
 def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts: Options,
                  stats: dict) -> tuple[dict, float | None]:
     """Decide the open domains ``doms`` of a label the screens left (relaxation, Wolfe,
-    the cutting-plane LP, exact Gordan multipliers, the exact completion stage).
+    the cutting-plane LP, exact Gordan multipliers, the exact completion stage), in one
+    forked child process per label that is killed when its CPU time reaches
+    ``opts.label_seconds`` or on Ctrl-C (:func:`logitgeom.audit.labelrun.run_label`): the
+    budget covers the whole label, both domains, and holds inside FLINT, cdd and HiGHS.
 
     Parameters
     ----------
@@ -613,13 +592,29 @@ def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts
     -------
     (dict, float or None)
         The completed record and the table's margin figure (None for a never label).
+        A domain the budget stopped is ``undecided``, its reason naming the budget.
     """
+    from logitgeom.audit.labelrun import run_label
+
+    out, m = run_label(_label_body, head, k, doms, rec, opts, stats)
+    first = out.get("all") or out.get("box")
+    if m is None and first["verdict"] == "argmaxable":  # the budget stopped the second domain
+        m = _witness_margin(head, k, first["witness"])
+    return out, m
+
+
+def _label_body(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts: Options,
+                stats: dict) -> tuple[dict, float | None]:
+    """:func:`decide_label`'s work, in the child: each domain handed to the parent as it is
+    decided (:func:`logitgeom.audit.bounded.note_partial`)."""
+    t_label = time.process_time()
     out = dict(rec)
     doms = set(doms)
     homogeneous = head.bias is None
     x0 = head.rows([k])[0] * head.scale()
     if "all" in doms:
-        out["all"] = _bounded_domain(head, k, False, x0, opts, stats)
+        out["all"] = _decide_domain(head, k, False, x0, opts, stats, t_label)
+        note_partial(("all", out["all"]))
         doms.discard("all")
     if "box" in doms:
         a = out.get("all")
@@ -640,8 +635,9 @@ def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts
                     if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
                         box = _witness_record(fit[0], None, a["stage"])
         if box is None:
-            box = _bounded_domain(head, k, True, x0, opts, stats)
+            box = _decide_domain(head, k, True, x0, opts, stats, t_label)
         out["box"] = box
+        note_partial(("box", box))
     first = out.get("all") or out.get("box")
     m = _witness_margin(head, k, first["witness"]) if first["verdict"] == "argmaxable" \
         else None

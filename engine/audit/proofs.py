@@ -53,9 +53,11 @@ class Options:
         rounds of the float cutting-plane LP (after them the exact stage takes over; nothing
         is left undecided for lack of rounds).
     label_seconds : float or None
-        Per-label CPU-second budget for the LP and exact stages of one domain.  None (the
-        default): no budget, every label is decided.  When set and exceeded, the label is
-        ``undecided`` with a reason naming this budget.
+        Per-label CPU-second budget: every stage of a label past the screens, both domains,
+        run in one child process that is killed when its CPU time reaches the budget
+        (:mod:`logitgeom.audit.labelrun`).  None (the default): no budget, every label is
+        decided.  When exceeded, the domains not yet decided are ``undecided`` with a
+        reason naming this budget; a finite positive number, or refused.
     """
 
     radius: Fraction | None = None

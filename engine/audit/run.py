@@ -36,8 +36,9 @@ from logitgeom._fsio import write_atomic
 from logitgeom.audit import shards as _shards
 from logitgeom.audit.decide import Options, _witness_margin, decide_label
 from logitgeom.audit.head import open_head
+from logitgeom.audit.labelrun import label_seconds_option
 from logitgeom.audit.screen import screen_block
-from logitgeom.audit.shards import block_files, read_block, split_proofs
+from logitgeom.audit.shards import block_files, read_block, split_lines, split_proofs
 from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
 from logitgeom.errors import InvalidInput, SolverFailed
 from logitgeom.exact.numbers import fraction_to_str, to_fraction
@@ -127,9 +128,11 @@ class AuditResult:
                                   for k in nv[:50])
                 more = f" (+{len(nv) - 50} more)" if len(nv) > 50 else ""
                 lines.append(f"    never the argmax: {shown}{more}")
-        und = [k for dom in self.counts for k in self.undecided(dom)]
-        if und:
-            lines.append(f"    undecided (a per-label budget ran out): {und[:20]}")
+        und = sorted({k for dom in self.counts for k in self.undecided(dom)})
+        if und:  # run.json lists them: a rerun in the same folder decides them again
+            again = "; rerun into the same output folder with a larger budget or none" \
+                if self.certificate_path is not None else ""
+            lines.append(f"    undecided (the per-label budget ran out{again}): {und[:20]}")
         if self.nearest:
             shown = ", ".join(f"{r['label']}" + (f" {r['name']!r}" if r.get("name") else "")
                               + f" ({r['margin']:.3g})" for r in self.nearest[:5])
@@ -210,7 +213,8 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
     labels = _labels_named(tokens, k, src.tokenizer, names)
     opts = Options(radius=R, domains=doms, center=tuple(head.mean().tolist()),
                    ascent_steps=base.ascent_steps, lp_rows=base.lp_rows, lp_add=base.lp_add,
-                   lp_rounds=base.lp_rounds, label_seconds=base.label_seconds)
+                   lp_rounds=base.lp_rounds,
+                   label_seconds=label_seconds_option(base.label_seconds))
     bias_field = None if head.bias is None else [fraction_to_str(head.exact_bias(i))
                                                  for i in range(k)]
     hf = src.head_field
@@ -308,23 +312,6 @@ _STATE_EVERY = 2.0
 SHARD_BYTES = 32 * 1024 * 1024
 
 
-def _split_lines(lines: list[str], limit: int) -> list[bytes]:
-    """The lines, encoded, grouped in order into chunks of at most ``limit`` bytes (a line
-    longer than ``limit`` alone in its chunk); always at least one chunk."""
-    out: list[bytes] = []
-    cur: list[bytes] = []
-    size = 0
-    for line in lines:
-        data = line.encode()
-        if cur and size + len(data) > limit:
-            out.append(b"".join(cur))
-            cur, size = [], 0
-        cur.append(data)
-        size += len(data)
-    out.append(b"".join(cur))
-    return out
-
-
 class _Blocks:
     """Finished blocks: shards written in label order, run.json kept current."""
 
@@ -349,7 +336,7 @@ class _Blocks:
             state.setdefault("proof_parts", {})[name] = proof_parts
         else:
             state.setdefault("proof_parts", {}).pop(name, None)
-        parts = _split_lines(lines, SHARD_BYTES)
+        parts = split_lines(lines, SHARD_BYTES)
         files = []
         for i, data in enumerate(parts):
             part = name if i == 0 else f"block-{b:06d}.{i}.jsonl"
@@ -425,6 +412,7 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
             out[lab] = {key: v for key, v in out[lab].items() if key not in ds}
         parts[b], waiting[b] = out, set(pending)
         hard.extend((0, lab, b, ds) for lab, ds in pending.items())
+    state.pop("stopped", None)
     try:  # Ctrl-C or an error: what finished so far is kept for the rerun
         units = [(plan.src.spec, blk, plan.opts) for _, blk in todo]
         for res in _run(_block_unit, units, executor, progress, "label blocks (screens)"):
@@ -451,6 +439,10 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
             if not waiting[b]:
                 blocks.finish(b, [parts[b][j] for j in plan.blocks[b]])
                 del parts[b]
+    except KeyboardInterrupt:  # SIGINT: the labels running were killed with their children
+        state["stopped"] = ("SIGINT (Ctrl-C); a rerun in this folder decides the blocks "
+                            "not listed in 'done'")
+        raise
     finally:
         blocks.save()
     records: list[dict] = []

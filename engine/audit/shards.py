@@ -16,7 +16,7 @@ from pathlib import Path
 
 from logitgeom._fsio import write_atomic
 
-__all__ = ["PROOF_PART_BYTES", "split_proofs", "read_block", "block_files"]
+__all__ = ["PROOF_PART_BYTES", "split_proofs", "read_block", "block_files", "split_lines"]
 
 
 #: A never-proof whose multipliers pass this many bytes of text is written to proof part
@@ -69,3 +69,20 @@ def read_block(out_dir: Path, name: str, entry) -> list[dict]:
         text = (out_dir / "shards" / f).read_text()
         records.extend(json.loads(line) for line in text.splitlines() if line)
     return records
+
+
+def split_lines(lines: list[str], limit: int) -> list[bytes]:
+    """The lines, encoded, grouped in order into chunks of at most ``limit`` bytes (a line
+    longer than ``limit`` alone in its chunk); always at least one chunk."""
+    out: list[bytes] = []
+    cur: list[bytes] = []
+    size = 0
+    for line in lines:
+        data = line.encode()
+        if cur and size + len(data) > limit:
+            out.append(b"".join(cur))
+            cur, size = [], 0
+        cur.append(data)
+        size += len(data)
+    out.append(b"".join(cur))
+    return out

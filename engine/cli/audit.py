@@ -39,8 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="label names for heads without a tokenizer: a JSON list or one name "
                         "per line (one per row of the head)")
     p.add_argument("--label-seconds", type=float, default=None, metavar="S",
-                   help="per-label CPU budget of the LP and exact stages; a label that "
-                        "exceeds it is 'undecided' (default: no budget, every label decided)")
+                   help="per-label CPU budget (the label's every stage, both domains, native "
+                        "code included: the label runs in a child process killed when the "
+                        "budget is spent); a label that exceeds it is 'undecided' and a rerun "
+                        "with the same --out decides it again (default: no budget, every label "
+                        "decided)")
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786) or 'local'")
     p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
     p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
@@ -59,8 +62,9 @@ def _audit(args: argparse.Namespace) -> int:
     from logitgeom.errors import InvalidInput
     from logitgeom.run.executor import make_executor
 
-    if args.label_seconds is not None and not args.label_seconds > 0:
-        raise InvalidInput(f"--label-seconds must be positive; got {args.label_seconds}")
+    if args.label_seconds is not None and not 0 < args.label_seconds < float("inf"):
+        raise InvalidInput("--label-seconds must be a finite positive number of CPU seconds; "
+                           f"got {args.label_seconds}")
 
     executor = make_executor(workers=args.workers, scheduler=args.scheduler)
     try:
