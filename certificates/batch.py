@@ -4,8 +4,8 @@ Audits and streamed results keep their proofs in files beside the certificate (s
 head's ``.npy``), and are checked in part on request; no other kind uses this module:
 
 * :func:`resolve` - a referenced file's path, relative names against the certificate's
-  folder (:data:`.kernel.FILE_BASE`), a shard's name kept inside it; :func:`read_hashed`
-  its bytes, with the SHA-256 the certificate states;
+  folder (:data:`.kernel.FILE_BASE`), a shard's name kept inside it; :func:`referenced`
+  the bytes of a file referenced as ``{"file", "sha256"}``, with the SHA-256 stated;
 * :func:`grant` and :func:`left` - the default budget raised by work linear in data the
   user chose to check (the rows of a streamed certificate), and what is left of it.
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from .kernel import FILE_BASE, fail, fail_if, read_file
+from .kernel import FILE_BASE, SCOPE, charge, fail, fail_if, get, only, read_file
 from .meter import BUDGET
 
 
@@ -46,11 +46,16 @@ def resolve(name: object, loc: str, inside: bool = False) -> str:
     return name if os.path.isabs(name) else os.path.join(base, name)
 
 
-def read_hashed(path: str, loc: str, sha256: object) -> bytes:
-    """The bytes of a referenced regular file (bounded), whose SHA-256 must be ``sha256``."""
+def referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes:
+    """The bytes of a file referenced as ``{"file", "sha256"}`` (its name by :func:`resolve`;
+    a regular file, bounded), whose SHA-256 must be the stated one; charged as they are read
+    (the numbers in them are charged when parsed)."""
+    only(ref, {"file", "sha256"}, loc, what)
+    path, sha256 = resolve(get(ref, "file", loc), f"{loc}/file", inside), get(ref, "sha256", loc)
     data = read_file(path, loc)
     fail_if(hashlib.sha256(data).hexdigest() != sha256, "file-hash", loc,
             f"SHA-256 of {path} differs from the certificate")
+    charge(len(data) // 8)
     return data
 
 
@@ -71,7 +76,8 @@ def left() -> int | None:
 
 
 def unmetered() -> None:
-    """Lift the *default* budget for the rest of the check (an audit checked in part: the
-    caller chose the labels or the sample); a budget the user set stays."""
-    if (v := BUDGET.get()) is not None and v[2]:
+    """Lift the *default* budget for the rest of an audit's check if it is checked in part
+    (:data:`.kernel.SCOPE` set: the caller chose the labels or the sample); a budget the user
+    set stays."""
+    if SCOPE.get() is not None and (v := BUDGET.get()) is not None and v[2]:
         BUDGET.set(None)

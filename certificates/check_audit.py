@@ -52,12 +52,8 @@ from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
-if not __package__:  # run as a script: its folder is the package, under the folder's own name
-    sys.path.insert(0, os.path.dirname(_folder := os.path.dirname(os.path.abspath(__file__))))
-    __package__ = os.path.basename(_folder)  # so a copied checker runs as is
-
-from . import batch
 from . import kernel as K
+from .batch import referenced, resolve, unmetered
 from .bigint import str_to_int
 from .linear import gordan
 
@@ -120,7 +116,7 @@ def _head(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
         return K.read_matrix(ref["W"], f"{loc}/W", d, k).__getitem__
     K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
     K.fail_if(K.get(ref, "format", loc) != "npy", "schema", f"{loc}/format", "head format is 'npy'")
-    path = batch.resolve(K.get(ref, "file", loc), f"{loc}/file")
+    path = resolve(K.get(ref, "file", loc), f"{loc}/file")
     with K.open_regular(path, loc, 1 << 40) as fh:
         size, magic = os.fstat(fh.fileno()).st_size, fh.read(10)
         hdr = NPY_HEADER.fullmatch(fh.read(int.from_bytes(magic[8:], "little")))
@@ -193,7 +189,7 @@ def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
     texts: list[Any] = []
     for i, ref in enumerate(K.read_list(K.get(m, "parts", loc), f"{loc}/parts")):
         ploc = f"{loc}/parts/{i}"
-        data = _referenced(ref, ploc, "a proof part")
+        data = referenced(ref, ploc, "a proof part")
         texts.extend(K.read_list(K.parse_json(data, ploc, "schema"), ploc))
         K.fail_if(len(texts) > n, "shape", ploc, f"more than {n} multipliers")
     return K.read_list(texts, loc, n)
@@ -254,17 +250,6 @@ def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
     return out
 
 
-def _referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes:
-    """The bytes of a referenced file ``{"file", "sha256"}`` (SHA-256 checked; ``inside``:
-    a shard, kept inside the certificate's folder), charged as they are read (the numbers
-    in them are charged when parsed)."""
-    K.only(ref, {"file", "sha256"}, loc, what)
-    data = batch.read_hashed(batch.resolve(K.get(ref, "file", loc), f"{loc}/file", inside),
-                             loc, K.get(ref, "sha256", loc))
-    K.charge(len(data) // 8)
-    return data
-
-
 def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
     """(location, record) of the inline records, or per non-blank line of the JSON-lines
     shards."""
@@ -274,7 +259,7 @@ def _records(obj: K.Obj, loc: str) -> Iterator[tuple[str, Any]]:
         return
     for s, sh in enumerate(K.read_list(K.get(obj, "shards", loc), f"{loc}/shards")):
         sloc = f"{loc}/shards/{s}"
-        for n, line in enumerate(_referenced(sh, sloc, "a shard reference", True).split(b"\n")):
+        for n, line in enumerate(referenced(sh, sloc, "a shard reference", True).split(b"\n")):
             if line.strip():
                 yield f"{sloc}:{n + 1}", K.parse_json(line, f"{sloc}:{n + 1}", "schema")
 
@@ -293,8 +278,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
               "source is {file: name, sha256: 64 hex digits}")
     runs = _runs(K.get(obj, "labels", loc), k, f"{loc}/labels")
     scope = K.SCOPE.get()
-    if scope is not None:  # checked in part: the caller chose the labels or the sample
-        batch.unmetered()
+    unmetered()  # checked in part (scope set): the caller chose the labels or the sample
     labels = None if scope is None else scope.get("labels")
     if labels is not None:
         starts = [a for a, _ in runs]  # runs are increasing: bisect, never expand

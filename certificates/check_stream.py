@@ -58,7 +58,6 @@ from typing import IO, Any
 from . import kernel as K
 from . import semantics as sem
 from .batch import grant, left, resolve
-from .errors import Fail
 from .meter import budget, charge, used
 
 #: Most shards a certificate may reference.
@@ -147,7 +146,7 @@ def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, byt
                     K.fail_if(n > rows, "count", sloc, f"more than the stated {rows} rows")
                     yield n, line
         except (OSError, EOFError, zlib.error) as exc:
-            raise Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
+            raise K.Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
         while hr.read(1 << 20):
             pass
     K.fail_if(hr.h.hexdigest() != sha, "file-hash", sloc,
@@ -176,13 +175,13 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
                            "patterns of a shard must be strictly increasing")
                 prev = value
             work = used()
-    except Fail as f:
+    except K.Fail as f:
         return ("fail", f.check, f.location, f.message)
     return ("ok", work)
 
 
 def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
-    """Check a ``pattern-complete-stream`` certificate; raises :class:`Fail`.
+    """Check a ``pattern-complete-stream`` certificate; raises :class:`.errors.Fail`.
 
     The lattice comes first, then every shard, each with its share of the budget left (in
     proportion to its stated rows: the verdict does not depend on the number of workers).
@@ -220,7 +219,7 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     run = RUN_SHARDS.get()
     for r in map(_check_shard, jobs) if run is None else run(_check_shard, jobs):
         if r[0] == "fail":  # the first failing shard, in shard order
-            raise Fail(r[1], r[2], r[3])
+            raise K.Fail(r[1], r[2], r[3])
         charge(r[1] or 0)  # within the shard's share (None: unmetered): the verdict's work
     K.fail_if(count != total, "count", f"{loc}/shards", f"{total} witnessed patterns but the"
               f" arrangement has {count} regions")
