@@ -165,9 +165,8 @@ def _check_shard(job: Job) -> tuple[Any, ...]:
             prev: tuple[int, ...] | None = None
             for n, line in _lines(path, sloc, sha, rows):
                 rloc = f"{sloc}:{n}"
-                full = picks is None or n in picks
-                rec = K.parse_json(line, rloc, "schema")
-                value = sem.listed_pattern(rec, rloc, ranking, Wi, bi, len(Wi[0]), full)
+                value = sem.listed_pattern(K.parse_json(line, rloc, "schema"), rloc, ranking, Wi,
+                                           bi, len(Wi[0]), picks is None or n in picks)
                 if (home := shard_of(value, buckets)) != s:
                     K.fail("shard", rloc, f"pattern belongs to shard {home}, not {s}")
                 if prev is not None and not prev < value:
@@ -216,8 +215,7 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
         jobs.append((s, resolve(sh["file"], f"{loc}/shards/{s}/file", True), sh["sha256"],
                      sh["rows"], buckets, (Wi, bi, ptype == "ranking"), share, picks, loc))
         start += sh["rows"]
-    run = RUN_SHARDS.get()
-    for r in map(_check_shard, jobs) if run is None else run(_check_shard, jobs):
+    for r in (RUN_SHARDS.get() or map)(_check_shard, jobs):
         if r[0] == "fail":  # the first failing shard, in shard order
             raise K.Fail(r[1], r[2], r[3])
         charge(r[1] or 0)  # within the shard's share (None: unmetered): the verdict's work
