@@ -5,7 +5,8 @@ head's ``.npy``), and are checked in part on request; no other kind uses this mo
 
 * :func:`resolve` - a referenced file's path, relative names against the certificate's
   folder (:data:`.kernel.FILE_BASE`), a shard's name kept inside it; :func:`referenced`
-  the bytes of a file referenced as ``{"file", "sha256"}``, with the SHA-256 stated;
+  the bytes of a file referenced as ``{"file", "sha256"}``, with the SHA-256 stated
+  (:func:`same_sha256`: the one file-hash judgement, also of bytes hashed as read);
 * :func:`grant` and :func:`left` - the default budget raised by work linear in data the
   user chose to check (the rows of a streamed certificate), and what is left of it.
 
@@ -53,26 +54,30 @@ def referenced(ref: object, loc: str, what: str, inside: bool = False) -> bytes:
     only(ref, {"file", "sha256"}, loc, what)
     path, sha256 = resolve(get(ref, "file", loc), f"{loc}/file", inside), get(ref, "sha256", loc)
     data = read_file(path, loc)
-    fail_if(hashlib.sha256(data).hexdigest() != sha256, "file-hash", loc,
-            f"SHA-256 of {path} differs from the certificate")
+    same_sha256(hashlib.sha256(data), sha256, path, loc)
     charge(len(data) // 8)
     return data
+
+
+def same_sha256(h: hashlib._Hash, sha: object, what: str, loc: str) -> None:
+    """The SHA-256 ``h`` of referenced bytes (``what``: a file, the data of a head, a shard
+    hashed as it is decompressed) is the certificate's ``sha``."""
+    fail_if(h.hexdigest() != sha, "file-hash", loc,
+            f"SHA-256 of {what} differs from the certificate")
 
 
 def grant(units: int) -> None:
     """Raise the *default* budget by ``units`` (a kind whose work is linear in data the
     user chose to check, such as the rows of a streamed certificate; docs/limits.md).  A
     budget the user set (``--max-work``) is never raised."""
-    left = BUDGET.get()
-    if left is not None and left[2]:
-        left[0] += units
-        left[1] += units
+    if (v := BUDGET.get()) is not None and v[2]:
+        v[0] += units
+        v[1] += units
 
 
 def left() -> int | None:
     """Units left in the current budget (None: unmetered)."""
-    v = BUDGET.get()
-    return None if v is None else v[0]
+    return None if (v := BUDGET.get()) is None else v[0]
 
 
 def unmetered() -> None:

@@ -53,7 +53,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import kernel as K
-from .batch import referenced, resolve, unmetered
+from .batch import referenced, resolve, same_sha256, unmetered
 from .bigint import str_to_int
 from .linear import gordan
 
@@ -129,8 +129,7 @@ def _head(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
         K.fail_if(fh.tell() + nbytes > size, "file", loc, f"{path} is truncated")
         K.charge(nbytes // 4)
         data = fh.read(nbytes)
-    K.fail_if(hashlib.sha256(data).hexdigest() != K.get(ref, "sha256", loc), "file-hash", loc,
-              f"SHA-256 of the head bytes in {path} differs from the certificate")
+    same_sha256(hashlib.sha256(data), K.get(ref, "sha256", loc), f"the head bytes in {path}", loc)
     vals = array("d" if hdr[1] == b"8" else "f", data)
     if sys.byteorder != "little":
         vals.byteswap()

@@ -57,7 +57,7 @@ from typing import IO, Any
 
 from . import kernel as K
 from . import semantics as sem
-from .batch import grant, left, resolve
+from .batch import grant, left, resolve, same_sha256
 from .meter import budget, charge, used
 
 #: Most shards a certificate may reference.
@@ -149,8 +149,7 @@ def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, byt
             raise K.Fail("file", sloc, f"shard {path} is not a valid gzip file: {exc}") from None
         while hr.read(1 << 20):
             pass
-    K.fail_if(hr.h.hexdigest() != sha, "file-hash", sloc,
-              f"SHA-256 of shard {path} differs from the certificate")
+    same_sha256(hr.h, sha, f"shard {path}", sloc)
     K.fail_if(n != rows, "count", sloc, f"{n} rows, the certificate states {rows}")
 
 
