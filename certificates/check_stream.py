@@ -140,9 +140,8 @@ def _lines(path: str, sloc: str, sha: str, rows: int) -> Iterator[tuple[int, byt
         hr, n = _Hashing(fh), 0
         try:
             with gzip.GzipFile(fileobj=hr, mode="rb") as gz:  # type: ignore[call-overload]
-                while line := gz.readline(MAX_LINE + 1):
-                    K.fail_if(len(line) > MAX_LINE, "schema", f"{sloc}:{n + 1}", "line too long")
-                    n += 1
+                for n, line in enumerate(iter(lambda: gz.readline(MAX_LINE + 1), b""), 1):
+                    K.fail_if(len(line) > MAX_LINE, "schema", f"{sloc}:{n}", "line too long")
                     K.fail_if(n > rows, "count", sloc, f"more than the stated {rows} rows")
                     yield n, line
         except (OSError, EOFError, zlib.error) as exc:
@@ -202,10 +201,9 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     grant(allowance(len(lattice) if isinstance(lattice, list) else 0, len(W), len(W[0]), ptype,
                     total))
     count = sem.zaslavsky(sem.arrangement(Wi, bi, ptype), lattice, f"{loc}/lattice", len(W[0]))
-    scope = K.SCOPE.get() or {}
-    sample = scope.get("sample")
-    drawn = None if sample is None else sorted(random.Random(scope.get("seed", 0)).sample(
-        range(total), min(sample, total)))  # line numbers of every shard, one after another
+    scope = K.SCOPE.get() or {}  # drawn: the sample's line numbers, shard after shard
+    drawn = None if (sample := scope.get("sample")) is None else sorted(
+        random.Random(scope.get("seed", 0)).sample(range(total), min(sample, total)))
     room, start, jobs = left(), 0, []
     for s, sh in enumerate(shards):  # each shard: its share of the budget, its drawn lines
         share = None if room is None else room * sh["rows"] // total if total else room // buckets
