@@ -141,7 +141,7 @@ def _head(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
 class _Model:
     """Exact rows on demand (``W(i)``: row i): row i as integers over its denominator L_i."""
 
-    def __init__(self, W: Callable[[int], Any], bias: K.Vec | None, k: int, d: int) -> None:
+    def __init__(self, W: Callable[[int], Any], k: int, d: int, bias: K.Vec | None) -> None:
         self.k, self.d, self.W = k, d, W
         self.b: Sequence[Any] = bias or (0,) * k
         self.cap = d + (1 if bias is None else 2)  # most rows of a never-proof
@@ -292,9 +292,8 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius", "radius must be > 0")
     K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
               "a radius needs the 'box' domain")
-    W = _head(K.get(obj, "head", loc), k, d, f"{loc}/head")
-    bias = None if obj.get("bias") is None else K.read_vector(obj["bias"], f"{loc}/bias", k)
-    M = _Model(W, bias, k, d)
+    M = _Model(_head(K.get(obj, "head", loc), k, d, f"{loc}/head"), k, d,  # head, then bias
+               None if obj.get("bias") is None else K.read_vector(obj["bias"], f"{loc}/bias", k))
     stated = K.get(obj, "counts", loc)
     picks = {}  # sample mode: which witnesses (by their index per domain) to re-check
     if scope is not None and scope.get("sample") is not None:
