@@ -1,9 +1,8 @@
 """The command lines of the checker: argument parsing and verdict lines (presentation).
 
 Untrusted, like :mod:`logitgeom_certificates._render`: nothing here decides a verdict.  The entry
-points ``logitgeom_certificates.check.main`` and ``logitgeom_certificates.check_audit.main`` hand
-their
-trusted read-and-check function to :func:`check_main` / :func:`audit_main`, which parse
+points ``logitgeom_certificates.check.main`` and ``python -m logitgeom_certificates.check_audit``
+hand their trusted read-and-check function to :func:`check_main` / :func:`audit_main`, which parse
 the flags, call it once per file and print the :class:`logitgeom_certificates.kernel.Verdict` it
 returns (``--explain`` / ``--latex`` text only after a valid verdict, on the same parsed
 bytes).  The exit code is the verdict's.

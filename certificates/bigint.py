@@ -55,7 +55,7 @@ def str_to_int(s: str) -> int:
     >>> str_to_int("-" + "9" * 9000) == -(10 ** 9000 - 1)
     True
     """
-    if s.startswith("-"):
+    if s.startswith("-") and not s.startswith("--"):  # one sign at most
         return -str_to_int(s[1:])
     if not s.isascii() or not s.isdigit():
         raise ValueError(f"not a decimal integer: {s[:40]!r}")

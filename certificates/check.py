@@ -48,8 +48,6 @@ from . import (
 from . import kernel as K
 from .errors import Fail as Fail
 
-FORMAT, VERSION, UNREADABLE, Verdict = K.FORMAT, K.VERSION, K.UNREADABLE, K.Verdict
-
 #: kind -> (checker(obj, loc, parts), fields of the kind besides the common ones; None: the
 #: kind's module rejects unknown fields itself).  Any other field is rejected (``schema``),
 #: so a look-alike key cannot make a claim be checked as a different one.

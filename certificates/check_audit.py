@@ -341,13 +341,6 @@ def check_file(path: Any, labels: Any = None, max_work: int | str | None = "defa
 KIND_TABLE = {"argmax-audit": (check_argmax_audit, None)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]``
-    (presentation, in :mod:`logitgeom_certificates._cli`)."""
+if __name__ == "__main__":  # pragma: no cover  (the command line: presentation, in _cli)
     from . import _cli
-    return _cli.audit_main(argv, check_file)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    from . import _cli
-    sys.exit(_cli.run(main))
+    sys.exit(_cli.run(lambda argv=None: _cli.audit_main(argv, check_file)))

@@ -91,7 +91,7 @@ def check_theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
     K.fail_if(name not in THEOREMS, "unsupported-kind", f"{loc}/theorem",
               f"unknown theorem {ascii(name)[:40]}")
     listed = K.read_field(K.read_list, obj, "parts", loc)
-    K.fail_if(len(listed) != 2 or any(not K.is_obj(p) or p.get("kind") not in LOSS_OF
+    K.fail_if(len(listed) != 2 or any(not isinstance(p, dict) or p.get("kind") not in LOSS_OF
                                       for p in listed), "theorem-parts", f"{loc}/parts",
               f"{name} needs two family brackets")
     r0, r1 = (parts(p, f"{loc}/parts/{n}") for n, p in enumerate(listed))

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import kernel as K
 from .reals import PRECISION, context, exp_up, log_up
@@ -130,8 +130,7 @@ def weighted_gram(M: Sequence[Sequence[Fraction]], q: Sequence[Fraction]
             for r in Mi], D1 * D1 * Dq
 
 
-@dataclass(frozen=True)
-class Loss:
+class Loss(NamedTuple):
     """A loss of the bracket program: what a target or dual point must satisfy
     (``admissible(M, check, loc)``), a rational >= L(z / D; y) at integer logits z over
     the denominator D (``upper``), and a rational <= its conjugate term c(a; y)

@@ -43,7 +43,7 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import IO, Any, NoReturn, TypeGuard
+from typing import IO, Any, NoReturn
 
 from .errors import Fail as Fail
 from .meter import DEFAULT_MAX_WORK as DEFAULT_MAX_WORK
@@ -105,16 +105,11 @@ def fail_if(cond: object, check: str, loc: str, message: str) -> None:
         raise Fail(check, loc, message)
 
 
-def is_obj(v: object) -> TypeGuard[Obj]:
-    """Whether ``v`` is a JSON object (narrows its type)."""
-    return isinstance(v, dict)
-
-
 def judge(obj: object, checker: Checker, max_work: int | str | None = DEFAULT_MAX_WORK
           ) -> Verdict:
     """Run ``checker(obj, "")`` under the work budget (``"default"``: the default budget,
     which streamed certificates may raise); never raises on bad input."""
-    kind = obj.get("kind") if is_obj(obj) and isinstance(obj.get("kind"), str) else None
+    kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
     try:
         with budget(max_work):
             checker(obj, "")  # type: ignore[arg-type]  # the header check comes first
@@ -157,7 +152,7 @@ def read_and_check(path: str, checker: Checker, max_work: int | str | None = "de
 
 def header(obj: object, loc: str, kinds: Any) -> str:
     """Check ``format`` and ``version`` (an integer, exactly); return ``kind`` if in kinds."""
-    if not is_obj(obj):
+    if not isinstance(obj, dict):
         fail("schema", loc or "/", "a certificate is a JSON object")
     fail_if(obj.get("format") != FORMAT, "unsupported-format", f"{loc}/format",
             f"format must be {FORMAT!r}")
@@ -207,7 +202,7 @@ def parse_json(text: str | bytes, loc: str = "/", check: str = "unreadable") -> 
 
 def get(obj: object, key: str, loc: str) -> Any:
     """``obj[key]``; a clear ``schema`` failure when obj is no object or lacks the key."""
-    if not is_obj(obj):
+    if not isinstance(obj, dict):
         fail("schema", loc, "expected a JSON object")
     fail_if(key not in obj, "schema", f"{loc}/{key}", f"missing field '{key}'")
     return obj[key]
@@ -215,7 +210,7 @@ def get(obj: object, key: str, loc: str) -> Any:
 
 def only(obj: object, allowed: Any, loc: str, what: str = "this object") -> None:
     """Reject unknown fields: a look-alike key must not change what is checked."""
-    extra = sorted(set(obj) - set(allowed), key=str) if is_obj(obj) else []
+    extra = sorted(set(obj) - set(allowed), key=str) if isinstance(obj, dict) else []
     if extra:
         fail("schema", f"{loc}/{ascii(extra[0])[1:-1][:60]}",
              f"unknown field {ascii(extra[0])[:60]} in {what} (allowed: "

@@ -61,18 +61,17 @@ def read_pattern_type(obj: object, loc: str) -> str:
 
 
 def primitive(v: Sequence[int]) -> tuple[int, ...]:
-    """The primitive integer multiple of the integer vector v with first non-zero entry > 0;
-    ``()`` when v = 0."""
+    """The primitive integer multiple of the non-zero integer vector v with first non-zero
+    entry > 0 (every vector the lattice's generation makes primitive is non-zero: a row with
+    a non-zero normal, or a residual of a direction not parallel to the one reduced by)."""
     g = math.gcd(*v)
-    if not g:
-        return ()
     g = g if next(filter(None, v)) > 0 else -g
     return tuple(v) if g == 1 else tuple(x // g for x in v)
 
 
 def _step(v: Sequence[int], r: Sequence[int], p: int) -> tuple[int, ...]:
-    """The primitive direction of v reduced by r at position p (``()`` when v is parallel
-    to r): the one elimination step of the lattice's generation and of a flat's diagnosis."""
+    """The primitive direction of v reduced by r at position p (v not parallel to r): the
+    one elimination step of the lattice's generation."""
     x, y = v[p], r[p]
     return primitive([y * a - x * b for a, b in zip(v, r)]) if x else tuple(v)  # noqa: B905
 

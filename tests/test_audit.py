@@ -18,7 +18,7 @@ from logitgeom.audit.decide import Options, confirm_witness, rounding_bound
 from logitgeom.audit.head import HeadSpec, open_head
 from logitgeom.errors import InvalidInput
 from logitgeom.geometry import argmaxable
-from logitgeom_certificates import check_audit
+from logitgeom_certificates import _cli, check_audit
 from logitgeom_certificates.check import check
 from logitgeom_certificates.check_audit import check_file
 
@@ -289,7 +289,8 @@ def test_check_audit_cli_sample(tmp_path, capsys, monkeypatch):
     W, _ = planted_head(k=300, d=4, seed=10)
     np.save(tmp_path / "W.npy", W)
     audit_argmax(tmp_path / "W.npy", out=tmp_path / "o", progress=False)
-    assert check_audit.main([str(tmp_path / "o" / "audit.json"), "--sample", "5"]) == 0
+    assert _cli.audit_main([str(tmp_path / "o" / "audit.json"), "--sample", "5"],
+                           check_audit.check_file) == 0
     assert "5 labels' proofs" in capsys.readouterr().out
 
 

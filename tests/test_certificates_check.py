@@ -395,14 +395,14 @@ def _audit(tmp_path, **change):
 
 
 def test_audit_labels_and_samples(tmp_path, capsys):
-    from logitgeom_certificates import check_audit
+    from logitgeom_certificates import _cli, check_audit
 
     p = _audit(tmp_path)
-    assert check_audit.main([str(p), "--labels", "999999"]) == 1
+    assert _cli.audit_main([str(p), "--labels", "999999"], check_audit.check_file) == 1
     assert "not among the audited labels" in capsys.readouterr().out
     assert check_file(_audit(tmp_path, labels=[[0, 0]])).failed_check == "labels"
     huge = _audit(tmp_path, rows=10 ** 15, labels=[[0, 10 ** 15 - 1]])  # never expanded
-    assert check_audit.main([str(huge), "--sample", "3"]) == 1
+    assert _cli.audit_main([str(huge), "--sample", "3"], check_audit.check_file) == 1
     assert "INVALID" in capsys.readouterr().out
     assert main([str(p), "--sample", "2", "--seed", "1"]) == 0
     out = capsys.readouterr().out

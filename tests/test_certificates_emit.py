@@ -311,7 +311,7 @@ def test_format_and_version_are_written_in_one_place():
     """logitgeom.certify.common.header is the one place the engine writes the format string
     and the version (read from the checker's own constants)."""
     from logitgeom.certify.common import header
-    from logitgeom_certificates.check import FORMAT, VERSION
+    from logitgeom_certificates.api import FORMAT, VERSION
 
     assert header("x") == {"format": FORMAT, "version": VERSION, "kind": "x"}
     root = Path(__file__).resolve().parents[1]
