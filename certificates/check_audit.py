@@ -115,7 +115,7 @@ def _head(ref: object, k: int, d: int, loc: str) -> Callable[[int], Any]:
         K.only(ref, {"W"}, loc, "an inline head")
         return K.read_matrix(ref["W"], f"{loc}/W", d, k).__getitem__
     K.only(ref, {"format", "file", "sha256"}, loc, "a head reference")
-    K.fail_if(K.get(ref, "format", loc) != "npy", "schema", f"{loc}/format", "head format is 'npy'")
+    K.read_choice(ref, "format", loc, ("npy",))
     path = resolve(K.get(ref, "file", loc), f"{loc}/file")
     with K.open_regular(path, loc, 1 << 40) as fh:
         size, magic = os.fstat(fh.fileno()).st_size, fh.read(10)
@@ -240,11 +240,10 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
 def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for n, pair in enumerate(K.read_list(runs, loc)):
-        r = K.read_list(pair, f"{loc}/{n}", 2)
-        a = K.read_int(r[0], f"{loc}/{n}/0", 0, k - 1)
-        out.append((a, K.read_int(r[1], f"{loc}/{n}/1", a, k - 1)))
-        K.fail_if(n and a <= out[-2][1], "schema", f"{loc}/{n}",
-                  "label runs must be increasing and disjoint")
+        a, b = K.read_ints(pair, f"{loc}/{n}", 0, k - 1, 2)
+        K.fail_if(b < a or n and a <= out[-1][1], "schema", f"{loc}/{n}",
+                  "label runs [a, b], a <= b, must be increasing and disjoint")
+        out.append((a, b))
     K.fail_if(not out, "schema", loc, "no labels")
     return out
 

@@ -52,12 +52,10 @@ def _unit_box(M: K.Mat, check: str, loc: str) -> None:
 #: kind -> its loss: MSE (any target or dual point, c(a; y) = (||y||^2 - ||a||^2) / 2) and
 #: BCE (entries in [0, 1], c the binary entropy) beside cross-entropy
 LOSS_OF = {"layer-peeled-weighted-bracket": C.CE,
-           "layer-peeled-mse-bracket": C.Loss(
-               lambda M, check, loc: None, _mse_upper,
-               lambda a, y, ctx: (K.dot(y, y) - K.dot(a, a)) / 2),
-           "layer-peeled-bce-bracket": C.Loss(
-               _unit_box, _bce_upper,
-               lambda a, y, ctx: C.entropy([p for q in a for p in (q, 1 - q)], ctx))}
+           "layer-peeled-mse-bracket": C.Loss(lambda M, check, loc: None, _mse_upper,
+                                              lambda a, y, ctx: (K.dot(y, y) - K.dot(a, a)) / 2),
+           "layer-peeled-bce-bracket": C.Loss(_unit_box, _bce_upper, lambda a, y, ctx: C.entropy(
+               [p for q in a for p in (q, 1 - q)], ctx))}
 THEOREM_KIND = "layer-peeled-family-theorem"
 KINDS = (*LOSS_OF, THEOREM_KIND)
 THEOREMS = ("minority-separation", "minority-collapse")

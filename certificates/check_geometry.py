@@ -129,7 +129,7 @@ def _chirotope(obj: K.Obj, loc: str, parts: object = None) -> None:
 def _pattern_complete(obj: K.Obj, loc: str, parts: object = None) -> Any:
     """Returns (ptype, W, b, frozenset of patterns) for use by theorems."""
     W, b = sem.read_model(obj, loc)
-    ptype = sem.read_pattern_type(obj, loc)
+    ptype = K.read_choice(obj, "pattern", loc, ("sign", "ranking"))
     if obj.get("top") is not None and (ptype != "ranking" or
                                        K.read_int(obj["top"], f"{loc}/top", 1, len(W)) is None):
         K.fail("schema", f"{loc}/top", "top applies to ranking patterns only")
@@ -147,7 +147,7 @@ def _pattern_complete(obj: K.Obj, loc: str, parts: object = None) -> Any:
 
 def _pattern_differs(obj: K.Obj, loc: str, parts: object = None) -> None:
     (W1, b1), (W2, b2) = _pair(obj, loc)
-    ranking = sem.read_pattern_type(obj, loc) == "ranking"
+    ranking = K.read_choice(obj, "pattern", loc, ("sign", "ranking")) == "ranking"
     sem.decide(sem.claim_rows(obj, loc, "value", ranking, W1, b1)[0], obj, loc, len(W1[0]), True)
     try:
         rows2, _ = sem.claim_rows(obj, loc, "value", ranking, W2, b2)
@@ -192,10 +192,9 @@ def _theorem(obj: K.Obj, loc: str, parts: K.Checker) -> None:
              f"the ranking must be full, with label {i} first and label {j} last")
     elif name in ("cosine-not-ranking", "sign-not-ranking"):
         pair = [listed[0]["W1"], listed[0]["W2"]]  # checked parts: equal JSON is equal values
-        for p in listed[1:]:
-            same(p["pattern"] == "ranking" and p.get("bias1") is None and p.get("bias2") is None
-                 and [p["W1"], p["W2"]] in (pair, pair[::-1]),
-                 "every further part must be a ranking pattern-differs between W1 and W2")
+        same(all(p["pattern"] == "ranking" and p.get("bias1") is None and p.get("bias2") is None
+                 and [p["W1"], p["W2"]] in (pair, pair[::-1]) for p in listed[1:]),
+             "every further part must be a ranking pattern-differs between W1 and W2")
     elif name == "argmaxable-labels":
         W, b, _ = results[0]
         same(all(r[:2] == (W, b) for r in results), "all parts must share W, bias")
@@ -242,9 +241,7 @@ KIND_TABLE: dict[str, tuple[Any, set[str]]] = {
     "translation": (_translation, {"W", "v", "W_translated", "labels", "target"}),
     "cosine-equal": (_cosine_equal, {"W1", "W2"}),
     "same-chirotope": (_chirotope, {"W1", "W2"}),
-    "pattern-complete": (_pattern_complete, {"W", "bias", "pattern", "top", "patterns",
-                                             "lattice"}),
+    "pattern-complete": (_pattern_complete, {"W", "bias", "pattern", "top", "patterns", "lattice"}),
     "pattern-differs": (_pattern_differs, {"W1", "bias1", "W2", "bias2", "pattern", "value",
                                            "witness", "multipliers"}),
-    "theorem": (_theorem, {"theorem", "parts", "parameters"}),
-}
+    "theorem": (_theorem, {"theorem", "parts", "parameters"})}

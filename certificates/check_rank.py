@@ -50,9 +50,7 @@ def check(obj: K.Obj, loc: str = "", parts: object = None) -> None:
     K.fail_if(len(W[0]) != d, "rank-bound", f"{loc}/W",
               f"W has {len(W[0])} columns, not d = {d} (the rank bound is the shape of W)")
     r = CB.check(obj, loc, W=W)  # Y, H, P; budgets, upper, dual bound, width, structure
-    rel = K.get(obj, "relaxation", loc)
-    K.fail_if(rel not in ("exact", "gap"), "schema", f"{loc}/relaxation",
-              "relaxation is 'exact' or 'gap'")
+    rel = K.read_choice(obj, "relaxation", loc, ("exact", "gap"))
     K.fail_if(rel == "exact" and (r.upper <= 0 or r.upper - r.lower > EXACT_WIDTH * r.upper),
               "relaxation-exact", f"{loc}/relaxation", "the claim 'exact' needs a relative "
               f"width <= {EXACT_WIDTH}")

@@ -185,7 +185,7 @@ def check_stream(obj: K.Obj, loc: str, parts: object = None) -> None:
     With ``--sample N`` (:data:`logitgeom_certificates.kernel.SCOPE`) every line's structure is
     checked and the witnesses of N lines drawn uniformly with the seed (module docstring)."""
     W, b = sem.read_model(obj, loc)
-    ptype = sem.read_pattern_type(obj, loc)
+    ptype = K.read_choice(obj, "pattern", loc, ("sign", "ranking"))
     Wi, bi = sem.integer_model(W, b)
     buckets = K.read_int(K.get(obj, "buckets", loc), f"{loc}/buckets", 1, MAX_BUCKETS)
     shards = K.read_list(K.get(obj, "shards", loc), f"{loc}/shards", buckets)  # one per bucket

@@ -243,9 +243,7 @@ def bracket(obj: K.Obj, loc: str, Y: K.Mat, W: K.Mat, H: K.Mat, A: K.Mat, loss: 
               "rho_up^2 < E_W E_H (or rho_up < 0)")
     K.fail_if(N * entropy_lower(A, Y, w, ctx, loss) - rho * s < lower, "lower", f"{loc}/lower",
               "the dual value - rho_up s may be below the stated lower bound")
-    mode = K.get(obj, "eps_mode", loc)
-    K.fail_if(mode not in ("absolute", "relative"), "schema", f"{loc}/eps_mode",
-              "eps_mode is 'absolute' or 'relative'")
+    mode = K.read_choice(obj, "eps_mode", loc, ("absolute", "relative"))
     K.fail_if(upper - lower > eps * (abs(upper) if mode == "relative" else 1), "width",
               f"{loc}/eps", f"upper - lower exceeds the {mode} eps")
     made, gens = structure(obj, loc, Y, w, beta, W, claims, group)

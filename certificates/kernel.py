@@ -127,8 +127,7 @@ def judge(obj: object, checker: Checker, max_work: int | str | None = DEFAULT_MA
 
 #: Which proofs of a batch certificate to re-check (audits, streamed results): None (all),
 #: or a dict {"labels": set or None, "sample": N or None, "seed": s}, receiving tallies.
-SCOPE: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("scope",
-                                                                               default=None)
+SCOPE: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("scope", default=None)
 
 
 def read_and_check(path: str, checker: Checker, max_work: int | str | None = "default",
@@ -276,6 +275,14 @@ def read_labels(v: object, loc: str, k: int, n: int | None = None) -> tuple[int,
     fail_if(not labels or len(set(labels)) != len(labels) or n not in (None, len(labels)),
             "schema", loc, f"expected {n or 'a non-empty list of'} distinct labels")
     return labels
+
+
+def read_choice(obj: object, key: str, loc: str, choices: tuple[str, ...]) -> str:
+    """``obj[key]``, one of the strings ``choices``."""
+    v = get(obj, key, loc)
+    fail_if(v not in choices, "schema", f"{loc}/{key}",
+            f"{key} must be one of {', '.join(map(repr, choices))}")
+    return str(v)
 
 
 def read_field(read: Callable[..., Any], obj: object, key: str, loc: str, *args: Any,

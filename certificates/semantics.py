@@ -52,14 +52,6 @@ def integer_model(W: K.Mat, b: K.Vec) -> tuple[tuple[tuple[int, ...], ...], tupl
     return tuple(tuple(r[:-1]) for r in Mi), tuple(r[-1] for r in Mi)
 
 
-def read_pattern_type(obj: object, loc: str) -> str:
-    """The field ``pattern``: ``"sign"`` or ``"ranking"``."""
-    ptype = K.get(obj, "pattern", loc)
-    K.fail_if(ptype not in ("sign", "ranking"), "schema", f"{loc}/pattern",
-              f"pattern must be 'sign' or 'ranking': {ptype!r}")
-    return str(ptype)
-
-
 def primitive(v: Sequence[int]) -> tuple[int, ...]:
     """The primitive integer multiple of the non-zero integer vector v with first non-zero
     entry > 0 (every vector the lattice's generation makes primitive is non-zero: a row with
