@@ -1,0 +1,160 @@
+"""chi(t) from the orbits of flats under a group of automorphisms of the arrangement.
+
+Every point of ``Q^d`` lies in exactly one flat ``X`` of the central arrangement ``A`` off
+the hyperplanes not containing ``X`` (its flat is the intersection of the hyperplanes
+through it), so over ``F_q`` for good primes, and hence as polynomials,
+
+    t^d = sum_X chi_{A^X}(t),   chi_A(t) = t^d - sum_{X != V} chi_{A^X}(t),
+
+``A^X`` the restriction of ``A`` to ``X`` (docs/counting.md, section 6).  An automorphism
+``g`` (a linear map permuting the hyperplanes) maps ``A^X`` onto ``A^(gX)``, so the sum may
+be taken over one flat per orbit, times the orbit's size.
+
+Flats are kept as *closed sets* (the sorted indices of the hyperplanes containing the
+flat), on which the group acts through its permutations of the hyperplanes; the orbit of
+a closed set is identified by its least image under the group and its size is
+``|G| / |Stab|`` (:meth:`logitgeom.geometry.permchain.StabilizerChain.least_image`, exact).
+The flats of rank ``r + 1`` are the closures ``X cup {H}`` of the flats ``X`` of rank
+``r``: every one is a group image of the closure of a representative of rank ``r`` with
+one more hyperplane, so running over the representatives' children finds every orbit.  A
+representative carries its restriction in coordinates (each hyperplane not containing it
+reduced to a primitive normal in ``Q^(d - r)``, as :mod:`logitgeom.exact.restriction`
+does); hyperplanes with the same reduced normal close to the same child.  Each orbit's
+``chi_{A^X}`` is computed by :func:`logitgeom.exact.restriction.chi_restriction` with one
+shared table.
+
+Examples
+--------
+>>> normals = [(1, 0), (0, 1), (1, 1), (1, -1)]           # four lines through 0
+>>> swap = (1, 0, 2, 3)                                     # x <-> y permutes them
+>>> chi_flat_orbits(normals, 2, [swap])
+[3, -4, 1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import gcd
+
+from logitgeom.exact import restriction
+from logitgeom.geometry.permchain import StabilizerChain
+
+__all__ = ["chi_flat_orbits"]
+
+Vec = tuple[int, ...]
+
+
+def _primitive(w: Sequence[int]) -> Vec | None:
+    g = gcd(*w)
+    if g == 0:
+        return None
+    lead = next(x for x in w if x)
+    if lead < 0:
+        g = -g
+    return tuple([x // g for x in w])
+
+
+def _restrict_map(imgs: dict[int, Vec], r: Vec) -> dict[int, Vec | None]:
+    """The hyperplanes' normals in ``X cap H`` (``H`` of normal ``r`` in X's coordinates);
+    ``None`` for those containing it."""
+    piv = next(i for i, x in enumerate(r) if x)
+    rp = r[piv]
+    rest = r[:piv] + r[piv + 1:]
+    out: dict[int, Vec | None] = {}
+    for j, v in imgs.items():
+        vp = v[piv]
+        w = v[:piv] + v[piv + 1:]
+        if vp:
+            w = tuple([rp * a - vp * c for a, c in zip(w, rest)])  # noqa: B905 (equal lengths)
+        out[j] = _primitive(w)
+    return out
+
+
+def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
+                    generators: Sequence[Sequence[int]], *,
+                    cache: dict | None = None, stats: dict | None = None,
+                    budget: int | None = None) -> list[int]:
+    """chi(t) of the central arrangement ``vecs`` in ``Q^dim``, one flat per orbit.
+
+    Parameters
+    ----------
+    vecs : sequence of integer vectors of length ``dim``
+        Distinct, non-parallel, non-zero normals (as :func:`~logitgeom.exact.restriction.
+        normal_set` returns); hyperplane ``i`` is ``vecs[i]``.
+    dim : int
+    generators : sequence of permutations of ``range(len(vecs))``
+        Automorphisms of the arrangement as permutations of its hyperplanes (``g[i]`` is
+        the image of hyperplane ``i``).  They are trusted to be automorphisms (of the
+        intersection lattice): the caller checks them.
+    cache : dict, optional
+        The table of restrictions shared with :func:`~logitgeom.exact.restriction.
+        chi_restriction`.
+    stats : dict, optional
+        Receives ``orbits`` (flat orbits by rank), ``flats`` (flats by rank: the orbit
+        sizes summed), ``least_images`` (searches run), ``group_order`` and the
+        restriction counters.
+    budget : int, optional
+        Passed to :func:`~logitgeom.exact.restriction.chi_restriction` (restrictions
+        computed, in total).
+
+    Returns
+    -------
+    list of int
+        ``c[i]`` is the coefficient of ``t**i``.
+
+    Examples
+    --------
+    >>> cube = [(1, 0, 0), (0, 1, 0), (0, 0, 1)]
+    >>> chi_flat_orbits(cube, 3, [(1, 2, 0)])          # (t - 1)^3
+    [-1, 3, -3, 1]
+    """
+    vecs = [tuple(int(x) for x in v) for v in vecs]
+    m = len(vecs)
+    chain = StabilizerChain(generators, m)
+    order = chain.order
+    memo: dict = {} if cache is None else cache
+    st: dict = {}
+    orbits: list[int] = []
+    flats: list[int] = []
+    searches = 0
+    out = [0] * (dim + 1)
+    out[dim] = 1
+    # one representative per orbit of the current rank: least image -> (closed set, map)
+    level: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {
+        (): ((), dict(enumerate(vecs)))}
+    rank = 0
+    while level:
+        nxt: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {}
+        sizes: dict[tuple[int, ...], int] = {}
+        for closed, imgs in level.values():
+            groups: dict[Vec, list[int]] = {}
+            for j, v in imgs.items():
+                groups.setdefault(v, []).append(j)
+            for r, js in groups.items():
+                child = tuple(sorted(closed + tuple(js)))
+                searches += 1
+                key, stab = chain.least_image(child)
+                if key in nxt:
+                    continue
+                sub = _restrict_map(imgs, r)
+                nxt[key] = (child, {j: w for j, w in sub.items() if w is not None})
+                sizes[key] = order // stab
+        rank += 1
+        orbits.append(len(nxt))
+        flats.append(sum(sizes.values()))
+        for key, (_, imgs) in nxt.items():
+            left = None if budget is None else budget - st.get("computed", 0)
+            c = restriction.chi_restriction(list(imgs.values()), dim - rank, cache=memo,
+                                            stats=st, budget=left)
+            n = sizes[key]
+            for i, x in enumerate(c):
+                out[i] -= n * x
+        level = nxt
+    if stats is not None:
+        for k, v in st.items():
+            stats[k] = stats.get(k, 0) + v
+        stats["orbits"] = orbits[:-1] if orbits and orbits[-1] == 0 else orbits
+        stats["flats"] = flats[:len(stats["orbits"])]
+        stats["least_images"] = stats.get("least_images", 0) + searches
+        stats["group_order"] = order
+    return out
