@@ -8,9 +8,10 @@ maps the normal ``v`` to ``u`` with ``u[c(j)] = v[j]``, a linear automorphism of
 arrangement (checked exactly for every generator: the set of normals is mapped onto
 itself).  It returns the group's order and the orbits of the hyperplanes with their sizes.
 
-The counting code does not use the group to reduce its work yet (docs/counting.md,
-section 6): :func:`arrangement_symmetry` reports it, and its orbit sizes are the weights a
-per-orbit computation would use.
+:func:`hyperplane_permutations` turns coordinate permutations (detected, or given by the
+user with ``logitgeom count --group``) into permutations of the hyperplanes, refusing any
+that does not map the arrangement onto itself; :mod:`logitgeom.geometry.flatorbits` counts
+one flat per orbit of the group they generate (docs/counting.md, section 6).
 
 Examples
 --------
@@ -26,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from logitgeom.errors import EngineError
+from logitgeom.errors import EngineError, InvalidInput
 from logitgeom.exact.linalg import canonical_direction
 from logitgeom.exact.numbers import to_matrix, to_vector
 from logitgeom.geometry.chipoly import arrangement_normals
 
-__all__ = ["ArrangementSymmetry", "arrangement_symmetry"]
+__all__ = ["ArrangementSymmetry", "arrangement_symmetry", "hyperplane_permutations",
+           "read_group"]
 
 
 @dataclass(frozen=True)
@@ -149,3 +151,118 @@ def _order_of(gens, k: int, d: int) -> int:
     if not gens:
         return 1
     return GroupAction([(list(r), list(c)) for r, c in gens], m=k, n=d).order
+
+
+def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool,
+                            coordinate_perms: object) -> list[tuple[int, ...]]:
+    """The permutations of the hyperplanes ``vecs`` induced by permutations of ``d`` coordinates.
+
+    The coordinate permutation ``c`` maps the normal ``v`` to ``u`` with ``u[c(j)] = v[j]``
+    (in an affine arrangement's cone the bias coordinate ``0`` stays put), an invertible
+    linear map; it is an automorphism of the arrangement exactly when every image is again
+    one of the normals (up to sign), which is checked here with integers.
+
+    Parameters
+    ----------
+    vecs : tuple of integer tuples
+        The arrangement's distinct primitive normals (:func:`logitgeom.geometry.chipoly.
+        arrangement_normals`).
+    d : int
+        The number of input coordinates (``len(v) - 1`` for an affine cone).
+    affine : bool
+    coordinate_perms : sequence of sequences of int
+        Each a permutation of ``0..d-1`` in array form (``c[j]`` is the image of ``j``).
+
+    Returns
+    -------
+    list of tuple of int
+        ``p[i]`` is the index of the image of hyperplane ``i``.
+
+    Raises
+    ------
+    InvalidInput
+        A generator is not a permutation of the coordinates, or maps a hyperplane
+        outside the arrangement (named in the message).
+
+    Examples
+    --------
+    >>> hyperplane_permutations(((0, 1), (1, 0), (1, 1)), 2, False, [[1, 0]])
+    [(1, 0, 2)]
+    >>> hyperplane_permutations(((0, 1), (1, 0), (1, 2)), 2, False, [[1, 0]])
+    Traceback (most recent call last):
+    ...
+    logitgeom.errors.InvalidInput: group generator 1 does not map the arrangement onto itself: hyperplane 3 (normal (1, 2)) goes to (2, 1), which is not a hyperplane of it
+    """
+    if not isinstance(coordinate_perms, (list, tuple)):
+        raise InvalidInput("the group must be a list of coordinate permutations")
+    index = {v: i for i, v in enumerate(vecs)}
+    off = 1 if affine else 0
+    out = []
+    for n, c in enumerate(coordinate_perms):
+        if (not isinstance(c, (list, tuple)) or len(c) != d
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in c)
+                or sorted(c) != list(range(d))):
+            raise InvalidInput(f"group generator {n + 1} is not a permutation of the {d} "
+                               f"coordinates 0..{d - 1} (a list of {d} distinct integers)")
+        perm = []
+        for i, v in enumerate(vecs):
+            u = list(v)
+            for j in range(d):
+                u[off + c[j]] = v[off + j]
+            k = index.get(canonical_direction(u))
+            if k is None:
+                raise InvalidInput(
+                    f"group generator {n + 1} does not map the arrangement onto itself: "
+                    f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
+                    "not a hyperplane of it")
+            perm.append(k)
+        out.append(tuple(perm))
+    return out
+
+
+def read_group(path: str) -> list[list[int]]:
+    """Coordinate permutations from a JSON file: a list of permutations, or
+    ``{"coordinates": [...]}``.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    list of list of int
+
+    Raises
+    ------
+    InvalidInput
+        The file cannot be read or is not of that shape (checked further, against the
+        arrangement, by :func:`hyperplane_permutations`).
+
+    Examples
+    --------
+    >>> import json, tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "g.json")
+    >>> _ = open(f, "w").write(json.dumps({"coordinates": [[1, 2, 0]]}))
+    >>> read_group(f)
+    [[1, 2, 0]]
+    """
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read the group file {path}: {exc}") from None
+    except ValueError as exc:
+        raise InvalidInput(f"the group file {path} is not JSON: {exc}") from None
+    if isinstance(obj, dict):
+        if set(obj) != {"coordinates"}:
+            raise InvalidInput(f"the group file {path} must be a list of coordinate "
+                               'permutations or {"coordinates": [...]}; got keys '
+                               f"{sorted(obj)}")
+        obj = obj["coordinates"]
+    if not isinstance(obj, list) or not all(isinstance(g, list) for g in obj):
+        raise InvalidInput(f"the group file {path} must hold a list of coordinate "
+                           "permutations (lists of integers)")
+    return obj
