@@ -39,9 +39,9 @@ from logitgeom.errors import InvalidInput, TooLarge
 from logitgeom.exact import finite_field, restriction
 from logitgeom.exact.lattice import (
     TooManyPartitions,
+    arrangement_normals,
     chi_rankings,
     evaluate,
-    hyperplane_vectors,
     label_vectors,
 )
 from logitgeom.exact.lattice import (
@@ -50,7 +50,6 @@ from logitgeom.exact.lattice import (
 from logitgeom.exact.lattice import (
     ranking_characteristic_polynomial as _nbc_ranking,
 )
-from logitgeom.exact.numbers import to_matrix, to_vector
 
 __all__ = ["CharacteristicPolynomial", "characteristic_polynomial", "arrangement_normals",
            "METHODS", "CROSSCHECKS"]
@@ -140,36 +139,6 @@ class CharacteristicPolynomial:
                 "bounded_regions": self.bounded, "whitney": list(self.whitney),
                 "betti": list(self.betti), "method": self.method, "checks": list(self.checks),
                 "status": "COMPUTED", "stats": dict(self.stats)}
-
-
-def arrangement_normals(W: object, *, bias: object = None, ranking: bool = False
-                        ) -> tuple[tuple[tuple[int, ...], ...], int, bool]:
-    """The central arrangement whose ``chi`` is computed: distinct primitive integer normals.
-
-    Sign: the rows (homogenised ``(b_i, w_i)`` plus ``e_0`` with a bias).  Ranking: the
-    differences of the tie classes' rows (likewise homogenised).  Returns
-    ``(normals, dimension, affine)``; an affine arrangement's ``chi`` is that of this cone
-    divided by ``t - 1``.
-
-    Examples
-    --------
-    >>> arrangement_normals([[1, 0], [0, 1], [1, 0]], ranking=True)
-    (((1, -1),), 2, False)
-    """
-    M = to_matrix(W, what="W")
-    b = None if bias is None else to_vector(bias, what="bias", length=len(M))
-    if not ranking:
-        vecs, dim = hyperplane_vectors(M, b)
-        return vecs, dim, b is not None
-    labels, d, affine = label_vectors(M, b)
-    rows = [[x - y for x, y in zip(labels[i][:d], labels[j][:d], strict=True)]
-            for i in range(len(labels)) for j in range(i + 1, len(labels))]
-    bias2 = ([labels[i][d] - labels[j][d] for i in range(len(labels))
-              for j in range(i + 1, len(labels))] if affine else None)
-    if not rows:  # one tie class: no hyperplane (the cone keeps its hyperplane at infinity)
-        return (((1,) + (0,) * d,) if affine else ()), d + (1 if affine else 0), affine
-    vecs, dim = hyperplane_vectors(rows, bias2)
-    return vecs, dim, affine
 
 
 def _decone(coeffs: list[int]) -> list[int]:

@@ -229,9 +229,9 @@ def _point_order(G: object, m: int) -> tuple[int, ...]:
         p = min(min(o) for o in orbs if len(o) == min(len(x) for x in orbs))
         order.append(p)
         placed.add(p)
-        base = [q for q in order]
-        _, strong = G.schreier_sims_incremental(base=base)  # type: ignore[attr-defined]
-        stab = [g for g in strong if all(g(q) == q for q in order)]
+        # a strong generating set of H for the base [p, ...]: those fixing p generate H_p
+        _, strong = H.schreier_sims_incremental(base=[p])
+        stab = [g for g in strong if g(p) == p]
         if not stab:
             order.extend(q for q in range(m) if q not in placed)
             break
