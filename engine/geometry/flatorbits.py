@@ -70,10 +70,44 @@ def _restrict_map(imgs: dict[int, Vec], r: Vec) -> dict[int, Vec | None]:
     return out
 
 
+def _pair_flats(vecs: Sequence[Vec]) -> tuple[object, object]:
+    """The rank-2 flat of every pair of hyperplanes (an id matrix, -1 on the diagonal) and
+    ``c - 1`` for each id (``c`` its hyperplanes)."""
+    import numpy as np
+
+    m = len(vecs)
+    ids = np.full((m, m), -1, dtype=np.int64)
+    weight: list[int] = []
+    seen: dict[tuple[int, ...], int] = {}
+    imgs = dict(enumerate(vecs))
+    for i in range(m):
+        groups: dict[Vec, list[int]] = {}
+        for j, w in _restrict_map(imgs, vecs[i]).items():
+            if w is not None:
+                groups.setdefault(w, []).append(j)
+        for js in groups.values():
+            z = tuple(sorted([i, *js]))
+            k = seen.get(z)
+            if k is None:
+                k = seen[z] = len(weight)
+                weight.append(len(z) - 1)
+            ids[i, js] = k
+    return ids, np.array(weight + [0], dtype=np.int64)
+
+
+def _rank2_sum(pairs: object, closed: tuple[int, ...]) -> int:
+    """``sum (c - 1)`` over the rank-2 flats inside the closed set (each met as a pair)."""
+    import numpy as np
+
+    ids, weight = pairs  # type: ignore[misc]
+    sub = np.unique(ids[np.ix_(closed, closed)])
+    return int(weight[sub].sum())  # id -1 reads the trailing 0
+
+
 def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                     generators: Sequence[Sequence[int]], *,
                     cache: dict | None = None, stats: dict | None = None,
-                    budget: int | None = None) -> list[int]:
+                    budget: int | None = None, low: int = 2) -> list[int]:
     """chi(t) of the central arrangement ``vecs`` in ``Q^dim``, one flat per orbit.
 
     Parameters
@@ -96,6 +130,12 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     budget : int, optional
         Passed to :func:`~logitgeom.exact.restriction.chi_restriction` (restrictions
         computed, in total).
+    low : {0, 1, 2}
+        The flats of rank at most ``low`` enter through their Moebius values (``-1`` for
+        a hyperplane, ``c - 1`` for a flat of rank 2 on ``c`` hyperplanes) and the flats
+        above through ``f(X) chi_{A^X}``, ``f(X)`` the sum of those Moebius values below
+        ``X`` (module docstring): 2 (default) never computes a restriction to a flat of
+        rank 1 or 2, the largest ones; 0 is the plain formula.
 
     Returns
     -------
@@ -117,6 +157,9 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     orbits: list[int] = []
     flats: list[int] = []
     searches = 0
+    if low not in (0, 1, 2):
+        raise ValueError(f"low must be 0, 1 or 2; got {low!r}")
+    pairs = _pair_flats(vecs) if low >= 2 else None
     out = [0] * (dim + 1)
     out[dim] = 1
     # one representative per orbit of the current rank: least image -> (closed set, map)
@@ -142,13 +185,24 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         rank += 1
         orbits.append(len(nxt))
         flats.append(sum(sizes.values()))
-        for key, (_, imgs) in nxt.items():
+        for key, (closed, imgs) in nxt.items():
+            n = sizes[key]
+            if rank == 1 and low >= 1:  # mu = -1
+                out[dim - 1] -= n
+                continue
+            if rank == 2 and low >= 2:  # mu = (hyperplanes through it) - 1
+                out[dim - 2] += n * (len(closed) - 1)
+                continue
+            f = 1  # the sum of mu over the flats of rank <= low through this one
+            if low >= 1:
+                f -= len(closed)
+            if low >= 2:
+                f += _rank2_sum(pairs, closed)
             left = None if budget is None else budget - st.get("computed", 0)
             c = restriction.chi_restriction(list(imgs.values()), dim - rank, cache=memo,
                                             stats=st, budget=left)
-            n = sizes[key]
             for i, x in enumerate(c):
-                out[i] -= n * x
+                out[i] -= n * f * x
         level = nxt
     if stats is not None:
         for k, v in st.items():

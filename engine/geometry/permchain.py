@@ -36,6 +36,7 @@ Examples
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from logitgeom.errors import EngineError, InvalidInput, TooLarge
@@ -171,16 +172,16 @@ class StabilizerChain:
                 states = _least_below(states, i)
             # t maps q to i: i is in the image exactly when q is in the set; when some
             # state has such a q, only those branches can lead to the least image
-            sets = {st: set(st) for st in states}
-            hit = any(q in ss for ss in sets.values() for q in trans)
+            keys = trans.keys()
+            hit = not all(keys.isdisjoint(st) for st in states)
             nxt: dict[tuple[int, ...], int] = {}
+            get = nxt.get
             for st, c in states.items():
-                ss = sets[st]
                 for q, t in trans.items():
-                    if hit and q not in ss:
+                    if hit and q not in st:
                         continue
-                    img = tuple(sorted([t[x] for x in st]))
-                    nxt[img] = nxt.get(img, 0) + c
+                    img = tuple(sorted(map(t.__getitem__, st)))
+                    nxt[img] = get(img, 0) + c
             if len(nxt) > max_states:
                 raise TooLarge(f"the least-image search holds more than {max_states:,} "
                                "partial images")
@@ -200,7 +201,7 @@ def _least_below(states: dict[tuple[int, ...], int], bound: int
     them) form the least set, point by point: at each point in turn, an image without it
     is dropped when another has it.  That is the least ``sorted points below bound +
     (bound,)`` (the sentinel makes a set beat its own prefix)."""
-    keys = {st: tuple([x for x in st if x < bound]) + (bound,) for st in states}
+    keys = {st: st[:bisect_left(st, bound)] + (bound,) for st in states}
     least = min(keys.values())
     return {st: c for st, c in states.items() if keys[st] == least}
 
