@@ -33,7 +33,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import gcd
 
 from logitgeom.exact import restriction
@@ -107,7 +107,8 @@ def _rank2_sum(pairs: object, closed: tuple[int, ...]) -> int:
 def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                     generators: Sequence[Sequence[int]], *,
                     cache: dict | None = None, stats: dict | None = None,
-                    budget: int | None = None, low: int = 2) -> list[int]:
+                    budget: int | None = None, low: int = 2,
+                    progress: Callable[[int, int, int, int], None] | None = None) -> list[int]:
     """chi(t) of the central arrangement ``vecs`` in ``Q^dim``, one flat per orbit.
 
     Parameters
@@ -136,6 +137,10 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         above through ``f(X) chi_{A^X}``, ``f(X)`` the sum of those Moebius values below
         ``X`` (module docstring): 2 (default) never computes a restriction to a flat of
         rank 1 or 2, the largest ones; 0 is the plain formula.
+    progress : callable, optional
+        Called as ``progress(rank, done, of, found)`` before each representative of rank
+        ``rank`` is extended (``done`` of ``of`` so far; ``found`` orbits of rank
+        ``rank + 1`` so far); it may raise to stop the count.
 
     Returns
     -------
@@ -169,7 +174,9 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     while level:
         nxt: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {}
         sizes: dict[tuple[int, ...], int] = {}
-        for closed, imgs in level.values():
+        for done, (closed, imgs) in enumerate(level.values()):
+            if progress is not None:
+                progress(rank, done, len(level), len(nxt))
             groups: dict[Vec, list[int]] = {}
             for j, v in imgs.items():
                 groups.setdefault(v, []).append(j)
