@@ -34,8 +34,10 @@ restrictions any isomorphism test on the cache key could get down to.
 detected group (logitgeom.geometry.flatorbits; deformations, whose group is trivial, are
 not run) and prints the group's order, the flat orbits and the least-image searches;
 ``--orbits-partial N`` runs the resonance arrangement of ``R^N`` that way until
-``--cpu-limit`` CPU s, printing each rank's orbits, the representatives extended so far,
-CPU seconds and peak memory (the cost curve of a size too large to finish here).
+``--cpu-limit`` CPU s, printing as it goes (at each new stage and every 15 CPU s) the
+stage (``extend``: the representatives of a rank extended to the next rank; ``restrict``:
+the terms of a rank's orbits computed), how many of how many are done, CPU seconds and
+peak memory (the cost curve of a size too large to finish here).
 
 Goals: ``count_rankings`` for a generic k = 10, d = 6 head (557,640 rankings) in
 <= 1 s; ``count_regions`` for a generic k = 20, d = 5 head (10,072 regions).  "Generic"
@@ -273,16 +275,16 @@ def orbits_partial(n: int, cpu_limit: float) -> int:
     gens = hyperplane_permutations(vecs, n, False, [list(c) for _, c in sym.generators])
     print(f"resonance n = {n}: {len(vecs)} hyperplanes, detected group of order "
           f"{sym.order:,}; --cpu-limit {cpu_limit:g} CPU s")
-    print(f"{'rank':>4} {'extended':>17} {'orbits found':>12} {'CPU s':>8} {'peak MB':>8}")
-    seen = {"rank": -1, "tick": 0.0}
+    print(f"{'stage':>8} {'rank':>4} {'done':>17} {'CPU s':>8} {'peak MB':>8}")
+    seen = {"at": ("", -1), "tick": 0.0}
 
-    def report(rank, done, of, found, end=False):
+    def report(stage, rank, done, of):
         cpu = time.process_time() - c0
-        if end or rank != seen["rank"] or cpu - seen["tick"] > 15 or cpu > cpu_limit:
+        if (stage, rank) != seen["at"] or cpu - seen["tick"] > 15 or cpu > cpu_limit:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{rank:>4} {f'{done:,} of {of:,}':>17} {found:>12,} {cpu:>8.1f} "
+            print(f"{stage:>8} {rank:>4} {f'{done:,} of {of:,}':>17} {cpu:>8.1f} "
                   f"{peak:>8.0f}", flush=True)
-            seen["rank"], seen["tick"] = rank, cpu
+            seen["at"], seen["tick"] = (stage, rank), cpu
         if cpu > cpu_limit:
             raise _Stop
 

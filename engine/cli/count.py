@@ -247,7 +247,9 @@ def _count(args: argparse.Namespace) -> int:
               f"{st['orbits']}) stand for "
               f"{sum(st['flats']):,} flats")
     if sym is not None:
-        print(sym.text() + " (reported, not used by the count)")
+        used = p.method == "orbits" and p.stats.get("group_source") == "detected"
+        print(sym.text() + (" (the count used it)" if used else
+                            " (reported only; --method orbits uses it)"))
     if _output.json_target(args):
         print(f"written to {_output.json_target(args)}")
     return 0

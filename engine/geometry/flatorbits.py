@@ -108,7 +108,8 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                     generators: Sequence[Sequence[int]], *,
                     cache: dict | None = None, stats: dict | None = None,
                     budget: int | None = None, low: int = 2,
-                    progress: Callable[[int, int, int, int], None] | None = None) -> list[int]:
+                    progress: Callable[[str, int, int, int], None] | None = None
+                    ) -> list[int]:
     """chi(t) of the central arrangement ``vecs`` in ``Q^dim``, one flat per orbit.
 
     Parameters
@@ -138,9 +139,10 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         ``X`` (module docstring): 2 (default) never computes a restriction to a flat of
         rank 1 or 2, the largest ones; 0 is the plain formula.
     progress : callable, optional
-        Called as ``progress(rank, done, of, found)`` before each representative of rank
-        ``rank`` is extended (``done`` of ``of`` so far; ``found`` orbits of rank
-        ``rank + 1`` so far); it may raise to stop the count.
+        Called as ``progress("extend", rank, done, of)`` before each representative of
+        rank ``rank`` is extended to the next rank, and ``progress("restrict", rank, done,
+        of)`` before each orbit's term of rank ``rank`` is computed (``done`` of ``of``
+        so far); it may raise to stop the count.
 
     Returns
     -------
@@ -176,7 +178,7 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         sizes: dict[tuple[int, ...], int] = {}
         for done, (closed, imgs) in enumerate(level.values()):
             if progress is not None:
-                progress(rank, done, len(level), len(nxt))
+                progress("extend", rank, done, len(level))
             groups: dict[Vec, list[int]] = {}
             for j, v in imgs.items():
                 groups.setdefault(v, []).append(j)
@@ -192,7 +194,9 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         rank += 1
         orbits.append(len(nxt))
         flats.append(sum(sizes.values()))
-        for key, (closed, imgs) in nxt.items():
+        for done, (key, (closed, imgs)) in enumerate(nxt.items()):
+            if progress is not None:
+                progress("restrict", rank, done, len(nxt))
             n = sizes[key]
             if rank == 1 and low >= 1:  # mu = -1
                 out[dim - 1] -= n
