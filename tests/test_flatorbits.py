@@ -177,3 +177,17 @@ def test_cli_orbits_and_group_file(tmp_path, capsys):
     g.write_text("[[1, 0, 2]]")
     assert main(["count", "sign", str(bad), "--method", "orbits", "--group", str(g)]) == 2
     assert "does not map the arrangement onto itself" in capsys.readouterr().err
+
+
+def test_budget_counts_orbits_and_refuses(tmp_path, capsys):
+    from logitgeom.cli.main import main
+    from logitgeom.errors import TooLarge
+
+    with pytest.raises(TooLarge, match="flat orbits and restrictions"):
+        characteristic_polynomial(resonance(5), method="orbits", budget=20)
+    p = characteristic_polynomial(resonance(5), method="orbits", budget=200)
+    assert p.regions == RESONANCE_REGIONS[5]
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(resonance(5)))
+    assert main(["count", "sign", str(w), "--method", "orbits", "--max-work", "20"]) == 2
+    assert "flat orbits and restrictions" in capsys.readouterr().err

@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "head's symmetry group (detected exactly, or --group)")
         q.add_argument("--max-work", type=int, default=None, metavar="N",
                        help="at most N distinct restrictions (restriction method; default "
-                       "above the --max-regions gate 20,000) or partition-search nodes "
+                       "above the --max-regions gate 20,000; orbits method: flat orbits "
+                       "and restrictions together, and 100 N least-image searches) or "
+                       "partition-search nodes "
                        "(partitions method; default above the gate 5,000,000, else 10^9); "
                        "given, it replaces the gate")
         q.add_argument("--crosscheck", default="", metavar="C1,C2",
@@ -119,6 +121,9 @@ def _emit(obj: dict, args: argparse.Namespace) -> bool:
 
 #: distinct restrictions allowed, by default, on a head above the --max-regions gate
 DEFAULT_MAX_WORK = 20_000
+#: what --max-work counts, by method (restriction: distinct restrictions)
+_UNITS = {"partitions": "search nodes",
+          "orbits": "flat orbits and restrictions (and 100 least-image searches each)"}
 #: nodes of the set-partition search (--method partitions) allowed above that gate
 DEFAULT_PARTITION_WORK = 5_000_000
 
@@ -151,7 +156,7 @@ def _count(args: argparse.Namespace) -> int:
     if args.group is not None and args.method != "orbits":
         raise InvalidInput("--group applies to --method orbits only")
     if args.method == "nbc" and args.max_work is not None:
-        raise InvalidInput("--max-work applies to --method restriction and partitions")
+        raise InvalidInput("--max-work applies to --method restriction, partitions and orbits")
     W = read_matrix(args.W, what="W")
     b = None if args.bias is None else read_vector(args.bias, length=len(W), what="bias")
     limit = DEFAULT_MAX_COUNT if args.max_regions is None else args.max_regions
@@ -201,7 +206,7 @@ def _count(args: argparse.Namespace) -> int:
             f"this {len(W)} x {len(W[0])} head may have up to {bound:,} {kind} (the "
             f"general-position bound), above the limit {limit:,}, and its exact count needs "
             f"more than {budget:,} "
-            f"{'search nodes' if args.method == 'partitions' else 'distinct restrictions'}; "
+            f"{_UNITS.get(args.method, 'distinct restrictions')}; "
             "raise --max-work (or "
             f"--max-regions to at least {bound:,}) to try anyway, or use a smaller head "
             "(see docs/limits.md)") from exc

@@ -223,7 +223,8 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget) -> lis
         return flatorbits.chi_flat_orbits(vecs, dim, gens, stats=stats, budget=budget)
     except restriction.WorkBudgetExceeded:
         raise TooLarge(f"chi of this arrangement ({len(vecs)} hyperplanes in dimension "
-                       f"{dim}) needs more than {budget:,} distinct restrictions, the "
+                       f"{dim}) by flat orbits needs more than {budget:,} flat orbits and "
+                       "restrictions (or 100 times as many least-image searches), the "
                        "budget") from None
 
 

@@ -39,7 +39,11 @@ from math import gcd
 from logitgeom.exact import restriction
 from logitgeom.geometry.permchain import StabilizerChain
 
-__all__ = ["chi_flat_orbits"]
+__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT"]
+
+#: least-image searches allowed per unit of ``budget`` (a representative has a child per
+#: hyperplane class off it, each one search)
+SEARCHES_PER_UNIT = 100
 
 Vec = tuple[int, ...]
 
@@ -130,8 +134,9 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         sizes summed), ``least_images`` (searches run), ``group_order`` and the
         restriction counters.
     budget : int, optional
-        Passed to :func:`~logitgeom.exact.restriction.chi_restriction` (restrictions
-        computed, in total).
+        At most this many flat orbits and restrictions computed together, and
+        ``SEARCHES_PER_UNIT`` times as many least-image searches:
+        :class:`~logitgeom.exact.restriction.WorkBudgetExceeded` past it.
     low : {0, 1, 2}
         The flats of rank at most ``low`` enter through their Moebius values (``-1`` for
         a hyperplane, ``c - 1`` for a flat of rank 2 on ``c`` hyperplanes) and the flats
@@ -163,7 +168,7 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     st: dict = {}
     orbits: list[int] = []
     flats: list[int] = []
-    searches = 0
+    searches = found = 0
     if low not in (0, 1, 2):
         raise ValueError(f"low must be 0, 1 or 2; got {low!r}")
     pairs = _pair_flats(vecs) if low >= 2 else None
@@ -185,6 +190,9 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
             for r, js in groups.items():
                 child = tuple(sorted(closed + tuple(js)))
                 searches += 1
+                if budget is not None and (searches > SEARCHES_PER_UNIT * budget or
+                                           found + len(nxt) >= budget):
+                    raise restriction.WorkBudgetExceeded
                 key, stab = chain.least_image(child)
                 if key in nxt:
                     continue
@@ -192,6 +200,7 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                 nxt[key] = (child, {j: w for j, w in sub.items() if w is not None})
                 sizes[key] = order // stab
         rank += 1
+        found += len(nxt)
         orbits.append(len(nxt))
         flats.append(sum(sizes.values()))
         for done, (key, (closed, imgs)) in enumerate(nxt.items()):
@@ -209,7 +218,7 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                 f -= len(closed)
             if low >= 2:
                 f += _rank2_sum(pairs, closed)
-            left = None if budget is None else budget - st.get("computed", 0)
+            left = None if budget is None else budget - found - st.get("computed", 0)
             c = restriction.chi_restriction(list(imgs.values()), dim - rank, cache=memo,
                                             stats=st, budget=left)
             for i, x in enumerate(c):
