@@ -33,7 +33,9 @@ restrictions any isomorphism test on the cache key could get down to.
 ``--method orbits`` runs the ``--chi`` cases through the flats-by-orbits count under the
 detected group (logitgeom.geometry.flatorbits; deformations, whose group is trivial, are
 not run) and prints the group's order, the flat orbits and the least-image searches;
-``--orbits-partial N`` runs the resonance arrangement of ``R^N`` that way until
+``--orbits-partial N [--full-group]`` runs the resonance arrangement of ``R^N`` that
+way (``--full-group``: under ``S_(N+1)``, the detected ``S_N`` and the matrix of
+``x_N <-> x_(N+1) = -(x_1 + ... + x_N)``, as ``--group`` takes it) until
 ``--cpu-limit`` CPU s, printing as it goes (at each new stage and every 15 CPU s) the
 stage (``extend``: the representatives of a rank extended to the next rank; ``restrict``:
 the terms of a rank's orbits computed), how many of how many are done, CPU seconds and
@@ -263,8 +265,16 @@ class _Stop(Exception):
     pass
 
 
-def orbits_partial(n: int, cpu_limit: float) -> int:
-    """The resonance arrangement of ``R^n`` by flat orbits, until ``cpu_limit`` CPU s."""
+def resonance_swap(n: int) -> list[list[int]]:
+    """The matrix of ``x_n <-> x_(n+1) = -(x_1 + ... + x_n)`` on the resonance arrangement's
+    normals (``v -> v M``): with ``S_n`` it generates ``S_(n+1)``."""
+    return [[1 if i == j else 0 for j in range(n)] if i < n - 1 else [-1] * n
+            for i in range(n)]
+
+
+def orbits_partial(n: int, cpu_limit: float, full: bool = False) -> int:
+    """The resonance arrangement of ``R^n`` by flat orbits, until ``cpu_limit`` CPU s
+    (``full``: under ``S_(n+1)``, the detected ``S_n`` and :func:`resonance_swap`)."""
     from logitgeom.geometry.flatorbits import chi_flat_orbits
     from logitgeom.geometry.headgroup import arrangement_symmetry, hyperplane_permutations
 
@@ -272,9 +282,12 @@ def orbits_partial(n: int, cpu_limit: float) -> int:
     W = resonance(n)
     vecs, dim, _ = arrangement_normals(W)
     sym = arrangement_symmetry(W)
-    gens = hyperplane_permutations(vecs, n, False, [list(c) for _, c in sym.generators])
-    print(f"resonance n = {n}: {len(vecs)} hyperplanes, detected group of order "
-          f"{sym.order:,}; --cpu-limit {cpu_limit:g} CPU s")
+    gens = hyperplane_permutations(vecs, n, False, [list(c) for _, c in sym.generators],
+                                   [resonance_swap(n)] if full else [])
+    what = (f"S_{n + 1} (the detected group of order {sym.order:,} and the matrix "
+            "of x_n <-> x_(n+1))" if full else f"detected group of order {sym.order:,}")
+    print(f"resonance n = {n}: {len(vecs)} hyperplanes, {what}; --cpu-limit "
+          f"{cpu_limit:g} CPU s")
     print(f"{'stage':>8} {'rank':>4} {'done':>17} {'CPU s':>8} {'peak MB':>8}")
     seen = {"at": ("", -1), "tick": 0.0}
 
@@ -335,9 +348,12 @@ def main() -> int:
                     "detected group; deformations are not run)")
     ap.add_argument("--orbits-partial", type=int, default=0, metavar="N",
                     help="the resonance arrangement of R^N by flat orbits (cost curve)")
+    ap.add_argument("--full-group", action="store_true",
+                    help="--orbits-partial: the symmetric group on n + 1 letters (a "
+                    "coordinate group and one matrix) instead of the detected S_n")
     args = ap.parse_args()
     if args.orbits_partial:
-        return orbits_partial(args.orbits_partial, args.cpu_limit)
+        return orbits_partial(args.orbits_partial, args.cpu_limit, args.full_group)
     if args.partial:
         return partial(args.partial, args.cpu_limit)
     if args.chi:

@@ -191,3 +191,47 @@ def test_budget_counts_orbits_and_refuses(tmp_path, capsys):
     w.write_text(json.dumps(resonance(5)))
     assert main(["count", "sign", str(w), "--method", "orbits", "--max-work", "20"]) == 2
     assert "flat orbits and restrictions" in capsys.readouterr().err
+
+
+def _swap_last(n):
+    """The resonance arrangement's extra symmetry: x_n <-> x_(n+1) = -(x_1 + ... + x_n),
+    on normals v -> v M (M: the identity with its last row all -1)."""
+    return [[1 if i == j else 0 for j in range(n)] if i < n - 1 else [-1] * n
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_matrix_generators_give_the_larger_group(n):
+    """S_(n+1) on the resonance arrangement (a coordinate permutation and one matrix):
+    fewer orbits, the same count."""
+    cyc = [list(range(1, n)) + [0], [1, 0] + list(range(2, n))]
+    p = characteristic_polynomial(resonance(n), method="orbits",
+                                  group={"coordinates": cyc, "matrices": [_swap_last(n)]})
+    from math import factorial
+
+    assert p.stats["group_order"] == factorial(n + 1)
+    assert p.regions == RESONANCE_REGIONS[n]
+    q = characteristic_polynomial(resonance(n), method="orbits")
+    assert sum(p.stats["orbits"]) < sum(q.stats["orbits"])
+    assert sum(p.stats["flats"]) == sum(q.stats["flats"])
+
+
+def test_bad_matrices_are_refused(tmp_path, capsys):
+    from logitgeom.cli.main import main
+
+    W = resonance(3)
+    for mats, msg in (([[[1, 0], [0, 1]]], "not a 3 x 3 matrix"),
+                      ([[[1, 0, 0], [0, 1, 0], [0, 0, 0]]], "singular"),
+                      ([[[1, 1, 0], [0, 1, 0], [0, 0, 1]]], "does not map the arrangement"),
+                      ([[[1, 0, 0], [0, 1, 0], [0, 0, 1.5]]], "matrix of integers")):
+        with pytest.raises(InvalidInput, match=msg):
+            characteristic_polynomial(W, method="orbits", group={"matrices": mats})
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(resonance(4)))
+    g = tmp_path / "g.json"
+    g.write_text(json.dumps({"coordinates": [[1, 2, 3, 0]], "matrices": [_swap_last(4)]}))
+    assert main(["count", "sign", str(w), "--method", "orbits", "--group", str(g)]) == 0
+    assert "group of order 120 (given) used" in capsys.readouterr().out
+    g.write_text(json.dumps({"matrix": []}))
+    assert main(["count", "sign", str(w), "--method", "orbits", "--group", str(g)]) == 2
+    assert "must be a list of coordinate permutations or" in capsys.readouterr().err

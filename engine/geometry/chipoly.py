@@ -215,10 +215,17 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget) -> lis
         sym = headgroup.arrangement_symmetry(W, bias=bias, ranking=ranking)
         coords = [list(c) for _, c in sym.generators]
         stats["group_source"] = "detected"
+        mats = []
     else:
-        coords = group
+        coords, mats = group, []
+        if isinstance(group, dict):
+            if not set(group) <= {"coordinates", "matrices"}:
+                raise InvalidInput('a group is a list of coordinate permutations or '
+                                   '{"coordinates": [...], "matrices": [...]}')
+            coords = group.get("coordinates", [])
+            mats = group.get("matrices", [])
         stats["group_source"] = "given"
-    gens = headgroup.hyperplane_permutations(vecs, d, affine, coords)
+    gens = headgroup.hyperplane_permutations(vecs, d, affine, coords, mats)
     try:
         return flatorbits.chi_flat_orbits(vecs, dim, gens, stats=stats, budget=budget)
     except restriction.WorkBudgetExceeded:
@@ -267,11 +274,13 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         At most this many distinct restrictions computed (restriction and orbits methods;
         with an executor, per top-level restriction), or nodes of the partition search
         (partitions method; default 10^9): :class:`TooLarge` past it.
-    group : sequence of coordinate permutations, optional
-        Generators of a group of automorphisms for the orbits method (each a permutation
-        of the ``d`` input coordinates, checked exactly to map the arrangement onto
-        itself); default: the group :func:`logitgeom.geometry.headgroup.
-        arrangement_symmetry` detects.
+    group : sequence of coordinate permutations, or dict, optional
+        Generators of a group of automorphisms for the orbits method: permutations of
+        the ``d`` input coordinates, or ``{"coordinates": [...], "matrices": [...]}``
+        with integer matrices acting on the arrangement's normals
+        (:func:`logitgeom.geometry.headgroup.hyperplane_permutations`), each checked
+        exactly to map the arrangement onto itself; default: the group
+        :func:`logitgeom.geometry.headgroup.arrangement_symmetry` detects.
 
     Returns
     -------

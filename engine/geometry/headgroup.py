@@ -154,7 +154,8 @@ def _order_of(gens, k: int, d: int) -> int:
 
 
 def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool,
-                            coordinate_perms: object) -> list[tuple[int, ...]]:
+                            coordinate_perms: object, matrices: object = ()
+                            ) -> list[tuple[int, ...]]:
     """The permutations of the hyperplanes ``vecs`` induced by permutations of ``d`` coordinates.
 
     The coordinate permutation ``c`` maps the normal ``v`` to ``u`` with ``u[c(j)] = v[j]``
@@ -172,6 +173,13 @@ def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: b
     affine : bool
     coordinate_perms : sequence of sequences of int
         Each a permutation of ``0..d-1`` in array form (``c[j]`` is the image of ``j``).
+    matrices : sequence of integer matrices, optional
+        Each an invertible ``n x n`` integer matrix ``M``, ``n = len(v)``, acting on the
+        normals by ``v -> v M`` (a row vector times ``M``: the normal of the image of the
+        hyperplane under the linear map ``x -> M^-1 x``); it is an automorphism exactly
+        when every image is a multiple of one of the normals (checked here, with the
+        determinant, in integers).  For example the resonance arrangement's symmetric
+        group on ``n + 1`` letters, through ``x_(n+1) = -(x_1 + ... + x_n)``.
 
     Returns
     -------
@@ -218,12 +226,51 @@ def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: b
                     "not a hyperplane of it")
             perm.append(k)
         out.append(tuple(perm))
+    if not isinstance(matrices, (list, tuple)):
+        raise InvalidInput("the group's matrices must be a list of square integer matrices")
+    k = len(vecs[0]) if vecs else d + off
+    for n, M in enumerate(matrices):
+        if (not isinstance(M, (list, tuple)) or len(M) != k
+                or any(not isinstance(r, (list, tuple)) or len(r) != k for r in M)
+                or any(isinstance(x, bool) or not isinstance(x, int) for r in M for x in r)):
+            raise InvalidInput(f"group matrix {n + 1} is not a {k} x {k} matrix of integers "
+                               "(it acts on the arrangement's normals, v -> v M)")
+        if _det(M) == 0:
+            raise InvalidInput(f"group matrix {n + 1} is singular")
+        perm = []
+        for i, v in enumerate(vecs):
+            u = [sum(v[a] * M[a][b] for a in range(k)) for b in range(k)]
+            j = index.get(canonical_direction(u))
+            if j is None:
+                raise InvalidInput(
+                    f"group matrix {n + 1} does not map the arrangement onto itself: "
+                    f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
+                    "not a hyperplane of it")
+            perm.append(j)
+        out.append(tuple(perm))
     return out
 
 
-def read_group(path: str) -> list[list[int]]:
-    """Coordinate permutations from a JSON file: a list of permutations, or
-    ``{"coordinates": [...]}``.
+def _det(M: object) -> int:
+    """The determinant of a square integer matrix (fraction-free elimination, exact)."""
+    A = [list(r) for r in M]  # type: ignore[attr-defined]
+    n, sign, prev = len(A), 1, 1
+    for c in range(n):
+        p = next((r for r in range(c, n) if A[r][c]), None)
+        if p is None:
+            return 0
+        if p != c:
+            A[c], A[p] = A[p], A[c]
+            sign = -sign
+        for r in range(c + 1, n):
+            A[r] = [(A[c][c] * A[r][j] - A[r][c] * A[c][j]) // prev for j in range(n)]
+        prev = A[c][c]
+    return sign * A[n - 1][n - 1] if n else 1
+
+
+def read_group(path: str) -> dict:
+    """Group generators from a JSON file: a list of coordinate permutations, or
+    ``{"coordinates": [...], "matrices": [...]}`` (either key may be left out).
 
     Parameters
     ----------
@@ -232,7 +279,8 @@ def read_group(path: str) -> list[list[int]]:
 
     Returns
     -------
-    list of list of int
+    dict
+        ``{"coordinates": [...], "matrices": [...]}``.
 
     Raises
     ------
@@ -246,7 +294,7 @@ def read_group(path: str) -> list[list[int]]:
     >>> f = os.path.join(tempfile.mkdtemp(), "g.json")
     >>> _ = open(f, "w").write(json.dumps({"coordinates": [[1, 2, 0]]}))
     >>> read_group(f)
-    [[1, 2, 0]]
+    {'coordinates': [[1, 2, 0]], 'matrices': []}
     """
     import json
 
@@ -257,13 +305,18 @@ def read_group(path: str) -> list[list[int]]:
         raise InvalidInput(f"cannot read the group file {path}: {exc}") from None
     except ValueError as exc:
         raise InvalidInput(f"the group file {path} is not JSON: {exc}") from None
-    if isinstance(obj, dict):
-        if set(obj) != {"coordinates"}:
-            raise InvalidInput(f"the group file {path} must be a list of coordinate "
-                               'permutations or {"coordinates": [...]}; got keys '
-                               f"{sorted(obj)}")
-        obj = obj["coordinates"]
-    if not isinstance(obj, list) or not all(isinstance(g, list) for g in obj):
-        raise InvalidInput(f"the group file {path} must hold a list of coordinate "
+    if isinstance(obj, list):
+        obj = {"coordinates": obj}
+    if not isinstance(obj, dict) or not obj or not set(obj) <= {"coordinates", "matrices"}:
+        raise InvalidInput(f"the group file {path} must be a list of coordinate "
+                           'permutations or {"coordinates": [...], "matrices": [...]}')
+    coords = obj.get("coordinates", [])
+    mats = obj.get("matrices", [])
+    if not isinstance(coords, list) or not all(isinstance(g, list) for g in coords):
+        raise InvalidInput(f"the group file {path}: coordinates must be a list of "
                            "permutations (lists of integers)")
-    return obj
+    if not isinstance(mats, list) or not all(
+            isinstance(M, list) and all(isinstance(r, list) for r in M) for M in mats):
+        raise InvalidInput(f"the group file {path}: matrices must be a list of square "
+                           "integer matrices (lists of rows)")
+    return {"coordinates": coords, "matrices": mats}
