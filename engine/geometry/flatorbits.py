@@ -23,6 +23,14 @@ does); hyperplanes with the same reduced normal close to the same child.  Each o
 ``chi_{A^X}`` is computed by :func:`logitgeom.exact.restriction.chi_restriction` with one
 shared table.
 
+The largest restrictions, to flats of rank 1 and 2, are not computed: with ``f(X)`` the
+sum of the Moebius values of the flats of rank at most 2 below ``X`` (``1 - a(X) + sum
+(c(Z) - 1)``, ``a(X)`` the hyperplanes through ``X``, the sum over the rank-2 flats ``Z``
+through ``X`` on ``c(Z)`` hyperplanes each), Moebius inversion on the flats of rank 3 and
+up gives ``chi_A(t) = t^d - m t^(d-1) + sum_{rank Z = 2} (c(Z) - 1) t^(d-2) -
+sum_{rank X >= 3} f(X) chi_{A^X}(t)`` (``low=2``, the default; ``low=0`` is the plain
+formula above).
+
 Examples
 --------
 >>> normals = [(1, 0), (0, 1), (1, 1), (1, -1)]           # four lines through 0
@@ -193,7 +201,10 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                 if budget is not None and (searches > SEARCHES_PER_UNIT * budget or
                                            found + len(nxt) >= budget):
                     raise restriction.WorkBudgetExceeded
-                key, stab = chain.least_image(child)
+                if len(child) == m:  # every hyperplane: the centre, fixed by the group
+                    key, stab = tuple(range(m)), order
+                else:
+                    key, stab = chain.least_image(child)
                 if key in nxt:
                     continue
                 sub = _restrict_map(imgs, r)
