@@ -235,3 +235,14 @@ def test_bad_matrices_are_refused(tmp_path, capsys):
     g.write_text(json.dumps({"matrix": []}))
     assert main(["count", "sign", str(w), "--method", "orbits", "--group", str(g)]) == 2
     assert "must be a list of coordinate permutations or" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("low", [0, 1, 2])
+def test_low_rank_formula_equals_the_plain_one(low):
+    """The Moebius values of flats of rank <= low in place of their restrictions: the same
+    chi for every low (resonance 5 under S_5, a circulant ranking head under its group)."""
+    for W, ranking in ((resonance(5), False), (circulant([3, 1, 0, -1, 2, 7]), True)):
+        vecs, dim, _ = arrangement_normals(W, ranking=ranking)
+        d = len(W[0])
+        gens = hyperplane_permutations(vecs, d, False, [list(range(1, d)) + [0]])
+        assert chi_flat_orbits(vecs, dim, gens, low=low) == chi_restriction(vecs, dim)
