@@ -246,3 +246,16 @@ def test_low_rank_formula_equals_the_plain_one(low):
         d = len(W[0])
         gens = hyperplane_permutations(vecs, d, False, [list(range(1, d)) + [0]])
         assert chi_flat_orbits(vecs, dim, gens, low=low) == chi_restriction(vecs, dim)
+
+
+def test_given_group_on_an_affine_head():
+    """A coordinate swap given for a head with a bias: it acts on the cone's normals with
+    the bias coordinate fixed; the count equals enumeration."""
+    W = [[1, 2, 0], [2, 1, 0], [0, 0, 1], [1, 1, 1], [3, -1, 2], [-1, 3, 2]]
+    b = [0, 0, -1, 2, 1, 1]
+    p = characteristic_polynomial(W, bias=b, method="orbits", group=[[1, 0, 2]])
+    assert p.stats["group_order"] == 2 and p.affine
+    assert p.regions == sign_pattern(W, bias=b).count
+    assert p.coefficients == characteristic_polynomial(W, bias=b).coefficients
+    with pytest.raises(InvalidInput, match="does not map the arrangement onto itself"):
+        characteristic_polynomial(W, bias=b, method="orbits", group=[[0, 2, 1]])
