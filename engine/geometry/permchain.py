@@ -177,10 +177,8 @@ class StabilizerChain:
             nxt: dict[tuple[int, ...], int] = {}
             get = nxt.get
             for st, c in states.items():
-                for q, t in trans.items():
-                    if hit and q not in st:
-                        continue
-                    img = tuple(sorted(map(t.__getitem__, st)))
+                for q in ([q for q in st if q in trans] if hit else trans):
+                    img = tuple(sorted(map(trans[q].__getitem__, st)))
                     nxt[img] = get(img, 0) + c
             if len(nxt) > max_states:
                 raise TooLarge(f"the least-image search holds more than {max_states:,} "
