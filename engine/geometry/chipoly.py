@@ -215,7 +215,7 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget) -> lis
         sym = headgroup.arrangement_symmetry(W, bias=bias, ranking=ranking)
         coords = [list(c) for _, c in sym.generators]
         stats["group_source"] = "detected"
-        mats = []
+        mats: object = []
     else:
         coords, mats = group, []
         if isinstance(group, dict):

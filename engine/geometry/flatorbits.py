@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 from math import gcd
 
 from logitgeom.exact import restriction
@@ -111,6 +112,8 @@ def _rank2_sum(pairs: object, closed: tuple[int, ...]) -> int:
     """``sum (c - 1)`` over the rank-2 flats inside the closed set (each met as a pair)."""
     import numpy as np
 
+    ids: Any
+    weight: Any
     ids, weight = pairs  # type: ignore[misc]
     sub = np.unique(ids[np.ix_(closed, closed)])
     return int(weight[sub].sum())  # id -1 reads the trailing 0
@@ -168,8 +171,8 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     >>> chi_flat_orbits(cube, 3, [(1, 2, 0)])          # (t - 1)^3
     [-1, 3, -3, 1]
     """
-    vecs = [tuple(int(x) for x in v) for v in vecs]
-    m = len(vecs)
+    normals: list[Vec] = [tuple(int(x) for x in v) for v in vecs]
+    m = len(normals)
     chain = StabilizerChain(generators, m)
     order = chain.order
     memo: dict = {} if cache is None else cache
@@ -179,12 +182,12 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     searches = found = 0
     if low not in (0, 1, 2):
         raise ValueError(f"low must be 0, 1 or 2; got {low!r}")
-    pairs = _pair_flats(vecs) if low >= 2 else None
+    pairs = _pair_flats(normals) if low >= 2 else None
     out = [0] * (dim + 1)
     out[dim] = 1
     # one representative per orbit of the current rank: least image -> (closed set, map)
     level: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {
-        (): ((), dict(enumerate(vecs)))}
+        (): ((), dict(enumerate(normals)))}
     rank = 0
     while level:
         nxt: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {}

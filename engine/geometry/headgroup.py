@@ -240,13 +240,13 @@ def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: b
         perm = []
         for i, v in enumerate(vecs):
             u = [sum(v[a] * M[a][b] for a in range(k)) for b in range(k)]
-            j = index.get(canonical_direction(u))
-            if j is None:
+            img = index.get(canonical_direction(u))
+            if img is None:
                 raise InvalidInput(
                     f"group matrix {n + 1} does not map the arrangement onto itself: "
                     f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
                     "not a hyperplane of it")
-            perm.append(j)
+            perm.append(img)
         out.append(tuple(perm))
     return out
 
