@@ -42,8 +42,8 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 from math import gcd
+from typing import Any
 
 from logitgeom.exact import restriction
 from logitgeom.geometry.permchain import StabilizerChain
