@@ -4,6 +4,8 @@ Run:  .venv/bin/python benchmarks/bench_counting.py [--quick]
       .venv/bin/python benchmarks/bench_counting.py --chi [--resonance 3,4,5,6]
           [--deformations 6,8] [--circulant 8,10] [--etf 16] [--cap 180] [--key both]
       .venv/bin/python benchmarks/bench_counting.py --partial 8 [--cpu-limit 150]
+      .venv/bin/python benchmarks/bench_counting.py --chi --method orbits [--resonance 6,7]
+      .venv/bin/python benchmarks/bench_counting.py --orbits-partial 8 [--cpu-limit 150]
 
 ``--chi`` (issue 46) times the characteristic polynomial (memoised deletion-restriction,
 logitgeom.geometry.chipoly) on the heads with known counts: the resonance arrangement
@@ -27,6 +29,17 @@ the distinct restrictions computed so far, the CPU seconds and the peak memory: 
 curve of a size too large to finish here.  If it finishes it prints the count and how many
 distinct characteristic polynomials the computed restrictions have: a lower bound on the
 restrictions any isomorphism test on the cache key could get down to.
+
+``--method orbits`` runs the ``--chi`` cases through the flats-by-orbits count under the
+detected group (logitgeom.geometry.flatorbits; deformations, whose group is trivial, are
+not run) and prints the group's order, the flat orbits and the least-image searches;
+``--orbits-partial N [--full-group]`` runs the resonance arrangement of ``R^N`` that
+way (``--full-group``: under ``S_(N+1)``, the detected ``S_N`` and the matrix of
+``x_N <-> x_(N+1) = -(x_1 + ... + x_N)``, as ``--group`` takes it) until
+``--cpu-limit`` CPU s, printing as it goes (at each new stage and every 15 CPU s) the
+stage (``extend``: the representatives of a rank extended to the next rank; ``restrict``:
+the terms of a rank's orbits computed), how many of how many are done, CPU seconds and
+peak memory (the cost curve of a size too large to finish here).
 
 Goals: ``count_rankings`` for a generic k = 10, d = 6 head (557,640 rankings) in
 <= 1 s; ``count_regions`` for a generic k = 20, d = 5 head (10,072 regions).  "Generic"
@@ -114,8 +127,26 @@ class _Cheap:
         self.stats = st
 
 
+def _orbits_case(family, n):
+    """(count, expected, how) of one case by flat orbits under the detected group."""
+    if family == "resonance":
+        W, ranking, ref, how = resonance(n), False, RESONANCE_REGIONS.get(n), "published"
+    elif family.startswith("circulant"):
+        W = circulant([(7 * i * i + 3 * i + 1) % 11 - 5 for i in range(n)])
+        ranking = family.endswith("ranking")
+        ref, how = (lambda: characteristic_polynomial(W, ranking=ranking).regions), \
+            "restriction method (no group)"
+    else:
+        W, ranking = simplex_etf(n), family.endswith("ranking")
+        ref, how = (factorial(n), "m!") if ranking else (
+            (lambda: characteristic_polynomial(W).regions), "restriction method (no group)")
+    return characteristic_polynomial(W, ranking=ranking, method="orbits"), ref, how
+
+
 def _chi_case(family, n, key="canonical"):
     """(count, expected or None, what the expectation is) of one chi benchmark case."""
+    if key == "orbits":
+        return _orbits_case(family, n)
     if family == "resonance":
         p = (characteristic_polynomial(resonance(n)) if key == "canonical"
              else _Cheap(resonance(n), n, False))
@@ -150,6 +181,9 @@ def _child(family, n, key, conn):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if callable(ref):
         ref = ref()
+    if key == "orbits":
+        how = (f"group {p.stats['group_order']:,}; {sum(p.stats['orbits']):,} flat orbits; "
+               f"{p.stats['least_images']:,} least images; " + how)
     conn.send((p.regions, ref, how, cpu, peak, p.stats.get("computed", 0)))
     conn.close()
 
@@ -174,12 +208,16 @@ def chi_table(args) -> int:
         keep = set(args.families.split(","))
         cases = [(f, n) for f, n in cases if f in keep]
     keys = ("canonical", "cheap") if args.key == "both" else (args.key,)
+    if args.method == "orbits":
+        keys = ("orbits",)
+        cases = [(f, n) for f, n in cases if f not in DEFORMATIONS]
     print(f"{'family':>18} {'n':>3} {'regions':>22} {'expected':>22} {'equal':>6} "
           f"{'CPU s':>8} {'peak MB':>8} {'restrictions':>12} {'key':>9}")
     last: dict[tuple[str, str], float] = {}
     bad = 0
     for fam, n in cases:
-        for key in keys if (fam == "resonance" or fam in DEFORMATIONS) else ("canonical",):
+        for key in keys if (fam == "resonance" or fam in DEFORMATIONS
+                            or args.method == "orbits") else ("canonical",):
             if last.get((fam, key), 0.0) > args.cap / 8:
                 print(f"{fam:>18} {n:>3} {'skipped: the previous size took':>22} "
                       f"{last[fam, key]:.1f} CPU s (> --cap / 8)")
@@ -223,6 +261,63 @@ def partial(n: int, cpu_limit: float) -> int:
     return 0 if ref is None or regions == ref else 1
 
 
+class _Stop(Exception):
+    pass
+
+
+def resonance_swap(n: int) -> list[list[int]]:
+    """The matrix of ``x_n <-> x_(n+1) = -(x_1 + ... + x_n)`` on the resonance arrangement's
+    normals (``v -> v M``): with ``S_n`` it generates ``S_(n+1)``."""
+    return [[1 if i == j else 0 for j in range(n)] if i < n - 1 else [-1] * n
+            for i in range(n)]
+
+
+def orbits_partial(n: int, cpu_limit: float, full: bool = False) -> int:
+    """The resonance arrangement of ``R^n`` by flat orbits, until ``cpu_limit`` CPU s
+    (``full``: under ``S_(n+1)``, the detected ``S_n`` and :func:`resonance_swap`)."""
+    from logitgeom.geometry.flatorbits import chi_flat_orbits
+    from logitgeom.geometry.headgroup import arrangement_symmetry, hyperplane_permutations
+
+    c0 = time.process_time()
+    W = resonance(n)
+    vecs, dim, _ = arrangement_normals(W)
+    sym = arrangement_symmetry(W)
+    gens = hyperplane_permutations(vecs, n, False, [list(c) for _, c in sym.generators],
+                                   [resonance_swap(n)] if full else [])
+    what = (f"S_{n + 1} (the detected group of order {sym.order:,} and the matrix "
+            "of x_n <-> x_(n+1))" if full else f"detected group of order {sym.order:,}")
+    print(f"resonance n = {n}: {len(vecs)} hyperplanes, {what}; --cpu-limit "
+          f"{cpu_limit:g} CPU s")
+    print(f"{'stage':>8} {'rank':>4} {'done':>17} {'CPU s':>8} {'peak MB':>8}")
+    seen = {"at": ("", -1), "tick": 0.0}
+
+    def report(stage, rank, done, of):
+        cpu = time.process_time() - c0
+        if (stage, rank) != seen["at"] or cpu - seen["tick"] > 15 or cpu > cpu_limit:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"{stage:>8} {rank:>4} {f'{done:,} of {of:,}':>17} {cpu:>8.1f} "
+                  f"{peak:>8.0f}", flush=True)
+            seen["at"], seen["tick"] = (stage, rank), cpu
+        if cpu > cpu_limit:
+            raise _Stop
+
+    st: dict = {}
+    try:
+        chi = chi_flat_orbits(vecs, dim, gens, stats=st, progress=report)
+    except _Stop:
+        print("stopped at the CPU limit")
+        return 0
+    cpu = time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    regions = abs(evaluate(chi, -1))
+    ref = RESONANCE_REGIONS.get(n)
+    print(f"flat orbits by rank {st['orbits']}; flats by rank {st['flats']}; "
+          f"{st['least_images']:,} least images; {st.get('computed', 0):,} restrictions")
+    print(f"regions {regions:,}; published {ref:,}; equal {regions == ref}; "
+          f"{cpu:.1f} CPU s, peak {peak:.0f} MB" if ref else f"regions {regions:,}")
+    return 0 if ref is None or regions == ref else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -247,8 +342,18 @@ def main() -> int:
     ap.add_argument("--partial", type=int, default=0, metavar="N",
                     help="the resonance arrangement of R^N term by term (cost curve)")
     ap.add_argument("--cpu-limit", type=float, default=150.0, metavar="S",
-                    help="--partial: stop after the term that passes S CPU s")
+                    help="--partial, --orbits-partial: stop once past S CPU s")
+    ap.add_argument("--method", choices=("restriction", "orbits"), default="restriction",
+                    help="--chi: the count's method (orbits: one flat per orbit of the "
+                    "detected group; deformations are not run)")
+    ap.add_argument("--orbits-partial", type=int, default=0, metavar="N",
+                    help="the resonance arrangement of R^N by flat orbits (cost curve)")
+    ap.add_argument("--full-group", action="store_true",
+                    help="--orbits-partial: the symmetric group on n + 1 letters (a "
+                    "coordinate group and one matrix) instead of the detected S_n")
     args = ap.parse_args()
+    if args.orbits_partial:
+        return orbits_partial(args.orbits_partial, args.cpu_limit, args.full_group)
     if args.partial:
         return partial(args.partial, args.cpu_limit)
     if args.chi:

@@ -237,6 +237,9 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--scheduler": [["--scheduler", "bogus://x"]],
         "--state": [["--state", "{nested}"], ["--state", "{W}"]],
         "--symmetry": [["--symmetry" + FLAG]],
+        "--group": [["--group", "{W}"], ["--method", "orbits", "--group", "{missing}"],
+                    ["--method", "orbits", "--group", "{junk}"],
+                    ["--method", "orbits", "--group", "{W}"]],
     } for k in ("sign", "ranking")},
     "verify-grid": {
         "--n": [["--n", "abc"], ["--n", "1"], ["--n", "0"]],

@@ -51,6 +51,7 @@ from logitgeom.exact.linalg import (
 )
 
 __all__ = [
+    "arrangement_normals",
     "Flat",
     "hyperplane_vectors",
     "characteristic_polynomial",
@@ -679,3 +680,35 @@ def flats(
         if mobius:
             mu[F] = 1 if not F else -sum(m for G, m in mu.items() if G < F)
     return tuple(Flat(ranks[F], tuple(sorted(F)), mu.get(F)) for F in order)
+
+
+def arrangement_normals(W: object, *, bias: object = None, ranking: bool = False
+                        ) -> tuple[tuple[tuple[int, ...], ...], int, bool]:
+    """The central arrangement whose ``chi`` is computed: distinct primitive integer normals.
+
+    Sign: the rows (homogenised ``(b_i, w_i)`` plus ``e_0`` with a bias).  Ranking: the
+    differences of the tie classes' rows (likewise homogenised).  Returns
+    ``(normals, dimension, affine)``; an affine arrangement's ``chi`` is that of this cone
+    divided by ``t - 1``.
+
+    Examples
+    --------
+    >>> arrangement_normals([[1, 0], [0, 1], [1, 0]], ranking=True)
+    (((1, -1),), 2, False)
+    """
+    from logitgeom.exact.numbers import to_matrix, to_vector
+
+    M = to_matrix(W, what="W")
+    b = None if bias is None else to_vector(bias, what="bias", length=len(M))
+    if not ranking:
+        vecs, dim = hyperplane_vectors(M, b)
+        return vecs, dim, b is not None
+    labels, d, affine = label_vectors(M, b)
+    rows = [[x - y for x, y in zip(labels[i][:d], labels[j][:d], strict=True)]
+            for i in range(len(labels)) for j in range(i + 1, len(labels))]
+    bias2 = ([labels[i][d] - labels[j][d] for i in range(len(labels))
+              for j in range(i + 1, len(labels))] if affine else None)
+    if not rows:  # one tie class: no hyperplane (the cone keeps its hyperplane at infinity)
+        return (((1,) + (0,) * d,) if affine else ()), d + (1 if affine else 0), affine
+    vecs, dim = hyperplane_vectors(rows, bias2)
+    return vecs, dim, affine

@@ -39,9 +39,9 @@ from logitgeom.errors import InvalidInput, TooLarge
 from logitgeom.exact import finite_field, restriction
 from logitgeom.exact.lattice import (
     TooManyPartitions,
+    arrangement_normals,
     chi_rankings,
     evaluate,
-    hyperplane_vectors,
     label_vectors,
 )
 from logitgeom.exact.lattice import (
@@ -50,12 +50,11 @@ from logitgeom.exact.lattice import (
 from logitgeom.exact.lattice import (
     ranking_characteristic_polynomial as _nbc_ranking,
 )
-from logitgeom.exact.numbers import to_matrix, to_vector
 
 __all__ = ["CharacteristicPolynomial", "characteristic_polynomial", "arrangement_normals",
            "METHODS", "CROSSCHECKS"]
 
-METHODS = ("restriction", "nbc", "partitions")
+METHODS = ("restriction", "nbc", "partitions", "orbits")
 CROSSCHECKS = ("nbc", "field")
 
 
@@ -142,36 +141,6 @@ class CharacteristicPolynomial:
                 "status": "COMPUTED", "stats": dict(self.stats)}
 
 
-def arrangement_normals(W: object, *, bias: object = None, ranking: bool = False
-                        ) -> tuple[tuple[tuple[int, ...], ...], int, bool]:
-    """The central arrangement whose ``chi`` is computed: distinct primitive integer normals.
-
-    Sign: the rows (homogenised ``(b_i, w_i)`` plus ``e_0`` with a bias).  Ranking: the
-    differences of the tie classes' rows (likewise homogenised).  Returns
-    ``(normals, dimension, affine)``; an affine arrangement's ``chi`` is that of this cone
-    divided by ``t - 1``.
-
-    Examples
-    --------
-    >>> arrangement_normals([[1, 0], [0, 1], [1, 0]], ranking=True)
-    (((1, -1),), 2, False)
-    """
-    M = to_matrix(W, what="W")
-    b = None if bias is None else to_vector(bias, what="bias", length=len(M))
-    if not ranking:
-        vecs, dim = hyperplane_vectors(M, b)
-        return vecs, dim, b is not None
-    labels, d, affine = label_vectors(M, b)
-    rows = [[x - y for x, y in zip(labels[i][:d], labels[j][:d], strict=True)]
-            for i in range(len(labels)) for j in range(i + 1, len(labels))]
-    bias2 = ([labels[i][d] - labels[j][d] for i in range(len(labels))
-              for j in range(i + 1, len(labels))] if affine else None)
-    if not rows:  # one tie class: no hyperplane (the cone keeps its hyperplane at infinity)
-        return (((1,) + (0,) * d,) if affine else ()), d + (1 if affine else 0), affine
-    vecs, dim = hyperplane_vectors(rows, bias2)
-    return vecs, dim, affine
-
-
 def _decone(coeffs: list[int]) -> list[int]:
     """chi of an affine arrangement from chi of its cone: exact division by ``t - 1``."""
     out = [0] * (len(coeffs) - 1)
@@ -237,11 +206,41 @@ def _by_restriction(vecs, dim, executor, state_dir, stats, budget=None) -> list[
     return restriction.combine_terms(dim, [done[i] for i in range(len(terms))])
 
 
+def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget) -> list[int]:
+    """chi of the cone by flat orbits under the given or detected coordinate group."""
+    from logitgeom.geometry import flatorbits, headgroup
+
+    d = dim - 1 if affine else dim
+    if group is None:
+        sym = headgroup.arrangement_symmetry(W, bias=bias, ranking=ranking)
+        coords = [list(c) for _, c in sym.generators]
+        stats["group_source"] = "detected"
+        mats: object = []
+    else:
+        coords, mats = group, []
+        if isinstance(group, dict):
+            if not set(group) <= {"coordinates", "matrices"}:
+                raise InvalidInput('a group is a list of coordinate permutations or '
+                                   '{"coordinates": [...], "matrices": [...]}')
+            coords = group.get("coordinates", [])
+            mats = group.get("matrices", [])
+        stats["group_source"] = "given"
+    gens = headgroup.hyperplane_permutations(vecs, d, affine, coords, mats)
+    try:
+        return flatorbits.chi_flat_orbits(vecs, dim, gens, stats=stats, budget=budget)
+    except restriction.WorkBudgetExceeded:
+        raise TooLarge(f"chi of this arrangement ({len(vecs)} hyperplanes in dimension "
+                       f"{dim}) by flat orbits needs more than {budget:,} flat orbits and "
+                       "restrictions (or 100 times as many least-image searches), the "
+                       "budget") from None
+
+
 def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool = False,
                               method: str = "restriction", crosscheck: Sequence[str] = (),
                               primes: int = 2, executor: object = None,
                               state_dir: str | os.PathLike | None = None,
-                              budget: int | None = None) -> CharacteristicPolynomial:
+                              budget: int | None = None,
+                              group: object = None) -> CharacteristicPolynomial:
     """Exact ``chi(t)`` of the sign (or ranking) arrangement of a head, with its counts.
 
     Parameters
@@ -252,12 +251,14 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         The affine arrangement ``w_i . x + b_i = 0`` (rankings: of ``W x + b``).
     ranking : bool
         The ranking arrangement ``(w_i - w_j) . x (+ b_i - b_j) = 0`` (tied labels once).
-    method : {"restriction", "nbc", "partitions"}
+    method : {"restriction", "nbc", "partitions", "orbits"}
         Memoised deletion-restriction (default), or the no-broken-circuit search (sign) /
         set-partition formula with its fallback (ranking) of :mod:`logitgeom.exact.lattice`,
         or (ranking only) the set-partition formula alone, its search bounded by
         ``budget`` nodes instead of the fallback's small one (fast on heads without
-        large affinely dependent groups of labels, such as circulant heads).
+        large affinely dependent groups of labels, such as circulant heads), or one flat
+        per orbit of the arrangement's symmetry group (:mod:`logitgeom.geometry.
+        flatorbits`; the group detected exactly, or ``group``).
     crosscheck : sequence of {"nbc", "field"}
         Recompute independently and require equality: ``"nbc"`` runs the other algorithm
         (the no-broken-circuit search for the restriction method, the restriction method
@@ -270,9 +271,16 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         Keep each finished top-level restriction as a file there; a rerun after a kill
         resumes from them (the folder is keyed by the arrangement).
     budget : int, optional
-        At most this many distinct restrictions computed (restriction method; with an
-        executor, per top-level restriction), or nodes of the partition search
+        At most this many distinct restrictions computed (restriction and orbits methods;
+        with an executor, per top-level restriction), or nodes of the partition search
         (partitions method; default 10^9): :class:`TooLarge` past it.
+    group : sequence of coordinate permutations, or dict, optional
+        Generators of a group of automorphisms for the orbits method: permutations of
+        the ``d`` input coordinates, or ``{"coordinates": [...], "matrices": [...]}``
+        with integer matrices acting on the arrangement's normals
+        (:func:`logitgeom.geometry.headgroup.hyperplane_permutations`), each checked
+        exactly to map the arrangement onto itself; default: the group
+        :func:`logitgeom.geometry.headgroup.arrangement_symmetry` detects.
 
     Returns
     -------
@@ -305,6 +313,10 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
     bad = [c for c in crosscheck if c not in CROSSCHECKS]
     if bad:
         raise InvalidInput(f"crosscheck must be among {', '.join(CROSSCHECKS)}; got {bad[0]!r}")
+    if group is not None and method != "orbits":
+        raise InvalidInput("a group applies to method 'orbits' only")
+    if method == "orbits" and (executor is not None or state_dir is not None):
+        raise InvalidInput("workers and resume files apply to method 'restriction' only")
     if isinstance(primes, bool) or not isinstance(primes, int) or primes < 1:
         raise InvalidInput(f"primes must be a positive integer; got {primes!r}")
     vecs, dim, affine = arrangement_normals(W, bias=bias, ranking=ranking)
@@ -327,6 +339,9 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
                            f"than {nodes:,} nodes, the budget") from None
     elif method == "nbc":
         coeffs = nbc()
+    elif method == "orbits":
+        cone = _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget)
+        coeffs = _decone(cone) if affine else cone
     else:
         try:
             cone = _by_restriction(vecs, dim, executor, state_dir, stats, budget)

@@ -8,9 +8,10 @@ maps the normal ``v`` to ``u`` with ``u[c(j)] = v[j]``, a linear automorphism of
 arrangement (checked exactly for every generator: the set of normals is mapped onto
 itself).  It returns the group's order and the orbits of the hyperplanes with their sizes.
 
-The counting code does not use the group to reduce its work yet (docs/counting.md,
-section 6): :func:`arrangement_symmetry` reports it, and its orbit sizes are the weights a
-per-orbit computation would use.
+:func:`hyperplane_permutations` turns coordinate permutations (detected, or given by the
+user with ``logitgeom count --group``) into permutations of the hyperplanes, refusing any
+that does not map the arrangement onto itself; :mod:`logitgeom.geometry.flatorbits` counts
+one flat per orbit of the group they generate (docs/counting.md, section 6).
 
 Examples
 --------
@@ -26,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from logitgeom.errors import EngineError
+from logitgeom.errors import EngineError, InvalidInput
+from logitgeom.exact.lattice import arrangement_normals
 from logitgeom.exact.linalg import canonical_direction
 from logitgeom.exact.numbers import to_matrix, to_vector
-from logitgeom.geometry.chipoly import arrangement_normals
 
-__all__ = ["ArrangementSymmetry", "arrangement_symmetry"]
+__all__ = ["ArrangementSymmetry", "arrangement_symmetry", "hyperplane_permutations",
+           "read_group"]
 
 
 @dataclass(frozen=True)
@@ -149,3 +151,172 @@ def _order_of(gens, k: int, d: int) -> int:
     if not gens:
         return 1
     return GroupAction([(list(r), list(c)) for r, c in gens], m=k, n=d).order
+
+
+def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool,
+                            coordinate_perms: object, matrices: object = ()
+                            ) -> list[tuple[int, ...]]:
+    """The permutations of the hyperplanes ``vecs`` induced by permutations of ``d`` coordinates.
+
+    The coordinate permutation ``c`` maps the normal ``v`` to ``u`` with ``u[c(j)] = v[j]``
+    (in an affine arrangement's cone the bias coordinate ``0`` stays put), an invertible
+    linear map; it is an automorphism of the arrangement exactly when every image is again
+    one of the normals (up to sign), which is checked here with integers.
+
+    Parameters
+    ----------
+    vecs : tuple of integer tuples
+        The arrangement's distinct primitive normals (:func:`logitgeom.exact.lattice.
+        arrangement_normals`).
+    d : int
+        The number of input coordinates (``len(v) - 1`` for an affine cone).
+    affine : bool
+    coordinate_perms : sequence of sequences of int
+        Each a permutation of ``0..d-1`` in array form (``c[j]`` is the image of ``j``).
+    matrices : sequence of integer matrices, optional
+        Each an invertible ``n x n`` integer matrix ``M``, ``n = len(v)``, acting on the
+        normals by ``v -> v M`` (a row vector times ``M``: the normal of the image of the
+        hyperplane under the linear map ``x -> M^-1 x``); it is an automorphism exactly
+        when every image is a multiple of one of the normals (checked here, with the
+        determinant, in integers).  For example the resonance arrangement's symmetric
+        group on ``n + 1`` letters, through ``x_(n+1) = -(x_1 + ... + x_n)``.
+
+    Returns
+    -------
+    list of tuple of int
+        ``p[i]`` is the index of the image of hyperplane ``i``.
+
+    Raises
+    ------
+    InvalidInput
+        A generator is not a permutation of the coordinates, or maps a hyperplane
+        outside the arrangement (named in the message).
+
+    Examples
+    --------
+    >>> hyperplane_permutations(((0, 1), (1, 0), (1, 1)), 2, False, [[1, 0]])
+    [(1, 0, 2)]
+    >>> try:
+    ...     hyperplane_permutations(((0, 1), (1, 0), (1, 2)), 2, False, [[1, 0]])
+    ... except InvalidInput as exc:
+    ...     print(str(exc)[:58])
+    group generator 1 does not map the arrangement onto itself
+    """
+    if not isinstance(coordinate_perms, (list, tuple)):
+        raise InvalidInput("the group must be a list of coordinate permutations")
+    index = {v: i for i, v in enumerate(vecs)}
+    off = 1 if affine else 0
+    out = []
+    for n, c in enumerate(coordinate_perms):
+        if (not isinstance(c, (list, tuple)) or len(c) != d
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in c)
+                or sorted(c) != list(range(d))):
+            raise InvalidInput(f"group generator {n + 1} is not a permutation of the {d} "
+                               f"coordinates 0..{d - 1} (a list of {d} distinct integers)")
+        perm = []
+        for i, v in enumerate(vecs):
+            u = list(v)
+            for j in range(d):
+                u[off + c[j]] = v[off + j]
+            k = index.get(canonical_direction(u))
+            if k is None:
+                raise InvalidInput(
+                    f"group generator {n + 1} does not map the arrangement onto itself: "
+                    f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
+                    "not a hyperplane of it")
+            perm.append(k)
+        out.append(tuple(perm))
+    if not isinstance(matrices, (list, tuple)):
+        raise InvalidInput("the group's matrices must be a list of square integer matrices")
+    k = len(vecs[0]) if vecs else d + off
+    for n, M in enumerate(matrices):
+        if (not isinstance(M, (list, tuple)) or len(M) != k
+                or any(not isinstance(r, (list, tuple)) or len(r) != k for r in M)
+                or any(isinstance(x, bool) or not isinstance(x, int) for r in M for x in r)):
+            raise InvalidInput(f"group matrix {n + 1} is not a {k} x {k} matrix of integers "
+                               "(it acts on the arrangement's normals, v -> v M)")
+        if _det(M) == 0:
+            raise InvalidInput(f"group matrix {n + 1} is singular")
+        perm = []
+        for i, v in enumerate(vecs):
+            u = [sum(v[a] * M[a][b] for a in range(k)) for b in range(k)]
+            img = index.get(canonical_direction(u))
+            if img is None:
+                raise InvalidInput(
+                    f"group matrix {n + 1} does not map the arrangement onto itself: "
+                    f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
+                    "not a hyperplane of it")
+            perm.append(img)
+        out.append(tuple(perm))
+    return out
+
+
+def _det(M: object) -> int:
+    """The determinant of a square integer matrix (fraction-free elimination, exact)."""
+    A = [list(r) for r in M]  # type: ignore[attr-defined]
+    n, sign, prev = len(A), 1, 1
+    for c in range(n):
+        p = next((r for r in range(c, n) if A[r][c]), None)
+        if p is None:
+            return 0
+        if p != c:
+            A[c], A[p] = A[p], A[c]
+            sign = -sign
+        for r in range(c + 1, n):
+            A[r] = [(A[c][c] * A[r][j] - A[r][c] * A[c][j]) // prev for j in range(n)]
+        prev = A[c][c]
+    return sign * A[n - 1][n - 1] if n else 1
+
+
+def read_group(path: str) -> dict:
+    """Group generators from a JSON file: a list of coordinate permutations, or
+    ``{"coordinates": [...], "matrices": [...]}`` (either key may be left out).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    dict
+        ``{"coordinates": [...], "matrices": [...]}``.
+
+    Raises
+    ------
+    InvalidInput
+        The file cannot be read or is not of that shape (checked further, against the
+        arrangement, by :func:`hyperplane_permutations`).
+
+    Examples
+    --------
+    >>> import json, tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "g.json")
+    >>> _ = open(f, "w").write(json.dumps({"coordinates": [[1, 2, 0]]}))
+    >>> read_group(f)
+    {'coordinates': [[1, 2, 0]], 'matrices': []}
+    """
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read the group file {path}: {exc}") from None
+    except ValueError as exc:
+        raise InvalidInput(f"the group file {path} is not JSON: {exc}") from None
+    if isinstance(obj, list):
+        obj = {"coordinates": obj}
+    if not isinstance(obj, dict) or not obj or not set(obj) <= {"coordinates", "matrices"}:
+        raise InvalidInput(f"the group file {path} must be a list of coordinate "
+                           'permutations or {"coordinates": [...], "matrices": [...]}')
+    coords = obj.get("coordinates", [])
+    mats = obj.get("matrices", [])
+    if not isinstance(coords, list) or not all(isinstance(g, list) for g in coords):
+        raise InvalidInput(f"the group file {path}: coordinates must be a list of "
+                           "permutations (lists of integers)")
+    if not isinstance(mats, list) or not all(
+            isinstance(M, list) and all(isinstance(r, list) for r in M) for M in mats):
+        raise InvalidInput(f"the group file {path}: matrices must be a list of square "
+                           "integer matrices (lists of rows)")
+    return {"coordinates": coords, "matrices": mats}
