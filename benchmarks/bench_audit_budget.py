@@ -80,17 +80,9 @@ def _cpu() -> float:
 
 
 def _children(pid: int) -> list[int]:
-    """Processes whose parent is pid (Linux /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return out
+    from logitgeom.run.worker import child_pids
+
+    return child_pids(pid)
 
 
 def _proc_cpu(pid: int) -> float:

@@ -291,18 +291,9 @@ def test_a_bad_budget_is_refused_by_the_cli(tmp_path, capsys, bad):
 
 
 def _children(pid: int) -> list[int]:
-    import os
+    from logitgeom.run.worker import child_pids
 
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return out
+    return child_pids(pid)
 
 
 def test_sigint_inside_a_label_stops_the_run_and_a_rerun_resumes(tmp_path):

@@ -213,19 +213,13 @@ def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: b
                 or sorted(c) != list(range(d))):
             raise InvalidInput(f"group generator {n + 1} is not a permutation of the {d} "
                                f"coordinates 0..{d - 1} (a list of {d} distinct integers)")
-        perm = []
-        for i, v in enumerate(vecs):
+        def moved(v: tuple, c=c) -> list:
             u = list(v)
             for j in range(d):
                 u[off + c[j]] = v[off + j]
-            k = index.get(canonical_direction(u))
-            if k is None:
-                raise InvalidInput(
-                    f"group generator {n + 1} does not map the arrangement onto itself: "
-                    f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
-                    "not a hyperplane of it")
-            perm.append(k)
-        out.append(tuple(perm))
+            return u
+
+        out.append(_images(vecs, index, moved, f"group generator {n + 1}"))
     if not isinstance(matrices, (list, tuple)):
         raise InvalidInput("the group's matrices must be a list of square integer matrices")
     k = len(vecs[0]) if vecs else d + off
@@ -237,18 +231,25 @@ def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: b
                                "(it acts on the arrangement's normals, v -> v M)")
         if _det(M) == 0:
             raise InvalidInput(f"group matrix {n + 1} is singular")
-        perm = []
-        for i, v in enumerate(vecs):
-            u = [sum(v[a] * M[a][b] for a in range(k)) for b in range(k)]
-            img = index.get(canonical_direction(u))
-            if img is None:
-                raise InvalidInput(
-                    f"group matrix {n + 1} does not map the arrangement onto itself: "
-                    f"hyperplane {i + 1} (normal {tuple(v)}) goes to {tuple(u)}, which is "
-                    "not a hyperplane of it")
-            perm.append(img)
-        out.append(tuple(perm))
+        out.append(_images(vecs, index, lambda v, M=M: [
+            sum(v[a] * M[a][b] for a in range(k)) for b in range(k)], f"group matrix {n + 1}"))
     return out
+
+
+def _images(vecs, index: dict, image, what: str) -> tuple[int, ...]:
+    """The permutation of the hyperplanes (normals ``vecs``, ``index``: canonical normal ->
+    position) by the map ``image`` of normals; InvalidInput naming ``what`` when a normal
+    goes outside the arrangement."""
+    perm = []
+    for i, v in enumerate(vecs):
+        u = image(v)
+        k = index.get(canonical_direction(u))
+        if k is None:
+            raise InvalidInput(
+                f"{what} does not map the arrangement onto itself: hyperplane {i + 1} "
+                f"(normal {tuple(v)}) goes to {tuple(u)}, which is not a hyperplane of it")
+        perm.append(k)
+    return tuple(perm)
 
 
 def _det(M: object) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 from logitgeom.run.executor import in_worker
 
 __all__ = ["one_blas_thread", "task_start", "task_peak_kb", "task_rss0_kb", "status_kb",
-           "malloc_defaults", "malloc_trim"]
+           "malloc_defaults", "malloc_trim", "child_pids"]
 
 _BLAS_ONCE: list[Any] = []
 
@@ -162,3 +162,25 @@ def malloc_defaults() -> None:
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
     except (OSError, AttributeError):  # pragma: no cover - not glibc
         pass
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux ``/proc``; an empty list elsewhere).
+
+    Used to see that a run left no process behind (a label's child after SIGINT).
+
+    Examples
+    --------
+    >>> child_pids(os.getpid()) == [] or all(isinstance(p, int) for p in child_pids(os.getpid()))
+    True
+    """
+    out = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
