@@ -213,7 +213,8 @@ def hyperplane_permutations(vecs: tuple[tuple[int, ...], ...], d: int, affine: b
                 or sorted(c) != list(range(d))):
             raise InvalidInput(f"group generator {n + 1} is not a permutation of the {d} "
                                f"coordinates 0..{d - 1} (a list of {d} distinct integers)")
-        def moved(v: tuple, c=c) -> list:
+
+        def moved(v: tuple, c=c) -> list:  # coordinate j goes to c[j] (c bound now)
             u = list(v)
             for j in range(d):
                 u[off + c[j]] = v[off + j]
