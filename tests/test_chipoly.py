@@ -218,7 +218,7 @@ def test_cli_prints_chi_and_json(tmp_path, capsys):
     assert main(["count", "sign", str(w), "--crosscheck", "coin"]) == 2
     assert "--crosscheck takes" in capsys.readouterr().err
     assert main(["count", "sign", str(w), "--method", "nbc", "--state", str(tmp_path)]) == 2
-    assert "restriction only" in capsys.readouterr().err
+    assert "restriction or orbits, not nbc" in capsys.readouterr().err
     big = tmp_path / "k30.csv"  # refused at once by every method, from the bound
     rng = random.Random(0)
     big.write_text("\n".join(",".join(str(rng.randint(-9, 9)) for _ in range(10))

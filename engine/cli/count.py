@@ -48,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("--max-work", type=int, default=None, metavar="N",
                        help="at most N distinct restrictions (restriction method; default "
                        "above the --max-regions gate 20,000; orbits method: flat orbits "
-                       "and restrictions together, and 100 N least-image searches) or "
+                       "and restrictions together, and 100 N least-image searches; with "
+                       "workers a restriction two workers compute counts twice) or "
                        "partition-search nodes "
                        "(partitions method; default above the gate 5,000,000, else 10^9); "
                        "given, it replaces the gate")
@@ -58,12 +59,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("--primes", type=int, default=None, metavar="N",
                        help="primes for --crosscheck field (default 2)")
         q.add_argument("--workers", type=int, default=None, metavar="N",
-                       help="processes for the top-level restrictions (restriction method)")
+                       help="processes for the top-level restrictions (restriction method) "
+                       "or for each rank's flat orbits and their terms (orbits method); "
+                       "the same count")
         q.add_argument("--scheduler", default=None, metavar="ADDR",
-                       help="a Dask scheduler address, or 'local' (restriction method)")
+                       help="a Dask scheduler address, or 'local' (restriction and orbits "
+                       "methods)")
         q.add_argument("--state", default=None, metavar="DIR",
-                       help="keep finished top-level restrictions in DIR; rerun to resume "
-                       "after a kill (restriction method)")
+                       help="keep finished top-level restrictions (restriction method), or "
+                       "each rank's flat orbits and finished chunks of terms (orbits "
+                       "method), in DIR; rerun to resume after a kill")
         q.add_argument("--symmetry", action="store_true",
                        help="also detect the head's label-and-coordinate symmetry group "
                        "exactly and report its order and hyperplane orbits (--method "
@@ -148,9 +153,10 @@ def _count(args: argparse.Namespace) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise InvalidInput(f"--{name.replace('_', '-')} must be at least 1; got {v}")
-    if args.method != "restriction" and (args.workers or args.scheduler or args.state):
+    if args.method not in ("restriction", "orbits") and (args.workers or args.scheduler or
+                                                         args.state):
         raise InvalidInput("--workers, --scheduler and --state apply to --method "
-                           "restriction only")
+                           f"restriction or orbits, not {args.method}")
     if args.primes is not None and "field" not in checks:  # honoured or refused
         raise InvalidInput("--primes applies to --crosscheck field only")
     if args.group is not None and args.method != "orbits":
@@ -251,6 +257,9 @@ def _count(args: argparse.Namespace) -> int:
               f"{sum(st['orbits']):,} orbits of flats of rank 1 and up (by rank "
               f"{st['orbits']}) stand for "
               f"{sum(st['flats']):,} flats")
+        if st.get("resumed_rank") or st.get("resumed_units"):
+            print(f"resumed from {args.state}: the orbits of rank {st['resumed_rank']} and "
+                  f"{st['resumed_units']} chunks of terms were read back")
     if sym is not None:
         used = p.method == "orbits" and p.stats.get("group_source") == "detected"
         print(sym.text() + (" (the count used it)" if used else

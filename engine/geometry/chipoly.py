@@ -206,7 +206,8 @@ def _by_restriction(vecs, dim, executor, state_dir, stats, budget=None) -> list[
     return restriction.combine_terms(dim, [done[i] for i in range(len(terms))])
 
 
-def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget) -> list[int]:
+def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget, executor=None,
+               state_dir=None) -> list[int]:
     """chi of the cone by flat orbits under the given or detected coordinate group."""
     from logitgeom.geometry import flatorbits, headgroup
 
@@ -227,7 +228,8 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget) -> lis
         stats["group_source"] = "given"
     gens = headgroup.hyperplane_permutations(vecs, d, affine, coords, mats)
     try:
-        return flatorbits.chi_flat_orbits(vecs, dim, gens, stats=stats, budget=budget)
+        return flatorbits.chi_flat_orbits(vecs, dim, gens, stats=stats, budget=budget,
+                                          executor=executor, state_dir=state_dir)
     except restriction.WorkBudgetExceeded:
         raise TooLarge(f"chi of this arrangement ({len(vecs)} hyperplanes in dimension "
                        f"{dim}) by flat orbits needs more than {budget:,} flat orbits and "
@@ -266,13 +268,18 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         counts over ``F_q`` at ``primes`` primes above Hadamard's bound (small
         arrangements only: about ``m q^(d-1)`` operations).
     executor : None, concurrent.futures.Executor or distributed.Client
-        Spread the top-level restrictions over workers (restriction method).
+        Spread the top-level restrictions over workers (restriction method), or each
+        rank's extension and terms (orbits method).
     state_dir : path, optional
-        Keep each finished top-level restriction as a file there; a rerun after a kill
-        resumes from them (the folder is keyed by the arrangement).
+        Keep each finished top-level restriction (restriction method), or each finished
+        level of flat orbits and chunk of terms (orbits method), as a file there; a rerun
+        after a kill resumes from them (the folder is keyed by the arrangement, and for
+        the orbits method by the group too).
     budget : int, optional
-        At most this many distinct restrictions computed (restriction and orbits methods;
-        with an executor, per top-level restriction), or nodes of the partition search
+        At most this many distinct restrictions computed (restriction method; with an
+        executor, per top-level restriction), flat orbits and restrictions together
+        (orbits method; with an executor a restriction two workers both compute counts
+        twice; work read back from ``state_dir`` is free), or nodes of the partition search
         (partitions method; default 10^9): :class:`TooLarge` past it.
     group : sequence of coordinate permutations, or dict, optional
         Generators of a group of automorphisms for the orbits method: permutations of
@@ -315,8 +322,9 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         raise InvalidInput(f"crosscheck must be among {', '.join(CROSSCHECKS)}; got {bad[0]!r}")
     if group is not None and method != "orbits":
         raise InvalidInput("a group applies to method 'orbits' only")
-    if method == "orbits" and (executor is not None or state_dir is not None):
-        raise InvalidInput("workers and resume files apply to method 'restriction' only")
+    if method in ("nbc", "partitions") and (executor is not None or state_dir is not None):
+        raise InvalidInput("workers and resume files apply to methods 'restriction' and "
+                           f"'orbits' only, not {method!r}")
     if isinstance(primes, bool) or not isinstance(primes, int) or primes < 1:
         raise InvalidInput(f"primes must be a positive integer; got {primes!r}")
     vecs, dim, affine = arrangement_normals(W, bias=bias, ranking=ranking)
@@ -340,7 +348,8 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
     elif method == "nbc":
         coeffs = nbc()
     elif method == "orbits":
-        cone = _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget)
+        cone = _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget,
+                          executor, state_dir)
         coeffs = _decone(cone) if affine else cone
     else:
         try:

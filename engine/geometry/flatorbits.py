@@ -23,6 +23,14 @@ does); hyperplanes with the same reduced normal close to the same child.  Each o
 ``chi_{A^X}`` is computed by :func:`logitgeom.exact.restriction.chi_restriction` with one
 shared table.
 
+With an executor, each rank's two stages are split into units (contiguous chunks of the
+representatives, or of the orbits' terms) run on the workers: the children found by the
+chunks are merged in chunk order, first occurrence kept, which is the serial order, and the
+terms' partial sums are added in chunk order, so the result and the orbit statistics do not
+depend on the workers.  Each worker keeps its own table of restrictions for the run.  With
+a state folder each finished level and chunk of terms is kept on disk
+(:mod:`logitgeom.geometry.orbitstate`) and a rerun resumes from them.
+
 The largest restrictions, to flats of rank 1 and 2, are not computed: with ``f(X)`` the
 sum of the Moebius values of the flats of rank at most 2 below ``X`` (``1 - a(X) + sum
 (c(Z) - 1)``, ``a(X)`` the hyperplanes through ``X``, the sum over the rank-2 flats ``Z``
@@ -41,18 +49,26 @@ Examples
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from math import gcd
+from pathlib import Path
 from typing import Any
 
 from logitgeom.exact import restriction
+from logitgeom.geometry import orbitstate
 from logitgeom.geometry.permchain import StabilizerChain
 
-__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT"]
+__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT", "TERM_UNITS", "EXTEND_UNITS"]
 
 #: least-image searches allowed per unit of ``budget`` (a representative has a child per
 #: hyperplane class off it, each one search)
 SEARCHES_PER_UNIT = 100
+#: at most this many chunks of terms per rank (fixed by the number of orbits alone, so a
+#: resumed run splits a rank as the killed one did, whatever its workers)
+TERM_UNITS = 64
+#: chunks of representatives per worker when extending a rank with an executor
+EXTEND_UNITS = 4
 
 Vec = tuple[int, ...]
 
@@ -119,11 +135,243 @@ def _rank2_sum(pairs: object, closed: tuple[int, ...]) -> int:
     return int(weight[sub].sum())  # id -1 reads the trailing 0
 
 
+Level = orbitstate.Level
+
+
+def _extend(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], list[list[int]]]],
+            start: int, searches_left: int | None, orbits_left: int | None,
+            progress: Callable | None = None, rank: int = 0, of: int = 0
+            ) -> tuple[dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]], int]:
+    """The children of the representatives ``reps`` (closed set, the hyperplanes off it
+    in classes of equal restricted normal; numbered from ``start``), one per least image
+    in order of discovery, each as (closed set, stabiliser order, its parent's number, a
+    hyperplane it adds); and the searches run.  Raises
+    :class:`~logitgeom.exact.restriction.WorkBudgetExceeded` past either limit."""
+    m, order = chain.m, chain.order
+    nxt: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]] = {}
+    searches = 0
+    for done, (closed, groups) in enumerate(reps, start):
+        if progress is not None:
+            progress("extend", rank, done, of)
+        for js in groups:
+            child = tuple(sorted(closed + tuple(js)))
+            searches += 1
+            if searches_left is not None and searches > searches_left:
+                raise restriction.WorkBudgetExceeded
+            if len(child) == m:  # every hyperplane: the centre, fixed by the group
+                key, stab = tuple(range(m)), order
+            else:
+                key, stab = chain.least_image(child)
+            if key in nxt:
+                continue
+            if orbits_left is not None and len(nxt) >= orbits_left:
+                raise restriction.WorkBudgetExceeded
+            nxt[key] = (child, stab, done, js[0])
+    return nxt, searches
+
+
+def _extend_unit(args: tuple) -> tuple[dict, int]:
+    """One chunk of representatives extended (any process)."""
+    return _extend(*args)
+
+
+def _level(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], dict[int, Vec]]],
+           found: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]]) -> Level:
+    """The level of the children ``found``: each with its restriction in coordinates and
+    its orbit size."""
+    nxt: Level = {}
+    for key, (child, stab, i, j) in found.items():
+        imgs = reps[i][1]
+        sub = _restrict_map(imgs, imgs[j])
+        nxt[key] = (child, {h: w for h, w in sub.items() if w is not None},
+                    chain.order // stab)
+    return nxt
+
+
+def _terms(jobs: Sequence[tuple[int, list[Vec], int]], size: int, cache: dict,
+           limit: int | None, progress: Callable | None = None, rank: int = 0,
+           start: int = 0, of: int = 0) -> tuple[list[int], dict]:
+    """``-sum w chi_{A^X}`` over the jobs ``(w, normals of A^X, dim of X)`` as ``size``
+    coefficients, with the restriction counters; at most ``limit`` restrictions computed."""
+    out = [0] * size
+    st: dict = {}
+    for i, (w, sub, k) in enumerate(jobs):
+        if progress is not None:
+            progress("restrict", rank, start + i, of)
+        left = None if limit is None else max(0, limit - st.get("computed", 0))
+        c = restriction.chi_restriction(sub, k, cache=cache, stats=st, budget=left)
+        for e, x in enumerate(c):
+            out[e] -= w * x
+    return out, st
+
+
+#: a worker's table of restrictions: one run's (its token) at a time
+_WORKER_CACHE: dict[str, dict] = {}
+
+
+def _terms_unit(args: tuple) -> tuple[list[int], dict]:
+    """One chunk of terms (any process), with this worker's table for the run."""
+    token, jobs, size, limit = args
+    cache = _WORKER_CACHE.get(token)
+    if cache is None:
+        _WORKER_CACHE.clear()
+        cache = _WORKER_CACHE[token] = {}
+    return _terms(jobs, size, cache, limit)
+
+
+def _chunks(n: int, units: int) -> list[tuple[int, int]]:
+    """``n`` items in at most ``units`` contiguous chunks of nearly equal length."""
+    k = max(1, min(n, units))
+    return [(i * n // k, (i + 1) * n // k) for i in range(k)]
+
+
+class _Run:
+    """One count's state: the counters, the budget spent by this run, the executor and the
+    state folder."""
+
+    def __init__(self, chain: StabilizerChain, dim: int, low: int, pairs: object, memo: dict,
+                 budget: int | None, progress: Callable | None, executor: object,
+                 folder: Path | None, token: str) -> None:
+        self.chain, self.dim, self.low, self.pairs, self.memo = chain, dim, low, pairs, memo
+        self.budget, self.progress, self.executor = budget, progress, executor
+        self.folder, self.token = folder, token
+        self.searches = self.found = self.computed = 0  # this run's, for the budget
+        self.units = 0  # chunks of terms finished (kept ones included)
+        self.st: dict = {}
+
+    def _over(self) -> None:
+        if self.budget is not None and (self.searches > SEARCHES_PER_UNIT * self.budget or
+                                        self.found + self.computed > self.budget):
+            raise restriction.WorkBudgetExceeded
+
+    def extend(self, level: Level, rank: int) -> Level:
+        """The orbits of rank ``rank + 1`` from the representatives of rank ``rank``."""
+        reps = [(c, imgs) for c, imgs, _ in level.values()]
+        classes = []  # the hyperplanes off each representative by restricted normal
+        for c, imgs in reps:
+            groups: dict[Vec, list[int]] = {}
+            for j, v in imgs.items():
+                groups.setdefault(v, []).append(j)
+            classes.append((c, list(groups.values())))
+        b = self.budget
+        s_left = None if b is None else SEARCHES_PER_UNIT * b - self.searches
+        o_left = None if b is None else b - self.found - self.computed
+        if self.executor is None:
+            found, s = _extend(self.chain, classes, 0, s_left, o_left, self.progress, rank,
+                               len(reps))
+            self.searches += s
+        else:
+            from logitgeom.run.executor import run_units, worker_count
+
+            bounds = _chunks(len(reps), EXTEND_UNITS * worker_count(self.executor))
+            parts: list = [None] * len(bounds)
+            done = 0
+            runs: Any = run_units(_extend_unit, [(self.chain, classes[a:z], a, s_left, o_left)
+                                            for a, z in bounds],
+                             executor=self.executor, progress=False, desc=f"rank {rank + 1}")
+            try:
+                for r in runs:
+                    parts[r.index] = r.value[0]
+                    self.searches += r.value[1]
+                    self._over()
+                    done += bounds[r.index][1] - bounds[r.index][0]
+                    if self.progress is not None:
+                        self.progress("extend", rank, done, len(reps))
+            finally:
+                runs.close()  # a budget or progress stop cancels the pending units
+            found = {}
+            for part in parts:  # chunk order: the first occurrence is the serial one
+                for key, val in part.items():
+                    if key not in found:
+                        found[key] = val
+        nxt = _level(self.chain, reps, found)
+        self.found += len(nxt)
+        self._over()
+        return nxt
+
+    def restrict(self, level: Level, rank: int, out: list[int]) -> None:
+        """Add the terms of the orbits of rank ``rank`` to ``out``."""
+        dim, low, progress = self.dim, self.low, self.progress
+        entries = list(level.values())
+        if rank <= low:  # Moebius values: -1 on a hyperplane, c - 1 on a rank-2 flat
+            for i, (closed, _, n) in enumerate(entries):
+                if progress is not None:
+                    progress("restrict", rank, i, len(entries))
+                if rank == 1:
+                    out[dim - 1] -= n
+                else:
+                    out[dim - 2] += n * (len(closed) - 1)
+            return
+        jobs = []
+        for closed, imgs, n in entries:
+            f = 1  # the sum of mu over the flats of rank <= low through this one
+            if low >= 1:
+                f -= len(closed)
+            if low >= 2:
+                f += _rank2_sum(self.pairs, closed)
+            jobs.append((n * f, list(imgs.values()), dim - rank))
+        bounds = _chunks(len(jobs), TERM_UNITS)
+        done: dict[int, list[int]] = {}
+        if self.folder is not None:
+            done, kept = orbitstate.load_terms(self.folder, rank, len(bounds))
+            self.st["resumed_units"] = self.st.get("resumed_units", 0) + len(done)
+            self._count(kept)
+            self.units += len(done)
+        todo = [c for c in range(len(bounds)) if c not in done]
+        def left() -> int | None:
+            return None if self.budget is None else self.budget - self.found - self.computed
+
+        if self.executor is None:
+            for c in todo:
+                a, z = bounds[c]
+                vec, st = _terms(jobs[a:z], dim + 1, self.memo, left(), progress, rank, a,
+                                 len(jobs))
+                self._finished(rank, c, len(bounds), vec, st, done)
+        else:
+            from logitgeom.run.executor import run_units
+
+            limit = left()
+            runs: Any = run_units(_terms_unit, [(self.token, jobs[a:z], dim + 1, limit)
+                                           for a, z in (bounds[c] for c in todo)],
+                             executor=self.executor, progress=False, desc=f"terms {rank}")
+            try:
+                for r in runs:
+                    vec, st = r.value
+                    self._finished(rank, todo[r.index], len(bounds), vec, st, done)
+                    self.computed += st.get("computed", 0)
+                    self._over()
+                    if progress is not None:
+                        progress("restrict", rank, len(done), len(bounds))
+            finally:
+                runs.close()
+        for c in range(len(bounds)):  # a fixed order, whatever finished first
+            for e, x in enumerate(done[c]):
+                out[e] += x
+
+    def _count(self, st: dict) -> None:
+        for k, v in st.items():
+            self.st[k] = self.st.get(k, 0) + v
+
+    def _finished(self, rank: int, c: int, chunks: int, vec: list[int], st: dict,
+                  done: dict[int, list[int]]) -> None:
+        done[c] = vec
+        self._count(st)
+        self.units += 1
+        if self.executor is None:
+            self.computed += st.get("computed", 0)
+        if self.folder is not None:
+            from logitgeom.run.state import kill_hook
+
+            orbitstate.save_terms(self.folder, rank, c, chunks, vec, st)
+            kill_hook("orbits", self.units)
+
+
 def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                     generators: Sequence[Sequence[int]], *,
                     cache: dict | None = None, stats: dict | None = None,
                     budget: int | None = None, low: int = 2,
-                    progress: Callable[[str, int, int, int], None] | None = None
+                    progress: Callable[[str, int, int, int], None] | None = None,
+                    executor: object = None, state_dir: str | os.PathLike | None = None
                     ) -> list[int]:
     """chi(t) of the central arrangement ``vecs`` in ``Q^dim``, one flat per orbit.
 
@@ -139,15 +387,19 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         intersection lattice): the caller checks them.
     cache : dict, optional
         The table of restrictions shared with :func:`~logitgeom.exact.restriction.
-        chi_restriction`.
+        chi_restriction` (serial work; each worker keeps its own).
     stats : dict, optional
         Receives ``orbits`` (flat orbits by rank), ``flats`` (flats by rank: the orbit
-        sizes summed), ``least_images`` (searches run), ``group_order`` and the
-        restriction counters.
+        sizes summed), ``least_images`` (searches run), ``group_order``, the restriction
+        counters, and with a state folder ``resumed_rank`` (the rank of the level a rerun
+        started from, 0 for none) and ``resumed_units`` (chunks of terms read back).
     budget : int, optional
-        At most this many flat orbits and restrictions computed together, and
-        ``SEARCHES_PER_UNIT`` times as many least-image searches:
-        :class:`~logitgeom.exact.restriction.WorkBudgetExceeded` past it.
+        At most this many flat orbits found and restrictions computed together by this
+        call (work read back from a state folder is free), and ``SEARCHES_PER_UNIT``
+        times as many least-image searches:
+        :class:`~logitgeom.exact.restriction.WorkBudgetExceeded` past it.  With an
+        executor a restriction that two workers both compute counts twice, and the units
+        already running when the budget runs out finish first.
     low : {0, 1, 2}
         The flats of rank at most ``low`` enter through their Moebius values (``-1`` for
         a hyperplane, ``c - 1`` for a flat of rank 2 on ``c`` hyperplanes) and the flats
@@ -158,7 +410,16 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         Called as ``progress("extend", rank, done, of)`` before each representative of
         rank ``rank`` is extended to the next rank, and ``progress("restrict", rank, done,
         of)`` before each orbit's term of rank ``rank`` is computed (``done`` of ``of``
-        so far); it may raise to stop the count.
+        so far); with an executor, after each finished unit instead (representatives
+        done of ``of``, or chunks of terms done of ``of``); it may raise to stop the count.
+    executor : None, concurrent.futures.Executor or distributed.Client, optional
+        Run each rank's extension (in chunks of representatives) and its terms (in at
+        most :data:`TERM_UNITS` chunks of orbits) on these workers
+        (:func:`logitgeom.run.executor.run_units`); the result is the same.
+    state_dir : path, optional
+        Keep each finished level and chunk of terms in a folder under it keyed by the
+        arrangement, the generators and ``low`` (:mod:`logitgeom.geometry.orbitstate`); a
+        rerun after a kill resumes from them.
 
     Returns
     -------
@@ -170,79 +431,59 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     >>> cube = [(1, 0, 0), (0, 1, 0), (0, 0, 1)]
     >>> chi_flat_orbits(cube, 3, [(1, 2, 0)])          # (t - 1)^3
     [-1, 3, -3, 1]
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(2) as ex:
+    ...     chi_flat_orbits(cube, 3, [(1, 2, 0)], executor=ex)
+    [-1, 3, -3, 1]
     """
     normals: list[Vec] = [tuple(int(x) for x in v) for v in vecs]
     m = len(normals)
-    chain = StabilizerChain(generators, m)
-    order = chain.order
-    memo: dict = {} if cache is None else cache
-    st: dict = {}
-    orbits: list[int] = []
-    flats: list[int] = []
-    searches = found = 0
     if low not in (0, 1, 2):
         raise ValueError(f"low must be 0, 1 or 2; got {low!r}")
-    pairs = _pair_flats(normals) if low >= 2 else None
+    chain = StabilizerChain(generators, m)
+    gens = [list(g) for g in chain.generators]
+    token = orbitstate.key(normals, dim, gens, low)
+    folder = None if state_dir is None else orbitstate.folder(state_dir, normals, dim, gens,
+                                                              low)
+    run = _Run(chain, dim, low, _pair_flats(normals) if low >= 2 else None,
+               {} if cache is None else cache, budget, progress, executor, folder, token)
     out = [0] * (dim + 1)
     out[dim] = 1
-    # one representative per orbit of the current rank: least image -> (closed set, map)
-    level: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {
-        (): ((), dict(enumerate(normals)))}
+    level: Level = {(): ((), dict(enumerate(normals)), 1)}
     rank = 0
-    while level:
-        nxt: dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec]]] = {}
-        sizes: dict[tuple[int, ...], int] = {}
-        for done, (closed, imgs) in enumerate(level.values()):
-            if progress is not None:
-                progress("extend", rank, done, len(level))
-            groups: dict[Vec, list[int]] = {}
-            for j, v in imgs.items():
-                groups.setdefault(v, []).append(j)
-            for r, js in groups.items():
-                child = tuple(sorted(closed + tuple(js)))
-                searches += 1
-                if budget is not None and (searches > SEARCHES_PER_UNIT * budget or
-                                           found + len(nxt) >= budget):
-                    raise restriction.WorkBudgetExceeded
-                if len(child) == m:  # every hyperplane: the centre, fixed by the group
-                    key, stab = tuple(range(m)), order
-                else:
-                    key, stab = chain.least_image(child)
-                if key in nxt:
-                    continue
-                sub = _restrict_map(imgs, r)
-                nxt[key] = (child, {j: w for j, w in sub.items() if w is not None})
-                sizes[key] = order // stab
-        rank += 1
-        found += len(nxt)
-        orbits.append(len(nxt))
-        flats.append(sum(sizes.values()))
-        for done, (key, (closed, imgs)) in enumerate(nxt.items()):
-            if progress is not None:
-                progress("restrict", rank, done, len(nxt))
-            n = sizes[key]
-            if rank == 1 and low >= 1:  # mu = -1
-                out[dim - 1] -= n
-                continue
-            if rank == 2 and low >= 2:  # mu = (hyperplanes through it) - 1
-                out[dim - 2] += n * (len(closed) - 1)
-                continue
-            f = 1  # the sum of mu over the flats of rank <= low through this one
-            if low >= 1:
-                f -= len(closed)
-            if low >= 2:
-                f += _rank2_sum(pairs, closed)
-            left = None if budget is None else budget - found - st.get("computed", 0)
-            c = restriction.chi_restriction(list(imgs.values()), dim - rank, cache=memo,
-                                            stats=st, budget=left)
-            for i, x in enumerate(c):
-                out[i] -= n * f * x
-        level = nxt
+    counters: dict = {"orbits": [], "flats": [], "least_images": 0}
+    kept = None if folder is None else orbitstate.load_level(folder)
+    if kept is not None:  # the level of this rank is extended; its terms come next
+        rank, level, out, counters = kept
+    resumed, fresh = rank, kept is None
+    before = counters["least_images"]  # the searches of the runs that built the kept level
+    try:
+        while True:
+            if fresh:
+                level = run.extend(level, rank)
+                rank += 1
+                if not level:
+                    break
+                counters["orbits"].append(len(level))
+                counters["flats"].append(sum(n for _, _, n in level.values()))
+                counters["least_images"] = before + run.searches
+                if folder is not None:
+                    from logitgeom.run.state import kill_hook
+
+                    orbitstate.save_level(folder, rank, level, out, counters)
+                    kill_hook("orbits-level", rank)
+            fresh = True
+            run.restrict(level, rank, out)
+    finally:
+        _WORKER_CACHE.clear()  # a thread executor's table lives in this process
     if stats is not None:
-        for k, v in st.items():
+        for k, v in run.st.items():
             stats[k] = stats.get(k, 0) + v
-        stats["orbits"] = orbits[:-1] if orbits and orbits[-1] == 0 else orbits
-        stats["flats"] = flats[:len(stats["orbits"])]
-        stats["least_images"] = stats.get("least_images", 0) + searches
-        stats["group_order"] = order
+        stats["orbits"] = counters["orbits"]
+        stats["flats"] = counters["flats"]
+        stats["least_images"] = stats.get("least_images", 0) + before + run.searches
+        stats["group_order"] = chain.order
+        if folder is not None:
+            stats["resumed_rank"] = resumed
+            stats.setdefault("resumed_units", 0)
     return out

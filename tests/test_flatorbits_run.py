@@ -1,0 +1,221 @@
+"""chi(t) by flat orbits over workers and resumable (issue 46, item 2): the same chi, orbit
+statistics and levels (in the same order) whatever the executor; a run killed part way
+resumes from its state folder with the same chi; another group never reuses a folder;
+the CLI options honoured by --method orbits and refused by the methods that ignore them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from logitgeom.errors import InvalidInput, TooLarge
+from logitgeom.geometry import flatorbits, orbitstate
+from logitgeom.geometry.chipoly import characteristic_polynomial
+from logitgeom.geometry.families import (
+    CATALAN,
+    RESONANCE_REGIONS,
+    catalan_count,
+    circulant,
+    deformation,
+    resonance,
+)
+from logitgeom.run.executor import process_pool
+
+S6 = [[1, 2, 3, 4, 5, 0], [1, 0, 2, 3, 4, 5]]  # the coordinate group S_6
+
+
+def _heads():
+    """Resonance n = 5 (sign), a circulant head of 8 labels (rankings), Catalan n = 6
+    with S_6 given: (name, keyword arguments, regions)."""
+    W, b = deformation(6, CATALAN)
+    return [("resonance-5", {"W": resonance(5)}, RESONANCE_REGIONS[5]),
+            ("circulant-8", {"W": circulant([3, 1, 0, -1, 2, 7, 4, 9]), "ranking": True},
+             40320),
+            ("catalan-6", {"W": W, "bias": b, "group": S6}, catalan_count(6))]
+
+
+def _levels(monkeypatch):
+    """Record every level written to a state folder (its file's text), in order."""
+    seen: list[str] = []
+    save = orbitstate.save_level
+
+    def record(f, rank, level, out, counters):
+        save(f, rank, level, out, counters)
+        seen.append((f / f"level-{rank}.json").read_text())
+
+    monkeypatch.setattr(orbitstate, "save_level", record)
+    return seen
+
+
+def _orbits(kw, **more):
+    kw = dict(kw)
+    return characteristic_polynomial(kw.pop("W"), method="orbits", **kw, **more)
+
+
+def _same(p, q):
+    assert p.coefficients == q.coefficients
+    for key in ("orbits", "flats", "least_images", "group_order"):
+        assert p.stats[key] == q.stats[key], key
+
+
+def test_process_pool_gives_the_serial_chi_levels_and_orbits(tmp_path, monkeypatch):
+    """Two worker processes: the same chi, orbits, orbit sizes and least-image searches,
+    and every level (representatives, restricted normals, orbit sizes) written in the
+    same order as the serial run's."""
+    seen = _levels(monkeypatch)
+    with process_pool(2) as pool:
+        for name, kw, regions in _heads():
+            seen.clear()
+            p = _orbits(kw, state_dir=tmp_path / name / "serial")
+            serial = list(seen)
+            seen.clear()
+            q = _orbits(kw, executor=pool, state_dir=tmp_path / name / "pool")
+            assert p.regions == regions
+            _same(p, q)
+            assert seen == serial and len(serial) == len(p.stats["orbits"])
+
+
+def test_dask_local_cluster_gives_the_serial_chi():
+    pytest.importorskip("distributed")
+    from logitgeom.run.executor import close_executor, make_executor
+
+    name, kw, regions = _heads()[0]
+    client = make_executor(2, "local")
+    try:
+        p = _orbits(kw, executor=client)
+    finally:
+        close_executor(client)
+    assert p.regions == regions
+    _same(p, _orbits(kw))
+
+
+class _Killed(Exception):
+    pass
+
+
+def _kill_at(monkeypatch, spec):
+    """The engine's kill hook, sending SIGUSR1 at a chosen point; this test turns the
+    signal into an exception (the run stops there, as a killed one would)."""
+    def handler(signum, frame):
+        raise _Killed
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    monkeypatch.setenv("LOGITGEOM_STORE_KILL", f"{spec}:{int(signal.SIGUSR1)}")
+    return old
+
+
+@pytest.mark.parametrize("spec", ["orbits-level:3", "orbits:5"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_killed_run_resumes_with_the_same_chi(tmp_path, monkeypatch, spec, workers):
+    """Killed after the level of rank 3 is written, or after 5 chunks of terms; the rerun
+    reads them back and gives the same chi (with and without workers)."""
+    name, kw, regions = _heads()[0]
+    want = _orbits(kw)
+    old = _kill_at(monkeypatch, spec)
+    try:
+        with pytest.raises(_Killed):
+            if workers == 1:
+                _orbits(kw, state_dir=tmp_path)
+            else:
+                with process_pool(workers) as pool:
+                    _orbits(kw, executor=pool, state_dir=tmp_path)
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    monkeypatch.delenv("LOGITGEOM_STORE_KILL")
+    (folder,) = tmp_path.glob("orbits-*")
+    assert [p.name for p in folder.glob("level-*.json")] == ["level-3.json"]
+    p = _orbits(kw, state_dir=tmp_path)
+    _same(p, want)
+    assert p.stats["resumed_rank"] == 3
+    if spec == "orbits:5":  # 5 chunks of rank 3's terms were kept
+        assert p.stats["resumed_units"] == 5
+    again = _orbits(kw, state_dir=tmp_path)  # finished: the last level and its terms kept
+    _same(again, want)
+    assert again.stats["resumed_rank"] == len(want.stats["orbits"])
+
+
+def test_budget_stop_keeps_work_and_is_honoured_with_workers(tmp_path):
+    name, kw, regions = _heads()[0]
+    with process_pool(2) as pool:
+        with pytest.raises(TooLarge, match="flat orbits and restrictions"):
+            _orbits(kw, executor=pool, budget=20)
+        assert _orbits(kw, executor=pool, budget=200).regions == regions
+    with pytest.raises(TooLarge, match="flat orbits and restrictions"):
+        _orbits(kw, budget=60, state_dir=tmp_path)
+    assert list(tmp_path.glob("orbits-*/level-*.json"))  # the levels found are kept
+    p = _orbits(kw, state_dir=tmp_path)
+    assert p.regions == regions and p.stats["resumed_rank"] > 0
+
+
+def test_another_group_does_not_reuse_a_state(tmp_path):
+    W = resonance(5)
+    p = characteristic_polynomial(W, method="orbits", state_dir=tmp_path)
+    q = characteristic_polynomial(W, method="orbits", state_dir=tmp_path,
+                                  group=[[1, 2, 3, 4, 0]])
+    assert q.stats["resumed_rank"] == 0 and q.stats["resumed_units"] == 0
+    assert q.stats["group_order"] == 5 and p.stats["group_order"] == 120
+    assert q.coefficients == p.coefficients
+    assert len(list(tmp_path.glob("orbits-*"))) == 2
+    r = characteristic_polynomial(W, method="orbits", state_dir=tmp_path,
+                                  group=[[1, 2, 3, 4, 0]])
+    assert r.stats["resumed_rank"] > 0 and r.coefficients == p.coefficients
+
+
+def test_worker_options_refused_where_not_honoured():
+    for method, ranking in (("nbc", False), ("partitions", True)):
+        with pytest.raises(InvalidInput, match="'restriction' and 'orbits' only"):
+            characteristic_polynomial(resonance(3), method=method, ranking=ranking,
+                                      state_dir="x")
+
+
+def test_cli_workers_state_and_refusals(tmp_path, capsys):
+    from logitgeom.cli.main import main
+
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(resonance(5)))
+    state = tmp_path / "state"
+    argv = ["count", "sign", str(w), "--method", "orbits", "--workers", "2", "--state",
+            str(state)]
+    assert main(argv + ["--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == RESONANCE_REGIONS[5]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("11292 sign patterns") and "resumed from" in out
+    assert main(argv[:-2] + ["--max-work", "20"]) == 2  # honoured with workers
+    assert "flat orbits and restrictions" in capsys.readouterr().err
+    for method in ("nbc", "partitions"):
+        assert main(["count", "ranking", str(w), "--method", method, "--workers", "2"]) == 2
+        err = capsys.readouterr().err
+        assert f"apply to --method restriction or orbits, not {method}" in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_killed_by_sigkill_resumes(tmp_path):
+    """A real kill (SIGKILL from the kill hook, workers dying with the parent) after the
+    second chunk of terms; the rerun says what it read back and gives the count."""
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(resonance(5)))
+    state = tmp_path / "state"
+    argv = [sys.executable, "-m", "logitgeom", "count", "sign", str(w), "--method", "orbits",
+            "--workers", "2", "--state", str(state)]
+    env = dict(os.environ, LOGITGEOM_STORE_KILL=f"orbits:2:{int(signal.SIGKILL)}")
+    first = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == -signal.SIGKILL
+    assert len(list(state.glob("orbits-*/terms-3-*.json"))) == 2
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.startswith("11292 sign patterns")
+    assert "the orbits of rank 3 and 2 chunks of terms were read back" in second.stdout
+
+
+def test_chunks_are_fixed_by_the_orbits_alone():
+    assert flatorbits._chunks(5, 64) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    b = flatorbits._chunks(130, 64)
+    assert len(b) == 64 and b[0][0] == 0 and b[-1][1] == 130
+    assert all(x[1] == y[0] for x, y in zip(b, b[1:], strict=False))
