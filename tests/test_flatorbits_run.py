@@ -81,6 +81,7 @@ def test_process_pool_gives_the_serial_chi_levels_and_orbits(tmp_path, monkeypat
 
 
 def test_dask_local_cluster_gives_the_serial_chi():
+    """A Dask LocalCluster of two workers: the serial chi; past the budget a refusal."""
     pytest.importorskip("distributed")
     from logitgeom.run.executor import close_executor, make_executor
 
@@ -88,10 +89,27 @@ def test_dask_local_cluster_gives_the_serial_chi():
     client = make_executor(2, "local")
     try:
         p = _orbits(kw, executor=client)
+        with pytest.raises(TooLarge, match="flat orbits and restrictions"):
+            _orbits(kw, executor=client, budget=20)
     finally:
         close_executor(client)
     assert p.regions == regions
     _same(p, _orbits(kw))
+
+
+def test_units_return_none_past_the_budget():
+    """A unit past its budget returns None for the driver to raise (raised in a Dask
+    worker, it would be logged there as a failed task with its traceback)."""
+    from logitgeom.geometry.permchain import StabilizerChain
+
+    chain = StabilizerChain([(1, 0, 2)], 3)
+    reps = [((), [[0], [1], [2]])]
+    assert flatorbits._extend_unit((chain, reps, 0, None, None))[1] == 3
+    assert flatorbits._extend_unit((chain, reps, 0, 2, None)) is None
+    assert flatorbits._extend_unit((chain, reps, 0, None, 1)) is None
+    jobs = [(1, [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1)], 4)]
+    assert flatorbits._terms_unit(("t", jobs, 5, None)) is not None
+    assert flatorbits._terms_unit(("u", jobs, 5, 0)) is None
 
 
 class _Killed(Exception):

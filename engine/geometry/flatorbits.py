@@ -170,9 +170,13 @@ def _extend(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], list[l
     return nxt, searches
 
 
-def _extend_unit(args: tuple) -> tuple[dict, int]:
-    """One chunk of representatives extended (any process)."""
-    return _extend(*args)
+def _extend_unit(args: tuple) -> tuple[dict, int] | None:
+    """One chunk of representatives extended (any process); ``None`` past the budget (not
+    raised in the worker, where Dask would log it with a traceback)."""
+    try:
+        return _extend(*args)
+    except restriction.WorkBudgetExceeded:
+        return None
 
 
 def _level(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], dict[int, Vec]]],
@@ -209,14 +213,18 @@ def _terms(jobs: Sequence[tuple[int, list[Vec], int]], size: int, cache: dict,
 _WORKER_CACHE: dict[str, dict] = {}
 
 
-def _terms_unit(args: tuple) -> tuple[list[int], dict]:
-    """One chunk of terms (any process), with this worker's table for the run."""
+def _terms_unit(args: tuple) -> tuple[list[int], dict] | None:
+    """One chunk of terms (any process), with this worker's table for the run; ``None``
+    past the budget."""
     token, jobs, size, limit = args
     cache = _WORKER_CACHE.get(token)
     if cache is None:
         _WORKER_CACHE.clear()
         cache = _WORKER_CACHE[token] = {}
-    return _terms(jobs, size, cache, limit)
+    try:
+        return _terms(jobs, size, cache, limit)
+    except restriction.WorkBudgetExceeded:
+        return None
 
 
 def _chunks(n: int, units: int) -> list[tuple[int, int]]:
@@ -271,6 +279,8 @@ class _Run:
                              executor=self.executor, progress=False, desc=f"rank {rank + 1}")
             try:
                 for r in runs:
+                    if r.value is None:
+                        raise restriction.WorkBudgetExceeded
                     parts[r.index] = r.value[0]
                     self.searches += r.value[1]
                     self._over()
@@ -336,6 +346,8 @@ class _Run:
                              executor=self.executor, progress=False, desc=f"terms {rank}")
             try:
                 for r in runs:
+                    if r.value is None:
+                        raise restriction.WorkBudgetExceeded
                     vec, st = r.value
                     self._finished(rank, todo[r.index], len(bounds), vec, st, done)
                     self.computed += st.get("computed", 0)
