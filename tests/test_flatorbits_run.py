@@ -184,6 +184,16 @@ def test_another_group_does_not_reuse_a_state(tmp_path):
     assert r.stats["resumed_rank"] > 0 and r.coefficients == p.coefficients
 
 
+def test_one_run_at_a_time_writes_a_state_folder(tmp_path):
+    from logitgeom._fsio import OutputError, folder_lock
+
+    W = resonance(4)
+    characteristic_polynomial(W, method="orbits", state_dir=tmp_path)
+    (f,) = tmp_path.glob("orbits-*")
+    with folder_lock(f), pytest.raises(OutputError, match="another logitgeom run"):
+        characteristic_polynomial(W, method="orbits", state_dir=tmp_path)
+
+
 def test_worker_options_refused_where_not_honoured():
     for method, ranking in (("nbc", False), ("partitions", True)):
         with pytest.raises(InvalidInput, match="'restriction' and 'orbits' only"):

@@ -55,6 +55,7 @@ from math import gcd
 from pathlib import Path
 from typing import Any
 
+from logitgeom._fsio import folder_lock
 from logitgeom.exact import restriction
 from logitgeom.geometry import orbitstate
 from logitgeom.geometry.permchain import StabilizerChain
@@ -464,30 +465,31 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     level: Level = {(): ((), dict(enumerate(normals)), 1)}
     rank = 0
     counters: dict = {"orbits": [], "flats": [], "least_images": 0}
-    kept = None if folder is None else orbitstate.load_level(folder)
-    if kept is not None:  # the level of this rank is extended; its terms come next
-        rank, level, out, counters = kept
-    resumed, fresh = rank, kept is None
-    before = counters["least_images"]  # the searches of the runs that built the kept level
-    try:
-        while True:
-            if fresh:
-                level = run.extend(level, rank)
-                rank += 1
-                if not level:
-                    break
-                counters["orbits"].append(len(level))
-                counters["flats"].append(sum(n for _, _, n in level.values()))
-                counters["least_images"] = before + run.searches
-                if folder is not None:
-                    from logitgeom.run.state import kill_hook
+    with folder_lock(folder):  # one run at a time writes a state folder
+        kept = None if folder is None else orbitstate.load_level(folder)
+        if kept is not None:  # the level of this rank is extended; its terms come next
+            rank, level, out, counters = kept
+        resumed, fresh = rank, kept is None
+        before = counters["least_images"]  # the searches of the runs that built the kept level
+        try:
+            while True:
+                if fresh:
+                    level = run.extend(level, rank)
+                    rank += 1
+                    if not level:
+                        break
+                    counters["orbits"].append(len(level))
+                    counters["flats"].append(sum(n for _, _, n in level.values()))
+                    counters["least_images"] = before + run.searches
+                    if folder is not None:
+                        from logitgeom.run.state import kill_hook
 
-                    orbitstate.save_level(folder, rank, level, out, counters)
-                    kill_hook("orbits-level", rank)
-            fresh = True
-            run.restrict(level, rank, out)
-    finally:
-        _WORKER_CACHE.clear()  # a thread executor's table lives in this process
+                        orbitstate.save_level(folder, rank, level, out, counters)
+                        kill_hook("orbits-level", rank)
+                fresh = True
+                run.restrict(level, rank, out)
+        finally:
+            _WORKER_CACHE.clear()  # a thread executor's table lives in this process
     if stats is not None:
         for k, v in run.st.items():
             stats[k] = stats.get(k, 0) + v
