@@ -248,6 +248,10 @@ class _Run:
         self.units = 0  # chunks of terms finished (kept ones included)
         self.st: dict = {}
 
+    def _left(self) -> int | None:
+        """Restrictions this run may still compute."""
+        return None if self.budget is None else self.budget - self.found - self.computed
+
     def _over(self) -> None:
         if self.budget is not None and (self.searches > SEARCHES_PER_UNIT * self.budget or
                                         self.found + self.computed > self.budget):
@@ -275,9 +279,9 @@ class _Run:
             bounds = _chunks(len(reps), EXTEND_UNITS * worker_count(self.executor))
             parts: list = [None] * len(bounds)
             done = 0
-            runs: Any = run_units(_extend_unit, [(self.chain, classes[a:z], a, s_left, o_left)
-                                            for a, z in bounds],
-                             executor=self.executor, progress=False, desc=f"rank {rank + 1}")
+            units = [(self.chain, classes[a:z], a, s_left, o_left) for a, z in bounds]
+            runs: Any = run_units(_extend_unit, units, executor=self.executor, progress=False,
+                                  desc=f"rank {rank + 1}")
             try:
                 for r in runs:
                     if r.value is None:
@@ -329,29 +333,26 @@ class _Run:
             self._count(kept)
             self.units += len(done)
         todo = [c for c in range(len(bounds)) if c not in done]
-        def left() -> int | None:
-            return None if self.budget is None else self.budget - self.found - self.computed
-
         if self.executor is None:
             for c in todo:
                 a, z = bounds[c]
-                vec, st = _terms(jobs[a:z], dim + 1, self.memo, left(), progress, rank, a,
-                                 len(jobs))
+                vec, st = _terms(jobs[a:z], dim + 1, self.memo, self._left(), progress, rank,
+                                 a, len(jobs))
                 self._finished(rank, c, len(bounds), vec, st, done)
         else:
             from logitgeom.run.executor import run_units
 
-            limit = left()
-            runs: Any = run_units(_terms_unit, [(self.token, jobs[a:z], dim + 1, limit)
-                                           for a, z in (bounds[c] for c in todo)],
-                             executor=self.executor, progress=False, desc=f"terms {rank}")
+            limit = self._left()  # each unit's; the sum is checked as they finish
+            units = [(self.token, jobs[a:z], dim + 1, limit) for a, z in
+                     (bounds[c] for c in todo)]
+            runs: Any = run_units(_terms_unit, units, executor=self.executor, progress=False,
+                                  desc=f"terms {rank}")
             try:
                 for r in runs:
                     if r.value is None:
                         raise restriction.WorkBudgetExceeded
                     vec, st = r.value
                     self._finished(rank, todo[r.index], len(bounds), vec, st, done)
-                    self.computed += st.get("computed", 0)
                     self._over()
                     if progress is not None:
                         progress("restrict", rank, len(done), len(bounds))
@@ -370,8 +371,7 @@ class _Run:
         done[c] = vec
         self._count(st)
         self.units += 1
-        if self.executor is None:
-            self.computed += st.get("computed", 0)
+        self.computed += st.get("computed", 0)
         if self.folder is not None:
             from logitgeom.run.state import kill_hook
 
