@@ -242,6 +242,41 @@ def test_cli_killed_by_sigkill_resumes(tmp_path):
     assert "the orbits of rank 3 and 2 chunks of terms were read back" in second.stdout
 
 
+def test_chunked_extension_merges_to_the_serial_level():
+    """Every split of a level's representatives into consecutive chunks (1 to 9 of them),
+    extended apart and merged, gives the serial children in the serial order, with the
+    same parents, stabiliser orders and search count (resonance 5 under S_5, rank 2 to 3,
+    and a circulant ranking head under its cyclic group, rank 3 to 4)."""
+    from logitgeom.geometry.chipoly import arrangement_normals
+    from logitgeom.geometry.headgroup import hyperplane_permutations
+    from logitgeom.geometry.permchain import StabilizerChain
+
+    for W, ranking, rank in ((resonance(5), False, 2),
+                             (circulant([3, 1, 0, -1, 2, 7, 4, 9]), True, 3)):
+        vecs, dim, _ = arrangement_normals(W, ranking=ranking)
+        d = len(W[0])
+        gens = hyperplane_permutations(vecs, d, False, [list(range(1, d)) + [0]])
+        chain = StabilizerChain(gens, len(vecs))
+        run = flatorbits._Run(chain, dim, 2, None, {}, None, None, None, None, "t")
+        level = {(): ((), dict(enumerate(vecs)), 1)}
+        for r in range(rank):
+            level = run.extend(level, r)
+        classes = []
+        for c, imgs, _ in level.values():
+            groups: dict = {}
+            for j, v in imgs.items():
+                groups.setdefault(v, []).append(j)
+            classes.append((c, list(groups.values())))
+        serial, searches = flatorbits._extend(chain, classes, 0, None, None)
+        assert len(serial) > 10
+        for k in range(1, 10):
+            parts = [flatorbits._extend(chain, classes[a:z], a, None, None)
+                     for a, z in flatorbits._chunks(len(classes), k)]
+            assert list(flatorbits._merge([p for p, _ in parts]).items()) == \
+                list(serial.items())
+            assert sum(s for _, s in parts) == searches
+
+
 def test_chunks_are_fixed_by_the_orbits_alone():
     assert flatorbits._chunks(5, 64) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
     b = flatorbits._chunks(130, 64)

@@ -180,6 +180,17 @@ def _extend_unit(args: tuple) -> tuple[dict, int] | None:
         return None
 
 
+def _merge(parts: Sequence[dict]) -> dict:
+    """The children found by consecutive chunks of representatives, as one serial run over
+    them all finds them: in chunk order, the first occurrence of each least image kept."""
+    found: dict = {}
+    for part in parts:
+        for key, val in part.items():
+            if key not in found:
+                found[key] = val
+    return found
+
+
 def _level(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], dict[int, Vec]]],
            found: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]]) -> Level:
     """The level of the children ``found``: each with its restriction in coordinates and
@@ -294,11 +305,7 @@ class _Run:
                         self.progress("extend", rank, done, len(reps))
             finally:
                 runs.close()  # a budget or progress stop cancels the pending units
-            found = {}
-            for part in parts:  # chunk order: the first occurrence is the serial one
-                for key, val in part.items():
-                    if key not in found:
-                        found[key] = val
+            found = _merge(parts)
         nxt = _level(self.chain, reps, found)
         self.found += len(nxt)
         self._over()
