@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from logitgeom.errors import InvalidInput, TooLarge
-from logitgeom.geometry import flatorbits, orbitstate
+from logitgeom.geometry import flatorbits, flatsteps
 from logitgeom.geometry.chipoly import characteristic_polynomial
 from logitgeom.geometry.families import (
     CATALAN,
@@ -40,15 +40,17 @@ def _heads():
 
 
 def _levels(monkeypatch):
-    """Record every level written to a state folder (its file's text), in order."""
-    seen: list[str] = []
-    save = orbitstate.save_level
+    """Record every level built (least image -> closed set, restricted normals, orbit
+    size), in order."""
+    seen: list = []
+    build = flatorbits._level
 
-    def record(f, rank, level, out, counters):
-        save(f, rank, level, out, counters)
-        seen.append((f / f"level-{rank}.json").read_text())
+    def record(chain, reps, found):
+        level = build(chain, reps, found)
+        seen.append(list(level.items()))
+        return level
 
-    monkeypatch.setattr(orbitstate, "save_level", record)
+    monkeypatch.setattr(flatorbits, "_level", record)
     return seen
 
 
@@ -63,21 +65,21 @@ def _same(p, q):
         assert p.stats[key] == q.stats[key], key
 
 
-def test_process_pool_gives_the_serial_chi_levels_and_orbits(tmp_path, monkeypatch):
+def test_process_pool_gives_the_serial_chi_levels_and_orbits(monkeypatch):
     """Two worker processes: the same chi, orbits, orbit sizes and least-image searches,
-    and every level (representatives, restricted normals, orbit sizes) written in the
-    same order as the serial run's."""
+    and every level (representatives, restricted normals, orbit sizes) in the same order
+    as the serial run's."""
     seen = _levels(monkeypatch)
     with process_pool(2) as pool:
-        for name, kw, regions in _heads():
+        for _, kw, regions in _heads():
             seen.clear()
-            p = _orbits(kw, state_dir=tmp_path / name / "serial")
+            p = _orbits(kw)
             serial = list(seen)
             seen.clear()
-            q = _orbits(kw, executor=pool, state_dir=tmp_path / name / "pool")
+            q = _orbits(kw, executor=pool)
             assert p.regions == regions
             _same(p, q)
-            assert seen == serial and len(serial) == len(p.stats["orbits"])
+            assert seen == serial and len(serial) == len(p.stats["orbits"]) + 1  # and []
 
 
 def test_dask_local_cluster_gives_the_serial_chi():
@@ -104,12 +106,12 @@ def test_units_return_none_past_the_budget():
 
     chain = StabilizerChain([(1, 0, 2)], 3)
     reps = [((), [[0], [1], [2]])]
-    assert flatorbits._extend_unit((chain, reps, 0, None, None))[1] == 3
-    assert flatorbits._extend_unit((chain, reps, 0, 2, None)) is None
-    assert flatorbits._extend_unit((chain, reps, 0, None, 1)) is None
+    assert flatsteps._extend_unit((chain, reps, 0, None, None))[1] == 3
+    assert flatsteps._extend_unit((chain, reps, 0, 2, None)) is None
+    assert flatsteps._extend_unit((chain, reps, 0, None, 1)) is None
     jobs = [(1, [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1)], 4)]
-    assert flatorbits._terms_unit(("t", jobs, 5, None)) is not None
-    assert flatorbits._terms_unit(("u", jobs, 5, 0)) is None
+    assert flatsteps._terms_unit(("t", jobs, 5, None)) is not None
+    assert flatsteps._terms_unit(("u", jobs, 5, 0)) is None
 
 
 class _Killed(Exception):
@@ -155,6 +157,25 @@ def test_killed_run_resumes_with_the_same_chi(tmp_path, monkeypatch, spec, worke
     again = _orbits(kw, state_dir=tmp_path)  # finished: the last level and its terms kept
     _same(again, want)
     assert again.stats["resumed_rank"] == len(want.stats["orbits"])
+
+
+def test_killed_extension_resumes_from_its_chunks(tmp_path, monkeypatch):
+    """Resonance n = 6 on two workers killed after 8 of the 11 chunks of the extension of
+    rank 4 (164 representatives): the rerun (serial) reads the 8 back, extends the rest and
+    gives the same chi, orbits and least-image count."""
+    W = resonance(6)
+    want = characteristic_polynomial(W, method="orbits")
+    old = _kill_at(monkeypatch, "orbits-extend:8")
+    try:
+        with pytest.raises(_Killed), process_pool(2) as pool:
+            characteristic_polynomial(W, method="orbits", state_dir=tmp_path, executor=pool)
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    monkeypatch.delenv("LOGITGEOM_STORE_KILL")
+    assert len(list(tmp_path.glob("orbits-*/extend-4-*.json"))) == 8
+    p = characteristic_polynomial(W, method="orbits", state_dir=tmp_path)
+    _same(p, want)
+    assert p.stats["resumed_rank"] == 4 and p.stats["resumed_extend_units"] == 8
 
 
 def test_budget_stop_keeps_work_and_is_honoured_with_workers(tmp_path):
@@ -239,7 +260,8 @@ def test_cli_killed_by_sigkill_resumes(tmp_path):
     second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stderr
     assert second.stdout.startswith("11292 sign patterns")
-    assert "the orbits of rank 3 and 2 chunks of terms were read back" in second.stdout
+    assert "the orbits of rank 3, 2 chunks of their terms and 0 of their extension were " \
+        "read back" in second.stdout
 
 
 def test_chunked_extension_merges_to_the_serial_level():
@@ -267,18 +289,18 @@ def test_chunked_extension_merges_to_the_serial_level():
             for j, v in imgs.items():
                 groups.setdefault(v, []).append(j)
             classes.append((c, list(groups.values())))
-        serial, searches = flatorbits._extend(chain, classes, 0, None, None)
+        serial, searches = flatsteps._extend(chain, classes, 0, None, None)
         assert len(serial) > 10
         for k in range(1, 10):
-            parts = [flatorbits._extend(chain, classes[a:z], a, None, None)
-                     for a, z in flatorbits._chunks(len(classes), k)]
-            assert list(flatorbits._merge([p for p, _ in parts]).items()) == \
+            parts = [flatsteps._extend(chain, classes[a:z], a, None, None)
+                     for a, z in flatsteps._chunks(len(classes), k)]
+            assert list(flatsteps._merge([p for p, _ in parts]).items()) == \
                 list(serial.items())
             assert sum(s for _, s in parts) == searches
 
 
 def test_chunks_are_fixed_by_the_orbits_alone():
-    assert flatorbits._chunks(5, 64) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
-    b = flatorbits._chunks(130, 64)
+    assert flatsteps._chunks(5, 64) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    b = flatsteps._chunks(130, 64)
     assert len(b) == 64 and b[0][0] == 0 and b[-1][1] == 130
     assert all(x[1] == y[0] for x, y in zip(b, b[1:], strict=False))

@@ -257,9 +257,10 @@ def _count(args: argparse.Namespace) -> int:
               f"{sum(st['orbits']):,} orbits of flats of rank 1 and up (by rank "
               f"{st['orbits']}) stand for "
               f"{sum(st['flats']):,} flats")
-        if st.get("resumed_rank") or st.get("resumed_units"):
-            print(f"resumed from {args.state}: the orbits of rank {st['resumed_rank']} and "
-                  f"{st['resumed_units']} chunks of terms were read back")
+        if st.get("resumed_rank"):
+            print(f"resumed from {args.state}: the orbits of rank {st['resumed_rank']}, "
+                  f"{st['resumed_units']} chunks of their terms and "
+                  f"{st['resumed_extend_units']} of their extension were read back")
     if sym is not None:
         used = p.method == "orbits" and p.stats.get("group_source") == "detected"
         print(sym.text() + (" (the count used it)" if used else

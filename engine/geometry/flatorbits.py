@@ -51,16 +51,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from math import gcd
 from pathlib import Path
 from typing import Any
 
 from logitgeom._fsio import folder_lock
 from logitgeom.exact import restriction
 from logitgeom.geometry import orbitstate
+from logitgeom.geometry.flatsteps import (
+    _WORKER_CACHE,
+    _chunks,
+    _extend,
+    _extend_unit,
+    _level,
+    _merge,
+    _pair_flats,
+    _rank2_sum,
+    _terms,
+    _terms_unit,
+)
 from logitgeom.geometry.permchain import StabilizerChain
 
-__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT", "TERM_UNITS", "EXTEND_UNITS"]
+__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT", "TERM_UNITS", "EXTEND_UNITS",
+           "EXTEND_CHUNK"]
 
 #: least-image searches allowed per unit of ``budget`` (a representative has a child per
 #: hyperplane class off it, each one search)
@@ -68,181 +80,14 @@ SEARCHES_PER_UNIT = 100
 #: at most this many chunks of terms per rank (fixed by the number of orbits alone, so a
 #: resumed run splits a rank as the killed one did, whatever its workers)
 TERM_UNITS = 64
-#: chunks of representatives per worker when extending a rank with an executor
-EXTEND_UNITS = 4
+#: chunks of representatives when extending a rank with an executor or a state folder: this
+#: many, or four per worker if more, but none of fewer than :data:`EXTEND_CHUNK`
+#: representatives (kept chunks are reused when a rerun splits the rank the same way)
+EXTEND_UNITS = 64
+EXTEND_CHUNK = 16
 
 Vec = tuple[int, ...]
-
-
-def _primitive(w: Sequence[int]) -> Vec | None:
-    g = gcd(*w)
-    if g == 0:
-        return None
-    lead = next(x for x in w if x)
-    if lead < 0:
-        g = -g
-    return tuple([x // g for x in w])
-
-
-def _restrict_map(imgs: dict[int, Vec], r: Vec) -> dict[int, Vec | None]:
-    """The hyperplanes' normals in ``X cap H`` (``H`` of normal ``r`` in X's coordinates);
-    ``None`` for those containing it."""
-    piv = next(i for i, x in enumerate(r) if x)
-    rp = r[piv]
-    rest = r[:piv] + r[piv + 1:]
-    out: dict[int, Vec | None] = {}
-    for j, v in imgs.items():
-        vp = v[piv]
-        w = v[:piv] + v[piv + 1:]
-        if vp:
-            w = tuple([rp * a - vp * c for a, c in zip(w, rest)])  # noqa: B905 (equal lengths)
-        out[j] = _primitive(w)
-    return out
-
-
-def _pair_flats(vecs: Sequence[Vec]) -> tuple[object, object]:
-    """The rank-2 flat of every pair of hyperplanes (an id matrix, -1 on the diagonal) and
-    ``c - 1`` for each id (``c`` its hyperplanes)."""
-    import numpy as np
-
-    m = len(vecs)
-    ids = np.full((m, m), -1, dtype=np.int64)
-    weight: list[int] = []
-    seen: dict[tuple[int, ...], int] = {}
-    imgs = dict(enumerate(vecs))
-    for i in range(m):
-        groups: dict[Vec, list[int]] = {}
-        for j, w in _restrict_map(imgs, vecs[i]).items():
-            if w is not None:
-                groups.setdefault(w, []).append(j)
-        for js in groups.values():
-            z = tuple(sorted([i, *js]))
-            k = seen.get(z)
-            if k is None:
-                k = seen[z] = len(weight)
-                weight.append(len(z) - 1)
-            ids[i, js] = k
-    return ids, np.array(weight + [0], dtype=np.int64)
-
-
-def _rank2_sum(pairs: object, closed: tuple[int, ...]) -> int:
-    """``sum (c - 1)`` over the rank-2 flats inside the closed set (each met as a pair)."""
-    import numpy as np
-
-    ids: Any
-    weight: Any
-    ids, weight = pairs  # type: ignore[misc]
-    sub = np.unique(ids[np.ix_(closed, closed)])
-    return int(weight[sub].sum())  # id -1 reads the trailing 0
-
-
 Level = orbitstate.Level
-
-
-def _extend(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], list[list[int]]]],
-            start: int, searches_left: int | None, orbits_left: int | None,
-            progress: Callable | None = None, rank: int = 0, of: int = 0
-            ) -> tuple[dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]], int]:
-    """The children of the representatives ``reps`` (closed set, the hyperplanes off it
-    in classes of equal restricted normal; numbered from ``start``), one per least image
-    in order of discovery, each as (closed set, stabiliser order, its parent's number, a
-    hyperplane it adds); and the searches run.  Raises
-    :class:`~logitgeom.exact.restriction.WorkBudgetExceeded` past either limit."""
-    m, order = chain.m, chain.order
-    nxt: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]] = {}
-    searches = 0
-    for done, (closed, groups) in enumerate(reps, start):
-        if progress is not None:
-            progress("extend", rank, done, of)
-        for js in groups:
-            child = tuple(sorted(closed + tuple(js)))
-            searches += 1
-            if searches_left is not None and searches > searches_left:
-                raise restriction.WorkBudgetExceeded
-            if len(child) == m:  # every hyperplane: the centre, fixed by the group
-                key, stab = tuple(range(m)), order
-            else:
-                key, stab = chain.least_image(child)
-            if key in nxt:
-                continue
-            if orbits_left is not None and len(nxt) >= orbits_left:
-                raise restriction.WorkBudgetExceeded
-            nxt[key] = (child, stab, done, js[0])
-    return nxt, searches
-
-
-def _extend_unit(args: tuple) -> tuple[dict, int] | None:
-    """One chunk of representatives extended (any process); ``None`` past the budget (not
-    raised in the worker, where Dask would log it with a traceback)."""
-    try:
-        return _extend(*args)
-    except restriction.WorkBudgetExceeded:
-        return None
-
-
-def _merge(parts: Sequence[dict]) -> dict:
-    """The children found by consecutive chunks of representatives, as one serial run over
-    them all finds them: in chunk order, the first occurrence of each least image kept."""
-    found: dict = {}
-    for part in parts:
-        for key, val in part.items():
-            if key not in found:
-                found[key] = val
-    return found
-
-
-def _level(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], dict[int, Vec]]],
-           found: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]]) -> Level:
-    """The level of the children ``found``: each with its restriction in coordinates and
-    its orbit size."""
-    nxt: Level = {}
-    for key, (child, stab, i, j) in found.items():
-        imgs = reps[i][1]
-        sub = _restrict_map(imgs, imgs[j])
-        nxt[key] = (child, {h: w for h, w in sub.items() if w is not None},
-                    chain.order // stab)
-    return nxt
-
-
-def _terms(jobs: Sequence[tuple[int, list[Vec], int]], size: int, cache: dict,
-           limit: int | None, progress: Callable | None = None, rank: int = 0,
-           start: int = 0, of: int = 0) -> tuple[list[int], dict]:
-    """``-sum w chi_{A^X}`` over the jobs ``(w, normals of A^X, dim of X)`` as ``size``
-    coefficients, with the restriction counters; at most ``limit`` restrictions computed."""
-    out = [0] * size
-    st: dict = {}
-    for i, (w, sub, k) in enumerate(jobs):
-        if progress is not None:
-            progress("restrict", rank, start + i, of)
-        left = None if limit is None else max(0, limit - st.get("computed", 0))
-        c = restriction.chi_restriction(sub, k, cache=cache, stats=st, budget=left)
-        for e, x in enumerate(c):
-            out[e] -= w * x
-    return out, st
-
-
-#: a worker's table of restrictions: one run's (its token) at a time
-_WORKER_CACHE: dict[str, dict] = {}
-
-
-def _terms_unit(args: tuple) -> tuple[list[int], dict] | None:
-    """One chunk of terms (any process), with this worker's table for the run; ``None``
-    past the budget."""
-    token, jobs, size, limit = args
-    cache = _WORKER_CACHE.get(token)
-    if cache is None:
-        _WORKER_CACHE.clear()
-        cache = _WORKER_CACHE[token] = {}
-    try:
-        return _terms(jobs, size, cache, limit)
-    except restriction.WorkBudgetExceeded:
-        return None
-
-
-def _chunks(n: int, units: int) -> list[tuple[int, int]]:
-    """``n`` items in at most ``units`` contiguous chunks of nearly equal length."""
-    k = max(1, min(n, units))
-    return [(i * n // k, (i + 1) * n // k) for i in range(k)]
 
 
 class _Run:
@@ -256,6 +101,7 @@ class _Run:
         self.budget, self.progress, self.executor = budget, progress, executor
         self.folder, self.token = folder, token
         self.searches = self.found = self.computed = 0  # this run's, for the budget
+        self.kept_searches = 0  # searches of kept chunks of an extension
         self.units = 0  # chunks of terms finished (kept ones included)
         self.st: dict = {}
 
@@ -280,36 +126,68 @@ class _Run:
         b = self.budget
         s_left = None if b is None else SEARCHES_PER_UNIT * b - self.searches
         o_left = None if b is None else b - self.found - self.computed
-        if self.executor is None:
+        if self.executor is None and self.folder is None:
             found, s = _extend(self.chain, classes, 0, s_left, o_left, self.progress, rank,
                                len(reps))
             self.searches += s
         else:
-            from logitgeom.run.executor import run_units, worker_count
+            found = self._extend_chunks(classes, rank, s_left, o_left)
+        nxt = _level(self.chain, reps, found)
+        self.found += len(nxt)
+        self._over()
+        return nxt
 
-            bounds = _chunks(len(reps), EXTEND_UNITS * worker_count(self.executor))
-            parts: list = [None] * len(bounds)
-            done = 0
-            units = [(self.chain, classes[a:z], a, s_left, o_left) for a, z in bounds]
+    def _extend_chunks(self, classes: list, rank: int, s_left: int | None,
+                       o_left: int | None) -> dict:
+        """The children of ``classes`` from consecutive chunks, run on the executor (or
+        here) and kept in the state folder, merged in chunk order."""
+        from logitgeom.run.executor import run_units, worker_count
+
+        n = len(classes)
+        bounds = _chunks(n, min(max(EXTEND_UNITS, 4 * worker_count(self.executor)),
+                                -(-n // EXTEND_CHUNK)))
+        parts: dict[int, dict] = {}
+        if self.folder is not None:
+            parts, kept = orbitstate.load_extend(self.folder, rank, len(bounds))
+            self.st["resumed_extend_units"] = self.st.get("resumed_extend_units", 0) + \
+                len(parts)
+            self.kept_searches += kept
+        todo = [c for c in range(len(bounds)) if c not in parts]
+        done = sum(bounds[c][1] - bounds[c][0] for c in parts)
+        if self.executor is None:
+            for c in todo:
+                a, z = bounds[c]
+                part, s = _extend(self.chain, classes[a:z], a, s_left, o_left, self.progress,
+                                  rank, n)
+                self._extended(rank, c, len(bounds), part, s, parts)
+        else:
+            units = [(self.chain, classes[a:z], a, s_left, o_left)
+                     for a, z in (bounds[c] for c in todo)]
             runs: Any = run_units(_extend_unit, units, executor=self.executor, progress=False,
                                   desc=f"rank {rank + 1}")
             try:
                 for r in runs:
                     if r.value is None:
                         raise restriction.WorkBudgetExceeded
-                    parts[r.index] = r.value[0]
-                    self.searches += r.value[1]
-                    self._over()
-                    done += bounds[r.index][1] - bounds[r.index][0]
+                    c = todo[r.index]
+                    self._extended(rank, c, len(bounds), r.value[0], r.value[1], parts)
+                    done += bounds[c][1] - bounds[c][0]
                     if self.progress is not None:
-                        self.progress("extend", rank, done, len(reps))
+                        self.progress("extend", rank, done, n)
             finally:
                 runs.close()  # a budget or progress stop cancels the pending units
-            found = _merge(parts)
-        nxt = _level(self.chain, reps, found)
-        self.found += len(nxt)
+        return _merge([parts[c] for c in range(len(bounds))])
+
+    def _extended(self, rank: int, c: int, chunks: int, part: dict, searches: int,
+                  parts: dict[int, dict]) -> None:
+        parts[c] = part
+        self.searches += searches
         self._over()
-        return nxt
+        if self.folder is not None:
+            from logitgeom.run.state import kill_hook
+
+            orbitstate.save_extend(self.folder, rank, c, chunks, part, searches)
+            kill_hook("orbits-extend", len(parts))
 
     def restrict(self, level: Level, rank: int, out: list[int]) -> None:
         """Add the terms of the orbits of rank ``rank`` to ``out``."""
@@ -412,7 +290,8 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         Receives ``orbits`` (flat orbits by rank), ``flats`` (flats by rank: the orbit
         sizes summed), ``least_images`` (searches run), ``group_order``, the restriction
         counters, and with a state folder ``resumed_rank`` (the rank of the level a rerun
-        started from, 0 for none) and ``resumed_units`` (chunks of terms read back).
+        started from, 0 for none), ``resumed_units`` (chunks of terms read back) and
+        ``resumed_extend_units`` (chunks of extensions read back).
     budget : int, optional
         At most this many flat orbits found and restrictions computed together by this
         call (work read back from a state folder is free), and ``SEARCHES_PER_UNIT``
@@ -487,7 +366,7 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                         break
                     counters["orbits"].append(len(level))
                     counters["flats"].append(sum(n for _, _, n in level.values()))
-                    counters["least_images"] = before + run.searches
+                    counters["least_images"] = before + run.searches + run.kept_searches
                     if folder is not None:
                         from logitgeom.run.state import kill_hook
 
@@ -502,9 +381,11 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
             stats[k] = stats.get(k, 0) + v
         stats["orbits"] = counters["orbits"]
         stats["flats"] = counters["flats"]
-        stats["least_images"] = stats.get("least_images", 0) + before + run.searches
+        stats["least_images"] = (stats.get("least_images", 0) + before + run.searches +
+                                 run.kept_searches)
         stats["group_order"] = chain.order
         if folder is not None:
             stats["resumed_rank"] = resumed
             stats.setdefault("resumed_units", 0)
+            stats.setdefault("resumed_extend_units", 0)
     return out

@@ -5,9 +5,11 @@ to the orbits of rank ``r + 1`` (a *level*), then those orbits' terms are summed
 chunks.  With a state folder, each finished level is written as one file
 (``level-R.json``: the representatives in order, each with its least image, closed set,
 restricted normals and orbit size, and the coefficient vector of the ranks below ``R``
-with the counters so far) and each finished chunk of terms as one file
-(``terms-R-C.json``: its partial coefficient vector).  A rerun after a kill loads the
-highest level and the chunks of its rank and goes on from there.  The folder is keyed by
+with the counters so far), each finished chunk of terms as one file
+(``terms-R-C.json``: its partial coefficient vector) and each finished chunk of the
+extension of level ``R`` as one file (``extend-R-C.json``: the children it met).  A rerun
+after a kill loads the highest level and the chunks of its terms and extension and goes
+on from there.  The folder is keyed by
 the arrangement, its dimension, the group's generators (as permutations of the
 hyperplanes) and the low-rank formula, so another group or arrangement never reuses it.
 
@@ -35,7 +37,8 @@ from pathlib import Path
 
 from logitgeom._fsio import write_atomic
 
-__all__ = ["key", "folder", "save_level", "load_level", "save_terms", "load_terms"]
+__all__ = ["key", "folder", "save_level", "load_level", "save_terms", "load_terms",
+           "save_extend", "load_extend"]
 
 Vec = tuple[int, ...]
 #: least image -> (closed set, restricted normals by hyperplane, orbit size)
@@ -98,7 +101,7 @@ def save_level(f: Path, rank: int, level: Level, out: Sequence[int], counters: d
     for p in f.glob("level-*.json"):
         if int(p.stem.split("-")[1]) < rank:
             p.unlink(missing_ok=True)
-    for p in f.glob("terms-*.json"):
+    for p in [*f.glob("terms-*.json"), *f.glob("extend-*.json")]:
         if int(p.stem.split("-")[1]) < rank:
             p.unlink(missing_ok=True)
 
@@ -136,3 +139,29 @@ def load_terms(f: Path, rank: int, chunks: int) -> tuple[dict[int, list[int]], d
         for k, v in rec["stats"].items():
             st[k] = st.get(k, 0) + v
     return done, st
+
+
+def save_extend(f: Path, rank: int, chunk: int, chunks: int, found: dict,
+                searches: int) -> None:
+    """Write one finished chunk of the extension of the level of ``rank`` (one of
+    ``chunks``): per least image met, the child's closed set, stabiliser order, parent and
+    added hyperplane, in order; and the searches it ran."""
+    rows = [[list(k), list(c), stab, i, j] for k, (c, stab, i, j) in found.items()]
+    _write(f / f"extend-{rank}-{chunk}.json", {"rank": rank, "chunk": chunk,
+                                               "chunks": chunks, "found": rows,
+                                               "searches": searches})
+
+
+def load_extend(f: Path, rank: int, chunks: int) -> tuple[dict[int, dict], int]:
+    """The finished chunks of the extension of ``rank`` kept in ``f`` (chunk -> children
+    in order) and their searches; chunks of another split are ignored."""
+    done: dict[int, dict] = {}
+    searches = 0
+    for p in sorted(f.glob(f"extend-{rank}-*.json")):
+        rec = json.loads(p.read_text())
+        if rec["rank"] != rank or rec["chunks"] != chunks:
+            continue
+        done[int(rec["chunk"])] = {tuple(k): (tuple(c), int(stab), int(i), int(j))
+                                   for k, c, stab, i, j in rec["found"]}
+        searches += int(rec["searches"])
+    return done, searches
