@@ -27,8 +27,9 @@ With an executor, each rank's two stages are split into units (contiguous chunks
 representatives, or of the orbits' terms) run on the workers: the children found by the
 chunks are merged in chunk order, first occurrence kept, which is the serial order, and the
 terms' partial sums are added in chunk order, so the result and the orbit statistics do not
-depend on the workers.  Each worker keeps its own table of restrictions for the run.  With
-a state folder each finished level and chunk of terms is kept on disk
+depend on the workers (the steps are in :mod:`logitgeom.geometry.flatsteps`).  Each
+worker keeps its own table of restrictions for the run.  With a state folder each finished
+level, chunk of terms and chunk of an extension is kept on disk
 (:mod:`logitgeom.geometry.orbitstate`) and a rerun resumes from them.
 
 The largest restrictions, to flats of rank 1 and 2, are not computed: with ``f(X)`` the
