@@ -31,8 +31,10 @@ distinct characteristic polynomials the computed restrictions have: a lower boun
 restrictions any isomorphism test on the cache key could get down to.
 
 ``--method orbits`` runs the ``--chi`` cases through the flats-by-orbits count under the
-detected group (logitgeom.geometry.flatorbits; deformations, whose group is trivial, are
-not run) and prints the group's order, the flat orbits and the least-image searches;
+detected group (logitgeom.geometry.flatorbits: the head's label-and-coordinate group and
+the coordinate permutations mapping the hyperplanes onto themselves, ``S_n`` for the
+Catalan and semiorder arrangements, trivial for Shi and Linial) and prints the group's
+order, the flat orbits and the least-image searches;
 ``--orbits-partial N [--full-group]`` runs the resonance arrangement of ``R^N`` that
 way (``--full-group``: under ``S_(N+1)``, the detected ``S_N`` and the matrix of
 ``x_N <-> x_(N+1) = -(x_1 + ... + x_N)``, as ``--group`` takes it) until
@@ -129,6 +131,10 @@ class _Cheap:
 
 def _orbits_case(family, n):
     """(count, expected, how) of one case by flat orbits under the detected group."""
+    if family in DEFORMATIONS:
+        shifts, formula = DEFORMATIONS[family]
+        W, b = deformation(n, shifts)
+        return characteristic_polynomial(W, bias=b, method="orbits"), formula(n), "formula"
     if family == "resonance":
         W, ranking, ref, how = resonance(n), False, RESONANCE_REGIONS.get(n), "published"
     elif family.startswith("circulant"):
@@ -210,7 +216,6 @@ def chi_table(args) -> int:
     keys = ("canonical", "cheap") if args.key == "both" else (args.key,)
     if args.method == "orbits":
         keys = ("orbits",)
-        cases = [(f, n) for f, n in cases if f not in DEFORMATIONS]
     print(f"{'family':>18} {'n':>3} {'regions':>22} {'expected':>22} {'equal':>6} "
           f"{'CPU s':>8} {'peak MB':>8} {'restrictions':>12} {'key':>9}")
     last: dict[tuple[str, str], float] = {}
@@ -345,7 +350,7 @@ def main() -> int:
                     help="--partial, --orbits-partial: stop once past S CPU s")
     ap.add_argument("--method", choices=("restriction", "orbits"), default="restriction",
                     help="--chi: the count's method (orbits: one flat per orbit of the "
-                    "detected group; deformations are not run)")
+                    "detected group)")
     ap.add_argument("--orbits-partial", type=int, default=0, metavar="N",
                     help="the resonance arrangement of R^N by flat orbits (cost curve)")
     ap.add_argument("--full-group", action="store_true",

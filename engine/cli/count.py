@@ -263,7 +263,8 @@ def _count(args: argparse.Namespace) -> int:
                   f"{st['resumed_extend_units']} of their extension were read back")
     if sym is not None:
         used = p.method == "orbits" and p.stats.get("group_source") == "detected"
-        print(sym.text() + (" (the count used it)" if used else
+        print(sym.text() + (" (the count used it, with the coordinate permutations that "
+                            "map the hyperplanes onto themselves)" if used else
                             " (reported only; --method orbits uses it)"))
     if _output.json_target(args):
         print(f"written to {_output.json_target(args)}")

@@ -215,6 +215,9 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget, execut
     if group is None:
         sym = headgroup.arrangement_symmetry(W, bias=bias, ranking=ranking)
         coords = [list(c) for _, c in sym.generators]
+        # and the coordinate permutations that map the hyperplanes (not the rows) onto
+        # themselves: a larger group where a row goes to the negative of a row (Catalan)
+        coords += [list(c) for c in headgroup.normal_symmetry(vecs, d, affine)]
         stats["group_source"] = "detected"
         mats: object = []
     else:

@@ -33,7 +33,7 @@ from logitgeom.exact.linalg import canonical_direction
 from logitgeom.exact.numbers import to_matrix, to_vector
 
 __all__ = ["ArrangementSymmetry", "arrangement_symmetry", "hyperplane_permutations",
-           "read_group"]
+           "normal_symmetry", "read_group"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,63 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
     order = det.order if complete else _order_of(gens, len(M), d)
     return ArrangementSymmetry(order, complete, tuple(gens),
                                tuple(sorted(sizes.values(), reverse=True)))
+
+
+def normal_symmetry(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool, *,
+                    max_order: int = 10**9) -> list[tuple[int, ...]]:
+    """Coordinate permutations mapping the arrangement's set of hyperplanes onto itself.
+
+    :func:`arrangement_symmetry` looks for symmetries of the *head*: a label must go to a
+    label with its row permuted, sign included.  An automorphism of the arrangement only
+    has to map each hyperplane to a hyperplane, so a normal may go to the negative of a
+    normal (the Catalan head's rows ``e_i - e_j``, ``i < j``, with shifts ``-1, 0, 1``: a
+    transposition of coordinates sends ``e_1 - e_2`` to ``-(e_1 - e_2)``).  This runs
+    :func:`logitgeom.symmetry.detect_symmetry` on the normals and their negatives (rows)
+    and keeps the generators fixing the cone's bias coordinate; each is exact, and is
+    checked again by :func:`hyperplane_permutations` before use.
+
+    Parameters
+    ----------
+    vecs : tuple of integer tuples
+        The arrangement's distinct primitive normals (:func:`logitgeom.exact.lattice.
+        arrangement_normals`).
+    d : int
+        The number of input coordinates (``len(v) - 1`` for an affine cone).
+    affine : bool
+    max_order : int
+        Stop the search past this order (the generators then give a subgroup; any
+        subgroup gives the same count).
+
+    Returns
+    -------
+    list of tuple of int
+        Coordinate permutations of ``0..d-1`` in array form.
+
+    Examples
+    --------
+    >>> from logitgeom.geometry.families import CATALAN, deformation
+    >>> W, b = deformation(3, CATALAN)
+    >>> vecs, _, affine = arrangement_normals(W, bias=b)
+    >>> gens = normal_symmetry(vecs, 3, affine)
+    >>> from logitgeom.geometry.permchain import StabilizerChain
+    >>> StabilizerChain(hyperplane_permutations(vecs, 3, affine, gens), len(vecs)).order
+    6
+    """
+    from logitgeom.symmetry import detect_symmetry
+
+    if not vecs:
+        return []
+    rows = [list(v) for v in vecs] + [[-x for x in v] for v in vecs]
+    det = detect_symmetry(rows, max_order=max_order, progress=False)
+    off = 1 if affine else 0
+    out = []
+    for _, c in det.action.generators:
+        if affine and c[0] != 0:
+            continue  # moves the bias coordinate: not a linear map of the input space
+        perm = tuple(int(c[off + j]) - off for j in range(d))
+        if perm != tuple(range(d)):
+            out.append(perm)
+    return out
 
 
 def _order_of(gens, k: int, d: int) -> int:
