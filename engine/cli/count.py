@@ -67,8 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "methods)")
         q.add_argument("--state", default=None, metavar="DIR",
                        help="keep finished top-level restrictions (restriction method), or "
-                       "each rank's flat orbits and finished chunks of terms (orbits "
-                       "method), in DIR; rerun to resume after a kill")
+                       "each rank's flat orbits and finished chunks of their extension and "
+                       "terms (orbits method), in DIR; rerun to resume after a kill")
         q.add_argument("--symmetry", action="store_true",
                        help="also detect the head's label-and-coordinate symmetry group "
                        "exactly and report its order and hyperplane orbits (--method "

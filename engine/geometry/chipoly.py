@@ -275,9 +275,9 @@ def characteristic_polynomial(W: object, *, bias: object = None, ranking: bool =
         rank's extension and terms (orbits method).
     state_dir : path, optional
         Keep each finished top-level restriction (restriction method), or each finished
-        level of flat orbits and chunk of terms (orbits method), as a file there; a rerun
-        after a kill resumes from them (the folder is keyed by the arrangement, and for
-        the orbits method by the group too).
+        level of flat orbits and chunk of terms or extension (orbits method), as a file
+        there; a rerun after a kill resumes from them (the folder is keyed by the
+        arrangement, and for the orbits method by the group too).
     budget : int, optional
         At most this many distinct restrictions computed (restriction method; with an
         executor, per top-level restriction), flat orbits and restrictions together
