@@ -43,14 +43,14 @@ def _levels(monkeypatch):
     """Record every level built (least image -> closed set, restricted normals, orbit
     size), in order."""
     seen: list = []
-    build = flatorbits._level
+    build = flatorbits._Run.level
 
-    def record(chain, reps, found):
-        level = build(chain, reps, found)
+    def record(self, reps, found):
+        level = build(self, reps, found)
         seen.append(list(level.items()))
         return level
 
-    monkeypatch.setattr(flatorbits, "_level", record)
+    monkeypatch.setattr(flatorbits._Run, "level", record)
     return seen
 
 

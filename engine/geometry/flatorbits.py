@@ -64,6 +64,7 @@ from logitgeom.geometry.flatsteps import (
     _extend,
     _extend_unit,
     _level,
+    _level_unit,
     _merge,
     _pair_flats,
     _rank2_sum,
@@ -133,10 +134,27 @@ class _Run:
             self.searches += s
         else:
             found = self._extend_chunks(classes, rank, s_left, o_left)
-        nxt = _level(self.chain, reps, found)
+        nxt = self.level(reps, found)
         self.found += len(nxt)
         self._over()
         return nxt
+
+    def level(self, reps: list, found: dict) -> Level:
+        """The level of the children ``found`` (their restrictions computed on the
+        executor in chunks, in order, if there is one)."""
+        if self.executor is None:
+            return _level(self.chain, reps, found)
+        from logitgeom.run.executor import run_units, worker_count
+
+        rows = [(key, child, stab, i, j) for key, (child, stab, i, j) in found.items()]
+        bounds = _chunks(len(rows), 4 * worker_count(self.executor))
+        units = [(self.chain.order, {i: reps[i][1] for _, _, _, i, _ in rows[a:z]},
+                  rows[a:z]) for a, z in bounds]
+        parts: list = [None] * len(bounds)
+        for r in run_units(_level_unit, units, executor=self.executor, progress=False,
+                           desc="restrictions"):
+            parts[r.index] = r.value
+        return {key: (child, sub, n) for part in parts for key, child, sub, n in part}
 
     def _extend_chunks(self, classes: list, rank: int, s_left: int | None,
                        o_left: int | None) -> dict:

@@ -8,6 +8,7 @@ function of plain data that any process can run.
   answer of one run over them all (first occurrence kept, in chunk order), and
   :func:`_level` turns the merged children into the next level (each with its
   restriction in coordinates and its orbit size);
+  (:func:`_level_unit`: a chunk of it on a worker);
 * :func:`_terms` sums ``-w chi_{A^X}`` over some orbits' restrictions;
 * :func:`_extend_unit` and :func:`_terms_unit` are those two as work units (a worker
   keeps one table of restrictions per run, and a unit past its budget returns ``None``).
@@ -154,13 +155,28 @@ def _level(chain: StabilizerChain, reps: Sequence[tuple[tuple[int, ...], dict[in
            found: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int]]) -> Level:
     """The level of the children ``found``: each with its restriction in coordinates and
     its orbit size."""
-    nxt: Level = {}
-    for key, (child, stab, i, j) in found.items():
-        imgs = reps[i][1]
+    rows = [(key, child, stab, i, j) for key, (child, stab, i, j) in found.items()]
+    return {key: (child, sub, n) for key, child, sub, n in
+            _level_rows(chain.order, {i: reps[i][1] for _, _, _, i, _ in rows}, rows)}
+
+
+def _level_rows(order: int, parents: dict[int, dict[int, Vec]], rows: Sequence[tuple]
+                ) -> list[tuple[tuple[int, ...], tuple[int, ...], dict[int, Vec], int]]:
+    """``(least image, closed set, restriction in coordinates, orbit size)`` of each child
+    ``(least image, closed set, stabiliser order, parent, added hyperplane)`` of ``rows``
+    (``parents``: the restricted normals of each parent)."""
+    out = []
+    for key, child, stab, i, j in rows:
+        imgs = parents[i]
         sub = _restrict_map(imgs, imgs[j])
-        nxt[key] = (child, {h: w for h, w in sub.items() if w is not None},
-                    chain.order // stab)
-    return nxt
+        out.append((key, child, {h: w for h, w in sub.items() if w is not None},
+                    order // stab))
+    return out
+
+
+def _level_unit(args: tuple) -> list:
+    """One chunk of a level's restrictions (any process)."""
+    return _level_rows(*args)
 
 
 def _terms(jobs: Sequence[tuple[int, list[Vec], int]], size: int, cache: dict,
