@@ -129,11 +129,10 @@ def _kill_at(monkeypatch, spec):
     return old
 
 
-@pytest.mark.parametrize("spec", ["orbits-level:3", "orbits:5"])
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(("spec", "workers"), [("orbits-level:3", 1), ("orbits:5", 2)])
 def test_killed_run_resumes_with_the_same_chi(tmp_path, monkeypatch, spec, workers):
-    """Killed after the level of rank 3 is written, or after 5 chunks of terms; the rerun
-    reads them back and gives the same chi (with and without workers)."""
+    """Killed after the level of rank 3 is written (serial), or after 5 chunks of terms
+    (two workers); the rerun reads them back and gives the same chi."""
     name, kw, regions = _heads()[0]
     want = _orbits(kw)
     old = _kill_at(monkeypatch, spec)
