@@ -151,9 +151,13 @@ class _Run:
         units = [(self.chain.order, {i: reps[i][1] for _, _, _, i, _ in rows[a:z]},
                   rows[a:z]) for a, z in bounds]
         parts: list = [None] * len(bounds)
-        for r in run_units(_level_unit, units, executor=self.executor, progress=False,
-                           desc="restrictions"):
-            parts[r.index] = r.value
+        runs: Any = run_units(_level_unit, units, executor=self.executor, progress=False,
+                              desc="restrictions")
+        try:
+            for r in runs:
+                parts[r.index] = r.value
+        finally:
+            runs.close()
         return {key: (child, sub, n) for part in parts for key, child, sub, n in part}
 
     def _extend_chunks(self, classes: list, rank: int, s_left: int | None,
