@@ -73,8 +73,8 @@ from logitgeom.geometry.flatsteps import (
 )
 from logitgeom.geometry.permchain import StabilizerChain
 
-__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT", "TERM_UNITS", "EXTEND_UNITS",
-           "EXTEND_CHUNK"]
+__all__ = ["chi_flat_orbits", "SEARCHES_PER_UNIT", "TERM_UNITS", "SMALL_TERM_UNITS",
+           "EXTEND_UNITS", "EXTEND_CHUNK"]
 
 #: least-image searches allowed per unit of ``budget`` (a representative has a child per
 #: hyperplane class off it, each one search)
@@ -82,9 +82,13 @@ SEARCHES_PER_UNIT = 100
 #: at most this many chunks of terms per rank (fixed by the number of orbits alone, so a
 #: resumed run splits a rank as the killed one did, whatever its workers)
 TERM_UNITS = 64
-#: chunks of representatives when extending a rank with an executor or a state folder: this
-#: many, or four per worker if more, but none of fewer than :data:`EXTEND_CHUNK`
-#: representatives (kept chunks are reused when a rerun splits the rank the same way)
+#: at most this many for restrictions of dimension 3 and less (closed forms: each a few
+#: microseconds, so many small units would cost more in round trips than in work)
+SMALL_TERM_UNITS = 8
+#: chunks of representatives when extending a rank with a state folder: this many, or four
+#: per worker if more, but none of fewer than :data:`EXTEND_CHUNK` representatives (kept
+#: chunks are reused when a rerun splits the rank the same way); without one, four per
+#: worker
 EXTEND_UNITS = 64
 EXTEND_CHUNK = 16
 
@@ -167,8 +171,10 @@ class _Run:
         from logitgeom.run.executor import run_units, worker_count
 
         n = len(classes)
-        bounds = _chunks(n, min(max(EXTEND_UNITS, 4 * worker_count(self.executor)),
-                                -(-n // EXTEND_CHUNK)))
+        k = 4 * worker_count(self.executor)
+        if self.folder is not None:
+            k = min(max(EXTEND_UNITS, k), -(-n // EXTEND_CHUNK))
+        bounds = _chunks(n, k)
         parts: dict[int, dict] = {}
         if self.folder is not None:
             parts, kept = orbitstate.load_extend(self.folder, rank, len(bounds))
@@ -233,7 +239,7 @@ class _Run:
             if low >= 2:
                 f += _rank2_sum(self.pairs, closed)
             jobs.append((n * f, list(imgs.values()), dim - rank))
-        bounds = _chunks(len(jobs), TERM_UNITS)
+        bounds = _chunks(len(jobs), TERM_UNITS if dim - rank > 3 else SMALL_TERM_UNITS)
         done: dict[int, list[int]] = {}
         if self.folder is not None:
             done, kept = orbitstate.load_terms(self.folder, rank, len(bounds))
@@ -336,7 +342,8 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         done of ``of``, or chunks of terms done of ``of``); it may raise to stop the count.
     executor : None, concurrent.futures.Executor or distributed.Client, optional
         Run each rank's extension (in chunks of representatives) and its terms (in at
-        most :data:`TERM_UNITS` chunks of orbits) on these workers
+        most :data:`TERM_UNITS` chunks of orbits, :data:`SMALL_TERM_UNITS` for
+        restrictions of dimension 3 and less) on these workers
         (:func:`logitgeom.run.executor.run_units`); the result is the same.
     state_dir : path, optional
         Keep each finished level and chunk of terms in a folder under it keyed by the
