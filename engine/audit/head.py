@@ -221,8 +221,7 @@ class Head:
         maps the pages again: no value changes."""
         if self._map is None:
             return
-        mm, off = self._map
-        row = self.d * self._raw.itemsize
+        mm, off, row = self._map
         start = (off + r0 * row) // mmap.PAGESIZE * mmap.PAGESIZE
         end = min(len(mm), off + r1 * row)
         if end > start:
@@ -320,16 +319,17 @@ class Head:
         return self._exact is None
 
 
-def _mapping(a: np.ndarray) -> tuple[mmap.mmap, int] | None:
-    """(the memory map, the byte offset of the first entry in it) of a C-ordered array read
-    from a memory-mapped file (:class:`numpy.memmap`, as ``np.load(mmap_mode="r")`` and the
-    safetensors reader give), or None (in memory, another layout, no ``madvise``)."""
+def _mapping(a: np.ndarray) -> tuple[mmap.mmap, int, int] | None:
+    """(the memory map, the byte offset of the first entry in it, the bytes of a row) of a
+    C-ordered array read from a memory-mapped file (:class:`numpy.memmap`, as
+    ``np.load(mmap_mode="r")`` and the safetensors reader give), or None (in memory,
+    another layout, no ``madvise``)."""
     mm = getattr(a, "_mmap", None)
     if not isinstance(mm, mmap.mmap) or not a.flags.c_contiguous \
             or not hasattr(mmap, "MADV_DONTNEED"):
         return None
     start = np.frombuffer(mm, dtype=np.uint8)[:1].ctypes.data  # released at once
-    return mm, a.ctypes.data - start
+    return mm, a.ctypes.data - start, a.strides[0]
 
 
 @lru_cache(maxsize=4)
