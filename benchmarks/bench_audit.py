@@ -37,7 +37,11 @@ head's stored bytes (the head is built before the peak is reset, so building it 
 counted)::
 
     python benchmarks/bench_audit.py --plain --rows 32000 --cols 4096
-    python benchmarks/bench_audit.py --plain --rows 50257 --cols 768
+    python benchmarks/bench_audit.py --plain --rows 50257 --cols 768 [--rss-stages]
+
+``--rss-stages`` adds the peak RSS of each stage of the audit (load, plan, screens, hard
+labels, certificate, stdlib self-check, witness re-check, tables, margins.png), with the
+anonymous and the file-backed (memory-mapped) parts at the stage's largest sample.
 
 The machine is shared: CPU time is the fairer figure.  With --fraction < 1 the ordinary
 labels' total is extrapolated linearly (their per-label work is independent).
@@ -333,6 +337,8 @@ def main(argv=None) -> int:
                     help="with --plain: print the peak RSS of each stage of the audit (a "
                          "sampler thread and wrapped stage functions; one process only)")
     args = ap.parse_args(argv)
+    if args.rss_stages and (not args.plain or args.workers != 1):
+        ap.error("--rss-stages measures one process: use it with --plain and --workers 1")
     if args.plain:
         return run_plain(args)
 
