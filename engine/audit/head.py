@@ -225,7 +225,10 @@ class Head:
         start = (off + r0 * row) // mmap.PAGESIZE * mmap.PAGESIZE
         end = min(len(mm), off + r1 * row)
         if end > start:
-            mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+            try:
+                mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+            except OSError:  # a mapping the kernel will not release: keep it resident
+                self._map = None
 
     def rows(self, idx) -> np.ndarray:
         """Selected rows (any order) as float64."""
