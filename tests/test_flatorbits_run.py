@@ -303,3 +303,43 @@ def test_chunks_are_fixed_by_the_orbits_alone():
     b = flatsteps._chunks(130, 64)
     assert len(b) == 64 and b[0][0] == 0 and b[-1][1] == 130
     assert all(x[1] == y[0] for x, y in zip(b, b[1:], strict=False))
+
+
+@pytest.mark.parametrize("low", [0, 1, 2])
+def test_every_low_rank_formula_on_workers(low):
+    """The plain formula and both low-rank ones give the serial chi over workers (threads
+    here: the chunking, not the processes, is what is tested)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from logitgeom.exact.restriction import chi_restriction
+    from logitgeom.geometry.chipoly import arrangement_normals
+    from logitgeom.geometry.headgroup import hyperplane_permutations
+
+    vecs, dim, _ = arrangement_normals(resonance(5))
+    gens = hyperplane_permutations(vecs, 5, False, [[1, 2, 3, 4, 0], [1, 0, 2, 3, 4]])
+    with ThreadPoolExecutor(2) as ex:
+        got = flatorbits.chi_flat_orbits(vecs, dim, gens, low=low, executor=ex)
+    assert got == chi_restriction(vecs, dim)
+
+
+def test_progress_stops_a_run_on_workers():
+    """``progress`` is called after each finished unit with an executor, and raising in it
+    stops the count (the pending units cancelled)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from logitgeom.geometry.chipoly import arrangement_normals
+    from logitgeom.geometry.headgroup import hyperplane_permutations
+
+    vecs, dim, _ = arrangement_normals(resonance(5))
+    gens = hyperplane_permutations(vecs, 5, False, [[1, 2, 3, 4, 0]])
+    calls = []
+
+    def progress(stage, rank, done, of):
+        calls.append((stage, rank, done, of))
+        if stage == "extend" and rank == 2:
+            raise _Killed
+
+    with ThreadPoolExecutor(2) as ex, pytest.raises(_Killed):
+        flatorbits.chi_flat_orbits(vecs, dim, gens, executor=ex, progress=progress)
+    assert calls[0][0] == "extend" and calls[-1][:2] == ("extend", 2)
+    assert all(done <= of for _, _, done, of in calls)
