@@ -204,6 +204,15 @@ def test_another_group_does_not_reuse_a_state(tmp_path):
     assert r.stats["resumed_rank"] > 0 and r.coefficients == p.coefficients
 
 
+def test_a_damaged_state_file_is_refused_by_name(tmp_path):
+    W = resonance(4)
+    characteristic_polynomial(W, method="orbits", state_dir=tmp_path)
+    (level,) = tmp_path.glob("orbits-*/level-*.json")
+    level.write_text('{"rank": 4}')
+    with pytest.raises(InvalidInput, match=f"{level.name} is not a state file of this count"):
+        characteristic_polynomial(W, method="orbits", state_dir=tmp_path)
+
+
 def test_one_run_at_a_time_writes_a_state_folder(tmp_path):
     from logitgeom._fsio import OutputError, folder_lock
 

@@ -32,15 +32,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from logitgeom._fsio import write_atomic
+from logitgeom.errors import InvalidInput
 
 __all__ = ["key", "folder", "save_level", "load_level", "save_terms", "load_terms",
            "save_extend", "load_extend"]
 
 Vec = tuple[int, ...]
+T = TypeVar("T")
 #: least image -> (closed set, restricted normals by hyperplane, orbit size)
 Level = dict[tuple[int, ...], tuple[tuple[int, ...], dict[int, Vec], int]]
 
@@ -78,6 +81,16 @@ def _write(path: Path, obj: object) -> None:
     write_atomic(path, json.dumps(obj, separators=(",", ":")) + "\n")
 
 
+def _read(path: Path, parse: Callable[[Any], T]) -> T:
+    """``parse`` of the JSON in ``path``; a file this module did not write is refused with
+    a one-line error naming it."""
+    try:
+        return parse(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise InvalidInput(f"{path} is not a state file of this count ({exc!s:.80}); remove "
+                           "it, or the folder, to start that part again") from None
+
+
 def save_level(f: Path, rank: int, level: Level, out: Sequence[int], counters: dict) -> None:
     """Write the level of ``rank`` (and the coefficients of the ranks below it), then drop
     the files of lower ranks, which it supersedes.
@@ -112,11 +125,16 @@ def load_level(f: Path) -> tuple[int, Level, list[int], dict] | None:
     ranks = [int(p.stem.split("-")[1]) for p in f.glob("level-*.json")]
     if not ranks:
         return None
-    rec = json.loads((f / f"level-{max(ranks)}.json").read_text())
-    level: Level = {}
-    for k, c, imgs, n in rec["reps"]:
-        level[tuple(k)] = (tuple(c), {int(j): tuple(v) for j, v in imgs}, int(n))
-    return int(rec["rank"]), level, [int(x) for x in rec["out"]], rec["counters"]
+    def parse(rec: dict) -> tuple[int, Level, list[int], dict]:
+        level: Level = {}
+        for k, c, imgs, n in rec["reps"]:
+            level[tuple(k)] = (tuple(c), {int(j): tuple(v) for j, v in imgs}, int(n))
+        counters = rec["counters"]
+        if not {"orbits", "flats", "least_images"} <= set(counters):
+            raise KeyError("counters")
+        return int(rec["rank"]), level, [int(x) for x in rec["out"]], counters
+
+    return _read(f / f"level-{max(ranks)}.json", parse)
 
 
 def save_terms(f: Path, rank: int, chunk: int, chunks: int, vec: Sequence[int],
@@ -132,11 +150,13 @@ def load_terms(f: Path, rank: int, chunks: int) -> tuple[dict[int, list[int]], d
     done: dict[int, list[int]] = {}
     st: dict = {}
     for p in sorted(f.glob(f"terms-{rank}-*.json")):
-        rec = json.loads(p.read_text())
-        if rec["rank"] != rank or rec["chunks"] != chunks:
+        rec = _read(p, lambda r: (r["rank"], r["chunks"], int(r["chunk"]),
+                                  [int(x) for x in r["chi"]],
+                                  {str(k): int(v) for k, v in r["stats"].items()}))
+        if rec[0] != rank or rec[1] != chunks:
             continue
-        done[int(rec["chunk"])] = [int(x) for x in rec["chi"]]
-        for k, v in rec["stats"].items():
+        done[rec[2]] = rec[3]
+        for k, v in rec[4].items():
             st[k] = st.get(k, 0) + v
     return done, st
 
@@ -158,10 +178,12 @@ def load_extend(f: Path, rank: int, chunks: int) -> tuple[dict[int, dict], int]:
     done: dict[int, dict] = {}
     searches = 0
     for p in sorted(f.glob(f"extend-{rank}-*.json")):
-        rec = json.loads(p.read_text())
-        if rec["rank"] != rank or rec["chunks"] != chunks:
+        rec = _read(p, lambda r: (r["rank"], r["chunks"], int(r["chunk"]),
+                                  {tuple(k): (tuple(c), int(stab), int(i), int(j))
+                                   for k, c, stab, i, j in r["found"]},
+                                  int(r["searches"])))
+        if rec[0] != rank or rec[1] != chunks:
             continue
-        done[int(rec["chunk"])] = {tuple(k): (tuple(c), int(stab), int(i), int(j))
-                                   for k, c, stab, i, j in rec["found"]}
-        searches += int(rec["searches"])
+        done[rec[2]] = rec[3]
+        searches += rec[4]
     return done, searches
