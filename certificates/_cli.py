@@ -77,6 +77,153 @@ def _invalid(path: Any, v: Any) -> str:
             f"{v.message}")
 
 
+#: Witnesses the default check of an argmax audit draws (with ``--seed``, 0 by default) when
+#: the printed cost of its full check is over the default budget; every never-proof and the
+#: structure, hashes and counts of every record are checked in any case (docs/certificates.md).
+DEFAULT_SAMPLE = 8
+#: A budget no check reaches: the probes of a cost are metered, not stopped (default budget).
+_METERED = 1 << 62
+
+
+def audit_cost(path: Any, check_file: Any, max_work: Any, seed: int = 0) -> Any:
+    """(units, units of all but the witnesses, witnesses, units of one witness) of a full
+    check of an argmax audit, or None when a probe fails: the trusted check with ``--sample
+    0`` (the structure, hashes and counts of every record and every never-proof: exactly what
+    the full check charges for them) and with ``--sample 1`` (plus one witness per domain,
+    drawn with ``seed``: its metered units stand for every witness's).  Both run under
+    ``max_work`` (an explicit budget) or metered without a limit (``"default"``)."""
+    budget = _METERED if max_work == "default" else max_work
+    t0: dict[str, Any] = {}
+    v0 = check_file(path, None, budget, 0, seed, t0)
+    if not v0.ok or v0.work is None:
+        return None
+    if not t0.get("witnesses"):
+        return v0.work, v0.work, 0, 0
+    t1: dict[str, Any] = {}
+    v1 = check_file(path, None, budget, 1, seed, t1)
+    if not v1.ok or v1.work is None or not t1.get("checked"):
+        return None
+    one = -(-(v1.work - v0.work) // t1["checked"])
+    return v0.work + t0["witnesses"] * one, v0.work, t0["witnesses"], one
+
+
+def cost_line(path: Any, cost: Any, obj: Any) -> str:
+    """The line printed (stderr) before a full check of an argmax audit: its work units and
+    what they are made of."""
+    total, rest, n, one = cost
+    never = sum(c.get("never", 0) for c in (obj.get("counts") or {}).values()
+                if isinstance(c, dict))
+    return (f"{path}: cost of a full check: about {total:,} work units = {rest:,} (structure, "
+            f"hashes and counts of every record, {never} never-proofs: metered) + {n:,} "
+            f"witnesses x {one:,} (one witness metered)")
+
+
+def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int = DEFAULT_MAX_WORK) -> Any:
+    """What the check of an argmax audit runs: ``("sample", N)`` or ``("full", max_work)``.
+    A chosen ``--sample`` is run; an explicit ``--max-work`` is a full check under it; the
+    default is a full check when its ``cost`` (:func:`audit_cost`) is at most ``budget``,
+    else every never-proof and :data:`DEFAULT_SAMPLE` witnesses (also when the cost is
+    unknown: a probe failed, and so does that check).
+
+    Examples
+    --------
+    >>> audit_mode((900, 100, 8, 100), "default", None, budget=1000)
+    ('full', 'default')
+    >>> audit_mode((1100, 100, 10, 100), "default", None, budget=1000)
+    ('sample', 8)
+    >>> audit_mode((1100, 100, 10, 100), 5000, None, budget=1000)
+    ('full', 5000)
+    """
+    if sample is not None:
+        return "sample", sample
+    if max_work != "default" or cost is not None and cost[0] <= budget:
+        return "full", max_work
+    return "sample", DEFAULT_SAMPLE
+
+
+def _block(job: Any) -> Any:
+    """One block of a split check (a worker process): the trusted check of its labels."""
+    from .check_audit import check_file
+    path, labels, max_work, seed = job
+    return check_file(path, labels, max_work, None, seed, {})
+
+
+def split_check(path: Any, labels: list[int], max_work: Any, workers: int, seed: int = 0) -> Any:
+    """The trusted check of ``labels`` (increasing) as contiguous blocks in ``workers``
+    processes, each checking the structure, hashes and counts of every record and the proofs
+    of its block's labels: all passing is the check of ``labels`` passing, and the verdict is
+    the first failing block's (a failure every block sees comes first in each; so the first
+    failing block reports what one process reports first)."""
+    from concurrent.futures import ProcessPoolExecutor
+    size = -(-len(labels) // (2 * workers))
+    jobs = [(path, frozenset(labels[i:i + size]), max_work, seed)
+            for i in range(0, len(labels), size)]
+    pool = ProcessPoolExecutor(min(workers, len(jobs)))
+    try:
+        for v in pool.map(_block, jobs):
+            if not v.ok:
+                return v
+        return v
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def check_audit_file(path: Any, check_file: Any, max_work: Any, sample: Any, seed: int,
+                     workers: int, labels: Any = None, final: Any = None) -> Any:
+    """(verdict, mode, tally, parsed certificate or None) of an argmax audit checked from the
+    command line: a full check prints its cost first (stderr), then runs by
+    :func:`audit_mode`; a full or ``labels`` check on ``workers`` > 1 processes is
+    :func:`split_check`, else ``final`` (default ``check_file``: the signature of
+    :func:`.check_audit.check_file`) in this process.  None: the file is not an argmax
+    audit, for the caller to check as before."""
+    from . import kernel as K
+    try:
+        obj = K.parse_json(K.read_file(path, "/", check="unreadable"), "/")
+    except K.Fail:
+        obj = None
+    if not isinstance(obj, dict) or obj.get("kind") != "argmax-audit":
+        return None
+    cost = None
+    if labels is None and sample is None:
+        cost = audit_cost(path, check_file, max_work, seed)
+        print(cost_line(path, cost, obj) if cost is not None else f"{path}: cost of a full "
+              "check not measured: a check of its structure and never-proofs fails or is over "
+              "the budget", file=sys.stderr)
+    mode, arg = ("labels", labels) if labels is not None else audit_mode(cost, max_work, sample)
+    tally: dict[str, Any] = {}
+    if workers > 1 and (mode == "full" and cost is not None
+                        or mode == "labels" and _within(labels, obj)):
+        budget = DEFAULT_MAX_WORK if max_work == "default" else max_work
+        if cost is not None and cost[0] > budget:  # the meter's own refusal of that cost
+            from .meter import budget as metered
+            from .meter import charge
+            try:
+                with metered(budget):
+                    charge(cost[0])
+            except K.Fail as f:
+                return K.Verdict(False, "argmax-audit", f.check, f.location, f.message), \
+                    mode, tally, obj
+        todo = sorted(labels) if mode == "labels" else \
+            [x for a, b in obj["labels"] for x in range(a, b + 1)]
+        return split_check(path, todo, max_work if mode == "labels" else budget, workers,
+                           seed), mode, tally, obj
+    v = (final or check_file)(path, labels, arg if mode == "full" else max_work,
+                   arg if mode == "sample" else None, seed, tally)
+    return v, mode, tally, obj
+
+
+def _within(labels: Any, obj: Any) -> bool:
+    """Every label among the audited runs (else one process reports the first wrong one)."""
+    import bisect
+    runs = obj.get("labels")
+    if not isinstance(runs, list) or not all(isinstance(r, list) and len(r) == 2 and
+                                             all(type(x) is int for x in r) for r in runs):
+        return False
+    starts = [a for a, _ in runs]
+    return all((i := bisect.bisect_right(starts, x) - 1) >= 0 and x <= runs[i][1]
+               for x in labels)
+
+
 def check_main(argv: Any, read_and_check: Any) -> int:
     """``python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
     [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
@@ -96,7 +243,8 @@ def check_main(argv: Any, read_and_check: Any) -> int:
                     "line's structure and N lines' witnesses (other kinds: in full)")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     ap.add_argument("--workers", type=int, default=1, metavar="N",
-                    help="check the shards of a streamed certificate in N processes")
+                    help="check a full argmax audit's labels, or a streamed certificate's "
+                    "shards, in N processes (same verdict)")
     args = ap.parse_args(argv)
     if args.one_based and args.zero_based:
         ap.error("--one-based and --zero-based exclude each other")
@@ -104,17 +252,38 @@ def check_main(argv: Any, read_and_check: Any) -> int:
         ap.error("--sample takes N >= 0")
     if args.workers < 1:
         ap.error("--workers takes N >= 1")
+    from .check_audit import check_file
     from .check_stream import RUN_SHARDS
     from .meter import setting
     code = 0
     for path in args.files:
         tally: dict[str, Any] = {}
-        with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
-            v, obj = read_and_check(path, args.max_work if args.max_work is not None
-                                    else "default", args.sample, args.seed, tally)
+        mw = args.max_work if args.max_work is not None else "default"
+        read: list[Any] = [None]
+
+        def once(path: Any, labels: Any, mw: Any, sample: Any, seed: int, tally: Any,
+                 read: list[Any] = read) -> Any:
+            """The one-process check of an audit: the file read once, explained as read."""
+            v, read[0] = read_and_check(path, mw, sample, seed, tally)
+            return v
+        audit = check_audit_file(path, check_file, mw, args.sample, args.seed, args.workers,
+                                 final=once)
+        if audit is not None:
+            v, mode, tally, obj = audit
+            obj = read[0] if read[0] is not None else obj
+            chosen = mode == "sample" and args.sample is None  # the default at this scale
+        else:
+            with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
+                v, obj = read_and_check(path, mw, args.sample, args.seed, tally)
+            chosen = False
         v = named(path, v)
         cover = f" ({coverage(obj)})" if v.ok and v.kind == "argmax-audit" else ""
-        if v.ok and "witnesses" in tally and v.kind == "pattern-complete-stream":
+        if v.ok and chosen:
+            line = (f"{path}: OK {v.kind}{cover} (every never-proof; checked {tally['checked']} "
+                    f"of {tally['witnesses']} witnesses, drawn with seed {args.seed}: the "
+                    f"default check, a full check being over the default budget of "
+                    f"{DEFAULT_MAX_WORK:,} units; a full check: --max-work N)")
+        elif v.ok and "witnesses" in tally and v.kind == "pattern-complete-stream":
             line = (f"{path}: OK {v.kind} (hashes, shards, order and count of every line; "
                     f"witnesses of {tally['checked']} of {tally['witnesses']} lines, drawn with "
                     f"seed {args.seed}: the others not checked)")
@@ -184,7 +353,7 @@ def parse_labels(text: str) -> list[int]:
 
 def audit_main(argv: Any, check_file: Any) -> int:
     """``python -m logitgeom_certificates.check_audit FILE [--labels L] [--sample N] [--seed S]
-    [--max-work N]``: one verdict line saying which proofs were re-checked."""
+    [--max-work N] [--workers N]``: one verdict line saying which proofs were re-checked."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check_audit",
                                  description="Check an argmax-audit certificate (stdlib only); "
                                              "optionally only some labels' proofs.")
@@ -193,21 +362,34 @@ def audit_main(argv: Any, check_file: Any) -> int:
     ap.add_argument("--sample", type=int, help="check every never-proof and N witnesses drawn "
                     "from --seed")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    ap.add_argument("--max-work", type=int, help="work budget of a full check (default: the "
-                                                  "checker's); none with --labels/--sample")
+    ap.add_argument("--max-work", type=int, help="work budget of a full check (default: "
+                    f"{DEFAULT_MAX_WORK:,} units, over it every never-proof and "
+                    f"{DEFAULT_SAMPLE} witnesses); none with --labels/--sample")
+    ap.add_argument("--workers", type=int, default=1, metavar="N", help="check a full audit "
+                    "or --labels in N processes (same verdict)")
     args = ap.parse_args(argv)
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
+    if args.workers < 1:
+        ap.error("--workers takes N >= 1")
     labels = set(parse_labels(args.labels)) if args.labels else None
-    scope: dict[str, Any] = {}
-    v = check_file(args.file, labels, args.max_work if args.max_work is not None else "default",
-                   args.sample if labels is None else None, args.seed, scope)
+    mw = args.max_work if args.max_work is not None else "default"
+    audit = check_audit_file(args.file, check_file, mw, args.sample, args.seed, args.workers,
+                             labels)
+    if audit is None:  # not an argmax audit: the checker says what it is
+        v, mode, scope = check_file(args.file, labels, mw, args.sample, args.seed, {}), "", {}
+    else:
+        v, mode, scope, _ = audit
+    sample = args.sample if args.sample is not None else DEFAULT_SAMPLE
     if labels is not None:
         what = f"{len(labels)} labels' proofs"
-    elif args.sample is not None:
-        what = (f"every never-proof and a sample of {args.sample} labels' proofs among the "
+    elif mode == "sample":
+        what = (f"every never-proof and a sample of {sample} labels' proofs among the "
                 f"witnesses: checked {scope.get('checked', 0)} of {scope.get('witnesses', 0)} "
                 f"witnesses, seed {args.seed}")
+        if args.sample is None:
+            what += (f" (the default check: a full check is over the default budget of "
+                     f"{DEFAULT_MAX_WORK:,} units; a full check: --max-work N)")
     else:
         what = "every proof"
     if v.ok:  # which labels the certificate covers (the runs it lists, never "all" for a part)
