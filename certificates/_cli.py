@@ -118,10 +118,11 @@ def cost_line(path: Any, cost: Any, obj: Any) -> str:
             f"witnesses x {one:,} (one witness metered)")
 
 
-def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int = DEFAULT_MAX_WORK) -> Any:
+def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None) -> Any:
     """What the check of an argmax audit runs: ``("sample", N)`` or ``("full", max_work)``.
     A chosen ``--sample`` is run; an explicit ``--max-work`` is a full check under it; the
-    default is a full check when its ``cost`` (:func:`audit_cost`) is at most ``budget``,
+    default is a full check when its ``cost`` (:func:`audit_cost`) is at most ``budget``
+    (default :data:`.meter.DEFAULT_MAX_WORK`),
     else every never-proof and :data:`DEFAULT_SAMPLE` witnesses (also when the cost is
     unknown: a probe failed, and so does that check).
 
@@ -136,7 +137,7 @@ def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int = DEFAULT_MAX_
     """
     if sample is not None:
         return "sample", sample
-    if max_work != "default" or cost is not None and cost[0] <= budget:
+    if max_work != "default" or cost is not None and cost[0] <= (budget or DEFAULT_MAX_WORK):
         return "full", max_work
     return "sample", DEFAULT_SAMPLE
 
