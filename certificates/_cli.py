@@ -144,20 +144,21 @@ def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None)
 
 def _block(job: Any) -> Any:
     """One block of a split check (a worker process): the trusted check of its labels."""
-    from .check_audit import check_file
-    path, labels, max_work, seed = job
+    check_file, path, labels, max_work, seed = job
     return check_file(path, labels, max_work, None, seed, {})
 
 
-def split_check(path: Any, labels: list[int], max_work: Any, workers: int, seed: int = 0) -> Any:
-    """The trusted check of ``labels`` (increasing) as contiguous blocks in ``workers``
-    processes, each checking the structure, hashes and counts of every record and the proofs
-    of its block's labels: all passing is the check of ``labels`` passing, and the verdict is
-    the first failing block's (a failure every block sees comes first in each; so the first
-    failing block reports what one process reports first)."""
+def split_check(check_file: Any, path: Any, labels: list[int], max_work: Any, workers: int,
+                seed: int = 0) -> Any:
+    """The trusted ``check_file`` (:func:`.check_audit.check_file`, sent to the workers by
+    name) of ``labels`` (increasing) as contiguous blocks in ``workers`` processes, each
+    checking the structure, hashes and counts of every record and the proofs of its block's
+    labels: all passing is the check of ``labels`` passing, and the verdict is the first
+    failing block's (a failure every block sees comes first in each; so the first failing
+    block reports what one process reports first)."""
     from concurrent.futures import ProcessPoolExecutor
     size = -(-len(labels) // (2 * workers))
-    jobs = [(path, frozenset(labels[i:i + size]), max_work, seed)
+    jobs = [(check_file, path, frozenset(labels[i:i + size]), max_work, seed)
             for i in range(0, len(labels), size)]
     pool = ProcessPoolExecutor(min(workers, len(jobs)))
     try:
@@ -206,8 +207,8 @@ def check_audit_file(path: Any, check_file: Any, max_work: Any, sample: Any, see
                     mode, tally, obj
         todo = sorted(labels) if mode == "labels" else \
             [x for a, b in obj["labels"] for x in range(a, b + 1)]
-        return split_check(path, todo, max_work if mode == "labels" else budget, workers,
-                           seed), mode, tally, obj
+        return split_check(check_file, path, todo, max_work if mode == "labels" else budget,
+                           workers, seed), mode, tally, obj
     v = (final or check_file)(path, labels, arg if mode == "full" else max_work,
                    arg if mode == "sample" else None, seed, tally)
     return v, mode, tally, obj
@@ -225,7 +226,7 @@ def _within(labels: Any, obj: Any) -> bool:
                for x in labels)
 
 
-def check_main(argv: Any, read_and_check: Any) -> int:
+def check_main(argv: Any, read_and_check: Any, check_file: Any = None) -> int:
     """``python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
     [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check",
@@ -253,7 +254,6 @@ def check_main(argv: Any, read_and_check: Any) -> int:
         ap.error("--sample takes N >= 0")
     if args.workers < 1:
         ap.error("--workers takes N >= 1")
-    from .check_audit import check_file
     from .check_stream import RUN_SHARDS
     from .meter import setting
     code = 0
@@ -267,8 +267,8 @@ def check_main(argv: Any, read_and_check: Any) -> int:
             """The one-process check of an audit: the file read once, explained as read."""
             v, read[0] = read_and_check(path, mw, sample, seed, tally)
             return v
-        audit = check_audit_file(path, check_file, mw, args.sample, args.seed, args.workers,
-                                 final=once)
+        audit = None if check_file is None else check_audit_file(
+            path, check_file, mw, args.sample, args.seed, args.workers, final=once)
         if audit is not None:
             v, mode, tally, obj = audit
             obj = read[0] if read[0] is not None else obj
