@@ -86,36 +86,40 @@ _METERED = 1 << 62
 
 
 def audit_cost(path: Any, check_file: Any, max_work: Any, seed: int = 0) -> Any:
-    """(units, units of all but the witnesses, witnesses, units of one witness) of a full
-    check of an argmax audit, or None when a probe fails: the trusted check with ``--sample
-    0`` (the structure, hashes and counts of every record and every never-proof: exactly what
-    the full check charges for them) and with ``--sample 1`` (plus one witness per domain,
-    drawn with ``seed``: its metered units stand for every witness's).  Both run under
-    ``max_work`` (an explicit budget) or metered without a limit (``"default"``)."""
+    """(units, units metered, witnesses in them, other witnesses, units of each) of a full
+    check of an
+    argmax audit, or None when a probe fails: the trusted check with ``--sample 1`` (the
+    structure, hashes and counts of every record, every never-proof and one witness per
+    domain drawn with ``seed``: exactly what the full check charges for them) and with
+    ``--sample 2`` (one more witness per domain: its metered units stand for each witness not
+    drawn; rows converted once are charged to the first).  Both run under ``max_work`` (an
+    explicit budget) or metered without a limit (``"default"``)."""
     budget = _METERED if max_work == "default" else max_work
-    t0: dict[str, Any] = {}
-    v0 = check_file(path, None, budget, 0, seed, t0)
-    if not v0.ok or v0.work is None:
-        return None
-    if not t0.get("witnesses"):
-        return v0.work, v0.work, 0, 0
     t1: dict[str, Any] = {}
     v1 = check_file(path, None, budget, 1, seed, t1)
-    if not v1.ok or v1.work is None or not t1.get("checked"):
+    if not v1.ok or v1.work is None:
         return None
-    one = -(-(v1.work - v0.work) // t1["checked"])
-    return v0.work + t0["witnesses"] * one, v0.work, t0["witnesses"], one
+    n, c1 = t1.get("witnesses", 0), t1.get("checked", 0)
+    if n == c1:
+        return v1.work, v1.work, c1, 0, 0
+    t2: dict[str, Any] = {}
+    v2 = check_file(path, None, budget, 2, seed, t2)
+    if not v2.ok or v2.work is None or t2.get("checked", 0) <= c1:
+        return None
+    each = -(-(v2.work - v1.work) // (t2["checked"] - c1))
+    return v1.work + (n - c1) * each, v1.work, c1, n - c1, each
 
 
 def cost_line(path: Any, cost: Any, obj: Any) -> str:
     """The line printed (stderr) before a full check of an argmax audit: its work units and
     what they are made of."""
-    total, rest, n, one = cost
+    total, metered, drawn, others, each = cost
     never = sum(c.get("never", 0) for c in (obj.get("counts") or {}).values()
                 if isinstance(c, dict))
-    return (f"{path}: cost of a full check: about {total:,} work units = {rest:,} (structure, "
-            f"hashes and counts of every record, {never} never-proofs: metered) + {n:,} "
-            f"witnesses x {one:,} (one witness metered)")
+    return (f"{path}: cost of a full check: about {total:,} work units = {metered:,} (metered: "
+            f"structure, hashes and counts of every record, {never} never-proofs, {drawn} "
+            f"witness{'es' if drawn != 1 else ''}) + {others:,} other witnesses x {each:,} "
+            "(the units of one more witness, metered)")
 
 
 def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None) -> Any:
@@ -128,11 +132,11 @@ def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None)
 
     Examples
     --------
-    >>> audit_mode((900, 100, 8, 100), "default", None, budget=1000)
+    >>> audit_mode((900, 100, 1, 8, 100), "default", None, budget=1000)
     ('full', 'default')
-    >>> audit_mode((1100, 100, 10, 100), "default", None, budget=1000)
+    >>> audit_mode((1100, 100, 1, 10, 100), "default", None, budget=1000)
     ('sample', 8)
-    >>> audit_mode((1100, 100, 10, 100), 5000, None, budget=1000)
+    >>> audit_mode((1100, 100, 1, 10, 100), 5000, None, budget=1000)
     ('full', 5000)
     """
     if sample is not None:

@@ -23,7 +23,8 @@ def audit(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("workers")
     W = np.random.default_rng(0).standard_normal((300, 4))
-    W[7] = (W[1] + W[2]) / 2
+    W /= np.linalg.norm(W, axis=1, keepdims=True)  # on the sphere: each row argmaxable
+    W[7], W[9] = (W[1] + W[2]) / 2, (W[3] + W[4] + W[5]) / 3  # but these two
     np.save(d / "W.npy", W)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(run_mod, "INLINE_ENTRIES", 100)
@@ -42,7 +43,8 @@ def _run(main, argv, capsys):
 
 
 def _check(argv, capsys):
-    return _run(lambda a: _cli.check_main(a, check.read_and_check), argv, capsys)
+    return _run(lambda a: _cli.check_main(a, check.read_and_check, check_audit.check_file),
+                argv, capsys)
 
 
 def _check_audit(argv, capsys):
@@ -123,15 +125,18 @@ def test_tampered_audit_is_rejected_by_workers_as_by_one_process(audit, tmp_path
 
 def test_cost_line_states_the_metered_units(audit, capsys):
     code, out, err = _check([str(audit)], capsys)
-    total, rest, n, one = _cli.audit_cost(str(audit), check_audit.check_file, "default")
-    # the structure, hashes, counts and never-proofs: the meter's charge of a --sample 0 check
-    assert rest == check_audit.check_file(audit, None, 10 ** 15, 0, 0, {}).work
-    assert n == _verdicts(audit).__len__() - sum(
-        v == "never" for v in _verdicts(audit).values())
-    assert total == rest + n * one
-    assert f"about {total:,} work units = {rest:,}" in err and f"{n:,} witnesses x {one:,}" in err
+    total, metered, drawn, others, each = _cli.audit_cost(str(audit), check_audit.check_file,
+                                                          "default")
+    # the structure, hashes, counts, never-proofs and a witness: a --sample 1 check's charge
+    assert metered == check_audit.check_file(audit, None, 10 ** 15, 1, 0, {}).work
+    n = sum(v == "argmaxable" for v in _verdicts(audit).values())
+    assert drawn == 1 and others == n - 1 and total == metered + others * each
+    full = check_audit.check_file(audit, None, 10 ** 15, None, 0, {}).work
+    assert metered < full and abs(full - total) <= full // 10  # an estimate: within 10 % here
+    assert f"about {total:,} work units = {metered:,}" in err
+    assert f"{others:,} other witnesses x {each:,}" in err
     # an explicit budget below the cost: refused before the workers start, as one process
-    small = str(total // 2)
+    small = str(metered // 2)
     a = _check([str(audit), "--max-work", small], capsys)
     b = _check([str(audit), "--max-work", small, "--workers", "2"], capsys)
     assert a[0] == b[0] == 2 and "NOT CHECKED" in a[1] and a[1] == b[1]
@@ -139,12 +144,12 @@ def test_cost_line_states_the_metered_units(audit, capsys):
 
 def test_default_over_the_budget_checks_never_proofs_and_a_stated_sample(audit, capsys,
                                                                          monkeypatch):
-    assert _cli.audit_mode((10, 5, 1, 5), "default", None, budget=10) == ("full", "default")
-    assert _cli.audit_mode((11, 5, 1, 6), "default", None, budget=10) == \
+    assert _cli.audit_mode((10, 5, 1, 1, 5), "default", None, budget=10) == ("full", "default")
+    assert _cli.audit_mode((11, 5, 1, 1, 6), "default", None, budget=10) == \
         ("sample", _cli.DEFAULT_SAMPLE)
     assert _cli.audit_mode(None, "default", None, budget=10) == ("sample", _cli.DEFAULT_SAMPLE)
-    assert _cli.audit_mode((11, 5, 1, 6), 10, None, budget=10) == ("full", 10)
-    assert _cli.audit_mode((11, 5, 1, 6), "default", 3, budget=10) == ("sample", 3)
+    assert _cli.audit_mode((11, 5, 1, 1, 6), 10, None, budget=10) == ("full", 10)
+    assert _cli.audit_mode((11, 5, 1, 1, 6), "default", 3, budget=10) == ("sample", 3)
     monkeypatch.setattr(_cli, "DEFAULT_MAX_WORK", 1000)  # this audit is over that budget
     code, out, err = _check([str(audit)], capsys)
     n = sum(v == "argmaxable" for v in _verdicts(audit).values())
