@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import Any
@@ -85,7 +86,7 @@ DEFAULT_SAMPLE = 8
 _METERED = 1 << 62
 
 
-def audit_cost(path: Any, check_file: Any, max_work: Any, seed: int = 0) -> Any:
+def audit_cost(path: Any, run: Any, max_work: Any, seed: int = 0, obj: Any = None) -> Any:
     """(units, units metered, witnesses in them, other witnesses, units of each) of a full
     check of an
     argmax audit, or None when a probe fails: the trusted check with ``--sample 1`` (the
@@ -93,17 +94,18 @@ def audit_cost(path: Any, check_file: Any, max_work: Any, seed: int = 0) -> Any:
     domain drawn with ``seed``: exactly what the full check charges for them) and with
     ``--sample 2`` (one more witness per domain: its metered units stand for each witness not
     drawn; rows converted once are charged to the first).  Both run under ``max_work`` (an
-    explicit budget) or metered without a limit (``"default"``)."""
+    explicit budget) or metered without a limit (``"default"``); ``run`` is the check
+    (:func:`judged`), ``obj`` the parsed file."""
     budget = _METERED if max_work == "default" else max_work
     t1: dict[str, Any] = {}
-    v1 = check_file(path, None, budget, 1, seed, t1)
+    v1 = run(path, None, budget, 1, seed, t1, obj)
     if not v1.ok or v1.work is None:
         return None
     n, c1 = t1.get("witnesses", 0), t1.get("checked", 0)
     if n == c1:
         return v1.work, v1.work, c1, 0, 0
     t2: dict[str, Any] = {}
-    v2 = check_file(path, None, budget, 2, seed, t2)
+    v2 = run(path, None, budget, 2, seed, t2, obj)
     if not v2.ok or v2.work is None or t2.get("checked", 0) <= c1:
         return None
     each = -(-(v2.work - v1.work) // (t2["checked"] - c1))
@@ -148,21 +150,21 @@ def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None)
 
 def _block(job: Any) -> Any:
     """One block of a split check (a worker process): the trusted check of its labels."""
-    check_file, path, labels, max_work, seed = job
-    return check_file(path, labels, max_work, None, seed, {})
+    run, path, labels, max_work, seed, obj = job
+    return run(path, labels, max_work, None, seed, {}, obj)
 
 
-def split_check(check_file: Any, path: Any, labels: list[int], max_work: Any, workers: int,
-                seed: int = 0) -> Any:
-    """The trusted ``check_file`` (:func:`.check_audit.check_file`, sent to the workers by
-    name) of ``labels`` (increasing) as contiguous blocks in ``workers`` processes, each
-    checking the structure, hashes and counts of every record and the proofs of its block's
-    labels: all passing is the check of ``labels`` passing, and the verdict is the first
-    failing block's (a failure every block sees comes first in each; so the first failing
-    block reports what one process reports first)."""
+def split_check(run: Any, path: Any, labels: list[int], max_work: Any, workers: int,
+                seed: int = 0, obj: Any = None) -> Any:
+    """The trusted check ``run`` (:func:`judged`; sent to the workers by name, with the
+    parsed file ``obj``) of ``labels`` (increasing) as contiguous blocks in ``workers``
+    processes, each checking the structure, hashes and counts of every record and the proofs
+    of its block's labels: all passing is the check of ``labels`` passing, and the verdict
+    is the first failing block's (a failure every block sees comes first in each; so the
+    first failing block reports what one process reports first)."""
     from concurrent.futures import ProcessPoolExecutor
     size = -(-len(labels) // (2 * workers))
-    jobs = [(check_file, path, frozenset(labels[i:i + size]), max_work, seed)
+    jobs = [(run, path, frozenset(labels[i:i + size]), max_work, seed, obj)
             for i in range(0, len(labels), size)]
     pool = ProcessPoolExecutor(min(workers, len(jobs)))
     try:
@@ -174,14 +176,30 @@ def split_check(check_file: Any, path: Any, labels: list[int], max_work: Any, wo
         pool.shutdown(cancel_futures=True)
 
 
-def check_audit_file(path: Any, check_file: Any, max_work: Any, sample: Any, seed: int,
-                     workers: int, labels: Any = None, final: Any = None) -> Any:
+def judged(checker: Any, path: Any, labels: Any, max_work: Any, sample: Any, seed: int,
+           scope: Any, obj: Any) -> Any:
+    """The trusted ``checker`` (:func:`.check_audit.check_argmax_audit`) of the file ``path``
+    as parsed in ``obj``, by :func:`.kernel.read_and_check`: the verdict."""
+    from . import kernel as K
+    return K.read_and_check(os.fspath(path), checker, max_work, scope, labels, sample, seed,
+                            obj)[0]
+
+
+def reread(check_file: Any, path: Any, labels: Any, max_work: Any, sample: Any, seed: int,
+           scope: Any, obj: Any) -> Any:
+    """The verdict of ``check_file`` (:func:`.check_audit.check_file`), which reads
+    ``path`` itself."""
+    return check_file(path, labels, max_work, sample, seed, scope)
+
+
+def check_audit_file(path: Any, run: Any, max_work: Any, sample: Any, seed: int,
+                     workers: int, labels: Any = None) -> Any:
     """(verdict, mode, tally, parsed certificate or None) of an argmax audit checked from the
     command line: a full check prints its cost first (stderr), then runs by
     :func:`audit_mode`; a full or ``labels`` check on ``workers`` > 1 processes is
-    :func:`split_check`, else ``final`` (default ``check_file``: the signature of
-    :func:`.check_audit.check_file`) in this process.  None: the file is not an argmax
-    audit, for the caller to check as before."""
+    :func:`split_check`, else run in this process (``run``: :func:`judged` or
+    :func:`reread`, on the file parsed once here).  None: the file is not an argmax audit,
+    for the caller to check as before."""
     from . import kernel as K
     try:
         obj = K.parse_json(K.read_file(path, "/", check="unreadable"), "/")
@@ -191,7 +209,7 @@ def check_audit_file(path: Any, check_file: Any, max_work: Any, sample: Any, see
         return None
     cost = None
     if labels is None and sample is None:
-        cost = audit_cost(path, check_file, max_work, seed)
+        cost = audit_cost(path, run, max_work, seed, obj)
         print(cost_line(path, cost, obj) if cost is not None else f"{path}: cost of a full "
               "check not measured: a check of its structure and never-proofs fails or is over "
               "the budget", file=sys.stderr)
@@ -211,10 +229,10 @@ def check_audit_file(path: Any, check_file: Any, max_work: Any, sample: Any, see
                     mode, tally, obj
         todo = sorted(labels) if mode == "labels" else \
             [x for a, b in obj["labels"] for x in range(a, b + 1)]
-        return split_check(check_file, path, todo, max_work if mode == "labels" else budget,
-                           workers, seed), mode, tally, obj
-    v = (final or check_file)(path, labels, arg if mode == "full" else max_work,
-                   arg if mode == "sample" else None, seed, tally)
+        return split_check(run, path, todo, max_work if mode == "labels" else budget,
+                           workers, seed, obj), mode, tally, obj
+    v = run(path, labels, arg if mode == "full" else max_work,
+            arg if mode == "sample" else None, seed, tally, obj)
     return v, mode, tally, obj
 
 
@@ -230,7 +248,7 @@ def _within(labels: Any, obj: Any) -> bool:
                for x in labels)
 
 
-def check_main(argv: Any, read_and_check: Any, check_file: Any = None) -> int:
+def check_main(argv: Any, read_and_check: Any, audit_checker: Any = None) -> int:
     """``python -m logitgeom_certificates.check FILE... [--explain] [--latex] [--one-based]
     [--max-work N] [--sample N] [--seed S]``: one verdict line per file; exit 0 / 1 / 2."""
     ap = argparse.ArgumentParser(prog="python -m logitgeom_certificates.check",
@@ -264,18 +282,11 @@ def check_main(argv: Any, read_and_check: Any, check_file: Any = None) -> int:
     for path in args.files:
         tally: dict[str, Any] = {}
         mw = args.max_work if args.max_work is not None else "default"
-        read: list[Any] = [None]
-
-        def once(path: Any, labels: Any, mw: Any, sample: Any, seed: int, tally: Any,
-                 read: list[Any] = read) -> Any:
-            """The one-process check of an audit: the file read once, explained as read."""
-            v, read[0] = read_and_check(path, mw, sample, seed, tally)
-            return v
-        audit = None if check_file is None else check_audit_file(
-            path, check_file, mw, args.sample, args.seed, args.workers, final=once)
+        audit = None if audit_checker is None else check_audit_file(  # read once, as explained
+            path, functools.partial(judged, audit_checker), mw, args.sample, args.seed,
+            args.workers)
         if audit is not None:
             v, mode, tally, obj = audit
-            obj = read[0] if read[0] is not None else obj
             chosen = mode == "sample" and args.sample is None  # the default at this scale
         else:
             with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
@@ -379,8 +390,8 @@ def audit_main(argv: Any, check_file: Any) -> int:
         ap.error("--workers takes N >= 1")
     labels = set(parse_labels(args.labels)) if args.labels else None
     mw = args.max_work if args.max_work is not None else "default"
-    audit = check_audit_file(args.file, check_file, mw, args.sample, args.seed, args.workers,
-                             labels)
+    audit = check_audit_file(args.file, functools.partial(reread, check_file), mw, args.sample,
+                             args.seed, args.workers, labels)
     if audit is None:  # not an argmax audit: the checker says what it is
         v, mode, scope = check_file(args.file, labels, mw, args.sample, args.seed, {}), "", {}
     else:

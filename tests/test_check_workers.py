@@ -4,6 +4,7 @@ one process, and the default over the budget: every never-proof plus a stated sa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -43,7 +44,7 @@ def _run(main, argv, capsys):
 
 
 def _check(argv, capsys):
-    return _run(lambda a: _cli.check_main(a, check.read_and_check, check_audit.check_file),
+    return _run(lambda a: _cli.check_main(a, check.read_and_check, check_audit.check_argmax_audit),
                 argv, capsys)
 
 
@@ -125,8 +126,8 @@ def test_tampered_audit_is_rejected_by_workers_as_by_one_process(audit, tmp_path
 
 def test_cost_line_states_the_metered_units(audit, capsys):
     code, out, err = _check([str(audit)], capsys)
-    total, metered, drawn, others, each = _cli.audit_cost(str(audit), check_audit.check_file,
-                                                          "default")
+    run = functools.partial(_cli.judged, check_audit.check_argmax_audit)
+    total, metered, drawn, others, each = _cli.audit_cost(str(audit), run, "default")
     # the structure, hashes, counts, never-proofs and a witness: a --sample 1 check's charge
     assert metered == check_audit.check_file(audit, None, 10 ** 15, 1, 0, {}).work
     n = sum(v == "argmaxable" for v in _verdicts(audit).values())
