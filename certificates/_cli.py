@@ -201,8 +201,9 @@ def check_audit_file(path: Any, run: Any, max_work: Any, sample: Any, seed: int,
     :func:`reread`, on the file parsed once here).  None: the file is not an argmax audit,
     for the caller to check as before."""
     from . import kernel as K
-    try:
-        obj = K.parse_json(K.read_file(path, "/", check="unreadable"), "/")
+    try:  # no "argmax-audit" in the text: no audit, the caller checks it
+        data = K.read_file(path, "/", check="unreadable")
+        obj = K.parse_json(data, "/") if b'"argmax-audit"' in data else None
     except K.Fail:
         obj = None
     if not isinstance(obj, dict) or obj.get("kind") != "argmax-audit":
@@ -211,8 +212,8 @@ def check_audit_file(path: Any, run: Any, max_work: Any, sample: Any, seed: int,
     if labels is None and sample is None:
         cost = audit_cost(path, run, max_work, seed, obj)
         print(cost_line(path, cost, obj) if cost is not None else f"{path}: cost of a full "
-              "check not measured: a check of its structure and never-proofs fails or is over "
-              "the budget", file=sys.stderr)
+              "check not measured: the check of its structure, never-proofs and a drawn "
+              "witness fails or is over the budget", file=sys.stderr)
     mode, arg = ("labels", labels) if labels is not None else audit_mode(cost, max_work, sample)
     tally: dict[str, Any] = {}
     if workers > 1 and (mode == "full" and cost is not None
