@@ -82,6 +82,8 @@ def _invalid(path: Any, v: Any) -> str:
 #: the printed cost of its full check is over the default budget; every never-proof and the
 #: structure, hashes and counts of every record are checked in any case (docs/certificates.md).
 DEFAULT_SAMPLE = 8
+#: Most worker processes (the engine's limit too, docs/limits.md).
+MAX_WORKERS = 256
 #: A budget no check reaches: the probes of a cost are metered, not stopped (default budget).
 _METERED = 1 << 62
 
@@ -275,8 +277,8 @@ def check_main(argv: Any, read_and_check: Any, audit_checker: Any = None) -> int
         ap.error("--one-based and --zero-based exclude each other")
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
-    if args.workers < 1:
-        ap.error("--workers takes N >= 1")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        ap.error(f"--workers takes 1 <= N <= {MAX_WORKERS}")
     from .check_stream import RUN_SHARDS
     from .meter import setting
     code = 0
@@ -387,8 +389,8 @@ def audit_main(argv: Any, check_file: Any) -> int:
     args = ap.parse_args(argv)
     if args.sample is not None and args.sample < 0:
         ap.error("--sample takes N >= 0")
-    if args.workers < 1:
-        ap.error("--workers takes N >= 1")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        ap.error(f"--workers takes 1 <= N <= {MAX_WORKERS}")
     labels = set(parse_labels(args.labels)) if args.labels else None
     mw = args.max_work if args.max_work is not None else "default"
     audit = check_audit_file(args.file, functools.partial(reread, check_file), mw, args.sample,

@@ -730,6 +730,8 @@ def audit_check_cases(ex: Path) -> list[Case]:
              check=_says(["failed_check=gordan-combination"])),
         Case("check_audit --workers 0", [], False, call=audit_main(valid, "--workers", "0")),
         Case("check_audit --workers x", [], False, call=audit_main(valid, "--workers", "x")),
+        Case("check_audit --workers 257", [], False,
+             call=audit_main(valid, "--workers", "257")),
         Case("check_audit --workers 2 --max-work 1", [], False,
              call=audit_main(valid, "--workers", "2", "--max-work", "1"),
              check=_says(["NOT CHECKED"])),

@@ -166,7 +166,7 @@ def test_default_over_the_budget_checks_never_proofs_and_a_stated_sample(audit, 
 
 def test_bad_workers_are_refused(audit, capsys):
     for run in (_check, _check_audit):
-        for bad in ("0", "-1", "x"):
+        for bad in ("0", "-1", "x", "257"):
             with pytest.raises(SystemExit) as e:
                 run([str(audit), "--workers", bad], capsys)
             assert e.value.code == 2
