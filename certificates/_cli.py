@@ -90,8 +90,7 @@ _METERED = 1 << 62
 
 def audit_cost(path: Any, run: Any, max_work: Any, seed: int = 0, obj: Any = None) -> Any:
     """(units, units metered, witnesses in them, other witnesses, units of each) of a full
-    check of an
-    argmax audit, or None when a probe fails: the trusted check with ``--sample 1`` (the
+    check of an argmax audit, or None when a probe fails: the trusted check with ``--sample 1`` (the
     structure, hashes and counts of every record, every never-proof and one witness per
     domain drawn with ``seed``: exactly what the full check charges for them) and with
     ``--sample 2`` (one more witness per domain: its metered units stand for each witness not
@@ -130,9 +129,9 @@ def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None)
     """What the check of an argmax audit runs: ``("sample", N)`` or ``("full", max_work)``.
     A chosen ``--sample`` is run; an explicit ``--max-work`` is a full check under it; the
     default is a full check when its ``cost`` (:func:`audit_cost`) is at most ``budget``
-    (default :data:`.meter.DEFAULT_MAX_WORK`),
-    else every never-proof and :data:`DEFAULT_SAMPLE` witnesses (also when the cost is
-    unknown: a probe failed, and so does that check).
+    (default :data:`.meter.DEFAULT_MAX_WORK`), else every never-proof and
+    :data:`DEFAULT_SAMPLE` witnesses per domain drawn with the seed (also when the cost is
+    unknown: a probe failed, and the sample holds what it checked, so it fails too).
 
     Examples
     --------
