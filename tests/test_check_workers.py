@@ -7,13 +7,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from logitgeom.audit import audit_argmax
 from logitgeom_certificates import _cli, check, check_audit
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +175,18 @@ def test_bad_workers_are_refused(audit, capsys):
             with pytest.raises(SystemExit) as e:
                 run([str(audit), "--workers", bad], capsys)
             assert e.value.code == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the battery forks")
+def test_fuzz_battery_audit_cases(tmp_path):
+    """The battery's cases of these options (scripts/fuzz_battery.py) end cleanly here too."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import fuzz_battery as fb
+
+    import logitgeom.cli.main  # noqa: F401 - imported once; the children fork from here
+
+    cases = fb.audit_check_cases(fb._copy_examples(tmp_path) / "argmax-audit")
+    out = [fb.run_case(c, 60.0, tmp_path) for c in cases]
+    bad = [f"{r.kind}: {r.case.name}: {r.detail}" for r in out
+           if r.kind in ("traceback", "hang", "wrong", "overwrite")]
+    assert not bad and len(out) >= 8, "\n".join(bad)
