@@ -119,10 +119,13 @@ def cost_line(path: Any, cost: Any, obj: Any) -> str:
     total, metered, drawn, others, each = cost
     never = sum(c.get("never", 0) for c in (obj.get("counts") or {}).values()
                 if isinstance(c, dict))
+    made = (f"structure, hashes and counts of every record, {never} never-proofs, {drawn} "
+            f"witness{'es' if drawn != 1 else ''}")
+    if not others:
+        return f"{path}: cost of a full check: {total:,} work units (metered: {made})"
     return (f"{path}: cost of a full check: about {total:,} work units = {metered:,} (metered: "
-            f"structure, hashes and counts of every record, {never} never-proofs, {drawn} "
-            f"witness{'es' if drawn != 1 else ''}) + {others:,} other witnesses x {each:,} "
-            "(the units of one more witness, metered)")
+            f"{made}) + {others:,} other witnesses x {each:,} (the units of one more witness, "
+            "metered)")
 
 
 def audit_mode(cost: Any, max_work: Any, sample: Any, budget: int | None = None) -> Any:
@@ -289,14 +292,17 @@ def check_main(argv: Any, read_and_check: Any, audit_checker: Any = None) -> int
             args.workers)
         if audit is not None:
             v, mode, tally, obj = audit
-            chosen = mode == "sample" and args.sample is None  # the default at this scale
+            # the default at this scale (a sample of every witness is a full check)
+            chosen = mode == "sample" and args.sample is None
+            full = chosen and tally.get("checked") == tally.get("witnesses")
+            tally = {} if full else tally  # every witness drawn: said as a full check
         else:
             with setting(RUN_SHARDS, _pool(args.workers) if args.workers > 1 else None):
                 v, obj = read_and_check(path, mw, args.sample, args.seed, tally)
-            chosen = False
+            chosen = full = False
         v = named(path, v)
         cover = f" ({coverage(obj)})" if v.ok and v.kind == "argmax-audit" else ""
-        if v.ok and chosen:
+        if v.ok and chosen and not full:
             line = (f"{path}: OK {v.kind}{cover} (every never-proof; checked {tally['checked']} "
                     f"of {tally['witnesses']} witnesses, drawn with seed {args.seed}: the "
                     f"default check, a full check being over the default budget of "
@@ -401,7 +407,8 @@ def audit_main(argv: Any, check_file: Any) -> int:
     sample = args.sample if args.sample is not None else DEFAULT_SAMPLE
     if labels is not None:
         what = f"{len(labels)} labels' proofs"
-    elif mode == "sample":
+    elif mode == "sample" and (args.sample is not None or scope.get("checked") !=
+                               scope.get("witnesses")):  # (or every witness: every proof)
         what = (f"every never-proof and a sample of {sample} labels' proofs among the "
                 f"witnesses: checked {scope.get('checked', 0)} of {scope.get('witnesses', 0)} "
                 f"witnesses, seed {args.seed}")

@@ -190,3 +190,15 @@ def test_fuzz_battery_audit_cases(tmp_path):
     bad = [f"{r.kind}: {r.case.name}: {r.detail}" for r in out
            if r.kind in ("traceback", "hang", "wrong", "overwrite")]
     assert not bad and len(out) >= 8, "\n".join(bad)
+
+
+def test_default_sample_of_every_witness_is_said_as_a_full_check(capsys, monkeypatch):
+    """Over the budget, a default that draws every witness (here 5 and 1, fewer than 8 per
+    domain) checked every proof: its line is a full check's, not a sample's."""
+    ex = ROOT / "certificates" / "examples" / "argmax-audit" / "valid-sharded.json"
+    full = _check([str(ex)], capsys)
+    monkeypatch.setattr(_cli, "DEFAULT_MAX_WORK", 10)
+    code, out, err = _check([str(ex)], capsys)
+    assert code == 0 and out == full[1] and "sample" not in out and "checked" not in out
+    code, out, err = _check_audit([str(ex)], capsys)
+    assert code == 0 and "every proof" in out
