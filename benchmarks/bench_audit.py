@@ -37,7 +37,11 @@ head's stored bytes (the head is built before the peak is reset, so building it 
 counted)::
 
     python benchmarks/bench_audit.py --plain --rows 32000 --cols 4096
-    python benchmarks/bench_audit.py --plain --rows 50257 --cols 768
+    python benchmarks/bench_audit.py --plain --rows 50257 --cols 768 [--rss-stages]
+
+``--rss-stages`` adds the peak RSS of each stage of the audit (load, plan, screens, hard
+labels, certificate, stdlib self-check, witness re-check, tables, margins.png), with the
+anonymous and the file-backed (memory-mapped) parts at the stage's largest sample.
 
 The machine is shared: CPU time is the fairer figure.  With --fraction < 1 the ordinary
 labels' total is extrapolated linearly (their per-label work is independent).
@@ -165,6 +169,99 @@ def _peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def _status_kb(*keys: str) -> dict:
+    out = {}
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            key = line.split(":")[0]
+            if key in keys:
+                out[key] = int(line.split()[1])
+    except OSError:
+        pass
+    return out
+
+
+class StageRss:
+    """Peak RSS by stage of the audit (``--rss-stages``): the audit's stage functions are
+    wrapped so that each change of stage reads this process's peak (VmHWM) for the segment
+    just ended and resets it; a stage's peak is the largest over its segments.  A sampler
+    thread (every 10 ms) records the file-backed (the memory-mapped head) and anonymous
+    parts of the resident set at the largest sample of each stage."""
+
+    #: (module, function, stage name) wrapped for the breakdown.
+    POINTS = (("logitgeom.audit.run", "load_source", "load"),
+              ("logitgeom.audit.run", "_plan", "plan"),
+              ("logitgeom.audit.run", "_decide", "decide (other)"),
+              ("logitgeom.audit.run", "_block_unit", "decide: screens"),
+              ("logitgeom.audit.run", "_label_unit", "decide: hard labels"),
+              ("logitgeom.audit.run", "_certify", "certify (other)"),
+              ("logitgeom.certify.audit", "audit_certificate", "certify: build"),
+              ("logitgeom.certify.audit", "self_check", "certify: stdlib self-check"),
+              ("logitgeom.audit.proofs", "recheck_witnesses", "certify: witness re-check"),
+              ("logitgeom.audit.run", "_write_outputs", "write (other)"),
+              ("logitgeom.audit.report", "write_table", "write: tables"),
+              ("logitgeom.audit.report", "plot_margins", "write: margins.png"))
+
+    def __init__(self):
+        import importlib
+        import threading
+
+        self.stack = ["before"]
+        self.peak: dict[str, int] = {}
+        self.split: dict[str, tuple[int, int, int]] = {}
+        self.saved = []
+        for mod, fn, name in self.POINTS:
+            m = importlib.import_module(mod)
+            orig = getattr(m, fn)
+            setattr(m, fn, self._wrap(orig, name))
+            self.saved.append((m, fn, orig))
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        _reset_peak_rss()
+        self.thread.start()
+
+    def _mark(self) -> None:
+        kb = _status_kb("VmHWM").get("VmHWM", 0) * 1024
+        top = self.stack[-1]
+        self.peak[top] = max(self.peak.get(top, 0), kb)
+        _reset_peak_rss()
+
+    def _wrap(self, fn, name):
+        def wrapped(*a, **kw):
+            self._mark()
+            self.stack.append(name)
+            try:
+                return fn(*a, **kw)
+            finally:
+                self._mark()
+                self.stack.pop()
+        return wrapped
+
+    def _sample(self) -> None:
+        while not self.stop.wait(0.01):
+            st = _status_kb("VmRSS", "RssAnon", "RssFile")
+            top = self.stack[-1]
+            rss = st.get("VmRSS", 0)
+            if rss > self.split.get(top, (0, 0, 0))[0]:
+                self.split[top] = (rss, st.get("RssAnon", 0), st.get("RssFile", 0))
+
+    def finish(self) -> int:
+        """Restore the functions; print the table; return the overall peak (bytes)."""
+        self._mark()
+        self.stop.set()
+        self.thread.join()
+        for m, fn, orig in self.saved:
+            setattr(m, fn, orig)
+        print("peak RSS by stage (MB; anonymous + file-backed at the stage's largest 10 ms "
+              "sample):")
+        for _mod, _fn, name in (("", "", "before"),) + self.POINTS:
+            if name in self.peak:
+                rss, anon, file = self.split.get(name, (0, 0, 0))
+                print(f"  {name:32s} {self.peak[name] / 1e6:7.0f}   (sample {rss / 1e3:.0f} = "
+                      f"{anon / 1e3:.0f} anon + {file / 1e3:.0f} file)")
+        return max(self.peak.values())
+
+
 def run_plain(args) -> int:
     """The plain-head run: every label, CPU seconds and peak RSS / head bytes."""
     from logitgeom.audit import audit_argmax
@@ -184,6 +281,7 @@ def run_plain(args) -> int:
         shutil.rmtree(out)
     ex = make_executor(workers=args.workers)
     _reset_peak_rss()
+    stages = StageRss() if args.rss_stages else None
     r0, c0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
         resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
@@ -197,7 +295,7 @@ def run_plain(args) -> int:
         resource.RUSAGE_CHILDREN)
     cpu = sum(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime
               for a, b in ((r0, r1), (c0, c1)))
-    peak = _peak_rss_bytes()
+    peak = _peak_rss_bytes() if stages is None else stages.finish()
     print("\n".join(res.summary()))
     st = res.stage_seconds
     print("  CPU s by stage: " + ", ".join(f"{key} {v:.1f}" for key, v in sorted(st.items())
@@ -235,7 +333,12 @@ def main(argv=None) -> int:
                     help="audit a plain full-precision head (nothing planted, every label)")
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32",
                     help="storage of the --plain head (default f32)")
+    ap.add_argument("--rss-stages", action="store_true",
+                    help="with --plain: print the peak RSS of each stage of the audit (a "
+                         "sampler thread and wrapped stage functions; one process only)")
     args = ap.parse_args(argv)
+    if args.rss_stages and (not args.plain or args.workers != 1):
+        ap.error("--rss-stages measures one process: use it with --plain and --workers 1")
     if args.plain:
         return run_plain(args)
 

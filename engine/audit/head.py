@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
+import mmap
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -32,13 +33,19 @@ from logitgeom.exact.filtered import UNDERFLOW_SLACK, norm_inflation, scaled_nor
 
 __all__ = ["HeadSpec", "Head", "open_head", "CHUNK_BYTES"]
 
-#: Rows are converted to float64 in chunks of about this many bytes.
-CHUNK_BYTES = 48 << 20
-#: :meth:`Head.norms` and :meth:`Head.scale` take rows in chunks of about this many float64
-#: bytes: their temporaries (the chunk, its absolute values, its rescaled copy) are then a
-#: few of these, not three 48 MB chunks beside the head (issue 44).  Row norms are computed
-#: row by row, so the chunking changes no bit of them.
-SMALL_CHUNK_BYTES = 8 << 20
+#: Rows are converted to float64 in chunks of about this many bytes: every pass over the head
+#: (the products, the norms, the scale) holds one such chunk and its temporaries beside
+#: its result, not a 48 MB chunk (issue 44: peak memory).  A row's norm is computed row by
+#: row; its products with X did not change either with the smaller chunks (every output of
+#: the audits compared before and after was byte-identical), and nothing decided rests on
+#: their last bits (the rigorous bound covers any summation order).
+CHUNK_BYTES = 8 << 20
+#: The chunk of :meth:`Head.norms` and :meth:`Head.scale` (the same as :data:`CHUNK_BYTES`).
+SMALL_CHUNK_BYTES = CHUNK_BYTES
+#: The chunks of :meth:`Head.mean` (float64 bytes) and :meth:`Head.propose_matvec` (stored
+#: float32 bytes, no copy): as before issue 44, so that the mean's sum and the proposals,
+#: which can shape the witnesses written, keep every bit.
+_SUM_CHUNK_BYTES = 48 << 20
 
 
 @dataclass(frozen=True)
@@ -192,6 +199,7 @@ class Head:
         rows_per_chunk = max(1, CHUNK_BYTES // (8 * self.d))
         self.chunk_rows = rows_per_chunk
         self._norms: np.ndarray | None = None
+        self._map = _mapping(self._raw)
         self._checked_finite = spec.kind == "inline"
         self._scale: float | None = None
 
@@ -202,10 +210,27 @@ class Head:
         if self._bf16:
             a = (np.asarray(a, dtype=np.uint32) << 16).view(np.float32)
         out = np.array(a, dtype=np.float64)
+        self._release(r0, r1)
         if not self._checked_finite and not np.all(np.isfinite(out)):
             bad = int(np.argwhere(~np.isfinite(out))[0][0]) + r0
             raise InvalidInput(f"head row {bad} has a NaN or infinite entry")
         return out
+
+    def _release(self, r0: int, r1: int) -> None:
+        """Drop this process's resident pages of stored rows r0..r1-1 (read once per pass:
+        a pass over a memory-mapped head would otherwise leave all of it resident beside
+        the pass's results; issue 44).  The file stays in the page cache and a later read
+        maps the pages again: no value changes."""
+        if self._map is None:
+            return
+        mm, off, row = self._map
+        start = (off + r0 * row) // mmap.PAGESIZE * mmap.PAGESIZE
+        end = min(len(mm), off + r1 * row)
+        if end > start:
+            try:
+                mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+            except OSError:  # a mapping the kernel will not release: keep it resident
+                self._map = None
 
     def rows(self, idx) -> np.ndarray:
         """Selected rows (any order) as float64."""
@@ -236,10 +261,11 @@ class Head:
         if self._raw.dtype == np.float32:
             x32 = np.asarray(x, dtype=np.float32)
             out = np.empty(self.k, dtype=np.float64)
-            step = max(1, CHUNK_BYTES // (4 * self.d))
+            step = max(1, _SUM_CHUNK_BYTES // (4 * self.d))
             for r0 in range(0, self.k, step):
                 r1 = min(self.k, r0 + step)
                 out[r0:r1] = self._raw[r0:r1] @ x32
+                self._release(r0, r1)
             return out
         return self.matmul(np.asarray(x, dtype=np.float64)[:, None])[:, 0]
 
@@ -274,8 +300,9 @@ class Head:
     def mean(self) -> np.ndarray:
         """The float64 mean row (a proposal only; its exact value is what is used)."""
         s = np.zeros(self.d, dtype=np.float64)
-        for r0 in range(0, self.k, self.chunk_rows):
-            s += self.chunk(r0, min(self.k, r0 + self.chunk_rows)).sum(axis=0)
+        step = max(1, _SUM_CHUNK_BYTES // (8 * self.d))
+        for r0 in range(0, self.k, step):
+            s += self.chunk(r0, min(self.k, r0 + step)).sum(axis=0)
         return s / self.k
 
     # ------------------------------------------------------------------ exact side
@@ -295,6 +322,19 @@ class Head:
     def exact_rows_binary(self) -> bool:
         """Rows (not necessarily the bias) are binary floats."""
         return self._exact is None
+
+
+def _mapping(a: np.ndarray) -> tuple[mmap.mmap, int, int] | None:
+    """(the memory map, the byte offset of the first entry in it, the bytes of a row) of a
+    C-ordered array read from a memory-mapped file (:class:`numpy.memmap`, as
+    ``np.load(mmap_mode="r")`` and the safetensors reader give), or None (in memory,
+    another layout, no ``madvise``)."""
+    mm = getattr(a, "_mmap", None)
+    if not isinstance(mm, mmap.mmap) or not a.flags.c_contiguous \
+            or not hasattr(mmap, "MADV_DONTNEED"):
+        return None
+    start = np.frombuffer(mm, dtype=np.uint8)[:1].ctypes.data  # released at once
+    return mm, a.ctypes.data - start, a.strides[0]
 
 
 @lru_cache(maxsize=4)
