@@ -234,8 +234,13 @@ def check_audit_file(path: Any, run: Any, max_work: Any, sample: Any, seed: int,
                     mode, tally, obj
         todo = sorted(labels) if mode == "labels" else \
             [x for a, b in obj["labels"] for x in range(a, b + 1)]
-        return split_check(run, path, todo, max_work if mode == "labels" else budget,
-                           workers, seed, obj), mode, tally, obj
+        from concurrent.futures.process import BrokenProcessPool
+        try:
+            return split_check(run, path, todo, max_work if mode == "labels" else budget,
+                               workers, seed, obj), mode, tally, obj
+        except (OSError, BrokenProcessPool) as exc:  # no processes: the check in this one
+            print(f"{path}: --workers {workers}: no worker processes ({exc}); checking in one "
+                  "process", file=sys.stderr)
     v = run(path, labels, arg if mode == "full" else max_work,
             arg if mode == "sample" else None, seed, tally, obj)
     return v, mode, tally, obj

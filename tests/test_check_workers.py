@@ -202,3 +202,16 @@ def test_default_sample_of_every_witness_is_said_as_a_full_check(capsys, monkeyp
     assert code == 0 and out == full[1] and "sample" not in out and "checked" not in out
     code, out, err = _check_audit([str(ex)], capsys)
     assert code == 0 and "every proof" in out
+
+
+def test_no_worker_processes_checks_in_one(audit, capsys, monkeypatch):
+    import concurrent.futures
+
+    one = _check([str(audit)], capsys)
+
+    def refuse(*a, **k):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refuse)
+    code, out, err = _check([str(audit), "--workers", "2"], capsys)
+    assert (code, out) == one[:2] and "no worker processes (no processes here)" in err
