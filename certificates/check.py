@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line (presentation, in :mod:`logitgeom_certificates._cli`): one verdict line per
     file; exit 0 / 1 / 2 (see the module docstring)."""
     from . import _cli
-    return _cli.check_main(argv, read_and_check)
+    return _cli.check_main(argv, read_and_check, check_audit.check_argmax_audit)
 
 
 if __name__ == "__main__":  # pragma: no cover

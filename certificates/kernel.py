@@ -131,14 +131,15 @@ SCOPE: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("s
 
 
 def read_and_check(path: str, checker: Checker, max_work: int | str | None = "default",
-                   scope: dict[str, Any] | None = None, labels: Any = None,
-                   sample: int | None = None, seed: int = 0) -> tuple[Verdict, Any]:
-    """(verdict, parsed object or None) of one file, read once; its references resolve
+                   scope: dict[str, Any] | None = None, labels: Any = None, sample: Any = None,
+                   seed: int = 0, obj: Any = None) -> tuple[Verdict, Any]:
+    """(verdict, parsed object or None) of one file, read once (``obj``: its content as
+    :func:`parse_json` parsed it, when the caller read it); its references resolve
     inside its folder.  With ``labels`` or ``sample``: re-check only those labels' proofs,
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (``scope`` receives
     the tallies; an audit then lifts the default budget, :func:`.batch.unmetered`)."""
     try:
-        obj = parse_json(read_file(path, "/", check="unreadable"), "/")
+        obj = parse_json(read_file(path, "/", check="unreadable"), "/") if obj is None else obj
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
     partial = labels is not None or sample is not None

@@ -681,7 +681,58 @@ def checker_file_cases(d: Path) -> list[Case]:
     c["shards"][0]["file"] = str(ex / "argmax-audit" / "records.jsonl")
     cases.append(Case("check <audit, shard by absolute path> (refused: outside the folder)",
                       ["check", _w(d / "a-abs.json", json.dumps(c))], False))
-    return cases
+    return cases + audit_check_cases(ex / "argmax-audit")
+
+
+def _says(out_words=(), err_words=()):
+    """A check that the verdict line (stdout) and stderr hold these words."""
+    def chk(code, out, err):
+        miss = [w for w in out_words if w not in out] + [w for w in err_words if w not in err]
+        return f"missing {miss}: {out[-200:]} {err[-200:]}" if miss else None
+    return chk
+
+
+def audit_check_cases(ex: Path) -> list[Case]:
+    """The options of checking an audit (issue 44, item 5): ``--workers`` of ``check`` and of
+    ``python -m logitgeom_certificates.check_audit``, the cost line, the same failing check
+    with workers, a budget below the printed cost, labels outside the audit.  A bad N is an
+    argparse usage error (several lines of usage): ``scripts/fuzz_options.py`` has those of
+    ``check --workers``, ``tests/test_check_workers.py`` those of both commands."""
+    from logitgeom_certificates import _cli, check_audit
+
+    valid, bad = str(ex / "valid-sharded.json"), str(ex / "invalid-gordan-combination.json")
+
+    def audit_main(*argv):  # the module's command line, its exit code as SystemExit
+        def call():
+            code = _cli.audit_main(list(argv), check_audit.check_file)
+            if code:
+                raise SystemExit(code)
+        return call
+
+    cost = "cost of a full check"
+    return [
+        Case("check --workers 2 <valid audit>", ["check", "--workers", "2", valid], True,
+             check=_says(["OK argmax-audit (all 5 labels"], [cost])),
+        Case("check --workers 2 <audit, wrong multipliers>", ["check", "--workers", "2", bad],
+             False, check=_says(["failed_check=gordan-combination"])),
+        Case("check --workers 2 --max-work 1 <valid audit>",
+             ["check", "--workers", "2", "--max-work", "1", valid], False,
+             check=_says(["NOT CHECKED", "work-budget"])),
+        Case("check_audit --workers 2", [], True, call=audit_main(valid, "--workers", "2"),
+             check=_says(["every proof"], [cost])),
+        Case("check_audit --labels 0-2 --workers 3", [], True,
+             call=audit_main(valid, "--labels", "0-2", "--workers", "3"),
+             check=_says(["3 labels' proofs"])),
+        Case("check_audit --labels 0,9 --workers 2 (label outside the audit)", [], False,
+             call=audit_main(valid, "--labels", "0,9", "--workers", "2"),
+             check=_says(["failed_check=labels"])),
+        Case("check_audit --workers 2 <audit, wrong multipliers>", [], False,
+             call=audit_main(bad, "--workers", "2"),
+             check=_says(["failed_check=gordan-combination"])),
+        Case("check_audit --workers 2 --max-work 1", [], False,
+             call=audit_main(valid, "--workers", "2", "--max-work", "1"),
+             check=_says(["NOT CHECKED"])),
+    ]
 
 
 def file_battery(d: Path, n: int, seed: int, timeout: float) -> Counter:

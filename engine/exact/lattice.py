@@ -345,7 +345,7 @@ def _max_rank(vecs: list[tuple[int, ...]], dim: int) -> int:
     return B.rank
 
 
-def _eliminate(res: list[Any], delta: tuple[int, ...], live: list[int],
+def eliminate(res: list[Any], delta: tuple[int, ...], live: list[int],
                normalise: bool = True) -> list[Any]:
     """Project the live residuals modulo the new direction ``delta`` (one common scale).
 
@@ -487,12 +487,12 @@ def chi_rankings(vecs: list[tuple[int, ...]], d: int, affine: bool,
                 continue
             if not affine and rk + 1 == rmax - 1:
                 # closed form right away: rank rmax - 1 now, rmax for the rest
-                keys = _eliminate(res, delta, live, normalise=False)
+                keys = eliminate(res, delta, live, normalise=False)
                 stay = _stay_weight(keys, reps, nsizes, p + 1, k)
                 coeffs[d - rk - 1] += -s * w * stay
                 coeffs[d - rk - 2] += -s * w * (tot_from[p + 1] - stay)
                 continue
-            nres = _eliminate(res, delta, live)
+            nres = eliminate(res, delta, live)
             if affine and not any(nres[k]):
                 continue  # no common point: every completion is empty too
             stack.append((p + 1, reps, nsizes, -s * w, rk + 1, nres))
