@@ -17,8 +17,7 @@ ranking arrangements of central heads (``logitgeom count ranking --method orbits
 Examples
 --------
 >>> braid = [[1 if i == a else 0 for i in range(4)] for a in range(4)]
->>> from logitgeom.errors import EngineError
-from logitgeom.exact.lattice import arrangement_normals
+>>> from logitgeom.exact.lattice import arrangement_normals
 >>> vecs, dim, _ = arrangement_normals(braid, ranking=True)
 >>> r = RankingRestrictions(braid, vecs)
 >>> closed = tuple(i for i, v in enumerate(vecs) if v == (1, -1, 0, 0))   # x_1 = x_2
