@@ -109,9 +109,10 @@ def test_units_return_none_past_the_budget():
     assert flatsteps._extend_unit((chain, reps, 0, None, None))[1] == 3
     assert flatsteps._extend_unit((chain, reps, 0, 2, None)) is None
     assert flatsteps._extend_unit((chain, reps, 0, None, 1)) is None
-    jobs = [(1, [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1)], 4)]
-    assert flatsteps._terms_unit(("t", jobs, 5, None)) is not None
-    assert flatsteps._terms_unit(("u", jobs, 5, 0)) is None
+    jobs = [(1, [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1)], 4,
+             None)]
+    assert flatsteps._terms_unit(("t", jobs, 5, None, None)) is not None
+    assert flatsteps._terms_unit(("u", jobs, 5, 0, None)) is None
 
 
 class _Killed(Exception):

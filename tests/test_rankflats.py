@@ -12,7 +12,7 @@ from logitgeom.errors import EngineError
 from logitgeom.exact import restriction
 from logitgeom.exact.lattice import arrangement_normals
 from logitgeom.geometry.families import circulant, simplex_etf
-from logitgeom.geometry.flatorbits import _restrict_map
+from logitgeom.geometry.flatsteps import _restrict_map
 from logitgeom.geometry.rankflats import RankingRestrictions
 
 
@@ -62,3 +62,32 @@ def test_a_set_that_is_not_closed_is_refused():
     short = closed[:-1]
     with pytest.raises(EngineError):
         RankingRestrictions(W, vecs)(short, dim - rank)
+
+
+@pytest.mark.parametrize("W", [circulant([(7 * i * i + 3 * i + 1) % 11 - 5 for i in range(8)]),
+                               simplex_etf(7), circulant([2, 0, 0, 1, -1, 0])])
+def test_the_orbit_count_with_it_equals_the_count_without(W):
+    from logitgeom.geometry.chipoly import characteristic_polynomial
+    from logitgeom.geometry.flatorbits import chi_flat_orbits
+    from logitgeom.geometry.headgroup import arrangement_symmetry, hyperplane_permutations
+
+    vecs, dim, _ = arrangement_normals(W, ranking=True)
+    coords = [list(c) for _, c in arrangement_symmetry(W, ranking=True).generators]
+    gens = hyperplane_permutations(vecs, dim, False, coords)
+    plain = chi_flat_orbits(vecs, dim, gens)
+    assert chi_flat_orbits(vecs, dim, gens, chi_of=RankingRestrictions(W, vecs)) == plain
+    assert chi_flat_orbits(vecs, dim, gens, chi_of=RankingRestrictions(W, vecs, 3)) == plain
+    p = characteristic_polynomial(W, ranking=True, method="orbits")
+    assert list(p.coefficients) == plain
+    assert p.coefficients == characteristic_polynomial(W, ranking=True).coefficients
+
+
+def test_it_runs_on_worker_processes():
+    from concurrent.futures import ProcessPoolExecutor
+
+    from logitgeom.geometry.chipoly import characteristic_polynomial
+
+    W = circulant([(7 * i * i + 3 * i + 1) % 11 - 5 for i in range(7)])
+    with ProcessPoolExecutor(2) as ex:
+        p = characteristic_polynomial(W, ranking=True, method="orbits", executor=ex)
+    assert p.regions == 5040

@@ -231,8 +231,14 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget, execut
         stats["group_source"] = "given"
     gens = headgroup.hyperplane_permutations(vecs, d, affine, coords, mats)
     try:
+        chi_of = None
+        if ranking and not affine:  # restrictions by the set-partition formula of blocks
+            from logitgeom.geometry.rankflats import RankingRestrictions
+
+            chi_of = RankingRestrictions(W, vecs)
         return flatorbits.chi_flat_orbits(vecs, dim, gens, stats=stats, budget=budget,
-                                          executor=executor, state_dir=state_dir)
+                                          executor=executor, state_dir=state_dir,
+                                          chi_of=chi_of)
     except restriction.WorkBudgetExceeded:
         raise TooLarge(f"chi of this arrangement ({len(vecs)} hyperplanes in dimension "
                        f"{dim}) by flat orbits needs more than {budget:,} flat orbits and "

@@ -102,8 +102,9 @@ class _Run:
 
     def __init__(self, chain: StabilizerChain, dim: int, low: int, pairs: object, memo: dict,
                  budget: int | None, progress: Callable | None, executor: object,
-                 folder: Path | None, token: str) -> None:
+                 folder: Path | None, token: str, chi_of: Callable | None = None) -> None:
         self.chain, self.dim, self.low, self.pairs, self.memo = chain, dim, low, pairs, memo
+        self.chi_of = chi_of
         self.budget, self.progress, self.executor = budget, progress, executor
         self.folder, self.token = folder, token
         self.searches = self.found = self.computed = 0  # this run's, for the budget
@@ -238,7 +239,8 @@ class _Run:
                 f -= len(closed)
             if low >= 2:
                 f += _rank2_sum(self.pairs, closed)
-            jobs.append((n * f, list(imgs.values()), dim - rank))
+            jobs.append((n * f, list(imgs.values()), dim - rank,
+                         closed if self.chi_of is not None else None))
         bounds = _chunks(len(jobs), TERM_UNITS if dim - rank > 3 else SMALL_TERM_UNITS)
         done: dict[int, list[int]] = {}
         if self.folder is not None:
@@ -251,13 +253,13 @@ class _Run:
             for c in todo:
                 a, z = bounds[c]
                 vec, st = _terms(jobs[a:z], dim + 1, self.memo, self._left(), progress, rank,
-                                 a, len(jobs))
+                                 a, len(jobs), self.chi_of)
                 self._finished(rank, c, len(bounds), vec, st, done)
         else:
             from logitgeom.run.executor import run_units
 
             limit = self._left()  # each unit's; the sum is checked as they finish
-            units = [(self.token, jobs[a:z], dim + 1, limit) for a, z in
+            units = [(self.token, jobs[a:z], dim + 1, limit, self.chi_of) for a, z in
                      (bounds[c] for c in todo)]
             runs: Any = run_units(_terms_unit, units, executor=self.executor, progress=False,
                                   desc=f"terms {rank}")
@@ -298,7 +300,8 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
                     cache: dict | None = None, stats: dict | None = None,
                     budget: int | None = None, low: int = 2,
                     progress: Callable[[str, int, int, int], None] | None = None,
-                    executor: object = None, state_dir: str | os.PathLike | None = None
+                    executor: object = None, state_dir: str | os.PathLike | None = None,
+                    chi_of: Callable[[tuple[int, ...], int], list[int]] | None = None
                     ) -> list[int]:
     """chi(t) of the central arrangement ``vecs`` in ``Q^dim``, one flat per orbit.
 
@@ -349,6 +352,13 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
         Keep each finished level and chunk of terms in a folder under it keyed by the
         arrangement, the generators and ``low`` (:mod:`logitgeom.geometry.orbitstate`); a
         rerun after a kill resumes from them.
+    chi_of : callable, optional
+        ``chi_of(closed, k)``: ``chi_{A^X}`` of the flat ``X`` of the closed set ``closed``
+        (dimension ``k``), or ``None`` to leave it to the restriction computed in
+        coordinates through the table ``cache``; it must be picklable to run on an
+        executor.  For the ranking
+        arrangement of a central head, :class:`logitgeom.geometry.rankflats.
+        RankingRestrictions` (the set-partition formula of the flat's blocks, no table).
 
     Returns
     -------
@@ -375,7 +385,8 @@ def chi_flat_orbits(vecs: Sequence[Sequence[int]], dim: int,
     folder = None if state_dir is None else orbitstate.folder(state_dir, normals, dim, gens,
                                                               low)
     run = _Run(chain, dim, low, _pair_flats(normals) if low >= 2 else None,
-               {} if cache is None else cache, budget, progress, executor, folder, token)
+               {} if cache is None else cache, budget, progress, executor, folder, token,
+               chi_of)
     out = [0] * (dim + 1)
     out[dim] = 1
     level: Level = {(): ((), dict(enumerate(normals)), 1)}

@@ -179,18 +179,23 @@ def _level_unit(args: tuple) -> list:
     return _level_rows(*args)
 
 
-def _terms(jobs: Sequence[tuple[int, list[Vec], int]], size: int, cache: dict,
+def _terms(jobs: Sequence[tuple[int, list[Vec], int, Any]], size: int, cache: dict,
            limit: int | None, progress: Callable | None = None, rank: int = 0,
-           start: int = 0, of: int = 0) -> tuple[list[int], dict]:
-    """``-sum w chi_{A^X}`` over the jobs ``(w, normals of A^X, dim of X)`` as ``size``
-    coefficients, with the restriction counters; at most ``limit`` restrictions computed."""
+           start: int = 0, of: int = 0, chi_of: Callable | None = None
+           ) -> tuple[list[int], dict]:
+    """``-sum w chi_{A^X}`` over the jobs ``(w, normals of A^X, dim of X, closed set of X)``
+    as ``size`` coefficients, with the restriction counters; at most ``limit``
+    restrictions computed (``chi_of(closed, dim)``, when given and not ``None``, gives
+    ``chi_{A^X}`` instead)."""
     out = [0] * size
     st: dict = {}
-    for i, (w, sub, k) in enumerate(jobs):
+    for i, (w, sub, k, closed) in enumerate(jobs):
         if progress is not None:
             progress("restrict", rank, start + i, of)
-        left = None if limit is None else max(0, limit - st.get("computed", 0))
-        c = restriction.chi_restriction(sub, k, cache=cache, stats=st, budget=left)
+        c = None if chi_of is None else chi_of(closed, k)
+        if c is None:
+            left = None if limit is None else max(0, limit - st.get("computed", 0))
+            c = restriction.chi_restriction(sub, k, cache=cache, stats=st, budget=left)
         for e, x in enumerate(c):
             out[e] -= w * x
     return out, st
@@ -203,13 +208,13 @@ _WORKER_CACHE: dict[str, dict] = {}
 def _terms_unit(args: tuple) -> tuple[list[int], dict] | None:
     """One chunk of terms (any process), with this worker's table for the run; ``None``
     past the budget."""
-    token, jobs, size, limit = args
+    token, jobs, size, limit, chi_of = args
     cache = _WORKER_CACHE.get(token)
     if cache is None:
         _WORKER_CACHE.clear()
         cache = _WORKER_CACHE[token] = {}
     try:
-        return _terms(jobs, size, cache, limit)
+        return _terms(jobs, size, cache, limit, chi_of=chi_of)
     except restriction.WorkBudgetExceeded:
         return None
 

@@ -37,6 +37,10 @@ __all__ = ["RankingRestrictions"]
 
 #: nodes of one restriction's set-partition search (Bell(12) is 4,213,597)
 NODES = 10**8
+#: restrictions with more blocks are left to the table of restrictions (``None``): the
+#: set-partition search grows with the Bell number of the blocks (Bell(9) = 21,147), the
+#: table catches restrictions isomorphic to one seen (the simplex-ETF head's)
+MAX_BLOCKS = 9
 
 
 class RankingRestrictions:
@@ -50,10 +54,16 @@ class RankingRestrictions:
         The arrangement's normals as :func:`logitgeom.exact.lattice.arrangement_normals`
         gives them for ``W`` with ``ranking=True``; a closed set names hyperplanes by
         their position in ``vecs``.
+    max_blocks : int
+        Flats with more blocks give ``None`` (left to the caller's other method).
     """
 
-    def __init__(self, W: object, vecs: Sequence[tuple[int, ...]]) -> None:
-        labels, d, affine = label_vectors(W, None)  # type: ignore[arg-type]
+    def __init__(self, W: object, vecs: Sequence[tuple[int, ...]],
+                 max_blocks: int = MAX_BLOCKS) -> None:
+        self.max_blocks = max_blocks
+        from logitgeom.exact.numbers import to_matrix
+
+        labels, d, affine = label_vectors(to_matrix(W, what="W"), None)
         if affine:  # pragma: no cover - no bias is passed
             raise ValueError("central heads only")
         self.labels = [tuple(v[:d]) for v in labels]
@@ -66,9 +76,9 @@ class RankingRestrictions:
                 diff = [x - y for x, y in zip(self.labels[a], self.labels[b], strict=True)]
                 self.pairs[index[canonical_direction(diff)]].append((a, b))
 
-    def __call__(self, closed: Sequence[int], dim: int) -> list[int]:
+    def __call__(self, closed: Sequence[int], dim: int) -> list[int] | None:
         """chi of the restriction to the flat of the closed set ``closed`` (of dimension
-        ``dim``), coefficients from ``t**0``."""
+        ``dim``), coefficients from ``t**0``; ``None`` past :data:`MAX_BLOCKS` blocks."""
         k = len(self.labels)
         parent = list(range(k))
 
@@ -95,6 +105,8 @@ class RankingRestrictions:
             raise EngineError(f"internal error: a closed set's blocks have rank {rank}, its "
                               f"flat's dimension is {dim} in {self.d}; please report")
         reps = [res[a] for a in range(k) if find(a) == a]
+        if len(reps) > self.max_blocks:
+            return None
         if len(set(reps)) != len(reps):
             raise EngineError("internal error: two blocks score alike on a flat (its set was "
                               "not closed); please report")
