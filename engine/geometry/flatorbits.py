@@ -51,7 +51,8 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -149,27 +150,23 @@ class _Run:
         executor in chunks, in order, if there is one)."""
         if self.executor is None:
             return _level(self.chain, reps, found)
-        from logitgeom.run.executor import run_units, worker_count
+        from logitgeom.run.executor import worker_count
 
         rows = [(key, child, stab, i, j) for key, (child, stab, i, j) in found.items()]
         bounds = _chunks(len(rows), 4 * worker_count(self.executor))
         units = [(self.chain.order, {i: reps[i][1] for _, _, _, i, _ in rows[a:z]},
                   rows[a:z]) for a, z in bounds]
         parts: list = [None] * len(bounds)
-        runs: Any = run_units(_level_unit, units, executor=self.executor, progress=False,
-                              desc="restrictions")
-        try:
-            for r in runs:
-                parts[r.index] = r.value
-        finally:
-            runs.close()
+        with closing(self._units(_level_unit, units, "restrictions")) as runs:
+            for i, part in runs:
+                parts[i] = part
         return {key: (child, sub, n) for part in parts for key, child, sub, n in part}
 
     def _extend_chunks(self, classes: list, rank: int, s_left: int | None,
                        o_left: int | None) -> dict:
         """The children of ``classes`` from consecutive chunks, run on the executor (or
         here) and kept in the state folder, merged in chunk order."""
-        from logitgeom.run.executor import run_units, worker_count
+        from logitgeom.run.executor import worker_count
 
         n = len(classes)
         k = 4 * worker_count(self.executor)
@@ -193,20 +190,29 @@ class _Run:
         else:
             units = [(self.chain, classes[a:z], a, s_left, o_left)
                      for a, z in (bounds[c] for c in todo)]
-            runs: Any = run_units(_extend_unit, units, executor=self.executor, progress=False,
-                                  desc=f"rank {rank + 1}")
-            try:
-                for r in runs:
-                    if r.value is None:
-                        raise restriction.WorkBudgetExceeded
-                    c = todo[r.index]
-                    self._extended(rank, c, len(bounds), r.value[0], r.value[1], parts)
+            with closing(self._units(_extend_unit, units, f"rank {rank + 1}")) as runs:
+                for i, (part, s) in runs:
+                    c = todo[i]
+                    self._extended(rank, c, len(bounds), part, s, parts)
                     done += bounds[c][1] - bounds[c][0]
                     if self.progress is not None:
                         self.progress("extend", rank, done, n)
-            finally:
-                runs.close()  # a budget or progress stop cancels the pending units
         return _merge([parts[c] for c in range(len(bounds))])
+
+    def _units(self, fn: Callable, units: list, desc: str) -> Iterator[tuple[int, Any]]:
+        """``(position in units, value)`` of each unit of ``fn`` on the executor as it
+        finishes; a unit past its budget (``None``) stops the count, and closing this
+        (a stop) cancels the pending units."""
+        from logitgeom.run.executor import run_units
+
+        runs: Any = run_units(fn, units, executor=self.executor, progress=False, desc=desc)
+        try:
+            for r in runs:
+                if r.value is None:
+                    raise restriction.WorkBudgetExceeded
+                yield r.index, r.value
+        finally:
+            runs.close()
 
     def _extended(self, rank: int, c: int, chunks: int, part: dict, searches: int,
                   parts: dict[int, dict]) -> None:
@@ -256,24 +262,15 @@ class _Run:
                                  a, len(jobs), self.chi_of)
                 self._finished(rank, c, len(bounds), vec, st, done)
         else:
-            from logitgeom.run.executor import run_units
-
             limit = self._left()  # each unit's; the sum is checked as they finish
             units = [(self.token, jobs[a:z], dim + 1, limit, self.chi_of) for a, z in
                      (bounds[c] for c in todo)]
-            runs: Any = run_units(_terms_unit, units, executor=self.executor, progress=False,
-                                  desc=f"terms {rank}")
-            try:
-                for r in runs:
-                    if r.value is None:
-                        raise restriction.WorkBudgetExceeded
-                    vec, st = r.value
-                    self._finished(rank, todo[r.index], len(bounds), vec, st, done)
+            with closing(self._units(_terms_unit, units, f"terms {rank}")) as runs:
+                for i, (vec, st) in runs:
+                    self._finished(rank, todo[i], len(bounds), vec, st, done)
                     self._over()
                     if progress is not None:
                         progress("restrict", rank, len(done), len(bounds))
-            finally:
-                runs.close()
         for c in range(len(bounds)):  # a fixed order, whatever finished first
             for e, x in enumerate(done[c]):
                 out[e] += x

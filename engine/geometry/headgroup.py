@@ -160,12 +160,8 @@ def normal_symmetry(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool, *,
 
     Parameters
     ----------
-    vecs : tuple of integer tuples
-        The arrangement's distinct primitive normals (:func:`logitgeom.exact.lattice.
-        arrangement_normals`).
-    d : int
-        The number of input coordinates (``len(v) - 1`` for an affine cone).
-    affine : bool
+    vecs, d, affine
+        The arrangement, as for :func:`hyperplane_permutations`.
     max_order : int
         Stop the search past this order (the generators then give a subgroup; any
         subgroup gives the same count).
