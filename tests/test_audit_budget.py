@@ -307,7 +307,9 @@ def test_sigint_inside_a_label_stops_the_run_and_a_rerun_resumes(tmp_path):
     import time
     from pathlib import Path
 
-    W, kinds = hair_head(800, 256, pushes=(1e-13,), faces=(10,))  # about 3 CPU s unbounded
+    # a label of many CPU seconds unbounded (the budget bites at 5 CPU s on this shape), so
+    # that a loaded machine's scheduling delays cannot let it finish before the signal
+    W, kinds = hair_head(1500, 512, pushes=(1e-13,), faces=(10,))
     lab = next(iter(kinds))
     np.save(tmp_path / "W.npy", W)
     out = tmp_path / "o"
@@ -322,6 +324,7 @@ def test_sigint_inside_a_label_stops_the_run_and_a_rerun_resumes(tmp_path):
         child = kids[0] if kids else None
         time.sleep(0.01)
     assert child is not None, "the label's child process was never seen"
+    assert Path(f"/proc/{child}").exists(), "the label finished before the signal"
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)  # generous: the run must end, not hang
     assert p.returncode == 130 and "interrupted" in err, err
