@@ -315,8 +315,12 @@ def test_sigint_inside_a_label_stops_the_run_and_a_rerun_resumes(tmp_path):
     out = tmp_path / "o"
     cmd = [sys.executable, "-m", "logitgeom", "audit-argmax", str(tmp_path / "W.npy"),
            "--tokens", str(lab), "-o", str(out), "--no-progress"]
+    def as_in_a_terminal() -> None:  # SIGINT as a shell gives it, whatever this worker
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # inherited (ignored or blocked by
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # an earlier test)
+
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ))
+                         env=dict(os.environ), preexec_fn=as_in_a_terminal)
     child = None
     t0 = time.monotonic()
     while child is None and p.poll() is None and time.monotonic() - t0 < 120:
