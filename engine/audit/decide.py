@@ -573,7 +573,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
         for j, c in cpu.items():
             label_cpu[j] = label_cpu.get(j, 0.0) + c
         for j, never in got.items():
-            out[j] = _shared_record(out[j], never, sc.pending[j])
+            out[j] = shared.shared_record(out[j], never, sc.pending[j])
             todo.remove(j)
 
     share(None)  # supports of the blocks this process decided before
@@ -599,16 +599,6 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     stats["_margins"] = margins
     stats["_label_cpu"] = label_cpu
     return [out[int(k)] for k in labels], stats
-
-
-def _shared_record(rec: dict, never: dict, doms) -> dict:
-    """A label's record with a shared never-proof in "all" (and, for a head without a bias,
-    the same proof closing the box domain: v = 0 and a zero bias sum)."""
-    out = dict(rec)
-    out["all"] = never
-    if "box" in doms:
-        out["box"] = dict(never)
-    return out
 
 
 def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts: Options,

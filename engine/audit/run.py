@@ -39,14 +39,21 @@ from logitgeom.audit.head import open_head
 from logitgeom.audit.labelrun import label_seconds_option
 from logitgeom.audit.screen import screen_block
 from logitgeom.audit.shards import block_files, read_block, split_lines, split_proofs
+from logitgeom.audit.shared import columns_option
 from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
+from logitgeom.audit.waves import add_stats as _add_stats
+from logitgeom.audit.waves import one_blas_thread as _one_blas_thread
+from logitgeom.audit.waves import run_hard
 from logitgeom.errors import InvalidInput, SolverFailed
 from logitgeom.exact.numbers import fraction_to_str, to_fraction
+from logitgeom.limits import as_flag
 from logitgeom.run.state import kill_hook, write_json
 
 __all__ = ["AuditResult", "audit_argmax", "VERDICTS", "INLINE_ENTRIES"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
+#: The options run.json records under "options" (they change no proof).
+OPTION_KEYS = ("label_seconds", "shared_supports", "shared_columns")
 @dataclass
 class AuditResult:
     """Per-label verdicts of an argmax audit.
@@ -201,8 +208,6 @@ def _write(path: Path, data: bytes) -> None:
 
 def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: int,
           out_dir: Path | None, work: Path) -> _Plan:
-    from logitgeom.limits import as_flag
-
     head = open_head(src.spec)
     k, d = head.k, head.d
     if k < 2 or d < 1:
@@ -218,7 +223,7 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
                    lp_rounds=base.lp_rounds,
                    label_seconds=label_seconds_option(base.label_seconds),
                    shared_supports=bool(as_flag(base.shared_supports, "shared_supports")),
-                   shared_columns=_columns_option(base.shared_columns))
+                   shared_columns=columns_option(base.shared_columns))
     bias_field = None if head.bias is None else [fraction_to_str(head.exact_bias(i))
                                                  for i in range(k)]
     hf = src.head_field
@@ -250,17 +255,8 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
         state.setdefault("margins", {})
         state.setdefault("undecided", {})
     # how this run decides (no proof depends on it: a rerun with other values resumes)
-    state["options"] = {"label_seconds": opts.label_seconds,
-                        "shared_supports": opts.shared_supports,
-                        "shared_columns": opts.shared_columns}
+    state["options"] = {f: getattr(opts, f) for f in OPTION_KEYS}
     return _Plan(src, k, d, labels, blocks, opts, out_dir, work, state, names, bias_field, R)
-
-
-def _columns_option(value) -> int:
-    """:attr:`Options.shared_columns` checked: a positive integer."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise InvalidInput(f"shared_columns must be a positive integer; got {value!r}")
-    return int(value)
 
 
 def _labels_named(tokens, k, tok, names: dict) -> tuple[int, ...]:
@@ -305,15 +301,6 @@ def _label_unit(unit):
         rec, m = decide_label(head, k, doms, rec, opts, stats)
     # the Wolfe, LP and exact stages ran in a forked child (logitgeom.audit.bounded)
     return k, rec, m, stats, time.process_time() - t0 + stats.pop("_child_cpu", 0.0)
-
-
-def _one_blas_thread():
-    """One BLAS thread inside a work unit: parallelism comes from the units (--workers);
-    OpenBLAS's spinning helper threads otherwise roughly double the CPU of the many small
-    products of the hard labels (docs/argmax-audit.md section 6)."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 #: run.json (the resume state) is rewritten at most this often (seconds), and at the end.
@@ -377,12 +364,6 @@ class _Blocks:
         state["margins"] = {str(a): v for a, v in sorted(self.margins.items())}
         write_json(self.plan.out_dir / "run.json", state)  # the resume state (logitgeom.run.state)
         self.last = time.monotonic()
-
-
-def _add_stats(stage: dict, st: dict) -> None:
-    for key, v in st.items():
-        if not key.startswith("_"):
-            stage[key] = stage.get(key, 0) + v
 
 
 def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, dict]:
@@ -452,16 +433,7 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
             if not waiting[b]:
                 blocks.finish(b, [parts[b][j] for j in plan.blocks[b]])
                 del parts[b]
-
-        if hard and _shares(plan):
-            _shared_waves(plan, hard, parts, take, stage, label_cpu, executor, progress)
-        else:
-            units2 = [(plan.src.spec, k, doms, parts[b][k], plan.opts)
-                      for _, k, b, doms in hard]
-            for res in _run(_label_unit, units2, executor, progress, "hard labels"):
-                _, k, b, _ = hard[res.index]
-                _k, rec, m, st, cpu = res.value
-                take(k, b, rec, m, st, cpu)
+        run_hard(plan, hard, parts, take, stage, label_cpu, executor, progress, _label_unit)
     except KeyboardInterrupt:  # SIGINT: the labels running were killed with their children
         state["stopped"] = ("SIGINT (Ctrl-C); a rerun in this folder decides the blocks "
                             "not listed in 'done'")
@@ -476,129 +448,6 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
             name = f"block-{b:06d}.jsonl"
             records.extend(read_block(out_dir, name, state["done"][name]))
     return records, stage, margins, label_cpu
-
-
-def _shares(plan: _Plan) -> bool:
-    from logitgeom.audit.shared import applies
-
-    return applies(open_head(plan.src.spec), plan.opts)
-
-
-def _shared_unit(unit):
-    """Phase 2 work unit: the labels a float prefilter put inside one shared support,
-    proven together (:func:`logitgeom.audit.shared.run_batch`, one bounded child).
-    Returns ({label: never record}, stats, CPU seconds)."""
-    spec, rows, labels, opts = unit
-    from logitgeom.audit.shared import run_batch
-
-    with _one_blas_thread():
-        head = open_head(spec)
-        stats: dict = {}
-        t0 = time.process_time()
-        got, cpu = run_batch(head, rows, labels, opts, stats)
-    return got, stats, time.process_time() - t0 + cpu
-
-
-def _phase2_unit(unit):
-    """A phase 2 unit of a run with shared supports: ``("label", ...)`` for
-    :func:`_label_unit`, ``("shared", ...)`` for :func:`_shared_unit`."""
-    return _shared_unit(unit[1]) if unit[0] == "shared" else _label_unit(unit[1])
-
-
-#: Hard labels run alone in waves of 2, 4, 8, ... labels (the shared batches of a wave
-#: besides): the never-proofs of a wave give the supports the next wave's labels are
-#: prefiltered against.  Fixed sizes, so the records do not depend on the executor.
-_FIRST_WAVE = 2
-
-
-def _shared_waves(plan: _Plan, hard: list, parts: dict, take, stage: dict,
-                  label_cpu: dict, executor, progress) -> None:
-    """Phase 2 with shared supports (:mod:`logitgeom.audit.shared`): the hard labels, hardest
-    first, run alone in waves of growing size; after each wave, every never-proof on d + 1
-    rows (and a support of rows outside the open labels, when its own rows include open
-    labels) joins a pool of recent supports; the open labels the float prefilter puts inside
-    a support go, at most :func:`logitgeom.audit.shared.column_cap` per unit, to a shared
-    batch in the next wave.  Labels a batch does not prove stay in the queue (and are not
-    tried on that support again).  Results are taken in unit order within each wave, so
-    the records do not depend on the executor or the completion order."""
-    from logitgeom.audit.decide import _shared_record
-    from logitgeom.audit.shared import (
-        SupportPool,
-        column_cap,
-        full_support,
-        supports_after,
-    )
-
-    head = open_head(plan.src.spec)
-    opts, spec = plan.opts, plan.src.spec
-    pool = SupportPool()
-    queue = list(hard)  # (cost, label, block, domains), hardest first
-    order = {h[1]: n for n, h in enumerate(hard)}
-    tried: dict[int, set] = {}
-    size = _FIRST_WAVE
-    while queue:
-        units: list = []
-        meta: list = []
-        if pool.items:  # the shared batches of this wave
-            t0 = time.process_time()
-            left = [h for h in queue if "all" in h[3]]
-            for sup in list(pool.items):
-                labs = [h[1] for h in left if sup.rows not in tried.get(h[1], ())]
-                got = pool.candidates(head, labs, only=sup) if labs else []
-                for _, cands in got:
-                    cap = column_cap(head, sup.rows, opts)
-                    for c0 in range(0, len(cands), cap):
-                        part = cands[c0:c0 + cap]
-                        units.append(("shared", (spec, sup.rows, part, opts)))
-                        meta.append(("shared", sup.rows, part))
-                        for k in part:
-                            tried.setdefault(k, set()).add(sup.rows)
-                    taken = set(cands)
-                    left = [h for h in left if h[1] not in taken]
-            batched = {k for u in meta for k in u[2]}
-            queue = [h for h in queue if h[1] not in batched]
-            stage["shared_prefilter"] = stage.get("shared_prefilter", 0.0) \
-                + time.process_time() - t0
-        wave, queue = queue[:size], queue[size:]
-        for h in wave:
-            _, k, b, doms = h
-            units.append(("label", (spec, k, doms, parts[b][k], opts)))
-            meta.append(("label", h))
-        size *= 2
-        found: dict[int, tuple] = {}
-        back: list = []
-        for res in _run(_phase2_unit, units, executor, progress, "hard labels"):
-            kind, *info = meta[res.index]
-            if kind == "label":
-                _, k, b, _ = info[0]
-                _k, rec, m, st, cpu = res.value
-                take(k, b, rec, m, st, cpu)
-                sup = full_support(head, rec.get("all"))
-                if sup is not None:
-                    found[res.index] = (k, sup)
-            else:
-                rows, part = info
-                got, st, cpu = res.value
-                _add_stats(stage, st)
-                for k in part:
-                    h = hard[order[k]]
-                    if k in got:
-                        take(k, h[2], _shared_record(parts[h[2]][k], got[k], h[3]), None, {},
-                             cpu / len(part))
-                    else:  # its share of the batch's CPU, then alone later
-                        label_cpu[k] = label_cpu.get(k, 0.0) + cpu / len(part)
-                        back.append(h)
-        if back:  # not proven by the batch: back in the queue, in hardness order
-            queue = sorted(queue + back, key=lambda h: order[h[1]])
-        if queue and found:  # the supports of this wave's never-proofs, in unit order
-            t0 = time.process_time()
-            open_labels = [h[1] for h in queue]
-            for i in sorted(found):
-                k, sup = found[i]
-                for rows in supports_after(head, k, sup, open_labels):
-                    pool.add(head, rows)
-            stage["shared_prefilter"] = stage.get("shared_prefilter", 0.0) \
-                + time.process_time() - t0
 
 
 def _run(fn, units, executor, progress, desc):
@@ -830,9 +679,7 @@ def audit_argmax(
     options : Options, optional
         Pipeline knobs (never change what is proven); ``Options(label_seconds=S)`` sets a
         per-label CPU budget, the only way a label can end ``undecided``;
-        ``Options(shared_supports=False)`` proves every never label alone (by default,
-        clustered never labels of a head without a bias share one exact solve,
-        :mod:`logitgeom.audit.shared`).
+        ``shared_supports=False``: no shared never-proofs (:mod:`logitgeom.audit.shared`).
     label_names : list of str or path, optional
         Names of the labels (a JSON list or a file with one name per line), for the table
         and the summary of heads without a tokenizer.

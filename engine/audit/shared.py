@@ -57,7 +57,7 @@ from logitgeom.audit.proofs import Options, _never, check_multipliers, exact_row
 
 __all__ = ["applies", "full_support", "SupportPool", "prove_batch", "run_batch",
            "column_cap", "prove_candidates", "worker_pool", "cluster_support",
-           "supports_after"]
+           "supports_after", "shared_record", "columns_option"]
 
 #: A float lambda_i is "clearly positive" above this (the lambdas sum to 1).
 _CLEAR = 1e-9
@@ -434,3 +434,34 @@ def supports_after(head: Head, k: int, rows, open_labels):
         alt = cluster_support(head, k, open_set)
         if alt is not None:
             yield alt
+
+
+def shared_record(rec: dict, never: dict, doms) -> dict:
+    """A label's record with a shared never-proof in "all" (and, for a head without a bias,
+    the same proof closing the box domain: v = 0 and a zero bias sum).
+
+    Examples
+    --------
+    >>> shared_record({"label": 3}, {"verdict": "never"}, ["all", "box"])["box"]
+    {'verdict': 'never'}
+    """
+    out = dict(rec)
+    out["all"] = never
+    if "box" in doms:
+        out["box"] = dict(never)
+    return out
+
+
+def columns_option(value) -> int:
+    """:attr:`Options.shared_columns` as given by a user, checked: a positive integer.
+
+    Examples
+    --------
+    >>> columns_option(16)
+    16
+    """
+    from logitgeom.errors import InvalidInput
+
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InvalidInput(f"shared_columns must be a positive integer; got {value!r}")
+    return int(value)
