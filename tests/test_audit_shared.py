@@ -268,3 +268,25 @@ def test_a_stopped_batch_falls_back_to_the_label_path(wide):
     recs, st = decide_block(spec, tuple(cl), Options())
     assert [r["all"]["stage"] for r in recs] == ["shared"] * len(cl)
     _WORKER.clear()
+
+
+def test_shared_runs_do_not_depend_on_the_executor_and_resume(head, tmp_path):
+    """Waves of fixed sizes, results taken in unit order: the same bytes serially and on two
+    threads.  A resumed run re-decides its blocks with the supports it finds then: the same
+    verdicts, every proof checked (the bytes may differ from an uninterrupted run's)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    W, _ = head
+    a = audit_argmax(W, out=tmp_path / "a", block_size=16, progress=False)
+    with ThreadPoolExecutor(2) as ex:
+        audit_argmax(W, out=tmp_path / "b", block_size=16, executor=ex, progress=False)
+    assert (tmp_path / "a" / "audit.json").read_bytes() == \
+        (tmp_path / "b" / "audit.json").read_bytes()
+    out = tmp_path / "a"
+    state = json.loads((out / "run.json").read_text())
+    for name in ("block-000001.jsonl", "block-000002.jsonl"):
+        (out / "shards" / name).unlink()
+        state["done"].pop(name)
+    (out / "run.json").write_text(json.dumps(state))
+    r = audit_argmax(W, out=out, block_size=16, progress=False)
+    assert r.verdicts == a.verdicts and check_file(out / "audit.json").ok
