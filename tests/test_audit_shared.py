@@ -223,15 +223,17 @@ def test_the_cli_flag_and_the_run_state(head, tmp_path, capsys):
 def wide():
     """A 101 x 48 float64 cluster head (an exact shared solve of about 0.1 CPU s)."""
     from logitgeom.audit.head import HeadSpec, open_head
-    from logitgeom.audit.shared import SupportPool, cluster_support
+    from logitgeom.audit.shared import SupportPool, cluster_supports
 
     W, cl = cluster_head(seed=1, d=48, n_cluster=12, n_inside=40, dtype=np.float64)
     spec = HeadSpec.from_array(W)
     h = open_head(spec)
     pool = SupportPool()
-    sup = pool.add(h, cluster_support(h, cl[0], cl))
-    assert sup is not None and len(pool.candidates(h, cl)[0][1]) == len(cl)
-    return W, cl, spec, h, pool
+    sup = pool.add(h, list(cluster_supports(h, cl[0], (), cl))[1])
+    assert sup is not None and not set(sup.rows) & set(cl)  # rows outside the cluster
+    cands = pool.candidates(h, cl)[0][1]
+    assert len(cands) >= len(cl) // 2
+    return W, cands, spec, h, pool
 
 
 def test_the_batch_budget_stops_a_shared_solve(wide):

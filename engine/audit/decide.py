@@ -588,7 +588,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
             + stats.pop("_child_cpu", 0.0)
         sup = shared.full_support(head, rec.get("all")) if pool is not None else None
         if sup is not None and todo:
-            for rows in shared.supports_after(head, k, sup, todo):
+            for rows in shared.supports_after(head, k, sup, todo, sc.pending, pool):
                 new = pool.add(head, rows)
                 if new is not None:
                     share(new)

@@ -177,7 +177,7 @@ def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: di
             open_labels = [h[1] for h in queue]
             for i in sorted(found):
                 k, sup = found[i]
-                for rows in supports_after(head, k, sup, open_labels):
+                for rows in supports_after(head, k, sup, open_labels, order, pool):
                     pool.add(head, rows)
             stage["shared_prefilter"] = stage.get("shared_prefilter", 0.0) \
                 + time.process_time() - t0
