@@ -127,14 +127,14 @@ def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: di
             for sup in list(pool.items):
                 labs = [h[1] for h in left if sup.rows not in tried.get(h[1], ())]
                 got = pool.candidates(head, labs, only=sup) if labs else []
+                for k in labs:  # tested once on each support (the float test is the same)
+                    tried.setdefault(k, set()).add(sup.rows)
                 for _, cands in got:
                     cap = column_cap(head, sup.rows, opts)
                     for c0 in range(0, len(cands), cap):
                         part = cands[c0:c0 + cap]
                         units.append(("shared", None, (spec, sup.rows, part, opts)))
                         meta.append(("shared", sup.rows, part))
-                        for k in part:
-                            tried.setdefault(k, set()).add(sup.rows)
                     taken = set(cands)
                     left = [h for h in left if h[1] not in taken]
             batched = {k for u in meta for k in u[2]}
