@@ -21,7 +21,7 @@ from logitgeom_certificates.check import check
 from logitgeom_certificates.check_audit import check_file
 
 
-def cluster_head(seed: int = 3, d: int = 8, n_cluster: int = 8, n_inside: int = 43,
+def cluster_head(seed: int = 3, d: int = 8, n_cluster: int = 8, n_inside: int = 31,
                  dtype=np.float32) -> tuple[np.ndarray, list[int]]:
     """d + 1 rows of norm 100 (a regular simplex around the origin, randomly rotated; its
     inradius is 100 / d), ``n_cluster`` rows at one point inside it (norm 30 / d) plus 1e-3
