@@ -104,12 +104,14 @@ _FIRST_WAVE = 2
 def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: dict,
                  executor, progress, label_unit) -> None:
     """Phase 2 with shared supports (:mod:`logitgeom.audit.shared`): the hard labels, hardest
-    first, run alone in waves of growing size; after each wave, every never-proof on d + 1
-    rows (and a support of rows outside the open labels, when its own rows include open
-    labels) joins a pool of recent supports; the open labels the float prefilter puts inside
-    a support go, at most :func:`logitgeom.audit.shared.column_cap` per unit, to a shared
-    batch in the next wave.  Labels a batch does not prove stay in the queue (and are not
-    tried on that support again).  Results are taken in unit order within each wave, so
+    first, run alone in waves of growing size; after each wave, the support of every
+    never-proof on d + 1 rows, and the supports of rows outside the hard labels that
+    :func:`logitgeom.audit.shared.cluster_supports` proposes for its cluster, join a pool of
+    recent supports; the open labels the float prefilter puts inside a support go, at most
+    :func:`logitgeom.audit.shared.column_cap` per unit, to a shared batch in the next wave
+    (the parent's CPU for the search and the prefilter is ``stage["shared_prefilter"]``).
+    Labels a batch does not prove stay in the queue (and are not tried on that support
+    again).  Results are taken in unit order within each wave, so
     the records do not depend on the executor or the completion order."""
     head = open_head(plan.src.spec)
     opts, spec = plan.opts, plan.src.spec
