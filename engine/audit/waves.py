@@ -157,9 +157,9 @@ def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: di
                 _, k, b, _ = info[0]
                 _k, rec, m, st, cpu = res.value
                 take(k, b, rec, m, st, cpu)
-                sup = full_support(head, rec.get("all"))
-                if sup is not None:
-                    found[res.index] = (k, sup)
+                full = full_support(head, rec.get("all"))
+                if full is not None:
+                    found[res.index] = (k, full)
             else:
                 rows, part = info
                 got, st, cpu = res.value
