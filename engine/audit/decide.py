@@ -587,7 +587,7 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
         label_cpu[k] = label_cpu.get(k, 0.0) + time.process_time() - t_k \
             + stats.pop("_child_cpu", 0.0)
         sup = shared.full_support(head, rec.get("all")) if pool is not None else None
-        if sup is not None and todo:
+        if sup is not None and todo and pool is not None:
             for rows in shared.supports_after(head, k, sup, todo, sc.pending, pool):
                 new = pool.add(head, rows)
                 if new is not None:
