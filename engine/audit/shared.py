@@ -64,6 +64,9 @@ __all__ = ["applies", "full_support", "SupportPool", "prove_batch", "run_batch",
 _CLEAR = 1e-9
 #: Labels per float right-hand-side block of the prefilter.
 _RHS_CHUNK = 1024
+#: Wall-clock limit (s) of one float LP of the support search (it runs in the parent, outside
+#: any label's budget); past it the search gives up on that cluster.
+LP_SECONDS = 60.0
 #: The exact solution of one batch is kept under about this many bytes (column cap).
 SOLUTION_BYTES = 1 << 30
 
@@ -375,7 +378,7 @@ def _lp_support(P: np.ndarray, t: np.ndarray) -> np.ndarray | None:
     A = np.vstack([P.T, np.ones((1, P.shape[0]))])
     try:
         r = linprog(h / max(float(h.max()), 1e-300), A_eq=A, b_eq=np.r_[t, 1.0],
-                    bounds=(0, None), method="highs-ds")
+                    bounds=(0, None), method="highs-ds", options={"time_limit": LP_SECONDS})
     except ValueError:
         return None
     if r.status != 0 or r.x is None:
