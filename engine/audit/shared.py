@@ -67,6 +67,10 @@ _RHS_CHUNK = 1024
 #: Wall-clock limit (s) of one float LP of the support search (it runs in the parent, outside
 #: any label's budget); past it the search gives up on that cluster.
 LP_SECONDS = 60.0
+#: The support search runs an LP only for at least this many labels of a cluster not yet
+#: held, and keeps a support only if it holds that many: one LP costs about as much as
+#: proving a few labels alone (3 CPU s at d = 384, where a label alone takes 1.2).
+MIN_GROUP = 4
 #: The exact solution of one batch is kept under about this many bytes (column cap).
 SOLUTION_BYTES = 1 << 30
 
@@ -394,7 +398,8 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
     Delaunay LP (:func:`_lp_support`, on the 4 (d + 2) rows nearest the target, or on all
     when those do not hold it) for the centroid of the cluster's labels that no support so
     far (nor ``covered(labels)``, the labels a pool's supports already hold) seems to hold,
-    then for one of those left, at most ``most`` in all.
+    then for one of those left, at most ``most`` in all, while at least :data:`MIN_GROUP`
+    labels are left and each support holds at least that many of them.
 
     The supports' rows are outside the open labels and ``exclude`` (the run's hard labels:
     rows inside the hull make thin simplices); the cluster is k and the open labels nearer to
@@ -409,10 +414,13 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
     --------
     >>> import numpy as np
     >>> from logitgeom.audit.head import HeadSpec, open_head
-    >>> W = np.array([[4.0, 0.0], [-2.0, 3.0], [-2.0, -3.0], [0.5, 0.25], [0.5, 0.3]])
+    >>> W = np.array([[4.0, 0.0], [-2.0, 3.0], [-2.0, -3.0], [0.5, 0.25], [0.5, 0.3],
+    ...               [0.45, 0.25], [0.5, 0.2], [0.55, 0.25]])
     >>> h = open_head(HeadSpec.from_array(W))
-    >>> list(cluster_supports(h, 3, (0, 1, 4), [4]))
+    >>> list(cluster_supports(h, 3, (0, 1, 4), [4, 5, 6, 7]))
     [(0, 1, 4), (0, 1, 2)]
+    >>> list(cluster_supports(h, 3, (0, 1, 4), [4, 5]))  # too few left for an LP
+    [(0, 1, 4)]
     """
     import scipy.linalg as sla
 
@@ -454,11 +462,11 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
         return np.all(np.isfinite(L), axis=0) & np.all(L > _CLEAR, axis=0)
 
     uncovered &= ~covered_by(rows)
-    if not uncovered.any():
+    if uncovered.sum() < MIN_GROUP:
         return
     target = members[uncovered].mean(axis=0)
     for _ in range(most):
-        if not uncovered.any():
+        if uncovered.sum() < MIN_GROUP:
             return
         near_t = np.argsort(np.einsum("ij,ij->i", P - target, P - target), kind="stable")
         near_t = np.sort(near_t[:4 * (d + 2)])
@@ -468,7 +476,7 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
             return
         sup = tuple(sorted(int(pool[i]) for i in S))
         got = covered_by(sup)
-        if not (got & uncovered).any():
+        if (got & uncovered).sum() < MIN_GROUP:
             return
         uncovered &= ~got
         yield sup
