@@ -131,6 +131,8 @@ class SupportPool:
     def __init__(self, cap: int = 16):
         self.cap = cap
         self.items: list[Support] = []
+        #: labels whose cluster was searched for supports (:func:`cluster_supports`)
+        self.searched: set[int] = set()
 
     def add(self, head: Head, rows) -> Support | None:
         """Factor ``A_S`` in floats and keep it; None when it is already kept or its float
@@ -392,14 +394,15 @@ def _lp_support(P: np.ndarray, t: np.ndarray) -> np.ndarray | None:
 
 
 def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=None,
-                     most: int = 4):
+                     searched: set | None = None, most: int = 4):
     """Supports for the cluster of label k (just proven never on the d + 1 ``rows``), proposed
     in floats: ``rows`` themselves, then supports of rows outside the open labels from the
     Delaunay LP (:func:`_lp_support`, on the 4 (d + 2) rows nearest the target, or on all
     when those do not hold it) for the centroid of the cluster's labels that no support so
     far (nor ``covered(labels)``, the labels a pool's supports already hold) seems to hold,
     then for one of those left, at most ``most`` in all, while at least :data:`MIN_GROUP`
-    labels are left and each support holds at least that many of them.
+    labels are left and each support holds at least that many of them.  Labels in
+    ``searched`` (a set, updated) took part in a search before and are not searched again.
 
     The supports' rows are outside the open labels and ``exclude`` (the run's hard labels:
     rows inside the hull make thin simplices); the cluster is k and the open labels nearer to
@@ -446,6 +449,8 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
     members = np.vstack([wk[None, :], X[near]])
     labels = [k, *(j for j, y in zip(opens, near.tolist(), strict=True) if y)]
     held = set(covered(labels)) if covered is not None else set()
+    if searched is not None:  # a cluster's search is not repeated for its labels
+        held |= searched
     uncovered = np.array([j not in held for j in labels], dtype=bool)
 
     def covered_by(idx) -> np.ndarray:
@@ -465,6 +470,8 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
     if uncovered.sum() < MIN_GROUP:
         return
     target = members[uncovered].mean(axis=0)
+    if searched is not None:
+        searched.update(j for j, u in zip(labels, uncovered.tolist(), strict=True) if u)
     for _ in range(most):
         if uncovered.sum() < MIN_GROUP:
             return
@@ -499,7 +506,8 @@ def supports_after(head: Head, k: int, rows, open_labels, exclude=(), pool=None)
     def covered(labels):
         return [] if pool is None else [j for _, js in pool.candidates(head, labels) for j in js]
 
-    return cluster_supports(head, k, rows, open_labels, exclude, covered)
+    return cluster_supports(head, k, rows, open_labels, exclude, covered,
+                            None if pool is None else pool.searched)
 
 
 def shared_record(rec: dict, never: dict, doms) -> dict:
