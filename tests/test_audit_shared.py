@@ -274,14 +274,18 @@ def test_a_stopped_batch_falls_back_to_the_label_path(wide):
 
 def test_shared_runs_do_not_depend_on_the_executor_and_resume(head, tmp_path):
     """Waves of fixed sizes, results taken in unit order: the same bytes serially and on two
-    threads.  A resumed run re-decides its blocks with the supports it finds then: the same
-    verdicts, every proof checked (the bytes may differ from an uninterrupted run's)."""
-    from concurrent.futures import ThreadPoolExecutor
+    worker processes (the shared units are pickled).  A resumed run re-decides its blocks
+    with the supports it finds then: the same verdicts, every proof checked (the bytes may
+    differ from an uninterrupted run's)."""
+    from logitgeom.run.executor import make_executor
 
     W, _ = head
     a = audit_argmax(W, out=tmp_path / "a", block_size=16, progress=False)
-    with ThreadPoolExecutor(2) as ex:
+    ex = make_executor(workers=2)
+    try:
         audit_argmax(W, out=tmp_path / "b", block_size=16, executor=ex, progress=False)
+    finally:
+        ex.shutdown()
     assert (tmp_path / "a" / "audit.json").read_bytes() == \
         (tmp_path / "b" / "audit.json").read_bytes()
     out = tmp_path / "a"
