@@ -243,7 +243,7 @@ class Factorisation:
         group = 1
         while p ** (group + 1) < 1 << 63:
             group += 1
-        digits: list[Any] = []  # fmpz_mats of `group` p-adic digits each
+        digits = _Digits(_flint.fmpz(p) ** group)  # `group` p-adic digits at a time
         acc = np.zeros((n, m), dtype=np.int64)
         with np.errstate(over="ignore"):
             for j in range(K):
@@ -254,15 +254,20 @@ class Factorisation:
                 R = ((R.view(np.uint64) - AX) * pinv64).view(np.int64)
                 acc += X.astype(np.int64) * (p ** (j % group))
                 if j % group == group - 1 or j == K - 1:
-                    digits.append(_flint.fmpz_mat(n, m, acc.ravel().tolist()))
+                    digits.push(_flint.fmpz_mat(n, m, acc.ravel().tolist()))
                     acc[:] = 0
+        X = digits.value()
+        del digits
         pk = _flint.fmpz(p) ** K
-        half = pk // 2
-        vals = []
-        for v in (_combine(digits, _flint.fmpz(p) ** group) * _flint.fmpz(self.det)).entries():
-            r = v % pk
-            vals.append(int(r - pk if r > half else r))
-        return [[vals[i * m + j] for i in range(n)] for j in range(m)]
+        half, det = pk // 2, _flint.fmpz(self.det)
+        out = []
+        for j in range(m):  # D X reduced to (-p^K/2, p^K/2], entry by entry
+            col = []
+            for i in range(n):
+                r = X[i, j] * det % pk
+                col.append(int(r - pk if r > half else r))
+            out.append(col)
+        return out
 
 
 #: The last factorisation made by :func:`solve_columns` (key: A's shape and bytes), reused
@@ -286,11 +291,31 @@ def _lift(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]], plan: dict[str
     return F.solve(B), F.det
 
 
-def _combine(parts: list[Any], base: Any) -> Any:
-    """sum_t parts[t] base^t, by halving (fmpz_mat arithmetic, GMP underneath)."""
-    while len(parts) > 1:
-        nxt = [parts[t] + parts[t + 1] * base for t in range(0, len(parts) - 1, 2)]
-        if len(parts) % 2:
-            nxt.append(parts[-1])
-        parts, base = nxt, base * base
-    return parts[0]
+class _Digits:
+    """sum_t digit_t base^t of a stream of digit matrices, merged as a binary counter (two
+    parts of equal length at a time, GMP underneath): at most log2 of the count held, about
+    twice the final size in all (a whole list merged level by level held many small
+    integers at once, several times the result)."""
+
+    def __init__(self, base: Any) -> None:
+        self.stack: list[tuple[Any, int]] = []
+        self.powers = {1: base}  # base^c for the lengths c merged
+
+    def _power(self, c: int) -> Any:
+        if c not in self.powers:
+            h = c // 2
+            self.powers[c] = self._power(h) * self._power(c - h)
+        return self.powers[c]
+
+    def push(self, digit: Any) -> None:
+        self.stack.append((digit, 1))
+        while len(self.stack) > 1 and self.stack[-1][1] == self.stack[-2][1]:
+            (hi, c), (lo, _) = self.stack.pop(), self.stack.pop()
+            self.stack.append((lo + hi * self._power(c), 2 * c))
+
+    def value(self) -> Any:
+        acc, _ = self.stack.pop()
+        while self.stack:
+            lo, c = self.stack.pop()
+            acc = lo + acc * self._power(c)
+        return acc
