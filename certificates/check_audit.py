@@ -147,8 +147,9 @@ class _Model:
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
         self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
         #: the rows of the last support (one at a time): converted once for the never-proofs
-        #: of consecutive labels on the same support, whatever the size of the head
-        self.support = functools.lru_cache(1)(lambda rows: [self.row(i) for i in rows])
+        #: of consecutive labels on the same support, whatever the size of the head (``row``
+        #: bound as a default, so the cache holds no reference back to the model)
+        self.support = functools.lru_cache(1)(lambda rows, row=self.row: [row(i) for i in rows])
 
     def witness(self, k: int, x: Sequence[Fraction], loc: str) -> None:
         """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k."""
