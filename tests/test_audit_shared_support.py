@@ -155,6 +155,50 @@ def test_a_referenced_list_holding_the_label_itself_is_rejected():
     assert not v.ok and v.failed_check == "gordan-support" and v.location == "/records/5/all/rows"
 
 
+def _gordan_holds(k: int, rows, c) -> bool:
+    """sum c_i (w_k - w_i) = 0 with c > 0 on distinct rows without k (no bias, any box),
+    decided here in Fractions, independently of the checker."""
+    W = [[Fraction(x) for x in r] for r in _head()]
+    return len(rows) == len(c) == len(set(rows)) and k not in rows and all(
+        sum(Fraction(ci) * (W[k][j] - W[i][j]) for i, ci in zip(rows, c, strict=True)) == 0
+        for j in range(3))
+
+
+def test_random_references_accepted_exactly_when_they_name_a_listed_support():
+    """Seeded trials: a never entry's rows replaced by {"as": L}, L random (earlier, later,
+    itself, argmaxable, a reference, off the audit), in one domain; the checker accepts
+    exactly when every reference then names an earlier never entry of its domain that lists
+    rows on which the referring entry's own multipliers are a Gordan proof."""
+    import random
+
+    def valid(c) -> bool:
+        for dom in DOMAINS:
+            lists: dict[int, list] = {}
+            for r in c["records"]:
+                e, k = r[dom], r["label"]
+                if e["verdict"] != "never":
+                    continue
+                if isinstance(e["rows"], list):
+                    lists[k] = e["rows"]
+                elif e["rows"]["as"] not in lists or not _gordan_holds(
+                        k, lists[e["rows"]["as"]], e["multipliers"]):
+                    return False
+        return True
+
+    rng = random.Random(44)
+    accepted = 0
+    for _ in range(300):
+        c = _cert(share_rows(_records()))
+        k, dom, L = rng.choice(sorted(PLANTED)), rng.choice(DOMAINS), rng.randrange(-1, 12)
+        _entry(c, k, dom)["rows"] = {"as": L}
+        ok = valid(c)
+        v = check(c, None)
+        assert v.ok == ok and (ok or v.failed_check in ("gordan-support", "gordan-combination",
+                                                         "shape", "schema")), (k, dom, L, v)
+        accepted += v.ok
+    assert 5 < accepted < 295  # both outcomes drawn (12 of 300 accepted with this seed)
+
+
 def _write(tmp_path, cert) -> str:
     p = tmp_path / "audit.json"
     p.write_text(json.dumps(cert))
