@@ -79,6 +79,24 @@ def _run(W, labs, shared: bool, out: Path) -> dict:
                                                           "gordan_check", "lp", "exact")}}
 
 
+def _search(W, labs) -> int:
+    from logitgeom.audit.head import HeadSpec, open_head
+    from logitgeom.audit.shared import SupportPool, cluster_supports
+
+    h = open_head(HeadSpec.from_array(W))
+    c0 = time.process_time()
+    found = list(cluster_supports(h, labs[0], (), labs[1:]))[1:]
+    cpu = time.process_time() - c0
+    held = []
+    for rows in found:
+        pool = SupportPool()
+        pool.add(h, rows)
+        held.append(sum(len(ls) for _, ls in pool.candidates(h, labs)))
+    print(f"support search: {cpu:.1f} CPU s, {len(found)} supports holding {held} of the "
+          f"{len(labs)} labels (a support is kept when it holds at least 4)")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=2000)
@@ -90,12 +108,17 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", choices=("shared", "alone"), default=None,
                     help="run one of the two audits only")
+    ap.add_argument("--search-only", action="store_true",
+                    help="only the float support search for the cluster (no audit): its CPU "
+                         "and how many of the cluster's labels each support holds")
     args = ap.parse_args(argv)
 
     W, labs = cluster_head(args.rows, args.cols, args.cluster, args.depth, args.noise,
                            args.seed)
     print(f"head {args.rows} x {args.cols} float32, cluster of {len(labs)} rows "
           f"(depth {args.depth}, noise {args.noise:g})")
+    if args.search_only:
+        return _search(W, labs)
     tmp = Path(tempfile.mkdtemp(prefix="bench-audit-shared-"))
     try:
         res = {}

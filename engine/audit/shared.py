@@ -65,7 +65,8 @@ _CLEAR = 1e-9
 #: Labels per float right-hand-side block of the prefilter.
 _RHS_CHUNK = 1024
 #: Wall-clock limit (s) of one float LP of the support search (it runs in the parent, outside
-#: any label's budget); past it the search gives up on that cluster.
+#: any label's budget; HiGHS may use two threads); past it the search gives up on that
+#: cluster.
 LP_SECONDS = 60.0
 #: The support search runs an LP only for at least this many labels of a cluster not yet
 #: held, and keeps a support only if it holds that many: one LP costs about as much as
@@ -371,12 +372,13 @@ def _outside_pool(head: Head, k: int, bad: np.ndarray) -> np.ndarray:
     return np.sort(order[~bad[order]][:8 * (d + 2)])
 
 
-def _lp_support(P: np.ndarray, t: np.ndarray) -> np.ndarray | None:
+def _lp_support(P: np.ndarray, t: np.ndarray) -> tuple[np.ndarray | None, bool]:
     """Indices of d + 1 rows of P (n x d, scaled) whose hull holds t: a basic solution of
     ``min sum_i h_i lambda_i, P^T lambda = t, sum lambda = 1, lambda >= 0`` with the heights
     h_i = ||p_i - t||^2 (the simplex of t in the Delaunay triangulation of the rows: fatter
     than a minimum-norm corral, so it holds more of a cluster around t), by HiGHS' dual
-    simplex in floats; None when it finds none."""
+    simplex in floats; (None, infeasible) when it finds none, ``infeasible`` True when the
+    rows do not hold t (False: the time limit or another failure)."""
     from scipy.optimize import linprog
 
     d = P.shape[1]
@@ -386,11 +388,11 @@ def _lp_support(P: np.ndarray, t: np.ndarray) -> np.ndarray | None:
         r = linprog(h / max(float(h.max()), 1e-300), A_eq=A, b_eq=np.r_[t, 1.0],
                     bounds=(0, None), method="highs-ds", options={"time_limit": LP_SECONDS})
     except ValueError:
-        return None
+        return None, False
     if r.status != 0 or r.x is None:
-        return None
+        return None, r.status == 2
     S = np.flatnonzero(r.x > 0)
-    return S if S.size == d + 1 else None
+    return (S, False) if S.size == d + 1 else (None, False)
 
 
 def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=None,
@@ -477,8 +479,11 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
             return
         near_t = np.argsort(np.einsum("ij,ij->i", P - target, P - target), kind="stable")
         near_t = np.sort(near_t[:4 * (d + 2)])
-        S = _lp_support(P[near_t], target)
-        S = near_t[S] if S is not None else _lp_support(P, target)
+        S, infeasible = _lp_support(P[near_t], target)
+        if S is not None:
+            S = near_t[S]
+        elif infeasible and near_t.size < len(P):  # the nearest rows do not hold it: all
+            S, _ = _lp_support(P, target)
         if S is None:
             return
         sup = tuple(sorted(int(pool[i]) for i in S))
