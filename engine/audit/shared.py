@@ -438,16 +438,23 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
     bad = np.zeros(head.k, dtype=bool)
     bad[sorted(open_set | {int(j) for j in exclude})] = True
     bad[k] = True
+    sW = head.scale()
+    wk = head.rows([k])[0] * sW
+    opens = sorted(open_set)
+    X = head.rows(opens) * sW
+    dist = np.sqrt(np.einsum("ij,ij->i", X - wk, X - wk))
+    own = [i for i in rows if not bad[i]]  # a bound on r_k below, without a pass over the head
+    if own:
+        R = head.rows(own) * sW
+        r_own = float(np.sqrt(np.min(np.einsum("ij,ij->i", R - wk, R - wk))))
+        if 1 + int(np.sum(dist < r_own / 2)) < MIN_GROUP:
+            return
     pool = _outside_pool(head, k, bad)
     if pool.size < d + 1:
         return
-    sW = head.scale()
-    wk = head.rows([k])[0] * sW
     P = head.rows(pool) * sW
     r_k = float(np.sqrt(np.min(np.einsum("ij,ij->i", P - wk, P - wk))))
-    opens = sorted(open_set)
-    X = head.rows(opens) * sW
-    near = np.sqrt(np.einsum("ij,ij->i", X - wk, X - wk)) < r_k / 2
+    near = dist < r_k / 2
     members = np.vstack([wk[None, :], X[near]])
     labels = [k, *(j for j, y in zip(opens, near.tolist(), strict=True) if y)]
     held = set(covered(labels)) if covered is not None else set()
