@@ -151,7 +151,8 @@ def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: di
         size *= 2
         found: dict[int, tuple] = {}
         back: list = []
-        for res in _run(_phase2_unit, units, executor, progress, "hard labels"):
+        desc = f"hard labels ({len(queue) + len(wave)} left; {len(meta) - len(wave)} batches)"
+        for res in _run(_phase2_unit, units, executor, progress, desc):
             kind, *info = meta[res.index]
             if kind == "label":
                 _, k, b, _ = info[0]
