@@ -5,11 +5,12 @@ Builds a float32 head of normal rows (scaled as a trained head's, 1/sqrt(d)) wit
 of ``--cluster`` rows: one common vector (``--depth`` times the rows' typical norm, inside
 the hull of the others) plus ``--noise`` relative full-precision noise, rounded to float32.
 Audits only the cluster's labels (every row of the head competes), once with shared
-supports (the default) and once with ``shared_supports=False``, each into its own folder,
-and prints per run: the verdicts, how many proofs are shared, the CPU seconds per never
-label (each label's CPU as the audit reports it, a batch's CPU split evenly over its labels;
-and the whole run's CPU, this process and its children), the proof bytes per never label
-and the stdlib checker's CPU per never label on the written certificate.
+supports (``shared_supports=True``) and once with ``shared_supports=False``, each into
+its own folder, and prints per run: the verdicts, how many proofs are shared, the CPU
+seconds per never label (each label's CPU as the audit reports it, a batch's CPU split
+evenly over its labels; and the whole run's CPU, this process and its children), the proof
+bytes per never label and the stdlib checker's CPU per never label on the written
+certificate.
 
     python benchmarks/bench_audit_shared.py                               # 2,000 x 256, 32
     python benchmarks/bench_audit_shared.py --rows 1000 --cols 128 --cluster 16    # quick

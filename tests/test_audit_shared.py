@@ -20,6 +20,9 @@ from logitgeom.errors import InvalidInput
 from logitgeom_certificates.check import check
 from logitgeom_certificates.check_audit import check_file
 
+#: shared supports are opt-in (a resumed run may prove a label on another support)
+ON = Options(shared_supports=True)
+
 
 def cluster_head(seed: int = 3, d: int = 8, n_cluster: int = 8, n_inside: int = 31,
                  dtype=np.float32) -> tuple[np.ndarray, list[int]]:
@@ -101,7 +104,7 @@ def truth(head):
 @pytest.fixture(scope="module")
 def runs(head):
     W, _ = head
-    on = audit_argmax(W, progress=False, block_size=16)
+    on = audit_argmax(W, progress=False, block_size=16, options=ON)
     off = audit_argmax(W, progress=False, block_size=16,
                        options=Options(shared_supports=False))
     return on, off
@@ -147,7 +150,7 @@ def test_decide_block_shares_and_splits_the_batch_cpu(head, truth):
     W, cluster = head
     _WORKER.clear()  # this process's pool starts empty
     recs, st = decide_block(HeadSpec.from_array(W), tuple(range(len(W))),
-                            Options(shared_columns=2))
+                            Options(shared_columns=2, shared_supports=True))
     stages = Counter(r["all"]["stage"] for r in recs)
     assert stages["shared"] >= 2 and st["shared_batches"] >= stages["shared"] // 2
     assert {r["label"]: r["all"]["verdict"] for r in recs} == truth
@@ -158,7 +161,7 @@ def test_decide_block_shares_and_splits_the_batch_cpu(head, truth):
 def test_a_tiny_budget_still_ends_with_valid_records(head, truth, tmp_path):
     W, _ = head
     r = audit_argmax(W, progress=False, block_size=16, out=tmp_path / "o",
-                     options=Options(label_seconds=1e-3))
+                     options=Options(label_seconds=1e-3, shared_supports=True))
     assert check_file(tmp_path / "o" / "audit.json").ok
     for rec in (json.loads(line) for f in sorted((tmp_path / "o" / "shards").glob("*.jsonl"))
                 for line in f.read_text().splitlines()):
@@ -172,7 +175,7 @@ def test_a_tiny_budget_still_ends_with_valid_records(head, truth, tmp_path):
 
 def test_a_head_with_a_bias_shares_nothing(head, truth):
     W, _ = head
-    r = audit_argmax(W, bias=np.zeros(len(W)), progress=False, block_size=16)
+    r = audit_argmax(W, bias=np.zeros(len(W)), progress=False, block_size=16, options=ON)
     assert all(x["all"]["stage"] != "shared" for x in r.certificate()["records"])
     assert r.verdicts["all"] == truth
     assert not any(key.startswith("shared") for key in r.stage_seconds)
@@ -180,7 +183,7 @@ def test_a_head_with_a_bias_shares_nothing(head, truth):
 
 def test_the_box_domain_copies_a_shared_proof(head):
     W, _ = head
-    r = audit_argmax(W, radius=10, progress=False, block_size=16)
+    r = audit_argmax(W, radius=10, progress=False, block_size=16, options=ON)
     recs = r.certificate()["records"]
     sh = [x for x in recs if x["all"]["stage"] == "shared"]
     assert sh and all(x["box"] == x["all"] for x in sh)
@@ -205,17 +208,18 @@ def test_the_cli_flag_and_the_run_state(head, tmp_path, capsys):
                  "--no-shared-supports", "--no-progress", "--block-size", "16"]) == 0
     state = json.loads((out / "run.json").read_text())
     assert state["options"]["shared_supports"] is False
+    assert Options().shared_supports is False  # the default: every label alone
     recs = [json.loads(line) for f in sorted((out / "shards").glob("*.jsonl"))
             for line in f.read_text().splitlines()]
     assert recs and all(r["all"]["stage"] != "shared" for r in recs)
     # another value of the option resumes the same run (no proof depends on it)
     assert main(["audit-argmax", str(tmp_path / "W.npy"), "--out", str(out),
-                 "--no-progress", "--block-size", "16"]) == 0
+                 "--shared-supports", "--no-progress", "--block-size", "16"]) == 0
     assert json.loads((out / "run.json").read_text())["options"]["shared_supports"] is True
     capsys.readouterr()
     out2 = tmp_path / "o2"
     assert main(["audit-argmax", str(tmp_path / "W.npy"), "--out", str(out2),
-                 "--no-progress", "--block-size", "16"]) == 0
+                 "--shared-supports", "--no-progress", "--block-size", "16"]) == 0
     recs2 = [json.loads(line) for f in sorted((out2 / "shards").glob("*.jsonl"))
              for line in f.read_text().splitlines()]
     assert any(r["all"]["stage"] == "shared" for r in recs2)
@@ -263,7 +267,7 @@ def test_a_stopped_batch_falls_back_to_the_label_path(wide):
 
     W, cl, spec, h, pool = wide
     _WORKER[:] = [spec, pool]  # a support this process found in an earlier block
-    recs, st = decide_block(spec, tuple(cl), Options(label_seconds=1e-4))
+    recs, st = decide_block(spec, tuple(cl), Options(label_seconds=1e-4, shared_supports=True))
     assert st.get("shared_stopped", 0) >= 1
     for r in recs:
         a = r["all"]
@@ -271,7 +275,7 @@ def test_a_stopped_batch_falls_back_to_the_label_path(wide):
         if a["verdict"] == "undecided":
             assert "label_seconds=0.0001" in a["reason"]
     _WORKER[:] = [spec, pool]
-    recs, st = decide_block(spec, tuple(cl), Options())
+    recs, st = decide_block(spec, tuple(cl), ON)
     assert [r["all"]["stage"] for r in recs] == ["shared"] * len(cl)
     _WORKER.clear()
 
@@ -284,10 +288,11 @@ def test_shared_runs_do_not_depend_on_the_executor_and_resume(head, tmp_path):
     from logitgeom.run.executor import make_executor
 
     W, _ = head
-    a = audit_argmax(W, out=tmp_path / "a", block_size=16, progress=False)
+    a = audit_argmax(W, out=tmp_path / "a", block_size=16, progress=False, options=ON)
     ex = make_executor(workers=2)
     try:
-        audit_argmax(W, out=tmp_path / "b", block_size=16, executor=ex, progress=False)
+        audit_argmax(W, out=tmp_path / "b", block_size=16, executor=ex, progress=False,
+                     options=ON)
     finally:
         ex.shutdown()
     assert (tmp_path / "a" / "audit.json").read_bytes() == \
@@ -298,5 +303,5 @@ def test_shared_runs_do_not_depend_on_the_executor_and_resume(head, tmp_path):
         (out / "shards" / name).unlink()
         state["done"].pop(name)
     (out / "run.json").write_text(json.dumps(state))
-    r = audit_argmax(W, out=out, block_size=16, progress=False)
+    r = audit_argmax(W, out=out, block_size=16, progress=False, options=ON)
     assert r.verdicts == a.verdicts and check_file(out / "audit.json").ok

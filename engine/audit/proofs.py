@@ -62,7 +62,9 @@ class Options:
         Prove clustered never labels together (:mod:`logitgeom.audit.shared`): once a label
         has a never-proof on d + 1 rows, the other labels inside the same rows are proven
         by one exact solve with many right-hand sides (heads without a bias, domain "all";
-        elsewhere nothing is shared).  False: every label is proven alone.
+        elsewhere nothing is shared).  False (the default): every label is proven alone.
+        On, a resumed run may prove a label on another support than an uninterrupted one
+        (the same verdicts, other bytes).
     shared_columns : int
         Most labels (solution columns) per exact shared solve; fewer when the columns'
         estimated size asks for it (memory).
@@ -76,7 +78,7 @@ class Options:
     lp_add: int = 512
     lp_rounds: int = 60
     label_seconds: float | None = None
-    shared_supports: bool = True
+    shared_supports: bool = False
     shared_columns: int = 32
 
 

@@ -44,11 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "budget is spent); a label that exceeds it is 'undecided' and a rerun "
                         "with the same --out decides it again (default: no budget, every label "
                         "decided)")
-    p.add_argument("--no-shared-supports", dest="shared_supports", action="store_false",
-                   help="prove every never label alone (default: never labels inside the same "
-                        "d + 1 rows of a head without a bias are proven together, one exact "
-                        "solve for many labels, each proof checked exactly; with a bias "
-                        "nothing is shared)")
+    p.add_argument("--shared-supports", dest="shared_supports",
+                   action=argparse.BooleanOptionalAction, default=False,
+                   help="prove never labels inside the same d + 1 rows of a head without a "
+                        "bias together: one exact solve for many labels, each proof checked "
+                        "exactly; with a bias nothing is shared (default: off, every never "
+                        "label proven alone; a resumed run with it on may prove a label on "
+                        "another support than an uninterrupted run: same verdicts, other bytes)")
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786) or 'local'")
     p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
     p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
