@@ -3,17 +3,17 @@
 The head has a planted cluster (under-trained tokens: a common point plus small
 full-precision noise) inside a simplex of large rows, and random rows inside.  The verdicts
 are compared with the audit run alone (``shared_supports=False``) and with :func:`oracle`,
-an exact LP written here (Fractions, Bland's rule) that shares no code with the audit.
+an exact LP (tests/_audit_oracle.py: Fractions, Bland's rule) that shares no code with the audit.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from fractions import Fraction
 
 import numpy as np
 import pytest
+from _audit_oracle import oracle
 
 from logitgeom.audit import Options, audit_argmax
 from logitgeom.errors import InvalidInput
@@ -48,42 +48,6 @@ def cluster_head(seed: int = 3, d: int = 8, n_cluster: int = 8, n_inside: int = 
 
 
 # ------------------------------------------------------------------ the independent oracle
-def _feasible(A: list[list[Fraction]], b: list[Fraction]) -> bool:
-    """Whether A y = b, y >= 0 has a solution: phase 1 of the simplex method with one
-    artificial variable per row (rows signed so b >= 0), Bland's rule, exact."""
-    m, n = len(A), len(A[0])
-    T = []
-    for i in range(m):
-        s = -1 if b[i] < 0 else 1
-        T.append([s * a for a in A[i]] + [Fraction(int(i == j)) for j in range(m)] + [s * b[i]])
-    basis = list(range(n, n + m))
-    cost = [Fraction(0)] * n + [Fraction(1)] * m + [Fraction(0)]
-    while True:
-        # reduced costs of the phase-1 objective (sum of artificials)
-        red = [cost[j] - sum(cost[basis[i]] * T[i][j] for i in range(m)) for j in range(n + m)]
-        enter = next((j for j in range(n + m) if red[j] < 0), None)
-        if enter is None:
-            break
-        rows = [(T[i][-1] / T[i][enter], basis[i], i) for i in range(m) if T[i][enter] > 0]
-        _, _, r = min(rows)
-        p = T[r][enter]
-        T[r] = [v / p for v in T[r]]
-        for i in range(m):
-            if i != r and T[i][enter] != 0:
-                f = T[i][enter]
-                T[i] = [a - f * c for a, c in zip(T[i], T[r], strict=True)]
-        basis[r] = enter
-    return sum(T[i][-1] for i in range(m) if basis[i] >= n) == 0
-
-
-def oracle(W: np.ndarray, k: int) -> str:
-    """'never' iff w_k is a convex combination of the other rows (Gordan, no bias)."""
-    Wq = [[Fraction(float(v)) for v in row] for row in W]
-    others = [i for i in range(len(Wq)) if i != k]
-    A = [[Wq[i][j] for i in others] for j in range(len(Wq[0]))] + [[Fraction(1)] * len(others)]
-    return "never" if _feasible(A, [*Wq[k], Fraction(1)]) else "argmaxable"
-
-
 def test_oracle_on_a_square():
     W = np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1], [0.25, 0.25], [0.5, 0.5]])
     assert [oracle(W, k) for k in range(6)] == ["argmaxable"] * 4 + ["never", "never"]
