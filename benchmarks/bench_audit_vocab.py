@@ -433,7 +433,7 @@ def main(argv=None) -> int:
     print(f"audit {k} x {d} {args.dtype}: {len(res.labels)} labels audited, "
           f"{len(never)} never, undecided {len(und)}; CPU {cpu:.1f} s ({cpu / 60:.2f} CPU-min, "
           f"this process and its children), wall {wall:.1f} s (shared machine), workers "
-          f"{args.workers}; peak RSS {own:.0f} MB (this process; children {kids:.0f} MB) = "
+          f"{args.workers}; peak RSS {own:.0f} MB (this process; reaped children {kids:.0f} MB) = "
           f"{max(own, kids) / head_mb:.2f} x the head; never-proofs {pb:,} bytes "
           f"(largest {max((s['bytes'] for s in stats.values()), default=0):,})")
     print(f"self-check in the run: {res.checked}", flush=True)
@@ -441,7 +441,8 @@ def main(argv=None) -> int:
     if not args.no_check:
         good, line, ccpu = stdlib_check(out, args.check_sample, workers=args.check_workers)
         print(f"stdlib checker (every never-proof, {len(never)}): "
-              f"{'accepted' if good else 'REJECTED'} [{ccpu:.1f} CPU s]: {line}")
+              f"{'accepted' if good else 'REJECTED'} [{ccpu:.1f} CPU s; largest child process "
+              f"so far {peak_rss_mb()[1]:.0f} MB]: {line}")
         print(f"audit + check: {cpu + ccpu:.1f} CPU s ({(cpu + ccpu) / 60:.2f} CPU-min)")
         ok &= good
     return 0 if ok else 1
