@@ -268,6 +268,8 @@ def proof_stats(out: Path) -> dict[int, dict]:
                         nbytes, digits = 0, 0
                         for ref in (mult or {}).get("parts", ()):
                             nbytes += (out / ref["file"]).stat().st_size
+                            part = json.loads((out / ref["file"]).read_text())
+                            digits = max([digits, *(len(t) for t in part)])
                     rows = e.get("rows")
                     stats[int(rec["label"])] = {
                         "bytes": nbytes, "rows": len(rows) if isinstance(rows, list) else None,
