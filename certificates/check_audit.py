@@ -6,7 +6,10 @@ Proof obligation.  Per audited label k and per domain, the certificate states on
   (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k (and max_j |x_j| <= R in the box);
 * ``never``: positive multipliers c on rows S (k not in S, at most d + 1 rows, d + 2 with a
   bias) proving that no x has (w_k - w_i) . x + (b_k - b_i) > 0 for all i in S: Gordan
-  (domain ``all``) or its box form (domain ``box``), checked by the kernel;
+  (domain ``all``) or its box form (domain ``box``), checked by the kernel; ``rows`` is a
+  list, or ``{"as": L}``: the list of label L's earlier never entry in the same domain (a
+  support shared by clustered labels, written once; the rows of the current support are
+  converted to integers once for consecutive never-proofs on it);
 * ``undecided``: no claim.
 
 The head is inline ``W`` or a referenced file of one layout (:data:`NPY_HEADER`: a version
@@ -84,9 +87,8 @@ def read_long_number(s: object, loc: str, max_digits: int) -> Fraction:
         return K.read_number(s, loc)
     m = _LONG.fullmatch(s)
     if m is None or max(len(m[2]), len(m[3] or "")) > max_digits:
-        K.fail("number", loc, f"{s[:37]!r}... ({len(s)} characters) is not a canonical "
-               f"rational 'p/q' of at most {max_digits} digits in p and in q (the bound "
-               "this proof's rows allow)")
+        K.fail("number", loc, f"{s[:37]!r}... ({len(s)} characters) is not a canonical rational "
+               f"'p/q' of at most {max_digits} digits in p and q (the bound of this proof's rows)")
     K.charge(1 + (len(s) // 64) ** 2)
     p, q = str_to_int(m[2]), str_to_int(m[3] or "1")
     K.fail_if(q == 1 and m[3] is not None or math.gcd(p, q) != 1, "number", loc,
@@ -99,11 +101,8 @@ def hadamard_digits(rows: list[list[int]]) -> int:
     columns are the integer vectors ``rows`` (plus a row of ones): by Cramer's rule each
     entry divides an (n - 1)-minor, at most prod ||row||_2 by Hadamard's inequality.  The
     bound is computed exactly (squared norms in integers), its work charged first."""
-    bits = 0
-    for r in rows:
-        K.charge(len(r) * K.weight(max(map(abs, r), default=0)))
-        bits += (sum(a * a for a in r).bit_length() + 1) // 2 + 1
-    return bits * 30103 // 100000 + 2
+    K.charge(sum(len(r) * K.weight(max(map(abs, r), default=0)) for r in rows))
+    return sum((K.dot(r, r).bit_length() + 1) // 2 + 1 for r in rows) * 30103 // 100000 + 2
 
 
 # ------------------------------------------------------------------------ the head
@@ -147,6 +146,10 @@ class _Model:
         self.cap = d + (1 if bias is None else 2)  # most rows of a never-proof
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
         self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
+        #: the rows of the last support (one at a time): converted once for the never-proofs
+        #: of consecutive labels on the same support, whatever the size of the head (``row``
+        #: bound as a default, so the cache holds no reference back to the model)
+        self.support = functools.lru_cache(1)(lambda rows, row=self.row: [row(i) for i in rows])
 
     def witness(self, k: int, x: Sequence[Fraction], loc: str) -> None:
         """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k."""
@@ -166,7 +169,7 @@ class _Model:
         """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
         positive factor D L for all of them (the rows' and the biases' denominators): the
         Gordan rows (a positive scaling changes no Gordan claim, nor R)."""
-        (wk, Lk), *R = [self.row(i) for i in (k, *rows)]
+        (wk, Lk), R = self.row(k), self.support(rows)
         L = math.lcm(Lk, *(Li for _, Li in R))
         db = [Fraction(self.b[k] - self.b[i]) for i in rows]
         D = math.lcm(*(q.denominator for q in db))
@@ -195,10 +198,11 @@ def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
 
 
 def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, wit_on: bool,
-                 never_on: bool) -> str:
+                 never_on: bool, seen: dict[int, Any]) -> str:
     """Check one entry's schema; re-check its proof when ``wit_on`` (a witness) or
     ``never_on`` (a never-proof) holds, on the box max_j |x_j| <= ``box`` (None: domain
-    ``all``); return its verdict."""
+    ``all``); return its verdict.  ``seen``: label -> rows of the domain's never entries so
+    far that list their rows, what a later ``{"as": label}`` may name (SPEC.md section 9)."""
     verdict = K.get(e, "verdict", loc)
     K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
               f"unknown verdict {ascii(verdict)[:40]}")
@@ -219,7 +223,15 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
                       f"label {k}: witness outside max_j |x_j| <= {box}")
             M.witness(k, x, f"{loc}/witness")
     elif verdict == "never":
-        rows = K.read_field(K.read_ints, e, "rows", loc, 0, M.k - 1)
+        rows = K.get(e, "rows", loc)
+        if isinstance(rows, dict):  # {"as": L}: the rows listed by label L's entry (no chains)
+            K.only(rows, {"as"}, f"{loc}/rows", "a rows reference")
+            ref = K.read_int(K.get(rows, "as", f"{loc}/rows"), f"{loc}/rows/as", 0)
+            K.fail_if(ref not in seen, "gordan-support", f"{loc}/rows/as", f"label {k}: {ref} is "
+                      "no earlier label whose never entry in this domain lists its rows")
+            rows = seen[ref]
+        else:
+            rows = seen[k] = K.read_ints(rows, f"{loc}/rows", 0, M.k - 1)
         texts = _multiplier_texts(K.get(e, "multipliers", loc), f"{loc}/multipliers", len(rows))
         K.fail_if(not rows, "gordan-nonzero", f"{loc}/rows", f"label {k}: no multipliers")
         K.fail_if(k in rows or len(set(rows)) != len(rows) or len(rows) > M.cap, "gordan-support",
@@ -228,12 +240,13 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
         # a number longer than the default limit is read only up to the Hadamard bound of
         # this proof's own rows (SPEC.md section 9, "Number sizes")
         long = any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts)
-        limit = hadamard_digits(M.gordan_rows(k, rows)) if long else K.MAX_DIGITS
+        G = M.gordan_rows(k, rows) if long or on else []  # made once, used by both
+        limit = hadamard_digits(G) if long else K.MAX_DIGITS
         c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit) for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
         if on:
-            gordan([(g[:-1], g[-1]) for g in M.gordan_rows(k, rows)], c, loc, box)
+            gordan([(g[:-1], g[-1]) for g in G], c, loc, box)
     return str(verdict)
 
 
@@ -288,9 +301,8 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     K.fail_if(domains not in DOMAINS, "schema", f"{loc}/domains",
               "domains: a non-empty subset of ['all', 'box']")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
-    K.fail_if(radius is not None and radius <= 0, "schema", f"{loc}/radius", "radius must be > 0")
-    K.fail_if(radius is None and obj.get("radius") is not None, "schema", f"{loc}/radius",
-              "a radius needs the 'box' domain")
+    K.fail_if(radius <= 0 if radius is not None else obj.get("radius") is not None, "schema",
+              f"{loc}/radius", "the radius is > 0 and given exactly with the 'box' domain")
     M = _Model(_head(K.get(obj, "head", loc), k, d, f"{loc}/head"), k, d,  # head, then bias
                None if obj.get("bias") is None else K.read_vector(obj["bias"], f"{loc}/bias", k))
     stated = K.get(obj, "counts", loc)
@@ -303,6 +315,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
             picks[dom] = set(random.Random(scope.get("seed", 0)).sample(
                 range(n), min(scope["sample"], n)))
     counts = {dom: dict.fromkeys(VERDICTS, 0) for dom in domains}
+    seen: dict[str, dict[int, Any]] = {dom: {} for dom in domains}  # the never entries' rows
     # the records list the audited labels in order, each once (the runs are never expanded)
     expected = (x for a, b in runs for x in range(a, b + 1))
     for rloc, rec in _records(obj, loc):
@@ -315,7 +328,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
             want = scope is None or (lab in labels if labels is not None else None)
             chosen = want if want is not None else counts[dom]["argmaxable"] in picks[dom]
             v = _check_entry(M, lab, K.get(rec, dom, rloc), radius if dom == "box" else None,
-                             f"{rloc}/{dom}", chosen, want is not False)
+                             f"{rloc}/{dom}", chosen, want is not False, seen[dom])
             if want is None and v == "argmaxable" and scope is not None:  # sample: tally
                 scope["witnesses"] += 1
                 scope["checked"] += chosen
@@ -327,8 +340,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
 
 
 def check_file(path: Any, labels: Any = None, max_work: int | str | None = "default",
-               sample: int | None = None, seed: int = 0, scope: dict[str, Any] | None = None
-               ) -> K.Verdict:
+               sample: int | None = None, seed: int = 0, scope: dict | None = None) -> K.Verdict:
     """Check an audit file, re-checking only the proofs of ``labels`` (unknown labels fail),
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)

@@ -142,11 +142,10 @@ def read_and_check(path: str, checker: Checker, max_work: int | str | None = "de
         obj = parse_json(read_file(path, "/", check="unreadable"), "/") if obj is None else obj
     except Fail as f:
         return Verdict(False, None, f.check, f.location, f.message), None
-    partial = labels is not None or sample is not None
     scope = scope if scope is not None else {}
     scope.update(labels=None if labels is None else frozenset(labels), sample=sample, seed=seed)
-    with setting(SCOPE, scope if partial else None), setting(FILE_BASE, os.path.dirname(
-            os.path.abspath(path))):
+    with setting(SCOPE, None if labels is None and sample is None else scope), \
+            setting(FILE_BASE, os.path.dirname(os.path.abspath(path))):
         return judge(obj, checker, max_work), obj
 
 
@@ -187,8 +186,7 @@ def parse_json(text: str | bytes, loc: str = "/", check: str = "unreadable") -> 
     """One JSON document (a file or a shard line): numbers as strings, duplicate keys, floats,
     NaN, long integers and nesting deeper than :data:`MAX_DEPTH` rejected at every level."""
     try:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8")
+        text = text.decode("utf-8") if isinstance(text, bytes) else text
         steps = itertools.accumulate(1 if c in "[{" else -1 for c in _OUTSIDE.sub("", text))
         fail_if(any(d > MAX_DEPTH for d in steps), check, loc,
                 f"JSON nested deeper than {MAX_DEPTH} levels")

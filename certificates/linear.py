@@ -18,8 +18,7 @@ from fractions import Fraction
 from operator import mul
 from typing import Any
 
-from .kernel import fail, fail_if, scaled
-from .meter import charge, weight
+from .kernel import charge, fail, fail_if, scaled, weight
 
 #: A row (a, c) meaning a . x + c > 0; None: not a constraint.
 Row = tuple[Sequence[Any], Any] | None

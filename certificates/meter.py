@@ -52,14 +52,12 @@ def budget(max_work: int | str | None) -> Iterator[None]:
 
 def used() -> int | None:
     """Units charged so far in the current budget (None: unmetered)."""
-    v = BUDGET.get()
-    return None if v is None else v[1] - v[0]
+    return None if (v := BUDGET.get()) is None else v[1] - v[0]
 
 
 def charge(units: int) -> None:
     """Spend ``units`` before doing the work they stand for; Fail when the budget is gone."""
-    left = BUDGET.get()
-    if left is not None:
+    if (left := BUDGET.get()) is not None:
         left[0] -= units
         if left[0] < 0:
             raise Fail("work-budget", "/", "the check needs more exact work than the budget "

@@ -701,6 +701,14 @@ def audit_check_cases(ex: Path) -> list[Case]:
     from logitgeom_certificates import _cli, check_audit
 
     valid, bad = str(ex / "valid-sharded.json"), str(ex / "invalid-gordan-combination.json")
+    # shared supports (issue 44, item 2): labels 1-3's box rows are {"as": 0}; a reference to
+    # a later label, or one that chains, is refused in every mode
+    inline = json.loads((ex.parent / "valid-argmax-audit.json").read_text())
+    refs = {}
+    for name, label, target in (("later", 1, 3), ("chain", 3, 2)):
+        c = copy.deepcopy(inline)
+        c["records"][label]["box"]["rows"] = {"as": target}
+        refs[name] = _w(ex / f"ref-{name}.json", json.dumps(c))
 
     def audit_main(*argv):  # the module's command line, its exit code as SystemExit
         def call():
@@ -732,6 +740,16 @@ def audit_check_cases(ex: Path) -> list[Case]:
         Case("check_audit --workers 2 --max-work 1", [], False,
              call=audit_main(valid, "--workers", "2", "--max-work", "1"),
              check=_says(["NOT CHECKED"])),
+        Case("check_audit --labels 3 <box rows {'as': 0}: label 0's support>", [], True,
+             call=audit_main(valid, "--labels", "3"), check=_says(["1 labels' proofs"])),
+        Case("check <audit, rows {'as': 3} in label 1: a later label>", ["check", refs["later"]],
+             False, check=_says(["failed_check=gordan-support"])),
+        Case("check_audit --workers 2 <audit, rows {'as': 2}: a chain>", [], False,
+             call=audit_main(refs["chain"], "--workers", "2"),
+             check=_says(["failed_check=gordan-support"])),
+        Case("check_audit --labels 4 <audit, rows {'as': 2}: a chain, not among the labels>",
+             [], False, call=audit_main(refs["chain"], "--labels", "4"),
+             check=_says(["failed_check=gordan-support"])),
     ]
 
 

@@ -151,6 +151,11 @@ def _first(cert, verdict, dom="all", kind=None):
     (lambda c: _first(c, "never")["multipliers"].__setitem__(0, "-1"), "gordan-nonnegative"),
     (lambda c: _first(c, "never")["multipliers"].__setitem__(0, "0"), "gordan-nonnegative"),
     (lambda c: _first(c, "never").update(rows=[], multipliers=[]), "gordan-nonzero"),
+    # a never entry naming the rows of its own label (a support is named only by an earlier
+    # never entry that lists it: certificates/SPEC.md section 9)
+    (lambda c: (e := next(r for r in c["records"] if r["all"]["verdict"] == "never"))["all"]
+     .update(rows={"as": e["label"]}), "gordan-support"),
+    (lambda c: _first(c, "never").update(rows={"as": 0, "list": [1]}), "schema"),
     (lambda c: _first(c, "argmaxable", kind="scale")["witness"].update(scale="-1"), "witness"),
     (lambda c: _first(c, "argmaxable", kind="x")["witness"].update(
         x=["0"] * 3), "witness"),

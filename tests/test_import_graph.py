@@ -265,13 +265,14 @@ def test_engine_uses_only_public_names_of_other_packages():
 #: figure below (goal: 1,500); the budgets hold the present figures so that they can only
 #: shrink, and tell a copy from a kind: a new kind adds a module within KIND_BUDGET and needs
 #: no change of BASE_BUDGET; a copy of a judgement into a kind module shows in both.
-TRUSTED_BUDGET = 1500  # + a never-proof of any size in part files (10, issue 44)
+TRUSTED_BUDGET = 1500  # + a never-proof of any size in part files (10, issue 44); shared
+#                        supports (11, issue 44) paid for by simplifications at 1,500
 #: the shared base every verdict goes through (BASE below)
-BASE_BUDGET = 295
+BASE_BUDGET = 291
 #: the largest kind: its modules beyond the base (KIND_MODULES)
-KIND_BUDGET = 346
+KIND_BUDGET = 345
 #: the most code behind any single verdict (base + one kind's modules; goal: 650)
-VERDICT_BUDGET = 641
+VERDICT_BUDGET = 636
 #: The shared base and, per kind, the modules behind its verdict besides the base.
 BASE = ("kernel", "meter", "errors", "check")
 KIND_MODULES = {

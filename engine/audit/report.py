@@ -30,26 +30,33 @@ from pathlib import Path
 __all__ = ["table_rows", "write_table", "nearest", "plot_margins", "read_label_names"]
 
 
-def _proof(e: dict) -> str:
+def _proof(e: dict, sizes: dict) -> str:
+    """The proof column; ``sizes``: label -> rows of the never entries so far that list their
+    rows (a never entry may name one's, ``{"as": label}``: certificates/SPEC.md section 9)."""
     if e["verdict"] == "argmaxable":
         return f"witness:{e.get('stage', '')}"
     if e["verdict"] == "never":
-        return f"gordan:{len(e['rows'])}"
+        rows = e["rows"]
+        return f"gordan:{sizes[rows['as']] if isinstance(rows, dict) else len(rows)}"
     return f"undecided:{e.get('reason', '')}"
 
 
 def table_rows(records, names: dict, margins: dict, domains) -> list[dict]:
     """One dict per label record (see the module docstring)."""
     out = []
+    sizes: dict[int, int] = {}
     for r in records:
         k = r["label"]
         first = r[domains[0]]
-        row = {"label": k, "name": names.get(k), "verdict": r.get("all", first)["verdict"]}
+        e = r.get("all", first)
+        row = {"label": k, "name": names.get(k), "verdict": e["verdict"]}
         if "box" in domains:
             row["verdict_box"] = r["box"]["verdict"]
         m = margins.get(k)
         row["margin"] = None if m is None or not math.isfinite(m) else float(m)
-        row["proof"] = _proof(r.get("all", first))
+        row["proof"] = _proof(e, sizes)
+        if e["verdict"] == "never" and isinstance(e["rows"], list):
+            sizes[k] = len(e["rows"])
         out.append(row)
     return out
 

@@ -38,7 +38,13 @@ from logitgeom.audit.decide import Options, _witness_margin, decide_label
 from logitgeom.audit.head import open_head
 from logitgeom.audit.labelrun import label_seconds_option
 from logitgeom.audit.screen import screen_block
-from logitgeom.audit.shards import block_files, read_block, split_lines, split_proofs
+from logitgeom.audit.shards import (
+    block_files,
+    read_block,
+    share_rows,
+    split_lines,
+    split_proofs,
+)
 from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
 from logitgeom.errors import InvalidInput, SolverFailed
 from logitgeom.exact.numbers import fraction_to_str, to_fraction
@@ -328,7 +334,7 @@ class _Blocks:
         name = f"block-{b:06d}.jsonl"
         proof_parts: list[list[str]] = []
         lines = []
-        for r in recs:
+        for r in share_rows(recs):  # a block's shard stands alone: references stay inside it
             r, written = split_proofs(r, plan.out_dir / "shards", _shards.PROOF_PART_BYTES)
             proof_parts.extend(written)
             lines.append(_dumps_line(r) + "\n")
@@ -554,7 +560,7 @@ def _certify(plan: _Plan, records, counts, executor=None, progress=None
     from logitgeom.certify.common import SELF_CHECK
 
     out_dir = plan.out_dir
-    kw = {"records": records} if out_dir is None else {
+    kw = {"records": share_rows(records)} if out_dir is None else {
         "shards": [{"file": f"shards/{f}", "sha256": h}
                    for b in range(len(plan.blocks))
                    for f, h in block_files(f"block-{b:06d}.jsonl",

@@ -1,11 +1,19 @@
-"""The argmax audit's shard files: block entries of the resume state, and never-proofs of any
-size split over hashed part files (certificates/SPEC.md section 9; docs/argmax-audit.md
-section 5).
+"""The argmax audit's shard files: block entries of the resume state, never-proofs of any
+size split over hashed part files, and never entries on a shared support written as a
+reference to the earlier entry that lists its rows (certificates/SPEC.md section 9;
+docs/argmax-audit.md section 5).
 
 Examples
 --------
 >>> block_files("block-000000.jsonl", "ab")
 [('block-000000.jsonl', 'ab')]
+>>> recs = [{"label": k, "all": {"verdict": "never", "rows": [0, 1, 2],
+...          "multipliers": ["1", "1", "1"]}} for k in (3, 4)]
+>>> shared = share_rows(recs)
+>>> shared[1]["all"]["rows"]
+{'as': 3}
+>>> expand_rows(shared) == recs
+True
 """
 
 from __future__ import annotations
@@ -16,7 +24,8 @@ from pathlib import Path
 
 from logitgeom._fsio import write_atomic
 
-__all__ = ["PROOF_PART_BYTES", "split_proofs", "read_block", "block_files", "split_lines"]
+__all__ = ["PROOF_PART_BYTES", "split_proofs", "read_block", "block_files", "split_lines",
+           "share_rows", "expand_rows"]
 
 
 #: A never-proof whose multipliers pass this many bytes of text is written to proof part
@@ -55,6 +64,45 @@ def split_proofs(rec: dict, shards: Path, limit: int) -> tuple[dict, list[list[s
     return out, written
 
 
+def _nevers(rec: dict):
+    """(domain, entry) of a record's never entries."""
+    return [(dom, e) for dom, e in rec.items()
+            if dom != "label" and isinstance(e, dict) and e.get("verdict") == "never"]
+
+
+def share_rows(recs: list[dict]) -> list[dict]:
+    """The records (in label order) with each never entry whose rows list equals that of the
+    most recent never entry of its domain that lists its rows written ``{"as": label}`` (the
+    same proof, its support written once: certificates/SPEC.md section 9).  Records given
+    with references are read as their lists first, so the result depends only on the
+    proofs; the input is not changed."""
+    last: dict[str, tuple[int, list]] = {}
+    out = []
+    for rec in expand_rows([{**r, **{dom: dict(e) for dom, e in _nevers(r)}} for r in recs]):
+        for dom, e in _nevers(rec):
+            if dom in last and last[dom][1] == e["rows"]:
+                e["rows"] = {"as": last[dom][0]}
+            else:
+                last[dom] = (rec["label"], e["rows"])
+        out.append(rec)
+    return out
+
+
+def expand_rows(recs: list[dict]) -> list[dict]:
+    """The records with every rows reference ``{"as": label}`` replaced, in place, by (a
+    copy of) the rows list of that label's never entry in the same domain: the form every
+    reader of records in the engine sees (reports, resume, the Coq export)."""
+    lists: dict[str, dict[int, list]] = {}
+    for rec in recs:
+        for dom, e in _nevers(rec):
+            rows = e.get("rows")
+            if isinstance(rows, dict):
+                e["rows"] = list(lists.get(dom, {})[rows["as"]])
+            else:
+                lists.setdefault(dom, {})[rec["label"]] = rows
+    return recs
+
+
 def block_files(name: str, entry) -> list[tuple[str, str]]:
     """(file, sha256) of a finished block's shard parts, from its ``run.json`` entry."""
     if isinstance(entry, str):
@@ -68,7 +116,7 @@ def read_block(out_dir: Path, name: str, entry) -> list[dict]:
     for f, _h in block_files(name, entry):
         text = (out_dir / "shards" / f).read_text()
         records.extend(json.loads(line) for line in text.splitlines() if line)
-    return records
+    return expand_rows(records)
 
 
 def split_lines(lines: list[str], limit: int) -> list[bytes]:

@@ -69,6 +69,9 @@ def audit_certificate(*, head: dict, rows: int, cols: int, domains: Sequence[str
     bias : list of str, optional
     radius : str, optional
     records, shards : list of dict
+        Inline records as the engine writes them (a never entry on the support of the most
+        recent one of its domain names it, ``"rows": {"as": L}``:
+        :func:`logitgeom.audit.shards.share_rows`), or the shard references.
     source : dict, optional
         ``{"file": basename, "sha256": hex}`` of the user's head file (provenance only).
 

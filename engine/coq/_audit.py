@@ -105,6 +105,7 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
     wins: dict[str, list] = {dom: [] for dom in domains}
     verdicts: dict[str, dict[str, list[int]]] = {
         dom: {"never": [], "argmaxable": [], "undecided": []} for dom in domains}
+    lists: dict[str, dict[int, list[int]]] = {dom: {} for dom in domains}  # explicit rows
     for n, rec in enumerate(_records(sc, obj)):
         lab = sc.r.get(rec, "label", f"/records/{n}")
         if type(lab) is not int or not 0 <= lab < k:
@@ -117,7 +118,7 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
                 raise sc.r.fail(f"{el}/verdict", "a verdict is never, argmaxable or undecided")
             verdicts[dom][verdict].append(lab)
             if verdict == "never":
-                rows = sc.r.ints(sc.r.get(e, "rows", el), f"{el}/rows", 0, k - 1)
+                rows = _rows(sc, sc.r.get(e, "rows", el), lists[dom], lab, k, f"{el}/rows")
                 ys = sc.r.vec(sc.r.get(e, "multipliers", el), f"{el}/multipliers", len(rows))
                 never[dom].append((lab, rows, ys))
             elif verdict == "argmaxable" and sc.witnesses:
@@ -140,6 +141,19 @@ def audit(sc, obj: dict, loc: str) -> list[tuple[str, str]]:
         if wins[dom]:
             out.append(_wins(sc, wins[dom], dom, k, Wn, bn, R))
     return out
+
+
+def _rows(sc, v, lists: dict[int, list[int]], lab: int, k: int, loc: str) -> list[int]:
+    """A never entry's rows: a list (kept in ``lists``), or ``{"as": L}``, the list of the
+    earlier label L's never entry in the same domain (certificates/SPEC.md section 9)."""
+    if not isinstance(v, dict):
+        lists[lab] = sc.r.ints(v, loc, 0, k - 1)
+        return lists[lab]
+    ref = v.get("as")
+    if set(v) != {"as"} or type(ref) is not int or ref not in lists:
+        raise sc.r.fail(loc, "a rows reference is {'as': L}, L an earlier label whose entry "
+                        "in this domain is a never entry with a rows list")
+    return lists[ref]
 
 
 def _ranges(sc, obj: dict, k: int) -> list[tuple[int, int]]:

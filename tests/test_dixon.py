@@ -1,0 +1,95 @@
+"""logitgeom.exact.dixon: one factorisation, many right-hand sides, exactly."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from logitgeom.exact import dixon
+from logitgeom.exact.intmat import solve_square
+
+flint = pytest.importorskip("flint")
+
+
+def _holds(A, B, N, D):
+    n = len(A)
+    return D > 0 and all(sum(A[i][k] * N[j][k] for k in range(n)) == D * B[j][i]
+                         for j in range(len(B)) for i in range(n))
+
+
+def _system(rng, n, m, bits):
+    A = [[rng.randrange(-(1 << bits), 1 << bits) for _ in range(n)] for _ in range(n)]
+    B = [[rng.randrange(-(1 << bits), 1 << bits) for _ in range(n)] for _ in range(m)]
+    return A, B
+
+
+@pytest.mark.parametrize("n,m,bits", [(24, 2, 3), (30, 3, 10), (40, 5, 30), (50, 4, 40),
+                                      (64, 7, 45), (90, 9, 20)])
+def test_lifting_is_exact_and_d_is_the_determinant(n, m, bits):
+    rng = random.Random(n * 1000 + bits)
+    A, B = _system(rng, n, m, bits)
+    assert dixon.lifting_plan(A, B) is not None  # the p-adic path, not FLINT's solve
+    N, D = dixon.solve_columns(A, B)
+    assert _holds(A, B, N, D)
+    assert D == abs(int(flint.fmpz_mat(A).det()))
+
+
+def test_agrees_with_a_fraction_solve():
+    rng = random.Random(7)
+    A, B = _system(rng, 26, 3, 8)
+    N, D = dixon.solve_columns(A, B)
+    for b, col in zip(B, N, strict=True):
+        z, den = solve_square(A, b)
+        assert [Fraction(v, D) for v in col] == [Fraction(v, den) for v in z]
+
+
+def test_a_prime_dividing_the_determinant_is_skipped():
+    n = 30
+    plan = dixon.lifting_plan([[1] * n] * n, [[1] * n])
+    q = (1 << plan["prime_bits"]) - 1
+    while not flint.fmpz(q).is_prime():
+        q -= 1
+    rng = random.Random(1)
+    # lower triangular with diagonal (q, 1, ..., 1): det = q, the first prime tried
+    A = [[(q if i == j == 0 else 1 if i == j else rng.randrange(-99, 99) if j < i else 0)
+          for j in range(n)] for i in range(n)]
+    B = [[rng.randrange(-99, 99) for _ in range(n)] for _ in range(3)]
+    F = dixon.Factorisation(A)
+    assert F.det == q and F.p != q
+    assert _holds(A, B, F.solve(B), F.det)
+
+
+def test_singular_is_none_and_refused_by_the_factorisation():
+    rng = random.Random(2)
+    A, B = _system(rng, 30, 3, 12)
+    A[5] = [2 * v for v in A[3]]
+    assert dixon.solve_columns(A, B) is None
+    with pytest.raises(ValueError, match="non-singular"):
+        dixon.Factorisation(A)
+
+
+def test_wide_entries_and_one_column_go_to_flint_and_stay_exact():
+    rng = random.Random(3)
+    A, B = _system(rng, 30, 2, 58)
+    assert dixon.lifting_plan(A, B) is None
+    N, D = dixon.solve_columns(A, B)
+    assert _holds(A, B, N, D)
+    A, B = _system(rng, 40, 1, 20)
+    N, D = dixon.solve_columns(A, B)
+    assert _holds(A, B, N, D)
+    with pytest.raises(ValueError, match="bits"):
+        dixon.Factorisation(_system(rng, 30, 1, 58)[0])
+
+
+def test_bad_shapes_are_refused():
+    with pytest.raises(ValueError, match="square"):
+        dixon.solve_columns([[1, 2]], [[1]])
+    with pytest.raises(ValueError, match="square"):
+        dixon.solve_columns([[1, 0], [0, 1]], [[1, 2, 3]])
+    F = dixon.Factorisation([[2, 1], [1, 3]])
+    with pytest.raises(ValueError, match="length 2"):
+        F.solve([[1, 2, 3]])
+    with pytest.raises(ValueError, match="61 bits"):
+        F.solve([[1 << 70, 0]])
