@@ -120,8 +120,8 @@ def structure_check_cpu(out: Path) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=32000)
-    ap.add_argument("--cols", type=int, default=4096)
+    ap.add_argument("--rows", type=int, default=32000, help="labels (default 32,000)")
+    ap.add_argument("--cols", type=int, default=4096, help="width d (default 4,096)")
     ap.add_argument("--cluster", type=int, default=256, help="under-trained rows (default 256)")
     ap.add_argument("--mix", type=int, default=16,
                     help="rows in the convex combination q of the common vector (default 16)")
@@ -138,7 +138,8 @@ def main(argv=None) -> int:
     ap.add_argument("--block", type=int, default=256)
     ap.add_argument("--no-check", action="store_true", help="skip the stdlib checker")
     ap.add_argument("--cpu-limit", type=float, default=None,
-                    help="stop after this many CPU s of this process, printing the stacks")
+                    help="stop a process of the run (this one, or a forked label child) "
+                         "after this many of its CPU s, printing the stacks")
     ap.add_argument("--max-rss-mb", type=float, default=4000.0,
                     help="stop when this process and its children hold more (0: no limit)")
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-cluster")

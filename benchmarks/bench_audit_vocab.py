@@ -42,11 +42,15 @@ CPU seconds and verdict.  Exit status 0 only when nothing is undecided and the c
     python benchmarks/bench_audit_vocab.py --rows 6000 --cols 4096 --dtype bf16 \\
         --planted 1 --faces 10 --directions in --pushes 1e-2 --only-planted --cpu-limit 900
 
-``--cpu-limit S`` stops the run when this process has used S CPU seconds and
-``--max-rss-mb M`` when this process and its children hold more than M MB (default 4,000):
-all threads' Python stacks are printed first, naming the stage the run was in (the audit's
-stage functions, e.g. ``gordan_solve``), and the run exits 3.  The machine is shared:
-CPU seconds are the figures to quote, wall times are inflated.
+``--cpu-limit S`` stops a process of the run when it has used S CPU seconds (RLIMIT_CPU:
+this process, and separately each child it forks, such as the child in which the audit
+decides a hard label; that child's stop then ends the audit with its "child process ended
+without a result" error) and ``--max-rss-mb M`` stops the run when this process and its
+children hold more than M MB (default 4,000; pages shared with a forked child count twice):
+all threads' Python stacks are printed first, naming the stage the run was in (e.g.
+``intmat.solve_square`` under ``basis_never``: the exact solve), and the run exits.  A stack
+can also be had at any time with ``kill -USR1 PID``.  The machine is shared: CPU seconds are
+the figures to quote, wall times are inflated.
 """
 
 from __future__ import annotations
@@ -347,9 +351,10 @@ def floats(text: str) -> list[float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=128256)
-    ap.add_argument("--cols", type=int, default=4096)
-    ap.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
+    ap.add_argument("--rows", type=int, default=128256, help="labels (default 128,256)")
+    ap.add_argument("--cols", type=int, default=4096, help="width d (default 4,096)")
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="bf16",
+                    help="stored dtype (default bf16)")
     ap.add_argument("--planted", type=int, default=64, help="planted labels (default 64)")
     ap.add_argument("--faces", default="2,5,10", help="face sizes (2: an edge; default 2,5,10)")
     ap.add_argument("--directions", default="out,in", help="out, in or both (default)")
@@ -369,10 +374,12 @@ def main(argv=None) -> int:
     ap.add_argument("--check-workers", type=int, default=1)
     ap.add_argument("--no-check", action="store_true", help="skip the stdlib checker")
     ap.add_argument("--cpu-limit", type=float, default=None,
-                    help="stop after this many CPU s of this process, printing the stacks")
+                    help="stop a process of the run (this one, or a forked label child) "
+                         "after this many of its CPU s, printing the stacks")
     ap.add_argument("--max-rss-mb", type=float, default=4000.0,
                     help="stop when this process and its children hold more (0: no limit)")
-    ap.add_argument("--cache", default="/tmp/logitgeom-bench-vocab")
+    ap.add_argument("--cache", default="/tmp/logitgeom-bench-vocab",
+                    help="where heads and outputs are kept")
     args = ap.parse_args(argv)
     dirs = {"out": 1, "in": -1}
     try:
