@@ -205,7 +205,7 @@ def main(argv=None) -> int:
                   f"shared files {sb:,} bytes")
         check_cpu = None
         if not args.no_check and never:
-            good, line, ccpu = stdlib_check(out, labels=never)
+            good, line, ccpu, _ = stdlib_check(out, labels=never)
             base = structure_check_cpu(out)
             check_cpu = max(ccpu - base, 0.0) / len(never)
             print(f"  stdlib checker, every never-proof ({len(never)}): "

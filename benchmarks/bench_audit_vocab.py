@@ -301,14 +301,27 @@ def shared_bytes(out: Path, stats: dict[int, dict]) -> int:
                if (out / f).exists())
 
 
+#: ``python -m logitgeom_certificates.check_audit ARGS`` that also writes its peak RSS (the
+#: VmHWM of the process it runs in, fresh after exec, so the benchmark's pages forked with it
+#: do not count) to stderr at exit.
+_CHECK = ("import atexit, runpy, sys\n"
+          "def _hwm():\n"
+          "    for line in open('/proc/self/status'):\n"
+          "        if line.startswith('VmHWM:'):\n"
+          "            sys.stderr.write('VmHWM ' + line.split()[1] + '\\n')\n"
+          "atexit.register(_hwm)\n"
+          "sys.argv[0] = 'check_audit'\n"
+          "runpy.run_module('logitgeom_certificates.check_audit', run_name='__main__')\n")
+
+
 def stdlib_check(out: Path, sample: int | None = None, labels=None, workers: int = 1
-                 ) -> tuple[bool, str, float]:
+                 ) -> tuple[bool, str, float, float]:
     """Run ``python -m logitgeom_certificates.check_audit`` on the output's certificate:
     every never-proof and ``sample`` witnesses (the checker's default sample when None), or
-    ``labels``' proofs only; return (accepted, its line, its CPU seconds)."""
-    from logitgeom_certificates._cli import DEFAULT_SAMPLE
+    ``labels``' proofs only; return (accepted, its line, its CPU seconds, its peak RSS MB)."""
+    from logitgeom_certificates._cli import DEFAULT_SAMPLE  # the checker's default sample
 
-    cmd = [sys.executable, "-m", "logitgeom_certificates.check_audit", str(out / "audit.json")]
+    cmd = [sys.executable, "-c", _CHECK, str(out / "audit.json")]
     if labels is not None:
         cmd += ["--labels", ",".join(str(v) for v in sorted(labels))]
     else:
@@ -319,11 +332,14 @@ def stdlib_check(out: Path, sample: int | None = None, labels=None, workers: int
     c0 = c.ru_utime + c.ru_stime
     r = subprocess.run(cmd, capture_output=True, text=True)
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
-    line = (r.stdout.strip() or r.stderr.strip()).splitlines()
+    hwm = [ln for ln in r.stderr.splitlines() if ln.startswith("VmHWM ")]
+    err = "\n".join(ln for ln in r.stderr.splitlines() if not ln.startswith("VmHWM "))
+    line = (r.stdout.strip() or err.strip()).splitlines()
     text = line[-1] if line else f"exit {r.returncode}"
     if len(text) > 400:
         text = text[:400] + " ..."
-    return r.returncode == 0, text, c.ru_utime + c.ru_stime - c0
+    rss = int(hwm[-1].split()[1]) / 1024 if hwm else float("nan")
+    return r.returncode == 0, text, c.ru_utime + c.ru_stime - c0, rss
 
 
 def run_audit(model: Path, out: Path, tokens, workers: int, block: int, options):
@@ -448,10 +464,11 @@ def main(argv=None) -> int:
     print(f"self-check in the run: {res.checked}", flush=True)
     ok = not und
     if not args.no_check:
-        good, line, ccpu = stdlib_check(out, args.check_sample, workers=args.check_workers)
+        good, line, ccpu, crss = stdlib_check(out, args.check_sample,
+                                              workers=args.check_workers)
         print(f"stdlib checker (every never-proof, {len(never)}): "
-              f"{'accepted' if good else 'REJECTED'} [{ccpu:.1f} CPU s; largest child process "
-              f"so far {peak_rss_mb()[1]:.0f} MB]: {line}")
+              f"{'accepted' if good else 'REJECTED'} [{ccpu:.1f} CPU s; peak RSS {crss:.0f} MB]"
+              f": {line}")
         print(f"audit + check: {cpu + ccpu:.1f} CPU s ({(cpu + ccpu) / 60:.2f} CPU-min)")
         ok &= good
     return 0 if ok else 1
