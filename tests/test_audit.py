@@ -197,7 +197,11 @@ def test_files_shards_hashes_and_resume(tmp_path, monkeypatch):
     p = tmp_path / "W.npy"
     np.save(p, W)
     out = tmp_path / "out"
-    r = audit_argmax(p, out=out, block_size=64, progress=False)
+    # proven alone, a label's proof depends on its block only: a resumed run writes the same
+    # bytes (with shared supports, on by default, the verdicts are the same but a re-decided
+    # block may get proofs on other supports: tests/test_audit_shared.py)
+    alone = Options(shared_supports=False)
+    r = audit_argmax(p, out=out, block_size=64, progress=False, options=alone)
     assert len(list((out / "shards").glob("*.jsonl"))) == 5
     text = (out / "audit.json").read_text()
     assert "file" in json.loads(text)["head"]  # large enough to be referenced, not inlined
@@ -211,7 +215,7 @@ def test_files_shards_hashes_and_resume(tmp_path, monkeypatch):
     calls = []
     real = run_mod._block_unit
     monkeypatch.setattr(run_mod, "_block_unit", lambda u: calls.append(u[1][0]) or real(u))
-    r2 = audit_argmax(p, out=out, block_size=64, progress=False)
+    r2 = audit_argmax(p, out=out, block_size=64, progress=False, options=alone)
     assert sorted(calls) == [64, 192]
     assert (out / "audit.json").read_text() == text
     assert r2.verdicts == r.verdicts
@@ -578,7 +582,8 @@ def test_a_block_too_large_for_one_shard_file_is_split(tmp_path, monkeypatch):
     monkeypatch.setattr(run_mod, "SHARD_BYTES", 2000)
     W, _ = planted_head(k=120, d=4, seed=6)
     out = tmp_path / "out"
-    r = audit_argmax(W, out=out, block_size=64, progress=False)
+    alone = Options(shared_supports=False)  # the same bytes on resume (see above)
+    r = audit_argmax(W, out=out, block_size=64, progress=False, options=alone)
     files = sorted(p.name for p in (out / "shards").glob("*.jsonl"))
     assert len(files) > 2 and "block-000000.1.jsonl" in files
     cert = json.loads((out / "audit.json").read_text())
@@ -591,10 +596,12 @@ def test_a_block_too_large_for_one_shard_file_is_split(tmp_path, monkeypatch):
     calls = []
     real = run_mod._block_unit
     monkeypatch.setattr(run_mod, "_block_unit", lambda u: calls.append(u[1][0]) or real(u))
-    assert audit_argmax(W, out=out, block_size=64, progress=False).verdicts == r.verdicts
+    assert audit_argmax(W, out=out, block_size=64, progress=False,
+                        options=alone).verdicts == r.verdicts
     assert calls == [] and (out / "audit.json").read_text() == text
     (out / "shards" / "block-000000.1.jsonl").unlink()
-    assert audit_argmax(W, out=out, block_size=64, progress=False).verdicts == r.verdicts
+    assert audit_argmax(W, out=out, block_size=64, progress=False,
+                        options=alone).verdicts == r.verdicts
     assert calls == [0] and (out / "audit.json").read_text() == text
 
 

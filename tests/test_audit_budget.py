@@ -3,17 +3,17 @@
 The stuck native call is a genuinely slow exact instance (one ``cdd.gmp`` LP of the exact
 completion stage on a float64 head with a label pushed 1e-13 inside a 10-row face: about
 ten CPU seconds in a single call on a quiet machine), never a mock.  The planted verdicts
-are compared with :func:`oracle`, an exact LP written here (Fractions, Bland's rule), which
-shares no code with the audit.
+are compared with :func:`oracle`, an exact LP (tests/_audit_oracle.py: Fractions, Bland's
+rule), which shares no code with the audit.
 """
 
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 
 import numpy as np
 import pytest
+from _audit_oracle import oracle
 
 from logitgeom.audit import Options, audit_argmax
 from logitgeom.audit.bounded import note_stage, run_bounded
@@ -42,47 +42,6 @@ def hair_head(k: int, d: int, pushes=(1e-9, 1e-11, 1e-13), faces=(5, 10), seed: 
 
 
 # ------------------------------------------------------------------ the independent oracle
-def _simplex_feasible(A: list[list[Fraction]], b: list[Fraction]) -> bool:
-    """Exact: is {y >= 0 : A y = b} non-empty?  Phase I of the simplex method on
-    Fractions (artificial variables, Bland's rule: no cycling)."""
-    m, n = len(A), len(A[0])
-    T = []
-    for i in range(m):
-        s = -1 if b[i] < 0 else 1
-        T.append([s * a for a in A[i]] + [Fraction(int(j == i)) for j in range(m)]
-                 + [s * b[i]])
-    basis = list(range(n, n + m))
-    cost = [Fraction(0)] * n + [Fraction(1)] * m + [Fraction(0)]
-    red = cost[:]  # reduced costs: cost - sum of basic rows
-    for i in range(m):
-        red = [r - t for r, t in zip(red, T[i], strict=True)]
-    while True:
-        col = next((j for j in range(n + m) if red[j] < 0), None)
-        if col is None:
-            return -red[-1] == 0  # the artificial variables' least sum is 0
-        rows = [i for i in range(m) if T[i][col] > 0]
-        r = min(rows, key=lambda i: (T[i][-1] / T[i][col], basis[i]))
-        piv = T[r][col]
-        T[r] = [v / piv for v in T[r]]
-        for i in range(m):
-            if i != r and T[i][col] != 0:
-                f = T[i][col]
-                T[i] = [a - f * c for a, c in zip(T[i], T[r], strict=True)]
-        f = red[col]
-        red = [a - f * c for a, c in zip(red, T[r], strict=True)]
-        basis[r] = col
-
-
-def oracle(W: np.ndarray, k: int) -> str:
-    """'never' iff w_k is a convex combination of the other rows (Gordan; no bias), decided
-    exactly on every row of the head."""
-    Wq = [[Fraction(float(v)) for v in row] for row in W]
-    others = [i for i in range(len(Wq)) if i != k]
-    A = [[Wq[i][j] for i in others] for j in range(len(Wq[0]))] + [[Fraction(1)] * len(others)]
-    b = [*Wq[k], Fraction(1)]
-    return "never" if _simplex_feasible(A, b) else "argmaxable"
-
-
 def test_oracle_on_a_square():
     W = np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1], [0.25, 0.25], [0.5, 0.5]])
     assert [oracle(W, k) for k in range(6)] == ["argmaxable"] * 4 + ["never", "never"]

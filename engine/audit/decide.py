@@ -547,18 +547,51 @@ def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options
     vectorised rigorous bound) decide the ordinary labels; the others go through
     :func:`decide_label`.  Each record is ``{"label": k, "<domain>": {"verdict": ...}}``
     for each domain in ``opts.domains`` (see certificates/SPEC.md, kind ``argmax-audit``).
+
+    With :attr:`Options.shared_supports` (heads without a bias, domain "all"), each
+    never-proof on d + 1 rows joins this process's pool of recent supports, and the block's
+    open labels inside a support are proven together (:mod:`logitgeom.audit.shared`, stage
+    ``"shared"``) before they would run alone; a batch's CPU is split evenly over its labels
+    in ``stats["_label_cpu"]``.
     """
+    from logitgeom.audit import shared
+
     head = open_head(spec)
     sc = screen_block(head, labels, opts)
     stats, margins, out = sc.stats, sc.margins, sc.out
     label_cpu: dict[int, float] = {}
-    for k in sorted(sc.pending):
+    todo = sorted(sc.pending)
+    pool = shared.worker_pool(spec) if shared.applies(head, opts) else None
+
+    def share(only) -> None:  # prove the open labels inside the pool's supports together
+        if pool is None:
+            return
+        cands = [j for j in todo if "all" in sc.pending[j]]
+        if not cands or (only is None and not pool.items):
+            return
+        got, cpu = shared.prove_candidates(head, pool, cands, opts, stats, only)
+        for j, c in cpu.items():
+            label_cpu[j] = label_cpu.get(j, 0.0) + c
+        for j, never in got.items():
+            out[j] = shared.shared_record(out[j], never, sc.pending[j])
+            todo.remove(j)
+
+    share(None)  # supports of the blocks this process decided before
+    while todo:
+        k = todo.pop(0)
         t_k = time.process_time()
         rec, m = decide_label(head, k, sc.pending[k], out[k], opts, stats)
         out[k] = rec
         if m is not None and k not in margins:
             margins[k] = m
-        label_cpu[k] = time.process_time() - t_k + stats.pop("_child_cpu", 0.0)
+        label_cpu[k] = label_cpu.get(k, 0.0) + time.process_time() - t_k \
+            + stats.pop("_child_cpu", 0.0)
+        sup = shared.full_support(head, rec.get("all")) if pool is not None else None
+        if sup is not None and todo and pool is not None:
+            for rows in shared.supports_after(head, k, sup, todo, sc.pending, pool):
+                new = pool.add(head, rows)
+                if new is not None:
+                    share(new)
     for k in out:
         rec = out[k].get("all") or out[k].get("box")
         if k not in margins and rec["verdict"] == "argmaxable":

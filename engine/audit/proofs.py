@@ -58,6 +58,16 @@ class Options:
         (:mod:`logitgeom.audit.labelrun`).  None (the default): no budget, every label is
         decided.  When exceeded, the domains not yet decided are ``undecided`` with a
         reason naming this budget; a finite positive number, or refused.
+    shared_supports : bool
+        Prove clustered never labels together (:mod:`logitgeom.audit.shared`): once a label
+        has a never-proof on d + 1 rows, the other labels inside the same rows are proven
+        by one exact solve with many right-hand sides (heads without a bias, domain "all";
+        elsewhere nothing is shared).  False (the default): every label is proven alone.
+        On, a resumed run may prove a label on another support than an uninterrupted one
+        (the same verdicts, other bytes).
+    shared_columns : int
+        Most labels (solution columns) per exact shared solve; fewer when the columns'
+        estimated size asks for it (memory).
     """
 
     radius: Fraction | None = None
@@ -68,6 +78,8 @@ class Options:
     lp_add: int = 512
     lp_rounds: int = 60
     label_seconds: float | None = None
+    shared_supports: bool = False
+    shared_columns: int = 32
 
 
 class BudgetExceeded(Exception):

@@ -45,14 +45,21 @@ from logitgeom.audit.shards import (
     split_lines,
     split_proofs,
 )
+from logitgeom.audit.shared import columns_option
 from logitgeom.audit.source import INLINE_ENTRIES, Source, load_source
+from logitgeom.audit.waves import add_stats as _add_stats
+from logitgeom.audit.waves import one_blas_thread as _one_blas_thread
+from logitgeom.audit.waves import run_hard
 from logitgeom.errors import InvalidInput, SolverFailed
 from logitgeom.exact.numbers import fraction_to_str, to_fraction
+from logitgeom.limits import as_flag
 from logitgeom.run.state import kill_hook, write_json
 
 __all__ = ["AuditResult", "audit_argmax", "VERDICTS", "INLINE_ENTRIES"]
 
 VERDICTS = ("argmaxable", "never", "undecided")
+#: The options run.json records under "options" (they change no proof).
+OPTION_KEYS = ("label_seconds", "shared_supports", "shared_columns")
 @dataclass
 class AuditResult:
     """Per-label verdicts of an argmax audit.
@@ -220,7 +227,9 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
     opts = Options(radius=R, domains=doms, center=tuple(head.mean().tolist()),
                    ascent_steps=base.ascent_steps, lp_rows=base.lp_rows, lp_add=base.lp_add,
                    lp_rounds=base.lp_rounds,
-                   label_seconds=label_seconds_option(base.label_seconds))
+                   label_seconds=label_seconds_option(base.label_seconds),
+                   shared_supports=bool(as_flag(base.shared_supports, "shared_supports")),
+                   shared_columns=columns_option(base.shared_columns))
     bias_field = None if head.bias is None else [fraction_to_str(head.exact_bias(i))
                                                  for i in range(k)]
     hf = src.head_field
@@ -251,6 +260,8 @@ def _plan(src: Source, tokens, names_spec, R, doms, base: Options, block_size: i
         state["config"] = config
         state.setdefault("margins", {})
         state.setdefault("undecided", {})
+    # how this run decides (no proof depends on it: a rerun with other values resumes)
+    state["options"] = {f: getattr(opts, f) for f in OPTION_KEYS}
     return _Plan(src, k, d, labels, blocks, opts, out_dir, work, state, names, bias_field, R)
 
 
@@ -296,15 +307,6 @@ def _label_unit(unit):
         rec, m = decide_label(head, k, doms, rec, opts, stats)
     # the Wolfe, LP and exact stages ran in a forked child (logitgeom.audit.bounded)
     return k, rec, m, stats, time.process_time() - t0 + stats.pop("_child_cpu", 0.0)
-
-
-def _one_blas_thread():
-    """One BLAS thread inside a work unit: parallelism comes from the units (--workers);
-    OpenBLAS's spinning helper threads otherwise roughly double the CPU of the many small
-    products of the hard labels (docs/argmax-audit.md section 6)."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 #: run.json (the resume state) is rewritten at most this often (seconds), and at the end.
@@ -370,12 +372,6 @@ class _Blocks:
         self.last = time.monotonic()
 
 
-def _add_stats(stage: dict, st: dict) -> None:
-    for key, v in st.items():
-        if not key.startswith("_"):
-            stage[key] = stage.get(key, 0) + v
-
-
 def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, dict]:
     """Run the unfinished blocks; returns (records in label order, stage seconds, margins,
     CPU seconds of each label that went past the screens in this run).
@@ -432,19 +428,18 @@ def _decide(plan: _Plan, executor, progress) -> tuple[list[dict], dict, dict, di
             else:
                 blocks.finish(b, [out[k] for k in blk])
         hard.sort(key=lambda h: (-h[0], h[1]))  # hardest first; ties by label
-        units2 = [(plan.src.spec, k, doms, parts[b][k], plan.opts) for _, k, b, doms in hard]
-        for res in _run(_label_unit, units2, executor, progress, "hard labels"):
-            _, k, b, _ = hard[res.index]
-            _k, rec, m, st, cpu = res.value
+
+        def take(k: int, b: int, rec: dict, m, st: dict, cpu: float) -> None:
             parts[b][k] = rec
             if m is not None and k not in margins:
                 margins[k] = m
-            label_cpu[k] = cpu
+            label_cpu[k] = label_cpu.get(k, 0.0) + cpu
             _add_stats(stage, st)
             waiting[b].discard(k)
             if not waiting[b]:
                 blocks.finish(b, [parts[b][j] for j in plan.blocks[b]])
                 del parts[b]
+        run_hard(plan, hard, parts, take, stage, label_cpu, executor, progress, _label_unit)
     except KeyboardInterrupt:  # SIGINT: the labels running were killed with their children
         state["stopped"] = ("SIGINT (Ctrl-C); a rerun in this folder decides the blocks "
                             "not listed in 'done'")
@@ -689,7 +684,8 @@ def audit_argmax(
         Override the reported domains (``"all"``, ``"box"``).
     options : Options, optional
         Pipeline knobs (never change what is proven); ``Options(label_seconds=S)`` sets a
-        per-label CPU budget, the only way a label can end ``undecided``.
+        per-label CPU budget, the only way a label can end ``undecided``;
+        ``shared_supports=False``: no shared never-proofs (:mod:`logitgeom.audit.shared`).
     label_names : list of str or path, optional
         Names of the labels (a JSON list or a file with one name per line), for the table
         and the summary of heads without a tokenizer.

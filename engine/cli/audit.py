@@ -44,6 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "budget is spent); a label that exceeds it is 'undecided' and a rerun "
                         "with the same --out decides it again (default: no budget, every label "
                         "decided)")
+    p.add_argument("--shared-supports", dest="shared_supports",
+                   action=argparse.BooleanOptionalAction, default=False,
+                   help="prove never labels inside the same d + 1 rows of a head without a "
+                        "bias together: one exact solve for many labels, each proof checked "
+                        "exactly; with a bias nothing is shared (default: off, every never "
+                        "label proven alone; a resumed run with it on may prove a label on "
+                        "another support than an uninterrupted run: same verdicts, other bytes)")
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786) or 'local'")
     p.add_argument("--workers", type=int, help="local worker processes (default: serial)")
     p.add_argument("--tensor", help="name of the head tensor (default: lm_head.weight, ...)")
@@ -81,7 +88,8 @@ def _audit(args: argparse.Namespace) -> int:
             rows_are_labels=args.rows_are_labels,
             tokenizer=args.tokenizer,
             block_size=args.block_size,
-            options=Options(label_seconds=args.label_seconds),
+            options=Options(label_seconds=args.label_seconds,
+                            shared_supports=args.shared_supports),
             label_names=args.label_names,
         )
     finally:
