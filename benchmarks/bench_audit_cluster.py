@@ -15,11 +15,11 @@ then expected never argmax (no verdict is assumed: every label must be decided),
 proof needs a Gordan support of about d + 1 rows, the same few for every cluster row.
 
 The cluster labels are audited twice (``--runs``): **alone**, every never-proof found and
-solved on its own (``Options(shared_supports=False)``, CLI ``--no-shared-supports``), and
-**shared**, labels whose proofs can use one support proven together
-(``Options(shared_supports=True)``, the default once that option exists).  A logitgeom
-without ``Options.shared_supports`` is told apart with a clear message: the alone run then
-uses the default path (each label alone) and the shared run is skipped.  ``--all-labels``
+solved on its own (``Options(shared_supports=False)``, the audit's default), and **shared**,
+labels whose proofs can use one support proven together (``Options(shared_supports=True)``,
+CLI ``--shared-supports``).  A logitgeom without ``Options.shared_supports`` is told apart
+with a clear message: the alone run then uses the default path (each label alone) and the
+shared run is skipped.  ``--all-labels``
 audits every label of the head instead (the acceptance run).
 
 For each run: the verdicts, undecided count, the run's CPU seconds (this process and its
