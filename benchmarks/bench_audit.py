@@ -120,6 +120,15 @@ def build_head(path: Path, k: int, d: int, seed: int = 0, n_plant: int | None = 
 DTYPES = {"f32": ("F32", 4), "bf16": ("BF16", 2), "f16": ("F16", 2)}
 
 
+def bf16_bits(W: np.ndarray) -> np.ndarray:
+    """The bfloat16 bit patterns (uint16) of float32 values: round to nearest, ties to even,
+    on the upper 16 bits of the float32 bits (finite values; what the bf16 writers of the
+    benchmarks store)."""
+    u = np.ascontiguousarray(W, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
 def build_plain_head(path: Path, k: int, d: int, dtype: str = "f32", seed: int = 0) -> Path:
     """Write (once) a plain k x d head of full-precision normal rows as ``lm_head.weight``."""
     file = path / "model.safetensors"
@@ -142,10 +151,8 @@ def build_plain_head(path: Path, k: int, d: int, dtype: str = "f32", seed: int =
             W = rng.standard_normal((r1 - r0, d), dtype=np.float32) * np.float32(0.02)
             if dtype == "f16":
                 W = W.astype(np.float16)
-            elif dtype == "bf16":  # round to nearest even on the upper 16 bits
-                u = W.view(np.uint32).astype(np.uint64)
-                u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
-                W = u.astype(np.uint16)
+            elif dtype == "bf16":
+                W = bf16_bits(W)
             fh.write(np.ascontiguousarray(W).tobytes())
     tmp.rename(file)
     return file
