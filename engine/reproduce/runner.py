@@ -3,6 +3,7 @@
 Examples
 --------
 >>> import tempfile
+>>> from logitgeom.reproduce import reproduce  # the package's name registers the claims
 >>> tmp = tempfile.TemporaryDirectory()
 >>> rep = reproduce(tmp.name, only="cos-lemma-3.2", progress=False)
 >>> rep.ok, [r.status.value for r in rep.rows], rep.certificates_checked
