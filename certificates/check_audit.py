@@ -102,7 +102,7 @@ def hadamard_digits(rows: list[list[int]]) -> int:
     entry divides an (n - 1)-minor, at most prod ||row||_2 by Hadamard's inequality.  The
     bound is computed exactly (squared norms in integers), its work charged first."""
     K.charge(sum(len(r) * K.weight(max(map(abs, r), default=0)) for r in rows))
-    return sum((K.dot(r, r).bit_length() + 1) // 2 + 1 for r in rows) * 30103 // 100000 + 2
+    return sum((int(K.dot(r, r)).bit_length() + 1) // 2 + 1 for r in rows) * 30103 // 100000 + 2
 
 
 # ------------------------------------------------------------------------ the head
@@ -340,7 +340,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
 
 
 def check_file(path: Any, labels: Any = None, max_work: int | str | None = "default",
-               sample: int | None = None, seed: int = 0, scope: dict | None = None) -> K.Verdict:
+               sample: int | None = None, seed: int = 0, scope: K.Obj | None = None) -> K.Verdict:
     """Check an audit file, re-checking only the proofs of ``labels`` (unknown labels fail),
     or every never-proof and ``sample`` witnesses drawn with ``seed`` (then no work budget
     applies unless ``max_work`` is given: the caller chose the sample).  ``scope`` (a dict)
