@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_audit_vocab import (  # noqa: E402
+    add_limit_options,
     fill_rows,
     head_file,
     install_limits,
@@ -136,12 +137,7 @@ def main(argv=None) -> int:
                     help="audit every label of the head (default: the cluster labels)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--block", type=int, default=256)
-    ap.add_argument("--no-check", action="store_true", help="skip the stdlib checker")
-    ap.add_argument("--cpu-limit", type=float, default=None,
-                    help="stop a process of the run (this one, or a forked label child) "
-                         "after this many of its CPU s, printing the stacks")
-    ap.add_argument("--max-rss-mb", type=float, default=4000.0,
-                    help="stop when this process and its children hold more (0: no limit)")
+    add_limit_options(ap)
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-cluster")
     args = ap.parse_args(argv)
     runs = [r.strip() for r in args.runs.split(",") if r.strip()]

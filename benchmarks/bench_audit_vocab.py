@@ -365,6 +365,16 @@ def floats(text: str) -> list[float]:
     return [float(v) for v in text.split(",") if v.strip()]
 
 
+
+def add_limit_options(ap: argparse.ArgumentParser) -> None:
+    """--no-check, --cpu-limit and --max-rss-mb (this script and bench_audit_cluster.py)."""
+    ap.add_argument("--no-check", action="store_true", help="skip the stdlib checker")
+    ap.add_argument("--cpu-limit", type=float, default=None,
+                    help="stop a process of the run (this one, or a forked label child) "
+                         "after this many of its CPU s, printing the stacks")
+    ap.add_argument("--max-rss-mb", type=float, default=4000.0,
+                    help="stop when this process and its children hold more (0: no limit)")
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=128256, help="labels (default 128,256)")
@@ -388,12 +398,7 @@ def main(argv=None) -> int:
                     help="witnesses the stdlib checker re-checks (default: its default "
                          "sample); every never-proof always")
     ap.add_argument("--check-workers", type=int, default=1)
-    ap.add_argument("--no-check", action="store_true", help="skip the stdlib checker")
-    ap.add_argument("--cpu-limit", type=float, default=None,
-                    help="stop a process of the run (this one, or a forked label child) "
-                         "after this many of its CPU s, printing the stacks")
-    ap.add_argument("--max-rss-mb", type=float, default=4000.0,
-                    help="stop when this process and its children hold more (0: no limit)")
+    add_limit_options(ap)
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-vocab",
                     help="where heads and outputs are kept")
     args = ap.parse_args(argv)
