@@ -300,6 +300,7 @@ BAD: dict[str, dict[str, list[list[str]]]] = {
         "--rows-are-labels": [["--rows-are-labels", "--transpose"]],
         "--tokenizer": [["--tokenizer", "{missing}"]],
         "--block-size": [["--block-size", "0"], ["--block-size", "abc"]],
+        "--no-shared-supports": [["--no-shared-supports" + FLAG], ["--shared-supports" + FLAG]],
         "--no-progress": _NOPROG,
     },
     "occupancy": {

@@ -85,7 +85,7 @@ def applies(head: Head, opts: Options) -> bool:
     >>> import numpy as np
     >>> from logitgeom.audit.head import HeadSpec, open_head
     >>> h = open_head(HeadSpec.from_array(np.eye(2)))
-    >>> applies(h, Options()), applies(h, Options(shared_supports=False))
+    >>> applies(h, Options(shared_supports=True)), applies(h, Options())
     (True, False)
     """
     return bool(opts.shared_supports) and head.bias is None and "all" in opts.domains
