@@ -84,15 +84,29 @@ def lifting_plan(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]
     >>> lifting_plan([[2, 1], [1, 3]], [[1, 0]])["prime_bits"]
     26
     """
+    return _plan(_matrix_bits(A), B)
+
+
+def _matrix_bits(A: Sequence[Sequence[int]]) -> tuple[int, int, list[int]] | None:
+    """What the plan needs of A, computed once per matrix: log2 n rounded up, the widest
+    entry's bits and each column's norm bits; None when A is too wide for int64 residues."""
     n = len(A)
     lg = max(1, (n - 1).bit_length())  # n <= 2^lg
-    pb = (53 - lg) // 2  # n (p - 1)^2 < 2^(lg + 2 pb) <= 2^53
     wa = max((abs(int(v)).bit_length() for r in A for v in r), default=0)
-    wb = max((abs(int(v)).bit_length() for b in B for v in b), default=0)
     # |R_{j+1}| <= |R_j| / p + n max|A|: below 2^62 when both parts are below 2^61
-    if pb < 8 or wa + lg > 60 or wb > 61:
+    if (53 - lg) // 2 < 8 or wa + lg > 60:
         return None
-    cols = [_bits_norm([r[j] for r in A]) for j in range(n)]
+    return lg, wa, [_bits_norm([r[j] for r in A]) for j in range(n)]
+
+
+def _plan(bits: tuple[int, int, list[int]] | None, B: Sequence[Sequence[int]]
+          ) -> dict[str, int] | None:
+    """:func:`lifting_plan` from A's :func:`_matrix_bits` and the right-hand sides."""
+    wb = max((abs(int(v)).bit_length() for b in B for v in b), default=0)
+    if bits is None or wb > 61:
+        return None
+    lg, wa, cols = bits
+    pb = (53 - lg) // 2  # n (p - 1)^2 < 2^(lg + 2 pb) <= 2^53
     hb = sum(cols) + max(0, max(_bits_norm(b) for b in B) - min(cols)) + 1
     return {"prime_bits": pb, "limb_bits": pb, "limbs": max(1, -(-(wa + 1) // pb)),
             "steps": hb // (pb - 1) + 2, "hadamard_bits": hb}
@@ -135,10 +149,9 @@ def solve_columns(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]
             return None
         D = math.lcm(*(s[1] for s in sols if s is not None))
         return [[v * (D // s[1]) for v in s[0]] for s in sols if s is not None], D
-    plan = lifting_plan(A, B) if len(B) > 1 and n >= MIN_LIFT else None
-    if plan is None:
+    if len(B) < 2 or n < MIN_LIFT or lifting_plan(A, B) is None:
         return _flint_solve(A, B)
-    return _lift(A, B, plan)
+    return _lift(A, B)
 
 
 def _flint_solve(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]
@@ -194,15 +207,16 @@ class Factorisation:
         n = len(A)
         if n == 0 or any(len(r) != n for r in A):
             raise ValueError("Factorisation needs a non-empty square matrix")
-        plan = lifting_plan(A, [[0] * n])
+        self._bits = _matrix_bits(A)
+        plan = _plan(self._bits, [[0] * n])
         if plan is None or _flint is None:
             raise ValueError("Factorisation needs FLINT and entries of at most "
                              f"{60 - max(1, (n - 1).bit_length())} bits")
-        Ai = np.array([[int(v) for v in r] for r in A], dtype=np.int64)
+        Ai = np.array(A, dtype=np.int64)  # fits: the plan bounds the entries
         det = _flint.fmpz_mat(Ai.tolist()).det()
         if det == 0:
             raise ValueError("Factorisation needs a non-singular matrix")
-        self.n, self.det, self._A = n, abs(int(det)), A
+        self.n, self.det = n, abs(int(det))
         s = self.limb_bits = plan["limb_bits"]
         self.p = p = _prime_below(1 << plan["prime_bits"], det)
         inv = _flint.nmod_mat(n, n, np.mod(Ai, p).ravel().tolist(), p).inv()
@@ -232,7 +246,7 @@ class Factorisation:
             When a right-hand side has the wrong length or too wide entries.
         """
         n, m, p, s = self.n, len(B), self.p, self.limb_bits
-        plan = lifting_plan(self._A, B) if B and all(len(b) == n for b in B) else None
+        plan = _plan(self._bits, B) if B and all(len(b) == n for b in B) else None
         if plan is None:
             raise ValueError(f"Factorisation.solve needs right-hand sides of length {n} with "
                              "entries of at most 61 bits")
@@ -275,10 +289,11 @@ class Factorisation:
 _LAST: list[tuple[bytes, Factorisation]] = []
 
 
-def _lift(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]], plan: dict[str, int]
+def _lift(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]
           ) -> tuple[list[list[int]], int] | None:
-    key = hashlib.sha256(np.array([[int(v) for v in r] for r in A], dtype=np.int64)
-                         .tobytes()).digest() + len(A).to_bytes(8, "little")
+    """Solve on the kept factorisation of A (made when A is new); A and B have a plan."""
+    key = hashlib.sha256(np.array(A, dtype=np.int64).tobytes()).digest() \
+        + len(A).to_bytes(8, "little")
     if _LAST and _LAST[0][0] == key:
         F = _LAST[0][1]
     else:
