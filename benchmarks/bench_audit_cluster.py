@@ -190,6 +190,14 @@ def main(argv=None) -> int:
         print("  CPU s by stage: " + ", ".join(f"{key} {v:.1f}" for key, v in
                                                sorted(res.stage_seconds.items())
                                                if isinstance(v, float)))
+        counts = {key: v for key, v in sorted(res.stage_seconds.items()) if isinstance(v, int)}
+        if counts:
+            print("  counts: " + ", ".join(f"{key} {v}" for key, v in counts.items()))
+        stages: dict[str, int] = {}
+        for rec in stats.values():
+            stages[str(rec.get("stage"))] = stages.get(str(rec.get("stage")), 0) + 1
+        print("  never-proofs by stage: " + ", ".join(f"{key} {v}" for key, v in
+                                                      sorted(stages.items())))
         cl_never = [lab for lab in cluster if lab in stats]
         lab_cpu = sorted(float(per.get(lab, 0.0)) for lab in cl_never)
         own_bytes = sorted(stats[lab]["bytes"] for lab in cl_never)

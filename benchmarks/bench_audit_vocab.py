@@ -249,7 +249,7 @@ def install_limits(cpu_limit: float | None, max_rss_mb: float) -> None:
 
 
 def proof_stats(out: Path) -> dict[int, dict]:
-    """{label: {bytes, rows, digits, files}} of every never-proof in the output's shards.
+    """{label: {bytes, rows, digits, stage, files}} of every never-proof in the output's shards.
 
     ``bytes`` is the text of the record's multipliers (inline: their JSON; in part files:
     the files' sizes); any other file a record refers to (a shared support, say) is listed
@@ -277,7 +277,8 @@ def proof_stats(out: Path) -> dict[int, dict]:
                     rows = e.get("rows")
                     stats[int(rec["label"])] = {
                         "bytes": nbytes, "rows": len(rows) if isinstance(rows, list) else None,
-                        "digits": digits, "files": [f for f in files if "/proof-" not in f]}
+                        "digits": digits, "stage": e.get("stage"),
+                        "files": [f for f in files if "/proof-" not in f]}
     return stats
 
 

@@ -4,8 +4,8 @@ Proof obligation.  Per audited label k and per domain, the certificate states on
 
 * ``argmaxable``: a witness x (``{"x": [...]}`` or ``{"scale": t}`` meaning x = t w_k) with
   (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k (and max_j |x_j| <= R in the box);
-* ``never``: positive multipliers c on rows S (k not in S, at most d + 1 rows, d + 2 with a
-  bias) proving that no x has (w_k - w_i) . x + (b_k - b_i) > 0 for all i in S: Gordan
+* ``never``: positive multipliers c on rows S (k not in S, at most 2 (d + 1) rows, 2 (d + 2)
+  with a bias) proving that no x has (w_k - w_i) . x + (b_k - b_i) > 0 for all i in S: Gordan
   (domain ``all``) or its box form (domain ``box``), checked by the kernel; ``rows`` is a
   list, or ``{"as": L}``: the list of label L's earlier never entry in the same domain (a
   support shared by clustered labels, written once; the rows of the current support are
@@ -143,7 +143,7 @@ class _Model:
     def __init__(self, W: Callable[[int], Any], k: int, d: int, bias: K.Vec | None) -> None:
         self.k, self.d, self.W = k, d, W
         self.b: Sequence[Any] = bias or (0,) * k
-        self.cap = d + (1 if bias is None else 2)  # most rows of a never-proof
+        self.cap = 2 * (d + (1 if bias is None else 2))  # most rows of a never-proof
         #: row i -> (integers, L_i); held for heads up to 2^22 entries
         self.row = functools.lru_cache(None if k * d <= 1 << 22 else 0)(lambda i: K.scaled(W(i)))
         #: the rows of the last support (one at a time): converted once for the never-proofs

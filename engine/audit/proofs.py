@@ -310,9 +310,9 @@ def check_multipliers(head: Head, k: int, rows: list[int], c: list[int],
                       radius: Fraction | None) -> bool:
     """Exactly: c > 0, and sum c_i (w_k - w_i) = 0 with sum c_i (b_k - b_i) <= 0 (radius
     None), or sum c_i (b_k - b_i) + R ||sum c_i (w_k - w_i)||_1 <= 0 (radius R); at most
-    d + 1 rows (d + 2 with a bias), and numbers no longer than the checker reads
+    2 (d + 1) rows (2 (d + 2) with a bias), and numbers no longer than the checker reads
     (:func:`hadamard_digits`), as the certificate format requires."""
-    cap = head.d + (2 if head.bias is not None else 1)
+    cap = 2 * (head.d + (2 if head.bias is not None else 1))
     if not rows or any(v <= 0 for v in c) or k in rows or len(set(rows)) != len(rows) \
             or len(rows) > cap or not _digits_fit(head, k, rows, c):
         return False

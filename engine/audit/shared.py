@@ -58,7 +58,7 @@ from logitgeom.audit.proofs import Options, _never, check_multipliers, exact_row
 
 __all__ = ["applies", "full_support", "SupportPool", "prove_batch", "run_batch",
            "column_cap", "prove_candidates", "worker_pool", "cluster_supports",
-           "supports_after", "shared_record", "columns_option"]
+           "supports_after", "shared_record", "columns_option", "outside_simplex"]
 
 #: A float lambda_i is "clearly positive" above this (the lambdas sum to 1).
 _CLEAR = 1e-9
@@ -276,15 +276,21 @@ def prove_batch(head: Head, rows, labels, opts: Options, stats: dict) -> dict[in
     return out
 
 
-def _batch_child(head: Head, rows, labels, opts: Options
+def _batch_child(head: Head, rows, labels, opts: Options, pool=None
                  ) -> tuple[dict[int, dict], dict]:  # pragma: no cover - in the child
     stats: dict = {}
-    return prove_batch(head, rows, labels, opts, stats), stats
+    if pool is None:
+        return prove_batch(head, rows, labels, opts, stats), stats
+    from logitgeom.audit.corrected import prove_corrected
+
+    return prove_corrected(head, rows, labels, pool, opts, stats), stats
 
 
-def run_batch(head: Head, rows, labels, opts: Options, stats: dict
+def run_batch(head: Head, rows, labels, opts: Options, stats: dict, pool=None
               ) -> tuple[dict[int, dict], float]:
-    """:func:`prove_batch` in one bounded child (budget ``label_seconds`` times the number
+    """:func:`prove_batch` (or, given the float LP's ``pool`` of rows,
+    :func:`logitgeom.audit.corrected.prove_corrected` on the simplex ``rows``) in one
+    bounded child (budget ``label_seconds`` times the number
     of labels when :attr:`Options.label_seconds` is set; Ctrl-C stops it and propagates).
 
     Returns
@@ -301,8 +307,8 @@ def run_batch(head: Head, rows, labels, opts: Options, stats: dict
     partials: list = []
     stats["shared_batches"] = stats.get("shared_batches", 0) + 1
     try:
-        kind, val, cpu = run_bounded(_batch_child, (head, tuple(rows), labels, opts), budget,
-                                     partials)
+        kind, val, cpu = run_bounded(_batch_child, (head, tuple(rows), labels, opts, pool),
+                                     budget, partials)
     except ChildDied:
         stats["shared_died"] = stats.get("shared_died", 0) + 1
         return {}, 0.0
@@ -393,6 +399,28 @@ def _lp_support(P: np.ndarray, t: np.ndarray) -> tuple[np.ndarray | None, bool]:
         return None, r.status == 2
     S = np.flatnonzero(r.x > 0)
     return (S, False) if S.size == d + 1 else (None, False)
+
+
+def outside_simplex(head: Head, k: int, exclude) -> tuple[int, ...] | None:
+    """The Delaunay simplex of w_k (:func:`_lp_support`) among the rows nearest it outside
+    ``exclude`` (and k): d + 1 rows, or None when those rows do not hold w_k.  A shared
+    simplex for corrected proofs (:mod:`logitgeom.audit.corrected`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from logitgeom.audit.head import HeadSpec, open_head
+    >>> W = np.array([[4.0, 0.0], [-2.0, 3.0], [-2.0, -3.0], [0.5, 0.25], [0.25, -0.5]])
+    >>> outside_simplex(open_head(HeadSpec.from_array(W)), 3, {4})
+    (0, 1, 2)
+    """
+    bad = np.zeros(head.k, dtype=bool)
+    bad[sorted({int(j) for j in exclude} | {int(k)})] = True
+    pool = _outside_pool(head, k, bad)
+    if pool.size < head.d + 1:
+        return None
+    S, _ = _lp_support(head.rows(pool) * head.scale(), head.rows([k])[0] * head.scale())
+    return None if S is None else tuple(sorted(int(pool[i]) for i in S))
 
 
 def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=None,

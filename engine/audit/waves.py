@@ -23,6 +23,7 @@ from logitgeom.audit.shared import (
     applies,
     column_cap,
     full_support,
+    outside_simplex,
     run_batch,
     shared_record,
     supports_after,
@@ -79,12 +80,12 @@ def _shared_unit(unit):
     """Phase 2 work unit: the labels a float prefilter put inside one shared support,
     proven together (:func:`logitgeom.audit.shared.run_batch`, one bounded child).
     Returns ({label: never record}, stats, CPU seconds)."""
-    spec, rows, labels, opts = unit
+    spec, rows, labels, opts, pool = unit
     with one_blas_thread():
         head = open_head(spec)
         stats: dict = {}
         t0 = time.process_time()
-        got, cpu = run_batch(head, rows, labels, opts, stats)
+        got, cpu = run_batch(head, rows, labels, opts, stats, pool)
     return got, stats, time.process_time() - t0 + cpu
 
 
@@ -93,6 +94,37 @@ def _phase2_unit(unit):
     ``("shared", None, args)`` for :func:`_shared_unit`."""
     kind, fn, args = unit
     return _shared_unit(args) if kind == "shared" else fn(args)
+
+
+def _corrected_units(head, pool: SupportPool, left: list, tried: dict, spec, opts: Options,
+                     units: list, meta: list, hard: set, simplices: dict) -> None:
+    """Corrected batches (:mod:`logitgeom.audit.corrected`) for the open labels ``left``
+    no support holds.  The shared simplex is the Delaunay simplex, among the rows outside
+    the hard labels ``hard``, of the first label not yet tried on one
+    (:func:`logitgeom.audit.shared.outside_simplex`; kept in ``simplices``, label -> rows);
+    the float LP may use its rows and those of every pool support.  A label is tried once
+    on each simplex."""
+    todo = [h[1] for h in left]
+    S = next((simplices[k] for k in todo if k in simplices
+              and ("corrected", simplices[k]) not in tried.get(k, ())), None)
+    for k in todo if S is None else ():
+        if k not in simplices:
+            simplices[k] = outside_simplex(head, k, hard)
+            if simplices[k] is not None:
+                S = simplices[k]
+                break
+    if S is None:
+        return
+    key = ("corrected", S)
+    labs = [k for k in todo if key not in tried.get(k, ())]
+    for k in labs:
+        tried.setdefault(k, set()).add(key)
+    rows = tuple(sorted({i for sup in pool.items for i in sup.rows} | set(S)))
+    cap = column_cap(head, S, opts)
+    for c0 in range(0, len(labs), cap):
+        part = labs[c0:c0 + cap]
+        units.append(("shared", None, (spec, S, part, opts, rows)))
+        meta.append(("shared", S, part))
 
 
 #: Hard labels run alone in waves of 2, 4, 8, ... labels (the shared batches of a wave
@@ -119,6 +151,7 @@ def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: di
     queue = list(hard)  # (cost, label, block, domains), hardest first
     order = {h[1]: n for n, h in enumerate(hard)}
     tried: dict[int, set] = {}
+    simplices: dict[int, tuple | None] = {}
     size = _FIRST_WAVE
     while queue:
         units: list = []
@@ -135,10 +168,12 @@ def shared_waves(plan, hard: list, parts: dict, take, stage: dict, label_cpu: di
                     cap = column_cap(head, sup.rows, opts)
                     for c0 in range(0, len(cands), cap):
                         part = cands[c0:c0 + cap]
-                        units.append(("shared", None, (spec, sup.rows, part, opts)))
+                        units.append(("shared", None, (spec, sup.rows, part, opts, None)))
                         meta.append(("shared", sup.rows, part))
                     taken = set(cands)
                     left = [h for h in left if h[1] not in taken]
+            _corrected_units(head, pool, left, tried, spec, opts, units, meta, set(order),
+                             simplices)
             batched = {k for u in meta for k in u[2]}
             queue = [h for h in queue if h[1] not in batched]
             stage["shared_prefilter"] = stage.get("shared_prefilter", 0.0) \

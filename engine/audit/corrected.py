@@ -1,0 +1,335 @@
+"""Corrected never-proofs: never labels proven on one exact factorisation of a fixed simplex.
+
+The shared supports of :mod:`logitgeom.audit.shared` prove a label on a simplex S only when
+its row lies inside S; with 1e-3 relative noise a cluster's labels mostly do not (one
+simplex holds a shrinking share of a cluster as d grows).  A corrected proof needs no such
+luck.  For a label k whose row lies inside the hull of a pool of rows P (with S in P):
+
+1. **floats propose**: a float LP (HiGHS) finds ``lambda >= 0`` on P with
+   ``sum lambda_i w_i = w_k``, ``sum lambda_i = 1`` and ``lambda_i >= beta / (d + 1)`` on S
+   (every row of S keeps a share);
+2. **dyadic rounding**: ``Lambda = floor(2^s lambda)`` (integers), improved by iterative
+   refinement on the LP's basic rows with *exact* integer residuals until the residual
+   ``r = 2^s w_k - sum Lambda_i w_i`` (and ``2^s - sum Lambda_i``) is small, then on S;
+3. **one exact correction on S**: ``A_S N = D r`` with ``A_S = [W_S^T; 1]``, solved for all
+   labels at once by p-adic lifting against one :class:`logitgeom.exact.dixon.Factorisation`
+   (D = ``|det A_S|``);
+4. **exact acceptance**: the multipliers ``c = D Lambda + N`` (N on S) satisfy
+   ``sum c_i w_i = (sum c_i) w_k`` by construction; the label is proven only if every
+   ``c_i > 0`` and :func:`logitgeom.audit.proofs.check_multipliers` accepts them (made
+   primitive).  Floats never decide.
+
+The proof has the label's basic rows plus S: at most 2 (d + 1) rows, which the certificate
+format allows (certificates/SPEC.md section 9).  Only the last step is exact linear
+algebra, and it is shared: per label, one lifted column instead of one exact solve of its
+own (d + 1)-square system.  The derivation is in docs/argmax-audit.md, section 5.
+
+Scope: heads without a bias, domain "all" (as :mod:`logitgeom.audit.shared`), integer rows
+narrow enough for the lifting (:func:`logitgeom.exact.dixon.lifting_plan`); anything else
+proves nothing here and the labels go the one-label path.
+
+Examples
+--------
+>>> import numpy as np
+>>> from logitgeom.audit.head import HeadSpec, open_head
+>>> from logitgeom.audit.proofs import Options, check_multipliers
+>>> W = np.array([[4.0, 0.0], [-2.0, 3.0], [-2.0, -3.0], [3.0, 3.0], [0.5, 0.25], [0.6, -0.5]])
+>>> h = open_head(HeadSpec.from_array(W))
+>>> recs = prove_corrected(h, (0, 1, 2), [4, 5], [0, 1, 2, 3], Options(), {})
+>>> sorted(recs), recs[4]["stage"]
+([4, 5], 'corrected')
+>>> all(check_multipliers(h, k, r["rows"], [int(v) for v in r["multipliers"]], None)
+...     for k, r in recs.items())
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import numpy as np
+
+from logitgeom.audit.bounded import note_partial, note_stage
+from logitgeom.audit.head import Head
+from logitgeom.audit.proofs import Options, _never, check_multipliers, exact_rows_int
+
+__all__ = ["prove_corrected", "exact_combination", "BETA", "S_BITS"]
+
+#: Each row of S keeps at least BETA / (d + 1) of the float solution's weight.
+BETA = 1e-3
+#: Lambda = floor(2^S_BITS lambda): the float solution's dyadic granularity.
+S_BITS = 64
+#: Float LP wall-clock limit (s) per label.
+LP_SECONDS = 60.0
+#: The lifting takes right-hand sides of at most this many bits.
+_RHS_BITS = 60
+
+#: This process's factorisations: (head spec key, S) -> Factorisation (the newest few).
+_FACTORS: list = []
+
+
+def exact_combination(lam: list[int], M: np.ndarray) -> list[int]:
+    """``sum_i lam_i M_i`` exactly (Python integers), for integers ``lam`` and an int64
+    matrix M (one row per entry of ``lam``): int64 products of 8-bit limbs of ``lam``
+    when the sums cannot overflow, else object arithmetic.
+
+    Examples
+    --------
+    >>> exact_combination([3, 2**70], np.array([[1, -2], [5, 7]], dtype=np.int64))
+    [5902958103587056517123, 8264141345021879123962]
+    """
+    d = M.shape[1]
+    if not lam:
+        return [0] * d
+    top = int(np.abs(M).max()) if M.size else 0
+    if 8 + top.bit_length() + max(1, len(lam)).bit_length() > 62:
+        return [int(v) for v in np.dot(np.array(lam, dtype=object), M.astype(object))]
+    mags = [abs(v) for v in lam]
+    sign = np.array([-1 if v < 0 else 1 for v in lam], dtype=np.int64)
+    out = [0] * d
+    for l in range((max(mags).bit_length() + 7) // 8):
+        v = np.array([(x >> (8 * l)) & 255 for x in mags], dtype=np.int64) * sign
+        part = (v @ M).tolist()  # exact: |sum| < 2^8 2^top len(lam) <= 2^62
+        out = [o + (p << (8 * l)) for o, p in zip(out, part, strict=True)]
+    return out
+
+
+def _float_weights(P: np.ndarray, t: np.ndarray, lb: np.ndarray) -> np.ndarray | None:
+    """A basic float solution of ``P^T lambda = t, sum lambda = 1, lambda >= lb`` (rows of
+    P scaled), nearest rows weighted first (Delaunay heights), or None."""
+    from scipy.optimize import linprog
+
+    h = np.einsum("ij,ij->i", P - t, P - t)
+    A = np.vstack([P.T, np.ones((1, P.shape[0]))])
+    bounds = np.column_stack([lb, np.full(lb.size, np.inf)])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = linprog(h / max(float(h.max()), 1e-300), A_eq=A, b_eq=np.r_[t, 1.0],
+                        bounds=bounds, method="highs-ds", options={"time_limit": LP_SECONDS})
+    except ValueError:
+        return None
+    return r.x if r.status == 0 and r.x is not None else None
+
+
+def _proposal(P: np.ndarray, keep: np.ndarray, t: np.ndarray, centre: np.ndarray,
+              floor: np.ndarray, beta: float) -> np.ndarray | None:
+    """Float weights on the pool's rows (S first, the rows ``keep`` only) for the point t
+    with at least ``floor`` on S: Wolfe's corral (:func:`logitgeom.audit.wolfe.min_norm_corral`)
+    of ``q = (t - beta c_S) / (1 - beta)`` (c_S the centre of S), then
+    ``(1 - beta) lambda_q + beta / (d + 1)`` on S; the float LP when Wolfe stalls."""
+    from logitgeom.audit.wolfe import min_norm_corral
+
+    n = int(np.count_nonzero(floor))
+    q = (t - beta * centre) / (1.0 - beta)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kind, C, lam = min_norm_corral(P[keep] - q)
+    full = np.zeros(P.shape[0])
+    if kind == "in" and np.all(lam > 0):
+        full[keep[np.asarray(C, dtype=int)]] = (1.0 - beta) * lam / lam.sum()
+        full[:n] += beta / n
+        return full
+    if kind == "out":
+        return None
+    x = _float_weights(P[keep], t, floor[keep])
+    if x is None:
+        return None
+    full[keep] = x
+    return full
+
+
+class _System:
+    """The integer rows of a pool (S first) over one common denominator, as int64, and
+    the float factorisation of ``A_S`` for refinement."""
+
+    def __init__(self, head: Head, S: tuple[int, ...], pool: list[int], labels: list[int]):
+        import scipy.linalg as sla
+
+        self.S, self.d = S, head.d
+        self.pool = list(S) + [i for i in pool if i not in set(S)]
+        R, _, _, _ = exact_rows_int(head, [*self.pool, *labels])
+        top = max((abs(v) for r in R for v in r), default=0)
+        if top.bit_length() > 62:
+            raise ValueError("rows too wide for int64")
+        self.M = np.array(R[:len(self.pool)], dtype=np.int64)
+        self.L = {k: np.array(r, dtype=np.int64) for k, r in zip(labels, R[len(self.pool):],
+                                                                   strict=True)}
+        self.shift = max(0, top.bit_length() - 1)  # float rows scaled by 2^-shift
+        n = len(S)
+        self.A_S = [[int(v) for v in col] for col in self.M[:n].T] + [[1] * n]
+        Af = np.vstack([np.ldexp(self.M[:n].T.astype(np.float64), -self.shift),
+                        np.ones((1, n))])
+        self.lu = sla.lu_factor(Af, check_finite=False)
+
+    def residual(self, k: int, lam: dict[int, int]) -> list[int]:
+        """``[2^s w_k - sum Lambda_i w_i; 2^s - sum Lambda_i]`` in integers (pool positions)."""
+        pos = sorted(lam)
+        comb = exact_combination([lam[i] for i in pos], self.M[pos])
+        wk = self.L[k].tolist()
+        r = [(a << S_BITS) - c for a, c in zip(wk, comb, strict=True)]
+        r.append((1 << S_BITS) - sum(lam.values()))
+        return r
+
+    def scaled(self, r: list[int]) -> np.ndarray:
+        out = np.array([math.ldexp(float(v), -self.shift) if abs(v) < 1 << 1000 else
+                        math.copysign(math.inf, v) for v in r[:-1]] + [float(r[-1])])
+        return out
+
+
+def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
+            ) -> tuple[dict[int, int], list[int]] | None:
+    """Lambda (pool position -> integer) and its exact residual, refined until the residual
+    fits the lifting; None when it does not."""
+    import scipy.linalg as sla
+
+    n = len(sysm.S)
+    lam = {j: int(math.ldexp(float(v), S_BITS)) for j, v in enumerate(x.tolist()) if v > 0}
+    lam = {j: v for j, v in lam.items() if v > 0 or j < n}
+    basis = [j for j in lam if j >= n or x[j] > beta * (1 + 1e-6)]
+    A = np.vstack([np.ldexp(sysm.M[basis].T.astype(np.float64), -sysm.shift),
+                   np.ones((1, len(basis)))])
+    with np.errstate(all="ignore"):
+        Q, Rr = np.linalg.qr(A)
+    r = sysm.residual(k, lam)
+    for _ in range(8):  # refine on the basic rows
+        if max(abs(v) for v in r).bit_length() <= _RHS_BITS - 20:
+            break
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            df = sla.solve_triangular(Rr, Q.T @ sysm.scaled(r), check_finite=False)
+        if not np.all(np.isfinite(df)):
+            return None
+        for j, v in zip(basis, df.tolist(), strict=True):
+            lam[j] = lam.get(j, 0) + int(round(v))
+        lam = {j: v for j, v in lam.items() if v > 0 or j < n}
+        r = sysm.residual(k, lam)
+    for _ in range(4):  # then on S
+        if max(abs(v) for v in r).bit_length() <= _RHS_BITS - 10:
+            break
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            df = sla.lu_solve(sysm.lu, sysm.scaled(r), check_finite=False)
+        if not np.all(np.isfinite(df)):
+            return None
+        for j, v in enumerate(df.tolist()):
+            lam[j] = lam.get(j, 0) + int(round(v))
+        r = sysm.residual(k, lam)
+    if max(abs(v) for v in r).bit_length() > _RHS_BITS or min(lam.get(j, 0) for j in range(n)) <= 0:
+        return None
+    return lam, r
+
+
+def _count(stats: dict, key: str) -> None:
+    stats[key] = stats.get(key, 0) + 1
+
+
+def _factor(head: Head, S: tuple[int, ...], A_S: list[list[int]]):
+    from logitgeom.exact.dixon import Factorisation
+
+    key = (id(head), S)
+    for kk, F in _FACTORS:
+        if kk == key:
+            return F
+    F = Factorisation(A_S)
+    _FACTORS.insert(0, (key, F))
+    del _FACTORS[2:]
+    return F
+
+
+def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
+                    beta: float = BETA) -> dict[int, dict]:
+    """Never records (stage ``"corrected"``) for the labels proven with one exact
+    correction on the simplex S each (module docstring); labels not proven are left out.
+    Each accepted record is also handed to a waiting parent (:func:`note_partial`).
+
+    Parameters
+    ----------
+    head : Head
+        A head without a bias.
+    S : sequence of int
+        d + 1 rows (not among ``labels``; labels in S are skipped).
+    labels : sequence of int
+        Labels to try.
+    pool : sequence of int
+        The rows the float LP may use (S is added).
+    opts : Options
+        Its :attr:`Options.shared_columns` bounds the columns of one lifting.
+    stats : dict
+        Stage seconds, updated: ``corrected_float`` (LPs and refinement), ``corrected_solve``
+        (factorisation and lifting) and ``corrected_check``; and counts of the labels each
+        step gave up on: ``corrected_no_lp`` (the LP found no solution: the pool's hull may
+        not hold the row), ``corrected_no_rounding`` (the residual stayed too wide),
+        ``corrected_negative`` (a multiplier came out negative: beta too small for this S)
+        and ``corrected_rejected`` (the exact check refused; expected never).
+    beta : float
+        Each row of S keeps at least beta / (d + 1) of the float weight.
+
+    Returns
+    -------
+    dict
+        ``{label: never record}``.
+    """
+    S = tuple(sorted(int(i) for i in S))
+    labels = [int(k) for k in labels if int(k) not in set(S)]
+    d = head.d
+    if not labels or head.bias is not None or len(S) != d + 1:
+        return {}
+    note_stage("corrected")
+    t0 = time.process_time()
+    try:
+        sysm = _System(head, S, sorted({int(i) for i in pool} | set(S)), labels)
+    except (ValueError, np.linalg.LinAlgError):
+        return {}
+    scale = head.scale()
+    P = head.rows(sysm.pool) * scale
+    floor = np.zeros(len(sysm.pool))
+    floor[:d + 1] = beta / (d + 1)
+    centre = P[:d + 1].mean(axis=0)
+    items = []
+    for k in labels:
+        keep = np.flatnonzero([i != k for i in sysm.pool])
+        full = _proposal(P, keep, head.rows([k])[0] * scale, centre, floor, beta)
+        if full is None:
+            _count(stats, "corrected_no_lp")
+            continue
+        got = _dyadic(sysm, k, full, beta)
+        if got is None:
+            _count(stats, "corrected_no_rounding")
+        else:
+            items.append((k, *got))
+    stats["corrected_float"] = stats.get("corrected_float", 0.0) + time.process_time() - t0
+    if not items:
+        return {}
+    t0 = time.process_time()
+    try:
+        F = _factor(head, S, sysm.A_S)
+    except ValueError:
+        return {}
+    cap = max(1, int(opts.shared_columns))
+    sols: list[list[int]] = []
+    for c0 in range(0, len(items), cap):
+        sols.extend(F.solve([r for _, _, r in items[c0:c0 + cap]]))
+    stats["corrected_solve"] = stats.get("corrected_solve", 0.0) + time.process_time() - t0
+    t0 = time.process_time()
+    out: dict[int, dict] = {}
+    D = F.det
+    for (k, lam, _), N in zip(items, sols, strict=True):
+        c = {j: D * v for j, v in lam.items()}
+        for j, v in enumerate(N):
+            c[j] = c.get(j, 0) + v
+        if any(v < 0 for v in c.values()):
+            _count(stats, "corrected_negative")
+            continue
+        pos = sorted((sysm.pool[j], v) for j, v in c.items() if v > 0)
+        g = math.gcd(*(v for _, v in pos))
+        rows, mult = [i for i, _ in pos], [v // g for _, v in pos]
+        if check_multipliers(head, k, rows, mult, None):
+            out[k] = _never(rows, mult, "corrected")
+            note_partial((k, out[k]))
+        else:
+            _count(stats, "corrected_rejected")
+    stats["corrected_check"] = stats.get("corrected_check", 0.0) + time.process_time() - t0
+    return out

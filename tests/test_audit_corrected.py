@@ -1,0 +1,132 @@
+"""Corrected never-proofs (issue 44, item 2): logitgeom.audit.corrected.
+
+Many never labels proven on one exact factorisation of a fixed simplex S: a rounded float
+solution on each label's own rows plus S, and one exact correction on S.  The verdicts are
+compared with the audit run alone and with the independent exact oracle
+(tests/_audit_oracle.py), and the stdlib checker judges every proof.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from _audit_oracle import oracle
+
+from logitgeom.audit import Options, audit_argmax
+from logitgeom.audit.corrected import exact_combination, prove_corrected
+from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.audit.proofs import check_multipliers
+from logitgeom_certificates.check import check
+
+ON = Options(shared_supports=True)
+
+
+def ball_head(seed: int = 1, d: int = 8, n_outer: int = 60, n_cluster: int = 16,
+              n_inside: int = 30, noise: float = 0.3) -> np.ndarray:
+    """``n_outer`` rows of norm 100 in random directions (no simplex of them holds the
+    inside), a cluster of ``n_cluster`` rows around a point of norm 20 with ``noise``
+    full-precision noise, and ``n_inside`` random rows of norm below 60; float32."""
+    rng = np.random.default_rng(seed)
+    V = rng.standard_normal((n_outer, d))
+    V *= 100 / np.linalg.norm(V, axis=1)[:, None]
+    c = rng.standard_normal(d)
+    c *= 20 / np.linalg.norm(c)
+    C = c + noise * rng.standard_normal((n_cluster, d))
+    R = rng.standard_normal((n_inside, d))
+    R *= (rng.uniform(0, 60, n_inside) / np.linalg.norm(R, axis=1))[:, None]
+    return np.vstack([V, C, R]).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def head():
+    return ball_head()
+
+
+@pytest.fixture(scope="module")
+def runs(head):
+    on = audit_argmax(head, progress=False, block_size=32, options=ON)
+    off = audit_argmax(head, progress=False, block_size=32,
+                       options=Options(shared_supports=False))
+    return on, off
+
+
+def test_corrected_proofs_agree_with_the_oracle_and_the_checker(head, runs):
+    on, off = runs
+    cert = on.certificate()
+    recs = {r["label"]: r["all"] for r in cert["records"]}
+    corrected = [k for k, e in recs.items() if e["stage"] == "corrected"]
+    assert len(corrected) >= 10
+    d = head.shape[1]
+    assert any(len(recs[k]["rows"]) > d + 1 for k in corrected)  # a basis plus S
+    assert all(len(recs[k]["rows"]) <= 2 * (d + 1) for k in corrected)
+    assert on.verdicts == off.verdicts
+    inner = range(60, len(head))  # the cluster and the inside rows (the outer are vertices)
+    assert {k: on.verdicts["all"][k] for k in inner} == {k: oracle(head, k) for k in inner}
+    assert check(cert).ok
+    st = on.stage_seconds
+    assert {"corrected_float", "corrected_solve", "corrected_check"} <= set(st)
+    assert not any(key.startswith("corrected") for key in off.stage_seconds)
+
+
+def test_a_tampered_corrected_proof_is_rejected(runs):
+    cert = json.loads(json.dumps(runs[0].certificate()))
+    r = next(r for r in cert["records"] if r["all"]["stage"] == "corrected")
+    r["all"]["multipliers"][-1] = str(int(r["all"]["multipliers"][-1]) + 1)
+    assert not check(cert).ok
+    cert = json.loads(json.dumps(runs[0].certificate()))
+    r = next(r for r in cert["records"] if r["all"]["stage"] == "corrected")
+    r["all"]["rows"], r["all"]["multipliers"] = r["all"]["rows"][1:], r["all"]["multipliers"][1:]
+    assert not check(cert).ok
+
+
+def test_prove_corrected_directly_on_a_simplex_that_holds_none_of_the_labels(head):
+    h = open_head(HeadSpec.from_array(head))
+    d = head.shape[1]
+    cluster = list(range(60, 76))
+    S = tuple(range(76, 76 + d + 1))  # inside rows: their simplex is not the cluster's hull
+    stats: dict = {}
+    recs = prove_corrected(h, S, cluster, range(60), Options(), stats)
+    assert len(recs) >= len(cluster) // 2
+    for k, r in recs.items():
+        assert r["stage"] == "corrected" and set(S) <= set(r["rows"]) and k not in r["rows"]
+        assert check_multipliers(h, k, r["rows"], [int(v) for v in r["multipliers"]], None)
+        assert oracle(head, k) == "never"
+    assert stats["corrected_solve"] >= 0
+    assert prove_corrected(h, S, [S[0]], range(60), Options(), {}) == {}  # a row of S
+    biased = open_head(HeadSpec.from_array(head, np.zeros(len(head))))
+    assert prove_corrected(biased, S, cluster, range(60), Options(), {}) == {}
+
+
+def test_exact_combination_equals_integer_arithmetic():
+    rng = np.random.default_rng(0)
+    for bits in (3, 30, 52):
+        M = rng.integers(-(1 << bits), 1 << bits, size=(40, 7), dtype=np.int64)
+        lam = [int(v) for v in rng.integers(-(1 << 62), 1 << 62, size=40)]
+        lam[3] = 1 << 90
+        want = [sum(a * int(M[i, j]) for i, a in enumerate(lam)) for j in range(7)]
+        assert exact_combination(lam, M) == want
+    assert exact_combination([], np.zeros((0, 3), dtype=np.int64)) == [0, 0, 0]
+
+
+# ------------------------------------------------------------------ the checker's row cap
+def _line_cert(rows: list[int], mults: list[str]) -> dict:
+    W = np.array([[0.0], [-1.0], [-2.0], [1.0], [2.0], [3.0]])
+    cert = audit_argmax(W, progress=False).certificate()
+    rec = next(r for r in cert["records"] if r["label"] == 0)
+    assert rec["all"]["verdict"] == "never"
+    rec["all"] = {"verdict": "never", "rows": rows, "multipliers": mults, "stage": "shared"}
+    return cert
+
+
+def test_a_never_proof_may_have_2_d_plus_2_rows_and_no_more():
+    assert check(_line_cert([1, 2, 3, 4], ["1", "1", "1", "1"])).ok  # d = 1: 4 rows
+    v = check(_line_cert([1, 2, 3, 4, 5], ["2", "2", "1", "1", "1"]))  # valid, but 5 rows
+    assert not v.ok and v.failed_check == "gordan-support"
+
+
+def test_corrected_stages_counted(runs):
+    stages = Counter(r["all"]["stage"] for r in runs[0].certificate()["records"])
+    assert stages["corrected"] == runs[0].stage_seconds["shared_labels"] - stages["shared"]
