@@ -55,7 +55,8 @@ from logitgeom.audit.bounded import note_partial, note_stage
 from logitgeom.audit.head import Head
 from logitgeom.audit.proofs import Options, _never, check_multipliers, exact_rows_int
 
-__all__ = ["prove_corrected", "exact_combination", "BETA", "S_BITS"]
+__all__ = ["prove_corrected", "prepare", "simplex_matrix", "exact_combination", "BETA",
+           "S_BITS"]
 
 #: Each row of S keeps at least BETA / (d + 1) of the float solution's weight.
 BETA = 1e-3
@@ -66,7 +67,7 @@ LP_SECONDS = 60.0
 #: The lifting takes right-hand sides of at most this many bits.
 _RHS_BITS = 60
 
-#: This process's factorisations: (head spec key, S) -> Factorisation (the newest few).
+#: This process's factorisations: (SHA-256 of A_S, Factorisation), the newest two.
 _FACTORS: list = []
 
 
@@ -150,7 +151,7 @@ class _System:
 
         self.S, self.d = S, head.d
         self.pool = list(S) + [i for i in pool if i not in set(S)]
-        R, _, _, _ = exact_rows_int(head, [*self.pool, *labels])
+        R, _, den, _ = exact_rows_int(head, [*self.pool, *labels])
         top = max((abs(v) for r in R for v in r), default=0)
         if top.bit_length() > 62:
             raise ValueError("rows too wide for int64")
@@ -159,7 +160,11 @@ class _System:
                                                                    strict=True)}
         self.shift = max(0, top.bit_length() - 1)  # float rows scaled by 2^-shift
         n = len(S)
-        self.A_S = [[int(v) for v in col] for col in self.M[:n].T] + [[1] * n]
+        self.A_S, den_s = simplex_matrix(head, S)
+        # the pool's rows are S's own integers times g: A_S (g delta) = [r_top; g r_bottom]
+        self.g, rest = divmod(den, den_s)
+        if rest or self.g < 1:
+            raise ValueError("the pool's denominator is not a multiple of the simplex's")
         Af = np.vstack([np.ldexp(self.M[:n].T.astype(np.float64), -self.shift),
                         np.ones((1, n))])
         self.lu = sla.lu_factor(Af, check_finite=False)
@@ -217,7 +222,8 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
         for j, v in enumerate(df.tolist()):
             lam[j] = lam.get(j, 0) + int(round(v))
         r = sysm.residual(k, lam)
-    if max(abs(v) for v in r).bit_length() > _RHS_BITS or min(lam.get(j, 0) for j in range(n)) <= 0:
+    wide = max(max(abs(v) for v in r[:-1]), abs(sysm.g * r[-1])).bit_length() > _RHS_BITS
+    if wide or min(lam.get(j, 0) for j in range(n)) <= 0:
         return None
     return lam, r
 
@@ -226,16 +232,77 @@ def _count(stats: dict, key: str) -> None:
     stats[key] = stats.get(key, 0) + 1
 
 
-def _factor(head: Head, S: tuple[int, ...], A_S: list[list[int]]):
+def simplex_matrix(head: Head, S) -> tuple[list[list[int]], int]:
+    """``A_S = [W_S^T; 1 ... 1]`` in integers (S's rows over their own common denominator
+    L, returned too): the matrix a simplex's factorisation is made of, the same for every
+    batch on S."""
+    own, _, den_s, _ = exact_rows_int(head, list(S))
+    return [list(col) for col in zip(*own, strict=True)] + [[1] * len(own)], den_s
+
+
+def _key(A_S: list[list[int]]) -> str:
+    import hashlib
+
+    return hashlib.sha256(repr(A_S).encode()).hexdigest()
+
+
+def _make_factor(A_S: list[list[int]]):  # pragma: no cover - in a bounded child
     from logitgeom.exact.dixon import Factorisation
 
-    key = (id(head), S)
+    note_stage("corrected_factor")
+    return Factorisation(A_S)
+
+
+def prepare(head: Head, S, budget: float | None, stats: dict | None = None) -> bool:
+    """Make this process's factorisation of ``A_S`` (:func:`simplex_matrix`) once, in a
+    bounded child (:func:`logitgeom.audit.bounded.run_bounded`, ``budget`` CPU seconds),
+    so that every batch on S, each in a child forked from this process, finds it made.
+    False when it cannot be made (singular, too wide, the budget ran out).  The child's CPU
+    seconds are added to ``stats["corrected_factor"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from logitgeom.audit.head import HeadSpec, open_head
+    >>> h = open_head(HeadSpec.from_array(np.array([[4.0, 0.0], [-2.0, 3.0], [-2.0, -3.0]])))
+    >>> prepare(h, (0, 1, 2), None)
+    True
+    """
+    from logitgeom.audit.bounded import ChildDied, run_bounded
+
+    S = tuple(sorted(int(i) for i in S))
+    if len(S) != head.d + 1:
+        return False
+    A_S, _ = simplex_matrix(head, S)
+    key = _key(A_S)
+    if any(kk == key for kk, _ in _FACTORS):
+        return True
+    try:
+        kind, F, cpu = run_bounded(_make_factor, (A_S,), budget)
+    except (ChildDied, ValueError):
+        return False
+    if stats is not None:
+        stats["corrected_factor"] = stats.get("corrected_factor", 0.0) + cpu
+    if kind != "ok":
+        return False
+    _remember(key, F)
+    return True
+
+
+def _remember(key: str, F) -> None:
+    _FACTORS.insert(0, (key, F))
+    del _FACTORS[2:]
+
+
+def _factor(A_S: list[list[int]]):
+    from logitgeom.exact.dixon import Factorisation
+
+    key = _key(A_S)
     for kk, F in _FACTORS:
         if kk == key:
             return F
     F = Factorisation(A_S)
-    _FACTORS.insert(0, (key, F))
-    del _FACTORS[2:]
+    _remember(key, F)
     return F
 
 
@@ -305,17 +372,18 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
         return {}
     t0 = time.process_time()
     try:
-        F = _factor(head, S, sysm.A_S)
+        F = _factor(sysm.A_S)
     except ValueError:
         return {}
     cap = max(1, int(opts.shared_columns))
     sols: list[list[int]] = []
+    g = sysm.g
     for c0 in range(0, len(items), cap):
-        sols.extend(F.solve([r for _, _, r in items[c0:c0 + cap]]))
+        sols.extend(F.solve([[*r[:-1], g * r[-1]] for _, _, r in items[c0:c0 + cap]]))
     stats["corrected_solve"] = stats.get("corrected_solve", 0.0) + time.process_time() - t0
     t0 = time.process_time()
     out: dict[int, dict] = {}
-    D = F.det
+    D = F.det * g  # A_S N = F.det (g r'): c = g D Lambda + N
     for (k, lam, _), N in zip(items, sols, strict=True):
         c = {j: D * v for j, v in lam.items()}
         for j, v in enumerate(N):

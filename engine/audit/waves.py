@@ -85,7 +85,14 @@ def _shared_unit(unit):
         head = open_head(spec)
         stats: dict = {}
         t0 = time.process_time()
+        if pool is not None:  # the simplex's factorisation, once per process, before forking
+            from logitgeom.audit.corrected import prepare
+
+            budget = None if opts.label_seconds is None else opts.label_seconds * len(labels)
+            if not prepare(head, rows, budget, stats):
+                return {}, stats, time.process_time() - t0 + stats.get("corrected_factor", 0.0)
         got, cpu = run_batch(head, rows, labels, opts, stats, pool)
+        cpu += stats.get("corrected_factor", 0.0)
     return got, stats, time.process_time() - t0 + cpu
 
 
