@@ -171,7 +171,7 @@ class _Model:
             K.charge(self.d * K.weight(Li, LX))
             return Fraction(sum(map(int.__mul__, wi, IX)), Li * LX) + self.b[i]
         while fast and (e := logit(k)):  # F takes the rest of w_k . w_k, rounded, until none
-            F.append(-e)  # is left (at most 14 steps, SPEC.md section 9): logit(k) = 0
+            F.append(-e)  # is left (at most 13 sums, SPEC.md section 9): logit(k) = 0
         top = logit(k)
         bad = next((i for i in range(self.k) if i != k and logit(i) >= top), None)
         K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
