@@ -152,16 +152,17 @@ class _Model:
         #: of consecutive labels on the same support, whatever the size of the head (``row``
         #: bound as a default, so the cache holds no reference back to the model)
         self.support = functools.lru_cache(1)(lambda rows, row=self.row: [row(i) for i in rows])
-        #: a float32 ``.npy`` head without bias: :meth:`witness` may take its fast path
-        self.f32 = bias is None and getattr(W(0), "typecode", 0) == "f"
+        #: no bias: :meth:`witness` may take its fast path on float32 rows
+        self.unbiased = bias is None
 
-    def witness(self, k: int, x: Sequence[Fraction], loc: str, scale: bool = False) -> None:
-        """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k.
-        ``fast``: a ``scale`` witness (x = t w_k, t > 0) on a float32 head without bias
-        (``f32``), where logit i is w_i . w_k + sum F, one ``math.fsum`` of exact float64 terms
-        (the d products, and floats F found first with sum F = -w_k . w_k exactly) whose sign
-        is the exact sign (SPEC.md section 9, "Fast witnesses"); d units charged a row."""
-        (IX, LX), wk, F = K.scaled([] if (fast := scale and self.f32) else x), self.W(k), [0.0]
+    def witness(self, k: int, x: Sequence[Fraction], loc: str, f32: bool = False) -> None:
+        """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k (the
+        entry at ``loc``, its witness at ``loc``/witness).  ``fast``: ``f32`` (x = t w_k, t > 0,
+        and the rows are float32, ``array('f')``) without bias, where logit i is taken as
+        w_i . w_k + sum F, one ``math.fsum`` of exact float64 terms (the d products, and floats
+        F found first with sum F = -w_k . w_k exactly), whose sign is exact (SPEC.md section
+        9, "Fast witnesses"); d units charged a row."""
+        (IX, LX), wk, F = K.scaled([] if (fast := f32 and self.unbiased) else x), self.W(k), [0.0]
 
         def logit(i: int) -> Any:  # w_i . x + b_i, exactly (fast: its sign, exactly)
             if fast:  # the d products and their fsum: d units
@@ -174,8 +175,8 @@ class _Model:
             F.append(-e)  # is left (at most 13 sums, SPEC.md section 9): logit(k) = 0
         top = logit(k)
         bad = next((i for i in range(self.k) if i != k and logit(i) >= top), None)
-        K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
-                  "not positive at the witness")
+        K.fail_if(bad is not None, "witness", f"{loc}/witness", f"label {k}: margin against "
+                  f"label {bad} is not positive at the witness")
 
     def gordan_rows(self, k: int, rows: tuple[int, ...]) -> list[list[int]]:
         """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
@@ -229,7 +230,7 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
         if wit_on:
             K.fail_if(box is not None and max(map(abs, x)) > box, "box", f"{loc}/witness",
                       f"label {k}: witness outside max_j |x_j| <= {box}")
-            M.witness(k, x, f"{loc}/witness", "scale" in w)
+            M.witness(k, x, loc, "scale" in w and getattr(M.W(k), "typecode", 0) == "f")
     elif verdict == "never":
         rows = K.get(e, "rows", loc)
         if isinstance(rows, dict):  # {"as": L}: the rows listed by label L's entry (no chains)

@@ -41,10 +41,10 @@ def verdict(W, k, fast):
     """Does label k's witness x = w_k pass the checker (fast path, or its integer path)?"""
     rows, n, d = _rows(W)
     M = _Model(rows, n, d, None)
-    assert M.f32  # a float32 head without bias: the fast path applies
+    assert M.unbiased and rows(k).typecode == "f"  # the fast path applies
     x = [Fraction(v) for v in rows(k)]
     try:
-        M.witness(k, x, "/w", scale=fast)
+        M.witness(k, x, "/w", f32=fast)
     except Fail as e:
         assert e.check == "witness"
         return False
@@ -180,7 +180,7 @@ def test_fast_path_is_charged_d_units_a_row():
     rows, n, d = _rows(W)
     M = _Model(rows, n, d, None)
     with budget(10 ** 9):
-        M.witness(3, [], "/w", scale=True)
+        M.witness(3, [], "/w", f32=True)
         work = used()
     assert n * d <= work <= (n + 16) * d                  # n - 1 rows, w_k's rest (<= 15)
 
