@@ -286,3 +286,19 @@ def test_float64_and_biased_heads_keep_the_integer_path(tmp_path, npy_heads, cas
     rewrite(path, cert, shards)
     assert check_file(path).failed_check == "witness"
     assert not npy_heads
+
+
+def test_box_domain_scale_witnesses_checked_fast(tmp_path, npy_heads):
+    """With a box, the witness's bound is checked on x = t w_k exactly and its margins by the
+    fast path; a scale pushing x out of the box fails ``box``."""
+    np.save(tmp_path / "W.npy", head())
+    audit_argmax(tmp_path / "W.npy", radius=1, out=tmp_path / "o", progress=False)
+    path = tmp_path / "o" / "audit.json"
+    assert check_file(path).ok and npy_heads
+    cert, shards = records(path)
+    lab = next(r["label"] for _, recs in shards for r in recs
+               if r["box"]["verdict"] == "argmaxable" and "scale" in r["box"]["witness"])
+    e = next(r for _, recs in shards for r in recs if r["label"] == lab)["box"]
+    e["witness"] = {"scale": "1000"}
+    rewrite(path, cert, shards)
+    assert check_file(path).failed_check == "box"
