@@ -302,3 +302,43 @@ def test_box_domain_scale_witnesses_checked_fast(tmp_path, npy_heads):
     e["witness"] = {"scale": "1000"}
     rewrite(path, cert, shards)
     assert check_file(path).failed_check == "box"
+
+
+def test_fsum_sign_is_the_exact_sign_under_cancellation():
+    """The property the fast path rests on, on this platform: math.fsum of exact products of
+    float32 has the sign of their exact sum (0.0 exactly when it is 0), under cancellation
+    down to the last bit."""
+    import math
+
+    rng = np.random.default_rng(5)
+    for n in range(3000):
+        a = wild_float32(rng, 6) if n % 2 else rng.standard_normal(6).astype(np.float32)
+        b = a.copy()
+        for j in rng.choice(6, size=rng.integers(0, 3), replace=False):
+            b[j] = np.nextafter(b[j], np.float32(np.inf if rng.random() < 0.5 else -np.inf))
+        terms = [float(x) * float(y) for x, y in zip(a, a, strict=True)] + \
+            [-float(x) * float(y) for x, y in zip(b, a, strict=True)]
+        exact = sum(Fraction(float(x)) * Fraction(float(y))
+                    for x, y in zip(np.r_[a, -b], np.r_[a, a], strict=True))
+        s = math.fsum(terms)
+        assert (s > 0) - (s < 0) == (exact > 0) - (exact < 0), (a, b)
+
+
+def test_w_k_dot_w_k_spread_over_every_exponent_takes_at_most_13_sums():
+    """w_k . w_k whose exact value has about 550 significant bits (random 24-bit significands,
+    squares from about 2^-297 to 2^255): the floats F summing to it exactly, 11, are found
+    within the 13 sums SPEC.md section 9 counts on."""
+    from logitgeom_certificates.meter import budget, used
+
+    rng = np.random.default_rng(0)
+    wk = np.array([np.ldexp(float(rng.integers(1 << 23, 1 << 24)), e)
+                   for e in range(-172, 105, 6)], dtype=np.float32)
+    assert np.isfinite(wk).all() and (wk != 0).all()
+    exact = sum(Fraction(float(v)) ** 2 for v in wk)
+    assert exact.numerator.bit_length() > 540           # dense: one float holds 53 bits
+    rows, n, d = _rows(np.vstack([wk, np.zeros_like(wk)]))
+    with budget(10 ** 9):
+        _Model(rows, n, d, None).witness(0, [], "/w", f32=True)   # w_k beats the zero row
+        calls = used() // d
+    # F's sums (each float found, then the final 0), the top logit, the zero row
+    assert 12 <= calls - 2 <= 13, calls
