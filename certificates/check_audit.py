@@ -53,6 +53,8 @@ import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
+from itertools import chain
+from operator import mul
 from typing import Any
 
 from . import kernel as K
@@ -150,20 +152,31 @@ class _Model:
         #: of consecutive labels on the same support, whatever the size of the head (``row``
         #: bound as a default, so the cache holds no reference back to the model)
         self.support = functools.lru_cache(1)(lambda rows, row=self.row: [row(i) for i in rows])
+        #: no bias: :meth:`witness` may take its fast path on float32 rows
+        self.unbiased = bias is None
 
-    def witness(self, k: int, x: Sequence[Fraction], loc: str) -> None:
-        """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k."""
-        IX, LX = K.scaled(x)
+    def witness(self, k: int, x: Sequence[Fraction], loc: str, f32: bool = False) -> None:
+        """Logit k beats every other: (w_k - w_i) . x + (b_k - b_i) > 0 for every i != k (the
+        entry at ``loc``, its witness at ``loc``/witness).  ``fast``: ``f32`` (x = t w_k, t > 0,
+        and the rows are float32, ``array('f')``) without bias, where logit i is taken as
+        w_i . w_k + sum F, one ``math.fsum`` of exact float64 terms (the d products, and floats
+        F found first with sum F = -w_k . w_k exactly), whose sign is exact (SPEC.md section
+        9, "Fast witnesses"); d units charged a row."""
+        (IX, LX), wk, F = K.scaled([] if (fast := f32 and self.unbiased) else x), self.W(k), [0.0]
 
-        def logit(i: int) -> Any:  # w_i . x + b_i, exactly
+        def logit(i: int) -> Any:  # w_i . x + b_i, exactly (fast: its sign, exactly)
+            if fast:  # the d products and their fsum: d units
+                K.charge(self.d)
+                return math.fsum(chain(F, map(mul, self.W(i), wk)))
             wi, Li = self.row(i)
             K.charge(self.d * K.weight(Li, LX))
             return Fraction(sum(map(int.__mul__, wi, IX)), Li * LX) + self.b[i]
-
+        while fast and (e := logit(k)):  # F takes the rest of w_k . w_k, rounded, until none
+            F.append(-e)  # is left (at most 13 sums, SPEC.md section 9): logit(k) = 0
         top = logit(k)
         bad = next((i for i in range(self.k) if i != k and logit(i) >= top), None)
-        K.fail_if(bad is not None, "witness", loc, f"label {k}: margin against label {bad} is "
-                  "not positive at the witness")
+        K.fail_if(bad is not None, "witness", f"{loc}/witness", f"label {k}: margin against "
+                  f"label {bad} is not positive at the witness")
 
     def gordan_rows(self, k: int, rows: tuple[int, ...]) -> list[list[int]]:
         """The integer vectors D (L (w_k - w_i), L (b_k - b_i)) of a never-proof's rows, one
@@ -190,10 +203,9 @@ def _multiplier_texts(m: object, loc: str, n: int) -> list[Any]:
     K.only(m, {"parts"}, loc, "split multipliers")
     texts: list[Any] = []
     for i, ref in enumerate(K.read_list(K.get(m, "parts", loc), f"{loc}/parts")):
-        ploc = f"{loc}/parts/{i}"
-        data = referenced(ref, ploc, "a proof part")
-        texts.extend(K.read_list(K.parse_json(data, ploc, "schema"), ploc))
-        K.fail_if(len(texts) > n, "shape", ploc, f"more than {n} multipliers")
+        p = f"{loc}/parts/{i}"
+        texts.extend(K.read_list(K.parse_json(referenced(ref, p, "a proof part"), p, "schema"), p))
+        K.fail_if(len(texts) > n, "shape", p, f"more than {n} multipliers")
     return K.read_list(texts, loc, n)
 
 
@@ -203,11 +215,8 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
     ``never_on`` (a never-proof) holds, on the box max_j |x_j| <= ``box`` (None: domain
     ``all``); return its verdict.  ``seen``: label -> rows of the domain's never entries so
     far that list their rows, what a later ``{"as": label}`` may name (SPEC.md section 9)."""
-    verdict = K.get(e, "verdict", loc)
-    K.fail_if(verdict not in VERDICTS, "schema", f"{loc}/verdict",
-              f"unknown verdict {ascii(verdict)[:40]}")
+    verdict = K.read_choice(e, "verdict", loc, VERDICTS)
     K.only(e, {"verdict", "stage", *_ENTRY[verdict]}, loc, "an audit entry")
-    on = wit_on if verdict == "argmaxable" else never_on
     if verdict == "argmaxable":
         w = K.get(e, "witness", loc)
         K.fail_if(not isinstance(w, dict) or len(w) != 1 or len(set(w) & {"x", "scale"}) != 1,
@@ -215,13 +224,13 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
         if "scale" in w:
             t = K.read_number(w["scale"], f"{loc}/witness/scale")
             K.fail_if(t <= 0, "witness", f"{loc}/witness/scale", "scale must be positive")
-            x = [t * Fraction(v) for v in M.W(k)] if on else []
+            x = [t * Fraction(v) for v in M.W(k)] if wit_on else []
         else:
             x = K.read_field(K.read_vector, w, "x", f"{loc}/witness", M.d)
-        if on:
+        if wit_on:
             K.fail_if(box is not None and max(map(abs, x)) > box, "box", f"{loc}/witness",
                       f"label {k}: witness outside max_j |x_j| <= {box}")
-            M.witness(k, x, f"{loc}/witness")
+            M.witness(k, x, loc, "scale" in w and getattr(M.W(k), "typecode", 0) == "f")
     elif verdict == "never":
         rows = K.get(e, "rows", loc)
         if isinstance(rows, dict):  # {"as": L}: the rows listed by label L's entry (no chains)
@@ -240,14 +249,14 @@ def _check_entry(M: _Model, k: int, e: object, box: Fraction | None, loc: str, w
         # a number longer than the default limit is read only up to the Hadamard bound of
         # this proof's own rows (SPEC.md section 9, "Number sizes")
         long = any(isinstance(t, str) and len(t) > K.MAX_DIGITS for t in texts)
-        G = M.gordan_rows(k, rows) if long or on else []  # made once, used by both
+        G = M.gordan_rows(k, rows) if long or never_on else []  # made once, used by both
         limit = hadamard_digits(G) if long else K.MAX_DIGITS
         c = tuple(read_long_number(t, f"{loc}/multipliers/{i}", limit) for i, t in enumerate(texts))
         K.fail_if(any(q <= 0 for q in c), "gordan-nonnegative", f"{loc}/multipliers",
                   f"label {k}: multipliers must be positive")
-        if on:
+        if never_on:
             gordan([(g[:-1], g[-1]) for g in G], c, loc, box)
-    return str(verdict)
+    return verdict
 
 
 def _runs(runs: object, k: int, loc: str) -> list[tuple[int, int]]:
@@ -280,8 +289,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     hands it the parsed file); raise :class:`logitgeom_certificates.errors.Fail`."""
     K.header(obj, loc, ("argmax-audit",))
     K.only(obj, FIELDS, loc, "an argmax-audit certificate")
-    k = K.read_int(K.get(obj, "rows", loc), f"{loc}/rows", 2)
-    d = K.read_int(K.get(obj, "cols", loc), f"{loc}/cols", 1)
+    k, d = (K.read_int(K.get(obj, f, loc), f"{loc}/{f}", m) for f, m in (("rows", 2), ("cols", 1)))
     src = obj.get("source")  # provenance only: its shape is checked, not the file
     K.fail_if(src is not None and not (isinstance(src, dict) and set(src) == {"file", "sha256"}
               and isinstance(src["file"], str) and isinstance(src["sha256"], str)
@@ -291,15 +299,14 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
     scope = K.SCOPE.get()
     unmetered()  # checked in part (scope set): the caller chose the labels or the sample
     labels = None if scope is None else scope.get("labels")
-    if labels is not None:
-        starts = [a for a, _ in runs]  # runs are increasing: bisect, never expand
-        bad = min((x for x in labels if x < starts[0]
-                   or x > runs[bisect.bisect_right(starts, x) - 1][1]), default=None)
+    if labels is not None:  # the run [a, b] with the last a <= x (bisect: runs are increasing,
+        # b < k), or the last run (index -1) if none, must hold x: the runs are never expanded
+        bad = min((x for x in labels if not runs[i := bisect.bisect(runs, (x, k)) - 1][0] <= x
+                   <= runs[i][1]), default=None)
         K.fail_if(bad is not None, "labels", f"{loc}/labels",
                   f"label {bad} is not among the audited labels")
     domains = K.read_list(K.get(obj, "domains", loc), f"{loc}/domains")
-    K.fail_if(domains not in DOMAINS, "schema", f"{loc}/domains",
-              "domains: a non-empty subset of ['all', 'box']")
+    K.fail_if(domains not in DOMAINS, "schema", f"{loc}/domains", "domains: 'all', 'box' or both")
     radius = K.read_field(K.read_number, obj, "radius", loc) if "box" in domains else None
     K.fail_if(radius <= 0 if radius is not None else obj.get("radius") is not None, "schema",
               f"{loc}/radius", "the radius is > 0 and given exactly with the 'box' domain")
@@ -330,8 +337,7 @@ def check_argmax_audit(obj: K.Obj, loc: str, parts: object = None) -> None:
             v = _check_entry(M, lab, K.get(rec, dom, rloc), radius if dom == "box" else None,
                              f"{rloc}/{dom}", chosen, want is not False, seen[dom])
             if want is None and v == "argmaxable" and scope is not None:  # sample: tally
-                scope["witnesses"] += 1
-                scope["checked"] += chosen
+                scope.update(witnesses=scope["witnesses"] + 1, checked=scope["checked"] + chosen)
             counts[dom][v] += 1
     nxt = next(expected, None)
     K.fail_if(nxt is not None, "labels", f"{loc}/labels", f"no record of label {nxt} (too few)")
