@@ -15,9 +15,11 @@ luck.  For a label k whose row lies inside the hull of a pool of rows P (with S 
    labels at once by p-adic lifting against one :class:`logitgeom.exact.dixon.Factorisation`
    (D = ``|det A_S|``);
 4. **exact acceptance**: the multipliers ``c = D Lambda + N`` (N on S) satisfy
-   ``sum c_i w_i = (sum c_i) w_k`` by construction; the label is proven only if every
-   ``c_i > 0`` and :func:`logitgeom.audit.proofs.check_multipliers` accepts them (made
-   primitive).  Floats never decide.
+   ``sum c_i w_i = (sum c_i) w_k`` whenever ``A_S N = D r`` holds, which is checked exactly
+   (:func:`_identity`: d + 1 rows, where re-checking the Gordan sum would take the label's
+   rows and S, up to twice as many); the label is proven only if that holds, every
+   ``c_i > 0``, and the proof has at most 2 (d + 1) rows and numbers the checker reads.
+   Floats never decide.
 
 The proof has the label's basic rows plus S: at most 2 (d + 1) rows, which the certificate
 format allows (certificates/SPEC.md section 9).  Only the last step is exact linear
@@ -48,12 +50,13 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from operator import mul
 
 import numpy as np
 
 from logitgeom.audit.bounded import note_partial, note_stage
 from logitgeom.audit.head import Head
-from logitgeom.audit.proofs import Options, _never, check_multipliers, exact_rows_int
+from logitgeom.audit.proofs import Options, _digits_fit, _never, exact_rows_int
 
 __all__ = ["prove_corrected", "prepare", "simplex_matrix", "exact_combination", "BETA",
            "S_BITS"]
@@ -228,6 +231,12 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
     return lam, r
 
 
+def _identity(A: list[list[int]], N: list[int], det: int, b: list[int]) -> bool:
+    """Exactly: ``A N = det b`` (integers).  With the residual r computed exactly, this is
+    the Gordan identity of the corrected multipliers (module docstring, step 4)."""
+    return all(sum(map(mul, row, N)) == det * v for row, v in zip(A, b, strict=True))
+
+
 def _count(stats: dict, key: str) -> None:
     stats[key] = stats.get(key, 0) + 1
 
@@ -384,7 +393,8 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
     t0 = time.process_time()
     out: dict[int, dict] = {}
     D = F.det * g  # A_S N = F.det (g r'): c = g D Lambda + N
-    for (k, lam, _), N in zip(items, sols, strict=True):
+    cap = 2 * (d + 1)
+    for (k, lam, r), N in zip(items, sols, strict=True):
         c = {j: D * v for j, v in lam.items()}
         for j, v in enumerate(N):
             c[j] = c.get(j, 0) + v
@@ -392,9 +402,10 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
             _count(stats, "corrected_negative")
             continue
         pos = sorted((sysm.pool[j], v) for j, v in c.items() if v > 0)
-        g = math.gcd(*(v for _, v in pos))
-        rows, mult = [i for i, _ in pos], [v // g for _, v in pos]
-        if check_multipliers(head, k, rows, mult, None):
+        h = math.gcd(*(v for _, v in pos))
+        rows, mult = [i for i, _ in pos], [v // h for _, v in pos]
+        if _identity(sysm.A_S, N, F.det, [*r[:-1], g * r[-1]]) and k not in rows \
+                and len(rows) <= cap and _digits_fit(head, k, rows, mult):
             out[k] = _never(rows, mult, "corrected")
             note_partial((k, out[k]))
         else:

@@ -402,9 +402,11 @@ def _lp_support(P: np.ndarray, t: np.ndarray) -> tuple[np.ndarray | None, bool]:
 
 
 def outside_simplex(head: Head, k: int, exclude) -> tuple[int, ...] | None:
-    """The Delaunay simplex of w_k (:func:`_lp_support`) among the rows nearest it outside
-    ``exclude`` (and k): d + 1 rows, or None when those rows do not hold w_k.  A shared
-    simplex for corrected proofs (:mod:`logitgeom.audit.corrected`).
+    """The d + 1 rows nearest w_k (Euclidean, in floats: a choice, never a decision) outside
+    ``exclude`` and k, or None when there are fewer.  A shared simplex for corrected proofs
+    (:mod:`logitgeom.audit.corrected`), which need no simplex that holds w_k: only one whose
+    centre is near the labels (so that each keeps a share on it) and whose matrix is
+    non-singular (the exact factorisation decides that).
 
     Examples
     --------
@@ -416,11 +418,14 @@ def outside_simplex(head: Head, k: int, exclude) -> tuple[int, ...] | None:
     """
     bad = np.zeros(head.k, dtype=bool)
     bad[sorted({int(j) for j in exclude} | {int(k)})] = True
-    pool = _outside_pool(head, k, bad)
-    if pool.size < head.d + 1:
+    if head.k - int(bad.sum()) < head.d + 1:
         return None
-    S, _ = _lp_support(head.rows(pool) * head.scale(), head.rows([k])[0] * head.scale())
-    return None if S is None else tuple(sorted(int(pool[i]) for i in S))
+    s = head.scale()
+    wk = head.rows([k])[0] * s
+    d2 = (head.norms() * s) ** 2 - 2.0 * s * head.propose_matvec(wk)  # + ||s w_k||^2
+    d2 = np.where(np.isfinite(d2) & ~bad, d2, np.inf)
+    near = np.argsort(d2, kind="stable")[:head.d + 1]
+    return None if not np.all(np.isfinite(d2[near])) else tuple(sorted(int(i) for i in near))
 
 
 def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=None,
