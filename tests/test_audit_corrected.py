@@ -130,3 +130,12 @@ def test_a_never_proof_may_have_2_d_plus_2_rows_and_no_more():
 def test_corrected_stages_counted(runs):
     stages = Counter(r["all"]["stage"] for r in runs[0].certificate()["records"])
     assert stages["corrected"] == runs[0].stage_seconds["shared_labels"] - stages["shared"]
+
+
+def test_the_identity_check_is_exact():
+    from logitgeom.audit.corrected import _identity
+
+    A = [[2, 1], [1, 3]]
+    assert _identity(A, [3, -1], 5, [1, 0])  # A [3, -1] = 5 [1, 0]
+    assert not _identity(A, [3, -1], 5, [1, 1])
+    assert not _identity(A, [3 + 10**40, -1], 5, [1, 0])
