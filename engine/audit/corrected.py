@@ -50,7 +50,6 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from operator import mul
 
 import numpy as np
 
@@ -234,7 +233,10 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
 def _identity(A: list[list[int]], N: list[int], det: int, b: list[int]) -> bool:
     """Exactly: ``A N = det b`` (integers).  With the residual r computed exactly, this is
     the Gordan identity of the corrected multipliers (module docstring, step 4)."""
-    return all(sum(map(mul, row, N)) == det * v for row, v in zip(A, b, strict=True))
+    from logitgeom.exact.intmat import int_combination
+
+    got = int_combination(N, [list(col) for col in zip(*A, strict=True)])  # FLINT when there
+    return all(x == det * v for x, v in zip(got, b, strict=True))
 
 
 def _count(stats: dict, key: str) -> None:
