@@ -5,9 +5,10 @@ its row lies inside S; with 1e-3 relative noise a cluster's labels mostly do not
 simplex holds a shrinking share of a cluster as d grows).  A corrected proof needs no such
 luck.  For a label k whose row lies inside the hull of a pool of rows P (with S in P):
 
-1. **floats propose**: a float LP (HiGHS) finds ``lambda >= 0`` on P with
-   ``sum lambda_i w_i = w_k``, ``sum lambda_i = 1`` and ``lambda_i >= beta / (d + 1)`` on S
-   (every row of S keeps a share);
+1. **floats propose** ``lambda >= 0`` on P with ``sum lambda_i w_i = w_k``,
+   ``sum lambda_i = 1`` and ``lambda_i >= beta / (d + 1)`` on S (every row of S keeps a
+   share): Wolfe's corral of a point moved away from S's centre, mixed with beta on S, or a
+   float LP (HiGHS) with those lower bounds when Wolfe stalls;
 2. **dyadic rounding**: ``Lambda = floor(2^s lambda)`` (integers), improved by iterative
    refinement on the LP's basic rows with *exact* integer residuals until the residual
    ``r = 2^s w_k - sum Lambda_i w_i`` (and ``2^s - sum Lambda_i``) is small, then on S;
@@ -163,6 +164,7 @@ class _System:
         self.shift = max(0, top.bit_length() - 1)  # float rows scaled by 2^-shift
         n = len(S)
         self.A_S, den_s = simplex_matrix(head, S)
+        self.cols = [list(col) for col in zip(*self.A_S, strict=True)]  # A_S's columns
         # the pool's rows are S's own integers times g: A_S (g delta) = [r_top; g r_bottom]
         self.g, rest = divmod(den, den_s)
         if rest or self.g < 1:
@@ -181,15 +183,15 @@ class _System:
         return r
 
     def scaled(self, r: list[int]) -> np.ndarray:
-        out = np.array([math.ldexp(float(v), -self.shift) if abs(v) < 1 << 1000 else
-                        math.copysign(math.inf, v) for v in r[:-1]] + [float(r[-1])])
-        return out
+        return np.array([math.ldexp(float(v), -self.shift) if abs(v) < 1 << 1000 else
+                         math.copysign(math.inf, v) for v in r[:-1]] + [float(r[-1])])
 
 
 def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
             ) -> tuple[dict[int, int], list[int]] | None:
-    """Lambda (pool position -> integer) and its exact residual, refined until the residual
-    fits the lifting; None when it does not."""
+    """Lambda (pool position -> integer) and the lifting's right-hand side
+    ``[r_top; g r_bottom]`` from its exact residual r, refined until that fits the lifting;
+    None when it does not."""
     import scipy.linalg as sla
 
     n = len(sysm.S)
@@ -224,18 +226,19 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
         for j, v in enumerate(df.tolist()):
             lam[j] = lam.get(j, 0) + int(round(v))
         r = sysm.residual(k, lam)
-    wide = max(max(abs(v) for v in r[:-1]), abs(sysm.g * r[-1])).bit_length() > _RHS_BITS
-    if wide or min(lam.get(j, 0) for j in range(n)) <= 0:
+    r[-1] *= sysm.g
+    if max(abs(v) for v in r).bit_length() > _RHS_BITS or min(lam.get(j, 0) for j in range(n)) <= 0:
         return None
     return lam, r
 
 
-def _identity(A: list[list[int]], N: list[int], det: int, b: list[int]) -> bool:
-    """Exactly: ``A N = det b`` (integers).  With the residual r computed exactly, this is
-    the Gordan identity of the corrected multipliers (module docstring, step 4)."""
+def _identity(cols: list[list[int]], N: list[int], det: int, b: list[int]) -> bool:
+    """Exactly: ``A N = det b`` (integers; ``cols`` the columns of A).  With the residual r
+    computed exactly, this is the Gordan identity of the corrected multipliers (module
+    docstring, step 4)."""
     from logitgeom.exact.intmat import int_combination
 
-    got = int_combination(N, [list(col) for col in zip(*A, strict=True)])  # FLINT when there
+    got = int_combination(N, cols)  # FLINT when there
     return all(x == det * v for x, v in zip(got, b, strict=True))
 
 
@@ -286,7 +289,7 @@ def prepare(head: Head, S, budget: float | None, stats: dict | None = None) -> b
         return False
     A_S, _ = simplex_matrix(head, S)
     key = _key(A_S)
-    if any(kk == key for kk, _ in _FACTORS):
+    if _cached(key) is not None:
         return True
     try:
         kind, F, cpu = run_bounded(_make_factor, (A_S,), budget)
@@ -300,6 +303,10 @@ def prepare(head: Head, S, budget: float | None, stats: dict | None = None) -> b
     return True
 
 
+def _cached(key: str):
+    return next((F for kk, F in _FACTORS if kk == key), None)
+
+
 def _remember(key: str, F) -> None:
     _FACTORS.insert(0, (key, F))
     del _FACTORS[2:]
@@ -309,9 +316,9 @@ def _factor(A_S: list[list[int]]):
     from logitgeom.exact.dixon import Factorisation
 
     key = _key(A_S)
-    for kk, F in _FACTORS:
-        if kk == key:
-            return F
+    F = _cached(key)
+    if F is not None:
+        return F
     F = Factorisation(A_S)
     _remember(key, F)
     return F
@@ -388,15 +395,14 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
         return {}
     cap = max(1, int(opts.shared_columns))
     sols: list[list[int]] = []
-    g = sysm.g
     for c0 in range(0, len(items), cap):
-        sols.extend(F.solve([[*r[:-1], g * r[-1]] for _, _, r in items[c0:c0 + cap]]))
+        sols.extend(F.solve([rhs for _, _, rhs in items[c0:c0 + cap]]))
     stats["corrected_solve"] = stats.get("corrected_solve", 0.0) + time.process_time() - t0
     t0 = time.process_time()
     out: dict[int, dict] = {}
-    D = F.det * g  # A_S N = F.det (g r'): c = g D Lambda + N
+    D = F.det * sysm.g  # A_S N = F.det [r_top; g r_bottom]: c = g D Lambda + N
     cap = 2 * (d + 1)
-    for (k, lam, r), N in zip(items, sols, strict=True):
+    for (k, lam, rhs), N in zip(items, sols, strict=True):
         c = {j: D * v for j, v in lam.items()}
         for j, v in enumerate(N):
             c[j] = c.get(j, 0) + v
@@ -406,7 +412,7 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
         pos = sorted((sysm.pool[j], v) for j, v in c.items() if v > 0)
         h = math.gcd(*(v for _, v in pos))
         rows, mult = [i for i, _ in pos], [v // h for _, v in pos]
-        if _identity(sysm.A_S, N, F.det, [*r[:-1], g * r[-1]]) and k not in rows \
+        if _identity(sysm.cols, N, F.det, rhs) and k not in rows \
                 and len(rows) <= cap and _digits_fit(head, k, rows, mult):
             out[k] = _never(rows, mult, "corrected")
             note_partial((k, out[k]))

@@ -106,16 +106,16 @@ def _phase2_unit(unit):
 def _corrected_units(head, pool: SupportPool, left: list, tried: dict, spec, opts: Options,
                      units: list, meta: list, hard: set, simplices: dict) -> None:
     """Corrected batches (:mod:`logitgeom.audit.corrected`) for the open labels ``left``
-    no support holds.  The shared simplex is the Delaunay simplex, among the rows outside
-    the hard labels ``hard``, of the first label not yet searched (one search a wave)
-    (:func:`logitgeom.audit.shared.outside_simplex`; kept in ``simplices``, label -> rows);
-    the float LP may use its rows and those of every pool support.  A label is tried once
+    no support holds.  The shared simplex is the d + 1 rows nearest the first label not yet
+    searched, outside the hard labels ``hard`` (one search a wave,
+    :func:`logitgeom.audit.shared.outside_simplex`; kept in ``simplices``, label -> rows);
+    the float proposals may use its rows and those of every pool support.  A label is tried once
     on each simplex."""
     todo = [h[1] for h in left]
     S = next((simplices[k] for k in todo if k in simplices
               and ("corrected", simplices[k]) not in tried.get(k, ())), None)
     k = next((k for k in todo if k not in simplices), None) if S is None else None
-    if k is not None:  # one search a wave (an LP on 8 (d + 2) rows)
+    if k is not None:  # one search a wave (one float pass over the head)
         S = simplices[k] = outside_simplex(head, k, hard)
     if S is None:
         return
