@@ -108,6 +108,14 @@ def test_exact_combination_equals_integer_arithmetic():
         lam[3] = 1 << 90
         want = [sum(a * int(M[i, j]) for i, a in enumerate(lam)) for j in range(7)]
         assert exact_combination(lam, M) == want
+    # the widest entries the int64 rows allow, many rows, both signs at the extremes
+    M = rng.integers(-(1 << 62), 1 << 62, size=(3000, 5), dtype=np.int64)
+    M[0] = (1 << 62) - 1
+    M[1] = -(1 << 62) + 1
+    lam = [int(v) for v in rng.integers(-(1 << 63), 1 << 63, size=3000, dtype=np.int64)]
+    lam[0], lam[1] = (1 << 200) - 1, -(1 << 130)
+    want = [sum(a * int(M[i, j]) for i, a in enumerate(lam)) for j in range(5)]
+    assert exact_combination(lam, M) == want
     assert exact_combination([], np.zeros((0, 3), dtype=np.int64)) == [0, 0, 0]
 
 
@@ -132,10 +140,43 @@ def test_corrected_stages_counted(runs):
     assert stages["corrected"] == runs[0].stage_seconds["shared_labels"] - stages["shared"]
 
 
-def test_the_identity_check_is_exact():
-    from logitgeom.audit.corrected import _identity
+def test_the_modular_guard_refuses_a_wrong_correction():
+    from logitgeom.audit.corrected import _GUARD_PRIME, _guard
 
-    A = [[2, 1], [1, 3]]
-    assert _identity(A, [3, -1], 5, [1, 0])  # A [3, -1] = 5 [1, 0]
-    assert not _identity(A, [3, -1], 5, [1, 1])
-    assert not _identity(A, [3 + 10**40, -1], 5, [1, 0])
+    A = np.array([[2, 1], [1, 3]], dtype=np.int64)
+    assert _guard(A, [3, -1], 5, [1, 0])  # A [3, -1] = 5 [1, 0]
+    assert not _guard(A, [3, -1], 5, [1, 1])
+    assert not _guard(A, [3 + 10**40, -1], 5, [1, 0])
+    # wide entries: residues below 2^31 times 16-bit halves, no int64 overflow
+    rng = np.random.default_rng(3)
+    M = [[int(v) for v in r] for r in rng.integers(-(1 << 40), 1 << 40, size=(300, 300))]
+    N = [int(v) * (1 << 200) + 7 for v in rng.integers(-(1 << 60), 1 << 60, size=300)]
+    b = [sum(a * x for a, x in zip(r, N, strict=True)) for r in M]
+    Aq = np.array([[v % _GUARD_PRIME for v in r] for r in M], dtype=np.int64)
+    assert _guard(Aq, N, 1, b)
+    b[17] += 1
+    assert not _guard(Aq, N, 1, b)
+
+
+def test_the_fast_hadamard_bound_equals_the_integer_one():
+    from logitgeom.audit.proofs import _diff_sq_norms, exact_rows_int, hadamard_digits
+
+    rng = np.random.default_rng(1)
+    fast_used = 0
+    for trial in range(24):
+        n, d = int(rng.integers(3, 25)), int(rng.integers(1, 30))
+        W = rng.standard_normal((n, d))
+        if trial % 3 == 1:  # float32, a wide exponent range (the int64 path may refuse)
+            W = (W * np.exp2(rng.integers(-30, 30, size=(n, d)))).astype(np.float32)
+        elif trial % 3 == 0:
+            W = W.astype(np.float32)
+        W = W.astype(np.float64)
+        W[rng.random((n, d)) < 0.2] = 0.0
+        h = open_head(HeadSpec.from_array(W))
+        rows = list(range(1, n))
+        R, _, _, _ = exact_rows_int(h, [0, *rows])
+        sq = [sum((a - w) ** 2 for a, w in zip(R[0], r, strict=True)) for r in R[1:]]
+        bits = sum((v.bit_length() + 1) // 2 + 1 for v in sq)
+        assert hadamard_digits(h, 0, rows) == bits * 30103 // 100000 + 2
+        fast_used += _diff_sq_norms(h.rows([0, *rows])) is not None
+    assert fast_used >= 8

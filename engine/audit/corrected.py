@@ -15,11 +15,13 @@ luck.  For a label k whose row lies inside the hull of a pool of rows P (with S 
 3. **one exact correction on S**: ``A_S N = D r`` with ``A_S = [W_S^T; 1]``, solved for all
    labels at once by p-adic lifting against one :class:`logitgeom.exact.dixon.Factorisation`
    (D = ``|det A_S|``);
-4. **exact acceptance**: the multipliers ``c = D Lambda + N`` (N on S) satisfy
-   ``sum c_i w_i = (sum c_i) w_k`` whenever ``A_S N = D r`` holds, which is checked exactly
-   (:func:`_identity`: d + 1 rows, where re-checking the Gordan sum would take the label's
-   rows and S, up to twice as many); the label is proven only if that holds, every
-   ``c_i > 0``, and the proof has at most 2 (d + 1) rows and numbers the checker reads.
+4. **acceptance**: the multipliers ``c = D Lambda + N`` (N on S) satisfy
+   ``sum c_i w_i = (sum c_i) w_k`` because ``A_S N = D r`` holds exactly: the lifting
+   computes N in integer arithmetic only (Dixon's theorem, :mod:`logitgeom.exact.dixon`),
+   and r is the exact residual of Lambda.  The label is proven if every ``c_i > 0`` and the
+   proof has at most 2 (d + 1) rows and numbers the checker reads; a cheap modular
+   re-check of the identity (:func:`_guard`) refuses it if the software erred, and the
+   run's stdlib self-check re-checks the written Gordan identity of every never-proof.
    Floats never decide.
 
 The proof has the label's basic rows plus S: at most 2 (d + 1) rows, which the certificate
@@ -74,10 +76,20 @@ _RHS_BITS = 60
 _FACTORS: list = []
 
 
+def _limbs(v: np.ndarray, bits: int, count: int) -> list[np.ndarray]:
+    """Nonnegative int64 ``v`` as ``count`` float64 limbs of ``bits`` bits (low first)."""
+    mask = (1 << bits) - 1
+    return [((v >> (bits * t)) & mask).astype(np.float64) for t in range(count)]
+
+
 def exact_combination(lam: list[int], M: np.ndarray) -> list[int]:
     """``sum_i lam_i M_i`` exactly (Python integers), for integers ``lam`` and an int64
-    matrix M (one row per entry of ``lam``): int64 products of 8-bit limbs of ``lam``
-    when the sums cannot overflow, else object arithmetic.
+    matrix M (one row per entry of ``lam``, entries of at most 62 bits).
+
+    Both sides are cut into limbs narrow enough that every float64 product of a limb row
+    of ``lam`` with a limb of M is a sum of ``len(lam)`` integers below 2^(53 - lg), so
+    exact (lg = bits of ``len(lam)``); signs ride on ``lam``'s limbs.  The limb products are
+    then summed in Python integers, ``d`` numbers per pair of limbs.
 
     Examples
     --------
@@ -87,16 +99,29 @@ def exact_combination(lam: list[int], M: np.ndarray) -> list[int]:
     d = M.shape[1]
     if not lam:
         return [0] * d
-    top = int(np.abs(M).max()) if M.size else 0
-    if 8 + top.bit_length() + max(1, len(lam)).bit_length() > 62:
+    m = len(lam)
+    lg = max(1, (m - 1).bit_length())
+    neg = M < 0
+    mag = np.where(neg, -M, M)  # |M| < 2^62
+    top = int(mag.max()) if mag.size else 0
+    if lg > 30:  # pragma: no cover - far beyond any head
         return [int(v) for v in np.dot(np.array(lam, dtype=object), M.astype(object))]
-    mags = [abs(v) for v in lam]
-    sign = np.array([-1 if v < 0 else 1 for v in lam], dtype=np.int64)
+    room = 53 - lg  # bits of one limb product
+    cb = max(1, min(room // 2, top.bit_length() or 1))
+    lb = room - cb
+    mlimbs = _limbs(mag, cb, max(1, -(-top.bit_length() // cb)))
+    sign = np.where(neg, -1.0, 1.0)
+    big = max(abs(v) for v in lam)
+    count = max(1, -(-big.bit_length() // lb))
+    mask = (1 << lb) - 1
+    L = np.array([[((abs(v) >> (lb * s)) & mask) * (1 if v >= 0 else -1) for v in lam]
+                  for s in range(count)], dtype=np.float64)  # count x m, |entries| < 2^lb
     out = [0] * d
-    for l in range((max(mags).bit_length() + 7) // 8):
-        v = np.array([(x >> (8 * l)) & 255 for x in mags], dtype=np.int64) * sign
-        part = (v @ M).tolist()  # exact: |sum| < 2^8 2^top len(lam) <= 2^62
-        out = [o + (p << (8 * l)) for o, p in zip(out, part, strict=True)]
+    for t, Mt in enumerate(mlimbs):
+        P = (L @ (Mt * sign)).astype(np.int64)  # exact: |sum| < m 2^(lb + cb) <= 2^53
+        for s in range(count):
+            sh = lb * s + cb * t
+            out = [o + (int(p) << sh) for o, p in zip(out, P[s].tolist(), strict=True)]
     return out
 
 
@@ -164,7 +189,7 @@ class _System:
         self.shift = max(0, top.bit_length() - 1)  # float rows scaled by 2^-shift
         n = len(S)
         self.A_S, den_s = simplex_matrix(head, S)
-        self.cols = [list(col) for col in zip(*self.A_S, strict=True)]  # A_S's columns
+        self.A_q = np.array([[v % _GUARD_PRIME for v in r] for r in self.A_S], dtype=np.int64)
         # the pool's rows are S's own integers times g: A_S (g delta) = [r_top; g r_bottom]
         self.g, rest = divmod(den, den_s)
         if rest or self.g < 1:
@@ -232,14 +257,36 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
     return lam, r
 
 
-def _identity(cols: list[list[int]], N: list[int], det: int, b: list[int]) -> bool:
-    """Exactly: ``A N = det b`` (integers; ``cols`` the columns of A).  With the residual r
-    computed exactly, this is the Gordan identity of the corrected multipliers (module
-    docstring, step 4)."""
-    from logitgeom.exact.intmat import int_combination
+#: The prime of :func:`_guard` (2^31 - 1): residues below 2^31, products below 2^62.
+_GUARD_PRIME = (1 << 31) - 1
 
-    got = int_combination(N, cols)  # FLINT when there
-    return all(x == det * v for x, v in zip(got, b, strict=True))
+
+def _guard(A_S: np.ndarray, N: list[int], det: int, b: list[int]) -> bool:
+    """``A N = det b`` modulo :data:`_GUARD_PRIME` (``A_S`` its residues, int64).  The
+    lifting's answer satisfies the identity exactly by construction (Dixon's theorem,
+    :mod:`logitgeom.exact.dixon`) and the run's stdlib self-check re-checks every written
+    proof; this costs (d + 1)^2 int64 products and refuses a label only if the software
+    that computed N is wrong (it never accepts one on its own)."""
+    q = _GUARD_PRIME
+    Nq = np.array([v % q for v in N], dtype=np.int64)
+    lo, hi = Nq & 0xFFFF, Nq >> 16  # A (< 2^31) times 16-bit halves: sums < n 2^47
+    got = ((A_S @ hi) % q * (1 << 16) + (A_S @ lo) % q) % q
+    want = np.array([det % q * (v % q) % q for v in b], dtype=np.int64)
+    return bool(np.array_equal(got, want))
+
+
+def _reduced(values: list[int]) -> list[int]:
+    """Positive integers divided by their gcd: first the common power of two (bit
+    operations; the determinant of a simplex of dyadic rows carries a large one), then the
+    odd part, stopping as soon as the gcd is 1 (usually after two or three numbers)."""
+    tz = min((v & -v).bit_length() - 1 for v in values)
+    vals = [v >> tz for v in values] if tz else list(values)
+    h = 0
+    for v in vals:
+        h = math.gcd(h, v)
+        if h == 1:
+            return vals
+    return [v // h for v in vals]
 
 
 def _count(stats: dict, key: str) -> None:
@@ -410,9 +457,8 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
             _count(stats, "corrected_negative")
             continue
         pos = sorted((sysm.pool[j], v) for j, v in c.items() if v > 0)
-        h = math.gcd(*(v for _, v in pos))
-        rows, mult = [i for i, _ in pos], [v // h for _, v in pos]
-        if _identity(sysm.cols, N, F.det, rhs) and k not in rows \
+        rows, mult = [i for i, _ in pos], _reduced([v for _, v in pos])
+        if _guard(sysm.A_q, N, F.det, rhs) and k not in rows \
                 and len(rows) <= cap and _digits_fit(head, k, rows, mult):
             out[k] = _never(rows, mult, "corrected")
             note_partial((k, out[k]))

@@ -285,6 +285,10 @@ def hadamard_digits(head: Head, k: int, rows: list[int]) -> int:
     >>> hadamard_digits(h, 2, [0, 1])
     3
     """
+    if head.bias is None and head.exact_rows_binary():
+        sq = _diff_sq_norms(head.rows([k, *rows]))
+        if sq is not None:
+            return sum((v.bit_length() + 1) // 2 + 1 for v in sq) * 30103 // 100000 + 2
     R, _, L, _ = exact_rows_int(head, [k, *rows])
     db = [head.exact_bias(k) - head.exact_bias(i) for i in rows] if head.bias is not None \
         else [Fraction(0)] * len(rows)
@@ -295,6 +299,43 @@ def hadamard_digits(head: Head, k: int, rows: list[int]) -> int:
         g.append(q.numerator * (D // q.denominator) * L)
         bits += (sum(a * a for a in g).bit_length() + 1) // 2 + 1
     return bits * 30103 // 100000 + 2
+
+
+def _diff_sq_norms(A: np.ndarray) -> list[int] | None:
+    """``||m (a_0 - a_i)||^2`` exactly for the rows i >= 1 of the float64 matrix A, with m
+    the power of two that makes every entry of A an integer (the smallest such), as
+    :func:`exact_rows_int` scales them; None when those integers do not fit int64 with room
+    (then the caller takes Python integers).  The squares are summed as 21-bit limbs in
+    int64: each product is below 2^42, and d < 2^21 of them stay below 2^63."""
+    if A.shape[0] < 2 or A.shape[1] >= 1 << 21 or not np.all(np.isfinite(A)):
+        return None
+    mant, ex = np.frexp(A)
+    mi = (mant * 2.0**53).astype(np.int64)
+    nz = mi != 0
+    if not nz.any():
+        return [0] * (A.shape[0] - 1)
+    low = np.zeros_like(mi)  # trailing zero bits of each mantissa
+    m2 = np.abs(mi)
+    for b in (32, 16, 8, 4, 2, 1):
+        mask = nz & ((m2 & ((1 << b) - 1)) == 0)
+        m2 = np.where(mask, m2 >> b, m2)
+        low = np.where(mask, low + b, low)
+    e = ex.astype(np.int64) - 53 + low  # entry = +-m2 2^e exactly
+    sh = e - int(e[nz].min())
+    width = np.where(nz, np.floor(np.log2(np.maximum(m2, 1))).astype(np.int64) + 1 + sh, 0)
+    if int(width.max()) > 61:
+        return None
+    ints = np.where(nz, np.sign(mi) * (m2 << np.where(nz, sh, 0)), 0)
+    G = np.abs(ints[0][None, :] - ints[1:])  # < 2^62
+    lim = [(G >> (21 * t)) & ((1 << 21) - 1) for t in range(3)]
+    out = [0] * G.shape[0]
+    for s in range(3):
+        for t in range(s, 3):
+            part = (lim[s] * lim[t]).sum(axis=1)  # exact: < 2^21 2^42
+            f = 2 if s != t else 1
+            out = [o + ((f * int(v)) << (21 * (s + t))) for o, v in zip(out, part.tolist(),
+                                                                       strict=True)]
+    return out
 
 
 def _digits_fit(head: Head, k: int, rows: list[int], c: list[int]) -> bool:
