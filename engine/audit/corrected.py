@@ -76,10 +76,41 @@ _RHS_BITS = 60
 _FACTORS: list = []
 
 
-def _limbs(v: np.ndarray, bits: int, count: int) -> list[np.ndarray]:
-    """Nonnegative int64 ``v`` as ``count`` float64 limbs of ``bits`` bits (low first)."""
-    mask = (1 << bits) - 1
-    return [((v >> (bits * t)) & mask).astype(np.float64) for t in range(count)]
+class _Limbs:
+    """An int64 matrix M (entries of at most 62 bits) cut once into signed float64 limbs,
+    for many exact combinations ``sum_i lam_i M_i`` with the same rows (a label's
+    refinement re-forms its residual up to a dozen times)."""
+
+    def __init__(self, M: np.ndarray):
+        self.m, self.d = M.shape
+        self.lg = max(1, (self.m - 1).bit_length())
+        neg = M < 0
+        mag = np.where(neg, -M, M)  # |M| < 2^62
+        top = int(mag.max()) if mag.size else 0
+        room = 53 - self.lg  # bits of one limb product
+        self.cb = cb = max(1, min(room // 2, top.bit_length() or 1))
+        self.lb = room - cb
+        sign = np.where(neg, -1.0, 1.0)
+        mask = (1 << cb) - 1
+        self.parts = [((mag >> (cb * t)) & mask).astype(np.float64) * sign
+                      for t in range(max(1, -(-top.bit_length() // cb)))]
+
+    def combine(self, lam: list[int]) -> list[int]:
+        """``sum_i lam_i M_i`` exactly: every float64 product of a limb row of ``lam``
+        (below 2^lb) with a limb of M (below 2^cb) sums m integers below 2^(53 - lg)."""
+        lb, d = self.lb, self.d
+        big = max((abs(v) for v in lam), default=0)
+        count = max(1, -(-big.bit_length() // lb))
+        mask = (1 << lb) - 1
+        L = np.array([[((abs(v) >> (lb * s)) & mask) * (1 if v >= 0 else -1) for v in lam]
+                      for s in range(count)], dtype=np.float64)  # |entries| < 2^lb
+        out = [0] * d
+        for t, Mt in enumerate(self.parts):
+            P = (L @ Mt).astype(np.int64)  # exact: |sum| < m 2^(lb + cb) <= 2^53
+            for s in range(count):
+                sh = lb * s + self.cb * t
+                out = [o + (int(p) << sh) for o, p in zip(out, P[s].tolist(), strict=True)]
+        return out
 
 
 def exact_combination(lam: list[int], M: np.ndarray) -> list[int]:
@@ -88,7 +119,7 @@ def exact_combination(lam: list[int], M: np.ndarray) -> list[int]:
 
     Both sides are cut into limbs narrow enough that every float64 product of a limb row
     of ``lam`` with a limb of M is a sum of ``len(lam)`` integers below 2^(53 - lg), so
-    exact (lg = bits of ``len(lam)``); signs ride on ``lam``'s limbs.  The limb products are
+    exact (lg = bits of ``len(lam)``); signs ride on M's limbs.  The limb products are
     then summed in Python integers, ``d`` numbers per pair of limbs.
 
     Examples
@@ -96,33 +127,11 @@ def exact_combination(lam: list[int], M: np.ndarray) -> list[int]:
     >>> exact_combination([3, 2**70], np.array([[1, -2], [5, 7]], dtype=np.int64))
     [5902958103587056517123, 8264141345021879123962]
     """
-    d = M.shape[1]
     if not lam:
-        return [0] * d
-    m = len(lam)
-    lg = max(1, (m - 1).bit_length())
-    neg = M < 0
-    mag = np.where(neg, -M, M)  # |M| < 2^62
-    top = int(mag.max()) if mag.size else 0
-    if lg > 30:  # pragma: no cover - far beyond any head
+        return [0] * M.shape[1]
+    if M.shape[0] > 1 << 30:  # pragma: no cover - far beyond any head
         return [int(v) for v in np.dot(np.array(lam, dtype=object), M.astype(object))]
-    room = 53 - lg  # bits of one limb product
-    cb = max(1, min(room // 2, top.bit_length() or 1))
-    lb = room - cb
-    mlimbs = _limbs(mag, cb, max(1, -(-top.bit_length() // cb)))
-    sign = np.where(neg, -1.0, 1.0)
-    big = max(abs(v) for v in lam)
-    count = max(1, -(-big.bit_length() // lb))
-    mask = (1 << lb) - 1
-    L = np.array([[((abs(v) >> (lb * s)) & mask) * (1 if v >= 0 else -1) for v in lam]
-                  for s in range(count)], dtype=np.float64)  # count x m, |entries| < 2^lb
-    out = [0] * d
-    for t, Mt in enumerate(mlimbs):
-        P = (L @ (Mt * sign)).astype(np.int64)  # exact: |sum| < m 2^(lb + cb) <= 2^53
-        for s in range(count):
-            sh = lb * s + cb * t
-            out = [o + (int(p) << sh) for o, p in zip(out, P[s].tolist(), strict=True)]
-    return out
+    return _Limbs(M).combine(list(lam))
 
 
 def _float_weights(P: np.ndarray, t: np.ndarray, lb: np.ndarray) -> np.ndarray | None:
@@ -198,10 +207,12 @@ class _System:
                         np.ones((1, n))])
         self.lu = sla.lu_factor(Af, check_finite=False)
 
-    def residual(self, k: int, lam: dict[int, int]) -> list[int]:
-        """``[2^s w_k - sum Lambda_i w_i; 2^s - sum Lambda_i]`` in integers (pool positions)."""
-        pos = sorted(lam)
-        comb = exact_combination([lam[i] for i in pos], self.M[pos])
+    def residual(self, k: int, lam: dict[int, int], rows: tuple[list[int], _Limbs]
+                 ) -> list[int]:
+        """``[2^s w_k - sum Lambda_i w_i; 2^s - sum Lambda_i]`` in integers (pool positions;
+        ``rows`` the positions Lambda may use, with their limbs)."""
+        pos, limbs = rows
+        comb = limbs.combine([lam.get(i, 0) for i in pos])
         wk = self.L[k].tolist()
         r = [(a << S_BITS) - c for a, c in zip(wk, comb, strict=True)]
         r.append((1 << S_BITS) - sum(lam.values()))
@@ -227,7 +238,9 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
                    np.ones((1, len(basis)))])
     with np.errstate(all="ignore"):
         Q, Rr = np.linalg.qr(A)
-    r = sysm.residual(k, lam)
+    pos = sorted(lam)  # every position the refinement may touch: basic rows and S
+    rows = (pos, _Limbs(sysm.M[pos]))
+    r = sysm.residual(k, lam, rows)
     for _ in range(8):  # refine on the basic rows
         if max(abs(v) for v in r).bit_length() <= _RHS_BITS - 20:
             break
@@ -239,7 +252,7 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
         for j, v in zip(basis, df.tolist(), strict=True):
             lam[j] = lam.get(j, 0) + int(round(v))
         lam = {j: v for j, v in lam.items() if v > 0 or j < n}
-        r = sysm.residual(k, lam)
+        r = sysm.residual(k, lam, rows)
     for _ in range(4):  # then on S
         if max(abs(v) for v in r).bit_length() <= _RHS_BITS - 10:
             break
@@ -250,7 +263,7 @@ def _dyadic(sysm: _System, k: int, x: np.ndarray, beta: float
             return None
         for j, v in enumerate(df.tolist()):
             lam[j] = lam.get(j, 0) + int(round(v))
-        r = sysm.residual(k, lam)
+        r = sysm.residual(k, lam, rows)
     r[-1] *= sysm.g
     if max(abs(v) for v in r).bit_length() > _RHS_BITS or min(lam.get(j, 0) for j in range(n)) <= 0:
         return None
