@@ -152,31 +152,70 @@ def _float_weights(P: np.ndarray, t: np.ndarray, lb: np.ndarray) -> np.ndarray |
     return r.x if r.status == 0 and r.x is not None else None
 
 
+def _warm_start(Pk: np.ndarray, rows: list[int]) -> tuple[str, list[int], np.ndarray] | None:
+    """The previous label's corral (``rows`` of Pk) for this label: the barycentric weights of
+    0 on those d + 1 points (one float solve).  ``("in", rows, weights)`` when all are
+    positive (Wolfe has nothing to do), else the positive part as Wolfe's starting corral
+    (``("init", rows, weights)``), or None.  A proposal only, like Wolfe's."""
+    d = Pk.shape[1]
+    if len(rows) != d + 1:
+        return None
+    A = np.vstack([Pk[rows].T, np.ones((1, d + 1))])
+    e = np.zeros(d + 1)
+    e[-1] = 1.0
+    try:
+        mu = np.linalg.solve(A, e)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(mu)):
+        return None
+    if np.all(mu > 0):
+        return "in", list(rows), mu
+    pos = mu > 0
+    if not pos.any():
+        return None
+    return "init", [r for r, p in zip(rows, pos.tolist(), strict=True) if p], mu[pos]
+
+
 def _proposal(P: np.ndarray, keep: np.ndarray, t: np.ndarray, centre: np.ndarray,
-              floor: np.ndarray, beta: float) -> np.ndarray | None:
+              floor: np.ndarray, beta: float, warm: list[int] | None = None
+              ) -> tuple[np.ndarray | None, list[int] | None]:
     """Float weights on the pool's rows (S first, the rows ``keep`` only) for the point t
     with at least ``floor`` on S: Wolfe's corral (:func:`logitgeom.audit.wolfe.min_norm_corral`)
     of ``q = (t - beta c_S) / (1 - beta)`` (c_S the centre of S), then
-    ``(1 - beta) lambda_q + beta / (d + 1)`` on S; the float LP when Wolfe stalls."""
+    ``(1 - beta) lambda_q + beta / (d + 1)`` on S; the float LP when Wolfe stalls.  ``warm``:
+    the previous label's corral (pool positions), where a cluster's next label starts
+    (:func:`_warm_start`).  Returns the weights (or None) and this label's corral."""
     from logitgeom.audit.wolfe import min_norm_corral
 
     n = int(np.count_nonzero(floor))
     q = (t - beta * centre) / (1.0 - beta)
+    Pk = P[keep] - q
+    got = None
+    if warm is not None:
+        where = {int(p): i for i, p in enumerate(keep.tolist())}
+        with np.errstate(all="ignore"):
+            got = _warm_start(Pk, [where[p] for p in warm if p in where])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        kind, C, lam = min_norm_corral(P[keep] - q)
+        if got is not None and got[0] == "in":
+            kind, C, lam = got
+        else:
+            init = None if got is None else (got[1], got[2])
+            kind, C, lam = min_norm_corral(Pk, init=init, settle=True)
     full = np.zeros(P.shape[0])
     if kind == "in" and np.all(lam > 0):
-        full[keep[np.asarray(C, dtype=int)]] = (1.0 - beta) * lam / lam.sum()
+        corral = keep[np.asarray(C, dtype=int)]
+        full[corral] = (1.0 - beta) * lam / lam.sum()
         full[:n] += beta / n
-        return full
+        return full, [int(p) for p in corral]
     if kind == "out":
-        return None
+        return None, None
     x = _float_weights(P[keep], t, floor[keep])
     if x is None:
-        return None
+        return None, None
     full[keep] = x
-    return full
+    return full, None
 
 
 class _System:
@@ -434,9 +473,12 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
     floor[:d + 1] = beta / (d + 1)
     centre = P[:d + 1].mean(axis=0)
     items = []
+    warm = None
     for k in labels:
         keep = np.flatnonzero([i != k for i in sysm.pool])
-        full = _proposal(P, keep, head.rows([k])[0] * scale, centre, floor, beta)
+        full, corral = _proposal(P, keep, head.rows([k])[0] * scale, centre, floor, beta,
+                                 warm)
+        warm = corral if corral is not None else warm
         if full is None:
             _count(stats, "corrected_no_lp")
             continue
