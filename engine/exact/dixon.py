@@ -13,8 +13,9 @@ that is exact by construction (no rounding ever happens, so nothing is decided b
   ``nmod_mat.inv``), held as float64: every product of it with a residue matrix (entries in
   [0, p)) is a sum of n terms below p^2, an integer below 2^53, computed exactly;
 * the lifting: X_j = A^{-1} R_j mod p, R_{j+1} = (R_j - A X_j) / p, from R_0 = B.  A X_j is
-  formed from A split into limbs of s bits (each limb's product exact in float64 as above)
-  and summed modulo 2^64; the division by p is exact, so it is a multiplication by
+  formed from A split into limbs of s = 53 - lg - b bits (p < 2^b, n <= 2^lg: each limb's
+  product with X_j a sum of n terms below 2^(53 - lg), exact in float64; b is chosen for
+  the fewest products per lifted bit) and summed modulo 2^64; the division by p is exact, so it is a multiplication by
   p^{-1} mod 2^64, and the quotient fits in int64 (the bound is checked before starting);
 * after K steps with p^K > 2 H (H: Hadamard's bound on the numerators adj(A) b_j),
   X = sum_j X_j p^j is A^{-1} B mod p^K, and N = D X reduced to (-p^K/2, p^K/2] is exact.
@@ -106,9 +107,22 @@ def _plan(bits: tuple[int, int, list[int]] | None, B: Sequence[Sequence[int]]
     if bits is None or wb > 61:
         return None
     lg, wa, cols = bits
-    pb = (53 - lg) // 2  # n (p - 1)^2 < 2^(lg + 2 pb) <= 2^53
+    # p < 2^pb with n (p - 1)^2 < 2^(lg + 2 pb) <= 2^53 (the product with A^{-1} mod p), and
+    # A's limbs of c = 53 - lg - pb bits (n limbs times digits below p: below 2^53).  A step
+    # costs 1 + limbs products and lifts pb - 1 bits at least: the pb of least cost per bit
+    # (a smaller prime can save a limb: at n = 1,025 with 44-bit entries, 19 bits and two
+    # limbs instead of 21 bits and three)
+    best: tuple[float, int, int, int] | None = None
+    for pb in range(8, (53 - lg) // 2 + 1):
+        c = 53 - lg - pb
+        limbs = max(1, -(-(wa + 1) // c))
+        cost = (1 + limbs) / (pb - 1)
+        if best is None or cost < best[0]:
+            best = (cost, pb, c, limbs)
+    assert best is not None  # _matrix_bits guarantees (53 - lg) // 2 >= 8
+    _, pb, c, limbs = best
     hb = sum(cols) + max(0, max(_bits_norm(b) for b in B) - min(cols)) + 1
-    return {"prime_bits": pb, "limb_bits": pb, "limbs": max(1, -(-(wa + 1) // pb)),
+    return {"prime_bits": pb, "limb_bits": c, "limbs": limbs,
             "steps": hb // (pb - 1) + 2, "hadamard_bits": hb}
 
 
