@@ -275,12 +275,15 @@ class Factorisation:
         acc = np.zeros((n, m), dtype=np.int64)
         with np.errstate(over="ignore"):
             for j in range(K):
-                X = np.fmod(self._pinv @ np.mod(R, p).astype(np.float64), p)  # exact: < 2^53
+                # exact: the product is an integer below 2^53; int64 remainder (np.fmod on
+                # floats cost as much as the product itself)
+                Xi = (self._pinv @ np.mod(R, p).astype(np.float64)).astype(np.int64) % p
+                X = Xi.astype(np.float64)
                 AX = np.zeros((n, m), dtype=np.uint64)
                 for Al, sh in zip(self._limbs, shifts, strict=True):
                     AX += (Al @ X).astype(np.int64).view(np.uint64) << sh
                 R = ((R.view(np.uint64) - AX) * pinv64).view(np.int64)
-                acc += X.astype(np.int64) * (p ** (j % group))
+                acc += Xi * (p ** (j % group))
                 if j % group == group - 1 or j == K - 1:
                     digits.push(_flint.fmpz_mat(n, m, acc.ravel().tolist()))
                     acc[:] = 0
