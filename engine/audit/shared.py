@@ -68,6 +68,12 @@ _RHS_CHUNK = 1024
 #: any label's budget; HiGHS may use two threads); past it the search gives up on that
 #: cluster.
 LP_SECONDS = 60.0
+#: The Delaunay LP's dual simplex iterations times its matrix's entries, at most (a float
+#: proposal's budget, deterministic).  On the cluster benchmark's 4 (d + 2) nearest rows
+#: the LP ended after 830 iterations at d = 256 (a fifth of this limit there), and ran about
+#: 2,000 iterations at d = 512 and 1,024 (15 and 35 CPU s) to find no support; corrected
+#: proofs take the labels a search does not hold.
+LP_WORK = 10**9
 #: The support search runs an LP only for at least this many labels of a cluster not yet
 #: held, and keeps a support only if it holds that many: one LP costs about as much as
 #: proving a few labels alone (3 CPU s at d = 384, where a label alone takes 1.2).
@@ -384,15 +390,17 @@ def _lp_support(P: np.ndarray, t: np.ndarray) -> tuple[np.ndarray | None, bool]:
     h_i = ||p_i - t||^2 (the simplex of t in the Delaunay triangulation of the rows: fatter
     than a minimum-norm corral, so it holds more of a cluster around t), by HiGHS' dual
     simplex in floats; (None, infeasible) when it finds none, ``infeasible`` True when the
-    rows do not hold t (False: the time limit or another failure)."""
+    rows do not hold t (False: the time or iteration limit or another failure)."""
     from scipy.optimize import linprog
 
     d = P.shape[1]
     h = np.einsum("ij,ij->i", P - t, P - t)
     A = np.vstack([P.T, np.ones((1, P.shape[0]))])
+    iters = max(100, LP_WORK // max(1, P.size))  # deterministic, unlike the time limit
     try:
         r = linprog(h / max(float(h.max()), 1e-300), A_eq=A, b_eq=np.r_[t, 1.0],
-                    bounds=(0, None), method="highs-ds", options={"time_limit": LP_SECONDS})
+                    bounds=(0, None), method="highs-ds",
+                    options={"time_limit": LP_SECONDS, "maxiter": iters})
     except ValueError:
         return None, False
     if r.status != 0 or r.x is None:
@@ -466,7 +474,7 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
     rows = tuple(int(i) for i in rows)
     yield rows
     open_set = {int(j) for j in open_labels} - {k}
-    if not open_set:
+    if not open_set or most <= 0:
         return
     bad = np.zeros(head.k, dtype=bool)
     bad[sorted(open_set | {int(j) for j in exclude})] = True
@@ -535,10 +543,11 @@ def cluster_supports(head: Head, k: int, rows, open_labels, exclude=(), covered=
         target = members[int(np.flatnonzero(uncovered)[0])] if uncovered.any() else target
 
 
-def supports_after(head: Head, k: int, rows, open_labels, exclude=(), pool=None):
+def supports_after(head: Head, k: int, rows, open_labels, exclude=(), pool=None,
+                   most: int = 4):
     """The supports to share after label k was proven never on the d + 1 ``rows``
-    (:func:`cluster_supports`, skipping the labels the supports of ``pool`` seem to hold),
-    proposed lazily.
+    (:func:`cluster_supports`, skipping the labels the supports of ``pool`` seem to hold, at
+    most ``most`` searched for; 0: ``rows`` alone), proposed lazily.
 
     Examples
     --------
@@ -552,7 +561,7 @@ def supports_after(head: Head, k: int, rows, open_labels, exclude=(), pool=None)
         return [] if pool is None else [j for _, js in pool.candidates(head, labels) for j in js]
 
     return cluster_supports(head, k, rows, open_labels, exclude, covered,
-                            None if pool is None else pool.searched)
+                            None if pool is None else pool.searched, most)
 
 
 def shared_record(rec: dict, never: dict, doms) -> dict:
