@@ -309,29 +309,22 @@ def _diff_sq_norms(A: np.ndarray) -> list[int] | None:
     int64: each product is below 2^42, and d < 2^21 of them stay below 2^63."""
     if A.shape[0] < 2 or A.shape[1] >= 1 << 21 or not np.all(np.isfinite(A)):
         return None
-    mant, ex = np.frexp(A)
-    mi = (mant * 2.0**53).astype(np.int64)
+    mant, ex = np.frexp(A)  # |a| in [2^(ex - 1), 2^ex)
+    mi = (mant * 2.0**53).astype(np.int64)  # a = mi 2^(ex - 53), exactly
     nz = mi != 0
     if not nz.any():
         return [0] * (A.shape[0] - 1)
-    low = np.zeros_like(mi)  # trailing zero bits of each mantissa
-    m2 = np.abs(mi)
-    for b in (32, 16, 8, 4, 2, 1):
-        mask = nz & ((m2 & ((1 << b) - 1)) == 0)
-        m2 = np.where(mask, m2 >> b, m2)
-        low = np.where(mask, low + b, low)
-    e = ex.astype(np.int64) - 53 + low  # entry = +-m2 2^e exactly
-    sh = e - int(e[nz].min())
-    width = np.where(nz, np.floor(np.log2(np.maximum(m2, 1))).astype(np.int64) + 1 + sh, 0)
-    if int(width.max()) > 61:
+    low = np.frexp((mi & -mi).astype(np.float64))[1] - 1  # trailing zero bits of mi
+    emin = int((ex.astype(np.int64) - 53 + low)[nz].min())  # the least significant bit
+    if int(ex[nz].max()) - emin > 61:  # the widest integer's bits
         return None
-    ints = np.where(nz, np.sign(mi) * (m2 << np.where(nz, sh, 0)), 0)
+    ints = np.ldexp(A, -emin).astype(np.int64)  # exact: integers below 2^61
     G = np.abs(ints[0][None, :] - ints[1:])  # < 2^62
     lim = [(G >> (21 * t)) & ((1 << 21) - 1) for t in range(3)]
     out = [0] * G.shape[0]
     for s in range(3):
         for t in range(s, 3):
-            part = (lim[s] * lim[t]).sum(axis=1)  # exact: < 2^21 2^42
+            part = np.einsum("ij,ij->i", lim[s], lim[t])  # exact: < 2^21 2^42
             f = 2 if s != t else 1
             out = [o + ((f * int(v)) << (21 * (s + t))) for o, v in zip(out, part.tolist(),
                                                                        strict=True)]
