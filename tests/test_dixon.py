@@ -93,3 +93,32 @@ def test_bad_shapes_are_refused():
         F.solve([[1, 2, 3]])
     with pytest.raises(ValueError, match="61 bits"):
         F.solve([[1 << 70, 0]])
+
+
+@pytest.mark.parametrize("n,bits", [(33, 54), (64, 44), (129, 30), (40, 1)])
+def test_the_plan_bounds_every_product_and_extreme_entries_stay_exact(n, bits):
+    """The prime and the limbs are chosen together (fewest products per lifted bit); each
+    limb's product with a digit must stay a sum of n integers below 2^53, at the extremes."""
+    rng = random.Random(bits)
+    top = (1 << bits) - 1
+    A = [[rng.choice((top, -top, rng.randrange(-top, top + 1))) for _ in range(n)]
+         for _ in range(n)]
+    B = [[rng.choice((top, -top)) for _ in range(n)] for _ in range(3)]
+    plan = dixon.lifting_plan(A, B)
+    assert plan is not None
+    lg = max(1, (n - 1).bit_length())
+    assert plan["limb_bits"] + plan["prime_bits"] + lg <= 53
+    assert 2 * plan["prime_bits"] + lg <= 53
+    assert plan["limbs"] * plan["limb_bits"] >= bits + 1
+    got = dixon.solve_columns(A, B)
+    if got is None:  # singular: FLINT agrees
+        assert flint.fmpz_mat(A).det() == 0
+        return
+    N, D = got
+    assert _holds(A, B, N, D)
+
+
+def test_a_smaller_prime_saves_a_limb_where_it_pays():
+    bits = (11, 44, [44] * 1025)  # n = 1,025, 44-bit entries
+    plan = dixon._plan(bits, [[1] * 1025])
+    assert (plan["prime_bits"], plan["limbs"]) == (19, 2)  # not (21, 3)
