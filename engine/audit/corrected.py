@@ -178,14 +178,16 @@ def _warm_start(Pk: np.ndarray, rows: list[int]) -> tuple[str, list[int], np.nda
 
 
 def _proposal(P: np.ndarray, keep: np.ndarray, t: np.ndarray, centre: np.ndarray,
-              floor: np.ndarray, beta: float, warm: list[int] | None = None
-              ) -> tuple[np.ndarray | None, list[int] | None]:
+              floor: np.ndarray, beta: float, warm: list[int] | None = None,
+              stats: dict | None = None) -> tuple[np.ndarray | None, list[int] | None]:
     """Float weights on the pool's rows (S first, the rows ``keep`` only) for the point t
     with at least ``floor`` on S: Wolfe's corral (:func:`logitgeom.audit.wolfe.min_norm_corral`)
     of ``q = (t - beta c_S) / (1 - beta)`` (c_S the centre of S), then
     ``(1 - beta) lambda_q + beta / (d + 1)`` on S; the float LP when Wolfe stalls.  ``warm``:
     the previous label's corral (pool positions), where a cluster's next label starts
-    (:func:`_warm_start`).  Returns the weights (or None) and this label's corral."""
+    (:func:`_warm_start`; ``stats`` counts ``corrected_warm_held``, the labels that corral
+    held, and ``corrected_warm_started``, those Wolfe finished from it).  Returns the
+    weights (or None) and this label's corral."""
     from logitgeom.audit.wolfe import min_norm_corral
 
     n = int(np.count_nonzero(floor))
@@ -196,6 +198,8 @@ def _proposal(P: np.ndarray, keep: np.ndarray, t: np.ndarray, centre: np.ndarray
         where = {int(p): i for i, p in enumerate(keep.tolist())}
         with np.errstate(all="ignore"):
             got = _warm_start(Pk, [where[p] for p in warm if p in where])
+        if got is not None and stats is not None:
+            _count(stats, "corrected_warm_held" if got[0] == "in" else "corrected_warm_started")
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if got is not None and got[0] == "in":
@@ -442,12 +446,15 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
     opts : Options
         Its :attr:`Options.shared_columns` bounds the columns of one lifting.
     stats : dict
-        Stage seconds, updated: ``corrected_float`` (LPs and refinement), ``corrected_solve``
+        Stage seconds, updated: ``corrected_setup`` (the pool's exact rows and S's float
+        factorisation), ``corrected_float`` (proposals and refinement), ``corrected_solve``
         (factorisation and lifting) and ``corrected_check``; and counts of the labels each
         step gave up on: ``corrected_no_lp`` (the LP found no solution: the pool's hull may
         not hold the row), ``corrected_no_rounding`` (the residual stayed too wide),
         ``corrected_negative`` (a multiplier came out negative: beta too small for this S)
-        and ``corrected_rejected`` (the exact check refused; expected never).
+        and ``corrected_rejected`` (the modular guard or the size checks refused; the
+        guard is expected never to); ``corrected_warm_held`` and
+        ``corrected_warm_started`` (:func:`_proposal`).
     beta : float
         Each row of S keeps at least beta / (d + 1) of the float weight.
 
@@ -472,12 +479,14 @@ def prove_corrected(head: Head, S, labels, pool, opts: Options, stats: dict,
     floor = np.zeros(len(sysm.pool))
     floor[:d + 1] = beta / (d + 1)
     centre = P[:d + 1].mean(axis=0)
+    stats["corrected_setup"] = stats.get("corrected_setup", 0.0) + time.process_time() - t0
+    t0 = time.process_time()
     items = []
     warm = None
     for k in labels:
         keep = np.flatnonzero([i != k for i in sysm.pool])
         full, corral = _proposal(P, keep, head.rows([k])[0] * scale, centre, floor, beta,
-                                 warm)
+                                 warm, stats)
         warm = corral if corral is not None else warm
         if full is None:
             _count(stats, "corrected_no_lp")
