@@ -15,8 +15,9 @@ that is exact by construction (no rounding ever happens, so nothing is decided b
 * the lifting: X_j = A^{-1} R_j mod p, R_{j+1} = (R_j - A X_j) / p, from R_0 = B.  A X_j is
   formed from A split into limbs of s = 53 - lg - b bits (p < 2^b, n <= 2^lg: each limb's
   product with X_j a sum of n terms below 2^(53 - lg), exact in float64; b is chosen for
-  the fewest products per lifted bit) and summed modulo 2^64; the division by p is exact, so it is a multiplication by
-  p^{-1} mod 2^64, and the quotient fits in int64 (the bound is checked before starting);
+  the fewest products per lifted bit) and summed modulo 2^64; the division by p is exact,
+  so it is a multiplication by p^{-1} mod 2^64, and the quotient fits in int64 (the bound
+  is checked before starting);
 * after K steps with p^K > 2 H (H: Hadamard's bound on the numerators adj(A) b_j),
   X = sum_j X_j p^j is A^{-1} B mod p^K, and N = D X reduced to (-p^K/2, p^K/2] is exact.
 
