@@ -57,7 +57,14 @@ from logitgeom.audit.proofs import (
     confirm_witness,
     rounding_bound,
 )
-from logitgeom.exact.filtered import UNDERFLOW_SLACK, norm_bounds, scaled_norms
+from logitgeom.exact.filtered import (
+    MAX_TERMS,
+    UNDERFLOW_SLACK,
+    UNDERFLOW_SLACK32,
+    margin_factor32,
+    norm_bounds,
+    scaled_norms,
+)
 
 __all__ = ["Screened", "screen_block", "columns_proven", "scale_interval"]
 
@@ -68,6 +75,12 @@ _COLS = 16
 #: Significant bits of a non-power-of-two scale t (t w_k stays exact in float64 for rows
 #: with at most 53 - 20 = 33 significant bits).
 _T_BITS = 20
+#: The float32 first pass of the row screen (:func:`_row_screen32`); False runs every label
+#: through the float64 pass alone (the tests compare the two).
+FLOAT32_SCREEN = True
+#: A column decided in float32 gets its margin figure from float64 dot products of the rows
+#: that can be its minimum; a column with more such rows than this goes to the float64 pass.
+_FIG_ROWS = 64
 
 
 @dataclass
@@ -385,6 +398,8 @@ def screen_block(head: Head, labels: tuple[int, ...], opts: Options) -> Screened
     sW = head.scale()
     todo = [k for k in labels if len(out[k]) == 1]
     pending: dict[int, set[str]] = {}
+    if todo and FLOAT32_SCREEN:
+        todo = _row_screen32(head, todo, opts, sW, out, margins, stats)
     if todo:
         _row_screen(head, todo, opts, sW, out, pending, margins, cost, stats)
     if pending and opts.center is not None:
@@ -404,6 +419,106 @@ def _gaps(S: np.ndarray, kk: np.ndarray, c0: int, c1: int) -> np.ndarray:
         G: np.ndarray = S[kk[c0:c1], c0 + cols][None, :] - S[:, c0:c1]
     G[kk[c0:c1], cols] = np.inf
     return G
+
+
+def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: dict,
+                  margins: dict, stats: dict) -> list[int]:
+    """The float32 first pass of x = sW w_k (docs/filtered-arithmetic.md, Lemma 5): for a head
+    without a bias whose entries and proposals are float32 values, ``S32 = fl32(W X)`` by
+    sgemm (:meth:`Head.matmul32`), and a column is decided here only when every margin
+    exceeds the float32 bound plus twice the float64 bound of Lemma 2, so the float64 pass
+    would have proven the same label with the same witness.  Its margin figure is computed in
+    float64 from the rows that can be the minimum (:func:`_figures`).  Returns the labels
+    left for the float64 pass (:func:`_row_screen`), in order; everything is left when the
+    pass does not apply."""
+    if head.bias is not None or not head.binary or head.d > MAX_TERMS \
+            or not head.float32_exact():
+        return todo
+    t0 = time.process_time()
+    X = head.rows(todo).T * sW
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        X32 = X.astype(np.float32)
+    if not np.array_equal(X32.astype(np.float64), X):  # a proposal float32 does not hold
+        return todo
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        S32 = head.matmul32(X32)
+    del X32
+    kk = np.asarray(todo, dtype=np.int64)
+    m = len(todo)
+    nx = norm_bounds(X, axis=0)
+    nrm = head.norms()
+    # Lemma 5: B32 + 2 B64 <= (g32 + 2 g64) P + 2^-100, P = (N_k + N_i) N_x
+    g = margin_factor32(head.d) + 2.0 * rounding_bound(head.d)
+    proven = np.zeros(m, dtype=bool)
+    cand: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * m
+    for c0 in range(0, m, _COLS):
+        c1 = min(m, c0 + _COLS)
+        cols = np.arange(c1 - c0)
+        kb = kk[c0:c1]
+        with np.errstate(all="ignore"):
+            Sb = S32[:, c0:c1].astype(np.float64)
+            M = Sb[kb, cols][None, :] - Sb
+            B = g * ((nrm[kb][None, :] + nrm[:, None]) * nx[None, c0:c1]) + UNDERFLOW_SLACK32
+            ok = M > B
+            ok[kb, cols] = True
+            good = np.all(ok, axis=0) & np.all(np.isfinite(Sb), axis=0)
+            # rows that can be the float64 minimum: lower bound <= the smallest upper bound
+            B2 = 2.0 * B
+            hi = M + B2
+            hi[kb, cols] = np.inf
+            top = np.min(hi, axis=0)
+            near = M - B2 <= top[None, :]
+            near[kb, cols] = False
+        for j in np.flatnonzero(good).tolist():
+            rows = np.flatnonzero(near[:, j])
+            if rows.size <= _FIG_ROWS:
+                proven[c0 + j] = True
+                cand[c0 + j] = rows
+    del S32
+    left = []
+    done = 0
+    figs = _figures(head, kk, X, proven, cand)
+    for j, k in enumerate(todo):
+        if proven[j]:
+            recs = {}
+            if "all" in opts.domains:
+                recs["all"] = _witness_record(X[:, j], sW, "row")
+            if "box" in opts.domains:
+                fit = _fit_box(X[:, j], opts.radius, True)
+                if fit is not None:
+                    recs["box"] = _witness_record(fit[0], sW * fit[1], "row")
+            if len(recs) == len(opts.domains):
+                out[k].update(recs)
+                margins[k] = figs[j]
+                done += 1
+                continue
+        left.append(k)
+    stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
+    stats["screen32_labels"] = stats.get("screen32_labels", 0) + done
+    return left
+
+
+def _figures(head: Head, kk: np.ndarray, X: np.ndarray, proven: np.ndarray,
+             cand: list[np.ndarray]) -> np.ndarray:
+    """The margin figure of each column decided in float32: ``min_i (s_k - s_i) / ||x||``
+    over the candidate rows ``cand[j]`` (those whose float64 margin can be the smallest,
+    docs/filtered-arithmetic.md, Lemma 5), with ``s = fl64(W x)`` from one float64 product
+    of only those rows and the labels' own rows; the same formula as the float64 pass
+    (:func:`_row_screen`), at float64 precision (the last digits may differ from a whole-head
+    product: another summation order)."""
+    figs = np.full(len(kk), np.nan)
+    js = np.flatnonzero(proven)
+    if not js.size:
+        return figs
+    U = np.unique(np.concatenate([kk[js]] + [cand[j] for j in js.tolist()]))
+    F = head.rows(U) @ np.ascontiguousarray(X[:, js])
+    with np.errstate(all="ignore"):
+        nx = np.maximum(scaled_norms(X[:, js], axis=0), 2.0**-1000)
+        for c, j in enumerate(js.tolist()):
+            pos = np.searchsorted(U, cand[j])
+            sk = F[np.searchsorted(U, kk[j]), c]
+            figs[j] = float(np.min(sk - F[pos, c])) / nx[c] if pos.size else np.inf
+    return figs
 
 
 def _row_screen(head: Head, todo: list[int], opts: Options, sW: float, out: dict,
