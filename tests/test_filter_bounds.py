@@ -43,8 +43,8 @@ DEFINITIONS = {
     "float32 unit roundoff": r"2(\.0)?\s*\*\*\s*\(?-\s*24\b|5\.960464477539063e-08",
     "float32 underflow slack": r"2(\.0)?\s*\*\*\s*\(?-\s*100\b",
     "float32 margin factor": r"1\.02\s*\*",
-    "filter function": r"def\s+(margin_factor32|margin_factor|rounding_bound|filter_factor|bound_factor|"
-                       r"norm_inflation|norm_bounds?|_norm_bounds|_col_norms)\b",
+    "filter function": r"def\s+(margin_factor32|margin_factor|rounding_bound|filter_factor|"
+                       r"bound_factor|norm_inflation|norm_bounds?|_norm_bounds|_col_norms)\b",
 }
 
 #: the same literal used for something that is not an error bound: (module, code, why)
