@@ -340,12 +340,19 @@ def main(argv=None) -> int:
                     help="audit a plain full-precision head (nothing planted, every label)")
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32",
                     help="storage of the --plain head (default f32)")
+    ap.add_argument("--no-float32-screen", action="store_true",
+                    help="screens in float64 only (logitgeom.audit.screen.FLOAT32_SCREEN = "
+                         "False; before/after comparisons of issue 44 item 3)")
     ap.add_argument("--rss-stages", action="store_true",
                     help="with --plain: print the peak RSS of each stage of the audit (a "
                          "sampler thread and wrapped stage functions; one process only)")
     args = ap.parse_args(argv)
     if args.rss_stages and (not args.plain or args.workers != 1):
         ap.error("--rss-stages measures one process: use it with --plain and --workers 1")
+    if args.no_float32_screen:
+        import logitgeom.audit.screen as screen_mod
+
+        screen_mod.FLOAT32_SCREEN = False
     if args.plain:
         return run_plain(args)
 
