@@ -259,7 +259,15 @@ class Head:
     def float32_exact(self) -> bool:
         """Every stored entry is exactly a float32 (float32, float16 and bfloat16 storage; any
         other storage checked value by value in one chunked pass, cached): the condition of
-        the float32 screen (docs/filtered-arithmetic.md, Lemma 5)."""
+        the float32 screen (docs/filtered-arithmetic.md, Lemma 5).
+
+        Examples
+        --------
+        >>> open_head(HeadSpec.from_array(np.array([[0.5, 3.0], [1.0, 0.0]]))).float32_exact()
+        True
+        >>> open_head(HeadSpec.from_array(np.array([[0.1, 0.0], [1.0, 0.0]]))).float32_exact()
+        False
+        """
         if self._f32 is None:
             if self._exact is not None:
                 self._f32 = False
