@@ -330,3 +330,20 @@ def test_audits_agree_and_certificates_check(tmp_path, monkeypatch, dtype):
     verdicts = res[0][0]["all"]
     assert verdicts[3] == "never" and verdicts[5] == "never"
     assert verdicts[0] == "argmaxable"
+
+
+@pytest.mark.parametrize("scale", [2.0**-70, 2.0**-130, 2.0**60, 2.0**100])
+def test_extreme_exponents_same_decisions(monkeypatch, scale):
+    """Heads far from 1 (the screen's power-of-two rescaling sW, float32 subnormal entries,
+    products near float32 overflow): with and without the float32 pass, the same records."""
+    rng = np.random.default_rng(9)
+    W = _rows(rng, 80, 6, "float32")
+    with np.errstate(all="ignore"):
+        W = _stored(W * scale, "float32")
+    W[7, 0] = 2.0**-149 if scale < 1 else W[7, 0]  # a subnormal float32 entry
+    assert np.all(np.isfinite(W))
+    a, b = _screen_both(HeadSpec.from_array(W), tuple(range(80)), Options(), monkeypatch)
+    assert a.out == b.out and a.pending == b.pending and a.cost == b.cost
+    assert a.margins.keys() == b.margins.keys()
+    for k, v in a.margins.items():
+        assert abs(b.margins[k] - v) <= 1e-12 * abs(v)
