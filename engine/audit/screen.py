@@ -453,32 +453,33 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
     del X32
     kk = np.asarray(todo, dtype=np.int64)
     m = len(todo)
+    cols = np.arange(m)
     nx = norm_bounds(X, axis=0)
     nrm = head.norms()
-    # Lemma 5: B32 + 2 B64 <= (g32 + 2 g64) P + 2^-100, P = (N_k + N_i) N_x
+    # Lemma 5: one bound per column, C = (g32 + 2 g64) (N_k + N_max) N_x + 2^-100, at least
+    # every row's B32 + 2 B64 (float operations are monotone)
     g = margin_factor32(head.d) + 2.0 * rounding_bound(head.d)
+    with np.errstate(all="ignore"):
+        C = g * ((nrm[kk] + float(np.max(nrm))) * nx) + UNDERFLOW_SLACK32
+        finite = np.isfinite(np.sum(S32, axis=0, dtype=np.float64))  # every entry finite
+        top = S32[kk, cols].astype(np.float64)
+        S32[kk, cols] = -np.inf
+        smax = S32.max(axis=0).astype(np.float64)
+        # min_i fl64(s_k - s_i) = fl64(s_k - max_i s_i): rounding is monotone
+        good = finite & (top - smax > C)
+        # the rows that can be the float64 minimum have s_i >= smax - 4 C (Lemma 5); the
+        # float32 threshold, rounded down, keeps them all
+        low = np.nextafter((smax - 8.0 * C).astype(np.float32), np.float32(-np.inf))
     proven = np.zeros(m, dtype=bool)
     cand: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * m
-    for c0 in range(0, m, _COLS):
-        c1 = min(m, c0 + _COLS)
-        cols = np.arange(c1 - c0)
-        kb = kk[c0:c1]
-        with np.errstate(all="ignore"):
-            Sb = S32[:, c0:c1].astype(np.float64)
-            M = Sb[kb, cols][None, :] - Sb
-            B = g * ((nrm[kb][None, :] + nrm[:, None]) * nx[None, c0:c1]) + UNDERFLOW_SLACK32
-            ok = M > B
-            ok[kb, cols] = True
-            good = np.all(ok, axis=0) & np.all(np.isfinite(Sb), axis=0)
-            # rows that can be the float64 minimum: lower bound <= the smallest upper bound
-            B2 = 2.0 * B
-            hi = M + B2
-            hi[kb, cols] = np.inf
-            top = np.min(hi, axis=0)
-            near = M - B2 <= top[None, :]
-            near[kb, cols] = False
-        for j in np.flatnonzero(good).tolist():
-            rows = np.flatnonzero(near[:, j])
+    for c0 in range(0, m, 4 * _COLS):
+        js = np.flatnonzero(good[c0:c0 + 4 * _COLS])
+        if not js.size:
+            continue
+        near = S32[:, c0 + js] >= low[None, c0 + js]
+        for t, j in enumerate(js.tolist()):
+            rows = np.flatnonzero(near[:, t])
+            rows = rows[rows != kk[c0 + j]]  # (its own entry is -inf; low may be too)
             if rows.size <= _FIG_ROWS:
                 proven[c0 + j] = True
                 cand[c0 + j] = rows
