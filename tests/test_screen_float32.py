@@ -304,32 +304,50 @@ def test_far_margins_are_decided_in_float32(monkeypatch):
     assert b.margins == a.margins == {k: 1.0 for k in range(8)}
 
 
-def test_bias_and_float64_heads_stay_on_the_float64_pass(monkeypatch):
+def test_float64_heads_stay_on_the_float64_pass(monkeypatch):
     rng = np.random.default_rng(7)
     W = rng.standard_normal((50, 6))
     a, b = _screen_both(HeadSpec.from_array(W), tuple(range(50)), Options(), monkeypatch)
     assert a.out == b.out and "screen32" not in b.stats  # not float32 values
-    W32 = W.astype(np.float32)
-    bias = rng.standard_normal(50).astype(np.float32)
-    a, b = _screen_both(HeadSpec.from_array(W32, bias), tuple(range(50)), Options(),
-                        monkeypatch)
-    assert a.out == b.out and a.pending == b.pending and "screen32" not in b.stats
 
 
-@pytest.mark.parametrize("dtype", ["bf16", "float32"])
+@pytest.mark.parametrize("spread", [0.0, 0.1, 3.0, 1e6])
+def test_bias_same_decisions_with_and_without_float32(monkeypatch, spread):
+    """Biased heads: the float32 pass takes only the columns for which the float64 pass would
+    choose t = 1; every record, cost and pending label is the same.  Spreads: equal biases,
+    small ones (t = 1 nearly everywhere), large ones (t > 1 or the interval of t), huge ones
+    (the bias decides)."""
+    rng = np.random.default_rng(11)
+    W = _rows(rng, 400, 12, "float32")
+    bias = _stored(rng.standard_normal(400) * spread, "float32")
+    spec = HeadSpec.from_array(W, bias)
+    for opts in (Options(), Options(domains=("all", "box"), radius=Fraction(1000))):
+        for labels in (tuple(range(0, 200)), tuple(range(200, 400))):
+            a, b = _screen_both(spec, labels, opts, monkeypatch)
+            assert a.out == b.out and a.pending == b.pending and a.cost == b.cost
+            assert a.margins.keys() == b.margins.keys()
+            for k, v in a.margins.items():
+                assert abs(b.margins[k] - v) <= 1e-12 * max(1.0, abs(v))
+            assert "screen32" in b.stats
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "float32", "bias"])
 def test_audits_agree_and_certificates_check(tmp_path, monkeypatch, dtype):
-    W = _rows(np.random.default_rng(8), 60, 6, dtype)
+    W = _rows(np.random.default_rng(8), 60, 6, "float32" if dtype == "bias" else dtype)
+    bias = None if dtype != "bias" else _stored(np.random.default_rng(9).standard_normal(60)
+                                                * 0.01, "float32")
     res = []
     for flag in (False, True):
         monkeypatch.setattr(screen_mod, "FLOAT32_SCREEN", flag)
-        r = audit_argmax(W, progress=False)
+        r = audit_argmax(W, bias=bias, progress=False)
         cert = r.certificate()
         assert check(cert).ok
         res.append((r.verdicts, cert["records"]))
     assert res[0] == res[1]
     verdicts = res[0][0]["all"]
-    assert verdicts[3] == "never" and verdicts[5] == "never"
-    assert verdicts[0] == "argmaxable"
+    if bias is None:
+        assert verdicts[3] == "never" and verdicts[5] == "never"
+        assert verdicts[0] == "argmaxable"
 
 
 @pytest.mark.parametrize("scale", [2.0**-70, 2.0**-130, 2.0**60, 2.0**100])

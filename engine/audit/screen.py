@@ -432,15 +432,15 @@ def _gaps(S: np.ndarray, kk: np.ndarray, c0: int, c1: int) -> np.ndarray:
 def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: dict,
                   margins: dict, stats: dict) -> list[int]:
     """The float32 first pass of x = sW w_k (docs/filtered-arithmetic.md, Lemma 5): for a head
-    without a bias whose entries and proposals are float32 values, ``S32 = fl32(W X)`` by
-    sgemm (:meth:`Head.matmul32`), and a column is decided here only when every margin
-    exceeds the float32 bound plus twice the float64 bound of Lemma 2, so the float64 pass
+    whose entries and proposals are float32 values (with a bias: for t = 1 only),
+    ``S32 = fl32(W X)`` by sgemm (:meth:`Head.matmul32`), and a column is decided here only
+    when every margin exceeds the float32 bound plus twice the float64 bound of Lemma 2 (and,
+    with a bias, the float64 pass would choose t = 1), so the float64 pass
     would have proven the same label with the same witness.  Its margin figure is computed in
     float64 from the rows that can be the minimum (:func:`_figures`).  Returns the labels
     left for the float64 pass (:func:`_row_screen`), in order; everything is left when the
     pass does not apply."""
-    if head.bias is not None or not head.binary or head.d > MAX_TERMS \
-            or not head.float32_exact():
+    if not head.binary or head.d > MAX_TERMS or not head.float32_exact():
         return todo
     t0 = time.process_time()
     X = head.rows(todo).T * sW
@@ -452,14 +452,47 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
         S32 = head.matmul32(X32)
     del X32
     kk = np.asarray(todo, dtype=np.int64)
-    m = len(todo)
-    cols = np.arange(m)
     nx = norm_bounds(X, axis=0)
-    nrm = head.norms()
-    # Lemma 5: one bound per column, C = (g32 + 2 g64) (N_k + N_max) N_x + 2^-100, at least
-    # every row's B32 + 2 B64 (float operations are monotone)
+    # Lemma 5: B32 + 2 B64 <= (g32 + 2 g64) P + 2^-100, P = (N_k + N_i) N_x
     g = margin_factor32(head.d) + 2.0 * rounding_bound(head.d)
+    if head.bias is None:
+        proven, cand = _columns32(head, S32, kk, nx, g)
+    else:
+        proven, cand = _bias_columns32(head, S32, kk, nx, g)
+    del S32
+    left = []
+    done = 0
+    figs = _figures(head, kk, X, proven, cand)
+    for j, k in enumerate(todo):
+        if proven[j]:
+            recs = {}
+            if "all" in opts.domains:
+                recs["all"] = _witness_record(X[:, j], sW, "row")
+            if "box" in opts.domains:
+                fit = _fit_box(X[:, j], opts.radius, head.bias is None)
+                if fit is not None:
+                    recs["box"] = _witness_record(fit[0], sW * fit[1], "row")
+            if len(recs) == len(opts.domains):
+                out[k].update(recs)
+                margins[k] = figs[j]
+                done += 1
+                continue
+        left.append(k)
+    stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
+    stats["screen32_labels"] = stats.get("screen32_labels", 0) + done
+    return left
+
+
+def _columns32(head: Head, S32: np.ndarray, kk: np.ndarray, nx: np.ndarray, g: float
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(decided, candidate rows of the figure) per column, without a bias: one bound per
+    column (docs/filtered-arithmetic.md, Lemma 5).  Overwrites the labels' own entries of
+    ``S32``."""
+    m = len(kk)
+    cols = np.arange(m)
+    nrm = head.norms()
     with np.errstate(all="ignore"):
+        # C = (g32 + 2 g64) (N_k + N_max) N_x + 2^-100, at least every row's bound
         C = g * ((nrm[kk] + float(np.max(nrm))) * nx) + UNDERFLOW_SLACK32
         finite = np.isfinite(np.sum(S32, axis=0, dtype=np.float64))  # every entry finite
         top = S32[kk, cols].astype(np.float64)
@@ -467,8 +500,8 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
         smax = S32.max(axis=0).astype(np.float64)
         # min_i fl64(s_k - s_i) = fl64(s_k - max_i s_i): rounding is monotone
         good = finite & (top - smax > C)
-        # the rows that can be the float64 minimum have s_i >= smax - 4 C (Lemma 5); the
-        # float32 threshold, rounded down, keeps them all
+        # the rows that can be the float64 minimum have s_i >= smax - 4 C; the float32
+        # threshold, rounded down, keeps them all
         low = np.nextafter((smax - 8.0 * C).astype(np.float32), np.float32(-np.inf))
     proven = np.zeros(m, dtype=bool)
     cand: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * m
@@ -483,28 +516,50 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
             if rows.size <= _FIG_ROWS:
                 proven[c0 + j] = True
                 cand[c0 + j] = rows
-    del S32
-    left = []
-    done = 0
-    figs = _figures(head, kk, X, proven, cand)
-    for j, k in enumerate(todo):
-        if proven[j]:
-            recs = {}
-            if "all" in opts.domains:
-                recs["all"] = _witness_record(X[:, j], sW, "row")
-            if "box" in opts.domains:
-                fit = _fit_box(X[:, j], opts.radius, True)
-                if fit is not None:
-                    recs["box"] = _witness_record(fit[0], sW * fit[1], "row")
-            if len(recs) == len(opts.domains):
-                out[k].update(recs)
-                margins[k] = figs[j]
-                done += 1
-                continue
-        left.append(k)
-    stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
-    stats["screen32_labels"] = stats.get("screen32_labels", 0) + done
-    return left
+    return proven, cand
+
+
+def _bias_columns32(head: Head, S32: np.ndarray, kk: np.ndarray, nx: np.ndarray, g: float
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """As :func:`_columns32` with a bias, for the scale t = 1 only: a column is decided when
+    every row's margin clears its bound ``C_i`` (the float64 pass then finds every gap
+    positive), ``m_i - C_i >= 2 |b_k - b_i|`` where ``b_k < b_i`` (so the float64 pass
+    chooses t = 1), and ``m_i + (b_k - b_i)`` clears ``C_i + 3 g64 (|b_k| + |b_i|)`` (so it
+    proves the biased margin); docs/filtered-arithmetic.md, Lemma 5."""
+    m = len(kk)
+    b = head.bias
+    assert b is not None
+    ab = np.abs(b)
+    nrm = head.norms()
+    g64 = rounding_bound(head.d)
+    proven = np.zeros(m, dtype=bool)
+    cand: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * m
+    for c0 in range(0, m, _COLS):
+        c1 = min(m, c0 + _COLS)
+        cols = np.arange(c1 - c0)
+        kb = kk[c0:c1]
+        with np.errstate(all="ignore"):
+            Sb = S32[:, c0:c1].astype(np.float64)
+            M = Sb[kb, cols][None, :] - Sb
+            C = g * ((nrm[kb][None, :] + nrm[:, None]) * nx[None, c0:c1]) + UNDERFLOW_SLACK32
+            db = b[kb][None, :] - b[:, None]  # fl(b_k - b_i), as the float64 pass forms it
+            V = M + db
+            ok = (M > C) & ((db >= 0) | (M - C >= (-2.0 * (1.0 + 2.0**-40)) * db)) \
+                & (V > C + (3.0 * g64) * (ab[kb][None, :] + ab[:, None]))
+            ok[kb, cols] = True
+            good = np.all(ok, axis=0) & np.all(np.isfinite(Sb), axis=0)
+            # rows whose float64 figure term fl(G_i + db_i) can be the smallest
+            Wd = 2.0 * C + 2.0**-50 * (np.abs(M) + np.abs(db))
+            hi = V + Wd
+            hi[kb, cols] = np.inf
+            near = V - Wd <= np.min(hi, axis=0)[None, :]
+            near[kb, cols] = False
+        for j in np.flatnonzero(good).tolist():
+            rows = np.flatnonzero(near[:, j])
+            if rows.size <= _FIG_ROWS:
+                proven[c0 + j] = True
+                cand[c0 + j] = rows
+    return proven, cand
 
 
 def _figures(head: Head, kk: np.ndarray, X: np.ndarray, proven: np.ndarray,
@@ -526,7 +581,10 @@ def _figures(head: Head, kk: np.ndarray, X: np.ndarray, proven: np.ndarray,
         for c, j in enumerate(js.tolist()):
             pos = np.searchsorted(U, cand[j])
             sk = F[np.searchsorted(U, kk[j]), c]
-            figs[j] = float(np.min(sk - F[pos, c])) / nx[c] if pos.size else np.inf
+            v = sk - F[pos, c]
+            if head.bias is not None:  # fl(G_i + fl(b_k - b_i)), as the float64 pass
+                v = v + (head.bias[kk[j]] - head.bias[cand[j]])
+            figs[j] = float(np.min(v)) / nx[c] if pos.size else np.inf
     return figs
 
 
