@@ -22,12 +22,13 @@ The scale t of x = t w_k:
   t w_k is exact in float64 for heads whose entries have at most 33 significant bits, as
   float32, float16 and bfloat16 heads have; checked) is proposed and decided as above.
 
-On a head without a bias whose entries are float32 values (float32, float16, bfloat16), the
-proposals x = sW w_k are first tried in float32 arithmetic (:func:`_row_screen32`: one sgemm
-per block, 2 to 3 times cheaper than the float64 product): a label is decided there only when
-every margin clears the float32 bound (docs/filtered-arithmetic.md, Lemma 5) plus twice the
-float64 one, so the float64 pass would decide it identically; the rest go through the
-float64 product as before (``FLOAT32_SCREEN = False`` skips the float32 pass).
+On a head whose entries are float32 values (float32, float16, bfloat16), the proposals x =
+sW w_k (with a bias: those with t = 1) are first tried in float32 arithmetic
+(:func:`_row_screen32`: one sgemm per block, 2 to 3 times cheaper than the float64 product):
+a label is decided there only when every margin clears the float32 bound
+(docs/filtered-arithmetic.md, Lemma 5) plus twice the float64 one, so the float64 pass would
+decide it identically; the rest go through the float64 product as before (``FLOAT32_SCREEN =
+False`` skips the float32 pass).
 
 Labels the screen does not decide are the hard ones; the number of rows violating the
 proposal x = w_k is their expected cost (deeper inside the hull: more violated rows), by
