@@ -449,10 +449,19 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
         X32 = X.astype(np.float32)
     if not np.array_equal(X32.astype(np.float64), X):  # a proposal float32 does not hold
         return todo
+    kk_all = np.asarray(todo, dtype=np.int64)
+    sub = np.arange(len(todo))
+    if head.bias is not None:  # only the labels for which t = 1 is plausible (no waste)
+        sub = np.flatnonzero(_t1_plausible(head, kk_all, X, sW))
+        if not sub.size:
+            stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
+            return todo
+        if sub.size < len(todo):
+            X, X32 = X[:, sub], X32[:, sub]
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         S32 = head.matmul32(X32)
     del X32
-    kk = np.asarray(todo, dtype=np.int64)
+    kk = kk_all[sub]
     nx = norm_bounds(X, axis=0)
     # Lemma 5: B32 + 2 B64 <= (g32 + 2 g64) P + 2^-100, P = (N_k + N_i) N_x
     g = margin_factor32(head.d) + 2.0 * rounding_bound(head.d)
@@ -464,8 +473,11 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
     left = []
     done = 0
     figs = _figures(head, kk, X, proven, cand)
-    for j, k in enumerate(todo):
-        if proven[j]:
+    at = np.full(len(todo), -1)
+    at[sub] = np.arange(sub.size)  # column of label todo[i] in X (-1: not tried)
+    for i, k in enumerate(todo):
+        j = int(at[i])
+        if j >= 0 and proven[j]:
             recs = {}
             if "all" in opts.domains:
                 recs["all"] = _witness_record(X[:, j], sW, "row")
@@ -482,6 +494,23 @@ def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: di
     stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
     stats["screen32_labels"] = stats.get("screen32_labels", 0) + done
     return left
+
+
+def _t1_plausible(head: Head, kk: np.ndarray, X: np.ndarray, sW: float) -> np.ndarray:
+    """For a biased head, per column: whether the float64 pass could choose t = 1 against the
+    64 rows of largest bias (their gaps g_i = (w_k - w_i) . x in float64, from a 64-row
+    product): t = 1 needs every g_i > 0 and (b_i - b_k) / g_i <= 1/2.  A filter only (a
+    column it drops goes to the float64 pass), so the float32 product is not spent on labels
+    that a bias pushes to another scale."""
+    b = head.bias
+    assert b is not None
+    top = np.argsort(-b, kind="stable")[:64]
+    with np.errstate(all="ignore"):
+        G = np.einsum("ij,ij->j", X, X) / sW - head.rows(top) @ X  # 64 x m
+        db = b[top][:, None] - b[kk][None, :]
+        ok = (db <= 0) | ((G > 0) & (db <= 0.5 * (1 + 2.0**-20) * G))
+    out: np.ndarray = np.all(ok, axis=0)
+    return out
 
 
 def _columns32(head: Head, S32: np.ndarray, kk: np.ndarray, nx: np.ndarray, g: float
