@@ -293,7 +293,18 @@ def run_plain(args) -> int:
         resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
     try:
-        res = audit_argmax(model, out=out, executor=ex, progress=False, block_size=args.block)
+        if args.bias:  # the head as an array (a checkpoint's bias would be a tensor name)
+            file = model / "model.safetensors"
+            with open(file, "rb") as fh:
+                hlen = struct.unpack("<Q", fh.read(8))[0]
+            W = np.memmap(file, dtype=np.float32, mode="r", offset=8 + hlen, shape=(k, d))
+            bias = (np.random.default_rng(1).standard_normal(k) * args.bias).astype(
+                np.float32).tolist()  # (audit_argmax refuses an ndarray bias: "not in")
+            res = audit_argmax(W, bias=bias, out=out, executor=ex, progress=False,
+                               block_size=args.block)
+        else:
+            res = audit_argmax(model, out=out, executor=ex, progress=False,
+                               block_size=args.block)
     finally:
         if ex is not None:
             ex.shutdown()
@@ -307,7 +318,9 @@ def run_plain(args) -> int:
     st = res.stage_seconds
     print("  CPU s by stage: " + ", ".join(f"{key} {v:.1f}" for key, v in sorted(st.items())
                                           if key != "exact_pairs"))
-    print(f"plain audit {k} x {d} {args.dtype}: {len(res.labels)} labels, undecided "
+    print(f"plain audit {k} x {d} {args.dtype}"
+          + (f" (bias N(0, 1) x {args.bias:g})" if args.bias else "")
+          + f": {len(res.labels)} labels, undecided "
           f"{len(res.undecided())}; CPU {cpu:.1f} s ({cpu / 60:.2f} CPU-min), wall {wall:.1f} s; "
           f"peak RSS {peak / 1e6:.0f} MB = {peak / head_bytes:.2f} x the head"
           + (f" (worker processes {c1.ru_maxrss / 1024:.0f} MB)" if ex is not None else ""))
@@ -340,12 +353,24 @@ def main(argv=None) -> int:
                     help="audit a plain full-precision head (nothing planted, every label)")
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32",
                     help="storage of the --plain head (default f32)")
+    ap.add_argument("--bias", type=float, default=0.0,
+                    help="with --plain: a bias of float32 values, standard normal times this "
+                         "(seed 1; default 0: no bias)")
+    ap.add_argument("--no-float32-screen", action="store_true",
+                    help="screens in float64 only (logitgeom.audit.screen.FLOAT32_SCREEN = "
+                         "False; before/after comparisons of issue 44 item 3)")
     ap.add_argument("--rss-stages", action="store_true",
                     help="with --plain: print the peak RSS of each stage of the audit (a "
                          "sampler thread and wrapped stage functions; one process only)")
     args = ap.parse_args(argv)
+    if args.bias and (not args.plain or args.dtype != "f32"):
+        ap.error("--bias is an option of the --plain run of a float32 head")
     if args.rss_stages and (not args.plain or args.workers != 1):
         ap.error("--rss-stages measures one process: use it with --plain and --workers 1")
+    if args.no_float32_screen:
+        import logitgeom.audit.screen as screen_mod
+
+        screen_mod.FLOAT32_SCREEN = False
     if args.plain:
         return run_plain(args)
 

@@ -400,6 +400,9 @@ def main(argv=None) -> int:
                          "sample); every never-proof always")
     ap.add_argument("--check-workers", type=int, default=1)
     add_limit_options(ap)
+    ap.add_argument("--no-float32-screen", action="store_true",
+                    help="screens in float64 only (logitgeom.audit.screen.FLOAT32_SCREEN = "
+                         "False; before/after comparisons of issue 44 item 3)")
     ap.add_argument("--cache", default="/tmp/logitgeom-bench-vocab",
                     help="where heads and outputs are kept")
     args = ap.parse_args(argv)
@@ -416,6 +419,10 @@ def main(argv=None) -> int:
     if k <= args.planted + max(faces):
         ap.error("--rows must exceed --planted plus the largest face")
     install_limits(args.cpu_limit, args.max_rss_mb)
+    if args.no_float32_screen:
+        import logitgeom.audit.screen as screen_mod
+
+        screen_mod.FLOAT32_SCREEN = False
 
     from logitgeom.audit.proofs import Options
 
@@ -440,7 +447,8 @@ def main(argv=None) -> int:
     print("\n".join(res.summary()))
     print("CPU s by stage: " + ", ".join(f"{key} {v:.1f}" for key, v in
                                          sorted(res.stage_seconds.items())
-                                         if isinstance(v, float)))
+                                         if isinstance(v, float))
+          + f"; labels decided in float32 {res.stage_seconds.get('screen32_labels', 0)}")
     stats = proof_stats(out)
     per = res.label_cpu
     print(f"{'label':>7} {'kind':<16} {'verdict':<10} {'CPU s':>8} {'proof bytes':>12} "

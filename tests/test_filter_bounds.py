@@ -40,8 +40,11 @@ DEFINITIONS = {
     "logit-margin factor": r"1\.01\s*\*",
     "norm inflation": r"8(\.0)?\s*\*\s*\(\s*\w+(\.\w+)*(\.shape\[\d\])?\s*\+\s*4\s*\)",
     "dot-product factor": r"2(\.0)?\s*\*\s*\(\s*D\s*\+\s*1\s*\)",
-    "filter function": r"def\s+(margin_factor|rounding_bound|filter_factor|bound_factor|"
-                       r"norm_inflation|norm_bounds?|_norm_bounds|_col_norms)\b",
+    "float32 unit roundoff": r"2(\.0)?\s*\*\*\s*\(?-\s*24\b|5\.960464477539063e-08",
+    "float32 underflow slack": r"2(\.0)?\s*\*\*\s*\(?-\s*100\b",
+    "float32 margin factor": r"1\.02\s*\*",
+    "filter function": r"def\s+(margin_factor32|margin_factor|rounding_bound|filter_factor|"
+                       r"bound_factor|norm_inflation|norm_bounds?|_norm_bounds|_col_norms)\b",
 }
 
 #: the same literal used for something that is not an error bound: (module, code, why)
@@ -77,7 +80,8 @@ def test_each_bound_is_defined_once_in_the_engine():
                 if re.search(pat, code) and not any(rel == m and c in code
                                                     for m, c, _ in NOT_BOUNDS):
                     found[name].append(f"{path.relative_to(ENGINE)}:{n}: {code.strip()}")
-    expect = {"filter function": 5}  # margin_factor, bound_factor, norm_inflation, norm_bound(s)
+    # margin_factor(32), bound_factor, norm_inflation, norm_bound(s)
+    expect = {"filter function": 6}
     for name, hits in found.items():
         assert all(h.startswith("exact/filtered.py:") for h in hits), (name, hits)
         assert len(hits) == expect.get(name, 1), (name, hits)

@@ -202,6 +202,7 @@ class Head:
         self._map = _mapping(self._raw)
         self._checked_finite = spec.kind == "inline"
         self._scale: float | None = None
+        self._f32: bool | None = None
 
     # ------------------------------------------------------------------ float side
     def chunk(self, r0: int, r1: int) -> np.ndarray:
@@ -253,6 +254,67 @@ class Head:
             else:
                 out[r0:r1] = c @ X
         self._checked_finite = True
+        return out
+
+    def float32_exact(self) -> bool:
+        """Every stored entry is exactly a float32 (float32, float16 and bfloat16 storage; any
+        other storage checked value by value in one chunked pass, cached): the condition of
+        the float32 screen (docs/filtered-arithmetic.md, Lemma 5).
+
+        Examples
+        --------
+        >>> open_head(HeadSpec.from_array(np.array([[0.5, 3.0], [1.0, 0.0]]))).float32_exact()
+        True
+        >>> open_head(HeadSpec.from_array(np.array([[0.1, 0.0], [1.0, 0.0]]))).float32_exact()
+        False
+        """
+        if self._f32 is None:
+            if self._exact is not None:
+                self._f32 = False
+            elif self._bf16 or self._raw.dtype in (np.float32, np.float16):
+                self._f32 = True
+            else:
+                ok = True
+                with np.errstate(over="ignore", invalid="ignore"):
+                    for r0 in range(0, self.k, self.chunk_rows):
+                        c = self.chunk(r0, min(self.k, r0 + self.chunk_rows))
+                        if not np.array_equal(c.astype(np.float32).astype(np.float64), c):
+                            ok = False
+                            break
+                self._f32 = ok
+        return self._f32
+
+    def matmul32(self, X32: np.ndarray) -> np.ndarray:
+        """``fl32(W @ X)`` in float32 arithmetic (sgemm) for a float32 X of shape (d, m),
+        chunked over rows, for heads whose entries are float32 values (:meth:`float32_exact`):
+        float32 storage is used in place, bfloat16 widened to float32 (``uint16 << 16``) and
+        float16 converted, chunk by chunk, both exactly; nothing is widened to float64.  Not
+        checked for NaN or infinite entries: they make the products non-finite, which the
+        float32 screen leaves undecided (the float64 pass then refuses the head).
+
+        Examples
+        --------
+        >>> h = open_head(HeadSpec.from_array(np.eye(2, dtype=np.float32)))
+        >>> h.matmul32(np.array([[1.0], [2.0]], dtype=np.float32)).tolist()
+        [[1.0], [2.0]]
+        """
+        if not self.float32_exact():
+            raise ValueError("matmul32 needs a head whose entries are float32 values")
+        X32 = np.ascontiguousarray(X32, dtype=np.float32)
+        out = np.empty((self.k, X32.shape[1]), dtype=np.float32)
+        step = max(1, CHUNK_BYTES // (4 * self.d))
+        for r0 in range(0, self.k, step):
+            r1 = min(self.k, r0 + step)
+            a = self._raw[r0:r1]
+            if self._bf16:
+                a = (np.asarray(a, dtype=np.uint32) << 16).view(np.float32)
+            elif a.dtype != np.float32:
+                a = np.asarray(a, dtype=np.float32)  # float16, or checked float32 values
+            if self.d == 1:  # one product per entry, as in matmul
+                np.multiply(a, X32, out=out[r0:r1])
+            else:
+                np.matmul(a, X32, out=out[r0:r1])
+            self._release(r0, r1)
         return out
 
     def propose_matvec(self, x: np.ndarray) -> np.ndarray:

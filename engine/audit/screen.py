@@ -22,6 +22,14 @@ The scale t of x = t w_k:
   t w_k is exact in float64 for heads whose entries have at most 33 significant bits, as
   float32, float16 and bfloat16 heads have; checked) is proposed and decided as above.
 
+On a head whose entries are float32 values (float32, float16, bfloat16), the proposals x =
+sW w_k (with a bias: those with t = 1) are first tried in float32 arithmetic
+(:func:`_row_screen32`: one sgemm per block, 2 to 3 times cheaper than the float64 product):
+a label is decided there only when every margin clears the float32 bound
+(docs/filtered-arithmetic.md, Lemma 5) plus twice the float64 one, so the float64 pass would
+decide it identically; the rest go through the float64 product as before (``FLOAT32_SCREEN =
+False`` skips the float32 pass).
+
 Labels the screen does not decide are the hard ones; the number of rows violating the
 proposal x = w_k is their expected cost (deeper inside the hull: more violated rows), by
 which the run hands them to workers, hardest first.
@@ -57,7 +65,14 @@ from logitgeom.audit.proofs import (
     confirm_witness,
     rounding_bound,
 )
-from logitgeom.exact.filtered import UNDERFLOW_SLACK, norm_bounds, scaled_norms
+from logitgeom.exact.filtered import (
+    MAX_TERMS,
+    UNDERFLOW_SLACK,
+    UNDERFLOW_SLACK32,
+    margin_factor32,
+    norm_bounds,
+    scaled_norms,
+)
 
 __all__ = ["Screened", "screen_block", "columns_proven", "scale_interval"]
 
@@ -68,6 +83,12 @@ _COLS = 16
 #: Significant bits of a non-power-of-two scale t (t w_k stays exact in float64 for rows
 #: with at most 53 - 20 = 33 significant bits).
 _T_BITS = 20
+#: The float32 first pass of the row screen (:func:`_row_screen32`); False runs every label
+#: through the float64 pass alone (the tests compare the two).
+FLOAT32_SCREEN = True
+#: A column decided in float32 gets its margin figure from float64 dot products of the rows
+#: that can be its minimum; a column with more such rows than this goes to the float64 pass.
+_FIG_ROWS = 64
 
 
 @dataclass
@@ -85,7 +106,8 @@ class Screened:
     cost : dict
         ``{label: int}`` expected cost of each pending label (rows violated at x = w_k).
     stats : dict
-        CPU seconds (``twins``, ``screen``) and ``exact_pairs``.
+        CPU seconds (``twins``, ``screen``, and ``screen32`` of it for the float32 pass),
+        ``exact_pairs`` and ``screen32_labels`` (labels the float32 pass decided).
     """
 
     out: dict
@@ -385,6 +407,8 @@ def screen_block(head: Head, labels: tuple[int, ...], opts: Options) -> Screened
     sW = head.scale()
     todo = [k for k in labels if len(out[k]) == 1]
     pending: dict[int, set[str]] = {}
+    if todo and FLOAT32_SCREEN:
+        todo = _row_screen32(head, todo, opts, sW, out, margins, stats)
     if todo:
         _row_screen(head, todo, opts, sW, out, pending, margins, cost, stats)
     if pending and opts.center is not None:
@@ -404,6 +428,194 @@ def _gaps(S: np.ndarray, kk: np.ndarray, c0: int, c1: int) -> np.ndarray:
         G: np.ndarray = S[kk[c0:c1], c0 + cols][None, :] - S[:, c0:c1]
     G[kk[c0:c1], cols] = np.inf
     return G
+
+
+def _row_screen32(head: Head, todo: list[int], opts: Options, sW: float, out: dict,
+                  margins: dict, stats: dict) -> list[int]:
+    """The float32 first pass of x = sW w_k (docs/filtered-arithmetic.md, Lemma 5): for a head
+    whose entries and proposals are float32 values (with a bias: for t = 1 only),
+    ``S32 = fl32(W X)`` by sgemm (:meth:`Head.matmul32`), and a column is decided here only
+    when every margin exceeds the float32 bound plus twice the float64 bound of Lemma 2 (and,
+    with a bias, the float64 pass would choose t = 1), so the float64 pass
+    would have proven the same label with the same witness.  Its margin figure is computed in
+    float64 from the rows that can be the minimum (:func:`_figures`).  Returns the labels
+    left for the float64 pass (:func:`_row_screen`), in order; everything is left when the
+    pass does not apply."""
+    if not head.binary or head.d > MAX_TERMS or not head.float32_exact():
+        return todo
+    t0 = time.process_time()
+    X = head.rows(todo).T * sW
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        X32 = X.astype(np.float32)
+    if not np.array_equal(X32.astype(np.float64), X):  # a proposal float32 does not hold
+        return todo
+    kk_all = np.asarray(todo, dtype=np.int64)
+    sub = np.arange(len(todo))
+    if head.bias is not None:  # only the labels for which t = 1 is plausible (no waste)
+        sub = np.flatnonzero(_t1_plausible(head, kk_all, X, sW))
+        if not sub.size:
+            stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
+            return todo
+        if sub.size < len(todo):
+            X, X32 = X[:, sub], X32[:, sub]
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        S32 = head.matmul32(X32)
+    del X32
+    kk = kk_all[sub]
+    nx = norm_bounds(X, axis=0)
+    # Lemma 5: B32 + 2 B64 <= (g32 + 2 g64) P + 2^-100, P = (N_k + N_i) N_x
+    g = margin_factor32(head.d) + 2.0 * rounding_bound(head.d)
+    if head.bias is None:
+        proven, cand = _columns32(head, S32, kk, nx, g)
+    else:
+        proven, cand = _bias_columns32(head, S32, kk, nx, g)
+    del S32
+    left = []
+    done = 0
+    figs = _figures(head, kk, X, proven, cand)
+    at = np.full(len(todo), -1)
+    at[sub] = np.arange(sub.size)  # column of label todo[i] in X (-1: not tried)
+    for i, k in enumerate(todo):
+        j = int(at[i])
+        if j >= 0 and proven[j]:
+            recs = {}
+            if "all" in opts.domains:
+                recs["all"] = _witness_record(X[:, j], sW, "row")
+            if "box" in opts.domains:
+                fit = _fit_box(X[:, j], opts.radius, head.bias is None)
+                if fit is not None:
+                    recs["box"] = _witness_record(fit[0], sW * fit[1], "row")
+            if len(recs) == len(opts.domains):
+                out[k].update(recs)
+                margins[k] = figs[j]
+                done += 1
+                continue
+        left.append(k)
+    stats["screen32"] = stats.get("screen32", 0.0) + time.process_time() - t0
+    stats["screen32_labels"] = stats.get("screen32_labels", 0) + done
+    return left
+
+
+def _t1_plausible(head: Head, kk: np.ndarray, X: np.ndarray, sW: float) -> np.ndarray:
+    """For a biased head, per column: whether the float64 pass could choose t = 1 against the
+    64 rows of largest bias (their gaps g_i = (w_k - w_i) . x in float64, from a 64-row
+    product): t = 1 needs every g_i > 0 and (b_i - b_k) / g_i <= 1/2.  A filter only (a
+    column it drops goes to the float64 pass), so the float32 product is not spent on labels
+    that a bias pushes to another scale."""
+    b = head.bias
+    assert b is not None
+    top = np.argsort(-b, kind="stable")[:64]
+    with np.errstate(all="ignore"):
+        G = np.einsum("ij,ij->j", X, X) / sW - head.rows(top) @ X  # 64 x m
+        db = b[top][:, None] - b[kk][None, :]
+        ok = (db <= 0) | ((G > 0) & (db <= 0.5 * (1 + 2.0**-20) * G))
+    out: np.ndarray = np.all(ok, axis=0)
+    return out
+
+
+def _columns32(head: Head, S32: np.ndarray, kk: np.ndarray, nx: np.ndarray, g: float
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(decided, candidate rows of the figure) per column, without a bias: one bound per
+    column (docs/filtered-arithmetic.md, Lemma 5).  Overwrites the labels' own entries of
+    ``S32``."""
+    m = len(kk)
+    cols = np.arange(m)
+    nrm = head.norms()
+    with np.errstate(all="ignore"):
+        # C = (g32 + 2 g64) (N_k + N_max) N_x + 2^-100, at least every row's bound
+        C = g * ((nrm[kk] + float(np.max(nrm))) * nx) + UNDERFLOW_SLACK32
+        finite = np.isfinite(np.sum(S32, axis=0, dtype=np.float64))  # every entry finite
+        top = S32[kk, cols].astype(np.float64)
+        S32[kk, cols] = -np.inf
+        smax = S32.max(axis=0).astype(np.float64)
+        # min_i fl64(s_k - s_i) = fl64(s_k - max_i s_i): rounding is monotone
+        good = finite & (top - smax > C)
+        # the rows that can be the float64 minimum have s_i >= smax - 4 C; the float32
+        # threshold, rounded down, keeps them all
+        low = np.nextafter((smax - 8.0 * C).astype(np.float32), np.float32(-np.inf))
+    proven = np.zeros(m, dtype=bool)
+    cand: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * m
+    for c0 in range(0, m, 4 * _COLS):
+        js = np.flatnonzero(good[c0:c0 + 4 * _COLS])
+        if not js.size:
+            continue
+        near = S32[:, c0 + js] >= low[None, c0 + js]
+        for t, j in enumerate(js.tolist()):
+            rows = np.flatnonzero(near[:, t])
+            rows = rows[rows != kk[c0 + j]]  # (its own entry is -inf; low may be too)
+            if rows.size <= _FIG_ROWS:
+                proven[c0 + j] = True
+                cand[c0 + j] = rows
+    return proven, cand
+
+
+def _bias_columns32(head: Head, S32: np.ndarray, kk: np.ndarray, nx: np.ndarray, g: float
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """As :func:`_columns32` with a bias, for the scale t = 1 only: a column is decided when
+    every row's margin clears its bound ``C_i`` (the float64 pass then finds every gap
+    positive), ``m_i - C_i >= 2 |b_k - b_i|`` where ``b_k < b_i`` (so the float64 pass
+    chooses t = 1), and ``m_i + (b_k - b_i)`` clears ``C_i + 3 g64 (|b_k| + |b_i|)`` (so it
+    proves the biased margin); docs/filtered-arithmetic.md, Lemma 5."""
+    m = len(kk)
+    b = head.bias
+    assert b is not None
+    ab = np.abs(b)
+    nrm = head.norms()
+    g64 = rounding_bound(head.d)
+    proven = np.zeros(m, dtype=bool)
+    cand: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * m
+    for c0 in range(0, m, _COLS):
+        c1 = min(m, c0 + _COLS)
+        cols = np.arange(c1 - c0)
+        kb = kk[c0:c1]
+        with np.errstate(all="ignore"):
+            Sb = S32[:, c0:c1].astype(np.float64)
+            M = Sb[kb, cols][None, :] - Sb
+            C = g * ((nrm[kb][None, :] + nrm[:, None]) * nx[None, c0:c1]) + UNDERFLOW_SLACK32
+            db = b[kb][None, :] - b[:, None]  # fl(b_k - b_i), as the float64 pass forms it
+            V = M + db
+            ok = (M > C) & ((db >= 0) | (M - C >= (-2.0 * (1.0 + 2.0**-40)) * db)) \
+                & (V > C + (3.0 * g64) * (ab[kb][None, :] + ab[:, None]))
+            ok[kb, cols] = True
+            good = np.all(ok, axis=0) & np.all(np.isfinite(Sb), axis=0)
+            # rows whose float64 figure term fl(G_i + db_i) can be the smallest
+            Wd = 2.0 * C + 2.0**-50 * (np.abs(M) + np.abs(db))
+            hi = V + Wd
+            hi[kb, cols] = np.inf
+            near = V - Wd <= np.min(hi, axis=0)[None, :]
+            near[kb, cols] = False
+        for j in np.flatnonzero(good).tolist():
+            rows = np.flatnonzero(near[:, j])
+            if rows.size <= _FIG_ROWS:
+                proven[c0 + j] = True
+                cand[c0 + j] = rows
+    return proven, cand
+
+
+def _figures(head: Head, kk: np.ndarray, X: np.ndarray, proven: np.ndarray,
+             cand: list[np.ndarray]) -> np.ndarray:
+    """The margin figure of each column decided in float32: ``min_i (s_k - s_i) / ||x||``
+    over the candidate rows ``cand[j]`` (those whose float64 margin can be the smallest,
+    docs/filtered-arithmetic.md, Lemma 5), with ``s = fl64(W x)`` from one float64 product
+    of only those rows and the labels' own rows; the same formula as the float64 pass
+    (:func:`_row_screen`), at float64 precision (the last digits may differ from a whole-head
+    product: another summation order)."""
+    figs = np.full(len(kk), np.nan)
+    js = np.flatnonzero(proven)
+    if not js.size:
+        return figs
+    U = np.unique(np.concatenate([kk[js]] + [cand[j] for j in js.tolist()]))
+    F = head.rows(U) @ np.ascontiguousarray(X[:, js])
+    with np.errstate(all="ignore"):
+        nx = np.maximum(scaled_norms(X[:, js], axis=0), 2.0**-1000)
+        for c, j in enumerate(js.tolist()):
+            pos = np.searchsorted(U, cand[j])
+            sk = F[np.searchsorted(U, kk[j]), c]
+            v = sk - F[pos, c]
+            if head.bias is not None:  # fl(G_i + fl(b_k - b_i)), as the float64 pass
+                v = v + (head.bias[kk[j]] - head.bias[cand[j]])
+            figs[j] = float(np.min(v)) / nx[c] if pos.size else np.inf
+    return figs
 
 
 def _row_screen(head: Head, todo: list[int], opts: Options, sW: float, out: dict,

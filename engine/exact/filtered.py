@@ -39,7 +39,8 @@ import math
 import numpy as np
 
 __all__ = ["ROUNDOFF", "UNDERFLOW_SLACK", "MAX_TERMS", "OVERFLOW_GUARD", "bound_factor",
-           "margin_factor", "norm_inflation", "scaled_norms", "norm_bounds", "norm2",
+           "margin_factor", "ROUNDOFF32", "UNDERFLOW_SLACK32", "margin_factor32",
+           "norm_inflation", "scaled_norms", "norm_bounds", "norm2",
            "norm_bound", "exact_floats", "float_limbs", "rounded_floats", "filtered_signs",
            "sign_matrix", "exact_signs"]
 
@@ -49,6 +50,13 @@ ROUNDOFF = 2.0 ** -53
 #: added to every logit-margin bound: far above the accumulated underflow error of a dot
 #: product of width d < 2^100 (at most about 4 d 2^-1075); docs/filtered-arithmetic.md
 UNDERFLOW_SLACK = 2.0 ** -900
+#: unit roundoff of float32 round-to-nearest (Lemma 5 of docs/filtered-arithmetic.md; its one
+#: definition in the engine)
+ROUNDOFF32 = 2.0 ** -24
+#: added to every float32 logit-margin bound (Lemma 5): far above the float32 underflow error
+#: of two dot products of width d <= MAX_TERMS (at most 4 d 2^-150 (1 + u) < 2^-127) plus twice
+#: the float64 slack
+UNDERFLOW_SLACK32 = 2.0 ** -100
 #: the bound is proven for dot products of at most this many terms
 MAX_TERMS = 1 << 20
 #: the filter runs only when max|p| * max l1(a) is below this (no intermediate overflows)
@@ -124,6 +132,50 @@ def margin_factor(d: int, rounded: int = 0) -> float:
     """
     n = 2 * (d + rounded) + 2
     return 1.01 * n * ROUNDOFF / (1.0 - n * ROUNDOFF)
+
+
+def margin_factor32(d: int) -> float:
+    """The factor ``g32`` of the float32 logit-margin filter (docs/filtered-arithmetic.md,
+    Lemma 5).
+
+    For float32 rows ``w_a, w_b`` and a float32 input ``x`` of width ``d``, let
+    ``s_i = fl32(w_i . x)`` be computed in float32 arithmetic (sgemm: any evaluation order,
+    fused multiply-add or not, float32 underflow) and finite, and ``m = fl64(s_a - s_b)`` the
+    difference of the exactly widened values in float64.  Then
+
+        |m - (w_a - w_b) . x| <= g32 (|w_a| . |x| + |w_b| . |x|) + 4 d 2^-150 (1 + 2^-53)
+
+    with ``g32 = 1.02 gamma32_(d+1)``, ``gamma32_n = n u32 / (1 - n u32)``, ``u32 = 2^-24``:
+    ``gamma32_d`` covers the float32 dot products, the one float64 rounding of the
+    difference is covered by the step to ``d + 1``, and the 2 % absorbs the roundings of
+    evaluating the bound.  The absolute term is below :data:`UNDERFLOW_SLACK32`.  Used by
+    the argmax audit's float32 screen (``audit.screen``).
+
+    Parameters
+    ----------
+    d : int
+        Width of the head, ``1 <= d <= MAX_TERMS``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``d`` out of range.
+
+    Examples
+    --------
+    >>> 2.9e-6 < margin_factor32(48) < 3.0e-6
+    True
+    >>> margin_factor32(4096) > 2 ** 27 * margin_factor(4096)  # float32 is coarser
+    True
+    """
+    if not 1 <= d <= MAX_TERMS:
+        raise ValueError(f"the float32 bound needs 1 <= d <= {MAX_TERMS}; got {d}")
+    n = d + 1
+    return 1.02 * n * ROUNDOFF32 / (1.0 - n * ROUNDOFF32)
 
 
 def norm_inflation(d: int) -> float:
