@@ -352,6 +352,25 @@ def test_bias_auto_needs_a_model(tmp_path):
     assert r.counts["all"]["argmaxable"] == 3
 
 
+def test_a_bias_vector_beside_a_checkpoint(tmp_path):
+    """An array or a vector file as the bias of a model checkpoint (not a tensor name): the
+    same verdicts as the matrix with that bias (it crashed on the array's truth value)."""
+    pytest.importorskip("safetensors")
+    from safetensors.numpy import save_file
+
+    W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, 0.25]], dtype=np.float32)
+    b = np.array([0.0, 0.0, -5.0, 1.0])
+    save_file({"lm_head.weight": W}, str(tmp_path / "m.safetensors"))
+    want = audit_argmax(W, bias=b, progress=False).verdicts
+    got = audit_argmax(tmp_path / "m.safetensors", bias=b, progress=False)
+    assert got.verdicts == want and check(got.certificate()).ok
+    (tmp_path / "b.csv").write_text("0\n0\n-5\n1\n")
+    assert audit_argmax(tmp_path / "m.safetensors", bias=tmp_path / "b.csv",
+                        progress=False).verdicts == want
+    with pytest.raises(InvalidInput, match="bias"):
+        audit_argmax(tmp_path / "m.safetensors", bias=np.zeros(3), progress=False)
+
+
 def test_checker_module_budget():
     """check_audit.py joins the trusted base for this kind: keep it small (code lines,
     docstrings included, as tests/test_certificates_check.py counts them)."""

@@ -655,8 +655,9 @@ def audit_argmax(
         loaded with ``weights_only=True``, ``.npz``, GGUF); the head is found as ``inspect``
         finds it (tied input embeddings when there is no ``lm_head``).
     bias : array_like, path, "auto", str or None
-        Output bias: a vector or vector file; for model folders ``"auto"`` (the usual bias
-        tensor, required to exist) or a tensor name.  None: no bias.
+        Output bias: a vector or a vector file (a ``pathlib.Path`` beside a model folder);
+        for model folders also ``"auto"`` (the usual bias tensor, required to exist) or a
+        tensor name (a string).  None: no bias.
     tokens : sequence or str, optional
         Labels to audit (ids, "a-b" ranges, or words with a tokenizer or label names); all
         by default.  Competitors are always every label of the head.

@@ -399,12 +399,17 @@ def _from_checkpoint(p: Path, bias, tensor, transpose, tokenizer, work, out_dir)
     from logitgeom.models.loaders import locate_head, open_checkpoint
 
     ck = open_checkpoint(p)
-    loc = locate_head(ck, tensor=tensor, bias=bias, transpose=transpose)
+    # a string names the checkpoint's bias tensor ("auto": the usual one); an array or a
+    # path is a bias vector given beside the checkpoint
+    vector = bias is not None and bias is not False and not isinstance(bias, str)
+    loc = locate_head(ck, tensor=tensor, bias=None if vector else bias, transpose=transpose)
     k, d = loc.vocab, loc.d
     if k < 1 or d < 1:
         raise InvalidInput(f"head {loc.tensor!r} is empty (shape {ck.shape(loc.tensor)})")
     bvals = None
-    if loc.bias_tensor is not None:
+    if vector:
+        bvals = _bias_tuple(bias, k, True)
+    elif loc.bias_tensor is not None:
         bvals = _bias_tuple(ck.read(loc.bias_tensor).reshape(-1), k, True)
     tok = _find_tokenizer(p, tokenizer)
     src = _src(loc.file)
