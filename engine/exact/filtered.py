@@ -154,16 +154,12 @@ def margin_factor32(d: int) -> float:
     Parameters
     ----------
     d : int
-        Width of the head, ``1 <= d <= MAX_TERMS``.
+        Width of the head, ``1 <= d <= MAX_TERMS`` (a ValueError otherwise).
 
     Returns
     -------
     float
-
-    Raises
-    ------
-    ValueError
-        ``d`` out of range.
+        ``g32``, a float64 number (rounded up enough by the 2 %).
 
     Examples
     --------
