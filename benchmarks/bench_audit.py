@@ -66,6 +66,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 N_SHRUNKEN = 3
 
 
+#: Stage keys that count things, not CPU seconds.
+NOT_SECONDS = ("exact_pairs", "exact_labels", "screen32_labels")
+#: Stage seconds already inside another stage's (the float32 pass is part of "screen").
+SUB_STAGES = ("screen32",)
+
+
 def write_safetensors_head(file: Path, W: np.ndarray) -> None:
     """Write a float32 k x d head as ``lm_head.weight`` of a one-tensor safetensors file."""
     k, d = W.shape
@@ -317,7 +323,7 @@ def run_plain(args) -> int:
     print("\n".join(res.summary()))
     st = res.stage_seconds
     print("  CPU s by stage: " + ", ".join(f"{key} {v:.1f}" for key, v in sorted(st.items())
-                                          if key != "exact_pairs"))
+                                          if key not in NOT_SECONDS))
     print(f"plain audit {k} x {d} {args.dtype}"
           + (f" (bias N(0, 1) x {args.bias:g})" if args.bias else "")
           + f": {len(res.labels)} labels, undecided "
@@ -422,7 +428,7 @@ def main(argv=None) -> int:
         st = res.stage_seconds
         print("  CPU ms per label by stage: " + ", ".join(
             f"{key} {v / n_lab * 1e3:.2f}" for key, v in sorted(st.items())
-            if key != "exact_pairs"))
+            if key not in NOT_SECONDS))
         print(f"  pairs decided in exact arithmetic: {st.get('exact_pairs', 0)}")
         if name == "planted":
             never = set(res.never())
@@ -458,7 +464,7 @@ def main(argv=None) -> int:
     # the deciding CPU (summed over blocks) scales with the number of labels; the rest of
     # the ordinary run (load, plan, tables, certificate, self-check) is counted once
     dec_o = sum(v for key, v in res_o.stage_seconds.items()
-                if key not in ("exact_pairs", "exact_labels"))
+                if key not in NOT_SECONDS and key not in SUB_STAGES)
     per_o = dec_o / len(res_o.labels)
     total = per_o * len(ordinary) + (cpu_o - dec_o) + cpu_p
     note = "" if args.fraction >= 1.0 else " (ordinary labels extrapolated from the sample)"
