@@ -115,44 +115,8 @@ class _Chol:
         return beta / tot
 
 
-def _minor_cycle(ch: _Chol, C: np.ndarray, S: list[int], lam: np.ndarray, in_s: np.ndarray,
-                 steps: int, max_steps: int) -> tuple[bool, np.ndarray, int]:
-    """Wolfe's minor cycle: from weights ``lam`` on the corral S to its affine minimizer,
-    dropping the points whose weight reaches 0 on the way (S, C, the factor and ``in_s``
-    updated in place).  Returns whether it got there (False: rounding stopped it), the
-    weights and the steps."""
-    while steps < max_steps:
-        steps += 1
-        alpha = ch.affine_weights()
-        if alpha is None:
-            return False, lam, steps
-        if np.all(alpha > 0):
-            return True, alpha, steps
-        # the step toward alpha stops where the first weight reaches 0; lam >= 0 and
-        # alpha <= 0 on neg, so lam - alpha is 0 only where both are 0 (the entering
-        # point with an affine weight of exactly 0): it leaves at step 0, not 0/0 = nan
-        neg = alpha <= 0
-        den = lam - alpha
-        ratio = np.full(lam.shape, np.inf)
-        np.divide(lam, den, out=ratio, where=neg & (den > 0))
-        ratio[neg & ~(den > 0)] = 0.0
-        t = int(np.argmin(ratio))
-        lam = lam + float(ratio[t]) * (alpha - lam)
-        lam[t] = 0.0
-        for i in sorted((i for i in range(len(S)) if lam[i] <= 0.0), reverse=True):
-            ch.delete(i)
-            C[i:len(S) - 1] = C[i + 1:len(S)]
-            in_s[S[i]] = False
-            del S[i]
-        lam = lam[lam > 0.0]
-        if not S:
-            return False, lam, steps
-        lam = lam / lam.sum()
-    return True, lam, steps
-
-
 def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
-                    init: tuple[list[int], np.ndarray] | None = None, settle: bool = False
+                    init: tuple[list[int], np.ndarray] | None = None
                     ) -> tuple[str, list[int], np.ndarray]:
     """Wolfe's algorithm on the rows of P (float64, n x d): the nearest point of conv(P) to 0.
 
@@ -165,14 +129,6 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
     init : (list of int, ndarray), optional
         A corral to start from (row indices of P and positive weights, e.g. the result of a
         previous call on fewer rows); default: the point of least norm.
-    settle : bool
-        Run a minor cycle on ``init`` first, so that any positive weights may start it (a
-        nearby point's corral, whose weights are not this point's); without it ``init``
-        must already be its corral's affine minimizer.
-    settle : bool
-        Run a minor cycle on ``init`` first, so that any positive weights may start it (a
-        nearby point's corral whose weights are not this point's); without it ``init``
-        must already be its corral's affine minimizer.
 
     Returns
     -------
@@ -213,10 +169,6 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
     in_s[S] = True
     cand = np.zeros(0, dtype=np.int64)  # partial pricing: the best rows of the last full pass
     Pc = P[cand]
-    if settle and init is not None and len(S) > 1:
-        ok, lam, steps = _minor_cycle(ch, C, S, lam, in_s, steps, max_steps)
-        if not ok:
-            return "stall", S, lam
     while steps < max_steps:
         steps += 1
         s = len(S)
@@ -245,9 +197,34 @@ def min_norm_corral(P: np.ndarray, max_steps: int | None = None,
         S.append(j)
         in_s[j] = True
         lam = np.r_[lam, 0.0]
-        ok, lam, steps = _minor_cycle(ch, C, S, lam, in_s, steps, max_steps)
-        if not ok:
-            return "stall", S, lam
+        while steps < max_steps:  # minor cycle
+            steps += 1
+            alpha = ch.affine_weights()
+            if alpha is None:
+                return "stall", S, lam
+            if np.all(alpha > 0):
+                lam = alpha
+                break
+            # the step toward alpha stops where the first weight reaches 0; lam >= 0 and
+            # alpha <= 0 on neg, so lam - alpha is 0 only where both are 0 (the entering
+            # point with an affine weight of exactly 0): it leaves at step 0, not 0/0 = nan
+            neg = alpha <= 0
+            den = lam - alpha
+            ratio = np.full(lam.shape, np.inf)
+            np.divide(lam, den, out=ratio, where=neg & (den > 0))
+            ratio[neg & ~(den > 0)] = 0.0
+            t = int(np.argmin(ratio))
+            lam = lam + float(ratio[t]) * (alpha - lam)
+            lam[t] = 0.0
+            for i in sorted((i for i in range(len(S)) if lam[i] <= 0.0), reverse=True):
+                ch.delete(i)
+                C[i:len(S) - 1] = C[i + 1:len(S)]
+                in_s[S[i]] = False
+                del S[i]
+            lam = lam[lam > 0.0]
+            if not S:
+                return "stall", S, lam
+            lam = lam / lam.sum()
     return "stall", S, lam
 
 
