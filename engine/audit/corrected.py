@@ -82,12 +82,11 @@ class _Limbs:
     refinement re-forms its residual up to a dozen times)."""
 
     def __init__(self, M: np.ndarray):
-        self.m, self.d = M.shape
-        self.lg = max(1, (self.m - 1).bit_length())
+        m, self.d = M.shape
         neg = M < 0
         mag = np.where(neg, -M, M)  # |M| < 2^62
         top = int(mag.max()) if mag.size else 0
-        room = 53 - self.lg  # bits of one limb product
+        room = 53 - max(1, (m - 1).bit_length())  # bits of one limb product (m <= 2^lg)
         self.cb = cb = max(1, min(room // 2, top.bit_length() or 1))
         self.lb = room - cb
         sign = np.where(neg, -1.0, 1.0)
