@@ -223,20 +223,20 @@ def _bias_face_head(seed: int, k: int = 120, d: int = 6):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_bias_labels_through_the_homogenised_wolfe(seed, monkeypatch, tmp_path):
-    import logitgeom.audit.decide as homog
+    import logitgeom.audit.nearest as homog
 
     W, b = _bias_face_head(seed)
     # A hard label is decided in a child forked from the run (logitgeom.audit.bounded), so the
     # spy records its calls in a file the parent reads, not in a list of its own.
     log = tmp_path / "calls"
-    real = homog._wolfe_bias
+    real = homog.wolfe_label_bias
 
     def spy(*a):
         with open(log, "a") as fh:
             fh.write(f"{a[1]}\n")
         return real(*a)
 
-    monkeypatch.setattr(homog, "_wolfe_bias", spy)
+    monkeypatch.setattr(homog, "wolfe_label_bias", spy)
     r = audit_argmax(W, bias=b, progress=False)
     calls = log.read_text().split() if log.exists() else []
     assert calls and r.counts["all"]["undecided"] == 0
@@ -247,6 +247,6 @@ def test_bias_labels_through_the_homogenised_wolfe(seed, monkeypatch, tmp_path):
     assert sorted(k for k, v in r.verdicts["all"].items() if v == "argmaxable") == \
         list(ref.labels)
     # the same verdicts without it (the cutting-plane LP path)
-    monkeypatch.setattr(homog, "_wolfe_bias", lambda *a: None)
+    monkeypatch.setattr(homog, "wolfe_label_bias", lambda *a: None)
     r2 = audit_argmax(W, bias=b, progress=False)
     assert r2.verdicts == r.verdicts

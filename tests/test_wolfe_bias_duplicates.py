@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from logitgeom.audit import Options, audit_argmax
-from logitgeom.audit.decide import _wolfe_bias
 from logitgeom.audit.head import HeadSpec, open_head
+from logitgeom.audit.nearest import wolfe_label_bias as _wolfe_bias
 from logitgeom.audit.wolfe import min_norm_corral
 from logitgeom_certificates.check import check
 from tests.test_audit_exact import oracle

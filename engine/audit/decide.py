@@ -74,10 +74,6 @@ def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> 
 _CDD_REPAIR = 8192
 #: Up to this many new rows, the LP continues from its last basis (dual simplex).
 _FEW_CUTS = 64
-#: Rows (in units of d + 2) a failed Wolfe witness adds to the pool.
-_GROW = 4
-
-
 # ------------------------------------------------------------------------ witnesses
 def _pow2_scale(v: np.ndarray) -> float:
     """2^-e with 2^(e-1) <= max|v| < 2^e (1 for a zero vector): exact rescaling to O(1)."""
@@ -211,10 +207,12 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     points and exact Gordan multipliers on its basis, then the exact completion stage
     (``t_label``: the label's start on the process clock, for the cooperative budget
     checks; the hard stop is the child's kill, :mod:`logitgeom.audit.labelrun`)."""
+    from logitgeom.audit import nearest
+
     try:
         note_stage("wolfe")
         if not box and head.bias is None:
-            rec = _wolfe(head, k, opts, stats)
+            rec = nearest.wolfe_label(head, k, opts, stats)
             if rec is not None:
                 return rec
             note_stage("refine")
@@ -222,7 +220,7 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
             if rec is not None:
                 return rec
         elif not box:  # a bias: Wolfe's method on the homogenised problem
-            rec = _wolfe_bias(head, k, opts, stats)
+            rec = nearest.wolfe_label_bias(head, k, opts, stats)
             if rec is not None:
                 return rec
         note_stage("lp")
@@ -257,83 +255,6 @@ def _refined_never(head: Head, k: int, opts: Options, stats: dict) -> dict | Non
     if rec is not None:
         rec["stage"] = "refine"
     return rec
-
-
-def _wolfe(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
-    """Wolfe's minimum-norm point of conv{w_i - w_k} over a pool of rows (grown by the rows
-    a proposed witness violates), decided exactly: a corral of d + 1 rows with positive float
-    weights goes to the exact Gordan solve on those rows (FLINT, one (d + 1)-square system:
-    the multipliers are integers over the system's one common denominator, made primitive);
-    a non-zero nearest point q proposes the witness x = -q, confirmed over every row.
-    None when neither proves the label (the cutting-plane LP and the exact stage then do).
-
-    Runs with one BLAS thread: its products are small (a pool of a few thousand rows times
-    one vector, triangular solves of order d), and OpenBLAS's spinning helper threads
-    otherwise cost 2 to 4 times the CPU on a busy machine."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _wolfe_body(head, k, opts, stats)
-
-
-def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
-    from logitgeom.audit.wolfe import affine_nearest, min_norm_corral
-
-    t0 = time.process_time()
-    try:
-        d = head.d
-        wk = head.rows([k])[0]
-        sW = head.scale()
-        n0 = 4 * (d + 2)
-        pool = _smallest(_margins(head, k, wk * sW), k, n0)
-        if opts.center is not None:
-            xc = (wk - np.asarray(opts.center)) * sW
-            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
-        init = None
-        D = head.rows(pool) - wk[None, :]
-        for _ in range(16):
-            a = _pow2_scale(D)
-            kind, S, lam = min_norm_corral(D * a, init=init)
-            rows = pool[np.asarray(S, dtype=np.int64)]
-            if kind == "in":
-                stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
-                try:
-                    rec = basis_never(head, k, pool, D * a, S, stats)
-                    return rec if rec is not None else \
-                        _gordan_from(head, k, rows, False, opts, stats, lam)
-                finally:
-                    t0 = time.process_time()
-            if kind != "out":  # a stall; a full corral still gets its exact weights
-                if len(S) == d + 1:
-                    stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
-                    try:
-                        return basis_never(head, k, pool, D * a, S, stats)
-                    finally:
-                        t0 = time.process_time()
-                return None
-            # the witness x = -q: first Wolfe's own q (free), then q re-solved on the affine
-            # hull of S (a QR of d x |S|) only when the first fails on pool rows alone
-            new = np.zeros(0, dtype=np.int64)
-            for accurate in (False, True):
-                x = -affine_nearest(D[S] * a) if accurate else -(lam @ D[S])
-                if not np.all(np.isfinite(x)) or not np.any(x):
-                    return None
-                x = x * _pow2_scale(x)
-                bad, new = _evaluate(head, k, x, pool, False, opts, stats)
-                if bad is not None and bad.size == 0:
-                    return _witness_record(x, None, "wolfe")
-                if new.size:
-                    break
-            if new.size == 0:
-                return None
-            mm = _margins(head, k, x)
-            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:_GROW * (d + 2)]], pool)
-            init = (list(S), lam)  # the corral keeps its indices: new rows go at the end
-            pool = np.r_[pool, more]
-            D = np.vstack([D, head.rows(more) - wk[None, :]])
-        return None
-    finally:
-        stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
 
 
 class _Cutting:
@@ -695,95 +616,3 @@ def _witness_margin(head: Head, k: int, w: dict) -> float:
 
 def _fits_rational(xq: list[Fraction], radius: Fraction | None) -> bool:
     return radius is None or max(abs(q) for q in xq) <= radius
-
-
-def _wolfe_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
-    """Decide label k of a head with a bias over R^d by Wolfe's method on the homogenised
-    problem, or return None (then the cutting-plane LP and the exact stage decide).
-
-    x makes k the strict argmax iff (x, t), t > 0, solves u_i . (x, t) > 0 for
-    u_i = (w_k - w_i, b_k - b_i) and u_0 = (0, 1); Gordan: no solution iff 0 is in the hull
-    of p_i = (w_i - w_k, b_i - b_k) and p_0 = (0, -1) of R^(d+1) (both coordinates
-    rescaled by powers of two, which keeps the cone).  A corral of d + 2 points with
-    positive weights: its rows (p_0 dropped: its weight is the slack of
-    sum c_i (b_k - b_i) <= 0) go to the exact Gordan solve; a non-zero nearest point q:
-    z = -q has z_t > 0 and proposes x = z_x / z_t, confirmed over every row exactly.
-
-    Parameters
-    ----------
-    head : Head
-        A head with a bias.
-    k : int
-    opts : Options
-    stats : dict
-        Stage CPU seconds (``wolfe``; the exact solve counts as ``gordan``), updated.
-
-    Returns
-    -------
-    dict or None
-        An exactly checked record (a witness or Gordan multipliers), or None.
-
-    Examples
-    --------
-    >>> from logitgeom.audit.head import HeadSpec, open_head
-    >>> W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.5, 0.25]])
-    >>> h = open_head(HeadSpec.from_array(W, [0.0, 0.0, 0.0, 0.0, 0.25]))
-    >>> _wolfe_bias(h, 4, Options(), {})["verdict"]
-    'argmaxable'
-    """
-    from logitgeom.audit.wolfe import affine_nearest, min_norm_corral
-
-    t0 = time.process_time()
-    try:
-        d = head.d
-        b = head.bias
-        wk = head.rows([k])[0]
-        n0 = 4 * (d + 2)
-        pool = _smallest(_margins(head, k, wk * head.scale()), k, n0)
-        if opts.center is not None:
-            xc = (wk - np.asarray(opts.center)) * head.scale()
-            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
-        D = head.rows(pool) - wk[None, :]
-        db = b[pool] - b[k]
-        init = None
-        for _ in range(16):
-            a, be = _pow2_scale(D), _pow2_scale(db)
-            P = np.zeros((len(pool) + 1, d + 1))  # row 0: p_0 = (0, -1); row j + 1: pool[j]
-            P[0, d] = -1.0
-            P[1:, :d] = D * a
-            P[1:, d] = db * be
-            kind, S, lam = min_norm_corral(P, init=init)
-            Sa = np.asarray(S, dtype=np.int64)
-            if kind == "in":
-                real = Sa > 0
-                stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
-                try:
-                    return _gordan_from(head, k, pool[Sa[real] - 1], False, opts, stats,
-                                        lam[real])
-                finally:
-                    t0 = time.process_time()
-            if kind != "out":
-                return None
-            z = -affine_nearest(P[S])
-            if not (np.all(np.isfinite(z)) and z[d] > 0):
-                return None
-            with np.errstate(all="ignore"):
-                x = z[:d] * (be / (a * z[d]))
-            if not np.all(np.isfinite(x)):
-                return None
-            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
-            if bad is not None and bad.size == 0:
-                return _witness_record(x, None, "wolfe")
-            if new.size == 0:
-                return None
-            mm = _margins(head, k, x)
-            more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
-            if more.size == 0:
-                return None
-            init = (list(S), lam)  # indices are kept: new rows go at the end
-            pool = np.r_[pool, more]
-            D = np.vstack([D, head.rows(more) - wk[None, :]])
-            db = np.r_[db, b[more] - b[k]]
-        return None
-    finally:
-        stats["wolfe"] = stats.get("wolfe", 0.0) + time.process_time() - t0
