@@ -102,6 +102,7 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
     (24, (6,))
     """
     from logitgeom.symmetry import detect_symmetry
+    from logitgeom.symmetry.unionfind import UnionFind
 
     M = to_matrix(W, what="W")
     b = None if bias is None else to_vector(bias, what="bias", length=len(M))
@@ -117,14 +118,7 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
         gens.append((tuple(r), tuple(c[:d])))
     vecs, _, affine = arrangement_normals(M, bias=b, ranking=ranking)
     index = {v: i for i, v in enumerate(vecs)}
-    parent = list(range(len(vecs)))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
+    orbits = UnionFind(len(vecs))
     off = 1 if affine else 0  # cone coordinates: (bias, x)
     for _, c in gens:
         for i, v in enumerate(vecs):
@@ -135,14 +129,10 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
             if k is None:
                 raise EngineError("internal error: a detected symmetry does not map the "
                                   "hyperplanes onto themselves; please report this input")
-            parent[find(i)] = find(k)
-    sizes: dict[int, int] = {}
-    for i in range(len(vecs)):
-        root = find(i)
-        sizes[root] = sizes.get(root, 0) + 1
+            orbits.union(i, k)
     order = det.order if complete else _order_of(gens, len(M), d)
     return ArrangementSymmetry(order, complete, tuple(gens),
-                               tuple(sorted(sizes.values(), reverse=True)))
+                               tuple(sorted(map(len, orbits.blocks()), reverse=True)))
 
 
 def normal_symmetry(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool, *,
