@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from logitgeom.errors import EngineError, InvalidInput
@@ -33,7 +34,7 @@ from logitgeom.exact.linalg import canonical_direction
 from logitgeom.exact.numbers import to_matrix, to_vector
 
 __all__ = ["ArrangementSymmetry", "arrangement_symmetry", "hyperplane_permutations",
-           "normal_symmetry", "read_group"]
+           "normal_symmetry", "is_full_symmetric", "read_group"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,37 @@ def normal_symmetry(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool, *,
         if perm != tuple(range(d)):
             out.append(perm)
     return out
+
+
+def is_full_symmetric(perms: list, d: int) -> bool:
+    """Whether coordinate permutations generate every permutation of ``0..d-1``.
+
+    Then no coordinate permutation (:func:`normal_symmetry`'s included) can enlarge the group
+    they generate, nor the group of hyperplane permutations it induces.  Decided exactly: the
+    group's order (Schreier-Sims) against ``d!``.
+
+    Parameters
+    ----------
+    perms : list of sequences of int
+        Permutations of ``0..d-1`` in array form (as :func:`arrangement_symmetry` gives them).
+    d : int
+        The number of coordinates.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_full_symmetric([[1, 2, 0], [1, 0, 2]], 3), is_full_symmetric([[1, 2, 0]], 3)
+    (True, False)
+    """
+    if d <= 1 or not perms:
+        return d <= 1
+    from sympy.combinatorics import Permutation, PermutationGroup
+
+    return int(PermutationGroup([Permutation(list(p)) for p in perms]).order()) == \
+        math.factorial(d)
 
 
 def _order_of(gens, k: int, d: int) -> int:
