@@ -55,6 +55,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -194,8 +195,8 @@ def regions(targets: list[int], d: int, seed: int, work: Path) -> int:
 
 
 def _stream_case(W, b, work: Path, name: str) -> bool:
-    from logitgeom.coq import export_files
-    from logitgeom.coq.stream import stream_files
+    from logitgeom.coq import LIBRARY
+    from logitgeom.coq.build import export_stream_set
     from logitgeom.emit import dumps, stream_certificate
     from logitgeom.geometry import enumerate_to_dir
     from logitgeom_certificates.api import check_file
@@ -206,10 +207,14 @@ def _stream_case(W, b, work: Path, name: str) -> bool:
     cert.write_text(dumps(stream_certificate(d / "R", cert)))
     if not check_file(str(cert)).ok:
         raise SystemExit(f"{name}: the stdlib checker rejects the certificate")
-    t0 = _cpu()
-    (main,) = export_files([cert], d / "coq")
+    t0 = _cpu()  # as export_files: check, export, write (the export's figures returned too)
+    stats = export_stream_set(cert)
+    (d / "coq").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(LIBRARY, d / "coq" / LIBRARY.name)
+    for fname, text in stats.files:
+        (d / "coq" / fname).write_text(text)
+    main = d / "coq" / stats.files[-1][0]
     t_export = _cpu() - t0
-    stats = stream_files.last_stats
     files = list((d / "coq").glob("cert*.v"))
     mb = sum(f.stat().st_size for f in files) / 1e6
     cuts = sum(f.read_text().count("(PCut") for f in files)
@@ -219,7 +224,7 @@ def _stream_case(W, b, work: Path, name: str) -> bool:
     _, status, ru = os.wait4(proc.pid, 0)
     ok = os.waitstatus_to_exitcode(status) == 0 and "ACCEPTED" in out
     regions = sum(s["rows"] for s in json.loads(cert.read_text())["shards"])
-    print(f"{name:>12} {regions:>8} {stats['shards']:>6} {cuts:>9} {stats['lps']:>6} "
+    print(f"{name:>12} {regions:>8} {stats.shards:>6} {cuts:>9} {stats.lps:>6} "
           f"{mb:>7.1f} {t_export:>8.1f} {ru.ru_utime + ru.ru_stime:>8.1f} "
           f"{ru.ru_maxrss / 1024:>7.0f}  {'accepted' if ok else 'REJECTED'}", flush=True)
     if not ok:

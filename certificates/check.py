@@ -35,26 +35,23 @@ if not __package__:  # run as a script: its folder is the package, under the fol
     sys.path.insert(0, os.path.dirname(_folder := os.path.dirname(os.path.abspath(__file__))))
     __package__ = os.path.basename(_folder)  # so a copied checker runs as is
 
-from . import (
-    check_audit,
-    check_bracket,
-    check_family,
-    check_geometry,
-    check_orbit,
-    check_rank,
-    check_stability,
-    check_stream,
-)
 from . import kernel as K
+from .check_audit import KIND_TABLE as AUDIT
+from .check_audit import check_argmax_audit
+from .check_bracket import KIND_TABLE as BRACKET
+from .check_family import KIND_TABLE as FAMILY
+from .check_geometry import KIND_TABLE as GEOMETRY
+from .check_orbit import KIND_TABLE as ORBIT
+from .check_rank import KIND_TABLE as RANK
+from .check_stability import KIND_TABLE as STABILITY
+from .check_stream import KIND_TABLE as STREAM
 from .errors import Fail as Fail
 
 #: kind -> (checker(obj, loc, parts), fields of the kind besides the common ones; None: the
 #: kind's module rejects unknown fields itself).  Any other field is rejected (``schema``),
 #: so a look-alike key cannot make a claim be checked as a different one.
-_KINDS: dict[str, tuple[Any, Any]] = {
-    kind: entry for module in (check_geometry, check_bracket, check_orbit, check_audit,
-                               check_family, check_rank, check_stability, check_stream)
-    for kind, entry in module.KIND_TABLE.items()}
+_KINDS: dict[str, tuple[Any, Any]] = {**GEOMETRY, **BRACKET, **ORBIT, **AUDIT, **FAMILY, **RANK,
+                                      **STABILITY, **STREAM}
 KINDS = tuple(_KINDS)
 
 
@@ -112,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line (presentation, in :mod:`logitgeom_certificates._cli`): one verdict line per
     file; exit 0 / 1 / 2 (see the module docstring)."""
     from . import _cli
-    return _cli.check_main(argv, read_and_check, check_audit.check_argmax_audit)
+    return _cli.check_main(argv, read_and_check, check_argmax_audit)
 
 
 if __name__ == "__main__":  # pragma: no cover

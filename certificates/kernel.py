@@ -62,6 +62,9 @@ COMMON = frozenset({"format", "version", "kind", "statement", "provenance"})
 #: Failed checks that mean "unreadable, unsupported or not checked" (exit code 2).
 UNREADABLE = ("unreadable", "unsupported-format", "unsupported-version", "unsupported-kind",
               "work-budget")
+#: Why a JSON integer is refused: more than 20 digits (in a file) or its equal in an object.
+_INTS = "a JSON integer of {}; JSON integers are counts, indices and signs of at most 20 digits " \
+    "(numbers are 'p/q' strings)"
 _DIGITS = f"[1-9][0-9]{{0,{MAX_DIGITS - 1}}}"
 _CANONICAL = re.compile(f"-?(0|{_DIGITS})(/{_DIGITS})?", re.ASCII)
 #: A JSON string (escapes included, possibly unterminated) or a run of non-bracket text.
@@ -105,8 +108,7 @@ def fail_if(cond: object, check: str, loc: str, message: str) -> None:
         raise Fail(check, loc, message)
 
 
-def judge(obj: object, checker: Checker, max_work: int | str | None = DEFAULT_MAX_WORK
-          ) -> Verdict:
+def judge(obj: object, checker: Checker, max_work: int | str | None = DEFAULT_MAX_WORK) -> Verdict:
     """Run ``checker(obj, "")`` under the work budget (``"default"``: the default budget,
     which streamed certificates may raise); never raises on bad input."""
     kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
@@ -116,13 +118,28 @@ def judge(obj: object, checker: Checker, max_work: int | str | None = DEFAULT_MA
             work = used()
     except Fail as f:
         return Verdict(False, kind, f.check, f.location or "/", f.message)
-    except ArithmeticError as exc:  # absurd numbers: decimal overflow, ...
-        return Verdict(False, kind, "number", "/", f"arithmetic failed: {exc!r}"[:300])
-    except (TypeError, KeyError, ValueError, IndexError, AttributeError, RecursionError,
-            MemoryError) as exc:  # malformed beyond the schema
-        return Verdict(False, kind, "schema", "/",
-                       f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
+    except (ArithmeticError, TypeError, KeyError, ValueError, IndexError, AttributeError,
+            RecursionError, MemoryError) as exc:  # absurd numbers, or malformed beyond the schema
+        loc, bits = _long_int(obj)  # printing it may be what failed: named, never printed
+        arith = isinstance(exc, ArithmeticError)  # decimal overflow, ...
+        return Verdict(False, kind, "number" if bits or arith else "schema", loc, _INTS.format(
+            f"{bits} bits") if bits else f"arithmetic failed: {exc!r}"[:300] if arith
+            else f"malformed certificate: {type(exc).__name__}: {str(exc)[:200]}")
     return Verdict(True, kind, None, None, "valid", work)
+
+
+def _long_int(obj: object) -> tuple[str, int]:
+    """(location, bit length) of the first integer in ``obj`` longer than :func:`_int` lets a
+    file hold (a certificate given as an object), or ``("/", 0)``: breadth first over at most
+    2^20 places (so a cycle ends), keys that are not strings skipped."""
+    todo: list[tuple[str, Any]] = [("", obj)]
+    for loc, v in todo:  # the list grows as it is read
+        if type(v) is int and not -10**20 < v < 10**20:
+            return loc or "/", v.bit_length()
+        if isinstance(v, dict | list) and len(todo) < 1 << 20:
+            todo += [(f"{loc}/{k}", x) for k, x in (v.items() if isinstance(v, dict) else
+                     enumerate(v)) if type(k) is str or isinstance(v, list)]
+    return "/", 0
 
 
 #: Which proofs of a batch certificate to re-check (audits, streamed results): None (all),
@@ -155,9 +172,8 @@ def header(obj: object, loc: str, kinds: Any) -> str:
         fail("schema", loc or "/", "a certificate is a JSON object")
     fail_if(obj.get("format") != FORMAT, "unsupported-format", f"{loc}/format",
             f"format must be {FORMAT!r}")
-    fail_if(type(obj.get("version")) is not int or obj["version"] != VERSION,
-            "unsupported-version", f"{loc}/version", f"version {ascii(obj.get('version'))[:40]}"
-            f" is not supported (this checker: {VERSION})")
+    fail_if(type(v := obj.get("version")) is not int or v != VERSION, "unsupported-version",
+            f"{loc}/version", f"version {ascii(v)[:40]} is not supported (this checker: {VERSION})")
     kind = obj.get("kind")
     fail_if(not isinstance(kind, str) or kind not in kinds, "unsupported-kind", f"{loc}/kind",
             f"unknown kind {ascii(kind)[:60]}")
@@ -170,15 +186,13 @@ def _no_float(s: str) -> NoReturn:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> Obj:
-    keys = [k for k, _ in pairs]
-    fail_if(len(set(keys)) != len(keys), "schema", "/",
-            f"duplicate keys in one object: {sorted(keys)[:10]}")
-    return dict(pairs)
+    fail_if(len(obj := dict(pairs)) != len(pairs), "schema", "/",
+            f"duplicate keys in one object: {sorted(k for k, _ in pairs)[:10]}")
+    return obj
 
 
 def _int(s: str) -> int:
-    fail_if(len(s.lstrip("-")) > 20, "number", "/", f"a JSON integer of {len(s.lstrip('-'))} "
-            "digits; JSON integers are counts, indices and signs (numbers are 'p/q' strings)")
+    fail_if(len(s.lstrip("-")) > 20, "number", "/", _INTS.format(f"{len(s.lstrip('-'))} digits"))
     return int(s)
 
 
@@ -278,16 +292,14 @@ def read_labels(v: object, loc: str, k: int, n: int | None = None) -> tuple[int,
 
 def read_choice(obj: object, key: str, loc: str, choices: tuple[str, ...]) -> str:
     """``obj[key]``, one of the strings ``choices``."""
-    v = get(obj, key, loc)
-    fail_if(v not in choices, "schema", f"{loc}/{key}",
+    fail_if((v := get(obj, key, loc)) not in choices, "schema", f"{loc}/{key}",
             f"{key} must be one of {', '.join(map(repr, choices))}")
     return str(v)
 
 
-def read_field(read: Callable[..., Any], obj: object, key: str, loc: str, *args: Any,
-               **kw: Any) -> Any:
+def read_field(read: Callable[..., Any], obj: object, key: str, loc: str, *a: Any, **k: Any) -> Any:
     """``read`` (read_vector, read_matrix, read_number, ...) applied to ``obj[key]``."""
-    return read(get(obj, key, loc), f"{loc}/{key}", *args, **kw)
+    return read(get(obj, key, loc), f"{loc}/{key}", *a, **k)
 
 
 # ------------------------------------------------------------------- referenced files
@@ -304,11 +316,10 @@ def open_regular(path: str, loc: str, limit: int = MAX_FILE_BYTES,
     except OSError as exc:
         fail(check, loc, f"cannot read {path}: {exc.strerror or exc}")
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+    if not (regular := stat.S_ISREG(info.st_mode)) or info.st_size > limit:
         os.close(fd)
-        fail(check, loc, f"cannot read {path}: " + (
-            "not a regular file" if not stat.S_ISREG(info.st_mode) else
-            f"{info.st_size} bytes, more than the {limit} read"))
+        fail(check, loc, f"cannot read {path}: " + (f"{info.st_size} bytes, more than the "
+             f"{limit} read" if regular else "not a regular file"))
     return os.fdopen(fd, "rb")
 
 
@@ -334,8 +345,7 @@ def sgn(q: Any) -> int:
 def scaled(v: Sequence[Any]) -> tuple[list[int], int]:
     """(integers, D) with v = integers / D, D > 0 the lcm of the denominators (a positive
     scaling: it changes no sign, witness or Gordan claim).  Works on Fractions and floats."""
-    pq = [x.as_integer_ratio() for x in v]
-    D = 1
+    pq, D = [x.as_integer_ratio() for x in v], 1
     for _, q in pq:
         if D % q:
             charge(weight(D, q))

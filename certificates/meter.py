@@ -15,8 +15,8 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import contextvars
 from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from .errors import Fail
@@ -26,12 +26,11 @@ DEFAULT_MAX_WORK = 20_000_000
 
 #: [units left, units granted, whether the budget is the default one (only it takes
 #: :func:`.batch.grant`)] of the current budget; None: unmetered
-BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("work_budget",
-                                                                           default=None)
+BUDGET: ContextVar[list[int] | None] = ContextVar("work_budget", default=None)
 
 
 @contextlib.contextmanager
-def setting(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
+def setting(var: ContextVar[Any], value: Any) -> Iterator[None]:
     """The context variable ``var`` holds ``value`` inside the block."""
     token = var.set(value)
     try:

@@ -103,6 +103,24 @@ def test_non_object_and_bool_version():
     assert check(dict(c, W=[["2/4", "0"], ["0", "1"], ["1", "1"]])).failed_check == "number"
 
 
+@pytest.mark.parametrize("where", [("version",), ("labels", 0, 0), ("counts", "all", "never"),
+                                   ("rows",), ("head", "W", 0, 0)])
+def test_an_integer_past_the_str_limit_is_named_not_malformed(where):
+    """An object given to check() (no parse_json) with an integer of over 4,300 digits in a
+    field read as an int (or as a number): rejected at that field, saying its bit length,
+    never 'malformed' (printing it raised ValueError deep inside the check)."""
+    c = json.loads((EXAMPLES / "valid-argmax-audit.json").read_text())
+    node = c
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = -10 ** 5000
+    v = check(c)
+    assert not v.ok and v.failed_check == "number", v
+    assert v.location == "/" + "/".join(map(str, where))
+    assert "16610 bits" in v.message and "at most 20 digits" in v.message
+    assert "malformed" not in v.message and "4300" not in v.message
+
+
 BLOCKER = r"""
 import sys
 BLOCKED = ("numpy", "cvxpy", "cdd", "engine", "logitgeom", "logitgeom_certificates", "scipy",

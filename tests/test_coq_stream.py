@@ -19,6 +19,7 @@ import pytest
 
 from logitgeom.cli.main import main as cli
 from logitgeom.coq import ExportError, check_coq_file, export_files
+from logitgeom.coq.build import export_stream_set
 from logitgeom.coq.export import HEADER, export_file, export_file_set
 from logitgeom.coq.stream import stream_files
 from logitgeom.emit import dumps, stream_certificate
@@ -80,6 +81,21 @@ def test_incomplete_list_is_refused_with_the_realised_prefix():
         stream_files(Wf, None, False, listed, "x", header=HEADER)
     with pytest.raises(ExportError, match="listed twice"):
         stream_files(Wf, None, False, listed + listed[:1], "x", header=HEADER)
+
+
+def test_export_stream_set_returns_the_files_and_their_figures(tmp_path):
+    """The figures of a streamed export are returned (they were a function attribute that
+    the benchmark read): the same files as export_file_set, one shard file per pack, at
+    least one subtree per shard file, an exact LP per refutation at most; another kind is
+    refused."""
+    cert = _cert(tmp_path)
+    got = export_stream_set(cert, leaves=3)
+    assert got.files == export_file_set(cert, leaves=3)
+    assert got.shards == sum(1 for name, _ in got.files if "_s0" in name) > 1
+    assert got.subtrees >= got.shards and got.depth >= 1 and got.lps >= 0
+    assert f"Definition D : nat := {got.depth}." in got.files[-1][1]
+    with pytest.raises(ExportError, match="not a pattern-complete-stream certificate"):
+        export_stream_set(ROOT / "certificates" / "examples" / "valid-sign-feasible.json")
 
 
 def test_certificate_the_checker_rejects_is_refused(tmp_path):

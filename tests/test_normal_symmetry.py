@@ -24,6 +24,7 @@ from logitgeom.geometry.families import (
 from logitgeom.geometry.headgroup import (
     arrangement_symmetry,
     hyperplane_permutations,
+    is_full_symmetric,
     normal_symmetry,
 )
 from logitgeom.geometry.permchain import StabilizerChain
@@ -71,3 +72,34 @@ def test_shi_has_no_coordinate_permutation_and_counts_alone():
     vecs, _, affine = arrangement_normals(W, bias=b)
     assert normal_symmetry(vecs, 5, affine) == []
     assert characteristic_polynomial(W, bias=b, method="orbits").regions == shi_count(5)
+
+
+@pytest.mark.parametrize("ranking", [False, True])
+def test_no_search_when_the_head_group_is_every_coordinate_permutation(monkeypatch, ranking):
+    """The simplex ETF's own group is all of S_d on the coordinates: normal_symmetry (which
+    returns coordinate permutations) cannot enlarge it, so it is not run, and the count and
+    the group are those of the run that searched."""
+    from logitgeom.geometry import headgroup
+    from logitgeom.geometry.families import simplex_etf
+
+    W = simplex_etf(5)
+    monkeypatch.setattr(headgroup, "is_full_symmetric", lambda perms, d: False)
+    searched = characteristic_polynomial(W, ranking=ranking, method="orbits")
+    monkeypatch.undo()
+
+    def fail(*args, **kw):
+        raise AssertionError("normal_symmetry ran on a head whose group is already S_d")
+
+    monkeypatch.setattr(headgroup, "normal_symmetry", fail)
+    skipped = characteristic_polynomial(W, ranking=ranking, method="orbits")
+    assert skipped.coefficients == searched.coefficients
+    assert skipped.regions == searched.regions == (factorial(5) if ranking else 2 ** 5 - 2)
+    for key in ("group_order", "orbits", "flats"):
+        assert skipped.stats.get(key) == searched.stats.get(key), key
+
+
+def test_is_full_symmetric_is_exact():
+    assert is_full_symmetric([[1, 0, 2, 3], [1, 2, 3, 0]], 4)  # a transposition, a 4-cycle
+    assert not is_full_symmetric([[1, 2, 3, 0], [2, 3, 0, 1]], 4)  # cyclic: transitive
+    assert not is_full_symmetric([[1, 2, 0, 3], [0, 2, 3, 1]], 4)  # A_4, order 12
+    assert not is_full_symmetric([], 3) and is_full_symmetric([], 1)

@@ -20,13 +20,25 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from logitgeom._fsio import OutputError, write_atomic
-from logitgeom.coq._read import ExportError
-from logitgeom.coq.export import LIBRARY, export_file_set
+from logitgeom.coq._read import ExportError, Reader
+from logitgeom.coq._terms import ident, label
+from logitgeom.coq.export import (
+    _SAFE_COMMENT,
+    HEADER,
+    LIBRARY,
+    STREAMED,
+    _read_checked,
+    export_file_set,
+)
+
+if TYPE_CHECKING:
+    from logitgeom.coq.stream import StreamExport
 
 __all__ = ["LIBRARY", "Compiled", "coqc_available", "compile_library", "compile_files",
-           "export_files"]
+           "export_files", "export_stream_set"]
 
 _BUILT: dict[str, Path] = {}
 
@@ -157,3 +169,36 @@ def export_files(paths: list[str | Path], out: str | Path, *,
         raise ExportError(str(exc)) from None
     except OSError as exc:
         raise ExportError(f"cannot write into {out}: {exc.strerror or exc}") from None
+
+
+def export_stream_set(path: str | Path, *, max_work: int | str | None = "default",
+                      leaves: int | None = None, stem: str | None = None) -> StreamExport:
+    """The Coq files of a streamed enumeration's certificate file, as
+    :func:`logitgeom.coq.export.export_file_set` makes them, with the export's figures.
+
+    Parameters
+    ----------
+    path : path
+        A ``pattern-complete-stream`` certificate (read and checked by the stdlib checker).
+    max_work, leaves, stem
+        As for :func:`logitgeom.coq.export.export_file_set`.
+
+    Returns
+    -------
+    logitgeom.coq.stream.StreamExport
+        The files (the assembling file last), the split depth, the subtrees, the shard
+        files and the exact LPs the refutations took.
+
+    Raises
+    ------
+    ExportError
+        A file the checker does not accept, a certificate of another kind, or one that
+        cannot be exported.
+    """
+    from logitgeom.coq import stream  # lazy, as in export_file_set: the exact LP
+
+    p, lab, obj = _read_checked(path, max_work)
+    if obj.get("kind") != STREAMED:
+        raise ExportError(f"{lab}: not a {STREAMED} certificate (export_file_set exports it)")
+    return stream.export_stream(obj, p, Reader(lab), ident(stem or label(p.stem)), HEADER,
+                                _SAFE_COMMENT, leaves=leaves)

@@ -696,15 +696,21 @@ def export_file(path: str | Path, *, witnesses: bool = True,
     ...     print(str(e)[:58])
     invalid-witness.json: refused: the stdlib checker does not
     """
+    p, lab, obj = _read_checked(path, max_work)
+    return export_checked(obj, label(p.stem), witnesses=witnesses, base_dir=str(p.parent),
+                          shown=lab)
+
+
+def _read_checked(path: str | Path, max_work: int | str | None) -> tuple[Path, str, dict]:
+    """(path, its label, the certificate) of a file the stdlib checker accepts (read once);
+    ExportError naming the failed check otherwise."""
     from logitgeom_certificates.api import read_and_check
 
     p = Path(path)
-    lab = label(p.name)
     verdict, obj = read_and_check(str(p), max_work)
     if not verdict.ok or obj is None:
-        raise ExportError(f"{lab}: {refusal(verdict)}")
-    return export_checked(obj, label(p.stem), witnesses=witnesses, base_dir=str(p.parent),
-                          shown=lab)
+        raise ExportError(f"{label(p.name)}: {refusal(verdict)}")
+    return p, label(p.name), obj
 
 
 def export_file_set(path: str | Path, *, witnesses: bool = True,
@@ -740,13 +746,7 @@ def export_file_set(path: str | Path, *, witnesses: bool = True,
     ['valid_pattern_complete_stream_data.v', 'valid_pattern_complete_stream_s00000.v', \
 'valid_pattern_complete_stream.v']
     """
-    from logitgeom_certificates.api import read_and_check
-
-    p = Path(path)
-    lab = label(p.name)
-    verdict, obj = read_and_check(str(p), max_work)
-    if not verdict.ok or obj is None:
-        raise ExportError(f"{lab}: {refusal(verdict)}")
+    p, lab, obj = _read_checked(path, max_work)
     if obj.get("kind") != STREAMED:
         name, text = export_checked(obj, label(p.stem), witnesses=witnesses,
                                     base_dir=str(p.parent), shown=lab)
@@ -754,7 +754,7 @@ def export_file_set(path: str | Path, *, witnesses: bool = True,
     from logitgeom.coq import stream
 
     return stream.export_stream(obj, p, Reader(lab), ident(stem or label(p.stem)), HEADER,
-                                _SAFE_COMMENT, leaves=leaves)
+                                _SAFE_COMMENT, leaves=leaves).files
 
 
 def export_checked(obj: dict, name: str, *, witnesses: bool = True,

@@ -25,11 +25,13 @@ Examples
 --------
 >>> from fractions import Fraction as F
 >>> W = [[F(1), F(0)], [F(0), F(1)], [F(1), F(1)]]
->>> files = stream_files(W, None, False, [((1, 1, 1), [F(1), F(1)]), ((1, -1, 1), [F(2), F(-1)]),
+>>> out = stream_files(W, None, False, [((1, 1, 1), [F(1), F(1)]), ((1, -1, 1), [F(2), F(-1)]),
 ...     ((1, -1, -1), [F(1), F(-2)]), ((-1, 1, 1), [F(-1), F(2)]), ((-1, 1, -1), [F(-2), F(1)]),
 ...     ((-1, -1, -1), [F(-1), F(-1)])], "ex", header="", leaves=2)
->>> [name for name, _ in files]
+>>> [name for name, _ in out.files]
 ['ex_data.v', 'ex_s00000.v', 'ex_s00001.v', 'ex_s00002.v', 'ex_s00003.v', 'ex.v']
+>>> out.depth, out.subtrees, out.shards
+(2, 4, 4)
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -50,13 +53,38 @@ from logitgeom.coq._read import ExportError
 from logitgeom.coq._terms import integers, nats, q, qmat, qvec, qvec_common, zs
 from logitgeom.coq._tree import rank_opts, reduce_columns, sign_opts
 
-__all__ = ["stream_files", "export_stream", "read_stream", "LEAVES"]
+__all__ = ["stream_files", "export_stream", "read_stream", "StreamExport", "LEAVES"]
 
 #: Patterns per shard file (at most, when the tree allows; the split depth is the least
 #: that keeps every subtree at most this large).
 LEAVES = 4096
 
 Pat = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StreamExport:
+    """The Coq files of a streamed enumeration and the figures of their making.
+
+    Attributes
+    ----------
+    files : list of (file name, text)
+        ``STEM_data.v``, the shard files ``STEM_sNNNNN.v``, the assembling ``STEM.v`` last.
+    depth : int
+        The split depth ``D``: every subtree starts with a prefix of that length.
+    subtrees : int
+        Subtrees at depth ``D`` (one theorem each).
+    shards : int
+        Shard files the subtrees are packed into.
+    lps : int
+        Exact LPs solved for the refutations (the export's main cost).
+    """
+
+    files: list[tuple[str, str]]
+    depth: int
+    subtrees: int
+    shards: int
+    lps: int
 
 
 def _ints(y: list[Fraction]) -> list[Fraction]:
@@ -179,9 +207,9 @@ def _depth(pats: list[Pat], k: int, leaves: int) -> int:
 
 def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
                  ranking: bool, listed: list[tuple[Pat, list[Fraction]]], stem: str, *,
-                 header: str, leaves: int = LEAVES, head: str = "") -> list[tuple[str, str]]:
+                 header: str, leaves: int = LEAVES, head: str = "") -> StreamExport:
     """The Coq files proving that ``listed`` are all the sign vectors (or full rankings) of
-    the head, each once: ``[(file name, text)]``, the assembling file ``STEM.v`` last.
+    the head, each once (the assembling file ``STEM.v`` last), with the export's figures.
 
     Parameters
     ----------
@@ -199,6 +227,10 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
         Patterns per shard file, at most (when the tree allows).
     head : str
         A comment (already checked to be safe) put at the top of ``STEM.v``.
+
+    Returns
+    -------
+    StreamExport
 
     Raises
     ------
@@ -293,16 +325,14 @@ def stream_files(W: Sequence[Sequence[Fraction]], b: Sequence[Fraction] | None,
         f"(length L = {N})%nat /\\ NoDup L.\n"
         f"Proof. exact ({'rank' if ranking else 'sign'}_stream_sound W b D T qs Ls {N} top_ok "
         f"{forall2}). Qed.\n")))
-    files_stats = {"depth": D, "subtrees": len(names), "shards": len(packs), "lps": cuts.lps}
-    stream_files.last_stats = files_stats  # type: ignore[attr-defined]
-    return files
+    return StreamExport(files, D, len(names), len(packs), cuts.lps)
 
 
 def export_stream(obj: dict, path: Path, reader, stem: str, header: str, safe,
-                  leaves: int | None = None) -> list[tuple[str, str]]:
+                  leaves: int | None = None) -> StreamExport:
     """The Coq files of a ``pattern-complete-stream`` certificate the stdlib checker has
     accepted (``path``: its file; ``stem``: a Coq identifier; ``safe``: the pattern a
-    header comment must match), the assembling file last."""
+    header comment must match), the assembling file last, with the export's figures."""
     W, b = reader.model(obj, "")
     ranking = obj.get("pattern") == "ranking"
     listed = read_stream(obj, path.parent, reader)

@@ -216,8 +216,11 @@ def _by_orbits(W, bias, ranking, vecs, dim, affine, group, stats, budget, execut
         sym = headgroup.arrangement_symmetry(W, bias=bias, ranking=ranking)
         coords = [list(c) for _, c in sym.generators]
         # and the coordinate permutations that map the hyperplanes (not the rows) onto
-        # themselves: a larger group where a row goes to the negative of a row (Catalan)
-        coords += [list(c) for c in headgroup.normal_symmetry(vecs, d, affine)]
+        # themselves: a larger group where a row goes to the negative of a row (Catalan);
+        # not searched when the head's already holds every coordinate permutation (the
+        # simplex ETF's), which that search (of coordinate permutations) cannot enlarge
+        if not headgroup.is_full_symmetric(coords, d):
+            coords += [list(c) for c in headgroup.normal_symmetry(vecs, d, affine)]
         stats["group_source"] = "detected"
         mats: object = []
     else:

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from logitgeom.errors import EngineError, InvalidInput
@@ -33,7 +34,7 @@ from logitgeom.exact.linalg import canonical_direction
 from logitgeom.exact.numbers import to_matrix, to_vector
 
 __all__ = ["ArrangementSymmetry", "arrangement_symmetry", "hyperplane_permutations",
-           "normal_symmetry", "read_group"]
+           "normal_symmetry", "is_full_symmetric", "read_group"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
     (24, (6,))
     """
     from logitgeom.symmetry import detect_symmetry
+    from logitgeom.symmetry.unionfind import UnionFind
 
     M = to_matrix(W, what="W")
     b = None if bias is None else to_vector(bias, what="bias", length=len(M))
@@ -117,14 +119,7 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
         gens.append((tuple(r), tuple(c[:d])))
     vecs, _, affine = arrangement_normals(M, bias=b, ranking=ranking)
     index = {v: i for i, v in enumerate(vecs)}
-    parent = list(range(len(vecs)))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
+    orbits = UnionFind(len(vecs))
     off = 1 if affine else 0  # cone coordinates: (bias, x)
     for _, c in gens:
         for i, v in enumerate(vecs):
@@ -135,14 +130,10 @@ def arrangement_symmetry(W: object, *, bias: object = None, ranking: bool = Fals
             if k is None:
                 raise EngineError("internal error: a detected symmetry does not map the "
                                   "hyperplanes onto themselves; please report this input")
-            parent[find(i)] = find(k)
-    sizes: dict[int, int] = {}
-    for i in range(len(vecs)):
-        root = find(i)
-        sizes[root] = sizes.get(root, 0) + 1
+            orbits.union(i, k)
     order = det.order if complete else _order_of(gens, len(M), d)
     return ArrangementSymmetry(order, complete, tuple(gens),
-                               tuple(sorted(sizes.values(), reverse=True)))
+                               tuple(sorted(map(len, orbits.blocks()), reverse=True)))
 
 
 def normal_symmetry(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool, *,
@@ -196,6 +187,37 @@ def normal_symmetry(vecs: tuple[tuple[int, ...], ...], d: int, affine: bool, *,
         if perm != tuple(range(d)):
             out.append(perm)
     return out
+
+
+def is_full_symmetric(perms: list, d: int) -> bool:
+    """Whether coordinate permutations generate every permutation of ``0..d-1``.
+
+    Then no coordinate permutation (:func:`normal_symmetry`'s included) can enlarge the group
+    they generate, nor the group of hyperplane permutations it induces.  Decided exactly: the
+    group's order (Schreier-Sims) against ``d!``.
+
+    Parameters
+    ----------
+    perms : list of sequences of int
+        Permutations of ``0..d-1`` in array form (as :func:`arrangement_symmetry` gives them).
+    d : int
+        The number of coordinates.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_full_symmetric([[1, 2, 0], [1, 0, 2]], 3), is_full_symmetric([[1, 2, 0]], 3)
+    (True, False)
+    """
+    if d <= 1 or not perms:
+        return d <= 1
+    from sympy.combinatorics import Permutation, PermutationGroup
+
+    return int(PermutationGroup([Permutation(list(p)) for p in perms]).order()) == \
+        math.factorial(d)
 
 
 def _order_of(gens, k: int, d: int) -> int:

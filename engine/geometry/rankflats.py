@@ -79,24 +79,17 @@ class RankingRestrictions:
     def __call__(self, closed: Sequence[int], dim: int) -> list[int] | None:
         """chi of the restriction to the flat of the closed set ``closed`` (of dimension
         ``dim``), coefficients from ``t**0``; ``None`` past :data:`MAX_BLOCKS` blocks."""
+        from logitgeom.symmetry.unionfind import UnionFind  # lazy: symmetry loads numpy
+
         k = len(self.labels)
-        parent = list(range(k))
-
-        def find(a: int) -> int:
-            while parent[a] != a:
-                parent[a] = parent[parent[a]]
-                a = parent[a]
-            return a
-
+        blocks = UnionFind(k)
         res: list = list(self.labels)
         live = list(range(k))
         rank = 0
         for h in closed:
             for a, b in self.pairs[h]:
-                ra, rb = find(a), find(b)
-                if ra == rb:
+                if not blocks.union(a, b):
                     continue
-                parent[max(ra, rb)] = min(ra, rb)
                 delta = tuple(x - y for x, y in zip(res[a], res[b], strict=True))
                 if any(delta):
                     res = eliminate(res, delta, live)
@@ -104,7 +97,7 @@ class RankingRestrictions:
         if self.d - rank != dim:
             raise EngineError(f"internal error: a closed set's blocks have rank {rank}, its "
                               f"flat's dimension is {dim} in {self.d}; please report")
-        reps = [res[a] for a in range(k) if find(a) == a]
+        reps = [res[a] for a in range(k) if blocks.find(a) == a]
         if len(reps) > self.max_blocks:
             return None
         if len(set(reps)) != len(reps):

@@ -38,6 +38,7 @@ import numpy as np
 
 from logitgeom.errors import InexactResult, InvalidInput
 from logitgeom.symmetry.group import GroupAction
+from logitgeom.symmetry.unionfind import UnionFind
 
 __all__ = ["IrreducibleType", "IsotypicDecomposition", "isotypic_decomposition", "DEFAULT_TOL"]
 
@@ -142,26 +143,16 @@ def isotypic_decomposition(group: GroupAction, *, tol: float = DEFAULT_TOL,
     C = Cs[0]
     # group isomorphic irreducibles (a random intertwiner couples them)
     k = len(spaces)
-    parent = list(range(k))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    iso = UnionFind(k)
     norm_c = float(np.linalg.norm(C))
     for i in range(k):
         for j in range(i + 1, k):
-            if spaces[i].shape[1] != spaces[j].shape[1] or find(i) == find(j):
+            if spaces[i].shape[1] != spaces[j].shape[1] or iso.find(i) == iso.find(j):
                 continue
             if np.linalg.norm(spaces[i].T @ C @ spaces[j]) > 1e-6 * norm_c:
-                parent[find(j)] = find(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(k):
-        groups.setdefault(find(i), []).append(i)
+                iso.union(i, j)
     types = []
-    for members in groups.values():
+    for members in iso.blocks():
         Q1 = spaces[members[0]]
         d = Q1.shape[1]
         R = np.array([(Q1.T @ X @ Q1).ravel() for X in Cs])
