@@ -41,10 +41,11 @@ def test_passes_release_the_mapped_head(tmp_path):
     assert np.array_equal(h.matmul(X), mem.matmul(X))
     assert np.array_equal(h.norms(), mem.norms())
     h.propose_matvec(X[:, 0])  # float32 products on the stored float32 rows
+    assert np.array_equal(h.matmul32(X.astype(np.float32)), mem.matmul32(X.astype(np.float32)))
     rss = _mapped_rss_kb(path.resolve())
     if rss is None:
         pytest.skip("no /proc/self/smaps")
-    assert rss * 1024 <= W.nbytes // 8  # 1 MB of float32 read three times; a page or two left
+    assert rss * 1024 <= W.nbytes // 8  # 1 MB of float32 read four times; a page or two left
     open_head.cache_clear()
 
 

@@ -122,3 +122,50 @@ def test_a_smaller_prime_saves_a_limb_where_it_pays():
     bits = (11, 44, [44] * 1025)  # n = 1,025, 44-bit entries
     plan = dixon._plan(bits, [[1] * 1025])
     assert (plan["prime_bits"], plan["limbs"]) == (19, 2)  # not (21, 3)
+
+
+def test_split_limbs_sign_and_magnitude():
+    """One limb splitter for the lifting and audit.corrected.exact_combination: every limb
+    below 2^bits in magnitude, of its entry's sign, as few as the widest entry needs, and
+    the sum exact (checked in Python integers)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    M = rng.integers(-(1 << 62), 1 << 62, (9, 11), dtype=np.int64)
+    M[0, :4] = [(1 << 63) - 1, -((1 << 63) - 1), 0, -1]
+    M[1] >>= 40
+    for bits in (1, 5, 20, 23, 26, 52):
+        for A in (M, M[1:2], M >> 50):
+            limbs = dixon.split_limbs(A, bits)
+            top = int(np.abs(A).max()).bit_length()
+            assert len(limbs) == max(1, -(-top // bits))
+            for L in limbs:
+                assert L.dtype == np.float64 and L.shape == A.shape
+                assert np.abs(L).max() < 2.0**bits and np.all(L * A >= 0)
+            got = [sum(int(L[i, j]) << (bits * t) for t, L in enumerate(limbs))
+                   for i in range(A.shape[0]) for j in range(A.shape[1])]
+            assert got == A.ravel().tolist()
+    for A in (np.zeros((3, 2), dtype=np.int64), np.zeros((0, 4), dtype=np.int64)):
+        limbs = dixon.split_limbs(A, 7)
+        assert len(limbs) == 1 and not limbs[0].any() and limbs[0].shape == A.shape
+    with pytest.raises(ValueError, match="2\\^63"):
+        dixon.split_limbs(np.array([[-(1 << 63), 1]], dtype=np.int64), 20)
+
+
+@pytest.mark.parametrize("n,bits", [(33, 54), (64, 44), (129, 30)])
+def test_factorisation_limbs_keep_every_product_below_2_to_53(n, bits):
+    """The factorisation's limbs (sign and magnitude) are at most the plan's, and a limb
+    times a digit matrix (entries below p) sums n integers below 2^53."""
+    rng = random.Random(n)
+    top = (1 << bits) - 1
+    A = [[rng.choice((top, -top, rng.randrange(-top, top + 1))) for _ in range(n)]
+         for _ in range(n)]
+    try:
+        F = dixon.Factorisation(A)
+    except ValueError:  # singular
+        assert flint.fmpz_mat(A).det() == 0
+        return
+    plan = dixon.lifting_plan(A, [[0] * n])
+    assert plan is not None and len(F._limbs) <= plan["limbs"]
+    for L in F._limbs:
+        assert n * float(abs(L).max()) * (F.p - 1) < 2.0**53

@@ -365,3 +365,40 @@ def test_extreme_exponents_same_decisions(monkeypatch, scale):
     assert a.margins.keys() == b.margins.keys()
     for k, v in a.margins.items():
         assert abs(b.margins[k] - v) <= 1e-12 * abs(v)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "float16", "float32", "float64"])
+@pytest.mark.parametrize("d", [1, 7])
+def test_head_passes_keep_their_chunks_and_dtypes(tmp_path, monkeypatch, dtype, d):
+    """Head.matmul, matmul32 and propose_matvec read the stored rows through one chunk
+    iterator: each product is still the BLAS call of its dtype on the same chunk of rows
+    (float32 GEMMs of float32 data for the float32 screen, Lemma 5), chunk by chunk."""
+    from logitgeom.audit import head as head_mod
+
+    monkeypatch.setattr(head_mod, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(head_mod, "_SUM_CHUNK_BYTES", 3000)
+    rng = np.random.default_rng(d)
+    W = _stored(rng.standard_normal((301, d)), "float32" if dtype == "float64" else dtype)
+    h = head_mod.Head(_write(tmp_path, W, dtype))  # float64 storage: float32 values
+    W32, X = W.astype(np.float32), rng.standard_normal((d, 5))
+    X32, x = X.astype(np.float32), X[:, 0]
+
+    def chunked(nbytes, itemsize, product, out_dtype):
+        step = max(1, nbytes // (itemsize * d))
+        return np.concatenate([product(r, r + step) for r in range(0, 301, step)]
+                              ).astype(out_dtype)
+
+    if d == 1:  # one product per entry: exact, whatever the chunks
+        want32, want64 = W32 * X32, W * X
+    else:
+        want32 = chunked(1000, 4, lambda r0, r1: W32[r0:r1] @ X32, np.float32)
+        want64 = chunked(1000, 8, lambda r0, r1: W[r0:r1] @ X, np.float64)
+    got32 = h.matmul32(X32)
+    assert got32.dtype == np.float32 and np.array_equal(got32, want32)
+    assert np.array_equal(h.matmul(X), want64)
+    if dtype == "float32":
+        want = chunked(3000, 4, lambda r0, r1: W32[r0:r1] @ x.astype(np.float32), np.float64)
+    else:  # matmul's float64 chunks
+        want = want64[:, 0] if d == 1 else \
+            chunked(1000, 8, lambda r0, r1: W[r0:r1] @ x[:, None], np.float64)[:, 0]
+    assert np.array_equal(h.propose_matvec(x), want)

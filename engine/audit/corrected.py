@@ -59,6 +59,7 @@ import numpy as np
 from logitgeom.audit.bounded import note_partial, note_stage
 from logitgeom.audit.head import Head
 from logitgeom.audit.proofs import Options, _digits_fit, _never, exact_rows_int
+from logitgeom.exact.dixon import split_limbs
 
 __all__ = ["prove_corrected", "prepare", "simplex_matrix", "exact_combination", "BETA",
            "S_BITS"]
@@ -77,22 +78,18 @@ _FACTORS: list = []
 
 
 class _Limbs:
-    """An int64 matrix M (entries of at most 62 bits) cut once into signed float64 limbs,
-    for many exact combinations ``sum_i lam_i M_i`` with the same rows (a label's
-    refinement re-forms its residual up to a dozen times)."""
+    """An int64 matrix M (entries of at most 62 bits) cut once into signed float64 limbs
+    of cb bits (:func:`logitgeom.exact.dixon.split_limbs`), for many exact combinations
+    ``sum_i lam_i M_i`` with the same rows (a label's refinement re-forms its residual up
+    to a dozen times)."""
 
     def __init__(self, M: np.ndarray):
         m, self.d = M.shape
-        neg = M < 0
-        mag = np.where(neg, -M, M)  # |M| < 2^62
-        top = int(mag.max()) if mag.size else 0
+        top = max(int(M.max()), -int(M.min())) if M.size else 0  # |M| < 2^62
         room = 53 - max(1, (m - 1).bit_length())  # bits of one limb product (m <= 2^lg)
         self.cb = cb = max(1, min(room // 2, top.bit_length() or 1))
         self.lb = room - cb
-        sign = np.where(neg, -1.0, 1.0)
-        mask = (1 << cb) - 1
-        self.parts = [((mag >> (cb * t)) & mask).astype(np.float64) * sign
-                      for t in range(max(1, -(-top.bit_length() // cb)))]
+        self.parts = split_limbs(M, cb)  # |limb| < 2^cb, M's sign
 
     def combine(self, lam: list[int]) -> list[int]:
         """``sum_i lam_i M_i`` exactly: every float64 product of a limb row of ``lam``

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import mmap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -233,6 +234,30 @@ class Head:
             except OSError:  # a mapping the kernel will not release: keep it resident
                 self._map = None
 
+    def _blocks(self, dtype: type, nbytes: int) -> Iterator[tuple[int, int, np.ndarray]]:
+        """``(r0, r1, block)`` over the stored rows, about ``nbytes`` of ``dtype`` per block
+        (``max(1, nbytes // (itemsize d))`` rows: the chunk boundaries of every pass).
+
+        ``np.float64``: :meth:`chunk` (exact widening, checked finite; a copy, the mapped
+        pages released before the block is yielded).  ``np.float32``, for heads whose entries
+        are float32 values (:meth:`float32_exact`): float32 storage in place (no copy),
+        bfloat16 widened (``uint16 << 16``), any other storage converted, all exactly and
+        not checked for NaN or infinity; the mapped pages are released once the caller has
+        used the block (it may be a view of them)."""
+        step = max(1, nbytes // (np.dtype(dtype).itemsize * self.d))
+        for r0 in range(0, self.k, step):
+            r1 = min(self.k, r0 + step)
+            if dtype is np.float64:
+                yield r0, r1, self.chunk(r0, r1)
+                continue
+            a = self._raw[r0:r1]
+            if self._bf16:
+                a = (np.asarray(a, dtype=np.uint32) << 16).view(np.float32)
+            elif a.dtype != np.float32:
+                a = np.asarray(a, dtype=np.float32)  # float16, or checked float32 values
+            yield r0, r1, a
+            self._release(r0, r1)
+
     def rows(self, idx) -> np.ndarray:
         """Selected rows (any order) as float64."""
         idx = np.asarray(idx, dtype=np.int64)
@@ -246,9 +271,7 @@ class Head:
         """``W @ X`` in float64 for X of shape (d, m), chunked over rows."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty((self.k, X.shape[1]), dtype=np.float64)
-        for r0 in range(0, self.k, self.chunk_rows):
-            r1 = min(self.k, r0 + self.chunk_rows)
-            c = self.chunk(r0, r1)
+        for r0, r1, c in self._blocks(np.float64, CHUNK_BYTES):
             if self.d == 1:  # one product per entry: the same floats, without BLAS's slow k x 1
                 np.multiply(c, X, out=out[r0:r1])
             else:
@@ -276,8 +299,7 @@ class Head:
             else:
                 ok = True
                 with np.errstate(over="ignore", invalid="ignore"):
-                    for r0 in range(0, self.k, self.chunk_rows):
-                        c = self.chunk(r0, min(self.k, r0 + self.chunk_rows))
+                    for _, _, c in self._blocks(np.float64, CHUNK_BYTES):
                         if not np.array_equal(c.astype(np.float32).astype(np.float64), c):
                             ok = False
                             break
@@ -302,19 +324,11 @@ class Head:
             raise ValueError("matmul32 needs a head whose entries are float32 values")
         X32 = np.ascontiguousarray(X32, dtype=np.float32)
         out = np.empty((self.k, X32.shape[1]), dtype=np.float32)
-        step = max(1, CHUNK_BYTES // (4 * self.d))
-        for r0 in range(0, self.k, step):
-            r1 = min(self.k, r0 + step)
-            a = self._raw[r0:r1]
-            if self._bf16:
-                a = (np.asarray(a, dtype=np.uint32) << 16).view(np.float32)
-            elif a.dtype != np.float32:
-                a = np.asarray(a, dtype=np.float32)  # float16, or checked float32 values
+        for r0, r1, a in self._blocks(np.float32, CHUNK_BYTES):
             if self.d == 1:  # one product per entry, as in matmul
                 np.multiply(a, X32, out=out[r0:r1])
             else:
                 np.matmul(a, X32, out=out[r0:r1])
-            self._release(r0, r1)
         return out
 
     def propose_matvec(self, x: np.ndarray) -> np.ndarray:
@@ -323,11 +337,8 @@ class Head:
         if self._raw.dtype == np.float32:
             x32 = np.asarray(x, dtype=np.float32)
             out = np.empty(self.k, dtype=np.float64)
-            step = max(1, _SUM_CHUNK_BYTES // (4 * self.d))
-            for r0 in range(0, self.k, step):
-                r1 = min(self.k, r0 + step)
-                out[r0:r1] = self._raw[r0:r1] @ x32
-                self._release(r0, r1)
+            for r0, r1, a in self._blocks(np.float32, _SUM_CHUNK_BYTES):  # in place
+                out[r0:r1] = a @ x32
             return out
         return self.matmul(np.asarray(x, dtype=np.float64)[:, None])[:, 0]
 
@@ -335,10 +346,7 @@ class Head:
         """Upper bounds of the Euclidean row norms (float64, inflated for rounding)."""
         if self._norms is None:
             n = np.empty(self.k, dtype=np.float64)
-            step = max(1, SMALL_CHUNK_BYTES // (8 * self.d))
-            for r0 in range(0, self.k, step):
-                r1 = min(self.k, r0 + step)
-                c = self.chunk(r0, r1)
+            for r0, r1, c in self._blocks(np.float64, SMALL_CHUNK_BYTES):
                 n[r0:r1] = scaled_norms(c)  # squares neither underflow nor overflow
             # the rigorous bound (docs/filtered-arithmetic.md, Lemma 3)
             self._norms = n * norm_inflation(self.d) + UNDERFLOW_SLACK
@@ -351,9 +359,7 @@ class Head:
         overflow in W x.  Exact (a power of two); a proposal device only."""
         if self._scale is None:
             mx = 0.0
-            step = max(1, SMALL_CHUNK_BYTES // (8 * self.d))
-            for r0 in range(0, self.k, step):
-                c = self.chunk(r0, min(self.k, r0 + step))
+            for _, _, c in self._blocks(np.float64, SMALL_CHUNK_BYTES):
                 mx = max(mx, float(np.max(np.abs(c))) if c.size else 0.0)
             e = math.frexp(mx)[1] if mx > 0 else 0
             self._scale = 1.0 if -60 <= e <= 60 else math.ldexp(1.0, -e)
@@ -362,9 +368,8 @@ class Head:
     def mean(self) -> np.ndarray:
         """The float64 mean row (a proposal only; its exact value is what is used)."""
         s = np.zeros(self.d, dtype=np.float64)
-        step = max(1, _SUM_CHUNK_BYTES // (8 * self.d))
-        for r0 in range(0, self.k, step):
-            s += self.chunk(r0, min(self.k, r0 + step)).sum(axis=0)
+        for _, _, c in self._blocks(np.float64, _SUM_CHUNK_BYTES):
+            s += c.sum(axis=0)
         return s / self.k
 
     # ------------------------------------------------------------------ exact side

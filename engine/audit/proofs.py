@@ -26,7 +26,7 @@ from logitgeom.audit.head import Head
 from logitgeom.exact.filtered import UNDERFLOW_SLACK, margin_factor, norm_bound
 from logitgeom.exact.filtered import margin_factor as rounding_bound
 from logitgeom.exact.filtered import norm2 as _norm2  # noqa: F401 (audit.decide)
-from logitgeom.exact.intmat import float_ints, int_combination, int_str
+from logitgeom.exact.intmat import float_int64, float_ints, int_combination, int_str
 from logitgeom.exact.numbers import fraction_to_str
 from logitgeom_certificates.api import MAX_DIGITS
 
@@ -307,18 +307,15 @@ def _diff_sq_norms(A: np.ndarray) -> list[int] | None:
     :func:`exact_rows_int` scales them; None when those integers do not fit int64 with room
     (then the caller takes Python integers).  The squares are summed as 21-bit limbs in
     int64: each product is below 2^42, and d < 2^21 of them stay below 2^63."""
-    if A.shape[0] < 2 or A.shape[1] >= 1 << 21 or not np.all(np.isfinite(A)):
+    if A.shape[0] < 2 or A.shape[1] >= 1 << 21:
         return None
-    mant, ex = np.frexp(A)  # |a| in [2^(ex - 1), 2^ex)
-    mi = (mant * 2.0**53).astype(np.int64)  # a = mi 2^(ex - 53), exactly
-    nz = mi != 0
-    if not nz.any():
-        return [0] * (A.shape[0] - 1)
-    low = np.frexp((mi & -mi).astype(np.float64))[1] - 1  # trailing zero bits of mi
-    emin = int((ex.astype(np.int64) - 53 + low)[nz].min())  # the least significant bit
-    if int(ex[nz].max()) - emin > 61:  # the widest integer's bits
+    try:
+        mant, shift, _, width = float_int64(A)  # A = (mant << shift) 2^e, e the least exponent
+    except ValueError:  # a NaN or infinite entry
         return None
-    ints = np.ldexp(A, -emin).astype(np.int64)  # exact: integers below 2^61
+    if width > 61:  # the widest integer's bits
+        return None
+    ints = mant << shift  # exact: integers below 2^61
     G = np.abs(ints[0][None, :] - ints[1:])  # < 2^62
     lim = [(G >> (21 * t)) & ((1 << 21) - 1) for t in range(3)]
     out = [0] * G.shape[0]

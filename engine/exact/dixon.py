@@ -13,9 +13,10 @@ that is exact by construction (no rounding ever happens, so nothing is decided b
   ``nmod_mat.inv``), held as float64: every product of it with a residue matrix (entries in
   [0, p)) is a sum of n terms below p^2, an integer below 2^53, computed exactly;
 * the lifting: X_j = A^{-1} R_j mod p, R_{j+1} = (R_j - A X_j) / p, from R_0 = B.  A X_j is
-  formed from A split into limbs of s = 53 - lg - b bits (p < 2^b, n <= 2^lg: each limb's
-  product with X_j a sum of n terms below 2^(53 - lg), exact in float64; b is chosen for
-  the fewest products per lifted bit) and summed modulo 2^64; the division by p is exact,
+  formed from A split into signed limbs below 2^s, s = 53 - lg - b (:func:`split_limbs`;
+  p < 2^b, n <= 2^lg: each limb's product with X_j a sum of n terms below 2^(53 - lg) in
+  magnitude, exact in float64; b is chosen for the fewest products per lifted bit) and
+  summed modulo 2^64 (two's complement); the division by p is exact,
   so it is a multiplication by p^{-1} mod 2^64, and the quotient fits in int64 (the bound
   is checked before starting);
 * after K steps with p^K > 2 H (H: Hadamard's bound on the numerators adj(A) b_j),
@@ -52,10 +53,62 @@ try:  # pragma: no cover - depends on the installation
 except ImportError:  # pragma: no cover
     _flint = None
 
-__all__ = ["solve_columns", "lifting_plan", "Factorisation"]
+__all__ = ["solve_columns", "lifting_plan", "Factorisation", "split_limbs"]
 
 #: Systems smaller than this, or with one right-hand side, go to FLINT's own solve.
 MIN_LIFT = 24
+
+
+def split_limbs(M: np.ndarray, bits: int) -> list[np.ndarray]:
+    """An int64 matrix cut into float64 limbs (sign and magnitude): ``M = sum_t L_t 2^(bits t)``.
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        An int64 matrix (any shape) without the entry -2^63.
+    bits : int
+        The limb width, 1 to 53 (a limb is then an exact float64).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        float64 arrays of M's shape, as few as the widest entry needs (at least one): entry
+        by entry, ``L_t`` is the t-th ``bits``-bit digit of ``|M|`` with M's sign, so every
+        ``|L_t| < 2^bits``, and the sum holds exactly (each limb an integer below 2^53).
+
+    Raises
+    ------
+    ValueError
+        When M holds -2^63 (its magnitude is no int64).
+
+    Notes
+    -----
+    What makes a product with the limbs exact is the caller's bound: a product of a limb
+    with an m-row matrix whose entries are below ``2^c`` in magnitude sums m integers
+    below ``2^(bits + c)``, exact in float64 when ``m 2^(bits + c) <= 2^53``.
+    :class:`Factorisation` takes ``bits = 53 - lg - pb`` against digits below p < 2^pb,
+    n <= 2^lg rows; :func:`logitgeom.audit.corrected.exact_combination` takes ``bits = cb``
+    against limbs of its multipliers below ``2^lb``, ``lb + cb = 53 - lg``, m <= 2^lg rows.
+
+    Examples
+    --------
+    >>> [L.tolist() for L in split_limbs(np.array([[5, -6]], dtype=np.int64), 2)]
+    [[[1.0, -2.0]], [[1.0, -1.0]]]
+    """
+    low = int(M.min()) if M.size else 0
+    if low == -1 << 63:
+        raise ValueError("split_limbs needs entries above -2^63")
+    top = max(int(M.max()), -low) if M.size else 0
+    mag = np.abs(M)  # exact: no -2^63
+    sign = np.where(M < 0, -1.0, 1.0)
+    limbs = []
+    for t in range(max(1, -(-top.bit_length() // bits))):
+        digit = mag >> (bits * t)
+        digit &= (1 << bits) - 1
+        limb = digit.astype(np.float64)
+        limb *= sign
+        limbs.append(limb)
+    return limbs
 
 
 def _bits_norm(v: Sequence[int]) -> int:
@@ -236,12 +289,9 @@ class Factorisation:
         self.p = p = _prime_below(1 << plan["prime_bits"], det)
         inv = _flint.nmod_mat(n, n, np.mod(Ai, p).ravel().tolist(), p).inv()
         self._pinv = np.array([int(v) for v in inv.entries()], dtype=np.float64).reshape(n, n)
-        # A = sum_l A_l 2^(s l): limbs in [0, 2^s), the top one signed (|A_top| < 2^s)
-        self._limbs, rest = [], Ai
-        for _ in range(plan["limbs"] - 1):
-            self._limbs.append((rest & ((1 << s) - 1)).astype(np.float64))
-            rest = rest >> s
-        self._limbs.append(rest.astype(np.float64))
+        # A = sum_l A_l 2^(s l), |A_l| < 2^s: at most plan["limbs"] of them (A's entries
+        # have at most wa bits, the plan's limbs cover wa + 1)
+        self._limbs = split_limbs(Ai, s)
 
     def solve(self, B: Sequence[Sequence[int]]) -> list[list[int]]:
         """Numerators N_j with ``A N_j = det b_j`` (det = :attr:`det`, positive).

@@ -3,7 +3,8 @@
 Two jobs of the argmax audit live here, on the exact side of the engine:
 
 * :func:`float_ints` turns float64 numbers into integers over one power-of-two denominator
-  (a float64 is a binary rational, so this is exact);
+  (a float64 is a binary rational, so this is exact), on :func:`float_int64`'s int64
+  mantissas and shifts (which callers in int64 use directly);
 * :func:`solve_rational` solves a consistent linear system ``M z = rhs`` over the rationals
   (reduced row echelon form), giving free variables the values the caller proposes;
 * :func:`solve_square` solves a square non-singular system, the answer as integers over one
@@ -38,11 +39,66 @@ try:  # pragma: no cover - depends on the installation
 except ImportError:  # pragma: no cover
     _flint = None
 
-__all__ = ["BACKEND", "float_ints", "solve_rational", "solve_square", "int_combination",
-           "int_str"]
+__all__ = ["BACKEND", "float_int64", "float_ints", "solve_rational", "solve_square",
+           "int_combination", "int_str"]
 
 #: ``"flint"`` or ``"fraction"``: the back end :func:`solve_rational` uses.
 BACKEND = "flint" if _flint is not None else "fraction"
+
+
+def float_int64(a: Any) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Floats as odd int64 mantissas shifted over one least exponent: ``a = (m << s) 2**e``.
+
+    Parameters
+    ----------
+    a : array_like of float
+        Finite float64 values (any shape, kept).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, int, int)
+        ``m`` (int64): 0 for a zero (either sign), else the entry's significand without its
+        trailing zero bits, odd and below 2^53 in magnitude, of the entry's sign; ``s``
+        (int64, >= 0, 0 where m = 0) and the least exponent ``e`` (0 when every entry is 0)
+        with ``a = m 2^(s + e)`` exactly; and ``width``, with every integer
+        ``a 2^-e = m << s`` below ``2^width`` in magnitude (0 when every entry is 0).
+
+    Raises
+    ------
+    ValueError
+        On a NaN or infinite entry.
+
+    Notes
+    -----
+    Nothing overflows: ``frexp`` gives ``a = f 2^x`` with ``1/2 <= |f| < 1`` (subnormals
+    too), so ``f 2^53`` is an integer of exactly 53 bits (a float64 has 53 significant
+    bits: exact) and ``x`` lies in [-1073, 1024]; stripping the trailing zeros only shrinks
+    it, and every exponent and shift is below 2^12.  The widest integer is the entry of the
+    largest x, of ``width = max x - e`` bits.  This function forms no integer ``m << s``
+    itself: int64 holds all of them exactly when ``width <= 63``, and a caller forms them
+    in int64 only then (else as Python integers, as :func:`float_ints` does).
+
+    Examples
+    --------
+    >>> m, s, e, width = float_int64([0.5, 3.0, -0.25])
+    >>> m.tolist(), s.tolist(), e, width, (m << s).tolist()
+    ([1, 3, -1], [1, 2, 0], -2, 4, [2, 12, -1])
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("float_ints needs finite values")
+    mant, ex = np.frexp(a)  # |a| in [2^(ex - 1), 2^ex)
+    mi = (mant * 2.0**53).astype(np.int64)  # a = mi 2^(ex - 53), |mi| in [2^52, 2^53)
+    nz = mi != 0
+    if not nz.any():
+        zero = np.zeros(a.shape, dtype=np.int64)
+        return zero, zero.copy(), 0, 0
+    # trailing zero bits of mi: the exponent of its lowest set bit (a power of two below
+    # 2^53, exact in float64; 0 for a zero, whose shift is then 0)
+    low = np.maximum(np.frexp((mi & -mi).astype(np.float64))[1] - 1, 0).astype(np.int64)
+    ee = ex.astype(np.int64) - 53 + low  # a = (mi >> low) 2^ee, the shift exact
+    e = int(ee[nz].min())
+    return mi >> low, np.where(nz, ee - e, 0), e, int(ex[nz].max()) - e
 
 
 def float_ints(a: Any) -> tuple[list[int], int]:
@@ -56,34 +112,18 @@ def float_ints(a: Any) -> tuple[list[int], int]:
     Returns
     -------
     (list of int, int)
-        The integers (row-major) and the common exponent (0 when every entry is 0).
+        The integers (row-major) and the common exponent (0 when every entry is 0): the
+        least exponent of :func:`float_int64`, so the integers are as small as they can be.
 
     Examples
     --------
     >>> float_ints([1.0, 0.0, 0.75])
     ([4, 0, 3], -2)
     """
-    a = np.asarray(a, dtype=np.float64).ravel()
-    if not np.all(np.isfinite(a)):
-        raise ValueError("float_ints needs finite values")
-    mant, ex = np.frexp(a)
-    mi = (mant * 2.0**53).astype(np.int64)
-    ee = ex.astype(np.int64) - 53
-    nz = mi != 0
-    if not nz.any():
-        return [0] * a.size, 0
-    # strip trailing zero bits so the exponent is as large as possible (smaller integers)
-    tz = np.zeros_like(mi)
-    m2 = np.abs(mi)
-    for b in (32, 16, 8, 4, 2, 1):
-        mask = nz & ((m2 & ((1 << b) - 1)) == 0)
-        m2 = np.where(mask, m2 >> b, m2)
-        tz = np.where(mask, tz + b, tz)
-    mi = np.where(nz, np.sign(mi) * m2, 0)
-    ee = ee + tz
-    emin = int(ee[nz].min())
-    sh = (ee - emin).tolist()
-    return [int(m) << s if m else 0 for m, s in zip(mi.tolist(), sh, strict=True)], emin
+    m, s, e, width = float_int64(np.asarray(a, dtype=np.float64).ravel())
+    if width <= 63:  # every m << s fits int64 (float_int64)
+        return (m << s).tolist(), e
+    return [int(v) << t if v else 0 for v, t in zip(m.tolist(), s.tolist(), strict=True)], e
 
 
 def solve_rational(M: Sequence[Sequence[int]], rhs: Sequence[int],
