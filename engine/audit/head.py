@@ -197,8 +197,6 @@ class Head:
             self.bias = np.array([float(q) for q in b], dtype=np.float64)
             if not np.all(np.isfinite(self.bias)):
                 raise InvalidInput("bias has a NaN or infinite entry")
-        rows_per_chunk = max(1, CHUNK_BYTES // (8 * self.d))
-        self.chunk_rows = rows_per_chunk
         self._norms: np.ndarray | None = None
         self._map = _mapping(self._raw)
         self._checked_finite = spec.kind == "inline"
@@ -234,7 +232,7 @@ class Head:
             except OSError:  # a mapping the kernel will not release: keep it resident
                 self._map = None
 
-    def _blocks(self, dtype: type, nbytes: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    def blocks(self, dtype: type, nbytes: int) -> Iterator[tuple[int, int, np.ndarray]]:
         """``(r0, r1, block)`` over the stored rows, about ``nbytes`` of ``dtype`` per block
         (``max(1, nbytes // (itemsize d))`` rows: the chunk boundaries of every pass).
 
@@ -271,7 +269,7 @@ class Head:
         """``W @ X`` in float64 for X of shape (d, m), chunked over rows."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty((self.k, X.shape[1]), dtype=np.float64)
-        for r0, r1, c in self._blocks(np.float64, CHUNK_BYTES):
+        for r0, r1, c in self.blocks(np.float64, CHUNK_BYTES):
             if self.d == 1:  # one product per entry: the same floats, without BLAS's slow k x 1
                 np.multiply(c, X, out=out[r0:r1])
             else:
@@ -299,7 +297,7 @@ class Head:
             else:
                 ok = True
                 with np.errstate(over="ignore", invalid="ignore"):
-                    for _, _, c in self._blocks(np.float64, CHUNK_BYTES):
+                    for _, _, c in self.blocks(np.float64, CHUNK_BYTES):
                         if not np.array_equal(c.astype(np.float32).astype(np.float64), c):
                             ok = False
                             break
@@ -324,7 +322,7 @@ class Head:
             raise ValueError("matmul32 needs a head whose entries are float32 values")
         X32 = np.ascontiguousarray(X32, dtype=np.float32)
         out = np.empty((self.k, X32.shape[1]), dtype=np.float32)
-        for r0, r1, a in self._blocks(np.float32, CHUNK_BYTES):
+        for r0, r1, a in self.blocks(np.float32, CHUNK_BYTES):
             if self.d == 1:  # one product per entry, as in matmul
                 np.multiply(a, X32, out=out[r0:r1])
             else:
@@ -337,7 +335,7 @@ class Head:
         if self._raw.dtype == np.float32:
             x32 = np.asarray(x, dtype=np.float32)
             out = np.empty(self.k, dtype=np.float64)
-            for r0, r1, a in self._blocks(np.float32, _SUM_CHUNK_BYTES):  # in place
+            for r0, r1, a in self.blocks(np.float32, _SUM_CHUNK_BYTES):  # in place
                 out[r0:r1] = a @ x32
             return out
         return self.matmul(np.asarray(x, dtype=np.float64)[:, None])[:, 0]
@@ -346,7 +344,7 @@ class Head:
         """Upper bounds of the Euclidean row norms (float64, inflated for rounding)."""
         if self._norms is None:
             n = np.empty(self.k, dtype=np.float64)
-            for r0, r1, c in self._blocks(np.float64, SMALL_CHUNK_BYTES):
+            for r0, r1, c in self.blocks(np.float64, SMALL_CHUNK_BYTES):
                 n[r0:r1] = scaled_norms(c)  # squares neither underflow nor overflow
             # the rigorous bound (docs/filtered-arithmetic.md, Lemma 3)
             self._norms = n * norm_inflation(self.d) + UNDERFLOW_SLACK
@@ -359,7 +357,7 @@ class Head:
         overflow in W x.  Exact (a power of two); a proposal device only."""
         if self._scale is None:
             mx = 0.0
-            for _, _, c in self._blocks(np.float64, SMALL_CHUNK_BYTES):
+            for _, _, c in self.blocks(np.float64, SMALL_CHUNK_BYTES):
                 mx = max(mx, float(np.max(np.abs(c))) if c.size else 0.0)
             e = math.frexp(mx)[1] if mx > 0 else 0
             self._scale = 1.0 if -60 <= e <= 60 else math.ldexp(1.0, -e)
@@ -368,7 +366,7 @@ class Head:
     def mean(self) -> np.ndarray:
         """The float64 mean row (a proposal only; its exact value is what is used)."""
         s = np.zeros(self.d, dtype=np.float64)
-        for _, _, c in self._blocks(np.float64, _SUM_CHUNK_BYTES):
+        for _, _, c in self.blocks(np.float64, _SUM_CHUNK_BYTES):
             s += c.sum(axis=0)
         return s / self.k
 

@@ -55,7 +55,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from logitgeom.audit.head import Head
+from logitgeom.audit.head import CHUNK_BYTES, Head
 from logitgeom.audit.proofs import (
     Options,
     _in_box,
@@ -345,8 +345,7 @@ def _twin_groups(head: Head) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     groups, hence the result, do not depend on the hash values."""
     keys = np.empty(head.k, dtype=np.int64)
     b = head.bias
-    for r0 in range(0, head.k, head.chunk_rows):
-        c = head.chunk(r0, min(head.k, r0 + head.chunk_rows))
+    for r0, _, c in head.blocks(np.float64, CHUNK_BYTES):
         for i in range(len(c)):
             keys[r0 + i] = hash(c[i].tobytes()) if b is None else \
                 hash((c[i].tobytes(), float(b[r0 + i])))
