@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from logitgeom.audit import Options, audit_argmax
-from logitgeom.audit import nearest
+from logitgeom.audit import Options, audit_argmax, nearest
 from logitgeom.audit.head import HeadSpec, open_head
 from logitgeom_certificates.check import check
 from tests.test_audit_exact import oracle
