@@ -942,30 +942,19 @@ Qed.
 Definition rank_opts (k : nat) (p : list nat) : list nat :=
   filter (fun j => negb (existsb (Nat.eqb j) p)) (seq 0 k).
 
-(** The checker: every listed ranking has its witness, and the prefix tree is closed. *)
-Definition tree_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
-  forallb (fun p => ranks_b W b (fst p) (snd p)) pats
-  && tree_ok nat Nat.eq_dec (rank_opts (length W)) (fun pi y => gordan_ok y (rank_rows W b pi))
-             (length W) (map fst pats) certs.
-
-Theorem tree_rank_sound : forall W b pats certs,
-  tree_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+(** Each entry of a ranking at [x] is a possible next entry after the ones before it. *)
+Lemma rank_opts_path : forall W b pi x m, ranks W b pi x -> (m < length pi)%nat ->
+  In (nth m pi O) (rank_opts (length W) (firstn m pi)).
 Proof.
-  intros W b pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
-  - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
-    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
-      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
-        apply nth_In. lia.
-      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
-        exfalso. eapply nodup_nth_firstn; eauto. lia.
-    + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
-      exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
-  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
-    eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
+  intros W b pi x m [Hd [Hf _]] Hm. unfold rank_opts. apply filter_In. split.
+  - apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
+    apply nth_In. lia.
+  - apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
+    exfalso. eapply nodup_nth_firstn; eauto.
 Qed.
 
-(** Top-t prefixes, by the prefix tree of depth t. *)
-
+(** Top-t prefixes, by the prefix tree of depth t: every listed prefix has its witness,
+    and the prefix tree is closed.  Full rankings are the case t = length W. *)
 Definition tree_top_ok (W : mat) (b : vec) (t : nat) (pats : list (list nat * vec))
   (certs : list vec) :=
   forallb (fun p => ranks_b W b (fst p) (snd p)) pats
@@ -977,16 +966,21 @@ Theorem tree_top_sound : forall W b t pats certs,
 Proof.
   intros W b t pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
   - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
-    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
-      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
-        apply nth_In. lia.
-      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
-        exfalso. eapply nodup_nth_firstn; eauto. lia.
+    + intros m Hm. apply (rank_opts_path W b pi x); [exact Hx|lia].
     + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
       exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
   - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
     eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
 Qed.
+
+(** Full rankings: the prefix tree of depth [length W] ([all_rankings W b] is
+    [all_top_rankings W b (length W)]). *)
+Definition tree_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
+  tree_top_ok W b (length W) pats certs.
+
+Theorem tree_rank_sound : forall W b pats certs,
+  tree_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+Proof. intros W b. exact (tree_top_sound W b (length W)). Qed.
 
 (** Sign vectors: the signs of the first rows at [x] hold at [x]. *)
 Lemma nth_firstn_cases : forall (s : list Z) n i,
@@ -2074,11 +2068,7 @@ Lemma rank_paths : forall W b, paths_ok (rank_opts (length W)) (rank_refute W b)
   (rank_real W b) O.
 Proof.
   intros W b pi [Hlen [x Hx]]. split; [exact Hlen|]. split.
-  - intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
-    + apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
-      apply nth_In. lia.
-    + apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
-      exfalso. eapply nodup_nth_firstn; eauto. lia.
+  - intros m Hm. apply (rank_opts_path W b pi x); [exact Hx|lia].
   - intros j y Hj. unfold rank_refute. destruct (gordan_sp_ok _ _) eqn:G; auto.
     exfalso. apply (gordan_sp_sound _ _ G). exists x. apply rank_rows_hold. apply ranks_prefix; auto. lia.
 Qed.
