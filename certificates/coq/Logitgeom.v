@@ -1760,29 +1760,28 @@ with pf_ok (p : list A) (os : list A) (f : pforest) {struct f} : bool :=
   | _, _ => false
   end.
 
-Fixpoint pt_pats (p : list A) (t : ptree) {struct t} : list (list A) :=
-  match t with
-  | PLeaf _ => [p]
-  | PNode f => pf_pats p (opts p) f
-  | _ => []
-  end
-with pf_pats (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
-  match os, f with
-  | a :: os', PCons t f' => pt_pats (p ++ [a]) t ++ pf_pats p os' f'
-  | _, _ => []
-  end.
+(** The ends of the tree at their prefixes, in order: its patterns ([PLeaf]) if [leaves],
+    else its holes ([PHole]).  One recursion for both; the choice is a [bool] matched at the
+    end itself, so [vm_compute] runs it as fast as a recursion written for each. *)
+Section Ends.
+Variable leaves : bool.
 
-Fixpoint pt_holes (p : list A) (t : ptree) {struct t} : list (list A) :=
+Fixpoint pt_ends (p : list A) (t : ptree) {struct t} : list (list A) :=
   match t with
-  | PHole => [p]
-  | PNode f => pf_holes p (opts p) f
+  | PLeaf _ => if leaves then [p] else []
+  | PHole => if leaves then [] else [p]
+  | PNode f => pf_ends p (opts p) f
   | _ => []
   end
-with pf_holes (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
+with pf_ends (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
   match os, f with
-  | a :: os', PCons t f' => pt_holes (p ++ [a]) t ++ pf_holes p os' f'
+  | a :: os', PCons t f' => pt_ends (p ++ [a]) t ++ pf_ends p os' f'
   | _, _ => []
   end.
+End Ends.
+
+Definition pt_pats : list A -> ptree -> list (list A) := pt_ends true.
+Definition pt_holes : list A -> ptree -> list (list A) := pt_ends false.
 
 Lemma firstn_app_one : forall (v : list A) (p : list A) a d,
   firstn (length p) v = p -> nth (length p) v d = a -> (length p < length v)%nat ->
@@ -1816,14 +1815,16 @@ Lemma pt_complete_all :
      reached p t) /\
   (forall f p os, pf_ok p os f = true -> firstn (length p) v = p -> (length p < k)%nat ->
      In (nth (length p) v d) os ->
-     In v (pf_pats p os f) \/ exists q, In q (pf_holes p os f) /\ firstn (length q) v = q).
+     In v (pf_ends true p os f) \/
+     exists q, In q (pf_ends false p os f) /\ firstn (length q) v = q).
 Proof.
   apply (ptree_mutind
     (fun t => forall p, pt_ok p t = true -> firstn (length p) v = p -> (length p <= k)%nat ->
        reached p t)
     (fun f => forall p os, pf_ok p os f = true -> firstn (length p) v = p ->
        (length p < k)%nat -> In (nth (length p) v d) os ->
-       In v (pf_pats p os f) \/ exists q, In q (pf_holes p os f) /\ firstn (length q) v = q)).
+       In v (pf_ends true p os f) \/
+       exists q, In q (pf_ends false p os f) /\ firstn (length q) v = q)).
   - intros x p H E _. simpl in H. apply andb_true_iff in H as [H _]. apply Nat.eqb_eq in H.
     left. simpl. left. rewrite <- E, H, <- Hlen, firstn_all. reflexivity.
   - intros y p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
@@ -1853,37 +1854,50 @@ Proof.
 Qed.
 End Complete.
 
-Lemma pt_sound_all :
-  (forall t p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
-     length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true) /\
-  (forall f p os, pf_ok p os f = true -> forall s, In s (pf_pats p os f) ->
-     length s = k /\ (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\
-     exists x, wit s x = true).
+(** An end under [p] that [pt_ok] accepts is at its own prefix: a leaf (some witness), or a
+    hole [hole] accepts. *)
+Definition end_ok (leaves : bool) (s : list A) : Prop :=
+  if leaves then exists x, pt_ok s (PLeaf x) = true else pt_ok s PHole = true.
+
+Lemma pt_ends_sound : forall leaves,
+  (forall t p, pt_ok p t = true -> forall s, In s (pt_ends leaves p t) ->
+     firstn (length p) s = p /\ end_ok leaves s) /\
+  (forall f p os, pf_ok p os f = true -> forall s, In s (pf_ends leaves p os f) ->
+     (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\ end_ok leaves s).
 Proof.
-  apply (ptree_mutind
-    (fun t => forall p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
-       length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true)
-    (fun f => forall p os, pf_ok p os f = true -> forall s, In s (pf_pats p os f) ->
-       length s = k /\ (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\
-       exists x, wit s x = true)).
-  - intros x p H s Hs. simpl in H, Hs. apply andb_true_iff in H as [H1 H2].
-    apply Nat.eqb_eq in H1. destruct Hs as [<-|[]]. split; [exact H1|]. split.
-    + apply firstn_all.
-    + exists x. exact H2.
-  - intros y p _ s [].
-  - intros y p _ s [].
-  - intros p _ s [].
+  intros leaves. apply (ptree_mutind
+    (fun t => forall p, pt_ok p t = true -> forall s, In s (pt_ends leaves p t) ->
+       firstn (length p) s = p /\ end_ok leaves s)
+    (fun f => forall p os, pf_ok p os f = true -> forall s, In s (pf_ends leaves p os f) ->
+       (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\ end_ok leaves s)).
+  1-4: intros *; intros H s Hs; destruct leaves; cbn in Hs;
+    (destruct Hs as [<-|[]] || destruct Hs);
+    (split; [apply firstn_all|unfold end_ok; first [exact H|eexists; exact H]]).
   - intros f IH p H s Hs. simpl in H, Hs. apply andb_true_iff in H as [_ H].
-    destruct (IH p (opts p) H s Hs) as [L [[a [_ E]] X]].
-    split; [exact L|]. split; [exact (firstn_app_short s p a E)|exact X].
+    destruct (IH p (opts p) H s Hs) as [[a [_ E]] X].
+    split; [exact (firstn_app_short s p a E)|exact X].
   - intros p os _ s Hs. destruct os; destruct Hs.
   - intros t IHt f IHf p os H s Hs. destruct os as [|a os]; [discriminate|].
     simpl in H, Hs. apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hs as [Hs|Hs].
-    + destruct (IHt (p ++ [a]) H1 s Hs) as [L [E X]].
-      split; [exact L|]. split; [exists a; split; [left; reflexivity|exact E]|exact X].
-    + destruct (IHf p os H2 s Hs) as [L [[c [Hc E]] X]].
-      split; [exact L|]. split; [exists c; split; [right; exact Hc|exact E]|exact X].
+    + destruct (IHt (p ++ [a]) H1 s Hs) as [E X].
+      split; [exists a; split; [left; reflexivity|exact E]|exact X].
+    + destruct (IHf p os H2 s Hs) as [[c [Hc E]] X].
+      split; [exists c; split; [right; exact Hc|exact E]|exact X].
 Qed.
+
+(** Its two cases: a listed pattern has length [k] and its witness; a hole is one [hole]
+    accepts. *)
+Lemma pt_pats_sound : forall t p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
+  length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true.
+Proof.
+  intros t p H s Hs. destruct (proj1 (pt_ends_sound true) t p H s Hs) as [E [x X]].
+  simpl in X. apply andb_true_iff in X as [X1 X2]. apply Nat.eqb_eq in X1.
+  split; [exact X1|]. split; [exact E|exists x; exact X2].
+Qed.
+
+Lemma pt_holes_sound : forall t p, pt_ok p t = true -> forall q, In q (pt_holes p t) ->
+  hole q = true.
+Proof. intros t p H q Hq. exact (proj2 (proj1 (pt_ends_sound false) t p H q Hq)). Qed.
 
 Lemma nodup_app_disj : forall (l1 l2 : list (list A)), NoDup l1 -> NoDup l2 ->
   (forall s, In s l1 -> ~ In s l2) -> NoDup (l1 ++ l2).
@@ -1897,24 +1911,22 @@ Qed.
 
 Variable Hnd : forall p, NoDup (opts p).
 
-Lemma pt_nodup_all :
-  (forall t p, pt_ok p t = true -> NoDup (pt_pats p t)) /\
-  (forall f p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_pats p os f)).
+Lemma pt_ends_nodup : forall leaves,
+  (forall t p, pt_ok p t = true -> NoDup (pt_ends leaves p t)) /\
+  (forall f p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_ends leaves p os f)).
 Proof.
-  apply (ptree_mutind (fun t => forall p, pt_ok p t = true -> NoDup (pt_pats p t))
-    (fun f => forall p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_pats p os f))).
-  - intros x p _. simpl. constructor; [intros []|constructor].
-  - intros y p _. constructor.
-  - intros y p _. constructor.
-  - intros p _. constructor.
+  intros leaves. apply (ptree_mutind
+    (fun t => forall p, pt_ok p t = true -> NoDup (pt_ends leaves p t))
+    (fun f => forall p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_ends leaves p os f))).
+  1-4: intros *; intros _; destruct leaves; cbn; repeat constructor; intros [].
   - intros f IH p H. simpl in H |- *. apply andb_true_iff in H as [_ H]. exact (IH p _ H (Hnd p)).
   - intros p os _ _. destruct os; constructor.
   - intros t IHt f IHf p os H N. destruct os as [|a os]; [discriminate|].
     simpl in H |- *. apply andb_true_iff in H as [H1 H2]. inversion N; subst.
     apply nodup_app_disj; [exact (IHt _ H1)|exact (IHf _ _ H2 H4)|].
     intros s S1 S2.
-    destruct (proj1 pt_sound_all t (p ++ [a]) H1 s S1) as [_ [E1 _]].
-    destruct (proj2 pt_sound_all f p os H2 s S2) as [_ [[c [Hc E2]] _]].
+    destruct (proj1 (pt_ends_sound leaves) t (p ++ [a]) H1 s S1) as [E1 _].
+    destruct (proj2 (pt_ends_sound leaves) f p os H2 s S2) as [[c [Hc E2]] _].
     rewrite app_length in E1, E2. simpl in E1, E2. rewrite E1 in E2.
     apply app_inv_head in E2. injection E2 as <-. contradiction.
 Qed.
@@ -1942,23 +1954,10 @@ Proof.
     { rewrite <- Hl, <- Ev, firstn_length. lia. }
     destruct (proj1 (pt_complete_all A dec opts refute wit k (fun _ => false) v d Hl Ho Hr)
                 t q H Ev Lq) as [I|[q' [Hq _]]]; [exact I|].
-    exfalso. clear - Hq H. revert q H Hq. apply (ptree_mutind
-      (fun t => forall q, pt_ok A opts refute wit k (fun _ => false) q t = true ->
-                 In q' (pt_holes A opts q t) -> False)
-      (fun f => forall q os, pf_ok A opts refute wit k (fun _ => false) q os f = true ->
-                 In q' (pf_holes A opts q os f) -> False)); simpl.
-    + intros x q _ [].
-    + intros y q _ [].
-    + intros y q _ [].
-    + intros q H _. discriminate.
-    + intros f IH q H. apply andb_true_iff in H as [_ H]. exact (IH q _ H).
-    + intros q os _ Hq. destruct os; destruct Hq.
-    + intros t' IHt f IHf q os H Hq. destruct os as [|a os]; [discriminate|].
-      apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hq as [Hq|Hq];
-        [exact (IHt _ H1 Hq)|exact (IHf _ _ H2 Hq)].
-  - intros s Hs. destruct (proj1 (pt_sound_all A opts refute wit k _) t q H s Hs)
-      as [Hl [E [x X]]]. split; [exact (HW s x Hl X)|exact E].
-  - exact (proj1 (pt_nodup_all A opts refute wit k _ HN) t q H).
+    exfalso. discriminate (pt_holes_sound A opts refute wit k _ t q H q' Hq).
+  - intros s Hs. destruct (pt_pats_sound A opts refute wit k _ t q H s Hs) as [Hl [E [x X]]].
+    split; [exact (HW s x Hl X)|exact E].
+  - exact (proj1 (pt_ends_nodup A opts refute wit k _ HN true) t q H).
 Qed.
 
 Lemma forall2_in : forall {A B} (P : A -> B -> Prop) xs ys x, Forall2 P xs ys -> In x xs ->
@@ -1986,21 +1985,8 @@ Proof.
     intros a c. unfold lleqb. destruct (list_eq_dec _ [a] [c]) as [E|E]; split; intro X;
       [injection E; auto|reflexivity|discriminate|subst; contradiction]. }
   assert (Hlen : forall q, In q qs -> length q = D).
-  { rewrite <- Eq. clear - HT. intros q Hq. revert HT Hq. generalize (@nil A).
-    apply (ptree_mutind
-      (fun t => forall p, pt_ok A opts refute wit k (fun p => Nat.eqb (length p) D) p t = true ->
-                 In q (pt_holes A opts p t) -> length q = D)
-      (fun f => forall p os, pf_ok A opts refute wit k (fun p => Nat.eqb (length p) D) p os f = true ->
-                 In q (pf_holes A opts p os f) -> length q = D)); simpl.
-    + intros x p _ [].
-    + intros y p _ [].
-    + intros y p _ [].
-    + intros p H [<-|[]]. apply Nat.eqb_eq. exact H.
-    + intros f IH p H. apply andb_true_iff in H as [_ H]. exact (IH p _ H).
-    + intros p os _ Hq. destruct os; destruct Hq.
-    + intros t' IHt f IHf p os H Hq. destruct os as [|a os]; [discriminate|].
-      apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hq as [Hq|Hq];
-        [exact (IHt _ H1 Hq)|exact (IHf _ _ H2 Hq)]. }
+  { rewrite <- Eq. intros q Hq. apply Nat.eqb_eq.
+    exact (pt_holes_sound A opts refute wit k _ T [] HT q Hq). }
   split.
   - intros v. split.
     + intros Rv. destruct (HP v Rv) as [Hl [Ho Hr]].
