@@ -503,13 +503,16 @@ Definition sign_rows (W : mat) (b : vec) (s : list Z) : list (vec * Q) :=
                      if Z.eqb si 0 then [] else [(vscale (inject_Z si) (row W i), inject_Z si * nth i b 0)])
            (seq 0 (length W)).
 
-Lemma sign_rows_hold : forall W b s x, signs_at W b x = s -> Forall (holds x) (sign_rows W b s).
+(** The rows of [t] hold at [x] if [t] keeps some signs of [x] and puts 0 for the others. *)
+Lemma sign_rows_sub : forall W b s t x, signs_at W b x = s ->
+  (forall i, nth i t 0%Z = 0%Z \/ nth i t 0%Z = nth i s 0%Z) -> Forall (holds x) (sign_rows W b t).
 Proof.
-  intros W b s x Hs. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
-  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi.
+  intros W b s t x Hs Ht. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
+  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi. cbv zeta in Hr.
   assert (E : nth i s 0%Z = qsign (logit W b i x)).
   { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-  rewrite E in Hr. destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
+  destruct (Ht i) as [T|T]; rewrite T in Hr; [simpl in Hr; destruct Hr|]. rewrite E in Hr.
+  destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
   apply Z.eqb_neq in Z0.
   destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
   destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
@@ -518,6 +521,9 @@ Proof.
   - contradiction.
   - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
 Qed.
+
+Lemma sign_rows_hold : forall W b s x, signs_at W b x = s -> Forall (holds x) (sign_rows W b s).
+Proof. intros W b s x Hs. apply (sign_rows_sub W b s s x Hs). intros i. right. reflexivity. Qed.
 
 Theorem sign_never_sound : forall W b s ys,
   gordan_ok ys (sign_rows W b s) = true -> ~ sign_pattern W b s.
@@ -982,33 +988,32 @@ Theorem tree_rank_sound : forall W b pats certs,
   tree_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
 Proof. intros W b. exact (tree_top_sound W b (length W)). Qed.
 
-(** Sign vectors: the signs of the first rows at [x] hold at [x]. *)
+(** Sign vectors: the signs of the first rows at [x] hold at [x] ([sign_rows_sub]). *)
 Lemma nth_firstn_cases : forall (s : list Z) n i,
   nth i (firstn n s) 0%Z = 0%Z \/ nth i (firstn n s) 0%Z = nth i s 0%Z.
 Proof.
   induction s as [|a s IH]; intros [|n] [|i]; simpl; auto.
 Qed.
 
-Lemma sign_rows_sub : forall W b s t x, signs_at W b x = s ->
-  (forall i, nth i t 0%Z = 0%Z \/ nth i t 0%Z = nth i s 0%Z) -> Forall (holds x) (sign_rows W b t).
-Proof.
-  intros W b s t x Hs Ht. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
-  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi. cbv zeta in Hr.
-  assert (E : nth i s 0%Z = qsign (logit W b i x)).
-  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-  destruct (Ht i) as [T|T]; rewrite T in Hr; [simpl in Hr; destruct Hr|]. rewrite E in Hr.
-  destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
-  apply Z.eqb_neq in Z0.
-  destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
-  destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
-    unfold logit in *.
-  - setoid_replace (inject_Z 1) with 1 by reflexivity. lra.
-  - contradiction.
-  - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
-Qed.
-
 Definition sign_opts (W : mat) (b : vec) (p : list Z) : list Z :=
   if zero_rowb W b (length p) then [0%Z] else [1%Z; (-1)%Z].
+
+(** Each sign of a generic [x] is a possible next entry after the signs before it. *)
+Lemma sign_opts_path : forall W b s x m, generic W b x -> signs_at W b x = s ->
+  (m < length W)%nat -> In (nth m s 0%Z) (sign_opts W b (firstn m s)).
+Proof.
+  intros W b s x m Hg Hs Hm.
+  assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
+  unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
+  assert (E : nth m s 0%Z = qsign (logit W b m x)).
+  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+  rewrite E. destruct (zero_rowb W b m) eqn:Z.
+  - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
+    left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
+  - specialize (Hg m Hm Z).
+    destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
+    all: contradiction.
+Qed.
 
 (** The checker: every listed sign vector has its witness, and the prefix tree is closed. *)
 Definition tree_sign_ok (W : mat) (b : vec) (pats : list (list Z * vec)) (certs : list vec) :=
@@ -1023,15 +1028,7 @@ Proof.
   - intros [x [Hg Hs]].
     assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
     apply (tree_sound Z Z.eq_dec _ _ _ _ _ s 0%Z H2 Hl).
-    + intros m Hm. unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
-      assert (E : nth m s 0%Z = qsign (logit W b m x)).
-      { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-      rewrite E. destruct (zero_rowb W b m) eqn:Z.
-      * unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
-        left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
-      * specialize (Hg m Hm Z).
-        destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
-        all: contradiction.
+    + intros m Hm. exact (sign_opts_path W b s x m Hg Hs Hm).
     + intros m y Hm. destruct (gordan_ok y (sign_rows W b (firstn (S m) s))) eqn:G; auto.
       exfalso. apply (gordan_sound _ _ G). exists x. apply (sign_rows_sub W b s); auto.
       apply nth_firstn_cases.
@@ -2026,15 +2023,7 @@ Proof.
   intros W b s [x [Hg Hs]].
   assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
   split; [exact Hl|]. split.
-  - intros m Hm. unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
-    assert (E : nth m s 0%Z = qsign (logit W b m x)).
-    { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-    rewrite E. destruct (zero_rowb W b m) eqn:Z.
-    + unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
-      left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
-    + specialize (Hg m Hm Z).
-      destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
-      all: contradiction.
+  - intros m Hm. exact (sign_opts_path W b s x m Hg Hs Hm).
   - intros j y _. unfold sign_refute. destruct (gordan_sp_ok _ _) eqn:G; auto.
     exfalso. apply (gordan_sp_sound _ _ G). exists x. apply (sign_rows_sub W b s); auto.
     apply nth_firstn_cases.
