@@ -503,13 +503,16 @@ Definition sign_rows (W : mat) (b : vec) (s : list Z) : list (vec * Q) :=
                      if Z.eqb si 0 then [] else [(vscale (inject_Z si) (row W i), inject_Z si * nth i b 0)])
            (seq 0 (length W)).
 
-Lemma sign_rows_hold : forall W b s x, signs_at W b x = s -> Forall (holds x) (sign_rows W b s).
+(** The rows of [t] hold at [x] if [t] keeps some signs of [x] and puts 0 for the others. *)
+Lemma sign_rows_sub : forall W b s t x, signs_at W b x = s ->
+  (forall i, nth i t 0%Z = 0%Z \/ nth i t 0%Z = nth i s 0%Z) -> Forall (holds x) (sign_rows W b t).
 Proof.
-  intros W b s x Hs. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
-  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi.
+  intros W b s t x Hs Ht. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
+  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi. cbv zeta in Hr.
   assert (E : nth i s 0%Z = qsign (logit W b i x)).
   { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-  rewrite E in Hr. destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
+  destruct (Ht i) as [T|T]; rewrite T in Hr; [simpl in Hr; destruct Hr|]. rewrite E in Hr.
+  destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
   apply Z.eqb_neq in Z0.
   destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
   destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
@@ -518,6 +521,9 @@ Proof.
   - contradiction.
   - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
 Qed.
+
+Lemma sign_rows_hold : forall W b s x, signs_at W b x = s -> Forall (holds x) (sign_rows W b s).
+Proof. intros W b s x Hs. apply (sign_rows_sub W b s s x Hs). intros i. right. reflexivity. Qed.
 
 Theorem sign_never_sound : forall W b s ys,
   gordan_ok ys (sign_rows W b s) = true -> ~ sign_pattern W b s.
@@ -942,30 +948,19 @@ Qed.
 Definition rank_opts (k : nat) (p : list nat) : list nat :=
   filter (fun j => negb (existsb (Nat.eqb j) p)) (seq 0 k).
 
-(** The checker: every listed ranking has its witness, and the prefix tree is closed. *)
-Definition tree_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
-  forallb (fun p => ranks_b W b (fst p) (snd p)) pats
-  && tree_ok nat Nat.eq_dec (rank_opts (length W)) (fun pi y => gordan_ok y (rank_rows W b pi))
-             (length W) (map fst pats) certs.
-
-Theorem tree_rank_sound : forall W b pats certs,
-  tree_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+(** Each entry of a ranking at [x] is a possible next entry after the ones before it. *)
+Lemma rank_opts_path : forall W b pi x m, ranks W b pi x -> (m < length pi)%nat ->
+  In (nth m pi O) (rank_opts (length W) (firstn m pi)).
 Proof.
-  intros W b pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
-  - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
-    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
-      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
-        apply nth_In. lia.
-      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
-        exfalso. eapply nodup_nth_firstn; eauto. lia.
-    + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
-      exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
-  - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
-    eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
+  intros W b pi x m [Hd [Hf _]] Hm. unfold rank_opts. apply filter_In. split.
+  - apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
+    apply nth_In. lia.
+  - apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
+    exfalso. eapply nodup_nth_firstn; eauto.
 Qed.
 
-(** Top-t prefixes, by the prefix tree of depth t. *)
-
+(** Top-t prefixes, by the prefix tree of depth t: every listed prefix has its witness,
+    and the prefix tree is closed.  Full rankings are the case t = length W. *)
 Definition tree_top_ok (W : mat) (b : vec) (t : nat) (pats : list (list nat * vec))
   (certs : list vec) :=
   forallb (fun p => ranks_b W b (fst p) (snd p)) pats
@@ -977,44 +972,48 @@ Theorem tree_top_sound : forall W b t pats certs,
 Proof.
   intros W b t pats certs H pi Hlen. apply andb_true_iff in H as [H1 H2]. split.
   - intros [x Hx]. apply (tree_sound nat Nat.eq_dec _ _ _ _ _ pi O H2 Hlen).
-    + intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
-      * apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
-        apply nth_In. lia.
-      * apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
-        exfalso. eapply nodup_nth_firstn; eauto. lia.
+    + intros m Hm. apply (rank_opts_path W b pi x); [exact Hx|lia].
     + intros m y Hm. destruct (gordan_ok y (rank_rows W b (firstn (S m) pi))) eqn:G; auto.
       exfalso. apply (ranking_never_sound _ _ _ _ G). exists x. apply ranks_prefix; auto. lia.
   - intros Hin. apply in_map_iff in Hin as [[p x] [E Hin]]. simpl in E. subst p.
     eapply forallb_forall in H1; [|exact Hin]. exact (ranking_witness_sound _ _ _ _ H1).
 Qed.
 
-(** Sign vectors: the signs of the first rows at [x] hold at [x]. *)
+(** Full rankings: the prefix tree of depth [length W] ([all_rankings W b] is
+    [all_top_rankings W b (length W)]). *)
+Definition tree_rank_ok (W : mat) (b : vec) (pats : list (list nat * vec)) (certs : list vec) :=
+  tree_top_ok W b (length W) pats certs.
+
+Theorem tree_rank_sound : forall W b pats certs,
+  tree_rank_ok W b pats certs = true -> all_rankings W b (map fst pats).
+Proof. intros W b. exact (tree_top_sound W b (length W)). Qed.
+
+(** Sign vectors: the signs of the first rows at [x] hold at [x] ([sign_rows_sub]). *)
 Lemma nth_firstn_cases : forall (s : list Z) n i,
   nth i (firstn n s) 0%Z = 0%Z \/ nth i (firstn n s) 0%Z = nth i s 0%Z.
 Proof.
   induction s as [|a s IH]; intros [|n] [|i]; simpl; auto.
 Qed.
 
-Lemma sign_rows_sub : forall W b s t x, signs_at W b x = s ->
-  (forall i, nth i t 0%Z = 0%Z \/ nth i t 0%Z = nth i s 0%Z) -> Forall (holds x) (sign_rows W b t).
-Proof.
-  intros W b s t x Hs Ht. apply Forall_forall. intros r Hr. unfold sign_rows in Hr.
-  apply in_flat_map in Hr as [i [Hi Hr]]. apply in_seq in Hi. cbv zeta in Hr.
-  assert (E : nth i s 0%Z = qsign (logit W b i x)).
-  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-  destruct (Ht i) as [T|T]; rewrite T in Hr; [simpl in Hr; destruct Hr|]. rewrite E in Hr.
-  destruct (Z.eqb (qsign (logit W b i x)) 0) eqn:Z0; [destruct Hr|].
-  apply Z.eqb_neq in Z0.
-  destruct Hr as [Hr|[]]. subst r. unfold holds. simpl. rewrite dot_vscale.
-  destruct (qsign_cases (logit W b i x)) as [[S P]|[[S P]|[S P]]]; rewrite S in *;
-    unfold logit in *.
-  - setoid_replace (inject_Z 1) with 1 by reflexivity. lra.
-  - contradiction.
-  - setoid_replace (inject_Z (-1)) with (-1) by reflexivity. lra.
-Qed.
-
 Definition sign_opts (W : mat) (b : vec) (p : list Z) : list Z :=
   if zero_rowb W b (length p) then [0%Z] else [1%Z; (-1)%Z].
+
+(** Each sign of a generic [x] is a possible next entry after the signs before it. *)
+Lemma sign_opts_path : forall W b s x m, generic W b x -> signs_at W b x = s ->
+  (m < length W)%nat -> In (nth m s 0%Z) (sign_opts W b (firstn m s)).
+Proof.
+  intros W b s x m Hg Hs Hm.
+  assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
+  unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
+  assert (E : nth m s 0%Z = qsign (logit W b m x)).
+  { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
+  rewrite E. destruct (zero_rowb W b m) eqn:Z.
+  - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
+    left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
+  - specialize (Hg m Hm Z).
+    destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
+    all: contradiction.
+Qed.
 
 (** The checker: every listed sign vector has its witness, and the prefix tree is closed. *)
 Definition tree_sign_ok (W : mat) (b : vec) (pats : list (list Z * vec)) (certs : list vec) :=
@@ -1029,15 +1028,7 @@ Proof.
   - intros [x [Hg Hs]].
     assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
     apply (tree_sound Z Z.eq_dec _ _ _ _ _ s 0%Z H2 Hl).
-    + intros m Hm. unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
-      assert (E : nth m s 0%Z = qsign (logit W b m x)).
-      { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-      rewrite E. destruct (zero_rowb W b m) eqn:Z.
-      * unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
-        left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
-      * specialize (Hg m Hm Z).
-        destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
-        all: contradiction.
+    + intros m Hm. exact (sign_opts_path W b s x m Hg Hs Hm).
     + intros m y Hm. destruct (gordan_ok y (sign_rows W b (firstn (S m) s))) eqn:G; auto.
       exfalso. apply (gordan_sound _ _ G). exists x. apply (sign_rows_sub W b s); auto.
       apply nth_firstn_cases.
@@ -1766,29 +1757,28 @@ with pf_ok (p : list A) (os : list A) (f : pforest) {struct f} : bool :=
   | _, _ => false
   end.
 
-Fixpoint pt_pats (p : list A) (t : ptree) {struct t} : list (list A) :=
-  match t with
-  | PLeaf _ => [p]
-  | PNode f => pf_pats p (opts p) f
-  | _ => []
-  end
-with pf_pats (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
-  match os, f with
-  | a :: os', PCons t f' => pt_pats (p ++ [a]) t ++ pf_pats p os' f'
-  | _, _ => []
-  end.
+(** The ends of the tree at their prefixes, in order: its patterns ([PLeaf]) if [leaves],
+    else its holes ([PHole]).  One recursion for both; the choice is a [bool] matched at the
+    end itself, so [vm_compute] runs it as fast as a recursion written for each. *)
+Section Ends.
+Variable leaves : bool.
 
-Fixpoint pt_holes (p : list A) (t : ptree) {struct t} : list (list A) :=
+Fixpoint pt_ends (p : list A) (t : ptree) {struct t} : list (list A) :=
   match t with
-  | PHole => [p]
-  | PNode f => pf_holes p (opts p) f
+  | PLeaf _ => if leaves then [p] else []
+  | PHole => if leaves then [] else [p]
+  | PNode f => pf_ends p (opts p) f
   | _ => []
   end
-with pf_holes (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
+with pf_ends (p : list A) (os : list A) (f : pforest) {struct f} : list (list A) :=
   match os, f with
-  | a :: os', PCons t f' => pt_holes (p ++ [a]) t ++ pf_holes p os' f'
+  | a :: os', PCons t f' => pt_ends (p ++ [a]) t ++ pf_ends p os' f'
   | _, _ => []
   end.
+End Ends.
+
+Definition pt_pats : list A -> ptree -> list (list A) := pt_ends true.
+Definition pt_holes : list A -> ptree -> list (list A) := pt_ends false.
 
 Lemma firstn_app_one : forall (v : list A) (p : list A) a d,
   firstn (length p) v = p -> nth (length p) v d = a -> (length p < length v)%nat ->
@@ -1822,14 +1812,16 @@ Lemma pt_complete_all :
      reached p t) /\
   (forall f p os, pf_ok p os f = true -> firstn (length p) v = p -> (length p < k)%nat ->
      In (nth (length p) v d) os ->
-     In v (pf_pats p os f) \/ exists q, In q (pf_holes p os f) /\ firstn (length q) v = q).
+     In v (pf_ends true p os f) \/
+     exists q, In q (pf_ends false p os f) /\ firstn (length q) v = q).
 Proof.
   apply (ptree_mutind
     (fun t => forall p, pt_ok p t = true -> firstn (length p) v = p -> (length p <= k)%nat ->
        reached p t)
     (fun f => forall p os, pf_ok p os f = true -> firstn (length p) v = p ->
        (length p < k)%nat -> In (nth (length p) v d) os ->
-       In v (pf_pats p os f) \/ exists q, In q (pf_holes p os f) /\ firstn (length q) v = q)).
+       In v (pf_ends true p os f) \/
+       exists q, In q (pf_ends false p os f) /\ firstn (length q) v = q)).
   - intros x p H E _. simpl in H. apply andb_true_iff in H as [H _]. apply Nat.eqb_eq in H.
     left. simpl. left. rewrite <- E, H, <- Hlen, firstn_all. reflexivity.
   - intros y p H E L. simpl in H. apply andb_true_iff in H as [H0 H].
@@ -1859,37 +1851,50 @@ Proof.
 Qed.
 End Complete.
 
-Lemma pt_sound_all :
-  (forall t p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
-     length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true) /\
-  (forall f p os, pf_ok p os f = true -> forall s, In s (pf_pats p os f) ->
-     length s = k /\ (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\
-     exists x, wit s x = true).
+(** An end under [p] that [pt_ok] accepts is at its own prefix: a leaf (some witness), or a
+    hole [hole] accepts. *)
+Definition end_ok (leaves : bool) (s : list A) : Prop :=
+  if leaves then exists x, pt_ok s (PLeaf x) = true else pt_ok s PHole = true.
+
+Lemma pt_ends_sound : forall leaves,
+  (forall t p, pt_ok p t = true -> forall s, In s (pt_ends leaves p t) ->
+     firstn (length p) s = p /\ end_ok leaves s) /\
+  (forall f p os, pf_ok p os f = true -> forall s, In s (pf_ends leaves p os f) ->
+     (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\ end_ok leaves s).
 Proof.
-  apply (ptree_mutind
-    (fun t => forall p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
-       length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true)
-    (fun f => forall p os, pf_ok p os f = true -> forall s, In s (pf_pats p os f) ->
-       length s = k /\ (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\
-       exists x, wit s x = true)).
-  - intros x p H s Hs. simpl in H, Hs. apply andb_true_iff in H as [H1 H2].
-    apply Nat.eqb_eq in H1. destruct Hs as [<-|[]]. split; [exact H1|]. split.
-    + apply firstn_all.
-    + exists x. exact H2.
-  - intros y p _ s [].
-  - intros y p _ s [].
-  - intros p _ s [].
+  intros leaves. apply (ptree_mutind
+    (fun t => forall p, pt_ok p t = true -> forall s, In s (pt_ends leaves p t) ->
+       firstn (length p) s = p /\ end_ok leaves s)
+    (fun f => forall p os, pf_ok p os f = true -> forall s, In s (pf_ends leaves p os f) ->
+       (exists a, In a os /\ firstn (length (p ++ [a])) s = p ++ [a]) /\ end_ok leaves s)).
+  1-4: intros *; intros H s Hs; destruct leaves; cbn in Hs;
+    (destruct Hs as [<-|[]] || destruct Hs);
+    (split; [apply firstn_all|unfold end_ok; first [exact H|eexists; exact H]]).
   - intros f IH p H s Hs. simpl in H, Hs. apply andb_true_iff in H as [_ H].
-    destruct (IH p (opts p) H s Hs) as [L [[a [_ E]] X]].
-    split; [exact L|]. split; [exact (firstn_app_short s p a E)|exact X].
+    destruct (IH p (opts p) H s Hs) as [[a [_ E]] X].
+    split; [exact (firstn_app_short s p a E)|exact X].
   - intros p os _ s Hs. destruct os; destruct Hs.
   - intros t IHt f IHf p os H s Hs. destruct os as [|a os]; [discriminate|].
     simpl in H, Hs. apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hs as [Hs|Hs].
-    + destruct (IHt (p ++ [a]) H1 s Hs) as [L [E X]].
-      split; [exact L|]. split; [exists a; split; [left; reflexivity|exact E]|exact X].
-    + destruct (IHf p os H2 s Hs) as [L [[c [Hc E]] X]].
-      split; [exact L|]. split; [exists c; split; [right; exact Hc|exact E]|exact X].
+    + destruct (IHt (p ++ [a]) H1 s Hs) as [E X].
+      split; [exists a; split; [left; reflexivity|exact E]|exact X].
+    + destruct (IHf p os H2 s Hs) as [[c [Hc E]] X].
+      split; [exists c; split; [right; exact Hc|exact E]|exact X].
 Qed.
+
+(** Its two cases: a listed pattern has length [k] and its witness; a hole is one [hole]
+    accepts. *)
+Lemma pt_pats_sound : forall t p, pt_ok p t = true -> forall s, In s (pt_pats p t) ->
+  length s = k /\ firstn (length p) s = p /\ exists x, wit s x = true.
+Proof.
+  intros t p H s Hs. destruct (proj1 (pt_ends_sound true) t p H s Hs) as [E [x X]].
+  simpl in X. apply andb_true_iff in X as [X1 X2]. apply Nat.eqb_eq in X1.
+  split; [exact X1|]. split; [exact E|exists x; exact X2].
+Qed.
+
+Lemma pt_holes_sound : forall t p, pt_ok p t = true -> forall q, In q (pt_holes p t) ->
+  hole q = true.
+Proof. intros t p H q Hq. exact (proj2 (proj1 (pt_ends_sound false) t p H q Hq)). Qed.
 
 Lemma nodup_app_disj : forall (l1 l2 : list (list A)), NoDup l1 -> NoDup l2 ->
   (forall s, In s l1 -> ~ In s l2) -> NoDup (l1 ++ l2).
@@ -1903,24 +1908,22 @@ Qed.
 
 Variable Hnd : forall p, NoDup (opts p).
 
-Lemma pt_nodup_all :
-  (forall t p, pt_ok p t = true -> NoDup (pt_pats p t)) /\
-  (forall f p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_pats p os f)).
+Lemma pt_ends_nodup : forall leaves,
+  (forall t p, pt_ok p t = true -> NoDup (pt_ends leaves p t)) /\
+  (forall f p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_ends leaves p os f)).
 Proof.
-  apply (ptree_mutind (fun t => forall p, pt_ok p t = true -> NoDup (pt_pats p t))
-    (fun f => forall p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_pats p os f))).
-  - intros x p _. simpl. constructor; [intros []|constructor].
-  - intros y p _. constructor.
-  - intros y p _. constructor.
-  - intros p _. constructor.
+  intros leaves. apply (ptree_mutind
+    (fun t => forall p, pt_ok p t = true -> NoDup (pt_ends leaves p t))
+    (fun f => forall p os, pf_ok p os f = true -> NoDup os -> NoDup (pf_ends leaves p os f))).
+  1-4: intros *; intros _; destruct leaves; cbn; repeat constructor; intros [].
   - intros f IH p H. simpl in H |- *. apply andb_true_iff in H as [_ H]. exact (IH p _ H (Hnd p)).
   - intros p os _ _. destruct os; constructor.
   - intros t IHt f IHf p os H N. destruct os as [|a os]; [discriminate|].
     simpl in H |- *. apply andb_true_iff in H as [H1 H2]. inversion N; subst.
     apply nodup_app_disj; [exact (IHt _ H1)|exact (IHf _ _ H2 H4)|].
     intros s S1 S2.
-    destruct (proj1 pt_sound_all t (p ++ [a]) H1 s S1) as [_ [E1 _]].
-    destruct (proj2 pt_sound_all f p os H2 s S2) as [_ [[c [Hc E2]] _]].
+    destruct (proj1 (pt_ends_sound leaves) t (p ++ [a]) H1 s S1) as [E1 _].
+    destruct (proj2 (pt_ends_sound leaves) f p os H2 s S2) as [[c [Hc E2]] _].
     rewrite app_length in E1, E2. simpl in E1, E2. rewrite E1 in E2.
     apply app_inv_head in E2. injection E2 as <-. contradiction.
 Qed.
@@ -1948,23 +1951,10 @@ Proof.
     { rewrite <- Hl, <- Ev, firstn_length. lia. }
     destruct (proj1 (pt_complete_all A dec opts refute wit k (fun _ => false) v d Hl Ho Hr)
                 t q H Ev Lq) as [I|[q' [Hq _]]]; [exact I|].
-    exfalso. clear - Hq H. revert q H Hq. apply (ptree_mutind
-      (fun t => forall q, pt_ok A opts refute wit k (fun _ => false) q t = true ->
-                 In q' (pt_holes A opts q t) -> False)
-      (fun f => forall q os, pf_ok A opts refute wit k (fun _ => false) q os f = true ->
-                 In q' (pf_holes A opts q os f) -> False)); simpl.
-    + intros x q _ [].
-    + intros y q _ [].
-    + intros y q _ [].
-    + intros q H _. discriminate.
-    + intros f IH q H. apply andb_true_iff in H as [_ H]. exact (IH q _ H).
-    + intros q os _ Hq. destruct os; destruct Hq.
-    + intros t' IHt f IHf q os H Hq. destruct os as [|a os]; [discriminate|].
-      apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hq as [Hq|Hq];
-        [exact (IHt _ H1 Hq)|exact (IHf _ _ H2 Hq)].
-  - intros s Hs. destruct (proj1 (pt_sound_all A opts refute wit k _) t q H s Hs)
-      as [Hl [E [x X]]]. split; [exact (HW s x Hl X)|exact E].
-  - exact (proj1 (pt_nodup_all A opts refute wit k _ HN) t q H).
+    exfalso. discriminate (pt_holes_sound A opts refute wit k _ t q H q' Hq).
+  - intros s Hs. destruct (pt_pats_sound A opts refute wit k _ t q H s Hs) as [Hl [E [x X]]].
+    split; [exact (HW s x Hl X)|exact E].
+  - exact (proj1 (pt_ends_nodup A opts refute wit k _ HN true) t q H).
 Qed.
 
 Lemma forall2_in : forall {A B} (P : A -> B -> Prop) xs ys x, Forall2 P xs ys -> In x xs ->
@@ -1992,21 +1982,8 @@ Proof.
     intros a c. unfold lleqb. destruct (list_eq_dec _ [a] [c]) as [E|E]; split; intro X;
       [injection E; auto|reflexivity|discriminate|subst; contradiction]. }
   assert (Hlen : forall q, In q qs -> length q = D).
-  { rewrite <- Eq. clear - HT. intros q Hq. revert HT Hq. generalize (@nil A).
-    apply (ptree_mutind
-      (fun t => forall p, pt_ok A opts refute wit k (fun p => Nat.eqb (length p) D) p t = true ->
-                 In q (pt_holes A opts p t) -> length q = D)
-      (fun f => forall p os, pf_ok A opts refute wit k (fun p => Nat.eqb (length p) D) p os f = true ->
-                 In q (pf_holes A opts p os f) -> length q = D)); simpl.
-    + intros x p _ [].
-    + intros y p _ [].
-    + intros y p _ [].
-    + intros p H [<-|[]]. apply Nat.eqb_eq. exact H.
-    + intros f IH p H. apply andb_true_iff in H as [_ H]. exact (IH p _ H).
-    + intros p os _ Hq. destruct os; destruct Hq.
-    + intros t' IHt f IHf p os H Hq. destruct os as [|a os]; [discriminate|].
-      apply andb_true_iff in H as [H1 H2]. apply in_app_or in Hq as [Hq|Hq];
-        [exact (IHt _ H1 Hq)|exact (IHf _ _ H2 Hq)]. }
+  { rewrite <- Eq. intros q Hq. apply Nat.eqb_eq.
+    exact (pt_holes_sound A opts refute wit k _ T [] HT q Hq). }
   split.
   - intros v. split.
     + intros Rv. destruct (HP v Rv) as [Hl [Ho Hr]].
@@ -2046,15 +2023,7 @@ Proof.
   intros W b s [x [Hg Hs]].
   assert (Hl : length s = length W) by (subst s; unfold signs_at; rewrite map_length, seq_length; auto).
   split; [exact Hl|]. split.
-  - intros m Hm. unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
-    assert (E : nth m s 0%Z = qsign (logit W b m x)).
-    { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-    rewrite E. destruct (zero_rowb W b m) eqn:Z.
-    + unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
-      left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
-    + specialize (Hg m Hm Z).
-      destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
-      all: contradiction.
+  - intros m Hm. exact (sign_opts_path W b s x m Hg Hs Hm).
   - intros j y _. unfold sign_refute. destruct (gordan_sp_ok _ _) eqn:G; auto.
     exfalso. apply (gordan_sp_sound _ _ G). exists x. apply (sign_rows_sub W b s); auto.
     apply nth_firstn_cases.
@@ -2074,11 +2043,7 @@ Lemma rank_paths : forall W b, paths_ok (rank_opts (length W)) (rank_refute W b)
   (rank_real W b) O.
 Proof.
   intros W b pi [Hlen [x Hx]]. split; [exact Hlen|]. split.
-  - intros m Hm. destruct Hx as [Hd [Hf _]]. unfold rank_opts. apply filter_In. split.
-    + apply in_seq. split; [lia|]. simpl. eapply Forall_forall in Hf; [exact Hf|].
-      apply nth_In. lia.
-    + apply negb_true_iff. destruct (existsb _ _) eqn:E; auto. apply existsb_eqb in E.
-      exfalso. eapply nodup_nth_firstn; eauto. lia.
+  - intros m Hm. apply (rank_opts_path W b pi x); [exact Hx|lia].
   - intros j y Hj. unfold rank_refute. destruct (gordan_sp_ok _ _) eqn:G; auto.
     exfalso. apply (gordan_sp_sound _ _ G). exists x. apply rank_rows_hold. apply ranks_prefix; auto. lia.
 Qed.
