@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from logitgeom.exact import dixon
@@ -109,7 +110,9 @@ def test_the_plan_bounds_every_product_and_extreme_entries_stay_exact(n, bits):
     lg = max(1, (n - 1).bit_length())
     assert plan["limb_bits"] + plan["prime_bits"] + lg <= 53
     assert 2 * plan["prime_bits"] + lg <= 53
-    assert plan["limbs"] * plan["limb_bits"] >= bits + 1
+    assert plan["limbs"] * plan["limb_bits"] >= bits  # sign and magnitude: |A| < 2^bits
+    assert len(dixon.split_limbs(np.array(A, dtype=np.int64), plan["limb_bits"])) \
+        == plan["limbs"]
     got = dixon.solve_columns(A, B)
     if got is None:  # singular: FLINT agrees
         assert flint.fmpz_mat(A).det() == 0
@@ -121,7 +124,9 @@ def test_the_plan_bounds_every_product_and_extreme_entries_stay_exact(n, bits):
 def test_a_smaller_prime_saves_a_limb_where_it_pays():
     bits = (11, 44, [44] * 1025)  # n = 1,025, 44-bit entries
     plan = dixon._plan(bits, [[1] * 1025])
-    assert (plan["prime_bits"], plan["limbs"]) == (19, 2)  # not (21, 3)
+    # sign-and-magnitude limbs of 22 bits cover 44: a 20-bit prime with two limbs (3 products
+    # per 19 bits) beats 19 bits with two (per 18) and 21 bits with three (per 20)
+    assert (plan["prime_bits"], plan["limbs"]) == (20, 2)
 
 
 def test_split_limbs_sign_and_magnitude():

@@ -169,7 +169,7 @@ def _plan(bits: tuple[int, int, list[int]] | None, B: Sequence[Sequence[int]]
     best: tuple[float, int, int, int] | None = None
     for pb in range(8, (53 - lg) // 2 + 1):
         c = 53 - lg - pb
-        limbs = max(1, -(-(wa + 1) // c))
+        limbs = max(1, -(-wa // c))  # split_limbs: |A| < 2^wa, digits of c bits
         cost = (1 + limbs) / (pb - 1)
         if best is None or cost < best[0]:
             best = (cost, pb, c, limbs)
@@ -289,8 +289,8 @@ class Factorisation:
         self.p = p = _prime_below(1 << plan["prime_bits"], det)
         inv = _flint.nmod_mat(n, n, np.mod(Ai, p).ravel().tolist(), p).inv()
         self._pinv = np.array([int(v) for v in inv.entries()], dtype=np.float64).reshape(n, n)
-        # A = sum_l A_l 2^(s l), |A_l| < 2^s: at most plan["limbs"] of them (A's entries
-        # have at most wa bits, the plan's limbs cover wa + 1)
+        # A = sum_l A_l 2^(s l), |A_l| < 2^s: plan["limbs"] of them (A's entries have at
+        # most wa bits, sign and magnitude)
         self._limbs = split_limbs(Ai, s)
 
     def solve(self, B: Sequence[Sequence[int]]) -> list[list[int]]:
