@@ -559,16 +559,23 @@ Qed.
 Definition sign_candidates (W : mat) (b : vec) : list (list Z) :=
   choices (map (fun i => if zero_rowb W b i then [0%Z] else [1%Z; (-1)%Z]) (seq 0 (length W))).
 
-Lemma sign_pattern_candidate : forall W b s, sign_pattern W b s -> In s (sign_candidates W b).
+(** At a generic [x], the sign of row [i] is one of its choices (for the candidates here and
+    for the prefix tree's [sign_opts_path]). *)
+Lemma sign_choice : forall W b x i, generic W b x -> (i < length W)%nat ->
+  In (qsign (logit W b i x)) (if zero_rowb W b i then [0%Z] else [1%Z; (-1)%Z]).
 Proof.
-  intros W b s [x [Hg Hs]]. subst s. apply in_choices. unfold signs_at.
-  apply Forall2_map_seq. intros i Hi.
-  destruct (zero_rowb W b i) eqn:Z.
+  intros W b x i Hg Hi. destruct (zero_rowb W b i) eqn:Z.
   - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
     left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
   - specialize (Hg i Hi Z).
     destruct (qsign_cases (logit W b i x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
     all: contradiction.
+Qed.
+
+Lemma sign_pattern_candidate : forall W b s, sign_pattern W b s -> In s (sign_candidates W b).
+Proof.
+  intros W b s [x [Hg Hs]]. subst s. apply in_choices. unfold signs_at.
+  apply Forall2_map_seq. intros i Hi. exact (sign_choice W b x i Hg Hi).
 Qed.
 
 (** Walk the candidates: each is listed, or refuted by the next certificate. *)
@@ -1011,12 +1018,7 @@ Proof.
   unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
   assert (E : nth m s 0%Z = qsign (logit W b m x)).
   { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-  rewrite E. destruct (zero_rowb W b m) eqn:Z.
-  - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
-    left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
-  - specialize (Hg m Hm Z).
-    destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
-    all: contradiction.
+  rewrite E. exact (sign_choice W b x m Hg Hm).
 Qed.
 
 (** The checker: every listed sign vector has its witness, and the prefix tree is closed. *)
