@@ -419,24 +419,41 @@ Proof.
   intros q. unfold qsign. destruct (Qcompare_spec q 0); auto.
 Qed.
 
+(** A boolean equality read off a decision [dec] reflects [=], and membership by a boolean
+    equality that reflects [=] is [In]: proven once for every type, used below for sign
+    vectors ([zleqb], [zmem]) and rankings ([nleqb], [nmem]), whose definitions (the functions
+    the generated proofs compute with) stay as they are. *)
+Lemma dec_eqb_iff : forall {B} (dec : forall a c : B, {a = c} + {a <> c}) a c,
+  (if dec a c then true else false) = true <-> a = c.
+Proof.
+  intros B dec a c. destruct (dec a c) as [E|E]; split; intro H;
+    [exact E|reflexivity|discriminate|contradiction].
+Qed.
+
+Lemma existsb_eqb_In : forall {B} (eqb : B -> B -> bool),
+  (forall a c, eqb a c = true <-> a = c) -> forall s L, existsb (eqb s) L = true <-> In s L.
+Proof.
+  intros B eqb Heq s L. rewrite existsb_exists. split.
+  - intros [t [Ht E]]. apply Heq in E. subst t. exact Ht.
+  - intros H. exists s. split; [exact H|]. apply Heq. reflexivity.
+Qed.
+
 Definition zleqb (s t : list Z) : bool := if list_eq_dec Z.eq_dec s t then true else false.
 Definition zmem (s : list Z) (L : list (list Z)) : bool := existsb (zleqb s) L.
 Definition nleqb (s t : list nat) : bool := if list_eq_dec Nat.eq_dec s t then true else false.
 Definition nmem (s : list nat) (L : list (list nat)) : bool := existsb (nleqb s) L.
 
+Lemma zleqb_iff : forall s t, zleqb s t = true <-> s = t.
+Proof. exact (dec_eqb_iff (list_eq_dec Z.eq_dec)). Qed.
+
+Lemma nleqb_iff : forall s t, nleqb s t = true <-> s = t.
+Proof. exact (dec_eqb_iff (list_eq_dec Nat.eq_dec)). Qed.
+
 Lemma zmem_In : forall s L, zmem s L = true <-> In s L.
-Proof.
-  intros s L. unfold zmem, zleqb. rewrite existsb_exists. split.
-  - intros [t [Ht E]]. destruct (list_eq_dec Z.eq_dec s t); subst; auto; discriminate.
-  - intros H. exists s. split; auto. destruct (list_eq_dec Z.eq_dec s s); auto.
-Qed.
+Proof. exact (existsb_eqb_In zleqb zleqb_iff). Qed.
 
 Lemma nmem_In : forall s L, nmem s L = true <-> In s L.
-Proof.
-  intros s L. unfold nmem, nleqb. rewrite existsb_exists. split.
-  - intros [t [Ht E]]. destruct (list_eq_dec Nat.eq_dec s t); subst; auto; discriminate.
-  - intros H. exists s. split; auto. destruct (list_eq_dec Nat.eq_dec s s); auto.
-Qed.
+Proof. exact (existsb_eqb_In nleqb nleqb_iff). Qed.
 
 (** ** Counts of listed data: no element twice, and set equality of label lists *)
 
@@ -450,21 +467,8 @@ Proof.
   - constructor.
   - apply andb_true_iff in H as [H1 H2]. constructor; [|exact (IH H2)].
     intro Hin. apply negb_true_iff in H1.
-    assert (existsb (eqb a) r = true) as E.
-    { apply existsb_exists. exists a. split; [exact Hin|]. apply Heq. reflexivity. }
+    assert (existsb (eqb a) r = true) as E by exact (proj2 (existsb_eqb_In eqb Heq a r) Hin).
     rewrite E in H1. discriminate.
-Qed.
-
-Lemma zleqb_iff : forall s t, zleqb s t = true <-> s = t.
-Proof.
-  intros s t. unfold zleqb. destruct (list_eq_dec Z.eq_dec s t) as [E|E]; split; intro H;
-    [exact E|reflexivity|discriminate|contradiction].
-Qed.
-
-Lemma nleqb_iff : forall s t, nleqb s t = true <-> s = t.
-Proof.
-  intros s t. unfold nleqb. destruct (list_eq_dec Nat.eq_dec s t) as [E|E]; split; intro H;
-    [exact E|reflexivity|discriminate|contradiction].
 Qed.
 
 (** A list of sign vectors / of rankings / of labels without repetition. *)
@@ -495,7 +499,7 @@ Proof.
     rename H3 into H2. cbv beta in H2.
     rewrite Hz in H2. simpl in H2. intro E. apply Qeq_bool_true in E. rewrite E in H2.
     discriminate.
-  - unfold zleqb in H1. destruct (list_eq_dec Z.eq_dec (signs_at W b x) s); auto; discriminate.
+  - apply zleqb_iff in H1; auto.
 Qed.
 
 Definition sign_rows (W : mat) (b : vec) (s : list Z) : list (vec * Q) :=
@@ -555,16 +559,23 @@ Qed.
 Definition sign_candidates (W : mat) (b : vec) : list (list Z) :=
   choices (map (fun i => if zero_rowb W b i then [0%Z] else [1%Z; (-1)%Z]) (seq 0 (length W))).
 
-Lemma sign_pattern_candidate : forall W b s, sign_pattern W b s -> In s (sign_candidates W b).
+(** At a generic [x], the sign of row [i] is one of its choices (for the candidates here and
+    for the prefix tree's [sign_opts_path]). *)
+Lemma sign_choice : forall W b x i, generic W b x -> (i < length W)%nat ->
+  In (qsign (logit W b i x)) (if zero_rowb W b i then [0%Z] else [1%Z; (-1)%Z]).
 Proof.
-  intros W b s [x [Hg Hs]]. subst s. apply in_choices. unfold signs_at.
-  apply Forall2_map_seq. intros i Hi.
-  destruct (zero_rowb W b i) eqn:Z.
+  intros W b x i Hg Hi. destruct (zero_rowb W b i) eqn:Z.
   - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
     left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
   - specialize (Hg i Hi Z).
     destruct (qsign_cases (logit W b i x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
     all: contradiction.
+Qed.
+
+Lemma sign_pattern_candidate : forall W b s, sign_pattern W b s -> In s (sign_candidates W b).
+Proof.
+  intros W b s [x [Hg Hs]]. subst s. apply in_choices. unfold signs_at.
+  apply Forall2_map_seq. intros i Hi. exact (sign_choice W b x i Hg Hi).
 Qed.
 
 (** Walk the candidates: each is listed, or refuted by the next certificate. *)
@@ -803,7 +814,7 @@ Qed.
 Lemma in_tree_spec : forall L p, in_tree L p = true -> exists w, In w L /\ firstn (length p) w = p.
 Proof.
   intros L p H. apply existsb_exists in H as [w [Hw E]]. exists w. split; auto.
-  unfold prefixb, leqb in E. destruct (list_eq_dec dec p (firstn (length p) w)); auto; discriminate.
+  unfold prefixb, leqb in E. apply dec_eqb_iff in E; auto.
 Qed.
 
 Theorem tree_sound : forall k L certs (v : list A) d,
@@ -1007,12 +1018,7 @@ Proof.
   unfold sign_opts. rewrite firstn_length, Nat.min_l by lia.
   assert (E : nth m s 0%Z = qsign (logit W b m x)).
   { subst s. unfold signs_at. apply (nth_map_seq (fun i => qsign (logit W b i x))). lia. }
-  rewrite E. destruct (zero_rowb W b m) eqn:Z.
-  - unfold zero_rowb in Z. apply andb_true_iff in Z as [Z1 Z2]. apply Qeq_bool_true in Z2.
-    left. unfold logit, qsign. rewrite (dot_zero _ x Z1), Z2. reflexivity.
-  - specialize (Hg m Hm Z).
-    destruct (qsign_cases (logit W b m x)) as [[S _]|[[_ P]|[S _]]]; rewrite ?S; simpl; auto.
-    all: contradiction.
+  rewrite E. exact (sign_choice W b x m Hg Hm).
 Qed.
 
 (** The checker: every listed sign vector has its witness, and the prefix tree is closed. *)
@@ -1639,8 +1645,7 @@ Qed.
 
 Lemma every_label : forall (l : list nat) n k, nleqb l (seq 0 n) = true -> (k < n)%nat -> In k l.
 Proof.
-  intros l n k H Hk. unfold nleqb in H. destruct (list_eq_dec Nat.eq_dec l (seq 0 n)) as [E|];
-    [|discriminate]. rewrite E. apply in_seq. lia.
+  intros l n k H Hk. apply nleqb_iff in H. rewrite H. apply in_seq. lia.
 Qed.
 
 (** Every label of the head has a witness (the list's labels are 0, 1, ..., k - 1). *)
@@ -1979,8 +1984,7 @@ Proof.
   unfold lleqb in HQ. destruct (list_eq_dec _ _ qs) as [Eq|]; [|discriminate].
   assert (HNq : NoDup qs).
   { apply (nodup_by_sound (fun a c => lleqb dec [a] [c])); [|exact HN].
-    intros a c. unfold lleqb. destruct (list_eq_dec _ [a] [c]) as [E|E]; split; intro X;
-      [injection E; auto|reflexivity|discriminate|subst; contradiction]. }
+    intros a c. unfold lleqb. rewrite dec_eqb_iff. split; [injection 1; auto|intros <-; reflexivity]. }
   assert (Hlen : forall q, In q qs -> length q = D).
   { rewrite <- Eq. intros q Hq. apply Nat.eqb_eq.
     exact (pt_holes_sound A opts refute wit k _ T [] HT q Hq). }
