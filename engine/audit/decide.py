@@ -26,24 +26,28 @@ Examples
 
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
 import numpy as np
 
-from logitgeom.audit.basis import basis_never
+from logitgeom.audit import nearest
 from logitgeom.audit.bounded import note_partial, note_stage
-from logitgeom.audit.complete import exact_stage, gordan_on_rows
+from logitgeom.audit.complete import exact_stage
+from logitgeom.audit.gordan import (
+    _evaluate,
+    _gordan_from,
+    _margins,
+    _pow2_scale,
+    _smallest,
+)
 from logitgeom.audit.head import Head, HeadSpec, open_head
 from logitgeom.audit.proofs import (
     BudgetExceeded,
     Options,
     _budget,
     _in_box,
-    _never,
     _norm2,
-    _primitive,
     _rational_witness_record,
     _witness_record,
     check_multipliers,
@@ -53,122 +57,13 @@ from logitgeom.audit.proofs import (
     violations,
 )
 from logitgeom.audit.screen import _fit_box, screen_block
-from logitgeom.exact.intmat import solve_rational, solve_square
 
 __all__ = ["Options", "decide_block", "decide_label", "rounding_bound", "exact_rows_int",
            "confirm_witness", "violations", "check_multipliers", "BudgetExceeded"]
 
 
-
-def _margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
-    """Float margins for proposals (fast product; decisions use :func:`violations`)."""
-    if s is None:
-        s = head.propose_matvec(x)
-    b = head.bias if head.bias is not None else 0.0
-    m = (s[k] + (b[k] if head.bias is not None else 0.0)) - (s + b)
-    m[k] = np.inf
-    return m
-
-
-#: Largest support x width for the exact (cdd.gmp) repair of basis multipliers.
-_CDD_REPAIR = 8192
 #: Up to this many new rows, the LP continues from its last basis (dual simplex).
 _FEW_CUTS = 64
-# ------------------------------------------------------------------------ witnesses
-def _pow2_scale(v: np.ndarray) -> float:
-    """2^-e with 2^(e-1) <= max|v| < 2^e (1 for a zero vector): exact rescaling to O(1)."""
-    mx = float(np.max(np.abs(v))) if v.size else 0.0
-    if mx == 0.0 or not np.isfinite(mx):
-        return 1.0
-    return math.ldexp(1.0, -math.frexp(mx)[1])
-
-
-# ------------------------------------------------------------------------ LPs
-def _exact_gordan(head: Head, k: int, support: list[int], lam: np.ndarray,
-                  with_bias_row: bool) -> list[Fraction] | None:
-    """Solve sum lam_i (w_k - w_i) = 0, sum lam_i = 1 (and sum lam_i db_i = 0) exactly on
-    the support (logitgeom.exact.intmat); free variables take their float values."""
-    R, b, _, _ = exact_rows_int(head, [k, *support])
-    wk = R[0]
-    n, d = len(support), head.d
-    eqs = [[wk[j] - R[1 + i][j] for i in range(n)] for j in range(d)]
-    eqs = [e for e in eqs if any(e)]
-    rhs = [0] * len(eqs)
-    eqs.append([1] * n)
-    rhs.append(1)
-    if with_bias_row and b is not None:
-        eqs.append([b[0] - b[1 + i] for i in range(n)])
-        rhs.append(0)
-    if len(eqs) == n:  # a square system (a full basis): integers over one denominator
-        sq = solve_square(eqs, rhs)
-        if sq is not None:
-            z, den = sq
-            return [Fraction(v, den) for v in z]
-    return solve_rational(eqs, rhs, [float(v) for v in lam])
-
-
-def _gordan_from(head: Head, k: int, active: np.ndarray, box: bool, opts: Options,
-                 stats: dict, lam: np.ndarray) -> dict | None:
-    """Exact Gordan multipliers on the support of the float basis (every positive dual,
-    however small: no relative cut), repaired by an exact LP on that support when the
-    square solve is singular or negative."""
-    t0 = time.process_time()
-    note_stage("gordan")
-    try:
-        keep = np.flatnonzero(lam > 0)
-        if keep.size == 0:
-            return None
-        support = [int(active[i]) for i in keep]
-        lam_s = lam[keep]
-        radius = opts.radius if box else None
-        # (1) the float multipliers themselves (enough with slack in the box case)
-        if box:
-            cand = _primitive([Fraction(float(v)) for v in lam_s])
-            if check_multipliers(head, k, support, cand, radius):
-                return _never(support, cand, "lp")
-        # (2) solved exactly on the support (v = 0 exactly)
-        neg: list[Fraction] | None = None
-        if len(support) <= head.d + 2:
-            for with_bias in (False, True):
-                if with_bias and head.bias is None:
-                    break
-                t1 = time.process_time()
-                sol = _exact_gordan(head, k, support, lam_s, with_bias)
-                stats["gordan_solve"] = stats.get("gordan_solve", 0.0) \
-                    + time.process_time() - t1
-                if sol is not None and any(q < 0 for q in sol) and not with_bias:
-                    neg = sol
-                if sol is None or any(q < 0 for q in sol):
-                    continue
-                pos = [(i, q) for i, q in zip(support, sol, strict=True) if q > 0]
-                if not pos:
-                    continue
-                rows = [i for i, _ in pos]
-                cand = _primitive([q for _, q in pos])
-                t1 = time.process_time()
-                ok = check_multipliers(head, k, rows, cand, radius)
-                stats["gordan_check"] = stats.get("gordan_check", 0.0) \
-                    + time.process_time() - t1
-                if ok:
-                    return _never(rows, cand, "lp")
-        # (3) repair: an exact LP on the support (a vertex: at most d + 1 (d + 2) rows);
-        # cdd.gmp is slow at large d, where a full basis is repaired by exact simplex pivots
-        # (logitgeom.audit.basis) with the active rows as the entering candidates
-        if len(support) * head.d > _CDD_REPAIR:
-            if neg is None or box or head.bias is not None or len(support) != head.d + 1:
-                return None
-            pool = np.asarray(active, dtype=np.int64)
-            P = head.rows(pool) - head.rows([k])[0][None, :]
-            return basis_never(head, k, pool, P * _pow2_scale(P), [int(i) for i in keep],
-                               stats, neg, "lp")
-        found = gordan_on_rows(head, k, support, radius)
-        if found is not None:
-            rows, cand = found
-            if check_multipliers(head, k, rows, cand, radius):
-                return _never(rows, cand, "lp-exact")
-        return None
-    finally:
-        stats["gordan"] = stats.get("gordan", 0.0) + time.process_time() - t0
 
 
 # ------------------------------------------------------------------------ per label
@@ -207,8 +102,6 @@ def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
     points and exact Gordan multipliers on its basis, then the exact completion stage
     (``t_label``: the label's start on the process clock, for the cooperative budget
     checks; the hard stop is the child's kill, :mod:`logitgeom.audit.labelrun`)."""
-    from logitgeom.audit import nearest
-
     try:
         note_stage("wolfe")
         if not box and head.bias is None:
@@ -431,33 +324,6 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         cut.lp.set_option("dual_feasibility_tolerance", 1e-10)
         z_start = z
     return None, seed
-
-
-def _smallest(m: np.ndarray, k: int, n: int) -> np.ndarray:
-    """The n rows (not k) with the smallest float margins (non-finite ones first)."""
-    m = np.where(np.isfinite(m), m, -np.inf)
-    m[k] = np.inf
-    order = np.argsort(m, kind="stable")
-    return order[order != k][:n]
-
-
-def _evaluate(head: Head, k: int, x: np.ndarray, active: np.ndarray, box: bool,
-              opts: Options, stats: dict) -> tuple[np.ndarray | None, np.ndarray]:
-    """(rows violated at x decided exactly, or None when a cheap float32 pass already
-    finds violated rows outside the active set; those rows)."""
-    t0 = time.process_time()
-    try:
-        mm = _margins(head, k, x)
-        fbad = np.flatnonzero(~(mm > 0))
-        new = fbad[~np.isin(fbad, active)]
-        if new.size:
-            return None, new
-        if box and not _in_box(x, opts.radius):
-            return np.array([-1]), np.zeros(0, dtype=np.int64)
-        bad = violations(head, k, x, stats=stats)
-        return bad, bad[~np.isin(bad, active)]
-    finally:
-        stats["exact"] = stats.get("exact", 0.0) + time.process_time() - t0
 
 
 def decide_block(spec: HeadSpec, labels: tuple[int, ...], opts: Options

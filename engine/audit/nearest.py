@@ -8,7 +8,7 @@ what it ends with is decided exactly:
 
 * a corral of d + 1 rows (d + 2 with a bias) with positive float weights: the exact Gordan
   solve on those rows (:func:`logitgeom.audit.basis.basis_never`, else
-  :func:`logitgeom.audit.decide._gordan_from`);
+  :func:`logitgeom.audit.gordan._gordan_from`);
 * a corral of fewer rows whose nearest point is 0 up to rounding (q below ``ON_FACE`` times
   the corral's largest coordinate): 0 may lie *exactly* on that face, as for a row that is
   the midpoint or the average of others, and the exact solve on the corral's rows decides
@@ -40,7 +40,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from logitgeom.audit.basis import basis_never
-from logitgeom.audit.decide import _evaluate, _gordan_from, _margins, _pow2_scale, _smallest
+from logitgeom.audit.gordan import _evaluate, _gordan_from, _margins, _pow2_scale, _smallest
 from logitgeom.audit.head import Head
 from logitgeom.audit.proofs import Options, _witness_record
 
