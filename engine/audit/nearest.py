@@ -113,7 +113,8 @@ def wolfe_label(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
     Returns
     -------
     dict or None
-        An exactly checked record (a witness or Gordan multipliers), or None.
+        The label's record, checked exactly: the witness x = -q, or Gordan multipliers on a
+        full corral or on a face's rows; None when the stage proves neither.
 
     Examples
     --------
