@@ -345,12 +345,9 @@ def _argmax(args: argparse.Namespace) -> int:
 
 def _solve_bracket(args: argparse.Namespace) -> int:
     from logitgeom.cli.solve import check_options
-    from logitgeom.convex.problem import LayerPeeled
     from logitgeom.errors import InvalidInput
     from logitgeom.io import read_matrix
     from logitgeom.limits import check_solve
-    from logitgeom.symmetry import orbit_targets
-    from logitgeom.symmetry.constructors import group_from_text
 
     if (args.Y is None) == (args.bases is None):
         raise InvalidInput("certify solve needs exactly one of Y (a target file) or --bases "
@@ -370,6 +367,10 @@ def _solve_bracket(args: argparse.Namespace) -> int:
                                "the target)")
         B = read_matrix(args.bases, what="bases")
         check_solve(B, args.method, args.max_work)  # refusal bound (logitgeom.limits)
+        from logitgeom.convex.problem import LayerPeeled  # after the refusal: cvxpy's import
+        from logitgeom.symmetry import orbit_targets  # is seconds of CPU
+        from logitgeom.symmetry.constructors import group_from_text
+
         G = group_from_text(args.group, m=len(B))
         T = orbit_targets(G, [list(c) for c in zip(*B, strict=True)],
                           normalize=args.normalize)
@@ -379,6 +380,8 @@ def _solve_bracket(args: argparse.Namespace) -> int:
     Y = read_matrix(args.Y, what="Y")
     check_solve(Y, args.method, args.max_work)  # refusal bound (logitgeom.limits)
     from logitgeom.cli import _beyond
+    from logitgeom.convex.problem import LayerPeeled
+    from logitgeom.symmetry.constructors import group_from_text
 
     report: dict = {}
     cert = _beyond.certify_beyond(args, Y, eps, _prov(args), report)  # --d, --tol, --y0

@@ -314,10 +314,13 @@ def to_matrix(M: object, *, what: str = "W", allow_empty_columns: bool = False) 
             raise InvalidInput(f"{what} is ragged: row 0 has {d} entries but row {i} has {len(r)}")
     if d == 0 and not allow_empty_columns:
         raise InvalidInput(f"{what} has no columns: each row needs at least one entry")
-    return tuple(
-        tuple(to_fraction(x, what=f"{what}[{i},{j}]") for j, x in enumerate(r))
-        for i, r in enumerate(rows)
-    )
+    def entry(x: object, i: int, j: int) -> Fraction:
+        if type(x) is Fraction and x.numerator.bit_length() <= _MAX_BITS \
+                and x.denominator.bit_length() <= _MAX_BITS:
+            return x  # what to_fraction returns (a file's entries come read already)
+        return to_fraction(x, what=f"{what}[{i},{j}]")
+
+    return tuple(tuple(entry(x, i, j) for j, x in enumerate(r)) for i, r in enumerate(rows))
 
 
 def to_vector(v: object, *, what: str = "v", length: int | None = None) -> ExactVector:
