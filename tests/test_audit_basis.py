@@ -116,7 +116,7 @@ def test_lp_basis_repaired_exactly_at_large_width():
     """The cutting-plane LP's path: a full basis (d + 1 rows, support x d beyond the cdd
     repair's size) whose exact weights have a negative entry is repaired by exact pivots
     with the LP's active rows as candidates (stage ``lp-repair``)."""
-    from logitgeom.audit.decide import _gordan_from
+    from logitgeom.audit.gordan import gordan_from
 
     d = 100
     rng = np.random.default_rng(5)
@@ -129,7 +129,7 @@ def test_lp_basis_repaired_exactly_at_large_width():
     active = np.arange(1, len(W))
     duals = np.zeros(len(active))
     duals[: d + 1] = np.abs(lam) + 1e-3  # the float basis: positive duals on B
-    rec = _gordan_from(h, 0, active, False, Options(), {}, duals)
+    rec = gordan_from(h, 0, active, False, Options(), {}, duals)
     assert rec is not None and rec["verdict"] == "never" and rec["stage"] == "lp-repair"
     assert len(rec["rows"]) <= d + 1
     assert check_multipliers(h, 0, rec["rows"], [int(v) for v in rec["multipliers"]], None)

@@ -31,16 +31,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from logitgeom.audit import nearest
+from logitgeom.audit import gordan, nearest
 from logitgeom.audit.bounded import note_partial, note_stage
 from logitgeom.audit.complete import exact_stage
-from logitgeom.audit.gordan import (
-    _evaluate,
-    _gordan_from,
-    _margins,
-    _pow2_scale,
-    _smallest,
-)
 from logitgeom.audit.head import Head, HeadSpec, open_head
 from logitgeom.audit.proofs import (
     BudgetExceeded,
@@ -74,7 +67,7 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
     wk = head.rows([k])[0]
     m = None
     for _ in range(steps):
-        m = _margins(head, k, x)
+        m = gordan.margins(head, k, x)
         if not np.all(np.isfinite(m)):
             return x, m
         if not bias_t:
@@ -93,7 +86,7 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
         x = x + step * g
         if box:
             x = np.clip(x, -radius, radius)
-    return x, _margins(head, k, x)
+    return x, gordan.margins(head, k, x)
 
 
 def _decide_domain(head: Head, k: int, box: bool, x0: np.ndarray, opts: Options,
@@ -137,14 +130,14 @@ def _refined_never(head: Head, k: int, opts: Options, stats: dict) -> dict | Non
 
     wk = head.rows([k])[0]
     n0 = 4 * (head.d + 2)
-    pool = _smallest(_margins(head, k, wk * head.scale()), k, n0)
+    pool = gordan.smallest(gordan.margins(head, k, wk * head.scale()), k, n0)
     if opts.center is not None:
         xc = (wk - np.asarray(opts.center)) * head.scale()
-        pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+        pool = np.union1d(pool, gordan.smallest(gordan.margins(head, k, xc), k, n0))
     found = refined_support(head, k, pool, stats)
     if found is None:
         return None
-    rec = _gordan_from(head, k, found[0], False, opts, stats, found[1])
+    rec = gordan.gordan_from(head, k, found[0], False, opts, stats, found[1])
     if rec is not None:
         rec["stage"] = "refine"
     return rec
@@ -171,10 +164,10 @@ class _Cutting:
         self.head, self.k, self.box, self.d = head, k, box, head.d
         wk = head.rows([k])[0]
         self.wk = wk
-        self.a = _pow2_scale(wk[None, :] - head.rows(rows))
+        self.a = gordan.pow2_scale(wk[None, :] - head.rows(rows))
         bias = head.bias
         self.db_all = None if bias is None else bias[k] - bias
-        self.beta = 1.0 if bias is None else _pow2_scale(self.db_all)
+        self.beta = 1.0 if bias is None else gordan.pow2_scale(self.db_all)
         self.hom = not box and bias is not None
         d = self.d
         if box:
@@ -253,14 +246,15 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
     d = head.d
     add = max(opts.lp_add, d + 2)
     n0 = max(opts.lp_rows, 2 * (d + 2))
-    first = _smallest(m, k, n0)
+    first = gordan.smallest(m, k, n0)
     if opts.center is not None:
         # and the rows with the smallest margins at x = w_k - c (another view of the cone)
         t0 = time.process_time()
         xc = (head.rows([k])[0] - np.asarray(opts.center)) * head.scale()
         if box:
             xc = np.clip(xc, -radius_f, radius_f)
-        first = np.union1d(first[: n0 // 2], _smallest(_margins(head, k, xc), k, n0 // 2))
+        near = gordan.smallest(gordan.margins(head, k, xc), k, n0 // 2)
+        first = np.union1d(first[: n0 // 2], near)
         stats["ascent"] = stats.get("ascent", 0.0) + time.process_time() - t0
     t0 = time.process_time()
     cut = _Cutting(head, k, box, radius_f, np.sort(first), 1e-9)
@@ -288,14 +282,14 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         if xo is not None:
             if box:
                 xo = np.clip(xo, -radius_f, radius_f)
-            bad, new = _evaluate(head, k, xo, cut.active(), box, opts, stats)
+            bad, new = gordan.evaluate(head, k, xo, cut.active(), box, opts, stats)
             if bad is not None and bad.size == 0:
                 return _witness_record(xo, None, "lp"), []
             if new.size == 0:  # only active rows fail: the solver's tolerance; its vertex
                 xv = cut.vertex()
                 xv = None if xv is None else cut.x_of(xv)
                 if xv is not None and (not box or _in_box(xv, opts.radius)):
-                    bad2, new = _evaluate(head, k, xv, cut.active(), box, opts, stats)
+                    bad2, new = gordan.evaluate(head, k, xv, cut.active(), box, opts, stats)
                     if bad2 is not None and bad2.size == 0:
                         return _witness_record(xv, None, "lp-vertex"), []
         if new.size == 0:
@@ -304,11 +298,11 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
             T = cut.lp.tight_rows()
             keep = cut.rows[T] >= 0
             lam = np.maximum(cut.lp.duals()[T][keep], 2.0**-80)
-            rec = _gordan_from(head, k, cut.rows[T][keep], box, opts, stats, lam)
+            rec = gordan.gordan_from(head, k, cut.rows[T][keep], box, opts, stats, lam)
             if rec is not None:
                 return rec, []
         if new.size:
-            mm = _margins(head, k, xo if xo is not None else x)
+            mm = gordan.margins(head, k, xo if xo is not None else x)
             worst = new[np.argsort(mm[new], kind="stable")[:add]]
             t0 = time.process_time()
             cut.add(worst)

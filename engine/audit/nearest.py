@@ -39,8 +39,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from logitgeom.audit import gordan
 from logitgeom.audit.basis import basis_never
-from logitgeom.audit.gordan import _evaluate, _gordan_from, _margins, _pow2_scale, _smallest
 from logitgeom.audit.head import Head
 from logitgeom.audit.proofs import Options, _witness_record
 
@@ -86,7 +86,7 @@ def _on_face(head: Head, k: int, rows: np.ndarray, weights: np.ndarray, PS: np.n
     if not float(np.sqrt(q @ q)) <= ON_FACE * float(np.max(np.abs(PS))):
         return None
     tried.add(key)
-    rec = _gordan_from(head, k, rows, False, opts, stats, weights)
+    rec = gordan.gordan_from(head, k, rows, False, opts, stats, weights)
     if rec is not None:
         rec["stage"] = "wolfe"
     return rec
@@ -138,15 +138,15 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
         wk = head.rows([k])[0]
         sW = head.scale()
         n0 = 4 * (d + 2)
-        pool = _smallest(_margins(head, k, wk * sW), k, n0)
+        pool = gordan.smallest(gordan.margins(head, k, wk * sW), k, n0)
         if opts.center is not None:
             xc = (wk - np.asarray(opts.center)) * sW
-            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+            pool = np.union1d(pool, gordan.smallest(gordan.margins(head, k, xc), k, n0))
         init = None
         tried: set = set()
         D = head.rows(pool) - wk[None, :]
         for _ in range(16):
-            a = _pow2_scale(D)
+            a = gordan.pow2_scale(D)
             kind, S, lam = min_norm_corral(D * a, init=init)
             rows = pool[np.asarray(S, dtype=np.int64)]
             if kind == "in" or (kind == "stall" and len(S) == d + 1):
@@ -154,7 +154,7 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
                 with clock.paused():
                     rec = basis_never(head, k, pool, D * a, S, stats)
                     if rec is None and kind == "in":
-                        rec = _gordan_from(head, k, rows, False, opts, stats, lam)
+                        rec = gordan.gordan_from(head, k, rows, False, opts, stats, lam)
                     return rec
             with clock.paused():
                 rec = _on_face(head, k, rows, lam, D[S] * a, lam, opts, stats, tried)
@@ -167,15 +167,15 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
                 x = -affine_nearest(D[S] * a) if accurate else -(lam @ D[S])
                 if not np.all(np.isfinite(x)) or not np.any(x):
                     return None
-                x = x * _pow2_scale(x)
-                bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+                x = x * gordan.pow2_scale(x)
+                bad, new = gordan.evaluate(head, k, x, pool, False, opts, stats)
                 if bad is not None and bad.size == 0:
                     return _witness_record(x, None, "wolfe")
                 if new.size:
                     break
             if new.size == 0:
                 return None
-            mm = _margins(head, k, x)
+            mm = gordan.margins(head, k, x)
             more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:_GROW * (d + 2)]], pool)
             init = (list(S), lam)  # the corral keeps its indices: new rows go at the end
             pool = np.r_[pool, more]
@@ -228,16 +228,16 @@ def wolfe_label_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | N
         b = head.bias
         wk = head.rows([k])[0]
         n0 = 4 * (d + 2)
-        pool = _smallest(_margins(head, k, wk * head.scale()), k, n0)
+        pool = gordan.smallest(gordan.margins(head, k, wk * head.scale()), k, n0)
         if opts.center is not None:
             xc = (wk - np.asarray(opts.center)) * head.scale()
-            pool = np.union1d(pool, _smallest(_margins(head, k, xc), k, n0))
+            pool = np.union1d(pool, gordan.smallest(gordan.margins(head, k, xc), k, n0))
         D = head.rows(pool) - wk[None, :]
         db = b[pool] - b[k]
         init = None
         tried: set = set()
         for _ in range(16):
-            a, be = _pow2_scale(D), _pow2_scale(db)
+            a, be = gordan.pow2_scale(D), gordan.pow2_scale(db)
             P = np.zeros((len(pool) + 1, d + 1))  # row 0: p_0 = (0, -1); row j + 1: pool[j]
             P[0, d] = -1.0
             P[1:, :d] = D * a
@@ -247,7 +247,7 @@ def wolfe_label_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | N
             real = Sa > 0
             if kind == "in":
                 with clock.paused():
-                    return _gordan_from(head, k, pool[Sa[real] - 1], False, opts, stats,
+                    return gordan.gordan_from(head, k, pool[Sa[real] - 1], False, opts, stats,
                                         lam[real])
             with clock.paused():
                 rec = _on_face(head, k, pool[Sa[real] - 1], lam[real], P[S], lam, opts,
@@ -261,12 +261,12 @@ def wolfe_label_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | N
                 x = z[:d] * (be / (a * z[d]))
             if not np.all(np.isfinite(x)):
                 return None
-            bad, new = _evaluate(head, k, x, pool, False, opts, stats)
+            bad, new = gordan.evaluate(head, k, x, pool, False, opts, stats)
             if bad is not None and bad.size == 0:
                 return _witness_record(x, None, "wolfe")
             if new.size == 0:
                 return None
-            mm = _margins(head, k, x)
+            mm = gordan.margins(head, k, x)
             more = np.setdiff1d(new[np.argsort(mm[new], kind="stable")[:d + 2]], pool)
             if more.size == 0:
                 return None

@@ -23,7 +23,7 @@ the correction LP
 
 so the weights of order 1e-13 become weights of order 1 for the float solver;
 lambda <- lambda + sigma delta.  After each round the positive weights' rows are handed to
-the exact Gordan solve on that support (:func:`logitgeom.audit.gordan._gordan_from`: one
+the exact Gordan solve on that support (:func:`logitgeom.audit.gordan.gordan_from`: one
 FLINT solve, the multipliers checked in integers).  Nothing here decides: a failure only
 means the label goes on to the other stages.
 
