@@ -129,11 +129,7 @@ def _refined_never(head: Head, k: int, opts: Options, stats: dict) -> dict | Non
     from logitgeom.audit.refine import refined_support
 
     wk = head.rows([k])[0]
-    n0 = 4 * (head.d + 2)
-    pool = gordan.smallest(gordan.margins(head, k, wk * head.scale()), k, n0)
-    if opts.center is not None:
-        xc = (wk - np.asarray(opts.center)) * head.scale()
-        pool = np.union1d(pool, gordan.smallest(gordan.margins(head, k, xc), k, n0))
+    pool = gordan.start_pool(head, k, wk, opts)
     found = refined_support(head, k, pool, stats)
     if found is None:
         return None

@@ -39,7 +39,7 @@ from logitgeom.audit.proofs import (
 from logitgeom.exact.intmat import solve_rational, solve_square
 
 __all__ = ["CDD_REPAIR", "evaluate", "exact_gordan", "gordan_from", "margins", "pow2_scale",
-           "smallest"]
+           "smallest", "start_pool"]
 
 
 def margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
@@ -226,6 +226,28 @@ def smallest(m: np.ndarray, k: int, n: int) -> np.ndarray:
     m[k] = np.inf
     order = np.argsort(m, kind="stable")
     return order[order != k][:n]
+
+
+def start_pool(head: Head, k: int, wk: np.ndarray, opts: Options) -> np.ndarray:
+    """The 4 (d + 2) rows of smallest float margin at x = w_k (row ``wk``), and at
+    x = w_k - ``opts.center`` when a center is set: where Wolfe's method and the refined LP
+    start.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from logitgeom.audit.head import HeadSpec, open_head
+    >>> from logitgeom.audit.proofs import Options
+    >>> h = open_head(HeadSpec.from_array(np.eye(3)))
+    >>> start_pool(h, 0, h.rows([0])[0], Options()).tolist()
+    [1, 2]
+    """
+    sW, n0 = head.scale(), 4 * (head.d + 2)
+    pool = smallest(margins(head, k, wk * sW), k, n0)
+    if opts.center is not None:
+        xc = (wk - np.asarray(opts.center)) * sW
+        pool = np.union1d(pool, smallest(margins(head, k, xc), k, n0))
+    return pool
 
 
 def evaluate(head: Head, k: int, x: np.ndarray, active: np.ndarray, box: bool,

@@ -136,12 +136,7 @@ def _wolfe_body(head: Head, k: int, opts: Options, stats: dict) -> dict | None:
     try:
         d = head.d
         wk = head.rows([k])[0]
-        sW = head.scale()
-        n0 = 4 * (d + 2)
-        pool = gordan.smallest(gordan.margins(head, k, wk * sW), k, n0)
-        if opts.center is not None:
-            xc = (wk - np.asarray(opts.center)) * sW
-            pool = np.union1d(pool, gordan.smallest(gordan.margins(head, k, xc), k, n0))
+        pool = gordan.start_pool(head, k, wk, opts)
         init = None
         tried: set = set()
         D = head.rows(pool) - wk[None, :]
@@ -227,11 +222,7 @@ def wolfe_label_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | N
         d = head.d
         b = head.bias
         wk = head.rows([k])[0]
-        n0 = 4 * (d + 2)
-        pool = gordan.smallest(gordan.margins(head, k, wk * head.scale()), k, n0)
-        if opts.center is not None:
-            xc = (wk - np.asarray(opts.center)) * head.scale()
-            pool = np.union1d(pool, gordan.smallest(gordan.margins(head, k, xc), k, n0))
+        pool = gordan.start_pool(head, k, wk, opts)
         D = head.rows(pool) - wk[None, :]
         db = b[pool] - b[k]
         init = None
@@ -247,8 +238,8 @@ def wolfe_label_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | N
             real = Sa > 0
             if kind == "in":
                 with clock.paused():
-                    return gordan.gordan_from(head, k, pool[Sa[real] - 1], False, opts, stats,
-                                        lam[real])
+                    return gordan.gordan_from(head, k, pool[Sa[real] - 1], False, opts,
+                                              stats, lam[real])
             with clock.paused():
                 rec = _on_face(head, k, pool[Sa[real] - 1], lam[real], P[S], lam, opts,
                                stats, tried)
