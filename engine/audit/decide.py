@@ -85,6 +85,8 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
             step = (1.5 * -m[i] * float(np.sqrt(x @ x)) + 1e-9) / gg
         x = x + step * g
         if box:
+            if radius is None:
+                raise ValueError("_relax: the box needs a radius")
             x = np.clip(x, -radius, radius)
     return x, gordan.margins(head, k, x)
 
@@ -162,11 +164,14 @@ class _Cutting:
         self.wk = wk
         self.a = gordan.pow2_scale(wk[None, :] - head.rows(rows))
         bias = head.bias
-        self.db_all = None if bias is None else bias[k] - bias
-        self.beta = 1.0 if bias is None else gordan.pow2_scale(self.db_all)
+        db_all = None if bias is None else bias[k] - bias
+        self.db_all = db_all
+        self.beta = 1.0 if db_all is None else gordan.pow2_scale(db_all)
         self.hom = not box and bias is not None
         d = self.d
         if box:
+            if radius_f is None:
+                raise ValueError("_Cutting: the box needs radius_f")
             r = radius_f * self.beta / self.a
             lo, hi = np.full(d, -r), np.full(d, r)
         elif self.hom:
@@ -224,8 +229,10 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
                          stats: dict, t_label: float) -> tuple[dict | None, list[int]]:
     """The float stages; (record, []) when they decide, else (None, seed rows for the exact
     stage: the last float basis and the rows found violated at the float points)."""
-    radius_f = None
+    radius_f = None  # a float, the largest at most the radius, exactly when box
     if box:
+        if opts.radius is None:
+            raise ValueError("the 'box' domain needs Options.radius")
         radius_f = float(opts.radius)
         if Fraction(radius_f) > opts.radius:
             radius_f = float(np.nextafter(radius_f, 0.0))
@@ -247,7 +254,7 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         # and the rows with the smallest margins at x = w_k - c (another view of the cone)
         t0 = time.process_time()
         xc = (head.rows([k])[0] - np.asarray(opts.center)) * head.scale()
-        if box:
+        if radius_f is not None:  # box
             xc = np.clip(xc, -radius_f, radius_f)
         near = gordan.smallest(gordan.margins(head, k, xc), k, n0 // 2)
         first = np.union1d(first[: n0 // 2], near)
@@ -276,7 +283,7 @@ def _decide_domain_float(head: Head, k: int, box: bool, x0: np.ndarray, opts: Op
         xo = cut.x_of(z) if s > 0 else None
         new = np.zeros(0, dtype=np.int64)
         if xo is not None:
-            if box:
+            if radius_f is not None:  # box
                 xo = np.clip(xo, -radius_f, radius_f)
             bad, new = gordan.evaluate(head, k, xo, cut.active(), box, opts, stats)
             if bad is not None and bad.size == 0:
@@ -408,6 +415,8 @@ def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts
 
     out, m = run_label(_label_body, head, k, doms, rec, opts, stats)
     first = out.get("all") or out.get("box")
+    if first is None:
+        raise ValueError(f"label {k}: neither domain has a record (doms {sorted(doms)})")
     if m is None and first["verdict"] == "argmaxable":  # the budget stopped the second domain
         m = _witness_margin(head, k, first["witness"])
     return out, m
@@ -433,15 +442,16 @@ def _label_body(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts:
             box = dict(a)  # v = 0 and sum c (b_k - b_i) <= 0 also close the box
         elif a is not None and a["verdict"] == "argmaxable" and "x" in a["witness"]:
             xa = [Fraction(v) for v in a["witness"]["x"]]
-            if _fits_rational(xa, opts.radius):
+            radius = opts.radius
+            if radius is None or _fits_rational(xa, radius):
                 box = dict(a)
             elif homogeneous:  # a cone: scale the witness into the box, exactly
-                f = opts.radius / (2 * max(abs(q) for q in xa))
+                f = radius / (2 * max(abs(q) for q in xa))
                 box = _rational_witness_record([q * f for q in xa], a["stage"])
             else:
                 xf = np.array([float(q) for q in xa])
                 if all(Fraction(v) == q for v, q in zip(xf.tolist(), xa, strict=True)):
-                    fit = _fit_box(xf, opts.radius, homogeneous)
+                    fit = _fit_box(xf, radius, homogeneous)
                     if fit is not None and confirm_witness(head, k, fit[0], stats=stats):
                         box = _witness_record(fit[0], None, a["stage"])
         if box is None:
@@ -449,6 +459,8 @@ def _label_body(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts:
         out["box"] = box
         note_partial(("box", box))
     first = out.get("all") or out.get("box")
+    if first is None:
+        raise ValueError(f"label {k}: neither domain has a record (doms {sorted(doms)})")
     m = _witness_margin(head, k, first["witness"]) if first["verdict"] == "argmaxable" \
         else None
     return out, m

@@ -41,7 +41,7 @@ def valid_certificate() -> dict:
     return cert
 
 
-def invalid_certificates() -> dict[str, tuple[dict | str, str]]:
+def invalid_certificates() -> dict[str, tuple[dict, str]]:
     """failed_check -> (certificate, one-line description of the single change)."""
     v = valid_certificate()
 

@@ -70,8 +70,9 @@ def margins(head: Head, k: int, x: np.ndarray, s: np.ndarray | None = None) -> n
     """
     if s is None:
         s = head.propose_matvec(x)
-    b = head.bias if head.bias is not None else 0.0
-    m = (s[k] + (b[k] if head.bias is not None else 0.0)) - (s + b)
+    bias = head.bias
+    b = bias if bias is not None else 0.0
+    m = (s[k] + (bias[k] if bias is not None else 0.0)) - (s + b)
     m[k] = np.inf
     return m
 

@@ -132,7 +132,7 @@ class Head:
 
     def __init__(self, spec: HeadSpec):
         self.spec = spec
-        self._raw = None  # memory map or array, as stored
+        self._raw: np.ndarray  # memory map or array, as stored (set by every kind below)
         self._bf16 = False
         self._exact = None
         if spec.kind == "inline":
@@ -152,6 +152,8 @@ class Head:
         elif spec.kind == "npy":
             from logitgeom.io import check_npy_header
 
+            if spec.path is None:
+                raise InvalidInput("a HeadSpec of kind 'npy' needs a path")
             check_npy_header(spec.path)
             try:
                 arr = np.load(spec.path, mmap_mode="r", allow_pickle=False)
@@ -167,6 +169,9 @@ class Head:
         elif spec.kind == "safetensors":
             from logitgeom.models.safetensors_io import SafetensorsFile
 
+            if spec.path is None or spec.tensor is None:
+                raise InvalidInput("a HeadSpec of kind 'safetensors' needs a path and a tensor "
+                                   "name")
             f = SafetensorsFile(spec.path)
             dt = f.dtype(spec.tensor)
             if dt not in {"F64", "F32", "F16", "BF16"}:

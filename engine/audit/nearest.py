@@ -221,6 +221,8 @@ def wolfe_label_bias(head: Head, k: int, opts: Options, stats: dict) -> dict | N
     try:
         d = head.d
         b = head.bias
+        if b is None:
+            raise ValueError("wolfe_label_bias needs a head with a bias")
         wk = head.rows([k])[0]
         pool = gordan.start_pool(head, k, wk, opts)
         D = head.rows(pool) - wk[None, :]

@@ -132,7 +132,7 @@ def _exact_margins_all(head: Head, k: int, xq: list[Fraction]) -> np.ndarray:
         for n, i in enumerate(idx):
             s = Fraction(sum(a * x for a, x in zip(R[n], X, strict=True)), dw * den)
             m = Fraction(sum(a * x for a, x in zip(ref[0], X, strict=True)), den_w * den) - s
-            if B is not None:
+            if B is not None and bref is not None:  # both set exactly when the head has a bias
                 m += Fraction(bref[0], den_b) - Fraction(B[n], db)
             out[i] = (m > 0) - (m < 0)
     out[k] = 1

@@ -83,10 +83,10 @@ def _residual(head: Head, k: int, rows: np.ndarray, lam: np.ndarray
     tot = sum(ints)
     d = head.d
     acc = [0] * d
-    for c, r in zip(ints, R[1:], strict=True):
+    for c, row in zip(ints, R[1:], strict=True):
         if c:
             for j in range(d):
-                acc[j] += c * r[j]
+                acc[j] += c * row[j]
     # r_j = (tot w_kj - sum c_i w_ij) 2^e / den_w
     scale = Fraction(2) ** e / den_w
     r = np.array([float((tot * R[0][j] - acc[j]) * scale) for j in range(d)])

@@ -126,6 +126,8 @@ class AuditResult:
         """The ``argmax-audit`` certificate (records inline when run without ``out``)."""
         if self.certificate_obj is not None:
             return self.certificate_obj
+        if self.certificate_path is None:
+            raise ValueError("this AuditResult holds neither a certificate nor its path")
         return json.loads(Path(self.certificate_path).read_text())
 
     def summary(self) -> list[str]:

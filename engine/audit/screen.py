@@ -286,7 +286,7 @@ def _fit_box(x: np.ndarray, radius: Fraction | None, homogeneous: bool
              ) -> tuple[np.ndarray, float] | None:
     """(f x, f): x itself (f = 1) if inside the box; for a homogeneous head a power-of-two
     down-scaling f (exact in floats); None if neither."""
-    if _in_box(x, radius):
+    if radius is None or _in_box(x, radius):  # (_in_box is True without a radius)
         return x, 1.0
     if not homogeneous:
         return None
@@ -716,11 +716,13 @@ def _box_row(head: Head, k: int, x1: np.ndarray, g: np.ndarray, s1: np.ndarray,
              opts: Options, sW: float, out: dict, stats: dict) -> bool:
     """The box domain with a bias: x = t w_k with t in the interval of positive margins
     cut at R / max_j |w_kj| (a float proposal, decided exactly)."""
-    b = head.bias
+    b, radius = head.bias, opts.radius
     mx = float(np.max(np.abs(x1)))
     if mx == 0.0:
         return False
-    tmax = _radius_f(opts.radius) / mx
+    if b is None or radius is None:
+        raise ValueError("_box_row needs a head with a bias and Options.radius (the box)")
+    tmax = _radius_f(radius) / mx
     t = scale_interval(g, b[k] - b, tmax * (1 - 2.0**-40))
     if t is None:
         return False

@@ -29,14 +29,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from logitgeom.audit.head import HeadSpec, open_head
 from logitgeom.errors import InvalidInput
 from logitgeom.exact.numbers import fraction_to_str
+
+if TYPE_CHECKING:  # what load_tokenizer returns; tokenizers is imported on first use
+    from tokenizers import Tokenizer
 
 __all__ = ["Source", "load_source", "file_sha256", "INLINE_ENTRIES"]
 
@@ -58,7 +64,7 @@ class Source:
         What workers open.
     head_field : dict
         The certificate's ``head`` (inline ``W`` or a reference with ``sha256``).
-    tokenizer : object or None
+    tokenizer : tokenizers.Tokenizer or None
     source : dict or None
         ``{"file", "sha256"}`` of the user's file (None for in-memory arrays).
     converted : str or None
@@ -67,7 +73,7 @@ class Source:
 
     spec: HeadSpec
     head_field: dict
-    tokenizer: object | None
+    tokenizer: Tokenizer | None
     source: dict | None
     converted: str | None = None
 
@@ -129,7 +135,7 @@ def _bias_tuple(bias, k: int, is_model: bool) -> tuple | None:
     return HeadSpec.from_array(np.zeros((k, 1)), bias).bias
 
 
-def _find_tokenizer(path: Path, tokenizer) -> object | None:
+def _find_tokenizer(path: Path, tokenizer) -> Tokenizer | None:
     from logitgeom.models.tokens import load_tokenizer
 
     if tokenizer is not None:
@@ -225,6 +231,7 @@ def _from_matrix(M, bias, work: Path, out_dir: Path | None, source: dict | None,
         spec = HeadSpec("npy", path=str(p.resolve()), bias=bvals)
         return Source(spec, _ref_field(p, out_dir), None, source, "in-memory or text matrix")
     inline = HeadSpec.from_array(M).inline
+    assert inline is not None  # from_array always builds an inline spec (its rows)
     k, d = len(inline), len(inline[0])
     bvals = _bias_tuple(bias, k, is_model)
     spec = HeadSpec("inline", inline=inline, bias=bvals)
@@ -309,7 +316,7 @@ def load_source(source, *, bias=None, tensor: str | None = None, transpose: bool
 
         if isinstance(bias, str) and bias == "auto":
             _bias_tuple(bias, 1, False)
-        M = read_matrix(p)
+        M: Sequence[Sequence[Fraction]] = read_matrix(p)
         if transpose:
             M = [list(r) for r in zip(*M, strict=True)]
         _orientation(p, len(M), len(M[0]) if len(M) else 0, transpose, rows_are_labels)
