@@ -15,7 +15,7 @@ demo: setup
 test: setup
 	$(BIN)/python -m ruff check .
 	@bash scripts/typing-links.sh
-	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify
+	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom.audit
 	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom_certificates
 	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom.exact
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
@@ -26,7 +26,7 @@ test-fast: setup
 lint: setup
 	$(BIN)/python -m ruff check .
 	@bash scripts/typing-links.sh
-	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify
+	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom.audit
 	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom_certificates
 	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom.exact
 
