@@ -110,10 +110,12 @@ def _report(what: str, res: tuple[bool, str, float, float]) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, required=True, help="an audit's output folder")
+    ap.add_argument("--out", type=Path, help="an audit's output folder (required)")
     ap.add_argument("--untampered", action="store_true", help="check the copy first")
     ap.add_argument("--keep", action="store_true", help="keep the tampered copy")
     args = ap.parse_args(argv)
+    if args.out is None:  # checked here, so that an unknown option is the error it names
+        ap.error("--out DIR is required: an audit's output folder")
     stats = proof_stats(args.out)
     if not stats:
         raise SystemExit(f"{args.out} holds no never-proof")
