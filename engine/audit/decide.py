@@ -65,6 +65,11 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
     """Relaxation (Agmon-Motzkin) steps on the smallest margin; returns (x, margins)."""
     bias_t = head.bias is not None or box
     wk = head.rows([k])[0]
+    clip = None  # the box's radius, exactly when box
+    if box:
+        if radius is None:
+            raise ValueError("_relax: the box needs a radius")
+        clip = radius
     m = None
     for _ in range(steps):
         m = gordan.margins(head, k, x)
@@ -84,10 +89,8 @@ def _relax(head: Head, k: int, x: np.ndarray, steps: int, box: bool, radius: flo
         else:
             step = (1.5 * -m[i] * float(np.sqrt(x @ x)) + 1e-9) / gg
         x = x + step * g
-        if box:
-            if radius is None:
-                raise ValueError("_relax: the box needs a radius")
-            x = np.clip(x, -radius, radius)
+        if clip is not None:
+            x = np.clip(x, -clip, clip)
     return x, gordan.margins(head, k, x)
 
 
@@ -414,9 +417,7 @@ def decide_label(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts
     from logitgeom.audit.labelrun import run_label
 
     out, m = run_label(_label_body, head, k, doms, rec, opts, stats)
-    first = out.get("all") or out.get("box")
-    if first is None:
-        raise ValueError(f"label {k}: neither domain has a record (doms {sorted(doms)})")
+    first = _first_record(out, k, doms)
     if m is None and first["verdict"] == "argmaxable":  # the budget stopped the second domain
         m = _witness_margin(head, k, first["witness"])
     return out, m
@@ -458,12 +459,18 @@ def _label_body(head: Head, k: int, doms: set[str] | list[str], rec: dict, opts:
             box = _decide_domain(head, k, True, x0, opts, stats, t_label)
         out["box"] = box
         note_partial(("box", box))
-    first = out.get("all") or out.get("box")
-    if first is None:
-        raise ValueError(f"label {k}: neither domain has a record (doms {sorted(doms)})")
+    first = _first_record(out, k, doms)
     m = _witness_margin(head, k, first["witness"]) if first["verdict"] == "argmaxable" \
         else None
     return out, m
+
+
+def _first_record(out: dict, k: int, doms) -> dict:
+    """The label's first domain record ("all", else "box"): the one its margin comes from."""
+    first = out.get("all") or out.get("box")
+    if first is None:
+        raise ValueError(f"label {k}: neither domain has a record (doms {sorted(doms)})")
+    return first
 
 
 def _witness_margin(head: Head, k: int, w: dict) -> float:
