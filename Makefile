@@ -12,12 +12,8 @@ demo: setup
 	$(BIN)/logitgeom reproduce
 	$(BIN)/python notebooks/build.py --execute reproduction/notebooks
 
-test: setup
-	$(BIN)/python -m ruff check .
-	@bash scripts/typing-links.sh
-	MYPYPATH=build/typing $(BIN)/python -m mypy -p logitgeom.exact -p logitgeom.certify -p logitgeom.audit
-	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom_certificates
-	MYPYPATH=build/typing $(BIN)/python -m mypy --strict -p logitgeom.exact
+# the lint (ruff, mypy) first, then every test
+test: lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-fast: setup
